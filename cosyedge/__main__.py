@@ -1,0 +1,3 @@
+from cosyedge.cli import main
+
+raise SystemExit(main())

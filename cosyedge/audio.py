@@ -1,0 +1,66 @@
+"""The player: PCM blocks to the sound device through PortAudio, one stream per announcement.
+
+Opening a stream per announcement releases the device between alerts (no "device busy" for
+others) and means an unplugged device is simply tried again at the next alert.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Playback:
+    played: bool
+    samples: int
+    first_audio: float | None  # time.monotonic() of the first block handed to the device
+
+
+class Player:
+    def __init__(self, device: str | None, block_ms: int) -> None:
+        self.device = device
+        self.block_ms = block_ms
+        self._available: bool | None = None
+
+    def play(self, sample_rate: int, chunks: Iterable[np.ndarray]) -> Playback:
+        import sounddevice as sd
+
+        try:
+            stream = sd.OutputStream(
+                samplerate=sample_rate, channels=1, dtype="int16", device=self.device
+            )
+            stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            self._unavailable(exc)
+            samples = sum(len(c) for c in chunks)  # still render, so the cache fills
+            return Playback(False, samples, None)
+        if self._available is False:
+            log.info("audio output device is back")
+        self._available = True
+        block = max(1, sample_rate * self.block_ms // 1000)
+        samples, first = 0, None
+        with stream:
+            for chunk in chunks:
+                for start in range(0, len(chunk), block):
+                    piece = chunk[start : start + block]
+                    stream.write(piece)
+                    if first is None:
+                        first = time.monotonic()
+                    samples += len(piece)
+        return Playback(True, samples, first)
+
+    def _unavailable(self, exc: Exception) -> None:
+        if self._available is not False:
+            log.error(
+                "no audio output device (%s): announcements are rendered and cached "
+                "but not played until a device appears",
+                exc,
+            )
+        self._available = False

@@ -1,0 +1,265 @@
+"""The YAML configuration: schema, defaults and errors that name the file, the key and the reason.
+
+The schema is the dataclasses below; their field defaults are the embedded defaults, so
+`cosyedge run` with no file is a working demo and a site file only says what it changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import socket
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PRIORITIES = ("critical", "high", "medium", "low")
+
+
+class ConfigError(Exception):
+    """All problems found in one configuration, one `file: key.path: reason` per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def _range(lo: float, hi: float) -> dict[str, Any]:
+    return {"range": (lo, hi)}
+
+
+def _choices(*values: str) -> dict[str, Any]:
+    return {"choices": values}
+
+
+def _default_cache_dir() -> Path:
+    # systemd's CacheDirectory= sets CACHE_DIRECTORY; elsewhere follow XDG.
+    if os.environ.get("CACHE_DIRECTORY"):
+        return Path(os.environ["CACHE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "cosyedge"
+
+
+def _default_state_dir() -> Path:
+    # systemd's StateDirectory= sets STATE_DIRECTORY; elsewhere follow XDG.
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "cosyedge"
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    host: str = "127.0.0.1"
+    port: int = field(default=1883, metadata=_range(1, 65535))
+    client_id: str = ""
+    username: str | None = None
+    password_file: Path | None = None
+    keepalive_s: int = field(default=30, metadata=_range(5, 3600))
+    local_broker: bool = True
+    reconnect_min_s: float = field(default=1.0, metadata=_range(0.1, 60))
+    reconnect_max_s: float = field(default=30.0, metadata=_range(1, 600))
+    max_payload_bytes: int = field(default=16384, metadata=_range(64, 1 << 20))
+
+    def __post_init__(self) -> None:
+        if not self.client_id:
+            # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
+            object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
+        if self.reconnect_max_s < self.reconnect_min_s:
+            raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
+        if self.password_file is not None and self.username is None:
+            raise ValueError("password_file: needs a username")
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    engine: str = field(default="piper", metadata=_choices("piper", "hibari"))
+    model: Path | None = None
+    threads: int = field(default=1, metadata=_range(1, 64))
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    dir: Path = field(default_factory=_default_cache_dir)
+
+
+@dataclass(frozen=True)
+class AudioConfig:
+    device: str | None = None
+    block_ms: int = field(default=100, metadata=_range(10, 1000))
+
+
+@dataclass(frozen=True)
+class TemplateConfig:
+    topic: str
+    text: str
+    payload: str = field(default="auto", metadata=_choices("auto", "json", "text"))
+    priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
+    lang: str = "en"
+    max_chars: int = field(default=400, metadata=_range(16, 4000))
+
+    def __post_init__(self) -> None:
+        from cosyedge.templates import check_template  # the template language lives there
+
+        check_template(self.topic, self.text)
+
+
+DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
+
+
+@dataclass(frozen=True)
+class Config:
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
+    state_dir: Path = field(default_factory=_default_state_dir)
+    log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))
+
+    def __post_init__(self) -> None:
+        if not self.templates:
+            raise ValueError("templates: at least one template is needed")
+
+
+def load_config(path: Path | str | None) -> Config:
+    """Read and validate a config file; None gives the embedded defaults."""
+    if path is None:
+        return Config()
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"{name}: cannot read: {exc.strerror or exc}"]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([f"{name}: not UTF-8 text"]) from None
+    return parse_config(text, name)
+
+
+def parse_config(text: str, name: str = "<config>") -> Config:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{name}: {where}invalid YAML: {problem}"]) from None
+    if data is None:
+        data = {}
+    problems: list[str] = []
+    config = _build(Config, data, "", problems)
+    if problems:
+        raise ConfigError([f"{name}: {p}" for p in problems])
+    assert isinstance(config, Config)
+    return config
+
+
+# --- the generic loader: dataclass fields and their type hints are the schema -------------
+
+_MISSING = object()
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)
+
+
+def _where(path: str) -> str:
+    return f"{path}: " if path else ""
+
+
+def _build(cls: type, node: Any, path: str, problems: list[str]) -> Any:
+    if not isinstance(node, dict):
+        problems.append(f"{_where(path)}expected a mapping, got {_show(node)}")
+        return _MISSING
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in node:
+        if key not in fields:
+            close = difflib.get_close_matches(str(key), fields, n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else f" (known: {', '.join(fields)})"
+            problems.append(f"{path}{'.' if path else ''}{key}: unknown key{hint}")
+    values: dict[str, Any] = {}
+    before = len(problems)
+    for name, f in fields.items():
+        sub = f"{path}.{name}" if path else name
+        if name in node:
+            value = _convert(hints[name], node[name], sub, f.metadata, problems)
+            if value is not _MISSING:
+                values[name] = value
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            problems.append(f"{sub}: missing required key")
+    if len(problems) > before:
+        return _MISSING
+    try:
+        return cls(**values)
+    except ValueError as exc:
+        # __post_init__ reasons start with the key they are about.
+        problems.append(f"{path}.{exc}" if path else str(exc))
+        return _MISSING
+
+
+def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _convert(inner, value, path, meta, problems)
+    if origin is tuple:
+        if not isinstance(value, list):
+            problems.append(f"{path}: expected a list, got {_show(value)}")
+            return _MISSING
+        items = [_convert(args[0], v, f"{path}[{i}]", {}, problems) for i, v in enumerate(value)]
+        return _MISSING if _MISSING in items else tuple(items)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, path, problems)
+    error = _check_scalar(hint, value, meta)
+    if error:
+        problems.append(f"{path}: {error}")
+        return _MISSING
+    if hint is float:
+        return float(value)
+    if hint is Path:
+        return Path(value).expanduser()
+    return value
+
+
+def _check_scalar(hint: Any, value: Any, meta: Any) -> str | None:
+    lo, hi = meta.get("range", (None, None))
+    span = f" {lo:g}-{hi:g}" if lo is not None else ""
+    if hint is bool:
+        return None if isinstance(value, bool) else f"expected true or false, got {_show(value)}"
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"expected an integer{span}, got {_show(value)}"
+    elif hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"expected a number{span}, got {_show(value)}"
+    elif hint in (str, Path):
+        if not isinstance(value, str) or (hint is Path and not value):
+            kind = "a path" if hint is Path else "a string"
+            return f"expected {kind}, got {_show(value)}"
+        choices = meta.get("choices")
+        if choices and value not in choices:
+            return f"expected one of {', '.join(choices)}, got {_show(value)}"
+        return None
+    if lo is not None and not lo <= value <= hi:
+        return f"expected {'an integer' if hint is int else 'a number'}{span}, got {_show(value)}"
+    return None

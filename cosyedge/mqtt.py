@@ -1,0 +1,77 @@
+"""The MQTT side: one persistent QoS 1 session that survives broker restarts.
+
+paho's network thread only hands messages to `on_message`; it never waits on synthesis or
+audio, so keepalives and acknowledgements keep flowing while an alert is spoken.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from cosyedge.config import MqttConfig
+
+log = logging.getLogger(__name__)
+
+MessageHandler = Callable[[str, bytes], None]
+
+
+def read_secret(path: Path) -> str:
+    """Secrets come from files so they never show in argv, the environment or the config."""
+    return path.read_text(encoding="utf-8").strip()
+
+
+class MqttIntake:
+    def __init__(
+        self, config: MqttConfig, filters: Sequence[str], on_message: MessageHandler
+    ) -> None:
+        self.config = config
+        self.filters = list(filters)
+        self._on_message = on_message
+        self.connected = False
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=config.client_id,
+            clean_session=False,  # the broker keeps our subscriptions and queued messages
+            protocol=mqtt.MQTTv311,
+        )
+        if config.username is not None:
+            password = read_secret(config.password_file) if config.password_file else None
+            client.username_pw_set(config.username, password)
+        client.reconnect_delay_set(int(config.reconnect_min_s) or 1, int(config.reconnect_max_s))
+        client.on_connect = self._connected
+        client.on_disconnect = self._disconnected
+        client.on_message = self._message
+        self.client = client
+
+    def start(self) -> None:
+        log.info("connecting to MQTT broker %s:%d", self.config.host, self.config.port)
+        self.client.connect_async(self.config.host, self.config.port, self.config.keepalive_s)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def _connected(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            log.error("MQTT broker refused the connection: %s", reason_code)
+            return
+        self.connected = True
+        resumed = " (session resumed)" if flags.session_present else ""
+        log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
+        client.subscribe([(f, 1) for f in self.filters])
+
+    def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
+        self.connected = False
+        log.warning("MQTT connection lost (%s); reconnecting with backoff", reason_code)
+
+    def _message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
+        try:
+            self._on_message(message.topic, message.payload)
+        except Exception:  # a bug in handling one message must not kill paho's thread
+            log.exception("unexpected error handling a message on %r", message.topic)
