@@ -8,9 +8,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cosyedge.config import PRIORITIES
-
 Scalar = str | int | float | bool
+PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
 
 
 class RejectedAlert(Exception):
@@ -26,9 +25,7 @@ class Alert:
     received: float = field(default_factory=time.time)
 
 
-def parse_alert(
-    topic: str, payload: bytes, mode: str = "auto", max_bytes: int = 16384
-) -> Alert:
+def parse_alert(topic: str, payload: bytes, mode: str = "auto", max_bytes: int = 16384) -> Alert:
     """Decode one message; JSON objects give fields, plain text gives the field `text`.
 
     `auto` takes a payload as JSON when it starts with `{`, so a broken JSON object is
@@ -59,7 +56,9 @@ def _json_fields(text: str) -> dict[str, Scalar]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RejectedAlert(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        raise RejectedAlert(
+            f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     except RecursionError:
         raise RejectedAlert("invalid JSON: nested too deeply") from None
     if not isinstance(data, dict):

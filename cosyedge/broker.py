@@ -51,8 +51,7 @@ class LocalBroker:
             "persistence true\n"
             f"persistence_location {self.state_dir}/\n"
             "autosave_on_changes true\n"
-            "max_queued_messages 100000\n"
-            + ("user root\n" if _is_root() else "")
+            "max_queued_messages 100000\n" + ("user root\n" if _is_root() else "")
         )
         log.info("starting local Mosquitto on %s:%d", self.host, self.port)
         self.process = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL)

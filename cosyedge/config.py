@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-PRIORITIES = ("critical", "high", "medium", "low")
+from cosyedge.alerts import PRIORITIES
 
 
 class ConfigError(Exception):

@@ -10,11 +10,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from cosyedge.alerts import RejectedAlert, parse_alert
+from cosyedge.alerts import PRIORITIES, RejectedAlert, parse_alert
 from cosyedge.audio import Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
-from cosyedge.config import PRIORITIES, Config
+from cosyedge.config import Config
 from cosyedge.mqtt import MqttIntake
 from cosyedge.render import Renderer
 from cosyedge.templates import Announcement, TemplateSet

@@ -46,6 +46,7 @@ class MqttIntake:
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
         client.on_message = self._message
+        client.on_subscribe = self._subscribed
         self.client = client
 
     def start(self) -> None:
@@ -65,6 +66,12 @@ class MqttIntake:
         resumed = " (session resumed)" if flags.session_present else ""
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
         client.subscribe([(f, 1) for f in self.filters])
+
+    def _subscribed(self, client, userdata, mid, reason_codes, properties) -> None:
+        failed = [f for f, rc in zip(self.filters, reason_codes, strict=False) if rc.is_failure]
+        if failed:
+            log.error("broker refused subscriptions to %s", ", ".join(failed))
+        log.info("subscribed to %d topic filters", len(self.filters) - len(failed))
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected = False

@@ -11,9 +11,12 @@ import re
 import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cosyedge.alerts import Alert, RejectedAlert, Scalar
-from cosyedge.config import TemplateConfig
+
+if TYPE_CHECKING:
+    from cosyedge.config import TemplateConfig
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SPEC = re.compile(r"\.(\d)f\Z")

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import AlsaSink, Broker, Daemon
+
+
+@pytest.fixture
+def broker(tmp_path: Path):
+    b = Broker(tmp_path / "broker").start()
+    yield b
+    b.kill()
+
+
+@pytest.fixture
+def alsa_sink(tmp_path: Path) -> AlsaSink:
+    return AlsaSink(tmp_path / "alsa")
+
+
+@pytest.fixture
+def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
+    """Start `cosyedge run` against a config text; every daemon is stopped after the test."""
+    started: list[Daemon] = []
+
+    def make(config_text: str, env: dict[str, str] | None = None, start: bool = True) -> Daemon:
+        d = Daemon(
+            tmp_path / f"daemon{len(started)}", config_text, {**alsa_sink.env, **(env or {})}
+        )
+        started.append(d)
+        return d.start() if start else d
+
+    yield make
+    for d in started:
+        d.stop()

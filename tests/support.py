@@ -1,0 +1,185 @@
+"""Real parts for tests: a Mosquitto on 127.0.0.1, an ALSA sink that records what is played,
+and the daemon as a subprocess whose log can be waited on."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+class Broker:
+    """A real Mosquitto; `persistence` keeps messages across kill and restart."""
+
+    def __init__(self, directory: Path, persistence: bool = True) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+        self.conf = directory / "mosquitto.conf"
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            "allow_anonymous true",
+            f"persistence {'true' if persistence else 'false'}",
+            f"persistence_location {directory}/",
+            "autosave_on_changes true",
+            "max_queued_messages 100000",
+            "log_dest stderr",
+        ]
+        if os.geteuid() == 0:
+            lines.append("user root")
+        self.conf.write_text("\n".join(lines) + "\n")
+
+    def start(self) -> Broker:
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        log = (self.directory / "mosquitto.log").open("ab")
+        self.process = subprocess.Popen([exe, "-c", str(self.conf)], stderr=log, stdout=log)
+        wait_until(self._listening, 10, f"mosquitto on port {self.port}")
+        return self
+
+    def _listening(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+class AlsaSink:
+    """ALSA's default device as a `file` PCM: every stream opened writes one raw int16 file."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.conf = directory / "asoundrc"
+        self.conf.write_text(
+            "pcm.!default {\n"
+            "  type file\n"
+            '  slave.pcm "null"\n'
+            f'  file "{directory}/play.raw"\n'
+            '  format "raw"\n'
+            "  truncate false\n"
+            "}\n"
+        )
+        self.env = {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{self.conf}"}
+
+    def files(self) -> list[Path]:
+        def order(p: Path) -> int:
+            suffix = p.name.removeprefix("play.raw").lstrip(".")
+            return int(suffix) if suffix else 0
+
+        return sorted(self.directory.glob("play.raw*"), key=order)
+
+    def streams(self) -> list[np.ndarray]:
+        """What each opened stream played, in order, as int16 samples."""
+        return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in self.files()]
+
+
+class Daemon:
+    """`cosyedge run` as a real subprocess, stderr captured to a file."""
+
+    def __init__(self, directory: Path, config_text: str, env: dict[str, str]) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        self.config = directory / "cosyedge.yaml"
+        self.config.write_text(config_text)
+        self.log_path = directory / "daemon.log"
+        self.env = {**os.environ, **env}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, wait_ready: bool = True) -> Daemon:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "cosyedge", "run", "--config", str(self.config)],
+            stdout=log,
+            stderr=log,
+            env=self.env,
+            cwd=self.directory,
+        )
+        if wait_ready:
+            self.wait_for_log(r"subscribed to \d+ topic filters", timeout=60)
+        return self
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_for_log(self, pattern: str, timeout: float = 30, count: int = 1) -> list[re.Match]:
+        regex = re.compile(pattern)
+
+        def found():
+            if self.process and self.process.poll() is not None:
+                raise AssertionError(f"daemon exited ({self.process.returncode}):\n{self.log()}")
+            matches = list(regex.finditer(self.log()))
+            return matches if len(matches) >= count else None
+
+        try:
+            return wait_until(found, timeout, f"{count}x /{pattern}/ in the daemon log")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n--- daemon log ---\n{self.log()}") from None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> int | None:
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def publish(port: int, topic: str, payload: str | bytes, qos: int = 1, retain: bool = False):
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:8]}")
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        info = client.publish(topic, payload, qos=qos, retain=retain)
+        info.wait_for_publish(timeout=10)
+        assert info.is_published(), f"publish to {topic} not acknowledged"
+        return time.monotonic()
+    finally:
+        client.disconnect()
+        client.loop_stop()

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cosyedge.config import Config, ConfigError, load_config, parse_config
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "site.yaml")
+    return info.value.problems
+
+
+def test_empty_file_gives_the_embedded_defaults():
+    config = parse_config("", "site.yaml")
+    assert config.mqtt.port == 1883
+    assert config.mqtt.client_id.startswith("cosyedge-")
+    assert [t.topic for t in config.templates] == ["cosyedge/say"]
+
+
+def test_wrong_type_names_file_key_and_reason():
+    assert problems("mqtt:\n  port: abc\n") == [
+        'site.yaml: mqtt.port: expected an integer 1-65535, got "abc"'
+    ]
+
+
+def test_out_of_range_bool_for_int_and_choices():
+    found = problems("mqtt:\n  port: 0\n  local_broker: 1\nvoice:\n  engine: espeak\n")
+    assert found == [
+        "site.yaml: mqtt.port: expected an integer 1-65535, got 0",
+        "site.yaml: mqtt.local_broker: expected true or false, got 1",
+        'site.yaml: voice.engine: expected one of piper, hibari, got "espeak"',
+    ]
+
+
+def test_unknown_key_suggests_the_close_one():
+    assert problems("mqtt:\n  prot: 1884\n") == [
+        'site.yaml: mqtt.prot: unknown key; did you mean "port"?'
+    ]
+
+
+def test_all_problems_are_reported_at_once_with_list_positions():
+    found = problems(
+        "templates:\n"
+        "  - topic: a/{x}/b\n"
+        "    text: 'hi {x.__class__}'\n"
+        "  - text: hello\n"
+        "  - topic: a/#/b\n"
+        "    text: ok\n"
+        "    priority: urgent\n"
+    )
+    assert found == [
+        "site.yaml: templates[0].text: placeholder {x.__class__} must be a plain field name",
+        "site.yaml: templates[1].topic: missing required key",
+        "site.yaml: templates[2].priority: "
+        'expected one of critical, high, medium, low, got "urgent"',
+    ]
+
+
+def test_cross_field_rules():
+    assert problems("mqtt:\n  reconnect_min_s: 10\n  reconnect_max_s: 5\n") == [
+        "site.yaml: mqtt.reconnect_max_s: must not be below reconnect_min_s"
+    ]
+    assert problems("templates: []\n") == ["site.yaml: templates: at least one template is needed"]
+
+
+def test_invalid_yaml_names_line_and_column():
+    (problem,) = problems("mqtt:\n  port: [1\n")
+    assert problem.startswith("site.yaml: line 3, column 1: invalid YAML")
+
+
+def test_top_level_must_be_a_mapping():
+    assert problems("- a\n- b\n") == ["site.yaml: expected a mapping, got a list"]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match=r"nope.yaml: cannot read: No such file"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_example_config_in_repo_is_valid():
+    config = load_config(REPO / "config" / "cosyedge.yaml")
+    assert isinstance(config, Config)
+    assert len(config.templates) > 5
+
+
+def test_check_command_prints_errors_without_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("mqtt:\n  port: abc\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "cosyedge", "check", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == f'{bad}: mqtt.port: expected an integer 1-65535, got "abc"'
+    assert "Traceback" not in result.stderr

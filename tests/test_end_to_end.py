@@ -1,0 +1,108 @@
+"""An alert published to a real Mosquitto is heard on the (captured) ALSA default device."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+from support import publish, wait_until
+
+
+def site_config(port: int, tmp: Path) -> str:
+    return f"""
+mqtt:
+  port: {port}
+  local_broker: false
+cache:
+  dir: {tmp}/cache
+state_dir: {tmp}/state
+templates:
+  - topic: "plant/{{line}}/temperature"
+    text: "Temperature alarm on line {{line}}: {{value}} degrees."
+    payload: json
+    priority: high
+  - topic: cosyedge/say
+    text: "{{text}}"
+"""
+
+
+def cached_wavs(cache_dir: Path) -> list[Path]:
+    return sorted(cache_dir.rglob("*.wav"))
+
+
+def wav_samples(path: Path) -> tuple[int, np.ndarray]:
+    with wave.open(str(path), "rb") as w:
+        return w.getframerate(), np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+
+
+def test_alert_is_spoken_then_served_from_cache(broker, alsa_sink, make_daemon, tmp_path):
+    daemon = make_daemon(site_config(broker.port, tmp_path))
+    alert = json.dumps({"value": 85, "id": "t-1"})
+
+    sent = publish(broker.port, "plant/3/temperature", alert)
+    first = daemon.wait_for_log(r"spoke alert t-1 source=(\w+) latency_ms=(\d+)")[0]
+    uncached_latency = (time.monotonic() - sent) * 1000
+    assert first.group(1) == "synth"
+
+    streams = wait_until(lambda: alsa_sink.streams() or None, 5, "captured audio")
+    assert len(streams) == 1
+    played = streams[0]
+    (wav,) = cached_wavs(tmp_path / "cache")
+    rate, cached = wav_samples(wav)
+    assert rate == 22050
+    # The phrase is about three seconds of real speech, not silence.
+    assert 1.5 * rate < len(played) < 6 * rate
+    assert np.abs(played.astype(np.float32)).mean() > 300
+    assert np.array_equal(played, cached)
+
+    publish(broker.port, "plant/3/temperature", json.dumps({"value": 85, "id": "t-2"}))
+    second = daemon.wait_for_log(r"spoke alert t-2 source=(\w+) latency_ms=(\d+)")[0]
+    assert second.group(1) == "cache"
+    streams = wait_until(lambda: len(alsa_sink.streams()) == 2 and alsa_sink.streams(), 5, "2nd")
+    # Piper's VITS decoder is stochastic: byte-equal audio can only have come from the cache.
+    assert np.array_equal(streams[1], played)
+    assert cached_wavs(tmp_path / "cache") == [wav]
+    print(
+        f"publish to first audio: uncached {first.group(2)} ms, cached {second.group(2)} ms "
+        f"(round trip seen by the test {uncached_latency:.0f} ms)"
+    )
+
+
+def test_bad_payloads_are_rejected_and_the_daemon_keeps_going(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    daemon = make_daemon(site_config(broker.port, tmp_path))
+    publish(broker.port, "plant/4/temperature", '{"value": 70')
+    publish(broker.port, "plant/4/temperature", '{"temp": 70}')
+    publish(broker.port, "plant/4/temperature", b"\xff\xfe not utf-8")
+    publish(broker.port, "plant/4/temperature", json.dumps({"value": "x" * 20000}))
+    publish(broker.port, "cosyedge/say", "Line four is back to normal.")
+
+    daemon.wait_for_log(r"spoke alert \w+ source=synth", timeout=30)
+    log = daemon.log()
+    reasons = re.findall(r"rejected message on 'plant/4/temperature': (.*)", log)
+    assert len(reasons) == 4, log
+    assert reasons[0].startswith("invalid JSON")
+    assert reasons[1] == "missing field 'value' for template 'plant/{line}/temperature'"
+    assert reasons[2].startswith("payload is not UTF-8")
+    assert "exceeds 16384" in reasons[3]
+    assert daemon.alive()
+    assert len(alsa_sink.streams()) == 1
+
+
+def test_without_a_sound_device_the_daemon_says_so_and_keeps_running(broker, make_daemon, tmp_path):
+    nowhere = tmp_path / "no-sound.conf"
+    nowhere.write_text("pcm.!default { type hw card 63 }\n")
+    daemon = make_daemon(
+        site_config(broker.port, tmp_path),
+        env={"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{nowhere}"},
+    )
+    publish(broker.port, "cosyedge/say", "Is anybody listening?")
+    daemon.wait_for_log(r"no audio output device .*: announcements are rendered and cached")
+    daemon.wait_for_log(r"rendered \(no audio device\) alert")
+    assert daemon.alive()
+    assert len(cached_wavs(tmp_path / "cache")) == 1
