@@ -1,0 +1,1 @@
+"""Mandarin text front end: alert text → normalized Chinese → tone-numbered pinyin."""
