@@ -70,9 +70,9 @@ class Index:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.created = not path.exists()
-        if self.created:
-            # Made 0600 before SQLite opens it; its -wal and -shm files copy these permissions.
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        # Made 0600 before SQLite opens it (its -wal and -shm files copy the permissions), and
+        # opened for writing first: SQLite would quietly fall back to read-only (OSError here).
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         self._lock = threading.Lock()
         try:
             self._db = sqlite3.connect(

@@ -152,7 +152,7 @@ class PhraseCache:
         path = self.path(key)
         written = False
         try:
-            index = self._usable_index()
+            index = self._usable_index(retry_now=True)
             if index is None:
                 raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
             self._make_dir(path.parent)
@@ -177,6 +177,8 @@ class PhraseCache:
             if written:
                 with contextlib.suppress(OSError):
                     path.unlink()
+            if isinstance(exc, sqlite3.Error):
+                self._drop_index()  # e.g. opened read-only: the next write reopens it
             self._cannot_write(exc)
             return False
         self._can_write()
@@ -369,10 +371,19 @@ class PhraseCache:
         if index.created:
             self.reconcile()
 
-    def _usable_index(self) -> Index | None:
-        if self._index is None and time.monotonic() >= self._reopen_at:
+    def _usable_index(self, retry_now: bool = False) -> Index | None:
+        """The index, reopened when it failed before: at once for a write (a phrase was just
+        synthesized anyway), at most every REOPEN_AFTER_S for a lookup."""
+        if self._index is None and (retry_now or time.monotonic() >= self._reopen_at):
             self._open()
         return self._index
+
+    def _drop_index(self) -> None:
+        index, self._index = self._index, None
+        self._reopen_at = time.monotonic() + REOPEN_AFTER_S
+        if index is not None:
+            with contextlib.suppress(sqlite3.Error):
+                index.close()
 
     def _lookup(self, index: Index | None, key: str) -> Row | None:
         if index is None:
