@@ -8,6 +8,8 @@ One connection per index, shared between threads under a lock; every statement i
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -89,6 +91,18 @@ class Index:
                 raise  # cannot open or write (read-only, disk full, locked): not corruption
             raise IndexCorrupt(f"{path}: {exc}") from None
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back itself
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -101,22 +115,13 @@ class Index:
         return Row(*found[:10], bool(found[10])) if found else None
 
     def add(self, row: Row) -> None:
-        with self._lock:
-            self._db.execute(
+        self.add_many([row])
+
+    def add_many(self, rows: Iterable[Row]) -> None:
+        with self._transaction():
+            self._db.executemany(
                 f"INSERT OR REPLACE INTO entries ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    row.key,
-                    row.voice,
-                    row.lang,
-                    row.text,
-                    row.size,
-                    row.crc,
-                    row.sample_rate,
-                    row.hits,
-                    row.last_used,
-                    row.created,
-                    int(row.pinned),
-                ),
+                (dataclasses.astuple(r) for r in rows),  # fields in _COLUMNS order
             )
 
     def remove(self, keys: Iterable[str]) -> None:
@@ -124,43 +129,28 @@ class Index:
             self._db.executemany("DELETE FROM entries WHERE key = ?", ((k,) for k in keys))
 
     def record_usage(self, usage: dict[str, tuple[int, float]], lookups: int, hits: int) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(
-                    "UPDATE entries SET hits = hits + ?, last_used = max(last_used, ?) "
-                    "WHERE key = ?",
-                    ((n, last, key) for key, (n, last) in usage.items()),
-                )
-                self._db.executemany(
-                    "INSERT INTO counters (name, value) VALUES (?, ?) "
-                    "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
-                    [("lookups", lookups), ("hits", hits)],
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            self._db.executemany(
+                "UPDATE entries SET hits = hits + ?, last_used = max(last_used, ?) WHERE key = ?",
+                ((n, last, key) for key, (n, last) in usage.items()),
+            )
+            self._db.executemany(
+                "INSERT INTO counters (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+                [("lookups", lookups), ("hits", hits)],
+            )
 
     def set_pins(self, keys: Iterable[str]) -> int:
         """Pin exactly these keys (those present); everything else becomes evictable."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (key TEXT PRIMARY KEY)")
-                self._db.execute("DELETE FROM wanted")
-                self._db.executemany(
-                    "INSERT OR IGNORE INTO wanted VALUES (?)", ((k,) for k in keys)
-                )
-                self._db.execute(
-                    "UPDATE entries SET pinned = (key IN (SELECT key FROM wanted)) "
-                    "WHERE pinned != (key IN (SELECT key FROM wanted))"
-                )
-                (count,) = self._db.execute("SELECT count(*) FROM entries WHERE pinned").fetchone()
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction():
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (key TEXT PRIMARY KEY)")
+            self._db.execute("DELETE FROM wanted")
+            self._db.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", ((k,) for k in keys))
+            self._db.execute(
+                "UPDATE entries SET pinned = (key IN (SELECT key FROM wanted)) "
+                "WHERE pinned != (key IN (SELECT key FROM wanted))"
+            )
+            (count,) = self._db.execute("SELECT count(*) FROM entries WHERE pinned").fetchone()
         return count
 
     def totals(self) -> Totals:
