@@ -51,6 +51,7 @@ class Broker:
             f"persistence {'true' if persistence else 'false'}",
             f"persistence_location {directory}/",
             "autosave_on_changes true",
+            "autosave_interval 1",  # with on_changes: save after every change
             "max_queued_messages 100000",
             "log_dest stderr",
         ]
