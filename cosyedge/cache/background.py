@@ -101,13 +101,16 @@ class CacheUpkeep:
             log.info("cache: %d declared phrases, %d already cached", len(keys), pinned)
             if self.phrases:
                 self._warm()
-            while not self._stop.is_set():
-                self.cache.upkeep_wanted.wait(self.interval_s)
-                if not self.activity.wait_quiet(self.settle_s, self._stop):
-                    break
-                self.cache.evict()
         except Exception:
-            log.exception("cache upkeep stopped")
+            log.exception("cache reconcile or warm failed; eviction goes on")
+        while not self._stop.is_set():
+            self.cache.upkeep_wanted.wait(self.interval_s)
+            if not self.activity.wait_quiet(self.settle_s, self._stop):
+                break
+            try:
+                self.cache.evict()
+            except Exception:
+                log.exception("cache eviction failed")
 
     def _warm(self) -> None:
         pending = deque(self.phrases)

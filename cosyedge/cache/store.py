@@ -148,6 +148,8 @@ class PhraseCache:
     # -- writing -------------------------------------------------------------------------
     def put(self, key: str, clip: Clip, *, voice: str, lang: str, text: str) -> bool:
         """Store a whole phrase; False (reported once) when the cache cannot be written."""
+        if not len(clip.pcm):
+            return False  # an empty phrase is never a whole one
         data = encode(key, voice, lang, text, clip.sample_rate, clip.pcm)
         path = self.path(key)
         written = False
@@ -292,32 +294,30 @@ class PhraseCache:
         indexed = index.keys()
         seen: set[str] = set()
         adopted = damaged = temps = 0
-        for sub in sorted(self.directory.iterdir()):
-            if len(sub.name) != 2 or not sub.is_dir():
+        files, complete = _entry_files(self.directory)
+        for path in files:
+            if path.name.startswith(TEMP_PREFIX):
+                temps += _remove_abandoned_temp(path)
                 continue
-            for path in sub.iterdir():
-                if path.name.startswith(TEMP_PREFIX):
-                    temps += _remove_abandoned_temp(path)
-                    continue
-                key = path.name.removesuffix(".wav")
-                if key == path.name or key in seen:
-                    continue
-                seen.add(key)
-                if key in indexed:
-                    continue
-                try:
-                    data = path.read_bytes()
-                    decoded = decode(data)
-                    if decoded.meta.key != key:
-                        raise DamagedEntry("corrupt", "file holds another entry")
-                    self._adopt(index, path, data, decoded.meta)
-                    adopted += 1
-                except DamagedEntry as exc:
-                    self._discard(key, exc.kind, str(exc))
-                    damaged += 1
-                except OSError as exc:
-                    log.warning("cannot read cache file %s: %s", path, exc)
-        missing = indexed - seen
+            key = path.name.removesuffix(".wav")
+            if key == path.name or key in seen:
+                continue
+            seen.add(key)
+            if key in indexed:
+                continue
+            try:
+                data = path.read_bytes()
+                decoded = decode(data)
+                if decoded.meta.key != key:
+                    raise DamagedEntry("corrupt", "file holds another entry")
+                self._adopt(index, path, data, decoded.meta)
+                adopted += 1
+            except DamagedEntry as exc:
+                self._discard(key, exc.kind, str(exc))
+                damaged += 1
+            except OSError as exc:
+                log.warning("cannot read cache file %s: %s", path, exc)
+        missing = indexed - seen if complete else set()
         if missing:
             index.remove(missing)
             log.info("dropped %d cache index rows without a file", len(missing))
@@ -466,6 +466,19 @@ class PhraseCache:
                 listener(event)
             except Exception:
                 log.exception("cache event listener failed")
+
+
+def _entry_files(directory: Path) -> tuple[list[Path], bool]:
+    """Files in the two-hex-digit subdirectories, and whether every directory could be listed."""
+    files: list[Path] = []
+    try:
+        subdirs = sorted(p for p in directory.iterdir() if len(p.name) == 2 and p.is_dir())
+        for sub in subdirs:
+            files.extend(sub.iterdir())
+    except OSError as exc:
+        log.warning("cannot list the phrase cache %s: %s", directory, exc)
+        return files, False
+    return files, True
 
 
 def _check_against(row: Row, data: bytes) -> None:
