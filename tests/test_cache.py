@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import wait_until
+from support import mount, wait_until
 
 from cosyedge.cache import CacheEvent, Clip, Limits, PhraseCache, cache_key
 from cosyedge.cache.entry import decode
@@ -222,22 +222,6 @@ def test_lost_or_corrupt_index_is_rebuilt_from_the_files(tmp_path):
     assert all(again.get(k) is not None for k in keys)
 
 
-def _mount(*args: str) -> None:
-    done = subprocess.run(["mount", *args], capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"cannot mount here: {done.stderr.strip()}")
-
-
-@pytest.fixture
-def tiny_fs(tmp_path):
-    """A 1 MiB tmpfs: a disk that really fills up."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    _mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(mount))
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=True)
-
-
 def test_disk_full_is_reported_once_and_recovers_when_space_returns(tiny_fs):
     events: list[CacheEvent] = []
     cache = PhraseCache(tiny_fs / "cache", on_event=events.append)
@@ -269,9 +253,9 @@ def test_read_only_cache_keeps_serving_and_recovers(tmp_path):
     early = put(PhraseCache(source), "Written while writable.")
     view = tmp_path / "view"
     view.mkdir()
-    _mount("--bind", str(source), str(view))
+    mount("--bind", str(source), str(view))
     try:
-        _mount("-o", "remount,bind,ro", str(view))
+        mount("-o", "remount,bind,ro", str(view))
         events: list[CacheEvent] = []
         cache = PhraseCache(view, on_event=events.append)
         assert cache.get(early) is not None  # served from the file and the checksum it carries
@@ -281,7 +265,7 @@ def test_read_only_cache_keeps_serving_and_recovers(tmp_path):
         assert [e.kind for e in events] == ["unwritable"]
         assert "Read-only" in events[0].detail
 
-        _mount("-o", "remount,bind,rw", str(view))
+        mount("-o", "remount,bind,rw", str(view))
         put(cache, "Read-only now.")
         assert [e.kind for e in events] == ["unwritable", "writable"]
         assert cache.get(early) is not None and cache.get(key) is not None

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import subprocess
 import sys
 import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 from support import publish, wait_until
 
 from cosyedge.cache import Clip, PhraseCache, cache_key
-from cosyedge.cache.transfer import export_cache
+from cosyedge.cache.transfer import ArchiveError, export_cache, import_cache
 
 
 def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -115,17 +119,41 @@ def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path):
     # A damaged archive member is caught by its checksum and not imported.
     damaged = tmp_path / "damaged.tar"
     data = bytearray(archive.read_bytes())
-    first_entry = data.index(b"RIFF")
-    data[first_entry + 600] ^= 0xFF
+    data[data.index(b"RIFF") + 600] ^= 0xFF
     damaged.write_bytes(bytes(data))
-    fresh = tmp_path / "fresh.yaml"
-    fresh.write_text(site_config(1883, tmp_path / "fresh"))
-    partial = cosyedge("cache", "import", str(damaged), "--config", str(fresh))
-    assert partial.returncode == 1
-    assert partial.stdout.strip() == "imported 4 entries, 0 already cached"
-    assert "checksum differs from the manifest" in partial.stderr
+    ours = {row.voice: "joe" for row in sent.rows()}
+    done = import_cache(PhraseCache(tmp_path / "fresh"), damaged, ours)
+    assert done.imported == 4 and len(done.damaged) == 1
+    assert done.damaged[0].endswith("checksum differs from the manifest")
+    with pytest.raises(ArchiveError, match="not a readable tar archive"):
+        import_cache(PhraseCache(tmp_path / "fresh"), source, ours)  # a YAML file
 
-    not_tar = tmp_path / "notes.txt"
-    not_tar.write_text("hello")
-    bad = cosyedge("cache", "import", str(not_tar), "--config", str(fresh))
-    assert bad.returncode == 2 and "not a readable tar archive" in bad.stderr
+
+def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_returns(
+    broker, alsa_sink, make_daemon, tiny_fs
+):
+    daemon = make_daemon(site_config(broker.port, tiny_fs / "cache"), start=False)
+    daemon.start()
+    filler = tiny_fs / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with contextlib.suppress(OSError):
+            for _ in range(100):
+                os.write(fd, bytes(65536))
+    finally:
+        os.close(fd)
+
+    for n, text in enumerate(["Crane one is moving.", "Crane two is moving."], start=1):
+        publish(broker.port, "cosyedge/say", json.dumps({"text": text, "id": f"full-{n}"}))
+        daemon.wait_for_log(rf"spoke alert full-{n} source=synth")
+    log = daemon.log()
+    assert len(re.findall(r"cannot write the phrase cache .*No space left", log)) == 1, log
+    streams = wait_until(lambda: len(alsa_sink.streams()) == 2 and alsa_sink.streams(), 5, "2")
+    assert all(len(s) > 22050 for s in streams)  # both spoken in full
+
+    filler.unlink()
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "r"}))
+    daemon.wait_for_log(r"spoke alert r source=synth")
+    daemon.wait_for_log(r"phrase cache in .* is writable again")
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "c"}))
+    daemon.wait_for_log(r"spoke alert c source=cache")
