@@ -76,20 +76,22 @@ class Index:
         # opened for writing first: SQLite would quietly fall back to read-only (OSError here).
         os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
         self._lock = threading.Lock()
+        db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
         try:
-            self._db = sqlite3.connect(
-                path, timeout=10, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            (verdict,) = self._db.execute("PRAGMA quick_check").fetchone()
-            if verdict != "ok":
-                raise IndexCorrupt(f"{path}: {verdict}")
-            self._db.executescript(SCHEMA)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+            if verdict == "ok":
+                db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
+            db.close()
             if isinstance(exc, sqlite3.OperationalError):
                 raise  # cannot open or write (read-only, disk full, locked): not corruption
             raise IndexCorrupt(f"{path}: {exc}") from None
+        if verdict != "ok":
+            db.close()
+            raise IndexCorrupt(f"{path}: {verdict}")
+        self._db = db
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
