@@ -14,6 +14,8 @@ from cosyedge.alerts import PRIORITIES, RejectedAlert, parse_alert
 from cosyedge.audio import Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
+from cosyedge.cache.background import Activity, CacheUpkeep
+from cosyedge.cache.warm import declared_phrases
 from cosyedge.config import Config
 from cosyedge.mqtt import MqttIntake
 from cosyedge.render import Renderer
@@ -38,6 +40,7 @@ class Daemon:
         self.queue: queue.PriorityQueue[_Queued] = queue.PriorityQueue()
         self._seq = itertools.count()
         self._stop = threading.Event()
+        self.activity = Activity()  # held while an alert is rendered or played
 
     # -- intake: runs on paho's network thread, so it only parses and enqueues ----------
     def on_message(self, topic: str, payload: bytes) -> None:
@@ -62,12 +65,13 @@ class Daemon:
                 item = self.queue.get(timeout=0.2)
             except queue.Empty:
                 continue
-            self._announce(item, renderer, player)
+            with self.activity.busy():
+                self._announce(item, renderer, player)
 
     def _announce(self, item: _Queued, renderer: Renderer, player: Player) -> None:
         announcement = item.announcement
         try:
-            rendering = renderer.render(announcement.text)
+            rendering = renderer.render(announcement.text, announcement.lang)
             playback = player.play(rendering.sample_rate, rendering.chunks)
         except Exception:
             log.exception("failed to speak alert %s", announcement.alert.id)
@@ -108,7 +112,8 @@ class Daemon:
             time.monotonic() - started,
             config.voice.threads,
         )
-        renderer = Renderer(voice, PhraseCache(config.cache.dir))
+        cache = PhraseCache.from_config(config.cache)
+        renderer = Renderer(voice, cache)
         player = Player(config.audio.device, config.audio.block_ms)
         announcer = threading.Thread(
             target=self._announce_forever, args=(renderer, player), name="announcer", daemon=True
@@ -116,9 +121,13 @@ class Daemon:
         announcer.start()
         intake = MqttIntake(config.mqtt, self.templates.filters, self.on_message)
         intake.start()
+        upkeep = CacheUpkeep(cache, renderer, declared_phrases(config.templates), self.activity)
+        upkeep.start()
         log.info("ready")
         self._stop.wait()
         log.info("stopping")
         intake.stop()
         announcer.join(timeout=10)
+        upkeep.stop()
+        cache.close()
         return 0

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon
+from support import AlsaSink, Broker, Daemon, mount
 
 
 @pytest.fixture
@@ -33,3 +34,13 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     yield make
     for d in started:
         d.stop()
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path):
+    """A 1 MiB tmpfs (needs root): a disk that really fills up."""
+    directory = tmp_path / "tiny"
+    directory.mkdir()
+    mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
+    yield directory
+    subprocess.run(["umount", "-l", str(directory)], check=True)
