@@ -15,6 +15,7 @@ from cosyedge.zh.alertforms import prepass
 if TYPE_CHECKING:
     from wetext import Normalizer
 
+_LOOSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\d\u4e00-\u9fff])|(?<=\d)\s+(?=[\u4e00-\u9fff])")
 _LATIN = re.compile(r"[A-Za-z]+")
 _PUNCT = str.maketrans(
     {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
@@ -52,6 +53,8 @@ class MandarinNormalizer:
     def normalize(self, text: str) -> str:
         # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
         text = unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
+        # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
+        text = _LOOSE_SPACE.sub("", text)
         text = prepass(text)
         if not _PLAIN.fullmatch(text):
             text = self._general().normalize(text)

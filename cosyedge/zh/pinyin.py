@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 # Readings pypinyin gets wrong in alert vocabulary; the longest matching phrase wins.
 OVERRIDES: dict[str, tuple[str, ...]] = {
+    "一点": ("yi1", "dian3"),  # a decimal point in a reading, not "a little"
     "转每分": ("zhuan4", "mei3", "fen1"),
     "转每分钟": ("zhuan4", "mei3", "fen1", "zhong1"),
     "转": ("zhuan4",),  # alone in alerts it is a revolution count: 两千转

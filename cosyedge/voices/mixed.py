@@ -1,0 +1,87 @@
+"""One language's voice that hands runs of another script to that language's voice.
+
+A Mandarin alert naming an English pump, or an English template filled with a Chinese
+field, is split into runs (see `cosyedge.lang`); each run is said by its own voice, brought
+to one sample rate and joined with a pause like a speaker's switch of language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cosyedge.lang import split_runs
+from cosyedge.voices import Voice
+
+log = logging.getLogger(__name__)
+
+ENGINE_VERSION = "mixed-1"
+SWITCH_PAUSE_S = 0.12  # between runs inside a sentence
+PUNCTUATION_PAUSE_S = 0.3  # where the switch falls on punctuation
+_PUNCTUATION = ",.;:!?，。；：！？、"
+
+
+def resample(pcm: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
+    """Band-limited resampling of one clause (FFT zero-padding or truncation)."""
+    if source_rate == target_rate or len(pcm) == 0:
+        return pcm
+    n_out = max(1, round(len(pcm) * target_rate / source_rate))
+    spectrum = np.fft.rfft(pcm.astype(np.float64))
+    bins = n_out // 2 + 1
+    if bins <= len(spectrum):
+        spectrum = spectrum[:bins]
+    else:
+        spectrum = np.pad(spectrum, (0, bins - len(spectrum)))
+    out = np.fft.irfft(spectrum, n_out) * (n_out / len(pcm))
+    return np.clip(np.round(out), -32767, 32767).astype(np.int16)
+
+
+@dataclass
+class MixedVoice:
+    lang: str
+    voices: Mapping[str, Voice]
+    name: str = ""
+    sample_rate: int = 0
+    identity: str = ""
+    _missing: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        primary = self.voices[self.lang]
+        self.name = primary.name
+        self.sample_rate = primary.sample_rate
+        parts = [ENGINE_VERSION, self.lang, str(self.sample_rate)]
+        parts += [f"{lang}={v.identity}" for lang, v in sorted(self.voices.items())]
+        self.identity = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _voice(self, lang: str) -> Voice:
+        voice = self.voices.get(lang)
+        if voice is None:
+            if lang not in self._missing:
+                log.warning(
+                    "no voice configured for %s: the %s voice says that part", lang, self.lang
+                )
+                self._missing.add(lang)
+            return self.voices[self.lang]
+        return voice
+
+    def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        previous_text = ""
+        for run in split_runs(text, self.lang):
+            voice = self._voice(run.lang)
+            first = True
+            for pcm in voice.synthesize(run.text):
+                pcm = resample(pcm, voice.sample_rate, self.sample_rate)
+                if first and previous_text:
+                    on_punctuation = (
+                        previous_text[-1] in _PUNCTUATION or run.text[0] in _PUNCTUATION
+                    )
+                    pause_s = PUNCTUATION_PAUSE_S if on_punctuation else SWITCH_PAUSE_S
+                    pause = np.zeros(int(pause_s * self.sample_rate), dtype=np.int16)
+                    pcm = np.concatenate([pause, pcm])
+                first = False
+                yield pcm
+            previous_text = run.text

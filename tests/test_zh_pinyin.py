@@ -1,0 +1,54 @@
+"""Tone-numbered pinyin from normalized Mandarin: polyphones, sandhi, letters, clauses."""
+
+from __future__ import annotations
+
+import pytest
+
+from cosyedge.zh.normalize import MandarinNormalizer
+from cosyedge.zh.pinyin import clause_syllables, to_clauses
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # pypinyin reads 转 in 转每分 as zhuan3, 差压 as cha4, 相 in 单相 as xiang1
+        ("两千转每分", "liang3 qian1 zhuan4 mei3 fen1"),
+        ("转速", "zhuan4 su4"),
+        ("差压过高", "cha1 ya1 guo4 gao1"),
+        ("单相电压", "dan1 xiang4 dian4 ya1"),
+        ("相同", "xiang1 tong2"),
+        ("给水泵", "ji2 shui3 beng4"),  # ji3, said as ji2 before shui3
+        ("杠", "gang4"),
+        # 一点 in a reading is a decimal point, not "a little" (yi4 dian3)
+        ("一点二四", "yi1 dian3 er4 si4"),
+        ("一号线", "yi1 hao4 xian4"),
+        # sandhi: 不 before a fourth tone, 一 before a unit, third before third
+        ("不要靠近", "bu2 yao4 kao4 jin4"),
+        ("一万", "yi2 wan4"),
+        ("一千", "yi4 qian1"),
+        ("每小时", "mei2 xiao3 shi2"),
+        ("请检查", "qing2 jian3 cha2"),
+    ],
+)
+def test_readings(text, expected):
+    assert " ".join(clause_syllables(text)) == expected
+
+
+def test_letters_are_spelled_as_mandarin_speakers_say_them():
+    assert clause_syllables("P T 杠 幺零幺") == ("pi1", "ti1", "gang4", "yao1", "ling2", "yao1")
+
+
+def test_clauses_split_at_punctuation_and_keep_their_text():
+    normalized = MandarinNormalizer().normalize("8号电机电流15.1A，转速2307rpm，已跳闸")
+    clauses = to_clauses(normalized)
+    assert [c.text for c in clauses] == [
+        "八号电机电流十五点一安",
+        "转速两千三百零七转每分",
+        "已跳闸",
+    ]
+    assert clauses[1].syllables[-3:] == ("zhuan4", "mei3", "fen1")
+    assert all(s[-1] in "12345" for c in clauses for s in c.syllables)
+
+
+def test_nothing_to_say_gives_no_clause():
+    assert to_clauses("，。！") == []
