@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 from cosyedge.voices.zhpack import PackError, VoicePack, file_sha256
