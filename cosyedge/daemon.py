@@ -20,7 +20,7 @@ from cosyedge.config import Config
 from cosyedge.mqtt import MqttIntake
 from cosyedge.render import Renderer
 from cosyedge.templates import Announcement, TemplateSet
-from cosyedge.voices import load_voice
+from cosyedge.voices import load_voices
 
 log = logging.getLogger(__name__)
 
@@ -105,15 +105,15 @@ class Daemon:
     def _serve(self) -> int:
         config = self.config
         started = time.monotonic()
-        voice = load_voice(config.voice)
+        voices = load_voices(config)
         log.info(
-            "voice %s loaded in %.2f s (%d threads)",
-            voice.name,
+            "voices %s loaded in %.2f s (%d threads)",
+            ", ".join(f"{lang}: {v.name}" for lang, v in voices.items()),
             time.monotonic() - started,
             config.voice.threads,
         )
         cache = PhraseCache.from_config(config.cache)
-        renderer = Renderer(voice, cache)
+        renderer = Renderer(voices["en"], cache, voices)
         player = Player(config.audio.device, config.audio.block_ms)
         announcer = threading.Thread(
             target=self._announce_forever, args=(renderer, player), name="announcer", daemon=True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,12 +22,18 @@ class Rendering:
 
 
 class Renderer:
-    def __init__(self, voice: Voice, cache: PhraseCache) -> None:
-        self.voice = voice
+    def __init__(
+        self, voice: Voice, cache: PhraseCache, by_lang: Mapping[str, Voice] | None = None
+    ) -> None:
+        self.voice = voice  # for languages without a voice of their own in `by_lang`
+        self.by_lang = dict(by_lang or {})
         self.cache = cache
 
+    def voice_for(self, lang: str) -> Voice:
+        return self.by_lang.get(lang, self.voice)
+
     def key(self, text: str, lang: str) -> str:
-        return cache_key(text, self.voice.identity, lang)
+        return cache_key(text, self.voice_for(lang).identity, lang)
 
     def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
         """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
@@ -35,16 +41,15 @@ class Renderer:
         clip = self.cache.get(key, record)
         if clip is not None:
             return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, lang, key))
+        voice = self.voice_for(lang)
+        return Rendering(voice.sample_rate, "synth", self._synthesize(voice, text, lang, key))
 
-    def _synthesize(self, text: str, lang: str, key: str) -> Iterator[np.ndarray]:
+    def _synthesize(self, voice: Voice, text: str, lang: str, key: str) -> Iterator[np.ndarray]:
         parts = []
-        for pcm in self.voice.synthesize(text):
+        for pcm in voice.synthesize(text):
             parts.append(pcm)
             yield pcm
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
         if parts:
-            clip = Clip(self.voice.sample_rate, np.concatenate(parts))
-            self.cache.put(
-                key, clip, voice=self.voice.identity, lang=lang, text=normalize_text(text)
-            )
+            clip = Clip(voice.sample_rate, np.concatenate(parts))
+            self.cache.put(key, clip, voice=voice.identity, lang=lang, text=normalize_text(text))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SPEC = re.compile(r"\.(\d)f\Z")
+_LANG = re.compile(r"[a-z]{2,3}\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 MAX_VALUE_CHARS = 200
 
@@ -138,10 +139,18 @@ class Template:
             raise RejectedAlert(f"template {self.config.topic!r} rendered an empty phrase")
         return Announcement(
             text=_shorten(text, self.config.max_chars),
-            lang=self.config.lang,
+            lang=_alert_lang(alert) or self.config.lang,
             priority=alert.priority or self.config.priority,
             alert=alert,
         )
+
+
+def _alert_lang(alert: Alert) -> str | None:
+    """An alert may name its language (`"lang": "zh"`), as Hermes `tts/say` messages do."""
+    value = alert.fields.get("lang")
+    if isinstance(value, str) and _LANG.match(value.strip().lower()):
+        return value.strip().lower()
+    return None
 
 
 def _value_text(value: Scalar, decimals: int | None) -> str:

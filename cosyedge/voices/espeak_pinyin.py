@@ -62,13 +62,15 @@ class EspeakPinyinVoice:
         identity = hashlib.sha256(
             f"{ENGINE_VERSION}\0{_version(exe)}\0{WORDS_PER_MINUTE}".encode()
         ).hexdigest()
-        return cls(
+        voice = cls(
             name="espeak-ng-" + ESPEAK_VOICE,
             sample_rate=probe[0],
             identity=identity,
             _exe=exe,
             _normalizer=MandarinNormalizer(),
         )
+        voice.pinyin("请检查")  # loads pypinyin's dictionaries now, not at the first alarm
+        return voice
 
     def pinyin(self, text: str) -> list[str]:
         """The pinyin espeak-ng is given, one string per clause."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,7 +47,6 @@ class MixedVoice:
     name: str = ""
     sample_rate: int = 0
     identity: str = ""
-    _missing: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         primary = self.voices[self.lang]
@@ -57,21 +56,14 @@ class MixedVoice:
         parts += [f"{lang}={v.identity}" for lang, v in sorted(self.voices.items())]
         self.identity = hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
-    def _voice(self, lang: str) -> Voice:
-        voice = self.voices.get(lang)
-        if voice is None:
-            if lang not in self._missing:
-                log.warning(
-                    "no voice configured for %s: the %s voice says that part", lang, self.lang
-                )
-                self._missing.add(lang)
-            return self.voices[self.lang]
-        return voice
-
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""
         for run in split_runs(text, self.lang):
-            voice = self._voice(run.lang)
+            voice = self.voices.get(run.lang)
+            if voice is None:
+                # Another script through this voice would be noise, not words.
+                log.warning("no %s voice: not saying %r", run.lang, run.text)
+                continue
             first = True
             for pcm in voice.synthesize(run.text):
                 pcm = resample(pcm, voice.sample_rate, self.sample_rate)

