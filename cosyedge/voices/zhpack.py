@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,5 +99,5 @@ class VoicePack:
             size = entry.get("bytes", 0) / 1e6
             lines.append(f"{role}: {entry['name']} ({size:.1f} MB) sha256 {entry['sha256'][:16]}…")
         lines.append(f"licence: {m['licence']['summary']}")
-        lines.append(m["licence"]["notes"])
+        lines += textwrap.wrap(m["licence"]["notes"], 96)
         return lines

