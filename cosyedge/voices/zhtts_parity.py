@@ -18,6 +18,7 @@ Needs TensorFlow 2.18 or older (the original's select-TF ops) and the onnx packa
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -70,7 +71,10 @@ class _Tflite:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         import tensorflow as tf
 
-        self.interpreter = tf.lite.Interpreter(model_path=str(path))
+        with warnings.catch_warnings():
+            # tf.lite's advice to move to LiteRT, whose interpreter lacks the select-TF ops.
+            warnings.simplefilter("ignore", UserWarning)
+            self.interpreter = tf.lite.Interpreter(model_path=str(path))
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         it = self.interpreter
