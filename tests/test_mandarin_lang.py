@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from cosyedge.alerts import parse_alert
+from cosyedge.config import TemplateConfig
 from cosyedge.lang import Run, split_runs
+from cosyedge.templates import TemplateSet
 
 
 @pytest.mark.parametrize(
@@ -36,3 +39,19 @@ from cosyedge.lang import Run, split_runs
 )
 def test_runs(text, lang, runs):
     assert split_runs(text, lang) == [Run(*r) for r in runs]
+
+
+@pytest.mark.parametrize(
+    ("payload", "lang"),
+    [
+        ('{"text": "12.5", "lang": "zh"}', "zh"),
+        ('{"text": "12.5", "lang": "ZH"}', "zh"),
+        ('{"text": "12.5", "lang": "zh; rm -rf"}', "en"),
+        ('{"text": "12.5"}', "en"),
+    ],
+)
+def test_an_alert_may_name_its_language(payload, lang):
+    template = TemplateSet([TemplateConfig(topic="cosyedge/say", text="{text}")])
+    found, fields = template.find("cosyedge/say")
+    announcement = found.render(parse_alert("cosyedge/say", payload.encode()), fields)
+    assert announcement.lang == lang

@@ -32,7 +32,7 @@ class EspeakUnavailable(RuntimeError):
     """espeak-ng or its Mandarin pinyin voice is not installed."""
 
 
-def _espeak() -> str:
+def find_espeak() -> str:
     exe = shutil.which("espeak-ng")
     if exe is None:
         raise EspeakUnavailable(
@@ -42,7 +42,7 @@ def _espeak() -> str:
     return exe
 
 
-def _version(exe: str) -> str:
+def espeak_version(exe: str) -> str:
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=TIMEOUT_S)
     return out.stdout.strip()
 
@@ -57,10 +57,10 @@ class EspeakPinyinVoice:
 
     @classmethod
     def load(cls) -> EspeakPinyinVoice:
-        exe = _espeak()
+        exe = find_espeak()
         probe = _run(exe, "ni3 hao3")
         identity = hashlib.sha256(
-            f"{ENGINE_VERSION}\0{_version(exe)}\0{WORDS_PER_MINUTE}".encode()
+            f"{ENGINE_VERSION}\0{espeak_version(exe)}\0{WORDS_PER_MINUTE}".encode()
         ).hexdigest()
         voice = cls(
             name="espeak-ng-" + ESPEAK_VOICE,

@@ -25,10 +25,15 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
         else:
             lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
     elif voice.engine == "espeak-pinyin":
-        from cosyedge.voices.espeak_pinyin import ESPEAK_VOICE, EspeakUnavailable, _espeak, _version
+        from cosyedge.voices.espeak_pinyin import (
+            ESPEAK_VOICE,
+            EspeakUnavailable,
+            espeak_version,
+            find_espeak,
+        )
 
         try:
-            lines.append(f"  {_version(_espeak())}, voice {ESPEAK_VOICE}")
+            lines.append(f"  {espeak_version(find_espeak())}, voice {ESPEAK_VOICE}")
         except EspeakUnavailable as exc:
             return [*lines, f"  NOT USABLE: {exc}"]
         lines.append("  licence: espeak-ng is GPL-3.0-or-later; reads pinyin from our front end")
