@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 from cosyedge.voices.zhpack import (
@@ -61,7 +62,9 @@ def _convert_one(source: Path, target: Path) -> None:
     except ImportError as exc:
         raise ConversionError(f"tf2onnx is not available: {exc} ({INSTALL_HINT})") from None
     started = time.monotonic()
-    from_tflite(str(source), opset=OPSET, output_path=str(target))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # tf.lite's advice to move to LiteRT
+        from_tflite(str(source), opset=OPSET, output_path=str(target))
     log.info("converted %s in %.1f s", source.name, time.monotonic() - started)
 
 

