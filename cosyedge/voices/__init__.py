@@ -49,7 +49,8 @@ def load_voices(config: Config) -> dict[str, Voice]:
     from cosyedge.voices.mixed import MixedVoice
 
     base: dict[str, Voice] = {"en": load_voice(config.voice)}
-    for zh in (config.voice_zh, VoiceConfig(engine="espeak-pinyin")):
+    fallback = VoiceConfig(engine="espeak-pinyin")
+    for zh in dict.fromkeys((config.voice_zh, fallback)):
         try:
             base["zh"] = load_voice(zh)
             break

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cosyedge.zh import FRONT_END_VERSION
 from cosyedge.zh.normalize import MandarinNormalizer
 from cosyedge.zh.pinyin import to_clauses
 
@@ -60,7 +61,9 @@ class EspeakPinyinVoice:
         exe = find_espeak()
         probe = _run(exe, "ni3 hao3")
         identity = hashlib.sha256(
-            f"{ENGINE_VERSION}\0{espeak_version(exe)}\0{WORDS_PER_MINUTE}".encode()
+            "\0".join(
+                [ENGINE_VERSION, FRONT_END_VERSION, espeak_version(exe), str(WORDS_PER_MINUTE)]
+            ).encode()
         ).hexdigest()
         voice = cls(
             name="espeak-ng-" + ESPEAK_VOICE,

@@ -19,7 +19,7 @@ from cosyedge.voices import Voice
 
 log = logging.getLogger(__name__)
 
-ENGINE_VERSION = "mixed-1"
+ENGINE_VERSION = "mixed-1"  # bump when the split into runs or the joining changes
 SWITCH_PAUSE_S = 0.12  # between runs inside a sentence
 PUNCTUATION_PAUSE_S = 0.3  # where the switch falls on punctuation
 _PUNCTUATION = ",.;:!?，。；：！？、"

