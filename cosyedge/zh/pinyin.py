@@ -83,6 +83,9 @@ LETTERS: dict[str, tuple[str, ...]] = {
     "Z": ("zei4",),
 }
 
+# Longer clauses are cut into even pieces: the neural voice's decoder takes at most 2048 mel
+# frames (about 25 s), and shorter pieces start playing sooner.
+MAX_CLAUSE_SYLLABLES = 30
 _CLAUSE_BREAK = re.compile(r"[，。！？；：、,.!?;:\n]+")
 _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[A-Z]")
 
@@ -154,10 +157,13 @@ def clause_syllables(text: str) -> tuple[str, ...]:
 
 
 def to_clauses(normalized: str) -> list[Clause]:
-    """Split at punctuation; clauses with nothing to say are dropped."""
+    """Split at punctuation, and long stretches evenly; clauses with nothing to say are
+    dropped."""
     clauses = []
     for piece in _CLAUSE_BREAK.split(normalized):
         syllables = clause_syllables(piece)
-        if syllables:
-            clauses.append(Clause(piece.strip(), syllables))
+        parts = -(-len(syllables) // MAX_CLAUSE_SYLLABLES)
+        size = -(-len(syllables) // parts) if parts else 0
+        for start in range(0, len(syllables), size or 1):
+            clauses.append(Clause(piece.strip(), syllables[start : start + size]))
     return clauses
