@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -40,16 +39,21 @@ FALLBACK_ZH = [
 FALLBACK_EN = ["Temperature alarm on line three: eighty five degrees. Check the pump."]
 
 
-def rss_mb() -> float:
+def _status_mb(field: str) -> float:
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
 
+def rss_mb() -> float:
+    return _status_mb("VmRSS:")
+
+
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: the latter can carry the parent's peak across fork and exec.
+    return _status_mb("VmHWM:")
 
 
 def load_alerts(path: Path | None) -> dict[str, list[str]]:
