@@ -27,11 +27,19 @@ class Renderer:
         self.cache = cache
 
     def render(self, text: str) -> Rendering:
-        key = cache_key(text, self.voice.identity)
-        clip = self.cache.get(key)
-        if clip is not None:
-            return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, key))
+        return self.cached(text) or Rendering(
+            self.voice.sample_rate, "synth", self._synthesize(text, self._key(text))
+        )
+
+    def cached(self, text: str) -> Rendering | None:
+        """The phrase from the cache, or None: never synthesizes."""
+        clip = self.cache.get(self._key(text))
+        if clip is None:
+            return None
+        return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
+
+    def _key(self, text: str) -> str:
+        return cache_key(text, self.voice.identity)
 
     def _synthesize(self, text: str, key: str) -> Iterator[np.ndarray]:
         parts = []
