@@ -196,8 +196,8 @@ class Daemon:
         )
         renderer = Renderer(voice, PhraseCache(config.cache.dir))
         self.memory = MemoryGuard(config.memory.ceiling_mb, [voice])
+        warm_generic_phrases(renderer)  # first: they are short, and what is left when all fails
         self.memory.measure_voice(voice)
-        warm_generic_phrases(renderer)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
         for announcement in take_pending(config.state_dir):

@@ -1,16 +1,17 @@
 """The memory ceiling: measure our own RSS, shed in a fixed order, refuse before we break.
 
-Synthesis is what costs memory: a Piper clause needs roughly 20 MB per second of audio on top
-of the loaded voice, and onnxruntime keeps that in its arena. Everything else is small and
-bounded. So the guard watches resident memory and, as it nears `memory.ceiling_mb`, sheds in
-this order:
+Synthesis is what costs memory: one inference step of a Piper voice needs roughly 20 MB per
+second of audio on top of the loaded voice (voices cut long text into bounded steps), and
+onnxruntime keeps that in its arena. Everything else is small and bounded. At start the
+guard measures the largest step; then it watches resident memory and, as it nears
+`memory.ceiling_mb`, sheds in this order:
 
 1. at 60 % of the ceiling: drop buffers (Python garbage, free heap pages back to the system);
 2. at 70 %: unload voices that have been idle for a few seconds (they load again on use);
 3. when the peak a synthesis would reach (RSS now, plus reloading the voice if it is
-   unloaded, plus the largest clause seen so far) is above 90 %: refuse synthesis of
-   non-critical alerts; they are spoken from the phrase cache when their phrase is there,
-   else as a short generic phrase rendered at start-up.
+   unloaded, plus the largest step seen) is above 90 %: refuse synthesis of non-critical
+   alerts; they are spoken from the phrase cache when their phrase is there, else as a
+   short generic phrase rendered at start-up.
 
 Critical alerts are always synthesized, after steps 1 and 2. An allocation failure during
 synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same way and falls back to the
@@ -34,7 +35,6 @@ import numpy as np
 
 from cosyedge.render import Renderer, Rendering
 from cosyedge.voices import Voice
-from cosyedge.voices.clauses import split_clauses
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +54,11 @@ GENERIC_PHRASES = {
 
 MIB = 1 << 20
 
-# As long as the longest clause the splitter lets through: what one synthesis step can cost.
-REFERENCE_CLAUSE = split_clauses(
+# Longer than one inference may be (voices cut longer runs): what one synthesis step can cost.
+REFERENCE_TEXT = (
     "attention please the pressure in the main steam line of boiler house two is rising above "
     "the upper alarm limit of eighty bar and the operators on duty must check the relief valves"
-)[0]
+)
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -130,8 +130,13 @@ def is_out_of_memory(exc: BaseException) -> bool:
 def warm_generic_phrases(renderer: Renderer) -> None:
     """Render the fallback phrases into the cache now, while memory is plentiful."""
     for text in GENERIC_PHRASES.values():
-        for _ in renderer.render(text).chunks:
-            pass
+        try:
+            for _ in renderer.render(text).chunks:
+                pass
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            log.error("out of memory rendering the fallback phrase %r: %s", text, _first_line(exc))
 
 
 def generic_rendering(renderer: Renderer, priority: str) -> Rendering:
@@ -163,8 +168,8 @@ class SheddableVoice:
         self._lock = threading.Lock()
         self._users = 0
         self.last_used = time.monotonic()
-        self.unloaded_mb = 0.0  # what the last unload gave back: the price of loading again
-        voice = load()
+        self.size_mb = 0.0  # what loading added to RSS: the price of loading it again
+        voice = self._load_measured()
         self._voice: Voice | None = voice
         self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
 
@@ -176,7 +181,7 @@ class SheddableVoice:
         with self._lock:
             if self._voice is None:
                 started = time.monotonic()
-                self._voice = self._load()
+                self._voice = self._load_measured()
                 self.identity = self._voice.identity
                 log.info("voice %s loaded again in %.2f s", self.name, time.monotonic() - started)
             voice = self._voice
@@ -187,6 +192,12 @@ class SheddableVoice:
             with self._lock:
                 self._users -= 1
                 self.last_used = time.monotonic()
+
+    def _load_measured(self) -> Voice:
+        before = rss_mb()
+        voice = self._load()
+        self.size_mb = max(self.size_mb, rss_mb() - before)
+        return voice
 
     def unload_if_idle(self, idle_s: float) -> bool:
         with self._lock:
@@ -204,7 +215,7 @@ class MemoryGuard:
     def __init__(self, ceiling_mb: float, voices: Iterable[SheddableVoice] = ()) -> None:
         self.ceiling_mb = float(ceiling_mb)
         self.voices = list(voices)
-        self.clause_mb = 0.0  # the most one clause of synthesis has added so far
+        self.step_mb = 0.0  # the most one synthesis step has added to RSS so far
         self.peak_mb = peak_rss_mb()
         self._can_reset_peak = True
         self._trim = _malloc_trim()
@@ -219,20 +230,38 @@ class MemoryGuard:
         return rss
 
     def measure_voice(self, voice: SheddableVoice) -> None:
-        """Learn what the longest clause costs before the first alert needs it."""
-        for _ in self.metered(voice.synthesize(REFERENCE_CLAUSE)):
-            pass
+        """Learn what the longest synthesis step costs before the first alert needs it."""
+        try:
+            for _ in self.metered(voice.synthesize(REFERENCE_TEXT)):
+                pass
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            # The process limit is below what one step needs: long alerts will fall back.
+            self.out_of_memory(exc)
+            return
+        rss = self.rss()
         log.info(
-            "voice %s: one clause of %d characters takes up to %.0f MB; RSS now %.0f MB of %.0f",
+            "voice %s: one synthesis step takes up to %.0f MB; RSS now %.0f MB of %.0f",
             voice.name,
-            len(REFERENCE_CLAUSE),
-            self.clause_mb,
-            self.rss(),
+            self.step_mb,
+            rss,
             self.ceiling_mb,
         )
+        if rss + self.step_mb > self.ceiling_mb:
+            log.warning(
+                "memory.ceiling_mb %.0f is too low for voice %s (it needs about %.0f MB to "
+                "speak): critical alerts will go above it",
+                self.ceiling_mb,
+                voice.name,
+                rss + self.step_mb,
+            )
 
     def metered(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
-        """Pass chunks through, learning how much memory producing each one took."""
+        """Pass chunks through, learning how much memory producing each one took.
+
+        Each step restarts the kernel's peak counter so the step's own peak can be read;
+        `peak_mb` keeps the peak of the whole run."""
         iterator = iter(chunks)
         while True:
             before = self.rss()
@@ -244,7 +273,7 @@ class MemoryGuard:
             finally:
                 peak = peak_rss_mb() if self._can_reset_peak else self.rss()
                 self.peak_mb = max(self.peak_mb, peak)
-                self.clause_mb = max(self.clause_mb, peak - before)
+                self.step_mb = max(self.step_mb, peak - before)
             yield chunk
 
     # -- shedding ----------------------------------------------------------------------------
@@ -268,7 +297,7 @@ class MemoryGuard:
         if self._trim is not None:
             self._trim(0)
         after = self.rss()
-        log.info(
+        log.debug(
             "memory %.0f MB of %.0f: dropped buffers, now %.0f MB", before, self.ceiling_mb, after
         )
         return after
@@ -282,13 +311,13 @@ class MemoryGuard:
                 if self._trim is not None:
                     self._trim(0)
                 after = self.rss()
-                voice.unloaded_mb = max(0.0, before - after)
+                voice.size_mb = max(voice.size_mb, before - after)  # with its arena, if grown
                 log.warning(
                     "memory %.0f MB of %.0f: unloaded idle voice %s (%.0f MB freed)",
                     before,
                     self.ceiling_mb,
                     voice.name,
-                    voice.unloaded_mb,
+                    before - after,
                 )
                 before = after
         return before
@@ -297,8 +326,8 @@ class MemoryGuard:
     def may_synthesize(self, priority: str, voice: SheddableVoice) -> bool:
         """Whether an alert of this priority may be synthesized now; critical ones always may."""
         rss = self.check()
-        reload_mb = 0.0 if voice.loaded else voice.unloaded_mb
-        predicted = rss + reload_mb + self.clause_mb
+        reload_mb = 0.0 if voice.loaded else voice.size_mb
+        predicted = rss + reload_mb + self.step_mb
         if predicted <= SYNTHESIS_BUDGET * self.ceiling_mb:
             return True
         if priority == "critical":
@@ -321,13 +350,14 @@ class MemoryGuard:
         self.check(force=True)
 
     def describe(self) -> str:
-        """The memory part of STATUS, rounded so it does not change on every tick."""
+        """The memory part of STATUS."""
         state = (
             "refusing synthesis of non-critical alerts"
             if time.monotonic() - self._refused_at < REFUSAL_SHOWN_S
             else "ok"
         )
-        return f"{state} ({round(rss_mb(), -1):.0f} of {self.ceiling_mb:.0f} MB)"
+        rss = self.rss()
+        return f"{state}, {rss:.0f} MB of {self.ceiling_mb:.0f}, peak {self.peak_mb:.0f}"
 
 
 def _first_line(exc: BaseException) -> str:
