@@ -54,10 +54,10 @@ GENERIC_PHRASES = {
 
 MIB = 1 << 20
 
-# Longer than one inference may be (voices cut longer runs): what one synthesis step can cost.
-REFERENCE_TEXT = (
-    "attention please the pressure in the main steam line of boiler house two is rising above "
-    "the upper alarm limit of eighty bar and the operators on duty must check the relief valves"
+# Longer than one inference may be (voices cut longer runs): what one synthesis step costs.
+REFERENCE_TEXT = (  # just over one step: the longest step, then a word or two
+    "attention please the pressure in the main steam line of boiler house two is rising "
+    "above the upper alarm limit of eighty bar now"
 )
 
 

@@ -201,3 +201,17 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
     publish(broker.port, "plant/1/report", json.dumps({"text": "Door shut.", "id": "short-2"}))
     daemon.wait_for_log(r"spoke alert short-2 source=synth ")
     assert daemon.alive()
+
+
+def test_a_long_number_is_synthesized_in_bounded_steps():
+    """espeak reads a 12-digit number as a long sentence; one inference must not hold it all."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices.piper import PiperVoice
+
+    voice = PiperVoice.load(VoiceConfig())
+    steps = list(voice.synthesize("Serial " + " ".join(["987654321987"] * 3) + "."))
+    seconds = [len(step) / voice.sample_rate for step in steps]
+    print(f"steps: {', '.join(f'{s:.1f}' for s in seconds)} s")
+    assert sum(seconds) > 15  # the whole number is spoken
+    assert len(steps) >= 3
+    assert max(seconds) < 8  # in pieces of about six seconds
