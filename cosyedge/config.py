@@ -13,6 +13,7 @@ import os
 import socket
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class VoiceConfig:
 @dataclass(frozen=True)
 class CacheConfig:
     dir: Path = field(default_factory=_default_cache_dir)
+    max_mb: float = field(default=256.0, metadata=_range(1, 1_000_000))
+    max_entries: int | None = field(default=None, metadata=_range(1, 10_000_000))
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,16 @@ class TemplateConfig:
     priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
     lang: str = "en"
     max_chars: int = field(default=400, metadata=_range(16, 4000))
+    # Finite values of the text's placeholders, e.g. {line: "1..12", state: [open, closed]}:
+    # the phrases they make are rendered ahead and pinned in the cache.
+    values: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        from cosyedge.cache.values import expand_values
         from cosyedge.templates import check_template  # the template language lives there
 
         check_template(self.topic, self.text)
+        object.__setattr__(self, "values", expand_values(self.text, self.values))
 
 
 DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)

@@ -19,14 +19,15 @@ from cosyedge.alerts import PRIORITIES, RejectedAlert, parse_alert
 from cosyedge.audio import AudioUnavailable, Playback, Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
+from cosyedge.cache.background import Activity, CacheUpkeep
+from cosyedge.cache.warm import declared_phrases
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.memory import (
+    FallbackPhrases,
     MemoryGuard,
     SheddableVoice,
-    generic_rendering,
     is_out_of_memory,
     service_limit_mb,
-    warm_generic_phrases,
 )
 from cosyedge.mqtt import MqttIntake
 from cosyedge.notify import Heartbeat, Notifier, Watchdog
@@ -63,6 +64,7 @@ class Daemon:
         self.player_beat = Heartbeat("player")
         self._current: _Queued | None = None
         self._last = "none yet"
+        self.activity = Activity()  # held while an alert is rendered or played
 
     # -- intake: runs on paho's network thread, so it only parses and enqueues ----------
     def on_message(self, topic: str, payload: bytes) -> None:
@@ -92,7 +94,8 @@ class Daemon:
             except queue.Empty:
                 continue
             self._current = item
-            self._announce(item, renderer, player)
+            with self.activity.busy():
+                self._announce(item, renderer, player)
             self._current = None
 
     def _announce(self, item: _Queued, renderer: Renderer, player: Player) -> None:
@@ -128,11 +131,12 @@ class Daemon:
     ) -> tuple[Rendering, Playback]:
         """Synthesize when memory allows, else the cached or generic phrase; the same after
         an allocation failure, so running out of memory never silences an alert."""
+        text, lang = announcement.text, announcement.lang
         if self.memory.may_synthesize(announcement.priority, self.voice):
-            rendering = renderer.render(announcement.text)
+            rendering = renderer.render(text, lang)
         else:
-            rendering = renderer.cached(announcement.text) or generic_rendering(
-                renderer, announcement.priority
+            rendering = renderer.cached(text, lang) or self.fallback.rendering(
+                announcement.priority
             )
         try:
             return rendering, self._play(rendering, player, cut)
@@ -140,7 +144,7 @@ class Daemon:
             if not is_out_of_memory(exc):
                 raise
             self.memory.out_of_memory(exc)
-            rendering = generic_rendering(renderer, announcement.priority)
+            rendering = self.fallback.rendering(announcement.priority)
             return rendering, self._play(rendering, player, cut)
 
     def _play(self, rendering: Rendering, player: Player, cut: list[bool]) -> Playback:
@@ -194,9 +198,10 @@ class Daemon:
             time.monotonic() - started,
             config.voice.threads,
         )
-        renderer = Renderer(voice, PhraseCache(config.cache.dir))
+        self.cache = PhraseCache.from_config(config.cache)
+        renderer = Renderer(voice, self.cache)
         self.memory = MemoryGuard(config.memory.ceiling_mb, [voice])
-        warm_generic_phrases(renderer)  # first: they are short, and what is left when all fails
+        self.fallback = FallbackPhrases(renderer)  # first: short, and what is left if all fails
         self.memory.measure_voice(voice)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
@@ -210,6 +215,9 @@ class Daemon:
         announcer.start()
         self.intake = MqttIntake(config.mqtt, self.templates.filters, self.on_message)
         self.intake.start()
+        phrases = declared_phrases(config.templates)
+        self.upkeep = CacheUpkeep(self.cache, renderer, phrases, self.activity)
+        self.upkeep.start()
         watchdog = Watchdog(self.notifier, [self.announcer_beat, self.player_beat])
         while not self.intake.subscribed.is_set():
             target = f"{config.mqtt.host}:{config.mqtt.port}"
@@ -240,6 +248,7 @@ class Daemon:
         self.notifier.stopping("stopping: finishing the clause being spoken")
         self.intake.stop()
         announcer.join(timeout=STOP_GRACE_S)
+        self.upkeep.stop(timeout=1)
         unsaid: list[Announcement] = []
         if announcer.is_alive() and self._current is not None:
             unsaid.append(self._current.announcement)
@@ -252,6 +261,7 @@ class Daemon:
             log.error("cannot save %d unsaid alerts: %s", len(unsaid), exc)
         if not announcer.is_alive():
             self._current = None
+            self.cache.close()  # else the stuck announcer may still be using it
         return 0
 
     def _reload_config(self) -> None:

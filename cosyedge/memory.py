@@ -11,7 +11,7 @@ guard measures the largest step; then it watches resident memory and, as it near
 3. when the peak a synthesis would reach (RSS now, plus reloading the voice if it is
    unloaded, plus the largest step seen) is above 90 %: refuse synthesis of non-critical
    alerts; they are spoken from the phrase cache when their phrase is there, else as a
-   short generic phrase rendered at start-up.
+   short generic phrase rendered at start-up and held in memory.
 
 Critical alerts are always synthesized, after steps 1 and 2. An allocation failure during
 synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same way and falls back to the
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import dataclasses
 import gc
 import logging
 import os
@@ -45,6 +44,7 @@ IDLE_VOICE_S = 5.0
 DROP_BUFFERS_EVERY_S = 5.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
 
+GENERIC_LANG = "en"
 GENERIC_PHRASES = {
     "critical": "Critical alarm. Check the alarm panel.",
     "high": "High priority alarm. Check the alarm panel.",
@@ -127,23 +127,28 @@ def is_out_of_memory(exc: BaseException) -> bool:
     )
 
 
-def warm_generic_phrases(renderer: Renderer) -> None:
-    """Render the fallback phrases into the cache now, while memory is plentiful."""
-    for text in GENERIC_PHRASES.values():
-        try:
-            for _ in renderer.render(text).chunks:
-                pass
-        except Exception as exc:
-            if not is_out_of_memory(exc):
-                raise
-            log.error("out of memory rendering the fallback phrase %r: %s", text, _first_line(exc))
+class FallbackPhrases:
+    """The generic phrases, rendered at start and held in memory (about 0.4 MB), so they can
+    be said when synthesis is refused or fails, whatever state memory or disk are in."""
 
+    def __init__(self, renderer: Renderer) -> None:
+        self._clips: dict[str, tuple[int, np.ndarray]] = {}
+        for priority, text in GENERIC_PHRASES.items():
+            try:
+                rendering = renderer.render(text, GENERIC_LANG, record=False)
+                pcm = np.concatenate(list(rendering.chunks))
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
+                continue
+            self._clips[priority] = (rendering.sample_rate, pcm)
 
-def generic_rendering(renderer: Renderer, priority: str) -> Rendering:
-    rendering = renderer.cached(GENERIC_PHRASES[priority])
-    if rendering is None:
-        raise RuntimeError(f"the generic phrase for {priority} alerts is not in the phrase cache")
-    return dataclasses.replace(rendering, source="generic")
+    def rendering(self, priority: str) -> Rendering:
+        if priority not in self._clips:
+            raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
+        sample_rate, pcm = self._clips[priority]
+        return Rendering(sample_rate, "generic", iter([pcm]))
 
 
 def _malloc_trim() -> Callable[[int], int] | None:

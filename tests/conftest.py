@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon, NotifySocket
+from support import AlsaSink, Broker, Daemon, NotifySocket, mount
 
 
 @pytest.fixture
@@ -45,3 +46,13 @@ def notify_socket():
     sock = NotifySocket()
     yield sock
     sock.close()
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path):
+    """A 1 MiB tmpfs (needs root): a disk that really fills up."""
+    directory = tmp_path / "tiny"
+    directory.mkdir()
+    mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
+    yield directory
+    subprocess.run(["umount", "-l", str(directory)], check=True)
