@@ -201,7 +201,7 @@ class Daemon:
         self.cache = PhraseCache.from_config(config.cache)
         renderer = Renderer(voice, self.cache)
         self.memory = MemoryGuard(config.memory.ceiling_mb, [voice])
-        self.fallback = FallbackPhrases(renderer)  # first: short, and what is left if all fails
+        self.fallback = FallbackPhrases(voice)  # first: short, and what is left if all fails
         self.memory.measure_voice(voice)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.render import Renderer, Rendering
+from cosyedge.render import Rendering
 from cosyedge.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,6 @@ IDLE_VOICE_S = 5.0
 DROP_BUFFERS_EVERY_S = 5.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
 
-GENERIC_LANG = "en"
 GENERIC_PHRASES = {
     "critical": "Critical alarm. Check the alarm panel.",
     "high": "High priority alarm. Check the alarm panel.",
@@ -128,27 +127,25 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 class FallbackPhrases:
-    """The generic phrases, rendered at start and held in memory (about 0.4 MB), so they can
-    be said when synthesis is refused or fails, whatever state memory or disk are in."""
+    """The generic phrases, synthesized at start and held in memory (about 0.4 MB), so they
+    can be said when synthesis is refused or fails, whatever state memory or disk are in.
+    They stay out of the phrase cache, which holds what alerts and templates say."""
 
-    def __init__(self, renderer: Renderer) -> None:
-        self._clips: dict[str, tuple[int, np.ndarray]] = {}
+    def __init__(self, voice: Voice) -> None:
+        self.sample_rate = voice.sample_rate
+        self._pcm: dict[str, np.ndarray] = {}
         for priority, text in GENERIC_PHRASES.items():
             try:
-                rendering = renderer.render(text, GENERIC_LANG, record=False)
-                pcm = np.concatenate(list(rendering.chunks))
+                self._pcm[priority] = np.concatenate(list(voice.synthesize(text)))
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise
                 log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
-                continue
-            self._clips[priority] = (rendering.sample_rate, pcm)
 
     def rendering(self, priority: str) -> Rendering:
-        if priority not in self._clips:
+        if priority not in self._pcm:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
-        sample_rate, pcm = self._clips[priority]
-        return Rendering(sample_rate, "generic", iter([pcm]))
+        return Rendering(self.sample_rate, "generic", iter([self._pcm[priority]]))
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
