@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,8 @@ class Playback:
     played: bool
     samples: int
     first_audio: float | None  # time.monotonic() of the first block handed to the device
+    stopped: bool = False  # cut short because should_stop() said so
+    last_audio: float | None = None  # time.monotonic() when the last block was handed over
 
 
 class Player:
@@ -47,8 +49,14 @@ class Player:
         self._failures = 0
         self._lost_since = 0.0
 
-    def play(self, sample_rate: int, chunks: Iterable[np.ndarray]) -> Playback:
-        """Play every chunk; raises AudioUnavailable when the device cannot take them."""
+    def play(
+        self,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> Playback:
+        """Play every chunk, or until should_stop() (asked between blocks) says to give way;
+        raises AudioUnavailable when the device cannot take them."""
         import sounddevice as sd
 
         retrying = self.available is False
@@ -66,7 +74,9 @@ class Player:
             except (sd.PortAudioError, ValueError) as exc:
                 raise self._lost(exc) from None
             try:
-                samples, first = self._write(stream, sample_rate, chunks, sd.PortAudioError)
+                samples, first, stopped = self._write(
+                    stream, sample_rate, chunks, should_stop, sd.PortAudioError
+                )
             finally:
                 _close(stream, sd.PortAudioError)
         finally:
@@ -75,16 +85,24 @@ class Player:
             log.warning("audio output device is back after %.0f s", self._outage_s())
         self.available = True
         self._failures = 0
-        return Playback(True, samples, first)
+        return Playback(True, samples, first, stopped, time.monotonic())
 
     def _write(
-        self, stream, sample_rate: int, chunks: Iterable[np.ndarray], error: type[Exception]
-    ) -> tuple[int, float | None]:
+        self,
+        stream,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool],
+        error: type[Exception],
+    ) -> tuple[int, float | None, bool]:
         block = max(1, sample_rate * self.block_ms // 1000)
         samples, first = 0, None
         for chunk in chunks:
             self.heartbeat.beat()
             for start in range(0, len(chunk), block):
+                if should_stop():
+                    stream.abort()  # drop what the device still buffers: cut in now
+                    return samples, first, True
                 piece = chunk[start : start + block]
                 try:
                     stream.write(piece)
@@ -94,7 +112,7 @@ class Player:
                 if first is None:
                     first = time.monotonic()
                 samples += len(piece)
-        return samples, first
+        return samples, first, False
 
     def retry_in(self) -> float:
         """Seconds to wait before the next attempt: doubling from MIN_RETRY_S to MAX_RETRY_S."""
@@ -150,8 +168,13 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def _close(stream, error: type[Exception]) -> None:
+    """Let the device play out what it holds (unless aborted), then release it."""
     try:
-        stream.stop()
+        if not stream.stopped:
+            stream.stop()
+    except error as exc:
+        log.debug("stopping the audio stream failed: %s", _one_line(exc))
+    try:
         stream.close()
     except error as exc:
         log.debug("closing the audio stream failed: %s", _one_line(exc))
