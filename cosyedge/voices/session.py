@@ -7,8 +7,9 @@ from pathlib import Path
 import onnxruntime as ort
 
 
-def make_session(model: Path, threads: int) -> ort.InferenceSession:
+def make_session(model: Path, threads: int, memory_arena: bool = True) -> ort.InferenceSession:
     options = ort.SessionOptions()
+    options.enable_cpu_mem_arena = memory_arena
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
