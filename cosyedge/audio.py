@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +21,8 @@ class Playback:
     played: bool
     samples: int
     first_audio: float | None  # time.monotonic() of the first block handed to the device
+    stopped: bool = False  # cut short because should_stop() said so
+    last_audio: float | None = None  # time.monotonic() when the last block was handed over
 
 
 class Player:
@@ -29,7 +31,13 @@ class Player:
         self.block_ms = block_ms
         self._available: bool | None = None
 
-    def play(self, sample_rate: int, chunks: Iterable[np.ndarray]) -> Playback:
+    def play(
+        self,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> Playback:
+        """Play to the end, or until should_stop() (asked between blocks) says to give way."""
         import sounddevice as sd
 
         try:
@@ -45,16 +53,22 @@ class Player:
             log.info("audio output device is back")
         self._available = True
         block = max(1, sample_rate * self.block_ms // 1000)
-        samples, first = 0, None
+        samples, first, stopped = 0, None, False
         with stream:
             for chunk in chunks:
                 for start in range(0, len(chunk), block):
+                    if should_stop():
+                        stopped = True
+                        stream.abort()  # drop what the device still buffers: cut in now
+                        break
                     piece = chunk[start : start + block]
                     stream.write(piece)
                     if first is None:
                         first = time.monotonic()
                     samples += len(piece)
-        return Playback(True, samples, first)
+                if stopped:
+                    break
+        return Playback(True, samples, first, stopped, time.monotonic())
 
     def _unavailable(self, exc: Exception) -> None:
         if self._available is not False:

@@ -1,87 +1,54 @@
-"""Wiring and lifecycle: MQTT message → alert → announcement → audio, read top to bottom."""
+"""Wiring and lifecycle: MQTT message → journal → alarm desk → announcer, read top to bottom."""
 
 from __future__ import annotations
 
-import itertools
+import json
 import logging
-import queue
 import signal
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from cosyedge.alerts import PRIORITIES, RejectedAlert, parse_alert
+from cosyedge.announcer import Announcer
 from cosyedge.audio import Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
 from cosyedge.config import Config
+from cosyedge.desk import AlarmDesk
+from cosyedge.intake import Intake
+from cosyedge.journal import Journal
 from cosyedge.mqtt import MqttIntake
+from cosyedge.policy import AlarmPolicy
 from cosyedge.render import Renderer
-from cosyedge.templates import Announcement, TemplateSet
+from cosyedge.reports import Reporter
+from cosyedge.sound import Sound
 from cosyedge.voices import load_voice
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(order=True, frozen=True)
-class _Queued:
-    rank: int
-    seq: int
-    announcement: Announcement = field(compare=False)
-    received_mono: float = field(compare=False)
-
-
 class Daemon:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.templates = TemplateSet(config.templates)
-        self.queue: queue.PriorityQueue[_Queued] = queue.PriorityQueue()
-        self._seq = itertools.count()
+        self.intake = Intake(config)
+        self.journal = Journal(config.state_dir / "journal.jsonl", config.alarms.dedup_window_s)
+        self.desk: AlarmDesk | None = None
         self._stop = threading.Event()
 
-    # -- intake: runs on paho's network thread, so it only parses and enqueues ----------
-    def on_message(self, topic: str, payload: bytes) -> None:
-        received = time.monotonic()
-        try:
-            template, topic_fields = self.templates.find(topic)
-            alert = parse_alert(
-                topic, payload, template.config.payload, self.config.mqtt.max_payload_bytes
-            )
-            announcement = template.render(alert, topic_fields)
-        except RejectedAlert as exc:
-            log.warning("rejected message on %r: %s", topic, exc)
+    # -- intake: runs on paho's network thread, so it only records and hands over ---------
+    def on_message(self, topic: str, payload: bytes, ack: Callable[[], None]) -> None:
+        assert self.desk is not None
+        if self.intake.is_command(topic):
+            self.desk.command(payload)
+            ack()
             return
-        rank = PRIORITIES.index(announcement.priority)
-        self.queue.put(_Queued(rank, next(self._seq), announcement, received))
-        log.info("accepted alert %s on %r (%s)", alert.id, topic, announcement.priority)
-
-    # -- announcer: one thread renders and plays, highest priority first ----------------
-    def _announce_forever(self, renderer: Renderer, player: Player) -> None:
-        while not self._stop.is_set():
-            try:
-                item = self.queue.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            self._announce(item, renderer, player)
-
-    def _announce(self, item: _Queued, renderer: Renderer, player: Player) -> None:
-        announcement = item.announcement
-        try:
-            rendering = renderer.render(announcement.text)
-            playback = player.play(rendering.sample_rate, rendering.chunks)
-        except Exception:
-            log.exception("failed to speak alert %s", announcement.alert.id)
+        if not self.intake.wants(topic, payload):
+            ack()
             return
-        latency = (playback.first_audio - item.received_mono) * 1000 if playback.first_audio else -1
-        log.info(
-            "%s alert %s source=%s latency_ms=%.0f samples=%d text=%r",
-            "spoke" if playback.played else "rendered (no audio device)",
-            announcement.alert.id,
-            rendering.source,
-            latency,
-            playback.samples,
-            announcement.text,
-        )
+        received = time.time()
+        # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
+        seq = self.journal.accept(topic, payload, received, then=ack)
+        self.desk.submit(seq, topic, payload, received)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
@@ -110,15 +77,32 @@ class Daemon:
         )
         renderer = Renderer(voice, PhraseCache(config.cache.dir))
         player = Player(config.audio.device, config.audio.block_ms)
-        announcer = threading.Thread(
-            target=self._announce_forever, args=(renderer, player), name="announcer", daemon=True
+        status_topic = config.reports.status_topic
+        intake = MqttIntake(
+            config.mqtt,
+            self.intake.filters,
+            self.on_message,
+            will=(status_topic, json.dumps({"state": "offline"})),
+            on_connected=lambda: desk.publish_status(),
+            on_published=lambda mid: reporter.published(mid),
         )
-        announcer.start()
-        intake = MqttIntake(config.mqtt, self.templates.filters, self.on_message)
+        reporter = Reporter(config.reports, intake.publish, self.journal)
+        desk = self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.intake, reporter)
+        desk.recover(self.journal.open())
+        announcer = Announcer(desk, renderer, player, Sound(config.alarms), self._stop)
+        threads = [
+            threading.Thread(target=announcer.run, name="announcer", daemon=True),
+            threading.Thread(target=desk.run_clock, args=(self._stop,), name="clock", daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
         intake.start()
         log.info("ready")
         self._stop.wait()
         log.info("stopping")
+        for thread in threads:
+            thread.join(timeout=10)
+        desk.publish_status("offline")
         intake.stop()
-        announcer.join(timeout=10)
+        self.journal.stop()
         return 0
