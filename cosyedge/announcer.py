@@ -86,8 +86,11 @@ class Announcer:
                 self._retry_s,
             )
             return Delivery("unplayed")
+        if playback.stopped:
+            log.info("cut %s %s short after %d samples", item.kind, item.key, playback.samples)
+            return Delivery("stopped")
         if playback.first_audio is None or playback.last_audio is None:
-            return Delivery("stopped" if playback.stopped else "failed", {"reason": "no audio"})
+            return Delivery("failed", {"reason": "no audio was rendered"})
         start, end = _wall(playback.first_audio), _wall(playback.last_audio)
         received = min((o.ticket.received for o in item.offers), default=start)
         detail = {
@@ -96,9 +99,6 @@ class Announcer:
             "source": rendering.source,
             "latency_ms": round((start - received) * 1000),
         }
-        if playback.stopped:
-            log.info("cut %s %s short after %.2f s", item.kind, item.key, end - start)
-            return Delivery("stopped", detail)
         log.info(
             "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
             item.kind,

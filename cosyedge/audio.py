@@ -27,6 +27,10 @@ class Playback:
 
 class Player:
     def __init__(self, device: str | None, block_ms: int) -> None:
+        # Initialising PortAudio points fd 2 at /dev/null for a moment (to hide ALSA's chatter),
+        # which swallows other threads' log lines: do it now, before there are other threads.
+        import sounddevice  # noqa: F401
+
         self.device = device
         self.block_ms = block_ms
         self._available: bool | None = None
