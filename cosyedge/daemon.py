@@ -87,8 +87,13 @@ class Daemon:
             on_published=lambda mid: reporter.published(mid),
         )
         reporter = Reporter(config.reports, intake.publish, self.journal)
+        self.journal.on_error = reporter.error
         desk = self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.intake, reporter)
-        desk.recover(self.journal.open())
+        try:
+            recovered = self.journal.open()
+        except OSError as exc:
+            raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
+        desk.recover(recovered)
         announcer = Announcer(desk, renderer, player, Sound(config.alarms), self._stop)
         threads = [
             threading.Thread(target=announcer.run, name="announcer", daemon=True),

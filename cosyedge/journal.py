@@ -83,6 +83,7 @@ class Journal:
         self._unsent: dict[int, dict] = {}
         self._seen: dict[str, dict] = {}
         self._writer: threading.Thread | None = None
+        self.on_error: Callable[[str], None] | None = None  # e.g. publish on the error topic
 
     # -- start-up -------------------------------------------------------------------------
     def open(self) -> Recovered:
@@ -182,7 +183,10 @@ class Journal:
                 os.fdatasync(self._fd)
             except OSError as exc:
                 # The broker keeps what we could not record: no ack, so it is redelivered.
-                log.error("journal %s: cannot write (%s); not acknowledged", self.path, exc)
+                problem = f"journal {self.path}: cannot write ({exc}); alerts not acknowledged"
+                log.error("%s", problem)
+                if self.on_error is not None:
+                    self.on_error(problem)
                 continue
             for r in batch:
                 self._apply(r.record)

@@ -91,7 +91,7 @@ OUTCOMES = (
     "expired",
     "deduplicated",
     "shelved",
-    "acknowledged",  # before it was spoken
+    "acknowledged",  # before it was spoken, or while it was
     "silenced",  # cut short by the silence command
     "cleared",  # returned to normal before it was spoken
     "return_to_normal",  # the clear message itself
@@ -280,10 +280,13 @@ class AlarmPolicy:
 
         ids: list[str] = []
         effects: list[Effect] = []
-        if cmd.cmd == "ack":
+        if cmd.cmd == "ack":  # the operator knows: stop saying it, now and later
             effects = self._withdraw(match, "acknowledged", reason="acknowledged before spoken")
             ids = [e.detail["id"] for e in effects if isinstance(e, Outcome)]
-            ids += self._end_active(match) + self._close_playing(match)
+            playing = self._close_playing(match)
+            if playing:
+                self._stop = "acknowledged"
+            ids += self._end_active(match) + playing
         else:  # silence: stop speaking and re-announcing, but leave them unacknowledged
             if self.playing and any(match(o) for o in self.playing.offers):
                 self._stop = "silenced"
@@ -398,7 +401,7 @@ class AlarmPolicy:
         kind = stop if delivery.kind == "stopped" and stop else delivery.kind
         if kind in ("stopped", "unplayed"):
             return self._requeue(item, now)
-        if kind != "spoken":  # silenced, shelved, failed
+        if kind != "spoken":  # silenced, shelved, acknowledged, failed
             return self._settle(item, kind, delivery.detail)
         if item.kind == "alert":
             offer = item.offers[0]

@@ -221,14 +221,16 @@ def test_ack_stops_reannouncement(broker, alsa_sink, make_daemon, listener, tmp_
     listener.wait_for(EVENT, lambda e: sum(x["event"] == "reannounced" for x in e) >= 2)
     publish(broker.port, "cosyedge/command", json.dumps({"cmd": "ack", "id": "gas-1"}))
     events = listener.wait_for(EVENT, lambda e: any(x["event"] == "command" for x in e))
-    acked_at = len(events)
-    assert events[-1] == {"event": "command", "cmd": "ack", "id": "gas-1", "ids": ["gas-1"]}
-    time.sleep(2)  # four re-announcement periods
-    after = [e["event"] for e in listener.on(EVENT)[acked_at:]]
+    acked_at = next(i for i, e in enumerate(events) if e["event"] == "command")
+    assert events[acked_at] == {"event": "command", "cmd": "ack", "id": "gas-1", "ids": ["gas-1"]}
+    time.sleep(1.5)  # three re-announcement periods
+    after = [e["event"] for e in listener.on(EVENT)[acked_at + 1 :]]
     assert "reannounced" not in after
     assert [r["outcome"] for r in listener.on(REPORT)] == ["spoken"]
+    # The first announcement, each re-announcement, and one the ack may have cut short.
     streams = len(alsa_sink.files())
-    assert streams == 1 + sum(e["event"] == "reannounced" for e in listener.on(EVENT))
+    said = 1 + sum(e["event"] == "reannounced" for e in listener.on(EVENT))
+    assert streams - said in (0, 1)
     status = listener.wait_for(STATUS, lambda s: s and s[-1]["unacknowledged"] == 0)
     assert status[-1]["state"] == "online"
 

@@ -211,6 +211,18 @@ def test_ack_stops_reannouncement():
     assert p.take(25) == (None, [])
 
 
+def test_ack_cuts_the_alert_being_spoken():
+    p = policy()
+    a = offer("belt-2", priority="high", reannounce_s=5)
+    p.offer(a, 0)
+    item, _ = p.take(0)
+    p.command(Command("ack", id="belt-2"), 1)
+    assert p.should_stop(item)
+    assert outcomes(p.finished(item, Delivery("stopped"), 1)) == [("acknowledged", "belt-2")]
+    p.tick(10)
+    assert p.take(10) == (None, [])  # and it is not re-announced
+
+
 def test_ack_of_an_unspoken_alert_settles_it():
     p = policy()
     a = offer("door-7", priority="low")
