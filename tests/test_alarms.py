@@ -274,7 +274,7 @@ def test_alert_past_its_time_to_live_is_never_spoken(
 
 def test_hermes_say_round_trip(broker, alsa_sink, make_daemon, listener, tmp_path):
     hermes = "hermes:\n  enabled: true\n  site_id: kitchen\n"
-    make_daemon(config(broker.port, tmp_path) + hermes)
+    daemon = make_daemon(config(broker.port, tmp_path) + hermes)
     port = broker.port
     say = {"text": "Dinner is ready.", "siteId": "kitchen", "id": "h-1", "sessionId": "s-9"}
     publish(port, "hermes/tts/say", json.dumps({**say, "siteId": "garage", "id": "other"}))
@@ -293,6 +293,8 @@ def test_hermes_say_round_trip(broker, alsa_sink, make_daemon, listener, tmp_pat
     assert len(alsa_sink.files()) == 1
     spoken = [r for r in listener.on(REPORT) if r["outcome"] == "spoken"]
     assert [r["text"] for r in spoken] == ["Dinner is ready."]
+    assert daemon.stop() == 0  # a clean stop says so on the status topic
+    assert listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "offline", 10)
 
 
 def test_kill_9_mid_queue_then_restart_accounts_for_every_alert(
