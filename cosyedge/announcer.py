@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from cosyedge.audio import Player
+from cosyedge.cache.background import Activity
 from cosyedge.desk import AlarmDesk
 from cosyedge.policy import Delivery, Item
 from cosyedge.render import Renderer
@@ -34,12 +35,13 @@ class Announcer:
         player: Player,
         sound: Sound,
         stop: threading.Event,
+        activity: Activity,
     ) -> None:
         self.desk = desk
         self.renderer = renderer
         self.player = player
         self.sound = sound
-        self.idle = threading.Event()  # nothing queued or being said: room for background work
+        self.activity = activity  # busy while an item is rendered or played: cache upkeep waits
         self._stop = stop  # at shutdown the phrase is cut short and stays queued in the journal
         self._retry_s = RETRY_MIN_S
 
@@ -47,10 +49,9 @@ class Announcer:
         while not self._stop.is_set():
             item = self.desk.take(timeout=0.2)
             if item is None:
-                self.idle.set()
                 continue
-            self.idle.clear()
-            delivery = self._announce(item)
+            with self.activity.busy():
+                delivery = self._announce(item)
             self.desk.finished(item, delivery)
             if delivery.kind == "unplayed":
                 self._stop.wait(self._retry_s)
@@ -60,7 +61,7 @@ class Announcer:
 
     def _announce(self, item: Item) -> Delivery:
         try:
-            rendering = self.renderer.render(item.text)
+            rendering = self.renderer.render(item.text, item.lang)
         except Exception as exc:
             log.exception("cannot render %s %s", item.kind, item.key)
             return Delivery("failed", {"reason": f"synthesis failed: {exc}"})

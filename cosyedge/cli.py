@@ -1,4 +1,4 @@
-"""Command line: `cosyedge run | say | check`."""
+"""Command line: `cosyedge run | say | check | warm | cache`."""
 
 from __future__ import annotations
 
@@ -33,6 +33,14 @@ def _parser() -> argparse.ArgumentParser:
     say.add_argument("text")
     say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
     with_config(sub.add_parser("check", help="validate a config file and exit"))
+    with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
+    cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True)
+    with_config(cache_sub.add_parser("stats", help="entries, size, hit rate, pinned count"))
+    for name, what in (("export", "write all entries to"), ("import", "add the entries of")):
+        with_config(cache_sub.add_parser(name, help=f"{what} a tar archive")).add_argument(
+            "file", type=Path
+        )
     return parser
 
 
@@ -49,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "say":
         return _say(config, args.text, args.out)
+    if args.command in ("warm", "cache"):
+        return _cache_command(config, args)
     from cosyedge.daemon import Daemon
 
     try:
@@ -58,20 +68,35 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _cache_command(config: Config, args: argparse.Namespace) -> int:
+    from cosyedge.cache import commands
+
+    if args.command == "warm":
+        return commands.warm(config)
+    if args.cache_command == "stats":
+        return commands.stats(config)
+    if args.cache_command == "export":
+        return commands.export(config, args.file)
+    return commands.import_(config, args.file)
+
+
 def _say(config: Config, text: str, out: Path | None) -> int:
     from cosyedge.audio import Player
     from cosyedge.cache import PhraseCache
     from cosyedge.render import Renderer
     from cosyedge.voices import load_voice
 
-    renderer = Renderer(load_voice(config.voice), PhraseCache(config.cache.dir))
+    cache = PhraseCache.from_config(config.cache)
+    renderer = Renderer(load_voice(config.voice), cache)
     rendering = renderer.render(text)
     if out is None:
         playback = Player(config.audio.device, config.audio.block_ms).play(
             rendering.sample_rate, rendering.chunks
         )
+        cache.close()
         return 0 if playback.played else 1
     pcm = np.concatenate(list(rendering.chunks))
+    cache.close()
     with wave.open(str(out), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)

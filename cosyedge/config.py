@@ -13,6 +13,7 @@ import os
 import socket
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class VoiceConfig:
 @dataclass(frozen=True)
 class CacheConfig:
     dir: Path = field(default_factory=_default_cache_dir)
+    max_mb: float = field(default=256.0, metadata=_range(1, 1_000_000))
+    max_entries: int | None = field(default=None, metadata=_range(1, 10_000_000))
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class TemplateConfig:
     priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
     lang: str = "en"
     max_chars: int = field(default=400, metadata=_range(16, 4000))
+    # Finite values of the text's placeholders, e.g. {line: "1..12", state: [open, closed]}:
+    # the phrases they make are rendered ahead and pinned in the cache.
+    values: Mapping[str, Any] = field(default_factory=dict)
     # Alarm timing; null means the alarms: section's default applies.
     ttl_s: float | None = field(default=None, metadata=_range(0, 7 * 86400))
     on_delay_s: float = field(default=0.0, metadata=_range(0, 3600))
@@ -111,9 +117,11 @@ class TemplateConfig:
     clear_if: str = "clear=true"
 
     def __post_init__(self) -> None:
+        from cosyedge.cache.values import expand_values
         from cosyedge.templates import check_template  # the template language lives there
 
         check_template(self.topic, self.text)
+        object.__setattr__(self, "values", expand_values(self.text, self.values))
         name, eq, value = self.clear_if.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise ValueError(f"clear_if: expected field=value, got {self.clear_if!r}")

@@ -13,6 +13,8 @@ from cosyedge.announcer import Announcer
 from cosyedge.audio import Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
+from cosyedge.cache.background import Activity, CacheUpkeep
+from cosyedge.cache.warm import declared_phrases
 from cosyedge.config import Config
 from cosyedge.desk import AlarmDesk
 from cosyedge.intake import Intake
@@ -34,6 +36,7 @@ class Daemon:
         self.journal = Journal(config.state_dir / "journal.jsonl", config.alarms.dedup_window_s)
         self.desk: AlarmDesk | None = None
         self._stop = threading.Event()
+        self.activity = Activity()  # held while an alert is rendered or played
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
     def on_message(self, topic: str, payload: bytes, ack: Callable[[], None]) -> None:
@@ -75,7 +78,8 @@ class Daemon:
             time.monotonic() - started,
             config.voice.threads,
         )
-        renderer = Renderer(voice, PhraseCache(config.cache.dir))
+        cache = PhraseCache.from_config(config.cache)
+        renderer = Renderer(voice, cache)
         player = Player(config.audio.device, config.audio.block_ms)
         status_topic = config.reports.status_topic
         intake = MqttIntake(
@@ -94,7 +98,9 @@ class Daemon:
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
         desk.recover(recovered)
-        announcer = Announcer(desk, renderer, player, Sound(config.alarms), self._stop)
+        announcer = Announcer(
+            desk, renderer, player, Sound(config.alarms), self._stop, self.activity
+        )
         threads = [
             threading.Thread(target=announcer.run, name="announcer", daemon=True),
             threading.Thread(target=desk.run_clock, args=(self._stop,), name="clock", daemon=True),
@@ -102,6 +108,8 @@ class Daemon:
         for thread in threads:
             thread.start()
         intake.start()
+        upkeep = CacheUpkeep(cache, renderer, declared_phrases(config.templates), self.activity)
+        upkeep.start()
         log.info("ready")
         self._stop.wait()
         log.info("stopping")
@@ -109,5 +117,7 @@ class Daemon:
             thread.join(timeout=10)
         desk.publish_status("offline")
         intake.stop()
+        upkeep.stop()
         self.journal.stop()
+        cache.close()
         return 0

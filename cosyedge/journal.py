@@ -14,6 +14,7 @@ rewritten with only what is still open.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import logging
 import os
@@ -77,6 +78,7 @@ class Journal:
         self._queue: list[_Record] = []
         self._stopping = False
         self._fd = -1
+        self._lock_fd = -1
         self._next_seq = 1
         # What is still open, to rewrite the file from; touched by the writer thread only.
         self._pending: dict[int, dict] = {}
@@ -89,6 +91,16 @@ class Journal:
     def open(self) -> Recovered:
         """Read what a previous run left, compact it, and start the writer."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = os.open(
+            self.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
+        try:  # two daemons on one journal would speak each other's alerts
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock_fd)
+            raise RuntimeError(
+                f"state_dir {self.path.parent}: another cosyedge is using it (journal locked)"
+            ) from None
         if self.path.exists():
             self._read()
         recovered = Recovered(
@@ -165,9 +177,10 @@ class Journal:
             self._lock.notify()
         if self._writer is not None:
             self._writer.join(timeout=10)
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        for fd in (self._fd, self._lock_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._fd = self._lock_fd = -1
 
     # -- the writer thread ----------------------------------------------------------------
     def _write_forever(self) -> None:

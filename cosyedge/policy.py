@@ -136,6 +136,11 @@ class Item:
     def volume(self) -> float | None:
         return self.offers[0].volume if self.kind != "summary" else None
 
+    @property
+    def lang(self) -> str:
+        announcement = self.offers[0].announcement if self.kind != "summary" else None
+        return announcement.lang if announcement else "en"  # summaries are worded in English
+
 
 @dataclass
 class _Active:
@@ -498,8 +503,8 @@ class AlarmPolicy:
                 self.queue.push(active.item)
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
-            if self._batch is None:
-                self._batch = Item("summary", "high", next(self._order), [])
+            if self._batch is None:  # news, not an alarm: it cuts into nothing
+                self._batch = Item("summary", "low", next(self._order), [])
             self._batch.final = True
             if self._batch not in self.queue:
                 self.queue.push(self._batch)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosyedge.cache import Clip, PhraseCache, cache_key
+from cosyedge.cache import Clip, PhraseCache, cache_key, normalize_text
 from cosyedge.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -26,14 +26,18 @@ class Renderer:
         self.voice = voice
         self.cache = cache
 
-    def render(self, text: str) -> Rendering:
-        key = cache_key(text, self.voice.identity)
-        clip = self.cache.get(key)
+    def key(self, text: str, lang: str) -> str:
+        return cache_key(text, self.voice.identity, lang)
+
+    def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
+        """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
+        key = self.key(text, lang)
+        clip = self.cache.get(key, record)
         if clip is not None:
             return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, key))
+        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, lang, key))
 
-    def _synthesize(self, text: str, key: str) -> Iterator[np.ndarray]:
+    def _synthesize(self, text: str, lang: str, key: str) -> Iterator[np.ndarray]:
         parts = []
         for pcm in self.voice.synthesize(text):
             parts.append(pcm)
@@ -41,7 +45,6 @@ class Renderer:
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
         if parts:
             clip = Clip(self.voice.sample_rate, np.concatenate(parts))
-            try:
-                self.cache.put(key, clip)
-            except OSError as exc:
-                log.warning("cannot write phrase cache (%s); speaking without it", exc)
+            self.cache.put(
+                key, clip, voice=self.voice.identity, lang=lang, text=normalize_text(text)
+            )

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon
+from support import AlsaSink, Broker, Daemon, mount
 
 
 @pytest.fixture
@@ -24,12 +25,23 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     started: list[Daemon] = []
 
     def make(config_text: str, env: dict[str, str] | None = None, start: bool = True) -> Daemon:
-        d = Daemon(
-            tmp_path / f"daemon{len(started)}", config_text, {**alsa_sink.env, **(env or {})}
-        )
+        directory = tmp_path / f"daemon{len(started)}"
+        # A config without state_dir gets one of its own, not the user's (the alert journal).
+        own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
+        d = Daemon(directory, config_text, {**own, **(env or {})})
         started.append(d)
         return d.start() if start else d
 
     yield make
     for d in started:
         d.stop()
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path):
+    """A 1 MiB tmpfs (needs root): a disk that really fills up."""
+    directory = tmp_path / "tiny"
+    directory.mkdir()
+    mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
+    yield directory
+    subprocess.run(["umount", "-l", str(directory)], check=True)

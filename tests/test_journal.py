@@ -6,6 +6,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from support import wait_until
 
 from cosyedge.journal import Journal
@@ -37,7 +38,8 @@ def test_open_alerts_and_unconfirmed_reports_survive_a_crash(tmp_path: Path):
     first.sent(s1)
     first.close(s2, "b", "plant/2/temp", time.time(), [("r", '{"seq":2}'), ("h", "{}")])
     wait_until(lambda: path.read_bytes().count(b"\n") >= 7, 5, "records on disk")
-    # kill -9: no stop(), and a torn line at the end as a crash mid-write leaves it
+    first.stop()  # releases the lock; all it was given is on disk, as after a kill -9
+    # and a torn line at the end, as a crash mid-write leaves it
     with path.open("ab") as f:
         f.write(b'{"in":99,"at":1')
 
@@ -55,6 +57,8 @@ def test_open_alerts_and_unconfirmed_reports_survive_a_crash(tmp_path: Path):
     ]
     s4, _ = accept_and_wait(second, "plant/4/temp", b"x")
     assert s4 > s3  # sequence numbers are never reused, also after compaction
+    with pytest.raises(RuntimeError, match="another cosyedge is using it"):
+        Journal(path, keep_seen_s=60).open()
     second.stop()
 
 
