@@ -1,9 +1,12 @@
 """The announcer: the one thread that speaks, most urgent first.
 
-It takes the next item from the desk, renders it (cache or synthesis), and plays the chime
-and the speech. Between audio blocks it asks the desk whether to give way; a more urgent
-alert, a silence or a shelve then cuts in at the next block boundary, the rendering is closed
-(which cancels synthesis) and the desk decides whether the item is said again from its start.
+It takes the next item from the desk, renders it (cache, synthesis, or a generic phrase when
+memory is short) and plays the chime and the speech. Between audio blocks it asks the desk
+whether to give way; a more urgent alert, an acknowledgement, a silence or a shelve then cuts
+in at the next block boundary, the rendering is closed (which cancels synthesis) and the desk
+decides whether the item is said again from its start. At shutdown the clause being spoken
+is finished and the item stays in the journal for the next start. When the sound device is
+gone the item waits in the queue and the device is tried again with the player's backoff.
 """
 
 from __future__ import annotations
@@ -11,82 +14,93 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
-from cosyedge.audio import Player
+from cosyedge.audio import AudioUnavailable, Playback, Player
 from cosyedge.cache.background import Activity
 from cosyedge.desk import AlarmDesk
+from cosyedge.memory import FallbackPhrases, MemoryGuard, SheddableVoice, is_out_of_memory
+from cosyedge.notify import Heartbeat
 from cosyedge.policy import Delivery, Item
-from cosyedge.render import Renderer
+from cosyedge.render import Renderer, Rendering
 from cosyedge.sound import Sound
 
 log = logging.getLogger(__name__)
 
-RETRY_MIN_S, RETRY_MAX_S = 1.0, 30.0  # waiting for a sound device to come back
+
+@dataclass
+class Speech:
+    """Where the words come from: synthesis while memory allows, else the cache or a generic
+    phrase, and the generic phrase after an allocation failure, so no alert goes unsaid."""
+
+    renderer: Renderer
+    memory: MemoryGuard
+    fallback: FallbackPhrases
+    voice: SheddableVoice
+
+    def render(self, item: Item) -> Rendering:
+        if self.memory.may_synthesize(item.priority, self.voice):
+            return self.renderer.render(item.text, item.lang)
+        cached = self.renderer.cached(item.text, item.lang)
+        return cached or self.fallback.rendering(item.priority)
 
 
 class Announcer:
     def __init__(
         self,
         desk: AlarmDesk,
-        renderer: Renderer,
+        speech: Speech,
         player: Player,
         sound: Sound,
         stop: threading.Event,
         activity: Activity,
+        beat: Heartbeat,
     ) -> None:
         self.desk = desk
-        self.renderer = renderer
+        self.speech = speech
         self.player = player
         self.sound = sound
         self.activity = activity  # busy while an item is rendered or played: cache upkeep waits
-        self._stop = stop  # at shutdown the phrase is cut short and stays queued in the journal
-        self._retry_s = RETRY_MIN_S
+        self.beat = beat  # the watchdog's view of this thread
+        self.current: Item | None = None  # what is being said: a stuck one shows here
+        self.last = "none yet"
+        self._stop = stop
 
     def run(self) -> None:
         while not self._stop.is_set():
+            self.beat.beat()
             item = self.desk.take(timeout=0.2)
             if item is None:
                 continue
+            self.current = item
             with self.activity.busy():
                 delivery = self._announce(item)
             self.desk.finished(item, delivery)
+            self.current = None
             if delivery.kind == "unplayed":
-                self._stop.wait(self._retry_s)
-                self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
-            elif delivery.kind == "spoken":
-                self._retry_s = RETRY_MIN_S
+                self._pause(self.player.retry_in())
+
+    def _pause(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self._stop.is_set() and (left := deadline - time.monotonic()) > 0:
+            self.beat.beat()
+            self._stop.wait(min(left, 0.2))
 
     def _announce(self, item: Item) -> Delivery:
+        cut: list[bool] = []
         try:
-            rendering = self.renderer.render(item.text, item.lang)
-        except Exception as exc:
-            log.exception("cannot render %s %s", item.kind, item.key)
-            return Delivery("failed", {"reason": f"synthesis failed: {exc}"})
-        volume = self.sound.volume(item.priority, item.volume)
-        chunks = self.sound.shape(item.priority, rendering.sample_rate, rendering.chunks, volume)
-
-        def give_way() -> bool:
-            return self._stop.is_set() or self.desk.should_stop(item)
-
-        try:
-            playback = self.player.play(rendering.sample_rate, chunks, should_stop=give_way)
+            rendering, playback = self._speak(item, cut)
+        except AudioUnavailable:
+            return Delivery("unplayed")  # kept: said once the device is back
         except Exception as exc:
             log.exception("cannot speak %s %s", item.kind, item.key)
-            return Delivery("failed", {"reason": f"playback failed: {exc}"})
-        finally:
-            _close(chunks)
-            _close(rendering.chunks)  # a synthesis cut short stops here
-        if not playback.played:
-            log.warning(
-                "rendered (no audio device) %s %s; kept queued, trying the device again in %.0f s",
-                item.kind,
-                item.key,
-                self._retry_s,
-            )
-            return Delivery("unplayed")
+            return Delivery("failed", {"reason": f"{type(exc).__name__}: {exc}"})
+        if cut:
+            log.warning("stopping: cut %s %s after a clause; kept", item.kind, item.key)
+            return Delivery("stopped")
         if playback.stopped:
             log.info("cut %s %s short after %d samples", item.kind, item.key, playback.samples)
             return Delivery("stopped")
@@ -100,6 +114,7 @@ class Announcer:
             "source": rendering.source,
             "latency_ms": round((start - received) * 1000),
         }
+        self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         log.info(
             "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
             item.kind,
@@ -111,8 +126,40 @@ class Announcer:
         )
         return Delivery("spoken", detail)
 
+    def _speak(self, item: Item, cut: list[bool]) -> tuple[Rendering, Playback]:
+        rendering = self.speech.render(item)
+        try:
+            return rendering, self._play(item, rendering, cut)
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            self.speech.memory.out_of_memory(exc)
+            rendering = self.speech.fallback.rendering(item.priority)
+            return rendering, self._play(item, rendering, cut)
 
-def _close(chunks: Iterator[np.ndarray]) -> None:
+    def _play(self, item: Item, rendering: Rendering, cut: list[bool]) -> Playback:
+        volume = self.sound.volume(item.priority, item.volume)
+        speech = self.beat.beating(self.speech.memory.metered(rendering.chunks))
+        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume)
+        chunks = self._until_stop(shaped, cut)
+        try:
+            return self.player.play(
+                rendering.sample_rate, chunks, should_stop=lambda: self.desk.should_stop(item)
+            )
+        finally:
+            _close(chunks)
+            _close(rendering.chunks)  # a synthesis cut short stops here
+
+    def _until_stop(self, chunks: Iterable[np.ndarray], cut: list[bool]) -> Iterator[np.ndarray]:
+        """On SIGTERM, finish the clause being spoken and stop there."""
+        for chunk in chunks:
+            yield chunk
+            if self._stop.is_set():
+                cut.append(True)
+                return
+
+
+def _close(chunks: Iterable[np.ndarray]) -> None:
     close = getattr(chunks, "close", None)
     if close is not None:
         close()

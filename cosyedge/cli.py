@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from cosyedge.daemon import Daemon
 
     try:
-        return Daemon(config).run()
+        return Daemon(config, args.config).run()
     except RuntimeError as exc:
         log.error("%s", exc)
         return 1
@@ -90,11 +90,17 @@ def _say(config: Config, text: str, out: Path | None) -> int:
     renderer = Renderer(load_voice(config.voice), cache)
     rendering = renderer.render(text)
     if out is None:
-        playback = Player(config.audio.device, config.audio.block_ms).play(
-            rendering.sample_rate, rendering.chunks
-        )
-        cache.close()
-        return 0 if playback.played else 1
+        from cosyedge.audio import AudioUnavailable
+
+        try:
+            Player(config.audio.device, config.audio.block_ms).play(
+                rendering.sample_rate, rendering.chunks
+            )
+        except AudioUnavailable:
+            return 1  # the player has logged why
+        finally:
+            cache.close()
+        return 0
     pcm = np.concatenate(list(rendering.chunks))
     cache.close()
     with wave.open(str(out), "wb") as w:

@@ -99,6 +99,12 @@ class AudioConfig:
 
 
 @dataclass(frozen=True)
+class MemoryConfig:
+    # Resident memory the daemon keeps itself under (see README, "Sizing the memory ceiling").
+    ceiling_mb: int = field(default=512, metadata=_range(128, 65536))
+
+
+@dataclass(frozen=True)
 class TemplateConfig:
     topic: str
     text: str
@@ -220,6 +226,7 @@ class Config:
     voice: VoiceConfig = field(default_factory=VoiceConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
     alarms: AlarmsConfig = field(default_factory=AlarmsConfig)
     reports: ReportsConfig = field(default_factory=ReportsConfig)

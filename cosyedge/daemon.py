@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from cosyedge.announcer import Announcer
+from cosyedge.announcer import Announcer, Speech
 from cosyedge.audio import Player
 from cosyedge.broker import LocalBroker
 from cosyedge.cache import PhraseCache
 from cosyedge.cache.background import Activity, CacheUpkeep
 from cosyedge.cache.warm import declared_phrases
-from cosyedge.config import Config
+from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.desk import AlarmDesk
 from cosyedge.intake import Intake
 from cosyedge.journal import Journal
+from cosyedge.memory import FallbackPhrases, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.mqtt import MqttIntake
+from cosyedge.notify import Heartbeat, Notifier, Watchdog
 from cosyedge.policy import AlarmPolicy
+from cosyedge.reload import effective_config
 from cosyedge.render import Renderer
 from cosyedge.reports import Reporter
 from cosyedge.sound import Sound
@@ -28,14 +33,22 @@ from cosyedge.voices import load_voice
 
 log = logging.getLogger(__name__)
 
+STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
+
 
 class Daemon:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, config_path: Path | None = None) -> None:
         self.config = config
+        self.config_path = config_path
         self.intake = Intake(config)
         self.journal = Journal(config.state_dir / "journal.jsonl", config.alarms.dedup_window_s)
         self.desk: AlarmDesk | None = None
+        self.announcer: Announcer | None = None
         self._stop = threading.Event()
+        self._reload = threading.Event()
+        self.notifier = Notifier()
+        self.announcer_beat = Heartbeat("announcer")
+        self.player_beat = Heartbeat("player")
         self.activity = Activity()  # held while an alert is rendered or played
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
@@ -57,40 +70,45 @@ class Daemon:
     def run(self) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self._stop.set())
+        signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
         config = self.config
         broker = None
         if config.mqtt.local_broker:
             broker = LocalBroker(config.mqtt.host, config.mqtt.port, config.state_dir / "mosquitto")
             broker.start()
         try:
-            return self._serve()
+            code = self._serve()
         finally:
             if broker:
                 broker.stop()
+        if self.announcer is not None and self.announcer.current is not None:
+            # The announcer is stuck in a device write or a synthesis: do not wait for it.
+            log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
+            logging.shutdown()
+            os._exit(code)
+        return code
 
     def _serve(self) -> int:
         config = self.config
+        self.notifier.status("starting: loading voice")
         started = time.monotonic()
-        voice = load_voice(config.voice)
+        self.voice = voice = SheddableVoice(lambda: load_voice(self.config.voice))
         log.info(
             "voice %s loaded in %.2f s (%d threads)",
             voice.name,
             time.monotonic() - started,
             config.voice.threads,
         )
-        cache = PhraseCache.from_config(config.cache)
-        renderer = Renderer(voice, cache)
-        player = Player(config.audio.device, config.audio.block_ms)
-        status_topic = config.reports.status_topic
-        intake = MqttIntake(
-            config.mqtt,
-            self.intake.filters,
-            self.on_message,
-            will=(status_topic, json.dumps({"state": "offline"})),
-            on_connected=lambda: desk.publish_status(),
-            on_published=lambda mid: reporter.published(mid),
-        )
-        reporter = Reporter(config.reports, intake.publish, self.journal)
+        self.cache = PhraseCache.from_config(config.cache)
+        renderer = Renderer(voice, self.cache)
+        self.memory = MemoryGuard(config.memory.ceiling_mb, [voice])
+        fallback = FallbackPhrases(voice)  # first: short, and what is left if all fails
+        self.memory.measure_voice(voice)
+        _check_service_limit(config.memory.ceiling_mb)
+        self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
+
+        self.mqtt = self._mqtt(config)
+        reporter = self.reporter = Reporter(config.reports, self._publish, self.journal)
         self.journal.on_error = reporter.error
         desk = self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.intake, reporter)
         try:
@@ -98,8 +116,19 @@ class Daemon:
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
         desk.recover(recovered)
-        announcer = Announcer(
-            desk, renderer, player, Sound(config.alarms), self._stop, self.activity
+        if recovered.pending:
+            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
+        if recovered.unsent:
+            log.info("%d reports of the last run are sent again", len(recovered.unsent))
+        speech = Speech(renderer, self.memory, fallback, voice)
+        announcer = self.announcer = Announcer(
+            desk,
+            speech,
+            player,
+            Sound(config.alarms),
+            self._stop,
+            self.activity,
+            self.announcer_beat,
         )
         threads = [
             threading.Thread(target=announcer.run, name="announcer", daemon=True),
@@ -107,17 +136,107 @@ class Daemon:
         ]
         for thread in threads:
             thread.start()
-        intake.start()
-        upkeep = CacheUpkeep(cache, renderer, declared_phrases(config.templates), self.activity)
-        upkeep.start()
+        self.mqtt.start()
+        phrases = declared_phrases(config.templates)
+        self.upkeep = CacheUpkeep(self.cache, renderer, phrases, self.activity)
+        self.upkeep.start()
+        watchdog = Watchdog(self.notifier, [self.announcer_beat, self.player_beat])
+        while not self.mqtt.subscribed.is_set():
+            target = f"{config.mqtt.host}:{config.mqtt.port}"
+            self.notifier.status(f"starting: waiting for the MQTT broker at {target}")
+            watchdog.tick()
+            if self._stop.wait(watchdog.tick_seconds):
+                return self._shutdown(threads)
         log.info("ready")
-        self._stop.wait()
+        self.notifier.ready(self._status())
+        while not self._stop.wait(watchdog.tick_seconds):
+            if self._reload.is_set():
+                self._reload.clear()
+                self._reload_config()
+            self.memory.check()
+            watchdog.tick()
+            self.notifier.status(self._status())
+        return self._shutdown(threads)
+
+    def _mqtt(self, config: Config) -> MqttIntake:
+        return MqttIntake(
+            config.mqtt,
+            self.intake.filters,
+            self.on_message,
+            will=(config.reports.status_topic, json.dumps({"state": "offline"})),
+            on_connected=lambda: self.desk and self.desk.publish_status(),
+            on_published=lambda mid: self.reporter.published(mid),
+        )
+
+    def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        return self.mqtt.publish(topic, payload, retain)  # follows a reconnect after reload
+
+    def _status(self) -> str:
+        mqtt = "connected" if self.mqtt.connected else "disconnected, reconnecting"
+        assert self.desk is not None and self.announcer is not None
+        waiting = self.desk.waiting()
+        return (
+            f"mqtt: {mqtt}; audio: {self.player.describe()}; queue: {waiting}; "
+            f"memory: {self.memory.describe()}; last: {self.announcer.last}"
+        )
+
+    def _shutdown(self, threads: list[threading.Thread]) -> int:
+        """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
         log.info("stopping")
-        for thread in threads:
-            thread.join(timeout=10)
-        desk.publish_status("offline")
-        intake.stop()
-        upkeep.stop()
+        self.notifier.stopping("stopping: finishing the clause being spoken")
+        announcer, clock = threads
+        announcer.join(timeout=STOP_GRACE_S)
+        clock.join(timeout=1)
+        self.upkeep.stop(timeout=1)
+        assert self.desk is not None
+        self.desk.publish_status("offline")
+        self.mqtt.stop()
         self.journal.stop()
-        cache.close()
+        unsaid = self.journal.unsaid()
+        if unsaid:
+            log.warning("%d unsaid alerts saved for the next start", unsaid)
+        if not announcer.is_alive():
+            self.cache.close()  # else the stuck announcer may still be using it
         return 0
+
+    def _reload_config(self) -> None:
+        self.notifier.reloading()
+        try:
+            new = load_config(self.config_path)
+        except ConfigError as exc:
+            for problem in exc.problems:
+                log.error("reload rejected: %s", problem)
+            log.error("reload rejected: the running configuration stays in force")
+        else:
+            self._apply(new)
+        self.notifier.ready(self._status())
+
+    def _apply(self, new: Config) -> None:
+        """Take over a valid new configuration; queued alerts stay as they are."""
+        assert self.desk is not None
+        new, waiting = effective_config(self.config, new)
+        old, self.config = self.config, new
+        self.intake = self.desk.intake = Intake(new)
+        if new.mqtt != old.mqtt:
+            self.mqtt.stop()
+            self.mqtt = self._mqtt(new)
+            self.mqtt.start()
+        else:
+            self.mqtt.set_filters(self.intake.filters)
+        self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
+        self.memory.ceiling_mb = new.memory.ceiling_mb
+        logging.getLogger().setLevel(new.log_level.upper())
+        for key in waiting:
+            log.warning("reload: %s changed; that takes effect at the next restart", key)
+        log.info("configuration reloaded from %s", self.config_path or "embedded defaults")
+
+
+def _check_service_limit(ceiling_mb: float) -> None:
+    limit = service_limit_mb()
+    if limit is not None and ceiling_mb >= limit:
+        log.warning(
+            "memory.ceiling_mb %.0f is not below the service's memory limit of %.0f MB: "
+            "raise MemoryHigh/MemoryMax (systemctl edit cosyedge) or lower the ceiling",
+            ceiling_mb,
+            limit,
+        )

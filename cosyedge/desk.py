@@ -107,6 +107,12 @@ class AlarmDesk:
             self._status = status
             self.reporter.status("online", **status)
 
+    def waiting(self) -> int:
+        """Items queued or held in their on-delay."""
+        with self._cond:
+            status = self.policy.status()
+        return status["queue"] + status["held"]
+
     def publish_status(self, state: str = "online") -> None:
         with self._cond:
             status = self.policy.status()

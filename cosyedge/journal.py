@@ -116,13 +116,6 @@ class Journal:
         self._compact()
         self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
         self._writer.start()
-        if recovered.pending or recovered.unsent:
-            log.info(
-                "journal: %d accepted alerts without an outcome and %d unconfirmed reports "
-                "from the previous run",
-                len(recovered.pending),
-                len(recovered.unsent),
-            )
         return recovered
 
     def _read(self) -> None:
@@ -170,6 +163,10 @@ class Journal:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         self._queue.append(_Record(record, line, then))
         self._lock.notify()
+
+    def unsaid(self) -> int:
+        """Accepted messages without an outcome; exact once stopped."""
+        return len(self._pending)
 
     def stop(self) -> None:
         with self._lock:

@@ -31,11 +31,16 @@ class Renderer:
 
     def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
         """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
-        key = self.key(text, lang)
-        clip = self.cache.get(key, record)
-        if clip is not None:
-            return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, lang, key))
+        return self.cached(text, lang, record) or Rendering(
+            self.voice.sample_rate, "synth", self._synthesize(text, lang, self.key(text, lang))
+        )
+
+    def cached(self, text: str, lang: str = "en", record: bool = True) -> Rendering | None:
+        """The phrase from the cache, or None: never synthesizes."""
+        clip = self.cache.get(self.key(text, lang), record)
+        if clip is None:
+            return None
+        return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
 
     def _synthesize(self, text: str, lang: str, key: str) -> Iterator[np.ndarray]:
         parts = []

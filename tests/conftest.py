@@ -4,7 +4,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon, mount
+from support import AlsaSink, Broker, Daemon, NotifySocket, mount
 
 
 @pytest.fixture
@@ -24,17 +24,26 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     """Start `cosyedge run` against a config text; every daemon is stopped after the test."""
     started: list[Daemon] = []
 
-    def make(config_text: str, env: dict[str, str] | None = None, start: bool = True) -> Daemon:
+    def make(
+        config_text: str, env: dict[str, str] | None = None, start: bool = True, preexec=None
+    ) -> Daemon:
         directory = tmp_path / f"daemon{len(started)}"
         # A config without state_dir gets one of its own, not the user's (the alert journal).
         own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
-        d = Daemon(directory, config_text, {**own, **(env or {})})
+        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec)
         started.append(d)
         return d.start() if start else d
 
     yield make
     for d in started:
         d.stop()
+
+
+@pytest.fixture
+def notify_socket():
+    sock = NotifySocket()
+    yield sock
+    sock.close()
 
 
 @pytest.fixture

@@ -331,7 +331,7 @@ def test_kill_9_mid_queue_then_restart_accounts_for_every_alert(
     assert final == {i: ["spoken"] for i in ids}
     for i in ("k-5", "k-6"):
         assert len(by_id[i]) == 1
-    daemon.wait_for_log(r"journal: \d+ accepted alerts without an outcome")
+    daemon.wait_for_log(r"\d+ alerts left unsaid by the last run are queued")
     # An id spoken before the crash is still known: a redelivery is a duplicate.
     alert(port, "k-first", "Spoken before the crash.", "medium")
     wait_until(lambda: len(outcomes(listener)["k-first"]) == 2, 10, "the duplicate's report")

@@ -99,20 +99,6 @@ def test_bad_payloads_are_rejected_and_the_daemon_keeps_going(
     assert len(alsa_sink.streams()) == 1
 
 
-def test_without_a_sound_device_the_daemon_says_so_and_keeps_running(broker, make_daemon, tmp_path):
-    nowhere = tmp_path / "no-sound.conf"
-    nowhere.write_text("pcm.!default { type hw card 63 }\n")
-    daemon = make_daemon(
-        site_config(broker.port, tmp_path),
-        env={"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{nowhere}"},
-    )
-    publish(broker.port, "cosyedge/say", "Is anybody listening?")
-    daemon.wait_for_log(r"no audio output device .*: announcements are rendered and cached")
-    daemon.wait_for_log(r"rendered \(no audio device\) alert")
-    assert daemon.alive()
-    assert len(cached_wavs(tmp_path / "cache")) == 1
-
-
 def test_daemon_reconnects_after_the_broker_goes_away(broker, alsa_sink, make_daemon, tmp_path):
     daemon = make_daemon(site_config(broker.port, tmp_path))
     broker.kill()

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
 ENGINE_VERSION = "piper-1"
+# Memory for one inference grows with its length (about 20 MB per second of audio), and
+# espeak reads a long number out at great length, so longer runs are cut at word boundaries.
+# 120 phonemes are about six seconds of speech.
+MAX_PHONEMES = 120
 
 
 def packaged_model() -> Path:
@@ -68,7 +72,18 @@ class PiperVoice:
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         voice = self._piper
         for clause in split_clauses(text):
-            for phonemes in voice.phonemize(clause):
-                audio = voice.phoneme_ids_to_audio(voice.phonemes_to_ids(phonemes))
-                assert isinstance(audio, np.ndarray)
-                yield np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
+            for sentence in voice.phonemize(clause):
+                for phonemes in cap_phonemes(sentence, MAX_PHONEMES):
+                    audio = voice.phoneme_ids_to_audio(voice.phonemes_to_ids(phonemes))
+                    assert isinstance(audio, np.ndarray)
+                    yield np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
+
+
+def cap_phonemes(phonemes: list[str], limit: int) -> Iterator[list[str]]:
+    """Pieces of at most `limit` phonemes, cut at word boundaries where there is one."""
+    while len(phonemes) > limit:
+        cut = max((i for i in range(1, limit + 1) if phonemes[i] == " "), default=limit)
+        yield phonemes[:cut]
+        phonemes = phonemes[cut + (phonemes[cut] == " ") :]
+    if phonemes:
+        yield phonemes
