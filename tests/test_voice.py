@@ -20,14 +20,20 @@ def piper():
 
 def test_piper_speaks_words_a_recognizer_can_hear(piper):
     text = "Temperature alarm on line three. Check the pump."
-    pcm = np.concatenate(list(piper.synthesize(text)))
-    assert piper.sample_rate == 22050
-    assert 1.5 < len(pcm) / piper.sample_rate < 6
-    # Piper's decoder is stochastic and pocketsphinx is a weak judge: across repeated runs it
-    # hears 50-90 % of these words; noise or silence gives close to none.
     words = set(text.lower().replace(".", "").split())
-    heard = set(transcribe(pcm, piper.sample_rate).split())
-    assert len(words & heard) >= 0.4 * len(words), heard
+    # Piper's decoder is stochastic and pocketsphinx is a weak judge: one rendering in a dozen
+    # is heard at under half the words, so the best of three is judged. Noise or silence
+    # gives close to none.
+    best: set[str] = set()
+    for _ in range(3):
+        pcm = np.concatenate(list(piper.synthesize(text)))
+        assert piper.sample_rate == 22050
+        assert 1.5 < len(pcm) / piper.sample_rate < 6
+        heard = words & set(transcribe(pcm, piper.sample_rate).split())
+        best = max(best, heard, key=len)
+        if len(best) >= 0.5 * len(words):
+            break
+    assert len(best) >= 0.5 * len(words), best
 
 
 def test_synthesis_streams_clause_by_clause(piper):
