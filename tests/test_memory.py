@@ -41,6 +41,8 @@ cache:
 state_dir: {tmp}/state
 memory:
   ceiling_mb: {ceiling_mb}
+alarms:  # every alert synthesized on its own: no flood summary
+  flood: {{threshold: 1000}}
 templates:
   - topic: "plant/{{line}}/report"
     text: "{{text}}"

