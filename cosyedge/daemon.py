@@ -18,7 +18,7 @@ from cosyedge.config import Config
 from cosyedge.mqtt import MqttIntake
 from cosyedge.render import Renderer
 from cosyedge.templates import Announcement, TemplateSet
-from cosyedge.voices import load_voice
+from cosyedge.voices import load_voices
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +67,11 @@ class Daemon:
     def _announce(self, item: _Queued, renderer: Renderer, player: Player) -> None:
         announcement = item.announcement
         try:
-            rendering = renderer.render(announcement.text)
-            playback = player.play(rendering.sample_rate, rendering.chunks)
+            rendering = renderer.render(announcement.text, announcement.lang)
+            try:
+                playback = player.play(rendering.sample_rate, rendering.chunks)
+            finally:
+                rendering.close()
         except Exception:
             log.exception("failed to speak alert %s", announcement.alert.id)
             return
@@ -100,15 +103,8 @@ class Daemon:
 
     def _serve(self) -> int:
         config = self.config
-        started = time.monotonic()
-        voice = load_voice(config.voice)
-        log.info(
-            "voice %s loaded in %.2f s (%d threads)",
-            voice.name,
-            time.monotonic() - started,
-            config.voice.threads,
-        )
-        renderer = Renderer(voice, PhraseCache(config.cache.dir))
+        voices = load_voices(config.voices, config.state_dir / "models")
+        renderer = Renderer(voices, PhraseCache(config.cache.dir))
         player = Player(config.audio.device, config.audio.block_ms)
         announcer = threading.Thread(
             target=self._announce_forever, args=(renderer, player), name="announcer", daemon=True

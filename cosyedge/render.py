@@ -1,10 +1,19 @@
-"""Announcement text → PCM: from the phrase cache when it can, else synthesized clause by clause."""
+"""Announcement text → PCM: from the phrase cache when it can, else synthesized clause by clause.
+
+Synthesis runs ahead of playback: a producer thread, started as soon as the phrase is known,
+feeds a bounded queue of clauses, so clause two is synthesized while clause one plays. Closing a
+rendering (or dropping its iterator) stops the producer at the next clause boundary; only a
+phrase synthesized to its end is cached.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from dataclasses import dataclass
+import queue
+import threading
+import weakref
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -13,35 +22,119 @@ from cosyedge.voices import Voice
 
 log = logging.getLogger(__name__)
 
+# Clauses synthesized ahead of playback; bounds memory if the player stalls.
+QUEUE_CLAUSES = 4
+_POLL_S = 0.05
+
 
 @dataclass
 class Rendering:
     sample_rate: int
     source: str  # "cache" or "synth"
     chunks: Iterator[np.ndarray]
+    _producer: _Producer | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        """Stop synthesizing (at the next clause boundary) and drop what was not played."""
+        close = getattr(self.chunks, "close", None)
+        if close is not None:
+            close()
+        if self._producer is not None:
+            self._producer.cancel.set()
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """True once no synthesis for this rendering is running any more."""
+        if self._producer is None:
+            return True
+        self._producer.thread.join(timeout)
+        return not self._producer.thread.is_alive()
+
+
+class _Failed:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_END = object()
+
+
+class _Producer:
+    """Runs `voice.synthesize` in its own thread; puts clauses, then _END or _Failed."""
+
+    def __init__(self, voice: Voice, text: str, cache: PhraseCache, key: str) -> None:
+        self.voice, self.text, self.cache, self.key = voice, text, cache, key
+        self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
+        self.cancel = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"synth-{voice.name}", daemon=True)
+
+    def _put(self, item: object) -> bool:
+        while not self.cancel.is_set():
+            try:
+                self.queue.put(item, timeout=_POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self) -> None:
+        parts = []
+        clauses = self.voice.synthesize(self.text)
+        try:
+            for pcm in clauses:
+                parts.append(pcm)
+                if not self._put(pcm):
+                    return
+            if parts and not self.cancel.is_set():
+                self._store(np.concatenate(parts))
+            self._put(_END)
+        except Exception as exc:
+            self._put(_Failed(exc))  # raised again in the consumer, where it is reported
+        finally:
+            clauses.close()
+
+    def _store(self, pcm: np.ndarray) -> None:
+        # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
+        try:
+            self.cache.put(self.key, Clip(self.voice.sample_rate, pcm))
+        except OSError as exc:
+            log.warning("cannot write phrase cache (%s); speaking without it", exc)
+
+    def start(self) -> Iterator[np.ndarray]:
+        """Start synthesizing now (while the caller opens the sound device) and return the
+        clauses; a dropped iterator stops the producer like a closed one."""
+        self.thread.start()
+        chunks = self._chunks()
+        weakref.finalize(chunks, self.cancel.set)
+        return chunks
+
+    def _chunks(self) -> Iterator[np.ndarray]:
+        try:
+            while True:
+                item = self.queue.get()
+                if item is _END:
+                    return
+                if isinstance(item, _Failed):
+                    raise item.error
+                assert isinstance(item, np.ndarray)
+                yield item
+        finally:
+            self.cancel.set()
 
 
 class Renderer:
-    def __init__(self, voice: Voice, cache: PhraseCache) -> None:
-        self.voice = voice
+    """Holds one voice per language and the phrase cache they share."""
+
+    def __init__(self, voices: Mapping[str, Voice], cache: PhraseCache) -> None:
+        self.voices = dict(voices)
         self.cache = cache
 
-    def render(self, text: str) -> Rendering:
-        key = cache_key(text, self.voice.identity)
+    def render(self, text: str, lang: str = "en") -> Rendering:
+        voice = self.voices.get(lang)
+        if voice is None:
+            raise LookupError(f"no voice for language {lang!r}")
+        key = cache_key(text, voice.identity)
         clip = self.cache.get(key)
         if clip is not None:
             return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        return Rendering(self.voice.sample_rate, "synth", self._synthesize(text, key))
-
-    def _synthesize(self, text: str, key: str) -> Iterator[np.ndarray]:
-        parts = []
-        for pcm in self.voice.synthesize(text):
-            parts.append(pcm)
-            yield pcm
-        # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
-        if parts:
-            clip = Clip(self.voice.sample_rate, np.concatenate(parts))
-            try:
-                self.cache.put(key, clip)
-            except OSError as exc:
-                log.warning("cannot write phrase cache (%s); speaking without it", exc)
+        producer = _Producer(voice, text, self.cache, key)
+        return Rendering(voice.sample_rate, "synth", producer.start(), producer)

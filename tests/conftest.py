@@ -33,3 +33,21 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     yield make
     for d in started:
         d.stop()
+
+
+@pytest.fixture(scope="session")
+def piper_voice():
+    """The packaged Piper voice (fp32), loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="piper"))
+
+
+@pytest.fixture(scope="session")
+def hibari_voice():
+    """hibari's bundled voice, loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="hibari"))

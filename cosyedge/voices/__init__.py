@@ -2,28 +2,68 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+import logging
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from cosyedge.config import VoiceConfig
+from cosyedge.text import normalizer_for
+
+log = logging.getLogger(__name__)
 
 
 class Voice(Protocol):
     name: str
     sample_rate: int
     identity: str
-    """Changes whenever the audio for the same text could change: model bytes, settings, code."""
+    """Changes whenever the audio for the same text could change: model bytes, settings, code,
+    text normalization."""
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         """Mono int16 PCM, one array per clause, each yielded as soon as it is ready."""
         ...
 
 
-def load_voice(config: VoiceConfig) -> Voice:
+def identity_of(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def to_int16(audio: np.ndarray) -> np.ndarray:
+    return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
+
+
+def load_voice(lang: str, config: VoiceConfig, saved_dir: Path | None = None) -> Voice:
+    """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads."""
+    normalizer = normalizer_for(lang)
     if config.engine == "piper":
         from cosyedge.voices.piper import PiperVoice
 
-        return PiperVoice.load(config)
-    raise ValueError(f"voice.engine: unknown engine {config.engine!r}")
+        return PiperVoice.load(config, normalizer, saved_dir)
+    if config.engine == "hibari":
+        from cosyedge.voices.hibari import HibariVoice
+
+        return HibariVoice.load(config, normalizer, saved_dir)
+    raise ValueError(f"engine: unknown engine {config.engine!r}")
+
+
+def load_voices(configs: Mapping[str, VoiceConfig], saved_dir: Path | None) -> dict[str, Voice]:
+    """Every configured voice, loaded now: a broken model must fail at start, not at the first
+    alarm, and a first alert in any language must not wait for a load."""
+    voices = {}
+    for lang, config in configs.items():
+        started = time.monotonic()
+        voices[lang] = load_voice(lang, config, saved_dir)
+        log.info(
+            "voice %s for %s loaded in %.2f s (%s, %d threads)",
+            voices[lang].name,
+            lang,
+            time.monotonic() - started,
+            config.engine,
+            config.session.intra_op_threads,
+        )
+    return voices
