@@ -89,7 +89,7 @@ class SessionConfig:
         default="all", metadata=_choices("disabled", "basic", "extended", "all")
     )
     allow_spinning: bool = False
-    memory_arena: bool = True
+    memory_arena: bool | None = None  # None: the engine's measured choice
     save_optimized: bool = True
 
 

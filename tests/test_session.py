@@ -139,3 +139,27 @@ def test_unwritable_store_still_loads(tmp_path, caplog):
     session = make_session(MODEL, SessionConfig(), blocker / "models")
     assert session.get_inputs()[0].name == "ids"
     assert "cannot save optimized models" in caplog.text
+
+
+def test_each_engine_has_its_measured_arena_default_and_config_overrides_it(
+    piper_voice, hibari_voice
+):
+    assert piper_voice.session.get_session_options().enable_cpu_mem_arena is True
+    assert hibari_voice.session.get_session_options().enable_cpu_mem_arena is False
+    forced = VoiceConfig(engine="hibari", session=SessionConfig(memory_arena=True))
+    assert load_voice("en", forced).session.get_session_options().enable_cpu_mem_arena is True
+
+
+def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
+    import onnx
+
+    model = tmp_path / "heart.onnx"
+    model.write_bytes(MODEL.read_bytes())
+    config = VoiceConfig(engine="hibari", model=model)
+    store = tmp_path / "models"
+    before = load_voice("en", config, store).identity
+    assert load_voice("en", config, store).identity == before  # remembered, not re-read
+    proto = onnx.load(str(model))
+    proto.doc_string = "retrained"
+    onnx.save(proto, str(model))
+    assert load_voice("en", config, store).identity != before

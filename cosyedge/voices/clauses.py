@@ -12,6 +12,9 @@ import re
 _BREAK = re.compile(r"(?<=[.!?;:,])\s+")
 _CONJUNCTION = re.compile(r"\s+(?=(?:and|or|but|then|while|because|so)\s)")
 MIN_CLAUSE_CHARS = 24
+# The first clause may be shorter: its synthesis time is the wait before anything is heard, and
+# a heading such as "Temperature alarm:" reads naturally on its own.
+MIN_FIRST_CLAUSE_CHARS = 12
 MAX_CLAUSE_CHARS = 120
 
 
@@ -23,7 +26,7 @@ def split_clauses(
     pending = ""
     for piece in _BREAK.split(text.strip()):
         pending = f"{pending} {piece}" if pending else piece
-        if len(pending) >= min_chars:
+        if len(pending) >= (min_chars if clauses else MIN_FIRST_CLAUSE_CHARS):
             clauses.append(pending)
             pending = ""
     if pending:

@@ -22,7 +22,7 @@ from cosyedge.config import VoiceConfig
 from cosyedge.text import Normalizer
 from cosyedge.voices import identity_of, to_int16
 from cosyedge.voices.clauses import split_clauses
-from cosyedge.voices.session import file_digest, make_session
+from cosyedge.voices.session import make_session, model_digest, with_engine_defaults
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 ENGINE_VERSION = "hibari-1"
 SAMPLE_RATE = 24000
 MAX_PHONEMES = 400  # the model's longest input; longer sentences are cut at spaces
+# Without onnxruntime's arena this small model costs no more CPU and peaks 7 MB lower.
+MEMORY_ARENA = False
 
 
 def _assets() -> Path:
@@ -74,17 +76,18 @@ class HibariVoice:
         from hibari.g2p.oov import OOV
 
         model = config.model or packaged_model()
-        digest = file_digest(model)
+        settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
+        digest = model_digest(model, saved_dir)
         known = _registry_entry(digest)
         name, british = (known[0], bool(known[1]["british"])) if known else (model.stem, False)
         oov_model = _assets() / ("oov_gb.onnx" if british else "oov.onnx")
-        oov = OOV(str(oov_model), session=make_session(oov_model, config.session, saved_dir))
+        oov = OOV(str(oov_model), session=make_session(oov_model, settings, saved_dir))
         voice = cls(
             name=f"hibari-{name}",
             sample_rate=SAMPLE_RATE,
             identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
             normalizer=normalizer,
-            session=make_session(model, config.session, saved_dir, digest),
+            session=make_session(model, settings, saved_dir, digest),
             _g2p=G2P(oov=oov, british=british),  # loads the lexicons now, not at the first alert
             _vocab=json.loads((_assets() / "vocab.json").read_text(encoding="utf-8")),
         )

@@ -6,6 +6,7 @@ load and reused later (see `optimized.py`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -29,13 +30,20 @@ _MODES = {
 PROVIDERS = ["CPUExecutionProvider"]
 
 
+def with_engine_defaults(settings: SessionConfig, memory_arena: bool) -> SessionConfig:
+    """Fill in what the config leaves to the engine (measured per engine, see README)."""
+    if settings.memory_arena is None:
+        return dataclasses.replace(settings, memory_arena=memory_arena)
+    return settings
+
+
 def session_options(settings: SessionConfig) -> ort.SessionOptions:
     options = ort.SessionOptions()
     options.intra_op_num_threads = settings.intra_op_threads
     options.inter_op_num_threads = settings.inter_op_threads
     options.execution_mode = _MODES[settings.execution_mode]
     options.graph_optimization_level = _LEVELS[settings.graph_optimization]
-    options.enable_cpu_mem_arena = settings.memory_arena
+    options.enable_cpu_mem_arena = settings.memory_arena is not False
     options.add_session_config_entry(
         "session.intra_op.allow_spinning", "1" if settings.allow_spinning else "0"
     )
@@ -44,6 +52,11 @@ def session_options(settings: SessionConfig) -> ort.SessionOptions:
     )
     options.log_severity_level = 3
     return options
+
+
+def model_digest(model: Path, saved_dir: Path | None) -> str:
+    """sha256 of a model file; with a saved-models directory, remembered between starts."""
+    return SavedModels(saved_dir).source_digest(model) if saved_dir else file_digest(model)
 
 
 def make_session(
