@@ -78,6 +78,9 @@ def memory(all_systems: list[System]) -> list[dict]:
     longest is one sentence of about 14 s)."""
     rows = []
     state = Path(tempfile.mkdtemp(prefix="bench-state-"))
+    for system in all_systems:
+        if system.ours:
+            probe(system, 1, state, None)  # a later start: the optimized graphs are saved
     for clauses in range(1, len(LONG_CLAUSES) + 1):
         for system in all_systems:
             result = probe(system, 1, state if system.ours else None, long_alert(clauses))

@@ -69,11 +69,11 @@ def load_voices(configs: Mapping[str, VoiceConfig], saved_dir: Path | None) -> d
             config.engine,
             config.session.intra_op_threads,
         )
-    _settle_memory()
+    settle_memory()
     return voices
 
 
-def _settle_memory() -> None:
+def settle_memory() -> None:
     """Give back what loading left behind (hibari's lexicons are parsed from JSON: 20 MB of
     garbage here), and keep the long-lived lexicon objects out of every later collection."""
     gc.collect()
