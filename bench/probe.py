@@ -32,6 +32,7 @@ def peak_rss_mb() -> float:
 
 
 def main(spec: dict) -> None:
+    from bench.inprocess import timed
     from bench.systems import System
     from bench.texts import SHORT
 
@@ -50,14 +51,13 @@ def main(spec: dict) -> None:
     speaker = system.load(spec.get("threads"), state_dir)
     loaded = time.perf_counter()
     after_load = rss_mb()
-    first = [len(c) for c in speaker.stream(SHORT)]
-    spoke = time.perf_counter()
+    _, first_phrase, samples, _ = timed(speaker.stream(SHORT))  # until its last chunk is out
     report = {
         "import_s": imported - started,
         "load_s": loaded - imported,
-        "first_phrase_s": spoke - loaded,
+        "first_phrase_s": first_phrase,
         "rss_after_load_mb": after_load,
-        "first_phrase_audio_s": sum(first) / speaker.sample_rate,
+        "first_phrase_audio_s": samples / speaker.sample_rate,
     }
     print("READY " + json.dumps(report), flush=True)
     if spec.get("text"):
