@@ -50,7 +50,7 @@ class LocalBroker:
             "log_dest stderr\nlog_type error\n"
             "persistence true\n"
             f"persistence_location {self.state_dir}/\n"
-            "autosave_on_changes true\n"
+            "autosave_on_changes true\nautosave_interval 1\n"
             "max_queued_messages 100000\n" + ("user root\n" if _is_root() else "")
         )
         log.info("starting local Mosquitto on %s:%d", self.host, self.port)

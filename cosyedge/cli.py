@@ -1,4 +1,4 @@
-"""Command line: `cosyedge run | say | check | quantize`."""
+"""Command line: `cosyedge run | say | check | warm | cache | quantize`."""
 
 from __future__ import annotations
 
@@ -42,6 +42,14 @@ def _parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="write it even if the distortion check fails"
     )
     with_config(sub.add_parser("check", help="validate a config file and exit"))
+    with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
+    cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True)
+    with_config(cache_sub.add_parser("stats", help="entries, size, hit rate, pinned count"))
+    for name, what in (("export", "write all entries to"), ("import", "add the entries of")):
+        with_config(cache_sub.add_parser(name, help=f"{what} a tar archive")).add_argument(
+            "file", type=Path
+        )
     return parser
 
 
@@ -63,13 +71,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
+    if args.command in ("warm", "cache"):
+        return _cache_command(config, args)
     from cosyedge.daemon import Daemon
 
     try:
-        return Daemon(config).run()
+        return Daemon(config, args.config).run()
     except RuntimeError as exc:
         log.error("%s", exc)
         return 1
+
+
+def _cache_command(config: Config, args: argparse.Namespace) -> int:
+    from cosyedge.cache import commands
+
+    if args.command == "warm":
+        return commands.warm(config)
+    if args.cache_command == "stats":
+        return commands.stats(config)
+    if args.cache_command == "export":
+        return commands.export(config, args.file)
+    return commands.import_(config, args.file)
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
@@ -83,14 +105,23 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         print(f"no voice configured for {lang!r} (voices: {known})", file=sys.stderr)
         return 2
     voice = load_voice(lang, config.voices[lang], config.state_dir / "models")
-    renderer = Renderer({lang: voice}, PhraseCache(config.cache.dir))
+    cache = PhraseCache.from_config(config.cache)
+    renderer = Renderer({lang: voice}, cache)
     rendering = renderer.render(text, lang)
     if out is None:
-        playback = Player(config.audio.device, config.audio.block_ms).play(
-            rendering.sample_rate, rendering.chunks
-        )
-        return 0 if playback.played else 1
+        from cosyedge.audio import AudioUnavailable
+
+        try:
+            Player(config.audio.device, config.audio.block_ms).play(
+                rendering.sample_rate, rendering.chunks
+            )
+        except AudioUnavailable:
+            return 1  # the player has logged why
+        finally:
+            cache.close()
+        return 0
     pcm = np.concatenate(list(rendering.chunks))
+    cache.close()
     with wave.open(str(out), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)

@@ -14,6 +14,7 @@ import re
 import socket
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,12 +108,20 @@ def _default_voices() -> dict[str, VoiceConfig]:
 @dataclass(frozen=True)
 class CacheConfig:
     dir: Path = field(default_factory=_default_cache_dir)
+    max_mb: float = field(default=256.0, metadata=_range(1, 1_000_000))
+    max_entries: int | None = field(default=None, metadata=_range(1, 10_000_000))
 
 
 @dataclass(frozen=True)
 class AudioConfig:
     device: str | None = None
     block_ms: int = field(default=100, metadata=_range(10, 1000))
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    # Resident memory the daemon keeps itself under (see README, "Sizing the memory ceiling").
+    ceiling_mb: int = field(default=512, metadata=_range(128, 65536))
 
 
 @dataclass(frozen=True)
@@ -123,11 +132,16 @@ class TemplateConfig:
     priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
     lang: str = "en"
     max_chars: int = field(default=400, metadata=_range(16, 4000))
+    # Finite values of the text's placeholders, e.g. {line: "1..12", state: [open, closed]}:
+    # the phrases they make are rendered ahead and pinned in the cache.
+    values: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        from cosyedge.cache.values import expand_values
         from cosyedge.templates import check_template  # the template language lives there
 
         check_template(self.topic, self.text)
+        object.__setattr__(self, "values", expand_values(self.text, self.values))
 
 
 DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
@@ -139,6 +153,7 @@ class Config:
     voices: dict[str, VoiceConfig] = field(default_factory=_default_voices)
     cache: CacheConfig = field(default_factory=CacheConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
     state_dir: Path = field(default_factory=_default_state_dir)
     log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))

@@ -23,7 +23,12 @@ class _JournalFormatter(logging.Formatter):
 
 
 def setup_logging(level: str = "info") -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    # Our own copy of stderr: PortAudio's initialisation points fd 2 at /dev/null for a moment
+    # to hush ALSA, and would swallow what other threads log meanwhile.
+    stream = open(  # noqa: SIM115 - lives as long as the process
+        os.dup(sys.stderr.fileno()), "w", buffering=1, errors="backslashreplace"
+    )
+    handler = logging.StreamHandler(stream)
     if os.environ.get("JOURNAL_STREAM"):
         # journald stamps time and unit itself.
         handler.setFormatter(_JournalFormatter("%(name)s: %(message)s"))

@@ -7,6 +7,7 @@ audio, so keepalives and acknowledgements keep flowing while an alert is spoken.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -33,6 +34,8 @@ class MqttIntake:
         self.filters = list(filters)
         self._on_message = on_message
         self.connected = False
+        self.subscribed = threading.Event()  # set once the broker acknowledged our filters
+        self._subscribing = self.filters
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=config.client_id,
@@ -65,13 +68,32 @@ class MqttIntake:
         self.connected = True
         resumed = " (session resumed)" if flags.session_present else ""
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
-        client.subscribe([(f, 1) for f in self.filters])
+        self._subscribe(self.filters)
+
+    def set_filters(self, filters: Sequence[str]) -> None:
+        """Follow reloaded templates: drop filters no longer used, subscribe new ones only
+        (subscribing again would make the broker resend retained messages)."""
+        new = list(filters)
+        gone = [f for f in self.filters if f not in new]
+        added = [f for f in new if f not in self.filters]
+        self.filters = new
+        if gone:
+            self.client.unsubscribe(gone)
+            log.info("unsubscribed from %s", ", ".join(gone))
+        if added:
+            self._subscribe(added)
+
+    def _subscribe(self, filters: list[str]) -> None:
+        self._subscribing = filters
+        self.client.subscribe([(f, 1) for f in filters])
 
     def _subscribed(self, client, userdata, mid, reason_codes, properties) -> None:
-        failed = [f for f, rc in zip(self.filters, reason_codes, strict=False) if rc.is_failure]
+        filters = self._subscribing
+        failed = [f for f, rc in zip(filters, reason_codes, strict=False) if rc.is_failure]
         if failed:
             log.error("broker refused subscriptions to %s", ", ".join(failed))
-        log.info("subscribed to %d topic filters", len(self.filters) - len(failed))
+        log.info("subscribed to %d topic filters", len(reason_codes) - len(failed))
+        self.subscribed.set()
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected = False

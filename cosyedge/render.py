@@ -11,13 +11,15 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
+import traceback
 import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from cosyedge.cache import Clip, PhraseCache, cache_key
+from cosyedge.cache import Clip, PhraseCache, cache_key, normalize_text
 from cosyedge.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -61,8 +63,8 @@ _END = object()
 class _Producer:
     """Runs `voice.synthesize` in its own thread; puts clauses, then _END or _Failed."""
 
-    def __init__(self, voice: Voice, text: str, cache: PhraseCache, key: str) -> None:
-        self.voice, self.text, self.cache, self.key = voice, text, cache, key
+    def __init__(self, voice: Voice, text: str, lang: str, cache: PhraseCache, key: str) -> None:
+        self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"synth-{voice.name}", daemon=True)
@@ -88,16 +90,19 @@ class _Producer:
                 self._store(np.concatenate(parts))
             self._put(_END)
         except Exception as exc:
-            self._put(_Failed(exc))  # raised again in the consumer, where it is reported
+            # Raised again in the consumer, where it is reported. Its frames would keep the
+            # voice's session alive, and so the memory an out-of-memory handler wants back.
+            traceback.clear_frames(exc.__traceback__)
+            self._put(_Failed(exc))
         finally:
             clauses.close()
 
     def _store(self, pcm: np.ndarray) -> None:
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
-        try:
-            self.cache.put(self.key, Clip(self.voice.sample_rate, pcm))
-        except OSError as exc:
-            log.warning("cannot write phrase cache (%s); speaking without it", exc)
+        # The cache reports its own write failures; speaking goes on without it.
+        clip = Clip(self.voice.sample_rate, pcm)
+        text = normalize_text(self.text)
+        self.cache.put(self.key, clip, voice=self.voice.identity, lang=self.lang, text=text)
 
     def start(self) -> Iterator[np.ndarray]:
         """Start synthesizing now (while the caller opens the sound device) and return the
@@ -127,14 +132,42 @@ class Renderer:
     def __init__(self, voices: Mapping[str, Voice], cache: PhraseCache) -> None:
         self.voices = dict(voices)
         self.cache = cache
+        self._producers: weakref.WeakSet[_Producer] = weakref.WeakSet()
 
-    def render(self, text: str, lang: str = "en") -> Rendering:
+    def stop(self, timeout: float) -> bool:
+        """Stop every synthesis still running and wait for it (at most `timeout` s in all): an
+        inference still running when the interpreter exits makes onnxruntime abort."""
+        deadline = time.monotonic() + timeout
+        producers = list(self._producers)
+        for producer in producers:
+            producer.cancel.set()
+        for producer in producers:
+            if producer.thread.ident is not None:
+                producer.thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(p.thread.is_alive() for p in producers)
+
+    def voice_for(self, lang: str) -> Voice:
         voice = self.voices.get(lang)
         if voice is None:
-            raise LookupError(f"no voice for language {lang!r}")
-        key = cache_key(text, voice.identity)
-        clip = self.cache.get(key)
-        if clip is not None:
-            return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
-        producer = _Producer(voice, text, self.cache, key)
+            raise LookupError(f"no voice configured for language {lang!r}")
+        return voice
+
+    def key(self, text: str, lang: str) -> str:
+        return cache_key(text, self.voice_for(lang).identity, lang)
+
+    def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
+        """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
+        return self.cached(text, lang, record) or self._synthesize(text, lang)
+
+    def cached(self, text: str, lang: str = "en", record: bool = True) -> Rendering | None:
+        """The phrase from the cache, or None: never synthesizes."""
+        clip = self.cache.get(self.key(text, lang), record)
+        if clip is None:
+            return None
+        return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
+
+    def _synthesize(self, text: str, lang: str) -> Rendering:
+        voice = self.voice_for(lang)
+        producer = _Producer(voice, text, lang, self.cache, self.key(text, lang))
+        self._producers.add(producer)
         return Rendering(voice.sample_rate, "synth", producer.start(), producer)

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon
+from support import AlsaSink, Broker, Daemon, NotifySocket, mount
 
 
 @pytest.fixture
@@ -23,9 +24,14 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     """Start `cosyedge run` against a config text; every daemon is stopped after the test."""
     started: list[Daemon] = []
 
-    def make(config_text: str, env: dict[str, str] | None = None, start: bool = True) -> Daemon:
+    def make(
+        config_text: str, env: dict[str, str] | None = None, start: bool = True, preexec=None
+    ) -> Daemon:
         d = Daemon(
-            tmp_path / f"daemon{len(started)}", config_text, {**alsa_sink.env, **(env or {})}
+            tmp_path / f"daemon{len(started)}",
+            config_text,
+            {**alsa_sink.env, **(env or {})},
+            preexec,
         )
         started.append(d)
         return d.start() if start else d
@@ -33,6 +39,23 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     yield make
     for d in started:
         d.stop()
+
+
+@pytest.fixture
+def notify_socket():
+    sock = NotifySocket()
+    yield sock
+    sock.close()
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path):
+    """A 1 MiB tmpfs (needs root): a disk that really fills up."""
+    directory = tmp_path / "tiny"
+    directory.mkdir()
+    mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
+    yield directory
+    subprocess.run(["umount", "-l", str(directory)], check=True)
 
 
 @pytest.fixture(scope="session")

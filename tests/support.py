@@ -9,6 +9,8 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -51,6 +53,7 @@ class Broker:
             f"persistence {'true' if persistence else 'false'}",
             f"persistence_location {directory}/",
             "autosave_on_changes true",
+            "autosave_interval 1",  # with on_changes: save after every change
             "max_queued_messages 100000",
             "log_dest stderr",
         ]
@@ -116,8 +119,11 @@ class AlsaSink:
 class Daemon:
     """`cosyedge run` as a real subprocess, stderr captured to a file."""
 
-    def __init__(self, directory: Path, config_text: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, directory: Path, config_text: str, env: dict[str, str], preexec=None
+    ) -> None:
         self.directory = directory
+        self.preexec = preexec  # runs in the child before exec: limits, cgroups
         directory.mkdir(parents=True, exist_ok=True)
         self.config = directory / "cosyedge.yaml"
         self.config.write_text(config_text)
@@ -133,6 +139,7 @@ class Daemon:
             stderr=log,
             env=self.env,
             cwd=self.directory,
+            preexec_fn=self.preexec,
         )
         if wait_ready:
             self.wait_for_log(r"subscribed to \d+ topic filters", timeout=60)
@@ -171,6 +178,15 @@ class Daemon:
         return self.process.returncode
 
 
+def mount(*args: str) -> None:
+    """Run mount(8); a machine that does not let us (not root) skips the test."""
+    import pytest
+
+    done = subprocess.run(["mount", *args], capture_output=True, text=True)
+    if done.returncode:
+        pytest.skip(f"cannot mount here: {done.stderr.strip()}")
+
+
 def publish(port: int, topic: str, payload: str | bytes, qos: int = 1, retain: bool = False):
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:8]}")
     client.connect("127.0.0.1", port)
@@ -183,3 +199,54 @@ def publish(port: int, topic: str, payload: str | bytes, qos: int = 1, retain: b
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+class NotifySocket:
+    """Stands in for systemd's notification socket: records every sd_notify(3) datagram."""
+
+    def __init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="cosyedge-notify-", dir="/tmp"))
+        self.path = self.directory / "notify"  # short: socket paths are limited to 107 bytes
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.path))
+        self.messages: list[tuple[float, dict[str, str]]] = []  # (monotonic, fields)
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._receive, daemon=True)
+        self._thread.start()
+
+    def env(self, watchdog_s: float | None = None) -> dict[str, str]:
+        env = {"NOTIFY_SOCKET": str(self.path)}
+        if watchdog_s:
+            env["WATCHDOG_USEC"] = str(int(watchdog_s * 1e6))
+        return env
+
+    def _receive(self) -> None:
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except OSError:
+                return
+            fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+            with self._lock:
+                self.messages.append((time.monotonic(), fields))
+
+    def with_key(self, key: str, since: float = 0.0) -> list[tuple[float, str]]:
+        with self._lock:
+            return [(t, m[key]) for t, m in self.messages if key in m and t >= since]
+
+    def statuses(self, since: float = 0.0) -> list[str]:
+        return [v for _, v in self.with_key("STATUS", since)]
+
+    def wait_for(self, key: str, pattern: str = "", timeout: float = 30, since: float = 0.0):
+        """The time and value of the first `key` datagram whose value matches `pattern`."""
+        regex = re.compile(pattern)
+
+        def found():
+            hits = [(t, v) for t, v in self.with_key(key, since) if regex.search(v)]
+            return hits[0] if hits else None
+
+        return wait_until(found, timeout, f"{key}= matching /{pattern}/ on the notify socket")
+
+    def close(self) -> None:
+        self.sock.close()
+        shutil.rmtree(self.directory, ignore_errors=True)

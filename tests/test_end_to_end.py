@@ -94,15 +94,33 @@ def test_bad_payloads_are_rejected_and_the_daemon_keeps_going(
     assert len(alsa_sink.streams()) == 1
 
 
-def test_without_a_sound_device_the_daemon_says_so_and_keeps_running(broker, make_daemon, tmp_path):
-    nowhere = tmp_path / "no-sound.conf"
-    nowhere.write_text("pcm.!default { type hw card 63 }\n")
-    daemon = make_daemon(
-        site_config(broker.port, tmp_path),
-        env={"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{nowhere}"},
-    )
-    publish(broker.port, "cosyedge/say", "Is anybody listening?")
-    daemon.wait_for_log(r"no audio output device .*: announcements are rendered and cached")
-    daemon.wait_for_log(r"rendered \(no audio device\) alert")
+def test_daemon_reconnects_after_the_broker_goes_away(broker, alsa_sink, make_daemon, tmp_path):
+    daemon = make_daemon(site_config(broker.port, tmp_path))
+    broker.kill()
+    daemon.wait_for_log(r"MQTT connection lost")
+    broker.start()
+    # The persistent session means the subscription survives on the broker: a resumed session.
+    daemon.wait_for_log(r"connected to MQTT broker \(session resumed\)", timeout=40)
+    publish(broker.port, "cosyedge/say", "Broker is back.")
+    daemon.wait_for_log(r"spoke alert \w+ source=synth")
     assert daemon.alive()
-    assert len(cached_wavs(tmp_path / "cache")) == 1
+
+
+def test_say_writes_a_wav_through_the_same_cache(tmp_path):
+    import subprocess
+    import sys
+
+    config = tmp_path / "c.yaml"
+    config.write_text(site_config(1883, tmp_path))
+    out = tmp_path / "out.wav"
+    cmd = [sys.executable, "-m", "cosyedge", "say", "Valve seven is open.", "--config", str(config)]
+    first = subprocess.run([*cmd, "--out", str(out)], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert "synth" in first.stderr
+    rate, pcm = wav_samples(out)
+    assert rate == 24000 and len(pcm) > rate  # the default English voice: hibari
+    (cached,) = cached_wavs(tmp_path / "cache")
+    assert np.array_equal(wav_samples(cached)[1], pcm)
+    again = subprocess.run([*cmd, "--out", str(tmp_path / "2.wav")], capture_output=True, text=True)
+    assert "cache" in again.stderr
+    assert np.array_equal(wav_samples(tmp_path / "2.wav")[1], pcm)

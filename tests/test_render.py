@@ -38,7 +38,7 @@ def test_first_clause_arrives_before_the_last_is_synthesized(piper_voice, tmp_pa
     rest = list(rendering.chunks)
     assert len(rest) == 3
     # The cache entry is written when the last clause is done: well after clause one was out.
-    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity))
+    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
     assert entry.stat().st_mtime > first_at
     assert len(first) > 0.5 * piper_voice.sample_rate
 
@@ -48,14 +48,14 @@ def test_synthesis_runs_ahead_of_a_slow_consumer(piper_voice, tmp_path):
     cache = PhraseCache(tmp_path)
     rendering = Renderer({"en": piper_voice}, cache).render(FOUR_CLAUSES)
     first = next(rendering.chunks)
-    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity))
+    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
     # The consumer holds on to clause one (as a player would while it plays); meanwhile the
     # producer synthesizes clauses two to four and stores the whole phrase.
     wait_until(entry.exists, 30, "the phrase to be synthesized while clause one plays")
     started = time.monotonic()
     rest = list(rendering.chunks)
     assert time.monotonic() - started < 0.1  # already synthesized: nothing left to wait for
-    cached = cache.get(cache_key(FOUR_CLAUSES, piper_voice.identity))
+    cached = cache.get(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
     assert cached is not None
     assert np.array_equal(cached.pcm, np.concatenate([first, *rest]))
 
@@ -66,7 +66,7 @@ def test_closing_stops_synthesis_and_caches_nothing(hibari_voice, tmp_path):
     next(rendering.chunks)
     rendering.close()
     assert rendering.wait_stopped(timeout=5)
-    assert cache.get(cache_key(SEVEN_CLAUSES, hibari_voice.identity)) is None
+    assert cache.get(cache_key(SEVEN_CLAUSES, hibari_voice.identity, "en")) is None
     assert list(tmp_path.rglob("*.wav")) == []
 
 

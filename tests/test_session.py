@@ -163,3 +163,30 @@ def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
     proto.doc_string = "retrained"
     onnx.save(proto, str(model))
     assert load_voice("en", config, store).identity != before
+
+
+def test_running_out_of_memory_while_loading_keeps_the_saved_graph(tmp_path):
+    """A graph whose sha256 matched is intact: failing to load it for want of memory must not
+    delete it (rebuilding it from the source model would need even more memory)."""
+    import subprocess
+    import sys
+
+    load_voice("en", VoiceConfig(engine="piper"), tmp_path)
+    (saved,) = saved_files(tmp_path)
+    good = saved.read_bytes()
+    script = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "import numpy, onnxruntime, piper.voice\n"
+        "from cosyedge.config import VoiceConfig\n"
+        "from cosyedge.voices import load_voice\n"
+        "resource.setrlimit(resource.RLIMIT_DATA, (140 << 20, 140 << 20))\n"
+        "load_voice('en', VoiceConfig(engine='piper'), Path(sys.argv[1]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "bad_alloc" in result.stderr or "allocate" in result.stderr, result.stderr[-2000:]
+    assert "not usable" not in result.stderr
+    assert saved.read_bytes() == good

@@ -42,33 +42,34 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
 
 def load_voice(lang: str, config: VoiceConfig, saved_dir: Path | None = None) -> Voice:
     """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads."""
+    started = time.monotonic()
     normalizer = normalizer_for(lang)
+    voice: Voice
     if config.engine == "piper":
         from cosyedge.voices.piper import PiperVoice
 
-        return PiperVoice.load(config, normalizer, saved_dir)
-    if config.engine == "hibari":
+        voice = PiperVoice.load(config, normalizer, saved_dir)
+    elif config.engine == "hibari":
         from cosyedge.voices.hibari import HibariVoice
 
-        return HibariVoice.load(config, normalizer, saved_dir)
-    raise ValueError(f"engine: unknown engine {config.engine!r}")
+        voice = HibariVoice.load(config, normalizer, saved_dir)
+    else:
+        raise ValueError(f"engine: unknown engine {config.engine!r}")
+    log.info(
+        "voice %s loaded for %s in %.2f s (%s, %d threads)",
+        voice.name,
+        lang,
+        time.monotonic() - started,
+        config.engine,
+        config.session.intra_op_threads,
+    )
+    return voice
 
 
 def load_voices(configs: Mapping[str, VoiceConfig], saved_dir: Path | None) -> dict[str, Voice]:
     """Every configured voice, loaded now: a broken model must fail at start, not at the first
     alarm, and a first alert in any language must not wait for a load."""
-    voices = {}
-    for lang, config in configs.items():
-        started = time.monotonic()
-        voices[lang] = load_voice(lang, config, saved_dir)
-        log.info(
-            "voice %s for %s loaded in %.2f s (%s, %d threads)",
-            voices[lang].name,
-            lang,
-            time.monotonic() - started,
-            config.engine,
-            config.session.intra_op_threads,
-        )
+    voices = {lang: load_voice(lang, config, saved_dir) for lang, config in configs.items()}
     settle_memory()
     return voices
 

@@ -20,9 +20,13 @@ if TYPE_CHECKING:
     from piper.voice import PiperVoice as Phonemizer
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "piper-2"
+ENGINE_VERSION = "piper-3"
 # Without onnxruntime's arena, VITS costs 18 % more CPU and fragments the heap (higher peak).
 MEMORY_ARENA = True
+# Memory for one inference grows with its length (about 20 MB per second of audio), and
+# espeak reads a long number out at great length, so longer runs are cut at word boundaries.
+# 120 phonemes are about six seconds of speech.
+MAX_PHONEMES = 120
 
 
 def packaged_model() -> Path:
@@ -78,7 +82,18 @@ class PiperVoice:
         voice = self._piper
         exact = None if noise else SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
         for clause in split_clauses(self.normalizer.normalize(text)):
-            for phonemes in voice.phonemize(clause):
-                audio = voice.phoneme_ids_to_audio(voice.phonemes_to_ids(phonemes), exact)
-                assert isinstance(audio, np.ndarray)
-                yield to_int16(audio)
+            for sentence in voice.phonemize(clause):
+                for phonemes in cap_phonemes(sentence, MAX_PHONEMES):
+                    audio = voice.phoneme_ids_to_audio(voice.phonemes_to_ids(phonemes), exact)
+                    assert isinstance(audio, np.ndarray)
+                    yield to_int16(audio)
+
+
+def cap_phonemes(phonemes: list[str], limit: int) -> Iterator[list[str]]:
+    """Pieces of at most `limit` phonemes, cut at word boundaries where there is one."""
+    while len(phonemes) > limit:
+        cut = max((i for i in range(1, limit + 1) if phonemes[i] == " "), default=limit)
+        yield phonemes[:cut]
+        phonemes = phonemes[cut + (phonemes[cut] == " ") :]
+    if phonemes:
+        yield phonemes

@@ -79,6 +79,8 @@ def make_session(
         try:
             session = ort.InferenceSession(str(reusable), options, providers=PROVIDERS)
         except Exception as exc:  # onnxruntime raises its own exception types
+            if _out_of_memory(exc):
+                raise  # the file is intact (its sha256 matched): the process is short of memory
             saved.discard(reusable, f"onnxruntime cannot load it ({exc})")
         else:
             log.debug("%s: reused saved optimized model %s", model.name, reusable)
@@ -88,3 +90,8 @@ def make_session(
         if target is not None:
             options.optimized_model_filepath = str(target)
         return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    text = str(exc)
+    return isinstance(exc, MemoryError) or "bad_alloc" in text or "allocate memory" in text

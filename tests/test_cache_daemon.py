@@ -1,0 +1,159 @@
+"""`cosyedge warm` and `cosyedge cache …` as users run them; the daemon playing warmed audio."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import publish, wait_until
+
+from cosyedge.cache import Clip, PhraseCache, cache_key
+from cosyedge.cache.transfer import ArchiveError, export_cache, import_cache
+
+
+def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cosyedge", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def site_config(port: int, cache_dir: Path) -> str:
+    return f"""
+mqtt:
+  port: {port}
+  local_broker: false
+cache:
+  dir: {cache_dir}
+templates:
+  - topic: "plant/{{line}}/door"
+    text: "Door on line {{line}} is {{state}}."
+    values:
+      line: 1..2
+      state: [open, closed]
+  - topic: plant/evacuate
+    text: "Please leave the building."
+    priority: critical
+  - topic: cosyedge/say
+    text: "{{text}}"
+"""
+
+
+def test_warmed_phrase_plays_with_no_synthesis(broker, alsa_sink, make_daemon, tmp_path):
+    daemon = make_daemon(site_config(broker.port, tmp_path / "cache"), start=False)
+    warmed = cosyedge("warm", "--config", str(daemon.config))
+    assert warmed.returncode == 0, warmed.stderr
+    lines = warmed.stdout.splitlines()
+    assert lines[0].startswith("[1/5] new: Door on line 1 is open.")
+    assert lines[-1].startswith("warm: 5 phrases: 5 new, 0 already cached, 0 failed in ")
+
+    daemon.start()
+    daemon.wait_for_log(r"background warm: 5 phrases: 0 new, 5 already cached, 0 failed")
+    publish(broker.port, "plant/2/door", json.dumps({"state": "closed", "id": "d-1"}))
+    daemon.wait_for_log(r"spoke alert d-1 source=cache")
+    (played,) = wait_until(lambda: alsa_sink.streams() or None, 5, "captured audio")
+    assert daemon.stop() == 0
+    assert "source=synth" not in daemon.log()
+
+    # Piper's output varies run to run: equal samples can only come from the warmed file.
+    cache = PhraseCache(tmp_path / "cache")
+    rows = {row.text: row for row in cache.rows()}
+    assert len(rows) == 5 and all(row.pinned for row in rows.values())
+    with wave.open(str(cache.path(rows["Door on line 2 is closed."].key))) as w:
+        assert np.array_equal(played, np.frombuffer(w.readframes(w.getnframes()), "<i2"))
+    cache.close()
+
+    stats = cosyedge("cache", "stats", "--config", str(daemon.config))
+    assert stats.returncode == 0, stats.stderr
+    assert "entries    5 (5 pinned)" in stats.stdout
+    assert "hit rate   100.0% (1 hits of 1 lookups)" in stats.stdout
+
+
+def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path):
+    source = tmp_path / "source.yaml"
+    source.write_text(site_config(1883, tmp_path / "rendered"))
+    assert cosyedge("warm", "--config", str(source)).returncode == 0
+    archive = tmp_path / "fleet.tar"
+    exported = cosyedge("cache", "export", str(archive), "--config", str(source))
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.startswith("exported 5 entries")
+
+    receiver = tmp_path / "receiver.yaml"
+    receiver.write_text(site_config(1883, tmp_path / "received"))
+    imported = cosyedge("cache", "import", str(archive), "--config", str(receiver))
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == "imported 5 entries, 0 already cached"
+    sent, got = PhraseCache(tmp_path / "rendered"), PhraseCache(tmp_path / "received")
+    for row in sent.rows():
+        assert np.array_equal(sent.get(row.key).pcm, got.get(row.key).pcm)
+    assert cosyedge("cache", "import", str(archive), "--config", str(receiver)).stdout.strip() == (
+        "imported 0 entries, 5 already cached"
+    )
+
+    # An archive rendered with another voice model or settings is refused, entry by entry.
+    other = PhraseCache(tmp_path / "other-voice")
+    key = cache_key("Door on line 1 is open.", "f" * 64, "en")
+    sound = np.ones(16000, np.int16)
+    other.put(key, Clip(22050, sound), voice="f" * 64, lang="en", text="Door on line 1 is open.")
+    foreign = tmp_path / "foreign.tar"
+    export_cache(other, foreign)
+    refused = cosyedge("cache", "import", str(foreign), "--config", str(receiver))
+    assert refused.returncode == 1
+    assert refused.stdout.strip() == "imported 0 entries, 0 already cached"
+    assert f"refused 1 entries made with voice {'f' * 12}: this gateway speaks with " in (
+        refused.stderr
+    )
+    assert not got.contains(key)
+
+    # A damaged archive member is caught by its checksum and not imported.
+    damaged = tmp_path / "damaged.tar"
+    data = bytearray(archive.read_bytes())
+    data[data.index(b"RIFF") + 600] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    ours = {row.voice: "joe" for row in sent.rows()}
+    done = import_cache(PhraseCache(tmp_path / "fresh"), damaged, ours)
+    assert done.imported == 4 and len(done.damaged) == 1
+    assert done.damaged[0].endswith("checksum differs from the manifest")
+    with pytest.raises(ArchiveError, match="not a readable tar archive"):
+        import_cache(PhraseCache(tmp_path / "fresh"), source, ours)  # a YAML file
+
+
+def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_returns(
+    broker, alsa_sink, make_daemon, tiny_fs
+):
+    daemon = make_daemon(site_config(broker.port, tiny_fs / "cache"), start=False)
+    daemon.start()
+    filler = tiny_fs / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with contextlib.suppress(OSError):
+            for _ in range(100):
+                os.write(fd, bytes(65536))
+    finally:
+        os.close(fd)
+
+    for n, text in enumerate(["Crane one is moving.", "Crane two is moving."], start=1):
+        publish(broker.port, "cosyedge/say", json.dumps({"text": text, "id": f"full-{n}"}))
+        daemon.wait_for_log(rf"spoke alert full-{n} source=synth")
+    log = daemon.log()
+    assert len(re.findall(r"cannot write the phrase cache .*No space left", log)) == 1, log
+    streams = wait_until(lambda: len(alsa_sink.streams()) == 2 and alsa_sink.streams(), 5, "2")
+    assert all(len(s) > 22050 for s in streams)  # both spoken in full
+
+    filler.unlink()
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "r"}))
+    daemon.wait_for_log(r"spoke alert r source=synth")
+    daemon.wait_for_log(r"phrase cache in .* is writable again")
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "c"}))
+    daemon.wait_for_log(r"spoke alert c source=cache")

@@ -1,0 +1,221 @@
+"""The memory ceiling, for real: the daemon under RLIMIT_DATA (and a cgroup v1 memory limit
+where this machine has one) while a flood of long unique alerts arrives."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from support import publish
+
+MB = 1 << 20
+WORDS = re.findall(
+    r"\w+",
+    "pressure temperature conveyor motor valve pump boiler tank level sensor hall line "
+    "station north south east west upper lower main spare feed return cooling steam",
+)
+
+
+def long_unique_text(n: int) -> str:
+    """About 190 characters in three clauses, different for every n (so never cached)."""
+    words = [WORDS[(n * 7 + i * 3) % len(WORDS)] for i in range(24)]
+    return (
+        f"Report {n}: {' '.join(words[:8])}, then {' '.join(words[8:16])}, "
+        f"and finally {' '.join(words[16:])} at station {n * 13}."
+    )
+
+
+def flood_config(port: int, tmp: Path, ceiling_mb: int) -> str:
+    # The Piper voice: its synthesis steps (about 100 MB) are what these ceilings are sized for.
+    return f"""
+voices:
+  en:
+    engine: piper
+mqtt:
+  port: {port}
+  local_broker: false
+cache:
+  dir: {tmp}/cache
+state_dir: {tmp}/state
+memory:
+  ceiling_mb: {ceiling_mb}
+templates:
+  - topic: "plant/{{line}}/report"
+    text: "{{text}}"
+    priority: medium
+  - topic: "plant/{{line}}/estop"
+    text: "{{text}}"
+    priority: critical
+"""
+
+
+class RssSampler:
+    """Reads the daemon's VmRSS from outside every few milliseconds; keeps the maximum."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.max_mb, self._stop = pid, 0.0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        path = f"/proc/{self.pid}/status"
+        while not self._stop.wait(0.005):
+            try:
+                text = Path(path).read_text()
+            except OSError:
+                return
+            m = re.search(r"VmRSS:\s+(\d+) kB", text)
+            if m:
+                self.max_mb = max(self.max_mb, int(m.group(1)) / 1024)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.max_mb
+
+
+def limit_data(limit_bytes: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit_bytes, limit_bytes))
+
+    return apply
+
+
+def run_flood(broker, daemon, notify_socket, ceiling_mb: int) -> dict:
+    """Long unique alerts until the guard refuses, then critical ones once the voice is shed."""
+    sampler = RssSampler(daemon.process.pid)
+    notify_socket.wait_for("READY", "1", timeout=60)
+    for n in range(24):
+        text = json.dumps({"text": long_unique_text(n), "id": f"f-{n}"})
+        publish(broker.port, f"plant/{n % 4}/report", text)
+    daemon.wait_for_log(r"refusing synthesis of non-critical alerts", timeout=60)
+    daemon.wait_for_log(r"unloaded idle voice", timeout=60)
+    for n in range(2):
+        text = json.dumps({"text": long_unique_text(100 + n), "id": f"crit-{n}"})
+        publish(broker.port, "plant/9/estop", text)
+    for n in range(2):
+        daemon.wait_for_log(rf"spoke alert crit-{n} source=synth ", timeout=60)
+    daemon.wait_for_log(r"spoke alert f-\d+ ", count=24, timeout=120)
+    publish(broker.port, "plant/1/report", json.dumps({"text": "Line one is back.", "id": "after"}))
+    daemon.wait_for_log(r"spoke alert after ", timeout=30)
+    peak = sampler.stop()
+    log = daemon.log()
+    sources = re.findall(r"spoke alert f-\d+ source=(\w+)", log)
+    print(f"flood: sampled peak RSS {peak:.0f} MB of {ceiling_mb}; sources {sources}")
+    return {"peak": peak, "sources": sources, "log": log}
+
+
+CEILING_MB = 340
+
+
+def reported_peak(notify_socket) -> float:
+    status = notify_socket.statuses()[-1]
+    m = re.search(r"memory: .*, \d+ MB of 340, peak (\d+)", status)
+    assert m, status
+    return float(m.group(1))
+
+
+def test_flood_under_rlimit_stays_under_the_ceiling(broker, make_daemon, notify_socket, tmp_path):
+    daemon = make_daemon(
+        flood_config(broker.port, tmp_path, CEILING_MB),
+        env=notify_socket.env(),
+        preexec=limit_data((CEILING_MB + 150) * MB),
+    )
+    result = run_flood(broker, daemon, notify_socket, CEILING_MB)
+    assert result["peak"] < CEILING_MB
+    assert reported_peak(notify_socket) < CEILING_MB
+    assert "generic" in result["sources"]
+    assert daemon.alive()
+
+
+def own_v1_memory_cgroup() -> Path | None:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            base = Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+            if (base / "memory.limit_in_bytes").exists():
+                return base
+    return None
+
+
+@pytest.fixture
+def memory_cgroup():
+    """A child of our own cgroup v1 memory group, removed afterwards."""
+    parent = own_v1_memory_cgroup() if os.geteuid() == 0 else None
+    if parent is None:
+        pytest.skip("needs root and the cgroup v1 memory controller")
+    group = parent / f"cosyedge-test-{os.getpid()}"
+    try:
+        group.mkdir()
+    except OSError as exc:
+        pytest.skip(f"cannot create a memory cgroup under {parent}: {exc}")
+    yield group
+    deadline = time.monotonic() + 10
+    while (group / "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    group.rmdir()
+
+
+def test_flood_under_a_cgroup_memory_limit(
+    memory_cgroup, broker, make_daemon, notify_socket, tmp_path
+):
+    limit = (CEILING_MB + 40) * MB  # room for the page cache of model and phrase files
+    (memory_cgroup / "memory.limit_in_bytes").write_text(str(limit))
+    procs = memory_cgroup / "cgroup.procs"
+
+    def join_cgroup() -> None:
+        procs.write_text(str(os.getpid()))
+
+    daemon = make_daemon(
+        flood_config(broker.port, tmp_path, CEILING_MB),
+        env=notify_socket.env(),
+        preexec=join_cgroup,
+    )
+    assert procs.read_text().split() == [str(daemon.process.pid)]
+    result = run_flood(broker, daemon, notify_socket, CEILING_MB)
+    oom = dict(
+        line.split() for line in (memory_cgroup / "memory.oom_control").read_text().splitlines()
+    )
+    used = int((memory_cgroup / "memory.max_usage_in_bytes").read_text()) / MB
+    failcnt = int((memory_cgroup / "memory.failcnt").read_text())
+    print(f"cgroup v1: max usage {used:.0f} MB of {limit / MB:.0f}, failcnt {failcnt}, {oom}")
+    assert oom.get("oom_kill", "0") == "0"
+    assert result["peak"] < CEILING_MB
+    assert reported_peak(notify_socket) < CEILING_MB
+    assert daemon.alive()
+
+
+def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_path):
+    """RLIMIT_DATA below what one synthesis step needs, and a ceiling that does not see it
+    coming: onnxruntime raises its `Fail`, and the alert is still announced."""
+    daemon = make_daemon(flood_config(broker.port, tmp_path, 2048), preexec=limit_data(280 * MB))
+    publish(broker.port, "plant/1/report", json.dumps({"text": "Door open.", "id": "short-1"}))
+    daemon.wait_for_log(r"spoke alert short-1 source=synth ")
+    number = " ".join(["987654321987"] * 4)
+    text = f"Emergency stop on press {number}, everyone clear line one now."
+    publish(broker.port, "plant/1/estop", json.dumps({"text": text, "id": "big-1"}))
+    daemon.wait_for_log(r"spoke alert big-1 source=generic ", timeout=60)
+    assert re.search(r"out of memory during synthesis \(Fail: \[ONNXRuntimeError\]", daemon.log())
+    publish(broker.port, "plant/1/report", json.dumps({"text": "Door shut.", "id": "short-2"}))
+    daemon.wait_for_log(r"spoke alert short-2 source=synth ")
+    assert daemon.alive()
+
+
+def test_a_long_number_is_synthesized_in_bounded_steps():
+    """espeak reads a 12-digit number as a long sentence; one inference must not hold it all."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    voice = load_voice("en", VoiceConfig(engine="piper"))
+    steps = list(voice.synthesize("Serial " + " ".join(["987654321987"] * 3) + "."))
+    seconds = [len(step) / voice.sample_rate for step in steps]
+    print(f"steps: {', '.join(f'{s:.1f}' for s in seconds)} s")
+    assert sum(seconds) > 15  # the whole number is spoken
+    assert len(steps) >= 3
+    assert max(seconds) < 8  # in pieces of about six seconds

@@ -1,0 +1,241 @@
+"""Life under systemd, on real datagrams: readiness, status, watchdog, SIGTERM and SIGHUP.
+
+The daemon runs as a subprocess with NOTIFY_SOCKET naming a datagram socket bound here, so
+every READY=1, STATUS=, WATCHDOG=1 and STOPPING=1 checked below was really sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from support import AlsaSink, Broker, publish, wait_until
+
+LONG_TEXT = (  # under the 200 characters a template value may have; ten seconds of speech
+    "Attention in hall two. The steam pressure is rising, the relief valve on boiler one "
+    "did not open, operators must check it now, and everyone else must keep away."
+)
+
+
+def config_text(port: int, tmp: Path, say_text: str = "{text}", extra: str = "") -> str:
+    return f"""
+mqtt:
+  port: {port}
+  local_broker: false
+cache:
+  dir: {tmp}/cache
+state_dir: {tmp}/state
+templates:
+  - topic: cosyedge/say
+    text: "{say_text}"
+{extra}"""
+
+
+def test_ready_only_once_the_broker_is_connected_then_status_and_watchdog(
+    make_daemon, notify_socket, tmp_path
+):
+    broker = Broker(tmp_path / "broker")  # not started yet: the daemon must wait for it
+    daemon = make_daemon(
+        config_text(broker.port, tmp_path), env=notify_socket.env(watchdog_s=2), start=False
+    )
+    daemon.start(wait_ready=False)
+    try:
+        notify_socket.wait_for("STATUS", r"^starting: waiting for the MQTT broker", timeout=60)
+        daemon.wait_for_log(r"voice \S+ loaded")
+        assert (tmp_path / "cache").is_dir()
+        time.sleep(1.0)
+        assert notify_socket.with_key("READY") == [], "READY=1 before the broker was connected"
+
+        broker.start()
+        ready_at, _ = notify_socket.wait_for("READY", "1", timeout=30)
+        assert "subscribed to 1 topic filters" in daemon.log()
+        status_at_ready = notify_socket.statuses(since=ready_at)[0]
+        assert status_at_ready.startswith("mqtt: connected; audio: not used yet; queue: 0;")
+
+        # WATCHDOG_USEC=2 s: petted about every second while nothing is stuck.
+        time.sleep(3.2)
+        pets = [t for t, _ in notify_socket.with_key("WATCHDOG", since=ready_at)]
+        assert 2 <= len(pets) <= 5, pets
+
+        publish(broker.port, "cosyedge/say", json.dumps({"text": "Forklift in aisle four."}))
+        notify_socket.wait_for("STATUS", r"; last: spoke \w+ at ", timeout=30)
+    finally:
+        daemon.stop()
+        broker.kill()
+
+
+class Fifo:
+    """An ALSA `file` sink writing into a named pipe that the test drains only when told.
+
+    With nobody reading, the pipe fills and the player's next write blocks: an audio write
+    that never returns, as with a wedged driver.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / "pcm.fifo"
+        os.mkfifo(self.path)
+        conf = directory / "asoundrc"
+        conf.write_text(
+            'pcm.!default {\n  type file\n  slave.pcm "null"\n'
+            f'  file "{self.path}"\n  format "raw"\n  truncate true\n}}\n'
+        )
+        self.env = {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{conf}"}
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # held open, so opens succeed
+        self.draining = threading.Event()
+        self.received = 0
+        self._closed = False
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        while not self._closed:
+            if not self.draining.wait(0.05):
+                continue
+            ready, _, _ = select.select([self.fd], [], [], 0.05)
+            if ready:
+                with contextlib.suppress(OSError):
+                    self.received += len(os.read(self.fd, 1 << 16))
+
+    def close(self) -> None:
+        self._closed = True
+        time.sleep(0.1)
+        os.close(self.fd)
+
+
+def test_watchdog_stops_while_an_audio_write_hangs_and_sigterm_still_exits(
+    broker, make_daemon, notify_socket, tmp_path
+):
+    fifo = Fifo(tmp_path / "fifo")
+    daemon = make_daemon(
+        config_text(broker.port, tmp_path), env={**fifo.env, **notify_socket.env(watchdog_s=1.5)}
+    )
+    try:
+        notify_socket.wait_for("READY", "1")
+        publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "stuck-1"}))
+        daemon.wait_for_log(r"no progress from .*player \(\d+ s\)", timeout=30)
+        withheld_at = time.monotonic()
+        time.sleep(2.5)
+        pets = [t for t, _ in notify_socket.with_key("WATCHDOG", since=withheld_at)]
+        assert pets == [], "WATCHDOG=1 sent while the audio write was stuck"
+
+        fifo.draining.set()  # the device takes data again
+        daemon.wait_for_log(r"spoke alert stuck-1 ", timeout=30)
+        notify_socket.wait_for("WATCHDOG", "1", since=time.monotonic(), timeout=5)
+        assert "moving again: watchdog resumed" in daemon.log()
+        assert fifo.received > 5 * 22050 * 2  # several seconds of speech went through
+
+        fifo.draining.clear()  # wedge it again, then ask the daemon to stop
+        time.sleep(0.2)
+        publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "stuck-2"}))
+        wait_until(lambda: "accepted alert stuck-2" in daemon.log(), 10, "stuck-2 accepted")
+        time.sleep(1.0)
+        stop_sent = time.monotonic()
+        daemon.process.send_signal(signal.SIGTERM)
+        notify_socket.wait_for("STOPPING", "1", since=stop_sent, timeout=5)
+        daemon.process.wait(timeout=15)
+        took = time.monotonic() - stop_sent
+        assert daemon.process.returncode == 0, daemon.log()
+        assert took < 5 + 3, f"exit took {took:.1f} s"
+        assert "announcer did not stop within 5 s; exiting without it" in daemon.log()
+        pending = json.loads((tmp_path / "state" / "pending.json").read_text())
+        assert [a["alert"]["id"] for a in pending["announcements"]] == ["stuck-2"]
+    finally:
+        fifo.close()
+
+
+def test_sigterm_finishes_the_clause_saves_the_queue_and_the_next_start_speaks_it(
+    broker, alsa_sink: AlsaSink, make_daemon, notify_socket, tmp_path
+):
+    text = config_text(broker.port, tmp_path)
+    daemon = make_daemon(text, env=notify_socket.env())
+    publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "long-1"}))
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Second alert.", "id": "q-2"}))
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Third alert.", "id": "q-3"}))
+    # Once the first clause reached the device, stop while the rest is still being made.
+    wait_until(lambda: any(p.stat().st_size for p in alsa_sink.files()), 30, "first clause")
+    stop_sent = time.monotonic()
+    daemon.process.send_signal(signal.SIGTERM)
+    notify_socket.wait_for("STOPPING", "1", since=stop_sent, timeout=5)
+    daemon.process.wait(timeout=15)
+    took = time.monotonic() - stop_sent
+    assert daemon.process.returncode == 0, daemon.log()
+    assert took < 5, f"exit took {took:.1f} s"
+    assert "cut alert long-1 after a clause; kept" in daemon.log()
+    assert "3 unsaid alerts saved for the next start" in daemon.log()
+    heard = alsa_sink.streams()[0]
+
+    again = make_daemon(text, env=notify_socket.env())
+    again.wait_for_log(r"3 alerts left unsaid by the last run are queued")
+    for alert_id in ("long-1", "q-2", "q-3"):
+        again.wait_for_log(rf"spoke alert {alert_id} ", timeout=60)
+    assert not (tmp_path / "state" / "pending.json").exists()
+    whole = alsa_sink.streams()[1]
+    assert len(whole) > 7 * 22050  # the cut phrase was spoken again, in full
+    assert 0 < len(heard) < 0.6 * len(whole)  # where before only its first clauses were
+
+
+def test_sighup_rejects_a_bad_config_and_applies_a_good_one_keeping_the_queue(
+    broker, make_daemon, notify_socket, tmp_path
+):
+    daemon = make_daemon(
+        config_text(broker.port, tmp_path, "Old words: {text}"), env=notify_socket.env()
+    )
+    pid = daemon.process.pid
+
+    daemon.config.write_text("mqtt:\n  port: seventy\naudio:\n  blok_ms: 50\n")
+    since = time.monotonic()
+    daemon.process.send_signal(signal.SIGHUP)
+    notify_socket.wait_for("RELOADING", "1", since=since)
+    notify_socket.wait_for("READY", "1", since=since)
+    daemon.wait_for_log(r"reload rejected: the running configuration stays in force")
+    log = daemon.log()
+    assert f"reload rejected: {daemon.config}: mqtt.port: expected an integer" in log
+    assert (
+        f'reload rejected: {daemon.config}: audio.blok_ms: unknown key; did you mean "block' in log
+    )
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "one", "id": "a-1"}))
+    daemon.wait_for_log(r"spoke alert a-1 .* text='Old words: one'")
+
+    # Three alerts queued behind a long one, then a valid new config: none is dropped.
+    publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "b-0"}))
+    for n in (1, 2, 3):
+        publish(broker.port, "cosyedge/say", json.dumps({"text": f"alert {n}", "id": f"b-{n}"}))
+    extra = """  - topic: "plant/{line}/new"
+    text: "New template for line {line}."
+"""
+    daemon.config.write_text(config_text(broker.port, tmp_path, "New words: {text}", extra))
+    since = time.monotonic()
+    daemon.process.send_signal(signal.SIGHUP)
+    daemon.wait_for_log(r"configuration reloaded from ")
+    notify_socket.wait_for("READY", "1", since=since)
+    for n in (0, 1, 2, 3):
+        daemon.wait_for_log(rf"spoke alert b-{n} ", timeout=60)
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "two", "id": "c-1"}))
+    daemon.wait_for_log(r"spoke alert c-1 .* text='New words: two'")
+    publish(broker.port, "plant/7/new", json.dumps({"id": "c-2"}))
+    daemon.wait_for_log(r"spoke alert c-2 .* text='New template for line 7.'")
+    assert daemon.process.pid == pid and daemon.alive()
+
+
+@pytest.mark.parametrize("key", ["voices", "mqtt.local_broker"])
+def test_reload_keeps_start_only_settings_until_restart(key):
+    from cosyedge.config import parse_config
+    from cosyedge.reload import effective_config
+
+    running = parse_config("audio:\n  block_ms: 100\n")
+    changed = {
+        "voices": "voices:\n  en:\n    engine: piper\naudio:\n  block_ms: 50\n",
+        "mqtt.local_broker": "mqtt:\n  local_broker: false\n  port: 1884\naudio:\n  block_ms: 50\n",
+    }[key]
+    effective, waiting = effective_config(running, parse_config(changed))
+    assert waiting == [key]
+    assert effective.audio.block_ms == 50
+    assert effective.voices == running.voices
+    assert effective.mqtt.local_broker == running.mqtt.local_broker
