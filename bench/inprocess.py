@@ -20,13 +20,14 @@ def timed(stream: Iterator[np.ndarray]) -> tuple[float, float, int, float]:
     utterance. The clock stops at the last chunk: what a system does after all audio is out
     (cosyedge writes its phrase cache) does not delay the listener."""
     cpu, started = time.process_time(), time.perf_counter()
-    first, last, samples = None, 0.0, 0
+    first, last, samples, cpu_used = None, 0.0, 0, 0.0
     for chunk in stream:
         last = time.perf_counter() - started
+        cpu_used = time.process_time() - cpu
         if first is None:
             first = last
         samples += len(chunk)
-    return first or 0.0, last, samples, time.process_time() - cpu
+    return first or 0.0, last, samples, cpu_used
 
 
 def speed(
