@@ -115,7 +115,12 @@ class _Producer:
     def _chunks(self) -> Iterator[np.ndarray]:
         try:
             while True:
-                item = self.queue.get()
+                try:
+                    item = self.queue.get(timeout=_POLL_S * 10)
+                except queue.Empty:
+                    if self.thread.is_alive() or not self.queue.empty():
+                        continue
+                    raise RuntimeError("synthesis ended without finishing the phrase") from None
                 if item is _END:
                     return
                 if isinstance(item, _Failed):
