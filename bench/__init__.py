@@ -1,4 +1,6 @@
-"""Benchmarks. `python -m bench` (or `scripts/bench`): speech, cosyedge's voices side by side
-with each engine family's own runtime; `python -m bench.cache`: the phrase cache. Speed goals
-are ratios measured interleaved in one run, so a busy machine slows both sides alike.
+"""Benchmarks: numbers measured side by side in one run, printed and written to bench/results/.
+
+`python -m bench` (or `scripts/bench`): speech, cosyedge's voices next to each engine family's
+own runtime. `python -m bench.cache`: the phrase cache. `python -m bench.alarms`: alarm
+handling.
 """

@@ -135,6 +135,12 @@ class TemplateConfig:
     # Finite values of the text's placeholders, e.g. {line: "1..12", state: [open, closed]}:
     # the phrases they make are rendered ahead and pinned in the cache.
     values: Mapping[str, Any] = field(default_factory=dict)
+    # Alarm timing; null means the alarms: section's default applies.
+    ttl_s: float | None = field(default=None, metadata=_range(0, 7 * 86400))
+    on_delay_s: float = field(default=0.0, metadata=_range(0, 3600))
+    off_delay_s: float = field(default=0.0, metadata=_range(0, 3600))
+    reannounce_s: float | None = field(default=None, metadata=_range(0, 86400))
+    clear_if: str = "clear=true"
 
     def __post_init__(self) -> None:
         from cosyedge.cache.values import expand_values
@@ -142,9 +148,96 @@ class TemplateConfig:
 
         check_template(self.topic, self.text)
         object.__setattr__(self, "values", expand_values(self.text, self.values))
+        name, eq, value = self.clear_if.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise ValueError(f"clear_if: expected field=value, got {self.clear_if!r}")
 
 
 DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
+
+
+def _check_publish_topic(name: str, topic: str) -> None:
+    if not topic or "+" in topic or "#" in topic:
+        raise ValueError(f"{name}: must be a topic without wildcards, got {topic!r}")
+
+
+@dataclass(frozen=True)
+class PriorityConfig:
+    chime: bool = True
+    volume: float = field(default=1.0, metadata=_range(0, 1))
+    reannounce_s: float = field(default=0.0, metadata=_range(0, 86400))  # 0: never
+
+
+@dataclass(frozen=True)
+class PrioritiesConfig:
+    critical: PriorityConfig = field(default_factory=PriorityConfig)
+    high: PriorityConfig = field(default_factory=PriorityConfig)
+    medium: PriorityConfig = field(default_factory=PriorityConfig)
+    low: PriorityConfig = field(default_factory=PriorityConfig)
+
+    def of(self, priority: str) -> PriorityConfig:
+        return getattr(self, priority)
+
+
+@dataclass(frozen=True)
+class FloodConfig:
+    threshold: int = field(default=10, metadata=_range(1, 100000))  # more than this starts one
+    window_s: float = field(default=600.0, metadata=_range(0.1, 86400))
+    end_at: int = field(default=5, metadata=_range(0, 100000))  # at most this many: over
+    summary_interval_s: float = field(default=30.0, metadata=_range(0, 3600))
+
+    def __post_init__(self) -> None:
+        if self.end_at >= self.threshold:
+            raise ValueError("end_at: must be below threshold")
+
+
+@dataclass(frozen=True)
+class QuietHoursConfig:
+    start: str
+    end: str
+    volume: float = field(default=0.5, metadata=_range(0, 1))  # factor for non-critical alerts
+
+    def __post_init__(self) -> None:
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            hours, colon, minutes = value.partition(":")
+            if not (colon and hours.isdigit() and minutes.isdigit() and len(minutes) == 2) or (
+                int(hours) > 23 or int(minutes) > 59
+            ):
+                raise ValueError(f"{name}: expected a time HH:MM, got {value!r}")
+
+
+@dataclass(frozen=True)
+class AlarmsConfig:
+    command_topic: str = "cosyedge/command"
+    dedup_window_s: float = field(default=60.0, metadata=_range(0, 86400))
+    ttl_s: float = field(default=0.0, metadata=_range(0, 7 * 86400))  # 0: alerts never expire
+    max_shelve_s: float = field(default=8 * 3600.0, metadata=_range(0.1, 7 * 86400))
+    flood: FloodConfig = field(default_factory=FloodConfig)
+    priorities: PrioritiesConfig = field(default_factory=PrioritiesConfig)
+    quiet_hours: QuietHoursConfig | None = None
+
+    def __post_init__(self) -> None:
+        _check_publish_topic("command_topic", self.command_topic)
+
+
+@dataclass(frozen=True)
+class ReportsConfig:
+    outcome_topic: str = "cosyedge/report"
+    event_topic: str = "cosyedge/event"
+    error_topic: str = "cosyedge/error"
+    status_topic: str = "cosyedge/status"
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            _check_publish_topic(f.name, getattr(self, f.name))
+
+
+@dataclass(frozen=True)
+class HermesConfig:
+    enabled: bool = False
+    site_id: str = "default"
+    priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
 
 
 @dataclass(frozen=True)
@@ -155,6 +248,9 @@ class Config:
     audio: AudioConfig = field(default_factory=AudioConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
+    alarms: AlarmsConfig = field(default_factory=AlarmsConfig)
+    reports: ReportsConfig = field(default_factory=ReportsConfig)
+    hermes: HermesConfig = field(default_factory=HermesConfig)
     state_dir: Path = field(default_factory=_default_state_dir)
     log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))
 

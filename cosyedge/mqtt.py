@@ -1,7 +1,9 @@
 """The MQTT side: one persistent QoS 1 session that survives broker restarts.
 
 paho's network thread only hands messages to `on_message`; it never waits on synthesis or
-audio, so keepalives and acknowledgements keep flowing while an alert is spoken.
+audio, so keepalives and acknowledgements keep flowing while an alert is spoken. Messages are
+acknowledged (PUBACK) by the handler calling `ack`, once it has recorded them: until then the
+broker keeps them for redelivery.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from cosyedge.config import MqttConfig
 
 log = logging.getLogger(__name__)
 
-MessageHandler = Callable[[str, bytes], None]
+MessageHandler = Callable[[str, bytes, Callable[[], None]], None]  # (topic, payload, ack)
 
 
 def read_secret(path: Path) -> str:
@@ -28,11 +30,20 @@ def read_secret(path: Path) -> str:
 
 class MqttIntake:
     def __init__(
-        self, config: MqttConfig, filters: Sequence[str], on_message: MessageHandler
+        self,
+        config: MqttConfig,
+        filters: Sequence[str],
+        on_message: MessageHandler,
+        *,
+        will: tuple[str, str] | None = None,
+        on_connected: Callable[[], None] | None = None,
+        on_published: Callable[[int], None] | None = None,
     ) -> None:
         self.config = config
         self.filters = list(filters)
         self._on_message = on_message
+        self._on_connected = on_connected
+        self._on_published = on_published
         self.connected = False
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._subscribing = self.filters
@@ -50,6 +61,10 @@ class MqttIntake:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_subscribe = self._subscribed
+        client.on_publish = self._published
+        client.manual_ack_set(True)
+        if will is not None:  # retained, so anyone can see at any time whether we are up
+            client.will_set(will[0], will[1], qos=1, retain=True)
         self.client = client
 
     def start(self) -> None:
@@ -61,6 +76,10 @@ class MqttIntake:
         self.client.disconnect()
         self.client.loop_stop()
 
+    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        """QoS 1; queued by paho while disconnected. Returns the message id."""
+        return self.client.publish(topic, payload, qos=1, retain=retain).mid
+
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
             log.error("MQTT broker refused the connection: %s", reason_code)
@@ -69,6 +88,8 @@ class MqttIntake:
         resumed = " (session resumed)" if flags.session_present else ""
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
         self._subscribe(self.filters)
+        if self._on_connected is not None:
+            self._on_connected()
 
     def set_filters(self, filters: Sequence[str]) -> None:
         """Follow reloaded templates: drop filters no longer used, subscribe new ones only
@@ -99,8 +120,16 @@ class MqttIntake:
         self.connected = False
         log.warning("MQTT connection lost (%s); reconnecting with backoff", reason_code)
 
+    def _published(self, client, userdata, mid, reason_code, properties) -> None:
+        if self._on_published is not None:
+            self._on_published(mid)
+
     def _message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
+        def ack() -> None:
+            client.ack(message.mid, message.qos)
+
         try:
-            self._on_message(message.topic, message.payload)
+            self._on_message(message.topic, message.payload, ack)
         except Exception:  # a bug in handling one message must not kill paho's thread
             log.exception("unexpected error handling a message on %r", message.topic)
+            ack()  # else it would come back at every reconnect and fail again

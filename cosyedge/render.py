@@ -1,9 +1,13 @@
 """Announcement text → PCM: from the phrase cache when it can, else synthesized clause by clause.
 
-Synthesis runs ahead of playback: a producer thread, started as soon as the phrase is known,
-feeds a bounded queue of clauses, so clause two is synthesized while clause one plays. Closing a
-rendering (or dropping its iterator) stops the producer at the next clause boundary; only a
-phrase synthesized to its end is cached.
+Synthesis runs ahead of playback: one long-lived synthesis thread per renderer takes each
+phrase as soon as it is known and feeds a bounded queue of clauses, so clause two is
+synthesized while clause one plays. Closing a rendering (or dropping its iterator) stops its
+synthesis at the next clause boundary; only a phrase synthesized to its end is cached.
+
+One thread, not one per phrase: at most one inference runs at a time (the memory guard
+budgets for one step), and onnxruntime's thread-local state is set up once, not on every
+alert, when memory may be short and glibc aborts the process if that allocation fails.
 """
 
 from __future__ import annotations
@@ -11,10 +15,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 import traceback
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,22 +37,19 @@ class Rendering:
     sample_rate: int
     source: str  # "cache" or "synth"
     chunks: Iterator[np.ndarray]
-    _producer: _Producer | None = field(default=None, repr=False)
+    _job: _Job | None = field(default=None, repr=False)
 
     def close(self) -> None:
         """Stop synthesizing (at the next clause boundary) and drop what was not played."""
         close = getattr(self.chunks, "close", None)
         if close is not None:
             close()
-        if self._producer is not None:
-            self._producer.cancel.set()
+        if self._job is not None:
+            self._job.cancel.set()
 
     def wait_stopped(self, timeout: float) -> bool:
-        """True once no synthesis for this rendering is running any more."""
-        if self._producer is None:
-            return True
-        self._producer.thread.join(timeout)
-        return not self._producer.thread.is_alive()
+        """True once no synthesis for this rendering is running or waiting any more."""
+        return self._job is None or self._job.finished.wait(timeout)
 
 
 class _Failed:
@@ -60,14 +60,14 @@ class _Failed:
 _END = object()
 
 
-class _Producer:
-    """Runs `voice.synthesize` in its own thread; puts clauses, then _END or _Failed."""
+class _Job:
+    """One phrase: run by the synthesis thread, read clause by clause by the player's side."""
 
     def __init__(self, voice: Voice, text: str, lang: str, cache: PhraseCache, key: str) -> None:
         self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"synth-{voice.name}", daemon=True)
+        self.finished = threading.Event()
 
     def _put(self, item: object) -> bool:
         while not self.cancel.is_set():
@@ -78,17 +78,24 @@ class _Producer:
                 continue
         return False
 
-    def _run(self) -> None:
+    def run(self) -> None:
+        """On the synthesis thread. Checks for cancellation before every clause."""
+        if self.cancel.is_set():
+            self.finished.set()  # closed before its turn: nothing to do
+            return
         parts = []
         clauses = self.voice.synthesize(self.text)
         try:
-            for pcm in clauses:
-                parts.append(pcm)
-                if not self._put(pcm):
+            while not self.cancel.is_set():
+                try:
+                    pcm = next(clauses)
+                except StopIteration:
+                    if parts:
+                        self._store(np.concatenate(parts))
+                    self._put(_END)
                     return
-            if parts and not self.cancel.is_set():
-                self._store(np.concatenate(parts))
-            self._put(_END)
+                parts.append(pcm)
+                self._put(pcm)
         except Exception as exc:
             # Raised again in the consumer, where it is reported. Its frames would keep the
             # voice's session alive, and so the memory an out-of-memory handler wants back.
@@ -96,6 +103,7 @@ class _Producer:
             self._put(_Failed(exc))
         finally:
             clauses.close()
+            self.finished.set()
 
     def _store(self, pcm: np.ndarray) -> None:
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
@@ -104,21 +112,20 @@ class _Producer:
         text = normalize_text(self.text)
         self.cache.put(self.key, clip, voice=self.voice.identity, lang=self.lang, text=text)
 
-    def start(self) -> Iterator[np.ndarray]:
-        """Start synthesizing now (while the caller opens the sound device) and return the
-        clauses; a dropped iterator stops the producer like a closed one."""
-        self.thread.start()
-        chunks = self._chunks()
+    def chunks(self, worker: threading.Thread) -> Iterator[np.ndarray]:
+        """The clauses as they come; a dropped iterator cancels the job like a closed one."""
+        chunks = self._chunks(worker)
         weakref.finalize(chunks, self.cancel.set)
         return chunks
 
-    def _chunks(self) -> Iterator[np.ndarray]:
+    def _chunks(self, worker: threading.Thread) -> Iterator[np.ndarray]:
         try:
             while True:
                 try:
                     item = self.queue.get(timeout=_POLL_S * 10)
                 except queue.Empty:
-                    if self.thread.is_alive() or not self.queue.empty():
+                    ended = self.finished.is_set() or not worker.is_alive()
+                    if not ended or not self.queue.empty():
                         continue
                     raise RuntimeError("synthesis ended without finishing the phrase") from None
                 if item is _END:
@@ -132,24 +139,55 @@ class _Producer:
 
 
 class Renderer:
-    """Holds one voice per language and the phrase cache they share."""
+    """Holds one voice per language, the phrase cache they share and the synthesis thread."""
 
     def __init__(self, voices: Mapping[str, Voice], cache: PhraseCache) -> None:
         self.voices = dict(voices)
         self.cache = cache
-        self._producers: weakref.WeakSet[_Producer] = weakref.WeakSet()
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._pending: weakref.WeakSet[_Job] = weakref.WeakSet()
+        self._worker = threading.Thread(target=self._synthesize_forever, name="synth", daemon=True)
+        self._lock = threading.Lock()
+
+    def _synthesize_forever(self) -> None:
+        while (task := self._jobs.get()) is not None:
+            task()
+
+    def _submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            if self._worker.ident is None:
+                self._worker.start()
+        self._jobs.put(task)
+
+    def start(self) -> None:
+        """Start the synthesis thread and have each voice speak once on it (not cached), so its
+        onnxruntime state is set up at start-up rather than at an alert, when memory may be
+        short. Renderers not started start on their first synthesis."""
+        for lang, voice in self.voices.items():
+            done = threading.Event()
+
+            def warm(voice: Voice = voice, lang: str = lang, done: threading.Event = done) -> None:
+                try:
+                    for _ in voice.synthesize("Ready."):
+                        pass
+                except Exception as exc:
+                    log.warning("warming the synthesis thread for %s failed: %s", lang, exc)
+                finally:
+                    done.set()
+
+            self._submit(warm)
+            done.wait()
 
     def stop(self, timeout: float) -> bool:
-        """Stop every synthesis still running and wait for it (at most `timeout` s in all): an
-        inference still running when the interpreter exits makes onnxruntime abort."""
-        deadline = time.monotonic() + timeout
-        producers = list(self._producers)
-        for producer in producers:
-            producer.cancel.set()
-        for producer in producers:
-            if producer.thread.ident is not None:
-                producer.thread.join(max(0.0, deadline - time.monotonic()))
-        return not any(p.thread.is_alive() for p in producers)
+        """Stop all synthesis and wait for it (at most `timeout` s): an inference still running
+        when the interpreter exits makes onnxruntime abort."""
+        for job in list(self._pending):
+            job.cancel.set()
+        if not self._worker.is_alive():
+            return True
+        self._jobs.put(None)
+        self._worker.join(timeout)
+        return not self._worker.is_alive()
 
     def voice_for(self, lang: str) -> Voice:
         voice = self.voices.get(lang)
@@ -173,6 +211,7 @@ class Renderer:
 
     def _synthesize(self, text: str, lang: str) -> Rendering:
         voice = self.voice_for(lang)
-        producer = _Producer(voice, text, lang, self.cache, self.key(text, lang))
-        self._producers.add(producer)
-        return Rendering(voice.sample_rate, "synth", producer.start(), producer)
+        job = _Job(voice, text, lang, self.cache, self.key(text, lang))
+        self._pending.add(job)
+        self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
+        return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)

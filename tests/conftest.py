@@ -27,12 +27,10 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
     def make(
         config_text: str, env: dict[str, str] | None = None, start: bool = True, preexec=None
     ) -> Daemon:
-        d = Daemon(
-            tmp_path / f"daemon{len(started)}",
-            config_text,
-            {**alsa_sink.env, **(env or {})},
-            preexec,
-        )
+        directory = tmp_path / f"daemon{len(started)}"
+        # A config without state_dir gets one of its own, not the user's (the alert journal).
+        own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
+        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec)
         started.append(d)
         return d.start() if start else d
 

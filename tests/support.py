@@ -3,6 +3,7 @@ and the daemon as a subprocess whose log can be waited on."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -250,3 +251,44 @@ class NotifySocket:
     def close(self) -> None:
         self.sock.close()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class Listener:
+    """A client that keeps every message on some topics; JSON payloads are decoded."""
+
+    def __init__(self, port: int, *topics: str) -> None:
+        self.messages: list[tuple[str, object]] = []
+        self._subscribed = False
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"listen-{uuid.uuid4().hex[:8]}"
+        )
+        client.on_message = lambda c, u, m: self.messages.append((m.topic, _decoded(m.payload)))
+        client.on_subscribe = lambda *a: setattr(self, "_subscribed", True)
+        client.connect("127.0.0.1", port)
+        client.subscribe([(t, 1) for t in topics])
+        client.loop_start()
+        self.client = client
+        wait_until(lambda: self._subscribed, 10, f"subscription to {topics}")
+
+    def on(self, topic: str) -> list:
+        return [p for t, p in list(self.messages) if t == topic]
+
+    def wait_for(self, topic: str, predicate, timeout: float = 30, what: str = "") -> list:
+        """Waits until predicate(payloads on topic) is true; returns those payloads."""
+        wait_until(
+            lambda: predicate(self.on(topic)),
+            timeout,
+            what or f"messages on {topic} (have {self.on(topic)})",
+        )
+        return self.on(topic)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _decoded(payload: bytes) -> object:
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from support import publish, wait_until
 
+from cosyedge.sound import chime
+
 
 def site_config(port: int, tmp: Path) -> str:
     return f"""
@@ -54,7 +56,10 @@ def test_alert_is_spoken_then_served_from_cache(broker, alsa_sink, make_daemon, 
     (wav,) = cached_wavs(tmp_path / "cache")
     rate, cached = wav_samples(wav)
     assert rate == 24000  # the default English voice: hibari
-    # The phrase is about three seconds of real speech, not silence.
+    # The high-priority chime, then about three seconds of real speech, not silence.
+    lead = chime("high", rate)
+    assert np.array_equal(played[: len(lead)], lead)
+    played = played[len(lead) :]
     assert 1.5 * rate < len(played) < 6 * rate
     assert np.abs(played.astype(np.float32)).mean() > 300
     assert np.array_equal(played, cached)
@@ -64,7 +69,7 @@ def test_alert_is_spoken_then_served_from_cache(broker, alsa_sink, make_daemon, 
     assert second.group(1) == "cache"
     streams = wait_until(lambda: len(alsa_sink.streams()) == 2 and alsa_sink.streams(), 5, "2nd")
     # Both engines add sampled noise: byte-equal audio can only have come from the cache.
-    assert np.array_equal(streams[1], played)
+    assert np.array_equal(streams[1][len(lead) :], played)
     assert cached_wavs(tmp_path / "cache") == [wav]
     print(
         f"publish to first audio: uncached {first.group(2)} ms, cached {second.group(2)} ms "

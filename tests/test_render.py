@@ -25,10 +25,6 @@ SEVEN_CLAUSES = FOUR_CLAUSES + (
 )
 
 
-def synth_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("synth-")]
-
-
 def test_first_clause_arrives_before_the_last_is_synthesized(piper_voice, tmp_path):
     cache = PhraseCache(tmp_path)
     rendering = Renderer({"en": piper_voice}, cache).render(FOUR_CLAUSES)
@@ -70,14 +66,31 @@ def test_closing_stops_synthesis_and_caches_nothing(hibari_voice, tmp_path):
     assert list(tmp_path.rglob("*.wav")) == []
 
 
-def test_a_dropped_rendering_stops_its_producer(hibari_voice, tmp_path):
-    before = len(synth_threads())
+def test_a_dropped_rendering_stops_its_synthesis(hibari_voice, tmp_path):
     rendering = Renderer({"en": hibari_voice}, PhraseCache(tmp_path)).render(SEVEN_CLAUSES)
     next(rendering.chunks)
+    job = rendering._job
     del rendering
     gc.collect()
-    wait_until(lambda: len(synth_threads()) == before, 5, "the producer thread to end")
+    assert job is not None and job.finished.wait(5)
     assert list(tmp_path.rglob("*.wav")) == []
+
+
+def test_one_synthesis_at_a_time_and_a_closed_phrase_gives_way(piper_voice, tmp_path):
+    renderer = Renderer({"en": piper_voice}, PhraseCache(tmp_path))
+    first = renderer.render(SEVEN_CLAUSES)
+    next(first.chunks)
+    threads = threading.active_count()
+    second = renderer.render("Pump two stopped.")
+    assert threading.active_count() == threads  # no thread per phrase
+    # The second waits for the synthesis thread; closing the first lets it through at the
+    # next clause boundary, long before the first phrase's remaining clauses would be done.
+    started = time.monotonic()
+    first.close()
+    assert len(np.concatenate(list(second.chunks))) > 0.5 * piper_voice.sample_rate
+    assert time.monotonic() - started < 2.0
+    assert first.wait_stopped(0)
+    assert list(tmp_path.rglob("*.wav")) != []  # the second phrase, whole, was cached
 
 
 def test_a_finished_phrase_comes_from_the_cache_next_time(hibari_voice, tmp_path):

@@ -1,0 +1,56 @@
+"""Operator commands from the command topic: acknowledge, silence, shelve, unshelve.
+
+`{"cmd": "ack", "id": "boiler-7"}` names one alert; `"topic"` names alarm sources by MQTT
+topic filter (`plant/line3/#`). Acknowledge ends re-announcement, silence stops what is being
+said (and re-announcement) without acknowledging, shelve mutes a source for a limited time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+COMMANDS = ("ack", "silence", "shelve", "unshelve")
+
+
+class BadCommand(Exception):
+    """A command that cannot be carried out; the text says why."""
+
+
+@dataclass(frozen=True)
+class Command:
+    cmd: str
+    id: str | None = None
+    topic: str | None = None
+    duration_s: float | None = None
+
+
+def parse_command(payload: bytes) -> Command:
+    try:
+        data = json.loads(payload)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise BadCommand(f"not a JSON object: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadCommand("not a JSON object")
+    cmd = data.get("cmd")
+    if cmd not in COMMANDS:
+        raise BadCommand(f"cmd: expected one of {', '.join(COMMANDS)}, got {cmd!r}")
+    ident, topic, duration = data.get("id"), data.get("topic"), data.get("duration_s")
+    if ident is not None and not (isinstance(ident, (str, int)) and not isinstance(ident, bool)):
+        raise BadCommand(f"id: expected a string, got {ident!r}")
+    if topic is not None and (not isinstance(topic, str) or not topic):
+        raise BadCommand(f"topic: expected a topic filter, got {topic!r}")
+    if cmd in ("ack", "shelve", "unshelve") and ident is None and topic is None:
+        raise BadCommand(f"{cmd}: needs an id or a topic")
+    if duration is not None:
+        if cmd != "shelve":
+            raise BadCommand(f"duration_s: only for shelve, not {cmd}")
+        if (
+            isinstance(duration, bool)
+            or not isinstance(duration, (int, float))
+            or not math.isfinite(duration)
+            or duration <= 0
+        ):
+            raise BadCommand(f"duration_s: expected a positive number, got {duration!r}")
+    return Command(cmd, None if ident is None else str(ident), topic, duration)

@@ -1,0 +1,61 @@
+"""Alarm flood detection (ISA-18.2: more than 10 alarms in 10 minutes) and the summary wording.
+
+In a flood one summary replaces many announcements; critical alarms are still spoken one by
+one. The flood is over when the count within the window has fallen to `end_at`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from cosyedge.config import FloodConfig
+
+
+class FloodWatch:
+    def __init__(self, config: FloodConfig) -> None:
+        self.config = config
+        self.active = False
+        self._arrivals: deque[float] = deque()
+
+    def arrive(self, now: float) -> bool:
+        """Count one new alarm; True when it starts a flood."""
+        self._forget(now)
+        self._arrivals.append(now)
+        if not self.active and len(self._arrivals) > self.config.threshold:
+            self.active = True
+            return True
+        return False
+
+    def ended(self, now: float) -> bool:
+        """True once, when an active flood has calmed down."""
+        self._forget(now)
+        if self.active and len(self._arrivals) <= self.config.end_at:
+            self.active = False
+            return True
+        return False
+
+    def count(self, now: float) -> int:
+        self._forget(now)
+        return len(self._arrivals)
+
+    def _forget(self, now: float) -> None:
+        horizon = now - self.config.window_s
+        while self._arrivals and self._arrivals[0] <= horizon:
+            self._arrivals.popleft()
+
+
+def summary_text(priorities: Sequence[str], highest: str | None, final: bool) -> str:
+    """ "Alarm flood: 12 new alarms, 3 critical. Highest: <its phrase>" and/or the flood's end."""
+    parts = []
+    if priorities:
+        n, critical = len(priorities), sum(p == "critical" for p in priorities)
+        head = f"Alarm flood: {n} new alarm{'s' if n != 1 else ''}"
+        if critical:
+            head += f", {critical} critical"
+        parts.append(head + ".")
+        if highest:
+            parts.append(f"Highest: {highest.rstrip('.')}.")
+    if final:
+        parts.append("The alarm flood is over.")
+    return " ".join(parts)

@@ -1,0 +1,340 @@
+"""The alarm rules alone, with time passed in: fast and exact."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from cosyedge.alerts import Alert
+from cosyedge.commands import BadCommand, Command, parse_command
+from cosyedge.config import AlarmsConfig, FloodConfig
+from cosyedge.policy import AlarmPolicy, Delivery, Event, Offer, Outcome, Ticket, Timing
+from cosyedge.templates import Announcement
+
+_seq = iter(range(1, 10**9))
+
+
+def offer(
+    key: str | None = None,
+    priority: str = "medium",
+    at: float = 0.0,
+    topic: str = "plant/1/temp",
+    clear: bool = False,
+    **timing: float,
+) -> Offer:
+    seq = next(_seq)
+    key = key or f"a{seq}"
+    alert = Alert(topic, {}, key, priority)
+    text = f"{priority} alarm {key}"
+    announcement = None if clear else Announcement(text, "en", priority, alert)
+    return Offer(Ticket(seq, topic, 1e9 + at), key, at, Timing(**timing), announcement)
+
+
+def outcomes(effects) -> list[tuple[str, str]]:
+    return [(e.kind, e.detail["id"]) for e in effects if isinstance(e, Outcome)]
+
+
+def events(effects) -> list[str]:
+    return [e.kind for e in effects if isinstance(e, Event)]
+
+
+def speak_next(policy: AlarmPolicy, now: float, kind: str = "spoken"):
+    item, effects = policy.take(now)
+    assert item is not None
+    return item, effects + policy.finished(item, Delivery(kind), now)
+
+
+def policy(**config) -> AlarmPolicy:
+    return AlarmPolicy(AlarmsConfig(**config))
+
+
+def test_most_urgent_first_then_first_come():
+    p = policy()
+    low, high1, crit, high2 = (
+        offer(priority="low"),
+        offer(priority="high"),
+        offer(priority="critical"),
+        offer(priority="high"),
+    )
+    for o in (low, high1, crit, high2):
+        assert p.offer(o, 0) == []
+    order = [speak_next(p, 1)[0].key for _ in range(4)]
+    assert order == [crit.key, high1.key, high2.key, low.key]
+
+
+def test_same_id_within_window_is_spoken_once():
+    p = policy(dedup_window_s=60)
+    first = offer("boiler-1")
+    assert p.offer(first, 0) == []
+    assert outcomes(p.offer(offer("boiler-1", at=5), 5)) == [("deduplicated", "boiler-1")]
+    assert p.offer(offer("boiler-1", at=61), 61) == []  # a new occurrence after the window
+
+
+def test_higher_priority_preempts_and_interrupted_one_is_replayed_from_start():
+    p = policy()
+    low = offer(priority="low")
+    p.offer(low, 0)
+    item, _ = p.take(0)
+    assert not p.should_stop(item)
+    p.offer(offer(priority="medium"), 1)
+    assert p.should_stop(item)
+    assert p.finished(item, Delivery("stopped"), 1) == []  # no outcome: it will be said again
+    medium, _ = speak_next(p, 1)
+    assert medium.priority == "medium"
+    again, effects = speak_next(p, 2)
+    assert again is item and again.text == item.text
+    assert outcomes(effects) == [("spoken", low.key)]
+
+
+def test_equal_priority_does_not_preempt():
+    p = policy()
+    p.offer(offer(priority="high"), 0)
+    item, _ = p.take(0)
+    p.offer(offer(priority="high"), 0)
+    assert not p.should_stop(item)
+
+
+def test_interrupted_alert_that_expired_is_not_replayed():
+    p = policy()
+    low = offer(priority="low", ttl_s=5)
+    p.offer(low, 0)
+    item, _ = p.take(0)
+    p.offer(offer(priority="critical"), 4)
+    assert outcomes(p.finished(item, Delivery("stopped"), 6)) == [("expired", low.key)]
+
+
+def test_ttl_expires_waiting_alerts_on_the_clock():
+    p = policy()
+    stale = offer(ttl_s=2)
+    p.offer(stale, 0)
+    assert p.tick(1) == []
+    assert outcomes(p.tick(2.5)) == [("expired", stale.key)]
+    assert p.take(3) == (None, [])
+    late = offer(ttl_s=1, at=0)
+    assert outcomes(p.offer(late, 5)) == [("expired", late.key)]  # stale on arrival
+
+
+def test_on_delay_holds_and_a_clear_within_it_cancels():
+    p = policy()
+    held = offer(on_delay_s=3, topic="plant/2/level")
+    assert p.offer(held, 0) == []
+    assert p.tick(1) == [] and p.take(1) == (None, [])
+    effects = p.offer(offer(clear=True, topic="plant/2/level", at=2), 2)
+    assert ("cleared", held.key) in outcomes(effects)
+    assert any(e.kind == "return_to_normal" for e in effects if isinstance(e, Outcome))
+    persisting = offer(on_delay_s=3, topic="plant/2/level", at=5)
+    p.offer(persisting, 5)
+    p.tick(7.9)
+    assert p.take(7.9) == (None, [])
+    p.tick(8)
+    item, _ = p.take(8)
+    assert item.key == persisting.key
+
+
+def test_off_delay_treats_a_quick_return_as_the_same_alarm():
+    p = policy()
+    first = offer(topic="plant/3/door", reannounce_s=10)
+    p.offer(first, 0)
+    speak_next(p, 0)
+    p.offer(offer(clear=True, topic="plant/3/door", off_delay_s=5, at=1), 1)
+    back = offer(topic="plant/3/door", at=3)
+    effects = p.offer(back, 3)
+    assert outcomes(effects) == [("deduplicated", back.key)]
+    p.tick(10)  # the clear was cancelled: the first alarm is still re-announced
+    item, _ = p.take(10)
+    assert item.kind == "reannounce" and item.key == first.key
+    p.finished(item, Delivery("spoken"), 10)
+    # a clear that holds for its off-delay ends the alarm
+    p.offer(offer(clear=True, topic="plant/3/door", off_delay_s=5, at=11), 11)
+    assert "cleared" in events(p.tick(16))
+    assert p.tick(40) == [] and p.take(40) == (None, [])
+
+
+def test_clear_without_off_delay_withdraws_unspoken_alerts_of_its_topic():
+    p = policy()
+    a, b = offer(topic="plant/4/gas"), offer(topic="plant/5/gas")
+    p.offer(a, 0)
+    p.offer(b, 0)
+    effects = p.offer(offer(clear=True, topic="plant/4/gas", at=1), 1)
+    assert ("cleared", a.key) in outcomes(effects)
+    assert speak_next(p, 1)[0].key == b.key
+
+
+def test_flood_summarizes_speaks_criticals_and_announces_its_end():
+    p = policy(flood=FloodConfig(threshold=3, window_s=10, end_at=1, summary_interval_s=5))
+    mediums = [offer(priority="medium", at=i * 0.1) for i in range(5)]
+    critical = offer(priority="critical", at=0.6)
+    effects = []
+    for o in mediums[:3]:
+        effects += p.offer(o, o.at)
+    assert effects == []
+    effects += p.offer(mediums[3], 0.3)
+    assert events(effects) == ["flood_started"]
+    effects += p.offer(mediums[4], 0.4) + p.offer(critical, 0.6)
+    first, more = speak_next(p, 1)
+    assert first.key == critical.key
+    summary, more2 = speak_next(p, 2)
+    assert summary.kind == "summary"
+    assert summary.text == (
+        f"Alarm flood: 6 new alarms, 1 critical. Highest: critical alarm {critical.key}."
+    )
+    settled = Counter(outcomes(effects + more + more2))
+    assert settled == Counter([("spoken", critical.key)] + [("summarized", o.key) for o in mediums])
+    # Alarms during the flood wait for the next summary, not before its interval.
+    late = offer(priority="low", at=3)
+    p.offer(late, 3)
+    assert p.take(3) == (None, [])
+    p.tick(7.1)
+    summary2, _ = speak_next(p, 7.1)
+    assert summary2.text.startswith("Alarm flood: 1 new alarm.")
+    ended = p.tick(11)
+    assert events(ended) == ["flood_ended"]
+    final, _ = speak_next(p, 11)
+    assert final.text == "The alarm flood is over."
+    assert not p.flood.active
+
+
+def test_ack_stops_reannouncement():
+    p = policy()
+    alarm = offer("gas-1", priority="critical", reannounce_s=10)
+    p.offer(alarm, 0)
+    speak_next(p, 0)
+    assert p.take(5)[0] is None
+    p.tick(10)
+    item, effects = speak_next(p, 10)
+    assert item.kind == "reannounce" and "reannounced" in events(effects)
+    effects = p.command(Command("ack", id="gas-1"), 12)
+    assert events(effects) == ["command"] and effects[-1].detail["ids"] == ["gas-1"]
+    p.tick(25)
+    assert p.take(25) == (None, [])
+
+
+def test_ack_cuts_the_alert_being_spoken():
+    p = policy()
+    a = offer("belt-2", priority="high", reannounce_s=5)
+    p.offer(a, 0)
+    item, _ = p.take(0)
+    p.command(Command("ack", id="belt-2"), 1)
+    assert p.should_stop(item)
+    assert outcomes(p.finished(item, Delivery("stopped"), 1)) == [("acknowledged", "belt-2")]
+    p.tick(10)
+    assert p.take(10) == (None, [])  # and it is not re-announced
+
+
+def test_ack_of_an_unspoken_alert_settles_it():
+    p = policy()
+    a = offer("door-7", priority="low")
+    p.offer(a, 0)
+    effects = p.command(parse_command(b'{"cmd":"ack","topic":"plant/#"}'), 1)
+    assert outcomes(effects) == [("acknowledged", "door-7")]
+
+
+def test_shelve_is_capped_mutes_its_source_and_ends():
+    p = policy(max_shelve_s=60)
+    queued = offer(topic="plant/6/motor")
+    p.offer(queued, 0)
+    effects = p.command(Command("shelve", topic="plant/6/+", duration_s=1000), 1)
+    assert outcomes(effects) == [("shelved", queued.key)]
+    assert effects[-1].detail["duration_s"] == 60
+    muted = offer(topic="plant/6/motor", at=30)
+    assert outcomes(p.offer(muted, 30)) == [("shelved", muted.key)]
+    assert p.offer(offer(topic="plant/7/motor", at=30), 30) == []  # other sources speak
+    assert events(p.tick(61)) == ["unshelved"]
+    assert p.offer(offer(topic="plant/6/motor", at=62), 62) == []
+
+
+def test_shelve_by_unknown_id_is_refused():
+    with pytest.raises(BadCommand, match="no recent alert with id 'nope'"):
+        policy().command(Command("shelve", id="nope"), 0)
+
+
+def test_silence_stops_the_phrase_and_reannouncement_without_ack():
+    p = policy()
+    a = offer("fire-1", priority="critical", reannounce_s=5)
+    p.offer(a, 0)
+    speak_next(p, 0)
+    p.tick(5)
+    item, _ = p.take(5)
+    p.command(Command("silence"), 6)
+    assert p.should_stop(item)
+    assert events(p.finished(item, Delivery("stopped"), 6)) == ["reannouncement_silenced"]
+    p.tick(20)
+    assert p.take(20) == (None, [])
+    assert p.status()["unacknowledged"] == 1
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b"ack", "not a JSON object"),
+        (b'{"cmd":"reset"}', "cmd: expected one of"),
+        (b'{"cmd":"ack"}', "ack: needs an id or a topic"),
+        (b'{"cmd":"shelve","topic":"a","duration_s":-1}', "duration_s: expected a positive"),
+    ],
+)
+def test_bad_commands_say_why(payload, reason):
+    with pytest.raises(BadCommand, match=reason):
+        parse_command(payload)
+
+
+def test_every_offer_gets_exactly_one_outcome_whatever_happens():
+    """A random mix of arrivals, duplicates, clears, commands and interruptions."""
+    rng = random.Random(7)
+    p = policy(
+        dedup_window_s=5,
+        max_shelve_s=3,
+        flood=FloodConfig(threshold=6, window_s=4, end_at=2, summary_interval_s=1),
+    )
+    offered: list[Offer] = []
+    effects: list = []
+    playing = None
+    topics = [f"plant/{i}/x" for i in range(5)]
+    for step in range(3000):
+        now = step * 0.05
+        roll = rng.random()
+        if roll < 0.25:
+            o = offer(
+                key=rng.choice([None, None, f"k{rng.randrange(30)}"]),
+                priority=rng.choice(["critical", "high", "medium", "low"]),
+                topic=rng.choice(topics),
+                clear=rng.random() < 0.1,
+                at=now,
+                ttl_s=rng.choice([0, 0.5, 3]),
+                on_delay_s=rng.choice([0, 0, 0.3]),
+                off_delay_s=rng.choice([0, 0.4]),
+                reannounce_s=rng.choice([0, 0, 1]),
+            )
+            offered.append(o)
+            effects += p.offer(o, now)
+        elif roll < 0.30:
+            cmd = rng.choice(["ack", "silence", "shelve", "unshelve"])
+            effects += p.command(Command(cmd, topic=rng.choice(topics)), now)
+        elif roll < 0.55:
+            effects += p.tick(now)
+        elif playing is None:
+            playing, more = p.take(now)
+            effects += more
+        else:
+            kind = "spoken"
+            if p.should_stop(playing) or rng.random() < 0.2:
+                kind = rng.choice(["stopped", "unplayed", "failed"])
+            effects += p.finished(playing, Delivery(kind), now)
+            playing = None
+    if playing is not None:
+        effects += p.finished(playing, Delivery("spoken"), now)
+    for _ in range(200):  # let everything run out
+        now += 1
+        effects += p.tick(now)
+        while True:
+            item, more = p.take(now)
+            effects += more
+            if item is None:
+                break
+            effects += p.finished(item, Delivery("spoken"), now)
+    per_seq = Counter(e.ticket.seq for e in effects if isinstance(e, Outcome))
+    assert sorted(per_seq) == sorted(o.ticket.seq for o in offered)
+    assert set(per_seq.values()) == {1}
+    kinds = Counter(e.kind for e in effects if isinstance(e, Outcome))
+    assert {"spoken", "summarized", "deduplicated", "expired", "shelved"} <= set(kinds), kinds
