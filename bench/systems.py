@@ -1,6 +1,6 @@
 """The speech systems compared, each behind the same two calls: load, then stream a text.
 
-cosyedge's voices are measured through `Renderer`, the path the daemon takes (producer thread,
+cosyedge's voices are measured through `Renderer`, the path the daemon takes (synthesis thread,
 bounded queue). The reference runtimes are piper-tts's `PiperVoice` and hibari's `Hibari`, used
 as their documentation shows. `PiperVoice.load()` takes no session options, so for the speed
 table at a given thread count its session is made as `load()` makes it plus the thread count;
@@ -80,22 +80,24 @@ def _load_ours(system: System, threads: int, state_dir: Path | None) -> Speaker:
         model=Path(system.model) if system.model else None,
         session=SessionConfig(intra_op_threads=threads),
     )
-    # As the daemon loads them, memory settling included.
+    # As the daemon loads and starts them, memory settling and the synthesis thread included.
     voice = load_voices({"en": config}, state_dir / "models" if state_dir else None)["en"]
     cache_dir = Path(tempfile.mkdtemp(prefix="bench-cache-"))
+    renderer = Renderer({"en": voice}, PhraseCache(Path(tempfile.mkdtemp(dir=cache_dir))))
+    renderer.start()
 
     def stream(text: str) -> Iterator[np.ndarray]:
-        # A fresh cache per call, so every call synthesizes; made here, before the caller's
+        # A fresh cache per call, so every call synthesizes; opened here, before the caller's
         # clock starts (opening a cache is not synthesis).
-        cache = PhraseCache(Path(tempfile.mkdtemp(dir=cache_dir)))
+        renderer.cache.close()
+        renderer.cache = PhraseCache(Path(tempfile.mkdtemp(dir=cache_dir)))
 
         def chunks() -> Iterator[np.ndarray]:
-            rendering = Renderer({"en": voice}, cache).render(text)
+            rendering = renderer.render(text)
             try:
                 yield from rendering.chunks
             finally:
                 rendering.close()
-                cache.close()
 
         return chunks()
 

@@ -46,7 +46,7 @@ def test_synthesis_runs_ahead_of_a_slow_consumer(piper_voice, tmp_path):
     first = next(rendering.chunks)
     entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
     # The consumer holds on to clause one (as a player would while it plays); meanwhile the
-    # producer synthesizes clauses two to four and stores the whole phrase.
+    # synthesis thread makes clauses two to four and stores the whole phrase.
     wait_until(entry.exists, 30, "the phrase to be synthesized while clause one plays")
     started = time.monotonic()
     rest = list(rendering.chunks)
