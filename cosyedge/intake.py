@@ -8,6 +8,7 @@ so the rules only see numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 
@@ -75,6 +76,8 @@ class Intake:
         if _is_clear(t, alert.fields):
             return Offer(ticket, alert.id, at, Timing(off_delay_s=t.off_delay_s))
         announcement = template.render(alert, topic_fields)
+        if announcement.lang not in self.config.voices:  # the alert named one we cannot speak
+            announcement = dataclasses.replace(announcement, lang=t.lang)
         reannounce = t.reannounce_s
         if reannounce is None:
             reannounce = alarms.priorities.of(announcement.priority).reannounce_s

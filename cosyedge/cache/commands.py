@@ -20,7 +20,8 @@ def configured_voices(config: Config) -> dict[str, str]:
     """Identity → name of every voice this configuration speaks with (loads them)."""
     from cosyedge.voices import load_voices
 
-    return {voice.identity: voice.name for voice in load_voices(config).values()}
+    voices = load_voices(config.voices, config.state_dir / "models")
+    return {voice.identity: voice.name for voice in voices.values()}
 
 
 def warm(config: Config, out: TextIO = sys.stdout) -> int:
@@ -32,8 +33,7 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
         print("nothing to warm: no template has fixed text or declares values", file=out)
         return 0
     cache = PhraseCache.from_config(config.cache)
-    voices = load_voices(config)
-    renderer = Renderer(voices["en"], cache, voices)
+    renderer = Renderer(load_voices(config.voices, config.state_dir / "models"), cache)
     cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
     summary = WarmSummary(len(phrases))
     progress = Progress(len(phrases), out)

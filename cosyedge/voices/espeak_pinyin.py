@@ -24,6 +24,7 @@ from cosyedge.zh.pinyin import to_clauses
 
 ENGINE_VERSION = "espeak-pinyin-1"
 ESPEAK_VOICE = "cmn-latn-pinyin"
+VOICE_NAME = "espeak-ng-" + ESPEAK_VOICE
 CLAUSE_PAUSE_S = 0.15
 WORDS_PER_MINUTE = 150  # espeak's default of 175 runs tone syllables together
 TIMEOUT_S = 20
@@ -66,7 +67,7 @@ class EspeakPinyinVoice:
             ).encode()
         ).hexdigest()
         voice = cls(
-            name="espeak-ng-" + ESPEAK_VOICE,
+            name=VOICE_NAME,
             sample_rate=probe[0],
             identity=identity,
             _exe=exe,

