@@ -9,9 +9,11 @@ only the numbers in `SIZES` differ.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import threading
@@ -88,6 +90,10 @@ class Publisher:
         client.max_inflight_messages_set(100)
         client.max_queued_messages_set(0)  # unbounded: nothing is dropped on our side
         client.reconnect_delay_set(1, 2)
+        # Acknowledgements by message id: an info published while disconnected keeps its
+        # "not connected" error even after paho has sent it again and the broker took it.
+        self.acknowledged: set[int] = set()
+        client.on_publish = lambda c, u, mid, *a: self.acknowledged.add(mid)
         client.connect("127.0.0.1", port)
         client.loop_start()
         self.client = client
@@ -104,7 +110,7 @@ class Publisher:
 
     def wait_acknowledged(self, timeout: float = 60) -> None:
         wait_until(
-            lambda: all(i.is_published() for i in self.infos),
+            lambda: all(i.mid in self.acknowledged for i in self.infos),
             timeout,
             f"the broker to acknowledge {len(self.infos)} publishes",
             interval=0.1,
@@ -247,7 +253,10 @@ def tally(
     kinds = Counter(r["outcome"] for r in final)
     spoken = kinds.pop("spoken", 0)
     missing_reasons = sum(
-        1 for r in final if r["outcome"] not in ("spoken", "return_to_normal") and not r.get("reason")
+        1
+        for r in final
+        if r["outcome"] not in ("spoken", "return_to_normal")
+        and not (r.get("reason") or r.get("summary"))  # a summarized alert: the summary said
     )
     return Result(
         scenario=name,
@@ -270,10 +279,8 @@ def wait_for_ids(lab: Lab, ids: list[str], timeout: float, extra: int = 0) -> No
         have = {r.get("id") for r in reports}
         return wanted <= have and len(reports) >= len(ids) + extra
 
-    try:
+    with contextlib.suppress(AssertionError):  # the account shows what is missing as lost
         wait_until(done, timeout, f"an outcome for each of {len(ids) + extra} alerts", 0.2)
-    except AssertionError:
-        pass  # the account shows what is missing as lost
 
 
 def time_to_next_report(lab: Lab, since_count: int, timeout: float) -> float | None:
@@ -328,7 +335,8 @@ def broker_crash(lab: Lab, size: dict[str, float]) -> Result:
     lab.broker.start()
     back = time.monotonic()
     sender.join()
-    wait_until(lambda: lab.current.alive() and "session resumed" in lab.current.log(), 30, "reconnect")
+    resumed = lambda: "session resumed" in lab.current.log()  # noqa: E731
+    wait_until(resumed, 30, "the daemon to resume its session")
     recovery = time.monotonic() - back
     publisher.wait_acknowledged(120)
     ids = [json.loads(p)["id"] for _, p in messages]
@@ -388,8 +396,9 @@ def cache_damage(lab: Lab, size: dict[str, float]) -> Result:
             path.write_bytes(b"")
     daemon.start()
     count = len(lab.listener.on(REPORT))
-    again = [alert("c", i, text=f"Valve {i - n} in hall {(i - n) % 4} is open.")
-             for i in range(n, 2 * n)]
+    again = [
+        alert("c", i, text=f"Valve {i - n} in hall {(i - n) % 4} is open.") for i in range(n, 2 * n)
+    ]
     publisher.send_all(again)
     recovery = time_to_next_report(lab, count, 60)
     ids = [json.loads(p)["id"] for _, p in first + again]
@@ -456,9 +465,12 @@ def malformed(lab: Lab, size: dict[str, float]) -> Result:
     publisher.close()
     result = tally(lab, "malformed payloads", ids, started, None, extra=bad)
     rejected = [r for r in lab.reports() if r["outcome"] == "rejected"]
-    reasons = Counter(r["reason"].split(":")[0].split(" (")[0][:40] for r in rejected)
+    reasons = Counter(re.sub(r"\d+", "N", r["reason"].split(":")[0])[:40] for r in rejected)
     result.notes.append(f"rejected: {len(rejected)} of {bad}; reasons: {dict(reasons)}")
     literal = [r for r in lab.reports() if r["outcome"] == "spoken" and "{" in r.get("text", "")]
+    sent_texts = {f"Check {t} now." for t in INJECTIONS}
+    if any(r["text"] not in sent_texts for r in literal):
+        result.notes.append("an injection text was changed on its way")
     result.notes.append(f"{len(literal)} injection texts spoken literally")
     if "Traceback" in daemon.log():
         result.notes.append("a traceback in the daemon log")
@@ -475,7 +487,8 @@ def memory_flood(lab: Lab, size: dict[str, float]) -> Result:
     n = int(size["flood"])
     started = time.monotonic()
     alarms = "  flood: {threshold: 10, window_s: 600, end_at: 5, summary_interval_s: 5}"
-    text = lab.config(alarms=alarms).replace("state_dir:", f"memory:\n  ceiling_mb: {CEILING_MB}\nstate_dir:")
+    memory = f"memory:\n  ceiling_mb: {CEILING_MB}\nstate_dir:"
+    text = lab.config(alarms=alarms).replace("state_dir:", memory)
     daemon = lab.daemon(text, preexec=limit_data((CEILING_MB + 150) * MB))
     publisher = Publisher(lab.broker.port)
     messages = [alert("f", i, text=long_unique_text(i)) for i in range(n)]
