@@ -103,7 +103,11 @@ def main() -> int:
             if name == "fuzz":
                 result = fuzz(10000 if args.size == "full" else 1000)
             else:
-                result = scenarios.run(name, Path(tmp) / name, size)
+                try:
+                    result = scenarios.run(name, Path(tmp) / name, size)
+                except scenarios.Unavailable as exc:
+                    print(f"skipped: {exc}", flush=True)
+                    continue
             print(json.dumps(result.as_dict()), flush=True)
             results.append(result)
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import random
 import re
 import shutil
 import statistics
+import subprocess
 import threading
 import time
 import uuid
@@ -334,10 +335,10 @@ def broker_crash(lab: Lab, size: dict[str, float]) -> Result:
     time.sleep(outage)
     lab.broker.start()
     back = time.monotonic()
-    sender.join()
     resumed = lambda: "session resumed" in lab.current.log()  # noqa: E731
     wait_until(resumed, 30, "the daemon to resume its session")
     recovery = time.monotonic() - back
+    sender.join()
     publisher.wait_acknowledged(120)
     ids = [json.loads(p)["id"] for _, p in messages]
     wait_for_ids(lab, ids, 60 + n)
@@ -410,6 +411,58 @@ def cache_damage(lab: Lab, size: dict[str, float]) -> Result:
     if damaged and sources.get("cache", 0) >= len(damaged):
         result.notes.append("damaged files were played from the cache")
     return result
+
+
+def disk_full(lab: Lab, size: dict[str, float]) -> Result:
+    """The phrase cache's disk (a 1 MiB tmpfs) is full: alerts are spoken by synthesis all the
+    same, and caching resumes once space returns."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    disk = lab.root / "tiny"
+    disk.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise Unavailable(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        daemon = lab.daemon(lab.config(cache_dir=disk / "cache"))
+        filler = disk / "filler"
+        with contextlib.suppress(OSError), filler.open("wb") as f:
+            for _ in range(100):
+                f.write(bytes(65536))
+                f.flush()
+        publisher = Publisher(lab.broker.port)
+        full = [alert("x", i, text=f"Crane {i} in bay {i % 3} is moving.") for i in range(n)]
+        publisher.send_all(full)
+        wait_until(lambda: len(lab.reports()) >= n, 60 + 3 * n, "alerts on a full disk", 0.1)
+        count = len(lab.listener.on(REPORT))
+        filler.unlink()
+        freed = [
+            alert("x", i, text=f"Crane {i} in bay {i % 3} is moving.") for i in range(n, 2 * n)
+        ]
+        publisher.send_all(freed)
+        recovery = time_to_next_report(lab, count, 60)
+        ids = [json.loads(p)["id"] for _, p in full + freed]
+        wait_for_ids(lab, ids, 60 + 3 * n)
+        publisher.close()
+        result = tally(lab, "cache disk full", ids, started, recovery)
+        log = daemon.log()
+        if "No space left" not in log:
+            result.notes.append("the full disk went unnoticed")
+        if "writable again" in log:
+            result.notes.append("caching resumed once space returned")
+        result.notes.append("recovery: space freed to the first report")
+        daemon.stop()
+        return result
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+class Unavailable(Exception):
+    """This machine cannot stage the scenario (e.g. no permission to mount)."""
 
 
 # Payloads that must be rejected, each with a reason; `valid_every`-th message is a valid
@@ -558,6 +611,7 @@ SCENARIOS = {
     "broker": broker_crash,
     "device": device_lost,
     "cache": cache_damage,
+    "diskfull": disk_full,
     "malformed": malformed,
     "flood": memory_flood,
     "soak": soak,
