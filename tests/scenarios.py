@@ -146,6 +146,8 @@ class Probe:
             except OSError:
                 continue
             fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if "VmRSS" not in fields:  # exiting: no memory left to speak of
+                continue
             rss = int(fields["VmRSS"].split()[0]) / 1024
             threads = int(fields["Threads"])
             self.samples.append((time.monotonic() - start, pid, rss, fds, threads))
