@@ -163,16 +163,16 @@ def main() -> None:
     runs = 300 if args.quick else 3000
     entries = 10_000 if args.quick else 100_000
     report: dict[str, object] = {"machine": machine()}
-    voice = load_voice(VoiceConfig())
+    voice = load_voice("en", VoiceConfig(engine="piper"))
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:
-        renderer = Renderer(voice, PhraseCache(Path(tmp) / "hit"))
+        renderer = Renderer({"en": voice}, PhraseCache(Path(tmp) / "hit"))
         for _ in renderer.render(PHRASE, "en").chunks:
             pass
         report["hit_path"] = bench_hit_path(renderer, runs)
         data = renderer.cache.path(renderer.key(PHRASE, "en")).read_bytes()
         report["checksum"] = bench_checksums(data, runs)
         report["index"] = bench_index(Path(tmp) / "index", entries, runs)
-        warm_renderer = Renderer(voice, PhraseCache(Path(tmp) / "warm"))
+        warm_renderer = Renderer({"en": voice}, PhraseCache(Path(tmp) / "warm"))
         report["warm"] = bench_warm(warm_renderer, 6 if args.quick else 16)
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"cache-{time.strftime('%Y%m%d-%H%M%S')}.json"

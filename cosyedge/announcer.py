@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,10 +39,14 @@ class Speech:
     renderer: Renderer
     memory: MemoryGuard
     fallback: FallbackPhrases
-    voice: SheddableVoice
+    voices: Mapping[str, SheddableVoice]  # by language
 
     def render(self, item: Item) -> Rendering:
-        if self.memory.may_synthesize(item.priority, self.voice):
+        voice = self.voices.get(item.lang)
+        if voice is None:  # a template reloaded with a language whose voice loads at restart
+            log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
+            return self.fallback.rendering(item.priority)
+        if self.memory.may_synthesize(item.priority, voice):
             return self.renderer.render(item.text, item.lang)
         cached = self.renderer.cached(item.text, item.lang)
         return cached or self.fallback.rendering(item.priority)

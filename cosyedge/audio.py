@@ -48,6 +48,10 @@ class Player:
         self.available: bool | None = None  # None until the first attempt
         self._failures = 0
         self._lost_since = 0.0
+        # Map PortAudio now, while memory is plentiful: near a memory limit, loading it at the
+        # first alert can fail while synthesis for that alert is already under way.
+        with contextlib.suppress(OSError):
+            import sounddevice  # noqa: F401
 
     def play(
         self,

@@ -1,4 +1,4 @@
-"""Command line: `cosyedge run | say | check | warm | cache`."""
+"""Command line: `cosyedge run | say | check | warm | cache | quantize`."""
 
 from __future__ import annotations
 
@@ -32,6 +32,15 @@ def _parser() -> argparse.ArgumentParser:
     say = with_config(sub.add_parser("say", help="speak one phrase through the same path"))
     say.add_argument("text")
     say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
+    say.add_argument("--lang", default="en", help="language whose voice speaks (default: en)")
+    quantize = sub.add_parser(
+        "quantize", help="make an int8 copy of a Piper voice, if it still sounds right"
+    )
+    quantize.add_argument("model", type=Path, help="a Piper .onnx with its .onnx.json beside it")
+    quantize.add_argument("--out", type=Path, help="default: MODEL-NAME.int8.onnx here")
+    quantize.add_argument(
+        "--force", action="store_true", help="write it even if the distortion check fails"
+    )
     with_config(sub.add_parser("check", help="validate a config file and exit"))
     with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
     cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
@@ -46,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "quantize":
+        from cosyedge.voices.quantize import run_quantize
+
+        setup_logging("info")
+        return run_quantize(args.model, args.out, args.force)
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -56,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.config or '<embedded defaults>'}: OK ({len(config.templates)} templates)")
         return 0
     if args.command == "say":
-        return _say(config, args.text, args.out)
+        return _say(config, args.text, args.out, args.lang)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
@@ -80,15 +94,20 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
     return commands.import_(config, args.file)
 
 
-def _say(config: Config, text: str, out: Path | None) -> int:
+def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.audio import Player
     from cosyedge.cache import PhraseCache
     from cosyedge.render import Renderer
     from cosyedge.voices import load_voice
 
+    if lang not in config.voices:
+        known = ", ".join(config.voices)
+        print(f"no voice configured for {lang!r} (voices: {known})", file=sys.stderr)
+        return 2
+    voice = load_voice(lang, config.voices[lang], config.state_dir / "models")
     cache = PhraseCache.from_config(config.cache)
-    renderer = Renderer(load_voice(config.voice), cache)
-    rendering = renderer.render(text)
+    renderer = Renderer({lang: voice}, cache)
+    rendering = renderer.render(text, lang)
     if out is None:
         from cosyedge.audio import AudioUnavailable
 

@@ -10,6 +10,7 @@ import dataclasses
 import difflib
 import json
 import os
+import re
 import socket
 import types
 import typing
@@ -93,10 +94,29 @@ class MqttConfig:
 
 
 @dataclass(frozen=True)
+class SessionConfig:
+    """onnxruntime session settings; the defaults are measured on a busy 2-core gateway."""
+
+    intra_op_threads: int = field(default=1, metadata=_range(1, 64))
+    inter_op_threads: int = field(default=1, metadata=_range(1, 64))
+    execution_mode: str = field(default="sequential", metadata=_choices("sequential", "parallel"))
+    graph_optimization: str = field(
+        default="all", metadata=_choices("disabled", "basic", "extended", "all")
+    )
+    allow_spinning: bool = False
+    memory_arena: bool | None = None  # None: the engine's measured choice
+    save_optimized: bool = True
+
+
+@dataclass(frozen=True)
 class VoiceConfig:
-    engine: str = field(default="piper", metadata=_choices("piper", "hibari"))
+    engine: str = field(default="hibari", metadata=_choices("piper", "hibari"))
     model: Path | None = None
-    threads: int = field(default=1, metadata=_range(1, 64))
+    session: SessionConfig = field(default_factory=SessionConfig)
+
+
+def _default_voices() -> dict[str, VoiceConfig]:
+    return {"en": VoiceConfig()}
 
 
 @dataclass(frozen=True)
@@ -237,7 +257,7 @@ class HermesConfig:
 @dataclass(frozen=True)
 class Config:
     mqtt: MqttConfig = field(default_factory=MqttConfig)
-    voice: VoiceConfig = field(default_factory=VoiceConfig)
+    voices: dict[str, VoiceConfig] = field(default_factory=_default_voices)
     cache: CacheConfig = field(default_factory=CacheConfig)
     audio: AudioConfig = field(default_factory=AudioConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
@@ -251,6 +271,11 @@ class Config:
     def __post_init__(self) -> None:
         if not self.templates:
             raise ValueError("templates: at least one template is needed")
+        for i, template in enumerate(self.templates):
+            if template.lang not in self.voices:
+                raise ValueError(
+                    f"templates[{i}].lang: no voice configured for {_show(template.lang)}"
+                )
 
 
 def load_config(path: Path | str | None) -> Config:
@@ -288,6 +313,7 @@ def parse_config(text: str, name: str = "<config>") -> Config:
 # --- the generic loader: dataclass fields and their type hints are the schema -------------
 
 _MISSING = object()
+_LANG = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*\Z")
 
 
 def _show(value: Any) -> str:
@@ -347,6 +373,20 @@ def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -
             return None
         (inner,) = [a for a in args if a is not type(None)]
         return _convert(inner, value, path, meta, problems)
+    if origin is dict:
+        if not isinstance(value, dict) or not value:
+            reason = (
+                "must not be empty" if value == {} else f"expected a mapping, got {_show(value)}"
+            )
+            problems.append(f"{path}: {reason}")
+            return _MISSING
+        items = {}
+        for key, v in value.items():
+            if not isinstance(key, str) or not _LANG.match(key):
+                problems.append(f"{path}: {_show(key)} is not a language code like en or zh")
+                continue
+            items[key] = _convert(args[1], v, f"{path}.{key}", {}, problems)
+        return _MISSING if _MISSING in items.values() or len(items) < len(value) else items
     if origin is tuple:
         if not isinstance(value, list):
             problems.append(f"{path}: expected a list, got {_show(value)}")

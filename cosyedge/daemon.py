@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -29,7 +30,7 @@ from cosyedge.reload import effective_config
 from cosyedge.render import Renderer
 from cosyedge.reports import Reporter
 from cosyedge.sound import Sound
-from cosyedge.voices import load_voice
+from cosyedge.voices import load_voice, settle_memory
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class Daemon:
         self.announcer_beat = Heartbeat("announcer")
         self.player_beat = Heartbeat("player")
         self.activity = Activity()  # held while an alert is rendered or played
+        self._synthesizing = False  # a synthesis did not stop at shutdown
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
     def on_message(self, topic: str, payload: bytes, ack: Callable[[], None]) -> None:
@@ -81,7 +83,9 @@ class Daemon:
         finally:
             if broker:
                 broker.stop()
-        if self.announcer is not None and self.announcer.current is not None:
+        if self._synthesizing or (
+            self.announcer is not None and self.announcer.current is not None
+        ):
             # The announcer is stuck in a device write or a synthesis: do not wait for it.
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
             logging.shutdown()
@@ -90,20 +94,21 @@ class Daemon:
 
     def _serve(self) -> int:
         config = self.config
-        self.notifier.status("starting: loading voice")
-        started = time.monotonic()
-        self.voice = voice = SheddableVoice(lambda: load_voice(self.config.voice))
-        log.info(
-            "voice %s loaded in %.2f s (%d threads)",
-            voice.name,
-            time.monotonic() - started,
-            config.voice.threads,
-        )
+        self.notifier.status("starting: loading voices")
+        models = config.state_dir / "models"
+        self.voices = voices = {
+            lang: SheddableVoice(functools.partial(load_voice, lang, voice_config, models))
+            for lang, voice_config in config.voices.items()
+        }
+        settle_memory()
         self.cache = PhraseCache.from_config(config.cache)
-        renderer = Renderer(voice, self.cache)
-        self.memory = MemoryGuard(config.memory.ceiling_mb, [voice])
-        fallback = FallbackPhrases(voice)  # first: short, and what is left if all fails
-        self.memory.measure_voice(voice)
+        self.renderer = renderer = Renderer(voices, self.cache)
+        renderer.start()
+        self.memory = MemoryGuard(config.memory.ceiling_mb, voices.values())
+        # First: short, and what is left if all fails. The generic phrases are English.
+        fallback = FallbackPhrases(voices.get("en") or next(iter(voices.values())))
+        for voice in voices.values():
+            self.memory.measure_voice(voice)
         _check_service_limit(config.memory.ceiling_mb)
         self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
 
@@ -120,7 +125,7 @@ class Daemon:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
         if recovered.unsent:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        speech = Speech(renderer, self.memory, fallback, voice)
+        speech = Speech(renderer, self.memory, fallback, voices)
         announcer = self.announcer = Announcer(
             desk,
             speech,
@@ -188,6 +193,7 @@ class Daemon:
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
         self.upkeep.stop(timeout=1)
+        self._synthesizing = not self.renderer.stop(timeout=STOP_GRACE_S)
         assert self.desk is not None
         self.desk.publish_status("offline")
         self.mqtt.stop()

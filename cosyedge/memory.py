@@ -27,6 +27,7 @@ import logging
 import os
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -348,6 +349,9 @@ class MemoryGuard:
 
     def out_of_memory(self, exc: BaseException) -> None:
         log.error("out of memory during synthesis (%s): shedding everything", _first_line(exc))
+        # The failed inference's frames hold the voice and its session: without this, an
+        # unloaded voice frees nothing while the exception is being handled.
+        traceback.clear_frames(exc.__traceback__)
         self._refused_at = time.monotonic()
         self.check(force=True)
 

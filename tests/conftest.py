@@ -54,3 +54,21 @@ def tiny_fs(tmp_path: Path):
     mount("-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(directory))
     yield directory
     subprocess.run(["umount", "-l", str(directory)], check=True)
+
+
+@pytest.fixture(scope="session")
+def piper_voice():
+    """The packaged Piper voice (fp32), loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="piper"))
+
+
+@pytest.fixture(scope="session")
+def hibari_voice():
+    """hibari's bundled voice, loaded once for the whole run."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.voices import load_voice
+
+    return load_voice("en", VoiceConfig(engine="hibari"))

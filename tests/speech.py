@@ -17,3 +17,15 @@ def transcribe(pcm: np.ndarray, sample_rate: int) -> str:
     decoder.end_utt()
     hyp = decoder.hyp()
     return hyp.hypstr if hyp else ""
+
+
+def best_heard(render, sample_rate: int, words: set[str], enough: float, tries: int = 3):
+    """The most of `words` heard over up to `tries` renderings (`render()` → PCM). Voices that
+    sample noise (Piper, hibari) are misheard now and then, so one rendering is not judged alone;
+    noise or silence gives close to none however often it is tried."""
+    best: set[str] = set()
+    for _ in range(tries):
+        best = max(best, words & set(transcribe(render(), sample_rate).split()), key=len)
+        if len(best) >= enough * len(words):
+            break
+    return best

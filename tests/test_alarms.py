@@ -25,7 +25,11 @@ LONG_TEXT = " ".join(
 
 
 def config(port: int, tmp: Path, alarms: str = "", extra: str = "") -> str:
+    # The Piper voice: RATE, and timings such as a TTL running out while an alert is spoken.
     return f"""
+voices:
+  en:
+    engine: piper
 mqtt:
   port: {port}
   local_broker: false

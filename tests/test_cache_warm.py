@@ -25,6 +25,7 @@ def problems(text: str) -> list[str]:
 
 def test_declared_values_expand_through_the_real_template_formatter():
     config = parse_config(
+        "voices: {en: {}, de: {engine: piper}}\n"
         "templates:\n"
         "  - topic: plant/{line}/door\n"
         "    text: 'Door on line {line} is {state}.'\n"
@@ -90,12 +91,12 @@ def test_bad_values_are_named_by_file_template_and_field():
 
 @pytest.fixture(scope="module")
 def voice():
-    return load_voice(VoiceConfig())
+    return load_voice("en", VoiceConfig(engine="piper"))
 
 
 def test_damaged_entry_is_synthesized_again(tmp_path, voice):
     events: list[CacheEvent] = []
-    renderer = Renderer(voice, PhraseCache(tmp_path, on_event=events.append))
+    renderer = Renderer({"en": voice}, PhraseCache(tmp_path, on_event=events.append))
     first = renderer.render("Pump three stopped.", "en")
     assert first.source == "synth"
     audio = np.concatenate(list(first.chunks))
@@ -113,7 +114,7 @@ def test_damaged_entry_is_synthesized_again(tmp_path, voice):
 
 def test_background_warm_waits_for_the_announcer_then_pins_what_it_rendered(tmp_path, voice):
     cache = PhraseCache(tmp_path)
-    renderer = Renderer(voice, cache)
+    renderer = Renderer({"en": voice}, cache)
     phrases = [Phrase(f"Door {n} is open.", "en") for n in ("one", "two", "three")]
     activity = Activity()
     upkeep = CacheUpkeep(cache, renderer, phrases, activity, settle_s=0.05)
@@ -151,7 +152,7 @@ def test_background_warm_waits_for_the_announcer_then_pins_what_it_rendered(tmp_
 
 
 def test_warm_one_reports_what_it_did(tmp_path, voice):
-    renderer = Renderer(voice, PhraseCache(tmp_path))
+    renderer = Renderer({"en": voice}, PhraseCache(tmp_path))
     phrase = Phrase("Tank two is full.", "en")
     assert warm_one(renderer, phrase, interrupted=lambda: True) == "interrupted"
     assert not renderer.cache.contains(renderer.key(phrase.text, phrase.lang))

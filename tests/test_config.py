@@ -31,11 +31,11 @@ def test_wrong_type_names_file_key_and_reason():
 
 
 def test_out_of_range_bool_for_int_and_choices():
-    found = problems("mqtt:\n  port: 0\n  local_broker: 1\nvoice:\n  engine: espeak\n")
+    found = problems("mqtt:\n  port: 0\n  local_broker: 1\nvoices:\n  en:\n    engine: espeak\n")
     assert found == [
         "site.yaml: mqtt.port: expected an integer 1-65535, got 0",
         "site.yaml: mqtt.local_broker: expected true or false, got 1",
-        'site.yaml: voice.engine: expected one of piper, hibari, got "espeak"',
+        'site.yaml: voices.en.engine: expected one of piper, hibari, got "espeak"',
     ]
 
 
@@ -101,3 +101,41 @@ def test_check_command_prints_errors_without_traceback(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == f'{bad}: mqtt.port: expected an integer 1-65535, got "abc"'
     assert "Traceback" not in result.stderr
+
+
+def test_voices_default_to_one_english_voice_and_sessions_have_settings():
+    config = parse_config("", "site.yaml")
+    assert list(config.voices) == ["en"]
+    assert config.voices["en"].session.intra_op_threads == 1
+    config = parse_config(
+        "voices:\n  en:\n    engine: piper\n    model: /opt/v/x.onnx\n"
+        "    session:\n      intra_op_threads: 2\n      memory_arena: false\n",
+        "site.yaml",
+    )
+    (voice,) = config.voices.values()
+    assert (voice.engine, voice.model) == ("piper", Path("/opt/v/x.onnx"))
+    assert (voice.session.intra_op_threads, voice.session.memory_arena) == (2, False)
+
+
+def test_voice_problems_name_the_language_and_key():
+    assert problems(
+        "voices:\n  en:\n    session:\n      intra_op_threads: 0\n      allow_spin: true\n"
+        "  English: {}\n"
+    ) == [
+        'site.yaml: voices.en.session.allow_spin: unknown key; did you mean "allow_spinning"?',
+        "site.yaml: voices.en.session.intra_op_threads: expected an integer 1-64, got 0",
+        'site.yaml: voices: "English" is not a language code like en or zh',
+    ]
+    assert problems("voices: {}\n") == ["site.yaml: voices: must not be empty"]
+    assert problems("voice:\n  engine: piper\n") == [
+        'site.yaml: voice: unknown key; did you mean "voices"?'
+    ]
+
+
+def test_a_template_needs_a_voice_for_its_language():
+    assert problems(
+        "voices:\n  en: {}\n"
+        "templates:\n"
+        "  - topic: a/b\n    text: hello\n"
+        "  - topic: c/d\n    text: ni hao\n    lang: zh\n"
+    ) == ['site.yaml: templates[1].lang: no voice configured for "zh"']

@@ -32,7 +32,11 @@ def long_unique_text(n: int) -> str:
 
 
 def flood_config(port: int, tmp: Path, ceiling_mb: int) -> str:
+    # The Piper voice: its synthesis steps (about 100 MB) are what these ceilings are sized for.
     return f"""
+voices:
+  en:
+    engine: piper
 mqtt:
   port: {port}
   local_broker: false
@@ -192,7 +196,9 @@ def test_flood_under_a_cgroup_memory_limit(
 def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_path):
     """RLIMIT_DATA below what one synthesis step needs, and a ceiling that does not see it
     coming: onnxruntime raises its `Fail`, and the alert is still announced."""
-    daemon = make_daemon(flood_config(broker.port, tmp_path, 2048), preexec=limit_data(280 * MB))
+    # One long step takes the process to about 320 MB of data; 300 MB leaves room for the
+    # daemon's threads (8 MB of stack each, synthesis thread included) but not for that step.
+    daemon = make_daemon(flood_config(broker.port, tmp_path, 2048), preexec=limit_data(300 * MB))
     publish(broker.port, "plant/1/report", json.dumps({"text": "Door open.", "id": "short-1"}))
     daemon.wait_for_log(r"spoke alert short-1 source=synth ")
     number = " ".join(["987654321987"] * 4)
@@ -208,9 +214,9 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
 def test_a_long_number_is_synthesized_in_bounded_steps():
     """espeak reads a 12-digit number as a long sentence; one inference must not hold it all."""
     from cosyedge.config import VoiceConfig
-    from cosyedge.voices.piper import PiperVoice
+    from cosyedge.voices import load_voice
 
-    voice = PiperVoice.load(VoiceConfig())
+    voice = load_voice("en", VoiceConfig(engine="piper"))
     steps = list(voice.synthesize("Serial " + " ".join(["987654321987"] * 3) + "."))
     seconds = [len(step) / voice.sample_rate for step in steps]
     print(f"steps: {', '.join(f'{s:.1f}' for s in seconds)} s")

@@ -233,18 +233,18 @@ def test_sighup_rejects_a_bad_config_and_applies_a_good_one_keeping_the_queue(
     assert daemon.process.pid == pid and daemon.alive()
 
 
-@pytest.mark.parametrize("key", ["voice", "mqtt.local_broker"])
+@pytest.mark.parametrize("key", ["voices", "mqtt.local_broker"])
 def test_reload_keeps_start_only_settings_until_restart(key):
     from cosyedge.config import parse_config
     from cosyedge.reload import effective_config
 
     running = parse_config("audio:\n  block_ms: 100\n")
     changed = {
-        "voice": "voice:\n  threads: 2\naudio:\n  block_ms: 50\n",
+        "voices": "voices:\n  en:\n    engine: piper\naudio:\n  block_ms: 50\n",
         "mqtt.local_broker": "mqtt:\n  local_broker: false\n  port: 1884\naudio:\n  block_ms: 50\n",
     }[key]
     effective, waiting = effective_config(running, parse_config(changed))
     assert waiting == [key]
     assert effective.audio.block_ms == 50
-    assert effective.voice == running.voice
+    assert effective.voices == running.voices
     assert effective.mqtt.local_broker == running.mqtt.local_broker

@@ -18,22 +18,22 @@ log = logging.getLogger("cosyedge.cache")
 
 def configured_voices(config: Config) -> dict[str, str]:
     """Identity → name of every voice this configuration speaks with (loads them)."""
-    from cosyedge.voices import load_voice
+    from cosyedge.voices import load_voices
 
-    voice = load_voice(config.voice)
-    return {voice.identity: voice.name}
+    voices = load_voices(config.voices, config.state_dir / "models")
+    return {voice.identity: voice.name for voice in voices.values()}
 
 
 def warm(config: Config, out: TextIO = sys.stdout) -> int:
     from cosyedge.render import Renderer
-    from cosyedge.voices import load_voice
+    from cosyedge.voices import load_voices
 
     phrases = declared_phrases(config.templates)
     if not phrases:
         print("nothing to warm: no template has fixed text or declares values", file=out)
         return 0
     cache = PhraseCache.from_config(config.cache)
-    renderer = Renderer(load_voice(config.voice), cache)
+    renderer = Renderer(load_voices(config.voices, config.state_dir / "models"), cache)
     cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
     summary = WarmSummary(len(phrases))
     progress = Progress(len(phrases), out)

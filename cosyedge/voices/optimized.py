@@ -1,0 +1,164 @@
+"""Saved optimized ONNX graphs: written on first load, reused later, never trusted blindly.
+
+A saved graph is only valid for the same source model, onnxruntime version, optimization level
+and CPU (level `all` may bake in layouts for the CPU's vector width), so all four make its key.
+A JSON sidecar records the graph's own sha256; a file that does not match it (torn write, disk
+error, edits) is deleted and rebuilt from the source model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import platform
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import onnxruntime as ort
+
+log = logging.getLogger(__name__)
+
+_CPU_FIELDS = ("model name", "flags", "Features", "CPU implementer", "CPU part")
+
+
+def cpu_identity() -> str:
+    """A short hash of what makes optimized graphs CPU-specific: architecture, model and flags."""
+    fields = {"machine": platform.machine()}
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        cpuinfo = platform.processor()
+    for line in cpuinfo.splitlines():
+        name, _, value = line.partition(":")
+        name = name.strip()
+        if name in _CPU_FIELDS and name not in fields:
+            fields[name] = " ".join(sorted(value.split()))
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def file_digest(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+class SavedModels:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def source_digest(self, model: Path) -> str:
+        """The model's sha256, remembered by path, size, mtime and inode, so that an unchanged
+        model is not read again at every start (63 MB take 45 ms here)."""
+        record_path = self.directory / "digests.json"
+        try:
+            records = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            records = {}
+        stat = model.stat()
+        where = str(model.resolve())
+        seen = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+        known = records.get(where) if isinstance(records, dict) else None
+        if isinstance(known, dict) and known.get("stat") == seen and known.get("sha256"):
+            return str(known["sha256"])
+        digest = file_digest(model)
+        records = records if isinstance(records, dict) else {}
+        records[where] = {"stat": seen, "sha256": digest}
+        with contextlib.suppress(OSError):
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = self.directory / f".tmp-digests-{os.getpid()}.json"
+            tmp.write_text(json.dumps(records, indent=1), encoding="utf-8")
+            os.replace(tmp, record_path)
+        return digest
+
+    def key(self, source_digest: str, level: str) -> str:
+        parts = [source_digest, ort.__version__, cpu_identity(), level]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _prefix(self, model: Path) -> str:
+        # One family of files per source path, so a replaced model's old graphs can be pruned.
+        where = hashlib.sha256(str(model.resolve()).encode()).hexdigest()[:8]
+        return f"{model.stem}-{where}-"
+
+    def path(self, model: Path, key: str) -> Path:
+        return self.directory / f"{self._prefix(model)}{key[:16]}.onnx"
+
+    @staticmethod
+    def _sidecar(path: Path) -> Path:
+        return path.with_name(path.name + ".json")
+
+    def find(self, model: Path, key: str) -> Path | None:
+        """The saved graph for this key if it is intact; a damaged one is removed."""
+        path = self.path(model, key)
+        if not path.exists():
+            return None
+        try:
+            record = json.loads(self._sidecar(path).read_text(encoding="utf-8"))
+            expected = record["sha256"]
+            recorded_key = record["key"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.discard(path, f"its record is missing or unreadable ({exc})")
+            return None
+        if recorded_key != key:
+            self.discard(path, "it was made from another model, runtime or CPU")
+            return None
+        try:
+            actual = file_digest(path)
+        except OSError as exc:
+            self.discard(path, f"it cannot be read ({exc})")
+            return None
+        if actual != expected:
+            self.discard(path, "its sha256 does not match the one recorded when it was saved")
+            return None
+        return path
+
+    def discard(self, path: Path, reason: str) -> None:
+        log.warning("saved optimized model %s is not usable: %s; rebuilding it", path, reason)
+        for p in (path, self._sidecar(path)):
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+    @contextlib.contextmanager
+    def writing(self, model: Path, key: str) -> Iterator[Path | None]:
+        """A temporary path for onnxruntime to write the optimized graph to, committed (hashed,
+        recorded, renamed into place) when the block succeeds. None if the directory is not
+        writable: the model then loads as before, only slower."""
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".onnx")
+            os.close(fd)
+        except OSError as exc:
+            log.warning("cannot save optimized models in %s (%s)", self.directory, exc)
+            yield None
+            return
+        tmp = Path(name)
+        try:
+            yield tmp
+            self._commit(model, key, tmp)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _commit(self, model: Path, key: str, tmp: Path) -> None:
+        if tmp.stat().st_size == 0:
+            return  # onnxruntime did not write it (nothing to optimize): nothing to keep
+        path = self.path(model, key)
+        record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
+        record["onnxruntime"] = ort.__version__
+        try:
+            os.replace(tmp, path)
+            sidecar_tmp = path.with_name(f".tmp-{path.name}.json")
+            sidecar_tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+            os.replace(sidecar_tmp, self._sidecar(path))
+        except OSError as exc:
+            log.warning("cannot save optimized model %s (%s)", path, exc)
+            return
+        log.info("saved optimized model for %s in %s", model.name, path)
+        for old in self.directory.glob(f"{self._prefix(model)}*.onnx"):
+            if old != path:
+                log.info("removing optimized model of an earlier version: %s", old)
+                for p in (old, self._sidecar(old)):
+                    with contextlib.suppress(OSError):
+                        p.unlink()

@@ -1,0 +1,107 @@
+"""Streaming render: synthesis runs ahead of playback in its own thread, stops when the rendering
+is closed or dropped, and only a phrase synthesized to its end reaches the cache."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+
+import numpy as np
+from support import wait_until
+
+from cosyedge.cache import PhraseCache, cache_key
+from cosyedge.render import QUEUE_CLAUSES, Renderer
+
+FOUR_CLAUSES = (
+    "Boiler pressure on line two is above the limit, "
+    "the relief valve on the feed line has opened, "
+    "the operator on duty must check the feed pump, "
+    "and the shift lead must be told at once."
+)
+SEVEN_CLAUSES = FOUR_CLAUSES + (
+    " Stop the burner on boiler two, close the steam valve to the dryer, "
+    "and wait for the pressure to fall below six bar."
+)
+
+
+def test_first_clause_arrives_before_the_last_is_synthesized(piper_voice, tmp_path):
+    cache = PhraseCache(tmp_path)
+    rendering = Renderer({"en": piper_voice}, cache).render(FOUR_CLAUSES)
+    assert rendering.source == "synth"
+    first = next(rendering.chunks)
+    first_at = time.time()
+    rest = list(rendering.chunks)
+    assert len(rest) == 3
+    # The cache entry is written when the last clause is done: well after clause one was out.
+    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
+    assert entry.stat().st_mtime > first_at
+    assert len(first) > 0.5 * piper_voice.sample_rate
+
+
+def test_synthesis_runs_ahead_of_a_slow_consumer(piper_voice, tmp_path):
+    assert QUEUE_CLAUSES >= 3
+    cache = PhraseCache(tmp_path)
+    rendering = Renderer({"en": piper_voice}, cache).render(FOUR_CLAUSES)
+    first = next(rendering.chunks)
+    entry = cache.path(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
+    # The consumer holds on to clause one (as a player would while it plays); meanwhile the
+    # synthesis thread makes clauses two to four and stores the whole phrase.
+    wait_until(entry.exists, 30, "the phrase to be synthesized while clause one plays")
+    started = time.monotonic()
+    rest = list(rendering.chunks)
+    assert time.monotonic() - started < 0.1  # already synthesized: nothing left to wait for
+    cached = cache.get(cache_key(FOUR_CLAUSES, piper_voice.identity, "en"))
+    assert cached is not None
+    assert np.array_equal(cached.pcm, np.concatenate([first, *rest]))
+
+
+def test_closing_stops_synthesis_and_caches_nothing(hibari_voice, tmp_path):
+    cache = PhraseCache(tmp_path)
+    rendering = Renderer({"en": hibari_voice}, cache).render(SEVEN_CLAUSES)
+    next(rendering.chunks)
+    rendering.close()
+    assert rendering.wait_stopped(timeout=5)
+    assert cache.get(cache_key(SEVEN_CLAUSES, hibari_voice.identity, "en")) is None
+    assert list(tmp_path.rglob("*.wav")) == []
+
+
+def test_a_dropped_rendering_stops_its_synthesis(hibari_voice, tmp_path):
+    rendering = Renderer({"en": hibari_voice}, PhraseCache(tmp_path)).render(SEVEN_CLAUSES)
+    next(rendering.chunks)
+    job = rendering._job
+    del rendering
+    gc.collect()
+    assert job is not None and job.finished.wait(5)
+    assert list(tmp_path.rglob("*.wav")) == []
+
+
+def test_one_synthesis_at_a_time_and_a_closed_phrase_gives_way(piper_voice, tmp_path):
+    renderer = Renderer({"en": piper_voice}, PhraseCache(tmp_path))
+    first = renderer.render(SEVEN_CLAUSES)
+    next(first.chunks)
+    threads = threading.active_count()
+    second = renderer.render("Pump two stopped.")
+    assert threading.active_count() == threads  # no thread per phrase
+    # The second waits for the synthesis thread; closing the first lets it through at the
+    # next clause boundary, long before the first phrase's remaining clauses would be done.
+    started = time.monotonic()
+    first.close()
+    assert len(np.concatenate(list(second.chunks))) > 0.5 * piper_voice.sample_rate
+    assert time.monotonic() - started < 2.0
+    assert first.wait_stopped(0)
+    assert list(tmp_path.rglob("*.wav")) != []  # the second phrase, whole, was cached
+
+
+def test_a_finished_phrase_comes_from_the_cache_next_time(hibari_voice, tmp_path):
+    renderer = Renderer({"en": hibari_voice}, PhraseCache(tmp_path))
+    spoken = np.concatenate(list(renderer.render("Pump two stopped.").chunks))
+    again = renderer.render("Pump two stopped.")
+    assert again.source == "cache"
+    assert np.array_equal(np.concatenate(list(again.chunks)), spoken)
+
+
+def test_each_language_is_spoken_by_its_own_voice(piper_voice, hibari_voice, tmp_path):
+    renderer = Renderer({"en": hibari_voice, "en-x-joe": piper_voice}, PhraseCache(tmp_path))
+    assert renderer.render("Pump two stopped.", "en").sample_rate == 24000
+    assert renderer.render("Pump two stopped.", "en-x-joe").sample_rate == 22050

@@ -1,0 +1,192 @@
+"""The ONNX session factory: settings reach onnxruntime, saved optimized graphs are reused and
+never trusted when damaged."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.voices import load_voice
+from cosyedge.voices.hibari import packaged_model
+from cosyedge.voices.session import make_session
+
+MODEL = packaged_model()  # hibari's 7.9 MB model: the quickest real one to load
+
+
+def os_threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_settings_reach_the_session():
+    settings = SessionConfig(
+        intra_op_threads=2,
+        inter_op_threads=2,
+        execution_mode="parallel",
+        graph_optimization="basic",
+        allow_spinning=True,
+        memory_arena=False,
+    )
+    options = make_session(MODEL, settings, None).get_session_options()
+    assert options.intra_op_num_threads == 2
+    assert options.inter_op_num_threads == 2
+    assert options.execution_mode == ort.ExecutionMode.ORT_PARALLEL
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    assert options.enable_cpu_mem_arena is False
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"
+    default = make_session(MODEL, SessionConfig(), None).get_session_options()
+    assert default.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert default.execution_mode == ort.ExecutionMode.ORT_SEQUENTIAL
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_intra_op_threads_is_the_number_of_threads_onnxruntime_computes_on(threads):
+    before = os_threads()
+    session = make_session(MODEL, SessionConfig(intra_op_threads=threads), None)
+    # onnxruntime computes on the calling thread plus a pool of threads - 1.
+    assert os_threads() - before == threads - 1
+    del session
+
+
+def saved_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.glob("*.onnx") if not p.name.startswith("."))
+
+
+def speaks(voice) -> bool:
+    pcm = np.concatenate(list(voice.synthesize("Pump two stopped.")))
+    return len(pcm) > 0.5 * voice.sample_rate and np.abs(pcm.astype(float)).mean() > 100
+
+
+def test_optimized_graph_is_saved_once_then_reused(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="cosyedge")
+    config = VoiceConfig(engine="piper")
+    first = load_voice("en", config, tmp_path)
+    (saved,) = saved_files(tmp_path)
+    record = json.loads(Path(f"{saved}.json").read_text())
+    assert record["onnxruntime"] == ort.__version__
+    stamp = saved.stat().st_mtime_ns
+    assert first.session.get_session_options().graph_optimization_level == (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    )
+
+    again = load_voice("en", config, tmp_path)
+    assert saved_files(tmp_path) == [saved]
+    assert saved.stat().st_mtime_ns == stamp
+    # The reused graph is loaded as it is: nothing left to optimize.
+    assert again.session.get_session_options().graph_optimization_level == (
+        ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
+    assert "reused saved optimized model" in caplog.text
+    assert speaks(again)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "sidecar"])
+def test_damaged_saved_graph_is_detected_and_rebuilt(tmp_path, caplog, damage):
+    config = VoiceConfig(engine="hibari")
+    load_voice("en", config, tmp_path)
+    saved = next(p for p in saved_files(tmp_path) if p.name.startswith("hibari-"))
+    good = saved.read_bytes()
+    if damage == "flip":  # one weight byte changed: onnxruntime itself would not notice
+        data = bytearray(good)
+        data[len(data) // 2] ^= 0xFF
+        saved.write_bytes(bytes(data))
+    elif damage == "truncate":
+        saved.write_bytes(good[: len(good) // 3])
+    else:
+        Path(f"{saved}.json").write_text("{not json")
+
+    caplog.set_level(logging.WARNING, logger="cosyedge")
+    voice = load_voice("en", config, tmp_path)
+    assert f"saved optimized model {saved} is not usable" in caplog.text
+    assert saved.read_bytes() == good  # rebuilt: the same optimization of the same model
+    record = json.loads(Path(f"{saved}.json").read_text())
+    assert len(record["sha256"]) == 64
+    assert voice.session.get_session_options().graph_optimization_level == (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    )
+    assert speaks(voice)
+
+
+def test_graph_saved_for_another_model_version_is_replaced(tmp_path):
+    model = tmp_path / "voice" / "model.onnx"
+    model.parent.mkdir()
+    model.write_bytes(MODEL.read_bytes())
+    store = tmp_path / "models"
+    make_session(model, SessionConfig(), store)
+    (old,) = saved_files(store)
+    # A new model at the same path (an update): its graph gets a new key, the old one goes.
+    import onnx
+
+    proto = onnx.load(str(MODEL))
+    proto.doc_string = "updated"
+    onnx.save(proto, str(model))
+    make_session(model, SessionConfig(), store)
+    (new,) = saved_files(store)
+    assert new != old
+    assert not Path(f"{old}.json").exists()
+
+
+def test_unwritable_store_still_loads(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    caplog.set_level(logging.WARNING, logger="cosyedge")
+    session = make_session(MODEL, SessionConfig(), blocker / "models")
+    assert session.get_inputs()[0].name == "ids"
+    assert "cannot save optimized models" in caplog.text
+
+
+def test_each_engine_has_its_measured_arena_default_and_config_overrides_it(
+    piper_voice, hibari_voice
+):
+    assert piper_voice.session.get_session_options().enable_cpu_mem_arena is True
+    assert hibari_voice.session.get_session_options().enable_cpu_mem_arena is False
+    forced = VoiceConfig(engine="hibari", session=SessionConfig(memory_arena=True))
+    assert load_voice("en", forced).session.get_session_options().enable_cpu_mem_arena is True
+
+
+def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
+    import onnx
+
+    model = tmp_path / "heart.onnx"
+    model.write_bytes(MODEL.read_bytes())
+    config = VoiceConfig(engine="hibari", model=model)
+    store = tmp_path / "models"
+    before = load_voice("en", config, store).identity
+    assert load_voice("en", config, store).identity == before  # remembered, not re-read
+    proto = onnx.load(str(model))
+    proto.doc_string = "retrained"
+    onnx.save(proto, str(model))
+    assert load_voice("en", config, store).identity != before
+
+
+def test_running_out_of_memory_while_loading_keeps_the_saved_graph(tmp_path):
+    """A graph whose sha256 matched is intact: failing to load it for want of memory must not
+    delete it (rebuilding it from the source model would need even more memory)."""
+    import subprocess
+    import sys
+
+    load_voice("en", VoiceConfig(engine="piper"), tmp_path)
+    (saved,) = saved_files(tmp_path)
+    good = saved.read_bytes()
+    script = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "import numpy, onnxruntime, piper.voice\n"
+        "from cosyedge.config import VoiceConfig\n"
+        "from cosyedge.voices import load_voice\n"
+        "resource.setrlimit(resource.RLIMIT_DATA, (140 << 20, 140 << 20))\n"
+        "load_voice('en', VoiceConfig(engine='piper'), Path(sys.argv[1]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "bad_alloc" in result.stderr or "allocate" in result.stderr, result.stderr[-2000:]
+    assert "not usable" not in result.stderr
+    assert saved.read_bytes() == good
