@@ -463,6 +463,43 @@ def disk_full(lab: Lab, size: dict[str, float]) -> Result:
         subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
+def model_damage(lab: Lab, size: dict[str, float]) -> Result:
+    """The optimized graphs saved by the first start are damaged (a flipped byte, a torn
+    write) before the second: each is detected, rebuilt from the source model, and the alerts
+    are spoken."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    daemon = lab.daemon()
+    daemon.stop()
+    saved = sorted((lab.root / "state" / "models").glob("*.onnx"))
+    if not saved:
+        raise Unavailable("the voice saved no optimized model")
+    for i, path in enumerate(saved):
+        data = bytearray(path.read_bytes())
+        if i % 2 == 0:
+            data[len(data) // 2] ^= 0xFF
+            path.write_bytes(bytes(data))
+        else:
+            path.write_bytes(bytes(data[: len(data) // 3]))
+    restart = time.monotonic()
+    daemon.start()
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("o", i, text=f"Oven {i} in bay {i % 3} is hot.") for i in range(n)]
+    publisher.send_all(messages)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 60 + 3 * n)
+    publisher.close()
+    result = tally(lab, f"{len(saved)} saved models damaged", ids, started, None)
+    first = [r["end"] for r in lab.reports() if r.get("id") in ids and "end" in r]
+    if first:  # restart (with rebuild) to the end of the first alert spoken
+        wall_restart = time.time() - (time.monotonic() - restart)
+        result.recovery_s = round(min(first) - wall_restart, 2)
+        result.notes.append("recovery: restart, rebuild included, to the first alert spoken")
+    rebuilt = daemon.log().count("is not usable")
+    result.notes.append(f"{rebuilt} of {len(saved)} damaged models detected and rebuilt")
+    return result
+
+
 class Unavailable(Exception):
     """This machine cannot stage the scenario (e.g. no permission to mount)."""
 
@@ -614,6 +651,7 @@ SCENARIOS = {
     "device": device_lost,
     "cache": cache_damage,
     "diskfull": disk_full,
+    "model": model_damage,
     "malformed": malformed,
     "flood": memory_flood,
     "soak": soak,

@@ -22,13 +22,23 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
     assert not [n for n in result.notes if "died" in n or "traceback" in n or "changed" in n]
     bad_notes = ("never noticed", "played from the cache", "went unnoticed")
     assert not [n for n in result.notes if any(b in n for b in bad_notes)], result.notes
-    if name in ("kill9", "broker", "device", "cache", "diskfull"):  # nothing there may go unsaid
+    if name in (
+        "kill9",
+        "broker",
+        "device",
+        "cache",
+        "diskfull",
+        "model",
+    ):  # nothing there may go unsaid
         assert result.spoken == result.sent, result
         assert result.recovery_s is not None
     if name == "malformed":
         every = int(scenarios.SIZES["ci"]["valid_every"])
         assert result.spoken == result.sent // every + (result.sent % every > 0)
         assert result.other == {"rejected": result.sent - result.spoken}
+    if name == "model":
+        detected = next(n for n in result.notes if "damaged models detected" in n).split()
+        assert detected[0] == detected[2], result.notes  # "k of k damaged models ..."
     if name == "flood":
         from test_memory import CEILING_MB
 
