@@ -68,8 +68,22 @@ class MqttConfig:
     reconnect_min_s: float = field(default=1.0, metadata=_range(0.1, 60))
     reconnect_max_s: float = field(default=30.0, metadata=_range(1, 600))
     max_payload_bytes: int = field(default=16384, metadata=_range(64, 1 << 20))
+    # TLS: the CA that signed the broker's certificate turns it on; cert and key, a client
+    # certificate for brokers that ask for one.
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
 
     def __post_init__(self) -> None:
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            missing = "tls_key_file" if self.tls_key_file is None else "tls_cert_file"
+            raise ValueError(f"{missing}: needed with a client certificate, both or neither")
+        if self.tls_cert_file is not None and self.tls_ca_file is None:
+            raise ValueError("tls_ca_file: needed for a client certificate")
+        for name in ("tls_ca_file", "tls_cert_file", "tls_key_file"):
+            path = getattr(self, name)
+            if path is not None and not os.access(path, os.R_OK):
+                raise ValueError(f"{name}: cannot read {_show(str(path))}")
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
             object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")

@@ -9,6 +9,7 @@ broker keeps them for redelivery.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,6 +46,7 @@ class MqttIntake:
         self._on_connected = on_connected
         self._on_published = on_published
         self.connected = False
+        self._last_failure = ""
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._subscribing = self.filters
         client = mqtt.Client(
@@ -56,9 +58,16 @@ class MqttIntake:
         if config.username is not None:
             password = read_secret(config.password_file) if config.password_file else None
             client.username_pw_set(config.username, password)
+        if config.tls_ca_file is not None:
+            client.tls_set(
+                ca_certs=str(config.tls_ca_file),
+                certfile=str(config.tls_cert_file) if config.tls_cert_file else None,
+                keyfile=str(config.tls_key_file) if config.tls_key_file else None,
+            )
         client.reconnect_delay_set(int(config.reconnect_min_s) or 1, int(config.reconnect_max_s))
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
+        client.on_connect_fail = self._connect_failed
         client.on_message = self._message
         client.on_subscribe = self._subscribed
         client.on_publish = self._published
@@ -85,6 +94,7 @@ class MqttIntake:
             log.error("MQTT broker refused the connection: %s", reason_code)
             return
         self.connected = True
+        self._last_failure = ""
         resumed = " (session resumed)" if flags.session_present else ""
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
         self._subscribe(self.filters)
@@ -115,6 +125,21 @@ class MqttIntake:
             log.error("broker refused subscriptions to %s", ", ".join(failed))
         log.info("subscribed to %d topic filters", len(reason_codes) - len(failed))
         self.subscribed.set()
+
+    def _connect_failed(self, client, userdata) -> None:
+        # Called inside paho's `except OSError`, so the exception at hand is the reason
+        # (refused, unreachable, TLS handshake). Said once per distinct reason, not per retry.
+        reason = str(sys.exc_info()[1] or "unknown reason")
+        if reason != self._last_failure:
+            self._last_failure = reason
+            tls = " over TLS" if self.config.tls_ca_file else ""
+            log.error(
+                "cannot connect to MQTT broker %s:%d%s: %s; retrying with backoff",
+                self.config.host,
+                self.config.port,
+                tls,
+                reason,
+            )
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected = False

@@ -117,6 +117,43 @@ class AlsaSink:
         return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in self.files()]
 
 
+class SwappableSink:
+    """ALSA's default device as a `file` PCM under a config file the test can break."""
+
+    def __init__(self, directory: Path) -> None:
+        self.out = directory / "out"
+        self.out.mkdir(parents=True)
+        self.conf = directory / "asoundrc"
+        self.good = (
+            'pcm.!default {\n  type file\n  slave.pcm "null"\n'
+            f'  file "{self.out}/play.raw"\n  format "raw"\n  truncate false\n}}\n'
+        )
+        self._write(self.good)
+        self.env = {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{self.conf}"}
+
+    def _write(self, text: str) -> None:
+        # A new file, not an edit in place: alsa-lib notices a changed config by inode and mtime.
+        tmp = self.conf.with_suffix(".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, self.conf)
+
+    def break_it(self, how: str) -> None:
+        if how == "card unplugged":
+            self._write("pcm.!default { type hw card 63 }\n")  # no such card
+        else:  # the file PCM cannot create its output
+            self.out.rename(self.out.with_name("out.gone"))
+
+    def restore(self, how: str) -> None:
+        if how == "card unplugged":
+            self._write(self.good)
+        else:
+            self.out.with_name("out.gone").rename(self.out)
+
+    def streams(self) -> list[np.ndarray]:
+        files = sorted(self.out.glob("play.raw*"), key=lambda p: p.stat().st_mtime_ns)
+        return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in files]
+
+
 class Daemon:
     """`cosyedge run` as a real subprocess, stderr captured to a file."""
 
@@ -256,16 +293,21 @@ class NotifySocket:
 class Listener:
     """A client that keeps every message on some topics; JSON payloads are decoded."""
 
-    def __init__(self, port: int, *topics: str) -> None:
+    def __init__(self, port: int, *topics: str, persistent: bool = False) -> None:
+        """`persistent`: a session the broker keeps, so reports sent while the broker was
+        down and back reach us too (the subscription is renewed at every connect)."""
         self.messages: list[tuple[str, object]] = []
         self._subscribed = False
         client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=f"listen-{uuid.uuid4().hex[:8]}"
+            CallbackAPIVersion.VERSION2,
+            client_id=f"listen-{uuid.uuid4().hex[:8]}",
+            clean_session=not persistent,
         )
         client.on_message = lambda c, u, m: self.messages.append((m.topic, _decoded(m.payload)))
         client.on_subscribe = lambda *a: setattr(self, "_subscribed", True)
+        client.on_connect = lambda c, *a: c.subscribe([(t, 1) for t in topics])
+        client.reconnect_delay_set(1, 2)
         client.connect("127.0.0.1", port)
-        client.subscribe([(t, 1) for t in topics])
         client.loop_start()
         self.client = client
         wait_until(lambda: self._subscribed, 10, f"subscription to {topics}")

@@ -3,50 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from support import publish, wait_until
-
-
-class SwappableSink:
-    """ALSA's default device as a `file` PCM under a config file the test can break."""
-
-    def __init__(self, directory: Path) -> None:
-        self.out = directory / "out"
-        self.out.mkdir(parents=True)
-        self.conf = directory / "asoundrc"
-        self.good = (
-            'pcm.!default {\n  type file\n  slave.pcm "null"\n'
-            f'  file "{self.out}/play.raw"\n  format "raw"\n  truncate false\n}}\n'
-        )
-        self._write(self.good)
-        self.env = {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{self.conf}"}
-
-    def _write(self, text: str) -> None:
-        # A new file, not an edit in place: alsa-lib notices a changed config by inode and mtime.
-        tmp = self.conf.with_suffix(".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, self.conf)
-
-    def break_it(self, how: str) -> None:
-        if how == "card unplugged":
-            self._write("pcm.!default { type hw card 63 }\n")  # no such card
-        else:  # the file PCM cannot create its output
-            self.out.rename(self.out.with_name("out.gone"))
-
-    def restore(self, how: str) -> None:
-        if how == "card unplugged":
-            self._write(self.good)
-        else:
-            self.out.with_name("out.gone").rename(self.out)
-
-    def streams(self) -> list[np.ndarray]:
-        files = sorted(self.out.glob("play.raw*"), key=lambda p: p.stat().st_mtime_ns)
-        return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in files]
+from support import SwappableSink, publish, wait_until
 
 
 @pytest.mark.parametrize("how", ["card unplugged", "output path gone"])

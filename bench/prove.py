@@ -1,0 +1,130 @@
+"""The proving ground: every fault scenario against the real daemon, and the README table.
+
+    scripts/prove [--size ci|full] [--only kill9,broker,...] [--soak-minutes M] [--readme]
+
+Writes bench/results/prove.json and prove.md; with --readme the table between the
+`proving-table` markers in README.md is replaced by this run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+import scenarios  # noqa: E402  (lives with the tests, which run the same scenarios CI-sized)
+
+RESULTS = REPO / "bench" / "results"
+BEGIN, END = "<!-- proving-table:begin -->", "<!-- proving-table:end -->"
+
+
+def fuzz(examples: int) -> scenarios.Result:
+    """The in-process fuzz tests (tests/test_fuzz.py) at full size: generated payloads
+    through intake and templates, mutated configs through the loader."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_fuzz.py",
+        ],
+        cwd=REPO,
+        env={**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)},
+        capture_output=True,
+        text=True,
+    )
+    seen = re.search(r"intake fuzz: \{'accepted': (\d+), 'rejected': (\d+)\}", done.stdout)
+    accepted, rejected = (int(seen[1]), int(seen[2])) if seen else (0, 0)
+    result = scenarios.Result(
+        scenario=f"fuzz in process: {examples} payloads, {examples // 5} configs",
+        sent=accepted + rejected,
+        spoken=accepted,
+        other={"rejected": rejected},
+        lost=0 if done.returncode == 0 else examples,
+        recovery_s=None,
+        peak_rss_mb=0.0,
+        duration_s=round(time.monotonic() - started, 1),
+    )
+    result.notes.append("spoken = accepted by intake (no audio); peak RSS not measured")
+    if done.returncode:
+        result.notes.append("FAILED: " + done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> str:
+    rows = [
+        "| Scenario | Alerts sent | Spoken | Other outcomes | Lost | Recovery | Peak RSS |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in results:
+        other = ", ".join(f"{k} {v}" for k, v in r.other.items()) or "-"
+        recovery = "-" if r.recovery_s is None else f"{r.recovery_s:.1f} s"
+        rows.append(
+            f"| {r.scenario} | {r.sent} | {r.spoken} | {other} | {r.lost} | {recovery} "
+            f"| {r.peak_rss_mb:.0f} MB |"
+        )
+    notes = [f"- {r.scenario}: {n}" for r in results for n in r.notes]
+    when = time.strftime("%Y-%m-%d", time.gmtime())
+    head = f"Sizes `{size}`, soak {soak_minutes:g} min, measured {when} on a shared 2-core machine."
+    return "\n".join([head, "", *rows, "", *notes])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=sorted(scenarios.SIZES), default="full")
+    parser.add_argument("--only", help="comma-separated: fuzz," + ",".join(scenarios.SCENARIOS))
+    parser.add_argument("--soak-minutes", type=float, help="overrides the size's soak length")
+    parser.add_argument("--readme", action="store_true", help="write the table into README.md")
+    args = parser.parse_args()
+    size = dict(scenarios.SIZES[args.size])
+    if args.soak_minutes is not None:
+        size["soak_s"] = args.soak_minutes * 60
+    names = args.only.split(",") if args.only else [*scenarios.SCENARIOS, "fuzz"]
+    if not size["soak_s"] and "soak" in names:
+        names.remove("soak")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="cosyedge-prove-") as tmp:
+        for name in names:
+            print(f"== {name}", flush=True)
+            if name == "fuzz":
+                result = fuzz(10000 if args.size == "full" else 1000)
+            else:
+                try:
+                    result = scenarios.run(name, Path(tmp) / name, size)
+                except scenarios.Unavailable as exc:
+                    print(f"skipped: {exc}", flush=True)
+                    continue
+            print(json.dumps(result.as_dict()), flush=True)
+            results.append(result)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "prove.json").write_text(json.dumps([r.as_dict() for r in results], indent=2))
+    text = table(results, args.size, size["soak_s"] / 60)
+    (RESULTS / "prove.md").write_text(text + "\n")
+    print(text)
+    if args.readme:
+        readme = REPO / "README.md"
+        old = readme.read_text()
+        start, end = old.index(BEGIN) + len(BEGIN), old.index(END)
+        readme.write_text(old[:start] + "\n" + text + "\n" + old[end:])
+    failed = [r.scenario for r in results if r.lost or r.missing_reasons]
+    if failed:
+        print(f"LOST OR UNEXPLAINED OUTCOMES in: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,667 @@
+"""Fault scenarios against the real daemon, a real Mosquitto and the ALSA capture sink.
+
+Each scenario publishes a known set of alerts, does something unkind to the daemon or its
+surroundings, and reads the report topic back: every alert sent must come out with exactly
+one outcome (alerts in = outcomes out), and every outcome other than `spoken` must say why.
+The same functions run CI-sized from tests/test_proving.py and full-sized from `scripts/prove`;
+only the numbers in `SIZES` differ.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from support import Broker, Daemon, Listener, SwappableSink, wait_until
+
+REPORT = "cosyedge/report"
+ALERT_TOPIC = "plant/{line}/alarm"
+MB = 1 << 20
+
+# CI: the whole set adds a few minutes; full: what the README table is made from.
+SIZES: dict[str, dict[str, float]] = {
+    "ci": {
+        "kill9": 12,
+        "broker": 30,
+        "broker_outage_s": 2,
+        "device": 8,
+        "device_outage_s": 3,
+        "cache": 6,
+        "malformed": 300,
+        "valid_every": 20,
+        "flood": 60,
+        "soak_s": 0,
+    },
+    "full": {
+        "kill9": 60,
+        "broker": 300,
+        "broker_outage_s": 5,
+        "device": 40,
+        "device_outage_s": 30,
+        "cache": 30,
+        "malformed": 3000,
+        "valid_every": 20,
+        "flood": 1000,
+        "soak_s": 1800,
+    },
+}
+
+PRIORITY_MIX = ("medium", "medium", "low", "high", "medium", "critical")
+
+
+def phrase(i: int) -> str:
+    """Short alert texts from a small set, so most come from the phrase cache after a while."""
+    return f"Pump {i % 7} on line {i % 3 + 1} has stopped."
+
+
+def alert(tag: str, i: int, text: str | None = None, priority: str | None = None) -> tuple:
+    payload = {
+        "id": f"{tag}-{i}",
+        "text": text or phrase(i),
+        "priority": priority or PRIORITY_MIX[i % len(PRIORITY_MIX)],
+    }
+    return f"plant/{i % 5 + 1}/alarm", json.dumps(payload)
+
+
+# -- the parts ----------------------------------------------------------------------------
+class Publisher:
+    """A QoS 1 publisher with a session the broker keeps: what it could not hand over while
+    the broker was down, paho sends again after reconnecting."""
+
+    def __init__(self, port: int) -> None:
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"prove-pub-{uuid.uuid4().hex[:8]}",
+            clean_session=False,
+        )
+        client.max_inflight_messages_set(100)
+        client.max_queued_messages_set(0)  # unbounded: nothing is dropped on our side
+        client.reconnect_delay_set(1, 2)
+        # Acknowledgements by message id: an info published while disconnected keeps its
+        # "not connected" error even after paho has sent it again and the broker took it.
+        self.acknowledged: set[int] = set()
+        client.on_publish = lambda c, u, mid, *a: self.acknowledged.add(mid)
+        client.connect("127.0.0.1", port)
+        client.loop_start()
+        self.client = client
+        self.infos: list[mqtt.MQTTMessageInfo] = []
+
+    def send(self, topic: str, payload: str | bytes) -> None:
+        self.infos.append(self.client.publish(topic, payload, qos=1))
+
+    def send_all(self, messages: list[tuple[str, str | bytes]], gap_s: float = 0.0) -> None:
+        for topic, payload in messages:
+            self.send(topic, payload)
+            if gap_s:
+                time.sleep(gap_s)
+
+    def wait_acknowledged(self, timeout: float = 60) -> None:
+        wait_until(
+            lambda: all(i.mid in self.acknowledged for i in self.infos),
+            timeout,
+            f"the broker to acknowledge {len(self.infos)} publishes",
+            interval=0.1,
+        )
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class Probe:
+    """Samples the daemon's resident memory, open files and threads from /proc every
+    `interval` s, following it across restarts."""
+
+    def __init__(self, lab: Lab, interval: float = 0.2) -> None:
+        self.lab, self.interval = lab, interval
+        self.samples: list[tuple[float, int, float, int, int]] = []  # t, pid, rss MB, fds, thr
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        while not self._stop.wait(self.interval):
+            daemon = self.lab.current
+            if daemon is None or not daemon.alive():
+                continue
+            pid = daemon.process.pid
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+                fds = len(os.listdir(f"/proc/{pid}/fd"))
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if "VmRSS" not in fields:  # exiting: no memory left to speak of
+                continue
+            rss = int(fields["VmRSS"].split()[0]) / 1024
+            threads = int(fields["Threads"])
+            self.samples.append((time.monotonic() - start, pid, rss, fds, threads))
+
+    @property
+    def peak_mb(self) -> float:
+        return max((s[2] for s in self.samples), default=0.0)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+class Lab:
+    """One scenario's real parts: broker, swappable sound device, report listener, daemons."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.broker = Broker(root / "broker").start()
+        self.sink = SwappableSink(root / "sound")
+        self.listener = Listener(self.broker.port, REPORT, persistent=True)
+        self.daemons: list[Daemon] = []
+        self.current: Daemon | None = None
+        self.probe = Probe(self)
+
+    def config(self, alarms: str = "", extra: str = "", cache_dir: Path | None = None) -> str:
+        return f"""
+mqtt:
+  port: {self.broker.port}
+  local_broker: false
+  reconnect_max_s: 2
+cache:
+  dir: {cache_dir or self.root / "cache"}
+state_dir: {self.root}/state
+alarms:
+{alarms or "  flood: {threshold: 100000, end_at: 0}"}
+templates:
+  - topic: "{ALERT_TOPIC}"
+    text: "{{text}}"
+    payload: json
+{extra}
+"""
+
+    def daemon(self, config_text: str | None = None, preexec=None, start: bool = True) -> Daemon:
+        directory = self.root / f"daemon{len(self.daemons)}"
+        env = {**self.sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
+        d = Daemon(directory, config_text or self.config(), env, preexec)
+        self.daemons.append(d)
+        self.current = d
+        return d.start() if start else d
+
+    def reports(self) -> list[dict]:
+        """Reports by seq: one sent again after a crash (same seq) counts once."""
+        by_seq: dict[int, dict] = {}
+        for report in self.listener.on(REPORT):
+            if isinstance(report, dict):
+                by_seq.setdefault(report["seq"], report)
+        return list(by_seq.values())
+
+    def close(self) -> None:
+        self.probe.stop()
+        for d in self.daemons:
+            d.stop()
+        self.listener.close()
+        self.broker.kill()
+
+
+# -- the account ----------------------------------------------------------------------------
+@dataclass
+class Result:
+    scenario: str
+    sent: int
+    spoken: int
+    other: dict[str, int]
+    lost: int
+    recovery_s: float | None
+    peak_rss_mb: float
+    duration_s: float
+    missing_reasons: int = 0  # outcomes other than spoken without a reason
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def tally(
+    lab: Lab, name: str, ids: list[str], started: float, recovery_s: float | None, extra: int = 0
+) -> Result:
+    """One final outcome per alert id: a redelivered copy reported as `deduplicated` next to
+    another outcome is at-least-once delivery doing its job, not an outcome of its own.
+    `extra`: messages sent without an id (malformed ones), counted by their reports."""
+    by_id: dict[str, list[dict]] = {}
+    anonymous = []
+    for report in lab.reports():
+        if report.get("id") in ids:
+            by_id.setdefault(report["id"], []).append(report)
+        else:
+            anonymous.append(report)
+    final: list[dict] = []
+    for ident in ids:
+        reports = by_id.get(ident, [])
+        kept = [r for r in reports if r["outcome"] != "deduplicated"] or reports[:1]
+        final += kept[:1]
+    final += anonymous[:extra]
+    kinds = Counter(r["outcome"] for r in final)
+    spoken = kinds.pop("spoken", 0)
+    missing_reasons = sum(
+        1
+        for r in final
+        if r["outcome"] not in ("spoken", "return_to_normal")
+        and not (r.get("reason") or r.get("summary"))  # a summarized alert: the summary said
+    )
+    return Result(
+        scenario=name,
+        sent=len(ids) + extra,
+        spoken=spoken,
+        other=dict(sorted(kinds.items())),
+        lost=len(ids) + extra - len(final),
+        recovery_s=None if recovery_s is None else round(recovery_s, 2),
+        peak_rss_mb=round(lab.probe.peak_mb, 1),
+        duration_s=round(time.monotonic() - started, 1),
+        missing_reasons=missing_reasons,
+    )
+
+
+def wait_for_ids(lab: Lab, ids: list[str], timeout: float, extra: int = 0) -> None:
+    wanted = set(ids)
+
+    def done() -> bool:
+        reports = lab.reports()
+        have = {r.get("id") for r in reports}
+        return wanted <= have and len(reports) >= len(ids) + extra
+
+    with contextlib.suppress(AssertionError):  # the account shows what is missing as lost
+        wait_until(done, timeout, f"an outcome for each of {len(ids) + extra} alerts", 0.2)
+
+
+def time_to_next_report(lab: Lab, since_count: int, timeout: float) -> float | None:
+    """Seconds until a report beyond the first `since_count` arrives (the first sign of life)."""
+    start = time.monotonic()
+    try:
+        wait_until(lambda: len(lab.listener.on(REPORT)) > since_count, timeout, "a report", 0.05)
+    except AssertionError:
+        return None
+    return time.monotonic() - start
+
+
+# -- the scenarios ---------------------------------------------------------------------------
+def kill9(lab: Lab, size: dict[str, float]) -> Result:
+    """kill -9 of the daemon with alerts queued; more arrive while it is down; restart."""
+    n = int(size["kill9"])
+    started = time.monotonic()
+    daemon = lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    first = [alert("k", i) for i in range(n)]
+    publisher.send_all(first)
+    publisher.wait_acknowledged()
+    wait_until(lambda: len(lab.reports()) >= n // 4, 120, "the first alerts to be spoken", 0.05)
+    daemon.process.kill()
+    daemon.process.wait()
+    down = [alert("k", i) for i in range(n, n + n // 4)]
+    publisher.send_all(down)
+    publisher.wait_acknowledged()
+    count = len(lab.listener.on(REPORT))
+    daemon.start(wait_ready=False)
+    recovery = time_to_next_report(lab, count, 120)
+    ids = [json.loads(p)["id"] for _, p in first + down]
+    wait_for_ids(lab, ids, 60 + n * 2)
+    publisher.close()
+    result = tally(lab, "kill -9 mid-queue, restart", ids, started, recovery)
+    result.notes.append("recovery: restart to the first report")
+    return result
+
+
+def broker_crash(lab: Lab, size: dict[str, float]) -> Result:
+    """kill -9 of Mosquitto (persistence on) while alerts are being published, then restart."""
+    n, outage = int(size["broker"]), size["broker_outage_s"]
+    started = time.monotonic()
+    lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("b", i) for i in range(n)]
+    sender = threading.Thread(target=publisher.send_all, args=(messages, 0.05), daemon=True)
+    sender.start()
+    wait_until(lambda: len(publisher.infos) >= n // 3, 60, "a third of the alerts sent")
+    lab.broker.kill()
+    time.sleep(outage)
+    lab.broker.start()
+    back = time.monotonic()
+    resumed = lambda: "session resumed" in lab.current.log()  # noqa: E731
+    wait_until(resumed, 30, "the daemon to resume its session")
+    recovery = time.monotonic() - back
+    sender.join()
+    publisher.wait_acknowledged(120)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 60 + n)
+    publisher.close()
+    result = tally(lab, f"broker kill -9, {outage:g} s down", ids, started, recovery)
+    result.notes.append("recovery: broker back to the daemon's session resumed")
+    return result
+
+
+def device_lost(lab: Lab, size: dict[str, float]) -> Result:
+    """The sound device disappears for a while with alerts arriving, then comes back."""
+    n, outage = int(size["device"]), size["device_outage_s"]
+    started = time.monotonic()
+    daemon = lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    before = [alert("d", i) for i in range(n // 2)]
+    publisher.send_all(before)
+    wait_until(lambda: len(lab.reports()) >= len(before), 60 + n, "alerts before the loss", 0.1)
+    lab.sink.break_it("card unplugged")
+    during = [alert("d", i) for i in range(n // 2, n)]
+    publisher.send_all(during)
+    time.sleep(outage)
+    count = len(lab.listener.on(REPORT))
+    lab.sink.restore("card unplugged")
+    recovery = time_to_next_report(lab, count, 60)
+    ids = [json.loads(p)["id"] for _, p in before + during]
+    wait_for_ids(lab, ids, 60 + n * 2)
+    publisher.close()
+    result = tally(lab, f"sound device gone {outage:g} s", ids, started, recovery)
+    if "audio output device unavailable" not in daemon.log():
+        result.notes.append("the daemon never noticed the device was gone")
+    result.notes.append("recovery: device back to the first report")
+    return result
+
+
+def cache_damage(lab: Lab, size: dict[str, float]) -> Result:
+    """Cached phrases damaged on disk between runs (truncated, garbage, emptied): each is
+    noticed, dropped, and the alert spoken by synthesis instead."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    daemon = lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    first = [alert("c", i, text=f"Valve {i} in hall {i % 4} is open.") for i in range(n)]
+    publisher.send_all(first)
+    wait_until(lambda: len(lab.reports()) >= n, 60 + 2 * n, "the phrases to be cached", 0.1)
+    daemon.stop()
+    damaged = sorted((lab.root / "cache").rglob("*.wav"))
+    rng = random.Random(7)
+    for i, path in enumerate(damaged):
+        data = path.read_bytes()
+        if i % 3 == 0:
+            path.write_bytes(data[: len(data) // 2])
+        elif i % 3 == 1:
+            path.write_bytes(data[:44] + rng.randbytes(len(data) - 44))
+        else:
+            path.write_bytes(b"")
+    daemon.start()
+    count = len(lab.listener.on(REPORT))
+    again = [
+        alert("c", i, text=f"Valve {i - n} in hall {(i - n) % 4} is open.") for i in range(n, 2 * n)
+    ]
+    publisher.send_all(again)
+    recovery = time_to_next_report(lab, count, 60)
+    ids = [json.loads(p)["id"] for _, p in first + again]
+    wait_for_ids(lab, ids, 60 + 2 * n)
+    publisher.close()
+    result = tally(lab, f"{len(damaged)} cache files damaged", ids, started, recovery)
+    sources = Counter(r.get("source") for r in lab.reports() if r["id"] in ids[n:])
+    result.notes.append(f"after the damage: {dict(sources)} (source of each spoken phrase)")
+    if damaged and sources.get("cache", 0) >= len(damaged):
+        result.notes.append("damaged files were played from the cache")
+    return result
+
+
+def disk_full(lab: Lab, size: dict[str, float]) -> Result:
+    """The phrase cache's disk (a 1 MiB tmpfs) is full: alerts are spoken by synthesis all the
+    same, and caching resumes once space returns."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    disk = lab.root / "tiny"
+    disk.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise Unavailable(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        daemon = lab.daemon(lab.config(cache_dir=disk / "cache"))
+        filler = disk / "filler"
+        with contextlib.suppress(OSError), filler.open("wb") as f:
+            for _ in range(100):
+                f.write(bytes(65536))
+                f.flush()
+        publisher = Publisher(lab.broker.port)
+        full = [alert("x", i, text=f"Crane {i} in bay {i % 3} is moving.") for i in range(n)]
+        publisher.send_all(full)
+        wait_until(lambda: len(lab.reports()) >= n, 60 + 3 * n, "alerts on a full disk", 0.1)
+        count = len(lab.listener.on(REPORT))
+        filler.unlink()
+        freed = [
+            alert("x", i, text=f"Crane {i} in bay {i % 3} is moving.") for i in range(n, 2 * n)
+        ]
+        publisher.send_all(freed)
+        recovery = time_to_next_report(lab, count, 60)
+        ids = [json.loads(p)["id"] for _, p in full + freed]
+        wait_for_ids(lab, ids, 60 + 3 * n)
+        publisher.close()
+        result = tally(lab, "cache disk full", ids, started, recovery)
+        log = daemon.log()
+        if "No space left" not in log:
+            result.notes.append("the full disk went unnoticed")
+        if "writable again" in log:
+            result.notes.append("caching resumed once space returned")
+        result.notes.append("recovery: space freed to the first report")
+        daemon.stop()
+        return result
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def model_damage(lab: Lab, size: dict[str, float]) -> Result:
+    """The optimized graphs saved by the first start are damaged (a flipped byte, a torn
+    write) before the second: each is detected, rebuilt from the source model, and the alerts
+    are spoken."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    daemon = lab.daemon()
+    daemon.stop()
+    saved = sorted((lab.root / "state" / "models").glob("*.onnx"))
+    if not saved:
+        raise Unavailable("the voice saved no optimized model")
+    for i, path in enumerate(saved):
+        data = bytearray(path.read_bytes())
+        if i % 2 == 0:
+            data[len(data) // 2] ^= 0xFF
+            path.write_bytes(bytes(data))
+        else:
+            path.write_bytes(bytes(data[: len(data) // 3]))
+    restart = time.monotonic()
+    daemon.start()
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("o", i, text=f"Oven {i} in bay {i % 3} is hot.") for i in range(n)]
+    publisher.send_all(messages)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 60 + 3 * n)
+    publisher.close()
+    result = tally(lab, f"{len(saved)} saved models damaged", ids, started, None)
+    first = [r["end"] for r in lab.reports() if r.get("id") in ids and "end" in r]
+    if first:  # restart (with rebuild) to the end of the first alert spoken
+        wall_restart = time.time() - (time.monotonic() - restart)
+        result.recovery_s = round(min(first) - wall_restart, 2)
+        result.notes.append("recovery: restart, rebuild included, to the first alert spoken")
+    rebuilt = daemon.log().count("is not usable")
+    result.notes.append(f"{rebuilt} of {len(saved)} damaged models detected and rebuilt")
+    return result
+
+
+class Unavailable(Exception):
+    """This machine cannot stage the scenario (e.g. no permission to mount)."""
+
+
+# Payloads that must be rejected, each with a reason; `valid_every`-th message is a valid
+# alert that must be spoken.
+INJECTIONS = ("{0.__class__}", "{text.__init__.__globals__}", "{0[0]}", "%(text)s {{text}}")
+
+
+def malformed_payload(rng: random.Random, i: int) -> bytes:
+    kind = i % 10
+    if kind == 0:  # broken JSON
+        good = json.dumps({"id": f"m-{i}", "text": "x" * rng.randint(0, 50)})
+        return good[: rng.randint(1, len(good) - 1)].encode()
+    if kind == 1:  # invalid UTF-8
+        return b'{"text": "' + rng.randbytes(8).replace(b'"', b"\xff") + b'\xff\xfe"}'
+    if kind == 2:  # too large
+        return json.dumps({"text": "A" * rng.randint(17000, 100000)}).encode()
+    if kind == 3:  # nested deeper than the JSON parser goes
+        depth = rng.randint(1000, 2500)  # within the size limit
+        return ('{"a":' * depth + "1" + "}" * depth).encode()
+    if kind == 4:  # nested but shallow: the text is not a plain value
+        return json.dumps({"text": {"a": [1, {"b": None}]}, "id": f"m-{i}"}).encode()
+    if kind == 5:  # wrong types for the text
+        return json.dumps({"text": rng.choice([None, [], [1, 2], {}])}).encode()
+    if kind == 6:  # wrong type for the time to live
+        return json.dumps({"text": "ok", "ttl": rng.choice(["soon", -1, 0, "1e9x"])}).encode()
+    if kind == 7:  # not an object
+        return json.dumps(rng.choice([[1, 2], "text", 12, None, True])).encode()
+    if kind == 8:  # empty or blank
+        return rng.choice([b"", b"   ", b"\n\t", b'{"text": ""}', b'{"text": "   "}'])
+    return json.dumps({"txt": rng.choice(INJECTIONS)}).encode()  # the field is missing
+
+
+def malformed(lab: Lab, size: dict[str, float]) -> Result:
+    """A stream of malformed payloads with valid alerts interleaved (some of them carrying
+    format-string injection attempts as text, which must be spoken literally)."""
+    n, every = int(size["malformed"]), int(size["valid_every"])
+    started = time.monotonic()
+    daemon = lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    rng = random.Random(2024)
+    ids, bad = [], 0
+    for i in range(n):
+        if i % every == 0:
+            text = f"Check {INJECTIONS[i // every % len(INJECTIONS)]} now." if i % 40 else None
+            topic, payload = alert("v", i, text=text)
+            ids.append(f"v-{i}")
+            publisher.send(topic, payload)
+        else:
+            publisher.send(f"plant/{i % 5 + 1}/alarm", malformed_payload(rng, i))
+            bad += 1
+    publisher.wait_acknowledged(120)
+    wait_for_ids(lab, ids, 60 + n / 5 + len(ids) * 3, extra=bad)
+    publisher.close()
+    result = tally(lab, "malformed payloads", ids, started, None, extra=bad)
+    rejected = [r for r in lab.reports() if r["outcome"] == "rejected"]
+    reasons = Counter(re.sub(r"\d+", "N", r["reason"].split(":")[0])[:40] for r in rejected)
+    result.notes.append(f"rejected: {len(rejected)} of {bad}; reasons: {dict(reasons)}")
+    literal = [r for r in lab.reports() if r["outcome"] == "spoken" and "{" in r.get("text", "")]
+    sent_texts = {f"Check {t} now." for t in INJECTIONS}
+    if any(r["text"] not in sent_texts for r in literal):
+        result.notes.append("an injection text was changed on its way")
+    result.notes.append(f"{len(literal)} injection texts spoken literally")
+    if "Traceback" in daemon.log():
+        result.notes.append("a traceback in the daemon log")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
+def memory_flood(lab: Lab, size: dict[str, float]) -> Result:
+    """A flood of unique long alerts under the memory ceiling and RLIMIT_DATA; the flood rules
+    summarize, criticals are still spoken on their own."""
+    from test_memory import CEILING_MB, limit_data, long_unique_text
+
+    n = int(size["flood"])
+    started = time.monotonic()
+    alarms = "  flood: {threshold: 10, window_s: 600, end_at: 5, summary_interval_s: 5}"
+    memory = f"memory:\n  ceiling_mb: {CEILING_MB}\nstate_dir:"
+    text = lab.config(alarms=alarms).replace("state_dir:", memory)
+    daemon = lab.daemon(text, preexec=limit_data((CEILING_MB + 150) * MB))
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("f", i, text=long_unique_text(i)) for i in range(n)]
+    publisher.send_all(messages)
+    publisher.wait_acknowledged(120)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 120 + n)
+    publisher.close()
+    result = tally(lab, f"flood of {n} long unique alerts", ids, started, None)
+    result.notes.append(f"ceiling {CEILING_MB} MB, RLIMIT_DATA {CEILING_MB + 150} MB")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
+def soak(lab: Lab, size: dict[str, float]) -> Result:
+    """Mixed traffic for a while (cached and new phrases, duplicates, malformed payloads,
+    some floods) with RSS, open files and threads sampled every second."""
+    duration = size["soak_s"]
+    lab.probe.stop()
+    lab.probe = Probe(lab, interval=1.0)
+    started = time.monotonic()
+    daemon = lab.daemon()
+    publisher = Publisher(lab.broker.port)
+    rng = random.Random(99)
+    ids, bad, i = [], 0, 0
+    while time.monotonic() - started < duration:
+        roll = rng.random()
+        if roll < 0.1:
+            publisher.send("plant/9/alarm", malformed_payload(rng, i))
+            bad += 1
+        else:
+            text = None if roll < 0.8 else f"Unit {i} reports pressure {rng.randint(1, 999)} bar."
+            topic, payload = alert("s", i, text=text)
+            publisher.send(topic, payload)
+            ids.append(f"s-{i}")
+        i += 1
+        time.sleep(rng.uniform(0.2, 2.0))
+    publisher.wait_acknowledged(120)
+    wait_for_ids(lab, ids, 300, extra=bad)
+    publisher.close()
+    result = tally(lab, f"soak {duration / 60:g} min mixed traffic", ids, started, None, bad)
+    result.notes += leak_notes(lab.probe, daemon.process.pid)
+    return result
+
+
+def leak_notes(probe: Probe, pid: int) -> list[str]:
+    """RSS trend over the second half (after warm-up) against the noise, open files and
+    threads first to last."""
+    samples = [s for s in probe.samples if s[1] == pid]
+    if len(samples) < 20:
+        return ["too few samples for a trend"]
+    half = samples[len(samples) // 2 :]
+    t = [s[0] for s in half]
+    rss = [s[2] for s in half]
+    slope = statistics.linear_regression(t, rss).slope * 3600  # MB per hour
+    noise = statistics.pstdev(rss)
+    return [
+        f"RSS second half: {min(rss):.0f}-{max(rss):.0f} MB, trend {slope:+.1f} MB/h, "
+        f"sd {noise:.1f} MB",
+        f"open files {half[0][3]} -> {samples[-1][3]}, threads {half[0][4]} -> {samples[-1][4]}",
+    ]
+
+
+SCENARIOS = {
+    "kill9": kill9,
+    "broker": broker_crash,
+    "device": device_lost,
+    "cache": cache_damage,
+    "diskfull": disk_full,
+    "model": model_damage,
+    "malformed": malformed,
+    "flood": memory_flood,
+    "soak": soak,
+}
+
+
+def run(name: str, root: Path, size: dict[str, float]) -> Result:
+    lab = Lab(root)
+    try:
+        return SCENARIOS[name](lab, size)
+    finally:
+        lab.close()
+        shutil.rmtree(root / "cache", ignore_errors=True)

@@ -1,0 +1,220 @@
+"""Generated hostile input, in process: payloads through intake and templates, and mutated
+configurations through the loader. Nothing may raise anything but a reasoned rejection."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cosyedge.alerts import RejectedAlert
+from cosyedge.config import ConfigError, parse_config
+from cosyedge.intake import Intake
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = int(os.environ.get("COSYEDGE_FUZZ_EXAMPLES", "2000"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+
+CONFIG = """
+templates:
+  - topic: "plant/{line}/alarm"
+    text: "{text}"
+    payload: json
+  - topic: "plant/{line}/level"
+    text: "Tank {tank} on line {line} is at {level:.1f} percent."
+    priority: low
+  - topic: "say/#"
+    text: "{text}"
+    payload: text
+hermes:
+  enabled: true
+"""
+TOPICS = ["plant/3/alarm", "plant/x/level", "say/it", "hermes/tts/say"]
+INJECTIONS = [
+    "{0.__class__}",
+    "{text.__init__.__globals__}",
+    "{0[0]}",
+    "{level.__class__.__mro__}",
+    "%(text)s",
+    "{{text}}",
+    "${text}",
+    "{text!r:>{9999}}",
+]
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    st.sampled_from(INJECTIONS),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+field_names = st.sampled_from(["text", "id", "priority", "ttl", "level", "tank", "lang", "x"])
+objects = st.dictionaries(field_names | st.text(max_size=10), values, max_size=8)
+
+
+def _json(obj) -> bytes:
+    return json.dumps(obj, allow_nan=True).encode()
+
+
+payloads = st.one_of(
+    objects.map(_json),
+    values.map(_json),
+    st.binary(max_size=200),
+    st.text(max_size=200).map(str.encode),
+    st.integers(1, 3000).map(lambda d: ('{"text":' * d + '"x"' + "}" * d).encode()),
+    st.integers(16000, 40000).map(lambda n: _json({"text": "A" * n})),
+    st.sampled_from(INJECTIONS).map(lambda s: _json({"text": s, "level": 5, "tank": s})),
+    st.binary(min_size=1, max_size=50).map(lambda b: b'{"text": "' + b + b'\xff"}'),
+)
+
+
+def test_every_generated_payload_is_accepted_or_rejected_with_a_reason():
+    intake = Intake(parse_config(CONFIG))
+    seen = {"accepted": 0, "rejected": 0}
+
+    @FUZZ
+    @given(topic=st.sampled_from(TOPICS), payload=payloads)
+    def check(topic: str, payload: bytes) -> None:
+        ticket = intake.ticket(1, topic, payload, 0.0)
+        try:
+            offer = intake.offer(ticket, payload, 0.0)
+        except RejectedAlert as exc:
+            assert str(exc).strip(), "a rejection without a reason"
+            seen["rejected"] += 1
+            return
+        seen["accepted"] += 1
+        if offer.announcement is not None:
+            text = offer.announcement.text
+            assert text.strip()
+            # Placeholders in payload values are spoken as written, never evaluated.
+            assert not re.search(r"<(class|function|built-in|module)", text), text
+            # Templates cut at max_chars (at most 4000); a Hermes text is bounded only by the
+            # payload size limit.
+            limit = 16384 if topic == "hermes/tts/say" else 4000
+            assert len(text) <= limit
+
+    check()
+    print(f"intake fuzz: {seen}")
+    assert seen["accepted"] and seen["rejected"]
+
+
+@FUZZ
+@given(text=st.text(max_size=60) | st.sampled_from(INJECTIONS), fields=objects)
+def test_generated_template_texts_are_refused_at_load_or_render_safely(text, fields):
+    try:
+        config = parse_config(yaml.safe_dump({"templates": [{"topic": "t/{line}", "text": text}]}))
+    except ConfigError as exc:
+        assert all(p.startswith("<config>: templates[0].") for p in exc.problems), exc.problems
+        return
+    intake = Intake(config)
+    payload = _json(fields)
+    try:
+        offer = intake.offer(intake.ticket(1, "t/7", payload, 0.0), payload, 0.0)
+    except RejectedAlert as exc:
+        assert str(exc).strip()
+        return
+    if offer.announcement is not None:
+        assert not re.search(r"<(class|function|built-in|module)", offer.announcement.text)
+
+
+# -- configuration mutations ----------------------------------------------------------------
+BASE = yaml.safe_load((REPO / "config" / "cosyedge.yaml").read_text())
+PROBLEM = re.compile(r"^fuzz\.yaml: [^\s:][^:]*: \S.*$")
+
+
+def paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from paths(value, (*prefix, i))
+
+
+ALL_PATHS = [p for p in paths(BASE) if p]
+replacements = st.one_of(
+    scalars,
+    st.lists(scalars, max_size=3),
+    st.dictionaries(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), scalars, max_size=3),
+    st.integers(-(10**12), 10**12),
+    st.sampled_from(["", "  ", "-1", "1e400", "plant/#", "{", "é" * 300]),
+)
+
+
+@st.composite
+def mutated(draw):
+    config = json.loads(json.dumps(BASE))
+    for _ in range(draw(st.integers(1, 4))):
+        path = draw(st.sampled_from(ALL_PATHS))
+        parent = config
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            action = draw(st.sampled_from(["replace", "delete", "add"]))
+            if action == "replace":
+                parent[path[-1]] = draw(replacements)
+            elif action == "delete" and isinstance(parent, dict):
+                parent.pop(path[-1], None)
+            elif isinstance(parent, dict):
+                parent[draw(st.from_regex(r"[a-z_]{1,12}", fullmatch=True))] = draw(scalars)
+        except (KeyError, IndexError, TypeError):
+            pass  # an earlier mutation removed or replaced this part
+    return config
+
+
+@settings(max_examples=EXAMPLES // 5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(config=mutated())
+def test_mutated_configs_are_accepted_or_rejected_with_file_key_and_reason(config):
+    text = yaml.safe_dump(config, allow_unicode=True)
+    try:
+        parse_config(text, "fuzz.yaml")
+    except ConfigError as exc:
+        assert exc.problems
+        for problem in exc.problems:
+            assert PROBLEM.match(problem), problem
+
+
+def test_cosyedge_check_on_mutated_files_never_shows_a_traceback(tmp_path):
+    import random
+
+    rng = random.Random(5)
+    outcomes = []
+    for i in range(6):
+        config = json.loads(json.dumps(BASE))
+        section = rng.choice(sorted(config))
+        if isinstance(config[section], dict) and config[section]:
+            key = rng.choice(sorted(config[section]))
+            config[section][key] = rng.choice(["many", -5, [1], {"a": 1}, None, 10**9])
+        else:
+            config[section] = rng.choice(["x", 3, None])
+        path = tmp_path / f"fuzz{i}.yaml"
+        path.write_text(yaml.safe_dump(config))
+        done = subprocess.run(
+            [sys.executable, "-m", "cosyedge", "check", "--config", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "Traceback" not in done.stderr + done.stdout
+        if done.returncode:
+            assert done.returncode == 2
+            for line in done.stderr.strip().splitlines():
+                assert line.startswith(f"{path}: ") and PROBLEM.match(
+                    line.replace(str(path), "fuzz.yaml", 1)
+                ), line
+        outcomes.append(done.returncode)
+    assert 2 in outcomes

@@ -1,0 +1,46 @@
+"""The proving-ground scenarios, CI-sized: each against the real daemon, Mosquitto and the
+ALSA capture sink, each accounting for every alert it sent (scripts/prove runs them full-sized).
+"""
+
+from __future__ import annotations
+
+import pytest
+import scenarios
+
+
+@pytest.mark.parametrize("name", [n for n in scenarios.SCENARIOS if n != "soak"])
+def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
+    try:
+        result = scenarios.run(name, tmp_path, scenarios.SIZES["ci"])
+    except scenarios.Unavailable as exc:
+        pytest.skip(str(exc))
+    print(result.as_dict())
+    assert result.sent > 0
+    assert result.lost == 0, result
+    assert result.missing_reasons == 0, result
+    assert result.spoken + sum(result.other.values()) == result.sent, result
+    assert not [n for n in result.notes if "died" in n or "traceback" in n or "changed" in n]
+    bad_notes = ("never noticed", "played from the cache", "went unnoticed")
+    assert not [n for n in result.notes if any(b in n for b in bad_notes)], result.notes
+    if name in (
+        "kill9",
+        "broker",
+        "device",
+        "cache",
+        "diskfull",
+        "model",
+    ):  # nothing there may go unsaid
+        assert result.spoken == result.sent, result
+        assert result.recovery_s is not None
+    if name == "malformed":
+        every = int(scenarios.SIZES["ci"]["valid_every"])
+        assert result.spoken == result.sent // every + (result.sent % every > 0)
+        assert result.other == {"rejected": result.sent - result.spoken}
+    if name == "model":
+        detected = next(n for n in result.notes if "damaged models detected" in n).split()
+        assert detected[0] == detected[2], result.notes  # "k of k damaged models ..."
+    if name == "flood":
+        from test_memory import CEILING_MB
+
+        assert result.peak_rss_mb < CEILING_MB
+        assert result.other.get("summarized", 0) > 0
