@@ -271,6 +271,7 @@ class HermesConfig:
     enabled: bool = False
     site_id: str = "default"
     priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
+    max_chars: int = field(default=400, metadata=_range(16, 4000))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from cosyedge import hermes
 from cosyedge.alerts import RejectedAlert, Scalar, parse_alert
 from cosyedge.config import Config, TemplateConfig
 from cosyedge.policy import Offer, Ticket, Timing
-from cosyedge.templates import Announcement, TemplateSet
+from cosyedge.templates import Announcement, TemplateSet, plain_text
 
 
 class Intake:
@@ -63,7 +63,9 @@ class Intake:
         if self._is_hermes(ticket.topic):
             alert, lang, volume = hermes.say_alert(payload, max_bytes)
             priority = alert.priority or self.config.hermes.priority
-            text = str(alert.fields["text"]).strip()
+            text = plain_text(str(alert.fields["text"]), self.config.hermes.max_chars)
+            if not text:
+                raise RejectedAlert("hermes/tts/say: text has nothing to speak")
             announcement = Announcement(text, lang, priority, alert)
             timing = Timing(
                 ttl_s=_ttl(alert.fields, alarms.ttl_s),

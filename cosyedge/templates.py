@@ -161,8 +161,12 @@ def _value_text(value: Scalar, decimals: int | None) -> str:
             return f"{float(value):.{decimals}f}"
         except (TypeError, ValueError, OverflowError):
             pass
-    text = _CONTROL.sub(" ", str(value)).strip()
-    return _shorten(text, MAX_VALUE_CHARS)
+    return plain_text(str(value), MAX_VALUE_CHARS)
+
+
+def plain_text(text: str, limit: int) -> str:
+    """Text from outside made fit to speak: no control characters, single spaces, bounded."""
+    return _shorten(" ".join(_CONTROL.sub(" ", text).split()), limit)
 
 
 def _shorten(text: str, limit: int) -> str:

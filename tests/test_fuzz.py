@@ -101,9 +101,8 @@ def test_every_generated_payload_is_accepted_or_rejected_with_a_reason():
             assert text.strip()
             # Placeholders in payload values are spoken as written, never evaluated.
             assert not re.search(r"<(class|function|built-in|module)", text), text
-            # Templates cut at max_chars (at most 4000); a Hermes text is bounded only by the
-            # payload size limit.
-            limit = 16384 if topic == "hermes/tts/say" else 4000
+            # Templates cut at their max_chars (at most 4000), Hermes texts at hermes.max_chars.
+            limit = 400 if topic == "hermes/tts/say" else 4000
             assert len(text) <= limit
 
     check()

@@ -76,6 +76,23 @@ class Reconciled:
 
 
 class PhraseCache:
+    def _new_row(
+        self, key: str, voice: str, lang: str, text: str, rate: int, data: bytes, at: float
+    ) -> Row:
+        """The index row of an entry file just written or adopted."""
+        return Row(
+            key,
+            voice,
+            lang,
+            text,
+            len(data),
+            checksum(data),
+            rate,
+            last_used=at,
+            created=at,
+            pinned=key in self._pins,
+        )
+
     @classmethod
     def from_config(cls, config: CacheConfig) -> PhraseCache:
         max_bytes = int(config.max_mb * 1024 * 1024)
@@ -161,20 +178,7 @@ class PhraseCache:
             write_atomically(path, data)
             written = True
             now = time.time()
-            index.add(
-                Row(
-                    key,
-                    voice,
-                    lang,
-                    text,
-                    len(data),
-                    checksum(data),
-                    clip.sample_rate,
-                    last_used=now,
-                    created=now,
-                    pinned=key in self._pins,
-                )
-            )
+            index.add(self._new_row(key, voice, lang, text, clip.sample_rate, data, now))
         except (OSError, sqlite3.Error) as exc:
             if written:
                 with contextlib.suppress(OSError):
@@ -202,20 +206,7 @@ class PhraseCache:
         write_atomically(path, data)
         meta = decoded.meta
         now = time.time()
-        index.add(
-            Row(
-                key,
-                meta.voice,
-                meta.lang,
-                meta.text,
-                len(data),
-                checksum(data),
-                meta.sample_rate,
-                last_used=now,
-                created=now,
-                pinned=key in self._pins,
-            )
-        )
+        index.add(self._new_row(key, meta.voice, meta.lang, meta.text, meta.sample_rate, data, now))
         self.upkeep_wanted.set()
 
     def read_file(self, key: str) -> bytes | None:
@@ -400,17 +391,8 @@ class PhraseCache:
         try:
             used = path.stat().st_mtime
             index.add(
-                Row(
-                    meta.key,
-                    meta.voice,
-                    meta.lang,
-                    meta.text,
-                    len(data),
-                    checksum(data),
-                    meta.sample_rate,
-                    last_used=used,
-                    created=used,
-                    pinned=meta.key in self._pins,
+                self._new_row(
+                    meta.key, meta.voice, meta.lang, meta.text, meta.sample_rate, data, used
                 )
             )
         except (OSError, sqlite3.Error) as exc:
