@@ -29,6 +29,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def site_yaml(port: int, tmp: Path) -> str:
+    """Config lines every daemon test shares: the test's broker, cache and state under tmp."""
+    return (
+        f"mqtt:\n  port: {port}\n  local_broker: false\n"
+        f"cache:\n  dir: {tmp}/cache\nstate_dir: {tmp}/state\n"
+    )
+
+
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.02):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

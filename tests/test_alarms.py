@@ -12,7 +12,7 @@ import numpy as np
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Listener, publish, wait_until
+from support import Listener, publish, site_yaml, wait_until
 
 from cosyedge.sound import BEEP_S, CHIME_HZ
 
@@ -30,13 +30,7 @@ def config(port: int, tmp: Path, alarms: str = "", extra: str = "") -> str:
 voices:
   en:
     engine: piper
-mqtt:
-  port: {port}
-  local_broker: false
-cache:
-  dir: {tmp}/cache
-state_dir: {tmp}/state
-alarms:
+{site_yaml(port, tmp)}alarms:
   dedup_window_s: 60
 {alarms}
 templates:

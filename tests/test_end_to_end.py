@@ -9,20 +9,14 @@ import wave
 from pathlib import Path
 
 import numpy as np
-from support import publish, wait_until
+from support import publish, site_yaml, wait_until
 
 from cosyedge.sound import chime
 
 
 def site_config(port: int, tmp: Path) -> str:
     return f"""
-mqtt:
-  port: {port}
-  local_broker: false
-cache:
-  dir: {tmp}/cache
-state_dir: {tmp}/state
-templates:
+{site_yaml(port, tmp)}templates:
   - topic: "plant/{{line}}/temperature"
     text: "Temperature alarm on line {{line}}: {{value}} degrees."
     payload: json

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
-from support import publish, wait_until
+from support import publish, site_yaml, wait_until
 
 from cosyedge.sound import chime
 
@@ -24,13 +24,7 @@ voices:
   en:
     engine: piper
   zh: {{{zh_voice}}}
-mqtt:
-  port: {port}
-  local_broker: false
-cache:
-  dir: {tmp}/cache
-state_dir: {tmp}/state
-templates:
+{site_yaml(port, tmp)}templates:
   - topic: "工厂/{{line}}/{{kind}}"
     text: "{{text}}"
     payload: json

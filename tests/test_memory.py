@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import publish
+from support import publish, site_yaml
 
 MB = 1 << 20
 WORDS = re.findall(
@@ -37,13 +37,7 @@ def flood_config(port: int, tmp: Path, ceiling_mb: int) -> str:
 voices:
   en:
     engine: piper
-mqtt:
-  port: {port}
-  local_broker: false
-cache:
-  dir: {tmp}/cache
-state_dir: {tmp}/state
-memory:
+{site_yaml(port, tmp)}memory:
   ceiling_mb: {ceiling_mb}
 alarms:  # every alert synthesized on its own: no flood summary
   flood: {{threshold: 1000}}

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, publish, wait_until
+from support import AlsaSink, Broker, publish, site_yaml, wait_until
 
 LONG_TEXT = (  # under the 200 characters a template value may have; ten seconds of speech
     "Attention in hall two. The steam pressure is rising, the relief valve on boiler one "
@@ -26,13 +26,7 @@ LONG_TEXT = (  # under the 200 characters a template value may have; ten seconds
 
 def config_text(port: int, tmp: Path, say_text: str = "{text}", extra: str = "") -> str:
     return f"""
-mqtt:
-  port: {port}
-  local_broker: false
-cache:
-  dir: {tmp}/cache
-state_dir: {tmp}/state
-templates:
+{site_yaml(port, tmp)}templates:
   - topic: cosyedge/say
     text: "{say_text}"
 {extra}"""
