@@ -29,6 +29,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def config_problems(text: str) -> list[str]:
+    """The problems parse_config reports for a config text named site.yaml."""
+    from cosyedge.config import ConfigError, parse_config
+
+    try:
+        parse_config(text, "site.yaml")
+    except ConfigError as exc:
+        return exc.problems
+    raise AssertionError("the config was accepted")
+
+
 def site_yaml(port: int, tmp: Path) -> str:
     """Config lines every daemon test shares: the test's broker, cache and state under tmp."""
     return (

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+from support import config_problems
 
-from cosyedge.config import ConfigError, parse_config
-
-
-def problems(text: str) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        parse_config(text, "site.yaml")
-    return info.value.problems
+from cosyedge.config import parse_config
 
 
 def test_defaults_follow_isa_18_2():
@@ -48,7 +42,7 @@ def test_sections_and_template_fields_are_read():
 
 
 def test_bad_values_name_file_key_and_reason():
-    found = problems(
+    found = config_problems(
         "alarms:\n"
         "  flood: {threshold: 5, end_at: 5}\n"
         "  priorities: {high: {volume: 2}}\n"
@@ -70,9 +64,9 @@ def test_bad_values_name_file_key_and_reason():
 
 
 def test_clear_if_and_command_topic_are_checked():
-    assert problems("templates:\n  - {topic: a, text: b, clear_if: state}\n") == [
+    assert config_problems("templates:\n  - {topic: a, text: b, clear_if: state}\n") == [
         "site.yaml: templates[0].clear_if: expected field=value, got 'state'"
     ]
-    assert problems("alarms: {command_topic: 'cosyedge/#'}\n") == [
+    assert config_problems("alarms: {command_topic: 'cosyedge/#'}\n") == [
         "site.yaml: alarms.command_topic: must be a topic without wildcards, got 'cosyedge/#'"
     ]

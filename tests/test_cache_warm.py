@@ -7,20 +7,14 @@ import time
 
 import numpy as np
 import pytest
-from support import wait_until
+from support import config_problems, wait_until
 
 from cosyedge.cache import CacheEvent, PhraseCache
 from cosyedge.cache.background import Activity, CacheUpkeep
 from cosyedge.cache.warm import Phrase, declared_phrases, warm_one
-from cosyedge.config import ConfigError, VoiceConfig, parse_config
+from cosyedge.config import VoiceConfig, parse_config
 from cosyedge.render import Renderer
 from cosyedge.voices import load_voice
-
-
-def problems(text: str) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        parse_config(text, "site.yaml")
-    return info.value.problems
 
 
 def test_declared_values_expand_through_the_real_template_formatter():
@@ -56,7 +50,7 @@ def test_declared_values_expand_through_the_real_template_formatter():
 
 
 def test_bad_values_are_named_by_file_template_and_field():
-    found = problems(
+    found = config_problems(
         "templates:\n"
         "  - topic: a/{line}\n"
         "    text: 'Line {line} is {state}.'\n"

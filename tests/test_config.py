@@ -5,16 +5,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import config_problems
 
 from cosyedge.config import Config, ConfigError, load_config, parse_config
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def problems(text: str) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        parse_config(text, "site.yaml")
-    return info.value.problems
 
 
 def test_empty_file_gives_the_embedded_defaults():
@@ -25,13 +20,15 @@ def test_empty_file_gives_the_embedded_defaults():
 
 
 def test_wrong_type_names_file_key_and_reason():
-    assert problems("mqtt:\n  port: abc\n") == [
+    assert config_problems("mqtt:\n  port: abc\n") == [
         'site.yaml: mqtt.port: expected an integer 1-65535, got "abc"'
     ]
 
 
 def test_out_of_range_bool_for_int_and_choices():
-    found = problems("mqtt:\n  port: 0\n  local_broker: 1\nvoices:\n  en:\n    engine: espeak\n")
+    found = config_problems(
+        "mqtt:\n  port: 0\n  local_broker: 1\nvoices:\n  en:\n    engine: espeak\n"
+    )
     assert found == [
         "site.yaml: mqtt.port: expected an integer 1-65535, got 0",
         "site.yaml: mqtt.local_broker: expected true or false, got 1",
@@ -41,13 +38,13 @@ def test_out_of_range_bool_for_int_and_choices():
 
 
 def test_unknown_key_suggests_the_close_one():
-    assert problems("mqtt:\n  prot: 1884\n") == [
+    assert config_problems("mqtt:\n  prot: 1884\n") == [
         'site.yaml: mqtt.prot: unknown key; did you mean "port"?'
     ]
 
 
 def test_all_problems_are_reported_at_once_with_list_positions():
-    found = problems(
+    found = config_problems(
         "templates:\n"
         "  - topic: a/{x}/b\n"
         "    text: 'hi {x.__class__}'\n"
@@ -65,19 +62,21 @@ def test_all_problems_are_reported_at_once_with_list_positions():
 
 
 def test_cross_field_rules():
-    assert problems("mqtt:\n  reconnect_min_s: 10\n  reconnect_max_s: 5\n") == [
+    assert config_problems("mqtt:\n  reconnect_min_s: 10\n  reconnect_max_s: 5\n") == [
         "site.yaml: mqtt.reconnect_max_s: must not be below reconnect_min_s"
     ]
-    assert problems("templates: []\n") == ["site.yaml: templates: at least one template is needed"]
+    assert config_problems("templates: []\n") == [
+        "site.yaml: templates: at least one template is needed"
+    ]
 
 
 def test_invalid_yaml_names_line_and_column():
-    (problem,) = problems("mqtt:\n  port: [1\n")
+    (problem,) = config_problems("mqtt:\n  port: [1\n")
     assert problem.startswith("site.yaml: line 3, column 1: invalid YAML")
 
 
 def test_top_level_must_be_a_mapping():
-    assert problems("- a\n- b\n") == ["site.yaml: expected a mapping, got a list"]
+    assert config_problems("- a\n- b\n") == ["site.yaml: expected a mapping, got a list"]
 
 
 def test_missing_file(tmp_path):
@@ -120,7 +119,7 @@ def test_voices_default_to_english_and_mandarin_and_sessions_have_settings():
 
 
 def test_voice_problems_name_the_language_and_key():
-    assert problems(
+    assert config_problems(
         "voices:\n  en:\n    session:\n      intra_op_threads: 0\n      allow_spin: true\n"
         "  English: {}\n"
     ) == [
@@ -128,14 +127,14 @@ def test_voice_problems_name_the_language_and_key():
         "site.yaml: voices.en.session.intra_op_threads: expected an integer 1-64, got 0",
         'site.yaml: voices: "English" is not a language code like en or zh',
     ]
-    assert problems("voices: {}\n") == ["site.yaml: voices: must not be empty"]
-    assert problems("voice:\n  engine: piper\n") == [
+    assert config_problems("voices: {}\n") == ["site.yaml: voices: must not be empty"]
+    assert config_problems("voice:\n  engine: piper\n") == [
         'site.yaml: voice: unknown key; did you mean "voices"?'
     ]
 
 
 def test_a_template_needs_a_voice_for_its_language():
-    assert problems(
+    assert config_problems(
         "voices:\n  en: {}\n"
         "templates:\n"
         "  - topic: a/b\n    text: hello\n"
