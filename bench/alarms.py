@@ -32,14 +32,14 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cosyedge.alerts import RejectedAlert
-from cosyedge.broker import LocalBroker
+from cosyedge.alerts.alert import RejectedAlert
+from cosyedge.alerts.desk import AlarmDesk
+from cosyedge.alerts.journal import Journal
+from cosyedge.alerts.policy import AlarmPolicy, Ticket
 from cosyedge.config import AlarmsConfig, Config, FloodConfig, TemplateConfig, load_config
-from cosyedge.desk import AlarmDesk
-from cosyedge.intake import Intake
-from cosyedge.journal import Journal
-from cosyedge.policy import AlarmPolicy, Ticket
-from cosyedge.reports import Reporter
+from cosyedge.mqtt.broker import LocalBroker
+from cosyedge.mqtt.intake import Intake
+from cosyedge.mqtt.reports import Reporter
 
 REPO = Path(__file__).resolve().parent.parent
 ALERTS = Path("/work/shared/data/alerts.jsonl")

@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.cache import Limits, PhraseCache
-from cosyedge.cache.index import Index, Row
-from cosyedge.cache.warm import Phrase, warm_one
 from cosyedge.config import VoiceConfig
-from cosyedge.render import Renderer
-from cosyedge.voices import load_voice
+from cosyedge.speech.cache import Limits, PhraseCache
+from cosyedge.speech.cache.index import Index, Row
+from cosyedge.speech.cache.warm import Phrase, warm_one
+from cosyedge.speech.render import Renderer
+from cosyedge.speech.voices import load_voice
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PHRASE = "Temperature alarm on line three: eighty five degrees."

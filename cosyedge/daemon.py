@@ -12,33 +12,33 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cosyedge import zh
-from cosyedge.announcer import Announcer, Speech
-from cosyedge.audio import Player
-from cosyedge.broker import LocalBroker
-from cosyedge.cache import PhraseCache
-from cosyedge.cache.background import Activity, CacheUpkeep
-from cosyedge.cache.warm import declared_phrases
+from cosyedge.alerts.desk import AlarmDesk
+from cosyedge.alerts.journal import Journal
+from cosyedge.alerts.policy import AlarmPolicy
+from cosyedge.announcements.announcer import Announcer, Speech
+from cosyedge.audio.player import Player
+from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
-from cosyedge.desk import AlarmDesk
-from cosyedge.intake import Intake
-from cosyedge.journal import Journal
-from cosyedge.memory import (
+from cosyedge.mqtt.broker import LocalBroker
+from cosyedge.mqtt.intake import Intake
+from cosyedge.mqtt.reports import Reporter
+from cosyedge.mqtt.session import MqttIntake
+from cosyedge.service.memory import (
     REFERENCE_TEXT,
     FallbackPhrases,
     MemoryGuard,
     SheddableVoice,
     service_limit_mb,
 )
-from cosyedge.mqtt import MqttIntake
-from cosyedge.notify import Heartbeat, Notifier, Watchdog
-from cosyedge.policy import AlarmPolicy
-from cosyedge.reload import effective_config
-from cosyedge.render import Renderer
-from cosyedge.reports import Reporter
-from cosyedge.sound import Sound
-from cosyedge.voices import load_voice, mixed_voices, settle_memory
-from cosyedge.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
+from cosyedge.service.notify import Heartbeat, Notifier, Watchdog
+from cosyedge.service.reload import effective_config
+from cosyedge.speech import zh
+from cosyedge.speech.cache import PhraseCache
+from cosyedge.speech.cache.background import Activity, CacheUpkeep
+from cosyedge.speech.cache.warm import declared_phrases
+from cosyedge.speech.render import Renderer
+from cosyedge.speech.voices import load_voice, mixed_voices, settle_memory
+from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
 log = logging.getLogger(__name__)
 

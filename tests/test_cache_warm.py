@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from support import config_problems, wait_until
 
-from cosyedge.cache import CacheEvent, PhraseCache
-from cosyedge.cache.background import Activity, CacheUpkeep
-from cosyedge.cache.warm import Phrase, declared_phrases, warm_one
 from cosyedge.config import VoiceConfig, parse_config
-from cosyedge.render import Renderer
-from cosyedge.voices import load_voice
+from cosyedge.speech.cache import CacheEvent, PhraseCache
+from cosyedge.speech.cache.background import Activity, CacheUpkeep
+from cosyedge.speech.cache.warm import Phrase, declared_phrases, warm_one
+from cosyedge.speech.render import Renderer
+from cosyedge.speech.voices import load_voice
 
 
 def test_declared_values_expand_through_the_real_template_formatter():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from support import publish, site_yaml, wait_until
 
-from cosyedge.sound import chime
+from cosyedge.audio.sound import chime
 
 
 def site_config(port: int, tmp: Path) -> str:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from speech import transcribe
 
-from cosyedge.text import normalizer_for
-from cosyedge.text.english import cardinal, normalize
+from cosyedge.speech.text import normalizer_for
+from cosyedge.speech.text.english import cardinal, normalize
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cosyedge.alerts import RejectedAlert
+from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.config import ConfigError, parse_config
-from cosyedge.intake import Intake
+from cosyedge.mqtt.intake import Intake
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("COSYEDGE_FUZZ_EXAMPLES", "2000"))

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from cosyedge.alerts import RejectedAlert
+from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.config import parse_config
-from cosyedge.intake import Intake
+from cosyedge.mqtt.intake import Intake
 
 CONFIG = "hermes:\n  enabled: true\n  max_chars: 60\n"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support import wait_until
 
-from cosyedge.journal import Journal
+from cosyedge.alerts.journal import Journal
 
 
 def accept_and_wait(journal: Journal, topic: str, payload: bytes) -> tuple[int, bytes]:

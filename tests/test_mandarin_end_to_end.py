@@ -13,7 +13,7 @@ import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 from support import publish, site_yaml, wait_until
 
-from cosyedge.sound import chime
+from cosyedge.audio.sound import chime
 
 ALERT = {"id": "zh-0", "priority": "critical", "text": "7号线压力表PT-144读数1.24MPa，请立即检查"}
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cosyedge.alerts import parse_alert
+from cosyedge.alerts.alert import parse_alert
+from cosyedge.announcements.templates import TemplateSet
 from cosyedge.config import TemplateConfig
-from cosyedge.lang import Run, split_runs
-from cosyedge.templates import TemplateSet
+from cosyedge.speech.lang import Run, split_runs
 
 
 @pytest.mark.parametrize(

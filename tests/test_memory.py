@@ -208,7 +208,7 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
 def test_a_long_number_is_synthesized_in_bounded_steps():
     """espeak reads a 12-digit number as a long sentence; one inference must not hold it all."""
     from cosyedge.config import VoiceConfig
-    from cosyedge.voices import load_voice
+    from cosyedge.speech.voices import load_voice
 
     voice = load_voice("en", VoiceConfig(engine="piper"))
     steps = list(voice.synthesize("Serial " + " ".join(["987654321987"] * 3) + "."))

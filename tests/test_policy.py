@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from cosyedge.alerts import Alert
-from cosyedge.commands import BadCommand, Command, parse_command
+from cosyedge.alerts.alert import Alert
+from cosyedge.alerts.commands import BadCommand, Command, parse_command
+from cosyedge.alerts.policy import AlarmPolicy, Delivery, Event, Offer, Outcome, Ticket, Timing
+from cosyedge.announcements.templates import Announcement
 from cosyedge.config import AlarmsConfig, FloodConfig
-from cosyedge.policy import AlarmPolicy, Delivery, Event, Offer, Outcome, Ticket, Timing
-from cosyedge.templates import Announcement
 
 _seq = iter(range(1, 10**9))
 

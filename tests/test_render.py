@@ -10,8 +10,8 @@ import time
 import numpy as np
 from support import wait_until
 
-from cosyedge.cache import PhraseCache, cache_key
-from cosyedge.render import QUEUE_CLAUSES, Renderer
+from cosyedge.speech.cache import PhraseCache, cache_key
+from cosyedge.speech.render import QUEUE_CLAUSES, Renderer
 
 FOUR_CLAUSES = (
     "Boiler pressure on line two is above the limit, "

@@ -34,7 +34,7 @@ def config_text(port: int, tmp: Path, say_text: str = "{text}", extra: str = "")
 
 def unsaid_ids(state_dir: Path) -> list[str]:
     """The alerts the journal holds without an outcome: what the next start takes up."""
-    from cosyedge.journal import Journal
+    from cosyedge.alerts.journal import Journal
 
     journal = Journal(state_dir / "journal.jsonl", keep_seen_s=60)
     try:
@@ -230,7 +230,7 @@ def test_sighup_rejects_a_bad_config_and_applies_a_good_one_keeping_the_queue(
 @pytest.mark.parametrize("key", ["voices", "mqtt.local_broker"])
 def test_reload_keeps_start_only_settings_until_restart(key):
     from cosyedge.config import parse_config
-    from cosyedge.reload import effective_config
+    from cosyedge.service.reload import effective_config
 
     running = parse_config("audio:\n  block_ms: 100\n")
     changed = {

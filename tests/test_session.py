@@ -13,9 +13,9 @@ import onnxruntime as ort
 import pytest
 
 from cosyedge.config import SessionConfig, VoiceConfig
-from cosyedge.voices import load_voice
-from cosyedge.voices.hibari import packaged_model
-from cosyedge.voices.session import make_session
+from cosyedge.speech.voices import load_voice
+from cosyedge.speech.voices.hibari import packaged_model
+from cosyedge.speech.voices.session import make_session
 
 MODEL = packaged_model()  # hibari's 7.9 MB model: the quickest real one to load
 
@@ -179,7 +179,7 @@ def test_running_out_of_memory_while_loading_keeps_the_saved_graph(tmp_path):
         "from pathlib import Path\n"
         "import numpy, onnxruntime, piper.voice\n"
         "from cosyedge.config import VoiceConfig\n"
-        "from cosyedge.voices import load_voice\n"
+        "from cosyedge.speech.voices import load_voice\n"
         "resource.setrlimit(resource.RLIMIT_DATA, (140 << 20, 140 << 20))\n"
         "load_voice('en', VoiceConfig(engine='piper'), Path(sys.argv[1]))\n"
     )

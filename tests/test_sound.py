@@ -6,8 +6,8 @@ import datetime
 
 import numpy as np
 
+from cosyedge.audio.sound import CHIME_HZ, Sound, chime
 from cosyedge.config import AlarmsConfig, PrioritiesConfig, PriorityConfig, QuietHoursConfig
-from cosyedge.sound import CHIME_HZ, Sound, chime
 
 RATE = 22050
 

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from cosyedge.alerts import Alert, RejectedAlert, parse_alert
+from cosyedge.alerts.alert import Alert, RejectedAlert, parse_alert
+from cosyedge.announcements.templates import TemplateSet, check_template
 from cosyedge.config import TemplateConfig
-from cosyedge.templates import TemplateSet, check_template
 
 
 def render(topic_filter: str, text: str, topic: str, body: bytes, **kw):

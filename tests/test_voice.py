@@ -9,9 +9,9 @@ import pytest
 from speech import best_heard
 
 from cosyedge.config import SessionConfig, VoiceConfig
-from cosyedge.text.english import normalize
-from cosyedge.voices import load_voice
-from cosyedge.voices.clauses import MAX_CLAUSE_CHARS, split_clauses
+from cosyedge.speech.text.english import normalize
+from cosyedge.speech.voices import load_voice
+from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS, split_clauses
 
 ALERT = "Temperature alarm on line 3. Check the pump."
 

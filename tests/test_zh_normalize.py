@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from cosyedge.zh.normalize import MandarinNormalizer
-from cosyedge.zh.numbers import read_integer, read_number
+from cosyedge.speech.zh.normalize import MandarinNormalizer
+from cosyedge.speech.zh.numbers import read_integer, read_number
 
 ALERTS = [
     (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cosyedge.zh.normalize import MandarinNormalizer
-from cosyedge.zh.pinyin import clause_syllables, to_clauses
+from cosyedge.speech.zh.normalize import MandarinNormalizer
+from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
 
 
 @pytest.mark.parametrize(

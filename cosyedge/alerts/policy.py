@@ -1,0 +1,523 @@
+"""Alarm management: which accepted alert is spoken, when, and what became of each one.
+
+The rules of ISA-18.2 / IEC 62682 as they apply to a voice: de-duplication of at-least-once
+delivery, on-delay and off-delay against chattering, flood summaries, acknowledge / silence /
+shelve, re-announcement of unacknowledged alarms, expiry, and preemption of a less urgent
+announcement. This is pure state: no threads, no I/O, and time is an argument, so every rule
+can be tested with an injected clock; desk.py puts it behind a lock. Every accepted message
+ends in exactly one `Outcome`; whatever else is worth telling is an `Event`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from paho.mqtt.client import topic_matches_sub
+
+from cosyedge.alerts.alert import PRIORITIES
+from cosyedge.alerts.commands import BadCommand, Command
+from cosyedge.alerts.flood import FloodWatch, summary_text
+from cosyedge.announcements.queue import AnnounceQueue
+from cosyedge.announcements.templates import Announcement
+from cosyedge.config import AlarmsConfig
+from cosyedge.mqtt.hermes import HermesRequest
+
+
+@dataclass(frozen=True)
+class Timing:
+    ttl_s: float = 0.0  # 0: never expires
+    on_delay_s: float = 0.0
+    off_delay_s: float = 0.0
+    reannounce_s: float = 0.0  # 0: said once
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One accepted message, as every report about it names it."""
+
+    seq: int
+    topic: str
+    received: float  # wall clock
+    hermes: HermesRequest | None = None
+
+
+@dataclass(frozen=True)
+class Offer:
+    """An accepted alert (or, without an announcement, a return to normal) for the rules."""
+
+    ticket: Ticket
+    key: str  # the de-duplication key: payload id, else a hash of topic and payload
+    at: float  # receipt, on the policy's clock
+    timing: Timing = Timing()
+    announcement: Announcement | None = None
+    volume: float | None = None
+
+    @property
+    def source(self) -> str:
+        return self.ticket.topic
+
+    @property
+    def priority(self) -> str:
+        return self.announcement.priority if self.announcement else "low"
+
+    @property
+    def expires(self) -> float:
+        return self.at + self.timing.ttl_s if self.timing.ttl_s else math.inf
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ticket: Ticket
+    kind: str  # see OUTCOMES
+    detail: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    detail: Mapping[str, Any]
+
+
+Effect = Outcome | Event
+
+OUTCOMES = (
+    "spoken",
+    "summarized",  # covered by a spoken flood summary
+    "expired",
+    "deduplicated",
+    "shelved",
+    "acknowledged",  # before it was spoken, or while it was
+    "silenced",  # cut short by the silence command
+    "cleared",  # returned to normal before it was spoken
+    "return_to_normal",  # the clear message itself
+    "rejected",
+    "failed",
+)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What the announcer made of an item."""
+
+    kind: str  # spoken, stopped (cut short), unplayed (no sound device), failed
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Item:
+    """Something to say: an alert, its re-announcement, or a flood summary."""
+
+    kind: str
+    priority: str
+    order: int
+    offers: list[Offer]  # alert and reannounce: one; summary: the alerts it stands for
+    text: str = ""
+    final: bool = False  # a summary that also says the flood is over
+    tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
+
+    @property
+    def rank(self) -> int:
+        return PRIORITIES.index(self.priority)
+
+    @property
+    def key(self) -> str:
+        return self.offers[0].key if self.kind != "summary" else f"summary-{self.order}"
+
+    @property
+    def expires(self) -> float:
+        return self.offers[0].expires if self.kind != "summary" else math.inf
+
+    @property
+    def volume(self) -> float | None:
+        return self.offers[0].volume if self.kind != "summary" else None
+
+    @property
+    def lang(self) -> str:
+        announcement = self.offers[0].announcement if self.kind != "summary" else None
+        return announcement.lang if announcement else "en"  # summaries are worded in English
+
+
+@dataclass
+class _Active:
+    """A spoken alarm that is re-announced until acknowledged, cleared or expired."""
+
+    offer: Offer
+    due: float
+    item: Item | None = None  # its re-announcement, while queued or spoken
+    silenced: bool = False
+
+
+def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
+    priority = offer.announcement.priority if offer.announcement else None
+    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **detail})
+
+
+class AlarmPolicy:
+    def __init__(self, config: AlarmsConfig) -> None:
+        self.config = config
+        self.queue: AnnounceQueue[Item] = AnnounceQueue()
+        self.playing: Item | None = None
+        self.flood = FloodWatch(config.flood)
+        self._order = itertools.count()
+        self._seen: OrderedDict[str, tuple[float, str]] = OrderedDict()  # key -> (at, source)
+        self._held: dict[int, Offer] = {}  # on-delay, by seq
+        self._clearing: dict[str, float] = {}  # off-delay: source -> when its clear takes effect
+        self._active: dict[str, _Active] = {}
+        self._shelved: dict[str, float] = {}  # topic filter -> until
+        self._closed: set[str] = set()  # keys being spoken that must not be re-announced
+        self._batch: Item | None = None  # the flood summary being gathered
+        self._tally: list[Offer] = []  # alarms of the flood not yet counted by a summary
+        self._next_summary = -math.inf
+        self._stop: str | None = None  # why the item being spoken must stop now
+
+    # -- intake ---------------------------------------------------------------------------
+    def remember(self, key: str, at: float, source: str) -> None:
+        """An id handled before a restart, so a redelivery of it is still a duplicate."""
+        self._seen[key] = (at, source)
+
+    def offer(self, offer: Offer, now: float) -> list[Effect]:
+        self._forget_seen(now)
+        if offer.key in self._seen:
+            window = self.config.dedup_window_s
+            return [_outcome(offer, "deduplicated", reason=f"same id within {window:g} s")]
+        self._seen[offer.key] = (offer.at, offer.source)
+        if offer.announcement is None:
+            return self._clear_message(offer, now)
+        if now >= offer.expires:
+            return [_outcome(offer, "expired", reason="its time to live had passed on arrival")]
+        until = self._shelved_until(offer.source)
+        if until is not None:
+            return [_outcome(offer, "shelved", reason=f"source shelved for {until - now:.0f} s")]
+        if self._clearing.pop(offer.source, None) is not None:
+            reason = "returned within the off-delay of its clear: the alarm had not ended"
+            return [_outcome(offer, "deduplicated", reason=reason)]
+        if offer.timing.on_delay_s > 0:
+            self._held[offer.ticket.seq] = offer
+            return []
+        return self._release(offer, now)
+
+    def _forget_seen(self, now: float) -> None:
+        horizon = now - self.config.dedup_window_s
+        while self._seen:
+            at, _ = next(iter(self._seen.values()))
+            if at > horizon:
+                break
+            self._seen.popitem(last=False)
+
+    def _release(self, offer: Offer, now: float) -> list[Effect]:
+        assert offer.announcement is not None
+        effects: list[Effect] = []
+        if self.flood.arrive(now):
+            count = self.flood.count(now)
+            effects.append(Event("flood_started", {"alarms": count}))
+            for item in self.queue:
+                if item.kind == "alert" and item.priority != "critical":
+                    self.queue.remove(item)
+                    self._tally.append(item.offers[0])
+                    self._gather(item.offers[0], now)
+        if self.flood.active:
+            self._tally.append(offer)
+            if offer.priority != "critical":
+                self._gather(offer, now)
+                return effects
+        item = Item("alert", offer.priority, next(self._order), [offer], offer.announcement.text)
+        self.queue.push(item)
+        return effects
+
+    def _gather(self, offer: Offer, now: float) -> None:
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = Item("summary", offer.priority, next(self._order), [])
+        batch.offers.append(offer)
+        if PRIORITIES.index(offer.priority) < batch.rank:
+            batch.priority = offer.priority
+            self.queue.reranked(batch)
+        if batch not in self.queue and now >= self._next_summary:
+            self.queue.push(batch)
+
+    def _clear_message(self, offer: Offer, now: float) -> list[Effect]:
+        source = offer.source
+        effects: list[Effect] = [_outcome(offer, "return_to_normal", clears=source)]
+        for seq, held in list(self._held.items()):
+            if held.source == source:
+                del self._held[seq]
+                reason = "returned to normal in its on-delay"
+                effects.append(_outcome(held, "cleared", reason=reason))
+        if offer.timing.off_delay_s > 0:
+            self._clearing[source] = now + offer.timing.off_delay_s
+        else:
+            effects += self._return_to_normal(source)
+        return effects
+
+    def _return_to_normal(self, source: str) -> list[Effect]:
+        def match(o: Offer) -> bool:
+            return o.source == source
+
+        reason = "returned to normal before it was spoken"
+        effects = self._withdraw(match, "cleared", reason=reason)
+        ended = self._end_active(match)
+        self._close_playing(match)
+        if ended:
+            effects.append(Event("cleared", {"topic": source, "ids": ended}))
+        return effects
+
+    # -- operator commands ----------------------------------------------------------------
+    def command(self, cmd: Command, now: float) -> list[Effect]:
+        """Carry out an operator command; BadCommand when it names nothing known."""
+        if cmd.cmd in ("shelve", "unshelve"):
+            pattern = cmd.topic or self._source_of(cmd.id)
+            if cmd.cmd == "unshelve":
+                found = self._shelved.pop(pattern, None) is not None
+                return [Event("command", {"cmd": "unshelve", "topic": pattern, "matched": found})]
+            return self._shelve(pattern, cmd.duration_s, now)
+
+        def match(o: Offer) -> bool:
+            if cmd.id is None and cmd.topic is None:
+                return True
+            if cmd.id is not None and o.key == cmd.id:
+                return True
+            return cmd.topic is not None and topic_matches_sub(cmd.topic, o.source)
+
+        ids: list[str] = []
+        effects: list[Effect] = []
+        if cmd.cmd == "ack":  # the operator knows: stop saying it, now and later
+            effects = self._withdraw(match, "acknowledged", reason="acknowledged before spoken")
+            ids = [e.detail["id"] for e in effects if isinstance(e, Outcome)]
+            playing = self._close_playing(match)
+            if playing:
+                self._stop = "acknowledged"
+            ids += self._end_active(match) + playing
+        else:  # silence: stop speaking and re-announcing, but leave them unacknowledged
+            if self.playing and any(match(o) for o in self.playing.offers):
+                self._stop = "silenced"
+                ids.append(self.playing.key)
+            for key, active in self._active.items():
+                if match(active.offer) and not active.silenced:
+                    active.silenced = True
+                    if active.item is not None and active.item in self.queue:
+                        self.queue.remove(active.item)
+                        active.item = None
+                    ids.append(key)
+        target = {"id": cmd.id} if cmd.id is not None else {"topic": cmd.topic}
+        detail = {"cmd": cmd.cmd, **target, "ids": sorted(set(ids))}
+        return [*effects, Event("command", detail)]
+
+    def _shelve(self, pattern: str, duration: float | None, now: float) -> list[Effect]:
+        longest = self.config.max_shelve_s
+        duration = min(duration or longest, longest)
+        self._shelved[pattern] = now + duration
+
+        def match(o: Offer) -> bool:
+            return topic_matches_sub(pattern, o.source)
+
+        effects = self._withdraw(match, "shelved", reason=f"source shelved for {duration:g} s")
+        ids = [e.detail["id"] for e in effects if isinstance(e, Outcome)] + self._end_active(match)
+        if self.playing and any(match(o) for o in self.playing.offers):
+            self._stop = "shelved"
+            ids.append(self.playing.key)
+        detail = {"cmd": "shelve", "topic": pattern, "duration_s": duration, "ids": sorted(ids)}
+        return [*effects, Event("command", detail)]
+
+    def _source_of(self, key: str | None) -> str:
+        seen = self._seen.get(key or "")
+        if seen is None:
+            raise BadCommand(f"id: no recent alert with id {key!r}")
+        return seen[1]
+
+    def _shelved_until(self, source: str) -> float | None:
+        for pattern, until in self._shelved.items():
+            if topic_matches_sub(pattern, source):
+                return until
+        return None
+
+    def _withdraw(self, match: Callable[[Offer], bool], kind: str, **detail: Any) -> list[Effect]:
+        """Take matching alerts that were not spoken yet out of the way, each with its outcome."""
+        gone: list[Offer] = []
+        for item in self.queue:
+            if item.kind == "alert" and match(item.offers[0]):
+                self.queue.remove(item)
+                gone.append(item.offers[0])
+        if self._batch is not None:
+            gone += [o for o in self._batch.offers if match(o)]
+            self._batch.offers[:] = [o for o in self._batch.offers if not match(o)]
+        for seq, offer in list(self._held.items()):
+            if match(offer):
+                del self._held[seq]
+                gone.append(offer)
+        return [_outcome(o, kind, **detail) for o in gone]
+
+    def _end_active(self, match: Callable[[Offer], bool]) -> list[str]:
+        ended = [key for key, active in self._active.items() if match(active.offer)]
+        for key in ended:
+            item = self._active.pop(key).item
+            if item is not None:
+                self.queue.remove(item)
+        return ended
+
+    def _close_playing(self, match: Callable[[Offer], bool]) -> list[str]:
+        """The item being spoken finishes, but must not start re-announcing afterwards."""
+        if self.playing is None or self.playing.kind == "summary":
+            return []
+        keys = [o.key for o in self.playing.offers if match(o)]
+        self._closed.update(keys)
+        return keys
+
+    # -- the announcer's side -------------------------------------------------------------
+    def take(self, now: float) -> tuple[Item | None, list[Effect]]:
+        """The most urgent item still worth saying; stale ones are reported on the way."""
+        effects: list[Effect] = []
+        while (item := self.queue.pop()) is not None:
+            if item.kind == "summary":
+                if self._batch is item:
+                    self._batch = None
+                effects += self._expire_members(item, now)
+                if not item.offers and not item.final:
+                    continue  # only critical alarms came in, and each was spoken
+                item.tally = list(self._tally)
+                counted = item.tally or item.offers
+                top = min(counted, key=lambda o: (PRIORITIES.index(o.priority), o.at), default=None)
+                highest = top.announcement.text if top and top.announcement else None
+                item.text = summary_text([o.priority for o in counted], highest, item.final)
+            elif now >= item.expires:
+                effects += self._expired(item)
+                continue
+            self.playing, self._stop = item, None
+            return item, effects
+        return None, effects
+
+    def should_stop(self, item: Item) -> bool:
+        """True when the item being spoken must give way: silenced, shelved, or outranked."""
+        if self._stop is not None:
+            return True
+        top = self.queue.peek()
+        return top is not None and top.rank < item.rank
+
+    def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
+        self.playing = None
+        stop, self._stop = self._stop, None
+        keys = {o.key for o in item.offers}
+        closed = keys & self._closed
+        self._closed -= keys
+        kind = stop if delivery.kind == "stopped" and stop else delivery.kind
+        if kind in ("stopped", "unplayed"):
+            return self._requeue(item, now)
+        if kind != "spoken":  # silenced, shelved, acknowledged, failed
+            return self._settle(item, kind, delivery.detail)
+        if item.kind == "alert":
+            offer = item.offers[0]
+            if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
+                self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
+            return [_outcome(offer, "spoken", text=item.text, **delivery.detail)]
+        if item.kind == "reannounce":
+            active = self._active.get(item.key)
+            if active is not None and active.item is item:
+                active.item, active.due = None, now + active.offer.timing.reannounce_s
+            return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
+        counted = {id(o) for o in item.tally}
+        self._tally = [o for o in self._tally if id(o) not in counted]
+        self._next_summary = now + self.config.flood.summary_interval_s
+        event = Event(
+            "summary",
+            {"text": item.text, "ids": [o.key for o in item.offers], "final": item.final},
+        )
+        return [*self._settle(item, "summarized", delivery.detail), event]
+
+    def _settle(self, item: Item, kind: str, detail: Mapping[str, Any]) -> list[Effect]:
+        if item.kind == "reannounce":
+            return [Event(f"reannouncement_{kind}", {"id": item.key, **detail})]
+        extra = {"summary": item.text} if item.kind == "summary" else {"text": item.text}
+        return [_outcome(o, kind, **extra, **detail) for o in item.offers]
+
+    def _requeue(self, item: Item, now: float) -> list[Effect]:
+        """An item cut short is said again from its start later, unless it went stale."""
+        if item.kind != "summary":
+            if now >= item.expires:
+                return self._expired(item)
+            self.queue.push(item)
+            return []
+        batch = self._batch
+        if batch is None:
+            self._batch = batch = item
+        else:  # alarms that came in meanwhile join it
+            batch.offers[:0] = item.offers
+            batch.final = batch.final or item.final
+            if item.rank < batch.rank:
+                batch.priority = item.priority
+                self.queue.reranked(batch)
+        if batch not in self.queue:
+            self.queue.push(batch)
+        return []
+
+    def _expired(self, item: Item) -> list[Effect]:
+        if item.kind == "reannounce":
+            self._active.pop(item.key, None)
+            return [Event("expired", {"id": item.key})]
+        return [_outcome(item.offers[0], "expired", reason="its time to live passed in the queue")]
+
+    def _expire_members(self, item: Item, now: float) -> list[Effect]:
+        stale = [o for o in item.offers if now >= o.expires]
+        item.offers[:] = [o for o in item.offers if now < o.expires]
+        reason = "its time to live passed before the flood summary"
+        return [_outcome(o, "expired", reason=reason) for o in stale]
+
+    # -- the clock ------------------------------------------------------------------------
+    def tick(self, now: float) -> list[Effect]:
+        """Everything that is due by now: delays, shelve ends, expiry, re-announcements."""
+        effects: list[Effect] = []
+        for seq, offer in list(self._held.items()):
+            if now >= offer.at + offer.timing.on_delay_s:
+                del self._held[seq]
+                if now >= offer.expires:
+                    effects.append(_outcome(offer, "expired", reason="expired in its on-delay"))
+                else:
+                    effects += self._release(offer, now)
+        for source, when in list(self._clearing.items()):
+            if now >= when:
+                del self._clearing[source]
+                effects += self._return_to_normal(source)
+        for pattern, until in list(self._shelved.items()):
+            if now >= until:
+                del self._shelved[pattern]
+                effects.append(Event("unshelved", {"topic": pattern}))
+        for item in self.queue:
+            if item.kind != "summary" and now >= item.expires:
+                self.queue.remove(item)
+                effects += self._expired(item)
+        for key, active in list(self._active.items()):
+            if now >= active.offer.expires:
+                self._end_active(lambda o, key=key: o.key == key)
+                effects.append(Event("expired", {"id": key}))
+            elif not active.silenced and active.item is None and now >= active.due:
+                if self.flood.active and active.offer.priority != "critical":
+                    active.due = now + active.offer.timing.reannounce_s
+                    continue
+                text = active.offer.announcement.text if active.offer.announcement else ""
+                active.item = Item(
+                    "reannounce", active.offer.priority, next(self._order), [active.offer], text
+                )
+                self.queue.push(active.item)
+        if self.flood.active and self.flood.ended(now):
+            effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
+            if self._batch is None:  # news, not an alarm: it cuts into nothing
+                self._batch = Item("summary", "low", next(self._order), [])
+            self._batch.final = True
+            if self._batch not in self.queue:
+                self.queue.push(self._batch)
+        elif self._batch and self._batch not in self.queue and now >= self._next_summary:
+            self.queue.push(self._batch)
+        return effects
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "queue": len(self.queue),
+            "held": len(self._held),
+            "speaking": self.playing.key if self.playing else None,
+            "unacknowledged": len(self._active),
+            "flood": self.flood.active,
+            "shelved": sorted(self._shelved),
+        }

@@ -1,0 +1,173 @@
+"""The announcer: the one thread that speaks, most urgent first.
+
+It takes the next item from the desk, renders it (cache, synthesis, or a generic phrase when
+memory is short) and plays the chime and the speech. Between audio blocks it asks the desk
+whether to give way; a more urgent alert, an acknowledgement, a silence or a shelve then cuts
+in at the next block boundary, the rendering is closed (which cancels synthesis) and the desk
+decides whether the item is said again from its start. At shutdown the clause being spoken
+is finished and the item stays in the journal for the next start. When the sound device is
+gone the item waits in the queue and the device is tried again with the player's backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from cosyedge.alerts.desk import AlarmDesk
+from cosyedge.alerts.policy import Delivery, Item
+from cosyedge.audio.player import AudioUnavailable, Playback, Player
+from cosyedge.audio.sound import Sound
+from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, is_out_of_memory
+from cosyedge.service.notify import Heartbeat
+from cosyedge.speech.cache.background import Activity
+from cosyedge.speech.render import Renderer, Rendering
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Speech:
+    """Where the words come from: synthesis while memory allows, else the cache or a generic
+    phrase, and the generic phrase after an allocation failure, so no alert goes unsaid."""
+
+    renderer: Renderer
+    memory: MemoryGuard
+    fallback: FallbackPhrases
+    voices: Mapping[str, SheddableVoice]  # by language
+
+    def render(self, item: Item) -> Rendering:
+        voice = self.voices.get(item.lang)
+        if voice is None:  # a template reloaded with a language whose voice loads at restart
+            log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
+            return self.fallback.rendering(item.priority)
+        if self.memory.may_synthesize(item.priority, voice):
+            return self.renderer.render(item.text, item.lang)
+        cached = self.renderer.cached(item.text, item.lang)
+        return cached or self.fallback.rendering(item.priority)
+
+
+class Announcer:
+    def __init__(
+        self,
+        desk: AlarmDesk,
+        speech: Speech,
+        player: Player,
+        sound: Sound,
+        stop: threading.Event,
+        activity: Activity,
+        beat: Heartbeat,
+    ) -> None:
+        self.desk = desk
+        self.speech = speech
+        self.player = player
+        self.sound = sound
+        self.activity = activity  # busy while an item is rendered or played: cache upkeep waits
+        self.beat = beat  # the watchdog's view of this thread
+        self.current: Item | None = None  # what is being said: a stuck one shows here
+        self.last = "none yet"
+        self._stop = stop
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            self.beat.beat()
+            item = self.desk.take(timeout=0.2)
+            if item is None:
+                continue
+            self.current = item
+            with self.activity.busy():
+                delivery = self._announce(item)
+            self.desk.finished(item, delivery)
+            self.current = None
+            if delivery.kind == "unplayed":
+                self._pause(self.player.retry_in())
+
+    def _pause(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self._stop.is_set() and (left := deadline - time.monotonic()) > 0:
+            self.beat.beat()
+            self._stop.wait(min(left, 0.2))
+
+    def _announce(self, item: Item) -> Delivery:
+        cut: list[bool] = []
+        try:
+            rendering, playback = self._speak(item, cut)
+        except AudioUnavailable:
+            return Delivery("unplayed")  # kept: said once the device is back
+        except Exception as exc:
+            log.exception("cannot speak %s %s", item.kind, item.key)
+            return Delivery("failed", {"reason": f"{type(exc).__name__}: {exc}"})
+        if cut:
+            log.warning("stopping: cut %s %s after a clause; kept", item.kind, item.key)
+            return Delivery("stopped")
+        if playback.stopped:
+            log.info("cut %s %s short after %d samples", item.kind, item.key, playback.samples)
+            return Delivery("stopped")
+        if playback.first_audio is None or playback.last_audio is None:
+            return Delivery("failed", {"reason": "no audio was rendered"})
+        start, end = _wall(playback.first_audio), _wall(playback.last_audio)
+        received = min((o.ticket.received for o in item.offers), default=start)
+        detail = {
+            "start": round(start, 3),
+            "end": round(end, 3),
+            "source": rendering.source,
+            "latency_ms": round((start - received) * 1000),
+        }
+        self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
+        log.info(
+            "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
+            item.kind,
+            item.key,
+            rendering.source,
+            detail["latency_ms"],
+            playback.samples,
+            item.text,
+        )
+        return Delivery("spoken", detail)
+
+    def _speak(self, item: Item, cut: list[bool]) -> tuple[Rendering, Playback]:
+        rendering = self.speech.render(item)
+        try:
+            return rendering, self._play(item, rendering, cut)
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            self.speech.memory.out_of_memory(exc)
+            rendering = self.speech.fallback.rendering(item.priority)
+            return rendering, self._play(item, rendering, cut)
+
+    def _play(self, item: Item, rendering: Rendering, cut: list[bool]) -> Playback:
+        volume = self.sound.volume(item.priority, item.volume)
+        speech = self.beat.beating(self.speech.memory.metered(rendering.chunks))
+        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume)
+        chunks = self._until_stop(shaped, cut)
+        try:
+            return self.player.play(
+                rendering.sample_rate, chunks, should_stop=lambda: self.desk.should_stop(item)
+            )
+        finally:
+            _close(chunks)
+            _close(rendering.chunks)  # a synthesis cut short stops here
+
+    def _until_stop(self, chunks: Iterable[np.ndarray], cut: list[bool]) -> Iterator[np.ndarray]:
+        """On SIGTERM, finish the clause being spoken and stop there."""
+        for chunk in chunks:
+            yield chunk
+            if self._stop.is_set():
+                cut.append(True)
+                return
+
+
+def _close(chunks: Iterable[np.ndarray]) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+def _wall(monotonic: float) -> float:
+    return time.time() - (time.monotonic() - monotonic)

@@ -1,0 +1,188 @@
+"""The player: PCM blocks to the sound device through PortAudio, one stream per announcement.
+
+Opening a stream per announcement releases the device between alerts (no "device busy" for
+others). When the device cannot be opened or fails mid-phrase (USB DAC unplugged, ALSA
+"device busy"), `play` raises `AudioUnavailable`: the caller keeps the announcement and tries
+again after `retry_in()` seconds, a backoff that grows to `MAX_RETRY_S`. Before each retry
+PortAudio is started afresh, because it lists devices only once, so a device that comes back,
+possibly as another card, is found without restarting the daemon.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from cosyedge.service.notify import Heartbeat
+
+log = logging.getLogger(__name__)
+
+MIN_RETRY_S = 0.5
+MAX_RETRY_S = 10.0
+
+
+class AudioUnavailable(Exception):
+    """No sound could be played; the announcement was not (fully) heard."""
+
+
+@dataclass
+class Playback:
+    played: bool
+    samples: int
+    first_audio: float | None  # time.monotonic() of the first block handed to the device
+    stopped: bool = False  # cut short because should_stop() said so
+    last_audio: float | None = None  # time.monotonic() when the last block was handed over
+
+
+class Player:
+    def __init__(self, device: str | None, block_ms: int, heartbeat: Heartbeat | None = None):
+        self.device = device
+        self.block_ms = block_ms
+        self.heartbeat = heartbeat or Heartbeat("player")
+        self.available: bool | None = None  # None until the first attempt
+        self._failures = 0
+        self._lost_since = 0.0
+        # Map PortAudio now, while memory is plentiful: near a memory limit, loading it at the
+        # first alert can fail while synthesis for that alert is already under way.
+        with contextlib.suppress(OSError):
+            import sounddevice  # noqa: F401
+
+    def play(
+        self,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> Playback:
+        """Play every chunk, or until should_stop() (asked between blocks) says to give way;
+        raises AudioUnavailable when the device cannot take them."""
+        import sounddevice as sd
+
+        retrying = self.available is False
+        if retrying:
+            _rescan_devices(sd)
+        self.heartbeat.beat()
+        try:
+            try:
+                # ALSA repeats the same complaint on every retry: it was logged once already.
+                with _quiet_stderr() if retrying else contextlib.nullcontext():
+                    stream = sd.OutputStream(
+                        samplerate=sample_rate, channels=1, dtype="int16", device=self.device
+                    )
+                    stream.start()
+            except (sd.PortAudioError, ValueError) as exc:
+                raise self._lost(exc) from None
+            try:
+                samples, first, stopped = self._write(
+                    stream, sample_rate, chunks, should_stop, sd.PortAudioError
+                )
+            finally:
+                _close(stream, sd.PortAudioError)
+        finally:
+            self.heartbeat.rest()
+        if self.available is False:
+            log.warning("audio output device is back after %.0f s", self._outage_s())
+        self.available = True
+        self._failures = 0
+        return Playback(True, samples, first, stopped, time.monotonic())
+
+    def _write(
+        self,
+        stream,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool],
+        error: type[Exception],
+    ) -> tuple[int, float | None, bool]:
+        block = max(1, sample_rate * self.block_ms // 1000)
+        samples, first = 0, None
+        for chunk in chunks:
+            self.heartbeat.beat()
+            for start in range(0, len(chunk), block):
+                if should_stop():
+                    stream.abort()  # drop what the device still buffers: cut in now
+                    return samples, first, True
+                piece = chunk[start : start + block]
+                try:
+                    stream.write(piece)
+                except error as exc:
+                    raise self._lost(exc) from None
+                self.heartbeat.beat()
+                if first is None:
+                    first = time.monotonic()
+                samples += len(piece)
+        return samples, first, False
+
+    def retry_in(self) -> float:
+        """Seconds to wait before the next attempt: doubling from MIN_RETRY_S to MAX_RETRY_S."""
+        return min(MAX_RETRY_S, MIN_RETRY_S * 2 ** max(0, self._failures - 1))
+
+    def describe(self) -> str:
+        """The audio part of STATUS."""
+        if self.available is False:
+            return f"unavailable for {self._outage_s():.0f} s, retrying every {self.retry_in():g} s"
+        return "ok" if self.available else "not used yet"
+
+    def _lost(self, exc: Exception) -> AudioUnavailable:
+        self._failures += 1
+        if self.available is not False:
+            self._lost_since = time.monotonic()
+            log.error(
+                "audio output device unavailable (%s): alerts stay queued and are spoken when "
+                "it is back; retrying with backoff up to %g s",
+                _one_line(exc),
+                MAX_RETRY_S,
+            )
+        else:
+            log.debug("audio output device still unavailable (%s)", _one_line(exc))
+        self.available = False
+        return AudioUnavailable(str(exc))
+
+    def _outage_s(self) -> float:
+        return time.monotonic() - self._lost_since
+
+
+def _rescan_devices(sd) -> None:
+    # PortAudio's device list is fixed at initialisation; restarting it is how sounddevice's
+    # maintainers advise renewing it.
+    try:
+        sd._terminate()
+        sd._initialize()
+    except Exception as exc:
+        log.debug("PortAudio restart failed: %s", exc)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Point fd 2 at /dev/null meanwhile (our log has its own descriptor, see logsetup)."""
+    saved = os.dup(2)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _close(stream, error: type[Exception]) -> None:
+    """Let the device play out what it holds (unless aborted), then release it."""
+    try:
+        if not stream.stopped:
+            stream.stop()
+    except error as exc:
+        log.debug("stopping the audio stream failed: %s", _one_line(exc))
+    try:
+        stream.close()
+    except error as exc:
+        log.debug("closing the audio stream failed: %s", _one_line(exc))
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())

@@ -1,0 +1,2 @@
+"""Living on a gateway: systemd notifications and watchdog, the memory ceiling, SIGHUP reload
+and journald-friendly logs."""

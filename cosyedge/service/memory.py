@@ -1,0 +1,371 @@
+"""The memory ceiling: measure our own RSS, shed in a fixed order, refuse before we break.
+
+Synthesis is what costs memory: one inference step of a Piper voice needs roughly 20 MB per
+second of audio on top of the loaded voice (voices cut long text into bounded steps), and
+onnxruntime keeps that in its arena. Everything else is small and bounded. At start the
+guard measures the largest step; then it watches resident memory and, as it nears
+`memory.ceiling_mb`, sheds in this order:
+
+1. at 60 % of the ceiling: drop buffers (Python garbage, free heap pages back to the system);
+2. at 70 %: unload voices that have been idle for a few seconds (they load again on use);
+3. when the peak a synthesis would reach (RSS now, plus reloading the voice if it is
+   unloaded, plus the largest step seen) is above 90 %: refuse synthesis of non-critical
+   alerts; they are spoken from the phrase cache when their phrase is there, else as a
+   short generic phrase rendered at start-up and held in memory.
+
+Critical alerts are always synthesized, after steps 1 and 2. An allocation failure during
+synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same way and falls back to the
+generic phrase, so the daemon keeps answering.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import logging
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from cosyedge.speech.render import Rendering
+from cosyedge.speech.voices import Voice
+
+log = logging.getLogger(__name__)
+
+DROP_BUFFERS_AT = 0.60
+UNLOAD_VOICES_AT = 0.70
+SYNTHESIS_BUDGET = 0.90
+IDLE_VOICE_S = 5.0
+DROP_BUFFERS_EVERY_S = 5.0
+REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
+
+GENERIC_PHRASES = {
+    "critical": "Critical alarm. Check the alarm panel.",
+    "high": "High priority alarm. Check the alarm panel.",
+    "medium": "New alarm. Check the alarm panel.",
+    "low": "New notice on the alarm panel.",
+}
+
+MIB = 1 << 20
+
+# Longer than one inference may be (voices cut longer runs): what one synthesis step costs.
+REFERENCE_TEXT = (  # just over one step: the longest step, then a word or two
+    "attention please the pressure in the main steam line of boiler house two is rising "
+    "above the upper alarm limit of eighty bar now"
+)
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+def rss_mb() -> float:
+    """Resident set size of this process, from /proc/self/statm (cheap enough for every tick)."""
+    with open("/proc/self/statm", "rb") as f:
+        resident_pages = int(f.read().split()[1])
+    return resident_pages * os.sysconf("SC_PAGE_SIZE") / MIB
+
+
+def peak_rss_mb() -> float:
+    """The kernel's high-water mark of RSS (VmHWM) since start or the last `reset_peak`."""
+    with open("/proc/self/status", "rb") as f:
+        for line in f:
+            if line.startswith(b"VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def reset_peak() -> bool:
+    """Restart VmHWM from the current RSS (proc(5), clear_refs "5"); False where not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def service_limit_mb() -> float | None:
+    """The memory limit of our cgroup (MemoryHigh/MemoryMax, or v1 limit_in_bytes), if any."""
+    limits = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            base = Path("/sys/fs/cgroup") / path.lstrip("/")
+            names = ("memory.high", "memory.max")
+        elif "memory" in controllers.split(","):
+            base = Path("/sys/fs/cgroup/memory") / path.lstrip("/")
+            names = ("memory.limit_in_bytes",)
+        else:
+            continue
+        for name in names:
+            try:
+                value = (base / name).read_text().strip()
+            except OSError:
+                continue
+            if value.isdigit() and int(value) < 1 << 60:
+                limits.append(int(value) / MIB)
+    return min(limits) if limits else None
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """MemoryError, or onnxruntime failing to grow its arena (it raises `Fail`, not MemoryError)."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc)
+    return type(exc).__module__.startswith("onnxruntime") and (
+        "Failed to allocate memory" in text or "bad_alloc" in text
+    )
+
+
+class FallbackPhrases:
+    """The generic phrases, synthesized at start and held in memory (about 0.4 MB), so they
+    can be said when synthesis is refused or fails, whatever state memory or disk are in.
+    They stay out of the phrase cache, which holds what alerts and templates say."""
+
+    def __init__(self, voice: Voice) -> None:
+        self.sample_rate = voice.sample_rate
+        self._pcm: dict[str, np.ndarray] = {}
+        for priority, text in GENERIC_PHRASES.items():
+            try:
+                self._pcm[priority] = np.concatenate(list(voice.synthesize(text)))
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
+
+    def rendering(self, priority: str) -> Rendering:
+        if priority not in self._pcm:
+            raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
+        return Rendering(self.sample_rate, "generic", iter([self._pcm[priority]]))
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (OSError, AttributeError):
+        return None
+
+
+# --- a voice that can be put away -----------------------------------------------------------
+
+
+class SheddableVoice:
+    """A voice that can be unloaded while idle and loads again on its next use.
+
+    Its name, sample rate and identity are kept, so phrase-cache lookups never need the model.
+    """
+
+    def __init__(self, load: Callable[[], Voice]) -> None:
+        self._load = load
+        self._lock = threading.Lock()
+        self._users = 0
+        self.last_used = time.monotonic()
+        self.size_mb = 0.0  # what loading added to RSS: the price of loading it again
+        voice = self._load_measured()
+        self._voice: Voice | None = voice
+        self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
+
+    @property
+    def loaded(self) -> bool:
+        return self._voice is not None
+
+    def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        with self._lock:
+            if self._voice is None:
+                started = time.monotonic()
+                self._voice = self._load_measured()
+                self.identity = self._voice.identity
+                log.info("voice %s loaded again in %.2f s", self.name, time.monotonic() - started)
+            voice = self._voice
+            self._users += 1
+        try:
+            yield from voice.synthesize(text)
+        finally:
+            with self._lock:
+                self._users -= 1
+                self.last_used = time.monotonic()
+
+    def _load_measured(self) -> Voice:
+        before = rss_mb()
+        voice = self._load()
+        self.size_mb = max(self.size_mb, rss_mb() - before)
+        return voice
+
+    def unload_if_idle(self, idle_s: float) -> bool:
+        with self._lock:
+            idle = time.monotonic() - self.last_used
+            if self._voice is None or self._users or idle < idle_s:
+                return False
+            self._voice = None
+        return True
+
+
+# --- the guard ------------------------------------------------------------------------------
+
+
+class MemoryGuard:
+    def __init__(self, ceiling_mb: float, voices: Iterable[SheddableVoice] = ()) -> None:
+        self.ceiling_mb = float(ceiling_mb)
+        self.voices = list(voices)
+        self.step_mb = 0.0  # the most one synthesis step has added to RSS so far
+        self.peak_mb = peak_rss_mb()
+        self._can_reset_peak = True
+        self._trim = _malloc_trim()
+        self._dropped_at = 0.0
+        self._refused_at = -REFUSAL_SHOWN_S
+        self._lock = threading.Lock()
+
+    # -- measuring ---------------------------------------------------------------------------
+    def rss(self) -> float:
+        rss = rss_mb()
+        self.peak_mb = max(self.peak_mb, peak_rss_mb(), rss)
+        return rss
+
+    def measure_voice(self, voice: SheddableVoice, text: str = REFERENCE_TEXT) -> None:
+        """Learn what the longest synthesis step costs before the first alert needs it."""
+        try:
+            for _ in self.metered(voice.synthesize(text)):
+                pass
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            # The process limit is below what one step needs: long alerts will fall back.
+            self.out_of_memory(exc)
+            return
+        rss = self.rss()
+        log.info(
+            "voice %s: one synthesis step takes up to %.0f MB; RSS now %.0f MB of %.0f",
+            voice.name,
+            self.step_mb,
+            rss,
+            self.ceiling_mb,
+        )
+        if rss + self.step_mb > self.ceiling_mb:
+            log.warning(
+                "memory.ceiling_mb %.0f is too low for voice %s (it needs about %.0f MB to "
+                "speak): critical alerts will go above it",
+                self.ceiling_mb,
+                voice.name,
+                rss + self.step_mb,
+            )
+
+    def metered(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """Pass chunks through, learning how much memory producing each one took.
+
+        Each step restarts the kernel's peak counter so the step's own peak can be read;
+        `peak_mb` keeps the peak of the whole run."""
+        iterator = iter(chunks)
+        while True:
+            before = self.rss()
+            self._can_reset_peak = self._can_reset_peak and reset_peak()
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                return
+            finally:
+                peak = peak_rss_mb() if self._can_reset_peak else self.rss()
+                self.peak_mb = max(self.peak_mb, peak)
+                self.step_mb = max(self.step_mb, peak - before)
+            yield chunk
+
+    # -- shedding ----------------------------------------------------------------------------
+    def check(self, force: bool = False, keep: SheddableVoice | None = None) -> float:
+        """Shed what the current RSS calls for (all it can when forced, but `keep`); RSS after."""
+        with self._lock:
+            rss = self.rss()
+            now = time.monotonic()
+            if force or (
+                rss >= DROP_BUFFERS_AT * self.ceiling_mb
+                and now - self._dropped_at >= DROP_BUFFERS_EVERY_S
+            ):
+                self._dropped_at = now
+                rss = self._drop_buffers(rss)
+            if force or rss >= UNLOAD_VOICES_AT * self.ceiling_mb:
+                rss = self._unload_idle_voices(rss, 0.0 if force else IDLE_VOICE_S, keep)
+            return rss
+
+    def _drop_buffers(self, before: float) -> float:
+        gc.collect()
+        if self._trim is not None:
+            self._trim(0)
+        after = self.rss()
+        log.debug(
+            "memory %.0f MB of %.0f: dropped buffers, now %.0f MB", before, self.ceiling_mb, after
+        )
+        return after
+
+    def _unload_idle_voices(
+        self, before: float, idle_s: float, keep: SheddableVoice | None
+    ) -> float:
+        for voice in self.voices:
+            if voice is not keep and voice.unload_if_idle(idle_s):
+                gc.collect()
+                if self._trim is not None:
+                    self._trim(0)
+                after = self.rss()
+                voice.size_mb = max(voice.size_mb, before - after)  # with its arena, if grown
+                log.warning(
+                    "memory %.0f MB of %.0f: unloaded idle voice %s (%.0f MB freed)",
+                    before,
+                    self.ceiling_mb,
+                    voice.name,
+                    before - after,
+                )
+                before = after
+        return before
+
+    # -- deciding ----------------------------------------------------------------------------
+    def may_synthesize(self, priority: str, voice: SheddableVoice) -> bool:
+        """Whether an alert of this priority may be synthesized now; critical ones always may."""
+        rss = self.check()
+        reload_mb = 0.0 if voice.loaded else voice.size_mb
+        predicted = rss + reload_mb + self.step_mb
+        if predicted <= SYNTHESIS_BUDGET * self.ceiling_mb:
+            return True
+        if priority == "critical":
+            self.check(force=True, keep=voice)
+            return True
+        if time.monotonic() - self._refused_at >= REFUSAL_SHOWN_S:
+            log.warning(
+                "memory %.0f MB of %.0f (a synthesis could reach %.0f MB): refusing synthesis "
+                "of non-critical alerts; speaking cached or generic phrases",
+                rss,
+                self.ceiling_mb,
+                predicted,
+            )
+        self._refused_at = time.monotonic()
+        return False
+
+    def out_of_memory(self, exc: BaseException) -> None:
+        log.error("out of memory during synthesis (%s): shedding everything", _first_line(exc))
+        # The failed inference's frames hold the voice and its session: without this, an
+        # unloaded voice frees nothing while the exception is being handled.
+        traceback.clear_frames(exc.__traceback__)
+        self._refused_at = time.monotonic()
+        self.check(force=True)
+
+    def describe(self) -> str:
+        """The memory part of STATUS."""
+        state = (
+            "refusing synthesis of non-critical alerts"
+            if time.monotonic() - self._refused_at < REFUSAL_SHOWN_S
+            else "ok"
+        )
+        rss = self.rss()
+        return f"{state}, {rss:.0f} MB of {self.ceiling_mb:.0f}, peak {self.peak_mb:.0f}"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200] if text else ''}"

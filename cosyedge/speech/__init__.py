@@ -1,0 +1,5 @@
+"""Stage 4, speech: phrase → PCM, from the phrase `cache` or synthesized by `voices`.
+
+`render` picks cache or synthesis and streams clause by clause; `lang` splits mixed
+Chinese/English text; `text` and `zh` are the per-language front ends.
+"""

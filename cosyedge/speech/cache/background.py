@@ -1,0 +1,138 @@
+"""The daemon's cache upkeep: warm declared phrases and evict, always yielding to alerts.
+
+One thread at the lowest CPU priority (nice 19; with one intra-op thread onnxruntime runs on
+the calling thread, so synthesis inherits it). It waits until the announcer has been idle
+for a moment, renders one phrase at a time and drops a phrase half-way when an alert comes
+(checked after every clause), then tries it again later. Eviction runs here too, never
+between a lookup and the first audio.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
+
+if TYPE_CHECKING:
+    from cosyedge.speech.cache.store import PhraseCache
+    from cosyedge.speech.render import Renderer
+
+log = logging.getLogger("cosyedge.speech.cache")
+
+
+class Activity:
+    """Held by the announcer while it renders or plays; background work waits for quiet."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = 0
+        self._last_busy = 0.0
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        with self._cond:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy -= 1
+                self._last_busy = time.monotonic()
+                self._cond.notify_all()
+
+    def is_busy(self) -> bool:
+        return self._busy > 0
+
+    def wait_quiet(self, settle_s: float, stop: threading.Event) -> bool:
+        """True once nothing has been busy for `settle_s`; False if `stop` is set first."""
+        with self._cond:
+            while not stop.is_set():
+                if self._busy:
+                    self._cond.wait(0.25)
+                    continue
+                left = self._last_busy + settle_s - time.monotonic()
+                if left <= 0:
+                    return True
+                self._cond.wait(min(left, 0.25))
+        return False
+
+
+class CacheUpkeep:
+    def __init__(
+        self,
+        cache: PhraseCache,
+        renderer: Renderer,
+        phrases: Sequence[Phrase],
+        activity: Activity,
+        settle_s: float = 1.0,
+        interval_s: float = 60.0,
+    ) -> None:
+        self.cache = cache
+        self.renderer = renderer
+        self.phrases = phrases
+        self.activity = activity
+        self.settle_s = settle_s
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cache-upkeep", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self.cache.upkeep_wanted.set()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            self.cache.reconcile()
+            keys = [self.renderer.key(p.text, p.lang) for p in self.phrases]
+            pinned = self.cache.set_pins(keys)
+            log.info("cache: %d declared phrases, %d already cached", len(keys), pinned)
+            if self.phrases:
+                self._warm()
+        except Exception:
+            log.exception("cache reconcile or warm failed; eviction goes on")
+        while not self._stop.is_set():
+            self.cache.upkeep_wanted.wait(self.interval_s)
+            if not self.activity.wait_quiet(self.settle_s, self._stop):
+                break
+            try:
+                self.cache.evict()
+            except Exception:
+                log.exception("cache eviction failed")
+
+    def _warm(self) -> None:
+        pending = deque(self.phrases)
+        summary = WarmSummary(len(pending))
+        pauses = 0
+
+        def interrupted() -> bool:
+            return self.activity.is_busy() or self._stop.is_set()
+
+        while pending:
+            if not self.activity.wait_quiet(self.settle_s, self._stop):
+                return
+            try:
+                outcome = warm_one(self.renderer, pending[0], interrupted)
+            except Exception as exc:
+                log.warning("cannot warm %r: %s", pending[0].text, exc)
+                outcome = "failed"
+            if outcome == "interrupted":
+                pauses += 1
+                continue
+            pending.popleft()
+            summary.add(outcome)
+            if self.cache.upkeep_wanted.is_set():
+                self.cache.evict()
+        log.info("background warm: %s; paused %d times for alerts", summary.line(), pauses)

@@ -1,0 +1,142 @@
+"""`cosyedge warm` and `cosyedge cache stats | export | import`."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from cosyedge.config import Config
+from cosyedge.speech.cache.store import PhraseCache
+from cosyedge.speech.cache.transfer import ArchiveError, export_cache, import_cache
+from cosyedge.speech.cache.warm import WarmSummary, declared_phrases, warm_one
+
+log = logging.getLogger("cosyedge.speech.cache")
+
+
+def configured_voices(config: Config) -> dict[str, str]:
+    """Identity → name of every voice this configuration speaks with (loads them)."""
+    from cosyedge.speech.voices import load_voices
+
+    voices = load_voices(config.voices, config.state_dir / "models")
+    return {voice.identity: voice.name for voice in voices.values()}
+
+
+def warm(config: Config, out: TextIO = sys.stdout) -> int:
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import load_voices
+
+    phrases = declared_phrases(config.templates)
+    if not phrases:
+        print("nothing to warm: no template has fixed text or declares values", file=out)
+        return 0
+    cache = PhraseCache.from_config(config.cache)
+    renderer = Renderer(load_voices(config.voices, config.state_dir / "models"), cache)
+    cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
+    summary = WarmSummary(len(phrases))
+    progress = Progress(len(phrases), out)
+    for phrase in phrases:
+        try:
+            outcome = warm_one(renderer, phrase)
+        except Exception as exc:
+            log.error("cannot warm %r: %s", phrase.text, exc)
+            outcome = "failed"
+        summary.add(outcome)
+        progress.show(summary, outcome, phrase.text)
+        if cache.upkeep_wanted.is_set():
+            cache.evict()
+    progress.finish()
+    cache.evict()
+    cache.close()
+    print(f"warm: {summary.line()}", file=out)
+    return 1 if summary.failed else 0
+
+
+def stats(config: Config, out: TextIO = sys.stdout) -> int:
+    cache = PhraseCache.from_config(config.cache)
+    totals = cache.stats()
+    if totals is None:
+        print(f"cache {config.cache.dir}: unavailable (see the log above)", file=out)
+        return 1
+    limit = f"{config.cache.max_mb:g} MB" + (
+        f", {config.cache.max_entries} entries" if config.cache.max_entries else ""
+    )
+    rate = f"{100 * totals.hits / totals.lookups:.1f}%" if totals.lookups else "n/a"
+    print(f"cache      {config.cache.dir}", file=out)
+    print(f"entries    {totals.entries} ({totals.pinned} pinned)", file=out)
+    print(f"size       {totals.bytes / 1e6:.1f} MB (limit {limit})", file=out)
+    print(f"hit rate   {rate} ({totals.hits} hits of {totals.lookups} lookups)", file=out)
+    print(f"voices     {len(cache.voices())}", file=out)
+    cache.close()
+    return 0
+
+
+def export(config: Config, dest: Path, out: TextIO = sys.stdout) -> int:
+    cache = PhraseCache.from_config(config.cache)
+    try:
+        done = export_cache(cache, dest)
+    except OSError as exc:
+        print(f"{dest}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        cache.close()
+    voices = ", ".join(f"{v[:12]} ({n})" for v, n in done.voices.items()) or "none"
+    print(
+        f"exported {done.entries} entries, {done.bytes / 1e6:.1f} MB, to {dest}; voices: {voices}",
+        file=out,
+    )
+    return 0
+
+
+def import_(config: Config, src: Path, out: TextIO = sys.stdout) -> int:
+    voices = configured_voices(config)
+    cache = PhraseCache.from_config(config.cache)
+    try:
+        done = import_cache(cache, src, voices)
+    except ArchiveError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{config.cache.dir}: cannot write the cache: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        cache.close()
+    print(f"imported {done.imported} entries, {done.already} already cached", file=out)
+    ours = ", ".join(f"{name} {identity[:12]}" for identity, name in voices.items())
+    for voice, count in done.refused.items():
+        print(
+            f"{src}: refused {count} entries made with voice {voice[:12]}: this gateway "
+            f"speaks with {ours}; audio from another voice model or settings would be wrong",
+            file=sys.stderr,
+        )
+    for problem in done.damaged:
+        print(f"{src}: skipped damaged entry {problem}", file=sys.stderr)
+    return 1 if done.refused or done.damaged else 0
+
+
+class Progress:
+    """A bar redrawn in place on a terminal; one plain line per phrase anywhere else."""
+
+    def __init__(self, total: int, out: TextIO) -> None:
+        self.total = total
+        self.out = out
+        self.tty = out.isatty()
+
+    def show(self, summary: WarmSummary, outcome: str, text: str) -> None:
+        done = summary.done
+        if not self.tty:
+            print(f"[{done}/{self.total}] {outcome}: {text}", file=self.out, flush=True)
+            return
+        width = shutil.get_terminal_size().columns
+        filled = 30 * done // self.total
+        bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{self.total} "
+        counts = f"new {summary.new} cached {summary.cached} failed {summary.failed} "
+        line = (bar + counts + text)[: width - 1]
+        self.out.write(f"\r{line:<{width - 1}}")
+        self.out.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            self.out.write("\n")

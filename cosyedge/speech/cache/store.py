@@ -1,0 +1,507 @@
+"""The phrase cache: whole phrases as WAV files, checked on every read, bounded in size.
+
+Entries are written to a temp file in their final directory, fsynced, renamed and the
+directory fsynced, so a crash leaves a whole entry or none. Each read is checked against the
+index (size and CRC-32 of the whole file); a damaged entry is removed, reported and so
+synthesized again. Files the index does not know (lost index, crash between rename and
+commit) are adopted after checking the CRC they carry. When the directory cannot be written
+(disk full, read-only) the cache reports it once, speech goes on from synthesis alone, and
+writing resumes by itself once it works again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosyedge.speech.cache.entry import DamagedEntry, checksum, decode, encode
+from cosyedge.speech.cache.index import Index, IndexCorrupt, Row, Totals
+
+if TYPE_CHECKING:
+    from cosyedge.config import CacheConfig
+
+log = logging.getLogger("cosyedge.speech.cache")
+
+INDEX_NAME = "index.sqlite3"
+TEMP_PREFIX = ".tmp-"
+REOPEN_AFTER_S = 30.0
+
+
+@dataclass(frozen=True)
+class Clip:
+    sample_rate: int
+    pcm: np.ndarray  # mono int16
+
+
+@dataclass(frozen=True)
+class CacheEvent:
+    """Something an operator should hear about, e.g. on an MQTT error topic.
+
+    kind: empty, truncated, corrupt, missing (an entry was damaged and removed), unwritable,
+    writable (the cache works again) or index-rebuilt.
+    """
+
+    kind: str
+    detail: str
+    key: str | None = None
+
+
+EventListener = Callable[[CacheEvent], None]
+_LEVEL = {"writable": logging.INFO}
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 256 << 20
+    max_entries: int | None = None
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    adopted: int = 0
+    removed_damaged: int = 0
+    dropped_missing: int = 0
+    removed_temp: int = 0
+
+
+class PhraseCache:
+    def _new_row(
+        self, key: str, voice: str, lang: str, text: str, rate: int, data: bytes, at: float
+    ) -> Row:
+        """The index row of an entry file just written or adopted."""
+        return Row(
+            key,
+            voice,
+            lang,
+            text,
+            len(data),
+            checksum(data),
+            rate,
+            last_used=at,
+            created=at,
+            pinned=key in self._pins,
+        )
+
+    @classmethod
+    def from_config(cls, config: CacheConfig) -> PhraseCache:
+        max_bytes = int(config.max_mb * 1024 * 1024)
+        return cls(config.dir, Limits(max_bytes, config.max_entries))
+
+    def __init__(
+        self,
+        directory: Path,
+        limits: Limits | None = None,
+        on_event: EventListener | None = None,
+    ) -> None:
+        self.directory = directory
+        self.limits = limits or Limits()
+        self.listeners: list[EventListener] = [on_event] if on_event else []
+        self.upkeep_wanted = threading.Event()  # set by put: eviction may be due
+        self._lock = threading.Lock()
+        self._usage: dict[str, tuple[int, float]] = {}
+        self._lookups = 0
+        self._hits = 0
+        self._pins: frozenset[str] = frozenset()
+        self._unwritable = False
+        self._pinned_over_limit = False
+        self._index: Index | None = None
+        self._reopen_at = 0.0
+        self._open()
+
+    # -- the hot path --------------------------------------------------------------------
+    def get(self, key: str, record: bool = True) -> Clip | None:
+        """The phrase if a whole, verified entry exists; damaged entries are removed."""
+        index = self._usable_index()
+        row = self._lookup(index, key)
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            if row is not None and self._lookup(index, key) is not None:
+                self._discard(key, "missing", "indexed entry has no file")
+            return self._count(key, None, record)
+        except OSError as exc:
+            log.warning("cannot read cache entry %s: %s", path, exc)
+            return self._count(key, None, record)
+        try:
+            if row is not None:
+                _check_against(row, data)
+                decoded = decode(data, verify_samples=False)
+            else:
+                decoded = decode(data)
+                if decoded.meta.key != key:
+                    raise DamagedEntry("corrupt", "file holds another entry")
+                self._adopt(index, path, data, decoded.meta)
+        except DamagedEntry as exc:
+            self._discard(key, exc.kind, str(exc))
+            return self._count(key, None, record)
+        return self._count(key, Clip(decoded.meta.sample_rate, decoded.pcm), record)
+
+    def contains(self, key: str) -> bool:
+        """Whether the index lists the entry (unverified: `get` checks the file)."""
+        return self._lookup(self._usable_index(), key) is not None
+
+    def _count(self, key: str, clip: Clip | None, record: bool) -> Clip | None:
+        if record:
+            with self._lock:
+                self._lookups += 1
+                if clip is not None:
+                    self._hits += 1
+                    hits, _ = self._usage.get(key, (0, 0.0))
+                    self._usage[key] = (hits + 1, time.time())
+        return clip
+
+    # -- writing -------------------------------------------------------------------------
+    def put(self, key: str, clip: Clip, *, voice: str, lang: str, text: str) -> bool:
+        """Store a whole phrase; False (reported once) when the cache cannot be written."""
+        if not len(clip.pcm):
+            return False  # an empty phrase is never a whole one
+        data = encode(key, voice, lang, text, clip.sample_rate, clip.pcm)
+        path = self.path(key)
+        written = False
+        try:
+            index = self._usable_index(retry_now=True)
+            if index is None:
+                raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
+            self._make_dir(path.parent)
+            write_atomically(path, data)
+            written = True
+            now = time.time()
+            index.add(self._new_row(key, voice, lang, text, clip.sample_rate, data, now))
+        except (OSError, sqlite3.Error) as exc:
+            if written:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            if isinstance(exc, sqlite3.Error):
+                self._drop_index()  # e.g. opened read-only: the next write reopens it
+            self._cannot_write(exc)
+            return False
+        self._can_write()
+        self.upkeep_wanted.set()
+        return True
+
+    def put_file(self, key: str, data: bytes, expect_voice: str) -> None:
+        """Store an entry file made elsewhere (an import); raises DamagedEntry or OSError."""
+        decoded = decode(data)
+        if decoded.meta.key != key:
+            raise DamagedEntry("corrupt", "file holds another entry")
+        if decoded.meta.voice != expect_voice:
+            raise DamagedEntry("corrupt", "file was made with another voice than listed")
+        index = self._usable_index()
+        if index is None:
+            raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
+        path = self.path(key)
+        self._make_dir(path.parent)
+        write_atomically(path, data)
+        meta = decoded.meta
+        now = time.time()
+        index.add(self._new_row(key, meta.voice, meta.lang, meta.text, meta.sample_rate, data, now))
+        self.upkeep_wanted.set()
+
+    def read_file(self, key: str) -> bytes | None:
+        """An entry's verified bytes (for export), or None when absent or damaged."""
+        if self.get(key, record=False) is None:
+            return None
+        try:
+            return self.path(key).read_bytes()
+        except OSError:
+            return None
+
+    # -- upkeep: off the hot path -------------------------------------------------------------
+    def flush_usage(self) -> None:
+        with self._lock:
+            usage, lookups, hits = self._usage, self._lookups, self._hits
+            self._usage, self._lookups, self._hits = {}, 0, 0
+        index = self._usable_index()
+        if index is None or not (usage or lookups):
+            return
+        try:
+            index.record_usage(usage, lookups, hits)
+        except sqlite3.Error as exc:
+            log.debug("usage not recorded: %s", exc)
+
+    def evict(self) -> int:
+        """Remove least-recently-used unpinned entries until within the limits."""
+        self.upkeep_wanted.clear()
+        index = self._usable_index()
+        if index is None:
+            return 0
+        self.flush_usage()
+        try:
+            totals = index.totals()
+            over_bytes = totals.bytes - self.limits.max_bytes
+            over_count = totals.entries - (self.limits.max_entries or totals.entries)
+            removed = 0
+            while over_bytes > 0 or over_count > 0:
+                victims = []
+                for key, size in index.least_recently_used(256):
+                    if over_bytes <= 0 and over_count <= 0:
+                        break
+                    victims.append(key)
+                    over_bytes -= size
+                    over_count -= 1
+                if not victims:
+                    self._pinned_exceed(totals)
+                    break
+                index.remove(victims)  # rows first: a reader never sees a row without file
+                for key in victims:
+                    self.path(key).unlink(missing_ok=True)
+                removed += len(victims)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("cache eviction stopped: %s", exc)
+            return 0
+        if removed:
+            log.debug("evicted %d cache entries", removed)
+        return removed
+
+    def set_pins(self, keys: Iterable[str]) -> int:
+        """Pin exactly these phrases (now and when written later); returns how many exist."""
+        self._pins = frozenset(keys)
+        index = self._usable_index()
+        if index is None:
+            return 0
+        try:
+            return index.set_pins(self._pins)
+        except sqlite3.Error as exc:
+            log.warning("cannot update pinned cache entries: %s", exc)
+            return 0
+
+    def reconcile(self) -> Reconciled:
+        """Make index and files agree: adopt whole unindexed files, drop the rest."""
+        index = self._usable_index()
+        if index is None:
+            return Reconciled()
+        indexed = index.keys()
+        seen: set[str] = set()
+        adopted = damaged = temps = 0
+        files, complete = _entry_files(self.directory)
+        for path in files:
+            if path.name.startswith(TEMP_PREFIX):
+                temps += _remove_abandoned_temp(path)
+                continue
+            key = path.name.removesuffix(".wav")
+            if key == path.name or key in seen:
+                continue
+            seen.add(key)
+            if key in indexed:
+                continue
+            try:
+                data = path.read_bytes()
+                decoded = decode(data)
+                if decoded.meta.key != key:
+                    raise DamagedEntry("corrupt", "file holds another entry")
+                self._adopt(index, path, data, decoded.meta)
+                adopted += 1
+            except DamagedEntry as exc:
+                self._discard(key, exc.kind, str(exc))
+                damaged += 1
+            except OSError as exc:
+                log.warning("cannot read cache file %s: %s", path, exc)
+        missing = indexed - seen if complete else set()
+        if missing:
+            index.remove(missing)
+            log.info("dropped %d cache index rows without a file", len(missing))
+        done = Reconciled(adopted, damaged, len(missing), temps)
+        if adopted or damaged or temps:
+            log.info("cache reconciled: %s", done)
+        return done
+
+    def stats(self) -> Totals | None:
+        self.flush_usage()
+        index = self._usable_index()
+        return index.totals() if index else None
+
+    def voices(self) -> dict[str, int]:
+        index = self._usable_index()
+        counts: dict[str, int] = {}
+        for row in index.rows() if index else ():
+            counts[row.voice] = counts.get(row.voice, 0) + 1
+        return counts
+
+    def rows(self) -> Iterable[Row]:
+        index = self._usable_index()
+        return index.rows() if index else ()
+
+    def close(self) -> None:
+        self.flush_usage()
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.wav"
+
+    # -- internals --------------------------------------------------------------------
+    def _open(self) -> None:
+        path = self.directory / INDEX_NAME
+        try:
+            self._make_dir(self.directory, parents=True)
+            try:
+                index = Index(path)
+            except IndexCorrupt as exc:
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
+                index = Index(path)
+                self._report("index-rebuilt", f"index unreadable ({exc}); rebuilding from files")
+        except (OSError, sqlite3.Error) as exc:
+            self._reopen_at = time.monotonic() + REOPEN_AFTER_S
+            self._cannot_write(exc)
+            return
+        self._index = index
+        if index.created:
+            self.reconcile()
+
+    def _usable_index(self, retry_now: bool = False) -> Index | None:
+        """The index, reopened when it failed before: at once for a write (a phrase was just
+        synthesized anyway), at most every REOPEN_AFTER_S for a lookup."""
+        if self._index is None and (retry_now or time.monotonic() >= self._reopen_at):
+            self._open()
+        return self._index
+
+    def _drop_index(self) -> None:
+        index, self._index = self._index, None
+        self._reopen_at = time.monotonic() + REOPEN_AFTER_S
+        if index is not None:
+            with contextlib.suppress(sqlite3.Error):
+                index.close()
+
+    def _lookup(self, index: Index | None, key: str) -> Row | None:
+        if index is None:
+            return None
+        try:
+            return index.lookup(key)
+        except sqlite3.Error as exc:
+            log.warning("cache index lookup failed: %s", exc)
+            return None
+
+    def _adopt(self, index: Index | None, path: Path, data: bytes, meta) -> None:
+        if index is None:
+            return
+        try:
+            used = path.stat().st_mtime
+            index.add(
+                self._new_row(
+                    meta.key, meta.voice, meta.lang, meta.text, meta.sample_rate, data, used
+                )
+            )
+        except (OSError, sqlite3.Error) as exc:
+            log.debug("cache entry %s not adopted: %s", path, exc)
+
+    def _discard(self, key: str, kind: str, reason: str) -> None:
+        path = self.path(key)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        if self._index is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._index.remove([key])
+        self._report(kind, f"cache entry {path} {reason}: removed, will synthesize again", key)
+
+    def _make_dir(self, path: Path, parents: bool = False) -> None:
+        if path.is_dir():
+            return
+        path.mkdir(mode=0o700, parents=parents, exist_ok=True)
+        os.chmod(path, 0o700)  # whatever the umask
+        fsync_dir(path.parent)
+
+    def _cannot_write(self, exc: Exception) -> None:
+        with self._lock:
+            first, self._unwritable = not self._unwritable, True
+        if first:
+            self._report(
+                "unwritable",
+                f"cannot write the phrase cache in {self.directory} ({exc}); "
+                "speaking from synthesis alone until it can",
+            )
+
+    def _can_write(self) -> None:
+        with self._lock:
+            recovered, self._unwritable = self._unwritable, False
+        if recovered:
+            self._report("writable", f"the phrase cache in {self.directory} is writable again")
+
+    def _pinned_exceed(self, totals: Totals) -> None:
+        if not self._pinned_over_limit:
+            self._pinned_over_limit = True
+            log.warning(
+                "pinned phrases alone take %.1f MB in %d entries, more than cache.max_mb "
+                "or cache.max_entries allow; they are kept",
+                totals.pinned_bytes / 1e6,
+                totals.pinned,
+            )
+
+    def _report(self, kind: str, detail: str, key: str | None = None) -> None:
+        log.log(_LEVEL.get(kind, logging.WARNING), "%s", detail)
+        event = CacheEvent(kind, detail, key)
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("cache event listener failed")
+
+
+def _entry_files(directory: Path) -> tuple[list[Path], bool]:
+    """Files in the two-hex-digit subdirectories, and whether every directory could be listed."""
+    files: list[Path] = []
+    try:
+        subdirs = sorted(p for p in directory.iterdir() if len(p.name) == 2 and p.is_dir())
+        for sub in subdirs:
+            files.extend(sub.iterdir())
+    except OSError as exc:
+        log.warning("cannot list the phrase cache %s: %s", directory, exc)
+        return files, False
+    return files, True
+
+
+def _check_against(row: Row, data: bytes) -> None:
+    if len(data) != row.size:
+        kind = "empty" if not data else "truncated" if len(data) < row.size else "corrupt"
+        raise DamagedEntry(kind, f"is {len(data)} bytes, index says {row.size}")
+    if checksum(data) != row.crc:
+        raise DamagedEntry("corrupt", "checksum differs from the index")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Temp file in the same directory (named after our pid), fsync, rename, fsync dir."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_abandoned_temp(path: Path) -> int:
+    """Remove a temp file whose writer is gone; one a live process is writing stays."""
+    try:
+        os.kill(int(path.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]), 0)
+        return 0  # its writer (maybe this process) is alive
+    except (ValueError, ProcessLookupError):
+        pass
+    except PermissionError:
+        return 0
+    path.unlink(missing_ok=True)
+    return 1

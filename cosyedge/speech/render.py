@@ -1,0 +1,217 @@
+"""Announcement text → PCM: from the phrase cache when it can, else synthesized clause by clause.
+
+Synthesis runs ahead of playback: one long-lived synthesis thread per renderer takes each
+phrase as soon as it is known and feeds a bounded queue of clauses, so clause two is
+synthesized while clause one plays. Closing a rendering (or dropping its iterator) stops its
+synthesis at the next clause boundary; only a phrase synthesized to its end is cached.
+
+One thread, not one per phrase: at most one inference runs at a time (the memory guard
+budgets for one step), and onnxruntime's thread-local state is set up once, not on every
+alert, when memory may be short and glibc aborts the process if that allocation fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import traceback
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cosyedge.speech.cache import Clip, PhraseCache, cache_key, normalize_text
+from cosyedge.speech.voices import Voice
+
+log = logging.getLogger(__name__)
+
+# Clauses synthesized ahead of playback; bounds memory if the player stalls.
+QUEUE_CLAUSES = 4
+_POLL_S = 0.05
+
+
+@dataclass
+class Rendering:
+    sample_rate: int
+    source: str  # "cache" or "synth"
+    chunks: Iterator[np.ndarray]
+    _job: _Job | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        """Stop synthesizing (at the next clause boundary) and drop what was not played."""
+        close = getattr(self.chunks, "close", None)
+        if close is not None:
+            close()
+        if self._job is not None:
+            self._job.cancel.set()
+
+    def wait_stopped(self, timeout: float) -> bool:
+        """True once no synthesis for this rendering is running or waiting any more."""
+        return self._job is None or self._job.finished.wait(timeout)
+
+
+class _Failed:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_END = object()
+
+
+class _Job:
+    """One phrase: run by the synthesis thread, read clause by clause by the player's side."""
+
+    def __init__(self, voice: Voice, text: str, lang: str, cache: PhraseCache, key: str) -> None:
+        self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
+        self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
+        self.cancel = threading.Event()
+        self.finished = threading.Event()
+
+    def _put(self, item: object) -> bool:
+        while not self.cancel.is_set():
+            try:
+                self.queue.put(item, timeout=_POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run(self) -> None:
+        """On the synthesis thread. Checks for cancellation before every clause."""
+        if self.cancel.is_set():
+            self.finished.set()  # closed before its turn: nothing to do
+            return
+        parts = []
+        clauses = self.voice.synthesize(self.text)
+        try:
+            while not self.cancel.is_set():
+                try:
+                    pcm = next(clauses)
+                except StopIteration:
+                    if parts:
+                        self._store(np.concatenate(parts))
+                    self._put(_END)
+                    return
+                parts.append(pcm)
+                self._put(pcm)
+        except Exception as exc:
+            # Raised again in the consumer, where it is reported. Its frames would keep the
+            # voice's session alive, and so the memory an out-of-memory handler wants back.
+            traceback.clear_frames(exc.__traceback__)
+            self._put(_Failed(exc))
+        finally:
+            clauses.close()
+            self.finished.set()
+
+    def _store(self, pcm: np.ndarray) -> None:
+        # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
+        # The cache reports its own write failures; speaking goes on without it.
+        clip = Clip(self.voice.sample_rate, pcm)
+        text = normalize_text(self.text)
+        self.cache.put(self.key, clip, voice=self.voice.identity, lang=self.lang, text=text)
+
+    def chunks(self, worker: threading.Thread) -> Iterator[np.ndarray]:
+        """The clauses as they come; a dropped iterator cancels the job like a closed one."""
+        chunks = self._chunks(worker)
+        weakref.finalize(chunks, self.cancel.set)
+        return chunks
+
+    def _chunks(self, worker: threading.Thread) -> Iterator[np.ndarray]:
+        try:
+            while True:
+                try:
+                    item = self.queue.get(timeout=_POLL_S * 10)
+                except queue.Empty:
+                    ended = self.finished.is_set() or not worker.is_alive()
+                    if not ended or not self.queue.empty():
+                        continue
+                    raise RuntimeError("synthesis ended without finishing the phrase") from None
+                if item is _END:
+                    return
+                if isinstance(item, _Failed):
+                    raise item.error
+                assert isinstance(item, np.ndarray)
+                yield item
+        finally:
+            self.cancel.set()
+
+
+class Renderer:
+    """Holds one voice per language, the phrase cache they share and the synthesis thread."""
+
+    def __init__(self, voices: Mapping[str, Voice], cache: PhraseCache) -> None:
+        self.voices = dict(voices)
+        self.cache = cache
+        self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._pending: weakref.WeakSet[_Job] = weakref.WeakSet()
+        self._worker = threading.Thread(target=self._synthesize_forever, name="synth", daemon=True)
+        self._lock = threading.Lock()
+
+    def _synthesize_forever(self) -> None:
+        while (task := self._jobs.get()) is not None:
+            task()
+
+    def _submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            if self._worker.ident is None:
+                self._worker.start()
+        self._jobs.put(task)
+
+    def start(self) -> None:
+        """Start the synthesis thread and have each voice speak once on it (not cached), so its
+        onnxruntime state is set up at start-up rather than at an alert, when memory may be
+        short. Renderers not started start on their first synthesis."""
+        for lang, voice in self.voices.items():
+            done = threading.Event()
+
+            def warm(voice: Voice = voice, lang: str = lang, done: threading.Event = done) -> None:
+                try:
+                    for _ in voice.synthesize("Ready."):
+                        pass
+                except Exception as exc:
+                    log.warning("warming the synthesis thread for %s failed: %s", lang, exc)
+                finally:
+                    done.set()
+
+            self._submit(warm)
+            done.wait()
+
+    def stop(self, timeout: float) -> bool:
+        """Stop all synthesis and wait for it (at most `timeout` s): an inference still running
+        when the interpreter exits makes onnxruntime abort."""
+        for job in list(self._pending):
+            job.cancel.set()
+        if not self._worker.is_alive():
+            return True
+        self._jobs.put(None)
+        self._worker.join(timeout)
+        return not self._worker.is_alive()
+
+    def voice_for(self, lang: str) -> Voice:
+        voice = self.voices.get(lang)
+        if voice is None:
+            raise LookupError(f"no voice configured for language {lang!r}")
+        return voice
+
+    def key(self, text: str, lang: str) -> str:
+        return cache_key(text, self.voice_for(lang).identity, lang)
+
+    def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
+        """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
+        return self.cached(text, lang, record) or self._synthesize(text, lang)
+
+    def cached(self, text: str, lang: str = "en", record: bool = True) -> Rendering | None:
+        """The phrase from the cache, or None: never synthesizes."""
+        clip = self.cache.get(self.key(text, lang), record)
+        if clip is None:
+            return None
+        return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
+
+    def _synthesize(self, text: str, lang: str) -> Rendering:
+        voice = self.voice_for(lang)
+        job = _Job(voice, text, lang, self.cache, self.key(text, lang))
+        self._pending.add(job)
+        self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
+        return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)

@@ -1,0 +1,29 @@
+"""Text hygiene per language: written alert text → words a voice reads the way an operator expects.
+
+A normalizer's version is part of every voice identity that uses it, so a change in how text is
+read can never be served from audio cached under the old reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    version: str
+    normalize: Callable[[str], str]
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def normalizer_for(lang: str) -> Normalizer:
+    """The normalizer for a language code such as `en` or `en-GB`; other languages pass through."""
+    if lang.split("-")[0] == "en":
+        from cosyedge.speech.text import english
+
+        return Normalizer(english.VERSION, english.normalize)
+    return Normalizer("none", _unchanged)

@@ -1,0 +1,127 @@
+"""hibari voices: hibari's own G2P (lexicon + OOV net, no espeak) and DSP vocoder around sessions
+made by our factory.
+
+`hibari.Hibari()` builds its sessions with its own options and would fetch any voice but the
+bundled one from the network, so it is not used: this module takes the pieces it needs (G2P,
+phoneme vocabulary, `dsp.synth`) and only ever opens files inside the installed package, unless
+the config names another model file.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cosyedge.config import VoiceConfig
+from cosyedge.speech.text import Normalizer
+from cosyedge.speech.voices import identity_of, to_int16
+from cosyedge.speech.voices.clauses import split_clauses
+from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+
+# Bump when our processing of the model output changes, so cached audio is not reused.
+ENGINE_VERSION = "hibari-1"
+SAMPLE_RATE = 24000
+MAX_PHONEMES = 400  # the model's longest input; longer sentences are cut at spaces
+# Without onnxruntime's arena this small model costs no more CPU and peaks 7 MB lower.
+MEMORY_ARENA = False
+
+
+def _assets() -> Path:
+    import hibari
+
+    return Path(hibari.__file__).parent / "assets"
+
+
+def packaged_model() -> Path:
+    from hibari import voices
+
+    return _assets() / voices.VOICES[voices.DEFAULT]["file"]
+
+
+def _registry_entry(digest: str) -> tuple[str, dict[str, Any]] | None:
+    from hibari import voices
+
+    for name, entry in voices.VOICES.items():
+        if entry.get("sha256") == digest:
+            return name, entry
+    return None
+
+
+@dataclass
+class HibariVoice:
+    name: str
+    sample_rate: int
+    identity: str
+    normalizer: Normalizer
+    session: ort.InferenceSession
+    _g2p: Any  # hibari.g2p.G2P
+    _vocab: dict[str, int]
+    _g2p_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def load(
+        cls, config: VoiceConfig, normalizer: Normalizer, saved_dir: Path | None = None
+    ) -> HibariVoice:
+        import hibari
+        from hibari.g2p import G2P
+        from hibari.g2p.oov import OOV
+
+        model = config.model or packaged_model()
+        settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
+        digest = model_digest(model, saved_dir)
+        known = _registry_entry(digest)
+        name, british = (known[0], bool(known[1]["british"])) if known else (model.stem, False)
+        oov_model = _assets() / ("oov_gb.onnx" if british else "oov.onnx")
+        oov = OOV(str(oov_model), session=make_session(oov_model, settings, saved_dir))
+        voice = cls(
+            name=f"hibari-{name}",
+            sample_rate=SAMPLE_RATE,
+            identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
+            normalizer=normalizer,
+            session=make_session(model, settings, saved_dir, digest),
+            _g2p=G2P(oov=oov, british=british),  # loads the lexicons now, not at the first alert
+            _vocab=json.loads((_assets() / "vocab.json").read_text(encoding="utf-8")),
+        )
+        for _ in voice.synthesize("Ready."):  # sizes the session's arena
+            pass
+        return voice
+
+    def _phonemes(self, clause: str) -> list[str]:
+        from hibari import Hibari
+
+        pieces = []
+        for sentence in Hibari.split_sentences(clause):
+            with self._g2p_lock:  # hibari's G2P is not documented as thread-safe
+                phonemes = self._g2p(sentence)
+            while len(phonemes) > MAX_PHONEMES:
+                cut = phonemes.rfind(" ", 0, MAX_PHONEMES)
+                cut = cut if cut > 0 else MAX_PHONEMES
+                pieces.append(phonemes[:cut])
+                phonemes = phonemes[cut:].lstrip()
+            if phonemes:
+                pieces.append(phonemes)
+        return pieces
+
+    def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        from hibari import dsp
+
+        rng = np.random.default_rng()
+        speed = np.asarray([1.0], np.float32)
+        for clause in split_clauses(self.normalizer.normalize(text)):
+            for phonemes in self._phonemes(clause):
+                ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
+                if len(ids) < 3:
+                    continue
+                inputs = {"ids": np.asarray([ids], np.int64), "speed": speed}
+                outputs = self.session.run(None, inputs)
+                harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
+                yield to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))

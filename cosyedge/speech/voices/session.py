@@ -1,0 +1,97 @@
+"""The one place ONNX sessions are made, so every model obeys the same settings.
+
+Graph optimization costs most of a model's load time, so the optimized graph is saved on first
+load and reused later (see `optimized.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import onnxruntime as ort
+
+from cosyedge.config import SessionConfig
+from cosyedge.speech.voices.optimized import SavedModels, file_digest
+
+log = logging.getLogger(__name__)
+
+_LEVELS = {
+    "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+}
+_MODES = {
+    "sequential": ort.ExecutionMode.ORT_SEQUENTIAL,
+    "parallel": ort.ExecutionMode.ORT_PARALLEL,
+}
+PROVIDERS = ["CPUExecutionProvider"]
+
+
+def with_engine_defaults(settings: SessionConfig, memory_arena: bool) -> SessionConfig:
+    """Fill in what the config leaves to the engine (measured per engine, see README)."""
+    if settings.memory_arena is None:
+        return dataclasses.replace(settings, memory_arena=memory_arena)
+    return settings
+
+
+def session_options(settings: SessionConfig) -> ort.SessionOptions:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = settings.intra_op_threads
+    options.inter_op_num_threads = settings.inter_op_threads
+    options.execution_mode = _MODES[settings.execution_mode]
+    options.graph_optimization_level = _LEVELS[settings.graph_optimization]
+    options.enable_cpu_mem_arena = settings.memory_arena is not False
+    options.add_session_config_entry(
+        "session.intra_op.allow_spinning", "1" if settings.allow_spinning else "0"
+    )
+    options.add_session_config_entry(
+        "session.inter_op.allow_spinning", "1" if settings.allow_spinning else "0"
+    )
+    options.log_severity_level = 3
+    return options
+
+
+def model_digest(model: Path, saved_dir: Path | None) -> str:
+    """sha256 of a model file; with a saved-models directory, remembered between starts."""
+    return SavedModels(saved_dir).source_digest(model) if saved_dir else file_digest(model)
+
+
+def make_session(
+    model: Path, settings: SessionConfig, saved_dir: Path | None, digest: str | None = None
+) -> ort.InferenceSession:
+    """A session for `model`; with `saved_dir`, through the saved optimized graph.
+
+    `digest` is the model's sha256 when the caller has it already (it is part of the voice
+    identity), so the file is not hashed twice.
+    """
+    options = session_options(settings)
+    saving = settings.save_optimized and settings.graph_optimization != "disabled"
+    if saved_dir is None or not saving:
+        return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+    saved = SavedModels(saved_dir)
+    key = saved.key(digest or file_digest(model), settings.graph_optimization)
+    reusable = saved.find(model, key)
+    if reusable is not None:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        try:
+            session = ort.InferenceSession(str(reusable), options, providers=PROVIDERS)
+        except Exception as exc:  # onnxruntime raises its own exception types
+            if _out_of_memory(exc):
+                raise  # the file is intact (its sha256 matched): the process is short of memory
+            saved.discard(reusable, f"onnxruntime cannot load it ({exc})")
+        else:
+            log.debug("%s: reused saved optimized model %s", model.name, reusable)
+            return session
+        options.graph_optimization_level = _LEVELS[settings.graph_optimization]
+    with saved.writing(model, key) as target:
+        if target is not None:
+            options.optimized_model_filepath = str(target)
+        return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    text = str(exc)
+    return isinstance(exc, MemoryError) or "bad_alloc" in text or "allocate memory" in text

@@ -1,0 +1,193 @@
+"""The alert pre-pass: the forms factory alerts use, read before general normalization.
+
+A general normalizer guesses from context and guesses wrong on alert text (`12.5A` becomes a
+date, `110` a phone number, `PT-101` a negative number). These rules are specific and run
+first, so what reaches the general normalizer is plain Chinese with few digits left.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+
+# Unit symbols and their Mandarin reading, longest first where one is a prefix of another.
+UNITS: dict[str, str] = {
+    "m³/h": "立方米每小时",
+    "m3/h": "立方米每小时",
+    "Nm³/h": "标准立方米每小时",
+    "Nm3/h": "标准立方米每小时",
+    "L/min": "升每分钟",
+    "L/h": "升每小时",
+    "t/h": "吨每小时",
+    "kg/h": "千克每小时",
+    "mm/s": "毫米每秒",
+    "m/s": "米每秒",
+    "r/min": "转每分",
+    "rpm": "转每分",
+    "MPa": "兆帕",
+    "kPa": "千帕",
+    "Pa": "帕",
+    "bar": "巴",
+    "kWh": "千瓦时",
+    "kVA": "千伏安",
+    "kV": "千伏",
+    "mV": "毫伏",
+    "V": "伏",
+    "kA": "千安",
+    "mA": "毫安",
+    "A": "安",
+    "MW": "兆瓦",
+    "kW": "千瓦",
+    "W": "瓦",
+    "Hz": "赫兹",
+    "kΩ": "千欧",
+    "MΩ": "兆欧",
+    "Ω": "欧",
+    "℃": "摄氏度",
+    "°C": "摄氏度",
+    "°F": "华氏度",
+    "°": "度",
+    "dB": "分贝",
+    "ppm": "P P M",
+    "m²": "平方米",
+    "m2": "平方米",
+    "m³": "立方米",
+    "m3": "立方米",
+    "mm": "毫米",
+    "cm": "厘米",
+    "km": "千米",
+    "μm": "微米",
+    "um": "微米",
+    "m": "米",
+    "kg": "千克",
+    "g": "克",
+    "t": "吨",
+    "mL": "毫升",
+    "L": "升",
+    "N·m": "牛米",
+    "N": "牛",
+    "min": "分钟",
+    "ms": "毫秒",
+    "s": "秒",
+    "h": "小时",
+}
+
+_NUMBER = r"\d+(?:\.\d+)?"
+# A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
+_SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
+# A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
+_UNIT_END = r"(?![A-Za-z0-9²³])"
+
+
+def _sub(pattern: str, replace: Callable[[re.Match[str]], str]) -> tuple[re.Pattern, Callable]:
+    return re.compile(pattern), replace
+
+
+def _code(m: re.Match[str]) -> str:
+    """PT-101 → P T 杠 幺零幺: letters one by one, digits one by one, 杠 for the hyphen."""
+    out = []
+    for part in re.findall(r"[A-Za-z]|\d+|[-_/]", m.group(0)):
+        if part.isdigit():
+            out.append(read_digits(part, one="幺"))
+        elif part in "-_":
+            out.append("杠")
+        elif part == "/":
+            out.append("斜杠")
+        else:
+            out.append(part.upper())
+    return " " + " ".join(out) + " "
+
+
+def _date(m: re.Match[str]) -> str:
+    year, month, day = m.group(1), int(m.group(2)), int(m.group(3))
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return m.group(0)
+    return f"{read_digits(year)}年{read_integer(month)}月{read_integer(day)}日"
+
+
+def _time(m: re.Match[str]) -> str:
+    hour, minute = int(m.group(1)), int(m.group(2))
+    second = int(m.group(3)) if m.group(3) else 0
+    if hour > 24 or minute > 59 or second > 59:
+        return m.group(0)
+    text = f"{read_integer(hour)}点"
+    if minute or second:
+        text += ("零" if minute < 10 else "") + f"{read_integer(minute)}分"
+    if second:
+        text += f"{read_integer(second)}秒"
+    return text
+
+
+def _signed(sign: str, number: str) -> tuple[str, bool]:
+    return read_number(number), bool(sign)
+
+
+def _with_unit(m: re.Match[str]) -> str:
+    reading, negative = _signed(m.group(1), m.group(2))
+    unit = UNITS[m.group(3)]
+    if negative:
+        return ("零下" if unit == "摄氏度" else "负") + reading + unit
+    return reading + unit
+
+
+def _percent(m: re.Match[str]) -> str:
+    reading, negative = _signed(m.group(1), m.group(2))
+    word = "千分之" if m.group(3) == "‰" else "百分之"
+    return ("负" if negative else "") + word + reading
+
+
+def _range(m: re.Match[str]) -> str:
+    """5-10℃ → 五到十摄氏度, 20~30% → 百分之二十到百分之三十."""
+    low, high, unit = read_number(m.group(1)), read_number(m.group(2)), m.group(3)
+    if unit in ("%", "％"):
+        return f"百分之{low}到百分之{high}"
+    return f"{low}到{high}{UNITS[unit]}"
+
+
+def _number(m: re.Match[str]) -> str:
+    sign, digits = m.group(1), m.group(2)
+    whole = digits.partition(".")[0]
+    if "." not in digits and (len(whole) >= 9 or (len(whole) > 1 and whole[0] == "0")):
+        reading = read_digits(whole)  # identifiers, not quantities
+    else:
+        reading = read_number(digits)
+    return ("负" if sign else "") + reading
+
+
+def _fraction(m: re.Match[str]) -> str:
+    return f"{read_integer(int(m.group(2)))}分之{read_integer(int(m.group(1)))}"
+
+
+def _year(m: re.Match[str]) -> str:
+    return read_digits(m.group(1)) + "年"
+
+
+RULES: tuple[tuple[re.Pattern, Callable[[re.Match[str]], str]], ...] = (
+    # Device tags: two to four capitals, optional hyphen, digits, optional suffix letter;
+    # or any capitals-hyphen-digits form (A-3, PLC-2-07).
+    _sub(
+        r"(?<![A-Za-z0-9])(?:[A-Z]{2,4}[-_]?\d+|[A-Z]{1,4}(?:[-_]\d+)+)(?:[-_]?[A-Z])?(?:[-_/]\d+)*"
+        r"(?![A-Za-z0-9])",
+        _code,
+    ),
+    _sub(r"(?<!\d)(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?(?!\d)", _date),
+    _sub(r"(?<!\d)(\d{4})年", _year),
+    _sub(r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
+    _sub(rf"(?<![\d.])({_NUMBER})\s*[-~～]\s*({_NUMBER})\s*({_UNIT_ALT}|[%％]){_UNIT_END}", _range),
+    _sub(rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
+    _sub(rf"({_SIGN})({_NUMBER})\s*({_UNIT_ALT}){_UNIT_END}", _with_unit),
+    _sub(r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
+    _sub(r"[#＃](\d+)", lambda m: f"{read_integer(int(m.group(1)))}号"),
+    _sub(r"[Nn]o\.\s*(\d+)", lambda m: f"{read_integer(int(m.group(1)))}号"),
+    _sub(rf"({_SIGN})({_NUMBER})", _number),
+)
+
+
+def prepass(text: str) -> str:
+    """Rewrite alert forms into words; everything else is left for the general normalizer."""
+    for pattern, replace in RULES:
+        text = pattern.sub(replace, text)
+    return re.sub(r" {2,}", " ", text).strip()

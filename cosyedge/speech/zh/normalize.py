@@ -1,0 +1,68 @@
+"""Alert text → normalized Mandarin: the alert pre-pass, then wetext for what is left.
+
+The result holds Chinese characters, Chinese punctuation and single capital letters
+separated by spaces (letters of device tags and acronyms, spelled one by one).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import TYPE_CHECKING
+
+from cosyedge.speech.zh.alertforms import prepass
+
+if TYPE_CHECKING:
+    from wetext import Normalizer
+
+_LOOSE_SPACE = re.compile(
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\d\u4e00-\u9fff])|(?<=\d)\s+(?=[\u4e00-\u9fff])"
+)
+_LATIN = re.compile(r"[A-Za-z]+")
+_PUNCT = str.maketrans(
+    {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
+)
+_SYMBOLS = (
+    ("°C", "摄氏度"),
+    ("°", "度"),
+    ("≥", "大于等于"),
+    ("≤", "小于等于"),
+    (">", "大于"),
+    ("<", "小于"),
+    ("±", "正负"),
+    ("~", "到"),
+    ("～", "到"),
+    ("×", "乘"),
+    ("+", "加"),
+    ("=", "等于"),
+)
+_PLAIN = re.compile(r"[\u4e00-\u9fffA-Za-z\s，。！？；：、（）,.;:!?()\"'“”‘’《》【】-]*")
+
+
+class MandarinNormalizer:
+    """Holds the wetext graphs (about 40 MB), so one instance serves every phrase."""
+
+    def __init__(self) -> None:
+        self._wetext: Normalizer | None = None
+
+    def _general(self) -> Normalizer:
+        if self._wetext is None:
+            from wetext import Normalizer
+
+            self._wetext = Normalizer(lang="zh", operator="tn")
+        return self._wetext
+
+    def normalize(self, text: str) -> str:
+        # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
+        text = unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
+        # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
+        text = _LOOSE_SPACE.sub("", text)
+        text = prepass(text)
+        if not _PLAIN.fullmatch(text):
+            text = self._general().normalize(text)
+        for symbol, word in _SYMBOLS:
+            text = text.replace(symbol, word)
+        text = _LATIN.sub(lambda m: " " + " ".join(m.group(0).upper()) + " ", text)
+        text = text.translate(_PUNCT)
+        text = re.sub(r"\s*([，。！？；：、（）])\s*", r"\1", text)
+        return re.sub(r"\s+", " ", text).strip()
