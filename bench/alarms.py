@@ -91,7 +91,7 @@ def with_journal(config: Config, batch: list[tuple[str, bytes]]) -> float:
         pass
 
     reporter = Reporter(config.reports, publish, journal)
-    desk = AlarmDesk(AlarmPolicy(config.alarms), Intake(config), reporter)
+    desk = AlarmDesk(AlarmPolicy(config.alarms), Intake(config), reporter, journal)
     acked = threading.Semaphore(0)
     started = time.perf_counter()
     for topic, payload in batch:

@@ -126,7 +126,9 @@ class Daemon:
         self.mqtt = self._mqtt(config)
         reporter = self.reporter = Reporter(config.reports, self._publish, self.journal)
         self.journal.on_error = reporter.error
-        desk = self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.intake, reporter)
+        desk = self.desk = AlarmDesk(
+            AlarmPolicy(config.alarms), self.intake, reporter, self.journal
+        )
         try:
             recovered = self.journal.open()
         except OSError as exc:

@@ -253,6 +253,50 @@ def test_shelve_is_capped_and_expires(broker, alsa_sink, make_daemon, listener, 
     assert error["error"] == "command: id: no recent alert with id 'unknown'"
 
 
+def test_a_restart_keeps_shelves_and_goes_on_reannouncing_unacknowledged_alarms(
+    broker, alsa_sink, make_daemon, listener, tmp_path
+):
+    alarms = "  priorities: {critical: {reannounce_s: 3}}\n"
+    daemon = make_daemon(config(broker.port, tmp_path, alarms=alarms))
+    port = broker.port
+    shelve = {"cmd": "shelve", "topic": "plant/9/#", "duration_s": 600}
+    publish(port, "cosyedge/command", json.dumps(shelve))
+    alert(port, "gas-1", "Gas alarm in hall one.", "critical")
+    alert(port, "gas-2", "Smoke in hall two.", "critical", line=2)
+    wait_outcomes(listener, 2)
+    publish(port, "cosyedge/command", json.dumps({"cmd": "ack", "id": "gas-2"}))
+    listener.wait_for(EVENT, lambda e: any(x.get("cmd") == "ack" for x in e))
+    journal = tmp_path / "state" / "journal.jsonl"
+    wait_until(lambda: b'"alarm":"gas-2","end":true' in journal.read_bytes(), 5, "the ack on disk")
+    daemon.process.kill()  # only what is on disk survives
+    daemon.process.wait()
+    killed = len(listener.on(EVENT))
+
+    daemon.start()
+    daemon.wait_for_log(r"taken up from the last run: 1 unacknowledged alarms, 1 shelved")
+    # gas-1 was due while the daemon was down: it is said again at once; gas-2 never again.
+    events = listener.wait_for(
+        EVENT, lambda e: any(x["event"] == "reannounced" for x in e[killed:]), 15
+    )
+    assert {x["id"] for x in events[killed:] if x["event"] == "reannounced"} == {"gas-1"}
+    alert(port, "valve-9", "Valve nine is open.", line=9)
+    wait_until(lambda: "valve-9" in outcomes(listener), 10, "the shelved alert's report")
+    assert [r["outcome"] for r in outcomes(listener)["valve-9"]] == ["shelved"]
+    status = listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "online")[-1]
+    assert (status["unacknowledged"], status["shelved"]) == (1, ["plant/9/#"])
+
+    # Acknowledged and unshelved before a clean stop: nothing is taken up the next time.
+    publish(port, "cosyedge/command", json.dumps({"cmd": "ack", "id": "gas-1"}))
+    publish(port, "cosyedge/command", json.dumps({"cmd": "unshelve", "topic": "plant/9/#"}))
+    listener.wait_for(EVENT, lambda e: any(x.get("cmd") == "unshelve" for x in e))
+    assert daemon.stop() == 0
+    daemon.start()
+    time.sleep(4)  # longer than a re-announcement period
+    assert "taken up from the last run: 1" not in daemon.log().split("subscribed to")[-1]
+    restarted = [x for x in listener.on(EVENT) if x["event"] == "reannounced"]
+    assert [x["id"] for x in restarted] == ["gas-1"]  # only the one after the kill
+
+
 def test_alert_past_its_time_to_live_is_never_spoken(
     broker, alsa_sink, make_daemon, listener, tmp_path
 ):

@@ -76,3 +76,36 @@ def test_grows_no_further_than_what_is_open(tmp_path: Path):
     recovered = Journal(path, keep_seen_s=0).open()
     assert [p.seq for p in recovered.pending] == [last]
     assert recovered.unsent == []
+
+
+def test_shelves_and_unacknowledged_alarms_survive_until_they_end(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    first = Journal(path, keep_seen_s=60, compact_bytes=2048)
+    first.open()
+    now = time.time()
+    first.shelf("plant/9/#", now + 600)
+    first.shelf("plant/8/#", now + 0.2)  # over by the time the journal is read again
+    first.shelf("plant/7/#", now + 600)
+    first.shelf("plant/7/#", None)  # unshelved
+    first.alarm("gas-1", 4, "plant/1/alarm", b'{"id":"gas-1"}', now - 5, now + 30)
+    first.alarm("gas-1", 4, "plant/1/alarm", b'{"id":"gas-1"}', now - 5, now + 60)  # rescheduled
+    first.alarm("gas-2", 5, "plant/2/alarm", b"\xff raw", now - 4, now + 30)
+    first.alarm_ended("gas-2")  # acknowledged
+    for _ in range(60):  # enough to make it compact at least once
+        seq, _ = accept_and_wait(first, "plant/x", b"y" * 100)
+        first.close(seq, None, "plant/x", time.time(), [("r", "{}")])
+        first.sent(seq)
+    first.stop()
+    assert path.stat().st_size < 4096, "it compacted"
+    time.sleep(0.3)
+
+    recovered = Journal(path, keep_seen_s=60).open()
+    assert recovered.shelved == {"plant/9/#": pytest.approx(now + 600, abs=0.01)}
+    (alarm,) = recovered.unacknowledged
+    assert (alarm.key, alarm.seq, alarm.topic, alarm.payload) == (
+        "gas-1",
+        4,
+        "plant/1/alarm",
+        b'{"id":"gas-1"}',
+    )
+    assert alarm.due == pytest.approx(now + 60, abs=0.01)

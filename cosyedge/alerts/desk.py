@@ -2,7 +2,8 @@
 
 The policy sits behind one lock. Messages and commands (paho's network thread), the
 announcer and the clock thread all come through here, and each change is followed at once,
-in order, by its journal entries and reports.
+in order, by its journal entries and reports. Shelves and unacknowledged alarms are journaled
+as they change, so a restart neither unshelves a source nor stops re-announcing an alarm.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 
 from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.alerts.commands import BadCommand, parse_command
-from cosyedge.alerts.journal import Recovered
+from cosyedge.alerts.journal import Journal, Recovered
 from cosyedge.alerts.policy import AlarmPolicy, Delivery, Effect, Item, Outcome
 from cosyedge.mqtt.intake import Intake
 from cosyedge.mqtt.reports import Reporter
@@ -24,19 +25,50 @@ TICK_S = 0.1
 
 
 class AlarmDesk:
-    def __init__(self, policy: AlarmPolicy, intake: Intake, reporter: Reporter) -> None:
+    def __init__(
+        self, policy: AlarmPolicy, intake: Intake, reporter: Reporter, journal: Journal
+    ) -> None:
         self.policy = policy
         self.intake = intake
         self.reporter = reporter
+        self.journal = journal
         self._cond = threading.Condition()
         self._status: dict | None = None
+        # What the journal holds of the lasting state, on the policy's clock.
+        self._kept_shelves: dict[str, float] = {}
+        self._kept_alarms: dict[str, float] = {}  # key -> due
 
     def recover(self, recovered: Recovered) -> None:
-        """Take up what the previous run left: known ids, unconfirmed reports, open alerts."""
+        """Take up what the previous run left: known ids, unconfirmed reports, shelves,
+        unacknowledged alarms and open alerts."""
         for seen in recovered.seen:
             self.policy.remember(seen.key, _on_clock(seen.received), seen.topic)
         for unsent in recovered.unsent:
             self.reporter.send(unsent.seq, unsent.messages)
+        alarms = []
+        for saved in recovered.unacknowledged:
+            ticket = self.intake.ticket(saved.seq, saved.topic, saved.payload, saved.received)
+            try:
+                offer = self.intake.offer(ticket, saved.payload, _on_clock(saved.received))
+            except RejectedAlert as exc:
+                offer, why = None, f"no longer an alert ({exc})"
+            else:
+                why = "no longer re-announced by the configuration"
+            if offer is None or offer.announcement is None or offer.timing.reannounce_s <= 0:
+                log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
+                self.journal.alarm_ended(saved.key)
+                continue
+            alarms.append((offer, _on_clock(saved.due)))
+        with self._cond:
+            self.policy.restore({p: _on_clock(t) for p, t in recovered.shelved.items()}, alarms)
+            self._kept_shelves, kept = self.policy.lasting()
+            self._kept_alarms = {key: due for key, (_, due) in kept.items()}
+        if alarms or recovered.shelved:
+            log.info(
+                "taken up from the last run: %d unacknowledged alarms, %d shelved sources",
+                len(alarms),
+                len(recovered.shelved),
+            )
         for pending in recovered.pending:
             self.submit(pending.seq, pending.topic, pending.payload, pending.received)
 
@@ -120,6 +152,7 @@ class AlarmDesk:
         self.reporter.status(state, **status)
 
     def _emit(self, effects: list[Effect]) -> None:
+        self._keep()
         for effect in effects:
             if isinstance(effect, Outcome):
                 if effect.kind not in ("spoken", "summarized"):
@@ -130,7 +163,29 @@ class AlarmDesk:
                 log.info("%s %s", effect.kind.replace("_", " "), dict(effect.detail))
                 self.reporter.event(effect)
 
+    def _keep(self) -> None:
+        """Journal what changed of the shelves and unacknowledged alarms (under the lock)."""
+        shelved, alarms = self.policy.lasting()
+        for pattern, until in shelved.items():
+            if self._kept_shelves.get(pattern) != until:
+                self.journal.shelf(pattern, _on_wall(until))
+        for pattern in self._kept_shelves.keys() - shelved.keys():
+            self.journal.shelf(pattern, None)
+        for key, (offer, due) in alarms.items():
+            if self._kept_alarms.get(key) != due:
+                t = offer.ticket
+                self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, _on_wall(due))
+        for key in self._kept_alarms.keys() - alarms.keys():
+            self.journal.alarm_ended(key)
+        self._kept_shelves = shelved
+        self._kept_alarms = {key: due for key, (_, due) in alarms.items()}
 
-def _on_clock(received: float) -> float:
-    """A wall-clock receipt time on the monotonic clock the rules run on."""
-    return time.monotonic() - (time.time() - received)
+
+def _on_clock(wall: float) -> float:
+    """A wall-clock time on the monotonic clock the rules run on."""
+    return time.monotonic() - (time.time() - wall)
+
+
+def _on_wall(clock: float) -> float:
+    """A time on the rules' monotonic clock as wall-clock time, for the journal."""
+    return time.time() - (time.monotonic() - clock)

@@ -7,8 +7,10 @@ paho's network thread never waits for the disk, and one fsync covers a burst of 
 
 Lines are JSON: `in` (a message accepted), `out` (its outcome and the reports that tell it),
 `sent` (the broker confirmed those reports), `seen` (an id recently handled, to recognise a
-redelivery) and `next` (the next sequence number). When the file grows past a limit it is
-rewritten with only what is still open.
+redelivery) and `next` (the next sequence number). Alarm state that must outlive a restart is
+kept too: `shelf` (a source shelved until a time, or no longer) and `alarm` (a spoken alarm
+still unacknowledged: its message and when it is due again, or `end` once it is settled).
+When the file grows past a limit it is rewritten with only what is still open.
 """
 
 from __future__ import annotations
@@ -55,11 +57,25 @@ class Seen:
     topic: str
 
 
+@dataclass(frozen=True)
+class Unacknowledged:
+    """A spoken alarm that was still re-announced when the last run ended."""
+
+    key: str
+    seq: int
+    topic: str
+    payload: bytes
+    received: float  # wall clock
+    due: float  # wall clock: its next re-announcement
+
+
 @dataclass
 class Recovered:
     pending: list[Pending] = field(default_factory=list)
     unsent: list[Unsent] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
+    shelved: dict[str, float] = field(default_factory=dict)  # topic filter -> until, wall clock
+    unacknowledged: list[Unacknowledged] = field(default_factory=list)
 
 
 @dataclass
@@ -84,6 +100,8 @@ class Journal:
         self._pending: dict[int, dict] = {}
         self._unsent: dict[int, dict] = {}
         self._seen: dict[str, dict] = {}
+        self._shelved: dict[str, float] = {}
+        self._alarms: dict[str, dict] = {}
         self._writer: threading.Thread | None = None
         self.on_error: Callable[[str], None] | None = None  # e.g. publish on the error topic
 
@@ -112,6 +130,13 @@ class Journal:
                 Unsent(s, [(t, p) for t, p in r["send"]]) for s, r in sorted(self._unsent.items())
             ],
             seen=[Seen(k, r["at"], r["topic"]) for k, r in self._seen.items()],
+            shelved={p: t for p, t in self._shelved.items() if t > time.time()},
+            unacknowledged=[
+                Unacknowledged(
+                    k, r["seq"], r["topic"], base64.b64decode(r["payload"]), r["at"], r["due"]
+                )
+                for k, r in self._alarms.items()
+            ],
         )
         self._compact()
         self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
@@ -158,6 +183,31 @@ class Journal:
     def sent(self, seq: int) -> None:
         with self._lock:
             self._enqueue({"sent": seq}, None)
+
+    def shelf(self, pattern: str, until: float | None) -> None:
+        """A source shelved until `until` (wall clock), or, with None, no longer."""
+        with self._lock:
+            self._enqueue({"shelf": pattern, "until": until}, None)
+
+    def alarm(
+        self, key: str, seq: int, topic: str, payload: bytes, received: float, due: float
+    ) -> None:
+        """A spoken alarm awaits acknowledgement; it is due again at `due` (wall clock)."""
+        record = {
+            "alarm": key,
+            "seq": seq,
+            "topic": topic,
+            "payload": base64.b64encode(payload).decode("ascii"),
+            "at": round(received, 3),
+            "due": round(due, 3),
+        }
+        with self._lock:
+            self._enqueue(record, None)
+
+    def alarm_ended(self, key: str) -> None:
+        """Acknowledged, cleared, silenced or expired: not to be taken up after a restart."""
+        with self._lock:
+            self._enqueue({"alarm": key, "end": True}, None)
 
     def _enqueue(self, record: dict, then: Callable[[], None] | None) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
@@ -223,6 +273,16 @@ class Journal:
             self._unsent.pop(int(record["sent"]), None)
         elif "seen" in record:
             self._seen[record["seen"]] = {"at": record["at"], "topic": record["topic"]}
+        elif "shelf" in record:
+            if record["until"] is None:
+                self._shelved.pop(record["shelf"], None)
+            else:
+                self._shelved[record["shelf"]] = float(record["until"])
+        elif "alarm" in record:
+            if record.get("end"):
+                self._alarms.pop(record["alarm"], None)
+            else:
+                self._alarms[record["alarm"]] = record
         elif "next" in record:
             self._next_seq = max(self._next_seq, int(record["next"]))
         else:
@@ -235,6 +295,9 @@ class Journal:
         with self._lock:
             records = [{"next": self._next_seq}]
         records += [{"seen": k, **r} for k, r in self._seen.items()]
+        self._shelved = {p: t for p, t in self._shelved.items() if t > time.time()}
+        records += [{"shelf": p, "until": t} for p, t in self._shelved.items()]
+        records += list(self._alarms.values())
         records += list(self._pending.values()) + list(self._unsent.values())
         data = b"".join(
             json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,7 @@ class Ticket:
     topic: str
     received: float  # wall clock
     hermes: HermesRequest | None = None
+    payload: bytes = b""  # kept so an unacknowledged alarm can be taken up after a restart
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,19 @@ class AlarmPolicy:
         self._tally: list[Offer] = []  # alarms of the flood not yet counted by a summary
         self._next_summary = -math.inf
         self._stop: str | None = None  # why the item being spoken must stop now
+
+    # -- what outlives a restart ----------------------------------------------------------
+    def lasting(self) -> tuple[dict[str, float], dict[str, tuple[Offer, float]]]:
+        """Shelves (topic filter -> until) and the alarms still re-announced (key -> offer,
+        due): what the journal keeps so that a restart neither unshelves nor forgets them."""
+        alarms = {k: (a.offer, a.due) for k, a in self._active.items() if not a.silenced}
+        return dict(self._shelved), alarms
+
+    def restore(self, shelved: Mapping[str, float], alarms: Iterable[tuple[Offer, float]]) -> None:
+        """Take up the last run's shelves and unacknowledged alarms (times on our clock)."""
+        self._shelved.update(shelved)
+        for offer, due in alarms:
+            self._active[offer.key] = _Active(offer, due)
 
     # -- intake ---------------------------------------------------------------------------
     def remember(self, key: str, at: float, source: str) -> None:

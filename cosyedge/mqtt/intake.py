@@ -55,7 +55,7 @@ class Intake:
         request = None
         if self._is_hermes(topic):
             request = hermes.request_of(payload) or hermes.HermesRequest(self.config.hermes.site_id)
-        return Ticket(seq, topic, received, request)
+        return Ticket(seq, topic, received, request, payload)
 
     def offer(self, ticket: Ticket, payload: bytes, at: float) -> Offer:
         max_bytes = self.config.mqtt.max_payload_bytes
