@@ -115,8 +115,8 @@ class Daemon:
         # espeak-ng speaks from its own process: unloading that voice would free nothing.
         in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
         self.memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
-        # First: short, and what is left if all fails. The generic phrases are English.
-        fallback = FallbackPhrases(voices.get("en") or next(iter(voices.values())))
+        # First: short, and what is left if all fails.
+        fallback = FallbackPhrases(voices)
         for lang, voice in in_process.items():
             reference = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
             self.memory.measure_voice(voice, reference)

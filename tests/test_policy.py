@@ -22,13 +22,14 @@ def offer(
     at: float = 0.0,
     topic: str = "plant/1/temp",
     clear: bool = False,
+    lang: str = "en",
     **timing: float,
 ) -> Offer:
     seq = next(_seq)
     key = key or f"a{seq}"
     alert = Alert(topic, {}, key, priority)
     text = f"{priority} alarm {key}"
-    announcement = None if clear else Announcement(text, "en", priority, alert)
+    announcement = None if clear else Announcement(text, lang, priority, alert)
     return Offer(Ticket(seq, topic, 1e9 + at), key, at, Timing(**timing), announcement)
 
 
@@ -194,6 +195,20 @@ def test_flood_summarizes_speaks_criticals_and_announces_its_end():
     final, _ = speak_next(p, 11)
     assert final.text == "The alarm flood is over."
     assert not p.flood.active
+
+
+def test_a_flood_of_mandarin_alarms_is_summarized_in_mandarin():
+    p = policy(flood=FloodConfig(threshold=2, window_s=10, end_at=0, summary_interval_s=5))
+    zh = [offer(priority="high", at=i * 0.1, lang="zh") for i in range(3)]
+    en = offer(priority="low", at=0.3)
+    for o in [*zh, en]:
+        p.offer(o, o.at)
+    summary, _ = speak_next(p, 1)
+    assert summary.lang == "zh"
+    assert summary.text == f"报警泛滥：4条新报警。最高：high alarm {zh[0].key}。"  # noqa: RUF001
+    p.tick(11)
+    final, _ = speak_next(p, 11)
+    assert (final.lang, final.text) == ("zh", "报警泛滥已结束。")
 
 
 def test_ack_stops_reannouncement():

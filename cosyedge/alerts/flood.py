@@ -45,17 +45,27 @@ class FloodWatch:
             self._arrivals.popleft()
 
 
-def summary_text(priorities: Sequence[str], highest: str | None, final: bool) -> str:
-    """ "Alarm flood: 12 new alarms, 3 critical. Highest: <its phrase>" and/or the flood's end."""
+def summary_text(
+    priorities: Sequence[str], highest: str | None, final: bool, lang: str = "en"
+) -> str:
+    """ "Alarm flood: 12 new alarms, 3 critical. Highest: <its phrase>" and/or the flood's end,
+    in English or Mandarin: an operator who hears alarms in Mandarin hears the summary so too."""
+    zh = lang == "zh"
     parts = []
     if priorities:
         n, critical = len(priorities), sum(p == "critical" for p in priorities)
-        head = f"Alarm flood: {n} new alarm{'s' if n != 1 else ''}"
-        if critical:
-            head += f", {critical} critical"
-        parts.append(head + ".")
-        if highest:
-            parts.append(f"Highest: {highest.rstrip('.')}.")
+        if zh:
+            head = f"报警泛滥：{n}条新报警" + (f"，其中{critical}条紧急" if critical else "")
+            parts.append(head + "。")
+            if highest:
+                parts.append(f"最高：{highest.rstrip('.。')}。")
+        else:
+            head = f"Alarm flood: {n} new alarm{'s' if n != 1 else ''}"
+            if critical:
+                head += f", {critical} critical"
+            parts.append(head + ".")
+            if highest:
+                parts.append(f"Highest: {highest.rstrip('.。')}.")
     if final:
-        parts.append("The alarm flood is over.")
-    return " ".join(parts)
+        parts.append("报警泛滥已结束。" if zh else "The alarm flood is over.")
+    return ("" if zh else " ").join(parts)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +120,7 @@ class Item:
     text: str = ""
     final: bool = False  # a summary that also says the flood is over
     tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
+    summary_lang: str = "en"  # summary: the language most of the alarms it counts speak
 
     @property
     def rank(self) -> int:
@@ -139,8 +140,10 @@ class Item:
 
     @property
     def lang(self) -> str:
-        announcement = self.offers[0].announcement if self.kind != "summary" else None
-        return announcement.lang if announcement else "en"  # summaries are worded in English
+        if self.kind == "summary":
+            return self.summary_lang
+        announcement = self.offers[0].announcement
+        return announcement.lang if announcement else "en"
 
 
 @dataclass
@@ -151,6 +154,13 @@ class _Active:
     due: float
     item: Item | None = None  # its re-announcement, while queued or spoken
     silenced: bool = False
+
+
+def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
+    """The language most of these alarms are said in; on a tie, the highest alarm's."""
+    langs = Counter(o.announcement.lang for o in offers if o.announcement)
+    first = top.announcement.lang if top.announcement else "en"
+    return max(langs, key=lambda lang: (langs[lang], lang == first), default=first)
 
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
@@ -174,6 +184,7 @@ class AlarmPolicy:
         self._batch: Item | None = None  # the flood summary being gathered
         self._tally: list[Offer] = []  # alarms of the flood not yet counted by a summary
         self._next_summary = -math.inf
+        self._summary_lang = "en"  # a flood's end is said in the language of its last summary
         self._stop: str | None = None  # why the item being spoken must stop now
 
     # -- what outlives a restart ----------------------------------------------------------
@@ -396,7 +407,11 @@ class AlarmPolicy:
                 counted = item.tally or item.offers
                 top = min(counted, key=lambda o: (PRIORITIES.index(o.priority), o.at), default=None)
                 highest = top.announcement.text if top and top.announcement else None
-                item.text = summary_text([o.priority for o in counted], highest, item.final)
+                if top is not None:
+                    self._summary_lang = _most_spoken(counted, top)
+                item.summary_lang = self._summary_lang
+                priorities = [o.priority for o in counted]
+                item.text = summary_text(priorities, highest, item.final, item.summary_lang)
             elif now >= item.expires:
                 effects += self._expired(item)
                 continue

@@ -45,11 +45,11 @@ class Speech:
         voice = self.voices.get(item.lang)
         if voice is None:  # a template reloaded with a language whose voice loads at restart
             log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
-            return self.fallback.rendering(item.priority)
+            return self.fallback.rendering(item.priority, item.lang)
         if self.memory.may_synthesize(item.priority, voice):
             return self.renderer.render(item.text, item.lang)
         cached = self.renderer.cached(item.text, item.lang)
-        return cached or self.fallback.rendering(item.priority)
+        return cached or self.fallback.rendering(item.priority, item.lang)
 
 
 class Announcer:
@@ -138,7 +138,7 @@ class Announcer:
             if not is_out_of_memory(exc):
                 raise
             self.speech.memory.out_of_memory(exc)
-            rendering = self.speech.fallback.rendering(item.priority)
+            rendering = self.speech.fallback.rendering(item.priority, item.lang)
             return rendering, self._play(item, rendering, cut)
 
     def _play(self, item: Item, rendering: Rendering, cut: list[bool]) -> Playback:

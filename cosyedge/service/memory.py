@@ -28,7 +28,7 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -46,10 +46,18 @@ DROP_BUFFERS_EVERY_S = 5.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
 
 GENERIC_PHRASES = {
-    "critical": "Critical alarm. Check the alarm panel.",
-    "high": "High priority alarm. Check the alarm panel.",
-    "medium": "New alarm. Check the alarm panel.",
-    "low": "New notice on the alarm panel.",
+    "en": {
+        "critical": "Critical alarm. Check the alarm panel.",
+        "high": "High priority alarm. Check the alarm panel.",
+        "medium": "New alarm. Check the alarm panel.",
+        "low": "New notice on the alarm panel.",
+    },
+    "zh": {
+        "critical": "紧急报警。请查看报警面板。",
+        "high": "高优先级报警。请查看报警面板。",
+        "medium": "新报警。请查看报警面板。",
+        "low": "报警面板上有新通知。",
+    },
 }
 
 MIB = 1 << 20
@@ -128,25 +136,32 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 class FallbackPhrases:
-    """The generic phrases, synthesized at start and held in memory (about 0.4 MB), so they
-    can be said when synthesis is refused or fails, whatever state memory or disk are in.
-    They stay out of the phrase cache, which holds what alerts and templates say."""
+    """The generic phrases, synthesized at start in each configured language that has them and
+    held in memory (about 0.4 MB a language), so they can be said when synthesis is refused
+    or fails, whatever state memory or disk are in. They stay out of the phrase cache, which
+    holds what alerts and templates say."""
 
-    def __init__(self, voice: Voice) -> None:
-        self.sample_rate = voice.sample_rate
-        self._pcm: dict[str, np.ndarray] = {}
-        for priority, text in GENERIC_PHRASES.items():
-            try:
-                self._pcm[priority] = np.concatenate(list(voice.synthesize(text)))
-            except Exception as exc:
-                if not is_out_of_memory(exc):
-                    raise
-                log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
+    def __init__(self, voices: Mapping[str, Voice]) -> None:
+        self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
+        for lang, voice in voices.items():
+            for priority, text in GENERIC_PHRASES.get(lang, {}).items():
+                try:
+                    pcm = np.concatenate(list(voice.synthesize(text)))
+                except Exception as exc:
+                    if not is_out_of_memory(exc):
+                        raise
+                    log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
+                    continue
+                self._pcm[lang, priority] = voice.sample_rate, pcm
 
-    def rendering(self, priority: str) -> Rendering:
-        if priority not in self._pcm:
+    def rendering(self, priority: str, lang: str = "en") -> Rendering:
+        """The phrase in the alert's language, else in English, else in any language we have."""
+        found = self._pcm.get((lang, priority)) or self._pcm.get(("en", priority))
+        found = found or next((v for (_, p), v in self._pcm.items() if p == priority), None)
+        if found is None:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
-        return Rendering(self.sample_rate, "generic", iter([self._pcm[priority]]))
+        rate, pcm = found
+        return Rendering(rate, "generic", iter([pcm]))
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
