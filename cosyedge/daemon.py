@@ -66,7 +66,7 @@ class Daemon:
         assert self.desk is not None
         if self.intake.is_command(topic):
             self.desk.command(payload)
-            ack()
+            self.journal.when_written(ack)  # what the command changed is on disk first
             return
         if not self.intake.wants(topic, payload):
             ack()

@@ -109,3 +109,20 @@ def test_shelves_and_unacknowledged_alarms_survive_until_they_end(tmp_path: Path
         b'{"id":"gas-1"}',
     )
     assert alarm.due == pytest.approx(now + 60, abs=0.01)
+
+
+def test_a_commands_ack_waits_for_what_it_changed(tmp_path: Path):
+    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60)
+    journal.open()
+    seen: list[bytes] = []
+    done = threading.Event()
+
+    def acked() -> None:
+        seen.append(journal.path.read_bytes())
+        done.set()
+
+    journal.shelf("plant/9/#", time.time() + 600)
+    journal.when_written(acked)
+    assert done.wait(5)
+    assert b'"shelf":"plant/9/#"' in seen[0]
+    journal.stop()

@@ -80,7 +80,7 @@ class Recovered:
 
 @dataclass
 class _Record:
-    record: dict
+    record: dict | None  # None: nothing to write, only `then` to run once the rest is written
     line: bytes
     then: Callable[[], None] | None = None
 
@@ -209,6 +209,13 @@ class Journal:
         with self._lock:
             self._enqueue({"alarm": key, "end": True}, None)
 
+    def when_written(self, then: Callable[[], None]) -> None:
+        """Run `then` once everything recorded so far is on disk: a command's broker ack waits
+        for the shelf or alarm records the command changed."""
+        with self._lock:
+            self._queue.append(_Record(None, b"", then))
+            self._lock.notify()
+
     def _enqueue(self, record: dict, then: Callable[[], None] | None) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         self._queue.append(_Record(record, line, then))
@@ -249,7 +256,8 @@ class Journal:
                     self.on_error(problem)
                 continue
             for r in batch:
-                self._apply(r.record)
+                if r.record is not None:
+                    self._apply(r.record)
                 if r.then is not None:
                     r.then()
             try:
