@@ -3,7 +3,9 @@
     scripts/prove [--size ci|full] [--only kill9,broker,...] [--soak-minutes M] [--readme]
 
 Writes bench/results/prove.json and prove.md; with --readme the table between the
-`proving-table` markers in README.md is replaced by this run's.
+`proving-table` markers in README.md is replaced by this run's. With --only, the scenarios
+run replace their rows in the last run's results and the rest are kept, so one scenario can
+be measured again without the 40 minutes of the others.
 """
 
 from __future__ import annotations
@@ -83,6 +85,15 @@ def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> st
     return "\n".join([head, "", *rows, "", *notes])
 
 
+def previous() -> dict[str, scenarios.Result]:
+    """The rows of the last run, by scenario name."""
+    try:
+        saved = json.loads((RESULTS / "prove.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {d.pop("name"): scenarios.Result(**d) for d in saved if "name" in d}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(scenarios.SIZES), default="full")
@@ -96,7 +107,7 @@ def main() -> int:
     names = args.only.split(",") if args.only else [*scenarios.SCENARIOS, "fuzz"]
     if not size["soak_s"] and "soak" in names:
         names.remove("soak")
-    results = []
+    fresh: dict[str, scenarios.Result] = {}
     with tempfile.TemporaryDirectory(prefix="cosyedge-prove-") as tmp:
         for name in names:
             print(f"== {name}", flush=True)
@@ -109,9 +120,15 @@ def main() -> int:
                     print(f"skipped: {exc}", flush=True)
                     continue
             print(json.dumps(result.as_dict()), flush=True)
-            results.append(result)
+            fresh[name] = result
+    kept = previous() if args.only else {}
+    order = [*scenarios.SCENARIOS, "fuzz"]
+    merged = {**kept, **fresh}
+    named = sorted(merged.items(), key=lambda kv: order.index(kv[0]))
+    results = [r for _, r in named]
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "prove.json").write_text(json.dumps([r.as_dict() for r in results], indent=2))
+    saved = [{"name": name, **r.as_dict()} for name, r in named]
+    (RESULTS / "prove.json").write_text(json.dumps(saved, indent=2))
     text = table(results, args.size, size["soak_s"] / 60)
     (RESULTS / "prove.md").write_text(text + "\n")
     print(text)
@@ -120,7 +137,7 @@ def main() -> int:
         old = readme.read_text()
         start, end = old.index(BEGIN) + len(BEGIN), old.index(END)
         readme.write_text(old[:start] + "\n" + text + "\n" + old[end:])
-    failed = [r.scenario for r in results if r.lost or r.missing_reasons]
+    failed = [r.scenario for r in fresh.values() if r.lost or r.missing_reasons]
     if failed:
         print(f"LOST OR UNEXPLAINED OUTCOMES in: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0

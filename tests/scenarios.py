@@ -53,7 +53,7 @@ SIZES: dict[str, dict[str, float]] = {
         "device": 40,
         "device_outage_s": 30,
         "cache": 30,
-        "malformed": 3000,
+        "malformed": 10000,
         "valid_every": 20,
         "flood": 1000,
         "soak_s": 1800,
