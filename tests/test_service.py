@@ -43,6 +43,16 @@ def unsaid_ids(state_dir: Path) -> list[str]:
         journal.stop()
 
 
+def sigterm_and_wait(daemon, notify_socket) -> float:
+    """SIGTERM, STOPPING=1 at once, a clean exit: how long the exit took."""
+    stop_sent = time.monotonic()
+    daemon.process.send_signal(signal.SIGTERM)
+    notify_socket.wait_for("STOPPING", "1", since=stop_sent, timeout=5)
+    daemon.process.wait(timeout=15)
+    assert daemon.process.returncode == 0, daemon.log()
+    return time.monotonic() - stop_sent
+
+
 def test_ready_only_once_the_broker_is_connected_then_status_and_watchdog(
     make_daemon, notify_socket, tmp_path
 ):
@@ -141,12 +151,7 @@ def test_watchdog_stops_while_an_audio_write_hangs_and_sigterm_still_exits(
         publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "stuck-2"}))
         wait_until(lambda: "accepted alert stuck-2" in daemon.log(), 10, "stuck-2 accepted")
         time.sleep(1.0)
-        stop_sent = time.monotonic()
-        daemon.process.send_signal(signal.SIGTERM)
-        notify_socket.wait_for("STOPPING", "1", since=stop_sent, timeout=5)
-        daemon.process.wait(timeout=15)
-        took = time.monotonic() - stop_sent
-        assert daemon.process.returncode == 0, daemon.log()
+        took = sigterm_and_wait(daemon, notify_socket)
         assert took < 5 + 3, f"exit took {took:.1f} s"
         assert "announcer did not stop within 5 s; exiting without it" in daemon.log()
         assert unsaid_ids(tmp_path / "state") == ["stuck-2"]
@@ -164,12 +169,7 @@ def test_sigterm_finishes_the_clause_saves_the_queue_and_the_next_start_speaks_i
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Third alert.", "id": "q-3"}))
     # Once the first clause reached the device, stop while the rest is still being made.
     wait_until(lambda: any(p.stat().st_size for p in alsa_sink.files()), 30, "first clause")
-    stop_sent = time.monotonic()
-    daemon.process.send_signal(signal.SIGTERM)
-    notify_socket.wait_for("STOPPING", "1", since=stop_sent, timeout=5)
-    daemon.process.wait(timeout=15)
-    took = time.monotonic() - stop_sent
-    assert daemon.process.returncode == 0, daemon.log()
+    took = sigterm_and_wait(daemon, notify_socket)
     assert took < 5, f"exit took {took:.1f} s"
     assert "cut alert long-1 after a clause; kept" in daemon.log()
     assert "3 unsaid alerts saved for the next start" in daemon.log()
