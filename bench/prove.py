@@ -75,9 +75,9 @@ def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> st
     for r in results:
         other = ", ".join(f"{k} {v}" for k, v in r.other.items()) or "-"
         recovery = "-" if r.recovery_s is None else f"{r.recovery_s:.1f} s"
+        peak = f"{r.peak_rss_mb:.0f} MB" if r.peak_rss_mb else "-"  # in process: not measured
         rows.append(
-            f"| {r.scenario} | {r.sent} | {r.spoken} | {other} | {r.lost} | {recovery} "
-            f"| {r.peak_rss_mb:.0f} MB |"
+            f"| {r.scenario} | {r.sent} | {r.spoken} | {other} | {r.lost} | {recovery} | {peak} |"
         )
     notes = [f"- {r.scenario}: {n}" for r in results for n in r.notes]
     when = time.strftime("%Y-%m-%d", time.gmtime())
