@@ -84,6 +84,8 @@ class Announcer:
                 delivery = self._announce(item)
             self.desk.finished(item, delivery)
             self.current = None
+            if delivery.detail.get("source") == "synth" and not self.desk.waiting():
+                self.speech.fallback.prepare(item.lang)  # its front end is loaded: cheap now
             if delivery.kind == "unplayed":
                 self._pause(self.player.retry_in())
 

@@ -136,23 +136,42 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 
 class FallbackPhrases:
-    """The generic phrases, synthesized at start in each configured language that has them and
-    held in memory (about 0.4 MB a language), so they can be said when synthesis is refused
-    or fails, whatever state memory or disk are in. They stay out of the phrase cache, which
-    holds what alerts and templates say."""
+    """The generic phrases, held in memory (about 0.4 MB a language), so they can be said when
+    synthesis is refused or fails, whatever state memory or disk are in. They stay out of the
+    phrase cache, which holds what alerts and templates say.
+
+    English is rendered at start. Another language is rendered once its voice has spoken an
+    alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
+    56 MB), so a site that never says Chinese never pays for Chinese generic phrases."""
 
     def __init__(self, voices: Mapping[str, Voice]) -> None:
+        self._voices = dict(voices)
         self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
-        for lang, voice in voices.items():
-            for priority, text in GENERIC_PHRASES.get(lang, {}).items():
-                try:
-                    pcm = np.concatenate(list(voice.synthesize(text)))
-                except Exception as exc:
-                    if not is_out_of_memory(exc):
-                        raise
-                    log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
-                    continue
-                self._pcm[lang, priority] = voice.sample_rate, pcm
+        self._prepared: set[str] = set()
+        self._render("en" if "en" in voices else next(iter(voices)))
+
+    def prepare(self, lang: str) -> None:
+        """Render `lang`'s phrases if that has not been done yet; never raises."""
+        if lang in self._prepared or lang not in self._voices:
+            return
+        try:
+            self._render(lang)
+        except Exception as exc:
+            log.error("cannot render the generic phrases for %r: %s", lang, _first_line(exc))
+
+    def _render(self, lang: str) -> None:
+        self._prepared.add(lang)
+        voice = self._voices[lang]
+        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
+        for priority, text in phrases.items():
+            try:
+                pcm = np.concatenate(list(voice.synthesize(text)))
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
+                continue
+            self._pcm[lang, priority] = voice.sample_rate, pcm
 
     def rendering(self, priority: str, lang: str = "en") -> Rendering:
         """The phrase in the alert's language, else in English, else in any language we have."""
