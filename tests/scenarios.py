@@ -638,9 +638,20 @@ def leak_notes(probe: Probe, pid: int) -> list[str]:
     rss = [s[2] for s in half]
     slope = statistics.linear_regression(t, rss).slope * 3600  # MB per hour
     noise = statistics.pstdev(rss)
+    # Synthesis raises RSS for a moment and gives it back; a leak raises the floor between.
+    minutes: dict[int, list[tuple[float, float]]] = {}
+    for when, mb in zip(t, rss, strict=True):
+        minutes.setdefault(int(when // 60), []).append((when, mb))
+    floors = [min(ms, key=lambda s: s[1]) for ms in minutes.values()]
+    floor = (
+        statistics.linear_regression([f[0] for f in floors], [f[1] for f in floors]).slope * 3600
+        if len(floors) >= 3
+        else 0.0
+    )
     return [
         f"RSS second half: {min(rss):.0f}-{max(rss):.0f} MB, trend {slope:+.1f} MB/h, "
-        f"sd {noise:.1f} MB",
+        f"sd {noise:.1f} MB; per-minute floor {floors[0][1]:.0f} -> {floors[-1][1]:.0f} MB, "
+        f"trend {floor:+.1f} MB/h",
         f"open files {half[0][3]} -> {samples[-1][3]}, threads {half[0][4]} -> {samples[-1][4]}",
     ]
 
