@@ -14,15 +14,17 @@ from pathlib import Path
 
 from cosyedge.alerts.desk import AlarmDesk
 from cosyedge.alerts.journal import Journal
-from cosyedge.alerts.policy import AlarmPolicy
+from cosyedge.alerts.policy import AlarmPolicy, Event
 from cosyedge.announcements.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
+from cosyedge.faults import Faults
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.intake import Intake
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttIntake
+from cosyedge.service.health import Fault, Health
 from cosyedge.service.memory import (
     REFERENCE_TEXT,
     FallbackPhrases,
@@ -50,7 +52,12 @@ class Daemon:
         self.config = config
         self.config_path = config_path
         self.intake = Intake(config)
-        self.journal = Journal(config.state_dir / "journal.jsonl", config.alarms.dedup_window_s)
+        self.faults = Faults.from_env()
+        self.journal = Journal(
+            config.state_dir / "journal.jsonl", config.alarms.dedup_window_s, faults=self.faults
+        )
+        self.journal_beat = self.journal.beat = Heartbeat("journal")
+        self.health = Health(self._fault_changed)
         self.desk: AlarmDesk | None = None
         self.announcer: Announcer | None = None
         self._stop = threading.Event()
@@ -62,19 +69,24 @@ class Daemon:
         self._synthesizing = False  # a synthesis did not stop at shutdown
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
-    def on_message(self, topic: str, payload: bytes, ack: Callable[[], None]) -> None:
+    def on_message(
+        self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
+    ) -> None:
         assert self.desk is not None
         if self.intake.is_command(topic):
-            self.desk.command(payload)
+            self.desk.command(payload, retained)
             self.journal.when_written(ack)  # what the command changed is on disk first
             return
         if not self.intake.wants(topic, payload):
             ack()
             return
         received = time.time()
+        # A retained message the broker replays (at a start or a new subscription) is said
+        # once per payload: if it was heard on its topic before, it is not said again.
+        again = retained and self.journal.heard(topic, payload)
         # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
-        seq = self.journal.accept(topic, payload, received, then=ack)
-        self.desk.submit(seq, topic, payload, received)
+        seq = self.journal.accept(topic, payload, received, then=ack, again=again)
+        self.desk.submit(seq, topic, payload, received, again)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
@@ -125,14 +137,12 @@ class Daemon:
 
         self.mqtt = self._mqtt(config)
         reporter = self.reporter = Reporter(config.reports, self._publish, self.journal)
-        self.journal.on_error = reporter.error
+        self.journal.on_trouble = functools.partial(self.health.set, "journal")
+        reporter.on_trouble = functools.partial(self.health.set, "reports")
         desk = self.desk = AlarmDesk(
-            AlarmPolicy(config.alarms), self.intake, reporter, self.journal
+            AlarmPolicy(config.alarms), self.intake, reporter, self.journal, self.health
         )
-        try:
-            recovered = self.journal.open()
-        except OSError as exc:
-            raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
+        recovered = self.journal.open()
         desk.recover(recovered)
         if recovered.pending:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
@@ -158,7 +168,8 @@ class Daemon:
         phrases = declared_phrases(config.templates)
         self.upkeep = CacheUpkeep(self.cache, renderer, phrases, self.activity)
         self.upkeep.start()
-        watchdog = Watchdog(self.notifier, [self.announcer_beat, self.player_beat])
+        beats = [self.announcer_beat, self.player_beat, self.journal_beat]
+        watchdog = Watchdog(self.notifier, beats)
         while not self.mqtt.subscribed.is_set():
             target = f"{config.mqtt.host}:{config.mqtt.port}"
             self.notifier.status(f"starting: waiting for the MQTT broker at {target}")
@@ -184,6 +195,7 @@ class Daemon:
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
             on_connected=lambda: self.desk and self.desk.publish_status(),
             on_published=lambda mid: self.reporter.published(mid),
+            faults=self.faults,
         )
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
@@ -193,10 +205,26 @@ class Daemon:
         mqtt = "connected" if self.mqtt.connected else "disconnected, reconnecting"
         assert self.desk is not None and self.announcer is not None
         waiting = self.desk.waiting()
+        faults = self.health.describe()
         return (
-            f"mqtt: {mqtt}; audio: {self.player.describe()}; queue: {waiting}; "
+            (f"degraded: {faults}; " if faults else "")
+            + f"mqtt: {mqtt}; audio: {self.player.describe()}; queue: {waiting}; "
             f"memory: {self.memory.describe()}; last: {self.announcer.last}"
         )
+
+    def _fault_changed(self, name: str, fault: Fault | None) -> None:
+        """A fault's start goes to the event and error topics, its end to the event topic;
+        the retained status and systemd's STATUS follow at once."""
+        if self.desk is None:
+            return  # before start-up is done: the first status says it
+        if fault is None:
+            self.reporter.event(Event("fault_cleared", {"fault": name}))
+        else:
+            self.reporter.event(Event("fault", {"fault": name, "reason": fault.reason}))
+            self.reporter.error(f"{name}: {fault.reason}", fault=name)
+        self.desk.publish_status()
+        if self.announcer is not None:
+            self.notifier.status(self._status())
 
     def _shutdown(self, threads: list[threading.Thread]) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support import wait_until
 
-from cosyedge.alerts.journal import Journal
+from cosyedge.alerts.journal import Journal, check_record
+from cosyedge.faults import Faults, write_plan
 
 
 def accept_and_wait(journal: Journal, topic: str, payload: bytes) -> tuple[int, bytes]:
@@ -126,3 +131,178 @@ def test_a_commands_ack_waits_for_what_it_changed(tmp_path: Path):
     assert done.wait(5)
     assert b'"shelf":"plant/9/#"' in seen[0]
     journal.stop()
+
+
+# -- nothing read back is trusted -------------------------------------------------------------
+
+VALID = {
+    "in": {"in": 7, "at": 1700000000.0, "topic": "plant/1", "payload": "eyJpZCI6ImEifQ=="},
+    "out": {"out": 7, "key": "a", "topic": "plant/1", "at": 1700000000.0, "send": [["r", "{}"]]},
+    "sent": {"sent": 7},
+    "seen": {"seen": "a", "at": 1700000000.0, "topic": "plant/1"},
+    "heard": {"heard": "plant/1", "hashes": ["00ff"]},
+    "try": {"try": [7]},
+    "shelf": {"shelf": "plant/#", "until": 1700000000.0},
+    "alarm": {
+        "alarm": "a",
+        "seq": 7,
+        "topic": "plant/1",
+        "payload": "eyJpZCI6ImEifQ==",
+        "at": 1700000000.0,
+        "due": 1700000000.0,
+    },
+    "next": {"next": 8},
+}
+WRONG = [None, "x", "", [], {}, True, -1, 0, 10**30, 1e300, 1.5, ["a", 1], [[1, 2]], "%%%"]
+
+
+def damaged_variants() -> list[bytes]:
+    """Every record type with each key missing and each key holding each wrong value, and
+    lines that are not records at all."""
+    lines = []
+    for record in VALID.values():
+        for key in record:
+            lines.append(json.dumps({k: v for k, v in record.items() if k != key}).encode())
+            for wrong in WRONG:
+                lines.append(json.dumps({**record, key: wrong}).encode())
+    lines += [b"[]", b"42", b'"in"', b"{}", b'{"unknown": 1}', b"\xff\xfe{}", b"null"]
+    lines += [b'{"in": 1' + b"1" * 5000 + b"}", b"[" * 100_000 + b"]" * 100_000]
+    lines += [b'{"in":3,"at":NaN,"topic":"t","payload":""}', b'{"next":Infinity}']
+    return lines
+
+
+def test_every_damaged_line_is_kept_aside_and_the_rest_taken_up(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    variants = damaged_variants()
+    sentinel = {"in": 5000, "at": time.time(), "topic": "plant/ok", "payload": "b2s="}
+    path.write_bytes(b"\n".join([*variants, json.dumps(sentinel).encode(), b""]))
+    invalid = []
+    for number, raw in enumerate(variants, 1):
+        try:
+            check_record(json.loads(raw))
+        except (ValueError, RecursionError):
+            invalid.append(number)
+    assert len(invalid) > 300  # most variants really are damage, not valid records
+
+    journal = Journal(path, keep_seen_s=60)
+    recovered = journal.open()  # never raises on what it reads
+    journal.stop()
+    assert [d.line for d in recovered.damaged] == invalid
+    assert 5000 in [p.seq for p in recovered.pending]
+    assert all(p.topic == "plant/ok" or p.seq < 5000 for p in recovered.pending)
+    kept = [json.loads(line) for line in (tmp_path / "quarantine.jsonl").read_bytes().splitlines()]
+    assert [k["journal_line"] for k in kept] == invalid
+    assert base64.b64decode(kept[0]["raw"]) == variants[invalid[0] - 1][:65536]
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from([*VALID, "at", "topic", "payload", "key", "send", "until", "end"]),
+            st.none()
+            | st.booleans()
+            | st.integers()
+            | st.floats()
+            | st.text(max_size=8)
+            | st.lists(st.integers(1, 10), max_size=3),
+            max_size=6,
+        ),
+        max_size=20,
+    )
+)
+def test_no_journal_content_stops_a_start(tmp_path_factory, records):
+    path = tmp_path_factory.mktemp("j") / "journal.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    journal = Journal(path, keep_seen_s=60)
+    recovered = journal.open()
+    journal.stop()
+    assert len(recovered.damaged) <= len(records)
+
+
+def test_losing_the_journal_never_numbers_from_one_again(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    first = Journal(path, keep_seen_s=60)
+    first.open()
+    seqs = [accept_and_wait(first, "plant/1", b"x")[0] for _ in range(3)]
+    first.stop()
+    for loss in ("empty", "missing"):
+        if loss == "empty":
+            path.write_bytes(b"")
+        else:
+            path.unlink()
+        journal = Journal(path, keep_seen_s=60)
+        recovered = journal.open()
+        assert recovered.lost and "lost" in recovered.lost
+        seq, _ = accept_and_wait(journal, "plant/1", b"y")
+        journal.stop()
+        assert seq > max(seqs)
+        seqs.append(seq)
+
+
+# -- a disk that fails: nothing acknowledged that is not on disk, and recovery by itself -------
+
+
+def failing_journal(tmp_path: Path, **kwargs) -> tuple[Journal, Path, list]:
+    plan = tmp_path / "faults.json"
+    troubles: list = []
+    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60, faults=Faults(plan), **kwargs)
+    journal.on_trouble = troubles.append
+    journal.open()
+    return journal, plan, troubles
+
+
+@pytest.mark.parametrize(
+    "sites",
+    [["journal.write", "journal.compact"], ["journal.fsync", "journal.compact"]],
+)
+def test_acks_wait_while_the_disk_fails_and_follow_when_it_recovers(tmp_path: Path, sites):
+    journal, plan, troubles = failing_journal(tmp_path)
+    write_plan(plan, {site: {"errno": "ENOSPC"} for site in sites})
+    acked: list[int] = []
+    seqs = [
+        journal.accept("plant/1", b"alert %d" % i, time.time(), then=lambda i=i: acked.append(i))
+        for i in range(5)
+    ]
+    wait_until(lambda: troubles, 5, "the trouble to be told")
+    assert "No space left on device" in troubles[0] and journal.trouble
+    time.sleep(1.0)
+    assert acked == []  # nothing acknowledged to the broker that is not on disk
+    write_plan(plan, {})
+    wait_until(lambda: len(acked) == 5, 10, "the acks once the disk works")
+    assert troubles[-1] is None and journal.trouble is None
+    journal.close(seqs[0], "a", "plant/1", time.time(), [("r", "{}")])
+    journal.stop()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".journal")]
+    assert leftovers == []
+    recovered = Journal(tmp_path / "journal.jsonl", keep_seen_s=60).open()
+    assert [p.seq for p in recovered.pending] == seqs[1:]
+
+
+def test_one_failed_append_is_rewritten_at_once(tmp_path: Path):
+    journal, plan, troubles = failing_journal(tmp_path)
+    write_plan(plan, {"journal.write": {"times": 1}})
+    seq, on_disk = accept_and_wait(journal, "plant/1", b"once")
+    assert b'"in":%d' % seq in on_disk
+    journal.stop()
+    assert troubles[0] and troubles[-1] is None
+
+
+def test_tries_count_the_starts_that_died_speaking(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    for start in range(1, 4):
+        journal = Journal(path, keep_seen_s=60)
+        recovered = journal.open()
+        if start == 1:
+            seq, _ = accept_and_wait(journal, "plant/1", b"poison")
+            other, _ = accept_and_wait(journal, "plant/2", b"never taken")
+        else:
+            assert [(p.seq, p.tries) for p in recovered.pending] == [
+                (seq, start - 1),
+                (other, 0),
+            ]
+        journal.tried([seq])
+        journal.when_written(lambda: None)
+        journal.stop()

@@ -4,20 +4,27 @@ The policy sits behind one lock. Messages and commands (paho's network thread), 
 announcer and the clock thread all come through here, and each change is followed at once,
 in order, by its journal entries and reports. Shelves and unacknowledged alarms are journaled
 as they change, so a restart neither unshelves a source nor stops re-announcing an alarm.
+
+Whatever happens while one message is handled ends in one outcome: a message that cannot
+become an alert is `rejected`, one whose handling raised anything else is `failed` with the
+error, and one the daemon died speaking at MAX_TRIES starts in a row is quarantined (kept
+aside and `failed`), so no message can keep the daemon from starting.
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 import time
 
 from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.alerts.commands import BadCommand, parse_command
-from cosyedge.alerts.journal import Journal, Recovered
-from cosyedge.alerts.policy import AlarmPolicy, Delivery, Effect, Item, Outcome
+from cosyedge.alerts.journal import MAX_TRIES, Journal, Pending, Recovered
+from cosyedge.alerts.policy import AlarmPolicy, Delivery, Effect, Item, Outcome, Ticket
 from cosyedge.mqtt.intake import Intake
 from cosyedge.mqtt.reports import Reporter
+from cosyedge.service.health import Health
 
 log = logging.getLogger(__name__)
 
@@ -26,21 +33,36 @@ TICK_S = 0.1
 
 class AlarmDesk:
     def __init__(
-        self, policy: AlarmPolicy, intake: Intake, reporter: Reporter, journal: Journal
+        self,
+        policy: AlarmPolicy,
+        intake: Intake,
+        reporter: Reporter,
+        journal: Journal,
+        health: Health | None = None,
     ) -> None:
         self.policy = policy
         self.intake = intake
         self.reporter = reporter
         self.journal = journal
+        self.health = health or Health()
         self._cond = threading.Condition()
         self._status: dict | None = None
+        self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
         # What the journal holds of the lasting state, on the policy's clock.
         self._kept_shelves: dict[str, float] = {}
         self._kept_alarms: dict[str, float] = {}  # key -> due
 
     def recover(self, recovered: Recovered) -> None:
         """Take up what the previous run left: known ids, unconfirmed reports, shelves,
-        unacknowledged alarms and open alerts."""
+        unacknowledged alarms and open alerts. Damaged journal lines and a lost journal are
+        reported on the error topic."""
+        for damaged in recovered.damaged:
+            where = self.journal.quarantine_path
+            self.reporter.error(
+                f"journal line {damaged.line} damaged ({damaged.reason}); kept aside in {where}"
+            )
+        if recovered.lost:
+            self.reporter.error(recovered.lost)
         for seen in recovered.seen:
             self.policy.remember(seen.key, _on_clock(seen.received), seen.topic)
         for unsent in recovered.unsent:
@@ -50,7 +72,7 @@ class AlarmDesk:
             ticket = self.intake.ticket(saved.seq, saved.topic, saved.payload, saved.received)
             try:
                 offer = self.intake.offer(ticket, saved.payload, _on_clock(saved.received))
-            except RejectedAlert as exc:
+            except Exception as exc:  # RejectedAlert, or whatever else it may raise
                 offer, why = None, f"no longer an alert ({exc})"
             else:
                 why = "no longer re-announced by the configuration"
@@ -70,34 +92,88 @@ class AlarmDesk:
                 len(recovered.shelved),
             )
         for pending in recovered.pending:
-            self.submit(pending.seq, pending.topic, pending.payload, pending.received)
+            if pending.tries >= MAX_TRIES:
+                self._quarantine(pending)
+            else:
+                self.submit(
+                    pending.seq, pending.topic, pending.payload, pending.received, pending.again
+                )
+
+    def _quarantine(self, pending: Pending) -> None:
+        """A message the daemon died speaking, start after start: kept aside, not retried."""
+        kept = self.journal.quarantine(
+            "message the daemon stopped on while speaking it",
+            seq=pending.seq,
+            topic=pending.topic,
+            payload=base64.b64encode(pending.payload).decode("ascii"),
+            tries=pending.tries,
+        )
+        reason = f"quarantined: the daemon stopped {pending.tries} times while speaking it"
+        if kept:
+            reason += f"; kept aside in {self.journal.quarantine_path}"
+        log.error("message %d on %r %s", pending.seq, pending.topic, reason)
+        ticket = self._ticket(pending.seq, pending.topic, pending.payload, pending.received)
+        self._close(ticket, "failed", reason)
 
     # -- from paho's network thread -------------------------------------------------------
-    def submit(self, seq: int, topic: str, payload: bytes, received: float) -> None:
-        ticket = self.intake.ticket(seq, topic, payload, received)
+    def submit(
+        self, seq: int, topic: str, payload: bytes, received: float, again: bool = False
+    ) -> None:
+        """Hand one journaled message to the rules; it ends in exactly one outcome, whatever
+        it holds. `again`: a retained message already heard, replayed by the broker."""
+        ticket = self._ticket(seq, topic, payload, received)
+        if again:
+            log.info("retained message on %r heard before: not said again", topic)
+            self._close(ticket, "deduplicated", "retained message already heard")
+            return
         try:
             offer = self.intake.offer(ticket, payload, _on_clock(received))
         except RejectedAlert as exc:
             log.warning("rejected message on %r: %s", topic, exc)
-            with self._cond:
-                self.reporter.outcome(Outcome(ticket, "rejected", {"reason": str(exc)}))
+            self._close(ticket, "rejected", str(exc))
+            return
+        except Exception as exc:
+            log.exception("cannot handle message %d on %r", seq, topic)
+            self._close(ticket, "failed", f"cannot handle this message: {_error(exc)}")
             return
         what = offer.announcement.priority if offer.announcement else "return to normal"
         log.info("accepted alert %s on %r (%s)", offer.key, topic, what)
-        with self._cond:
-            self._emit(self.policy.offer(offer, time.monotonic()))
-            self._cond.notify_all()
-
-    def command(self, payload: bytes) -> None:
         try:
+            with self._cond:
+                self._emit(self.policy.offer(offer, time.monotonic()))
+                self._cond.notify_all()
+        except Exception as exc:
+            log.exception("alarm rules failed on message %d on %r", seq, topic)
+            self._close(ticket, "failed", f"alarm rules failed on it: {_error(exc)}")
+
+    def _ticket(self, seq: int, topic: str, payload: bytes, received: float) -> Ticket:
+        try:
+            return self.intake.ticket(seq, topic, payload, received)
+        except Exception:  # who to answer is a courtesy; the outcome is what counts
+            log.exception("cannot read who sent message %d on %r", seq, topic)
+            return Ticket(seq, topic, received, None, payload)
+
+    def _close(self, ticket: Ticket, kind: str, reason: str) -> None:
+        with self._cond:
+            self.reporter.outcome(Outcome(ticket, kind, {"reason": reason}))
+
+    def command(self, payload: bytes, retained: bool = False) -> None:
+        """Carry out an operator command; a bad one is told on the error topic. A retained
+        command is never carried out: the broker would replay it at every start."""
+        text = payload[:500].decode("utf-8", "replace")
+        try:
+            if retained:
+                raise BadCommand("retained commands are not carried out; clear the retained one")
             cmd = parse_command(payload)
             with self._cond:
                 self._emit(self.policy.command(cmd, time.monotonic()))
                 self._cond.notify_all()
         except BadCommand as exc:
-            text = payload[:500].decode("utf-8", "replace")
             log.warning("command %r not carried out: %s", text, exc)
             self.reporter.error(f"command: {exc}", command=text)
+        except Exception as exc:
+            log.exception("command %r failed", text)
+            self.reporter.error(f"command: cannot carry it out: {_error(exc)}", command=text)
 
     # -- from the announcer ---------------------------------------------------------------
     def take(self, timeout: float) -> Item | None:
@@ -106,10 +182,18 @@ class AlarmDesk:
             while True:
                 item, effects = self.policy.take(time.monotonic())
                 self._emit(effects)
+                if item is not None and item.kind == "alert":
+                    self._try(item.offers[0].ticket.seq)
                 remaining = deadline - time.monotonic()
                 if item is not None or remaining <= 0:
                     return item
                 self._cond.wait(remaining)
+
+    def _try(self, seq: int) -> None:
+        """Journal once per run that speaking `seq` began: dying now counts against it."""
+        if seq not in self._tried:
+            self._tried.add(seq)
+            self.journal.tried([seq])
 
     def should_stop(self, item: Item) -> bool:
         with self._cond:
@@ -133,11 +217,11 @@ class AlarmDesk:
         with self._cond:
             self._emit(self.policy.tick(now))
             self._cond.notify_all()
-            status = self.policy.status()
+            status = self._full_status()
         self.reporter.confirm()
         if status != self._status:
             self._status = status
-            self.reporter.status("online", **status)
+            self.reporter.status(self.health.state, **status)
 
     def waiting(self) -> int:
         """Items queued or held in their on-delay."""
@@ -145,11 +229,15 @@ class AlarmDesk:
             status = self.policy.status()
         return status["queue"] + status["held"]
 
-    def publish_status(self, state: str = "online") -> None:
+    def publish_status(self, state: str | None = None) -> None:
+        """The retained status now: `online`, `degraded` while a fault lasts, or `state`."""
         with self._cond:
-            status = self.policy.status()
+            status = self._full_status()
         self._status = status
-        self.reporter.status(state, **status)
+        self.reporter.status(state or self.health.state, **status)
+
+    def _full_status(self) -> dict:
+        return {**self.policy.status(), "faults": self.health.faults()}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()
@@ -179,6 +267,10 @@ class AlarmDesk:
             self.journal.alarm_ended(key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: due for key, (_, due) in alarms.items()}
+
+
+def _error(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _on_clock(wall: float) -> float:

@@ -7,29 +7,56 @@ paho's network thread never waits for the disk, and one fsync covers a burst of 
 
 Lines are JSON: `in` (a message accepted), `out` (its outcome and the reports that tell it),
 `sent` (the broker confirmed those reports), `seen` (an id recently handled, to recognise a
-redelivery) and `next` (the next sequence number). Alarm state that must outlive a restart is
-kept too: `shelf` (a source shelved until a time, or no longer) and `alarm` (a spoken alarm
-still unacknowledged: its message and when it is due again, or `end` once it is settled).
-When the file grows past a limit it is rewritten with only what is still open.
+redelivery), `heard` (the last payloads heard on a topic, to recognise a retained message
+replayed by the broker), `try` (messages the announcer began to speak) and `next` (the next
+sequence number). Alarm state that must outlive a restart is kept too: `shelf` (a source
+shelved until a time, or no longer) and `alarm` (a spoken alarm still unacknowledged: its
+message and when it is due again, or `end` once it is settled). When the file grows past a
+limit it is rewritten with only what is still open.
+
+Nothing read back is trusted: every line is checked against its record type, and a damaged
+one is kept aside in `quarantine.jsonl` beside the journal, reported, and passed over, so one
+bad line never stops a start. When a write or fsync fails, the writer keeps the records in
+memory, says so through `on_trouble`, and tries again with backoff by rewriting the whole
+file (a fresh file, so pages a failed fsync may have dropped do not matter); the broker acks
+wait until then. Sequence numbers are reserved in blocks in `journal.seq`, so losing the
+journal never numbers messages from 1 again.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
+
+from cosyedge.faults import Faults
 
 log = logging.getLogger(__name__)
 
 COMPACT_BYTES = 1 << 20
+SEQ_BLOCK = 1000  # sequence numbers reserved at a time in the high-water mark file
+RETRY_MIN_S, RETRY_MAX_S = 0.1, 5.0  # backoff of the writer while the disk fails
+MAX_TRIES = 3  # starts in a row at which one message was being spoken when the daemon died
+HEARD_TOPICS = 4096  # topics whose last payloads are remembered for retained messages
+HEARD_PER_TOPIC = 4
+_MAX_SEQ = 1 << 63
+
+
+class Beat(Protocol):
+    def beat(self) -> None: ...
+    def rest(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +67,8 @@ class Pending:
     topic: str
     payload: bytes
     received: float  # wall clock
+    again: bool = False  # a retained message already heard before it was accepted
+    tries: int = 0  # starts at which the announcer began to speak it and the daemon died
 
 
 @dataclass(frozen=True)
@@ -69,6 +98,14 @@ class Unacknowledged:
     due: float  # wall clock: its next re-announcement
 
 
+@dataclass(frozen=True)
+class Damaged:
+    """A journal line that could not be taken up; kept aside in the quarantine file."""
+
+    line: int
+    reason: str
+
+
 @dataclass
 class Recovered:
     pending: list[Pending] = field(default_factory=list)
@@ -76,6 +113,8 @@ class Recovered:
     seen: list[Seen] = field(default_factory=list)
     shelved: dict[str, float] = field(default_factory=dict)  # topic filter -> until, wall clock
     unacknowledged: list[Unacknowledged] = field(default_factory=list)
+    damaged: list[Damaged] = field(default_factory=list)
+    lost: str | None = None  # why what the last run left may be gone
 
 
 @dataclass
@@ -85,33 +124,161 @@ class _Record:
     then: Callable[[], None] | None = None
 
 
+# -- what a valid line looks like ------------------------------------------------------------
+
+
+def _seq(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 < v < _MAX_SEQ
+
+
+def _time(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e11
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _b64(v: Any) -> bool:
+    try:
+        base64.b64decode(v, validate=True)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(v, str)
+
+
+def _sends(v: Any) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in v
+    )
+
+
+_SCHEMA: dict[str, dict[str, Callable[[Any], bool]]] = {
+    "in": {"in": _seq, "at": _time, "topic": _text, "payload": _b64},
+    "out": {"out": _seq, "topic": _text, "at": _time, "send": _sends},
+    "sent": {"sent": _seq},
+    "seen": {"seen": _text, "at": _time, "topic": _text},
+    "heard": {"heard": _text, "hashes": lambda v: isinstance(v, list) and all(map(_text, v))},
+    "try": {"try": lambda v: isinstance(v, list) and all(map(_seq, v))},
+    "shelf": {"shelf": _text, "until": lambda v: v is None or _time(v)},
+    "alarm": {"alarm": _text},
+    "next": {"next": _seq},
+}
+_ALARM = {"seq": _seq, "topic": _text, "payload": _b64, "at": _time, "due": _time}
+_OPTIONAL: dict[str, Callable[[Any], bool]] = {
+    "key": lambda v: v is None or _text(v),
+    "again": lambda v: isinstance(v, bool),
+    "tries": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1000,
+    "end": lambda v: v is True,
+}
+
+
+def check_record(record: Any) -> None:
+    """Raise ValueError naming what is wrong with a journal line read back from disk."""
+    if not isinstance(record, dict):
+        raise ValueError(f"not a JSON object but {type(record).__name__}")
+    kind = next((k for k in _SCHEMA if k in record), None)
+    if kind is None:
+        raise ValueError("no record type")
+    schema = dict(_SCHEMA[kind])
+    if kind == "alarm" and not record.get("end"):
+        schema.update(_ALARM)
+    for name, valid in schema.items():
+        if name not in record:
+            raise ValueError(f"{kind} record without {name!r}")
+        if not valid(record[name]):
+            raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
+    for name, valid in _OPTIONAL.items():
+        if name in record and not valid(record[name]):
+            raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
+
+
+def payload_hash(payload: bytes) -> str:
+    return hashlib.sha256(payload).hexdigest()[:16]
+
+
+def _line(record: dict) -> bytes:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
 class Journal:
-    def __init__(self, path: Path, keep_seen_s: float, compact_bytes: int = COMPACT_BYTES) -> None:
+    def __init__(
+        self,
+        path: Path,
+        keep_seen_s: float,
+        compact_bytes: int = COMPACT_BYTES,
+        faults: Faults | None = None,
+    ) -> None:
         self.path = path
+        self.quarantine_path = path.with_name("quarantine.jsonl")
         self.keep_seen_s = keep_seen_s
         self.compact_bytes = compact_bytes
+        self.faults = faults or Faults()
         self._lock = threading.Condition()
         self._queue: list[_Record] = []
         self._stopping = False
         self._fd = -1
         self._lock_fd = -1
         self._next_seq = 1
+        self._seq_mark = 0  # sequence numbers below this are reserved on disk
+        self._heard: OrderedDict[str, list[str]] = OrderedDict()  # topic -> payload hashes
         # What is still open, to rewrite the file from; touched by the writer thread only.
         self._pending: dict[int, dict] = {}
         self._unsent: dict[int, dict] = {}
         self._seen: dict[str, dict] = {}
         self._shelved: dict[str, float] = {}
         self._alarms: dict[str, dict] = {}
+        # While writes fail: why, when to try again, and the acks waiting for the disk.
+        self._failing: str | None = None
+        self._retry_s = RETRY_MIN_S
+        self._held: list[Callable[[], None]] = []
+        self._damaged_lines: list[dict] = []  # read at open, kept aside once it is done
         self._writer: threading.Thread | None = None
-        self.on_error: Callable[[str], None] | None = None  # e.g. publish on the error topic
+        self.beat: Beat | None = None  # the watchdog's view of the writer
+        self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
 
     # -- start-up -------------------------------------------------------------------------
     def open(self) -> Recovered:
-        """Read what a previous run left, compact it, and start the writer."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = os.open(
-            self.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600
-        )
+        """Read what a previous run left, compact it, and start the writer.
+
+        Raises RuntimeError when the state dir cannot be used at all (another daemon holds
+        it, or it cannot be read); a disk that only refuses writes starts the writer in its
+        retrying state instead, so alerts are still heard."""
+        self._lock_state_dir()
+        mark = self._read_seq_mark()
+        damaged: list[Damaged] = []
+        try:
+            read = self._read(damaged) if self.path.exists() else 0
+        except OSError as exc:
+            raise RuntimeError(f"state_dir: cannot read the journal {self.path}: {exc}") from None
+        self._next_seq = max(self._next_seq, mark)
+        recovered = self._recovered(damaged)
+        if read == 0 and mark > 1:
+            recovered.lost = (
+                f"journal {self.path} is empty or missing, though earlier runs numbered "
+                f"messages (high-water mark {mark}): what the last run left unsaid or unsent, "
+                "and its shelves and unacknowledged alarms, are lost"
+            )
+            log.warning("%s", recovered.lost)
+        self._quarantine_lines()
+        try:
+            self._compact()
+        except OSError as exc:
+            self._fail(f"cannot write ({exc})")
+        with self._lock:
+            self._reserve(self._next_seq)
+        self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
+        self._writer.start()
+        return recovered
+
+    def _lock_state_dir(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = os.open(
+                self.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600
+            )
+        except OSError as exc:
+            raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
         try:  # two daemons on one journal would speak each other's alerts
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -119,11 +286,19 @@ class Journal:
             raise RuntimeError(
                 f"state_dir {self.path.parent}: another cosyedge is using it (journal locked)"
             ) from None
-        if self.path.exists():
-            self._read()
-        recovered = Recovered(
+
+    def _recovered(self, damaged: list[Damaged]) -> Recovered:
+        """What the records read say; they were all checked, so nothing here can fail."""
+        return Recovered(
             pending=[
-                Pending(s, r["topic"], base64.b64decode(r["payload"]), r["at"])
+                Pending(
+                    s,
+                    r["topic"],
+                    base64.b64decode(r["payload"]),
+                    r["at"],
+                    r.get("again", False),
+                    r.get("tries", 0),
+                )
                 for s, r in sorted(self._pending.items())
             ],
             unsent=[
@@ -137,40 +312,129 @@ class Journal:
                 )
                 for k, r in self._alarms.items()
             ],
+            damaged=damaged,
         )
-        self._compact()
-        self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
-        self._writer.start()
-        return recovered
 
-    def _read(self) -> None:
+    def _read(self, damaged: list[Damaged]) -> int:
+        """Apply every valid line; returns how many there were."""
         with self.path.open("rb") as f:
             lines = f.read().splitlines()
+        good = 0
         for number, raw in enumerate(lines, 1):
             try:
                 record = json.loads(raw)
-                self._apply(record)
-            except (ValueError, KeyError, TypeError) as exc:
-                # A torn last line is what a crash mid-write leaves; anything else is damage.
-                level = logging.INFO if number == len(lines) else logging.WARNING
-                log.log(level, "journal %s: line %d unreadable (%s)", self.path, number, exc)
+                check_record(record)
+            except (ValueError, RecursionError) as exc:
+                reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+                if number == len(lines):  # a torn last line is what a crash mid-write leaves
+                    log.info("journal %s: last line incomplete (%s)", self.path, reason[:200])
+                    continue
+                log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
+                damaged.append(Damaged(number, reason[:200]))
+                self._keep_aside(raw, number, reason)
+                continue
+            self._apply(record)
+            if "in" in record:  # accept() hears what arrives while running
+                self._hear(record["topic"], payload_hash(base64.b64decode(record["payload"])))
+            good += 1
+        return good
+
+    def _keep_aside(self, raw: bytes, number: int, reason: str) -> None:
+        self._damaged_lines.append(
+            {
+                "journal_line": number,
+                "reason": reason[:200],
+                "raw": base64.b64encode(raw[:65536]).decode("ascii"),
+            }
+        )
+
+    def _quarantine_lines(self) -> None:
+        lines, self._damaged_lines = self._damaged_lines, []
+        for entry in lines:
+            self.quarantine("damaged journal line", **entry)
+
+    def quarantine(self, what: str, **detail: Any) -> bool:
+        """Keep something aside for an engineer to look at; False when that failed (logged)."""
+        entry = {"at": round(time.time(), 3), "what": what, **detail}
+        try:
+            self.faults.check("quarantine.write")
+            fd = os.open(self.quarantine_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, _line(entry))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.error("cannot keep %s aside in %s: %s", what, self.quarantine_path, exc)
+            return False
+        return True
+
+    # -- the sequence number high-water mark ------------------------------------------------
+    def _read_seq_mark(self) -> int:
+        path = self.path.with_suffix(".seq")
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            log.warning("journal %s: cannot read (%s)", path, exc)
+            return 0
+        if not text.strip().isdigit() or not 0 < int(text) < _MAX_SEQ:
+            log.warning("journal %s: damaged high-water mark %r, not used", path, text[:40])
+            return 0
+        return int(text)
+
+    def _reserve(self, seq: int) -> None:
+        """Keep `seq` below the mark on disk (under the lock); a failure is logged and the
+        numbering goes on: the mark only guards against losing the journal."""
+        if seq < self._seq_mark:
+            return
+        mark = seq + SEQ_BLOCK
+        try:
+            self.faults.check("journal.seq")
+            _replace(self.path.with_suffix(".seq"), str(mark).encode())
+        except OSError as exc:
+            log.error("journal: cannot save the sequence high-water mark (%s)", exc)
+            return
+        self._seq_mark = mark
 
     # -- appending (any thread) -----------------------------------------------------------
     def accept(
-        self, topic: str, payload: bytes, received: float, then: Callable[[], None] | None = None
+        self,
+        topic: str,
+        payload: bytes,
+        received: float,
+        then: Callable[[], None] | None = None,
+        again: bool = False,
     ) -> int:
-        """Record an accepted message; `then` runs once it is on disk (the broker ack)."""
+        """Record an accepted message; `then` runs once it is on disk (the broker ack).
+        `again`: a retained message heard before, whose outcome is known in advance."""
         with self._lock:
             seq = self._next_seq
             self._next_seq += 1
+            self._reserve(seq)
+            self._hear(topic, payload_hash(payload))
             record = {
                 "in": seq,
                 "at": round(received, 3),
                 "topic": topic,
                 "payload": base64.b64encode(payload).decode("ascii"),
             }
+            if again:
+                record["again"] = True
             self._enqueue(record, then)
         return seq
+
+    def heard(self, topic: str, payload: bytes) -> bool:
+        """Whether this very payload was among the last ones accepted on `topic`."""
+        with self._lock:
+            return payload_hash(payload) in self._heard.get(topic, ())
+
+    def _hear(self, topic: str, digest: str) -> None:
+        hashes = [h for h in self._heard.pop(topic, []) if h != digest]
+        self._heard[topic] = [*hashes, digest][-HEARD_PER_TOPIC:]
+        while len(self._heard) > HEARD_TOPICS:
+            self._heard.popitem(last=False)
 
     def close(
         self, seq: int, key: str | None, topic: str, received: float, send: list[tuple[str, str]]
@@ -183,6 +447,11 @@ class Journal:
     def sent(self, seq: int) -> None:
         with self._lock:
             self._enqueue({"sent": seq}, None)
+
+    def tried(self, seqs: list[int]) -> None:
+        """The announcer began to speak these: a crash now counts against them."""
+        with self._lock:
+            self._enqueue({"try": seqs}, None)
 
     def shelf(self, pattern: str, until: float | None) -> None:
         """A source shelved until `until` (wall clock), or, with None, no longer."""
@@ -217,13 +486,17 @@ class Journal:
             self._lock.notify()
 
     def _enqueue(self, record: dict, then: Callable[[], None] | None) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        self._queue.append(_Record(record, line, then))
+        self._queue.append(_Record(record, _line(record), then))
         self._lock.notify()
 
     def unsaid(self) -> int:
         """Accepted messages without an outcome; exact once stopped."""
         return len(self._pending)
+
+    @property
+    def trouble(self) -> str | None:
+        """Why records are not reaching the disk, while they are not."""
+        return self._failing
 
     def stop(self) -> None:
         with self._lock:
@@ -240,31 +513,87 @@ class Journal:
     def _write_forever(self) -> None:
         while True:
             with self._lock:
-                while not self._queue and not self._stopping:
+                while not (self._queue or self._stopping or self._failing):
+                    if self.beat is not None:
+                        self.beat.rest()
                     self._lock.wait()
+                if self._failing and not (self._queue or self._stopping):
+                    self._lock.wait(self._retry_s)  # new records wake it early: retry with them
                 batch, self._queue = self._queue, []
-                if not batch:
-                    return
+                stopping = self._stopping
+            if self.beat is not None:
+                self.beat.beat()
+            self._commit(batch)
+            if stopping:
+                if self._failing:
+                    log.error("journal %s: stopped unwritten (%s)", self.path, self._failing)
+                return
+
+    def _commit(self, batch: list[_Record]) -> None:
+        """Append the batch and run its acks; while appending fails, rewrite the whole file."""
+        if not batch and not self._failing:
+            return
+        if not self._failing:
             try:
-                os.write(self._fd, b"".join(r.line for r in batch))
-                os.fdatasync(self._fd)
+                self._append(b"".join(r.line for r in batch))
             except OSError as exc:
-                # The broker keeps what we could not record: no ack, so it is redelivered.
-                problem = f"journal {self.path}: cannot write ({exc}); alerts not acknowledged"
-                log.error("%s", problem)
-                if self.on_error is not None:
-                    self.on_error(problem)
-                continue
-            for r in batch:
-                if r.record is not None:
-                    self._apply(r.record)
-                if r.then is not None:
-                    r.then()
-            try:
-                if os.fstat(self._fd).st_size > self.compact_bytes:
-                    self._compact()
-            except OSError as exc:
-                log.error("journal %s: cannot compact (%s)", self.path, exc)
+                self._fail(f"cannot write ({exc})")
+            else:
+                self._settle(batch)
+                self._compact_if_large()
+                return
+        for r in batch:  # in memory now, on disk with the next successful rewrite
+            if r.record is not None:
+                self._apply(r.record)
+        self._held += [r.then for r in batch if r.then is not None]
+        try:
+            self._compact()
+        except OSError as exc:
+            self._fail(f"cannot write ({exc})")
+            return
+        self._recover()
+
+    def _append(self, data: bytes) -> None:
+        self.faults.check("journal.write")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        self.faults.check("journal.fsync")
+        os.fdatasync(self._fd)
+
+    def _settle(self, batch: list[_Record]) -> None:
+        for r in batch:
+            if r.record is not None:
+                self._apply(r.record)
+            if r.then is not None:
+                r.then()
+
+    def _fail(self, reason: str) -> None:
+        problem = f"journal {self.path}: {reason}; alerts are spoken but not acknowledged"
+        if self._failing is None:
+            log.error("%s; retrying", problem)
+        else:
+            self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
+        if problem != self._failing:
+            self._failing = problem
+            if self.on_trouble is not None:
+                self.on_trouble(problem)
+
+    def _recover(self) -> None:
+        held, self._held = self._held, []
+        log.warning("journal %s: writing again; %d acks sent", self.path, len(held))
+        self._failing, self._retry_s = None, RETRY_MIN_S
+        if self.on_trouble is not None:
+            self.on_trouble(None)
+        for then in held:
+            then()
+
+    def _compact_if_large(self) -> None:
+        try:
+            if os.fstat(self._fd).st_size > self.compact_bytes:
+                self._compact()
+        except OSError as exc:  # the appended records are safe; try again next time
+            log.error("journal %s: cannot compact (%s)", self.path, exc)
 
     def _apply(self, record: dict) -> None:
         if "in" in record:
@@ -281,6 +610,14 @@ class Journal:
             self._unsent.pop(int(record["sent"]), None)
         elif "seen" in record:
             self._seen[record["seen"]] = {"at": record["at"], "topic": record["topic"]}
+        elif "heard" in record:
+            for digest in record["hashes"][-HEARD_PER_TOPIC:]:
+                self._hear(record["heard"], digest)
+        elif "try" in record:
+            for seq in record["try"]:
+                if seq in self._pending:
+                    pending = self._pending[seq]
+                    pending["tries"] = pending.get("tries", 0) + 1
         elif "shelf" in record:
             if record["until"] is None:
                 self._shelved.pop(record["shelf"], None)
@@ -293,36 +630,46 @@ class Journal:
                 self._alarms[record["alarm"]] = record
         elif "next" in record:
             self._next_seq = max(self._next_seq, int(record["next"]))
-        else:
-            raise KeyError("no record type")
 
     def _compact(self) -> None:
         """Rewrite the file with only what is still open; atomic, so a crash keeps one or other."""
         horizon = time.time() - self.keep_seen_s
         self._seen = {k: r for k, r in self._seen.items() if r["at"] > horizon}
         with self._lock:
-            records = [{"next": self._next_seq}]
+            records: list[dict] = [{"next": self._next_seq}]
+            records += [{"heard": t, "hashes": h} for t, h in self._heard.items()]
         records += [{"seen": k, **r} for k, r in self._seen.items()]
         self._shelved = {p: t for p, t in self._shelved.items() if t > time.time()}
         records += [{"shelf": p, "until": t} for p, t in self._shelved.items()]
         records += list(self._alarms.values())
         records += list(self._pending.values()) + list(self._unsent.values())
-        data = b"".join(
-            json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-            for r in records
-        )
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".journal-")
+        self.faults.check("journal.compact")
+        _replace(self.path, b"".join(_line(r) for r in records))
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write `data` as the new content of `path`: temporary file, fsync, rename, fsync of the
+    directory. A failure leaves the old file and no temporary one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    try:
         try:
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, self.path)
-        directory = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
-        if self._fd >= 0:
-            os.close(self._fd)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # the failure itself is what counts
+            os.unlink(tmp)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)

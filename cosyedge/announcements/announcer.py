@@ -74,20 +74,31 @@ class Announcer:
         self._stop = stop
 
     def run(self) -> None:
+        """Speak until stopped. An error outside one item's speaking (the desk, a report)
+        is logged and the loop goes on after a pause: the announcer never dies of it."""
         while not self._stop.is_set():
             self.beat.beat()
-            item = self.desk.take(timeout=0.2)
-            if item is None:
-                continue
-            self.current = item
-            with self.activity.busy():
-                delivery = self._announce(item)
+            try:
+                self._next()
+            except Exception:
+                log.exception("announcer: unexpected error; going on")
+                self._pause(1.0)
+
+    def _next(self) -> None:
+        item = self.desk.take(timeout=0.2)
+        if item is None:
+            return
+        self.current = item
+        with self.activity.busy():
+            delivery = self._announce(item)
+        try:
             self.desk.finished(item, delivery)
+        finally:
             self.current = None
-            if delivery.detail.get("source") == "synth" and not self.desk.waiting():
-                self.speech.fallback.prepare(item.lang)  # its front end is loaded: cheap now
-            if delivery.kind == "unplayed":
-                self._pause(self.player.retry_in())
+        if delivery.detail.get("source") == "synth" and not self.desk.waiting():
+            self.speech.fallback.prepare(item.lang)  # its front end is loaded: cheap now
+        if delivery.kind == "unplayed":
+            self._pause(self.player.retry_in())
 
     def _pause(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds

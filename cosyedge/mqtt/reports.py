@@ -3,6 +3,9 @@
 Each outcome is journaled with the messages that tell it before they are published, and
 marked sent once the broker has acknowledged them all, so a report lost to a crash is sent
 again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats).
+A publish that fails never reaches the caller: an outcome's reports are kept and sent again
+at every `confirm` until they go out, the latest status likewise, and `on_trouble` says
+meanwhile that reports are not going out.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ class Reporter:
         self.journal = journal
         self._lock = threading.Lock()
         self._waiting: dict[int, set[int]] = {}  # seq -> message ids not yet acknowledged
+        self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
+        self._status_due: tuple[str, str] | None = None  # a status whose publish failed
+        self._trouble: str | None = None
+        self._told: str | None = None  # the trouble on_trouble last heard of
+        self.on_trouble: Callable[[str | None], None] | None = None  # None: publishing again
         # Filled on paho's network thread, which holds paho's own lock meanwhile: taking ours
         # there could deadlock against a publish, so it only appends.
         self._acknowledged: deque[int] = deque()
@@ -55,17 +63,54 @@ class Reporter:
 
     def send(self, seq: int, messages: list[tuple[str, str]]) -> None:
         with self._lock:  # so that confirm() sees the ids before their acknowledgements
-            mids = {mid for topic, payload in messages if (mid := self._publish(topic, payload))}
-            self._waiting[seq] = mids
+            self._unpublished[seq] = messages
+            self._publish_unpublished()
+        self._tell()
+
+    def _publish_unpublished(self) -> None:
+        """Publish the reports still waiting, oldest first (under the lock); on a failure
+        the rest waits for the next `confirm`."""
+        for seq, messages in list(self._unpublished.items()):
+            try:
+                mids = {self._publish(topic, payload) for topic, payload in messages}
+            except Exception as exc:
+                self._trouble = f"cannot publish reports ({_reason(exc)}); kept to send again"
+                return
+            del self._unpublished[seq]
+            self._waiting[seq] = {mid for mid in mids if mid}
+        self._trouble = None
 
     def event(self, event: Event) -> None:
-        self._publish(self.config.event_topic, _json({"event": event.kind, **event.detail}))
+        self._fire(self.config.event_topic, _json({"event": event.kind, **event.detail}))
 
     def error(self, error: str, **context: Any) -> None:
-        self._publish(self.config.error_topic, _json({"error": error, **context}))
+        self._fire(self.config.error_topic, _json({"error": error, **context}))
 
     def status(self, state: str, **detail: Any) -> None:
-        self._publish(self.config.status_topic, _json({"state": state, **detail}), retain=True)
+        self._status_due = (self.config.status_topic, _json({"state": state, **detail}))
+        self._send_status()
+
+    def _send_status(self) -> None:
+        due = self._status_due
+        if due is not None and self._fire(*due, retain=True):
+            self._status_due = None
+
+    def _fire(self, topic: str, payload: str, retain: bool = False) -> bool:
+        """Publish a message nobody resends (events, errors); False when it failed."""
+        try:
+            self._publish(topic, payload, retain)
+        except Exception as exc:
+            log.error("cannot publish on %s: %s", topic, _reason(exc))
+            return False
+        return True
+
+    def _tell(self) -> None:
+        """Say through on_trouble when publishing starts or stops failing (outside the lock)."""
+        trouble = self._trouble
+        if trouble != self._told:
+            self._told = trouble
+            if self.on_trouble is not None:
+                self.on_trouble(trouble)
 
     # -- delivery confirmation ------------------------------------------------------------
     def published(self, mid: int) -> None:
@@ -73,9 +118,12 @@ class Reporter:
         self._acknowledged.append(mid)
 
     def confirm(self) -> None:
-        """Mark outcomes whose reports all reached the broker as sent in the journal."""
+        """Publish what failed before, and mark outcomes whose reports all reached the broker
+        as sent in the journal."""
         done = []
         with self._lock:
+            if self._unpublished:
+                self._publish_unpublished()
             acknowledged = set()
             while self._acknowledged:
                 acknowledged.add(self._acknowledged.popleft())
@@ -87,6 +135,12 @@ class Reporter:
                 del self._waiting[seq]
         for seq in done:
             self.journal.sent(seq)
+        self._send_status()
+        self._tell()
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc) or type(exc).__name__
 
 
 def _json(data: dict[str, Any]) -> str:

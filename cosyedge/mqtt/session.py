@@ -18,10 +18,12 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cosyedge.config import MqttConfig
+from cosyedge.faults import Faults
 
 log = logging.getLogger(__name__)
 
-MessageHandler = Callable[[str, bytes, Callable[[], None]], None]  # (topic, payload, ack)
+# (topic, payload, ack, retained: replayed by the broker from its retained store)
+MessageHandler = Callable[[str, bytes, Callable[[], None], bool], None]
 
 
 def read_secret(path: Path) -> str:
@@ -39,8 +41,10 @@ class MqttIntake:
         will: tuple[str, str] | None = None,
         on_connected: Callable[[], None] | None = None,
         on_published: Callable[[int], None] | None = None,
+        faults: Faults | None = None,
     ) -> None:
         self.config = config
+        self.faults = faults or Faults()
         self.filters = list(filters)
         self._on_message = on_message
         self._on_connected = on_connected
@@ -86,8 +90,13 @@ class MqttIntake:
         self.client.loop_stop()
 
     def publish(self, topic: str, payload: str, retain: bool = False) -> int:
-        """QoS 1; queued by paho while disconnected. Returns the message id."""
-        return self.client.publish(topic, payload, qos=1, retain=retain).mid
+        """QoS 1; queued by paho while disconnected. Returns the message id; raises OSError
+        when the client does not take the message."""
+        self.faults.check("mqtt.publish")
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            raise OSError(f"MQTT client refused the message: {mqtt.error_string(info.rc)}")
+        return info.mid
 
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
@@ -154,7 +163,7 @@ class MqttIntake:
             client.ack(message.mid, message.qos)
 
         try:
-            self._on_message(message.topic, message.payload, ack)
+            self._on_message(message.topic, message.payload, ack, bool(message.retain))
         except Exception:  # a bug in handling one message must not kill paho's thread
             log.exception("unexpected error handling a message on %r", message.topic)
             ack()  # else it would come back at every reconnect and fail again

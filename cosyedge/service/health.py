@@ -1,0 +1,80 @@
+"""The daemon's own faults: what has stopped or is failing, and since when.
+
+Each stage that can fail without stopping the daemon (the journal's disk, the broker session,
+report publishing, the announcer) names its fault here while it lasts and clears it when it
+is over. The status is `degraded` while any fault is active, never `online`; every start and
+end of a fault goes to `on_change`, which tells the broker, the log and systemd.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str  # the stage: journal, mqtt, reports, announcer, ...
+    reason: str
+    since: float  # wall clock
+
+
+Change = Callable[[str, Fault | None], None]  # (name, the fault, or None once it cleared)
+
+
+class Health:
+    def __init__(self, on_change: Change | None = None) -> None:
+        self.on_change = on_change
+        self._lock = threading.Lock()
+        self._faults: dict[str, Fault] = {}
+
+    def fault(self, name: str, reason: str) -> None:
+        """`name` is failing for `reason`; said once per distinct reason."""
+        with self._lock:
+            old = self._faults.get(name)
+            if old is not None and old.reason == reason:
+                return
+            fault = self._faults[name] = Fault(name, reason, old.since if old else time.time())
+        log.error("fault: %s: %s", name, reason)
+        self._changed(name, fault)
+
+    def clear(self, name: str) -> None:
+        with self._lock:
+            fault = self._faults.pop(name, None)
+        if fault is not None:
+            log.warning("fault cleared: %s (lasted %.0f s)", name, time.time() - fault.since)
+            self._changed(name, None)
+
+    def set(self, name: str, reason: str | None) -> None:
+        """`fault` with a reason, `clear` with None: for callbacks that report both."""
+        if reason is None:
+            self.clear(name)
+        else:
+            self.fault(name, reason)
+
+    def faults(self) -> dict[str, str]:
+        with self._lock:
+            return {name: f.reason for name, f in sorted(self._faults.items())}
+
+    @property
+    def state(self) -> str:
+        with self._lock:
+            return "degraded" if self._faults else "online"
+
+    def describe(self) -> str:
+        """One line for sd_notify STATUS: empty while all is well."""
+        faults = self.faults()
+        return "; ".join(f"{name}: {reason}" for name, reason in faults.items())
+
+    def _changed(self, name: str, fault: Fault | None) -> None:
+        if self.on_change is None:
+            return
+        try:
+            self.on_change(name, fault)
+        except Exception:  # telling about a fault must never become a second one
+            log.exception("cannot report the change of fault %s", name)
