@@ -77,7 +77,7 @@ class Daemon:
             self.desk.command(payload, retained)
             self.journal.when_written(ack)  # what the command changed is on disk first
             return
-        if not self.intake.wants(topic, payload):
+        if not self._wanted(topic, payload):
             ack()
             return
         received = time.time()
@@ -87,6 +87,13 @@ class Daemon:
         # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
         seq = self.journal.accept(topic, payload, received, then=ack, again=again)
         self.desk.submit(seq, topic, payload, received, again)
+
+    def _wanted(self, topic: str, payload: bytes) -> bool:
+        try:
+            return self.intake.wants(topic, payload)
+        except Exception:  # taken in: what is wrong with it then shows in its outcome
+            log.exception("cannot tell whether the message on %r is for us", topic)
+            return True
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
@@ -121,7 +128,7 @@ class Daemon:
             for lang, voice_config in config.voices.items()
         }
         settle_memory()
-        self.cache = PhraseCache.from_config(config.cache)
+        self.cache = PhraseCache.from_config(config.cache, self.faults)
         self.renderer = renderer = Renderer(mixed_voices(voices), self.cache)
         renderer.start()
         # espeak-ng speaks from its own process: unloading that voice would free nothing.
@@ -148,7 +155,7 @@ class Daemon:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
         if recovered.unsent:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        speech = Speech(renderer, self.memory, fallback, voices)
+        speech = Speech(renderer, self.memory, fallback, voices, self.faults)
         announcer = self.announcer = Announcer(
             desk,
             speech,

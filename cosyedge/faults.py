@@ -3,7 +3,9 @@
 Off unless the environment variable `COSYEDGE_FAULTS` names a plan file. The plan is JSON,
 one entry per call site: `{"journal.fsync": {"errno": "EIO", "until": 1767000000.0}}`. An
 entry fails its site until the wall-clock time `until`, or `times` more calls (`1`: once),
-or, with neither, for as long as it stays in the plan. The file is read again whenever it
+or, with neither, for as long as it stays in the plan; `match` limits it to calls whose
+subject (e.g. the text being spoken) holds that string, and `crash: true` makes the process
+die there (SIGKILL) instead of raising. The file is read again whenever it
 changes, so a test can start and end a fault while the daemon runs. In the spirit of
 SQLite's I/O-error tests: every site below is walked in turn by tests/test_faults.py.
 """
@@ -14,6 +16,7 @@ import errno
 import json
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Mapping
@@ -33,6 +36,7 @@ SITES = {
     "cache.write": "writing a phrase into the cache",
     "cache.read": "reading a phrase from the cache",
     "mqtt.publish": "handing a report to the MQTT client",
+    "speech.render": "starting to speak an item (with crash: the daemon dies there)",
 }
 
 
@@ -52,15 +56,20 @@ class Faults:
             log.warning("fault injection is on (%s=%s): for tests only", ENV, path)
         return cls(Path(path) if path else None)
 
-    def check(self, site: str) -> None:
-        """Raise OSError at `site` while the plan says it fails."""
+    def check(self, site: str, subject: str = "") -> None:
+        """Raise OSError (or die) at `site` while the plan says it fails."""
         if self.plan is None:
             return
         with self._lock:
             self._refresh()
             entry = self._entries.get(site)
-            if entry is None or not self._due(entry):
+            if entry is None or str(entry.get("match", "")) not in subject:
                 return
+            if not self._due(entry):
+                return
+        if entry.get("crash"):
+            log.critical("injected crash at %s", site)
+            os.kill(os.getpid(), signal.SIGKILL)
         code = getattr(errno, str(entry.get("errno", "EIO")), errno.EIO)
         raise OSError(code, f"{os.strerror(code)} (injected at {site})")
 

@@ -9,6 +9,7 @@ only the numbers in `SIZES` differ.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -45,6 +46,9 @@ SIZES: dict[str, dict[str, float]] = {
         "valid_every": 20,
         "flood": 60,
         "soak_s": 0,
+        "per_fault": 3,
+        "fault_s": 2,
+        "poison": 2,
     },
     "full": {
         "kill9": 60,
@@ -57,6 +61,9 @@ SIZES: dict[str, dict[str, float]] = {
         "valid_every": 20,
         "flood": 1000,
         "soak_s": 1800,
+        "per_fault": 20,
+        "fault_s": 20,
+        "poison": 50,
     },
 }
 
@@ -192,9 +199,15 @@ templates:
 {extra}
 """
 
-    def daemon(self, config_text: str | None = None, preexec=None, start: bool = True) -> Daemon:
+    def daemon(
+        self,
+        config_text: str | None = None,
+        preexec=None,
+        start: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> Daemon:
         directory = self.root / f"daemon{len(self.daemons)}"
-        env = {**self.sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
+        env = {**self.sink.env, "XDG_STATE_HOME": str(directory / "state-home"), **(env or {})}
         d = Daemon(directory, config_text or self.config(), env, preexec)
         self.daemons.append(d)
         self.current = d
@@ -254,6 +267,8 @@ def tally(
         final += kept[:1]
     final += anonymous[:extra]
     kinds = Counter(r["outcome"] for r in final)
+    spoken_by_id = Counter(r["id"] for r in lab.reports() if r["outcome"] == "spoken")
+    twice = sorted(i for i in ids if spoken_by_id[i] > 1)
     spoken = kinds.pop("spoken", 0)
     missing_reasons = sum(
         1
@@ -271,6 +286,7 @@ def tally(
         peak_rss_mb=round(lab.probe.peak_mb, 1),
         duration_s=round(time.monotonic() - started, 1),
         missing_reasons=missing_reasons,
+        notes=[f"{len(twice)} alerts spoken twice: {twice[:5]}"] if twice else [],
     )
 
 
@@ -656,6 +672,266 @@ def leak_notes(probe: Probe, pid: int) -> list[str]:
     ]
 
 
+# -- never deaf, never bricked ----------------------------------------------------------------
+STATUS, EVENT, ERROR = "cosyedge/status", "cosyedge/event", "cosyedge/error"
+# Call sites that fail together, as they do when a disk fills; each other site alone.
+FAULT_STEPS = [
+    ("journal.write", "journal.compact"),
+    ("journal.fsync",),
+    ("journal.seq",),
+    ("mqtt.publish",),
+    ("cache.write",),
+    ("cache.read",),
+    ("quarantine.write",),
+]
+
+
+def degraded_by(listener: Listener, fault: str) -> bool:
+    return any(
+        isinstance(s, dict) and s.get("state") == "degraded" and fault in s.get("faults", {})
+        for s in listener.on(STATUS)
+    )
+
+
+def io_faults(lab: Lab, size: dict[str, float]) -> Result:
+    """Every I/O call site of cosyedge.faults fails in turn (EIO, or ENOSPC for the disk) for a
+    while under a stream of alerts, then the daemon is restarted: each alert has one outcome,
+    none is spoken twice, a stage that cannot write shows as `degraded` and clears by itself."""
+    from cosyedge.faults import SITES, write_plan
+
+    n, hold = int(size["per_fault"]), size["fault_s"]
+    started = time.monotonic()
+    plan = lab.root / "faults.json"
+    write_plan(plan, {})
+    watch = Listener(lab.broker.port, STATUS, EVENT)
+    daemon = lab.daemon(env={"COSYEDGE_FAULTS": str(plan)})
+    publisher = Publisher(lab.broker.port)
+    ids: list[str] = []
+    notes = []
+    assert {site for step in FAULT_STEPS for site in step} == set(SITES)
+    for k, step in enumerate(FAULT_STEPS):
+        errno_name = "ENOSPC" if step[0].startswith("journal") else "EIO"
+        write_plan(plan, {site: {"errno": errno_name} for site in step})
+        batch = [alert(f"io{k}", i, text=f"Fault {k} alert {i}.") for i in range(n)]
+        publisher.send_all(batch)
+        ids += [json.loads(p)["id"] for _, p in batch]
+        time.sleep(hold)
+        if step[0] == "journal.write" and not degraded_by(watch, "journal"):
+            notes.append("the journal's full disk went unnoticed in the status")
+        write_plan(plan, {})
+        wait_for_ids(lab, ids, 60 + 3 * n)
+    recovered = lambda: any(  # noqa: E731
+        isinstance(e, dict) and e.get("event") == "fault_cleared" and e.get("fault") == "journal"
+        for e in watch.on(EVENT)
+    )
+    with contextlib.suppress(AssertionError):
+        wait_until(recovered, 30, "the journal fault to clear")
+    if not recovered():
+        notes.append("the journal fault never cleared")
+    last = watch.on(STATUS)[-1] if watch.on(STATUS) else {}
+    if not isinstance(last, dict) or last.get("state") != "online":
+        notes.append(f"status after the faults: {last}")
+    daemon.stop()
+    daemon.start()  # what was spoken while the journal failed is not spoken again
+    time.sleep(3)
+    publisher.close()
+    watch.close()
+    result = tally(lab, f"{len(FAULT_STEPS)} I/O call sites failing in turn", ids, started, None)
+    result.notes += notes
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
+def journal_disk_full(lab: Lab, size: dict[str, float]) -> Result:
+    """The state directory's disk (a tmpfs) fills up while alerts arrive: they are still
+    spoken, the status says `degraded: journal`, the broker acks wait, and once space returns
+    the journal catches up by itself; a restart then says none of them again."""
+    n = int(size["per_fault"]) * 3
+    started = time.monotonic()
+    disk = lab.root / "statedisk"
+    disk.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=32m,mode=0700", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise Unavailable(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        watch = Listener(lab.broker.port, STATUS, EVENT)
+        config = lab.config().replace(f"state_dir: {lab.root}/state", f"state_dir: {disk}")
+        daemon = lab.daemon(config)
+        filler = disk / "filler"
+        with contextlib.suppress(OSError), filler.open("wb") as f:
+            while True:
+                f.write(bytes(1 << 20))
+                f.flush()
+        publisher = Publisher(lab.broker.port)
+        full = [alert("j", i, text=f"Boiler {i} pressure is high.") for i in range(n)]
+        publisher.send_all(full)
+        ids = [json.loads(p)["id"] for _, p in full]
+        wait_until(lambda: degraded_by(watch, "journal"), 30, "the status to say degraded")
+        time.sleep(size["fault_s"])
+        filler.unlink()
+        freed = time.monotonic()
+        cleared = lambda: any(  # noqa: E731
+            isinstance(e, dict) and e.get("event") == "fault_cleared" for e in watch.on(EVENT)
+        )
+        wait_until(cleared, 30, "the journal to write again")
+        recovery = time.monotonic() - freed
+        wait_for_ids(lab, ids, 60 + 3 * n)
+        daemon.stop()
+        daemon.start()
+        time.sleep(3)
+        publisher.close()
+        watch.close()
+        result = tally(lab, "state disk full (journal)", ids, started, recovery)
+        result.notes.append("recovery: space freed to the journal writing again")
+        if "No space left" not in daemon.log():
+            result.notes.append("the full disk went unnoticed in the log")
+        daemon.stop()
+        return result
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+# Payloads that once raised inside the daemon: huge numbers, NaN, deep nesting, odd types.
+POISON = [
+    b'{"id": "p", "text": "Pump %s", "value": ' + b"7" * 5000 + b"}",
+    b'{"text": "Level {x}", "value": NaN}',
+    b'{"text": "Level", "value": 1e999, "ttl": 1e999}',
+    b'{"text": "Level", "priority": ' + b"9" * 5000 + b"}",
+    b'{"text": "x", "id": ' + b"1" * 5000 + b"}",
+    b'{"text": ' + b"[" * 3000 + b"]" * 3000 + b"}",
+    b'{"text": "\\ud800 lone surrogate"}',
+    b'{"text": "\\u202e\\u200b\\u2066"}',
+]
+
+
+def poison(lab: Lab, size: dict[str, float]) -> Result:
+    """Poison messages on the alert, command and Hermes topics, then an alert the daemon is
+    killed while speaking, start after start: every message has one outcome, the commands
+    and Hermes requests their answers, and the killing alert is quarantined after at most
+    MAX_TRIES + 2 deaths instead of bricking the daemon."""
+    from cosyedge.alerts.journal import MAX_TRIES
+    from cosyedge.faults import write_plan
+
+    rounds = int(size["poison"])
+    started = time.monotonic()
+    config = lab.config() + "hermes:\n  enabled: true\n"
+    plan = lab.root / "faults.json"
+    write_plan(plan, {})
+    daemon = lab.daemon(config, env={"COSYEDGE_FAULTS": str(plan)})
+    publisher = Publisher(lab.broker.port)
+    watch = Listener(lab.broker.port, ERROR, "hermes/#")
+    ids, bad = [], 0
+    for r in range(rounds):
+        for k, payload in enumerate(POISON):
+            publisher.send(f"plant/{k % 5 + 1}/alarm", payload)
+            publisher.send("cosyedge/command", payload)
+            publisher.send("hermes/tts/say", payload)
+            bad += 2
+        topic, payload = alert("ok", r, text=f"Poison round {r} is over.")
+        publisher.send(topic, payload)
+        ids.append(f"ok-{r}")
+    publisher.wait_acknowledged(120)
+    wait_for_ids(lab, ids, 60 + 5 * rounds, extra=bad)
+    answers = len(watch.on("hermes/tts/sayFinished"))
+    # An alert the daemon dies speaking (an injected crash), start after start.
+    write_plan(plan, {"speech.render": {"crash": True, "match": "furnace"}})
+    topic, payload = alert("kill", 0, text="The furnace is overheating.", priority="low")
+    publisher.send(topic, payload)
+    # The first death may come before the message reached the journal: the broker then
+    # delivers it again as new, so up to MAX_TRIES + 2 deaths before it is quarantined.
+    for _ in range(MAX_TRIES + 2):
+        settled = lambda: not daemon.alive() or "quarantined" in daemon.log()  # noqa: E731
+        wait_until(settled, 60, "the injected crash or the quarantine")
+        if daemon.alive():
+            break
+        daemon.start(wait_ready=False)
+    daemon.wait_for_log(r"subscribed to \d+ topic filters", timeout=60)
+    quarantined = lambda: any(  # noqa: E731
+        r.get("id") == "kill-0" and "quarantined" in r.get("reason", "") for r in lab.reports()
+    )
+    with contextlib.suppress(AssertionError):
+        wait_until(quarantined, 30, "the killing alert to be quarantined")
+    after = alert("ok", rounds, text="Quarantine is done.")
+    publisher.send(*after)
+    ids += ["kill-0", f"ok-{rounds}"]
+    wait_for_ids(lab, ids, 60, extra=bad)
+    publisher.close()
+    watch.close()
+    result = tally(
+        lab, "poison messages, and an alert that kills the daemon", ids, started, None, extra=bad
+    )
+    result.notes.append(f"{answers} Hermes answers for {rounds * len(POISON)} poison requests")
+    if answers < rounds * len(POISON):
+        result.notes.append("a Hermes request went unnoticed")
+    if not quarantined():
+        result.notes.append("the killing alert went unnoticed: not quarantined")
+    if not (lab.root / "state" / "quarantine.jsonl").exists():
+        result.notes.append("the quarantined alert went unnoticed: not kept aside")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
+def speaking_began(journal: Path, payload: str) -> bool:
+    """Whether the journal of this run shows the announcer began to speak `payload` (each
+    start rewrites the journal, so a `try` record is this run's)."""
+    encoded = base64.b64encode(payload.encode()).decode()
+    records = [json.loads(line) for line in journal.read_bytes().splitlines() if line.strip()]
+    seqs = {r["in"] for r in records if r.get("payload") == encoded and "in" in r}
+    return any(seqs & set(r.get("try", ())) for r in records)
+
+
+def retained(lab: Lab, size: dict[str, float]) -> Result:
+    """Retained alerts and a retained shelve command, across restarts and past the dedup
+    window: each retained alert is said once per payload, a changed one again, and the
+    retained command is never carried out."""
+    started = time.monotonic()
+    config = lab.config(alarms="  dedup_window_s: 1\n  flood: {threshold: 100000, end_at: 0}")
+    publisher = Publisher(lab.broker.port)
+    first = alert("r", 0, text="Retained alarm on line one.")
+    publisher.client.publish(*first, qos=1, retain=True)
+    shelve = json.dumps({"cmd": "shelve", "topic": "plant/#"})
+    publisher.client.publish("cosyedge/command", shelve, qos=1, retain=True)
+    watch = Listener(lab.broker.port, ERROR)
+    time.sleep(0.5)
+    daemon = lab.daemon(config)
+    live = alert("r", 1, text="Live alarm on line two.")
+    publisher.send(*live)
+    wait_for_ids(lab, ["r-0", "r-1"], 60)
+    for _ in range(2):
+        time.sleep(1.5)  # past the dedup window
+        daemon.stop()
+        daemon.start()
+    changed = alert("r", 2, text="Retained alarm changed.")
+    daemon.stop()
+    publisher.client.publish(first[0], changed[1], qos=1, retain=True)
+    time.sleep(1.5)
+    daemon.start()
+    ids = ["r-0", "r-1", "r-2"]
+    wait_for_ids(lab, ids, 60)
+    time.sleep(2)
+    for topic in (first[0], "cosyedge/command"):  # leave no retained message behind
+        publisher.client.publish(topic, b"", qos=1, retain=True)
+    publisher.close()
+    refused = [e for e in watch.on(ERROR) if isinstance(e, dict) and "retained" in e["error"]]
+    watch.close()
+    result = tally(lab, "retained alerts and command across 3 restarts", ids, started, None)
+    replays = [r for r in lab.reports() if "retained" in r.get("reason", "")]
+    result.notes.append(f"{len(replays)} replays of retained alerts not said again")
+    result.notes.append(f"the retained command refused {len(refused)} times")
+    if not refused:
+        result.notes.append("the retained command went unnoticed")
+    shelved = [r for r in lab.reports() if r["outcome"] == "shelved"]
+    if shelved:
+        result.notes.append(f"the retained shelve was carried out: {len(shelved)} shelved")
+    return result
+
+
 SCENARIOS = {
     "kill9": kill9,
     "broker": broker_crash,
@@ -666,6 +942,10 @@ SCENARIOS = {
     "malformed": malformed,
     "flood": memory_flood,
     "soak": soak,
+    "faults": io_faults,
+    "journalfull": journal_disk_full,
+    "poison": poison,
+    "retained": retained,
 }
 
 

@@ -351,5 +351,5 @@ class Listener:
 def _decoded(payload: bytes) -> object:
     try:
         return json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):  # raised in paho's thread, either would end it
         return payload

@@ -29,6 +29,7 @@ from cosyedge.service.health import Health
 log = logging.getLogger(__name__)
 
 TICK_S = 0.1
+TRY_WAIT_S = 2.0  # at most this long for a suspect's try record to reach the disk
 
 
 class AlarmDesk:
@@ -48,6 +49,7 @@ class AlarmDesk:
         self._cond = threading.Condition()
         self._status: dict | None = None
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
+        self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.
         self._kept_shelves: dict[str, float] = {}
         self._kept_alarms: dict[str, float] = {}  # key -> due
@@ -91,6 +93,7 @@ class AlarmDesk:
                 len(alarms),
                 len(recovered.shelved),
             )
+        self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
             if pending.tries >= MAX_TRIES:
                 self._quarantine(pending)
@@ -113,7 +116,15 @@ class AlarmDesk:
             reason += f"; kept aside in {self.journal.quarantine_path}"
         log.error("message %d on %r %s", pending.seq, pending.topic, reason)
         ticket = self._ticket(pending.seq, pending.topic, pending.payload, pending.received)
-        self._close(ticket, "failed", reason)
+        at = _on_clock(pending.received)
+        try:  # its id, so that the broker's copies of it are duplicates, not new alerts
+            key = self.intake.offer(ticket, pending.payload, at).key
+        except Exception:
+            key = None
+        if key is not None:
+            self.policy.remember(key, at, pending.topic)
+        with self._cond:
+            self.reporter.outcome(Outcome(ticket, "failed", {"id": key, "reason": reason}))
 
     # -- from paho's network thread -------------------------------------------------------
     def submit(
@@ -177,23 +188,35 @@ class AlarmDesk:
 
     # -- from the announcer ---------------------------------------------------------------
     def take(self, timeout: float) -> Item | None:
+        """The next item to say, within `timeout` s, or None."""
+        item = self._take(timeout)
+        if item is not None and item.kind == "alert":
+            self._try(item.offers[0].ticket.seq)  # outside the lock: it may wait for the disk
+        return item
+
+    def _take(self, timeout: float) -> Item | None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 item, effects = self.policy.take(time.monotonic())
                 self._emit(effects)
-                if item is not None and item.kind == "alert":
-                    self._try(item.offers[0].ticket.seq)
                 remaining = deadline - time.monotonic()
                 if item is not None or remaining <= 0:
                     return item
                 self._cond.wait(remaining)
 
     def _try(self, seq: int) -> None:
-        """Journal once per run that speaking `seq` began: dying now counts against it."""
-        if seq not in self._tried:
-            self._tried.add(seq)
-            self.journal.tried([seq])
+        """Journal once per run that speaking `seq` began: dying now counts against it. For a
+        message the last run left unsaid (it may be what killed it) the record is on disk
+        before speaking starts; for others it follows without delaying the first audio."""
+        if seq in self._tried:
+            return
+        self._tried.add(seq)
+        self.journal.tried([seq])
+        if seq in self._suspects:
+            written = threading.Event()
+            self.journal.when_written(written.set)
+            written.wait(TRY_WAIT_S)
 
     def should_stop(self, item: Item) -> bool:
         with self._cond:

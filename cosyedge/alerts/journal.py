@@ -198,7 +198,8 @@ def payload_hash(payload: bytes) -> str:
 
 
 def _line(record: dict) -> bytes:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    # ASCII escapes: a lone surrogate from a payload is still written (and read back) as is.
+    return json.dumps(record, separators=(",", ":")).encode() + b"\n"
 
 
 class Journal:
@@ -251,7 +252,8 @@ class Journal:
             read = self._read(damaged) if self.path.exists() else 0
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot read the journal {self.path}: {exc}") from None
-        self._next_seq = max(self._next_seq, mark)
+        if read == 0 or damaged:  # what the journal says of its numbers may be gone
+            self._next_seq = max(self._next_seq, mark)
         recovered = self._recovered(damaged)
         if read == 0 and mark > 1:
             recovered.lost = (

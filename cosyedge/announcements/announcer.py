@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from cosyedge.alerts.desk import AlarmDesk
 from cosyedge.alerts.policy import Delivery, Item
 from cosyedge.audio.player import AudioUnavailable, Playback, Player
 from cosyedge.audio.sound import Sound
+from cosyedge.faults import Faults
 from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, is_out_of_memory
 from cosyedge.service.notify import Heartbeat
 from cosyedge.speech.cache.background import Activity
@@ -40,8 +41,10 @@ class Speech:
     memory: MemoryGuard
     fallback: FallbackPhrases
     voices: Mapping[str, SheddableVoice]  # by language
+    faults: Faults = field(default_factory=Faults)
 
     def render(self, item: Item) -> Rendering:
+        self.faults.check("speech.render", item.text)
         voice = self.voices.get(item.lang)
         if voice is None:  # a template reloaded with a language whose voice loads at restart
             log.error("no voice loaded for language %r: saying the generic phrase", item.lang)

@@ -54,7 +54,11 @@ class Intake:
     def ticket(self, seq: int, topic: str, payload: bytes, received: float) -> Ticket:
         request = None
         if self._is_hermes(topic):
-            request = hermes.request_of(payload) or hermes.HermesRequest(self.config.hermes.site_id)
+            try:
+                request = hermes.request_of(payload)
+            except Exception:  # whatever it holds, the caller still gets its answer
+                request = None
+            request = request or hermes.HermesRequest(self.config.hermes.site_id)
         return Ticket(seq, topic, received, request, payload)
 
     def offer(self, ticket: Ticket, payload: bytes, at: float) -> Offer:

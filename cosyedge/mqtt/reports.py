@@ -63,7 +63,7 @@ class Reporter:
 
     def send(self, seq: int, messages: list[tuple[str, str]]) -> None:
         with self._lock:  # so that confirm() sees the ids before their acknowledgements
-            self._unpublished[seq] = messages
+            self._unpublished[seq] = [(topic, _utf8(payload)) for topic, payload in messages]
             self._publish_unpublished()
         self._tell()
 
@@ -144,4 +144,10 @@ def _reason(exc: Exception) -> str:
 
 
 def _json(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return _utf8(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def _utf8(text: str) -> str:
+    """Text that encodes as UTF-8: a lone surrogate from a payload becomes `?`, where it
+    would otherwise make every publish of the report fail."""
+    return text.encode("utf-8", "replace").decode("utf-8")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cosyedge.faults import Faults
 from cosyedge.speech.cache.entry import DamagedEntry, checksum, decode, encode
 from cosyedge.speech.cache.index import Index, IndexCorrupt, Row, Totals
 
@@ -94,17 +95,19 @@ class PhraseCache:
         )
 
     @classmethod
-    def from_config(cls, config: CacheConfig) -> PhraseCache:
+    def from_config(cls, config: CacheConfig, faults: Faults | None = None) -> PhraseCache:
         max_bytes = int(config.max_mb * 1024 * 1024)
-        return cls(config.dir, Limits(max_bytes, config.max_entries))
+        return cls(config.dir, Limits(max_bytes, config.max_entries), faults=faults)
 
     def __init__(
         self,
         directory: Path,
         limits: Limits | None = None,
         on_event: EventListener | None = None,
+        faults: Faults | None = None,
     ) -> None:
         self.directory = directory
+        self.faults = faults or Faults()
         self.limits = limits or Limits()
         self.listeners: list[EventListener] = [on_event] if on_event else []
         self.upkeep_wanted = threading.Event()  # set by put: eviction may be due
@@ -126,6 +129,7 @@ class PhraseCache:
         row = self._lookup(index, key)
         path = self.path(key)
         try:
+            self.faults.check("cache.read")
             data = path.read_bytes()
         except FileNotFoundError:
             if row is not None and self._lookup(index, key) is not None:
@@ -175,6 +179,7 @@ class PhraseCache:
             if index is None:
                 raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
             self._make_dir(path.parent)
+            self.faults.check("cache.write")
             write_atomically(path, data)
             written = True
             now = time.time()
