@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge import __version__
-from cosyedge.config import Config, ConfigError, load_config
+from cosyedge.config import Config, ConfigError, config_warnings, load_config
 from cosyedge.service.logsetup import setup_logging
 
 log = logging.getLogger("cosyedge")
@@ -80,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(config.log_level)
     if args.command == "check":
-        print(f"{args.config or '<embedded defaults>'}: OK ({len(config.templates)} templates)")
-        return 0
+        return _check(config, args.config)
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
     if args.command == "voice":
@@ -95,6 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         log.error("%s", exc)
         return 1
+
+
+def _check(config: Config, path: Path | None) -> int:
+    """A valid file is OK (exit 0) even with warnings; those go to stderr, one a line."""
+    name = path or "<embedded defaults>"
+    for warning in config_warnings(config):
+        print(f"{name}: warning: {warning}", file=sys.stderr)
+    print(f"{name}: OK ({len(config.templates)} templates)")
+    return 0
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:

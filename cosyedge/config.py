@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import os
 import re
 import socket
+import ssl
 import types
 import typing
 from collections.abc import Mapping
@@ -80,10 +82,13 @@ class MqttConfig:
             raise ValueError(f"{missing}: needed with a client certificate, both or neither")
         if self.tls_cert_file is not None and self.tls_ca_file is None:
             raise ValueError("tls_ca_file: needed for a client certificate")
-        for name in ("tls_ca_file", "tls_cert_file", "tls_key_file"):
+        # Checked here so a reload with an unreadable file is refused, not half applied.
+        for name in ("tls_ca_file", "tls_cert_file", "tls_key_file", "password_file"):
             path = getattr(self, name)
             if path is not None and not os.access(path, os.R_OK):
                 raise ValueError(f"{name}: cannot read {_show(str(path))}")
+        if self.tls_ca_file is not None:
+            _check_tls_files(self.tls_ca_file, self.tls_cert_file, self.tls_key_file)
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
             object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
@@ -91,6 +96,48 @@ class MqttConfig:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:
             raise ValueError("password_file: needs a username")
+
+    def exposed_secrets(self) -> list[str]:
+        """A warning per secret file others may read or write (`key: path is ...`): not an
+        error, the daemon works, but anyone on the gateway could take the password."""
+        found = []
+        for name in ("password_file", "tls_key_file"):
+            path = getattr(self, name)
+            problem = _open_to_others(path) if path is not None else None
+            if problem:
+                found.append(f"mqtt.{name}: {path} {problem}; chmod o-rwx it")
+        return found
+
+
+def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:
+    """Load them as the MQTT client will, so a wrong file is refused by `check` and by a
+    reload, instead of failing when the connection is made."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # without the system's CAs: quicker
+    try:
+        context.load_verify_locations(cafile=ca)
+    except OSError as exc:  # ssl.SSLError is one
+        raise ValueError(f"tls_ca_file: {ca} holds no usable CA certificate ({exc})") from None
+    if cert is None:
+        return
+    try:  # a key with a passphrase cannot be used: nobody is there to type it
+        context.load_cert_chain(cert, key, password=lambda: b"")
+    except OSError as exc:
+        raise ValueError(
+            f"tls_cert_file: {cert} with tls_key_file {key} is not a usable certificate and "
+            f"unencrypted key ({exc})"
+        ) from None
+
+
+def _open_to_others(path: Path) -> str | None:
+    """What users other than owner and group may do with the file, if anything."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # cannot look: whether it can be read is checked as an error
+    open_to = [what for bit, what in ((0o004, "readable"), (0o002, "writable")) if mode & bit]
+    if not open_to:
+        return None
+    return f"is {' and '.join(open_to)} by others (mode {mode & 0o7777:04o})"
 
 
 @dataclass(frozen=True)
@@ -300,36 +347,99 @@ class Config:
                 )
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few kB; more is the wrong file
+MAX_DEPTH = 32  # YAML nodes deep; the schema needs 6, thousands exhaust Python's stack
+MAX_INT_CHARS = 100  # no setting needs a longer integer; Python refuses over 4300 digits
+
+
+def config_warnings(config: Config) -> list[str]:
+    """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
+    return config.mqtt.exposed_secrets()
+
+
 def load_config(path: Path | str | None) -> Config:
-    """Read and validate a config file; None gives the embedded defaults."""
+    """Read and validate a config file; None gives the embedded defaults.
+
+    Every problem with the file, whatever it is, raises ConfigError."""
     if path is None:
         return Config()
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError([f"{name}: cannot read: {exc.strerror or exc}"]) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError([f"{name}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not a config"])
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError([f"{name}: not UTF-8 text"]) from None
     return parse_config(text, name)
 
 
 def parse_config(text: str, name: str = "<config>") -> Config:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([f"{name}: {where}invalid YAML: {problem}"]) from None
-    if data is None:
-        data = {}
+    """Validate a configuration text; raises ConfigError, one `name: key.path: reason` (or
+    `name: line L, column C: reason`) per problem, and never anything else."""
+    data = _load_yaml(text, name)
     problems: list[str] = []
-    config = _build(Config, data, "", problems)
+    try:
+        config = _build(Config, {} if data is None else data, "", problems)
+    except Exception as exc:  # a check that failed in a way not foreseen: still a refusal
+        raise ConfigError([f"{name}: cannot be used: {type(exc).__name__}: {exc}"]) from None
     if problems:
         raise ConfigError([f"{name}: {p}" for p in problems])
     assert isinstance(config, Config)
     return config
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """Well-formed YAML this loader will not build: too deep, or an integer too long."""
+
+
+class _Loader(yaml.SafeLoader):
+    """yaml's SafeLoader with limits, so an absurd file is refused with its line instead of
+    exhausting the stack (RecursionError) or Python's integer conversion (ValueError)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _Refused(problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=mark)
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_yaml_int(self, node: Any) -> int:
+        if len(node.value) > MAX_INT_CHARS:
+            raise _Refused(
+                problem=f"an integer of {len(node.value)} characters is too long for any "
+                f"setting (at most {MAX_INT_CHARS})",
+                problem_mark=node.start_mark,
+            )
+        return super().construct_yaml_int(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+
+
+def _load_yaml(text: str, name: str) -> Any:
+    loader = _Loader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        what = "" if isinstance(exc, _Refused) else "invalid YAML: "
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{name}: {where}{what}{problem}"]) from None
+    finally:
+        loader.dispose()
 
 
 # --- the generic loader: dataclass fields and their type hints are the schema -------------
@@ -424,8 +534,16 @@ def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -
     if hint is float:
         return float(value)
     if hint is Path:
-        return Path(value).expanduser()
+        return _path(value, path, problems)
     return value
+
+
+def _path(value: str, path: str, problems: list[str]) -> Path | object:
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:  # ~user with no such user, or ~ without a home
+        problems.append(f"{path}: cannot find the home directory {_show(value)} starts with")
+        return _MISSING
 
 
 def _check_scalar(hint: Any, value: Any, meta: Any) -> str | None:
@@ -437,12 +555,16 @@ def _check_scalar(hint: Any, value: Any, meta: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"expected an integer{span}, got {_show(value)}"
     elif hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        # .inf and .nan are YAML floats; no setting means them (nan even passes no range).
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not math.isfinite(value):
             return f"expected a number{span}, got {_show(value)}"
     elif hint in (str, Path):
         if not isinstance(value, str) or (hint is Path and not value):
             kind = "a path" if hint is Path else "a string"
             return f"expected {kind}, got {_show(value)}"
+        if hint is Path and "\0" in value:  # the system cannot name such a file
+            return f"expected a path without NUL characters, got {_show(value)}"
         choices = meta.get("choices")
         if choices and value not in choices:
             return f"expected one of {', '.join(choices)}, got {_show(value)}"

@@ -261,8 +261,13 @@ class Daemon:
             for problem in exc.problems:
                 log.error("reload rejected: %s", problem)
             log.error("reload rejected: the running configuration stays in force")
+        except Exception:  # whatever a file does to the loader, the daemon keeps speaking
+            log.exception("reload rejected: the running configuration stays in force")
         else:
-            self._apply(new)
+            try:
+                self._apply(new)
+            except Exception:
+                log.exception("reload failed while applying it; the daemon keeps running")
         self.notifier.ready(self._status())
 
     def _apply(self, new: Config) -> None:

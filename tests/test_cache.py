@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import stat
@@ -281,3 +282,100 @@ def test_usage_is_recorded_off_the_hot_path(tmp_path):
     cache.get(cache_key("never stored", "v", "en"))
     totals = cache.stats()  # flushes what get() only noted in memory
     assert (totals.lookups, totals.hits) == (4, 3)
+
+
+def plain_wav(seconds: float = 0.2) -> bytes:
+    """An ordinary WAV as any recorder writes it: no `cosy` chunk."""
+    import io
+    import wave
+
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(pcm(7, int(16000 * seconds)).tobytes())
+    return out.getvalue()
+
+
+def test_files_the_cache_did_not_write_are_never_deleted_or_replaced(tmp_path, caplog):
+    directory = tmp_path / "c"
+    cache = PhraseCache(directory, Limits(max_entries=2))
+    ours = [put(cache, f"Our phrase {i}.") for i in range(3)]
+    named_like_ours = cache_key("Never cached.", "v", "en")
+    other = cache_key("Another phrase.", "v", "en")
+    strangers = {
+        "no/notes.wav": plain_wav(),  # the folder is the name's first two letters
+        "ab/abc.wav": plain_wav(),
+        f"{named_like_ours[:2]}/{named_like_ours}.wav": plain_wav(),  # a key's name, no chunk
+        f"{other[:2]}/{other}.wav": cache.path(ours[0]).read_bytes(),  # an entry, misnamed
+        f"{ours[1][:2]}/.tmp-notes": b"my notes",
+        f"{ours[2][:2]}/.tmp-999999999-abcdefgh": b"named as our temp, holds something else",
+    }
+    for name, data in strangers.items():
+        (directory / name).parent.mkdir(exist_ok=True)
+        (directory / name).write_bytes(data)
+    abandoned = directory / ours[2][:2] / ".tmp-999999999-zyxwvuts"  # ours: a writer died
+    abandoned.write_bytes(cache.path(ours[2]).read_bytes()[:3000])
+    cache.close()
+    for suffix in ("", "-wal", "-shm"):  # the index is lost: rebuilt by walking the files
+        Path(f"{directory / INDEX_NAME}{suffix}").unlink(missing_ok=True)
+
+    def untouched() -> list[str]:
+        here = {name: directory / name for name in strangers}
+        return [n for n, p in here.items() if p.exists() and p.read_bytes() == strangers[n]]
+
+    caplog.set_level(logging.INFO, logger="cosyedge.speech.cache")
+    cache = PhraseCache(directory, Limits(max_entries=2))
+    assert untouched() == list(strangers)
+    assert not abandoned.exists()
+    assert cache.stats().entries == 3  # our entries were adopted again
+    assert cache.reconcile().left_alone == 5  # all but no/notes.wav, outside a hex folder
+    assert cache.get(named_like_ours) is None
+    assert not cache.put(
+        named_like_ours, Clip(16000, pcm(3)), voice="v", lang="en", text="Never cached."
+    )
+    assert cache.get(other) is None
+    assert cache.evict() == 1
+    assert not cache.path(ours[0]).exists()  # evicted: its own entry
+    assert untouched() == list(strangers)
+    assert f"{directory / named_like_ours[:2] / named_like_ours}.wav is not a phrase cache" in (
+        caplog.text
+    )
+    assert "left alone 5 files in the phrase cache" in caplog.text
+    with pytest.raises(ValueError, match="not a phrase cache key"):
+        cache.path("../../etc/passwd")
+
+
+def test_a_cache_dir_behind_a_symlink_is_made_private(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    real.chmod(0o755)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    put(PhraseCache(link), "Behind a symlink.")
+    assert stat.S_IMODE(real.stat().st_mode) == 0o700
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    existing.chmod(0o750)
+    put(PhraseCache(existing), "In a directory made before.")
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o700
+
+
+def test_a_cache_dir_owned_by_another_user_is_refused(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a directory to another user")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 4321, 4321)
+    theirs.chmod(0o777)
+    link = tmp_path / "link"
+    link.symlink_to(theirs)
+    events: list[CacheEvent] = []
+    cache = PhraseCache(link, on_event=events.append)
+    key = cache_key("Not there.", "v", "en")
+    assert not cache.put(key, Clip(16000, pcm(4)), voice="v", lang="en", text="Not there.")
+    assert [e.kind for e in events] == ["unwritable"]
+    assert f"{theirs} belongs to uid 4321, not to this service (uid 0)" in events[0].detail
+    assert list(theirs.iterdir()) == []
+    assert stat.S_IMODE(theirs.stat().st_mode) == 0o777

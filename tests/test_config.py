@@ -140,3 +140,105 @@ def test_a_template_needs_a_voice_for_its_language():
         "  - topic: a/b\n    text: hello\n"
         "  - topic: c/d\n    text: ni hao\n    lang: zh\n"
     ) == ['site.yaml: templates[1].lang: no voice configured for "zh"']
+
+
+def check(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cosyedge", "check", "--config", str(path)],
+        capture_output=True,
+        text=True,
+    )
+
+
+ABSURD = {
+    "deep mapping": (
+        "mqtt: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n",
+        "line 1, column 128: nested deeper than 32 levels",
+    ),
+    "deep list": (
+        "templates: " + "[" * 5000 + "]" * 5000 + "\n",
+        "line 1, column 43: nested deeper than 32 levels",
+    ),
+    "deep flow mapping in values": (
+        "templates:\n  - topic: a/b\n    text: '{x}'\n    values: {x: "
+        + "{a: " * 3000
+        + "1"
+        + "}" * 3000
+        + "}\n",
+        "line 4, column 126: nested deeper than 32 levels",
+    ),
+    "huge integer": (
+        "mqtt:\n  port: 1" + "0" * 5000 + "\n",
+        "line 2, column 9: an integer of 5001 characters is too long for any setting",
+    ),
+    "huge hex integer": (
+        "mqtt:\n  host: 0x1" + "0" * 5000 + "\n",
+        "line 2, column 9: an integer of 5003 characters is too long for any setting",
+    ),
+    "1e999": ("cache:\n  max_mb: 1e999\n", 'cache.max_mb: expected a number 1-1e+06, got "1e999"'),
+    "1.0e+999": (
+        "cache:\n  max_mb: 1.0e+999\n",
+        "cache.max_mb: expected a number 1-1e+06, got inf",
+    ),
+    ".inf": ("audio:\n  block_ms: .inf\n", "audio.block_ms: expected an integer 10-1000, got inf"),
+    ".nan": (
+        "alarms:\n  priorities:\n    low:\n      volume: .nan\n",
+        "alarms.priorities.low.volume: expected a number 0-1, got nan",
+    ),
+    "nan in values": (
+        "templates:\n  - topic: a/b\n    text: '{x}'\n    values: {x: [1, .nan]}\n",
+        "templates[0].values.x[1]: expected a finite number, got nan",
+    ),
+    "range too long": (
+        "templates:\n  - topic: a/b\n    text: '{x}'\n    values: {x: '1..1" + "0" * 5000 + "'}\n",
+        "templates[0].values.x: range bounds of more than 18 digits",
+    ),
+    "NUL in a path": ('cache:\n  dir: "/var/a\\0b"\n', "cache.dir: expected a path without NUL"),
+    "unknown user's home": (
+        "state_dir: ~no-such-user-here/state\n",
+        'state_dir: cannot find the home directory "~no-such-user-here/state" starts with',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ABSURD))
+def test_check_refuses_an_absurd_file_with_its_reason_and_exit_2(tmp_path, case):
+    text, reason = ABSURD[case]
+    path = tmp_path / "absurd.yaml"
+    path.write_text(text)
+    result = check(path)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"{path}: {reason}")
+
+
+def test_a_file_too_large_to_be_a_config_is_refused(tmp_path):
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# a comment line of a log, not a config\n" * 60_000)  # 2.4 MB
+    with pytest.raises(ConfigError, match=r"huge.yaml: larger than 1 MiB; not a config"):
+        load_config(huge)
+
+
+def test_a_password_file_others_can_read_is_a_warning_not_an_error(tmp_path):
+    secret = tmp_path / "mqtt-password"
+    secret.write_text("hunter2\n")
+    path = tmp_path / "site.yaml"
+    path.write_text(f"mqtt:\n  username: u\n  password_file: {secret}\n")
+    secret.chmod(0o644)
+    result = check(path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{path}: warning: mqtt.password_file: {secret} is readable by others (mode 0644); "
+        "chmod o-rwx it"
+    ]
+    secret.chmod(0o640)  # the documented way: the service's group may read it
+    result = check(path)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith(f"{path}: OK")
+
+
+def test_a_password_file_that_cannot_be_read_is_an_error(tmp_path):
+    assert config_problems(f"mqtt:\n  username: u\n  password_file: {tmp_path}/missing\n") == [
+        f'site.yaml: mqtt.password_file: cannot read "{tmp_path}/missing"'
+    ]

@@ -217,3 +217,45 @@ def test_a_long_number_is_synthesized_in_bounded_steps():
     assert sum(seconds) > 15  # the whole number is spoken
     assert len(steps) >= 3
     assert max(seconds) < 8  # in pieces of about six seconds
+
+
+def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hibari_voice, tmp_path):
+    """The summary is the only voice of the alerts it counts: under memory pressure it is
+    still synthesized (its own words), never replaced by the generic phrase."""
+    import numpy as np
+    from speech import best_heard
+
+    from cosyedge.alerts.flood import summary_text
+    from cosyedge.alerts.policy import Item
+    from cosyedge.announcements.announcer import Speech
+    from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, rss_mb
+    from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import mixed_voices
+
+    voice = SheddableVoice(lambda: hibari_voice)
+    renderer = Renderer(mixed_voices({"en": voice}), PhraseCache(tmp_path / "cache"))
+    fallback = FallbackPhrases({"en": voice})
+    # A ceiling well below what this process already holds: memory is short.
+    guard = MemoryGuard(rss_mb() / 2, [voice])
+    speech = Speech(renderer, guard, fallback, {"en": voice})
+    assert not guard.may_synthesize("low", voice)  # non-critical synthesis is refused
+    generic = np.concatenate(list(fallback.rendering("low", "en").chunks))
+    counts = iter(range(2830, 2840))  # another count each time: never from the cache
+
+    def summary() -> np.ndarray:
+        n = next(counts)
+        text = summary_text(["low"] * (n - 3) + ["critical"] * 3, "Conveyor four stopped.", False)
+        item = Item("summary", "low", n, [], text=text)
+        rendering = speech.render(item)
+        assert (rendering.source, rendering.sample_rate) == ("synth", 24000)
+        pcm = np.concatenate(list(rendering.chunks))
+        assert len(pcm) > 2 * len(generic)  # not the generic "New notice on the alarm panel."
+        return pcm
+
+    try:
+        words = {"alarm", "flood", "new", "alarms", "critical", "highest", "conveyor", "stopped"}
+        heard = best_heard(summary, 24000, words, 0.5)
+        assert len(heard) >= 0.5 * len(words), heard
+    finally:
+        renderer.stop(timeout=10)

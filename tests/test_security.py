@@ -4,6 +4,7 @@ wrong credentials or an unknown CA fail clearly in the log, and the password sho
 from __future__ import annotations
 
 import json
+import logging
 import ssl
 import subprocess
 import uuid
@@ -141,9 +142,45 @@ def test_unknown_ca_fails_the_handshake_clearly(secure_broker, alsa_sink, make_d
             {"tls_cert_file": "/etc/hostname", "tls_key_file": "/etc/hostname"},
             "mqtt.tls_ca_file: needed for a client certificate",
         ),
+        (
+            {"tls_ca_file": "/etc/hostname"},
+            "mqtt.tls_ca_file: /etc/hostname holds no usable CA certificate",
+        ),
     ],
 )
 def test_tls_settings_are_checked_at_load(mqtt, problem):
     with pytest.raises(ConfigError) as caught:
         parse_config(json.dumps({"mqtt": mqtt}), "site.yaml")
     assert caught.value.problems[0].startswith(f"site.yaml: {problem}")
+
+
+def test_a_client_certificate_is_loaded_at_check_and_a_wrong_key_refused(tmp_path):
+    ca, pki = make_ca(tmp_path / "pki", "plant")
+    mqtt = {"tls_ca_file": str(ca), "tls_cert_file": str(pki / "server.crt")}
+    config = parse_config(json.dumps({"mqtt": {**mqtt, "tls_key_file": str(pki / "server.key")}}))
+    assert config.mqtt.tls_key_file == pki / "server.key"
+    with pytest.raises(ConfigError) as caught:
+        parse_config(json.dumps({"mqtt": {**mqtt, "tls_key_file": str(pki / "ca.key")}}), "s")
+    (problem,) = caught.value.problems
+    assert problem.startswith(
+        f"s: mqtt.tls_cert_file: {pki / 'server.crt'} with tls_key_file {pki / 'ca.key'} is not "
+        "a usable certificate and unencrypted key"
+    )
+
+
+def test_a_password_file_others_can_read_is_warned_about_when_the_client_is_made(tmp_path, caplog):
+    from cosyedge.config import MqttConfig
+    from cosyedge.mqtt.session import MqttIntake
+
+    password = secret(tmp_path, PASSWORD)
+    password.chmod(0o604)
+    config = MqttConfig(username="cosyedge", password_file=password, local_broker=False)
+    caplog.set_level(logging.WARNING, logger="cosyedge.mqtt.session")
+    MqttIntake(config, ["plant/#"], lambda topic, payload, ack: ack())
+    assert caplog.messages == [
+        f"mqtt.password_file: {password} is readable by others (mode 0604); chmod o-rwx it"
+    ]
+    caplog.clear()
+    password.chmod(0o600)
+    MqttIntake(config, ["plant/#"], lambda topic, payload, ack: ack())
+    assert caplog.messages == []

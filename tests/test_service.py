@@ -227,6 +227,38 @@ def test_sighup_rejects_a_bad_config_and_applies_a_good_one_keeping_the_queue(
     assert daemon.process.pid == pid and daemon.alive()
 
 
+ABSURD_CONFIGS = {
+    "nested thousands deep": "mqtt: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n",
+    "a list nested thousands deep": "templates: " + "[" * 5000 + "]" * 5000 + "\n",
+    "a 5000-digit port": "mqtt:\n  port: 1" + "0" * 5000 + "\n",
+    "nan": "audio:\n  block_ms: 50\nmemory:\n  ceiling_mb: .nan\n",
+}
+
+
+def test_sighup_with_an_absurd_config_is_rejected_and_the_daemon_speaks_on(
+    broker, make_daemon, notify_socket, tmp_path
+):
+    daemon = make_daemon(
+        config_text(broker.port, tmp_path, "Still here: {text}"), env=notify_socket.env()
+    )
+    pid = daemon.process.pid
+    for n, (what, text) in enumerate(ABSURD_CONFIGS.items(), start=1):
+        daemon.config.write_text(text)
+        since = time.monotonic()
+        daemon.process.send_signal(signal.SIGHUP)
+        notify_socket.wait_for("READY", "1", since=since)
+        daemon.wait_for_log(r"reload rejected: the running configuration stays in force", count=n)
+        publish(broker.port, "cosyedge/say", json.dumps({"text": what, "id": f"x-{n}"}))
+        daemon.wait_for_log(rf"spoke alert x-{n} .* text='Still here: {what}'")
+    log = daemon.log()
+    assert f"reload rejected: {daemon.config}: line 1, column 128: nested deeper than 32" in log
+    assert f"reload rejected: {daemon.config}: line 1, column 43: nested deeper than 32" in log
+    assert f"reload rejected: {daemon.config}: line 2, column 9: an integer of 5001 char" in log
+    assert f"reload rejected: {daemon.config}: memory.ceiling_mb: expected an integer" in log
+    assert "Traceback" not in log
+    assert daemon.process.pid == pid and daemon.alive()
+
+
 @pytest.mark.parametrize("key", ["voices", "mqtt.local_broker"])
 def test_reload_keeps_start_only_settings_until_restart(key):
     from cosyedge.config import parse_config

@@ -35,7 +35,11 @@ log = logging.getLogger(__name__)
 @dataclass
 class Speech:
     """Where the words come from: synthesis while memory allows, else the cache or a generic
-    phrase, and the generic phrase after an allocation failure, so no alert goes unsaid."""
+    phrase, and the generic phrase after an allocation failure, so no alert goes unsaid.
+
+    A flood summary is synthesized whatever memory says, as a critical alert is (the guard
+    sheds idle voices and buffers first): it is the only voice of the alerts it counts, and a
+    generic phrase in its place would leave all of them unheard."""
 
     renderer: Renderer
     memory: MemoryGuard
@@ -49,7 +53,8 @@ class Speech:
         if voice is None:  # a template reloaded with a language whose voice loads at restart
             log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
             return self.fallback.rendering(item.priority, item.lang)
-        if self.memory.may_synthesize(item.priority, voice):
+        must_say = item.kind == "summary"
+        if self.memory.may_synthesize("critical" if must_say else item.priority, voice):
             return self.renderer.render(item.text, item.lang)
         cached = self.renderer.cached(item.text, item.lang)
         return cached or self.fallback.rendering(item.priority, item.lang)

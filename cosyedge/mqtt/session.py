@@ -59,6 +59,8 @@ class MqttIntake:
             clean_session=False,  # the broker keeps our subscriptions and queued messages
             protocol=mqtt.MQTTv311,
         )
+        for warning in config.exposed_secrets():  # at start and at every reconnecting reload
+            log.warning("%s", warning)
         if config.username is not None:
             password = read_secret(config.password_file) if config.password_file else None
             client.username_pw_set(config.username, password)

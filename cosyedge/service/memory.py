@@ -13,9 +13,9 @@ guard measures the largest step; then it watches resident memory and, as it near
    alerts; they are spoken from the phrase cache when their phrase is there, else as a
    short generic phrase rendered at start-up and held in memory.
 
-Critical alerts are always synthesized, after steps 1 and 2. An allocation failure during
-synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same way and falls back to the
-generic phrase, so the daemon keeps answering.
+Critical alerts and flood summaries are always synthesized, after steps 1 and 2. An
+allocation failure during synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same
+way and falls back to the generic phrase, so the daemon keeps answering.
 """
 
 from __future__ import annotations

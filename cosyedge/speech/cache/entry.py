@@ -130,6 +130,41 @@ def decode(data: bytes, verify_samples: bool = True) -> Decoded:
     raise DamagedEntry("truncated", "no sample data")
 
 
+def claimed_key(data: bytes) -> str | None:
+    """The key the `cosy` chunk of a file names, or None when the file has no readable one.
+
+    Only a file laid out as an entry up to its metadata (RIFF/WAVE header, readable `cosy`
+    chunk) claims a key; its samples may be damaged. A WAV someone else put in the cache
+    directory claims none, and so is never taken for a damaged entry and removed."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        return None
+    pos = 12
+    while pos + _CHUNK.size <= len(data):
+        chunk_id, size = _CHUNK.unpack_from(data, pos)
+        body = pos + _CHUNK.size
+        if chunk_id == META_CHUNK:
+            return _key_in(data[body : body + size])
+        pos = body + size + (size & 1)
+    return None
+
+
+def _key_in(blob: bytes) -> str | None:
+    try:
+        meta = json.loads(blob)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    key = meta.get("key") if isinstance(meta, dict) else None
+    return key if isinstance(key, str) else None
+
+
+def starts_like_entry(head: bytes) -> bool:
+    """Whether these first bytes of a temp file could be an entry being written: nothing yet,
+    or the start of the RIFF/WAVE header every entry begins with."""
+    head = head[:16]
+    masked = head[:4] + bytes(len(head[4:8])) + head[8:]  # bytes 4-8: the RIFF size, any
+    return b"RIFF\0\0\0\0WAVEfmt ".startswith(masked)
+
+
 def _finish(meta: dict, data: bytes, start: int, size: int, rate: int, verify: bool) -> Decoded:
     try:
         info = EntryMeta(

@@ -7,6 +7,13 @@ synthesized again. Files the index does not know (lost index, crash between rena
 commit) are adopted after checking the CRC they carry. When the directory cannot be written
 (disk full, read-only) the cache reports it once, speech goes on from synthesis alone, and
 writing resumes by itself once it works again.
+
+The cache deletes or replaces only files it can prove are its own: named as an entry
+(`<2 hex>/<64 hex>.wav`) and either listed in the index or carrying a `cosy` chunk naming that
+same key; temp files named as its own and holding nothing but the start of an entry. Anything
+else in the directory is logged and left alone. The directory itself is kept 0700 (a
+symlink's target too); one owned by another user is refused, as they could change what is
+said.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sqlite3
+import stat
 import tempfile
 import threading
 import time
@@ -26,7 +35,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge.faults import Faults
-from cosyedge.speech.cache.entry import DamagedEntry, checksum, decode, encode
+from cosyedge.speech.cache.entry import (
+    DamagedEntry,
+    checksum,
+    claimed_key,
+    decode,
+    encode,
+    starts_like_entry,
+)
 from cosyedge.speech.cache.index import Index, IndexCorrupt, Row, Totals
 
 if TYPE_CHECKING:
@@ -37,6 +53,9 @@ log = logging.getLogger("cosyedge.speech.cache")
 INDEX_NAME = "index.sqlite3"
 TEMP_PREFIX = ".tmp-"
 REOPEN_AFTER_S = 30.0
+_KEY = re.compile(r"[0-9a-f]{64}\Z")  # what cache_key makes: a sha256 in hex
+_SUBDIR = re.compile(r"[0-9a-f]{2}\Z")
+_TEMP = re.compile(rf"{re.escape(TEMP_PREFIX)}(\d+)-[a-z0-9_]{{8}}\Z")  # write_atomically's
 
 
 @dataclass(frozen=True)
@@ -74,6 +93,7 @@ class Reconciled:
     removed_damaged: int = 0
     dropped_missing: int = 0
     removed_temp: int = 0
+    left_alone: int = 0  # files the cache cannot prove it wrote
 
 
 class PhraseCache:
@@ -118,6 +138,7 @@ class PhraseCache:
         self._pins: frozenset[str] = frozenset()
         self._unwritable = False
         self._pinned_over_limit = False
+        self._strangers: set[Path] = set()  # files said to be left alone, said once each
         self._index: Index | None = None
         self._reopen_at = 0.0
         self._open()
@@ -148,7 +169,7 @@ class PhraseCache:
                     raise DamagedEntry("corrupt", "file holds another entry")
                 self._adopt(index, path, data, decoded.meta)
         except DamagedEntry as exc:
-            self._discard(key, exc.kind, str(exc))
+            self._damaged(key, data, row is not None, exc)
             return self._count(key, None, record)
         return self._count(key, Clip(decoded.meta.sample_rate, decoded.pcm), record)
 
@@ -178,6 +199,8 @@ class PhraseCache:
             index = self._usable_index(retry_now=True)
             if index is None:
                 raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
+            if self._foreign(index, key, path):
+                return False
             self._make_dir(path.parent)
             self.faults.check("cache.write")
             write_atomically(path, data)
@@ -207,6 +230,8 @@ class PhraseCache:
         if index is None:
             raise OSError(f"index {self.directory / INDEX_NAME} unavailable")
         path = self.path(key)
+        if self._foreign(index, key, path):
+            raise OSError(f"{path}: a file the cache did not write is in the way")
         self._make_dir(path.parent)
         write_atomically(path, data)
         meta = decoded.meta
@@ -261,7 +286,7 @@ class PhraseCache:
                     break
                 index.remove(victims)  # rows first: a reader never sees a row without file
                 for key in victims:
-                    self.path(key).unlink(missing_ok=True)
+                    self._unlink_entry(key)
                 removed += len(victims)
         except (OSError, sqlite3.Error) as exc:
             log.warning("cache eviction stopped: %s", exc)
@@ -290,37 +315,53 @@ class PhraseCache:
         indexed = index.keys()
         seen: set[str] = set()
         adopted = damaged = temps = 0
+        strangers: list[Path] = []
         files, complete = _entry_files(self.directory)
         for path in files:
-            if path.name.startswith(TEMP_PREFIX):
-                temps += _remove_abandoned_temp(path)
+            if _TEMP.match(path.name):
+                outcome = _remove_abandoned_temp(path)
+                temps += outcome == "removed"
+                if outcome == "left":
+                    strangers.append(path)
                 continue
-            key = path.name.removesuffix(".wav")
-            if key == path.name or key in seen:
+            key = _entry_key(path)
+            if key is None:
+                strangers.append(path)
                 continue
             seen.add(key)
             if key in indexed:
                 continue
-            try:
-                data = path.read_bytes()
-                decoded = decode(data)
-                if decoded.meta.key != key:
-                    raise DamagedEntry("corrupt", "file holds another entry")
-                self._adopt(index, path, data, decoded.meta)
-                adopted += 1
-            except DamagedEntry as exc:
-                self._discard(key, exc.kind, str(exc))
-                damaged += 1
-            except OSError as exc:
-                log.warning("cannot read cache file %s: %s", path, exc)
+            outcome = self._take_up(index, key, path)
+            adopted += outcome == "adopted"
+            damaged += outcome == "removed"
+            if outcome == "left":
+                strangers.append(path)
         missing = indexed - seen if complete else set()
         if missing:
             index.remove(missing)
             log.info("dropped %d cache index rows without a file", len(missing))
-        done = Reconciled(adopted, damaged, len(missing), temps)
+        _report_strangers(self.directory, strangers)
+        done = Reconciled(adopted, damaged, len(missing), temps, len(strangers))
         if adopted or damaged or temps:
             log.info("cache reconciled: %s", done)
         return done
+
+    def _take_up(self, index: Index, key: str, path: Path) -> str:
+        """An unindexed file named as an entry: adopted, removed (damaged, but provably an
+        entry), left (not provably ours) or unread."""
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            log.warning("cannot read cache file %s: %s", path, exc)
+            return "unread"
+        try:
+            decoded = decode(data)
+            if decoded.meta.key != key:
+                raise DamagedEntry("corrupt", "file holds another entry")
+        except DamagedEntry as exc:
+            return "removed" if self._damaged(key, data, False, exc) else "left"
+        self._adopt(index, path, data, decoded.meta)
+        return "adopted"
 
     def stats(self) -> Totals | None:
         self.flush_usage()
@@ -345,6 +386,9 @@ class PhraseCache:
             self._index = None
 
     def path(self, key: str) -> Path:
+        """Where an entry's file is; ValueError for anything but a key cache_key made."""
+        if not _KEY.match(key):
+            raise ValueError(f"not a phrase cache key: {key!r}")
         return self.directory / key[:2] / f"{key}.wav"
 
     # -- internals --------------------------------------------------------------------
@@ -352,6 +396,7 @@ class PhraseCache:
         path = self.directory / INDEX_NAME
         try:
             self._make_dir(self.directory, parents=True)
+            _keep_private(self.directory)
             try:
                 index = Index(path)
             except IndexCorrupt as exc:
@@ -402,6 +447,47 @@ class PhraseCache:
             )
         except (OSError, sqlite3.Error) as exc:
             log.debug("cache entry %s not adopted: %s", path, exc)
+
+    def _damaged(self, key: str, data: bytes, indexed: bool, exc: DamagedEntry) -> bool:
+        """Remove a damaged file if it is provably an entry (indexed, or its `cosy` chunk
+        names this key); else log and leave it. True when it was removed."""
+        if indexed or claimed_key(data) == key:
+            self._discard(key, exc.kind, str(exc))
+            return True
+        self._leave(self.path(key), str(exc))
+        return False
+
+    def _leave(self, path: Path, why: str) -> None:
+        """Say once per file that it is not an entry and stays where it is."""
+        with self._lock:
+            first = path not in self._strangers
+            self._strangers.add(path)
+        if first:
+            log.warning(
+                "%s is not a phrase cache entry (%s): left alone, its phrase is not cached",
+                path,
+                why,
+            )
+
+    def _foreign(self, index: Index, key: str, path: Path) -> bool:
+        """Whether a file the cache cannot prove it wrote sits where the entry would go
+        (then it is logged and not replaced)."""
+        if self._lookup(index, key) is not None:
+            return False
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            data = b""  # unreadable: certainly not provably ours
+        if claimed_key(data) == key:
+            return False
+        self._leave(path, "no metadata chunk naming its key")
+        return True
+
+    def _unlink_entry(self, key: str) -> None:
+        if _KEY.match(key):  # an index row naming anything else points at no file of ours
+            self.path(key).unlink(missing_ok=True)
 
     def _discard(self, key: str, kind: str, reason: str) -> None:
         path = self.path(key)
@@ -455,11 +541,51 @@ class PhraseCache:
                 log.exception("cache event listener failed")
 
 
+def _keep_private(directory: Path) -> None:
+    """Take group and other access away from the cache directory, the one a symlink names
+    too; raise PermissionError when it belongs to another user (they could change what is
+    said). A directory that cannot be changed (read-only mount) is used as it is, with a
+    warning."""
+    real = directory.resolve()
+    info = os.stat(real)
+    if info.st_uid != os.geteuid():
+        raise PermissionError(
+            f"{real} belongs to uid {info.st_uid}, not to this service (uid {os.geteuid()}); "
+            "not keeping phrases there"
+        )
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        try:
+            os.chmod(real, mode & 0o700)
+        except OSError as exc:
+            log.warning("cache directory %s is mode %04o, not private: %s", real, mode, exc)
+            return
+        log.info("cache directory %s was mode %04o; made it %04o", real, mode, mode & 0o700)
+
+
+def _entry_key(path: Path) -> str | None:
+    """The key a file's name gives it, if it is named as an entry in its own subdirectory."""
+    key = path.name.removesuffix(".wav")
+    if key == path.name or not _KEY.match(key) or key[:2] != path.parent.name:
+        return None
+    return key
+
+
+def _report_strangers(directory: Path, strangers: list[Path]) -> None:
+    if strangers:
+        log.warning(
+            "left alone %d files in the phrase cache %s that it did not write, e.g. %s",
+            len(strangers),
+            directory,
+            strangers[0],
+        )
+
+
 def _entry_files(directory: Path) -> tuple[list[Path], bool]:
     """Files in the two-hex-digit subdirectories, and whether every directory could be listed."""
     files: list[Path] = []
     try:
-        subdirs = sorted(p for p in directory.iterdir() if len(p.name) == 2 and p.is_dir())
+        subdirs = sorted(p for p in directory.iterdir() if _SUBDIR.match(p.name) and p.is_dir())
         for sub in subdirs:
             files.extend(sub.iterdir())
     except OSError as exc:
@@ -499,14 +625,27 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _remove_abandoned_temp(path: Path) -> int:
-    """Remove a temp file whose writer is gone; one a live process is writing stays."""
+def _remove_abandoned_temp(path: Path) -> str:
+    """Remove a temp file (named as write_atomically names them) whose writer is gone, if it
+    holds nothing but the start of an entry: "removed"; "writing" while its writer lives;
+    "left" when it is not provably ours."""
+    match = _TEMP.match(path.name)
+    assert match is not None
     try:
-        os.kill(int(path.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]), 0)
-        return 0  # its writer (maybe this process) is alive
-    except (ValueError, ProcessLookupError):
+        os.kill(int(match.group(1)), 0)
+        return "writing"  # its writer (maybe this process) is alive
+    except ProcessLookupError:
         pass
     except PermissionError:
-        return 0
+        return "writing"  # alive, under another user
+    except OverflowError:
+        return "left"  # no pid at all
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return "left"
+    if not starts_like_entry(head):
+        return "left"
     path.unlink(missing_ok=True)
-    return 1
+    return "removed"

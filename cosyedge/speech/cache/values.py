@@ -16,6 +16,7 @@ from typing import Any
 Scalar = str | int | float | bool
 MAX_PHRASES = 10000  # per template: more is not a phrase list but a number to synthesize
 _RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\Z")
+_RANGE_DIGITS = 18  # plenty for a range of values; Python refuses to convert over 4300
 
 
 def placeholders(text: str) -> list[str]:
@@ -49,6 +50,8 @@ def expand_values(text: str, values: Any) -> dict[str, tuple[Scalar, ...]]:
 def _expand_one(name: str, spec: Any) -> tuple[Scalar, ...]:
     where = f"values.{name}"
     if isinstance(spec, str) and (m := _RANGE.match(spec)):
+        if max(len(m.group(1)), len(m.group(2))) > _RANGE_DIGITS:
+            raise ValueError(f"{where}: range bounds of more than {_RANGE_DIGITS} digits")
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo > hi:
             raise ValueError(f"{where}: range {spec} runs backwards")
@@ -62,6 +65,8 @@ def _expand_one(name: str, spec: Any) -> tuple[Scalar, ...]:
         if not isinstance(item, (str, int, float, bool)):
             kind = {dict: "a mapping", list: "a list"}.get(type(item), "null")
             raise ValueError(f"{where}[{i}]: expected a plain value, got {kind}")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{where}[{i}]: expected a finite number, got {item}")
     return tuple(dict.fromkeys(items))
 
 
