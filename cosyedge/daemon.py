@@ -184,6 +184,7 @@ class Daemon:
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
             on_connected=lambda: self.desk and self.desk.publish_status(),
             on_published=lambda mid: self.reporter.published(mid),
+            on_problem=lambda problem: self.reporter.error(problem),
         )
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
