@@ -108,6 +108,7 @@ def choose_voice(lang: str, text: str, voices: Mapping[str, VoiceConfig]) -> tup
     if found is not None:
         return found, None
     script = dominant_script(text)
+    # A text without letters (numbers, signs) any voice reads: then the first one configured.
     readers = [v for v, c in voices.items() if script in (None, ENGINE_SCRIPTS.get(c.engine))]
     named = bool(normalize_tag(lang))
     asked = f"no voice for language {lang!r}" if named else "no language given"
