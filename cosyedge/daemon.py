@@ -190,6 +190,7 @@ class Daemon:
                 self._reload.clear()
                 self._reload_config()
             self.memory.check()
+            self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
             watchdog.tick()
             self.notifier.status(self._status())
         return self._shutdown(threads)

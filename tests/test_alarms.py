@@ -339,6 +339,93 @@ def test_hermes_say_round_trip(broker, alsa_sink, make_daemon, listener, tmp_pat
     assert listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "offline", 10)
 
 
+SAY, FINISHED, ERROR = "hermes/tts/say", "hermes/tts/sayFinished", "hermes/error/tts"
+RUSSIAN = "Насос остановлен"  # noqa: RUF001 (Cyrillic on purpose)
+
+
+def hermes_answers(listener: Listener) -> list[tuple[dict | None, dict]]:
+    """(error or None, sayFinished) per closed request, in order: the messages closing one
+    request are published together, an error right before its sayFinished."""
+    closed, error = [], None
+    for topic, payload in list(listener.messages):
+        if topic == ERROR:
+            assert error is None, "two errors in a row"
+            error = payload
+        elif topic == FINISHED:
+            closed.append((error, payload))
+            error = None
+    return closed
+
+
+def say(port: int, **request) -> None:
+    publish(port, SAY, json.dumps({"siteId": "default", **request}, ensure_ascii=False))
+
+
+def test_hermes_lang_in_the_forms_clients_send_picks_the_voice_and_another_voice_is_told(
+    broker, alsa_sink, make_daemon, listener, tmp_path
+):
+    with_zh = "    engine: piper\n  zh:\n    engine: espeak-pinyin\n"
+    text = config(broker.port, tmp_path).replace("    engine: piper\n", with_zh, 1)
+    make_daemon(text + "hermes:\n  enabled: true\n")
+    requests = [
+        ("l-1", "en_US", "Pump two stopped."),
+        ("l-2", "EN-gb", "Conveyor four is running."),
+        ("l-3", "zh-CN", "三号泵停止。"),
+        ("l-4", "de_DE.UTF-8", "Pumpe zwei steht."),
+        ("l-5", "ru", RUSSIAN),
+    ]
+    for request_id, lang, words in requests:
+        say(broker.port, text=words, lang=lang, id=request_id)
+    wait_until(lambda: len(hermes_answers(listener)) == 5, 90, "five requests answered")
+    answers = {finished["id"]: error for error, finished in hermes_answers(listener)}
+    assert answers["l-1"] is answers["l-2"] is answers["l-3"] is None
+    assert answers["l-4"]["error"] == (
+        "spoken: no voice for language 'de_DE.UTF-8': said with the 'en' voice"
+    )
+    assert answers["l-5"]["error"] == (
+        "rejected: hermes/tts/say: no voice for language 'ru', and no voice reads Cyrillic script"
+    )
+    spoken = [r for r in listener.on(REPORT) if r["outcome"] != "rejected"]
+    by_request = {r["id"].partition("#")[0]: r for r in spoken}
+    for request_id in ("l-1", "l-2", "l-3", "l-4"):
+        report = by_request[request_id]
+        # Said by a voice, not the generic phrase kept for a language without one.
+        assert (report["outcome"], report["source"]) == ("spoken", "synth"), report
+    assert by_request["l-4"]["note"] == answers["l-4"]["error"].removeprefix("spoken: ")
+    assert "note" not in by_request["l-1"]
+    assert len(alsa_sink.streams()) == 4
+
+
+def test_hermes_requests_reusing_an_id_are_each_spoken_and_only_a_redelivery_is_a_duplicate(
+    broker, alsa_sink, make_daemon, listener, tmp_path
+):
+    daemon = make_daemon(config(broker.port, tmp_path) + "hermes:\n  enabled: true\n")
+    first = {"text": "Forklift in aisle three.", "id": "same", "sessionId": "s-1"}
+    say(broker.port, **first)
+    say(broker.port, **{**first, "text": "Forklift has left aisle three."})
+    wait_until(lambda: len(hermes_answers(listener)) == 2, 60, "both requests answered")
+    say(broker.port, **first)  # the very same bytes again: what an MQTT redelivery is
+    wait_until(lambda: len(hermes_answers(listener)) == 3, 30, "the copy answered")
+    (e1, f1), (e2, f2), (e3, f3) = hermes_answers(listener)
+    assert e1 is None and e2 is None
+    assert f1 == f2 == f3 == {"siteId": "default", "sessionId": "s-1", "id": "same"}
+    assert e3["error"] == (
+        "deduplicated: the very same message came again (an MQTT redelivery) and was answered "
+        "before"
+    )
+    assert e3["sessionId"] == "s-1"
+    reports = listener.on(REPORT)
+    assert [(r["outcome"], r.get("text")) for r in reports] == [
+        ("spoken", "Forklift in aisle three."),
+        ("spoken", "Forklift has left aisle three."),
+        ("deduplicated", None),
+    ]
+    assert reports[2]["id"] == reports[0]["id"] != reports[1]["id"]
+    assert reports[0]["id"].startswith("same#")
+    assert len(alsa_sink.streams()) == 2
+    assert daemon.alive()
+
+
 def test_kill_9_mid_queue_then_restart_accounts_for_every_alert(
     broker, alsa_sink, make_daemon, listener, tmp_path
 ):

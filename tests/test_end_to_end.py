@@ -9,7 +9,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
-from support import publish, site_yaml, wait_until
+from support import Listener, publish, site_yaml, wait_until
 
 from cosyedge.audio.sound import chime
 
@@ -103,6 +103,33 @@ def test_daemon_reconnects_after_the_broker_goes_away(broker, alsa_sink, make_da
     publish(broker.port, "cosyedge/say", "Broker is back.")
     daemon.wait_for_log(r"spoke alert \w+ source=synth")
     assert daemon.alive()
+
+
+def test_two_gateways_sharing_a_client_id_say_so_and_stop_taking_the_session_in_turns(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    errors = Listener(broker.port, "cosyedge/error")
+    shared = "  local_broker: false\n  client_id: gw-shared\n  reconnect_max_s: 3\n"
+    daemons = [
+        make_daemon(
+            site_config(broker.port, tmp_path / name).replace("  local_broker: false\n", shared)
+        )
+        for name in ("a", "b")
+    ]
+    said = "MQTT session taken over: another client keeps connecting with client id 'gw-shared'"
+    for daemon in daemons:
+        daemon.wait_for_log(re.escape(said), timeout=40)
+    detected = [len(re.findall("connected to MQTT broker", d.log())) for d in daemons]
+    time.sleep(12)
+    for daemon in daemons:
+        assert daemon.log().count(said) == 1  # once per episode, not per connection
+        assert "two gateways must not share a client id (mqtt.client_id)" in daemon.log()
+    after = [len(re.findall("connected to MQTT broker", d.log())) for d in daemons]
+    flips = sum(after) - sum(detected)
+    assert flips <= 6, f"{flips} connections in 12 s after the takeover was seen"  # not 12
+    told = errors.wait_for("cosyedge/error", lambda e: len(e) >= 2, 10)
+    assert all(e["error"].startswith(said) for e in told)
+    errors.close()
 
 
 def test_say_writes_a_wav_through_the_same_cache(tmp_path):

@@ -57,6 +57,7 @@ class Offer:
     timing: Timing = Timing()
     announcement: Announcement | None = None
     volume: float | None = None
+    note: str | None = None  # taken, but not as asked (another voice): in every outcome
 
     @property
     def source(self) -> str:
@@ -165,6 +166,8 @@ def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
     priority = offer.announcement.priority if offer.announcement else None
+    if offer.note is not None:
+        detail = {"note": offer.note, **detail}
     return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **detail})
 
 

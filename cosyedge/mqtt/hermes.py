@@ -2,23 +2,41 @@
 
 `hermes/tts/say` `{"text","siteId","lang","id","sessionId","volume"}` for our siteId is an
 alert like any other; whatever becomes of it, the caller gets `hermes/tts/sayFinished`
-`{"siteId","sessionId","id"}`, preceded by `hermes/error/tts` when it could not be spoken.
+`{"siteId","sessionId","id"}`, preceded by `hermes/error/tts` when it was not spoken as asked
+(not spoken at all, or spoken by another language's voice).
+
+`id` is the client's request id, not an alarm identity: two requests with the same id are two
+requests. Only MQTT's redelivery of the very same message is a duplicate, so the
+de-duplication key is a hash of the whole payload.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.alerts.alert import Alert, RejectedAlert, parse_alert
+from cosyedge.config import VoiceConfig
+from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
 
 SAY = "hermes/tts/say"
 FINISHED = "hermes/tts/sayFinished"
 ERROR = "hermes/error/tts"
 ANSWER_TOPICS = (FINISHED, ERROR)
-FAILURES = ("rejected", "failed", "expired")
+SPOKEN = "spoken"  # the one outcome that is not an error, unless it carries a note
+# Why a request was not spoken, for outcomes whose report gives no reason of its own.
+REASONS = {
+    "summarized": "said only as part of a flood summary",
+    "acknowledged": "acknowledged by an operator",
+    "silenced": "silenced by an operator",
+    "shelved": "its source is shelved",
+}
+# Only a redelivery is a duplicate here (see dedup_key), whatever the alarm rules call it.
+DUPLICATE = "the very same message came again (an MQTT redelivery) and was answered before"
 
 
 @dataclass(frozen=True)
@@ -26,6 +44,16 @@ class HermesRequest:
     site_id: str
     session_id: str | None = None
     request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Say:
+    """A say request as the alarm rules take it."""
+
+    alert: Alert
+    lang: str  # the configured voice that says it
+    volume: float | None  # 0-1, replacing the priority's volume
+    note: str | None = None  # said, but not as asked: why (reported, and told the caller)
 
 
 def request_of(payload: bytes) -> HermesRequest | None:
@@ -43,28 +71,63 @@ def request_of(payload: bytes) -> HermesRequest | None:
     )
 
 
-def say_alert(payload: bytes, max_bytes: int) -> tuple[Alert, str, float | None]:
-    """The alert, its language and its volume (0-1, if given)."""
+def dedup_key(payload: bytes, request_id: str | None) -> str:
+    """The de-duplication key of one request: a hash of the whole payload, so only the very
+    same message (an MQTT redelivery) is a duplicate, never another request reusing an id.
+    The client's id leads it, so reports and operator commands can be matched to requests."""
+    digest = hashlib.sha256(SAY.encode() + b"\0" + payload).hexdigest()[:16]
+    return f"{request_id[:100]}#{digest}" if request_id else digest
+
+
+def say_alert(payload: bytes, max_bytes: int, voices: Mapping[str, VoiceConfig]) -> Say:
+    """The request as an alert, with the voice that says it; RejectedAlert says why not."""
     alert = parse_alert(SAY, payload, "json", max_bytes)
     text = alert.fields.get("text")
     if not isinstance(text, str) or not text.strip():
         raise RejectedAlert("hermes/tts/say: text is missing or empty")
-    lang = alert.fields.get("lang")
     volume = alert.fields.get("volume")
     if volume is not None:
         if isinstance(volume, bool) or not isinstance(volume, (int, float)):
             raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {volume!r}")
         if not math.isfinite(volume) or not 0 <= volume <= 1:
             raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {volume!r}")
-    return alert, lang if isinstance(lang, str) and lang else "en", volume
+    lang = alert.fields.get("lang")
+    voice, note = choose_voice(lang if isinstance(lang, str) else "", text, voices)
+    return Say(alert, voice, volume, note)
 
 
-def answers(request: HermesRequest, outcome: str, detail: dict[str, Any]) -> list[tuple[str, str]]:
-    """The messages that close one request: an error first if it failed, then sayFinished."""
+def choose_voice(lang: str, text: str, voices: Mapping[str, VoiceConfig]) -> tuple[str, str | None]:
+    """The voice for a request's `lang` and text, and a note when it is not the one asked for.
+
+    The voice of the language asked for (see `matching_voice`); without a `lang`, or for a
+    language no voice speaks, the voice that reads the script most of the text is written in
+    (the first voice for a text without letters), noted when a language was asked for.
+    RejectedAlert when no voice reads that script: Cyrillic through an English voice is noise.
+    """
+    found = matching_voice(lang, voices)
+    if found is not None:
+        return found, None
+    script = dominant_script(text)
+    # A text without letters (numbers, signs) any voice reads: then the first one configured.
+    readers = [v for v, c in voices.items() if script in (None, ENGINE_SCRIPTS.get(c.engine))]
+    named = bool(normalize_tag(lang))
+    asked = f"no voice for language {lang!r}" if named else "no language given"
+    if not readers:
+        raise RejectedAlert(f"hermes/tts/say: {asked}, and no voice reads {script} script")
+    return readers[0], f"{asked}: said with the {readers[0]!r} voice" if named else None
+
+
+def answers(
+    request: HermesRequest, outcome: str, detail: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """The messages that close one request: an error first unless it was spoken as asked
+    (a duplicate, expiry, an operator's command, another voice: each says why), then
+    sayFinished."""
     messages = []
-    if outcome in FAILURES:
+    problem = _problem(outcome, detail)
+    if problem is not None:
         error = {
-            "error": f"{outcome}: {detail.get('reason', outcome)}",
+            "error": f"{outcome}: {problem}",
             "siteId": request.site_id,
             "context": detail.get("text") or request.request_id,
             "sessionId": request.session_id,
@@ -77,6 +140,15 @@ def answers(request: HermesRequest, outcome: str, detail: dict[str, Any]) -> lis
     }
     messages.append((FINISHED, json.dumps(finished, ensure_ascii=False)))
     return messages
+
+
+def _problem(outcome: str, detail: Mapping[str, Any]) -> str | None:
+    """Why a request was not spoken as asked; None when it was."""
+    if outcome == SPOKEN:
+        return detail.get("note") or None
+    if outcome == "deduplicated":
+        return DUPLICATE
+    return detail.get("reason") or REASONS.get(outcome, outcome)
 
 
 def _text(value: object) -> str | None:

@@ -9,6 +9,7 @@ so the rules only see numbers.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from collections.abc import Mapping
 
@@ -17,6 +18,8 @@ from cosyedge.alerts.policy import Offer, Ticket, Timing
 from cosyedge.announcements.templates import Announcement, TemplateSet, plain_text
 from cosyedge.config import Config, TemplateConfig
 from cosyedge.mqtt import hermes
+
+log = logging.getLogger(__name__)
 
 
 class Intake:
@@ -65,17 +68,7 @@ class Intake:
         max_bytes = self.config.mqtt.max_payload_bytes
         alarms = self.config.alarms
         if self._is_hermes(ticket.topic):
-            alert, lang, volume = hermes.say_alert(payload, max_bytes)
-            priority = alert.priority or self.config.hermes.priority
-            text = plain_text(str(alert.fields["text"]), self.config.hermes.max_chars)
-            if not text:
-                raise RejectedAlert("hermes/tts/say: text has nothing to speak")
-            announcement = Announcement(text, lang, priority, alert)
-            timing = Timing(
-                ttl_s=_ttl(alert.fields, alarms.ttl_s),
-                reannounce_s=alarms.priorities.of(priority).reannounce_s,
-            )
-            return Offer(ticket, alert.id, at, timing, announcement, volume)
+            return self._say(ticket, payload, at)
         template, topic_fields = self.templates.find(ticket.topic)
         t = template.config
         alert = parse_alert(ticket.topic, payload, t.payload, max_bytes)
@@ -95,6 +88,27 @@ class Intake:
             reannounce_s=reannounce,
         )
         return Offer(ticket, alert.id, at, timing, announcement)
+
+    def _say(self, ticket: Ticket, payload: bytes, at: float) -> Offer:
+        """A Hermes say request: its own voice and timing, and de-duplicated only against a
+        redelivery of the same message (see `hermes`)."""
+        alarms = self.config.alarms
+        say = hermes.say_alert(payload, self.config.mqtt.max_payload_bytes, self.config.voices)
+        alert = say.alert
+        priority = alert.priority or self.config.hermes.priority
+        text = plain_text(str(alert.fields["text"]), self.config.hermes.max_chars)
+        if not text:
+            raise RejectedAlert("hermes/tts/say: text has nothing to speak")
+        request_id = ticket.hermes.request_id if ticket.hermes else None
+        key = hermes.dedup_key(payload, request_id)
+        if say.note is not None:
+            log.warning("hermes/tts/say %s: %s", key, say.note)
+        timing = Timing(
+            ttl_s=_ttl(alert.fields, alarms.ttl_s),
+            reannounce_s=alarms.priorities.of(priority).reannounce_s,
+        )
+        announcement = Announcement(text, say.lang, priority, alert)
+        return Offer(ticket, key, at, timing, announcement, say.volume, say.note)
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY

