@@ -708,7 +708,8 @@ def io_faults(lab: Lab, size: dict[str, float]) -> Result:
     publisher = Publisher(lab.broker.port)
     ids: list[str] = []
     notes = []
-    assert {site for step in FAULT_STEPS for site in step} == set(SITES)
+    walked = {site for step in FAULT_STEPS for site in step}
+    assert walked == set(SITES) - {"speech.render"}  # that one crashes: see poison()
     for k, step in enumerate(FAULT_STEPS):
         errno_name = "ENOSPC" if step[0].startswith("journal") else "EIO"
         write_plan(plan, {site: {"errno": errno_name} for site in step})
