@@ -164,8 +164,10 @@ def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
 
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
-    priority = offer.announcement.priority if offer.announcement else None
-    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **detail})
+    announcement = offer.announcement
+    priority = announcement.priority if announcement else None
+    notes = {"notes": list(announcement.notes)} if announcement and announcement.notes else {}
+    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **notes, **detail})
 
 
 class AlarmPolicy:

@@ -8,11 +8,18 @@ alert like any other; whatever becomes of it, the caller gets `hermes/tts/sayFin
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.alerts.alert import Alert, RejectedAlert, parse_alert
+from cosyedge.alerts.alert import (
+    Alert,
+    InvalidJson,
+    RejectedAlert,
+    brief,
+    finite_number,
+    load_json,
+    parse_alert,
+)
 
 SAY = "hermes/tts/say"
 FINISHED = "hermes/tts/sayFinished"
@@ -31,8 +38,8 @@ class HermesRequest:
 def request_of(payload: bytes) -> HermesRequest | None:
     """Who to answer, read leniently so that even a request we reject gets its answer."""
     try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = load_json(payload)
+    except InvalidJson:
         return None
     if not isinstance(data, dict):
         return None
@@ -54,8 +61,9 @@ def say_alert(payload: bytes, max_bytes: int) -> tuple[Alert, str, float | None]
     if volume is not None:
         if isinstance(volume, bool) or not isinstance(volume, (int, float)):
             raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {volume!r}")
-        if not math.isfinite(volume) or not 0 <= volume <= 1:
-            raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {volume!r}")
+        level = finite_number(volume)
+        if level is None or not 0 <= level <= 1:
+            raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {brief(volume)}")
     return alert, lang if isinstance(lang, str) and lang else "en", volume
 
 
@@ -81,5 +89,6 @@ def answers(request: HermesRequest, outcome: str, detail: dict[str, Any]) -> lis
 
 def _text(value: object) -> str | None:
     if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
-        return str(value)
+        # A lone surrogate (JSON `\ud800`) cannot be sent back as UTF-8: escaped instead.
+        return str(value).encode("utf-8", "backslashreplace").decode()
     return None
