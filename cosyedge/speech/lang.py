@@ -39,7 +39,7 @@ NO_SCRIPT = ""  # the language of an unsaid run in a script no configured langua
 
 @dataclass(frozen=True)
 class Run:
-    lang: str  # "zh", "en" or the phrase's own language for script-neutral text
+    lang: str  # "zh", "en", the phrase's own language, or NO_SCRIPT for an unread script
     text: str
     said: bool = True  # False: no configured voice reads it, so it is left out
 
