@@ -31,7 +31,8 @@ from cosyedge.speech.render import Renderer, Rendering
 log = logging.getLogger(__name__)
 
 # The loudest speech sample (of 32767) below which a rendering said nothing: -54 dBFS, far
-# under any voice's words and above the dither of a silent one.
+# under any word. A voice with nothing to say gives no samples or zeros (espeak-pinyin for a
+# character it has no reading of, Piper for punctuation alone).
 SILENT_PEAK = 64
 
 
