@@ -541,8 +541,9 @@ def malformed_payload(rng: random.Random, i: int) -> bytes:
         return json.dumps({"text": {"a": [1, {"b": None}]}, "id": f"m-{i}"}).encode()
     if kind == 5:  # wrong types for the text
         return json.dumps({"text": rng.choice([None, [], [1, 2], {}])}).encode()
-    if kind == 6:  # wrong type for the time to live
-        return json.dumps({"text": "ok", "ttl": rng.choice(["soon", -1, 0, "1e9x"])}).encode()
+    if kind == 6:  # wrong type or value for the time to live (0 is valid: never expires)
+        ttl = rng.choice(["soon", -1, 10**400, "1e9x"])
+        return json.dumps({"text": "ok", "ttl": ttl}).encode()
     if kind == 7:  # not an object
         return json.dumps(rng.choice([[1, 2], "text", 12, None, True])).encode()
     if kind == 8:  # empty or blank

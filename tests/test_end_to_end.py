@@ -150,3 +150,53 @@ def test_say_writes_a_wav_through_the_same_cache(tmp_path):
     again = subprocess.run([*cmd, "--out", str(tmp_path / "2.wav")], capture_output=True, text=True)
     assert "cache" in again.stderr
     assert np.array_equal(wav_samples(tmp_path / "2.wav")[1], pcm)
+
+
+def test_what_the_voices_cannot_say_is_never_reported_spoken(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    """Default voices (English and Mandarin): emoji, invisible characters and a script neither
+    reads are rejected; a Han character the Mandarin voice has no reading for fails instead of
+    passing as spoken under its chime; numbers beside an unread script are said and the rest
+    noted, as is a priority that is not one."""
+    daemon = make_daemon(site_config(broker.port, tmp_path))
+    listener = Listener(broker.port, "cosyedge/report")
+    russian = "\u041d\u0430\u0441\u043e\u0441 \u0430\u0432\u0430\u0440\u0438\u044f"  # pump fault
+    sent = {
+        "emoji": "🔥🚨",
+        "invisible": "\u200b\u2060\u202e",
+        "script": russian,
+        "silent": "\u3400",  # CJK extension A: in the Han block, in no pinyin table
+        "numbers": russian.replace(" ", " 7 "),
+        "urgent": "Door open",
+    }
+    for ident, text in sent.items():
+        payload = {"id": ident, "text": text, "ttl": 0}
+        if ident == "urgent":
+            payload["priority"] = "urgent"
+        publish(broker.port, "cosyedge/say", json.dumps(payload))
+    reports = listener.wait_for("cosyedge/report", lambda r: len(r) >= len(sent), 60)
+    listener.close()
+    rejected = sorted(r["reason"] for r in reports if r["outcome"] == "rejected")
+    assert rejected == [
+        "nothing to say in en",
+        f"nothing to say in en (left out, no voice reads its script: {russian!r})",
+        "nothing to say in en: template 'cosyedge/say' rendered nothing",
+    ]
+    by_id = {r["id"]: r for r in reports if "id" in r}
+    assert by_id["silent"]["outcome"] == "failed"
+    assert by_id["silent"]["reason"] == "the voice gave no audible speech"
+    assert by_id["numbers"]["outcome"] == "spoken"
+    assert by_id["numbers"]["notes"] == [
+        "left out, no voice reads its script: {!r}, {!r}".format(*russian.split())
+    ]
+    assert by_id["urgent"]["outcome"] == "spoken"
+    assert by_id["urgent"]["priority"] == "medium"
+    assert by_id["urgent"]["notes"] == ["priority: unknown value 'urgent', used medium"]
+    # Only the two spoken alerts have speech after their chime: "seven", "door open".
+    lead = len(chime("medium", 24000))
+    streams = wait_until(lambda: len(alsa_sink.streams()) >= 3 and alsa_sink.streams(), 10, "")
+    speech = [s[lead:] for s in streams]
+    loud = [s for s in speech if len(s) and np.abs(s.astype(np.int32)).max() > 1000]
+    assert len(loud) == 2, [len(s) for s in speech]
+    assert daemon.alive()

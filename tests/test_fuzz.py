@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import yaml
@@ -15,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cosyedge.alerts.alert import RejectedAlert
+from cosyedge.alerts.commands import BadCommand, parse_command
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.mqtt import hermes
 from cosyedge.mqtt.intake import Intake
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +72,32 @@ def _json(obj) -> bytes:
     return json.dumps(obj, allow_nan=True).encode()
 
 
+# Numbers and characters that once went past the parser or the templates: integers longer
+# than Python converts, literals that become infinities or NaN, format characters and lone
+# surrogates (escaped in JSON) that cannot be written out as UTF-8.
+poison_numbers = st.one_of(
+    st.integers(4000, 6000).map(lambda n: "7" * n),
+    st.integers(16, 400).map(lambda n: "-" + "9" * n),
+    st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", "-Infinity", "5e-324", "1e15"]),
+)
+odd_text = st.lists(
+    st.sampled_from(["\\ud800", "\\udfff", "\\u202e", "\\u200b", "\\u0085", "7", " ", "x", "é"]),
+    max_size=12,
+).map("".join)
+
+
+@st.composite
+def poisoned(draw) -> bytes:
+    name = draw(field_names)
+    fields = [f'"{name}": {draw(poison_numbers)}']
+    fields.append(f'"{draw(field_names)}": "{draw(odd_text)}"')
+    if draw(st.booleans()):
+        fields.append(f'"text": "{draw(odd_text)}"')
+    return ("{" + ", ".join(draw(st.permutations(fields))) + "}").encode()
+
+
 payloads = st.one_of(
+    poisoned(),
     objects.map(_json),
     values.map(_json),
     st.binary(max_size=200),
@@ -104,10 +132,37 @@ def test_every_generated_payload_is_accepted_or_rejected_with_a_reason():
             # Templates cut at their max_chars (at most 4000), Hermes texts at hermes.max_chars.
             limit = 400 if topic == "hermes/tts/say" else 4000
             assert len(text) <= limit
+            # Whatever is reported or cached can be written out, and holds nothing invisible.
+            for said in (text, offer.key, *offer.announcement.notes):
+                said.encode()
+                assert not [c for c in said if unicodedata.category(c) in ("Cf", "Cc")], said
 
     check()
     print(f"intake fuzz: {seen}")
     assert seen["accepted"] and seen["rejected"]
+
+
+def test_every_generated_command_or_hermes_request_is_read_or_refused_with_a_reason():
+    seen = {"commands": 0, "refused": 0}
+
+    @FUZZ
+    @given(payload=payloads | poisoned().map(lambda p: p.replace(b"{", b'{"cmd": "shelve", ', 1)))
+    def check(payload: bytes) -> None:
+        request = hermes.request_of(payload)
+        assert request is None or isinstance(request.site_id, str)
+        try:
+            command = parse_command(payload)
+        except BadCommand as exc:
+            assert str(exc).strip()
+            seen["refused"] += 1
+            return
+        if command.id is not None:
+            command.id.encode()  # an id the reports can name
+        seen["commands"] += 1
+
+    check()
+    print(f"command fuzz: {seen}")
+    assert seen["refused"]
 
 
 @FUZZ

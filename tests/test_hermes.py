@@ -9,6 +9,7 @@ import pytest
 
 from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.config import VoiceConfig, parse_config
+from cosyedge.mqtt import hermes
 from cosyedge.mqtt.hermes import HermesRequest, answers
 from cosyedge.mqtt.intake import Intake
 from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
@@ -34,7 +35,7 @@ def test_control_characters_are_spoken_as_spaces():
 
 
 def test_text_of_control_characters_only_is_rejected():
-    with pytest.raises(RejectedAlert, match="nothing to speak"):
+    with pytest.raises(RejectedAlert, match=r"^nothing to say in en$"):
         offer("\x07\x08")
 
 
@@ -223,3 +224,29 @@ def test_every_other_outcome_gets_an_error_first(outcome, detail, error):
     assert json.loads(err)["error"].startswith(error)
     assert json.loads(err)["siteId"] == "kitchen" and json.loads(err)["sessionId"] == "s-1"
     assert json.loads(finished)["id"] == "r1"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"text": "hi", "siteId": "default", "n": ' + b"7" * 5000 + b"}",
+        b"[" * 100000,
+        b"\xff\xfe{}",
+    ],
+)
+def test_a_request_that_json_cannot_read_gets_no_request_not_an_exception(payload):
+    assert hermes.request_of(payload) is None
+
+
+def test_an_answer_can_always_be_sent_as_utf8():
+    request = hermes.request_of(b'{"siteId": "default", "sessionId": "s\\ud800", "id": "r"}')
+    assert request.session_id == "s\\ud800"  # escaped: a lone surrogate has no UTF-8
+    for _, message in hermes.answers(request, "rejected", {"reason": "x"}):
+        message.encode()
+
+
+@pytest.mark.parametrize("volume", [10**400, float("inf"), float("nan"), 1.5])
+def test_a_volume_that_is_not_0_to_1_is_rejected(volume):
+    payload = json.dumps({"text": "hi", "volume": volume}).encode()
+    with pytest.raises(RejectedAlert, match=r"^hermes/tts/say: volume must be 0-1, got "):
+        hermes.say_alert(payload, 16384, {"en": VoiceConfig()})

@@ -7,7 +7,7 @@ import pytest
 from cosyedge.alerts.alert import parse_alert
 from cosyedge.announcements.templates import TemplateSet
 from cosyedge.config import TemplateConfig
-from cosyedge.speech.lang import Run, split_runs
+from cosyedge.speech.lang import Run, says_anything, split_runs
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,54 @@ def test_an_alert_may_name_its_language(payload, lang):
     found, fields = template.find("cosyedge/say")
     announcement = found.render(parse_alert("cosyedge/say", payload.encode()), fields)
     assert announcement.lang == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "voices", "runs"),
+    [
+        ("第三线: 21.5", "en", {"en"}, [("zh", "第三线", False), ("en", ": 21.5", True)]),
+        (
+            "8号电机电流15.1A，已跳闸",
+            "en",
+            {"en"},
+            [
+                ("en", "8", True),
+                ("zh", "号电机电流", False),
+                ("en", "15.1A", True),
+                ("zh", "，已跳闸", False),
+            ],
+        ),
+        (
+            "Pump Station 3 故障",
+            "zh",
+            {"zh"},
+            [("en", "Pump Station", False), ("zh", "3 故障", True)],
+        ),
+        ("Pumpe 7 defekt", "de", {"de"}, [("de", "Pumpe 7 defekt", True)]),  # its own Latin words
+        (
+            "\u0e1b\u0e31\u0e4a\u0e21 7",
+            "en",
+            None,
+            [("", "\u0e1b\u0e31\u0e4a\u0e21", False), ("en", "7", True)],
+        ),
+        ("\u0e1b\u0e31\u0e4a\u0e21 7", "th", {"th"}, [("th", "\u0e1b\u0e31\u0e4a\u0e21 7", True)]),
+        ("5 kΩ", "zh", {"zh"}, [("zh", "5 kΩ", True)]),  # a lone Greek letter is a unit
+        ("🔥", "en", {"en"}, [("en", "🔥", True)]),
+    ],
+)
+def test_runs_no_voice_can_say_are_marked_and_numbers_go_to_one_that_can(text, lang, voices, runs):
+    assert split_runs(text, lang, voices) == [Run(*r) for r in runs]
+
+
+@pytest.mark.parametrize(
+    ("text", "voices", "anything"),
+    [
+        ("🔥🚨", {"en", "zh"}, False),
+        ("— … !", {"en"}, False),
+        ("第三线", {"en"}, False),
+        ("第三线", {"en", "zh"}, True),
+        ("第三线 7", {"en"}, True),
+    ],
+)
+def test_says_anything_wants_a_word_or_number_a_voice_reads(text, voices, anything):
+    assert says_anything(split_runs(text, "en", voices)) is anything

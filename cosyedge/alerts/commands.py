@@ -7,9 +7,9 @@ said (and re-announcement) without acknowledging, shelve mutes a source for a li
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
+
+from cosyedge.alerts.alert import InvalidJson, brief, clean_id, finite_number, load_json
 
 COMMANDS = ("ack", "silence", "shelve", "unshelve")
 
@@ -28,8 +28,8 @@ class Command:
 
 def parse_command(payload: bytes) -> Command:
     try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        data = load_json(payload)
+    except InvalidJson as exc:
         raise BadCommand(f"not a JSON object: {exc}") from None
     if not isinstance(data, dict):
         raise BadCommand("not a JSON object")
@@ -46,11 +46,8 @@ def parse_command(payload: bytes) -> Command:
     if duration is not None:
         if cmd != "shelve":
             raise BadCommand(f"duration_s: only for shelve, not {cmd}")
-        if (
-            isinstance(duration, bool)
-            or not isinstance(duration, (int, float))
-            or not math.isfinite(duration)
-            or duration <= 0
-        ):
-            raise BadCommand(f"duration_s: expected a positive number, got {duration!r}")
-    return Command(cmd, None if ident is None else str(ident), topic, duration)
+        seconds = finite_number(duration)
+        if seconds is None or seconds <= 0:
+            raise BadCommand(f"duration_s: expected a positive number, got {brief(duration)}")
+    # An id is named the way alerts name it, so an ack can find an alert whose id was cleaned.
+    return Command(cmd, None if ident is None else clean_id(str(ident)), topic, duration)

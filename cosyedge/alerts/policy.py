@@ -165,10 +165,12 @@ def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
 
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
-    priority = offer.announcement.priority if offer.announcement else None
-    if offer.note is not None:
-        detail = {"note": offer.note, **detail}
-    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **detail})
+    announcement = offer.announcement
+    priority = announcement.priority if announcement else None
+    notes = {"notes": list(announcement.notes)} if announcement and announcement.notes else {}
+    if offer.note is not None:  # Hermes: said, but not as asked; the caller hears why
+        notes["note"] = offer.note
+    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **notes, **detail})
 
 
 class AlarmPolicy:

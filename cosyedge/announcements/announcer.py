@@ -31,6 +31,11 @@ from cosyedge.speech.render import Renderer, Rendering
 
 log = logging.getLogger(__name__)
 
+# The loudest speech sample (of 32767) below which a rendering said nothing: -54 dBFS, far
+# under any word. A voice with nothing to say gives no samples or zeros (espeak-pinyin for a
+# character it has no reading of, Piper for punctuation alone).
+SILENT_PEAK = 64
+
 
 @dataclass
 class Speech:
@@ -58,6 +63,19 @@ class Speech:
             return self.renderer.render(item.text, item.lang)
         cached = self.renderer.cached(item.text, item.lang)
         return cached or self.fallback.rendering(item.priority, item.lang)
+
+
+@dataclass
+class Heard:
+    """The loudest sample of the speech itself: the chime alone must not count as spoken."""
+
+    peak: int = 0
+
+    def through(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        for pcm in chunks:
+            if len(pcm):
+                self.peak = max(self.peak, int(np.abs(pcm.astype(np.int32)).max()))
+            yield pcm
 
 
 class Announcer:
@@ -116,8 +134,9 @@ class Announcer:
 
     def _announce(self, item: Item) -> Delivery:
         cut: list[bool] = []
+        heard = Heard()
         try:
-            rendering, playback = self._speak(item, cut)
+            rendering, playback = self._speak(item, cut, heard)
         except AudioUnavailable:
             return Delivery("unplayed")  # kept: said once the device is back
         except Exception as exc:
@@ -131,6 +150,11 @@ class Announcer:
             return Delivery("stopped")
         if playback.first_audio is None or playback.last_audio is None:
             return Delivery("failed", {"reason": "no audio was rendered"})
+        if heard.peak < SILENT_PEAK:
+            log.error(
+                "%s %s: the voice gave no audible speech for %r", item.kind, item.key, item.text
+            )
+            return Delivery("failed", {"reason": "the voice gave no audible speech"})
         start, end = _wall(playback.first_audio), _wall(playback.last_audio)
         received = min((o.ticket.received for o in item.offers), default=start)
         detail = {
@@ -151,20 +175,20 @@ class Announcer:
         )
         return Delivery("spoken", detail)
 
-    def _speak(self, item: Item, cut: list[bool]) -> tuple[Rendering, Playback]:
+    def _speak(self, item: Item, cut: list[bool], heard: Heard) -> tuple[Rendering, Playback]:
         rendering = self.speech.render(item)
         try:
-            return rendering, self._play(item, rendering, cut)
+            return rendering, self._play(item, rendering, cut, heard)
         except Exception as exc:
             if not is_out_of_memory(exc):
                 raise
             self.speech.memory.out_of_memory(exc)
             rendering = self.speech.fallback.rendering(item.priority, item.lang)
-            return rendering, self._play(item, rendering, cut)
+            return rendering, self._play(item, rendering, cut, heard)
 
-    def _play(self, item: Item, rendering: Rendering, cut: list[bool]) -> Playback:
+    def _play(self, item: Item, rendering: Rendering, cut: list[bool], heard: Heard) -> Playback:
         volume = self.sound.volume(item.priority, item.volume)
-        speech = self.beat.beating(self.speech.memory.metered(rendering.chunks))
+        speech = heard.through(self.beat.beating(self.speech.memory.metered(rendering.chunks)))
         shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume)
         chunks = self._until_stop(shaped, cut)
         try:

@@ -14,12 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.alerts.alert import Alert, RejectedAlert, parse_alert
+from cosyedge.alerts.alert import (
+    Alert,
+    InvalidJson,
+    RejectedAlert,
+    brief,
+    finite_number,
+    load_json,
+    parse_alert,
+)
 from cosyedge.config import VoiceConfig
 from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
 
@@ -59,8 +66,8 @@ class Say:
 def request_of(payload: bytes) -> HermesRequest | None:
     """Who to answer, read leniently so that even a request we reject gets its answer."""
     try:
-        data = json.loads(payload)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = load_json(payload)
+    except InvalidJson:
         return None
     if not isinstance(data, dict):
         return None
@@ -89,8 +96,9 @@ def say_alert(payload: bytes, max_bytes: int, voices: Mapping[str, VoiceConfig])
     if volume is not None:
         if isinstance(volume, bool) or not isinstance(volume, (int, float)):
             raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {volume!r}")
-        if not math.isfinite(volume) or not 0 <= volume <= 1:
-            raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {volume!r}")
+        level = finite_number(volume)
+        if level is None or not 0 <= level <= 1:
+            raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {brief(volume)}")
     lang = alert.fields.get("lang")
     voice, note = choose_voice(lang if isinstance(lang, str) else "", text, voices)
     return Say(alert, voice, volume, note)
@@ -153,5 +161,6 @@ def _problem(outcome: str, detail: Mapping[str, Any]) -> str | None:
 
 def _text(value: object) -> str | None:
     if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
-        return str(value)
+        # A lone surrogate (JSON `\ud800`) cannot be sent back as UTF-8: escaped instead.
+        return str(value).encode("utf-8", "backslashreplace").decode()
     return None

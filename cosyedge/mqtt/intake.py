@@ -3,21 +3,30 @@
 Alert topics go through the templates, `hermes/tts/say` through the Hermes mapping; a message
 that cannot become an alert raises RejectedAlert with the reason. Timing (time to live,
 on/off-delay, re-announcement) is settled here from payload, template and the alarms: section,
-so the rules only see numbers.
+so the rules only see numbers. A phrase the configured voices can say nothing of (emoji only,
+a script none of them reads) is rejected as `nothing to say in <lang>`; what they would leave
+out of a phrase, or a payload value not taken as given, becomes a note in its reports.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 from collections.abc import Mapping
 
-from cosyedge.alerts.alert import RejectedAlert, Scalar, parse_alert
+from cosyedge.alerts.alert import (
+    RejectedAlert,
+    Scalar,
+    brief,
+    finite_number,
+    parse_alert,
+    priority_note,
+)
 from cosyedge.alerts.policy import Offer, Ticket, Timing
 from cosyedge.announcements.templates import Announcement, TemplateSet, plain_text
 from cosyedge.config import Config, TemplateConfig
 from cosyedge.mqtt import hermes
+from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
 
 log = logging.getLogger(__name__)
 
@@ -65,18 +74,16 @@ class Intake:
         return Ticket(seq, topic, received, request, payload)
 
     def offer(self, ticket: Ticket, payload: bytes, at: float) -> Offer:
-        max_bytes = self.config.mqtt.max_payload_bytes
-        alarms = self.config.alarms
         if self._is_hermes(ticket.topic):
             return self._say(ticket, payload, at)
+        max_bytes = self.config.mqtt.max_payload_bytes
+        alarms = self.config.alarms
         template, topic_fields = self.templates.find(ticket.topic)
         t = template.config
         alert = parse_alert(ticket.topic, payload, t.payload, max_bytes)
         if _is_clear(t, alert.fields):
             return Offer(ticket, alert.id, at, Timing(off_delay_s=t.off_delay_s))
-        announcement = template.render(alert, topic_fields)
-        if announcement.lang not in self.config.voices:  # the alert named one we cannot speak
-            announcement = dataclasses.replace(announcement, lang=t.lang)
+        announcement = self._sayable(template.render(alert, topic_fields), t.lang)
         reannounce = t.reannounce_s
         if reannounce is None:
             reannounce = alarms.priorities.of(announcement.priority).reannounce_s
@@ -96,34 +103,73 @@ class Intake:
         say = hermes.say_alert(payload, self.config.mqtt.max_payload_bytes, self.config.voices)
         alert = say.alert
         priority = alert.priority or self.config.hermes.priority
-        text = plain_text(str(alert.fields["text"]), self.config.hermes.max_chars)
-        if not text:
-            raise RejectedAlert("hermes/tts/say: text has nothing to speak")
+        limit = self.config.hermes.max_chars
+        text = plain_text(str(alert.fields["text"]), limit, "hermes/tts/say text")
         request_id = ticket.hermes.request_id if ticket.hermes else None
         key = hermes.dedup_key(payload, request_id)
         if say.note is not None:
             log.warning("hermes/tts/say %s: %s", key, say.note)
+        notes = tuple(n for n in (priority_note(alert.fields, priority),) if n)
+        announcement = self._sayable(Announcement(text, say.lang, priority, alert, notes), say.lang)
         timing = Timing(
             ttl_s=_ttl(alert.fields, alarms.ttl_s),
             reannounce_s=alarms.priorities.of(priority).reannounce_s,
         )
-        announcement = Announcement(text, say.lang, priority, alert)
         return Offer(ticket, key, at, timing, announcement, say.volume, say.note)
+
+    def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
+        """The announcement in a language that has a voice, with notes of what was not taken
+        as given; RejectedAlert when the voices can say nothing of it."""
+        lang, notes = self._voice_lang(announcement.lang, default_lang)
+        runs = split_runs(announcement.text, lang, self.config.voices)
+        left_out = _left_out(runs)
+        if not says_anything(runs):
+            detail = f" ({'; '.join(left_out)})" if left_out else ""
+            raise RejectedAlert(f"nothing to say in {lang}{detail}")
+        notes = (*announcement.notes, *notes, *left_out)
+        if notes:
+            log.warning("alert %s: %s", announcement.alert.id, "; ".join(notes))
+        return dataclasses.replace(announcement, lang=lang, notes=notes)
+
+    def _voice_lang(self, asked: str, default: str) -> tuple[str, tuple[str, ...]]:
+        """The language asked for if it has a voice, or its primary subtag (en-GB: en), or
+        the default, said in a note."""
+        for lang in (asked, asked.split("-")[0].lower()):
+            if lang in self.config.voices:
+                return lang, ()
+        return default, (f"lang: no voice for {brief(asked)}, used {default}",)
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
 
 
+def _left_out(runs: list[Run]) -> tuple[str, ...]:
+    """One note per reason a part of the phrase is not said, quoting the parts."""
+    parts: dict[str, list[str]] = {}
+    for run in runs:
+        if not run.said:
+            parts.setdefault(why_unsaid(run), []).append(repr(run.text))
+    return tuple(f"left out, {why}: {_bounded(', '.join(texts))}" for why, texts in parts.items())
+
+
+def _bounded(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _ttl(fields: Mapping[str, Scalar], default: float) -> float:
-    """A payload `ttl` (seconds) overrides the configured time to live."""
+    """A payload `ttl` (seconds) overrides the configured time to live; 0 means the alert
+    never expires, as `alarms.ttl_s: 0` does."""
     value = fields.get("ttl")
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RejectedAlert(f"ttl: expected seconds as a number, got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise RejectedAlert(f"ttl: expected seconds above 0, got {value!r}")
-    return float(value)
+        raise RejectedAlert(f"ttl: expected seconds as a number, got {brief(value)}")
+    seconds = finite_number(value)
+    if seconds is None or seconds < 0:
+        raise RejectedAlert(
+            f"ttl: expected seconds, 0 or more (0: never expires), got {brief(value)}"
+        )
+    return seconds
 
 
 def _is_clear(template: TemplateConfig, fields: Mapping[str, Scalar]) -> bool:

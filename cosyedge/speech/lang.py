@@ -3,36 +3,58 @@
 Chinese characters are Mandarin and English words are English, whatever the template says;
 what neither script decides (numbers, device tags, units, punctuation) goes with the run
 before it, or the run after it at the start. A phrase with no letters of either script is
-said in the language the template or alert asked for.
+said in the language the template or alert asked for. Words of other scripts (Cyrillic,
+Arabic, ...) are only given to a voice whose language is neither English nor Mandarin: that
+voice is taken to read its own script, the English and Mandarin voices do not.
+
+Given the languages that have a voice, a run none of them can say is kept but marked unsaid,
+and the script-neutral text around it goes to a voice that can say it: with only an English
+voice, `第三线: 21.5` still says "twenty one point five".
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from cosyedge.speech.zh.alertforms import UNITS
 
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
+_HAN = re.compile(f"[{_HAN_CHARS}]")
 _TOKEN = re.compile(
-    r"(?P<han>[\u3400-\u9fff\uf900-\ufaff，。！？；：、“”‘’（）《》【】]+)"
+    rf"(?P<han>[{_HAN_CHARS}，。！？；：、“”‘’（）《》【】]+)"
     r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
     r"|(?P<space>\s+)"
+    rf"|(?P<letters>[^\W\d_A-Za-z{_HAN_CHARS}]+)"  # letters of other scripts
     r"|(?P<other>.)",
     re.S,
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}\Z")
+_OWN_SCRIPT = ("en", "zh")  # languages whose voices read only Latin or Han letters
+NO_SCRIPT = ""  # the language of an unsaid run in a script no configured language names
 
 
 @dataclass(frozen=True)
 class Run:
-    lang: str  # "zh", "en" or the phrase's own language for script-neutral text
+    lang: str  # "zh", "en", the phrase's own language, or NO_SCRIPT for an unread script
     text: str
+    said: bool = True  # False: no configured voice reads it, so it is left out
 
 
 def has_han(text: str) -> bool:
     return _HAN.search(text) is not None
+
+
+def says_anything(runs: Collection[Run]) -> bool:
+    """Whether the said runs hold a word or a number, not only symbols, emoji or spaces."""
+    return any(r.said and any(c.isalnum() for c in r.text) for r in runs)
+
+
+def why_unsaid(run: Run) -> str:
+    return f"no {run.lang} voice" if run.lang else "no voice reads its script"
 
 
 def _english_word(word: str, previous: str) -> bool:
@@ -43,39 +65,106 @@ def _english_word(word: str, previous: str) -> bool:
     return not (word in UNITS and previous == "number")
 
 
-def split_runs(text: str, lang: str) -> list[Run]:
-    """Runs of one language each, in order; adjacent runs never share a language."""
+def _foreign(letters: str) -> bool:
+    """Two or more letters of a script other than Latin and Han; a lone one is neutral, as
+    units and labels are (Ω, μ, Δ)."""
+    count = sum(1 for c in letters if c.isalpha() and "LATIN" not in unicodedata.name(c, ""))
+    return count >= 2
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(kind, text): kind is zh, en, foreign, neutral or space. A combining mark, and letters
+    after one, stay with the letters before them (Devanagari, Thai)."""
     tokens: list[tuple[str, str]] = []
     previous = ""
     for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        value = m.group(0)
+        kind, value = m.lastgroup or "other", m.group(0)
+        if tokens and tokens[-1][0] == "letters" and _joins_letters(kind, value):
+            tokens[-1] = ("letters", tokens[-1][1] + value)
+            continue
         if kind == "word":
             kind = "en" if _english_word(value, previous) else "neutral"
         elif kind == "han":
             kind = "zh"
-        elif kind != "space":
+        elif kind not in ("space", "letters"):
             kind = "neutral"
         tokens.append((kind, value))
         if kind != "space":
             previous = "number" if m.lastgroup == "number" else kind
-    langs = _assign(tokens, lang)
+    return [(_letters_kind(v) if k == "letters" else k, v) for k, v in tokens]
+
+
+def _joins_letters(kind: str, value: str) -> bool:
+    return kind == "letters" or (kind == "other" and unicodedata.category(value)[0] == "M")
+
+
+def _letters_kind(letters: str) -> str:
+    return "foreign" if _foreign(letters) else "neutral"
+
+
+def split_runs(text: str, lang: str, voices: Collection[str] | None = None) -> list[Run]:
+    """Runs in order; adjacent runs never share both language and said-ness.
+
+    `voices`: the languages that have a voice (None: every language). A word whose voice is
+    missing becomes an unsaid run; a Latin word without an English voice goes to the phrase's
+    own voice unless that is Mandarin (which would spell it letter by letter)."""
+    tokens = _tokens(text)
+    targets = _targets(tokens, lang, voices)
     runs: list[Run] = []
-    for (_, value), run_lang in zip(tokens, langs, strict=True):
-        if runs and runs[-1].lang == run_lang:
-            runs[-1] = Run(run_lang, runs[-1].text + value)
+    for (_, value), (run_lang, said) in zip(tokens, targets, strict=True):
+        if runs and (runs[-1].lang, runs[-1].said) == (run_lang, said):
+            runs[-1] = Run(run_lang, runs[-1].text + value, said)
         else:
-            runs.append(Run(run_lang, value))
-    return [Run(r.lang, r.text.strip()) for r in runs if r.text.strip()]
+            runs.append(Run(run_lang, value, said))
+    return [Run(r.lang, r.text.strip(), r.said) for r in runs if r.text.strip()]
 
 
-def _assign(tokens: list[tuple[str, str]], lang: str) -> list[str]:
-    """Neutral and space tokens take the language of the nearest decided token before them
-    (after them at the start); all neutral means the phrase's own language."""
-    decided = [kind if kind in ("zh", "en") else None for kind, _ in tokens]
-    first = next((d for d in decided if d), lang)
-    out, current = [], first
+def _targets(
+    tokens: list[tuple[str, str]], lang: str, voices: Collection[str] | None
+) -> list[tuple[str, bool]]:
+    """(language, said) per token. Neutral tokens take the nearest said decided token before
+    them (after them at the start), else the phrase's own language; spaces go with the token
+    before them (after them at the start), so a space never splits a run."""
+    decided = [_decided(kind, lang, voices) for kind, _ in tokens]
+    said = [d for d in decided if d is not None and d[1]]
+    current = said[0] if said else (lang, voices is None or lang in voices)
+    out: list[tuple[str, bool]] = []
     for d in decided:
-        current = d or current
-        out.append(current)
+        if d is not None and d[1]:
+            current = d
+        out.append(d if d is not None else current)
+    return _spaces_follow(tokens, out)
+
+
+def _spaces_follow(
+    tokens: list[tuple[str, str]], targets: list[tuple[str, bool]]
+) -> list[tuple[str, bool]]:
+    out = list(targets)
+    for i, (kind, _) in enumerate(tokens):
+        if kind == "space":
+            if i > 0:
+                out[i] = out[i - 1]
+            elif len(tokens) > 1:
+                out[i] = targets[1]
     return out
+
+
+def _decided(kind: str, lang: str, voices: Collection[str] | None) -> tuple[str, bool] | None:
+    """Who says a token of this kind: (language, said), or None for neutral text."""
+
+    def has(language: str) -> bool:
+        return voices is None or language in voices
+
+    if kind == "zh":
+        return ("zh", has("zh"))
+    if kind == "en":
+        if has("en"):
+            return ("en", True)
+        if lang != "zh" and has(lang):
+            return (lang, True)  # a Latin-script voice of another language reads the word
+        return ("en", False)
+    if kind == "foreign":
+        if lang not in _OWN_SCRIPT and has(lang):
+            return (lang, True)
+        return (NO_SCRIPT, False)
+    return None

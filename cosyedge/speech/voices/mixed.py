@@ -2,7 +2,8 @@
 
 A Mandarin alert naming an English pump, or an English template filled with a Chinese
 field, is split into runs (see `cosyedge.speech.lang`); each run is said by its own voice, brought
-to one sample rate and joined with a pause like a speaker's switch of language.
+to one sample rate and joined with a pause like a speaker's switch of language. A run no
+configured voice reads is left out and logged; the numbers beside it are still said.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosyedge.speech.lang import split_runs
+from cosyedge.speech.lang import split_runs, why_unsaid
 from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
 
-ENGINE_VERSION = "mixed-1"  # bump when the split into runs or the joining changes
+ENGINE_VERSION = "mixed-2"  # bump when the split into runs or the joining changes
 SWITCH_PAUSE_S = 0.12  # between runs inside a sentence
 PUNCTUATION_PAUSE_S = 0.3  # where the switch falls on punctuation
 _PUNCTUATION = ",.;:!?，。；：！？、"
@@ -62,11 +63,11 @@ class MixedVoice:
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""
-        for run in split_runs(text, self.lang):
+        for run in split_runs(text, self.lang, self.voices):
             voice = self.voices.get(run.lang)
-            if voice is None:
+            if voice is None or not run.said:
                 # Another script through this voice would be noise, not words.
-                log.warning("no %s voice: not saying %r", run.lang, run.text)
+                log.warning("%s: not saying %r", why_unsaid(run), run.text)
                 continue
             first = True
             for pcm in voice.synthesize(run.text):

@@ -1,0 +1,114 @@
+"""Intake: what a message asks of the alarm rules, and whether the voices can say it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cosyedge.alerts.alert import RejectedAlert
+from cosyedge.config import parse_config
+from cosyedge.mqtt.intake import Intake
+
+TEMPLATES = """
+templates:
+  - {topic: "say", text: "{text}", payload: json}
+  - {topic: "five", text: "{a} {b} {c} {d} {e}", payload: json}
+"""
+EN_ONLY = "voices:\n  en: {engine: hibari}\n" + TEMPLATES
+EN_AND_ZH = TEMPLATES  # the default voices: hibari for en, espeak-pinyin for zh
+PUMP_FAULT = "\u041d\u0430\u0441\u043e\u0441 \u0430\u0432\u0430\u0440\u0438\u044f"  # Russian
+PUMP_THAI = "\u0e1b\u0e31\u0e4a\u0e21"  # with two combining marks
+
+
+def offer(config: str, topic: str = "say", **fields):
+    intake = Intake(parse_config(config))
+    payload = json.dumps(fields).encode()
+    return intake.offer(intake.ticket(1, topic, payload, 0.0), payload, 0.0)
+
+
+def test_a_payload_ttl_of_0_never_expires_like_the_configured_one():
+    assert offer(EN_ONLY, text="Door open", ttl=0).timing.ttl_s == 0
+    assert offer(EN_ONLY, text="Door open", ttl=30).timing.ttl_s == 30
+    assert offer(EN_ONLY, text="Door open", ttl=0).expires == float("inf")
+
+
+@pytest.mark.parametrize("ttl", [-1, 10**400, float("inf"), float("nan")])
+def test_a_payload_ttl_that_is_no_time_is_rejected(ttl):
+    with pytest.raises(RejectedAlert, match=r"^ttl: expected seconds, 0 or more"):
+        offer(EN_ONLY, text="Door open", ttl=ttl)
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "reason"),
+    [
+        (EN_ONLY, "🔥🚨🔥", "nothing to say in en"),
+        (EN_ONLY, "\u200b\u200d\u2060", "nothing to say in en: template 'say' rendered nothing"),
+        (EN_ONLY, "— … !", "nothing to say in en"),
+        (EN_ONLY, "第三线故障", "nothing to say in en (left out, no zh voice: '第三线故障')"),
+        (
+            EN_AND_ZH,
+            PUMP_FAULT,
+            f"nothing to say in en (left out, no voice reads its script: {PUMP_FAULT!r})",
+        ),
+        (
+            EN_AND_ZH,
+            f"{PUMP_THAI}!",
+            f"nothing to say in en (left out, no voice reads its script: {PUMP_THAI!r})",
+        ),
+        (
+            EN_AND_ZH,
+            "مضخة 🔥",
+            "nothing to say in en (left out, no voice reads its script: 'مضخة')",
+        ),
+    ],
+)
+def test_a_phrase_the_voices_can_say_nothing_of_is_rejected(config, text, reason):
+    with pytest.raises(RejectedAlert) as caught:
+        offer(config, text=text)
+    assert str(caught.value) == reason
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "note"),
+    [
+        (EN_ONLY, "第三线: 21.5", "left out, no zh voice: '第三线'"),
+        (
+            EN_AND_ZH,
+            PUMP_FAULT.replace(" ", " 7 "),
+            "left out, no voice reads its script: {!r}, {!r}".format(*PUMP_FAULT.split()),
+        ),
+    ],
+)
+def test_numbers_beside_an_unsaid_script_are_kept_and_the_rest_noted(config, text, note):
+    announcement = offer(config, text=text).announcement
+    assert announcement.text == text
+    assert announcement.notes == (note,)
+
+
+def test_a_mandarin_voice_says_what_an_english_one_cannot():
+    assert offer(EN_AND_ZH, text="第三线: 21.5").announcement.notes == ()
+
+
+WORST = 777_777_777_777_777  # the largest a field may hold, each digit said as a word
+LIMIT_S = 35.0  # README, Templates: at most about 35 s with max_chars 400
+
+
+@pytest.mark.parametrize(
+    ("topic", "fields"),
+    [
+        ("five", {k: WORST for k in "abcde"}),
+        ("five", {k: -WORST for k in "abcde"}),
+        ("five", {k: "-7°C " * 40 for k in "abcde"}),
+        ("five", {k: "-7.7 " * 40 for k in "abcde"}),
+        ("five", {k: "777,777 " * 40 for k in "abcde"}),
+        ("say", {"text": "PT-101 at 5 %, " * 40}),
+    ],
+    ids=["integers", "negatives", "units", "decimals", "thousands", "tags"],
+)
+def test_a_phrase_of_the_worst_numbers_is_said_in_bounded_time(topic, fields, hibari_voice):
+    text = offer(EN_ONLY, topic, **fields).announcement.text
+    assert len(text) <= 400
+    seconds = sum(len(pcm) for pcm in hibari_voice.synthesize(text)) / hibari_voice.sample_rate
+    print(f"{seconds:.1f} s for {text[:40]!r}... ({len(text)} characters)")
+    assert 5 < seconds < LIMIT_S
