@@ -934,6 +934,99 @@ def retained(lab: Lab, size: dict[str, float]) -> Result:
     return result
 
 
+def damaged_journal(lab: Lab, size: dict[str, float]) -> Result:
+    """Alerts left unsaid in the journal (the sound device was gone at the stop), then lines
+    of it damaged between runs: the next start takes up the rest, says them, and reports each
+    message whose record is damaged as `failed`, keeping the lines aside."""
+    n = int(size["per_fault"]) * 4
+    started = time.monotonic()
+    daemon = lab.daemon()
+    lab.sink.break_it("card unplugged")
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("dj", i, text=f"Compressor {i} has tripped.") for i in range(n)]
+    publisher.send_all(messages)
+    publisher.wait_acknowledged()
+    journal = lab.root / "state" / "journal.jsonl"
+    wait_until(lambda: journal.read_bytes().count(b'"in":') >= n, 30, "the alerts journaled")
+    daemon.stop()
+    lines = journal.read_bytes().splitlines()
+    rng = random.Random(11)
+    opened = [i for i, line in enumerate(lines) if line.startswith(b'{"in":')]
+    spoiled = sorted(rng.sample(opened, max(1, n // 4)))
+    for k, i in enumerate(spoiled):
+        record = json.loads(lines[i])
+        record[("payload", "topic", "at")[k % 3]] = [None, 1e300, {"x": 1}][k % 3]
+        lines[i] = json.dumps(record).encode()
+    lines[1:1] = [b"\x00\xff garbage", b"[" * 5000, b'{"next": "soon"}']
+    journal.write_bytes(b"\n".join(lines) + b"\n")
+    lab.sink.restore("card unplugged")
+    watch = Listener(lab.broker.port, ERROR)
+    count = len(lab.listener.on(REPORT))
+    daemon.start()
+    recovery = time_to_next_report(lab, count, 60)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 60 + 2 * n)
+    time.sleep(1)
+    publisher.close()
+    result = tally(lab, f"{len(spoiled) + 3} journal lines damaged", ids, started, recovery)
+    failed = [r for r in lab.reports() if "journal line" in r.get("reason", "")]
+    errors = [e for e in watch.on(ERROR) if isinstance(e, dict) and "journal line" in e["error"]]
+    watch.close()
+    result.notes.append(
+        f"{len(failed)} messages with a damaged record reported failed, "
+        f"{len(errors) - len(failed)} other damaged lines on the error topic"
+    )
+    if len(failed) != len(spoiled):
+        result.notes.append("a damaged record went unnoticed")
+    kept = (lab.root / "state" / "quarantine.jsonl").read_bytes().count(b"\n")
+    if kept != len(spoiled) + 3:
+        result.notes.append(f"{kept} lines kept aside of {len(spoiled) + 3}: one went unnoticed")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    # The damaged messages have no id any more: their `failed` reports stand for them.
+    result.lost = max(0, result.lost - len(failed))
+    result.other["failed"] = result.other.get("failed", 0) + len(failed)
+    return result
+
+
+def takeover(lab: Lab, size: dict[str, float]) -> Result:
+    """Two gateways by mistake with one `mqtt.client_id`, alerts arriving meanwhile: the
+    takeover is named in the log, the error topic and the status of both, the reconnects back
+    off instead of flapping, and each alert still has an outcome from one of them."""
+    n = int(size["per_fault"]) * 3
+    started = time.monotonic()
+    shared = "  client_id: gw-shared\n  reconnect_max_s: 3\n"
+    config = lab.config().replace("  reconnect_max_s: 2\n", shared)
+    first = lab.daemon(config)
+    second = lab.daemon(config.replace(f"state_dir: {lab.root}/state", f"state_dir: {lab.root}/s2"))
+    watch = Listener(lab.broker.port, ERROR, STATUS)
+    said = "MQTT session taken over"
+    for d in (first, second):
+        d.wait_for_log(said, timeout=60)
+    detected = time.monotonic()
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("t", i, text=f"Mixer {i} is overloaded.") for i in range(n)]
+    publisher.send_all(messages, gap_s=size["fault_s"] * 5 / n)
+    flaps = sum(d.log().count("connected to MQTT broker") for d in (first, second))
+    second.stop()
+    publisher.wait_acknowledged(120)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 90 + 2 * n)
+    seconds = time.monotonic() - detected
+    publisher.close()
+    result = tally(lab, "two gateways on one client id", ids, started, None)
+    result.notes = [n.replace("spoken twice", "spoken by both gateways") for n in result.notes]
+    result.notes.append(f"{flaps} connections of both in {seconds:.0f} s with the shared id")
+    named = [e for e in watch.on(ERROR) if isinstance(e, dict) and said in e["error"]]
+    faulted = [s for s in watch.on(STATUS) if isinstance(s, dict) and "mqtt" in s.get("faults", {})]
+    watch.close()
+    if not named or not faulted:
+        result.notes.append("the takeover went unnoticed on the error topic or in the status")
+    if not first.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
 SCENARIOS = {
     "kill9": kill9,
     "broker": broker_crash,
@@ -948,6 +1041,8 @@ SCENARIOS = {
     "journalfull": journal_disk_full,
     "poison": poison,
     "retained": retained,
+    "journaldamage": damaged_journal,
+    "takeover": takeover,
 }
 
 

@@ -306,3 +306,25 @@ def test_tries_count_the_starts_that_died_speaking(tmp_path: Path):
         journal.tried([seq])
         journal.when_written(lambda: None)
         journal.stop()
+
+
+def test_a_damaged_record_of_an_open_message_names_its_seq_once(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    lines = [
+        {"in": 3, "at": 1.0, "topic": "plant/3", "payload": "%%not base64%%"},
+        {"in": 3, "at": 1.0, "topic": "plant/3", "payload": 12},  # the same message again
+        {"in": 4, "at": 1.0, "topic": "plant/4", "payload": "%%"},
+        {"out": 4, "key": None, "topic": "plant/4", "at": 1.0, "send": []},  # it was closed
+        {"in": 5, "at": 1.0, "topic": "plant/5", "payload": "b2s="},
+    ]
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in lines))
+    journal = Journal(path, keep_seen_s=60)
+    recovered = journal.open()
+    seq, _ = accept_and_wait(journal, "plant/6", b"x")
+    journal.stop()
+    assert [(d.line, d.seq, d.topic) for d in recovered.damaged] == [
+        (1, 3, "plant/3"),
+        (2, None, ""),
+        (3, None, ""),
+    ]
+    assert [p.seq for p in recovered.pending] == [5] and seq == 6

@@ -59,10 +59,13 @@ class AlarmDesk:
         unacknowledged alarms and open alerts. Damaged journal lines and a lost journal are
         reported on the error topic."""
         for damaged in recovered.damaged:
-            where = self.journal.quarantine_path
-            self.reporter.error(
-                f"journal line {damaged.line} damaged ({damaged.reason}); kept aside in {where}"
-            )
+            what = f"journal line {damaged.line} damaged ({damaged.reason})"
+            where = f"kept aside in {self.journal.quarantine_path}"
+            if damaged.seq is None:
+                self.reporter.error(f"{what}; {where}")
+            else:  # an accepted message nobody can read any more: it failed, and says so
+                ticket = Ticket(damaged.seq, damaged.topic, time.time())
+                self._close(ticket, "failed", f"its {what}; {where}")
         if recovered.lost:
             self.reporter.error(recovered.lost)
         for seen in recovered.seen:

@@ -100,10 +100,14 @@ class Unacknowledged:
 
 @dataclass(frozen=True)
 class Damaged:
-    """A journal line that could not be taken up; kept aside in the quarantine file."""
+    """A journal line that could not be taken up; kept aside in the quarantine file. `seq`:
+    the accepted message it recorded, when that much of it could still be read and no
+    outcome of it followed; that message gets a `failed` outcome."""
 
     line: int
     reason: str
+    seq: int | None = None
+    topic: str = ""
 
 
 @dataclass
@@ -191,6 +195,14 @@ def check_record(record: Any) -> None:
     for name, valid in _OPTIONAL.items():
         if name in record and not valid(record[name]):
             raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
+
+
+def _damaged(line: int, reason: str, record: Any) -> Damaged:
+    """What can still be read of a damaged line: the seq and topic of an `in` record."""
+    if isinstance(record, dict) and "in" in record and _seq(record["in"]):
+        topic = record.get("topic")
+        return Damaged(line, reason, record["in"], topic if isinstance(topic, str) else "")
+    return Damaged(line, reason)
 
 
 def payload_hash(payload: bytes) -> str:
@@ -322,7 +334,10 @@ class Journal:
         with self.path.open("rb") as f:
             lines = f.read().splitlines()
         good = 0
+        found: list[Damaged] = []
+        outs: set[int] = set()
         for number, raw in enumerate(lines, 1):
+            record = None
             try:
                 record = json.loads(raw)
                 check_record(record)
@@ -332,13 +347,22 @@ class Journal:
                     log.info("journal %s: last line incomplete (%s)", self.path, reason[:200])
                     continue
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
-                damaged.append(Damaged(number, reason[:200]))
+                found.append(_damaged(number, reason[:200], record))
                 self._keep_aside(raw, number, reason)
                 continue
             self._apply(record)
+            if "out" in record:
+                outs.add(record["out"])
             if "in" in record:  # accept() hears what arrives while running
                 self._hear(record["topic"], payload_hash(base64.b64decode(record["payload"])))
             good += 1
+        for d in found:  # a message whose outcome the file holds after all is not open
+            if d.seq is not None and (d.seq in outs or d.seq in self._pending):
+                d = Damaged(d.line, d.reason)
+            elif d.seq is not None:
+                outs.add(d.seq)  # one outcome for it, however many of its lines are damaged
+                self._next_seq = max(self._next_seq, d.seq + 1)
+            damaged.append(d)
         return good
 
     def _keep_aside(self, raw: bytes, number: int, reason: str) -> None:

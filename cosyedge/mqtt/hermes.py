@@ -23,6 +23,7 @@ from cosyedge.alerts.alert import (
     InvalidJson,
     RejectedAlert,
     brief,
+    clean_id,
     finite_number,
     load_json,
     parse_alert,
@@ -83,7 +84,8 @@ def dedup_key(payload: bytes, request_id: str | None) -> str:
     same message (an MQTT redelivery) is a duplicate, never another request reusing an id.
     The client's id leads it, so reports and operator commands can be matched to requests."""
     digest = hashlib.sha256(SAY.encode() + b"\0" + payload).hexdigest()[:16]
-    return f"{request_id[:100]}#{digest}" if request_id else digest
+    shown = clean_id(request_id) if request_id else ""  # as alert ids are: no invisible marks
+    return f"{shown[:100]}#{digest}" if shown else digest
 
 
 def say_alert(payload: bytes, max_bytes: int, voices: Mapping[str, VoiceConfig]) -> Say:
