@@ -953,8 +953,10 @@ def damaged_journal(lab: Lab, size: dict[str, float]) -> Result:
     rng = random.Random(11)
     opened = [i for i, line in enumerate(lines) if line.startswith(b'{"in":')]
     spoiled = sorted(rng.sample(opened, max(1, n // 4)))
+    unreadable = []  # the ids of the messages whose records are spoiled
     for k, i in enumerate(spoiled):
         record = json.loads(lines[i])
+        unreadable.append(json.loads(base64.b64decode(record["payload"]))["id"])
         record[("payload", "topic", "at")[k % 3]] = [None, 1e300, {"x": 1}][k % 3]
         lines[i] = json.dumps(record).encode()
     lines[1:1] = [b"\x00\xff garbage", b"[" * 5000, b'{"next": "soon"}']
@@ -965,8 +967,7 @@ def damaged_journal(lab: Lab, size: dict[str, float]) -> Result:
     daemon.start()
     recovery = time_to_next_report(lab, count, 60)
     ids = [json.loads(p)["id"] for _, p in messages]
-    wait_for_ids(lab, ids, 60 + 2 * n)
-    time.sleep(1)
+    wait_for_ids(lab, [i for i in ids if i not in unreadable], 60 + 2 * n, extra=len(spoiled))
     publisher.close()
     result = tally(lab, f"{len(spoiled) + 3} journal lines damaged", ids, started, recovery)
     failed = [r for r in lab.reports() if "journal line" in r.get("reason", "")]
@@ -992,12 +993,16 @@ def damaged_journal(lab: Lab, size: dict[str, float]) -> Result:
 def takeover(lab: Lab, size: dict[str, float]) -> Result:
     """Two gateways by mistake with one `mqtt.client_id`, alerts arriving meanwhile: the
     takeover is named in the log, the error topic and the status of both, the reconnects back
-    off instead of flapping, and each alert still has an outcome from one of them."""
+    off instead of flapping; once the second gets its own id and is restarted, each alert has
+    an outcome from one of them."""
     n = int(size["per_fault"]) * 3
     started = time.monotonic()
     shared = "  client_id: gw-shared\n  reconnect_max_s: 3\n"
     config = lab.config().replace("  reconnect_max_s: 2\n", shared)
     first = lab.daemon(config)
+    # Its own numbering (reports are told apart by seq): its journal's high-water mark.
+    (lab.root / "s2").mkdir()
+    (lab.root / "s2" / "journal.seq").write_text("1000000")
     second = lab.daemon(config.replace(f"state_dir: {lab.root}/state", f"state_dir: {lab.root}/s2"))
     watch = Listener(lab.broker.port, ERROR, STATUS)
     said = "MQTT session taken over"
@@ -1008,11 +1013,15 @@ def takeover(lab: Lab, size: dict[str, float]) -> Result:
     messages = [alert("t", i, text=f"Mixer {i} is overloaded.") for i in range(n)]
     publisher.send_all(messages, gap_s=size["fault_s"] * 5 / n)
     flaps = sum(d.log().count("connected to MQTT broker") for d in (first, second))
+    seconds = time.monotonic() - detected
+    # What the log asks for: the second gateway gets its own id; what it took meanwhile and
+    # left unsaid is said after its restart.
     second.stop()
+    second.config.write_text(second.config.read_text().replace("gw-shared", "gw-second"))
+    second.start()
     publisher.wait_acknowledged(120)
     ids = [json.loads(p)["id"] for _, p in messages]
     wait_for_ids(lab, ids, 90 + 2 * n)
-    seconds = time.monotonic() - detected
     publisher.close()
     result = tally(lab, "two gateways on one client id", ids, started, None)
     result.notes = [n.replace("spoken twice", "spoken by both gateways") for n in result.notes]

@@ -343,7 +343,7 @@ class Journal:
                 check_record(record)
             except (ValueError, RecursionError) as exc:
                 reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
-                if number == len(lines):  # a torn last line is what a crash mid-write leaves
+                if number == len(lines) and record is None:  # a crash mid-write tears it
                     log.info("journal %s: last line incomplete (%s)", self.path, reason[:200])
                     continue
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
