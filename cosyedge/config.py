@@ -316,6 +316,24 @@ class ReportsConfig:
 
 
 @dataclass(frozen=True)
+class MonitorConfig:
+    """The alarm system watching itself (see README, "The alarm system's own faults")."""
+
+    # A canary message published to ourselves through the broker; 0 turns it off.
+    canary_interval_s: float = field(default=30.0, metadata=_range(0, 3600))
+    canary_timeout_s: float = field(default=75.0, metadata=_range(1, 3600))
+    canary_topic: str = "cosyedge/canary"  # the client id is added as the last level
+    stuck_s: float = field(default=60.0, metadata=_range(5, 3600))  # a busy stage this still
+    reannounce_s: float = field(default=300.0, metadata=_range(0, 86400))  # 0: said once
+    say_cleared: bool = True
+
+    def __post_init__(self) -> None:
+        _check_publish_topic("canary_topic", self.canary_topic)
+        if self.canary_interval_s and self.canary_timeout_s <= self.canary_interval_s:
+            raise ValueError("canary_timeout_s: must be above canary_interval_s")
+
+
+@dataclass(frozen=True)
 class HermesConfig:
     enabled: bool = False
     site_id: str = "default"
@@ -334,6 +352,7 @@ class Config:
     alarms: AlarmsConfig = field(default_factory=AlarmsConfig)
     reports: ReportsConfig = field(default_factory=ReportsConfig)
     hermes: HermesConfig = field(default_factory=HermesConfig)
+    monitor: MonitorConfig = field(default_factory=MonitorConfig)
     state_dir: Path = field(default_factory=_default_state_dir)
     log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))
 

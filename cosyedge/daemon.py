@@ -34,8 +34,16 @@ from cosyedge.service.memory import (
 )
 from cosyedge.service.notify import Heartbeat, Notifier, Watchdog
 from cosyedge.service.reload import effective_config
+from cosyedge.service.selfwatch import (
+    QUIET_FAULTS,
+    Canary,
+    FaultPhrases,
+    count_restarts,
+    fault_lang,
+    fault_text,
+)
 from cosyedge.speech import zh
-from cosyedge.speech.cache import PhraseCache
+from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.cache.warm import declared_phrases
 from cosyedge.speech.render import Renderer
@@ -73,6 +81,10 @@ class Daemon:
         self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
     ) -> None:
         assert self.desk is not None
+        if topic == self.intake.canary_topic:  # our own, back through the broker: not an alert
+            self.canary.heard()
+            ack()
+            return
         if self.intake.is_command(topic):
             self.desk.command(payload, retained)
             self.journal.when_written(ack)  # what the command changed is on disk first
@@ -136,6 +148,8 @@ class Daemon:
         self.memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
         # First: short, and what is left if all fails.
         fallback = FallbackPhrases(voices)
+        self.fault_lang = fault_lang(voices)
+        fault_phrases = FaultPhrases(voices[self.fault_lang], self.fault_lang)
         for lang, voice in in_process.items():
             reference = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
             self.memory.measure_voice(voice, reference)
@@ -146,16 +160,27 @@ class Daemon:
         reporter = self.reporter = Reporter(config.reports, self._publish, self.journal)
         self.journal.on_trouble = functools.partial(self.health.set, "journal")
         reporter.on_trouble = functools.partial(self.health.set, "reports")
+        monitor = config.monitor
+        self.canary = Canary(
+            self.intake.canary_topic or "",
+            monitor.canary_interval_s,
+            monitor.canary_timeout_s,
+            self._publish,
+        )
         desk = self.desk = AlarmDesk(
             AlarmPolicy(config.alarms), self.intake, reporter, self.journal, self.health
         )
         recovered = self.journal.open()
+        self.health.restarts = count_restarts(config.state_dir / "starts")
         desk.recover(recovered)
         if recovered.pending:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
         if recovered.unsent:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        speech = Speech(renderer, self.memory, fallback, voices, self.faults)
+        speech = Speech(renderer, self.memory, fallback, voices, self.faults, fault_phrases)
+        self.cache.listeners.append(self._cache_event)
+        if not self.cache.writable:
+            self.health.fault("cache", f"cannot write the phrase cache in {self.cache.directory}")
         announcer = self.announcer = Announcer(
             desk,
             speech,
@@ -190,7 +215,7 @@ class Daemon:
                 self._reload.clear()
                 self._reload_config()
             self.memory.check()
-            self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
+            self._watch(beats)
             watchdog.tick()
             self.notifier.status(self._status())
         return self._shutdown(threads)
@@ -220,9 +245,30 @@ class Daemon:
             f"memory: {self.memory.describe()}; last: {self.announcer.last}"
         )
 
+    def _watch(self, beats: list[Heartbeat]) -> None:
+        """Each stage's state into the faults; see service/selfwatch.py."""
+        now = time.monotonic()
+        stuck_s = self.config.monitor.stuck_s
+        self.health.set("intake", self.canary.tick(now))
+        self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
+        self.health.set("audio", self.player.trouble)
+        self.health.set("memory", self.memory.trouble)
+        for beat in beats:
+            stuck = beat.silent_for(now) > stuck_s
+            self.health.set(
+                f"{beat.name}-stuck", f"no progress for over {stuck_s:g} s" if stuck else None
+            )
+
+    def _cache_event(self, event: CacheEvent) -> None:
+        if event.kind == "unwritable":
+            self.health.fault("cache", event.detail)
+        elif event.kind == "writable":
+            self.health.clear("cache")
+
     def _fault_changed(self, name: str, fault: Fault | None) -> None:
         """A fault's start goes to the event and error topics, its end to the event topic;
-        the retained status and systemd's STATUS follow at once."""
+        the retained status and systemd's STATUS follow at once, and the fault is said (with
+        its tone, until acknowledged) or its end is said once."""
         if self.desk is None:
             return  # before start-up is done: the first status says it
         if fault is None:
@@ -231,8 +277,19 @@ class Daemon:
             self.reporter.event(Event("fault", {"fault": name, "reason": fault.reason}))
             self.reporter.error(f"{name}: {fault.reason}", fault=name)
         self.desk.publish_status()
+        if name not in QUIET_FAULTS:
+            self._say_fault(name, fault is not None)
         if self.announcer is not None:
             self.notifier.status(self._status())
+
+    def _say_fault(self, name: str, started: bool) -> None:
+        assert self.desk is not None
+        monitor, lang = self.config.monitor, self.fault_lang
+        if started:
+            self.desk.fault(name, fault_text(name, lang), lang, monitor.reannounce_s)
+        else:
+            cleared = fault_text("cleared", lang) if monitor.say_cleared else None
+            self.desk.fault_cleared(name, cleared, lang)
 
     def _shutdown(self, threads: list[threading.Thread]) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
@@ -277,6 +334,12 @@ class Daemon:
         new, waiting = effective_config(self.config, new)
         old, self.config = self.config, new
         self.intake = self.desk.intake = Intake(new)
+        monitor = new.monitor
+        self.canary.topic = self.intake.canary_topic or ""
+        self.canary.interval_s, self.canary.timeout_s = (
+            monitor.canary_interval_s,
+            monitor.canary_timeout_s,
+        )
         if new.mqtt != old.mqtt:
             self.mqtt.stop()
             self.mqtt = self._mqtt(new)

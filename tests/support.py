@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -61,7 +62,8 @@ def wait_until(predicate, timeout: float, what: str, interval: float = 0.02):
 class Broker:
     """A real Mosquitto; `persistence` keeps messages across kill and restart."""
 
-    def __init__(self, directory: Path, persistence: bool = True) -> None:
+    def __init__(self, directory: Path, persistence: bool = True, acl: str | None = None) -> None:
+        """`acl`: an ACL file's text (anonymous clients' lines); `set_acl` changes it live."""
         self.directory = directory
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -79,7 +81,17 @@ class Broker:
         ]
         if os.geteuid() == 0:
             lines.append("user root")
+        if acl is not None:
+            self.acl = directory / "acl"
+            self.acl.write_text(acl)
+            lines.append(f"acl_file {self.acl}")
         self.conf.write_text("\n".join(lines) + "\n")
+
+    def set_acl(self, text: str) -> None:
+        """Replace the ACL and have Mosquitto reload it (SIGHUP): connections stay up."""
+        self.acl.write_text(text)
+        assert self.process is not None
+        self.process.send_signal(signal.SIGHUP)
 
     def start(self) -> Broker:
         exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"

@@ -128,8 +128,12 @@ def test_two_gateways_sharing_a_client_id_say_so_and_stop_taking_the_session_in_
     after = [len(re.findall("connected to MQTT broker", d.log())) for d in daemons]
     flips = sum(after) - sum(detected)
     assert flips <= 6, f"{flips} connections in 12 s after the takeover was seen"  # not 12
-    told = errors.wait_for("cosyedge/error", lambda e: len(e) >= 2, 10)
-    assert all(e["error"].startswith(said) for e in told)
+
+    def named(errors: list) -> list:
+        return [e for e in errors if said in e["error"]]
+
+    told = named(errors.wait_for("cosyedge/error", lambda e: len(named(e)) >= 2, 10))
+    assert all(e["error"].startswith(f"mqtt: {said}") and e["fault"] == "mqtt" for e in told)
     errors.close()
 
 

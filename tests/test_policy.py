@@ -397,3 +397,52 @@ def test_every_offer_gets_exactly_one_outcome_whatever_happens():
     assert set(per_seq.values()) == {1}
     kinds = Counter(e.kind for e in effects if isinstance(e, Outcome))
     assert {"spoken", "summarized", "deduplicated", "expired", "shelved"} <= set(kinds), kinds
+
+
+# -- the alarm system's own faults ----------------------------------------------------------
+
+
+def test_a_fault_is_said_again_until_acknowledged_and_its_end_said_once():
+    p = policy()
+    p.fault("intake", "Alarm system fault: no alerts from the broker.", "en", every_s=10)
+    item, effects = speak_next(p, 0.0)
+    assert (item.kind, item.key, item.priority) == ("fault", "fault:intake", "high")
+    assert events(effects) == ["fault_announcement"]
+    assert p.take(5.0)[0] is None  # not before its interval
+    p.tick(10.0)
+    again, _ = speak_next(p, 10.0)
+    assert again.key == "fault:intake"
+    ack = p.command(Command("ack", id="fault:intake"), 11.0)
+    assert ack[-1].detail["ids"] == ["fault:intake"]
+    p.tick(30.0)
+    assert p.take(30.0)[0] is None  # acknowledged: not said again while it lasts
+    p.fault_cleared("intake", "Alarm system fault cleared.", "en")
+    cleared, _ = speak_next(p, 31.0)
+    assert (cleared.text, cleared.priority) == ("Alarm system fault cleared.", "low")
+    p.tick(100.0)
+    assert p.take(100.0)[0] is None
+
+
+def test_a_critical_alert_cuts_into_a_fault_which_is_said_again_after_it():
+    p = policy()
+    p.fault("journal", "Alarm system fault: alerts cannot be saved.", "en", every_s=0)
+    item, _ = p.take(0.0)
+    p.offer(offer(priority="critical"), 0.1)
+    assert p.should_stop(item)
+    p.finished(item, Delivery("stopped"), 0.2)
+    first, _ = speak_next(p, 0.3)
+    assert first.priority == "critical"
+    second, _ = speak_next(p, 0.4)
+    assert second.key == "fault:journal"
+    p.tick(1000.0)
+    assert p.take(1000.0)[0] is None  # every_s 0: said once
+
+
+def test_a_fault_that_clears_before_it_is_said_is_not_said():
+    p = policy()
+    p.offer(offer(priority="medium"), 0.0)
+    p.fault("reports", "Alarm system fault: reports cannot be sent.", "en", every_s=10)
+    p.fault_cleared("reports", None, "en")
+    item, _ = speak_next(p, 0.1)
+    assert item.kind == "alert"
+    assert p.take(0.2)[0] is None

@@ -189,6 +189,17 @@ class AlarmDesk:
             log.exception("command %r failed", text)
             self.reporter.error(f"command: cannot carry it out: {_error(exc)}", command=text)
 
+    # -- the alarm system's own faults (from whichever thread notices) ---------------------
+    def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
+        with self._cond:
+            self._emit(self.policy.fault(name, text, lang, every_s))
+            self._cond.notify_all()
+
+    def fault_cleared(self, name: str, text: str | None, lang: str) -> None:
+        with self._cond:
+            self._emit(self.policy.fault_cleared(name, text, lang))
+            self._cond.notify_all()
+
     # -- from the announcer ---------------------------------------------------------------
     def take(self, timeout: float) -> Item | None:
         """The next item to say, within `timeout` s, or None."""
@@ -263,7 +274,8 @@ class AlarmDesk:
         self.reporter.status(state or self.health.state, **status)
 
     def _full_status(self) -> dict:
-        return {**self.policy.status(), "faults": self.health.faults()}
+        faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
+        return {**self.policy.status(), **faults}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()

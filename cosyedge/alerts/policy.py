@@ -121,7 +121,8 @@ class Item:
     text: str = ""
     final: bool = False  # a summary that also says the flood is over
     tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
-    summary_lang: str = "en"  # summary: the language most of the alarms it counts speak
+    summary_lang: str = "en"  # summary, fault: the language it is said in
+    fault: str = ""  # fault: which of the alarm system's own faults it tells
 
     @property
     def rank(self) -> int:
@@ -129,22 +130,36 @@ class Item:
 
     @property
     def key(self) -> str:
+        if self.kind == "fault":
+            return f"fault:{self.fault}"
         return self.offers[0].key if self.kind != "summary" else f"summary-{self.order}"
 
     @property
     def expires(self) -> float:
-        return self.offers[0].expires if self.kind != "summary" else math.inf
+        return self.offers[0].expires if self.offers and self.kind != "summary" else math.inf
 
     @property
     def volume(self) -> float | None:
-        return self.offers[0].volume if self.kind != "summary" else None
+        return self.offers[0].volume if self.offers and self.kind != "summary" else None
 
     @property
     def lang(self) -> str:
-        if self.kind == "summary":
+        if self.kind in ("summary", "fault"):
             return self.summary_lang
         announcement = self.offers[0].announcement
         return announcement.lang if announcement else "en"
+
+
+@dataclass
+class _Fault:
+    """One of the alarm system's own faults, said until acknowledged or cleared."""
+
+    text: str
+    lang: str
+    every_s: float  # 0: said once
+    due: float = math.inf
+    item: Item | None = None  # while queued or spoken
+    acknowledged: bool = False
 
 
 @dataclass
@@ -191,6 +206,7 @@ class AlarmPolicy:
         self._next_summary = -math.inf
         self._summary_lang = "en"  # a flood's end is said in the language of its last summary
         self._stop: str | None = None  # why the item being spoken must stop now
+        self._faults: dict[str, _Fault] = {}  # the alarm system's own, by name
 
     # -- what outlives a restart ----------------------------------------------------------
     def lasting(self) -> tuple[dict[str, float], dict[str, tuple[Offer, float]]]:
@@ -296,6 +312,48 @@ class AlarmPolicy:
             effects.append(Event("cleared", {"topic": source, "ids": ended}))
         return effects
 
+    # -- the alarm system's own faults ----------------------------------------------------
+    def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
+        """Say `text` now (high priority: only critical alerts go first) and again every
+        `every_s` until `ack` or `silence` names `fault:<name>`, or the fault clears."""
+        if name in self._faults:
+            return []
+        fault = self._faults[name] = _Fault(text, lang, every_s)
+        self._say_fault(name, fault)
+        return []
+
+    def fault_cleared(self, name: str, text: str | None, lang: str) -> list[Effect]:
+        """The fault is over: unsaid mentions of it go, and `text` (if any) is said once."""
+        fault = self._faults.pop(name, None)
+        if fault is None:
+            return []
+        if fault.item is not None and fault.item in self.queue:
+            self.queue.remove(fault.item)
+        if text:
+            self._push_fault(f"{name}:cleared", text, lang, "low")
+        return []
+
+    def _say_fault(self, name: str, fault: _Fault) -> None:
+        fault.item = self._push_fault(name, fault.text, fault.lang, "high")
+
+    def _push_fault(self, name: str, text: str, lang: str, priority: str) -> Item:
+        item = Item("fault", priority, next(self._order), [], text, summary_lang=lang, fault=name)
+        self.queue.push(item)
+        return item
+
+    def _ack_fault(self, key: str | None) -> list[str]:
+        name = (key or "").removeprefix("fault:")
+        fault = self._faults.get(name) if key and key.startswith("fault:") else None
+        if fault is None:
+            return []
+        fault.acknowledged = True
+        if fault.item is not None and fault.item in self.queue:
+            self.queue.remove(fault.item)
+            fault.item = None
+        if self.playing is not None and self.playing.key == key:
+            self._stop = "acknowledged"
+        return [f"fault:{name}"]
+
     # -- operator commands ----------------------------------------------------------------
     def command(self, cmd: Command, now: float) -> list[Effect]:
         """Carry out an operator command; BadCommand when it names nothing known."""
@@ -313,11 +371,11 @@ class AlarmPolicy:
                 return True
             return cmd.topic is not None and topic_matches_sub(cmd.topic, o.source)
 
-        ids: list[str] = []
+        ids: list[str] = self._ack_fault(cmd.id) if cmd.cmd in ("ack", "silence") else []
         effects: list[Effect] = []
         if cmd.cmd == "ack":  # the operator knows: stop saying it, now and later
             effects = self._withdraw(match, "acknowledged", reason="acknowledged before spoken")
-            ids = [e.detail["id"] for e in effects if isinstance(e, Outcome)]
+            ids += [e.detail["id"] for e in effects if isinstance(e, Outcome)]
             playing = self._close_playing(match)
             if playing:
                 self._stop = "acknowledged"
@@ -438,6 +496,8 @@ class AlarmPolicy:
         closed = keys & self._closed
         self._closed -= keys
         kind = stop if delivery.kind == "stopped" and stop else delivery.kind
+        if item.kind == "fault":
+            return self._fault_finished(item, kind, delivery, now)
         if kind in ("stopped", "unplayed"):
             return self._requeue(item, now)
         if kind != "spoken":  # silenced, shelved, acknowledged, failed
@@ -460,6 +520,21 @@ class AlarmPolicy:
             {"text": item.text, "ids": [o.key for o in item.offers], "final": item.final},
         )
         return [*self._settle(item, "summarized", delivery.detail), event]
+
+    def _fault_finished(
+        self, item: Item, kind: str, delivery: Delivery, now: float
+    ) -> list[Effect]:
+        fault = self._faults.get(item.fault)
+        current = fault is not None and fault.item is item
+        if kind in ("stopped", "unplayed"):  # cut short by a critical alert, or no device
+            if current or item.fault.endswith(":cleared"):
+                self.queue.push(item)
+            return []
+        if fault is not None and current:
+            fault.item = None
+            fault.due = now + fault.every_s if fault.every_s > 0 else math.inf
+        detail = {"fault": item.fault, "result": kind, "text": item.text, **delivery.detail}
+        return [Event("fault_announcement", detail)]
 
     def _settle(self, item: Item, kind: str, detail: Mapping[str, Any]) -> list[Effect]:
         if item.kind == "reannounce":
@@ -535,6 +610,9 @@ class AlarmPolicy:
                     "reannounce", active.offer.priority, next(self._order), [active.offer], text
                 )
                 self.queue.push(active.item)
+        for name, fault in self._faults.items():
+            if not fault.acknowledged and fault.item is None and now >= fault.due:
+                self._say_fault(name, fault)
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
             if self._batch is None:  # news, not an alarm: it cuts into nothing

@@ -26,6 +26,7 @@ from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
 from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, is_out_of_memory
 from cosyedge.service.notify import Heartbeat
+from cosyedge.service.selfwatch import FaultPhrases
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.render import Renderer, Rendering
 
@@ -51,9 +52,14 @@ class Speech:
     fallback: FallbackPhrases
     voices: Mapping[str, SheddableVoice]  # by language
     faults: Faults = field(default_factory=Faults)
+    fault_phrases: FaultPhrases | None = None
 
     def render(self, item: Item) -> Rendering:
         self.faults.check("speech.render", item.text)
+        if item.kind == "fault" and self.fault_phrases is not None:
+            ahead = self.fault_phrases.rendering(item.text)
+            if ahead is not None:  # rendered at start: said even when synthesis is broken
+                return ahead
         voice = self.voices.get(item.lang)
         if voice is None:  # a template reloaded with a language whose voice loads at restart
             log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
@@ -189,7 +195,8 @@ class Announcer:
     def _play(self, item: Item, rendering: Rendering, cut: list[bool], heard: Heard) -> Playback:
         volume = self.sound.volume(item.priority, item.volume)
         speech = heard.through(self.beat.beating(self.speech.memory.metered(rendering.chunks)))
-        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume)
+        fault = item.kind == "fault" and not item.fault.endswith(":cleared")
+        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume, fault)
         chunks = self._until_stop(shaped, cut)
         try:
             return self.player.play(

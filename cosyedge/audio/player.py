@@ -48,6 +48,7 @@ class Player:
         self.available: bool | None = None  # None until the first attempt
         self._failures = 0
         self._lost_since = 0.0
+        self._why = ""  # the first error of the current outage
         # Map PortAudio now, while memory is plentiful: near a memory limit, loading it at the
         # first alert can fail while synthesis for that alert is already under way.
         with contextlib.suppress(OSError):
@@ -122,6 +123,13 @@ class Player:
         """Seconds to wait before the next attempt: doubling from MIN_RETRY_S to MAX_RETRY_S."""
         return min(MAX_RETRY_S, MIN_RETRY_S * 2 ** max(0, self._failures - 1))
 
+    @property
+    def trouble(self) -> str | None:
+        """Why nothing can be played, while that lasts: the alarm system's `audio` fault."""
+        if self.available is False:
+            return f"sound device unavailable ({self._why}); alerts wait in the queue"
+        return None
+
     def describe(self) -> str:
         """The audio part of STATUS."""
         if self.available is False:
@@ -132,6 +140,7 @@ class Player:
         self._failures += 1
         if self.available is not False:
             self._lost_since = time.monotonic()
+            self._why = _one_line(exc)
             log.error(
                 "audio output device unavailable (%s): alerts stay queued and are spoken when "
                 "it is back; retrying with backoff up to %g s",

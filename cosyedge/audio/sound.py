@@ -20,22 +20,33 @@ CHIME_HZ = {"critical": 1760.0, "high": 1319.0, "medium": 988.0, "low": 659.0}
 CHIME_BEEPS = {"critical": 3, "high": 2, "medium": 1, "low": 1}
 BEEP_S, GAP_S, PAUSE_S = 0.12, 0.06, 0.25  # beep, between beeps, chime to speech
 CHIME_LEVEL = 0.3  # of full scale, so the chime does not startle over the voice
+# The alarm system's own fault: a falling two-tone, twice, unlike any priority's chime.
+FAULT_TONE_HZ = (880.0, 587.0)
+FAULT_TONE_REPEATS = 2
 
 
 def chime(priority: str, sample_rate: int) -> np.ndarray:
     """int16 beeps with 5 ms fades (no clicks), then a pause before the speech."""
+    return _beeps([CHIME_HZ[priority]] * CHIME_BEEPS[priority], sample_rate)
+
+
+def fault_tone(sample_rate: int) -> np.ndarray:
+    """The tone before a fault of the alarm system itself is said."""
+    return _beeps(list(FAULT_TONE_HZ) * FAULT_TONE_REPEATS, sample_rate)
+
+
+def _beeps(tones: list[float], sample_rate: int) -> np.ndarray:
     n = int(BEEP_S * sample_rate)
     t = np.arange(n) / sample_rate
-    beep = np.sin(2 * np.pi * CHIME_HZ[priority] * t)
     fade = min(n // 2, int(0.005 * sample_rate))
     ramp = np.linspace(0.0, 1.0, fade)
-    beep[:fade] *= ramp
-    beep[n - fade :] *= ramp[::-1]
     gap = np.zeros(int(GAP_S * sample_rate))
     parts: list[np.ndarray] = []
-    for i in range(CHIME_BEEPS[priority]):
-        parts += [gap] if i else []
-        parts.append(beep)
+    for i, hz in enumerate(tones):
+        beep = np.sin(2 * np.pi * hz * t)
+        beep[:fade] *= ramp
+        beep[n - fade :] *= ramp[::-1]
+        parts += [gap, beep] if i else [beep]
     parts.append(np.zeros(int(PAUSE_S * sample_rate)))
     return (np.concatenate(parts) * CHIME_LEVEL * 32767).astype(np.int16)
 
@@ -53,10 +64,18 @@ class Sound:
         return level
 
     def shape(
-        self, priority: str, sample_rate: int, speech: Iterator[np.ndarray], volume: float
+        self,
+        priority: str,
+        sample_rate: int,
+        speech: Iterator[np.ndarray],
+        volume: float,
+        fault: bool = False,
     ) -> Iterator[np.ndarray]:
-        """The chime (if configured for the priority) and the speech, at the given volume."""
-        if self.config.priorities.of(priority).chime:
+        """The chime (if configured for the priority; the fault tone, always, for a fault of
+        the alarm system) and the speech, at the given volume."""
+        if fault:
+            yield _scaled(fault_tone(sample_rate), volume)
+        elif self.config.priorities.of(priority).chime:
             yield _scaled(chime(priority, sample_rate), volume)
         for pcm in speech:
             yield _scaled(pcm, volume)

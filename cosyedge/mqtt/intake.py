@@ -45,8 +45,18 @@ class Intake:
         }
 
     @property
+    def canary_topic(self) -> str | None:
+        """Where the daemon's canary to itself goes (see service/selfwatch.py), if it does."""
+        monitor = self.config.monitor
+        if not monitor.canary_interval_s:
+            return None
+        return f"{monitor.canary_topic}/{self.config.mqtt.client_id}"
+
+    @property
     def filters(self) -> list[str]:
         extra = [self.config.alarms.command_topic]
+        if self.canary_topic is not None:
+            extra.append(self.canary_topic)
         if self.config.hermes.enabled:
             extra.append(hermes.SAY)
         return list(dict.fromkeys([*self.templates.filters, *extra]))

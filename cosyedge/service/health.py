@@ -30,6 +30,7 @@ Change = Callable[[str, Fault | None], None]  # (name, the fault, or None once i
 class Health:
     def __init__(self, on_change: Change | None = None) -> None:
         self.on_change = on_change
+        self.restarts = 0  # other starts within the last hour, shown in the status
         self._lock = threading.Lock()
         self._faults: dict[str, Fault] = {}
 

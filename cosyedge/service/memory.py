@@ -389,6 +389,14 @@ class MemoryGuard:
         self._refused_at = time.monotonic()
         self.check(force=True)
 
+    @property
+    def trouble(self) -> str | None:
+        """While synthesis of non-critical alerts is refused: the quiet fault `memory`."""
+        if time.monotonic() - self._refused_at < REFUSAL_SHOWN_S:
+            ceiling = f"{self.ceiling_mb:.0f} MB"
+            return f"near the ceiling of {ceiling}: refusing synthesis of non-critical alerts"
+        return None
+
     def describe(self) -> str:
         """The memory part of STATUS."""
         state = (

@@ -505,6 +505,11 @@ class PhraseCache:
         os.chmod(path, 0o700)  # whatever the umask
         fsync_dir(path.parent)
 
+    @property
+    def writable(self) -> bool:
+        """False from a failed write until the next one that works."""
+        return not self._unwritable
+
     def _cannot_write(self, exc: Exception) -> None:
         with self._lock:
             first, self._unwritable = not self._unwritable, True

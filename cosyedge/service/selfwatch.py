@@ -1,0 +1,133 @@
+"""The alarm system watching itself: a canary through the broker, its fault phrases, restarts.
+
+An annunciator that stopped hearing looks exactly like a quiet plant, so the daemon proves
+its own intake: every `monitor.canary_interval_s` it publishes a canary to itself through
+the broker (QoS 1, not retained, on `monitor.canary_topic/<client id>`), which must come back
+through the same session and message handler as the alerts. No canary for
+`monitor.canary_timeout_s` is the fault `intake`: the broker no longer delivers to us
+(in-flight window full, ACL changed, subscription lost, session taken by another client).
+
+Each fault is said with a fault tone and a short phrase rendered at start and held in
+memory, so it is heard even when synthesis or the disk is what failed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from cosyedge.speech.render import Rendering
+from cosyedge.speech.voices import Voice
+
+log = logging.getLogger(__name__)
+
+# What is said per fault, by language; `cleared` once a fault is over, `other` for the rest.
+FAULT_PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "intake": "Alarm system fault: no alerts from the broker.",
+        "journal": "Alarm system fault: alerts cannot be saved.",
+        "reports": "Alarm system fault: reports cannot be sent.",
+        "mqtt": "Alarm system fault: another gateway uses this gateway's broker name.",
+        "cache": "Alarm system fault: the phrase cache cannot be written.",
+        "audio": "Alarm system fault: the sound device failed.",
+        "other": "Alarm system fault: a part of the alarm system has stopped.",
+        "cleared": "Alarm system fault cleared.",
+    },
+    "zh": {
+        "intake": "报警系统故障：收不到代理服务器的报警。",
+        "journal": "报警系统故障：报警无法保存。",
+        "reports": "报警系统故障：报告无法发送。",
+        "mqtt": "报警系统故障：另一台网关使用了本网关的名称。",
+        "cache": "报警系统故障：语音缓存无法写入。",
+        "audio": "报警系统故障：音频设备故障。",
+        "other": "报警系统故障：报警系统的一部分已停止。",
+        "cleared": "报警系统故障已排除。",
+    },
+}
+QUIET_FAULTS = frozenset({"memory"})  # shown in the status, not said: alerts are still heard
+RESTART_WINDOW_S = 3600.0
+
+
+def fault_text(name: str, lang: str) -> str:
+    phrases = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"])
+    return phrases.get(name, phrases["other"])
+
+
+def fault_lang(voices: Mapping[str, object]) -> str:
+    """The language faults are said in: English where there is a voice for it."""
+    return next((lang for lang in FAULT_PHRASES if lang in voices), next(iter(voices)))
+
+
+class FaultPhrases:
+    """The fault phrases of one language, rendered once at start and held in memory."""
+
+    def __init__(self, voice: Voice, lang: str) -> None:
+        self.lang = lang
+        self._pcm: dict[str, np.ndarray] = {}
+        self._rate = voice.sample_rate
+        for text in FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values():
+            try:
+                self._pcm[text] = np.concatenate(list(voice.synthesize(text)))
+            except Exception as exc:  # said by synthesis at the time instead
+                log.error("cannot render the fault phrase %r ahead: %s", text, exc)
+
+    def rendering(self, text: str) -> Rendering | None:
+        pcm = self._pcm.get(text)
+        return None if pcm is None else Rendering(self._rate, "ahead", iter([pcm]))
+
+
+class Canary:
+    """Publishes a canary now and then and says whether one came back in time."""
+
+    def __init__(
+        self,
+        topic: str,
+        interval_s: float,
+        timeout_s: float,
+        publish: Callable[[str, str], object],
+    ) -> None:
+        self.topic, self.interval_s, self.timeout_s = topic, interval_s, timeout_s
+        self._publish = publish
+        self._heard = time.monotonic()  # a grace period from start
+        self._next = 0.0
+        self._count = 0
+
+    def tick(self, now: float) -> str | None:
+        """Publish if due; the fault while no canary came back within the timeout."""
+        if not self.interval_s:
+            return None
+        if now >= self._next:
+            self._next = now + self.interval_s
+            self._count += 1
+            try:
+                self._publish(self.topic, json.dumps({"canary": self._count}))
+            except Exception as exc:  # the reports fault says why; the timeout says the rest
+                log.debug("canary not published: %s", exc)
+        if now - self._heard > self.timeout_s:
+            return f"no message through the broker for over {self.timeout_s:g} s"
+        return None
+
+    def heard(self) -> None:
+        """A canary came back (on paho's network thread)."""
+        self._heard = time.monotonic()
+
+
+def count_restarts(path: Path) -> int:
+    """Record this start in `path` and return how many other starts the last hour saw;
+    the file is rewritten small, and a failure to read or write it counts as none."""
+    now = time.time()
+    try:
+        starts = [float(x) for x in path.read_text().split()]
+    except (OSError, ValueError):
+        starts = []
+    starts = [t for t in starts if now - t < RESTART_WINDOW_S] + [now]
+    try:
+        path.write_text("\n".join(f"{t:.3f}" for t in starts) + "\n")
+    except OSError as exc:
+        log.warning("cannot record this start in %s: %s", path, exc)
+    return len(starts) - 1
