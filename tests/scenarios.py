@@ -30,11 +30,16 @@ from paho.mqtt.enums import CallbackAPIVersion
 from support import Broker, Daemon, Listener, SwappableSink, wait_until
 
 REPORT = "cosyedge/report"
+ACL_OPEN = "topic readwrite #\n"
+# The broker keeps the daemon's connection but no longer delivers its canary.
+ACL_NO_CANARY = "topic readwrite plant/#\n" + "".join(
+    f"topic readwrite cosyedge/{t}\n" for t in ("report", "event", "error", "status", "command")
+)
 ALERT_TOPIC = "plant/{line}/alarm"
 MB = 1 << 20
 
 # CI: the whole set adds a few minutes; full: what the README table is made from.
-SIZES: dict[str, dict[str, float]] = {
+SIZES: dict[str, dict] = {
     "ci": {
         "kill9": 12,
         "broker": 30,
@@ -49,6 +54,7 @@ SIZES: dict[str, dict[str, float]] = {
         "per_fault": 3,
         "fault_s": 2,
         "poison": 2,
+        "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
     },
     "full": {
         "kill9": 60,
@@ -64,6 +70,7 @@ SIZES: dict[str, dict[str, float]] = {
         "per_fault": 20,
         "fault_s": 20,
         "poison": 50,
+        "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
     },
 }
 
@@ -174,7 +181,7 @@ class Lab:
     def __init__(self, root: Path) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        self.broker = Broker(root / "broker").start()
+        self.broker = Broker(root / "broker", acl=ACL_OPEN).start()
         self.sink = SwappableSink(root / "sound")
         self.listener = Listener(self.broker.port, REPORT, persistent=True)
         self.daemons: list[Daemon] = []
@@ -1036,6 +1043,58 @@ def takeover(lab: Lab, size: dict[str, float]) -> Result:
     return result
 
 
+def broker_deaf(lab: Lab, size: dict) -> Result:
+    """The broker keeps the daemon's connection but stops delivering its canary (an ACL
+    reload) while alerts keep arriving: the fault `intake` is shown and said, with its tone,
+    within 100 s, said again until acknowledged, its end said once delivery is back, and
+    every alert is spoken."""
+    n = int(size["per_fault"]) * 3
+    started = time.monotonic()
+    config = lab.config() + f"monitor: {size['canary']}\n"
+    watch = Listener(lab.broker.port, STATUS, EVENT)
+    daemon = lab.daemon(config)
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("bd", i, text=f"Pump {i} in the tank farm stopped.") for i in range(n)]
+    publisher.send_all(messages[: n // 3])
+    lab.broker.set_acl(ACL_NO_CANARY)
+    cut = time.monotonic()
+    publisher.send_all(messages[n // 3 : 2 * n // 3])
+    said = lambda: [  # noqa: E731
+        e
+        for e in watch.on(EVENT)
+        if isinstance(e, dict)
+        and e.get("event") == "fault_announcement"
+        and e.get("fault") == "intake"
+    ]
+    notes = []
+    try:
+        wait_until(said, 100, "the fault to be said")
+        notes.append(f"fault said {time.monotonic() - cut:.1f} s after delivery stopped")
+    except AssertionError:
+        notes.append("the broker going deaf went unnoticed for 100 s")
+    lab.broker.set_acl(ACL_OPEN)
+    back = time.monotonic()
+    cleared = lambda: any(  # noqa: E731
+        isinstance(e, dict) and e.get("event") == "fault_cleared" for e in watch.on(EVENT)
+    )
+    recovery = None
+    with contextlib.suppress(AssertionError):
+        wait_until(cleared, 120, "the fault to clear")
+        recovery = time.monotonic() - back
+    publisher.send_all(messages[2 * n // 3 :])
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 60 + 2 * n)
+    publisher.close()
+    watch.close()
+    result = tally(lab, "broker stops delivering the canary", ids, started, recovery)
+    result.notes += [*notes, f"said {len(said())} times", "recovery: delivery back to cleared"]
+    if recovery is None:
+        result.notes.append("the fault never cleared")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
 SCENARIOS = {
     "kill9": kill9,
     "broker": broker_crash,
@@ -1052,6 +1111,7 @@ SCENARIOS = {
     "retained": retained,
     "journaldamage": damaged_journal,
     "takeover": takeover,
+    "deaf": broker_deaf,
 }
 
 

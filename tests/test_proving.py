@@ -32,9 +32,10 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
         "faults",
         "journalfull",
         "retained",
+        "deaf",
     ):  # nothing there may go unsaid
         assert result.spoken == result.sent, result
-    if name in ("kill9", "broker", "device", "cache", "diskfull", "model", "journalfull"):
+    if name in ("kill9", "broker", "device", "cache", "diskfull", "model", "journalfull", "deaf"):
         assert result.recovery_s is not None
     if name == "malformed":
         every = int(scenarios.SIZES["ci"]["valid_every"])
