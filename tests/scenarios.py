@@ -22,6 +22,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -438,27 +439,42 @@ def cache_damage(lab: Lab, size: dict[str, float]) -> Result:
     return result
 
 
-def disk_full(lab: Lab, size: dict[str, float]) -> Result:
-    """The phrase cache's disk (a 1 MiB tmpfs) is full: alerts are spoken by synthesis all the
-    same, and caching resumes once space returns."""
-    n = int(size["cache"])
-    started = time.monotonic()
-    disk = lab.root / "tiny"
+@contextlib.contextmanager
+def tmpfs(lab: Lab, name: str, size: str) -> Iterator[Path]:
+    """A small disk of its own (a tmpfs at lab.root/name), unmounted afterwards."""
+    disk = lab.root / name
     disk.mkdir()
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(disk)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(disk)],
         capture_output=True,
         text=True,
     )
     if done.returncode:
         raise Unavailable(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk: Path, chunk: int) -> Path:
+    """Fill the disk with one file, written `chunk` bytes at a time until it is full."""
+    filler = disk / "filler"
+    with contextlib.suppress(OSError), filler.open("wb") as f:
+        while True:
+            f.write(bytes(chunk))
+            f.flush()
+    return filler
+
+
+def disk_full(lab: Lab, size: dict[str, float]) -> Result:
+    """The phrase cache's disk (a 1 MiB tmpfs) is full: alerts are spoken by synthesis all the
+    same, and caching resumes once space returns."""
+    n = int(size["cache"])
+    started = time.monotonic()
+    with tmpfs(lab, "tiny", "1m") as disk:
         daemon = lab.daemon(lab.config(cache_dir=disk / "cache"))
-        filler = disk / "filler"
-        with contextlib.suppress(OSError), filler.open("wb") as f:
-            for _ in range(100):
-                f.write(bytes(65536))
-                f.flush()
+        filler = fill(disk, 65536)
         publisher = Publisher(lab.broker.port)
         full = [alert("x", i, text=f"Crane {i} in bay {i % 3} is moving.") for i in range(n)]
         publisher.send_all(full)
@@ -482,8 +498,6 @@ def disk_full(lab: Lab, size: dict[str, float]) -> Result:
         result.notes.append("recovery: space freed to the first report")
         daemon.stop()
         return result
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def model_damage(lab: Lab, size: dict[str, float]) -> Result:
@@ -758,24 +772,11 @@ def journal_disk_full(lab: Lab, size: dict[str, float]) -> Result:
     the journal catches up by itself; a restart then says none of them again."""
     n = int(size["per_fault"]) * 3
     started = time.monotonic()
-    disk = lab.root / "statedisk"
-    disk.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=32m,mode=0700", "tmpfs", str(disk)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        raise Unavailable(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with tmpfs(lab, "statedisk", "32m") as disk:
         watch = Listener(lab.broker.port, STATUS, EVENT)
         config = lab.config().replace(f"state_dir: {lab.root}/state", f"state_dir: {disk}")
         daemon = lab.daemon(config)
-        filler = disk / "filler"
-        with contextlib.suppress(OSError), filler.open("wb") as f:
-            while True:
-                f.write(bytes(1 << 20))
-                f.flush()
+        filler = fill(disk, 1 << 20)
         publisher = Publisher(lab.broker.port)
         full = [alert("j", i, text=f"Boiler {i} pressure is high.") for i in range(n)]
         publisher.send_all(full)
@@ -801,8 +802,6 @@ def journal_disk_full(lab: Lab, size: dict[str, float]) -> Result:
             result.notes.append("the full disk went unnoticed in the log")
         daemon.stop()
         return result
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 # Payloads that once raised inside the daemon: huge numbers, NaN, deep nesting, odd types.
