@@ -176,11 +176,11 @@ def test_a_password_file_others_can_read_is_warned_about_when_the_client_is_made
     password.chmod(0o604)
     config = MqttConfig(username="cosyedge", password_file=password, local_broker=False)
     caplog.set_level(logging.WARNING, logger="cosyedge.mqtt.session")
-    MqttIntake(config, ["plant/#"], lambda topic, payload, ack: ack())
+    MqttIntake(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
     assert caplog.messages == [
         f"mqtt.password_file: {password} is readable by others (mode 0604); chmod o-rwx it"
     ]
     caplog.clear()
     password.chmod(0o600)
-    MqttIntake(config, ["plant/#"], lambda topic, payload, ack: ack())
+    MqttIntake(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
     assert caplog.messages == []

@@ -122,17 +122,13 @@ class MqttIntake:
         on_connected: Callable[[], None] | None = None,
         on_published: Callable[[int], None] | None = None,
         faults: Faults | None = None,
-        on_problem: Callable[[str], None] | None = None,
     ) -> None:
-        """`on_problem` hears, once per episode, that the session is being taken over (it
-        runs on paho's network thread, like the other callbacks)."""
         self.config = config
         self.faults = faults or Faults()
         self.filters = list(filters)
         self._on_message = on_message
         self._on_connected = on_connected
         self._on_published = on_published
-        self._on_problem = on_problem
         self.connected = False
         self._last_failure = ""
         self._takeover = TakeoverWatch(
@@ -211,12 +207,10 @@ class MqttIntake:
             self._on_connected()
 
     def _taken_over(self) -> None:
-        """Said once per episode: the log, and the error topic through `on_problem`."""
+        """Said once per episode in the log; the daemon's status shows `problem` meanwhile."""
         problem = self._takeover.problem
         assert problem is not None
         log.error("%s; reconnecting with backoff up to %g s", problem, self.config.reconnect_max_s)
-        if self._on_problem is not None:
-            self._on_problem(problem)
 
     def set_filters(self, filters: Sequence[str]) -> None:
         """Follow reloaded templates: drop filters no longer used, subscribe new ones only
