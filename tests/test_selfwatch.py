@@ -14,6 +14,7 @@ from support import Broker, Listener, site_yaml
 
 from cosyedge.audio.sound import BEEP_S, FAULT_TONE_HZ, GAP_S
 from cosyedge.faults import write_plan
+from cosyedge.service.selfwatch import Canary, count_restarts
 
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"
 MONITOR = "monitor:\n  canary_interval_s: 1\n  canary_timeout_s: 3\n  reannounce_s: 2\n"
@@ -124,3 +125,39 @@ def test_a_journal_that_cannot_write_is_said_and_restarts_are_counted(
     status = listen.wait_for(STATUS, lambda s: s[-1].get("restarts_last_hour") == 2, 30)
     assert status[-1]["state"] == "online"
     listen.close()
+
+
+# -- the parts alone ---------------------------------------------------------------------------
+
+
+def test_the_canary_is_published_on_time_and_missed_only_after_the_timeout():
+    sent: list[tuple[str, str]] = []
+    canary = Canary("cosyedge/canary/gw", 30, 75, lambda t, p: sent.append((t, p)))
+    start = time.monotonic()
+    assert canary.tick(start) is None and len(sent) == 1
+    assert canary.tick(start + 29) is None and len(sent) == 1
+    assert canary.tick(start + 30) is None and len(sent) == 2
+    assert "over 75 s" in canary.tick(start + 76)
+    canary.heard()
+    assert canary.tick(time.monotonic()) is None
+    assert json.loads(sent[1][1]) == {"canary": 2} and sent[0][0] == "cosyedge/canary/gw"
+
+
+def test_a_canary_that_cannot_be_published_is_a_miss_not_an_error():
+    def refuse(topic: str, payload: str) -> None:
+        raise OSError("no room in the client's queue")
+
+    canary = Canary("c/gw", 1, 3, refuse)
+    start = time.monotonic()
+    assert canary.tick(start) is None
+    assert canary.tick(start + 4) is not None
+
+
+def test_restarts_are_counted_within_the_hour_and_a_damaged_record_is_none(tmp_path):
+    path = tmp_path / "starts"
+    path.write_text(f"{time.time() - 7200:.3f}\n{time.time() - 60:.3f}\n")
+    assert count_restarts(path) == 1  # the one an hour ago no longer counts
+    assert count_restarts(path) == 2
+    path.write_text("not a time\n")
+    assert count_restarts(path) == 0
+    assert len(path.read_text().split()) == 1
