@@ -4,8 +4,9 @@ Off unless the environment variable `COSYEDGE_FAULTS` names a plan file. The pla
 one entry per call site: `{"journal.fsync": {"errno": "EIO", "until": 1767000000.0}}`. An
 entry fails its site until the wall-clock time `until`, or `times` more calls (`1`: once),
 or, with neither, for as long as it stays in the plan; `match` limits it to calls whose
-subject (e.g. the text being spoken) holds that string, and `crash: true` makes the process
-die there (SIGKILL) instead of raising. The file is read again whenever it
+subject (e.g. the text being spoken) holds that string, `crash: true` makes the process
+die there (SIGKILL) instead of raising, and `hang: S` makes the call take S seconds longer
+(a stuck device or disk) instead of failing. The file is read again whenever it
 changes, so a test can start and end a fault while the daemon runs. In the spirit of
 SQLite's I/O-error tests: every site below is walked in turn by tests/test_faults.py.
 """
@@ -70,6 +71,10 @@ class Faults:
         if entry.get("crash"):
             log.critical("injected crash at %s", site)
             os.kill(os.getpid(), signal.SIGKILL)
+        if entry.get("hang"):
+            log.warning("injected hang of %s s at %s", entry["hang"], site)
+            time.sleep(float(entry["hang"]))
+            return
         code = getattr(errno, str(entry.get("errno", "EIO")), errno.EIO)
         raise OSError(code, f"{os.strerror(code)} (injected at {site})")
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Broker, Listener, site_yaml
+from support import Broker, Listener, SwappableSink, site_yaml
 
 from cosyedge.audio.sound import BEEP_S, FAULT_TONE_HZ, GAP_S
 from cosyedge.faults import write_plan
@@ -161,3 +161,49 @@ def test_restarts_are_counted_within_the_hour_and_a_damaged_record_is_none(tmp_p
     path.write_text("not a time\n")
     assert count_restarts(path) == 0
     assert len(path.read_text().split()) == 1
+
+
+def test_a_stuck_announcer_a_cache_that_cannot_write_and_a_lost_device_show_and_clear(
+    tmp_path, broker, make_daemon
+):
+    sink = SwappableSink(tmp_path / "sound")
+    plan = tmp_path / "faults.json"
+    write_plan(plan, {})
+    listen = Listener(broker.port, STATUS, EVENT, REPORT)
+    config = site_yaml(broker.port, tmp_path) + MONITOR + "  stuck_s: 5\n"
+    env = {**sink.env, "COSYEDGE_FAULTS": str(plan)}
+    daemon = make_daemon(config, env=env)
+    daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60)
+
+    def shows(name: str) -> bool:
+        return any(isinstance(s, dict) and name in s.get("faults", {}) for s in listen.on(STATUS))
+
+    def cleared(name: str) -> list[dict]:
+        return events(listen, "fault_cleared", name)
+
+    # A synthesis that hangs: the announcer makes no progress.
+    write_plan(plan, {"speech.render": {"hang": 9, "match": "furnace", "times": 1}})
+    publish(broker.port, "cosyedge/say", "The furnace door is open.")
+    listen.wait_for(STATUS, lambda _: shows("announcer-stuck"), 30)
+    listen.wait_for(EVENT, lambda _: cleared("announcer-stuck"), 30)
+    listen.wait_for(REPORT, lambda r: any(x["outcome"] == "spoken" for x in r), 30)
+
+    # The phrase cache cannot be written: the fault is said.
+    write_plan(plan, {"cache.write": {"errno": "EROFS"}})
+    publish(broker.port, "cosyedge/say", "Tank four is nearly empty.")
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_announcement", "cache"), 30)
+    write_plan(plan, {})
+    publish(broker.port, "cosyedge/say", "Tank five is nearly empty.")
+    listen.wait_for(EVENT, lambda _: cleared("cache"), 30)
+
+    # The sound device goes: shown meanwhile; once it is back, the end is said.
+    sink.break_it("card unplugged")
+    publish(broker.port, "cosyedge/say", "Conveyor one has stopped.")
+    listen.wait_for(STATUS, lambda _: shows("audio"), 30)
+    sink.restore("card unplugged")
+    listen.wait_for(EVENT, lambda _: cleared("audio"), 60)
+    said = lambda: events(listen, "fault_announcement", "audio:cleared")  # noqa: E731
+    listen.wait_for(EVENT, lambda _: said(), 60)
+    spoken = [r for r in listen.on(REPORT) if r["outcome"] == "spoken"]
+    assert len(spoken) == 4  # every alert heard, none lost to the faults
+    listen.close()

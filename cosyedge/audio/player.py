@@ -49,6 +49,7 @@ class Player:
         self._failures = 0
         self._lost_since = 0.0
         self._why = ""  # the first error of the current outage
+        self.underruns = 0  # blocks after which the device reported it had run dry
         # Map PortAudio now, while memory is plentiful: near a memory limit, loading it at the
         # first alert can fail while synthesis for that alert is already under way.
         with contextlib.suppress(OSError):
@@ -110,7 +111,8 @@ class Player:
                     return samples, first, True
                 piece = chunk[start : start + block]
                 try:
-                    stream.write(piece)
+                    if stream.write(piece):  # PortAudio says the device ran dry meanwhile
+                        self.underruns += 1
                 except error as exc:
                     raise self._lost(exc) from None
                 self.heartbeat.beat()
@@ -134,7 +136,9 @@ class Player:
         """The audio part of STATUS."""
         if self.available is False:
             return f"unavailable for {self._outage_s():.0f} s, retrying every {self.retry_in():g} s"
-        return "ok" if self.available else "not used yet"
+        if not self.available:
+            return "not used yet"
+        return f"ok, {self.underruns} underruns" if self.underruns else "ok"
 
     def _lost(self, exc: Exception) -> AudioUnavailable:
         self._failures += 1
