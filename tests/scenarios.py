@@ -179,10 +179,10 @@ class Probe:
 class Lab:
     """One scenario's real parts: broker, swappable sound device, report listener, daemons."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, acl: str | None = None) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        self.broker = Broker(root / "broker", acl=ACL_OPEN).start()
+        self.broker = Broker(root / "broker", acl=acl).start()
         self.sink = SwappableSink(root / "sound")
         self.listener = Listener(self.broker.port, REPORT, persistent=True)
         self.daemons: list[Daemon] = []
@@ -1114,8 +1114,10 @@ SCENARIOS = {
 }
 
 
-def run(name: str, root: Path, size: dict[str, float]) -> Result:
-    lab = Lab(root)
+def run(name: str, root: Path, size: dict) -> Result:
+    # Only where it is needed: with an ACL file, Mosquitto 2.0.11 lost two QoS 1 messages
+    # in flight across its kill -9 in the broker scenario (twice in two runs; none without).
+    lab = Lab(root, acl=ACL_OPEN if name == "deaf" else None)
     try:
         return SCENARIOS[name](lab, size)
     finally:
