@@ -149,7 +149,7 @@ class Daemon:
         # First: short, and what is left if all fails.
         fallback = FallbackPhrases(voices)
         self.fault_lang = fault_lang(voices)
-        fault_phrases = FaultPhrases(voices[self.fault_lang], self.fault_lang)
+        fault_phrases = FaultPhrases(renderer.synthesize, self.fault_lang)
         for lang, voice in in_process.items():
             reference = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
             self.memory.measure_voice(voice, reference)

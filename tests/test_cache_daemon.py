@@ -149,9 +149,16 @@ def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_return
         publish(broker.port, "cosyedge/say", json.dumps({"text": text, "id": f"full-{n}"}))
         daemon.wait_for_log(rf"spoke alert full-{n} source=synth")
     log = daemon.log()
-    assert len(re.findall(r"cannot write the phrase cache .*No space left", log)) == 1, log
-    streams = wait_until(lambda: len(alsa_sink.streams()) == 2 and alsa_sink.streams(), 5, "2")
-    assert all(len(s) > 22050 for s in streams)  # both spoken in full
+    assert (
+        len(
+            re.findall(r"cosyedge.speech.cache: cannot write the phrase cache .*No space left", log)
+        )
+        == 1
+    ), log
+    # Both alerts spoken in full, and the fault `cache` said (see test_selfwatch.py).
+    daemon.wait_for_log(r"spoke fault fault:cache source=ahead")
+    streams = wait_until(lambda: len(alsa_sink.streams()) == 3 and alsa_sink.streams(), 5, "3")
+    assert all(len(s) > 22050 for s in streams)
 
     filler.unlink()
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "r"}))

@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.speech.render import Rendering
-from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +33,6 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "reports": "Alarm system fault: reports cannot be sent.",
         "mqtt": "Alarm system fault: another gateway uses this gateway's broker name.",
         "cache": "Alarm system fault: the phrase cache cannot be written.",
-        "audio": "Alarm system fault: the sound device failed.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
         "cleared": "Alarm system fault cleared.",
     },
@@ -44,12 +42,13 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "reports": "报警系统故障：报告无法发送。",
         "mqtt": "报警系统故障：另一台网关使用了本网关的名称。",
         "cache": "报警系统故障：语音缓存无法写入。",
-        "audio": "报警系统故障：音频设备故障。",
         "other": "报警系统故障：报警系统的一部分已停止。",
         "cleared": "报警系统故障已排除。",
     },
 }
-QUIET_FAULTS = frozenset({"memory"})  # shown in the status, not said: alerts are still heard
+# Shown in the status, not said: near the memory ceiling alerts are still heard, and without
+# a sound device nothing can be said (once it is back, the fault is over).
+QUIET_FAULTS = frozenset({"memory", "audio"})
 RESTART_WINDOW_S = 3600.0
 
 
@@ -64,21 +63,26 @@ def fault_lang(voices: Mapping[str, object]) -> str:
 
 
 class FaultPhrases:
-    """The fault phrases of one language, rendered once at start and held in memory."""
+    """The fault phrases of one language, rendered once at start and held in memory.
 
-    def __init__(self, voice: Voice, lang: str) -> None:
+    They are synthesized through `render` on the renderer's synthesis thread, kept out of
+    the phrase cache (which holds what alerts say): no thread but the synthesis thread runs
+    inference, as onnxruntime's per-thread state set up on another is memory an alert may
+    need later near a memory limit."""
+
+    def __init__(self, render: Callable[[str, str], Rendering], lang: str) -> None:
         self.lang = lang
-        self._pcm: dict[str, np.ndarray] = {}
-        self._rate = voice.sample_rate
+        self._pcm: dict[str, tuple[int, np.ndarray]] = {}
         for text in FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values():
             try:
-                self._pcm[text] = np.concatenate(list(voice.synthesize(text)))
+                rendering = render(text, lang)
+                self._pcm[text] = rendering.sample_rate, np.concatenate(list(rendering.chunks))
             except Exception as exc:  # said by synthesis at the time instead
                 log.error("cannot render the fault phrase %r ahead: %s", text, exc)
 
     def rendering(self, text: str) -> Rendering | None:
-        pcm = self._pcm.get(text)
-        return None if pcm is None else Rendering(self._rate, "ahead", iter([pcm]))
+        held = self._pcm.get(text)
+        return None if held is None else Rendering(held[0], "ahead", iter([held[1]]))
 
 
 class Canary:

@@ -63,7 +63,9 @@ _END = object()
 class _Job:
     """One phrase: run by the synthesis thread, read clause by clause by the player's side."""
 
-    def __init__(self, voice: Voice, text: str, lang: str, cache: PhraseCache, key: str) -> None:
+    def __init__(
+        self, voice: Voice, text: str, lang: str, cache: PhraseCache | None, key: str
+    ) -> None:
         self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
@@ -90,7 +92,7 @@ class _Job:
                 try:
                     pcm = next(clauses)
                 except StopIteration:
-                    if parts:
+                    if parts and self.cache is not None:
                         self._store(np.concatenate(parts))
                     self._put(_END)
                     return
@@ -110,6 +112,7 @@ class _Job:
         # The cache reports its own write failures; speaking goes on without it.
         clip = Clip(self.voice.sample_rate, pcm)
         text = normalize_text(self.text)
+        assert self.cache is not None
         self.cache.put(self.key, clip, voice=self.voice.identity, lang=self.lang, text=text)
 
     def chunks(self, worker: threading.Thread) -> Iterator[np.ndarray]:
@@ -202,6 +205,10 @@ class Renderer:
         """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
         return self.cached(text, lang, record) or self._synthesize(text, lang)
 
+    def synthesize(self, text: str, lang: str = "en") -> Rendering:
+        """Synthesized on the synthesis thread and not stored: for phrases held elsewhere."""
+        return self._synthesize(text, lang, store=False)
+
     def cached(self, text: str, lang: str = "en", record: bool = True) -> Rendering | None:
         """The phrase from the cache, or None: never synthesizes."""
         clip = self.cache.get(self.key(text, lang), record)
@@ -209,9 +216,9 @@ class Renderer:
             return None
         return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))
 
-    def _synthesize(self, text: str, lang: str) -> Rendering:
+    def _synthesize(self, text: str, lang: str, store: bool = True) -> Rendering:
         voice = self.voice_for(lang)
-        job = _Job(voice, text, lang, self.cache, self.key(text, lang))
+        job = _Job(voice, text, lang, self.cache if store else None, self.key(text, lang))
         self._pending.add(job)
         self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
         return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)
