@@ -209,6 +209,7 @@ class Daemon:
             if self._stop.wait(watchdog.tick_seconds):
                 return self._shutdown(threads)
         log.info("ready")
+        self.canary.heard()  # its timeout runs from now, not from before the broker answered
         self.notifier.ready(self._status())
         while not self._stop.wait(watchdog.tick_seconds):
             if self._reload.is_set():
