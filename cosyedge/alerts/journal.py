@@ -245,7 +245,6 @@ class Journal:
         self._failing: str | None = None
         self._retry_s = RETRY_MIN_S
         self._held: list[Callable[[], None]] = []
-        self._damaged_lines: list[dict] = []  # read at open, kept aside once it is done
         self._writer: threading.Thread | None = None
         self.beat: Beat | None = None  # the watchdog's view of the writer
         self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
@@ -274,7 +273,6 @@ class Journal:
                 "and its shelves and unacknowledged alarms, are lost"
             )
             log.warning("%s", recovered.lost)
-        self._quarantine_lines()
         try:
             self._compact()
         except OSError as exc:
@@ -366,18 +364,8 @@ class Journal:
         return good
 
     def _keep_aside(self, raw: bytes, number: int, reason: str) -> None:
-        self._damaged_lines.append(
-            {
-                "journal_line": number,
-                "reason": reason[:200],
-                "raw": base64.b64encode(raw[:65536]).decode("ascii"),
-            }
-        )
-
-    def _quarantine_lines(self) -> None:
-        lines, self._damaged_lines = self._damaged_lines, []
-        for entry in lines:
-            self.quarantine("damaged journal line", **entry)
+        raw64 = base64.b64encode(raw[:65536]).decode("ascii")
+        self.quarantine("damaged journal line", journal_line=number, reason=reason[:200], raw=raw64)
 
     def quarantine(self, what: str, **detail: Any) -> bool:
         """Keep something aside for an engineer to look at; False when that failed (logged)."""

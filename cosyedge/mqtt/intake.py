@@ -35,6 +35,11 @@ class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.templates = TemplateSet(config.templates)
+        # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
+        monitor = config.monitor
+        self.canary_topic: str | None = (
+            f"{monitor.canary_topic}/{config.mqtt.client_id}" if monitor.canary_interval_s else None
+        )
         reports = config.reports
         self._own_topics = {
             reports.outcome_topic,
@@ -43,14 +48,6 @@ class Intake:
             reports.status_topic,
             *hermes.ANSWER_TOPICS,
         }
-
-    @property
-    def canary_topic(self) -> str | None:
-        """Where the daemon's canary to itself goes (see service/selfwatch.py), if it does."""
-        monitor = self.config.monitor
-        if not monitor.canary_interval_s:
-            return None
-        return f"{monitor.canary_topic}/{self.config.mqtt.client_id}"
 
     @property
     def filters(self) -> list[str]:
