@@ -126,8 +126,7 @@ class AlarmDesk:
             key = None
         if key is not None:
             self.policy.remember(key, at, pending.topic)
-        with self._cond:
-            self.reporter.outcome(Outcome(ticket, "failed", {"id": key, "reason": reason}))
+        self._close(ticket, "failed", reason, id=key)
 
     # -- from paho's network thread -------------------------------------------------------
     def submit(
@@ -167,9 +166,9 @@ class AlarmDesk:
             log.exception("cannot read who sent message %d on %r", seq, topic)
             return Ticket(seq, topic, received, None, payload)
 
-    def _close(self, ticket: Ticket, kind: str, reason: str) -> None:
+    def _close(self, ticket: Ticket, kind: str, reason: str, **detail: object) -> None:
         with self._cond:
-            self.reporter.outcome(Outcome(ticket, kind, {"reason": reason}))
+            self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
     def command(self, payload: bytes, retained: bool = False) -> None:
         """Carry out an operator command; a bad one is told on the error topic. A retained
