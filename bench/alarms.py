@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import logging
@@ -32,13 +31,14 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cosyedge.alerts.alert import RejectedAlert
-from cosyedge.alerts.desk import AlarmDesk
-from cosyedge.alerts.journal import Journal
-from cosyedge.alerts.policy import AlarmPolicy, Ticket
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.journal import Journal
+from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config import AlarmsConfig, Config, FloodConfig, TemplateConfig, load_config
+from cosyedge.intake.alert import Message
+from cosyedge.intake.intake import Intake
+from cosyedge.model import Offer
 from cosyedge.mqtt.broker import LocalBroker
-from cosyedge.mqtt.intake import Intake
 from cosyedge.mqtt.reports import Reporter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,9 +76,9 @@ def rules_only(config: Config, batch: list[tuple[str, bytes]]) -> float:
     started = time.perf_counter()
     for seq, (topic, payload) in enumerate(batch):
         now = time.monotonic()
-        ticket = Ticket(seq, topic, time.time())
-        with contextlib.suppress(RejectedAlert):  # counted, as the daemon counts them
-            policy.offer(intake.offer(ticket, payload, now), now)
+        reading = intake.read(Message(topic, payload), seq, time.time(), now)
+        if isinstance(reading, Offer):  # a refusal is counted, as the daemon counts them
+            policy.offer(reading, now)
     return len(batch) / (time.perf_counter() - started)
 
 
@@ -91,13 +91,13 @@ def with_journal(config: Config, batch: list[tuple[str, bytes]]) -> float:
         pass
 
     reporter = Reporter(config.reports, publish, journal)
-    desk = AlarmDesk(AlarmPolicy(config.alarms), Intake(config), reporter, journal)
+    intake, desk = Intake(config), AlarmDesk(AlarmPolicy(config.alarms), reporter, journal)
     acked = threading.Semaphore(0)
     started = time.perf_counter()
     for topic, payload in batch:
-        received = time.time()
+        received, at = time.time(), time.monotonic()
         seq = journal.accept(topic, payload, received, then=acked.release)
-        desk.submit(seq, topic, payload, received)
+        desk.submit(intake.read(Message(topic, payload), seq, received, at))
     for _ in batch:
         acked.acquire()
     rate = len(batch) / (time.perf_counter() - started)

@@ -18,7 +18,7 @@ import tracemalloc
 
 from bench.texts import REPO
 from cosyedge.config import VoiceConfig
-from cosyedge.service.memory import MemoryGuard, rss_mb
+from cosyedge.speech.memory import MemoryGuard, rss_mb
 from cosyedge.speech.voices import load_voice
 
 RESULTS = REPO / "bench" / "results"

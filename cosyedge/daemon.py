@@ -1,4 +1,10 @@
-"""Wiring and lifecycle: MQTT message → journal → alarm desk → announcer, read top to bottom."""
+"""Wiring and lifecycle: the stages in the order an alert passes through them.
+
+MQTT session → intake → journal → alarm desk → announcer → speech → audio, with reports
+going back out through the session (docs/architecture.md). Everything is built when the
+daemon is made, voices first since they take longest; `run` takes up what the last run left,
+starts the threads and watches the stages until stopped.
+"""
 
 from __future__ import annotations
 
@@ -12,40 +18,30 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cosyedge.alerts.desk import AlarmDesk
-from cosyedge.alerts.journal import Journal
-from cosyedge.alerts.policy import AlarmPolicy, Event
-from cosyedge.announcements.announcer import Announcer, Speech
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.health import Fault, Health
+from cosyedge.alarms.journal import Journal
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.faults import Faults
+from cosyedge.intake.alert import Message
+from cosyedge.intake.intake import Intake
+from cosyedge.intake.templates import declared_phrases
+from cosyedge.model import Event, Heartbeat
 from cosyedge.mqtt.broker import LocalBroker
-from cosyedge.mqtt.intake import Intake
 from cosyedge.mqtt.reports import Reporter
-from cosyedge.mqtt.session import MqttIntake
-from cosyedge.service.health import Fault, Health
-from cosyedge.service.memory import (
-    REFERENCE_TEXT,
-    FallbackPhrases,
-    MemoryGuard,
-    SheddableVoice,
-    service_limit_mb,
-)
-from cosyedge.service.notify import Heartbeat, Notifier, Watchdog
+from cosyedge.mqtt.session import MqttSession
+from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import effective_config
-from cosyedge.service.selfwatch import (
-    QUIET_FAULTS,
-    Canary,
-    FaultPhrases,
-    count_restarts,
-    fault_lang,
-    fault_text,
-)
+from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, count_restarts
 from cosyedge.speech import zh
 from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
-from cosyedge.speech.cache.warm import declared_phrases
+from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
+from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.render import Renderer
 from cosyedge.speech.voices import load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
@@ -59,53 +55,87 @@ class Daemon:
     def __init__(self, config: Config, config_path: Path | None = None) -> None:
         self.config = config
         self.config_path = config_path
-        self.intake = Intake(config)
         self.faults = Faults.from_env()
+        self.notifier = Notifier()
+        self.health = Health(self._fault_changed)
+        self.fault_lang = fault_lang(config.voices)  # the language faults are said in
+        self.beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
+        announcer_beat, player_beat, journal_beat = self.beats
+        self.activity = Activity()  # held while an alert is rendered or played
+        self._stop = threading.Event()
+        self._reload = threading.Event()
+        self._synthesizing = False  # a synthesis did not stop at shutdown
+        self.notifier.status("starting: loading voices")
+        speech = self.speech = _speech(config, self.faults)
+        self.cache = speech.renderer.cache
+        self.player = Player(config.audio.device, config.audio.block_ms, player_beat)
+        _check_service_limit(config.memory.ceiling_mb)
+
+        # The stages, in the order an alert passes through them; intake first all the same,
+        # since the session subscribes to the topics it takes.
+        self.intake = Intake(config)
+        self.mqtt = self._mqtt(config)
         self.journal = Journal(
             config.state_dir / "journal.jsonl", config.alarms.dedup_window_s, faults=self.faults
         )
-        self.journal_beat = self.journal.beat = Heartbeat("journal")
-        self.health = Health(self._fault_changed)
-        self.desk: AlarmDesk | None = None
-        self.announcer: Announcer | None = None
-        self._stop = threading.Event()
-        self._reload = threading.Event()
-        self.notifier = Notifier()
-        self.announcer_beat = Heartbeat("announcer")
-        self.player_beat = Heartbeat("player")
-        self.activity = Activity()  # held while an alert is rendered or played
-        self._synthesizing = False  # a synthesis did not stop at shutdown
+        self.journal.beat = journal_beat
+        self.reporter = Reporter(config.reports, self._publish, self.journal)
+        self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.reporter, self.journal, self.health)
+        self.announcer = Announcer(
+            self.desk,
+            speech,
+            self.player,
+            Sound(config.alarms),
+            self._stop,
+            self.activity,
+            announcer_beat,
+        )
+
+        # Beside them: the canary through the broker, and the phrase cache's upkeep.
+        monitor = config.monitor
+        self.canary = Canary(
+            self.intake.canary_topic or "",
+            monitor.canary_interval_s,
+            monitor.canary_timeout_s,
+            self._publish,
+        )
+        phrases = declared_phrases(config.templates)
+        self.upkeep = CacheUpkeep(self.cache, speech.renderer, phrases, self.activity)
+        self.journal.on_trouble = functools.partial(self.health.set, "journal")
+        self.reporter.on_trouble = functools.partial(self.health.set, "reports")
+        self.cache.listeners.append(self._cache_event)
 
     # -- intake: runs on paho's network thread, so it only records and hands over ---------
     def on_message(
         self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
     ) -> None:
-        assert self.desk is not None
         if topic == self.intake.canary_topic:  # our own, back through the broker: not an alert
             self.canary.heard()
             ack()
             return
         if self.intake.is_command(topic):
-            self.desk.command(payload, retained)
+            text = payload[:500].decode("utf-8", "replace")
+            self.desk.command(self.intake.command(payload, retained), text)
             self.journal.when_written(ack)  # what the command changed is on disk first
             return
-        if not self._wanted(topic, payload):
+        message = self._message(topic, payload)
+        if message is None:
             ack()
             return
-        received = time.time()
+        received, at = time.time(), time.monotonic()
         # A retained message the broker replays (at a start or a new subscription) is said
         # once per payload: if it was heard on its topic before, it is not said again.
         again = retained and self.journal.heard(topic, payload)
         # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
         seq = self.journal.accept(topic, payload, received, then=ack, again=again)
-        self.desk.submit(seq, topic, payload, received, again)
+        self.desk.submit(self.intake.read(message, seq, received, at), again)
 
-    def _wanted(self, topic: str, payload: bytes) -> bool:
+    def _message(self, topic: str, payload: bytes) -> Message | None:
         try:
-            return self.intake.wants(topic, payload)
+            return self.intake.message(topic, payload)
         except Exception:  # taken in: what is wrong with it then shows in its outcome
             log.exception("cannot tell whether the message on %r is for us", topic)
-            return True
+            return Message(topic, payload)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
@@ -122,9 +152,7 @@ class Daemon:
         finally:
             if broker:
                 broker.stop()
-        if self._synthesizing or (
-            self.announcer is not None and self.announcer.current is not None
-        ):
+        if self._synthesizing or self.announcer.current is not None:
             # The announcer is stuck in a device write or a synthesis: do not wait for it.
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
             logging.shutdown()
@@ -132,78 +160,20 @@ class Daemon:
         return code
 
     def _serve(self) -> int:
-        config = self.config
-        self.notifier.status("starting: loading voices")
-        models = config.state_dir / "models"
-        self.voices = voices = {
-            lang: SheddableVoice(functools.partial(load_voice, lang, voice_config, models))
-            for lang, voice_config in config.voices.items()
-        }
-        settle_memory()
-        self.cache = PhraseCache.from_config(config.cache, self.faults)
-        self.renderer = renderer = Renderer(mixed_voices(voices), self.cache)
-        renderer.start()
-        # espeak-ng speaks from its own process: unloading that voice would free nothing.
-        in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
-        self.memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
-        # First: short, and what is left if all fails.
-        fallback = FallbackPhrases(voices)
-        self.fault_lang = fault_lang(voices)
-        fault_phrases = FaultPhrases(renderer.synthesize, self.fault_lang)
-        for lang, voice in in_process.items():
-            reference = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
-            self.memory.measure_voice(voice, reference)
-        _check_service_limit(config.memory.ceiling_mb)
-        self.player = player = Player(config.audio.device, config.audio.block_ms, self.player_beat)
-
-        self.mqtt = self._mqtt(config)
-        reporter = self.reporter = Reporter(config.reports, self._publish, self.journal)
-        self.journal.on_trouble = functools.partial(self.health.set, "journal")
-        reporter.on_trouble = functools.partial(self.health.set, "reports")
-        monitor = config.monitor
-        self.canary = Canary(
-            self.intake.canary_topic or "",
-            monitor.canary_interval_s,
-            monitor.canary_timeout_s,
-            self._publish,
-        )
-        desk = self.desk = AlarmDesk(
-            AlarmPolicy(config.alarms), self.intake, reporter, self.journal, self.health
-        )
-        recovered = self.journal.open()
-        self.health.restarts = count_restarts(config.state_dir / "starts")
-        desk.recover(recovered)
-        if recovered.pending:
-            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
-        if recovered.unsent:
-            log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        speech = Speech(renderer, self.memory, fallback, voices, self.faults, fault_phrases)
-        self.cache.listeners.append(self._cache_event)
-        if not self.cache.writable:
-            self.health.fault("cache", f"cannot write the phrase cache in {self.cache.directory}")
-        announcer = self.announcer = Announcer(
-            desk,
-            speech,
-            player,
-            Sound(config.alarms),
-            self._stop,
-            self.activity,
-            self.announcer_beat,
-        )
+        self._take_up()
         threads = [
-            threading.Thread(target=announcer.run, name="announcer", daemon=True),
-            threading.Thread(target=desk.run_clock, args=(self._stop,), name="clock", daemon=True),
+            threading.Thread(target=self.announcer.run, name="announcer", daemon=True),
+            threading.Thread(
+                target=self.desk.run_clock, args=(self._stop,), name="clock", daemon=True
+            ),
         ]
         for thread in threads:
             thread.start()
         self.mqtt.start()
-        phrases = declared_phrases(config.templates)
-        self.upkeep = CacheUpkeep(self.cache, renderer, phrases, self.activity)
         self.upkeep.start()
-        beats = [self.announcer_beat, self.player_beat, self.journal_beat]
-        watchdog = Watchdog(self.notifier, beats)
+        watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
-            target = f"{config.mqtt.host}:{config.mqtt.port}"
+            target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
             self.notifier.status(f"starting: waiting for the MQTT broker at {target}")
             watchdog.tick()
             if self._stop.wait(watchdog.tick_seconds):
@@ -215,19 +185,31 @@ class Daemon:
             if self._reload.is_set():
                 self._reload.clear()
                 self._reload_config()
-            self.memory.check()
-            self._watch(beats)
+            self.speech.memory.check()
+            self._watch()
             watchdog.tick()
             self.notifier.status(self._status())
         return self._shutdown(threads)
 
-    def _mqtt(self, config: Config) -> MqttIntake:
-        return MqttIntake(
+    def _take_up(self) -> None:
+        """What the last run left: the journal's open alerts, reports and alarm state."""
+        recovered = self.journal.open()
+        self.health.restarts = count_restarts(self.config.state_dir / "starts")
+        self.desk.recover(recovered, self.intake.read_journaled)
+        if recovered.pending:
+            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
+        if recovered.unsent:
+            log.info("%d reports of the last run are sent again", len(recovered.unsent))
+        if not self.cache.writable:
+            self.health.fault("cache", f"cannot write the phrase cache in {self.cache.directory}")
+
+    def _mqtt(self, config: Config) -> MqttSession:
+        return MqttSession(
             config.mqtt,
             self.intake.filters,
             self.on_message,
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
-            on_connected=lambda: self.desk and self.desk.publish_status(),
+            on_connected=lambda: self.desk.publish_status(),
             on_published=lambda mid: self.reporter.published(mid),
             faults=self.faults,
         )
@@ -237,24 +219,23 @@ class Daemon:
 
     def _status(self) -> str:
         mqtt = "connected" if self.mqtt.connected else "disconnected, reconnecting"
-        assert self.desk is not None and self.announcer is not None
         waiting = self.desk.waiting()
         faults = self.health.describe()
         return (
             (f"degraded: {faults}; " if faults else "")
             + f"mqtt: {mqtt}; audio: {self.player.describe()}; queue: {waiting}; "
-            f"memory: {self.memory.describe()}; last: {self.announcer.last}"
+            f"memory: {self.speech.memory.describe()}; last: {self.announcer.last}"
         )
 
-    def _watch(self, beats: list[Heartbeat]) -> None:
+    def _watch(self) -> None:
         """Each stage's state into the faults; see service/selfwatch.py."""
         now = time.monotonic()
         stuck_s = self.config.monitor.stuck_s
         self.health.set("intake", self.canary.tick(now))
         self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
         self.health.set("audio", self.player.trouble)
-        self.health.set("memory", self.memory.trouble)
-        for beat in beats:
+        self.health.set("memory", self.speech.memory.trouble)
+        for beat in self.beats:
             stuck = beat.silent_for(now) > stuck_s
             self.health.set(
                 f"{beat.name}-stuck", f"no progress for over {stuck_s:g} s" if stuck else None
@@ -270,8 +251,6 @@ class Daemon:
         """A fault's start goes to the event and error topics, its end to the event topic;
         the retained status and systemd's STATUS follow at once, and the fault is said (with
         its tone, until acknowledged) or its end is said once."""
-        if self.desk is None:
-            return  # before start-up is done: the first status says it
         if fault is None:
             self.reporter.event(Event("fault_cleared", {"fault": name}))
         else:
@@ -280,11 +259,9 @@ class Daemon:
         self.desk.publish_status()
         if name not in QUIET_FAULTS:
             self._say_fault(name, fault is not None)
-        if self.announcer is not None:
-            self.notifier.status(self._status())
+        self.notifier.status(self._status())
 
     def _say_fault(self, name: str, started: bool) -> None:
-        assert self.desk is not None
         monitor, lang = self.config.monitor, self.fault_lang
         if started:
             self.desk.fault(name, fault_text(name, lang), lang, monitor.reannounce_s)
@@ -300,8 +277,7 @@ class Daemon:
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
         self.upkeep.stop(timeout=1)
-        self._synthesizing = not self.renderer.stop(timeout=STOP_GRACE_S)
-        assert self.desk is not None
+        self._synthesizing = not self.speech.renderer.stop(timeout=STOP_GRACE_S)
         self.desk.publish_status("offline")
         self.mqtt.stop()
         self.journal.stop()
@@ -331,10 +307,9 @@ class Daemon:
 
     def _apply(self, new: Config) -> None:
         """Take over a valid new configuration; queued alerts stay as they are."""
-        assert self.desk is not None
         new, waiting = effective_config(self.config, new)
         old, self.config = self.config, new
-        self.intake = self.desk.intake = Intake(new)
+        self.intake = Intake(new)
         monitor = new.monitor
         self.canary.topic = self.intake.canary_topic or ""
         self.canary.interval_s, self.canary.timeout_s = (
@@ -348,7 +323,7 @@ class Daemon:
         else:
             self.mqtt.set_filters(self.intake.filters)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
-        self.memory.ceiling_mb = new.memory.ceiling_mb
+        self.speech.memory.ceiling_mb = new.memory.ceiling_mb
         logging.getLogger().setLevel(new.log_level.upper())
         for key in waiting:
             log.warning("reload: %s changed; that takes effect at the next restart", key)
@@ -364,3 +339,24 @@ def _check_service_limit(ceiling_mb: float) -> None:
             ceiling_mb,
             limit,
         )
+
+
+def _speech(config: Config, faults: Faults) -> Speech:
+    """The voices, cache and renderer, and what is said when they cannot be: the generic
+    phrases (short, and what is left if all fails) and the fault phrases, rendered now."""
+    models = config.state_dir / "models"
+    voices = {
+        lang: SheddableVoice(functools.partial(load_voice, lang, voice_config, models))
+        for lang, voice_config in config.voices.items()
+    }
+    settle_memory()
+    renderer = Renderer(mixed_voices(voices), PhraseCache.from_config(config.cache, faults))
+    renderer.start()
+    # espeak-ng speaks from its own process: unloading that voice would free nothing.
+    in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
+    memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
+    fallback = FallbackPhrases(voices)
+    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices))
+    for lang, voice in in_process.items():
+        memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
+    return Speech(renderer, memory, fallback, voices, faults, fault_phrases)

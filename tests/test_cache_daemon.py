@@ -17,7 +17,7 @@ from support import publish, wait_until
 
 from cosyedge.audio.sound import chime
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key
-from cosyedge.speech.cache.transfer import ArchiveError, export_cache, import_cache
+from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
 
 
 def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -10,9 +10,10 @@ import pytest
 from support import config_problems, wait_until
 
 from cosyedge.config import VoiceConfig, parse_config
+from cosyedge.intake.templates import declared_phrases
 from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
-from cosyedge.speech.cache.warm import Phrase, declared_phrases, warm_one
+from cosyedge.speech.cache.warm import Phrase, warm_one
 from cosyedge.speech.render import QUEUE_CLAUSES, Renderer
 from cosyedge.speech.voices import load_voice
 

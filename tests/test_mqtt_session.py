@@ -11,7 +11,7 @@ import pytest
 from support import wait_until
 
 from cosyedge.config import MqttConfig
-from cosyedge.mqtt.session import TAKEOVER_DROPS, MqttIntake, TakeoverWatch
+from cosyedge.mqtt.session import TAKEOVER_DROPS, MqttSession, TakeoverWatch
 
 
 def taken_over_times(watch: TakeoverWatch, start: float, every: float, count: int) -> list[bool]:
@@ -81,11 +81,11 @@ def test_what_is_not_a_takeover(case):
 
 
 class Gateway:
-    """One MqttIntake as the daemon builds it, recording its connections."""
+    """One MqttSession as the daemon builds it, recording its connections."""
 
     def __init__(self, config: MqttConfig) -> None:
         self.connections: list[float] = []
-        self.intake = MqttIntake(
+        self.intake = MqttSession(
             config,
             ["plant/#"],
             lambda topic, payload, ack, retained: ack(),

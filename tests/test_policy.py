@@ -8,11 +8,21 @@ from dataclasses import replace
 
 import pytest
 
-from cosyedge.alerts.alert import Alert
-from cosyedge.alerts.commands import BadCommand, Command, parse_command
-from cosyedge.alerts.policy import AlarmPolicy, Delivery, Event, Offer, Outcome, Ticket, Timing
-from cosyedge.announcements.templates import Announcement
+from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config import AlarmsConfig, FloodConfig
+from cosyedge.intake.commands import parse_command
+from cosyedge.model import (
+    Alert,
+    Announcement,
+    BadCommand,
+    Command,
+    Delivery,
+    Event,
+    Offer,
+    Outcome,
+    Ticket,
+    Timing,
+)
 
 _seq = iter(range(1, 10**9))
 
@@ -310,7 +320,7 @@ def test_poison_numbers_in_commands_are_refused_with_a_reason(payload, reason):
 
 
 def test_a_command_names_an_id_the_way_the_alert_named_it():
-    from cosyedge.alerts.alert import parse_alert
+    from cosyedge.intake.alert import parse_alert
 
     for given in ("Pump\u200b7", "line-3/" * 40):
         alert = parse_alert("t", f'{{"id": "{given}"}}'.encode())

@@ -170,17 +170,17 @@ def test_a_client_certificate_is_loaded_at_check_and_a_wrong_key_refused(tmp_pat
 
 def test_a_password_file_others_can_read_is_warned_about_when_the_client_is_made(tmp_path, caplog):
     from cosyedge.config import MqttConfig
-    from cosyedge.mqtt.session import MqttIntake
+    from cosyedge.mqtt.session import MqttSession
 
     password = secret(tmp_path, PASSWORD)
     password.chmod(0o604)
     config = MqttConfig(username="cosyedge", password_file=password, local_broker=False)
     caplog.set_level(logging.WARNING, logger="cosyedge.mqtt.session")
-    MqttIntake(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
+    MqttSession(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
     assert caplog.messages == [
         f"mqtt.password_file: {password} is readable by others (mode 0604); chmod o-rwx it"
     ]
     caplog.clear()
     password.chmod(0o600)
-    MqttIntake(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
+    MqttSession(config, ["plant/#"], lambda topic, payload, ack, retained: ack())
     assert caplog.messages == []

@@ -34,7 +34,7 @@ def config_text(port: int, tmp: Path, say_text: str = "{text}", extra: str = "")
 
 def unsaid_ids(state_dir: Path) -> list[str]:
     """The alerts the journal holds without an outcome: what the next start takes up."""
-    from cosyedge.alerts.journal import Journal
+    from cosyedge.alarms.journal import Journal
 
     journal = Journal(state_dir / "journal.jsonl", keep_seen_s=60)
     try:

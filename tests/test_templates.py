@@ -5,9 +5,11 @@ import re
 
 import pytest
 
-from cosyedge.alerts.alert import MAX_ID_CHARS, Alert, RejectedAlert, parse_alert
-from cosyedge.announcements.templates import TemplateSet, check_template, plain_text, spoken_length
 from cosyedge.config import TemplateConfig
+from cosyedge.config.syntax import check_template
+from cosyedge.intake.alert import MAX_ID_CHARS, parse_alert
+from cosyedge.intake.templates import TemplateSet, plain_text, spoken_length
+from cosyedge.model import Alert, RejectedAlert
 
 
 def render(topic_filter: str, text: str, topic: str, body: bytes, **kw):

@@ -1,1 +1,1 @@
-"""Stage 5, audio: chimes and volume per priority (`sound`), PCM to the device (`player`)."""
+"""Stage 6, audio: chimes and volume per priority (`sound`), PCM to the device (`player`)."""

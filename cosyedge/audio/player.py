@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosyedge.service.notify import Heartbeat
+from cosyedge.model import Heartbeat
 
 log = logging.getLogger(__name__)
 

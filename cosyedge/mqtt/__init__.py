@@ -1,6 +1,6 @@
-"""Stage 1, MQTT: the broker session, which messages are ours, and what we tell back.
+"""Stage 1, MQTT: the broker session, and what we tell back through it.
 
-`session` keeps one persistent QoS 1 session, `broker` an optional local Mosquitto, `intake`
-turns a message into an offer for the alarm desk (through the templates or `hermes`), and
-`reports` publishes what became of each alert.
+`session` keeps one persistent QoS 1 session and hands each message to intake, `broker` runs
+an optional local Mosquitto, `reports` publishes what became of each alert, the events, the
+errors and the retained status.
 """

@@ -17,10 +17,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cosyedge.alerts.journal import Journal
-from cosyedge.alerts.policy import Event, Outcome
+from cosyedge.alarms.journal import Journal
 from cosyedge.config import ReportsConfig
-from cosyedge.mqtt import hermes
+from cosyedge.intake import hermes
+from cosyedge.model import Event, Outcome
 
 log = logging.getLogger(__name__)
 

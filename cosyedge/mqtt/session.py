@@ -7,7 +7,7 @@ broker keeps them for redelivery.
 
 Two clients with one client id take the session from each other: the broker closes the older
 connection whenever the other connects. `TakeoverWatch` tells that from the pattern it
-leaves, the session then backs off and `MqttIntake.problem` says so (see its docstring).
+leaves, the session then backs off and `MqttSession.problem` says so (see its docstring).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def read_secret(path: Path) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-class MqttIntake:
+class MqttSession:
     def __init__(
         self,
         config: MqttConfig,

@@ -15,12 +15,11 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, MutableMapping
-from typing import TypeVar
+from collections.abc import Iterable, MutableMapping
+
+from cosyedge.model import Heartbeat
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 class Notifier:
@@ -66,33 +65,6 @@ class Notifier:
     def stopping(self, status: str) -> None:
         self._last_status = status
         self.send("STOPPING=1", f"STATUS={status}")
-
-
-class Heartbeat:
-    """A worker's sign of progress; `resting` means waiting for work, which is not being stuck."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._last = time.monotonic()
-        self._resting = True
-
-    def beat(self) -> None:
-        self._last = time.monotonic()
-        self._resting = False
-
-    def rest(self) -> None:
-        self._last = time.monotonic()
-        self._resting = True
-
-    def silent_for(self, now: float) -> float:
-        """Seconds without progress while busy; 0 while resting."""
-        return 0.0 if self._resting else max(0.0, now - self._last)
-
-    def beating(self, items: Iterable[T]) -> Iterator[T]:
-        """Pass items through, beating once per item: progress of whoever produces them."""
-        for item in items:
-            self.beat()
-            yield item
 
 
 class Watchdog:

@@ -16,73 +16,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
-
-from cosyedge.speech.render import Rendering
 
 log = logging.getLogger(__name__)
 
-# What is said per fault, by language; `cleared` once a fault is over, `other` for the rest.
-FAULT_PHRASES: dict[str, dict[str, str]] = {
-    "en": {
-        "intake": "Alarm system fault: no alerts from the broker.",
-        "journal": "Alarm system fault: alerts cannot be saved.",
-        "reports": "Alarm system fault: reports cannot be sent.",
-        "mqtt": "Alarm system fault: another gateway uses this gateway's broker name.",
-        "cache": "Alarm system fault: the phrase cache cannot be written.",
-        "other": "Alarm system fault: a part of the alarm system has stopped.",
-        "cleared": "Alarm system fault cleared.",
-    },
-    "zh": {
-        "intake": "报警系统故障：收不到代理服务器的报警。",
-        "journal": "报警系统故障：报警无法保存。",
-        "reports": "报警系统故障：报告无法发送。",
-        "mqtt": "报警系统故障：另一台网关使用了本网关的名称。",
-        "cache": "报警系统故障：语音缓存无法写入。",
-        "other": "报警系统故障：报警系统的一部分已停止。",
-        "cleared": "报警系统故障已排除。",
-    },
-}
 # Shown in the status, not said: near the memory ceiling alerts are still heard, and without
 # a sound device nothing can be said (once it is back, the fault is over).
 QUIET_FAULTS = frozenset({"memory", "audio"})
 RESTART_WINDOW_S = 3600.0
-
-
-def fault_text(name: str, lang: str) -> str:
-    phrases = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"])
-    return phrases.get(name, phrases["other"])
-
-
-def fault_lang(voices: Mapping[str, object]) -> str:
-    """The language faults are said in: English where there is a voice for it."""
-    return next((lang for lang in FAULT_PHRASES if lang in voices), next(iter(voices)))
-
-
-class FaultPhrases:
-    """The fault phrases of one language, rendered once at start and held in memory.
-
-    They are synthesized through `render` on the renderer's synthesis thread, kept out of
-    the phrase cache (which holds what alerts say): no thread but the synthesis thread runs
-    inference, as onnxruntime's per-thread state set up on another is memory an alert may
-    need later near a memory limit."""
-
-    def __init__(self, render: Callable[[str, str], Rendering], lang: str) -> None:
-        self.lang = lang
-        self._pcm: dict[str, tuple[int, np.ndarray]] = {}
-        for text in FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values():
-            try:
-                rendering = render(text, lang)
-                self._pcm[text] = rendering.sample_rate, np.concatenate(list(rendering.chunks))
-            except Exception as exc:  # said by synthesis at the time instead
-                log.error("cannot render the fault phrase %r ahead: %s", text, exc)
-
-    def rendering(self, text: str) -> Rendering | None:
-        held = self._pcm.get(text)
-        return None if held is None else Rendering(held[0], "ahead", iter([held[1]]))
 
 
 class Canary:

@@ -1,24 +1,18 @@
 """Pre-warming: render ahead every phrase the templates can say, so alerts start from cache.
 
-A template with no placeholders says one fixed phrase; one whose every placeholder has
-declared `values` says their combinations. These phrases are rendered through the same
-template formatter and renderer as live alerts, so the keys match exactly, and they are
-pinned: eviction only ever takes phrases nobody declared.
+The phrases come from `intake.templates.declared_phrases`, made by the same template
+formatter as live alerts and rendered here by the same renderer, so the keys match exactly;
+they are pinned: eviction only ever takes phrases nobody declared.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cosyedge.alerts.alert import Alert, RejectedAlert
-from cosyedge.announcements.templates import Template
-from cosyedge.speech.cache.values import combinations, placeholders
-
 if TYPE_CHECKING:
-    from cosyedge.config import TemplateConfig
     from cosyedge.speech.render import Renderer
 
 
@@ -26,23 +20,6 @@ if TYPE_CHECKING:
 class Phrase:
     text: str
     lang: str
-
-
-def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
-    """Every phrase the templates can say, for those whose phrases form a finite set."""
-    phrases: dict[Phrase, None] = {}
-    for config in templates:
-        if placeholders(config.text) and not config.values:
-            continue
-        template = Template(config)
-        for fields in combinations(config.values):
-            alert = Alert(topic=config.topic, fields=fields, id="warm", received=0.0)
-            try:
-                announcement = template.render(alert, {})
-            except RejectedAlert:
-                continue
-            phrases[Phrase(announcement.text, announcement.lang)] = None
-    return list(phrases)
 
 
 @dataclass

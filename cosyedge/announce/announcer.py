@@ -16,18 +16,17 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from cosyedge.alerts.desk import AlarmDesk
-from cosyedge.alerts.policy import Delivery, Item
 from cosyedge.audio.player import AudioUnavailable, Playback, Player
 from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
-from cosyedge.service.memory import FallbackPhrases, MemoryGuard, SheddableVoice, is_out_of_memory
-from cosyedge.service.notify import Heartbeat
-from cosyedge.service.selfwatch import FaultPhrases
+from cosyedge.model import Delivery, Heartbeat, Item, ItemKind
 from cosyedge.speech.cache.background import Activity
+from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
+from cosyedge.speech.memory import MemoryGuard, SheddableVoice, is_out_of_memory
 from cosyedge.speech.render import Renderer, Rendering
 
 log = logging.getLogger(__name__)
@@ -36,6 +35,15 @@ log = logging.getLogger(__name__)
 # under any word. A voice with nothing to say gives no samples or zeros (espeak-pinyin for a
 # character it has no reading of, Piper for punctuation alone).
 SILENT_PEAK = 64
+
+
+class Desk(Protocol):
+    """What the announcer asks of the alarm desk (alarms/desk.py)."""
+
+    def take(self, timeout: float) -> Item | None: ...
+    def should_stop(self, item: Item) -> bool: ...
+    def finished(self, item: Item, delivery: Delivery) -> None: ...
+    def waiting(self) -> int: ...
 
 
 @dataclass
@@ -56,7 +64,7 @@ class Speech:
 
     def render(self, item: Item) -> Rendering:
         self.faults.check("speech.render", item.text)
-        if item.kind == "fault" and self.fault_phrases is not None:
+        if item.kind is ItemKind.FAULT and self.fault_phrases is not None:
             ahead = self.fault_phrases.rendering(item.text)
             if ahead is not None:  # rendered at start: said even when synthesis is broken
                 return ahead
@@ -64,7 +72,7 @@ class Speech:
         if voice is None:  # a template reloaded with a language whose voice loads at restart
             log.error("no voice loaded for language %r: saying the generic phrase", item.lang)
             return self.fallback.rendering(item.priority, item.lang)
-        must_say = item.kind == "summary"
+        must_say = item.kind is ItemKind.SUMMARY
         if self.memory.may_synthesize("critical" if must_say else item.priority, voice):
             return self.renderer.render(item.text, item.lang)
         cached = self.renderer.cached(item.text, item.lang)
@@ -87,7 +95,7 @@ class Heard:
 class Announcer:
     def __init__(
         self,
-        desk: AlarmDesk,
+        desk: Desk,
         speech: Speech,
         player: Player,
         sound: Sound,
@@ -195,7 +203,7 @@ class Announcer:
     def _play(self, item: Item, rendering: Rendering, cut: list[bool], heard: Heard) -> Playback:
         volume = self.sound.volume(item.priority, item.volume)
         speech = heard.through(self.beat.beating(self.speech.memory.metered(rendering.chunks)))
-        fault = item.kind == "fault" and not item.fault.endswith(":cleared")
+        fault = item.kind is ItemKind.FAULT and not item.fault.endswith(":cleared")
         shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume, fault)
         chunks = self._until_stop(shaped, cut)
         try:

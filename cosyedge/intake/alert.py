@@ -7,13 +7,11 @@ import json
 import math
 import re
 import sys
-import time
 import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 
-Scalar = str | int | float | bool
-PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
+from cosyedge.model import PRIORITIES, Alert, RejectedAlert, Scalar
+
 MAX_ID_CHARS = 128
 _ID_HASH_CHARS = 16
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
@@ -22,28 +20,46 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _INVISIBLE = ("Cf", "Cs")
 
 
-class RejectedAlert(Exception):
-    """A message that cannot become an alert; the text says why."""
-
-
 class InvalidJson(ValueError):
     """Text that is not JSON cosyedge can read; the text says why."""
 
 
-@dataclass(frozen=True)
-class Alert:
-    topic: str
-    fields: Mapping[str, Scalar]
-    id: str
-    priority: str | None = None
-    received: float = field(default_factory=time.time)
+class Message:
+    """One MQTT message on its way through intake. Its JSON is decoded at most once, when
+    first asked for: a Hermes request is read for its site, who to answer and what to say."""
+
+    def __init__(self, topic: str, payload: bytes) -> None:
+        self.topic = topic
+        self.payload = payload
+        self._decoded: object = None
+        self._error: str | None = None
+        self._done = False
+
+    def load_json(self, _text: str | bytes = b"") -> object:
+        """`load_json` of the payload (whatever text is passed), decoded the first time."""
+        if not self._done:
+            self._done = True
+            try:
+                self._decoded = load_json(self.payload)
+            except InvalidJson as exc:
+                self._error = str(exc)
+        if self._error is not None:
+            raise InvalidJson(self._error)
+        return self._decoded
 
 
-def parse_alert(topic: str, payload: bytes, mode: str = "auto", max_bytes: int = 16384) -> Alert:
+def parse_alert(
+    topic: str,
+    payload: bytes,
+    mode: str = "auto",
+    max_bytes: int = 16384,
+    load: Callable[[str], object] | None = None,
+) -> Alert:
     """Decode one message; JSON objects give fields, plain text gives the field `text`.
 
     `auto` takes a payload as JSON when it starts with `{`, so a broken JSON object is
-    rejected rather than read aloud brace by brace.
+    rejected rather than read aloud brace by brace. `load` decodes JSON (default: load_json),
+    e.g. `Message.load_json` for a payload already decoded.
     """
     if len(payload) > max_bytes:
         raise RejectedAlert(f"payload of {len(payload)} bytes exceeds {max_bytes}")
@@ -55,7 +71,7 @@ def parse_alert(topic: str, payload: bytes, mode: str = "auto", max_bytes: int =
     if not text:
         raise RejectedAlert("empty payload")
     if mode == "json" or (mode == "auto" and text.startswith("{")):
-        fields = _json_fields(text)
+        fields = _json_fields(text, load or load_json)
     else:
         fields = {"text": text}
     return Alert(
@@ -128,9 +144,9 @@ def priority_note(fields: Mapping[str, Scalar], used: str) -> str | None:
     return f"priority: unknown value {brief(value)}, used {used}"
 
 
-def _json_fields(text: str) -> dict[str, Scalar]:
+def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
     try:
-        data = load_json(text)
+        data = load(text)
     except InvalidJson as exc:
         raise RejectedAlert(f"invalid JSON: {exc}") from None
     if not isinstance(data, dict):

@@ -13,7 +13,8 @@ import string
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-Scalar = str | int | float | bool
+from cosyedge.model import Scalar
+
 MAX_PHRASES = 10000  # per template: more is not a phrase list but a number to synthesize
 _RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\Z")
 _RANGE_DIGITS = 18  # plenty for a range of values; Python refuses to convert over 4300

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.alerts.alert import (
-    Alert,
+from cosyedge.config import VoiceConfig
+from cosyedge.intake.alert import (
     InvalidJson,
-    RejectedAlert,
     brief,
     clean_id,
     finite_number,
     load_json,
     parse_alert,
 )
-from cosyedge.config import VoiceConfig
+from cosyedge.model import Alert, HermesRequest, RejectedAlert
 from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
 
 SAY = "hermes/tts/say"
@@ -48,13 +47,6 @@ DUPLICATE = "the very same message came again (an MQTT redelivery) and was answe
 
 
 @dataclass(frozen=True)
-class HermesRequest:
-    site_id: str
-    session_id: str | None = None
-    request_id: str | None = None
-
-
-@dataclass(frozen=True)
 class Say:
     """A say request as the alarm rules take it."""
 
@@ -64,10 +56,10 @@ class Say:
     note: str | None = None  # said, but not as asked: why (reported, and told the caller)
 
 
-def request_of(payload: bytes) -> HermesRequest | None:
+def request_of(payload: bytes, load: Callable[[bytes], object] = load_json) -> HermesRequest | None:
     """Who to answer, read leniently so that even a request we reject gets its answer."""
     try:
-        data = load_json(payload)
+        data = load(payload)
     except InvalidJson:
         return None
     if not isinstance(data, dict):
@@ -88,9 +80,15 @@ def dedup_key(payload: bytes, request_id: str | None) -> str:
     return f"{shown[:100]}#{digest}" if shown else digest
 
 
-def say_alert(payload: bytes, max_bytes: int, voices: Mapping[str, VoiceConfig]) -> Say:
-    """The request as an alert, with the voice that says it; RejectedAlert says why not."""
-    alert = parse_alert(SAY, payload, "json", max_bytes)
+def say_alert(
+    payload: bytes,
+    max_bytes: int,
+    voices: Mapping[str, VoiceConfig],
+    load: Callable[[str], object] | None = None,
+) -> Say:
+    """The request as an alert, with the voice that says it; RejectedAlert says why not.
+    `load`: see `parse_alert`."""
+    alert = parse_alert(SAY, payload, "json", max_bytes, load)
     text = alert.fields.get("text")
     if not isinstance(text, str) or not text.strip():
         raise RejectedAlert("hermes/tts/say: text is missing or empty")

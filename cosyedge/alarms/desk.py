@@ -17,14 +17,26 @@ import base64
 import logging
 import threading
 import time
+from typing import Any, Protocol
 
-from cosyedge.alerts.alert import RejectedAlert
-from cosyedge.alerts.commands import BadCommand, parse_command
-from cosyedge.alerts.journal import MAX_TRIES, Journal, Pending, Recovered
-from cosyedge.alerts.policy import AlarmPolicy, Delivery, Effect, Item, Outcome, Ticket
-from cosyedge.mqtt.intake import Intake
-from cosyedge.mqtt.reports import Reporter
-from cosyedge.service.health import Health
+from cosyedge.alarms.health import Health
+from cosyedge.alarms.journal import MAX_TRIES, Journal, Pending, Recovered
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.model import (
+    BadCommand,
+    Command,
+    Delivery,
+    Effect,
+    Event,
+    Item,
+    ItemKind,
+    Offer,
+    Outcome,
+    Reader,
+    Reading,
+    Refusal,
+    Ticket,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +44,26 @@ TICK_S = 0.1
 TRY_WAIT_S = 2.0  # at most this long for a suspect's try record to reach the disk
 
 
+class Reports(Protocol):
+    """Where the desk tells what happened (mqtt/reports.py); no call raises or blocks."""
+
+    def outcome(self, outcome: Outcome) -> None: ...
+    def event(self, event: Event) -> None: ...
+    def error(self, error: str, **context: Any) -> None: ...
+    def status(self, state: str, **detail: Any) -> None: ...
+    def send(self, seq: int, messages: list[tuple[str, str]]) -> None: ...
+    def confirm(self) -> None: ...
+
+
 class AlarmDesk:
     def __init__(
         self,
         policy: AlarmPolicy,
-        intake: Intake,
-        reporter: Reporter,
+        reporter: Reports,
         journal: Journal,
         health: Health | None = None,
     ) -> None:
         self.policy = policy
-        self.intake = intake
         self.reporter = reporter
         self.journal = journal
         self.health = health or Health()
@@ -54,10 +75,11 @@ class AlarmDesk:
         self._kept_shelves: dict[str, float] = {}
         self._kept_alarms: dict[str, float] = {}  # key -> due
 
-    def recover(self, recovered: Recovered) -> None:
+    def recover(self, recovered: Recovered, read: Reader) -> None:
         """Take up what the previous run left: known ids, unconfirmed reports, shelves,
-        unacknowledged alarms and open alerts. Damaged journal lines and a lost journal are
-        reported on the error topic."""
+        unacknowledged alarms and open alerts, whose journaled messages `read` (intake)
+        makes offers again. Damaged journal lines and a lost journal are reported on the
+        error topic."""
         for damaged in recovered.damaged:
             what = f"journal line {damaged.line} damaged ({damaged.reason})"
             where = f"kept aside in {self.journal.quarantine_path}"
@@ -74,18 +96,17 @@ class AlarmDesk:
             self.reporter.send(unsent.seq, unsent.messages)
         alarms = []
         for saved in recovered.unacknowledged:
-            ticket = self.intake.ticket(saved.seq, saved.topic, saved.payload, saved.received)
-            try:
-                offer = self.intake.offer(ticket, saved.payload, _on_clock(saved.received))
-            except Exception as exc:  # RejectedAlert, or whatever else it may raise
-                offer, why = None, f"no longer an alert ({exc})"
-            else:
+            at = _on_clock(saved.received)
+            reading = read(saved.seq, saved.topic, saved.payload, saved.received, at)
+            if isinstance(reading, Refusal):
+                why = f"no longer an alert ({reading.reason})"
+            elif reading.announcement is None or reading.timing.reannounce_s <= 0:
                 why = "no longer re-announced by the configuration"
-            if offer is None or offer.announcement is None or offer.timing.reannounce_s <= 0:
-                log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
-                self.journal.alarm_ended(saved.key)
+            else:
+                alarms.append((reading, _on_clock(saved.due)))
                 continue
-            alarms.append((offer, _on_clock(saved.due)))
+            log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
+            self.journal.alarm_ended(saved.key)
         with self._cond:
             self.policy.restore({p: _on_clock(t) for p, t in recovered.shelved.items()}, alarms)
             self._kept_shelves, kept = self.policy.lasting()
@@ -98,14 +119,14 @@ class AlarmDesk:
             )
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
+            at = _on_clock(pending.received)
+            reading = read(pending.seq, pending.topic, pending.payload, pending.received, at)
             if pending.tries >= MAX_TRIES:
-                self._quarantine(pending)
+                self._quarantine(pending, reading)
             else:
-                self.submit(
-                    pending.seq, pending.topic, pending.payload, pending.received, pending.again
-                )
+                self.submit(reading, pending.again)
 
-    def _quarantine(self, pending: Pending) -> None:
+    def _quarantine(self, pending: Pending, reading: Reading) -> None:
         """A message the daemon died speaking, start after start: kept aside, not retried."""
         kept = self.journal.quarantine(
             "message the daemon stopped on while speaking it",
@@ -118,68 +139,47 @@ class AlarmDesk:
         if kept:
             reason += f"; kept aside in {self.journal.quarantine_path}"
         log.error("message %d on %r %s", pending.seq, pending.topic, reason)
-        ticket = self._ticket(pending.seq, pending.topic, pending.payload, pending.received)
-        at = _on_clock(pending.received)
-        try:  # its id, so that the broker's copies of it are duplicates, not new alerts
-            key = self.intake.offer(ticket, pending.payload, at).key
-        except Exception:
-            key = None
+        # Its id, so that the broker's copies of it are duplicates, not new alerts.
+        key = reading.key if isinstance(reading, Offer) else None
         if key is not None:
-            self.policy.remember(key, at, pending.topic)
-        self._close(ticket, "failed", reason, id=key)
+            self.policy.remember(key, _on_clock(pending.received), pending.topic)
+        self._close(reading.ticket, "failed", reason, id=key)
 
     # -- from paho's network thread -------------------------------------------------------
-    def submit(
-        self, seq: int, topic: str, payload: bytes, received: float, again: bool = False
-    ) -> None:
-        """Hand one journaled message to the rules; it ends in exactly one outcome, whatever
-        it holds. `again`: a retained message already heard, replayed by the broker."""
-        ticket = self._ticket(seq, topic, payload, received)
+    def submit(self, reading: Reading, again: bool = False) -> None:
+        """Hand one journaled message, as intake read it, to the rules; it ends in exactly
+        one outcome, whatever it holds. `again`: a retained message already heard, replayed
+        by the broker."""
+        ticket = reading.ticket
         if again:
-            log.info("retained message on %r heard before: not said again", topic)
+            log.info("retained message on %r heard before: not said again", ticket.topic)
             self._close(ticket, "deduplicated", "retained message already heard")
             return
-        try:
-            offer = self.intake.offer(ticket, payload, _on_clock(received))
-        except RejectedAlert as exc:
-            log.warning("rejected message on %r: %s", topic, exc)
-            self._close(ticket, "rejected", str(exc))
+        if isinstance(reading, Refusal):
+            self._close(ticket, reading.kind, reading.reason)
             return
-        except Exception as exc:
-            log.exception("cannot handle message %d on %r", seq, topic)
-            self._close(ticket, "failed", f"cannot handle this message: {_error(exc)}")
-            return
-        what = offer.announcement.priority if offer.announcement else "return to normal"
-        log.info("accepted alert %s on %r (%s)", offer.key, topic, what)
+        what = reading.announcement.priority if reading.announcement else "return to normal"
+        log.info("accepted alert %s on %r (%s)", reading.key, ticket.topic, what)
         try:
             with self._cond:
-                self._emit(self.policy.offer(offer, time.monotonic()))
+                self._emit(self.policy.offer(reading, time.monotonic()))
                 self._cond.notify_all()
         except Exception as exc:
-            log.exception("alarm rules failed on message %d on %r", seq, topic)
+            log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
             self._close(ticket, "failed", f"alarm rules failed on it: {_error(exc)}")
-
-    def _ticket(self, seq: int, topic: str, payload: bytes, received: float) -> Ticket:
-        try:
-            return self.intake.ticket(seq, topic, payload, received)
-        except Exception:  # who to answer is a courtesy; the outcome is what counts
-            log.exception("cannot read who sent message %d on %r", seq, topic)
-            return Ticket(seq, topic, received, None, payload)
 
     def _close(self, ticket: Ticket, kind: str, reason: str, **detail: object) -> None:
         with self._cond:
             self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
-    def command(self, payload: bytes, retained: bool = False) -> None:
-        """Carry out an operator command; a bad one is told on the error topic. A retained
-        command is never carried out: the broker would replay it at every start."""
-        text = payload[:500].decode("utf-8", "replace")
+    def command(self, command: Command | BadCommand, text: str) -> None:
+        """Carry out an operator command as intake read it; a bad one (BadCommand) is told
+        on the error topic with the payload's `text`."""
         try:
-            if retained:
-                raise BadCommand("retained commands are not carried out; clear the retained one")
-            cmd = parse_command(payload)
+            if isinstance(command, BadCommand):
+                raise command
             with self._cond:
-                self._emit(self.policy.command(cmd, time.monotonic()))
+                self._emit(self.policy.command(command, time.monotonic()))
                 self._cond.notify_all()
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
@@ -203,7 +203,7 @@ class AlarmDesk:
     def take(self, timeout: float) -> Item | None:
         """The next item to say, within `timeout` s, or None."""
         item = self._take(timeout)
-        if item is not None and item.kind == "alert":
+        if item is not None and item.kind is ItemKind.ALERT:
             self._try(item.offers[0].ticket.seq)  # outside the lock: it may wait for the disk
         return item
 

@@ -28,12 +28,11 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
-from cosyedge.speech.render import Rendering
 from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -44,21 +43,6 @@ SYNTHESIS_BUDGET = 0.90
 IDLE_VOICE_S = 5.0
 DROP_BUFFERS_EVERY_S = 5.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
-
-GENERIC_PHRASES = {
-    "en": {
-        "critical": "Critical alarm. Check the alarm panel.",
-        "high": "High priority alarm. Check the alarm panel.",
-        "medium": "New alarm. Check the alarm panel.",
-        "low": "New notice on the alarm panel.",
-    },
-    "zh": {
-        "critical": "紧急报警。请查看报警面板。",
-        "high": "高优先级报警。请查看报警面板。",
-        "medium": "新报警。请查看报警面板。",
-        "low": "报警面板上有新通知。",
-    },
-}
 
 MIB = 1 << 20
 
@@ -133,54 +117,6 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return type(exc).__module__.startswith("onnxruntime") and (
         "Failed to allocate memory" in text or "bad_alloc" in text
     )
-
-
-class FallbackPhrases:
-    """The generic phrases, held in memory (about 0.4 MB a language), so they can be said when
-    synthesis is refused or fails, whatever state memory or disk are in. They stay out of the
-    phrase cache, which holds what alerts and templates say.
-
-    English is rendered at start. Another language is rendered once its voice has spoken an
-    alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
-    56 MB), so a site that never says Chinese never pays for Chinese generic phrases."""
-
-    def __init__(self, voices: Mapping[str, Voice]) -> None:
-        self._voices = dict(voices)
-        self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
-        self._prepared: set[str] = set()
-        self._render("en" if "en" in voices else next(iter(voices)))
-
-    def prepare(self, lang: str) -> None:
-        """Render `lang`'s phrases if that has not been done yet; never raises."""
-        if lang in self._prepared or lang not in self._voices:
-            return
-        try:
-            self._render(lang)
-        except Exception as exc:
-            log.error("cannot render the generic phrases for %r: %s", lang, _first_line(exc))
-
-    def _render(self, lang: str) -> None:
-        self._prepared.add(lang)
-        voice = self._voices[lang]
-        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
-        for priority, text in phrases.items():
-            try:
-                pcm = np.concatenate(list(voice.synthesize(text)))
-            except Exception as exc:
-                if not is_out_of_memory(exc):
-                    raise
-                log.error("out of memory rendering the phrase %r: %s", text, _first_line(exc))
-                continue
-            self._pcm[lang, priority] = voice.sample_rate, pcm
-
-    def rendering(self, priority: str, lang: str = "en") -> Rendering:
-        """The phrase in the alert's language, else in English, else in any language we have."""
-        found = self._pcm.get((lang, priority)) or self._pcm.get(("en", priority))
-        found = found or next((v for (_, p), v in self._pcm.items() if p == priority), None)
-        if found is None:
-            raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
-        rate, pcm = found
-        return Rendering(rate, "generic", iter([pcm]))
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
@@ -382,7 +318,7 @@ class MemoryGuard:
         return False
 
     def out_of_memory(self, exc: BaseException) -> None:
-        log.error("out of memory during synthesis (%s): shedding everything", _first_line(exc))
+        log.error("out of memory during synthesis (%s): shedding everything", first_line(exc))
         # The failed inference's frames hold the voice and its session: without this, an
         # unloaded voice frees nothing while the exception is being handled.
         traceback.clear_frames(exc.__traceback__)
@@ -408,6 +344,6 @@ class MemoryGuard:
         return f"{state}, {rss:.0f} MB of {self.ceiling_mb:.0f}, peak {self.peak_mb:.0f}"
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200] if text else ''}"

@@ -7,23 +7,10 @@ said (and re-announcement) without acknowledging, shelve mutes a source for a li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from cosyedge.alerts.alert import InvalidJson, brief, clean_id, finite_number, load_json
+from cosyedge.intake.alert import InvalidJson, brief, clean_id, finite_number, load_json
+from cosyedge.model import BadCommand, Command
 
 COMMANDS = ("ack", "silence", "shelve", "unshelve")
-
-
-class BadCommand(Exception):
-    """A command that cannot be carried out; the text says why."""
-
-
-@dataclass(frozen=True)
-class Command:
-    cmd: str
-    id: str | None = None
-    topic: str | None = None
-    duration_s: float | None = None
 
 
 def parse_command(payload: bytes) -> Command:

@@ -23,7 +23,9 @@ from typing import Any
 
 import yaml
 
-from cosyedge.alerts.alert import PRIORITIES
+from cosyedge.config.syntax import check_template
+from cosyedge.config.values import expand_values
+from cosyedge.model import PRIORITIES
 
 
 class ConfigError(Exception):
@@ -223,11 +225,6 @@ class TemplateConfig:
     clear_if: str = "clear=true"
 
     def __post_init__(self) -> None:
-        from cosyedge.announcements.templates import (
-            check_template,  # the template language lives there
-        )
-        from cosyedge.speech.cache.values import expand_values
-
         check_template(self.topic, self.text)
         object.__setattr__(self, "values", expand_values(self.text, self.values))
         name, eq, value = self.clear_if.partition("=")

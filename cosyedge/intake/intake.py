@@ -1,7 +1,9 @@
 """MQTT message → Offer: which messages are ours, and what each one asks of the alarm rules.
 
-Alert topics go through the templates, `hermes/tts/say` through the Hermes mapping; a message
-that cannot become an alert raises RejectedAlert with the reason. Timing (time to live,
+Alert topics go through the templates, `hermes/tts/say` through the Hermes mapping, the
+command topic through `commands`. Each message is read once, on the network thread, after it
+is journaled: `read` gives the desk an Offer, or a Refusal with the reason a message cannot
+become an alert. Timing (time to live,
 on/off-delay, re-announcement) is settled here from payload, template and the alarms: section,
 so the rules only see numbers. A phrase the configured voices can say nothing of (emoji only,
 a script none of them reads) is rejected as `nothing to say in <lang>`; what they would leave
@@ -14,18 +16,24 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 
-from cosyedge.alerts.alert import (
+from cosyedge.config import Config, TemplateConfig
+from cosyedge.intake import hermes
+from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
+from cosyedge.intake.commands import parse_command
+from cosyedge.intake.templates import TemplateSet, plain_text
+from cosyedge.model import (
+    Announcement,
+    BadCommand,
+    Command,
+    HermesRequest,
+    Offer,
+    Reading,
+    Refusal,
     RejectedAlert,
     Scalar,
-    brief,
-    finite_number,
-    parse_alert,
-    priority_note,
+    Ticket,
+    Timing,
 )
-from cosyedge.alerts.policy import Offer, Ticket, Timing
-from cosyedge.announcements.templates import Announcement, TemplateSet, plain_text
-from cosyedge.config import Config, TemplateConfig
-from cosyedge.mqtt import hermes
 from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
 
 log = logging.getLogger(__name__)
@@ -61,28 +69,73 @@ class Intake:
     def is_command(self, topic: str) -> bool:
         return topic == self.config.alarms.command_topic
 
-    def wants(self, topic: str, payload: bytes) -> bool:
-        """False for our own reports (a `#` template would hear them) and other Hermes sites."""
-        if topic in self._own_topics:
-            return False
-        if self._is_hermes(topic):
-            request = hermes.request_of(payload)
-            return request is None or request.site_id == self.config.hermes.site_id
-        return True
+    def command(self, payload: bytes, retained: bool = False) -> Command | BadCommand:
+        """The operator command in a payload, or the BadCommand saying why it is none; never
+        raises. A retained command is none: the broker would replay it at every start."""
+        if retained:
+            return BadCommand("retained commands are not carried out; clear the retained one")
+        try:
+            return parse_command(payload)
+        except BadCommand as exc:
+            return exc
+        except Exception as exc:
+            log.exception("cannot read the command %r", payload[:100])
+            return BadCommand(f"cannot read it: {_error(exc)}")
 
-    def ticket(self, seq: int, topic: str, payload: bytes, received: float) -> Ticket:
-        request = None
+    def message(self, topic: str, payload: bytes) -> Message | None:
+        """The message, or None when it is not ours: our own reports (a `#` template would
+        hear them) and Hermes requests for another site."""
+        if topic in self._own_topics:
+            return None
+        message = Message(topic, payload)
         if self._is_hermes(topic):
+            request = hermes.request_of(payload, message.load_json)
+            if request is not None and request.site_id != self.config.hermes.site_id:
+                return None
+        return message
+
+    def read(self, message: Message, seq: int, received: float, at: float) -> Reading:
+        """The journaled message `seq` as the rules take it: an Offer, or a Refusal saying
+        why not (`rejected`, or `failed` when reading it raised); never raises. `at`: its
+        receipt on the rules' clock."""
+        ticket = self._ticket(message, seq, received)
+        try:
+            return self.offer(message, ticket, at)
+        except RejectedAlert as exc:
+            log.warning("rejected message on %r: %s", message.topic, exc)
+            return Refusal(ticket, "rejected", str(exc))
+        except Exception as exc:
+            log.exception("cannot handle message %d on %r", seq, message.topic)
+            return Refusal(ticket, "failed", f"cannot handle this message: {_error(exc)}")
+
+    def read_journaled(
+        self, seq: int, topic: str, payload: bytes, received: float, at: float
+    ) -> Reading:
+        """`read` for a message taken back from the journal (a `Reader`)."""
+        return self.read(Message(topic, payload), seq, received, at)
+
+    def _ticket(self, message: Message, seq: int, received: float) -> Ticket:
+        try:
+            return self.ticket(message, seq, received)
+        except Exception:  # who to answer is a courtesy; the outcome is what counts
+            log.exception("cannot read who sent message %d on %r", seq, message.topic)
+            return Ticket(seq, message.topic, received, None, message.payload)
+
+    def ticket(self, message: Message, seq: int, received: float) -> Ticket:
+        request = None
+        if self._is_hermes(message.topic):
             try:
-                request = hermes.request_of(payload)
+                request = hermes.request_of(message.payload, message.load_json)
             except Exception:  # whatever it holds, the caller still gets its answer
                 request = None
-            request = request or hermes.HermesRequest(self.config.hermes.site_id)
-        return Ticket(seq, topic, received, request, payload)
+            request = request or HermesRequest(self.config.hermes.site_id)
+        return Ticket(seq, message.topic, received, request, message.payload)
 
-    def offer(self, ticket: Ticket, payload: bytes, at: float) -> Offer:
+    def offer(self, message: Message, ticket: Ticket, at: float) -> Offer:
+        """The message as an offer to the rules; RejectedAlert says why it cannot be one."""
         if self._is_hermes(ticket.topic):
-            return self._say(ticket, payload, at)
+            return self._say(ticket, message, at)
+        payload = message.payload
         max_bytes = self.config.mqtt.max_payload_bytes
         alarms = self.config.alarms
         template, topic_fields = self.templates.find(ticket.topic)
@@ -103,11 +156,12 @@ class Intake:
         )
         return Offer(ticket, alert.id, at, timing, announcement)
 
-    def _say(self, ticket: Ticket, payload: bytes, at: float) -> Offer:
+    def _say(self, ticket: Ticket, message: Message, at: float) -> Offer:
         """A Hermes say request: its own voice and timing, and de-duplicated only against a
         redelivery of the same message (see `hermes`)."""
-        alarms = self.config.alarms
-        say = hermes.say_alert(payload, self.config.mqtt.max_payload_bytes, self.config.voices)
+        alarms, payload = self.config.alarms, message.payload
+        max_bytes, voices = self.config.mqtt.max_payload_bytes, self.config.voices
+        say = hermes.say_alert(payload, max_bytes, voices, message.load_json)
         alert = say.alert
         priority = alert.priority or self.config.hermes.priority
         limit = self.config.hermes.max_chars
@@ -148,6 +202,10 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
+
+
+def _error(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _left_out(runs: list[Run]) -> tuple[str, ...]:

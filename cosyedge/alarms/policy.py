@@ -14,140 +14,26 @@ import itertools
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from paho.mqtt.client import topic_matches_sub
 
-from cosyedge.alerts.alert import PRIORITIES
-from cosyedge.alerts.commands import BadCommand, Command
-from cosyedge.alerts.flood import FloodWatch, summary_text
-from cosyedge.announcements.queue import AnnounceQueue
-from cosyedge.announcements.templates import Announcement
+from cosyedge.alarms.flood import FloodWatch, summary_text
+from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config import AlarmsConfig
-from cosyedge.mqtt.hermes import HermesRequest
-
-
-@dataclass(frozen=True)
-class Timing:
-    ttl_s: float = 0.0  # 0: never expires
-    on_delay_s: float = 0.0
-    off_delay_s: float = 0.0
-    reannounce_s: float = 0.0  # 0: said once
-
-
-@dataclass(frozen=True)
-class Ticket:
-    """One accepted message, as every report about it names it."""
-
-    seq: int
-    topic: str
-    received: float  # wall clock
-    hermes: HermesRequest | None = None
-    payload: bytes = b""  # kept so an unacknowledged alarm can be taken up after a restart
-
-
-@dataclass(frozen=True)
-class Offer:
-    """An accepted alert (or, without an announcement, a return to normal) for the rules."""
-
-    ticket: Ticket
-    key: str  # the de-duplication key: payload id, else a hash of topic and payload
-    at: float  # receipt, on the policy's clock
-    timing: Timing = Timing()
-    announcement: Announcement | None = None
-    volume: float | None = None
-    note: str | None = None  # taken, but not as asked (another voice): in every outcome
-
-    @property
-    def source(self) -> str:
-        return self.ticket.topic
-
-    @property
-    def priority(self) -> str:
-        return self.announcement.priority if self.announcement else "low"
-
-    @property
-    def expires(self) -> float:
-        return self.at + self.timing.ttl_s if self.timing.ttl_s else math.inf
-
-
-@dataclass(frozen=True)
-class Outcome:
-    ticket: Ticket
-    kind: str  # see OUTCOMES
-    detail: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Event:
-    kind: str
-    detail: Mapping[str, Any]
-
-
-Effect = Outcome | Event
-
-OUTCOMES = (
-    "spoken",
-    "summarized",  # covered by a spoken flood summary
-    "expired",
-    "deduplicated",
-    "shelved",
-    "acknowledged",  # before it was spoken, or while it was
-    "silenced",  # cut short by the silence command
-    "cleared",  # returned to normal before it was spoken
-    "return_to_normal",  # the clear message itself
-    "rejected",
-    "failed",
+from cosyedge.model import (
+    PRIORITIES,
+    BadCommand,
+    Command,
+    Delivery,
+    Effect,
+    Event,
+    Item,
+    ItemKind,
+    Offer,
+    Outcome,
 )
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """What the announcer made of an item."""
-
-    kind: str  # spoken, stopped (cut short), unplayed (no sound device), failed
-    detail: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(eq=False)
-class Item:
-    """Something to say: an alert, its re-announcement, or a flood summary."""
-
-    kind: str
-    priority: str
-    order: int
-    offers: list[Offer]  # alert and reannounce: one; summary: the alerts it stands for
-    text: str = ""
-    final: bool = False  # a summary that also says the flood is over
-    tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
-    summary_lang: str = "en"  # summary, fault: the language it is said in
-    fault: str = ""  # fault: which of the alarm system's own faults it tells
-
-    @property
-    def rank(self) -> int:
-        return PRIORITIES.index(self.priority)
-
-    @property
-    def key(self) -> str:
-        if self.kind == "fault":
-            return f"fault:{self.fault}"
-        return self.offers[0].key if self.kind != "summary" else f"summary-{self.order}"
-
-    @property
-    def expires(self) -> float:
-        return self.offers[0].expires if self.offers and self.kind != "summary" else math.inf
-
-    @property
-    def volume(self) -> float | None:
-        return self.offers[0].volume if self.offers and self.kind != "summary" else None
-
-    @property
-    def lang(self) -> str:
-        if self.kind in ("summary", "fault"):
-            return self.summary_lang
-        announcement = self.offers[0].announcement
-        return announcement.lang if announcement else "en"
 
 
 @dataclass
@@ -262,7 +148,7 @@ class AlarmPolicy:
             count = self.flood.count(now)
             effects.append(Event("flood_started", {"alarms": count}))
             for item in self.queue:
-                if item.kind == "alert" and item.priority != "critical":
+                if item.kind is ItemKind.ALERT and item.priority != "critical":
                     self.queue.remove(item)
                     self._tally.append(item.offers[0])
                     self._gather(item.offers[0], now)
@@ -271,14 +157,16 @@ class AlarmPolicy:
             if offer.priority != "critical":
                 self._gather(offer, now)
                 return effects
-        item = Item("alert", offer.priority, next(self._order), [offer], offer.announcement.text)
+        item = Item(
+            ItemKind.ALERT, offer.priority, next(self._order), [offer], offer.announcement.text
+        )
         self.queue.push(item)
         return effects
 
     def _gather(self, offer: Offer, now: float) -> None:
         batch = self._batch
         if batch is None:
-            batch = self._batch = Item("summary", offer.priority, next(self._order), [])
+            batch = self._batch = Item(ItemKind.SUMMARY, offer.priority, next(self._order), [])
         batch.offers.append(offer)
         if PRIORITIES.index(offer.priority) < batch.rank:
             batch.priority = offer.priority
@@ -337,7 +225,9 @@ class AlarmPolicy:
         fault.item = self._push_fault(name, fault.text, fault.lang, "high")
 
     def _push_fault(self, name: str, text: str, lang: str, priority: str) -> Item:
-        item = Item("fault", priority, next(self._order), [], text, summary_lang=lang, fault=name)
+        item = Item(
+            ItemKind.FAULT, priority, next(self._order), [], text, summary_lang=lang, fault=name
+        )
         self.queue.push(item)
         return item
 
@@ -427,7 +317,7 @@ class AlarmPolicy:
         """Take matching alerts that were not spoken yet out of the way, each with its outcome."""
         gone: list[Offer] = []
         for item in self.queue:
-            if item.kind == "alert" and match(item.offers[0]):
+            if item.kind is ItemKind.ALERT and match(item.offers[0]):
                 self.queue.remove(item)
                 gone.append(item.offers[0])
         if self._batch is not None:
@@ -449,7 +339,7 @@ class AlarmPolicy:
 
     def _close_playing(self, match: Callable[[Offer], bool]) -> list[str]:
         """The item being spoken finishes, but must not start re-announcing afterwards."""
-        if self.playing is None or self.playing.kind == "summary":
+        if self.playing is None or self.playing.kind is ItemKind.SUMMARY:
             return []
         keys = [o.key for o in self.playing.offers if match(o)]
         self._closed.update(keys)
@@ -460,7 +350,7 @@ class AlarmPolicy:
         """The most urgent item still worth saying; stale ones are reported on the way."""
         effects: list[Effect] = []
         while (item := self.queue.pop()) is not None:
-            if item.kind == "summary":
+            if item.kind is ItemKind.SUMMARY:
                 if self._batch is item:
                     self._batch = None
                 effects += self._expire_members(item, now)
@@ -496,18 +386,18 @@ class AlarmPolicy:
         closed = keys & self._closed
         self._closed -= keys
         kind = stop if delivery.kind == "stopped" and stop else delivery.kind
-        if item.kind == "fault":
+        if item.kind is ItemKind.FAULT:
             return self._fault_finished(item, kind, delivery, now)
         if kind in ("stopped", "unplayed"):
             return self._requeue(item, now)
         if kind != "spoken":  # silenced, shelved, acknowledged, failed
             return self._settle(item, kind, delivery.detail)
-        if item.kind == "alert":
+        if item.kind is ItemKind.ALERT:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
                 self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
             return [_outcome(offer, "spoken", text=item.text, **delivery.detail)]
-        if item.kind == "reannounce":
+        if item.kind is ItemKind.REANNOUNCE:
             active = self._active.get(item.key)
             if active is not None and active.item is item:
                 active.item, active.due = None, now + active.offer.timing.reannounce_s
@@ -537,14 +427,14 @@ class AlarmPolicy:
         return [Event("fault_announcement", detail)]
 
     def _settle(self, item: Item, kind: str, detail: Mapping[str, Any]) -> list[Effect]:
-        if item.kind == "reannounce":
+        if item.kind is ItemKind.REANNOUNCE:
             return [Event(f"reannouncement_{kind}", {"id": item.key, **detail})]
-        extra = {"summary": item.text} if item.kind == "summary" else {"text": item.text}
+        extra = {"summary": item.text} if item.kind is ItemKind.SUMMARY else {"text": item.text}
         return [_outcome(o, kind, **extra, **detail) for o in item.offers]
 
     def _requeue(self, item: Item, now: float) -> list[Effect]:
         """An item cut short is said again from its start later, unless it went stale."""
-        if item.kind != "summary":
+        if item.kind is not ItemKind.SUMMARY:
             if now >= item.expires:
                 return self._expired(item)
             self.queue.push(item)
@@ -563,7 +453,7 @@ class AlarmPolicy:
         return []
 
     def _expired(self, item: Item) -> list[Effect]:
-        if item.kind == "reannounce":
+        if item.kind is ItemKind.REANNOUNCE:
             self._active.pop(item.key, None)
             return [Event("expired", {"id": item.key})]
         return [_outcome(item.offers[0], "expired", reason="its time to live passed in the queue")]
@@ -594,7 +484,7 @@ class AlarmPolicy:
                 del self._shelved[pattern]
                 effects.append(Event("unshelved", {"topic": pattern}))
         for item in self.queue:
-            if item.kind != "summary" and now >= item.expires:
+            if item.kind is not ItemKind.SUMMARY and now >= item.expires:
                 self.queue.remove(item)
                 effects += self._expired(item)
         for key, active in list(self._active.items()):
@@ -607,7 +497,11 @@ class AlarmPolicy:
                     continue
                 text = active.offer.announcement.text if active.offer.announcement else ""
                 active.item = Item(
-                    "reannounce", active.offer.priority, next(self._order), [active.offer], text
+                    ItemKind.REANNOUNCE,
+                    active.offer.priority,
+                    next(self._order),
+                    [active.offer],
+                    text,
                 )
                 self.queue.push(active.item)
         for name, fault in self._faults.items():
@@ -616,7 +510,7 @@ class AlarmPolicy:
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
             if self._batch is None:  # news, not an alarm: it cuts into nothing
-                self._batch = Item("summary", "low", next(self._order), [])
+                self._batch = Item(ItemKind.SUMMARY, "low", next(self._order), [])
             self._batch.final = True
             if self._batch not in self.queue:
                 self.queue.push(self._batch)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.config import SessionConfig, VoiceConfig
-from cosyedge.speech.voices import evaluate
+from cosyedge.tools import evaluate
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,253 @@
+"""The nouns every stage shares, in the order an alert meets them.
+
+- `Alert`: one MQTT message decoded into fields, with its id and priority (intake/alert.py).
+- `Announcement`: the phrase a template (or a Hermes request) makes of an alert: text,
+  language, priority and notes of what was not taken as given (intake/templates.py).
+- `Ticket`: one accepted message as every report about it names it: journal sequence
+  number, topic, receipt time, payload, and who to answer for a Hermes request.
+- `Offer`: what intake hands the alarm desk: a ticket with its de-duplication key, timing
+  and announcement (none for a return to normal). A message that cannot be one becomes a
+  `Refusal` instead; either is a `Reading` (intake/intake.py → alarms/desk.py).
+- `Command`: an operator's acknowledge, silence, shelve or unshelve (intake/commands.py).
+- `Item`: what the alarm rules queue to be said: an alert, its re-announcement, a flood
+  summary or one of the alarm system's own faults (alarms/policy.py → announce/announcer.py).
+- `Delivery`: what the announcer made of an item: spoken, stopped, unplayed or failed.
+- `Outcome`: the one final report per accepted message (see OUTCOMES); `Event`: anything
+  else worth telling (flood, shelve, fault). Both go out through mqtt/reports.py.
+- `Heartbeat`: a worker's sign of progress, read by the watchdog and the self-watch.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+Scalar = str | int | float | bool
+PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
+T = TypeVar("T")
+
+
+class RejectedAlert(Exception):
+    """A message that cannot become an alert; the text says why."""
+
+
+class BadCommand(Exception):
+    """A command that cannot be carried out; the text says why."""
+
+
+@dataclass(frozen=True)
+class Alert:
+    topic: str
+    fields: Mapping[str, Scalar]
+    id: str
+    priority: str | None = None
+    received: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """What to say, for whom and how urgently."""
+
+    text: str
+    lang: str
+    priority: str
+    alert: Alert
+    notes: tuple[str, ...] = ()  # what was not taken as given, for the outcome report
+
+
+@dataclass(frozen=True)
+class HermesRequest:
+    """Who to answer for a `hermes/tts/say` request."""
+
+    site_id: str
+    session_id: str | None = None
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    cmd: str
+    id: str | None = None
+    topic: str | None = None
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Timing:
+    ttl_s: float = 0.0  # 0: never expires
+    on_delay_s: float = 0.0
+    off_delay_s: float = 0.0
+    reannounce_s: float = 0.0  # 0: said once
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One accepted message, as every report about it names it."""
+
+    seq: int
+    topic: str
+    received: float  # wall clock
+    hermes: HermesRequest | None = None
+    payload: bytes = b""  # kept so an unacknowledged alarm can be taken up after a restart
+
+
+@dataclass(frozen=True)
+class Offer:
+    """An accepted alert (or, without an announcement, a return to normal) for the rules."""
+
+    ticket: Ticket
+    key: str  # the de-duplication key: payload id, else a hash of topic and payload
+    at: float  # receipt, on the policy's clock
+    timing: Timing = Timing()
+    announcement: Announcement | None = None
+    volume: float | None = None
+    note: str | None = None  # taken, but not as asked (another voice): in every outcome
+
+    @property
+    def source(self) -> str:
+        return self.ticket.topic
+
+    @property
+    def priority(self) -> str:
+        return self.announcement.priority if self.announcement else "low"
+
+    @property
+    def expires(self) -> float:
+        return self.at + self.timing.ttl_s if self.timing.ttl_s else math.inf
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A message that does not reach the rules, and the outcome it ends in: `rejected` (it
+    cannot be an alert), `failed` (reading it raised) or `deduplicated` (a retained message
+    already heard)."""
+
+    ticket: Ticket
+    kind: str
+    reason: str
+
+
+Reading = Offer | Refusal
+# (seq, topic, payload, received wall time, receipt on the rules' clock) → Reading
+Reader = Callable[[int, str, bytes, float, float], Reading]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ticket: Ticket
+    kind: str  # see OUTCOMES
+    detail: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    detail: Mapping[str, Any]
+
+
+Effect = Outcome | Event
+
+OUTCOMES = (
+    "spoken",
+    "summarized",  # covered by a spoken flood summary
+    "expired",
+    "deduplicated",
+    "shelved",
+    "acknowledged",  # before it was spoken, or while it was
+    "silenced",  # cut short by the silence command
+    "cleared",  # returned to normal before it was spoken
+    "return_to_normal",  # the clear message itself
+    "rejected",
+    "failed",
+)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What the announcer made of an item."""
+
+    kind: str  # spoken, stopped (cut short), unplayed (no sound device), failed
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ItemKind(enum.StrEnum):
+    ALERT = "alert"
+    REANNOUNCE = "reannounce"  # an unacknowledged alarm said again
+    SUMMARY = "summary"  # a flood summary standing for several alerts
+    FAULT = "fault"  # one of the alarm system's own faults
+
+
+@dataclass(eq=False)
+class Item:
+    """Something to say: an alert, its re-announcement, a flood summary or a fault."""
+
+    kind: ItemKind
+    priority: str
+    order: int
+    offers: list[Offer]  # alert and reannounce: one; summary: the alerts it stands for
+    text: str = ""
+    final: bool = False  # a summary that also says the flood is over
+    tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
+    summary_lang: str = "en"  # summary, fault: the language it is said in
+    fault: str = ""  # fault: which of the alarm system's own faults it tells
+
+    @property
+    def rank(self) -> int:
+        return PRIORITIES.index(self.priority)
+
+    @property
+    def speaks_offer(self) -> bool:
+        """An alert or its re-announcement: said from its offer's announcement."""
+        return self.kind in (ItemKind.ALERT, ItemKind.REANNOUNCE)
+
+    @property
+    def key(self) -> str:
+        if self.kind is ItemKind.FAULT:
+            return f"fault:{self.fault}"
+        return self.offers[0].key if self.kind is not ItemKind.SUMMARY else f"summary-{self.order}"
+
+    @property
+    def expires(self) -> float:
+        return self.offers[0].expires if self.offers and self.speaks_offer else math.inf
+
+    @property
+    def volume(self) -> float | None:
+        return self.offers[0].volume if self.offers and self.speaks_offer else None
+
+    @property
+    def lang(self) -> str:
+        if not self.speaks_offer:
+            return self.summary_lang
+        announcement = self.offers[0].announcement
+        return announcement.lang if announcement else "en"
+
+
+class Heartbeat:
+    """A worker's sign of progress; `resting` means waiting for work, which is not being stuck."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._last = time.monotonic()
+        self._resting = True
+
+    def beat(self) -> None:
+        self._last = time.monotonic()
+        self._resting = False
+
+    def rest(self) -> None:
+        self._last = time.monotonic()
+        self._resting = True
+
+    def silent_for(self, now: float) -> float:
+        """Seconds without progress while busy; 0 while resting."""
+        return 0.0 if self._resting else max(0.0, now - self._last)
+
+    def beating(self, items: Iterable[T]) -> Iterator[T]:
+        """Pass items through, beating once per item: progress of whoever produces them."""
+        for item in items:
+            self.beat()
+            yield item

@@ -1,0 +1,138 @@
+"""What is said when the normal path cannot be: phrases rendered ahead and held in memory.
+
+The generic phrases stand in for an alert whose synthesis is refused or fails (memory, a
+broken voice); the fault phrases tell the alarm system's own faults, so they are heard even
+when synthesis or the disk is what failed. Neither is kept in the phrase cache, which holds
+what alerts and templates say.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from cosyedge.speech.memory import first_line, is_out_of_memory
+from cosyedge.speech.render import Rendering
+from cosyedge.speech.voices import Voice
+
+log = logging.getLogger(__name__)
+
+GENERIC_PHRASES = {
+    "en": {
+        "critical": "Critical alarm. Check the alarm panel.",
+        "high": "High priority alarm. Check the alarm panel.",
+        "medium": "New alarm. Check the alarm panel.",
+        "low": "New notice on the alarm panel.",
+    },
+    "zh": {
+        "critical": "紧急报警。请查看报警面板。",
+        "high": "高优先级报警。请查看报警面板。",
+        "medium": "新报警。请查看报警面板。",
+        "low": "报警面板上有新通知。",
+    },
+}
+
+# What is said per fault, by language; `cleared` once a fault is over, `other` for the rest.
+FAULT_PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "intake": "Alarm system fault: no alerts from the broker.",
+        "journal": "Alarm system fault: alerts cannot be saved.",
+        "reports": "Alarm system fault: reports cannot be sent.",
+        "mqtt": "Alarm system fault: another gateway uses this gateway's broker name.",
+        "cache": "Alarm system fault: the phrase cache cannot be written.",
+        "other": "Alarm system fault: a part of the alarm system has stopped.",
+        "cleared": "Alarm system fault cleared.",
+    },
+    "zh": {
+        "intake": "报警系统故障：收不到代理服务器的报警。",
+        "journal": "报警系统故障：报警无法保存。",
+        "reports": "报警系统故障：报告无法发送。",
+        "mqtt": "报警系统故障：另一台网关使用了本网关的名称。",
+        "cache": "报警系统故障：语音缓存无法写入。",
+        "other": "报警系统故障：报警系统的一部分已停止。",
+        "cleared": "报警系统故障已排除。",
+    },
+}
+
+
+def fault_text(name: str, lang: str) -> str:
+    phrases = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"])
+    return phrases.get(name, phrases["other"])
+
+
+def fault_lang(voices: Mapping[str, object]) -> str:
+    """The language faults are said in: English where there is a voice for it."""
+    return next((lang for lang in FAULT_PHRASES if lang in voices), next(iter(voices)))
+
+
+class FaultPhrases:
+    """The fault phrases of one language, rendered once at start and held in memory.
+
+    They are synthesized through `render` on the renderer's synthesis thread, kept out of
+    the phrase cache (which holds what alerts say): no thread but the synthesis thread runs
+    inference, as onnxruntime's per-thread state set up on another is memory an alert may
+    need later near a memory limit."""
+
+    def __init__(self, render: Callable[[str, str], Rendering], lang: str) -> None:
+        self.lang = lang
+        self._pcm: dict[str, tuple[int, np.ndarray]] = {}
+        for text in FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values():
+            try:
+                rendering = render(text, lang)
+                self._pcm[text] = rendering.sample_rate, np.concatenate(list(rendering.chunks))
+            except Exception as exc:  # said by synthesis at the time instead
+                log.error("cannot render the fault phrase %r ahead: %s", text, exc)
+
+    def rendering(self, text: str) -> Rendering | None:
+        held = self._pcm.get(text)
+        return None if held is None else Rendering(held[0], "ahead", iter([held[1]]))
+
+
+class FallbackPhrases:
+    """The generic phrases, held in memory (about 0.4 MB a language), so they can be said when
+    synthesis is refused or fails, whatever state memory or disk are in. They stay out of the
+    phrase cache, which holds what alerts and templates say.
+
+    English is rendered at start. Another language is rendered once its voice has spoken an
+    alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
+    56 MB), so a site that never says Chinese never pays for Chinese generic phrases."""
+
+    def __init__(self, voices: Mapping[str, Voice]) -> None:
+        self._voices = dict(voices)
+        self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
+        self._prepared: set[str] = set()
+        self._render("en" if "en" in voices else next(iter(voices)))
+
+    def prepare(self, lang: str) -> None:
+        """Render `lang`'s phrases if that has not been done yet; never raises."""
+        if lang in self._prepared or lang not in self._voices:
+            return
+        try:
+            self._render(lang)
+        except Exception as exc:
+            log.error("cannot render the generic phrases for %r: %s", lang, first_line(exc))
+
+    def _render(self, lang: str) -> None:
+        self._prepared.add(lang)
+        voice = self._voices[lang]
+        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
+        for priority, text in phrases.items():
+            try:
+                pcm = np.concatenate(list(voice.synthesize(text)))
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                log.error("out of memory rendering the phrase %r: %s", text, first_line(exc))
+                continue
+            self._pcm[lang, priority] = voice.sample_rate, pcm
+
+    def rendering(self, priority: str, lang: str = "en") -> Rendering:
+        """The phrase in the alert's language, else in English, else in any language we have."""
+        found = self._pcm.get((lang, priority)) or self._pcm.get(("en", priority))
+        found = found or next((v for (_, p), v in self._pcm.items() if p == priority), None)
+        if found is None:
+            raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
+        rate, pcm = found
+        return Rendering(rate, "generic", iter([pcm]))
