@@ -66,7 +66,7 @@ class Daemon:
         self._reload = threading.Event()
         self._synthesizing = False  # a synthesis did not stop at shutdown
         self.notifier.status("starting: loading voices")
-        speech = self.speech = _speech(config, self.faults)
+        speech = self.speech = build_speech(config, self.faults)
         self.cache = speech.renderer.cache
         self.player = Player(config.audio.device, config.audio.block_ms, player_beat)
         _check_service_limit(config.memory.ceiling_mb)
@@ -341,7 +341,7 @@ def _check_service_limit(ceiling_mb: float) -> None:
         )
 
 
-def _speech(config: Config, faults: Faults) -> Speech:
+def build_speech(config: Config, faults: Faults) -> Speech:
     """The voices, cache and renderer, and what is said when they cannot be: the generic
     phrases (short, and what is left if all fails) and the fault phrases, rendered now."""
     models = config.state_dir / "models"

