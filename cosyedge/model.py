@@ -195,6 +195,9 @@ class Item:
     summary_lang: str = "en"  # summary, fault: the language it is said in
     fault: str = ""  # fault: which of the alarm system's own faults it tells
 
+    def __post_init__(self) -> None:
+        self.kind = ItemKind(self.kind)  # "summary" as well as ItemKind.SUMMARY
+
     @property
     def rank(self) -> int:
         return PRIORITIES.index(self.priority)

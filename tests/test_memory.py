@@ -227,7 +227,7 @@ def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hiba
 
     from cosyedge.alarms.flood import summary_text
     from cosyedge.announce.announcer import Speech
-    from cosyedge.model import Item
+    from cosyedge.model import Item, ItemKind
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.fallback import FallbackPhrases
     from cosyedge.speech.memory import MemoryGuard, SheddableVoice, rss_mb
@@ -247,7 +247,7 @@ def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hiba
     def summary() -> np.ndarray:
         n = next(counts)
         text = summary_text(["low"] * (n - 3) + ["critical"] * 3, "Conveyor four stopped.", False)
-        item = Item("summary", "low", n, [], text=text)
+        item = Item(ItemKind.SUMMARY, "low", n, [], text=text)
         rendering = speech.render(item)
         assert (rendering.source, rendering.sample_rate) == ("synth", 24000)
         pcm = np.concatenate(list(rendering.chunks))
