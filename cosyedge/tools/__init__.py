@@ -1,0 +1,4 @@
+"""Tools beside the daemon: converters, quantizer, parity checks, documentation.
+
+The daemon never imports them.
+"""
