@@ -729,14 +729,15 @@ class Config:
     )
     cache: CacheConfig = field(
         default_factory=CacheConfig,
-        metadata=_meta("the phrase cache: every phrase spoken, kept as a WAV file"),
+        metadata=_meta("the phrase cache: every phrase spoken, kept as a WAV file (docs/cache.md)"),
     )
     audio: AudioConfig = field(default_factory=AudioConfig, metadata=_meta("the sound device"))
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata=_meta("the memory ceiling"))
     templates: tuple[TemplateConfig, ...] = field(
         default=DEFAULT_TEMPLATES,
         metadata=_meta(
-            "turn alerts into phrases; the first template whose topic filter matches wins"
+            "turn alerts into phrases; the first template whose topic filter matches wins "
+            '(docs/configuration.md, "Templates")'
         ),
     )
     alarms: AlarmsConfig = field(
@@ -746,13 +747,13 @@ class Config:
     reports: ReportsConfig = field(
         default_factory=ReportsConfig,
         metadata=_meta(
-            "the topics outcomes, events, errors and status are published on; each a topic "
-            "without wildcards"
+            "the topics outcomes, events, errors and status are published on, each without "
+            'wildcards (docs/alarms.md, "Reports and status")'
         ),
     )
     hermes: HermesConfig = field(
         default_factory=HermesConfig,
-        metadata=_meta("Rhasspy Hermes text-to-speech, for Rhasspy and Node-RED"),
+        metadata=_meta("Rhasspy Hermes text-to-speech, for Rhasspy and Node-RED (docs/alarms.md)"),
     )
     monitor: MonitorConfig = field(
         default_factory=MonitorConfig,
