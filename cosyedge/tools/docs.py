@@ -79,11 +79,12 @@ def sections() -> list[Section]:
 
 
 def _walk(cls: type, path: str, help: str, found: list[Section], entry: str = "") -> None:
+    """Add the section of cls at path, then the sections of its fields. With an entry name,
+    fields that are all sections of one type (critical, high, ...) share one: path.<entry>."""
     hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)
     held = {f.name: _section_type(_unwrap(hints[f.name])[0]) for f in fields}
-    # Fields of one section type (critical, high, ...) share one description: path.<entry>.
-    shared = len(fields) > 1 and len(set(held.values())) == 1 and None not in held.values()
+    shared = bool(entry) and len(set(held.values())) == 1 and None not in held.values()
     keys: list[Key] = []
     children: list[tuple[type, str, str, str]] = []
     for f in fields:
@@ -96,7 +97,8 @@ def _walk(cls: type, path: str, help: str, found: list[Section], entry: str = ""
             if not children or children[-1][1] != sub:
                 names = ", ".join(f"`{g.name}`" for g in fields)
                 about = f"{help}; `{entry}` is one of {names}" if shared else f.metadata["help"]
-                children.append((inner, sub, about, ENTRY.get(f.name, "")))
+                plain = dataclasses.is_dataclass(hint)  # not a mapping or a list of them
+                children.append((inner, sub, about, ENTRY.get(f.name, "") if plain else ""))
         keys.append(_key(f, key, hint, optional, sub))
     found.append(Section(path, help, tuple(keys)))
     for inner, sub, about, child_entry in children:
