@@ -1,11 +1,11 @@
-"""The proving ground: every fault scenario against the real daemon, and the README table.
+"""The proving ground: every fault scenario against the real daemon, and its table in docs/.
 
-    scripts/prove [--size ci|full] [--only kill9,broker,...] [--soak-minutes M] [--readme]
+    scripts/prove [--size ci|full] [--only kill9,broker,...] [--soak-minutes M] [--write-docs]
 
-Writes bench/results/prove.json and prove.md; with --readme the table between the
-`proving-table` markers in README.md is replaced by this run's. With --only, the scenarios
-run replace their rows in the last run's results and the rest are kept, so one scenario can
-be measured again without the 40 minutes of the others.
+Writes bench/results/prove.json and prove.md; with --write-docs the table between the
+`proving-table` markers in docs/measurements.md is replaced by this run's. With --only, the
+scenarios run replace their rows in the last run's results and the rest are kept, so one
+scenario can be measured again without the 40 minutes of the others.
 """
 
 from __future__ import annotations
@@ -99,7 +99,9 @@ def main() -> int:
     parser.add_argument("--size", choices=sorted(scenarios.SIZES), default="full")
     parser.add_argument("--only", help="comma-separated: fuzz," + ",".join(scenarios.SCENARIOS))
     parser.add_argument("--soak-minutes", type=float, help="overrides the size's soak length")
-    parser.add_argument("--readme", action="store_true", help="write the table into README.md")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="write the table into docs/measurements.md"
+    )
     args = parser.parse_args()
     size = dict(scenarios.SIZES[args.size])
     if args.soak_minutes is not None:
@@ -132,11 +134,11 @@ def main() -> int:
     text = table(results, args.size, size["soak_s"] / 60)
     (RESULTS / "prove.md").write_text(text + "\n")
     print(text)
-    if args.readme:
-        readme = REPO / "README.md"
-        old = readme.read_text()
+    if args.write_docs:
+        page = REPO / "docs" / "measurements.md"
+        old = page.read_text()
         start, end = old.index(BEGIN) + len(BEGIN), old.index(END)
-        readme.write_text(old[:start] + "\n" + text + "\n" + old[end:])
+        page.write_text(old[:start] + "\n" + text + "\n" + old[end:])
     failed = [r.scenario for r in fresh.values() if r.lost or r.missing_reasons]
     if failed:
         print(f"LOST OR UNEXPLAINED OUTCOMES in: {', '.join(failed)}", file=sys.stderr)

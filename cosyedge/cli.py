@@ -17,7 +17,7 @@ from cosyedge.service.logsetup import setup_logging
 log = logging.getLogger("cosyedge")
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cosyedge", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cosyedge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     if args.command == "quantize":
         from cosyedge.tools.quantize import run_quantize
 

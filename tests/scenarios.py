@@ -39,7 +39,7 @@ ACL_NO_CANARY = "topic readwrite plant/#\n" + "".join(
 ALERT_TOPIC = "plant/{line}/alarm"
 MB = 1 << 20
 
-# CI: the whole set adds a few minutes; full: what the README table is made from.
+# CI: the whole set adds a few minutes; full: what the table in docs/measurements.md is made from.
 SIZES: dict[str, dict] = {
     "ci": {
         "kill9": 12,

@@ -93,7 +93,7 @@ def test_a_mandarin_voice_says_what_an_english_one_cannot():
 
 
 WORST = 777_777_777_777_777  # the largest a field may hold, each digit said as a word
-LIMIT_S = 35.0  # README, Templates: at most about 35 s with max_chars 400
+LIMIT_S = 35.0  # docs/configuration.md, Templates: at most about 35 s with max_chars 400
 
 
 @pytest.mark.parametrize(

