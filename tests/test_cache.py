@@ -137,6 +137,7 @@ for i in range(1000):
 """
 
 
+@pytest.mark.system
 def test_a_writer_killed_mid_write_leaves_whole_entries_or_none(tmp_path):
     directory = tmp_path / "c"
     caught_mid_write = 0
@@ -249,6 +250,7 @@ def test_disk_full_is_reported_once_and_recovers_when_space_returns(tiny_fs):
     assert [e.kind for e in events] == ["unwritable", "writable"]
 
 
+@pytest.mark.system
 def test_read_only_cache_keeps_serving_and_recovers(tmp_path):
     source = tmp_path / "cache"
     early = put(PhraseCache(source), "Written while writable.")

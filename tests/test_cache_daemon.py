@@ -82,6 +82,7 @@ def test_warmed_phrase_plays_with_no_synthesis(broker, alsa_sink, make_daemon, t
     assert "hit rate   100.0% (1 hits of 1 lookups)" in stats.stdout
 
 
+@pytest.mark.system
 def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path):
     source = tmp_path / "source.yaml"
     source.write_text(site_config(1883, tmp_path / "rendered"))

@@ -90,6 +90,7 @@ def test_example_config_in_repo_is_valid():
     assert len(config.templates) > 5
 
 
+@pytest.mark.system
 def test_check_command_prints_errors_without_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("mqtt:\n  port: abc\n")
@@ -201,6 +202,7 @@ ABSURD = {
 }
 
 
+@pytest.mark.system
 @pytest.mark.parametrize("case", list(ABSURD))
 def test_check_refuses_an_absurd_file_with_its_reason_and_exit_2(tmp_path, case):
     text, reason = ABSURD[case]
@@ -220,6 +222,7 @@ def test_a_file_too_large_to_be_a_config_is_refused(tmp_path):
         load_config(huge)
 
 
+@pytest.mark.system
 def test_a_password_file_others_can_read_is_a_warning_not_an_error(tmp_path):
     secret = tmp_path / "mqtt-password"
     secret.write_text("hunter2\n")

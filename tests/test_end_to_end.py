@@ -9,6 +9,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 from support import Listener, publish, site_yaml, wait_until
 
 from cosyedge.audio.sound import chime
@@ -137,6 +138,7 @@ def test_two_gateways_sharing_a_client_id_say_so_and_stop_taking_the_session_in_
     errors.close()
 
 
+@pytest.mark.system
 def test_say_writes_a_wav_through_the_same_cache(tmp_path):
     import subprocess
     import sys

@@ -11,6 +11,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -241,6 +242,7 @@ def test_mutated_configs_are_accepted_or_rejected_with_file_key_and_reason(confi
             assert PROBLEM.match(problem), problem
 
 
+@pytest.mark.system
 def test_cosyedge_check_on_mutated_files_never_shows_a_traceback(tmp_path):
     import random
 

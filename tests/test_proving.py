@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 import scenarios
 
+pytestmark = pytest.mark.system  # the daemon and Mosquitto as processes
+
 
 @pytest.mark.parametrize("name", [n for n in scenarios.SCENARIOS if n != "soak"])
 def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):

@@ -80,6 +80,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.system
 def test_cli_refuses_what_is_not_a_piper_voice(tmp_path):
     result = run_cli(str(hibari_model()), cwd=tmp_path)
     assert result.returncode == 2

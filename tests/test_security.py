@@ -154,6 +154,7 @@ def test_tls_settings_are_checked_at_load(mqtt, problem):
     assert caught.value.problems[0].startswith(f"site.yaml: {problem}")
 
 
+@pytest.mark.system
 def test_a_client_certificate_is_loaded_at_check_and_a_wrong_key_refused(tmp_path):
     ca, pki = make_ca(tmp_path / "pki", "plant")
     mqtt = {"tls_ca_file": str(ca), "tls_cert_file": str(pki / "server.crt")}

@@ -165,6 +165,7 @@ def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
     assert load_voice("en", config, store).identity != before
 
 
+@pytest.mark.system
 def test_running_out_of_memory_while_loading_keeps_the_saved_graph(tmp_path):
     """A graph whose sha256 matched is intact: failing to load it for want of memory must not
     delete it (rebuilding it from the source model would need even more memory)."""

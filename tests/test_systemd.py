@@ -26,6 +26,8 @@ needs_analyze = pytest.mark.skipif(
     shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed"
 )
 
+pytestmark = pytest.mark.system  # systemd-analyze and the daemon as processes
+
 
 def unit_settings() -> dict[str, list[str]]:
     settings: dict[str, list[str]] = {}
