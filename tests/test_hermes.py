@@ -253,3 +253,25 @@ def test_a_volume_that_is_not_0_to_1_is_rejected(volume):
     payload = json.dumps({"text": "hi", "volume": volume}).encode()
     with pytest.raises(RejectedAlert, match=r"^hermes/tts/say: volume must be 0-1, got "):
         hermes.say_alert(payload, 16384, {"en": VoiceConfig()})
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"text": "Gate open", "siteId": "default", "id": "r1"}',
+        b'{"text": "Gate open", "siteId": "default"',  # broken: refused, yet answered
+    ],
+)
+def test_a_request_is_decoded_once_from_site_check_to_offer(payload, monkeypatch):
+    """Which site, who to answer and what to say all come from one decoding."""
+    import cosyedge.intake.alert as alert
+
+    decoded = []
+    real = alert.load_json
+    monkeypatch.setattr(alert, "load_json", lambda text: decoded.append(text) or real(text))
+    intake = Intake(parse_config(CONFIG))
+    message = intake.message("hermes/tts/say", payload)
+    assert message is not None
+    reading = intake.read(message, 1, 0.0, 0.0)
+    assert reading.ticket.hermes is not None and reading.ticket.hermes.site_id == "default"
+    assert len(decoded) == 1
