@@ -7,12 +7,16 @@ import logging
 import sys
 import wave
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cosyedge import __version__
 from cosyedge.config import Config, ConfigError, config_warnings, load_config
 from cosyedge.service.logsetup import setup_logging
+
+if TYPE_CHECKING:
+    from cosyedge.speech.render import Rendering
 
 log = logging.getLogger("cosyedge")
 
@@ -136,7 +140,6 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
-    from cosyedge.audio.player import Player
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import load_voices
@@ -150,20 +153,34 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     cache = PhraseCache.from_config(config.cache)
     renderer = Renderer(voices, cache)
     rendering = renderer.render(text, lang)
-    if out is None:
-        from cosyedge.audio.player import AudioUnavailable
+    try:
+        return _play(config, rendering) if out is None else _write(out, rendering)
+    finally:
+        # Synthesis still running when the interpreter exits makes onnxruntime abort.
+        rendering.close()
+        renderer.stop(timeout=30)
+        cache.close()
 
-        try:
-            Player(config.audio.device, config.audio.block_ms).play(
-                rendering.sample_rate, rendering.chunks
-            )
-        except AudioUnavailable:
-            return 1  # the player has logged why
-        finally:
-            cache.close()
-        return 0
+
+def _play(config: Config, rendering: Rendering) -> int:
+    from cosyedge.audio.player import AudioUnavailable, Player
+
+    try:
+        Player(config.audio.device, config.audio.block_ms).play(
+            rendering.sample_rate, rendering.chunks
+        )
+    except AudioUnavailable as exc:
+        print(
+            f"cosyedge say: nothing was played, no sound device ({exc}); "
+            "write the phrase to a WAV file with --out FILE",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _write(out: Path, rendering: Rendering) -> int:
     pcm = np.concatenate(list(rendering.chunks))
-    cache.close()
     with wave.open(str(out), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)

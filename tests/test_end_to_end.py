@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import wave
@@ -157,6 +158,26 @@ def test_say_writes_a_wav_through_the_same_cache(tmp_path):
     again = subprocess.run([*cmd, "--out", str(tmp_path / "2.wav")], capture_output=True, text=True)
     assert "cache" in again.stderr
     assert np.array_equal(wav_samples(tmp_path / "2.wav")[1], pcm)
+
+
+@pytest.mark.system
+def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path):
+    """It used to abort (exit 134) as synthesis outlived the failed device, 8 times in 11."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "c.yaml"
+    config.write_text(site_config(1883, tmp_path))
+    asound = tmp_path / "asoundrc"  # ALSA's default device: a card nobody has
+    asound.write_text("pcm.!default { type hw; card 99 }\nctl.!default { type hw; card 99 }\n")
+    env = {**os.environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{asound}"}
+    long_text = "Conveyor four stopped on line two. Check the motor and the belt tension now."
+    cmd = [sys.executable, "-m", "cosyedge", "say", long_text, "--config", str(config)]
+    for _ in range(4):
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert "nothing was played, no sound device" in done.stderr
+        assert "--out FILE" in done.stderr and "terminate called" not in done.stderr
 
 
 def test_what_the_voices_cannot_say_is_never_reported_spoken(
