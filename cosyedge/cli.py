@@ -1,4 +1,4 @@
-"""Command line: `cosyedge run | say | check | warm | cache | quantize`."""
+"""Command line: `cosyedge run | say | check | reload | warm | cache | voice | quantize`."""
 
 from __future__ import annotations
 
@@ -46,6 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="write it even if the distortion check fails"
     )
     with_config(sub.add_parser("check", help="validate a config file and exit"))
+    reload = with_config(
+        sub.add_parser(
+            "reload",
+            help="check the config file, have the running daemon take it over, and wait "
+            "until it is in force (exit 0) or refused (exit 1)",
+        )
+    )
+    reload.add_argument(
+        "--pid", type=int, required=True, help="the daemon's process id (systemd: $MAINPID)"
+    )
+    reload.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds to wait for its answer (60)"
+    )
     with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
     cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
     cache_sub = cache.add_subparsers(dest="cache_command", required=True)
@@ -85,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(config.log_level)
     if args.command == "check":
         return _check(config, args.config)
+    if args.command == "reload":
+        return _reload(config, args.pid, args.timeout)
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
     if args.command == "voice":
@@ -107,6 +122,23 @@ def _check(config: Config, path: Path | None) -> int:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _reload(config: Config, pid: int, timeout: float) -> int:
+    """A valid file (checked by loading it) is sent to the daemon as SIGHUP; its answer,
+    written once the file is in force or refused, decides the exit status."""
+    from cosyedge.service.reload import ANSWER_FILE, request_reload
+
+    try:
+        answer = request_reload(config.state_dir / ANSWER_FILE, pid, timeout)
+    except OSError as exc:
+        print(f"cosyedge reload: cannot signal process {pid}: {exc}", file=sys.stderr)
+        return 1
+    if answer is None:
+        print(f"cosyedge reload: no answer from process {pid} in {timeout:g} s", file=sys.stderr)
+        return 1
+    print(f"cosyedge reload: {answer.detail}", file=sys.stdout if answer.applied else sys.stderr)
+    return 0 if answer.applied else 1
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:

@@ -35,7 +35,7 @@ from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
 from cosyedge.service.notify import Notifier, Watchdog
-from cosyedge.service.reload import effective_config
+from cosyedge.service.reload import ANSWER_FILE, ReloadAnswer, effective_config, write_answer
 from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, count_restarts
 from cosyedge.speech import zh
 from cosyedge.speech.cache import CacheEvent, PhraseCache
@@ -49,6 +49,7 @@ from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
+SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowledged, or after this
 
 
 class Daemon:
@@ -65,6 +66,7 @@ class Daemon:
         self._stop = threading.Event()
         self._reload = threading.Event()
         self._synthesizing = False  # a synthesis did not stop at shutdown
+        self._reloads = 0
         self.notifier.status("starting: loading voices")
         speech = self.speech = build_speech(config, self.faults)
         self.cache = speech.renderer.cache
@@ -289,24 +291,35 @@ class Daemon:
         return 0
 
     def _reload_config(self) -> None:
+        """SIGHUP: take over the configuration file if it is valid, then answer the reload
+        (service/reload.py) once it is in force or refused."""
         self.notifier.reloading()
+        applied, detail = self._reload_from_file()
+        self._reloads += 1
+        answer = ReloadAnswer(os.getpid(), self._reloads, applied, detail)
+        write_answer(self.config.state_dir / ANSWER_FILE, answer)
+        self.notifier.ready(self._status())
+
+    def _reload_from_file(self) -> tuple[bool, str]:
         try:
             new = load_config(self.config_path)
         except ConfigError as exc:
             for problem in exc.problems:
                 log.error("reload rejected: %s", problem)
             log.error("reload rejected: the running configuration stays in force")
-        except Exception:  # whatever a file does to the loader, the daemon keeps speaking
+            return False, "rejected: " + "; ".join(exc.problems)
+        except Exception as exc:  # whatever a file does to the loader, the daemon keeps speaking
             log.exception("reload rejected: the running configuration stays in force")
-        else:
-            try:
-                self._apply(new)
-            except Exception:
-                log.exception("reload failed while applying it; the daemon keeps running")
-        self.notifier.ready(self._status())
+            return False, f"rejected: {type(exc).__name__}: {exc}"
+        try:
+            return True, self._apply(new)
+        except Exception as exc:
+            log.exception("reload failed while applying it; the daemon keeps running")
+            return False, f"failed while applying it: {type(exc).__name__}: {exc}"
 
-    def _apply(self, new: Config) -> None:
-        """Take over a valid new configuration; queued alerts stay as they are."""
+    def _apply(self, new: Config) -> str:
+        """Take over a valid new configuration, queued alerts staying as they are; once the
+        broker has acknowledged new subscriptions (at most SUBSCRIBE_WAIT_S), say how it went."""
         new, waiting = effective_config(self.config, new)
         old, self.config = self.config, new
         self.intake = Intake(new)
@@ -328,6 +341,12 @@ class Daemon:
         for key in waiting:
             log.warning("reload: %s changed; that takes effect at the next restart", key)
         log.info("configuration reloaded from %s", self.config_path or "embedded defaults")
+        detail = "applied"
+        if waiting:
+            detail += f"; waiting for a restart: {', '.join(waiting)}"
+        if not self.mqtt.subscribed.wait(SUBSCRIBE_WAIT_S):
+            detail += "; the broker has not acknowledged the subscriptions yet"
+        return detail
 
 
 def _check_service_limit(ceiling_mb: float) -> None:

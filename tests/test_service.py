@@ -11,12 +11,14 @@ import json
 import os
 import select
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, publish, site_yaml, wait_until
+from support import AlsaSink, Broker, Listener, publish, site_yaml, wait_until
 
 LONG_TEXT = (  # under the 200 characters a template value may have; ten seconds of speech
     "Attention in hall two. The steam pressure is rising, the relief valve on boiler one "
@@ -274,3 +276,40 @@ def test_reload_keeps_start_only_settings_until_restart(key):
     assert effective.audio.block_ms == 50
     assert effective.voices == running.voices
     assert effective.mqtt.local_broker == running.mqtt.local_broker
+
+
+def test_reload_returns_once_the_new_config_is_in_force_and_fails_on_a_broken_one(
+    broker, make_daemon, tmp_path
+):
+    """`cosyedge reload` (systemd's ExecReload): an alert for a template added by the reload,
+    sent the instant it returns, is spoken; a broken file fails it and changes nothing."""
+    daemon = make_daemon(config_text(broker.port, tmp_path))
+    reload = [sys.executable, "-m", "cosyedge", "reload", "--config", str(daemon.config)]
+    reload += ["--pid", str(daemon.process.pid)]
+    report = Listener(broker.port, "cosyedge/report")
+    for n in range(3):  # each time a template the running daemon has never had
+        extra = f'  - {{topic: "plant/new{n}", text: "New template {n}: {{text}}"}}\n'
+        daemon.config.write_text(config_text(broker.port, tmp_path, extra=extra))
+        done = subprocess.run(reload, capture_output=True, text=True, env=daemon.env, timeout=90)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("cosyedge reload: applied"), done.stdout
+        publish(broker.port, f"plant/new{n}", json.dumps({"text": "go", "id": f"new-{n}"}))
+        daemon.wait_for_log(rf"spoke alert new-{n} .* text='New template {n}: go'")
+    assert not [r for r in report.on("cosyedge/report") if r["outcome"] == "rejected"]
+
+    daemon.config.write_text("mqtt:\n  port: seventy\n")
+    done = subprocess.run(reload, capture_output=True, text=True, env=daemon.env, timeout=90)
+    assert done.returncode == 2 and "mqtt.port: expected an integer" in done.stderr
+    assert daemon.log().count("configuration reloaded from") == 3  # not signalled at all
+    report.close()
+
+
+@pytest.mark.system
+def test_reload_of_a_process_that_is_gone_fails_with_the_reason(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"state_dir: {tmp_path / 'state'}\n")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    cmd = [sys.executable, "-m", "cosyedge", "reload", "--config", str(config)]
+    done = subprocess.run([*cmd, "--pid", str(gone.pid)], capture_output=True, text=True)
+    assert done.returncode == 1 and f"cannot signal process {gone.pid}" in done.stderr

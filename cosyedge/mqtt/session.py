@@ -223,6 +223,7 @@ class MqttSession:
             self.client.unsubscribe(gone)
             log.info("unsubscribed from %s", ", ".join(gone))
         if added:
+            self.subscribed.clear()  # set again once the broker acknowledges them
             self._subscribe(added)
 
     def _subscribe(self, filters: list[str]) -> None:
