@@ -114,6 +114,8 @@ def test_deb_builds_passes_lintian_installs_runs_and_purges(package_lock, tmp_pa
         for state in ("/var/lib/cosyedge", "/var/cache/cosyedge"):
             Path(state).mkdir(exist_ok=True)
             (Path(state) / "something").write_text("x")
+        # The password file the operations guide has the operator add: purged with the rest.
+        Path("/etc/cosyedge/mqtt-password").write_text("secret\n")
 
         removed = dpkg("-r", "cosyedge")
         assert removed.returncode == 0, removed.stderr

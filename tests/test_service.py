@@ -313,3 +313,12 @@ def test_reload_of_a_process_that_is_gone_fails_with_the_reason(tmp_path):
     cmd = [sys.executable, "-m", "cosyedge", "reload", "--config", str(config)]
     done = subprocess.run([*cmd, "--pid", str(gone.pid)], capture_output=True, text=True)
     assert done.returncode == 1 and f"cannot signal process {gone.pid}" in done.stderr
+
+
+def test_a_routine_stop_warns_of_nothing(broker, make_daemon, notify_socket, tmp_path):
+    """`journalctl -p warning` after a stop shows no lost connection: the disconnect is ours."""
+    daemon = make_daemon(config_text(broker.port, tmp_path), env=notify_socket.env())
+    sigterm_and_wait(daemon, notify_socket)
+    log = daemon.log()
+    assert "MQTT session closed" in log
+    assert not [line for line in log.splitlines() if " WARNING " in line], log

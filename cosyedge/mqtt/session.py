@@ -136,6 +136,7 @@ class MqttSession:
         )
         self._delay_s = _delay(config.reconnect_min_s)  # the shortest reconnect delay now
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
+        self._stopping = False  # set by stop: the disconnect is ours
         self._subscribing = self.filters
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
@@ -172,6 +173,7 @@ class MqttSession:
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping = True  # the disconnect that follows is ours, not a lost connection
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -256,6 +258,9 @@ class MqttSession:
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         was_connected, self.connected = self.connected, False
+        if self._stopping:
+            log.info("MQTT session closed")
+            return
         delay = None
         if was_connected:  # not a refused connection, where paho's own doubling goes on
             # paho's name for a connection the other side closed (or reset) saying nothing.
