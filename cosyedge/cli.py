@@ -100,10 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         return _check(config, args.config)
     if args.command == "reload":
         return _reload(config, args.pid, args.timeout)
-    if args.command == "say":
-        return _say(config, args.text, args.out, args.lang)
     if args.command == "voice":
         return _voice_command(config, args)
+    if args.command == "say":
+        return _say(config, args.text, args.out, args.lang)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
@@ -175,6 +175,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import load_voices
+    from cosyedge.tools.owner import as_owner_of
 
     if lang not in config.voices:
         known = ", ".join(config.voices)
@@ -182,16 +183,20 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both.
     voices = load_voices(config.voices, config.state_dir / "models")
-    cache = PhraseCache.from_config(config.cache)
-    renderer = Renderer(voices, cache)
-    rendering = renderer.render(text, lang)
-    try:
-        return _play(config, rendering) if out is None else _write(out, rendering)
-    finally:
-        # Synthesis still running when the interpreter exits makes onnxruntime abort.
-        rendering.close()
-        renderer.stop(timeout=30)
-        cache.close()
+    with as_owner_of(config.cache.dir):
+        cache = PhraseCache.from_config(config.cache)
+        renderer = Renderer(voices, cache)
+        rendering = renderer.render(text, lang)
+        try:
+            if out is None:
+                return _play(config, rendering)
+            pcm = np.concatenate(list(rendering.chunks))
+        finally:
+            # Synthesis still running when the interpreter exits makes onnxruntime abort.
+            rendering.close()
+            renderer.stop(timeout=30)
+            cache.close()
+    return _write(out, rendering.sample_rate, pcm, rendering.source)  # as whoever runs say
 
 
 def _play(config: Config, rendering: Rendering) -> int:
@@ -211,12 +216,11 @@ def _play(config: Config, rendering: Rendering) -> int:
     return 0
 
 
-def _write(out: Path, rendering: Rendering) -> int:
-    pcm = np.concatenate(list(rendering.chunks))
+def _write(out: Path, sample_rate: int, pcm: np.ndarray, source: str) -> int:
     with wave.open(str(out), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
-        w.setframerate(rendering.sample_rate)
+        w.setframerate(sample_rate)
         w.writeframes(pcm.astype("<i2").tobytes())
-    log.info("wrote %s (%.2f s, %s)", out, len(pcm) / rendering.sample_rate, rendering.source)
+    log.info("wrote %s (%.2f s, %s)", out, len(pcm) / sample_rate, source)
     return 0

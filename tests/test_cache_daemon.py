@@ -6,8 +6,10 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import wave
 from pathlib import Path
 
@@ -158,7 +160,9 @@ def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_return
     ), log
     # Both alerts spoken in full, and the fault `cache` said (see test_selfwatch.py).
     daemon.wait_for_log(r"spoke fault fault:cache source=ahead")
-    streams = wait_until(lambda: len(alsa_sink.streams()) == 3 and alsa_sink.streams(), 5, "3")
+    # Three at least: a write that fits between the filler's blocks ends the fault for a
+    # moment, and its end is said too.
+    streams = wait_until(lambda: len(alsa_sink.streams()) >= 3 and alsa_sink.streams(), 5, "3")
     assert all(len(s) > 22050 for s in streams)
 
     filler.unlink()
@@ -167,3 +171,35 @@ def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_return
     daemon.wait_for_log(r"phrase cache in .* is writable again")
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Crane one is moving.", "id": "c"}))
     daemon.wait_for_log(r"spoke alert c source=cache")
+
+
+@pytest.mark.system
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the cache commands as root")
+def test_cache_commands_run_as_root_leave_the_service_its_cache(tmp_path, request):
+    """`sudo cosyedge warm`, `say` and `cache import` on a gateway: what they add to the
+    service's cache belongs to the service user, not to root, or the daemon could not read it."""
+    # Where its owner can reach it, as /var/cache is (pytest's own temporary tree is root's).
+    reachable = Path(tempfile.mkdtemp(prefix="cosyedge-owned-"))
+    reachable.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(reachable))
+    cache = reachable / "cache"
+    cache.mkdir(mode=0o700)
+    os.chown(cache, 65534, 65534)  # the service user's: here nobody's
+    config = tmp_path / "c.yaml"
+    config.write_text(site_config(1883, cache) + f"state_dir: {tmp_path / 'state'}\n")
+    assert cosyedge("warm", "--config", str(config)).returncode == 0
+    said = cosyedge(
+        "say", "Crane one is moving.", "--out", str(tmp_path / "x.wav"), "--config", str(config)
+    )
+    assert said.returncode == 0, said.stderr
+    archive = tmp_path / "cache.tar"
+    assert cosyedge("cache", "export", str(archive), "--config", str(config)).returncode == 0
+    shutil.rmtree(cache)
+    cache.mkdir(mode=0o700)
+    os.chown(cache, 65534, 65534)
+    imported = cosyedge("cache", "import", str(archive), "--config", str(config))
+    assert imported.returncode == 0, imported.stderr
+    files = list(cache.rglob("*"))
+    assert len([f for f in files if f.suffix == ".wav"]) == 6  # 4 doors, evacuate, the crane
+    assert {f.lstat().st_uid for f in files} == {65534}, [f for f in files if f.lstat().st_uid]
+    assert (tmp_path / "x.wav").stat().st_uid == 0  # what root asked for elsewhere stays root's

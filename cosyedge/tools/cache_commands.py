@@ -6,13 +6,17 @@ import logging
 import shutil
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cosyedge.config import Config
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.speech.cache.store import PhraseCache
-from cosyedge.speech.cache.warm import WarmSummary, warm_one
+from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
 from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
+from cosyedge.tools.owner import as_owner_of
+
+if TYPE_CHECKING:
+    from cosyedge.speech.render import Renderer
 
 log = logging.getLogger("cosyedge.speech.cache")
 
@@ -33,8 +37,13 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
     if not phrases:
         print("nothing to warm: no template has fixed text or declares values", file=out)
         return 0
-    cache = PhraseCache.from_config(config.cache)
-    renderer = Renderer(load_voices(config.voices, config.state_dir / "models"), cache)
+    voices = load_voices(config.voices, config.state_dir / "models")
+    with as_owner_of(config.cache.dir):
+        return _warm(config, phrases, Renderer(voices, PhraseCache.from_config(config.cache)), out)
+
+
+def _warm(config: Config, phrases: list[Phrase], renderer: Renderer, out: TextIO) -> int:
+    cache = renderer.cache
     cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
     summary = WarmSummary(len(phrases))
     progress = Progress(len(phrases), out)
@@ -50,12 +59,18 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
             cache.evict()
     progress.finish()
     cache.evict()
+    renderer.stop(timeout=30)
     cache.close()
     print(f"warm: {summary.line()}", file=out)
     return 1 if summary.failed else 0
 
 
 def stats(config: Config, out: TextIO = sys.stdout) -> int:
+    with as_owner_of(config.cache.dir):
+        return _stats(config, out)
+
+
+def _stats(config: Config, out: TextIO) -> int:
     cache = PhraseCache.from_config(config.cache)
     totals = cache.stats()
     if totals is None:
@@ -75,7 +90,8 @@ def stats(config: Config, out: TextIO = sys.stdout) -> int:
 
 
 def export(config: Config, dest: Path, out: TextIO = sys.stdout) -> int:
-    cache = PhraseCache.from_config(config.cache)
+    with as_owner_of(config.cache.dir):  # opened as its owner; read, and `dest` written, as us
+        cache = PhraseCache.from_config(config.cache)
     try:
         done = export_cache(cache, dest)
     except OSError as exc:
@@ -93,17 +109,23 @@ def export(config: Config, dest: Path, out: TextIO = sys.stdout) -> int:
 
 def import_(config: Config, src: Path, out: TextIO = sys.stdout) -> int:
     voices = configured_voices(config)
-    cache = PhraseCache.from_config(config.cache)
     try:
-        done = import_cache(cache, src, voices)
-    except ArchiveError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        archive = src.open("rb")  # by whoever runs the command, before acting as the owner
     except OSError as exc:
-        print(f"{config.cache.dir}: cannot write the cache: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        cache.close()
+        print(f"{src}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+    with archive, as_owner_of(config.cache.dir):
+        cache = PhraseCache.from_config(config.cache)
+        try:
+            done = import_cache(cache, src, voices, archive)
+        except ArchiveError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"{config.cache.dir}: cannot write the cache: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            cache.close()
     print(f"imported {done.imported} entries, {done.already} already cached", file=out)
     ours = ", ".join(f"{name} {identity[:12]}" for identity, name in voices.items())
     for voice, count in done.refused.items():

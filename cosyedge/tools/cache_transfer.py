@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from cosyedge.speech.cache.entry import DamagedEntry, checksum
 
@@ -94,11 +94,14 @@ def export_cache(cache: PhraseCache, dest: Path) -> Exported:
     return done
 
 
-def import_cache(cache: PhraseCache, src: Path, voices: Mapping[str, str]) -> Imported:
-    """Import entries whose voice identity is one of `voices` (identity → display name)."""
+def import_cache(
+    cache: PhraseCache, src: Path, voices: Mapping[str, str], archive: BinaryIO | None = None
+) -> Imported:
+    """Import entries whose voice identity is one of `voices` (identity → display name),
+    from `src`, read through `archive` when it is already open."""
     done = Imported()
     try:
-        tar = tarfile.open(src, mode="r:*")  # noqa: SIM115 (closed by the `with` below)
+        tar = tarfile.open(src, mode="r:*", fileobj=archive)  # noqa: SIM115 (closed below)
     except (OSError, tarfile.TarError) as exc:
         raise ArchiveError(f"{src}: not a readable tar archive ({exc})") from None
     with tar:
