@@ -161,7 +161,7 @@ def test_daemon_keeps_speaking_on_a_full_disk_and_caches_again_when_space_return
     # Both alerts spoken in full, and the fault `cache` said (see test_selfwatch.py).
     daemon.wait_for_log(r"spoke fault fault:cache source=ahead")
     # Three at least: should a cache write fit in for a moment, the fault ends and its end
-    # is said as well (seen once in a few dozen runs: the third stream never came alone).
+    # is said as well (this wait for exactly three timed out twice in some forty runs).
     streams = wait_until(lambda: len(alsa_sink.streams()) >= 3 and alsa_sink.streams(), 5, "3")
     assert all(len(s) > 22050 for s in streams)
 
