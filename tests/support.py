@@ -256,9 +256,16 @@ def mount(*args: str) -> None:
         pytest.skip(f"cannot mount here: {done.stderr.strip()}")
 
 
-def publish(port: int, topic: str, payload: str | bytes, qos: int = 1, retain: bool = False):
+def publish(
+    port: int,
+    topic: str,
+    payload: str | bytes,
+    qos: int = 1,
+    retain: bool = False,
+    host: str = "127.0.0.1",
+):
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:8]}")
-    client.connect("127.0.0.1", port)
+    client.connect(host, port)
     client.loop_start()
     try:
         info = client.publish(topic, payload, qos=qos, retain=retain)

@@ -91,6 +91,7 @@ def test_deb_builds_passes_lintian_installs_runs_and_purges(package_lock, tmp_pa
         assert check.stdout.startswith("/etc/cosyedge/cosyedge.yaml: OK")
         conffiles = run("dpkg-query", "-W", "-f=${Conffiles}", "cosyedge").stdout
         assert "/etc/cosyedge/cosyedge.yaml" in conffiles
+        assert "/etc/mosquitto/conf.d/cosyedge.conf" in conffiles  # the system broker's limits
 
         # The installed environment really speaks, as the service user, from its own path.
         out = Path("/tmp") / f"cosyedge-package-test-{os.getpid()}.wav"
@@ -126,5 +127,7 @@ def test_deb_builds_passes_lintian_installs_runs_and_purges(package_lock, tmp_pa
         purged = dpkg("-P", "cosyedge")
     assert purged.returncode == 0, purged.stderr
     assert not installed("cosyedge")
+    mosquitto_conf = "/etc/mosquitto/conf.d/cosyedge.conf"
     for gone in ("/etc/cosyedge", "/var/lib/cosyedge", "/var/cache/cosyedge", "/opt/cosyedge"):
         assert not Path(gone).exists(), gone
+    assert not Path(mosquitto_conf).exists()

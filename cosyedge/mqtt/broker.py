@@ -1,8 +1,11 @@
-"""A local Mosquitto for gateways (and demos) where no site broker is configured.
+"""A local Mosquitto for demos and gateways where no other broker is configured.
 
 When `mqtt.local_broker` is on and nothing listens on the configured port, cosyedge starts
-Mosquitto bound to loopback with persistence, and stops it on exit. If a broker already
-listens there, it is used as it is.
+Mosquitto with persistence and stops it on exit; for a loopback host it binds every loopback
+address (127.0.0.1 and ::1), so no other broker can take one of them later. If a broker
+already listens on the configured host, it is used as it is. If one listens on another
+loopback address only, cosyedge refuses to start: clients that connect to `localhost` would
+reach that broker, be acknowledged, and cosyedge would never hear their alerts.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import time
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+
+LOOPBACK = ("127.0.0.1", "::1")
 
 
 def is_listening(host: str, port: int) -> bool:
@@ -32,9 +38,21 @@ class LocalBroker:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        """Start Mosquitto unless a broker listens on host:port; RuntimeError when it cannot,
+        or when another broker holds a loopback address the configured host is not."""
         if is_listening(self.host, self.port):
             log.info("an MQTT broker already listens on %s:%d; using it", self.host, self.port)
             return
+        addresses = self._addresses()
+        taken = [a for a in addresses if a != self.host and is_listening(a, self.port)]
+        if taken:
+            where = ", ".join(_shown(a, self.port) for a in taken)
+            raise RuntimeError(
+                f"another MQTT broker listens on {where} but not on "
+                f"{_shown(self.host, self.port)}: clients connecting to localhost would reach "
+                "it and cosyedge would never hear their alerts; stop that broker, or set "
+                "mqtt.local_broker: false and point mqtt.host at it"
+            )
         exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
         if not Path(exe).exists():
             raise RuntimeError(
@@ -44,16 +62,17 @@ class LocalBroker:
             )
         self.state_dir.mkdir(parents=True, exist_ok=True)
         conf = Path(tempfile.mkstemp(prefix="cosyedge-mosquitto-", suffix=".conf")[1])
+        listeners = "".join(f"listener {self.port} {a}\n" for a in addresses)
         conf.write_text(
-            f"listener {self.port} {self.host}\n"
-            "allow_anonymous true\n"
+            listeners + "allow_anonymous true\n"
             "log_dest stderr\nlog_type error\n"
             "persistence true\n"
             f"persistence_location {self.state_dir}/\n"
             "autosave_on_changes true\nautosave_interval 1\n"
             "max_queued_messages 100000\n" + ("user root\n" if _is_root() else "")
         )
-        log.info("starting local Mosquitto on %s:%d", self.host, self.port)
+        shown = ", ".join(_shown(a, self.port) for a in addresses)
+        log.info("starting local Mosquitto on %s", shown)
         self.process = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 5
         while not is_listening(self.host, self.port):
@@ -62,6 +81,12 @@ class LocalBroker:
             time.sleep(0.02)
         conf.unlink()
 
+    def _addresses(self) -> list[str]:
+        """Where our own broker listens: every loopback address for a loopback host."""
+        if self.host not in (*LOOPBACK, "localhost"):
+            return [self.host]
+        return [a for a in LOOPBACK if _can_bind(a)]
+
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.terminate()
@@ -69,6 +94,21 @@ class LocalBroker:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+def _can_bind(address: str) -> bool:
+    """False for ::1 on a host without IPv6, where Mosquitto would fail to start."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.bind((address, 0))
+    except OSError:
+        return False
+    return True
+
+
+def _shown(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
 def _is_root() -> bool:
