@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from support import free_port, publish, wait_until
 
+from cosyedge.mqtt.broker import is_listening
+
 pytestmark = pytest.mark.system  # the daemon and Mosquitto as processes
 
 
@@ -49,7 +51,7 @@ def test_a_broker_on_another_loopback_address_stops_the_start_with_the_reason(
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     other = subprocess.Popen([exe, "-c", str(conf)], stderr=subprocess.DEVNULL)
     try:
-        wait_until(lambda: _accepts("::1", port), 10, "the other broker on ::1")
+        wait_until(lambda: is_listening("::1", port), 10, "the other broker on ::1")
         daemon = make_daemon(own_broker_config(port, tmp_path), start=False)
         daemon.start(wait_ready=False)
         assert daemon.process.wait(timeout=60) == 1
@@ -58,13 +60,3 @@ def test_a_broker_on_another_loopback_address_stops_the_start_with_the_reason(
     finally:
         other.kill()
         other.wait()
-
-
-def _accepts(host: str, port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection((host, port), timeout=0.2):
-            return True
-    except OSError:
-        return False
