@@ -30,7 +30,7 @@ from cosyedge.faults import Faults
 from cosyedge.intake.alert import Message
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.templates import declared_phrases
-from cosyedge.model import Event, Heartbeat
+from cosyedge.model import Event, Heartbeat, error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
@@ -310,12 +310,12 @@ class Daemon:
             return False, "rejected: " + "; ".join(exc.problems)
         except Exception as exc:  # whatever a file does to the loader, the daemon keeps speaking
             log.exception("reload rejected: the running configuration stays in force")
-            return False, f"rejected: {type(exc).__name__}: {exc}"
+            return False, f"rejected: {error_text(exc)}"
         try:
             return True, self._apply(new)
         except Exception as exc:
             log.exception("reload failed while applying it; the daemon keeps running")
-            return False, f"failed while applying it: {type(exc).__name__}: {exc}"
+            return False, f"failed while applying it: {error_text(exc)}"
 
     def _apply(self, new: Config) -> str:
         """Take over a valid new configuration, queued alerts staying as they are; once the

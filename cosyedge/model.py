@@ -123,8 +123,7 @@ class Offer:
 @dataclass(frozen=True)
 class Refusal:
     """A message that does not reach the rules, and the outcome it ends in: `rejected` (it
-    cannot be an alert), `failed` (reading it raised) or `deduplicated` (a retained message
-    already heard)."""
+    cannot be an alert) or `failed` (reading it raised)."""
 
     ticket: Ticket
     kind: str
@@ -227,6 +226,11 @@ class Item:
             return self.summary_lang
         announcement = self.offers[0].announcement
         return announcement.lang if announcement else "en"
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception as a report tells it: its type and message, bounded."""
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 class Heartbeat:

@@ -36,6 +36,7 @@ from cosyedge.model import (
     Reading,
     Refusal,
     Ticket,
+    error_text,
 )
 
 log = logging.getLogger(__name__)
@@ -166,7 +167,7 @@ class AlarmDesk:
                 self._cond.notify_all()
         except Exception as exc:
             log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
-            self._close(ticket, "failed", f"alarm rules failed on it: {_error(exc)}")
+            self._close(ticket, "failed", f"alarm rules failed on it: {error_text(exc)}")
 
     def _close(self, ticket: Ticket, kind: str, reason: str, **detail: object) -> None:
         with self._cond:
@@ -186,7 +187,7 @@ class AlarmDesk:
             self.reporter.error(f"command: {exc}", command=text)
         except Exception as exc:
             log.exception("command %r failed", text)
-            self.reporter.error(f"command: cannot carry it out: {_error(exc)}", command=text)
+            self.reporter.error(f"command: cannot carry it out: {error_text(exc)}", command=text)
 
     # -- the alarm system's own faults (from whichever thread notices) ---------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
@@ -304,10 +305,6 @@ class AlarmDesk:
             self.journal.alarm_ended(key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: due for key, (_, due) in alarms.items()}
-
-
-def _error(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _on_clock(wall: float) -> float:

@@ -33,6 +33,7 @@ from cosyedge.model import (
     Scalar,
     Ticket,
     Timing,
+    error_text,
 )
 from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
 
@@ -80,7 +81,7 @@ class Intake:
             return exc
         except Exception as exc:
             log.exception("cannot read the command %r", payload[:100])
-            return BadCommand(f"cannot read it: {_error(exc)}")
+            return BadCommand(f"cannot read it: {error_text(exc)}")
 
     def message(self, topic: str, payload: bytes) -> Message | None:
         """The message, or None when it is not ours: our own reports (a `#` template would
@@ -106,7 +107,7 @@ class Intake:
             return Refusal(ticket, "rejected", str(exc))
         except Exception as exc:
             log.exception("cannot handle message %d on %r", seq, message.topic)
-            return Refusal(ticket, "failed", f"cannot handle this message: {_error(exc)}")
+            return Refusal(ticket, "failed", f"cannot handle this message: {error_text(exc)}")
 
     def read_journaled(
         self, seq: int, topic: str, payload: bytes, received: float, at: float
@@ -202,10 +203,6 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
-
-
-def _error(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _left_out(runs: list[Run]) -> tuple[str, ...]:

@@ -39,10 +39,10 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
         return 0
     voices = load_voices(config.voices, config.state_dir / "models")
     with as_owner_of(config.cache.dir):
-        return _warm(config, phrases, Renderer(voices, PhraseCache.from_config(config.cache)), out)
+        return _warm(phrases, Renderer(voices, PhraseCache.from_config(config.cache)), out)
 
 
-def _warm(config: Config, phrases: list[Phrase], renderer: Renderer, out: TextIO) -> int:
+def _warm(phrases: list[Phrase], renderer: Renderer, out: TextIO) -> int:
     cache = renderer.cache
     cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
     summary = WarmSummary(len(phrases))
