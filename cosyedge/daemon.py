@@ -49,6 +49,7 @@ from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
+REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowledged, or after this
 
 
@@ -281,6 +282,8 @@ class Daemon:
         self.upkeep.stop(timeout=1)
         self._synthesizing = not self.speech.renderer.stop(timeout=STOP_GRACE_S)
         self.desk.publish_status("offline")
+        if not self.reporter.drain(timeout=REPORT_DRAIN_S):
+            log.info("reports not yet acknowledged by the broker are sent again at next start")
         self.mqtt.stop()
         self.journal.stop()
         unsaid = self.journal.unsaid()

@@ -45,6 +45,17 @@ def unsaid_ids(state_dir: Path) -> list[str]:
         journal.stop()
 
 
+def unsent_seqs(state_dir: Path) -> list[int]:
+    """Outcomes whose reports the broker never acknowledged: sent again at the next start."""
+    from cosyedge.alarms.journal import Journal
+
+    journal = Journal(state_dir / "journal.jsonl", keep_seen_s=60)
+    try:
+        return [u.seq for u in journal.open().unsent]
+    finally:
+        journal.stop()
+
+
 def sigterm_and_wait(daemon, notify_socket) -> float:
     """SIGTERM, STOPPING=1 at once, a clean exit: how long the exit took."""
     stop_sent = time.monotonic()
@@ -322,3 +333,18 @@ def test_a_routine_stop_warns_of_nothing(broker, make_daemon, notify_socket, tmp
     log = daemon.log()
     assert "MQTT session closed" in log
     assert not [line for line in log.splitlines() if " WARNING " in line], log
+
+
+def test_a_routine_stop_right_after_an_outcome_leaves_no_report_to_send_again(
+    broker, make_daemon, notify_socket, tmp_path
+):
+    """Stopped the instant its last report went out, the daemon waits for the broker's
+    acknowledgement: the next start sends no report a second time."""
+    daemon = make_daemon(config_text(broker.port, tmp_path), env=notify_socket.env())
+    report = Listener(broker.port, "cosyedge/report")
+    for n in range(3):
+        publish(broker.port, "cosyedge/say", json.dumps({"text": f"Short {n}.", "id": f"s-{n}"}))
+    report.wait_for("cosyedge/report", lambda r: len(r) == 3, what="three reports")
+    sigterm_and_wait(daemon, notify_socket)
+    report.close()
+    assert unsent_seqs(tmp_path / "state") == []

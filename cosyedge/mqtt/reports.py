@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -137,6 +138,19 @@ class Reporter:
             self.journal.sent(seq)
         self._send_status()
         self._tell()
+
+    def drain(self, timeout: float) -> bool:
+        """Confirm until every report is published and acknowledged, for at most `timeout`
+        seconds; True when none is left. A routine stop drains first, so that the next start
+        does not send again the reports of alerts spoken just before it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.confirm()
+            with self._lock:
+                left = bool(self._waiting or self._unpublished)
+            if not left or time.monotonic() >= deadline:
+                return not left
+            time.sleep(0.02)
 
 
 def _reason(exc: Exception) -> str:

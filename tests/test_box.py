@@ -1,0 +1,212 @@
+"""The .deb under a real systemd 252 as PID 1 (`systemd-box`), with the unit exactly as shipped:
+start to READY, an alert in and its report out, reload (valid and broken), a watchdog restart
+after SIGSTOP, stop with the queue saved, an upgrade over the running service, remove and
+purge. The box has the host's package database, so the package's dependencies are met as on
+this machine, and a file as its sound card. It needs root and boots systemd, so it runs on CI
+(CI=true) or with COSYEDGE_TEST_BOX=1, one run at a time per machine."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from box import ASOUND_CONF, Box, Subscription, box_script
+from support import REPO
+
+UNIT = "cosyedge.service"
+CONFIG = "/etc/cosyedge/cosyedge.yaml"
+
+pytestmark = [
+    pytest.mark.system,
+    pytest.mark.skipif(
+        not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_BOX") == "1")
+        or os.geteuid() != 0,
+        reason="boots systemd and installs a package: root with CI=true or COSYEDGE_TEST_BOX=1",
+    ),
+    pytest.mark.skipif(box_script() is None, reason="no systemd-box launcher on this machine"),
+    pytest.mark.skipif(
+        not Path("/lib/systemd/systemd").exists(), reason="the host has no systemd to boot"
+    ),
+]
+
+
+def build_deb(out: Path) -> Path:
+    """scripts/package, under the lock the package test takes (both use build/ and /opt)."""
+    locks = Path("/run/lock") if Path("/run/lock").is_dir() else Path("/tmp")
+    with open(locks / "cosyedge-package-test.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = subprocess.run(
+            [str(REPO / "scripts/package"), str(out)], capture_output=True, text=True, timeout=1200
+        )
+    assert built.returncode == 0, built.stderr
+    return Path(built.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory):
+    """A booted box with the package installed and its service running."""
+    deb = build_deb(tmp_path_factory.mktemp("deb"))
+    b = Box(box_script(), Path(f"/tmp/cosyedge-box-{os.getpid()}"))
+    booted = b.up()
+    if booted.returncode != 0:
+        b.down()
+        pytest.skip(f"systemd-box cannot boot here: {booted.stderr.strip()[-300:]}")
+    try:
+        # The host's package database and the system Mosquitto's own configuration: the box
+        # has a private /etc and /var but the host's /usr, so dependencies are met as here.
+        b.copy(Path("/var/lib/dpkg"), "/var/lib/dpkg")
+        b.copy(Path("/etc/mosquitto"), "/etc/mosquitto")
+        # Debian's container images forbid starting services from maintainer scripts.
+        b.sh("rm -f /usr/sbin/policy-rc.d /etc/mosquitto/conf.d/cosyedge.conf")
+        b.write("/etc/asound.conf", ASOUND_CONF)
+        b.copy(deb, "/root/")
+        b.deb = f"/root/{deb.name}"
+        installed = b.run("dpkg", "-i", b.deb, timeout=300)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        b.wait_until(lambda: b.show(UNIT, "ActiveState") == "active", "service active", 120)
+        yield b
+    finally:
+        b.down()
+
+
+@pytest.fixture
+def reports(box):
+    sub = Subscription(box, "cosyedge/report")
+    time.sleep(0.5)  # subscribed before anything is published
+    yield sub
+    sub.close()
+
+
+def spoken(alert_id: str):
+    return lambda r: r.get("id") == alert_id and r["outcome"] == "spoken"
+
+
+def journal(box: Box, since: str = "") -> str:
+    return box.sh(f"journalctl -u {UNIT} --no-pager -o cat {since}").stdout
+
+
+def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_shipped(box):
+    shipped = (REPO / "systemd/cosyedge.service").read_text()
+    assert box.read(f"/lib/systemd/system/{UNIT}") == shipped
+    started = int(box.show(UNIT, "ExecMainStartTimestampMonotonic"))
+    ready = int(box.show(UNIT, "ActiveEnterTimestampMonotonic"))
+    print(f"box: READY {(ready - started) / 1e6:.2f} s after start")
+    assert "mqtt: connected" in box.show(UNIT, "StatusText")
+    # One broker: the system Mosquitto, on every loopback address; the service started none.
+    assert box.show("mosquitto.service", "ActiveState") == "active"
+    assert "using it" in journal(box)
+    listeners = box.sh("ss -Hltnp 'sport = :1883'").stdout.splitlines()
+    assert listeners and all("mosquitto" in line for line in listeners), listeners
+    mosquitto_pid = box.show("mosquitto.service", "MainPID")
+    assert all(f"pid={mosquitto_pid}," in line for line in listeners), listeners
+
+
+def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
+    box.publish("plant/line1/estop", {"station": "station four", "id": "box-1"})
+    report = reports.until(spoken("box-1"))
+    assert report["text"] == "Emergency stop at station four."
+    played = box.sh("cat /var/lib/cosyedge/play.raw* | wc -c").stdout
+    assert int(played) > 22050 * 2  # over half a second of 16-bit audio
+
+
+def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(box, reports):
+    pid = box.show(UNIT, "MainPID")
+    original = box.read(CONFIG)
+    added = '  - topic: "plant/box/new"\n    text: "Reloaded: {text}"\n'
+    box.write(CONFIG, original.replace("templates:\n", "templates:\n" + added, 1))
+    box.sh(f"systemctl reload {UNIT}")
+    box.publish("plant/box/new", {"text": "in force", "id": "box-reload"})
+    assert reports.until(spoken("box-reload"))["text"] == "Reloaded: in force"
+
+    box.write(CONFIG, "mqtt:\n  port: seventy\n")
+    broken = box.run("systemctl", "reload", UNIT)
+    assert broken.returncode != 0
+    assert "mqtt.port: expected an integer" in journal(box)
+    box.write(CONFIG, original)
+    box.sh(f"systemctl reload {UNIT}")
+    assert box.show(UNIT, "MainPID") == pid  # never restarted
+    box.publish("plant/line1/estop", {"station": "station five", "id": "box-after"})
+    assert reports.until(spoken("box-after"))["text"] == "Emergency stop at station five."
+
+
+def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
+    pid = box.show(UNIT, "MainPID")
+    restarts = int(box.show(UNIT, "NRestarts"))
+    box.sh(f"kill -STOP {pid}")
+
+    def back() -> bool:
+        new = box.show(UNIT, "MainPID")
+        return new not in ("0", pid) and box.show(UNIT, "ActiveState") == "active"
+
+    took = box.wait_until(back, "a new daemon after the watchdog", 120)
+    print(f"box: watchdog restart {took:.1f} s after SIGSTOP")
+    assert int(box.show(UNIT, "NRestarts")) == restarts + 1
+    assert "Watchdog timeout" in box.sh("journalctl --no-pager -o cat").stdout
+    box.publish("plant/line1/estop", {"station": "station six", "id": "box-watchdog"})
+    reports.until(spoken("box-watchdog"))
+
+
+def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, reports):
+    ids = [f"box-stop-{n}" for n in range(5)]
+    for alert_id in ids:
+        text = f"Long alert {alert_id}: " + "the line is stopped, check the guard. " * 3
+        box.publish("cosyedge/say", {"text": text, "id": alert_id})
+    reports.until(spoken(ids[0]))
+    started = time.monotonic()
+    box.sh(f"systemctl stop {UNIT}")
+    took = time.monotonic() - started
+    print(f"box: stop took {took:.2f} s")
+    assert took < 20  # TimeoutStopSec: a stop is never a kill
+    assert box.show(UNIT, "Result") == "success"
+    assert "unsaid alerts saved for the next start" in journal(box, "-n 20")
+    box.sh(f"systemctl start {UNIT}")
+    for alert_id in ids:
+        reports.until(spoken(alert_id), timeout=120)
+    for alert_id in ids:
+        said = [r for r in reports.seen if r.get("id") == alert_id]
+        assert [r["outcome"] for r in said] == ["spoken"], (said, journal(box))
+
+
+def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
+    """Alerts keep coming while dpkg unpacks over the running service and restarts it: each
+    ends in one outcome (critical ones are spoken even in a flood)."""
+    pid = box.show(UNIT, "MainPID")
+    upgrade = subprocess.Popen(
+        ["bash", str(box.script), "run", "dpkg", "-i", box.deb],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=box.env,
+    )
+    ids = []
+    while upgrade.poll() is None or len(ids) < 3:  # before, during and after the restart
+        ids.append(f"box-upgrade-{len(ids)}")
+        box.publish("plant/line1/estop", {"station": str(len(ids)), "id": ids[-1]})
+        time.sleep(0.5)
+    assert upgrade.returncode == 0, upgrade.stdout.read()
+    assert box.show(UNIT, "MainPID") != pid
+    print(f"box: {len(ids)} alerts published across the upgrade")
+    for alert_id in ids:
+        reports.until(spoken(alert_id), timeout=180)
+    for alert_id in ids:
+        assert [r["outcome"] for r in reports.seen if r.get("id") == alert_id] == ["spoken"]
+
+
+def test_remove_stops_the_service_and_purge_leaves_nothing(box):
+    box.sh("dpkg -r cosyedge", timeout=300)
+    assert box.show(UNIT, "ActiveState") == "inactive"
+    assert box.sh("test -e /opt/cosyedge || echo gone").stdout.strip() == "gone"
+    assert box.read(CONFIG)  # a conffile outlives remove
+    box.sh("dpkg -P cosyedge", timeout=300)
+    for gone in (
+        "/etc/cosyedge",
+        "/var/lib/cosyedge",
+        "/var/cache/cosyedge",
+        "/etc/mosquitto/conf.d/cosyedge.conf",
+    ):
+        assert box.sh(f"test -e {gone} || echo gone").stdout.strip() == "gone", gone
+    assert box.show("mosquitto.service", "ActiveState") == "active"
