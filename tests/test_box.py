@@ -196,7 +196,25 @@ def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
         assert [r["outcome"] for r in reports.seen if r.get("id") == alert_id] == ["spoken"]
 
 
+def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, reports):
+    """`cosyedge say`, `warm` and `cache export`/`import` as root, as the docs show them:
+    what they add belongs to the service user, and the service serves it from the cache."""
+    phrase = "Root put this phrase in the cache."
+    box.sh(f"cosyedge say --config {CONFIG} --out /tmp/root.wav '{phrase}'")
+    box.sh(f"cosyedge warm --config {CONFIG}")
+    box.sh(f"cosyedge cache export --config {CONFIG} /tmp/cache.tar")
+    box.sh(f"cosyedge cache import --config {CONFIG} /tmp/cache.tar")
+    foreign = box.sh("find /var/cache/cosyedge ! -user cosyedge").stdout
+    assert foreign == "", foreign
+    box.publish("cosyedge/say", {"text": phrase, "id": "box-root"})
+    reports.until(spoken("box-root"))
+    assert "spoke alert box-root source=cache" in journal(box, "-n 50")
+
+
 def test_remove_stops_the_service_and_purge_leaves_nothing(box):
+    # Nothing routine (stops, reloads, the upgrade) was logged as a lost connection.
+    assert "MQTT connection lost" not in journal(box)
+    box.write("/etc/cosyedge/mqtt-password", "secret\n")
     box.sh("dpkg -r cosyedge", timeout=300)
     assert box.show(UNIT, "ActiveState") == "inactive"
     assert box.sh("test -e /opt/cosyedge || echo gone").stdout.strip() == "gone"
