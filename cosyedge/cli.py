@@ -96,6 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     setup_logging(config.log_level)
+    try:
+        return _dispatch(config, args)
+    except (RuntimeError, OSError) as exc:  # a refused start or a path it cannot use
+        log.error("cosyedge %s: %s", args.command, exc)
+        return 1
+
+
+def _dispatch(config: Config, args: argparse.Namespace) -> int:
     if args.command == "check":
         return _check(config, args.config)
     if args.command == "reload":
@@ -108,11 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
 
-    try:
-        return Daemon(config, args.config).run()
-    except RuntimeError as exc:
-        log.error("%s", exc)
-        return 1
+    return Daemon(config, args.config).run()
 
 
 def _check(config: Config, path: Path | None) -> int:
@@ -217,7 +221,9 @@ def _play(config: Config, rendering: Rendering) -> int:
 
 
 def _write(out: Path, sample_rate: int, pcm: np.ndarray, source: str) -> int:
-    with wave.open(str(out), "wb") as w:
+    # The file is opened first: wave.open on a path it cannot create fails, then fails
+    # again in its finalizer with an AttributeError printed to stderr.
+    with out.open("wb") as f, wave.open(f, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(sample_rate)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import Listener, publish, site_yaml, wait_until
+from support import REPO, Listener, publish, site_yaml, wait_until
 
 from cosyedge.audio.sound import chime
 
@@ -141,9 +145,6 @@ def test_two_gateways_sharing_a_client_id_say_so_and_stop_taking_the_session_in_
 
 @pytest.mark.system
 def test_say_writes_a_wav_through_the_same_cache(tmp_path):
-    import subprocess
-    import sys
-
     config = tmp_path / "c.yaml"
     config.write_text(site_config(1883, tmp_path))
     out = tmp_path / "out.wav"
@@ -163,9 +164,6 @@ def test_say_writes_a_wav_through_the_same_cache(tmp_path):
 @pytest.mark.system
 def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path):
     """It used to abort (exit 134) as synthesis outlived the failed device, 8 times in 11."""
-    import subprocess
-    import sys
-
     config = tmp_path / "c.yaml"
     config.write_text(site_config(1883, tmp_path))
     asound = tmp_path / "asoundrc"  # ALSA's default device: a card nobody has
@@ -178,6 +176,44 @@ def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path):
         assert done.returncode == 1, done.stderr
         assert "nothing was played, no sound device" in done.stderr
         assert "--out FILE" in done.stderr and "terminate called" not in done.stderr
+
+
+@pytest.mark.system
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the commands as another user (needs root)")
+def test_a_state_dir_the_user_cannot_reach_slows_say_and_stops_run_with_the_path():
+    """`say` loads its voice without the saved optimized graphs (a warning); `run` cannot keep
+    its journal there, so it exits 1 naming the path: neither ends in a traceback."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="cosyedge-unreachable-"))  # pytest's is root's only
+    tmp_path.chmod(0o755)
+    try:
+        _unreachable_state_dir(tmp_path)
+    finally:
+        shutil.rmtree(tmp_path)
+
+
+def _unreachable_state_dir(tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden"
+    (hidden / "state").mkdir(parents=True)
+    hidden.chmod(0o700)  # root's, closed to the user below
+    config = tmp_path / "c.yaml"
+    config.write_text(f"state_dir: {hidden / 'state'}\ncache:\n  dir: {tmp_path / 'cache'}\n")
+    (tmp_path / "cache").mkdir(mode=0o777)
+    (tmp_path / "cache").chmod(0o777)
+    as_nobody = ["runuser", "-u", "nobody", "--", sys.executable, "-m", "cosyedge"]
+    how = {"capture_output": True, "text": True, "timeout": 120}
+    how["env"] = {**os.environ, "PYTHONPATH": str(REPO)}
+    say = [*as_nobody, "say", "--config", str(config), "Hi.", "--out"]
+    done = subprocess.run([*say, str(tmp_path / "cache/o.wav")], **how)
+    assert done.returncode == 0, done.stderr
+    assert "cannot read saved optimized models" in done.stderr
+    done = subprocess.run([*say, str(tmp_path / "o.wav")], **how)  # a directory not theirs
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"cosyedge say: [Errno 13] Permission denied: '{tmp_path / 'o.wav'}'" in done.stderr
+    run = [*as_nobody, "run", "--config", str(config)]
+    done = subprocess.run(run, **how)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"cosyedge run: [Errno 13] Permission denied: '{hidden / 'state'}" in done.stderr
 
 
 def test_what_the_voices_cannot_say_is_never_reported_spoken(

@@ -92,7 +92,11 @@ class SavedModels:
     def find(self, model: Path, key: str) -> Path | None:
         """The saved graph for this key if it is intact; a damaged one is removed."""
         path = self.path(model, key)
-        if not path.exists():
+        try:
+            if not path.exists():
+                return None
+        except OSError as exc:  # an unreadable state_dir: slower starts, not a failed one
+            log.warning("cannot read saved optimized models in %s (%s)", self.directory, exc)
             return None
         try:
             record = json.loads(self._sidecar(path).read_text(encoding="utf-8"))
