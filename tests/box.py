@@ -103,14 +103,32 @@ class Box:
 class Subscription:
     """`mosquitto_sub` inside the box on one topic; every JSON message it receives, in order."""
 
+    PROBE = "cosyedge-test/probe"
+
     def __init__(self, box: Box, topic: str) -> None:
         command = ["bash", str(box.script), "run", "mosquitto_sub", "-q", "1", "-t", topic]
         self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, text=True, env=box.env, start_new_session=True
+            [*command, "-t", self.PROBE],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=box.env,
+            start_new_session=True,
         )
         self.messages: queue.Queue[dict] = queue.Queue()
         self.seen: list[dict] = []
         threading.Thread(target=self._read, daemon=True).start()
+        self._wait_subscribed(box)
+
+    def _wait_subscribed(self, box: Box) -> None:
+        """Probes until one comes back: from then on nothing published is missed."""
+        for n in range(100):
+            box.publish(self.PROBE, {"probe": n})
+            try:
+                self.until(lambda m: "probe" in m, timeout=1)
+                return
+            except AssertionError:
+                continue
+        raise AssertionError("mosquitto_sub in the box never subscribed")
 
     def _read(self) -> None:
         for line in self.process.stdout:

@@ -76,7 +76,6 @@ def box(tmp_path_factory):
 @pytest.fixture
 def reports(box):
     sub = Subscription(box, "cosyedge/report")
-    time.sleep(0.5)  # subscribed before anything is published
     yield sub
     sub.close()
 
