@@ -318,14 +318,18 @@ def _time(m: re.Match[str]) -> str:
         if seconds or utc:
             return m.group(0)
         return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1
-    spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
+    # 09:05 is "oh nine oh five"; the hour after midnight is "zero zero", as on a 24-hour watch.
+    if h == 0:
+        spoken = "zero zero"
+    else:
+        spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
     if mi == 0:
         spoken += " hundred"
     elif mi < 10:
         spoken += f" oh {cardinal(mi)}"
     else:
         spoken += f" {cardinal(mi)}"
-    if seconds:
+    if seconds and (int(seconds) or decimals):  # 14:05:00 is said as 14:05
         spoken += f" and {_seconds(seconds, decimals)}"
     return spoken + (" U T C" if utc else "")
 

@@ -142,7 +142,7 @@ def _time(m: re.Match[str]) -> str:
         return m.group(0)
     text = f"{read_integer(hour)}点"
     if minute or second:
-        text += ("零" if minute < 10 else "") + f"{read_integer(minute)}分"
+        text += ("零" if 0 < minute < 10 else "") + f"{read_integer(minute)}分"
     if second:
         text += f"{read_integer(second)}秒"
     return text
@@ -166,9 +166,18 @@ def _percent(m: re.Match[str]) -> str:
     return ("负" if negative else "") + word + reading
 
 
+def _bound(sign: str, number: str, unit: str) -> str:
+    """One end of a range, with the word its sign takes before this unit."""
+    reading = _number_text(number)
+    if not sign:
+        return reading
+    return ("零下" if UNITS.get(unit) == "摄氏度" else "负") + reading
+
+
 def _range(m: re.Match[str]) -> str:
-    """5-10℃ → 五到十摄氏度, 20~30% → 百分之二十到百分之三十."""
-    low, high, unit = _number_text(m.group(1)), _number_text(m.group(2)), m.group(3)
+    """5-10℃ → 五到十摄氏度, -20~60℃ → 零下二十到六十摄氏度, 20~30% → 百分之二十到百分之三十."""
+    unit = m.group(5)
+    low, high = _bound(m.group(1), m.group(2), unit), _bound(m.group(3), m.group(4), unit)
     if unit in ("%", "％"):
         return f"百分之{low}到百分之{high}"
     return f"{low}到{high}{UNITS[unit]}"
@@ -243,7 +252,8 @@ RULES: tuple[tuple[re.Pattern, Callable[[re.Match[str]], str]], ...] = (
     _sub(r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
     _sub(rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({_UNIT_ALT}){_UNIT_END})?", _scientific),
     _sub(
-        rf"(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_NUMBER})\s*({_UNIT_ALT}|[%％]){_UNIT_END}",
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
+        rf"({_UNIT_ALT}|[%％]){_UNIT_END}",
         _range,
     ),
     _sub(rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
