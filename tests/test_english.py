@@ -7,7 +7,215 @@ import pytest
 from speech import transcribe
 
 from cosyedge.speech.text import normalizer_for
-from cosyedge.speech.text.english import cardinal, normalize
+from cosyedge.speech.text.english import cardinal, fraction, normalize, year
+
+# Forms plant systems write (PLC and SCADA messages, historian exports, work orders), one
+# class after another; the reading is the one an operator says.
+FORMS = [
+    # dates: year first, or year last with the day first; a comma before the time
+    (
+        "2024-05-01 14:05:30 PT-101 high",
+        "May first twenty twenty four, fourteen oh five and thirty seconds P T one oh one high",
+    ),
+    (
+        "2024-05-01T14:05:30Z",
+        "May first twenty twenty four, fourteen oh five and thirty seconds U T C",
+    ),
+    ("2024-05-01T08:00", "May first twenty twenty four, oh eight hundred"),
+    (
+        "2024/12/31 23:59:59",
+        "December thirty first twenty twenty four, twenty three fifty nine and fifty nine seconds",
+    ),
+    ("2023.11.02", "November second twenty twenty three"),
+    ("01.05.2024 06:30", "May first twenty twenty four, oh six thirty"),
+    ("31/12/2023", "December thirty first twenty twenty three"),
+    ("12/31/2023", "December thirty first twenty twenty three"),  # 31 cannot be a month
+    ("03/04/2024", "April third twenty twenty four"),  # ambiguous: day first
+    ("due 2025-01-15.", "due January fifteenth twenty twenty five."),
+    ("2000-01-01", "January first two thousand"),
+    ("2009-07-04", "July fourth two thousand nine"),
+    ("2010-10-10", "October tenth twenty ten"),
+    ("1999-12-31", "December thirty first nineteen ninety nine"),
+    ("1905-03-02", "March second nineteen oh five"),
+    (
+        "last service 2024-03-22, next 2024-09-22",
+        "last service March twenty second twenty twenty four, next September twenty second "
+        "twenty twenty four",
+    ),
+    (
+        "2024-05-01 14:05:30.250",
+        "May first twenty twenty four, fourteen oh five and thirty point two five zero seconds",
+    ),
+    ("2024-02-29T00:00:00Z", "February twenty ninth twenty twenty four, zero zero hundred U T C"),
+    # times
+    ("tripped at 06:07:01", "tripped at oh six oh seven and one second"),
+    ("shift change 22:00", "shift change twenty two hundred"),
+    ("since 00:15", "since zero zero fifteen"),
+    ("stopped 14:05:00", "stopped fourteen oh five"),
+    ("at 12:30:00Z", "at twelve thirty U T C"),
+    ("at 7:45", "at seven forty five"),
+    ("at 23:59:59.9", "at twenty three fifty nine and fifty nine point nine seconds"),
+    # IPv4 addresses digit by digit, dotted versions with "point"
+    (
+        "PLC at 192.168.1.10 offline",
+        "PLC at one nine two dot one six eight dot one dot one zero offline",
+    ),
+    (
+        "broker 10.0.0.5:1883 unreachable",
+        "broker one zero dot zero dot zero dot five port one eight eight three unreachable",
+    ),
+    ("subnet 172.16.0.0/16", "subnet one seven two dot one six dot zero dot zero slash sixteen"),
+    ("gateway 192.168.0.1.", "gateway one nine two dot one six eight dot zero dot one."),
+    (
+        "HMI-3 lost link to 10.1.2.254:502",
+        "H M I three lost link to one zero dot one dot two dot two five four port five zero two",
+    ),
+    (
+        "Modbus 10.0.0.21:502 timeout after 3 retries",
+        "Modbus one zero dot zero dot zero dot two one port five zero two timeout after three "
+        "retries",
+    ),
+    ("firmware 2.1.0", "firmware two point one point zero"),
+    ("firmware 4.12.07", "firmware four point twelve point zero seven"),
+    ("999.1.1.1", "nine hundred ninety nine point one point one point one"),  # no such address
+    # fractions: a < b <= 100; any other number slash number with "slash"
+    ("valve 1/2 open", "valve one half open"),
+    ("3/4 load", "three quarters load"),
+    ("pipe 1 1/2 in", "pipe one and one half in"),
+    ("2/3 full", "two thirds full"),
+    ("5/8 bolt", "five eighths bolt"),
+    ("1/3", "one third"),
+    ("1/10", "one tenth"),
+    ("7/16", "seven sixteenths"),
+    ("1/100", "one one hundredth"),  # as "one one-hundredth"
+    ("1/4 turn", "one quarter turn"),
+    ("2 3/4 turns", "two and three quarters turns"),
+    ("9/20", "nine twentieths"),
+    ("fault 12/3", "fault twelve slash three"),
+    ("3/2", "three slash two"),
+    ("24/7", "twenty four slash seven"),
+    # codes: letters spelled, digits one by one, "dash" between digit groups
+    ("room 12B", "room twelve B"),
+    ("3F corridor", "three F corridor"),
+    ("bay B12", "bay B one two"),
+    ("A3-07 open", "eh three dash oh seven open"),
+    ("PLC-2-07", "P L C two dash oh seven"),
+    ("FV-12A 35%", "F V one two eh thirty five percent"),
+    ("XV-2001 failed to open", "X V two oh oh one failed to open"),
+    ("LSHH-301 trip", "L S H H three oh one trip"),
+    ("E-102", "E one oh two"),
+    ("TIC-4005 output 100%", "T I C four oh oh five output one hundred percent"),
+    ("cabinet 2A door open", "cabinet two eh door open"),
+    ("level 3F.", "level three F."),
+    ("P-201B", "P two oh one B"),
+    ("CO2 1200 ppm", "C O two one thousand two hundred parts per million"),
+    ("WO-10234 due 2024-06-15", "W O one oh two three four due June fifteenth twenty twenty four"),
+    ("rack 4C slot 12", "rack four C slot twelve"),
+    ("AB12-3-04", "eh B one two dash three dash oh four"),
+    # equipment numbers
+    ("pump 2#", "pump number two"),
+    ("2# boiler", "number two boiler"),
+    ("#3 kiln", "number three kiln"),
+    ("No. 4 mill", "number four mill"),
+    ("No.12 fan", "number twelve fan"),
+    ("1# and 2# fans", "number one and number two fans"),
+    # thousands separators
+    ("1,450 rpm", "one thousand four hundred fifty R P M"),
+    ("12,500.5 kg", "twelve thousand five hundred point five kilograms"),
+    ("count 1,000,000", "count one million"),
+    ("flow 2,350 m3/h", "flow two thousand three hundred fifty cubic meters per hour"),
+    ("energy 1,234.5 kWh", "energy one thousand two hundred thirty four point five kilowatt hours"),
+    # scientific notation
+    ("leak rate 1.5e-3 mbar", "leak rate one point five times ten to the minus three millibar"),
+    ("1.2E+05 Pa", "one point two times ten to the five pascals"),
+    ("vacuum 5E-6 mbar", "vacuum five times ten to the minus six millibar"),
+    ("count 3.0e6", "count three point zero times ten to the six"),
+    ("-2.5e-4", "minus two point five times ten to the minus four"),
+    ("resistance 2.2e3 Nm", "resistance two point two times ten to the three newton meters"),
+    # tolerances
+    ("setpoint 50 ±0.5 °C", "setpoint fifty plus or minus zero point five degrees Celsius"),
+    ("+/-0.5 mm", "plus or minus zero point five millimeters"),
+    ("tolerance ±2%", "tolerance plus or minus two percent"),
+    ("±0.05 bar", "plus or minus zero point zero five bar"),
+    ("22 +- 1 °C", "twenty two plus or minus one degree Celsius"),
+    # percentages
+    ("valve 100% open", "valve one hundred percent open"),
+    ("battery 5.5%", "battery five point five percent"),
+    ("humidity 65 %RH", "humidity sixty five percent relative humidity"),
+    ("load -12%", "load minus twelve percent"),
+    ("efficiency 0.5 %", "efficiency zero point five percent"),
+    ("1% left", "one percent left"),
+    # ordinals
+    ("1st stage", "first stage"),
+    ("2nd attempt", "second attempt"),
+    ("3rd shift", "third shift"),
+    ("4th alarm", "fourth alarm"),
+    ("11th 12th 13th", "eleventh twelfth thirteenth"),
+    ("22nd", "twenty second"),
+    ("101st", "one hundred first"),
+    ("40th", "fortieth"),
+    # ranges
+    ("5\u201310 bar", "five to ten bar"),
+    ("20-30%", "twenty to thirty percent"),
+    ("setpoint 4~20 mA", "setpoint four to twenty milliamps"),
+    ("1,000-2,000 rpm", "one thousand to two thousand R P M"),
+    ("-20\u201360 °C", "minus twenty to sixty degrees Celsius"),
+    ("0.5-1.5 bar", "zero point five to one point five bar"),
+    ("4 - 20 mA", "four to twenty milliamps"),
+    # negative values
+    ("temperature -18.5 °C", "temperature minus eighteen point five degrees Celsius"),
+    ("offset -0.02 mm", "offset minus zero point zero two millimeters"),
+    ("pressure -1 bar", "pressure minus one bar"),
+    ("-40 °F", "minus forty degrees Fahrenheit"),
+    ("flow -3 m3/h", "flow minus three cubic meters per hour"),
+    # units
+    ("1 kW", "one kilowatt"),
+    ("0.75 kW", "zero point seven five kilowatts"),
+    ("400 V.", "four hundred volts."),
+    ("dp 35 mbar", "dp thirty five millibar"),
+    ("angle 45°", "angle forty five degrees"),
+    ("10 ms", "ten milliseconds"),
+    ("1 min", "one minute"),
+    ("5 min", "five minutes"),
+    ("level > 90 %", "level greater than ninety percent"),
+    ("T ≤ 5 °C", "T at most five degrees Celsius"),
+    ("~5 min", "about five minutes"),
+    # whole alerts
+    (
+        "Boiler 2# drum level -35 mm at 2024-05-01 03:15",
+        "Boiler number two drum level minus thirty five millimeters at May first twenty twenty "
+        "four, oh three fifteen",
+    ),
+    (
+        "Room 12B temperature 28.4 °C, setpoint 22 ±1 °C.",
+        "Room twelve B temperature twenty eight point four degrees Celsius, setpoint twenty two "
+        "plus or minus one degree Celsius.",
+    ),
+    (
+        "Pump 1# vibration 1.2E+01 mm/s",
+        "Pump number one vibration one point two times ten to the one millimeters per second",
+    ),
+    (
+        "Line 3, 2nd shift: 1,250 units",
+        "Line three, second shift: one thousand two hundred fifty units",
+    ),
+    ("Valve XV-101 at 3/4 open", "Valve X V one oh one at three quarters open"),
+    (
+        "Gateway 192.168.10.1:1883 lost at 2024-05-01T02:10:05Z",
+        "Gateway one nine two dot one six eight dot one zero dot one port one eight eight three "
+        "lost at May first twenty twenty four, oh two ten and five seconds U T C",
+    ),
+    (
+        "Kiln #2 zone 3F: 1,150 °C (limit 1,100 ±25 °C)",
+        "Kiln number two zone three F: one thousand one hundred fifty degrees Celsius (limit one "
+        "thousand one hundred plus or minus twenty five degrees Celsius)",
+    ),
+    (
+        "Filter F-12 dp 1.5e+2 Pa, 3rd alarm since 06:00",
+        "Filter F one two dp one point five times ten to the two pascals, third alarm since oh "
+        "six hundred",
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -71,6 +279,38 @@ from cosyedge.speech.text.english import cardinal, normalize
 )
 def test_english_hygiene(written, spoken):
     assert normalize(written) == spoken
+
+
+def test_the_table_covers_the_reading_classes():
+    assert len(FORMS) >= 130
+
+
+@pytest.mark.parametrize(("written", "spoken"), FORMS)
+def test_plant_forms(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize(
+    ("n", "words"),
+    [
+        (1900, "nineteen hundred"),
+        (2000, "two thousand"),
+        (2007, "two thousand seven"),
+        (2019, "twenty nineteen"),
+        (1801, "eighteen oh one"),
+        (999, "nine hundred ninety nine"),
+    ],
+)
+def test_years(n, words):
+    assert year(n) == words
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "words"),
+    [(1, 2, "one half"), (3, 2, "three halves"), (1, 8, "one eighth"), (3, 20, "three twentieths")],
+)
+def test_fractions(n, d, words):
+    assert fraction(n, d) == words
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """Mandarin alert text → what an operator should hear, form by form.
 
 The first block is every distinct Mandarin alert of the shared benchmark set; the rest are
-the other forms plant alerts use (units, signs, ranges, times, dates, tags, identifiers).
+the other forms plant alerts use (units, signs, ranges, times, dates, tags, identifiers), then
+the forms plant systems write, class by class (# numbering, codes, thousands separators,
+addresses, timestamps, scientific notation, tolerances, fractions).
 """
 
 from __future__ import annotations
@@ -137,6 +139,133 @@ FORMS = [
 ]
 
 
+# Forms plant systems write (DCS and PLC messages, SCADA event lists, work orders), one
+# class after another; the reading is the one an operator says.
+PLANT_FORMS = [
+    # equipment numbering with #: 号 on either side
+    ("2#泵跳闸", "二号泵跳闸"),
+    ("1#、2#风机停止", "一号、二号风机停止"),
+    ("3#炉温度850℃", "三号炉温度八百五十摄氏度"),
+    ("12#皮带机跑偏", "十二号皮带机跑偏"),
+    ("#2机组", "二号机组"),
+    ("1#~3#泵", "一号到三号泵"),
+    ("2#-4#风机", "二号到四号风机"),
+    ("10#变压器", "十号变压器"),
+    ("＃5皮带", "五号皮带"),
+    ("No.3空压机", "三号空压机"),
+    ("1#主变油温75℃", "一号主变油温七十五摄氏度"),
+    ("2#炉A侧引风机", "二号炉 A 侧引风机"),
+    # device codes: 杠 for a hyphen, digits one by one with 幺
+    ("A3-07报警", "A 三 杠 零七 报警"),
+    ("B12区域", "B 十二区域"),
+    ("阀门XV-1001关闭失败", "阀门 X V 杠 幺零零幺 关闭失败"),
+    ("LIC-201液位高", "L I C 杠 二零幺 液位高"),
+    ("C2-15-3", "C 二 杠 幺五 杠 三"),
+    ("TT-101A温度高", "T T 杠 幺零幺 A 温度高"),
+    ("3F机房", "三 F 机房"),
+    ("12B配电室", "十二 B 配电室"),
+    ("PLC1通讯故障", "P L C 幺 通讯故障"),
+    ("变频器VFD-3故障", "变频器 V F D 杠 三 故障"),
+    ("E-102错误", "E 杠 幺零二 错误"),
+    ("M1-2电机", "M 幺 杠 二 电机"),
+    # thousands separators
+    ("转速1,450rpm", "转速一千四百五十转每分"),
+    ("产量12,500.5kg", "产量一万二千五百点五千克"),
+    ("累计1,000,000次", "累计一百万次"),
+    ("流量2,350m³/h", "流量两千三百五十立方米每小时"),
+    ("功率1,200kW", "功率一千二百千瓦"),
+    ("计数12,345", "计数一万二千三百四十五"),
+    ("电能1,234.5kWh", "电能一千二百三十四点五千瓦时"),
+    # IPv4 addresses
+    ("PLC地址192.168.1.10离线", "P L C 地址幺九二点幺六八点幺点幺零离线"),
+    ("网关10.0.0.1:1883连接失败", "网关幺零点零点零点幺端口幺八八三连接失败"),
+    ("子网172.16.0.0/16", "子网幺七二点幺六点零点零斜杠十六"),
+    ("从站192.168.0.254:502超时", "从站幺九二点幺六八点零点二五四端口五零二超时"),
+    ("固件版本2.1.0", "固件版本二点一点零"),
+    # dates and times
+    ("2024年5月1日8点", "二零二四年五月一日八点"),
+    ("2024年5月1日8点30分报警", "二零二四年五月一日八点三十分报警"),
+    ("2024-05-01T08:30:00", "二零二四年五月一日八点三十分"),
+    ("2024/5/1 14:05", "二零二四年五月一日 十四点零五分"),
+    ("2024.05.01", "二零二四年五月一日"),
+    ("2024-12-31 23:59:59", "二零二四年十二月三十一日 二十三点五十九分五十九秒"),
+    ("5月1日8点", "五月一日八点"),
+    ("2024年5月1号", "二零二四年五月一日"),
+    ("00:15停机", "零点十五分停机"),
+    ("08:05", "八点零五分"),
+    ("12:00:30", "十二点零分三十秒"),
+    # scientific notation
+    ("漏率1.5e-3Pa", "漏率一点五乘十的负三次方帕"),
+    ("真空度5E-6Pa", "真空度五乘十的负六次方帕"),
+    ("计数3.0e6", "计数三点零乘十的六次方"),
+    ("1.2E+05Pa", "一点二乘十的五次方帕"),
+    ("-2.5e-4", "负二点五乘十的负四次方"),
+    # tolerances
+    ("温度50±0.5℃", "温度五十正负零点五摄氏度"),
+    ("精度+/-0.5mm", "精度正负零点五毫米"),
+    ("偏差±2%", "偏差正负百分之二"),
+    ("±0.05MPa", "正负零点零五兆帕"),
+    # percentages
+    ("阀门开度100%", "阀门开度百分之一百"),
+    ("电量5.5%", "电量百分之五点五"),
+    ("负荷-12%", "负荷负百分之十二"),
+    ("含氧量0.5%", "含氧量百分之零点五"),
+    ("含水率3‰", "含水率千分之三"),
+    # ordinals
+    ("1st报警", "第一报警"),
+    ("2nd", "第二"),
+    ("第3台", "第三台"),
+    # ranges
+    ("温度5–10℃", "温度五到十摄氏度"),
+    ("压力0.4~0.6MPa", "压力零点四到零点六兆帕"),
+    ("电流4-20mA", "电流四到二十毫安"),
+    ("湿度40%~60%", "湿度百分之四十到百分之六十"),
+    ("转速1,000-1,500rpm", "转速一千到一千五百转每分"),
+    ("温度-20~60℃", "温度零下二十到六十摄氏度"),
+    ("范围5–10", "范围五到十"),
+    # negative values
+    ("温度-18.5℃", "温度零下十八点五摄氏度"),
+    ("偏移-0.02mm", "偏移负零点零二毫米"),
+    ("真空-95kPa", "真空负九十五千帕"),
+    ("液位-350", "液位负三百五十"),
+    # fractions
+    ("3/4开度", "四分之三开度"),
+    ("1 1/2寸", "一又二分之一寸"),
+    ("2/3液位", "三分之二液位"),
+    # units
+    ("电压380V", "电压三百八十伏"),
+    ("电流0.5A", "电流零点五安"),
+    ("功率75kW", "功率七十五千瓦"),
+    ("频率49.8Hz", "频率四十九点八赫兹"),
+    ("油压0.25MPa", "油压零点二五兆帕"),
+    ("转速1500r/min", "转速一千五百转每分"),
+    ("风量12000m³/h", "风量一万二千立方米每小时"),
+    ("重量2.5t", "重量二点五吨"),
+    ("延时30s", "延时三十秒"),
+    ("绝缘电阻0.5MΩ", "绝缘电阻零点五兆欧"),
+    ("噪声85dB", "噪声八十五分贝"),
+    # whole alerts
+    (
+        "2024-05-01 08:30:15 2#炉TT-101温度-5.5℃",
+        "二零二四年五月一日 八点三十分十五秒 二号炉 T T 杠 幺零幺 温度零下五点五摄氏度",
+    ),
+    (
+        "1#空压机排气压力0.85MPa，设定值0.7±0.05MPa",
+        "一号空压机排气压力零点八五兆帕，设定值零点七正负零点零五兆帕",
+    ),
+    ("A3-07柜门打开", "A 三 杠 零七 柜门打开"),
+    (
+        "网关192.168.1.1:502通讯中断，请检查",
+        "网关幺九二点幺六八点幺点幺端口五零二通讯中断，请检查",
+    ),
+    (
+        "3#磨机电流1,250A，超过额定值1,100A",
+        "三号磨机电流一千二百五十安，超过额定值一千一百安",
+    ),
+    ("2024年5月1日8点，1#、2#风机跳闸", "二零二四年五月一日八点，一号、二号风机跳闸"),
+]
+
+
 @pytest.fixture(scope="module")
 def normalizer():
     return MandarinNormalizer()
@@ -144,10 +273,10 @@ def normalizer():
 
 def test_the_table_covers_enough_forms():
     assert len(ALERTS) == 29  # every distinct Mandarin alert of the shared benchmark set
-    assert len(ALERTS) + len(FORMS) >= 40
+    assert len(ALERTS) + len(FORMS) + len(PLANT_FORMS) >= 160
 
 
-@pytest.mark.parametrize(("text", "expected"), ALERTS + FORMS)
+@pytest.mark.parametrize(("text", "expected"), ALERTS + FORMS + PLANT_FORMS)
 def test_alert_reading(normalizer, text, expected):
     assert normalizer.normalize(text) == expected
 

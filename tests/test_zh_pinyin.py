@@ -34,6 +34,34 @@ def test_readings(text, expected):
     assert " ".join(clause_syllables(text)) == expected
 
 
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("2#泵", "er4 hao4 beng4"),
+        ("1#~3#泵", "yi1 hao4 dao4 san1 hao4 beng4"),
+        ("1.5e-3", "yi1 dian2 wu3 cheng2 shi2 de5 fu4 san1 ci4 fang1"),
+        (
+            "10.0.0.1:1883",
+            "yao1 ling2 dian3 ling2 dian3 ling2 dian3 yao1 duan1 kou3 yao1 ba1 ba1 san1",
+        ),
+        (
+            "172.16.0.0/16",
+            "yao1 qi1 er4 dian3 yao1 liu4 dian3 ling2 dian3 ling2 xie2 gang4 shi2 liu4",
+        ),
+        ("1 1/2", "yi1 you4 er4 fen1 zhi1 yi1"),
+        ("±0.5mm", "zheng4 fu4 ling2 dian2 wu3 hao2 mi3"),
+        ("1st", "di4 yi1"),
+        ("-20~60℃", "ling2 xia4 er4 shi2 dao4 liu4 shi2 she4 shi4 du4"),
+        ("3‰", "qian1 fen1 zhi1 san1"),
+        ("2.1.0", "er4 dian3 yi1 dian3 ling2"),
+    ],
+)
+def test_plant_forms_reach_the_voice_as_pinyin(written, expected):
+    # The reading of the pre-pass, then the syllables the espeak-pinyin voice is given.
+    normalized = MandarinNormalizer().normalize(written)
+    assert " ".join(s for c in to_clauses(normalized) for s in c.syllables) == expected
+
+
 def test_letters_are_spelled_as_mandarin_speakers_say_them():
     assert clause_syllables("P T 杠 幺零幺") == ("pi1", "ti1", "gang4", "yao1", "ling2", "yao1")
 

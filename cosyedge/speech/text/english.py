@@ -3,12 +3,33 @@
 Runs before phonemization for every English voice, because engines guess differently (espeak
 reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not at all):
 - device codes spelled out, digits one by one: `PT-101` → "P T one oh one", `M8153` → "M eight
-  one five three";
-- times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five";
-- decimals digit by digit after the point: `6.49` → "six point four nine";
+  one five three"; the hyphen after the letters is silent, a hyphen between digit groups is
+  "dash": `A3-07` → "eh three dash oh seven";
+- a number with capitals glued after it is the number, then the letters: `room 12B` → "room
+  twelve B", `3F` → "three F" (a unit symbol such as `12V` stays a unit);
+- dates, year first (`2024-05-01`, `2024/05/01`, `2024.05.01`) or, with the year last, day
+  first (`01.05.2024`, `01/05/2024`; the month first only when the day cannot be a month,
+  `05/31/2024`): "May first twenty twenty four", then a pause (a comma) before a time that
+  follows after a space or a `T`;
+- times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
+  seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
+  "U T C";
+- IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
+  dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
+  "point": `2.1.0` → "two point one point zero";
+- decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
+  separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
+  followed by exactly three digits is a separator, so `1,450` is one number, not two);
+- scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
+  minus three", `1.2E+05` → "... to the five";
+- fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
+  quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
+  number is read with "slash" (`12/3`);
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
   `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
-- ranges `5-10` and ratios `3:1` with "to", comparison signs, `#`, `&`, ordinals;
+- ranges `5-10`, `5~10` (or with an en dash) and ratios `3:1` with "to"; comparison signs;
+  tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
+  ordinals `1st`, `22nd`;
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter.
@@ -20,7 +41,7 @@ import re
 import unicodedata
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-1"
+VERSION = "en-2"
 
 _ONES = (
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
@@ -38,6 +59,12 @@ _ORDINAL_WORDS = {
     "nine": "ninth",
     "twelve": "twelfth",
 }
+_MONTHS = (
+    *("January", "February", "March", "April", "May", "June", "July", "August"),
+    *("September", "October", "November", "December"),
+)
+# Denominators with a name of their own; every other denominator is its ordinal.
+_FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 
 
 def cardinal(n: int) -> str:
@@ -60,6 +87,7 @@ def cardinal(n: int) -> str:
 
 
 def ordinal(n: int) -> str:
+    """`3` → "third", `21` → "twenty first", `40` → "fortieth"."""
     words = cardinal(n).split()
     last = words[-1]
     if last in _ORDINAL_WORDS:
@@ -72,20 +100,51 @@ def ordinal(n: int) -> str:
 
 
 def digits(text: str, zero: str = "zero") -> str:
+    """`"807"` → "eight zero seven": one word per digit, for codes and addresses."""
     return " ".join(zero if d == "0" else _ONES[int(d)] for d in text)
+
+
+def year(n: int) -> str:
+    """`2024` → "twenty twenty four", `1905` → "nineteen oh five", `2005` → "two thousand five":
+    in pairs, except where the pairs would say "twenty oh five" or "twenty hundred"."""
+    high, low = divmod(n, 100)
+    if n < 1000 or (high % 10 == 0 and low < 10):
+        return cardinal(n)
+    if low == 0:
+        return f"{cardinal(high)} hundred"
+    return f"{cardinal(high)} {'oh ' if low < 10 else ''}{cardinal(low)}"
+
+
+def fraction(numerator: int, denominator: int) -> str:
+    """`1, 2` → "one half", `3, 4` → "three quarters", `5, 8` → "five eighths"."""
+    singular, plural = _FRACTION_NAMES.get(denominator) or (ordinal(denominator),) * 2
+    if numerator == 1:
+        return f"one {singular}"
+    if denominator not in _FRACTION_NAMES:
+        plural += "s"
+    return f"{cardinal(numerator)} {plural}"
+
+
+def _exponent(written: str) -> str:
+    sign = "minus " if written.startswith("-") else ""
+    return f" times ten to the {sign}{cardinal(int(written.lstrip('+-')))}"
 
 
 def number(text: str) -> str:
     """A written number without sign: `1,250` → cardinal, `6.49` → "six point four nine",
-    `007` → digit by digit (a leading zero means the digits are a label, not an amount)."""
-    whole, _, fraction = text.replace(",", "").partition(".")
+    `007` → digit by digit (a leading zero means the digits are a label, not an amount),
+    `1.5e-3` → "one point five times ten to the minus three"."""
+    mantissa, _, exponent = text.replace(",", "").lower().partition("e")
+    whole, _, decimals = mantissa.partition(".")
     if not whole:
         spoken = "zero"
     elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > 15:
         spoken = digits(whole)
     else:
         spoken = cardinal(int(whole))
-    return f"{spoken} point {digits(fraction)}" if fraction else spoken
+    if decimals:
+        spoken += f" point {digits(decimals)}"
+    return spoken + (_exponent(exponent) if exponent else "")
 
 
 # unit as written → (singular, plural). Longest first, so `kPa` wins over `Pa`.
@@ -138,7 +197,8 @@ _LETTER_UNITS = {
     "l": ("liter", "liters"),
     "L": ("liter", "liters"),
 }
-_SIGNS = {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
+_SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
+_SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
 
 
@@ -146,11 +206,24 @@ def _alternatives(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?|\.\d+"
+# A comma before exactly three digits groups thousands; an exponent needs digits after the e.
+_NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_START = r"(?<![\w.,])"  # not inside a word, a code or another number
-_CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})(?![\w-]|\.\d)")
-_TIME = re.compile(r"(?<![\d:.])(\d{1,2}):(\d{1,2})(?::(\d{2}))?(?![\d:]|\.\d)")
-_RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013]\s?({_NUM})(?![\w.-]|\.\d)")
+_FIELD_START = r"(?<![\w.,/:-])"  # nor inside a date, an address or a fraction
+_DATE = re.compile(
+    rf"{_FIELD_START}(?:(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}})|(\d{{1,2}})([-/.])(\d{{1,2}})\6(\d{{4}}))"
+    r"(?:(T|\s+)(?=\d{1,2}:\d\d)|(?![\w/:-]|\.\d))"
+)
+_IPV4 = re.compile(
+    rf"{_FIELD_START}(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?::(\d{{1,5}}))?(?:/(\d{{1,2}}))?(?![\w/:-]|\.\d)"
+)
+_DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
+_CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
+_TIME = re.compile(
+    r"(?<![\d:.])(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z(?!\w))?(?![\d:]|\.\d)"
+)
+_FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
+_RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.,)])-(?=\.?\d)")
 _PLUS = re.compile(r"(?<![\w.,)])\+(?=\.?\d)")
 _UNIT = re.compile(rf"{_NUMBER_START}({_NUM})\s?({_alternatives(_UNITS)})(?![\w/³])")
@@ -161,9 +234,13 @@ _LONE_UNIT = re.compile(r"°C|°F|%|°")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 _ORDINAL = re.compile(r"(?<![\w.,])(\d+)(?:st|nd|rd|th)\b")
 _HASH = re.compile(r"#\s?(?=\d)")
+_HASH_AFTER = re.compile(r"(?<![\w.,])(\d+)\s?#(?![\w#])")
+_NUMERO = re.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
+# Capitals glued after a number, not a unit (those are read first) nor an exponent.
+_NUMBER_LETTERS = re.compile(r"(?<![\w.,])(\d+)([A-Z]{1,2})(?![\w'+-])")
 _NUMBER = re.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
 _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
-_LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z]{2,})")
+_LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
 _SPACES = re.compile(r"[ \t\r\n]+")
 _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
 
@@ -178,27 +255,83 @@ def _letters(written: str) -> list[str]:
 
 
 def _code(m: re.Match[str]) -> str:
-    letters, code_digits, suffix = m.groups()
-    return " ".join([*_letters(letters), digits(code_digits, zero="oh"), *_letters(suffix)])
+    letters, code_digits, suffix, groups = m.groups()
+    words = [*_letters(letters), digits(code_digits, zero="oh"), *_letters(suffix)]
+    for group in groups.split("-")[1:]:
+        words += ["dash", digits(group, zero="oh")]
+    return " ".join(words)
+
+
+def _day_month(first: str, second: str) -> tuple[int, int]:
+    """Day first unless the first cannot be a day of a month the second names (05/31)."""
+    a, b = int(first), int(second)
+    return (b, a) if b > 12 >= a else (a, b)
+
+
+def _date(m: re.Match[str]) -> str:
+    if m.group(1):
+        y, mo, d = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    else:
+        y = int(m.group(8))
+        d, mo = _day_month(m.group(5), m.group(7))
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return m.group(0)
+    pause = ", " if m.group(9) else ""  # between a date and its time, as the T or space
+    return f"{_MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
+
+
+def _ipv4(m: re.Match[str]) -> str:
+    address, port, prefix = m.groups()
+    octets = address.split(".")
+    if any(int(o) > 255 for o in octets):
+        return m.group(0)  # not an address: left for the dotted-number rule
+    spoken = " dot ".join(digits(o) for o in octets)
+    if port:
+        spoken += f" port {digits(port)}"
+    if prefix:
+        spoken += f" slash {cardinal(int(prefix))}"
+    return spoken
+
+
+def _dotted(m: re.Match[str]) -> str:
+    return " point ".join(number(part) for part in m.group(0).split("."))
+
+
+def _fraction(m: re.Match[str]) -> str:
+    whole, top, bottom = m.groups()
+    n, d = int(top), int(bottom)
+    if not 0 < n < d <= 100:
+        return f"{whole} " * bool(whole) + f"{top} slash {bottom}"
+    spoken = fraction(n, d)
+    return f"{number(whole)} and {spoken}" if whole else spoken
+
+
+def _seconds(seconds: str, decimals: str | None) -> str:
+    spoken = cardinal(int(seconds)) + (f" point {digits(decimals)}" if decimals else "")
+    return f"{spoken} {'second' if spoken == 'one' else 'seconds'}"
 
 
 def _time(m: re.Match[str]) -> str:
-    hours, minutes, seconds = m.groups()
+    hours, minutes, seconds, decimals, utc = m.groups()
     h, mi = int(hours), int(minutes)
     if len(minutes) != 2 or h > 24 or mi > 59 or (seconds and int(seconds) > 59):
-        if seconds:
+        if seconds or utc:
             return m.group(0)
         return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1
-    spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
+    # 09:05 is "oh nine oh five"; the hour after midnight is "zero zero", as on a 24-hour watch.
+    if h == 0:
+        spoken = "zero zero"
+    else:
+        spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
     if mi == 0:
         spoken += " hundred"
     elif mi < 10:
         spoken += f" oh {cardinal(mi)}"
     else:
         spoken += f" {cardinal(mi)}"
-    if seconds:
-        spoken += f" and {cardinal(int(seconds))} seconds"
-    return spoken
+    if seconds and (int(seconds) or decimals):  # 14:05:00 is said as 14:05
+        spoken += f" and {_seconds(seconds, decimals)}"
+    return spoken + (" U T C" if utc else "")
 
 
 def _with_unit(table: dict[str, tuple[str, str]]):
@@ -216,8 +349,13 @@ def _lone_unit(m: re.Match[str]) -> str:
 
 def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\u2212", "-")
+    # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    text = _DATE.sub(_date, text)
+    text = _IPV4.sub(_ipv4, text)
+    text = _DOTTED.sub(_dotted, text)
     text = _CODE.sub(_code, text)
     text = _TIME.sub(_time, text)
+    text = _FRACTION.sub(_fraction, text)
     text = _RANGE.sub(r"\1 to \2", text)
     text = _SIGN.sub(lambda m: f" {_SIGNS[m.group(1)]} ", text)
     text = _MINUS.sub("minus ", text)
@@ -225,8 +363,11 @@ def normalize(text: str) -> str:
     text = _UNIT.sub(_with_unit(_UNITS), text)
     text = _LETTER_UNIT.sub(_with_unit(_LETTER_UNITS), text)
     text = _LONE_UNIT.sub(_lone_unit, text)
+    text = _NUMBER_LETTERS.sub(lambda m: " ".join([m.group(1), *_letters(m.group(2))]), text)
     text = _LABEL_A.sub("eh", text)
     text = _HASH.sub("number ", text)
+    text = _HASH_AFTER.sub(r"number \1", text)
+    text = _NUMERO.sub("number ", text)
     text = text.replace("&", " and ")
     text = _ORDINAL.sub(lambda m: ordinal(int(m.group(1))), text)
     text = _LETTER_DIGIT.sub(" ", text)

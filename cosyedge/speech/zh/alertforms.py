@@ -3,6 +3,28 @@
 A general normalizer guesses from context and guesses wrong on alert text (`12.5A` becomes a
 date, `110` a phone number, `PT-101` a negative number). These rules are specific and run
 first, so what reaches the general normalizer is plain Chinese with few digits left.
+
+How the forms are read (conventions chosen for the loudspeaker, where a form is ambiguous):
+- quantities are cardinals, decimals digit by digit: `2307` → 两千三百零七, `12.5` → 十二点五;
+  a comma before exactly three digits groups thousands: `1,450rpm` → 一千四百五十转每分
+  (NFKC folds a full-width comma into the same character, so that is one number too);
+- identifiers are digit by digit: leading zeros (`007`) and nine digits or more;
+- device tags spell their letters and read digits one by one with 幺 for 1, 杠 for a hyphen:
+  `PT-101` → P T 杠 幺零幺, `A3-07` → A 三 杠 零七; a single letter glued to a number with no
+  hyphen is a position, read as letter and cardinal: `B12` → B 十二; a number with letters
+  after it as cardinal and letters: `12B` → 十二 B;
+- equipment numbering with `#` on either side is 号: `2#泵` → 二号泵, `#3机组` → 三号机组,
+  `1#~3#` → 一号到三号; `No.5` → 五号; `1st` → 第一;
+- dates year first (`2024-05-01`, `2024/5/1`, `2024.05.01`, `2024年5月1日`) with the year digit
+  by digit: 二零二四年五月一日; a `T` or a space before the time is dropped or kept as is;
+  times: `08:30` → 八点三十分, `14:05:09` → 十四点零五分九秒;
+- IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
+  幺九二点幺六八点幺点幺零端口幺八八三;
+- negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
+  `1.5e-3` → 一点五乘十的负三次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
+- percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度;
+- other dotted numbers (versions) with 点 between cardinals: `2.1.0` → 二点一点零;
+- fractions 分之: `3/4` → 四分之三, `1 1/2` → 一又二分之一.
 """
 
 from __future__ import annotations
@@ -74,7 +96,8 @@ UNITS: dict[str, str] = {
     "h": "小时",
 }
 
-_NUMBER = r"\d+(?:\.\d+)?"
+# A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
 # A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
@@ -101,6 +124,10 @@ def _code(m: re.Match[str]) -> str:
     return " " + " ".join(out) + " "
 
 
+def _number_text(written: str) -> str:
+    return read_number(written.replace(",", ""))
+
+
 def _date(m: re.Match[str]) -> str:
     year, month, day = m.group(1), int(m.group(2)), int(m.group(3))
     if not (1 <= month <= 12 and 1 <= day <= 31):
@@ -115,14 +142,14 @@ def _time(m: re.Match[str]) -> str:
         return m.group(0)
     text = f"{read_integer(hour)}点"
     if minute or second:
-        text += ("零" if minute < 10 else "") + f"{read_integer(minute)}分"
+        text += ("零" if 0 < minute < 10 else "") + f"{read_integer(minute)}分"
     if second:
         text += f"{read_integer(second)}秒"
     return text
 
 
 def _signed(sign: str, number: str) -> tuple[str, bool]:
-    return read_number(number), bool(sign)
+    return _number_text(number), bool(sign)
 
 
 def _with_unit(m: re.Match[str]) -> str:
@@ -139,16 +166,25 @@ def _percent(m: re.Match[str]) -> str:
     return ("负" if negative else "") + word + reading
 
 
+def _bound(sign: str, number: str, unit: str) -> str:
+    """One end of a range, with the word its sign takes before this unit."""
+    reading = _number_text(number)
+    if not sign:
+        return reading
+    return ("零下" if UNITS.get(unit) == "摄氏度" else "负") + reading
+
+
 def _range(m: re.Match[str]) -> str:
-    """5-10℃ → 五到十摄氏度, 20~30% → 百分之二十到百分之三十."""
-    low, high, unit = read_number(m.group(1)), read_number(m.group(2)), m.group(3)
+    """5-10℃ → 五到十摄氏度, -20~60℃ → 零下二十到六十摄氏度, 20~30% → 百分之二十到百分之三十."""
+    unit = m.group(5)
+    low, high = _bound(m.group(1), m.group(2), unit), _bound(m.group(3), m.group(4), unit)
     if unit in ("%", "％"):
         return f"百分之{low}到百分之{high}"
     return f"{low}到{high}{UNITS[unit]}"
 
 
 def _number(m: re.Match[str]) -> str:
-    sign, digits = m.group(1), m.group(2)
+    sign, digits = m.group(1), m.group(2).replace(",", "")
     whole = digits.partition(".")[0]
     if "." not in digits and (len(whole) >= 9 or (len(whole) > 1 and whole[0] == "0")):
         reading = read_digits(whole)  # identifiers, not quantities
@@ -161,27 +197,75 @@ def _fraction(m: re.Match[str]) -> str:
     return f"{read_integer(int(m.group(2)))}分之{read_integer(int(m.group(1)))}"
 
 
+def _mixed_fraction(m: re.Match[str]) -> str:
+    whole = read_integer(int(m.group(1)))
+    return f"{whole}又{read_integer(int(m.group(3)))}分之{read_integer(int(m.group(2)))}"
+
+
+def _scientific(m: re.Match[str]) -> str:
+    """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
+    reading, negative = _signed(m.group(1), m.group(2))
+    power = read_integer(int(m.group(3)))
+    unit = UNITS.get(m.group(4) or "", "")
+    return ("负" if negative else "") + f"{reading}乘十的{power}次方{unit}"
+
+
+def _ipv4(m: re.Match[str]) -> str:
+    octets, port, prefix = m.group(1).split("."), m.group(2), m.group(3)
+    if any(int(o) > 255 for o in octets):
+        return m.group(0)
+    text = "点".join(read_digits(o, one="幺") for o in octets)
+    if port:
+        text += "端口" + read_digits(port, one="幺")
+    if prefix:
+        text += "斜杠" + read_integer(int(prefix))
+    return text
+
+
+def _dotted(m: re.Match[str]) -> str:
+    return "点".join(read_integer(int(part)) for part in m.group(0).split("."))
+
+
+def _numbered(number: str) -> str:
+    return read_integer(int(number)) + "号"
+
+
 def _year(m: re.Match[str]) -> str:
     return read_digits(m.group(1)) + "年"
 
 
 RULES: tuple[tuple[re.Pattern, Callable[[re.Match[str]], str]], ...] = (
+    # A tolerance written in ASCII, so its minus is not read as a negative sign.
+    _sub(r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
+    _sub(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?(?:/(\d{1,2}))?(?![\d.])", _ipv4),
     # Device tags: two to four capitals, optional hyphen, digits, optional suffix letter;
-    # or any capitals-hyphen-digits form (A-3, PLC-2-07).
+    # any capitals-hyphen-digits form (A-3, PLC-2-07); one capital, digits, hyphen (A3-07).
     _sub(
-        r"(?<![A-Za-z0-9])(?:[A-Z]{2,4}[-_]?\d+|[A-Z]{1,4}(?:[-_]\d+)+)(?:[-_]?[A-Z])?(?:[-_/]\d+)*"
-        r"(?![A-Za-z0-9])",
+        r"(?<![A-Za-z0-9])(?:[A-Z]{2,4}[-_]?\d+|[A-Z]{1,4}(?:[-_]\d+)+|[A-Z]\d+(?:[-_]\d+)+)"
+        r"(?:[-_]?[A-Z])?(?:[-_/]\d+)*(?![A-Za-z0-9])",
         _code,
     ),
-    _sub(r"(?<!\d)(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?(?!\d)", _date),
+    # The day ends at 日 or 号, or where no digit follows; a T before the time is dropped.
+    _sub(r"(?<![\d.])(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})(?:[日号]|T(?=\d)|(?![\d.]))", _date),
+    _sub(r"(?<![\d.])\d+(?:\.\d+){2,}(?![\d.])", _dotted),
     _sub(r"(?<!\d)(\d{4})年", _year),
     _sub(r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
-    _sub(rf"(?<![\d.])({_NUMBER})\s*[-~～]\s*({_NUMBER})\s*({_UNIT_ALT}|[%％]){_UNIT_END}", _range),
+    _sub(rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({_UNIT_ALT}){_UNIT_END})?", _scientific),
+    _sub(
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
+        rf"({_UNIT_ALT}|[%％]){_UNIT_END}",
+        _range,
+    ),
     _sub(rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     _sub(rf"({_SIGN})({_NUMBER})\s*({_UNIT_ALT}){_UNIT_END}", _with_unit),
+    _sub(r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
     _sub(r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
-    _sub(r"[#＃](\d+)", lambda m: f"{read_integer(int(m.group(1)))}号"),
-    _sub(r"[Nn]o\.\s*(\d+)", lambda m: f"{read_integer(int(m.group(1)))}号"),
+    # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
+    _sub(r"(\d+)#\s*[-~\u2013]\s*(\d+)#", lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}"),
+    _sub(r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
+    _sub(r"#(\d+)", lambda m: _numbered(m.group(1))),
+    _sub(r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
+    _sub(r"(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])", lambda m: "第" + read_integer(int(m[1]))),
     _sub(rf"({_SIGN})({_NUMBER})", _number),
 )
 
