@@ -1,6 +1,8 @@
-"""The Debian package, end to end: build, lintian, install with dpkg -i, run from the installed
-path, remove and purge. It changes the machine (a package, a system user), so it runs as root
-on CI (CI=true) or when COSYEDGE_TEST_PACKAGE=1, one run at a time per machine."""
+"""The Debian packages, end to end: build, size, lintian, install with dpkg -i, run from the
+installed path, remove and purge. cosyedge alone runs the default voices and refuses a Piper
+voice naming the package to install; cosyedge-voice-piper adds Piper to its venv, owning no file
+of cosyedge's. It changes the machine (packages, a system user), so it runs as root on CI
+(CI=true) or when COSYEDGE_TEST_PACKAGE=1, one run at a time per machine."""
 
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ from support import REPO
 
 from cosyedge import __version__
 
+PACKAGES = ("cosyedge", "cosyedge-voice-piper")
+MAX_DEB_BYTES = 60 << 20  # cosyedge's .deb, packed (what it leaves out: packaging/README.md)
+SITE = Path("/opt/cosyedge/lib/python3.11/site-packages")
+HINT = "voices.en.engine: piper needs the piper voice package: apt install cosyedge-voice-piper"
+
 pytestmark = [
     pytest.mark.system,
     pytest.mark.skipif(
@@ -33,6 +40,11 @@ def run(*command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
+def as_service(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed cosyedge, as the service user."""
+    return run("runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/cosyedge", *args)
+
+
 def dpkg(*args: str) -> subprocess.CompletedProcess[str]:
     """dpkg, waiting out another package operation on this machine instead of failing."""
     deadline = time.monotonic() + 300
@@ -44,8 +56,39 @@ def dpkg(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def installed(package: str) -> bool:
-    result = run("dpkg-query", "-W", "-f=${db:Status-Abbrev}", package)
-    return result.stdout.startswith("ii")
+    """Unpacked and configured (a refused `dpkg -r` leaves it so, marked for removal)."""
+    result = run("dpkg-query", "-W", "-f=${db:Status-Status}", package)
+    return result.stdout == "installed"
+
+
+def owned_files(package: str) -> set[str]:
+    """What dpkg lists as the package's, less directories (which packages may share)."""
+    listed = run("dpkg", "-L", package).stdout.splitlines()
+    return {path for path in listed if not Path(path).is_dir()}
+
+
+def build(out: Path) -> tuple[Path, Path]:
+    """scripts/package: the paths of cosyedge's .deb (its last line of output) and of the voice
+    package's (the line before)."""
+    started = time.monotonic()
+    built = run(str(REPO / "scripts" / "package"), str(out), timeout=1200)
+    assert built.returncode == 0, built.stderr
+    voice, main = (Path(line) for line in built.stdout.strip().splitlines()[-2:])
+    assert main.name.startswith(f"cosyedge_{__version__}_"), main
+    assert voice.name.startswith(f"cosyedge-voice-piper_{__version__}_"), voice
+    print(
+        f"package: built {main.name} ({main.stat().st_size >> 20} MB) and {voice.name} "
+        f"({voice.stat().st_size >> 20} MB) in {time.monotonic() - started:.0f} s"
+    )
+    return main, voice
+
+
+def lint(deb: Path) -> None:
+    if shutil.which("lintian"):
+        started = time.monotonic()
+        result = run("lintian", "--fail-on", "error,warning", "--tag-display-limit", "0", str(deb))
+        print(f"package: lintian {deb.name} took {time.monotonic() - started:.0f} s")
+        assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.fixture
@@ -56,78 +99,120 @@ def package_lock():
         yield
 
 
-def test_deb_builds_passes_lintian_installs_runs_and_purges(package_lock, tmp_path: Path):
-    if installed("cosyedge"):
+def test_debs_build_pass_lintian_install_run_and_purge(package_lock, tmp_path: Path):
+    if any(installed(package) for package in PACKAGES):
         pytest.skip("a cosyedge package is installed on this machine; leaving it alone")
+    main, voice = build(tmp_path)
+    assert main.stat().st_size <= MAX_DEB_BYTES
+    lint(main)
+    lint(voice)
 
-    started = time.monotonic()
-    built = run(str(REPO / "scripts" / "package"), str(tmp_path), timeout=1200)
-    assert built.returncode == 0, built.stderr
-    deb = Path(built.stdout.strip().splitlines()[-1])
-    print(
-        f"package: built {deb.name} ({deb.stat().st_size >> 20} MB) in "
-        f"{time.monotonic() - started:.0f} s"
-    )
-
-    if shutil.which("lintian"):
-        started = time.monotonic()
-        lint = run("lintian", "--fail-on", "error,warning", "--tag-display-limit", "0", str(deb))
-        print(f"package: lintian took {time.monotonic() - started:.0f} s")
-        assert lint.returncode == 0, lint.stdout + lint.stderr
-
-    result = dpkg("-i", str(deb))
+    # A place the service user can write to: cache, state and the WAV files said.
+    work = Path("/tmp") / f"cosyedge-package-test-{os.getpid()}"
     try:
+        result = dpkg("-i", str(main))
         assert result.returncode == 0, result.stdout + result.stderr
-        user = pwd.getpwnam("cosyedge")
-        assert "cosyedge" in grp.getgrnam("audio").gr_mem
-        assert user.pw_dir == "/var/lib/cosyedge"
+        work.mkdir()
+        default, piper = work / "default.yaml", work / "piper.yaml"
+        places = f"cache:\n  dir: {work}/cache\nstate_dir: {work}/state\n"
+        default.write_text(places)
+        piper.write_text(f"voices:\n  en:\n    engine: piper\n{places}")
+        shutil.chown(work, "cosyedge")
 
-        version = run("/opt/cosyedge/bin/cosyedge", "--version")
-        assert version.stdout.strip() == f"cosyedge {__version__}", version.stderr
-        check = run(
-            "/opt/cosyedge/bin/cosyedge", "check", "--config", "/etc/cosyedge/cosyedge.yaml"
-        )
-        assert check.returncode == 0, check.stderr
-        assert check.stdout.startswith("/etc/cosyedge/cosyedge.yaml: OK")
-        conffiles = run("dpkg-query", "-W", "-f=${Conffiles}", "cosyedge").stdout
-        assert "/etc/cosyedge/cosyedge.yaml" in conffiles
-        assert "/etc/mosquitto/conf.d/cosyedge.conf" in conffiles  # the system broker's limits
-
-        # The installed environment really speaks, as the service user, from its own path.
-        out = Path("/tmp") / f"cosyedge-package-test-{os.getpid()}.wav"
-        config = Path("/tmp") / f"cosyedge-package-test-{os.getpid()}.yaml"
-        config.write_text(f"cache:\n  dir: /tmp/cosyedge-package-test-{os.getpid()}-cache\n")
-        say = run(
-            "runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/cosyedge", "say",
-            "--config", str(config), "--out", str(out), "Installed and speaking.",
-        )  # fmt: skip
-        assert say.returncode == 0, say.stderr
-        assert out.stat().st_size > 22050 * 2
-        out.unlink()
-        config.unlink()
-        shutil.rmtree(f"/tmp/cosyedge-package-test-{os.getpid()}-cache")
-
-        if shutil.which("systemd-analyze"):
-            verify = run("systemd-analyze", "verify", "/lib/systemd/system/cosyedge.service")
-            assert (verify.returncode, verify.stderr) == (0, "")
-
-        # What systemd would have made at run time; a purge must take it away.
-        for state in ("/var/lib/cosyedge", "/var/cache/cosyedge"):
-            Path(state).mkdir(exist_ok=True)
-            (Path(state) / "something").write_text("x")
-        # The password file the operations guide has the operator add: purged with the rest.
-        Path("/etc/cosyedge/mqtt-password").write_text("secret\n")
-
-        removed = dpkg("-r", "cosyedge")
-        assert removed.returncode == 0, removed.stderr
-        assert not Path("/opt/cosyedge").exists()
-        assert Path("/etc/cosyedge/cosyedge.yaml").exists()  # a conffile outlives remove
-        assert Path("/var/lib/cosyedge/something").exists()  # and so does state
+        installed_alone(default, piper)
+        with_the_voice_package(voice, piper)
+        removed_and_purged()
     finally:
-        purged = dpkg("-P", "cosyedge")
-    assert purged.returncode == 0, purged.stderr
-    assert not installed("cosyedge")
+        shutil.rmtree(work, ignore_errors=True)
+        purged = [dpkg("-P", package) for package in reversed(PACKAGES)]
+    assert [p.returncode for p in purged] == [0, 0], [p.stderr for p in purged]
+    assert not any(installed(package) for package in PACKAGES)
     mosquitto_conf = "/etc/mosquitto/conf.d/cosyedge.conf"
     for gone in ("/etc/cosyedge", "/var/lib/cosyedge", "/var/cache/cosyedge", "/opt/cosyedge"):
         assert not Path(gone).exists(), gone
     assert not Path(mosquitto_conf).exists()
+    assert not Path("/usr/share/doc/cosyedge-voice-piper").exists()
+
+
+def installed_alone(default: Path, piper: Path) -> None:
+    """cosyedge without the voice package: the default voices speak, English and Mandarin (its
+    front end's text normalizer too), and a Piper voice is refused with what to install."""
+    user = pwd.getpwnam("cosyedge")
+    assert "cosyedge" in grp.getgrnam("audio").gr_mem
+    assert user.pw_dir == "/var/lib/cosyedge"
+
+    version = run("/opt/cosyedge/bin/cosyedge", "--version")
+    assert version.stdout.strip() == f"cosyedge {__version__}", version.stderr
+    check = run("/opt/cosyedge/bin/cosyedge", "check", "--config", "/etc/cosyedge/cosyedge.yaml")
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.startswith("/etc/cosyedge/cosyedge.yaml: OK")
+    conffiles = run("dpkg-query", "-W", "-f=${Conffiles}", "cosyedge").stdout
+    assert "/etc/cosyedge/cosyedge.yaml" in conffiles
+    assert "/etc/mosquitto/conf.d/cosyedge.conf" in conffiles  # the system broker's limits
+
+    # The installed environment really speaks, as the service user, from its own path.
+    said(default, "Installed and speaking.")
+    said(default, "液位 > 90%", "--lang", "zh")  # wetext reads what the alert forms do not
+
+    for command in ("check", "run"):
+        refused = as_service(command, "--config", str(piper))
+        assert refused.returncode == 2, (command, refused.stdout, refused.stderr)
+        assert refused.stderr.startswith(f"{piper}: {HINT}"), (command, refused.stderr)
+    assert not (SITE / "piper").exists()
+
+    if shutil.which("systemd-analyze"):
+        verify = run("systemd-analyze", "verify", "/lib/systemd/system/cosyedge.service")
+        assert (verify.returncode, verify.stderr) == (0, "")
+
+
+def said(config: Path, text: str, *options: str) -> None:
+    out = config.parent / "said.wav"
+    say = as_service("say", "--config", str(config), "--out", str(out), *options, text)
+    assert say.returncode == 0, say.stderr
+    assert out.stat().st_size > 22050 * 2
+    out.unlink()
+
+
+def with_the_voice_package(voice: Path, piper: Path) -> None:
+    """The voice package adds Piper to the same venv without sharing a file; cosyedge cannot
+    be removed from under it; removed, it leaves none of its directories behind."""
+    result = dpkg("-i", str(voice))
+    assert result.returncode == 0, result.stdout + result.stderr
+    shared = owned_files("cosyedge") & owned_files("cosyedge-voice-piper")
+    assert not shared, sorted(shared)[:10]
+    check = as_service("check", "--config", str(piper))
+    assert check.returncode == 0, check.stderr
+    said(piper, "Piper is installed and speaking.")
+
+    kept = dpkg("-r", "cosyedge")
+    assert kept.returncode != 0 and installed("cosyedge"), kept.stdout + kept.stderr
+    assert "cosyedge-voice-piper depends on cosyedge" in kept.stderr
+
+    # Python writes bytecode where it finds none; the voice package's postrm clears it.
+    (SITE / "piper" / "__pycache__" / "written-at-run-time.pyc").write_bytes(b"")
+    removed = dpkg("-r", "cosyedge-voice-piper")
+    assert removed.returncode == 0, removed.stderr
+    assert not (SITE / "piper").exists()
+    assert not Path("/opt/cosyedge/bin/piper").exists()
+    assert as_service("check", "--config", str(piper)).returncode == 2
+    purged = dpkg("-P", "cosyedge-voice-piper")
+    assert purged.returncode == 0, purged.stderr
+    assert not Path("/usr/share/doc/cosyedge-voice-piper").exists()
+    check = run("/opt/cosyedge/bin/cosyedge", "check", "--config", "/etc/cosyedge/cosyedge.yaml")
+    assert check.returncode == 0, check.stderr  # cosyedge itself untouched
+
+
+def removed_and_purged() -> None:
+    """Remove keeps configuration and state; the purge after it (the caller's) takes them."""
+    # What systemd would have made at run time; a purge must take it away.
+    for state in ("/var/lib/cosyedge", "/var/cache/cosyedge"):
+        Path(state).mkdir(exist_ok=True)
+        (Path(state) / "something").write_text("x")
+    # The password file the operations guide has the operator add: purged with the rest.
+    Path("/etc/cosyedge/mqtt-password").write_text("secret\n")
+
+    removed = dpkg("-r", "cosyedge")
+    assert removed.returncode == 0, removed.stderr
+    assert not Path("/opt/cosyedge").exists()
+    assert Path("/etc/cosyedge/cosyedge.yaml").exists()  # a conffile outlives remove
+    assert Path("/var/lib/cosyedge/something").exists()  # and so does state

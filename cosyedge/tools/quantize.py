@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.config import SessionConfig, VoiceConfig, missing_engine_package
 from cosyedge.tools import evaluate
 
 log = logging.getLogger(__name__)
@@ -107,6 +107,9 @@ def quantize_piper(
         raise QuantizeError(f"{model}: no such file")
     if not _sidecar(model).is_file():
         raise QuantizeError(f"{model}: not a Piper voice ({_sidecar(model).name} is missing)")
+    missing = missing_engine_package("piper", model)
+    if missing:
+        raise QuantizeError(f"the quantizer speaks with both models: {missing}")
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic

