@@ -238,6 +238,7 @@ class Daemon:
         self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
         self.health.set("audio", self.player.trouble)
         self.health.set("memory", self.speech.memory.trouble)
+        self.health.set("voice", self.speech.renderer.trouble)
         for beat in self.beats:
             stuck = beat.silent_for(now) > stuck_s
             self.health.set(

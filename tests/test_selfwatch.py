@@ -5,6 +5,7 @@ start, said again until acknowledged, its end said once, and no alert is lost me
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import numpy as np
@@ -124,6 +125,44 @@ def test_a_journal_that_cannot_write_is_said_and_restarts_are_counted(
         daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60, count=starts)
     status = listen.wait_for(STATUS, lambda s: s[-1].get("restarts_last_hour") == 2, 30)
     assert status[-1]["state"] == "online"
+    listen.close()
+
+
+def test_a_voice_that_fails_after_start_is_a_fault_and_its_alerts_are_still_heard(
+    tmp_path, broker, alsa_sink, make_daemon
+):
+    """espeak-ng, the Mandarin voice's engine, starts failing after the daemon is up (as when
+    its package is removed or broken): each Mandarin alert is heard as the generic phrase and
+    reported so, the fault is said, and the first phrase the voice says whole clears it."""
+    broken = tmp_path / "espeak-broken"
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    espeak = shims / "espeak-ng"
+    espeak.write_text(
+        f'#!/bin/sh\nif [ -e {broken} ]; then echo "cannot open voice" >&2; exit 1; fi\n'
+        'exec /usr/bin/espeak-ng "$@"\n'
+    )
+    espeak.chmod(0o755)
+    listen = Listener(broker.port, STATUS, EVENT, REPORT)
+    env = {"PATH": f"{shims}:{os.environ['PATH']}"}
+    make_daemon(site_yaml(broker.port, tmp_path) + MONITOR, env=env)
+    broken.touch()
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "二号泵压力过高。", "id": "zh-1"}))
+    report = listen.wait_for(REPORT, lambda r: r, 60)[0]
+    assert (report["outcome"], report["source"]) == ("spoken", "generic"), report
+    assert "EspeakUnavailable" in report["reason"] and "cannot open voice" in report["reason"]
+    said = lambda: events(listen, "fault_announcement", "voice")  # noqa: E731
+    listen.wait_for(EVENT, lambda _: said(), LIMIT_S)
+    assert said()[0]["text"].startswith("Alarm system fault: a voice has failed.")
+    status = listen.wait_for(STATUS, lambda s: s[-1]["state"] == "degraded", 10)[-1]
+    assert "cannot synthesize (EspeakUnavailable" in status["faults"]["voice"]
+
+    broken.unlink()
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "三号泵正常。", "id": "zh-2"}))
+    spoken = listen.wait_for(REPORT, lambda r: any(x.get("id") == "zh-2" for x in r), 60)
+    assert [x["source"] for x in spoken if x.get("id") == "zh-2"] == ["synth"]
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_cleared", "voice"), 30)
+    listen.wait_for(STATUS, lambda s: s[-1]["state"] == "online", 10)
     listen.close()
 
 

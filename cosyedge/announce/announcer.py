@@ -27,7 +27,7 @@ from cosyedge.model import Delivery, Heartbeat, Item, ItemKind
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice, is_out_of_memory
-from cosyedge.speech.render import Renderer, Rendering
+from cosyedge.speech.render import Renderer, Rendering, SynthesisFailed
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +81,11 @@ class Speech:
 
 @dataclass
 class Heard:
-    """The loudest sample of the speech itself: the chime alone must not count as spoken."""
+    """The loudest sample of the speech itself: the chime alone must not count as spoken;
+    and why the generic phrase stood in for the alert's, if it did."""
 
     peak: int = 0
+    fallback: str | None = None  # why the generic phrase was said instead of the alert's
 
     def through(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         for pcm in chunks:
@@ -177,6 +179,8 @@ class Announcer:
             "source": rendering.source,
             "latency_ms": round((start - received) * 1000),
         }
+        if heard.fallback is not None:
+            detail["reason"] = heard.fallback
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         log.info(
             "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
@@ -190,15 +194,21 @@ class Announcer:
         return Delivery("spoken", detail)
 
     def _speak(self, item: Item, cut: list[bool], heard: Heard) -> tuple[Rendering, Playback]:
+        """The alert's phrase; when its synthesis fails for want of memory or because the voice
+        is broken (the renderer then holds the voice's fault), the generic phrase in the
+        alert's language after whatever was already heard, so the alert is never unheard."""
         rendering = self.speech.render(item)
         try:
             return rendering, self._play(item, rendering, cut, heard)
+        except SynthesisFailed as exc:
+            log.error("%s %s: %s; saying the generic phrase", item.kind, item.key, exc)
+            heard.fallback = str(exc)
         except Exception as exc:
             if not is_out_of_memory(exc):
                 raise
             self.speech.memory.out_of_memory(exc)
-            rendering = self.speech.fallback.rendering(item.priority, item.lang)
-            return rendering, self._play(item, rendering, cut, heard)
+        rendering = self.speech.fallback.rendering(item.priority, item.lang)
+        return rendering, self._play(item, rendering, cut, heard)
 
     def _play(self, item: Item, rendering: Rendering, cut: list[bool], heard: Heard) -> Playback:
         volume = self.sound.volume(item.priority, item.volume)

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cosyedge.model import error_text
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key, normalize_text
+from cosyedge.speech.memory import is_out_of_memory
 from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,15 @@ class Rendering:
         return self._job is None or self._job.finished.wait(timeout)
 
 
+class SynthesisFailed(Exception):
+    """A voice raised while synthesizing a phrase (its model, its engine, its front end): the
+    voice is broken, not the text. An allocation failure is raised as itself instead, for the
+    memory guard."""
+
+
+JobEnd = Callable[[str, "BaseException | None"], None]  # (lang, its error or None: whole)
+
+
 class _Failed:
     def __init__(self, error: BaseException) -> None:
         self.error = error
@@ -64,9 +75,16 @@ class _Job:
     """One phrase: run by the synthesis thread, read clause by clause by the player's side."""
 
     def __init__(
-        self, voice: Voice, text: str, lang: str, cache: PhraseCache | None, key: str
+        self,
+        voice: Voice,
+        text: str,
+        lang: str,
+        cache: PhraseCache | None,
+        key: str,
+        outcome: JobEnd,
     ) -> None:
         self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
+        self.outcome = outcome
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
         self.finished = threading.Event()
@@ -92,6 +110,7 @@ class _Job:
                 try:
                     pcm = next(clauses)
                 except StopIteration:
+                    self.outcome(self.lang, None)
                     if parts and self.cache is not None:
                         self._store(np.concatenate(parts))
                     self._put(_END)
@@ -102,6 +121,10 @@ class _Job:
             # Raised again in the consumer, where it is reported. Its frames would keep the
             # voice's session alive, and so the memory an out-of-memory handler wants back.
             traceback.clear_frames(exc.__traceback__)
+            if not is_out_of_memory(exc):
+                self.outcome(self.lang, exc)
+                name = getattr(self.voice, "name", self.lang)
+                exc = SynthesisFailed(f"voice {name} failed: {error_text(exc)}")
             self._put(_Failed(exc))
         finally:
             clauses.close()
@@ -151,6 +174,22 @@ class Renderer:
         self._pending: weakref.WeakSet[_Job] = weakref.WeakSet()
         self._worker = threading.Thread(target=self._synthesize_forever, name="synth", daemon=True)
         self._lock = threading.Lock()
+        self._failing: dict[str, str] = {}  # lang -> why its voice's last synthesis failed
+
+    @property
+    def trouble(self) -> str | None:
+        """The voices whose last synthesis raised, with the reason; None when every voice
+        finished its last phrase. A voice is trusted again once it synthesizes one whole."""
+        with self._lock:
+            failing = sorted(self._failing.items())
+        return "; ".join(f"{lang}: {why}" for lang, why in failing) or None
+
+    def _outcome(self, lang: str, error: BaseException | None) -> None:
+        with self._lock:
+            if error is None:
+                self._failing.pop(lang, None)
+            else:
+                self._failing[lang] = f"cannot synthesize ({error_text(error)})"
 
     def _synthesize_forever(self) -> None:
         while (task := self._jobs.get()) is not None:
@@ -218,7 +257,8 @@ class Renderer:
 
     def _synthesize(self, text: str, lang: str, store: bool = True) -> Rendering:
         voice = self.voice_for(lang)
-        job = _Job(voice, text, lang, self.cache if store else None, self.key(text, lang))
+        cache = self.cache if store else None
+        job = _Job(voice, text, lang, cache, self.key(text, lang), self._outcome)
         self._pending.add(job)
         self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
         return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)
