@@ -738,7 +738,8 @@ class PronunciationConfig:
         metadata=_meta(
             "instead of `word`: a regular expression matched at word edges, e.g. "
             '`"K-?(\\d+)"`; at most 100 characters, no lookarounds, anchors or backreferences, '
-            "no quantifier or `|` inside a repeated part, at most two open-ended quantifiers"
+            "no quantifier or `|` inside a repeated part, at most four quantifiers of which one "
+            "open-ended"
         ),
     )
     say: str | None = field(
