@@ -902,6 +902,8 @@ class Config:
     )
 
     def __post_init__(self) -> None:
+        if not self.voices:
+            raise ValueError("voices: must not be empty")
         if not self.templates:
             raise ValueError("templates: at least one template is needed")
         for i, template in enumerate(self.templates):
@@ -1074,11 +1076,8 @@ def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -
         (inner,) = [a for a in args if a is not type(None)]
         return _convert(inner, value, path, meta, problems)
     if origin is dict:
-        if not isinstance(value, dict) or not value:
-            reason = (
-                "must not be empty" if value == {} else f"expected a mapping, got {_show(value)}"
-            )
-            problems.append(f"{path}: {reason}")
+        if not isinstance(value, dict):
+            problems.append(f"{path}: expected a mapping, got {_show(value)}")
             return _MISSING
         items = {}
         for key, v in value.items():
