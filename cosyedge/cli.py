@@ -1,4 +1,4 @@
-"""Command line: `cosyedge run | say | check | reload | warm | cache | voice | quantize`."""
+"""Command line: `cosyedge run | say | read | check | reload | warm | cache | voice | quantize`."""
 
 from __future__ import annotations
 
@@ -37,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("text")
     say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
     say.add_argument("--lang", default="en", help="language whose voice speaks (default: en)")
+    read = with_config(
+        sub.add_parser(
+            "read",
+            help="show how a phrase will be said, without saying it: runs by language, site "
+            "pronunciations applied, words, phonemes or pinyin, cache key",
+        )
+    )
+    read.add_argument("text")
+    read.add_argument("--lang", default="en", help="language of the phrase (default: en)")
+    read.add_argument("--json", action="store_true", help="one JSON object, for programs")
     quantize = sub.add_parser(
         "quantize", help="make an int8 copy of a Piper voice, if it still sounds right"
     )
@@ -112,6 +122,8 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
         return _voice_command(config, args)
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
+    if args.command == "read":
+        return _read(config, args.text, args.lang, args.json)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     from cosyedge.daemon import Daemon
@@ -175,18 +187,36 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_voice(config: Config, lang: str) -> bool:
+    if lang in config.voices:
+        return False
+    known = ", ".join(config.voices)
+    print(f"no voice configured for {lang!r} (voices: {known})", file=sys.stderr)
+    return True
+
+
+def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
+    import json
+
+    from cosyedge.tools.read import as_text, read
+
+    if _no_voice(config, lang):
+        return 2
+    reading = read(config, text, lang)
+    print(json.dumps(reading, ensure_ascii=False, indent=1) if as_json else as_text(reading))
+    return 0
+
+
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import load_voices
     from cosyedge.tools.owner import as_owner_of
 
-    if lang not in config.voices:
-        known = ", ".join(config.voices)
-        print(f"no voice configured for {lang!r} (voices: {known})", file=sys.stderr)
+    if _no_voice(config, lang):
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both.
-    voices = load_voices(config.voices, config.state_dir / "models")
+    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
     with as_owner_of(config.cache.dir):
         cache = PhraseCache.from_config(config.cache)
         renderer = Renderer(voices, cache)

@@ -43,7 +43,7 @@ from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.render import Renderer
-from cosyedge.speech.voices import load_voice, mixed_voices, settle_memory
+from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
 log = logging.getLogger(__name__)
@@ -341,6 +341,8 @@ class Daemon:
             self.mqtt.set_filters(self.intake.filters)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
         self.speech.memory.ceiling_mb = new.memory.ceiling_mb
+        if new.pronunciations != old.pronunciations:
+            self._use_lexicons(new)
         logging.getLogger().setLevel(new.log_level.upper())
         for key in waiting:
             log.warning("reload: %s changed; that takes effect at the next restart", key)
@@ -351,6 +353,17 @@ class Daemon:
         if not self.mqtt.subscribed.wait(SUBSCRIBE_WAIT_S):
             detail += "; the broker has not acknowledged the subscriptions yet"
         return detail
+
+    def _use_lexicons(self, config: Config) -> None:
+        """Each voice takes its language's new lexicon; its identity, and so the cache key of
+        every phrase, changes with it, so the next phrase is said the new way."""
+        for lang, voice in self.speech.voices.items():
+            voice.use_lexicon(lexicon_for(config.pronunciations, lang))
+        log.info("site pronunciations reloaded: %s", _lexicon_sizes(config) or "none")
+
+
+def _lexicon_sizes(config: Config) -> str:
+    return ", ".join(f"{lang} {len(e)}" for lang, e in config.pronunciations.items())
 
 
 def _check_service_limit(ceiling_mb: float) -> None:
@@ -369,7 +382,11 @@ def build_speech(config: Config, faults: Faults) -> Speech:
     phrases (short, and what is left if all fails) and the fault phrases, rendered now."""
     models = config.state_dir / "models"
     voices = {
-        lang: SheddableVoice(functools.partial(load_voice, lang, voice_config, models))
+        lang: SheddableVoice(
+            functools.partial(
+                load_voice, lang, voice_config, models, lexicon_for(config.pronunciations, lang)
+            )
+        )
         for lang, voice_config in config.voices.items()
     }
     settle_memory()

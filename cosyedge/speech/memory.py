@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.speech.voices import Voice
+from cosyedge.speech.lexicon import Lexicon
+from cosyedge.speech.voices import EngineVoice, lexicon_identity
 
 log = logging.getLogger(__name__)
 
@@ -134,21 +135,34 @@ class SheddableVoice:
     """A voice that can be unloaded while idle and loads again on its next use.
 
     Its name, sample rate and identity are kept, so phrase-cache lookups never need the model.
+    `load` gives the voice with the lexicon it started with; `use_lexicon` changes that, for
+    the voice in memory and any later load.
     """
 
-    def __init__(self, load: Callable[[], Voice]) -> None:
+    def __init__(self, load: Callable[[], EngineVoice]) -> None:
         self._load = load
         self._lock = threading.Lock()
         self._users = 0
+        self._lexicon: Lexicon | None = None  # None: the one `load` gives
         self.last_used = time.monotonic()
         self.size_mb = 0.0  # what loading added to RSS: the price of loading it again
         voice = self._load_measured()
-        self._voice: Voice | None = voice
+        self._voice: EngineVoice | None = voice
         self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
+        self._base_identity = voice.front.base_identity  # for a new lexicon while unloaded
 
     @property
     def loaded(self) -> bool:
         return self._voice is not None
+
+    def use_lexicon(self, lexicon: Lexicon) -> None:
+        """From the next phrase on, say words the way `lexicon` says (a reload); a phrase
+        being synthesized finishes with the voice it began with."""
+        with self._lock:
+            self._lexicon = lexicon
+            self.identity = lexicon_identity(self._base_identity, lexicon)
+            if self._voice is not None:
+                self._voice = self._voice.with_lexicon(lexicon)
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         with self._lock:
@@ -156,6 +170,7 @@ class SheddableVoice:
                 started = time.monotonic()
                 self._voice = self._load_measured()
                 self.identity = self._voice.identity
+                self._base_identity = self._voice.front.base_identity
                 log.info("voice %s loaded again in %.2f s", self.name, time.monotonic() - started)
             voice = self._voice
             self._users += 1
@@ -166,11 +181,11 @@ class SheddableVoice:
                 self._users -= 1
                 self.last_used = time.monotonic()
 
-    def _load_measured(self) -> Voice:
+    def _load_measured(self) -> EngineVoice:
         before = rss_mb()
         voice = self._load()
         self.size_mb = max(self.size_mb, rss_mb() - before)
-        return voice
+        return voice if self._lexicon is None else voice.with_lexicon(self._lexicon)
 
     def unload_if_idle(self, idle_s: float) -> bool:
         with self._lock:

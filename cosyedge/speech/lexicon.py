@@ -1,0 +1,120 @@
+"""The site pronunciation lexicon at work: written forms found in a phrase, said the site's way.
+
+A voice applies its language's entries in two places (docs/voices.md, "Site pronunciations"):
+`say` entries rewrite the written text before the built-in reading rules, which then read
+the spoken form like any text; `phonemes` and `pinyin` entries take a word out of the
+grapheme-to-phoneme step, in the text the rules leave. In both, all entries are tried at
+each place in one pass, the first entry in the list that matches winning, so the result
+never depends on what an earlier entry produced.
+
+A lexicon's digest is part of the identity of every voice using it, so audio cached under
+one lexicon is never served under another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from cosyedge.config import PronunciationConfig
+from cosyedge.config.pronunciation import at_word_edges
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One place an entry applied: which entry, what it matched, what is said instead."""
+
+    index: int  # its position in the language's list, as `pronunciations.<lang>[index]`
+    written: str
+    spoken: str  # a text, phonemes or tone-numbered pinyin, after `form`
+    form: str  # "say", "phonemes" or "pinyin"
+
+
+class _Matcher:
+    """Entries of some forms as one regular expression: leftmost place, then first entry."""
+
+    def __init__(self, entries: Iterable[tuple[int, PronunciationConfig]]) -> None:
+        self._entries = dict(entries)
+        self._own = {
+            i: re.compile(e.pattern) for i, e in self._entries.items() if e.pattern is not None
+        }
+        alternatives = [
+            f"(?P<e{i}>{at_word_edges(e.pattern or re.escape(e.written))})"
+            for i, e in self._entries.items()
+        ]
+        self._regex = re.compile("|".join(alternatives)) if alternatives else None
+
+    def find(self, text: str) -> Iterator[tuple[re.Match[str], Applied]]:
+        if self._regex is None:
+            return
+        for m in self._regex.finditer(text):
+            if m.end() == m.start():
+                continue  # a pattern that can match nothing says nothing instead of nothing
+            yield m, self._applied(m)
+
+    def _applied(self, m: re.Match[str]) -> Applied:
+        # The outermost group closes last, so it is the entry's own `e<index>`.
+        index = int(str(m.lastgroup)[1:])
+        entry, written = self._entries[index], m.group(0)
+        if entry.say is None:
+            form = "phonemes" if entry.phonemes is not None else "pinyin"
+            return Applied(index, written, str(entry.phonemes or entry.pinyin), form)
+        own = self._own.get(index)
+        # Patterns have no lookarounds or anchors (config/pronunciation.py), so the entry's
+        # own pattern matches its match again, with its own group numbers.
+        spoken = own.fullmatch(written).expand(entry.say) if own else entry.say  # type: ignore[union-attr]
+        return Applied(index, written, spoken, "say")
+
+
+class Lexicon:
+    """One language's entries, compiled; immutable, so voices can share one."""
+
+    def __init__(self, entries: Iterable[PronunciationConfig] = ()) -> None:
+        self.entries = tuple(entries)
+        material = json.dumps([dataclasses.asdict(e) for e in self.entries], ensure_ascii=False)
+        self.digest = hashlib.sha256(material.encode()).hexdigest() if self.entries else ""
+        numbered = list(enumerate(self.entries))
+        self._say = _Matcher((i, e) for i, e in numbered if e.say is not None)
+        self._sounds = _Matcher((i, e) for i, e in numbered if e.say is None)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def rewrite(self, text: str, applied: list[Applied]) -> str:
+        """`text` with every `say` entry's written form replaced by its spoken form."""
+        return self._replace(self._say, text, applied, lambda a: a.spoken)
+
+    def mark(self, text: str, markup: Callable[[Applied], str], applied: list[Applied]) -> str:
+        """`text` with every `phonemes` or `pinyin` word replaced by `markup` of it: the
+        engine's own way of being handed a word's phonemes."""
+        return self._replace(self._sounds, text, applied, markup)
+
+    def split(self, text: str, applied: list[Applied]) -> list[str | Applied]:
+        """`text` cut into plain stretches and the `phonemes` or `pinyin` words found in it."""
+        pieces: list[str | Applied] = []
+        at = 0
+        for m, found in self._sounds.find(text):
+            pieces += [text[at : m.start()], found] if m.start() > at else [found]
+            applied.append(found)
+            at = m.end()
+        if at < len(text):
+            pieces.append(text[at:])
+        return pieces
+
+    @staticmethod
+    def _replace(
+        matcher: _Matcher, text: str, applied: list[Applied], spoken: Callable[[Applied], str]
+    ) -> str:
+        out, at = [], 0
+        for m, found in matcher.find(text):
+            out += [text[at : m.start()], spoken(found)]
+            applied.append(found)
+            at = m.end()
+        return "".join([*out, text[at:]])
+
+
+NO_LEXICON = Lexicon()

@@ -1,0 +1,86 @@
+"""`cosyedge read`: how a phrase will be said, without saying it.
+
+Each configured voice's front end is loaded (the site lexicon, the reading rules, grapheme to
+phoneme), not its acoustic models: the runs by language, the lexicon entries that applied, the
+words after the rules, what each model would be given, and the phrase's cache key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cosyedge.config import Config
+from cosyedge.speech.cache import cache_key
+from cosyedge.speech.lang import split_runs, why_unsaid
+from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
+from cosyedge.speech.voices.mixed import mixed_identity
+
+_PHONEME_ENGINES = ("hibari", "piper")
+
+
+def front_ends(config: Config) -> dict[str, FrontEnd]:
+    """Every configured voice's front end, with its language's lexicon."""
+    models = config.state_dir / "models"
+    return {
+        lang: load_front_end(lang, voice, models, lexicon_for(config.pronunciations, lang))
+        for lang, voice in config.voices.items()
+    }
+
+
+def read(config: Config, text: str, lang: str) -> dict[str, Any]:
+    """The phrase as the daemon would say it in `lang` (a configured voice language)."""
+    fronts = front_ends(config)
+    identities = {other: front.identity for other, front in fronts.items()}
+    identity = mixed_identity(lang, fronts[lang].sample_rate, identities)
+    runs = []
+    for run in split_runs(text, lang, fronts):
+        front = fronts.get(run.lang)
+        if front is None or not run.said:
+            runs.append({"lang": run.lang, "text": run.text, "said": False, "why": why_unsaid(run)})
+            continue
+        reading = front.read(run.text)
+        units = "phonemes" if config.voices[run.lang].engine in _PHONEME_ENGINES else "pinyin"
+        lexicon = [
+            {
+                "entry": f"pronunciations.{run.lang}[{a.index}]",
+                "written": a.written,
+                a.form: a.spoken,
+            }
+            for a in reading.applied
+        ]
+        runs.append(
+            {"lang": run.lang, "text": run.text, "said": True, "voice": reading.voice}
+            | {"lexicon": lexicon, "words": reading.words, units: list(reading.units)}
+        )
+    return {
+        "text": text,
+        "lang": lang,
+        "voice": fronts[lang].name,
+        "cache_key": cache_key(text, identity, lang),
+        "runs": runs,
+    }
+
+
+def as_text(reading: dict[str, Any]) -> str:
+    """For people: one block per run, indented under the phrase and its cache key."""
+    lines = [f"{reading['lang']} ({reading['voice']}): {reading['text']}"]
+    lines.append(f"cache key: {reading['cache_key']}")
+    for run in reading["runs"]:
+        lines.append(_run_heading(run))
+        if not run["said"]:
+            continue
+        for applied in run["lexicon"]:
+            form = next(k for k in ("say", "phonemes", "pinyin") if k in applied)
+            spoken = json.dumps(applied[form], ensure_ascii=False)
+            lines.append(f"  {applied['entry']}: {applied['written']} -> {form} {spoken}")
+        lines.append(f"  words: {run['words']}")
+        units = "phonemes" if "phonemes" in run else "pinyin"
+        lines += [f"  {units}: {unit}" for unit in run[units]]
+    return "\n".join(lines)
+
+
+def _run_heading(run: dict[str, Any]) -> str:
+    if not run["said"]:
+        return f"- {run['lang'] or '?'} not said ({run['why']}): {run['text']}"
+    return f"- {run['lang']} ({run['voice']}): {run['text']}"

@@ -1,0 +1,232 @@
+"""The site pronunciation lexicon: its checks, `cosyedge read`, and a reload that changes it."""
+# ruff: noqa: RUF001 (phonemes are written in IPA)
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support import config_problems, publish, site_yaml, wait_until
+
+from cosyedge.config import parse_config
+from cosyedge.speech.lexicon import Lexicon
+
+LEXICON = """pronunciations:
+  en:
+    - {word: FV, say: flow valve}
+    - {word: Siemens, phonemes: "sˈimənz"}
+    - {pattern: "K-?(\\\\d+)", say: "kiln \\\\1"}
+  zh:
+    - {word: 泵房, pinyin: "beng4 fang2"}
+"""
+
+
+def lexicon(text: str, lang: str = "en") -> Lexicon:
+    return Lexicon(parse_config(text).pronunciations[lang])
+
+
+def cosyedge(*args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "cosyedge", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        ("{pattern: '(a+)+', say: x}", "pattern: a quantifier inside a repeated part"),
+        ("{pattern: '(ab|a)*c', say: x}", "pattern: alternatives (|) inside a repeated part"),
+        ("{pattern: '\\d+ \\d{0,11}', say: x}", "pattern: more than 1 open-ended quantifier"),
+        ("{pattern: 'a?b?c?d?e?', say: x}", "pattern: more than 4 quantifiers"),
+        ("{pattern: '(a)\\1', say: x}", "pattern: backreferences are not allowed"),
+        ("{pattern: '(?<=K)1', say: x}", "pattern: lookarounds are not allowed"),
+        ("{pattern: '^K', say: x}", "pattern: anchors"),
+        ("{pattern: '(?i)k', say: x}", "scope flags to a group, as (?i:...)"),
+        ("{pattern: '" + "a" * 101 + "', say: x}", "pattern: longer than 100 characters"),
+        ('{pattern: "K(\\\\d)", say: "kiln \\\\2"}', "say: invalid group reference 2"),
+        ("{word: FV}", "say: an entry needs one of say, phonemes or pinyin"),
+        ("{word: FV, pattern: FV, say: x}", "word: an entry needs a word or a pattern"),
+        ("{word: FV, say: '  '}", "say: must not be blank"),
+        ("{word: FV, phonemes: '[fv]'}", "phonemes: brackets, parentheses and slashes"),
+        ("{word: 泵, pinyin: beng4}", "pinyin: engine hibari takes phonemes or say"),
+        ("{pattern: 'K\\d', phonemes: kˈeɪ}", "phonemes: only for a word; a pattern takes say"),
+    ],
+)
+def test_a_bad_entry_is_refused_with_its_key_path(entry, problem):
+    text = f"pronunciations:\n  en:\n    - {{word: ok, say: fine}}\n    - {entry}\n"
+    (found,) = config_problems(text)
+    assert found.startswith("site.yaml: pronunciations.en[1]."), found
+    assert problem in found, found
+
+
+def test_mandarin_entries_are_checked_against_their_characters():
+    bad = {
+        "{word: 泵房, pinyin: beng4}": "zh[0].pinyin: 1 syllables for 2 characters",
+        "{word: 泵房, pinyin: beng fang2}": 'zh[0].pinyin: "beng" is not a syllable',
+        "{word: PLC, pinyin: pi1}": "zh[0].pinyin: only for a word in Chinese characters",
+        "{word: PLC, phonemes: pi}": "zh[0].phonemes: engine espeak-pinyin takes pinyin or say",
+    }
+    for entry, problem in bad.items():
+        (found,) = config_problems(f"pronunciations:\n  zh:\n    - {entry}\n")
+        assert f"site.yaml: pronunciations.{problem}" in found, found
+    (found,) = config_problems("pronunciations:\n  fr:\n    - {word: a, say: b}\n")
+    assert found == 'site.yaml: pronunciations.fr: no voice configured for "fr"'
+
+
+def test_check_exits_2_naming_the_bad_entry(tmp_path):
+    config = tmp_path / "site.yaml"
+    config.write_text(LEXICON + "    - {pattern: '(K+)+', say: kiln}\n")
+    done = cosyedge("check", "--config", str(config))
+    assert done.returncode == 2
+    assert f"{config}: pronunciations.zh[1].pattern: a quantifier inside" in done.stderr
+
+
+def test_the_worst_patterns_allowed_stay_fast_on_a_long_phrase():
+    # Overlapping quantifiers that fail at the end, on runs longer than any template says.
+    worst = r"\d+\d{0,10}\d{0,10}\d{0,10}x"
+    words = lexicon(f"pronunciations:\n  en:\n    - {{pattern: '{worst}', say: x}}\n")
+    assert words.rewrite("a 12345x b", []) == "a x b"  # the pattern is the one meant
+    for phrase in ("1" * 4000, "1 " * 2000, "12345678901234567890 " * 200):
+        started = time.monotonic()
+        assert words.rewrite(phrase, []) == phrase
+        assert time.monotonic() - started < 2, phrase[:30]
+
+
+# --- applying -------------------------------------------------------------------------------
+
+
+def test_entries_apply_at_word_edges_first_in_the_list_winning_in_one_pass():
+    words = lexicon(
+        "pronunciations:\n  en:\n"
+        "    - {word: FV, say: FV2}\n"  # its spoken form is not read again by the next entry
+        "    - {word: FV2, say: wrong}\n"
+        "    - {pattern: 'K-?(\\d+)', say: 'kiln \\1'}\n"
+        "    - {pattern: 'K-?\\d+', say: never}\n"
+    )
+    applied: list = []
+    said = words.rewrite("FV FVX xFV FV-3 K-12 K7, KK7", applied)
+    assert said == "FV2 FVX xFV FV2-3 kiln 12 kiln 7, KK7"
+    assert [(a.index, a.written, a.spoken) for a in applied] == [
+        (0, "FV", "FV2"),
+        (0, "FV", "FV2"),
+        (2, "K-12", "kiln 12"),
+        (2, "K7", "kiln 7"),
+    ]
+
+
+def test_chinese_words_match_inside_chinese_text():
+    words = lexicon(LEXICON, "zh")
+    applied: list = []
+    pieces = words.split("一号泵房压力", applied)
+    assert [p if isinstance(p, str) else p.spoken for p in pieces] == [
+        "一号",
+        "beng4 fang2",
+        "压力",
+    ]
+
+
+def test_the_lexicon_is_part_of_the_identity_and_none_keeps_the_old_one(hibari_voice):
+    with_lexicon = hibari_voice.with_lexicon(lexicon(LEXICON))
+    assert with_lexicon.identity != hibari_voice.identity
+    assert with_lexicon.session is hibari_voice.session  # the model is shared, not reloaded
+    other = hibari_voice.with_lexicon(lexicon(LEXICON.replace("flow valve", "feed valve")))
+    assert len({hibari_voice.identity, with_lexicon.identity, other.identity}) == 3
+    assert hibari_voice.with_lexicon(Lexicon()).identity == hibari_voice.identity
+
+
+# --- cosyedge read --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    config = tmp_path / "site.yaml"
+    config.write_text(f"state_dir: {tmp_path}/state\ncache:\n  dir: {tmp_path}/cache\n{LEXICON}")
+    return config
+
+
+def test_read_shows_runs_entries_words_and_what_each_model_is_given(site):
+    text = "Siemens pump FV at K-12 tripped, 泵房 pressure 2.5 bar"
+    done = cosyedge("read", text, "--config", str(site), "--json")
+    assert done.returncode == 0, done.stderr
+    reading = json.loads(done.stdout)
+    assert (reading["lang"], reading["voice"]) == ("en", "hibari-heart")
+    first, chinese, last = reading["runs"]
+    assert [e["entry"] for e in first["lexicon"]] == [
+        "pronunciations.en[0]",
+        "pronunciations.en[2]",
+        "pronunciations.en[1]",
+    ]  # `say` entries apply before the rules, `phonemes` after them
+    assert first["words"] == "Siemens pump flow valve at kiln twelve tripped,"
+    assert first["phonemes"][0].startswith("sˈimənz pˈʌmp flˈO vˈælv")
+    assert chinese == {
+        "lang": "zh",
+        "text": "泵房",
+        "said": True,
+        "voice": "espeak-ng-cmn-latn-pinyin",
+        "lexicon": [{"entry": "pronunciations.zh[0]", "written": "泵房", "pinyin": "beng4 fang2"}],
+        "words": "泵房",
+        "pinyin": ["beng4 fang2"],
+    }
+    assert last["words"] == "pressure two point five bar" and not last["lexicon"]
+
+    plain = cosyedge("read", text, "--config", str(site))
+    assert plain.returncode == 0, plain.stderr
+    assert f"cache key: {reading['cache_key']}" in plain.stdout
+    assert '  pronunciations.en[0]: FV -> say "flow valve"' in plain.stdout
+    assert "  pinyin: beng4 fang2" in plain.stdout
+
+
+def test_read_gives_the_cache_key_the_voices_use(site):
+    from cosyedge.config import load_config
+    from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import load_voices
+
+    text = "Pump FV tripped"
+    config = load_config(site)
+    voices = load_voices(config.voices, None, config.pronunciations)
+    cache = PhraseCache.from_config(config.cache)
+    try:
+        expected = Renderer(voices, cache).key(text, "en")
+    finally:
+        cache.close()
+    done = cosyedge("read", text, "--config", str(site), "--json")
+    assert json.loads(done.stdout)["cache_key"] == expected
+    bare = cosyedge("read", text, "--json")  # the embedded defaults: no lexicon, another key
+    assert json.loads(bare.stdout)["cache_key"] != expected
+
+
+def test_read_refuses_a_language_without_a_voice(site):
+    done = cosyedge("read", "hello", "--lang", "fr", "--config", str(site))
+    assert done.returncode == 2
+    assert "no voice configured for 'fr'" in done.stderr
+
+
+# --- reload ---------------------------------------------------------------------------------
+
+
+def test_a_reload_that_changes_the_lexicon_has_the_phrase_synthesized_anew(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    say = "pronunciations:\n  en:\n    - {word: FV, say: %s}\n"
+    daemon = make_daemon(site_yaml(broker.port, tmp_path) + say % "flow valve")
+
+    def speak(n: int) -> str:
+        publish(broker.port, "cosyedge/say", json.dumps({"text": "Pump FV tripped.", "id": n}))
+        return daemon.wait_for_log(rf"spoke alert {n} source=(\w+)")[0].group(1)
+
+    assert [speak(1), speak(2)] == ["synth", "cache"]
+    daemon.config.write_text(site_yaml(broker.port, tmp_path) + say % "feed water valve")
+    daemon.process.send_signal(signal.SIGHUP)
+    daemon.wait_for_log(r"site pronunciations reloaded: en 1")
+    assert [speak(3), speak(4)] == ["synth", "cache"]
+    streams = wait_until(lambda: len(alsa_sink.streams()) == 4 and alsa_sink.streams(), 10, "4")
+    assert len(streams[2]) > len(streams[0])  # "feed water valve": the longer words are heard
+    assert len(list((tmp_path / "cache").rglob("*.wav"))) == 2
