@@ -15,6 +15,7 @@ from support import config_problems, publish, site_yaml, wait_until
 
 from cosyedge.config import parse_config
 from cosyedge.speech.lexicon import Lexicon
+from cosyedge.speech.text.english import normalize
 
 LEXICON = """pronunciations:
   en:
@@ -112,13 +113,22 @@ def test_entries_apply_at_word_edges_first_in_the_list_winning_in_one_pass():
     )
     applied: list = []
     said = words.rewrite("FV FVX xFV FV-3 K-12 K7, KK7", applied)
-    assert said == "FV2 FVX xFV FV2-3 kiln 12 kiln 7, KK7"
+    assert said == "FV2 FVX xFV FV2 3 kiln 12 kiln 7, KK7"
     assert [(a.index, a.written, a.spoken) for a in applied] == [
         (0, "FV", "FV2"),
         (0, "FV", "FV2"),
         (2, "K-12", "kiln 12"),
         (2, "K7", "kiln 7"),
     ]
+
+
+def test_a_tag_whose_prefix_is_replaced_is_read_as_the_spoken_form_then_its_number():
+    """`FV-101` with FV said "flow valve": the hyphen would run "valve" and the number into
+    one word for the voice; a separator that is part of a word stays."""
+    words = lexicon("pronunciations:\n  en:\n    - {word: FV, say: flow valve}\n")
+    said = words.rewrite("FV-101 FV_7 FV-A FV - 2 FV-", [])
+    assert said == "flow valve 101 flow valve 7 flow valve-A flow valve - 2 flow valve-"
+    assert normalize(said).startswith("flow valve one hundred one flow valve seven")
 
 
 def test_chinese_words_match_inside_chinese_text():

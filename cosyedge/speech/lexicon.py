@@ -85,8 +85,10 @@ class Lexicon:
         return bool(self.entries)
 
     def rewrite(self, text: str, applied: list[Applied]) -> str:
-        """`text` with every `say` entry's written form replaced by its spoken form."""
-        return self._replace(self._say, text, applied, lambda a: a.spoken)
+        """`text` with every `say` entry's written form replaced by its spoken form. The
+        separator of a tag whose prefix was replaced (`FV-101`) becomes a space: the number is
+        then read after the spoken form instead of being run into its last word."""
+        return self._replace(self._say, text, applied, lambda a: a.spoken, _TAG_SEPARATOR)
 
     def mark(self, text: str, markup: Callable[[Applied], str], applied: list[Applied]) -> str:
         """`text` with every `phonemes` or `pinyin` word replaced by `markup` of it: the
@@ -107,14 +109,25 @@ class Lexicon:
 
     @staticmethod
     def _replace(
-        matcher: _Matcher, text: str, applied: list[Applied], spoken: Callable[[Applied], str]
+        matcher: _Matcher,
+        text: str,
+        applied: list[Applied],
+        spoken: Callable[[Applied], str],
+        separator: re.Pattern[str] | None = None,
     ) -> str:
+        """Each match replaced by `spoken` of it; a `separator` right after a match, by a space."""
         out, at = [], 0
         for m, found in matcher.find(text):
             out += [text[at : m.start()], spoken(found)]
             applied.append(found)
             at = m.end()
+            if separator is not None and separator.match(text, at):
+                out.append(" ")
+                at += 1
         return "".join([*out, text[at:]])
+
+
+_TAG_SEPARATOR = re.compile(r"[-_](?=\d)")
 
 
 NO_LEXICON = Lexicon()
