@@ -104,6 +104,25 @@ class FrontEnd:
         return Reading(self.name, self.identity, tuple(applied), words, units)
 
 
+class FrontedVoice:
+    """A voice whose name, sample rate and identity are those of its front end: its models
+    add nothing to what identifies its audio beyond what the front end already records."""
+
+    front: FrontEnd
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.front.sample_rate
+
+    @property
+    def identity(self) -> str:
+        return self.front.identity
+
+
 def lexicon_for(
     pronunciations: Mapping[str, tuple[PronunciationConfig, ...]], lang: str
 ) -> Lexicon:

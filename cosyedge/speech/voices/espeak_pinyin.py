@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
-from cosyedge.speech.voices import FrontEnd, identity_of
+from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.zhfront import mandarin_front_end
 from cosyedge.speech.zh import FRONT_END_VERSION
 
@@ -60,21 +60,9 @@ def front_end(lexicon: Lexicon = NO_LEXICON) -> FrontEnd:
 
 
 @dataclass
-class EspeakPinyinVoice:
+class EspeakPinyinVoice(FrontedVoice):
     front: FrontEnd
     _exe: str
-
-    @property
-    def name(self) -> str:
-        return self.front.name
-
-    @property
-    def sample_rate(self) -> int:
-        return self.front.sample_rate
-
-    @property
-    def identity(self) -> str:
-        return self.front.identity
 
     @classmethod
     def load(cls, lexicon: Lexicon = NO_LEXICON) -> EspeakPinyinVoice:

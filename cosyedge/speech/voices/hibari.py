@@ -21,7 +21,7 @@ import numpy as np
 from cosyedge.config import SessionConfig, VoiceConfig
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
-from cosyedge.speech.voices import FrontEnd, identity_of, to_int16
+from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
@@ -128,22 +128,10 @@ def front_end(
 
 
 @dataclass
-class HibariVoice:
+class HibariVoice(FrontedVoice):
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]
-
-    @property
-    def name(self) -> str:
-        return self.front.name
-
-    @property
-    def sample_rate(self) -> int:
-        return self.front.sample_rate
-
-    @property
-    def identity(self) -> str:
-        return self.front.identity
 
     @classmethod
     def load(

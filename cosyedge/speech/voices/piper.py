@@ -14,7 +14,7 @@ import numpy as np
 from cosyedge.config import VoiceConfig
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
-from cosyedge.speech.voices import FrontEnd, identity_of, to_int16
+from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
@@ -103,21 +103,9 @@ def _front_end(
 
 
 @dataclass
-class PiperVoice:
+class PiperVoice(FrontedVoice):
     front: FrontEnd
     _piper: Phonemizer  # piper-tts's voice object, holding our session
-
-    @property
-    def name(self) -> str:
-        return self.front.name
-
-    @property
-    def identity(self) -> str:
-        return self.front.identity
-
-    @property
-    def sample_rate(self) -> int:
-        return self.front.sample_rate
 
     @classmethod
     def load(

@@ -17,7 +17,7 @@ import numpy as np
 
 from cosyedge.config import SessionConfig
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
-from cosyedge.speech.voices import FrontEnd, identity_of
+from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
 from cosyedge.speech.voices.zhfront import mandarin_front_end
 from cosyedge.speech.voices.zhpack import VoicePack
@@ -129,22 +129,10 @@ def _front_end(pack: VoicePack, lexicon: Lexicon) -> FrontEnd:
 
 
 @dataclass
-class ZhttsVoice:
+class ZhttsVoice(FrontedVoice):
     pack: VoicePack
     front: FrontEnd
     _models: ZhttsModels
-
-    @property
-    def name(self) -> str:
-        return self.front.name
-
-    @property
-    def sample_rate(self) -> int:
-        return self.front.sample_rate
-
-    @property
-    def identity(self) -> str:
-        return self.front.identity
 
     @classmethod
     def load(
