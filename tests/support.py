@@ -49,6 +49,12 @@ def site_yaml(port: int, tmp: Path) -> str:
     )
 
 
+def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The command line, as a user runs it, in this interpreter."""
+    command = [sys.executable, "-m", "cosyedge", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+
+
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.02):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from support import config_problems, publish, site_yaml, wait_until
+from support import config_problems, cosyedge, publish, site_yaml, wait_until
 
 from cosyedge.config import parse_config
 from cosyedge.speech.lexicon import Lexicon
@@ -29,11 +27,6 @@ LEXICON = """pronunciations:
 
 def lexicon(text: str, lang: str = "en") -> Lexicon:
     return Lexicon(parse_config(text).pronunciations[lang])
-
-
-def cosyedge(*args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "cosyedge", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
 # --- checks -------------------------------------------------------------------------------

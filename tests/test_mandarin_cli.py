@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 
 import pytest
+from support import cosyedge
 
 from cosyedge.config import ConfigError, parse_config
-
-
-def cosyedge(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cosyedge", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 def test_the_neural_voice_needs_an_explicit_pack(tmp_path):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, config_problems
+from support import REPO, config_problems, cosyedge
 
 from cosyedge.config import parse_config
 
@@ -66,16 +66,6 @@ def no_piper_env(tmp_path: Path) -> dict[str, str]:
     shim.mkdir()
     (shim / "sitecustomize.py").write_text(SITECUSTOMIZE)
     return {**os.environ, "PYTHONPATH": str(shim)}
-
-
-def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cosyedge", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
 
 
 def test_a_piper_voice_without_piper_is_a_config_error_naming_the_package(no_piper_here):
