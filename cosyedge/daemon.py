@@ -34,8 +34,9 @@ from cosyedge.http.server import Accepted, ApiServer, Unavailable
 from cosyedge.intake.alert import Message, clean_text
 from cosyedge.intake.hermes import choose_voice
 from cosyedge.intake.intake import Intake
+from cosyedge.intake.local import BadField
 from cosyedge.intake.templates import declared_phrases
-from cosyedge.model import Event, Heartbeat, Offer, Reading, error_text
+from cosyedge.model import Event, Heartbeat, Offer, Reading, RejectedAlert, error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
@@ -437,8 +438,13 @@ class LocalApi:
         if d.speech.memory.trouble is not None:
             raise Unavailable(f"memory: {d.speech.memory.trouble}")
         voices = d.config.voices
-        lang = (lang and matching_voice(lang, voices)) or choose_voice("", text, voices)[0]
-        return d.speech.renderer.render(clean_text(text), lang)
+        chosen = matching_voice(lang, voices) if lang else None
+        if chosen is None:  # none asked for: the voice that reads the text's script
+            try:
+                chosen = choose_voice("", text, voices)[0]
+            except RejectedAlert as exc:
+                raise BadField("text", str(exc)) from None
+        return d.speech.renderer.render(clean_text(text), chosen)
 
     def busy(self) -> bool:
         return self.daemon.activity.is_busy() or self.daemon.desk.waiting() > 0

@@ -196,6 +196,7 @@ class Handler(BaseHTTPRequestHandler):
         self._cut.daemon = True
         self._cut.start()
         self.sent_bytes = 0
+        self.answered = False  # the status line is sent: no other answer can follow
 
     def finish(self) -> None:
         self._cut.cancel()
@@ -241,6 +242,12 @@ class Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": str(bad), "field": bad.field, "reason": bad.reason})
         except Unavailable as exc:
             self._json(503, {"error": str(exc)}, {"Retry-After": "1"})
+        except OSError:
+            raise  # the connection: handled in `handle`
+        except Exception as exc:  # a fault of ours: said to the caller, if it can still be
+            log.exception("http: %s %s failed", method, path)
+            if not self.answered:
+                self._json(500, {"error": f"internal error: {type(exc).__name__}; see the log"})
 
     def _authorize(self) -> None:
         token = self.server.token
@@ -372,6 +379,7 @@ class Handler(BaseHTTPRequestHandler):
         headers: dict[str, str] | None = None,
     ) -> None:
         self._cut.cancel()
+        self.answered = True
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         if length is None:
