@@ -1,9 +1,9 @@
 """Wiring and lifecycle: the stages in the order an alert passes through them.
 
-MQTT session → intake → journal → alarm desk → announcer → speech → audio, with reports
-going back out through the session (docs/architecture.md). Everything is built when the
-daemon is made, voices first since they take longest; `run` takes up what the last run left,
-starts the threads and watches the stages until stopped.
+MQTT session (or the local HTTP API) → intake → journal → alarm desk → announcer → speech →
+audio, with reports going back out through the session (docs/architecture.md). Everything is
+built when the daemon is made, voices first since they take longest; `run` takes up what the
+last run left, starts the threads and watches the stages until stopped.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import Fault, Health
@@ -27,10 +28,15 @@ from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.faults import Faults
-from cosyedge.intake.alert import Message
+from cosyedge.http.metrics import Gauges, Metrics
+from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.server import Accepted, ApiServer, Unavailable
+from cosyedge.intake.alert import Message, clean_text
+from cosyedge.intake.hermes import choose_voice
 from cosyedge.intake.intake import Intake
+from cosyedge.intake.local import BadField
 from cosyedge.intake.templates import declared_phrases
-from cosyedge.model import Event, Heartbeat, error_text
+from cosyedge.model import Event, Heartbeat, Offer, Reading, RejectedAlert, error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
@@ -42,7 +48,8 @@ from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
-from cosyedge.speech.render import Renderer
+from cosyedge.speech.render import Renderer, Rendering
+from cosyedge.speech.tags import matching_voice
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
@@ -104,6 +111,13 @@ class Daemon:
         )
         phrases = declared_phrases(config.templates)
         self.upkeep = CacheUpkeep(self.cache, speech.renderer, phrases, self.activity)
+        # Beside MQTT, off by default: the local HTTP API, and what it reports.
+        self.board = OutcomeBoard()
+        self.metrics = Metrics(self._gauges)
+        self.reporter.listeners += [self.board.told, self.metrics.told]
+        self.api = None
+        if config.http.enabled:
+            self.api = ApiServer(config.http, LocalApi(self), self.board, self.metrics)
         self.journal.on_trouble = functools.partial(self.health.set, "journal")
         self.reporter.on_trouble = functools.partial(self.health.set, "reports")
         self.cache.listeners.append(self._cache_event)
@@ -125,13 +139,31 @@ class Daemon:
         if message is None:
             ack()
             return
-        received, at = time.time(), time.monotonic()
+        self.metrics.received.labels("mqtt").inc()
         # A retained message the broker replays (at a start or a new subscription) is said
         # once per payload: if it was heard on its topic before, it is not said again.
         again = retained and self.journal.heard(topic, payload)
         # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
-        seq = self.journal.accept(topic, payload, received, then=ack, again=again)
-        self.desk.submit(self.intake.read(message, seq, received, at), again)
+        self.accept(message, ack, "mqtt", again=again)
+
+    def accept(
+        self,
+        message: Message,
+        then: Callable[[], None],
+        via: str,
+        again: bool = False,
+        watch: Callable[[int], None] | None = None,
+    ) -> Reading:
+        """The one way in for an alert, from MQTT or HTTP: journaled (`then` runs once it is
+        on disk), then read and handed to the rules; `watch` learns its seq before they do."""
+        received, at = time.time(), time.monotonic()
+        seq = self.journal.accept(message.topic, message.payload, received, then=then, again=again)
+        self.metrics.accepted.labels(via).inc()
+        if watch is not None:
+            watch(seq)
+        reading = self.intake.read(message, seq, received, at)
+        self.desk.submit(reading, again)
+        return reading
 
     def _message(self, topic: str, payload: bytes) -> Message | None:
         try:
@@ -173,6 +205,8 @@ class Daemon:
         for thread in threads:
             thread.start()
         self.mqtt.start()
+        if self.api is not None:
+            self.api.start()
         self.upkeep.start()
         watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
@@ -245,6 +279,23 @@ class Daemon:
                 f"{beat.name}-stuck", f"no progress for over {stuck_s:g} s" if stuck else None
             )
 
+    def _gauges(self) -> Gauges:
+        """The daemon's state for a metrics scrape."""
+        totals = self.cache.stats()
+        return Gauges(
+            queue=self.desk.waiting(),
+            cache_entries=totals.entries if totals else None,
+            cache_bytes=totals.bytes if totals else None,
+            cache_lookups=totals.lookups if totals else None,
+            cache_hits=totals.hits if totals else None,
+            rss_mb=self.speech.memory.rss(),
+            ceiling_mb=self.speech.memory.ceiling_mb,
+            audio_up=self.player.trouble is None,
+            broker_connected=self.mqtt.connected,
+            reports_unconfirmed=self.reporter.unconfirmed(),
+            faults=self.health.faults(),
+        )
+
     def _cache_event(self, event: CacheEvent) -> None:
         if event.kind == "unwritable":
             self.health.fault("cache", event.detail)
@@ -277,6 +328,8 @@ class Daemon:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
         log.info("stopping")
         self.notifier.stopping("stopping: finishing the clause being spoken")
+        if self.api is not None:  # no new request; one being answered is journaled or not
+            self.api.stop()
         announcer, clock = threads
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
@@ -360,6 +413,67 @@ class Daemon:
         for lang, voice in self.speech.voices.items():
             voice.use_lexicon(lexicon_for(config.pronunciations, lang))
         log.info("site pronunciations reloaded: %s", _lexicon_sizes(config) or "none")
+
+
+class LocalApi:
+    """The daemon as the HTTP API sees it (http/server.py `Backend`)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def say(
+        self, body: bytes, written: Callable[[], None], watch: Callable[[int], None] | None
+    ) -> Accepted:
+        d = self.daemon
+        trouble = d.journal.trouble
+        if trouble is not None:  # it would be spoken, but a crash could lose it
+            raise Unavailable(f"not accepting alerts: {trouble}")
+        message = d.intake.local_message(body)
+        reading = d.accept(message, written, "http", watch=watch)
+        key = reading.key if isinstance(reading, Offer) else None
+        return Accepted(reading.ticket.seq, key, reading.ticket.topic)
+
+    def render(self, text: str, lang: str | None) -> Rendering:
+        d = self.daemon
+        if d.speech.memory.trouble is not None:
+            raise Unavailable(f"memory: {d.speech.memory.trouble}")
+        voices = d.config.voices
+        chosen = matching_voice(lang, voices) if lang else None
+        if chosen is None:  # none asked for: the voice that reads the text's script
+            try:
+                chosen = choose_voice("", text, voices)[0]
+            except RejectedAlert as exc:
+                raise BadField("text", str(exc)) from None
+        return d.speech.renderer.render(clean_text(text), chosen)
+
+    def busy(self) -> bool:
+        return self.daemon.activity.is_busy() or self.daemon.desk.waiting() > 0
+
+    def status(self) -> dict[str, Any]:
+        return self.daemon.desk.status()
+
+    def problems(self) -> list[str]:
+        """Healthy: the voices speak, the journal writes and the broker is connected."""
+        d = self.daemon
+        found = [f"voices: {d.speech.renderer.trouble}"] if d.speech.renderer.trouble else []
+        if d.journal.trouble is not None:
+            found.append(d.journal.trouble)
+        if not d.mqtt.connected:
+            mqtt = d.config.mqtt
+            found.append(f"mqtt: not connected to the broker at {mqtt.host}:{mqtt.port}")
+        return found
+
+    def voices(self) -> dict[str, dict[str, Any]]:
+        d = self.daemon
+        return {
+            lang: {
+                "engine": d.config.voices[lang].engine,
+                "name": voice.name,
+                "sample_rate": voice.sample_rate,
+                "loaded": getattr(voice, "loaded", True),
+            }
+            for lang, voice in d.speech.voices.items()
+        }
 
 
 def _lexicon_sizes(config: Config) -> str:

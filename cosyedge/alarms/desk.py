@@ -273,6 +273,12 @@ class AlarmDesk:
         self._status = status
         self.reporter.status(state or self.health.state, **status)
 
+    def status(self) -> dict:
+        """The status as the retained status topic has it now."""
+        with self._cond:
+            status = self._full_status()
+        return {"state": self.health.state, **status}
+
     def _full_status(self) -> dict:
         faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
         return {**self.policy.status(), **faults}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib.util
+import ipaddress
 import json
 import math
 import os
@@ -740,6 +741,84 @@ class HermesConfig:
     )
 
 
+def _split_listen(listen: str) -> tuple[str, int]:
+    """`host:port` or `[v6 address]:port` as a host and a port; ValueError names the key."""
+    host, colon, port = listen.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"listen: expected host:port or [address]:port, got {_show(listen)}")
+    return host, int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """The local HTTP API (docs/http.md): alerts, synthesis, status, health and metrics."""
+
+    enabled: bool = field(default=False, metadata=_meta("serve the local HTTP API"))
+    listen: str = field(
+        default="127.0.0.1:8088",
+        metadata=_meta(
+            "address and port, `host:port` or `[address]:port`; an address other than "
+            "loopback needs `token_file`"
+        ),
+    )
+    token_file: Path | None = field(
+        default=None,
+        metadata=_meta(
+            "file holding the bearer token every request must carry; it must be readable, "
+            "and one others may read or write is warned about by `check` and at start"
+        ),
+    )
+    max_body_bytes: int = field(
+        default=16384,
+        metadata=_meta("larger request bodies are refused (413)", range=(256, 1 << 20)),
+    )
+    max_clients: int = field(
+        default=8,
+        metadata=_meta("requests served at once; one more is answered 503 at once", range=(1, 256)),
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata=_meta(
+            "a request whose headers and body have not all arrived this long, in seconds, "
+            "after its connection was made is dropped; also the longest wait for the journal",
+            range=(0.5, 300),
+        ),
+    )
+    max_wait_s: float = field(
+        default=300.0,
+        metadata=_meta(
+            "the longest `?wait=` a say request may ask for, in seconds", range=(0, 3600)
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        host, _ = _split_listen(self.listen)
+        if self.token_file is not None and not os.access(self.token_file, os.R_OK):
+            raise ValueError(f"token_file: cannot read {_show(str(self.token_file))}")
+        if self.token_file is None and not _is_loopback(host):
+            raise ValueError(
+                f"token_file: needed to listen on {_show(host)}, which is not loopback"
+            )
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return _split_listen(self.listen)
+
+    def exposed_secrets(self) -> list[str]:
+        problem = _open_to_others(self.token_file) if self.token_file is not None else None
+        return [f"http.token_file: {self.token_file} {problem}; chmod o-rwx it"] if problem else []
+
+
 MAX_PRONUNCIATIONS = 500  # per language; a site lexicon is tens of entries
 MAX_WRITTEN_CHARS = 100
 MAX_SPOKEN_CHARS = 200
@@ -900,6 +979,13 @@ class Config:
         default_factory=HermesConfig,
         metadata=_meta("Rhasspy Hermes text-to-speech, for Rhasspy and Node-RED (docs/alarms.md)"),
     )
+    http: HttpConfig = field(
+        default_factory=HttpConfig,
+        metadata=_meta(
+            "the local HTTP API: say, synthesize, status, health and Prometheus metrics; off by "
+            "default (docs/http.md)"
+        ),
+    )
     monitor: MonitorConfig = field(
         default_factory=MonitorConfig,
         metadata=_meta(
@@ -953,7 +1039,7 @@ MAX_INT_CHARS = 100  # no setting needs a longer integer; Python refuses over 43
 
 def config_warnings(config: Config) -> list[str]:
     """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
-    return config.mqtt.exposed_secrets()
+    return config.mqtt.exposed_secrets() + config.http.exposed_secrets()
 
 
 def load_config(path: Path | str | None) -> Config:

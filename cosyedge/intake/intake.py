@@ -17,11 +17,12 @@ import logging
 from collections.abc import Mapping
 
 from cosyedge.config import Config, TemplateConfig
-from cosyedge.intake import hermes
+from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
 from cosyedge.intake.commands import parse_command
 from cosyedge.intake.templates import TemplateSet, plain_text
 from cosyedge.model import (
+    Alert,
     Announcement,
     BadCommand,
     Command,
@@ -36,6 +37,7 @@ from cosyedge.model import (
     error_text,
 )
 from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
+from cosyedge.speech.tags import matching_voice
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class Intake:
             reports.error_topic,
             reports.status_topic,
             *hermes.ANSWER_TOPICS,
+            local.SAY_TOPIC,  # reserved for the HTTP API: a published copy is not its request
         }
 
     @property
@@ -93,6 +96,22 @@ class Intake:
             request = hermes.request_of(payload, message.load_json)
             if request is not None and request.site_id != self.config.hermes.site_id:
                 return None
+        return message
+
+    def local_message(self, body: bytes) -> Message:
+        """An HTTP say request as the message it is journaled as (see `local`); BadField when
+        it is refused: malformed, or what reading it would reject."""
+        data = local.request_object(body)
+        if "template" in data:
+            message = Message(*local.template_message(data, self.templates))
+        else:
+            message = Message(local.SAY_TOPIC, local.say_request(data, self.config.voices).payload)
+        try:  # read now as it will be once journaled, so nothing is accepted only to be rejected
+            self.offer(message, self.ticket(message, 0, 0.0), 0.0)
+        except local.BadField:
+            raise
+        except RejectedAlert as exc:
+            raise local.BadField("template" if "template" in data else "text", str(exc)) from None
         return message
 
     def read(self, message: Message, seq: int, received: float, at: float) -> Reading:
@@ -136,6 +155,8 @@ class Intake:
         """The message as an offer to the rules; RejectedAlert says why it cannot be one."""
         if self._is_hermes(ticket.topic):
             return self._say(ticket, message, at)
+        if ticket.topic == local.SAY_TOPIC:
+            return self._local_say(ticket, message, at)
         payload = message.payload
         max_bytes = self.config.mqtt.max_payload_bytes
         alarms = self.config.alarms
@@ -178,6 +199,23 @@ class Intake:
             reannounce_s=alarms.priorities.of(priority).reannounce_s,
         )
         return Offer(ticket, key, at, timing, announcement, say.volume, say.note)
+
+    def _local_say(self, ticket: Ticket, message: Message, at: float) -> Offer:
+        """An HTTP say request (journaled in canonical form, so read as strictly again)."""
+        voices, alarms = self.config.voices, self.config.alarms
+        request = local.say_request(local.request_object(message.payload), voices)
+        lang = matching_voice(request.lang, voices) if request.lang else None
+        if lang is None:
+            lang = hermes.choose_voice("", request.text, voices)[0]
+        text = plain_text(request.text, local.MAX_CHARS, "text")
+        fields = {"text": request.text, "priority": request.priority}
+        alert = Alert(ticket.topic, fields, request.key(), request.priority, ticket.received)
+        announcement = self._sayable(Announcement(text, lang, request.priority, alert), lang)
+        timing = Timing(
+            ttl_s=alarms.ttl_s if request.ttl is None else request.ttl,
+            reannounce_s=alarms.priorities.of(request.priority).reannounce_s,
+        )
+        return Offer(ticket, alert.id, at, timing, announcement, request.volume)
 
     def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
         """The announcement in a language that has a voice, with notes of what was not taken

@@ -40,6 +40,8 @@ class Reporter:
         self._trouble: str | None = None
         self._told: str | None = None  # the trouble on_trouble last heard of
         self.on_trouble: Callable[[str | None], None] | None = None  # None: publishing again
+        # Told every outcome report as it is published (HTTP waiters, metrics); none may raise.
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # Filled on paho's network thread, which holds paho's own lock meanwhile: taking ours
         # there could deadlock against a publish, so it only appends.
         self._acknowledged: deque[int] = deque()
@@ -59,6 +61,8 @@ class Reporter:
         key = outcome.detail.get("id")
         self.journal.close(ticket.seq, key, ticket.topic, ticket.received, messages)
         self.send(ticket.seq, messages)
+        for listener in self.listeners:
+            listener(report)
         if outcome.kind == "failed":
             self.error(str(outcome.detail.get("reason")), seq=ticket.seq, id=key)
 
@@ -138,6 +142,11 @@ class Reporter:
             self.journal.sent(seq)
         self._send_status()
         self._tell()
+
+    def unconfirmed(self) -> int:
+        """Outcomes whose reports the broker has not acknowledged yet (or not taken)."""
+        with self._lock:
+            return len(self._waiting) + len(self._unpublished)
 
     def drain(self, timeout: float) -> bool:
         """Confirm until every report is published and acknowledged, for at most `timeout`

@@ -1,0 +1,117 @@
+"""Prometheus metrics (`GET /metrics`), in the text format of `prometheus_client`.
+
+What the daemon is now (queue, cache, memory, device, broker, faults) is read from it at
+scrape time by one collector, so no stage keeps counters for it. Only what happened (alerts
+received and accepted, outcomes, the latency to first audio) is counted, from the points every
+alert passes: intake's hand-over to the journal and the outcome reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# From a cached phrase (tens of ms) to a long one synthesized on a busy gateway (seconds).
+LATENCY_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)
+
+
+@dataclass(frozen=True)
+class Gauges:
+    """The daemon's state at one scrape."""
+
+    queue: int  # items waiting to be said, or held in their on-delay
+    cache_entries: int | None  # None: the cache index cannot be read
+    cache_bytes: int | None
+    cache_lookups: int | None  # since the cache was made, kept across restarts
+    cache_hits: int | None
+    rss_mb: float
+    ceiling_mb: float
+    audio_up: bool
+    broker_connected: bool
+    reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
+    faults: Mapping[str, str] = field(default_factory=dict)
+
+
+class Metrics:
+    """The daemon's metrics, in a registry of their own (never the library's global one)."""
+
+    def __init__(self, gauges: Callable[[], Gauges]) -> None:
+        self.registry = CollectorRegistry(auto_describe=False)  # no scrape while built
+        r = self.registry
+        self.received = Counter(
+            "cosyedge_alerts_received", "alert messages and say requests", ["via"], registry=r
+        )
+        self.accepted = Counter(
+            "cosyedge_alerts_accepted",
+            "alerts journaled, to end in one outcome",
+            ["via"],
+            registry=r,
+        )
+        self.outcomes = Counter(
+            "cosyedge_alert_outcomes", "outcomes reported, by kind", ["outcome"], registry=r
+        )
+        self.latency = Histogram(
+            "cosyedge_first_audio_latency_seconds",
+            "from receipt to the first audio of a spoken alert, by where its audio came from",
+            ["source"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        r.register(_Live(gauges))
+
+    def told(self, report: Mapping[str, Any]) -> None:
+        """An outcome report, as published."""
+        self.outcomes.labels(str(report.get("outcome"))).inc()
+        latency, source = report.get("latency_ms"), report.get("source")
+        if isinstance(latency, (int, float)) and source in ("cache", "synth"):
+            self.latency.labels(source).observe(max(0.0, latency / 1000))
+
+    def text(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _Live(Collector):
+    def __init__(self, gauges: Callable[[], Gauges]) -> None:
+        self._gauges = gauges
+
+    def collect(self) -> Iterator[Metric]:
+        g = self._gauges()
+        yield _gauge("cosyedge_queue_depth", "items waiting to be said or held", g.queue)
+        yield _gauge("cosyedge_memory_rss_bytes", "resident memory", g.rss_mb * 1e6)
+        yield _gauge("cosyedge_memory_ceiling_bytes", "memory.ceiling_mb", g.ceiling_mb * 1e6)
+        yield _gauge("cosyedge_audio_device_up", "1 while the sound device plays", g.audio_up)
+        yield _gauge("cosyedge_broker_connected", "1 while connected", g.broker_connected)
+        yield _gauge(
+            "cosyedge_reports_unconfirmed",
+            "outcomes whose reports the broker has not acknowledged yet",
+            g.reports_unconfirmed,
+        )
+        faults = GaugeMetricFamily(
+            "cosyedge_fault", "1 for each fault of the alarm system now", labels=["fault"]
+        )
+        for name in g.faults:
+            faults.add_metric([name], 1)
+        yield faults
+        yield from _cache(g)
+
+
+def _cache(g: Gauges) -> Iterator[Metric]:
+    """Left out while the cache index cannot be read, rather than shown as zero."""
+    if g.cache_entries is not None and g.cache_bytes is not None:
+        yield _gauge("cosyedge_cache_entries", "phrases in the cache", g.cache_entries)
+        yield _gauge("cosyedge_cache_bytes", "size of the cached phrases", g.cache_bytes)
+    if g.cache_lookups is not None and g.cache_hits is not None:
+        about = "phrase cache lookups since the cache was made"
+        yield CounterMetricFamily("cosyedge_cache_hits", f"{about}: found", g.cache_hits)
+        misses = g.cache_lookups - g.cache_hits
+        yield CounterMetricFamily("cosyedge_cache_misses", f"{about}: synthesized", misses)
+
+
+def _gauge(name: str, help: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, help, value=float(value))

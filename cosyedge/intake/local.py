@@ -1,0 +1,218 @@
+"""Alerts asked for over the local HTTP API (docs/http.md), read strictly.
+
+A say request is either a phrase, `{"text", "priority", "lang", "id", "ttl", "volume"}`, or a
+template and the fields an MQTT publisher would send, `{"template", "fields"}`. Either becomes
+one message, journaled and read like any other: a phrase on the reserved topic `SAY_TOPIC`
+(never taken from the broker), whose payload is the request in canonical JSON; a template
+request on the topic its fields fill in, with the payload a publisher would have sent. So a
+restart takes an HTTP alert back from the journal exactly as it takes an MQTT one.
+
+Unlike a published payload, which is taken as far as it can be, a request with an unknown
+field, a wrong type or a value out of range is refused whole (`BadField`, naming the field).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cosyedge.config import VoiceConfig
+from cosyedge.intake.alert import InvalidJson, clean_text, load_json
+from cosyedge.intake.templates import TemplateSet
+from cosyedge.model import PRIORITIES, RejectedAlert
+from cosyedge.speech.tags import matching_voice
+
+SAY_TOPIC = "cosyedge/http/say"
+DEFAULT_PRIORITY = "medium"
+MAX_CHARS = 400  # as a template's default max_chars
+SAY_FIELDS = ("text", "priority", "lang", "id", "ttl", "volume")
+TEMPLATE_FIELDS = ("template", "fields")
+_LANG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*\Z")
+_LEVEL_BAD = re.compile(r"[/+#\x00]")
+
+
+class BadField(RejectedAlert):
+    """A request refused whole: which field, and why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class SayRequest:
+    """A phrase to say, as checked; `payload` is its canonical JSON."""
+
+    text: str
+    priority: str
+    lang: str | None
+    id: str | None
+    ttl: float | None
+    volume: float | None
+
+    @property
+    def payload(self) -> bytes:
+        fields = {k: getattr(self, k) for k in SAY_FIELDS if getattr(self, k) is not None}
+        return json.dumps(fields, ensure_ascii=False, sort_keys=True).encode()
+
+    def key(self) -> str:
+        """The de-duplication key: the id, else a hash of topic and payload, as for MQTT."""
+        if self.id is not None:
+            return self.id
+        return hashlib.sha256(SAY_TOPIC.encode() + b"\0" + self.payload).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Speak:
+    """Text to render as audio for the caller (not an alert): checked, language not chosen
+    yet (None: by its script)."""
+
+    text: str
+    lang: str | None
+    format: str  # wav, or pcm: the samples alone
+
+
+def request_object(body: bytes) -> dict[str, Any]:
+    """The body as a JSON object; BadField when it is not one."""
+    try:
+        data = load_json(body)
+    except InvalidJson as exc:
+        raise BadField("body", f"invalid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadField("body", f"expected a JSON object, got {_kind(data)}")
+    return data
+
+
+def say_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> SayRequest:
+    """A phrase request checked field by field; BadField names the first wrong one."""
+    _known(data, SAY_FIELDS)
+    text = _text(data, "text")
+    priority = data.get("priority", DEFAULT_PRIORITY)
+    if priority not in PRIORITIES:
+        raise BadField("priority", f"expected one of {', '.join(PRIORITIES)}")
+    return SayRequest(
+        text=text,
+        priority=priority,
+        lang=_lang(data.get("lang"), voices),
+        id=_id(data.get("id")),
+        ttl=_number(data, "ttl", 0, 7 * 86400),
+        volume=_number(data, "volume", 0, 1),
+    )
+
+
+def synthesis_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> Speak:
+    """`/v1/synthesize`: `{"text", "lang"}`, said as WAV."""
+    _known(data, ("text", "lang"))
+    return Speak(_text(data, "text"), _lang(data.get("lang"), voices), "wav")
+
+
+def speech_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> Speak:
+    """`/v1/audio/speech`, the OpenAI shape: `input`, `voice` (here a configured language),
+    `response_format` wav or pcm; `model` is accepted and not used (there is one per voice)."""
+    _known(data, ("model", "input", "voice", "response_format"))
+    if not isinstance(data.get("model", ""), str):
+        raise BadField("model", "expected a string")
+    voice = data.get("voice")
+    if voice is not None and voice not in voices:
+        raise BadField("voice", f"expected a configured voice: {', '.join(voices)}")
+    form = data.get("response_format", "wav")
+    if form not in ("wav", "pcm"):
+        raise BadField("response_format", "expected wav or pcm")
+    return Speak(_text(data, "input"), voice, form)
+
+
+def template_message(data: Mapping[str, Any], templates: TemplateSet) -> tuple[str, bytes]:
+    """The topic and payload an MQTT publisher would send for a template request."""
+    _known(data, TEMPLATE_FIELDS)
+    written = data.get("template")
+    found = [t for t in templates.templates if t.config.topic == written]
+    if not isinstance(written, str) or not found:
+        known = ", ".join(t.config.topic for t in templates.templates)
+        raise BadField("template", f"expected a configured template's topic ({known})")
+    fields = data.get("fields", {})
+    if not isinstance(fields, dict):
+        raise BadField("fields", f"expected a JSON object, got {_kind(fields)}")
+    for name, value in fields.items():
+        if isinstance(value, (dict, list)) or value is None:
+            wanted = "expected a string, number or boolean"
+            raise BadField(f"fields.{name}", f"{wanted}, got {_kind(value)}")
+    template = found[0]
+    topic, rest = _topic(written, fields)
+    if templates.find(topic)[0] is not template:
+        raise BadField("template", f"topic {topic!r} is taken by an earlier template")
+    if template.config.payload == "text":
+        if set(rest) != {"text"} or not isinstance(rest["text"], str):
+            raise BadField("fields", "a text template takes only the field text, a string")
+        return topic, rest["text"].encode()
+    return topic, json.dumps(rest, ensure_ascii=False).encode()
+
+
+def _topic(written: str, fields: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The template's topic with each `{name}` level filled from `fields`, and the fields left."""
+    rest = dict(fields)
+    levels = []
+    for level in written.split("/"):
+        if level in ("+", "#"):
+            raise BadField("template", "a level without a name cannot be filled; publish on MQTT")
+        if level.startswith("{") and level.endswith("}"):
+            name = level[1:-1]
+            value = rest.pop(name, None)
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise BadField(f"fields.{name}", "required by the topic: a string or integer")
+            level = str(value)
+            if not level or _LEVEL_BAD.search(level):
+                raise BadField(f"fields.{name}", "a topic level: not empty, no / + # or NUL")
+        levels.append(level)
+    return "/".join(levels), rest
+
+
+def _text(data: Mapping[str, Any], name: str) -> str:
+    text = data.get(name)
+    if not isinstance(text, str) or not clean_text(text):
+        raise BadField(name, "required: the phrase to say, a non-empty string")
+    return text
+
+
+def _known(data: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for name in data:
+        if name not in allowed:
+            raise BadField(name, f"unknown field (known: {', '.join(allowed)})")
+
+
+def _lang(value: object, voices: Mapping[str, VoiceConfig]) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _LANG.match(value):
+        raise BadField("lang", "expected a language code like en or zh-CN")
+    if matching_voice(value, voices) is None:
+        raise BadField("lang", f"no voice for it (voices: {', '.join(voices)})")
+    return value
+
+
+def _id(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+        raise BadField("id", "expected a non-empty string or an integer")
+    return str(value)
+
+
+def _number(data: Mapping[str, Any], name: str, low: float, high: float) -> float | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or not low <= value <= high:
+        raise BadField(name, f"expected a number {low:g}-{high:g}")
+    return float(value)
+
+
+def _kind(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    return "null" if value is None else names.get(type(value), "a number")

@@ -1,0 +1,149 @@
+"""HTTP API requests read strictly, in process: what each becomes, and what is refused whole."""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+
+import pytest
+from support import config_problems
+
+from cosyedge.config import config_warnings, parse_config
+from cosyedge.http.audio import wav_header
+from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.intake.intake import Intake
+from cosyedge.intake.local import SAY_TOPIC, BadField, say_request, template_message
+from cosyedge.intake.templates import TemplateSet
+from cosyedge.model import Offer
+
+VOICES = {"en": None, "zh": None}
+TEMPLATES = """
+templates:
+  - topic: "plant/+/level"
+    text: "Level {value}."
+  - topic: "plant/{line}/{kind}"
+    text: "{kind} on line {line}: {value}."
+    payload: json
+  - topic: "note/{line}"
+    text: "{text}"
+    payload: text
+"""
+
+
+def test_a_phrase_becomes_canonical_json_and_keeps_the_mqtt_dedup_key():
+    a = say_request({"text": "Pump stopped.", "priority": "high", "ttl": 30}, VOICES)
+    b = say_request({"ttl": 30.0, "priority": "high", "text": "Pump stopped."}, VOICES)
+    assert a.payload == b.payload and a.key() == b.key()  # no id: a hash of the request
+    assert json.loads(a.payload) == {"text": "Pump stopped.", "priority": "high", "ttl": 30.0}
+    assert say_request({"text": "x", "id": 12}, VOICES).key() == "12"
+    assert say_request({"text": "x", "lang": "zh-CN"}, VOICES).lang == "zh-CN"
+
+
+@pytest.mark.parametrize(
+    "request_,field",
+    [
+        ({}, "text"),
+        ({"text": "  \u200b "}, "text"),  # nothing but space and an invisible mark
+        ({"text": "x", "id": True}, "id"),
+        ({"text": "x", "id": ""}, "id"),
+        ({"text": "x", "ttl": float("nan")}, "ttl"),
+        ({"text": "x", "volume": "1"}, "volume"),
+        ({"text": "x", "lang": "klingon-tlh-x"}, "lang"),
+        ({"text": "x", "sessionId": "s"}, "sessionId"),
+    ],
+)
+def test_a_wrong_field_refuses_the_whole_request_naming_it(request_, field):
+    with pytest.raises(BadField) as refused:
+        say_request(request_, VOICES)
+    assert refused.value.field == field and refused.value.reason
+
+
+def test_a_template_request_is_the_message_a_publisher_would_send():
+    templates = TemplateSet(parse_config(TEMPLATES).templates)
+    topic, payload = template_message(
+        {"template": "plant/{line}/{kind}", "fields": {"line": 3, "kind": "pressure", "value": 7}},
+        templates,
+    )
+    assert (topic, json.loads(payload)) == ("plant/3/pressure", {"value": 7})
+    assert template_message(
+        {"template": "note/{line}", "fields": {"line": "a", "text": "Hello."}}, templates
+    ) == ("note/a", b"Hello.")
+
+
+@pytest.mark.parametrize(
+    "request_,field",
+    [
+        ({"template": "plant/+/level", "fields": {"value": 1}}, "template"),  # unnamed level
+        ({"template": "plant/{line}/{kind}", "fields": {"line": 1, "kind": "level"}}, "template"),
+        (
+            {"template": "plant/{line}/{kind}", "fields": {"line": "a/b", "kind": "x"}},
+            "fields.line",
+        ),
+        (
+            {"template": "plant/{line}/{kind}", "fields": {"line": 1, "kind": "x", "v": [1]}},
+            "fields.v",
+        ),
+        ({"template": "note/{line}", "fields": {"line": 1, "text": "a", "more": 1}}, "fields"),
+        ({"template": "nowhere", "fields": {}}, "template"),
+        ({"template": "note/{line}", "fields": [], "extra": 1}, "extra"),
+    ],
+)
+def test_a_template_request_that_cannot_be_one_message_is_refused(request_, field):
+    templates = TemplateSet(parse_config(TEMPLATES).templates)
+    with pytest.raises(BadField) as refused:
+        template_message(request_, templates)
+    assert refused.value.field == field
+
+
+def test_intake_reads_a_journaled_say_request_as_the_api_took_it():
+    intake = Intake(parse_config(TEMPLATES))
+    body = json.dumps({"text": "Valve open.", "priority": "low", "volume": 0.5, "id": "v"})
+    message = intake.local_message(body.encode())
+    assert message.topic == SAY_TOPIC
+    reading = intake.read_journaled(7, message.topic, message.payload, 0.0, 0.0)
+    assert isinstance(reading, Offer)
+    assert (reading.key, reading.priority, reading.volume) == ("v", "low", 0.5)
+    assert reading.announcement and reading.announcement.text == "Valve open."
+    with pytest.raises(BadField) as refused:  # what reading would reject is refused first
+        intake.local_message(b'{"text": "\\ud83d\\ude42"}')
+    assert refused.value.field == "text" and "nothing to say" in refused.value.reason
+
+
+def test_a_published_copy_of_the_say_topic_is_not_ours():
+    assert Intake(parse_config(TEMPLATES)).message(SAY_TOPIC, b'{"text": "x"}') is None
+
+
+def test_a_waiter_gets_the_outcome_told_before_or_while_it_waits():
+    board = OutcomeBoard()
+    board.watch(1)
+    board.told({"seq": 1, "outcome": "deduplicated"})  # decided before the caller waits
+    assert board.wait(1, 0) == {"seq": 1, "outcome": "deduplicated"}
+    board.watch(2)
+    threading.Timer(0.05, board.told, [{"seq": 2, "outcome": "spoken"}]).start()
+    assert board.wait(2, 10) == {"seq": 2, "outcome": "spoken"}
+    board.told({"seq": 3, "outcome": "spoken"})  # nobody watches: nothing kept
+    assert board.wait(3, 0) is None
+
+
+def test_wav_headers_streaming_and_whole():
+    streaming = wav_header(24000, None)
+    whole = wav_header(22050, 100)
+    assert len(streaming) == len(whole) == 44
+    assert struct.unpack("<I", streaming[40:44]) == (0xFFFFFFFF,)
+    assert struct.unpack("<I", whole[4:8]) == (236,) and struct.unpack("<I", whole[40:44]) == (200,)
+    assert struct.unpack("<I", whole[24:28]) == (22050,)
+
+
+def test_the_token_file_is_checked_like_the_mqtt_password(tmp_path):
+    token = tmp_path / "token"
+    token.write_text("t")
+    token.chmod(0o644)
+    config = parse_config(f"http:\n  listen: '0.0.0.0:8088'\n  token_file: {token}\n")
+    assert config_warnings(config) == [
+        f"http.token_file: {token} is readable by others (mode 0644); chmod o-rwx it"
+    ]
+    token.chmod(0o600)
+    assert config_warnings(parse_config(f"http:\n  token_file: {token}\n")) == []
+    (problem,) = config_problems(f"http:\n  token_file: {tmp_path}/missing\n")
+    assert "http.token_file: cannot read" in problem
