@@ -64,19 +64,23 @@ def _markup(found: Applied) -> str:
 
 @dataclass(frozen=True)
 class HibariG2P:
-    """hibari's G2P (lexicons and the small OOV net), lexicon entries given to it inline."""
+    """hibari's G2P (lexicons, tagger and the small OOV net), site lexicon entries given to it
+    inline."""
 
     g2p: Any  # hibari.g2p.G2P
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def load(cls, british: bool, settings: SessionConfig, saved_dir: Path | None) -> HibariG2P:
-        from hibari.g2p import G2P
+        """With `saved_dir`, the lexicons and tagger are read from tables kept there
+        (`hibari_tables.py`), made now if needed, not at an alert."""
         from hibari.g2p.oov import OOV
+
+        from cosyedge.speech.voices.hibari_tables import load_g2p
 
         oov_model = _assets() / ("oov_gb.onnx" if british else "oov.onnx")
         oov = OOV(str(oov_model), session=make_session(oov_model, settings, saved_dir))
-        return cls(G2P(oov=oov, british=british))  # loads the lexicons now, not at an alert
+        return cls(load_g2p(british, oov, saved_dir))
 
     def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
         marked = lexicon.mark(words, _markup, applied)

@@ -1,0 +1,276 @@
+"""hibari's G2P with its tables on disk: the lexicons and the part-of-speech tagger of one
+dialect in one SQLite file, read a word at a time, instead of parsed into Python dicts at every
+load (about 100 MB of objects and half a second).
+
+The file is made once from the installed hibari package, under the saved-models directory
+(`state_dir/models`), and is never trusted blindly. What it was made from (our format, hibari's
+version, the dialect, the sha256 of each source file) names it and is recorded in a JSON
+sidecar with the file's own sha256; at every load both are checked, and a file that does not
+match (torn write, disk error, edits, another hibari) is deleted and made again. Where it
+cannot be made or kept, hibari's own G2P is used, with a warning: the same speech, in more
+memory.
+
+The tables answer what hibari's lexicon and tagger ask of their dicts (`get`, `in`), so
+hibari's own code reads them and says every word as it would from its dicts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gzip
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hibari
+from hibari.g2p import G2P
+from hibari.g2p.lexicon import Lexicon
+from hibari.g2p.tagger import Tagger
+from hibari.g2p.tokenize import Tokenizer
+
+from cosyedge.speech.voices.optimized import file_digest
+
+log = logging.getLogger(__name__)
+
+# Bump when the file's layout or what is stored in it changes: older files are then remade.
+FORMAT = "1"
+_LEXICONS = ("gold", "silver")
+_TAGGER_TABLES = ("tagdict", "weights")
+# The tagger reads the same few hundred features (bias, previous tags, word shapes) for most
+# words: decoding them anew each time made sentences 2.5 times slower than hibari's own G2P;
+# keeping the last 1024 decoded brings that to 1.3 times, for well under 1 MB.
+WEIGHTS_KEPT = 1024
+
+
+def _assets() -> Path:
+    return Path(hibari.__file__).parent / "assets"
+
+
+def _dialect(british: bool) -> str:
+    return "gb" if british else "us"
+
+
+def sources(british: bool) -> dict[str, Path]:
+    """hibari's files that the tables of one dialect are made from."""
+    dialect = _dialect(british)
+    lexicons = {name: _assets() / f"lexicon_{dialect}_{name}.json.gz" for name in _LEXICONS}
+    return lexicons | {"tagger": _assets() / "tagger.json.gz"}
+
+
+def _read_json(path: Path) -> Any:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+# --- the tables -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the file, read like the dict it was made from: a key's value as JSON
+    gave it, or the default when the key is absent."""
+
+    db: sqlite3.Connection
+    name: str
+
+    def get(self, key: str, default: Any = None) -> Any:
+        row = self.db.execute(f"SELECT value FROM {self.name} WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def __contains__(self, key: object) -> bool:
+        query = f"SELECT 1 FROM {self.name} WHERE key = ?"
+        return isinstance(key, str) and self.db.execute(query, (key,)).fetchone() is not None
+
+
+class RecentTable:
+    """A table whose last `size` values read stay decoded. The values are shared between
+    readers: for readers that do not change them (the tagger's weights)."""
+
+    def __init__(self, table: Table, size: int) -> None:
+        self.get = functools.lru_cache(maxsize=size)(table.get)
+
+
+@dataclass(frozen=True)
+class G2PTables:
+    """The tables of one dialect, open read-only. The connection is shared by the threads that
+    use them; hibari's G2P is called under a lock (`HibariG2P`), so one at a time."""
+
+    db: sqlite3.Connection
+
+    @classmethod
+    def open(cls, path: Path) -> G2PTables:
+        # immutable: never written after it is made, so SQLite needs no locks (a read-only
+        # state_dir works) and keeps no more than its small page cache in memory.
+        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+
+    def table(self, name: str) -> Table:
+        return Table(self.db, name)
+
+    def tags(self) -> list[str]:
+        return list(self.table("meta").get("tags"))
+
+
+def _fill(db: sqlite3.Connection, name: str, items: Iterable[tuple[str, Any]]) -> None:
+    db.execute(f"CREATE TABLE {name} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+    rows = ((key, json.dumps(value, ensure_ascii=False)) for key, value in items)
+    db.executemany(f"INSERT INTO {name} VALUES (?, ?)", rows)
+
+
+def make_tables(path: Path, british: bool) -> None:
+    """Write one dialect's tables to `path` from hibari's files, one file in memory at a time
+    (the tagger, the largest, parses to about 55 MB)."""
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        for name, source in sources(british).items():
+            if name in _LEXICONS:
+                _fill(db, name, _read_json(source).items())
+                continue
+            tagger = _read_json(source)
+            for table in _TAGGER_TABLES:
+                _fill(db, table, tagger[table].items())
+            _fill(db, "vocab", ((word, 1) for word in tagger["vocab"]))
+            _fill(db, "meta", [("tags", tagger["tags"])])
+
+
+# --- hibari's G2P on the tables -------------------------------------------------------------
+
+
+class TablesG2P(G2P):
+    """hibari's G2P, its lexicons and tagger reading `G2PTables` instead of parsed JSON: the
+    rest (tokenizer, rules, OOV net, stress) is hibari's own code."""
+
+    def __init__(self, tables: G2PTables, oov: Any, british: bool) -> None:
+        # The attributes G2P.__init__ sets, the tables standing in for its dicts.
+        gold, silver = (tables.table(name) for name in _LEXICONS)
+        self.lexicon = Lexicon(gold, silver, british)
+        self.tokenizer = Tokenizer(_read_json(_assets() / "tokenizer_exceptions.json"))
+        self.tagger = _tagger(tables)
+        self._oov, self.unk, self.british = oov, "", british
+
+
+def _tagger(tables: G2PTables) -> Tagger:
+    weights = RecentTable(tables.table("weights"), WEIGHTS_KEPT)
+    model = {"tagdict": tables.table("tagdict"), "weights": weights, "tags": tables.tags()}
+    tagger = Tagger(model)
+    tagger.vocab = tables.table("vocab")  # given to Tagger, it would be copied into a set
+    return tagger
+
+
+# --- kept under the saved-models directory ---------------------------------------------------
+
+
+class SavedTables:
+    """Tables made once per dialect and source, kept in `directory` beside the optimized
+    graphs, checked at every load."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def made_from(self, british: bool) -> dict[str, Any]:
+        """What a file must have been made from to be used now."""
+        digests = {name: file_digest(path) for name, path in sources(british).items()}
+        return {"format": FORMAT, "hibari": hibari.__version__, "sources": digests}
+
+    def path(self, british: bool, made_from: dict[str, Any]) -> Path:
+        key = hashlib.sha256(json.dumps(made_from, sort_keys=True).encode()).hexdigest()
+        return self.directory / f"hibari-g2p-{_dialect(british)}-{key[:16]}.sqlite"
+
+    @staticmethod
+    def _sidecar(path: Path) -> Path:
+        return path.with_name(path.name + ".json")
+
+    def open(self, british: bool) -> G2PTables | None:
+        """The dialect's tables, made now if there are none usable; None (warned) if they
+        can be neither read nor made here."""
+        made_from = self.made_from(british)
+        path = self.path(british, made_from)
+        try:
+            found = self._check(path, made_from)
+        except OSError as exc:
+            log.warning("cannot read hibari's G2P tables in %s (%s)", self.directory, exc)
+            found = False
+        if not found and not self._make(path, made_from, british):
+            return None
+        return G2PTables.open(path)
+
+    def _check(self, path: Path, made_from: dict[str, Any]) -> bool:
+        """Whether the file at `path` is there and intact; a damaged or stale one is removed."""
+        if not path.exists():
+            return False
+        try:
+            record = json.loads(self._sidecar(path).read_text(encoding="utf-8"))
+            recorded, expected = record["made_from"], record["sha256"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return self._discard(path, f"its record is missing or unreadable ({exc})")
+        if recorded != made_from:
+            return self._discard(path, "it was made from other files or by another version")
+        if file_digest(path) != expected:
+            return self._discard(path, "its sha256 does not match the one recorded when made")
+        return True
+
+    def _discard(self, path: Path, reason: str) -> bool:
+        log.warning("hibari's G2P tables %s are not usable: %s; making them again", path, reason)
+        for p in (path, self._sidecar(path)):
+            with contextlib.suppress(OSError):
+                p.unlink()
+        return False
+
+    def _make(self, path: Path, made_from: dict[str, Any], british: bool) -> bool:
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".sqlite")
+            os.close(fd)
+        except OSError as exc:
+            log.warning("cannot keep hibari's G2P tables in %s (%s)", self.directory, exc)
+            return False
+        tmp = Path(name)
+        try:
+            make_tables(tmp, british)
+            self._commit(tmp, path, made_from)
+        except (OSError, sqlite3.Error, KeyError, TypeError, ValueError) as exc:
+            log.warning("cannot make hibari's G2P tables in %s (%s)", self.directory, exc)
+            return False
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        log.info("made hibari's G2P tables (%s) in %s", _dialect(british), path)
+        self._prune(path)
+        return True
+
+    def _commit(self, tmp: Path, path: Path, made_from: dict[str, Any]) -> None:
+        # The record first: a reader that finds the file finds its record too.
+        record = {"made_from": made_from, "sha256": file_digest(tmp)}
+        sidecar_tmp = path.with_name(f".tmp-{path.name}.json")
+        sidecar_tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        os.replace(sidecar_tmp, self._sidecar(path))
+        os.replace(tmp, path)
+
+    def _prune(self, path: Path) -> None:
+        """Remove the same dialect's tables made from earlier sources or formats."""
+        family = path.name.rsplit("-", 1)[0]
+        for old in self.directory.glob(f"{family}-*.sqlite"):
+            if old != path:
+                log.info("removing hibari's G2P tables of an earlier version: %s", old)
+                for p in (old, self._sidecar(old)):
+                    with contextlib.suppress(OSError):
+                        p.unlink()
+
+
+def load_g2p(british: bool, oov: Any, saved_dir: Path | None) -> G2P:
+    """hibari's G2P for one dialect: on tables kept in `saved_dir`, else (none given, or
+    they cannot be kept there) hibari's own, which holds them all in memory."""
+    tables = SavedTables(saved_dir).open(british) if saved_dir else None
+    if tables is not None:
+        return TablesG2P(tables, oov, british)
+    if saved_dir:
+        log.warning("hibari's G2P holds its lexicons in memory instead (about 100 MB more)")
+    return G2P(oov=oov, british=british)

@@ -1,0 +1,180 @@
+"""hibari's G2P on tables kept on disk: the same phonemes as hibari's own G2P, word for word and
+for every English alert of the shared set; damaged or stale tables are made again, and where
+they cannot be kept hibari's own G2P is used."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hibari.g2p import G2P
+from hibari.g2p.oov import OOV
+
+from cosyedge.config import load_config
+from cosyedge.intake.alert import parse_alert
+from cosyedge.intake.templates import TemplateSet
+from cosyedge.speech.lexicon import NO_LEXICON
+from cosyedge.speech.text import normalizer_for
+from cosyedge.speech.voices.hibari import HibariG2P, _assets
+from cosyedge.speech.voices.hibari_tables import SavedTables, TablesG2P, load_g2p
+
+REPO = Path(__file__).resolve().parent.parent
+ALERT_FILES = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
+# Beyond the lexicons: plant words and codes hibari reads with its suffix rules, its number
+# reader or its OOV net.
+PLANT_WORDS = [
+    "PT-173", "TT-180", "M8153", "B6", "H2S", "CO2", "XV-101", "3rd", "1990s", "6.49", "-12.5",
+    "kPa", "rpm", "ppm", "°C", "overpressurized", "recalibrating", "deaerators", "Zwickau",
+    "gasketing", "unlatched", "setpoints", "NH3", "PLC's", "valves'", "$12.50", "£3", "50%",
+]  # fmt: skip
+
+
+def oov(british: bool) -> OOV:
+    return OOV(str(_assets() / ("oov_gb.onnx" if british else "oov.onnx")))
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    """A saved-models directory with the US tables made in it."""
+    directory = tmp_path_factory.mktemp("models")
+    assert SavedTables(directory).open(False) is not None
+    return directory
+
+
+@pytest.fixture(scope="module")
+def us(made) -> tuple[G2P, TablesG2P]:
+    """hibari's own G2P and ours on tables, sharing one OOV net."""
+    net = oov(False)
+    return G2P(oov=net, british=False), TablesG2P(SavedTables(made).open(False), net, False)
+
+
+def words_of(g2p: G2P, count: int) -> list[str]:
+    """`count` words spread evenly over hibari's lexicons, then forms of some of them that
+    are not in them (plurals, past tenses, capitals, reversed letters for the OOV net)."""
+    known = sorted({*g2p.lexicon.golds.d, *g2p.lexicon.silvers.d})
+    chosen = known[:: max(1, len(known) // count)][:count]
+    formed = [
+        form
+        for word in chosen[::40]
+        for form in (word + "s", word + "ed", word + "ing", word.upper(), word.title(), word[::-1])
+    ]
+    return chosen + formed + PLANT_WORDS
+
+
+def differences(words: list[str], theirs: G2P, ours: G2P) -> list[tuple[str, str, str]]:
+    said = ((word, theirs(word), ours(word)) for word in words)
+    return [(word, a, b) for word, a, b in said if a != b]
+
+
+def test_every_word_reads_as_hibaris_own_g2p_reads_it(us):
+    theirs, ours = us
+    words = words_of(theirs, 20_000)
+    assert len(set(words)) > 20_000
+    assert differences(words, theirs, ours) == []
+
+
+def test_words_in_runs_read_as_hibaris_own_g2p_reads_them(us):
+    """In context the tagger's answers matter more (a word alone is mostly told by the tag
+    dictionary)."""
+    theirs, ours = us
+    words = words_of(theirs, 5_000)
+    runs = [" ".join(words[i : i + 10]) for i in range(0, len(words), 10)]
+    assert differences(runs, theirs, ours) == []
+
+
+def test_british_words_read_as_hibaris_own_british_g2p_reads_them(tmp_path):
+    net = oov(True)
+    tables = SavedTables(tmp_path).open(True)
+    assert tables is not None
+    theirs, ours = G2P(oov=net, british=True), TablesG2P(tables, net, True)
+    words = words_of(theirs, 3_000)
+    assert theirs("tomato") != G2P(oov=False)("tomato")  # the British lexicon, not the US one
+    assert differences(words, theirs, ours) == []
+
+
+def english_alerts() -> list[str]:
+    """Every English alert of the shared set, as the example config's templates say it."""
+    path = next((p for p in ALERT_FILES if p.is_file()), None)
+    if path is None:
+        pytest.skip("the shared alert set is not here")
+    templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
+    texts = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        if item["lang"] == "en":
+            template, fields = templates.find(item["topic"])
+            payload = json.dumps(item["payload"]).encode()
+            alert = parse_alert(item["topic"], payload, template.config.payload)
+            texts.append(template.render(alert, fields).text)
+    return texts
+
+
+def test_every_english_alert_is_given_to_the_model_as_hibaris_own_g2p_gives_it(us):
+    theirs, ours = (HibariG2P(g2p) for g2p in us)
+    normalize = normalizer_for("en").normalize
+    alerts = english_alerts()
+    assert len(alerts) >= 40
+    for text in alerts:
+        for words in (text, normalize(text)):
+            expected = list(theirs.units(words, NO_LEXICON, []))
+            assert list(ours.units(words, NO_LEXICON, [])) == expected, words
+            assert expected
+
+
+def test_the_tables_hold_no_lexicon_in_memory(made):
+    tracemalloc.start()
+    try:
+        kept = load_g2p(False, False, made)
+        ours = tracemalloc.get_traced_memory()[0]
+        own = G2P(oov=False)
+        theirs = tracemalloc.get_traced_memory()[0] - ours
+    finally:
+        tracemalloc.stop()
+    assert kept("valve") == own("valve")
+    assert ours * 50 < theirs
+
+
+def damage(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def restate_source(path: Path) -> None:
+    sidecar = path.with_name(path.name + ".json")
+    record = json.loads(sidecar.read_text())
+    record["made_from"]["sources"]["gold"] = "0" * 64
+    sidecar.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("spoil", [damage, restate_source], ids=["damaged", "stale"])
+def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog, spoil):
+    for kept in made.iterdir():
+        shutil.copy(kept, tmp_path)
+    (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
+    older = path.with_name("hibari-g2p-us-0000000000000000.sqlite")  # an earlier version's
+    shutil.copy(path, older)
+    spoil(path)
+    with caplog.at_level(logging.INFO):
+        g2p = load_g2p(False, False, tmp_path)
+        load_g2p(False, False, tmp_path)
+    assert isinstance(g2p, TablesG2P)
+    assert caplog.text.count(f"hibari's G2P tables {path} are not usable") == 1
+    assert caplog.text.count("made hibari's G2P tables (us)") == 1
+    assert sorted(tmp_path.glob("*.sqlite")) == [path]  # the earlier version's removed
+    assert g2p("The pressure is rising.") == G2P(oov=False)("The pressure is rising.")
+
+
+def test_where_tables_cannot_be_kept_hibaris_own_g2p_reads(tmp_path, caplog):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with caplog.at_level(logging.WARNING):
+        g2p = load_g2p(False, False, blocked / "models")
+    assert type(g2p) is G2P
+    assert "cannot keep hibari's G2P tables" in caplog.text
+    assert "holds its lexicons in memory instead" in caplog.text
+    assert g2p("Valve open.")
