@@ -210,13 +210,14 @@ def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.render import Renderer
-    from cosyedge.speech.voices import load_voices
+    from cosyedge.speech.voices import voices_on_demand
     from cosyedge.tools.owner import as_owner_of
 
     if _no_voice(config, lang):
         return 2
-    # Every voice, so a phrase mixing Chinese and English is said by both.
-    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
+    # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
+    # the phrase is not in the cache.
+    voices = voices_on_demand(config.voices, config.state_dir / "models", config.pronunciations)
     with as_owner_of(config.cache.dir):
         cache = PhraseCache.from_config(config.cache)
         renderer = Renderer(voices, cache)

@@ -158,6 +158,8 @@ def test_say_writes_a_wav_through_the_same_cache(tmp_path):
     assert np.array_equal(wav_samples(cached)[1], pcm)
     again = subprocess.run([*cmd, "--out", str(tmp_path / "2.wav")], capture_output=True, text=True)
     assert "cache" in again.stderr
+    assert "voice hibari-heart loaded" in first.stderr
+    assert " loaded " not in again.stderr  # a cached phrase needs no voice
     assert np.array_equal(wav_samples(tmp_path / "2.wav")[1], pcm)
 
 

@@ -10,8 +10,10 @@ import time
 import numpy as np
 from support import wait_until
 
+from cosyedge.config import Config
 from cosyedge.speech.cache import PhraseCache, cache_key
 from cosyedge.speech.render import QUEUE_CLAUSES, Renderer
+from cosyedge.speech.voices import load_voices, voices_on_demand
 
 FOUR_CLAUSES = (
     "Boiler pressure on line two is above the limit, "
@@ -105,3 +107,24 @@ def test_each_language_is_spoken_by_its_own_voice(piper_voice, hibari_voice, tmp
     renderer = Renderer({"en": hibari_voice, "en-x-joe": piper_voice}, PhraseCache(tmp_path))
     assert renderer.render("Pump two stopped.", "en").sample_rate == 24000
     assert renderer.render("Pump two stopped.", "en-x-joe").sample_rate == 22050
+
+
+def test_a_phrase_in_the_cache_is_said_without_loading_any_voice(tmp_path):
+    """`cosyedge say`: its voices are known by their front ends and load only to synthesize,
+    under the identities the daemon's loaded voices have, so both find the same phrases."""
+    configs, models = Config().voices, tmp_path / "models"  # the default voices
+    first = voices_on_demand(configs, models)
+    renderer = Renderer(first, PhraseCache(tmp_path / "cache"))
+    spoken = np.concatenate(list(renderer.render("Pump two stopped.").chunks))
+    renderer.stop(timeout=30)
+    assert first["en"].voices["en"].loaded is not None
+    loaded = load_voices(configs, models)
+    assert {lang: v.identity for lang, v in loaded.items()} == {
+        lang: v.identity for lang, v in first.items()
+    }
+    voices = voices_on_demand(configs, models)
+    again = Renderer(voices, PhraseCache(tmp_path / "cache")).render("Pump two stopped.")
+    assert again.source == "cache"
+    assert np.array_equal(np.concatenate(list(again.chunks)), spoken)
+    on_demand = voices["en"].voices.values()
+    assert [v.loaded for v in on_demand] == [None, None]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import hashlib
 import logging
@@ -232,6 +233,49 @@ def load_voices(
         for lang, config in configs.items()
     }
     settle_memory()
+    return mixed_voices(voices)
+
+
+@dataclass
+class VoiceOnDemand:
+    """A voice known by its front end (name, sample rate, identity: enough for the phrase
+    cache) whose models load at its first synthesis, so a cached phrase needs none."""
+
+    front: FrontEnd
+    load: Callable[[], Voice]
+    loaded: Voice | None = None
+
+    @property
+    def name(self) -> str:
+        return self.front.name
+
+    @property
+    def sample_rate(self) -> int:
+        return self.front.sample_rate
+
+    @property
+    def identity(self) -> str:
+        return self.front.identity
+
+    def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        if self.loaded is None:  # one synthesis thread per renderer: no race to load
+            self.loaded = self.load()
+        return self.loaded.synthesize(text)
+
+
+def voices_on_demand(
+    configs: Mapping[str, VoiceConfig],
+    saved_dir: Path | None,
+    pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
+) -> dict[str, Voice]:
+    """Every configured voice as `load_voices` gives it, each loaded only when it is first
+    asked to speak (`cosyedge say`: a phrase in the cache is said without loading any)."""
+    voices: dict[str, Voice] = {}
+    for lang, config in configs.items():
+        lexicon = lexicon_for(pronunciations or {}, lang)
+        front = load_front_end(lang, config, saved_dir, lexicon)
+        load = functools.partial(load_voice, lang, config, saved_dir, lexicon)
+        voices[lang] = VoiceOnDemand(front, load)
     return mixed_voices(voices)
 
 

@@ -9,9 +9,10 @@ the config names another model file.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,6 +105,21 @@ class HibariG2P:
         return pieces
 
 
+@dataclass
+class G2POnFirstUse:
+    """A `HibariG2P` loaded when it is first asked for phonemes."""
+
+    load: Callable[[], HibariG2P]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    loaded: HibariG2P | None = None
+
+    def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
+        with self.lock:
+            if self.loaded is None:
+                self.loaded = self.load()
+        return self.loaded.units(words, lexicon, applied)
+
+
 def front_end(
     config: VoiceConfig,
     normalizer: Normalizer,
@@ -111,7 +127,8 @@ def front_end(
     saved_dir: Path | None = None,
     digest: str | None = None,
 ) -> FrontEnd:
-    """The voice's front end alone: no acoustic model is loaded. `digest`: the model's, when
+    """The voice's front end alone: no acoustic model is loaded, and its G2P only when it is
+    first asked for phonemes (its identity needs none of them). `digest`: the model's, when
     the caller has it already."""
     import hibari
 
@@ -120,7 +137,7 @@ def front_end(
     known = _registry_entry(digest)
     name, british = (known[0], bool(known[1]["british"])) if known else (model.stem, False)
     settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
-    g2p = HibariG2P.load(british, settings, saved_dir)
+    g2p = G2POnFirstUse(functools.partial(HibariG2P.load, british, settings, saved_dir))
     return FrontEnd(
         name=f"hibari-{name}",
         sample_rate=SAMPLE_RATE,
@@ -153,7 +170,8 @@ class HibariVoice(FrontedVoice):
             session=make_session(model, settings, saved_dir, digest),
             _vocab=json.loads((_assets() / "vocab.json").read_text(encoding="utf-8")),
         )
-        for _ in voice.synthesize("Ready."):  # sizes the session's arena
+        # Sizes the session's arena, and loads the G2P now rather than at the first alert.
+        for _ in voice.synthesize("Ready."):
             pass
         return voice
 
