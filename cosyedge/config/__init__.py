@@ -996,7 +996,7 @@ class Config:
         default_factory=_default_state_dir,
         metadata=_meta(
             "the journal, quarantined messages, local broker persistence, saved optimized "
-            "models (`models/`) and other state",
+            "models and hibari's G2P tables (`models/`) and other state",
             shown="`$STATE_DIRECTORY` (the service: `/var/lib/cosyedge`), else "
             "`$XDG_STATE_HOME/cosyedge`, else `~/.local/state/cosyedge`",
         ),

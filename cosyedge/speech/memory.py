@@ -228,7 +228,9 @@ class MemoryGuard:
             # The process limit is below what one step needs: long alerts will fall back.
             self.out_of_memory(exc)
             return
-        rss = self.rss()
+        # What the step left to the allocator (about 30 MB for hibari) goes back now: kept,
+        # it would stand in RSS until the guard next drops buffers, and count twice below.
+        rss = self._drop_buffers(self.rss())
         log.info(
             "voice %s: one synthesis step takes up to %.0f MB; RSS now %.0f MB of %.0f",
             voice.name,
