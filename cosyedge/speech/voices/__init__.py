@@ -237,25 +237,13 @@ def load_voices(
 
 
 @dataclass
-class VoiceOnDemand:
+class VoiceOnDemand(FrontedVoice):
     """A voice known by its front end (name, sample rate, identity: enough for the phrase
     cache) whose models load at its first synthesis, so a cached phrase needs none."""
 
     front: FrontEnd
     load: Callable[[], Voice]
     loaded: Voice | None = None
-
-    @property
-    def name(self) -> str:
-        return self.front.name
-
-    @property
-    def sample_rate(self) -> int:
-        return self.front.sample_rate
-
-    @property
-    def identity(self) -> str:
-        return self.front.identity
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         if self.loaded is None:  # one synthesis thread per renderer: no race to load
