@@ -1,8 +1,8 @@
 """The arm64 package on arm64 Debian 12 under qemu-user emulation, next to this machine's own
 (amd64) development install of the same code:
 
-1. `dpkg -i` of the package into the rootfs, `cosyedge --version`, `cosyedge check` of the
-   installed configuration;
+1. `dpkg -i` of the packages (cosyedge, cosyedge-voice-piper) into the rootfs,
+   `cosyedge --version`, `cosyedge check` of the installed configuration;
 2. `cosyedge say --out` on English and Mandarin alerts of the shared set: the Mandarin voice
    (espeak-ng reading our pinyin) must give the same samples as here when both have the same
    espeak-ng, the English one (hibari, which samples noise) must stay within MAX_DISTANCE_DB
@@ -20,7 +20,7 @@ translated code among it.
 scripts/arm64 runs this inside its namespace, where the rootfs's aarch64 programs run through
 qemu-user and the loopback network is the namespace's own:
 
-    python -m bench.arm64 --root ROOTFS --deb PACKAGE [--json FILE] [--time STEP=SECONDS ...]
+    python -m bench.arm64 --root ROOTFS --deb PACKAGE... [--json FILE] [--time STEP=SECONDS ...]
 
 --time adds a step measured before (the rootfs, the package build). Exit status 0 when every
 check passed, 1 when one failed (the measurements so far are printed).
@@ -292,9 +292,10 @@ def same_sound(
 # -- steps ----------------------------------------------------------------------------------
 
 
-def install(rootfs: Rootfs, deb: Path, report: Report) -> None:
-    shutil.copy(deb, rootfs.inside("/tmp") / deb.name)
-    ran = run(rootfs.command("dpkg", "-i", f"/tmp/{deb.name}"), GUEST_ENV)
+def install(rootfs: Rootfs, debs: list[Path], report: Report) -> None:
+    for deb in debs:
+        shutil.copy(deb, rootfs.inside("/tmp") / deb.name)
+    ran = run(rootfs.command("dpkg", "-i", *(f"/tmp/{deb.name}" for deb in debs)), GUEST_ENV)
     report.add("install (dpkg -i)", ran)
     expect(ran.returncode == 0, "dpkg -i", ran.why())
     rootfs.user_ids("cosyedge")  # fails unless the postinst made the service user
@@ -692,7 +693,10 @@ def amd64_daemon(home: Path) -> DaemonRun:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.arm64", description=__doc__)
     parser.add_argument("--root", type=Path, required=True, help="the arm64 rootfs (a copy)")
-    parser.add_argument("--deb", type=Path, required=True, help="cosyedge_VERSION_arm64.deb")
+    parser.add_argument(
+        "--deb", type=Path, nargs="+", required=True,
+        help="cosyedge_VERSION_arm64.deb, and any other package to install with it",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the measurements here too")
     parser.add_argument(
         "--time", action="append", default=[], metavar="STEP=SECONDS",

@@ -4,7 +4,7 @@ Mandarin alerts as well as this machine's install does, and the daemon speaking 
 the rootfs's Mosquitto.
 
 It runs as root (debootstrap, a user namespace mapping every user) and only with
-COSYEDGE_TEST_ARM64=1, not on CI: about 7 minutes with the rootfs made, 3 more the first time
+COSYEDGE_TEST_ARM64=1, not on CI: about 8 minutes with the rootfs made, 2-3 more the first time
 (debootstrap needs the network then). A run that cannot have qemu, debootstrap or the rootfs
 is skipped, with the reason."""
 
@@ -24,7 +24,7 @@ pytestmark = [
     pytest.mark.system,
     pytest.mark.skipif(
         os.environ.get("COSYEDGE_TEST_ARM64") != "1" or os.geteuid() != 0,
-        reason="arm64 under emulation takes 7-10 minutes: runs as root with "
+        reason="arm64 under emulation takes 8-11 minutes: runs as root with "
         "COSYEDGE_TEST_ARM64=1 (or run scripts/arm64)",
     ),
 ]
