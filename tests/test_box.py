@@ -210,6 +210,18 @@ def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, r
     assert "spoke alert box-root source=cache" in journal(box, "-n 50")
 
 
+def test_say_without_a_sound_device_exits_1_saying_so(box):
+    """ALSA's default pointed at a card the box does not have: a clear refusal, no abort."""
+    box.write("/etc/asound.conf", "pcm.!default { type hw; card 99 }\n")
+    try:
+        done = box.run("cosyedge", "say", "--config", CONFIG, "Is anyone there?")
+    finally:
+        box.write("/etc/asound.conf", ASOUND_CONF)
+    assert done.returncode == 1, done.stderr
+    assert "nothing was played, no sound device" in done.stderr
+    assert "terminate called" not in done.stderr
+
+
 def test_remove_stops_the_service_and_purge_leaves_nothing(box):
     # Nothing routine (stops, reloads, the upgrade) was logged as a lost connection.
     assert "MQTT connection lost" not in journal(box)

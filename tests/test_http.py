@@ -95,7 +95,8 @@ def test_say_takes_the_alert_path_and_refuses_bad_requests_whole(
     broker, alsa_sink, make_daemon, tmp_path
 ):
     http_port = free_port()
-    reports = Listener(broker.port, REPORT, "cosyedge/status")
+    # Persistent: the report sent as the broker comes back must not beat our resubscription.
+    reports = Listener(broker.port, REPORT, "cosyedge/status", persistent=True)
     daemon = make_daemon(http_config(broker.port, tmp_path, http_port))
 
     body = {"text": "Pump one stopped.", "id": "p1"}
