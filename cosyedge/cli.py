@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(config, args)
     except (RuntimeError, OSError) as exc:  # a refused start or a path it cannot use
-        log.error("cosyedge %s: %s", args.command, exc)
+        # The reason in one line; where it came from too with log_level: debug, so an
+        # unforeseen error caught here can still be traced.
+        log.error("cosyedge %s: %s", args.command, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
 
 
