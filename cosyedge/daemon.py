@@ -19,16 +19,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cosyedge import __version__
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import Fault, Health
+from cosyedge.alarms.history import History, read_facts, sizes
+from cosyedge.alarms.history import Reading as HistoryReading
 from cosyedge.alarms.journal import Journal
+from cosyedge.alarms.kpi import DAY_S, PERIOD_S, STALE_S, RecentAlarms, annunciated
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.faults import Faults
-from cosyedge.http.metrics import Gauges, Metrics
+from cosyedge.http.metrics import Alarms, Gauges, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.http.server import Accepted, ApiServer, Unavailable
 from cosyedge.intake.alert import Message, clean_text
@@ -90,7 +94,15 @@ class Daemon:
         )
         self.journal.beat = journal_beat
         self.reporter = Reporter(config.reports, self._publish, self.journal)
-        self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.reporter, self.journal, self.health)
+        self.history = History(
+            config.state_dir / "history",
+            config.alarms.history_days,
+            config.alarms.history_mb * 1_000_000,
+            faults=self.faults,
+        )
+        self.desk = AlarmDesk(
+            AlarmPolicy(config.alarms), self.reporter, self.journal, self.health, self.history
+        )
         self.announcer = Announcer(
             self.desk,
             speech,
@@ -116,9 +128,14 @@ class Daemon:
         self.metrics = Metrics(self._gauges)
         self.reporter.listeners += [self.board.told, self.metrics.told]
         self.api = None
+        self.recent = RecentAlarms()  # the last day's alarms, for the ISA-18.2 metrics
+        self._seed_sizes: dict[str, int] = {}
         if config.http.enabled:
             self.api = ApiServer(config.http, LocalApi(self), self.board, self.metrics)
+            self._seed_sizes = sizes(self.history.directory)  # what is read back, not heard
+            self.history.listeners.append(self.recent.heard)
         self.journal.on_trouble = functools.partial(self.health.set, "journal")
+        self.history.on_trouble = functools.partial(self.health.set, "history")
         self.reporter.on_trouble = functools.partial(self.health.set, "reports")
         self.cache.listeners.append(self._cache_event)
 
@@ -232,6 +249,10 @@ class Daemon:
         """What the last run left: the journal's open alerts, reports and alarm state."""
         recovered = self.journal.open()
         self.health.restarts = count_restarts(self.config.state_dir / "starts")
+        self.history.start()
+        self.history.record("start", version=__version__, pid=os.getpid())
+        if self.api is not None:
+            threading.Thread(target=self._seed_recent, name="history-read", daemon=True).start()
         self.desk.recover(recovered, self.intake.read_journaled)
         if recovered.pending:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
@@ -239,6 +260,15 @@ class Daemon:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
         if not self.cache.writable:
             self.health.fault("cache", f"cannot write the phrase cache in {self.cache.directory}")
+
+    def _seed_recent(self) -> None:
+        """The last day's alarms from the history as it was before this run wrote to it."""
+        now, reading = time.time(), HistoryReading()
+        facts = read_facts(self.history.directory, now - DAY_S, reading, self._seed_sizes)
+        older = [a for f in facts if f["e"] == "outcome" and (a := annunciated(f)) is not None]
+        self.recent.seed(older, now)
+        for name, count in reading.damaged.items():
+            log.warning("history %s: %d damaged lines passed over", name, count)
 
     def _mqtt(self, config: Config) -> MqttSession:
         return MqttSession(
@@ -294,6 +324,19 @@ class Daemon:
             broker_connected=self.mqtt.connected,
             reports_unconfirmed=self.reporter.unconfirmed(),
             faults=self.health.faults(),
+            alarms=self._alarm_figures(),
+        )
+
+    def _alarm_figures(self) -> Alarms:
+        now = time.time()
+        stale = [since for _, since in self.desk.standing() if now - since > STALE_S]
+        return Alarms(
+            day=self.recent.figures(now),
+            last_10_min=self.recent.count(now - PERIOD_S),
+            last_hour=self.recent.count(now - 3600),
+            complete=self.recent.complete(now),
+            stale=len(stale),
+            shelved=len(self.desk.status()["shelved"]),
         )
 
     def _cache_event(self, event: CacheEvent) -> None:
@@ -308,9 +351,11 @@ class Daemon:
         its tone, until acknowledged) or its end is said once."""
         if fault is None:
             self.reporter.event(Event("fault_cleared", {"fault": name}))
+            self.history.record("fault_cleared", fault=name)
         else:
             self.reporter.event(Event("fault", {"fault": name, "reason": fault.reason}))
             self.reporter.error(f"{name}: {fault.reason}", fault=name)
+            self.history.record("fault", fault=name, reason=fault.reason)
         self.desk.publish_status()
         if name not in QUIET_FAULTS:
             self._say_fault(name, fault is not None)
@@ -340,6 +385,8 @@ class Daemon:
             log.info("reports not yet acknowledged by the broker are sent again at next start")
         self.mqtt.stop()
         self.journal.stop()
+        self.history.record("stop", unsaid=self.journal.unsaid())
+        self.history.stop()
         unsaid = self.journal.unsaid()
         if unsaid:
             log.warning("%d unsaid alerts saved for the next start", unsaid)
@@ -394,6 +441,8 @@ class Daemon:
             self.mqtt.set_filters(self.intake.filters)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
         self.speech.memory.ceiling_mb = new.memory.ceiling_mb
+        self.history.keep_days = new.alarms.history_days
+        self.history.max_bytes = new.alarms.history_mb * 1_000_000
         if new.pronunciations != old.pronunciations:
             self._use_lexicons(new)
         logging.getLogger().setLevel(new.log_level.upper())

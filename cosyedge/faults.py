@@ -38,6 +38,7 @@ SITES = {
     "cache.read": "reading a phrase from the cache",
     "mqtt.publish": "handing a report to the MQTT client",
     "speech.render": "starting to speak an item (with crash: the daemon dies there)",
+    "history.write": "appending facts to the alarm history",
 }
 
 

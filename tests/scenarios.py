@@ -705,6 +705,7 @@ FAULT_STEPS = [
     ("cache.write",),
     ("cache.read",),
     ("quarantine.write",),
+    ("history.write",),
 ]
 
 

@@ -56,6 +56,13 @@ class Reports(Protocol):
     def confirm(self) -> None: ...
 
 
+class Recorder(Protocol):
+    """Where the desk keeps its facts for the alarm history (alarms/history.py); no call
+    raises or blocks."""
+
+    def record(self, kind: str, **detail: Any) -> None: ...
+
+
 class AlarmDesk:
     def __init__(
         self,
@@ -63,11 +70,13 @@ class AlarmDesk:
         reporter: Reports,
         journal: Journal,
         health: Health | None = None,
+        history: Recorder | None = None,
     ) -> None:
         self.policy = policy
         self.reporter = reporter
         self.journal = journal
         self.health = health or Health()
+        self.history = history
         self._cond = threading.Condition()
         self._status: dict | None = None
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
@@ -112,6 +121,7 @@ class AlarmDesk:
             self.policy.restore({p: _on_clock(t) for p, t in recovered.shelved.items()}, alarms)
             self._kept_shelves, kept = self.policy.lasting()
             self._kept_alarms = {key: due for key, (_, due) in kept.items()}
+            self._record_state(kept)
         if alarms or recovered.shelved:
             log.info(
                 "taken up from the last run: %d unacknowledged alarms, %d shelved sources",
@@ -184,10 +194,14 @@ class AlarmDesk:
                 self._cond.notify_all()
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
-            self.reporter.error(f"command: {exc}", command=text)
+            self._refused(f"command: {exc}", text)
         except Exception as exc:
             log.exception("command %r failed", text)
-            self.reporter.error(f"command: cannot carry it out: {error_text(exc)}", command=text)
+            self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
+
+    def _refused(self, error: str, text: str) -> None:
+        self.reporter.error(error, command=text)
+        self._record("command_refused", reason=error, command=text)
 
     # -- the alarm system's own faults (from whichever thread notices) ---------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
@@ -279,6 +293,12 @@ class AlarmDesk:
             status = self._full_status()
         return {"state": self.health.state, **status}
 
+    def standing(self) -> list[tuple[str, float]]:
+        """The alarms re-announced until acknowledged: (topic, received wall time) each."""
+        with self._cond:
+            _, alarms = self.policy.lasting()
+        return [(offer.source, offer.ticket.received) for offer, _ in alarms.values()]
+
     def _full_status(self) -> dict:
         faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
         return {**self.policy.status(), **faults}
@@ -291,9 +311,42 @@ class AlarmDesk:
                     reason = effect.detail.get("reason", "")
                     log.info("alert %s: %s %s", effect.detail.get("id"), effect.kind, reason)
                 self.reporter.outcome(effect)
+                self._record_outcome(effect)
             else:
                 log.info("%s %s", effect.kind.replace("_", " "), dict(effect.detail))
                 self.reporter.event(effect)
+                self._record_event(effect)
+
+    # -- the alarm history ------------------------------------------------------------------
+    def _record(self, kind: str, **detail: Any) -> None:
+        if self.history is not None:
+            self.history.record(kind, **detail)
+
+    def _record_outcome(self, outcome: Outcome) -> None:
+        ticket, detail = outcome.ticket, outcome.detail
+        why = {"reason": detail["reason"]} if "reason" in detail else {}
+        self._record(
+            "outcome",
+            seq=ticket.seq,
+            id=detail.get("id"),
+            topic=ticket.topic,
+            priority=detail.get("priority"),
+            outcome=outcome.kind,
+            received=round(ticket.received, 3),
+            **why,
+        )
+
+    def _record_event(self, event: Event) -> None:
+        if event.kind == "command":  # the audit's own kind: who did what to which alarm
+            self._record("command", **event.detail)
+        else:
+            self._record("event", kind=event.kind, **event.detail)
+
+    def _record_state(self, alarms: dict[str, tuple[Offer, float]]) -> None:
+        """What stands and is shelved as this run takes over, whatever the history holds."""
+        standing = [_standing(key, offer) for key, (offer, _) in alarms.items()]
+        shelved = {p: round(_on_wall(until), 3) for p, until in self._kept_shelves.items()}
+        self._record("state", standing=standing, shelved=shelved)
 
     def _keep(self) -> None:
         """Journal what changed of the shelves and unacknowledged alarms (under the lock)."""
@@ -301,16 +354,27 @@ class AlarmDesk:
         for pattern, until in shelved.items():
             if self._kept_shelves.get(pattern) != until:
                 self.journal.shelf(pattern, _on_wall(until))
+                self._record("shelf", topic=pattern, until=round(_on_wall(until), 3))
         for pattern in self._kept_shelves.keys() - shelved.keys():
             self.journal.shelf(pattern, None)
+            self._record("shelf", topic=pattern, until=None)
         for key, (offer, due) in alarms.items():
             if self._kept_alarms.get(key) != due:
                 t = offer.ticket
                 self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, _on_wall(due))
+                if key not in self._kept_alarms:
+                    self._record("standing", **_standing(key, offer))
         for key in self._kept_alarms.keys() - alarms.keys():
             self.journal.alarm_ended(key)
+            self._record("settled", id=key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: due for key, (_, due) in alarms.items()}
+
+
+def _standing(key: str, offer: Offer) -> dict[str, Any]:
+    """A standing alarm as the history keeps it: since its receipt."""
+    since = round(offer.ticket.received, 3)
+    return {"id": key, "topic": offer.source, "priority": offer.priority, "since": since}
 
 
 def _on_clock(wall: float) -> float:

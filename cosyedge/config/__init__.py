@@ -632,6 +632,24 @@ class AlarmsConfig:
             '`{start: "22:00", end: "06:00", volume: 0.5}`; null: none'
         ),
     )
+    history_days: int = field(
+        default=400,
+        metadata=_meta(
+            "days of alarm history kept in `state_dir/history` for the ISA-18.2 figures and "
+            "the audit (`cosyedge report`); a year and a month by default, so a yearly "
+            "review sees the whole year",
+            range=(1, 3660),
+        ),
+    )
+    history_mb: int = field(
+        default=200,
+        metadata=_meta(
+            "largest size of the alarm history, in MB: past it the oldest days are removed, "
+            "and a single day that reaches it is not written further (a flood must not fill "
+            "the disk the journal and the cache need)",
+            range=(1, 100000),
+        ),
+    )
 
     def __post_init__(self) -> None:
         _check_publish_topic("command_topic", self.command_topic)

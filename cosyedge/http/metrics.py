@@ -16,6 +16,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from cosyedge.alarms.kpi import Figures
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a cached phrase (tens of ms) to a long one synthesized on a busy gateway (seconds).
 LATENCY_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)
@@ -36,6 +38,20 @@ class Gauges:
     broker_connected: bool
     reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
     faults: Mapping[str, str] = field(default_factory=dict)
+    alarms: Alarms | None = None
+
+
+@dataclass(frozen=True)
+class Alarms:
+    """The ISA-18.2 figures at one scrape: the last day's, from the alarm history, and what
+    stands and is shelved now."""
+
+    day: Figures  # the last 24 hours
+    last_10_min: int
+    last_hour: int
+    complete: bool  # False: more alarms came in the last day than are held to count them
+    stale: int
+    shelved: int
 
 
 class Metrics:
@@ -99,6 +115,8 @@ class _Live(Collector):
             faults.add_metric([name], 1)
         yield faults
         yield from _cache(g)
+        if g.alarms is not None:
+            yield from _isa(g.alarms)
 
 
 def _cache(g: Gauges) -> Iterator[Metric]:
@@ -111,6 +129,49 @@ def _cache(g: Gauges) -> Iterator[Metric]:
         yield CounterMetricFamily("cosyedge_cache_hits", f"{about}: found", g.cache_hits)
         misses = g.cache_lookups - g.cache_hits
         yield CounterMetricFamily("cosyedge_cache_misses", f"{about}: synthesized", misses)
+
+
+def _isa(a: Alarms) -> Iterator[Metric]:
+    """ISA-18.2 alarm performance (docs/alarms.md, "Alarm performance"), the last 24 h."""
+    day = a.day
+    yield _gauge(
+        "cosyedge_alarms_last_10m", "alarms annunciated in the last 10 minutes", a.last_10_min
+    )
+    yield _gauge("cosyedge_alarms_last_hour", "alarms annunciated in the last hour", a.last_hour)
+    yield _gauge("cosyedge_alarms_last_day", "alarms annunciated in the last 24 h", day.alarms)
+    yield _gauge(
+        "cosyedge_alarm_flood_periods_ratio",
+        "share of the last 24 h's 10-minute periods with more than 10 alarms",
+        day.flood_periods / day.periods,
+    )
+    yield _gauge(
+        "cosyedge_alarm_peak_10m",
+        "most alarms in one 10-minute period, last 24 h",
+        day.peak_alarms_per_10_min,
+    )
+    yield _gauge(
+        "cosyedge_alarm_top10_ratio",
+        "share of the last 24 h's alarms from its 10 most frequent alarms",
+        day.top10_percent / 100,
+    )
+    top = GaugeMetricFamily(
+        "cosyedge_alarm_top_count", "the 10 most frequent alarms of the last 24 h", labels=["alarm"]
+    )
+    for alarm, count in day.top10:
+        top.add_metric([alarm], count)
+    yield top
+    yield _gauge(
+        "cosyedge_alarms_chattering",
+        "alarms said 3 times within 60 s in the last 24 h",
+        day.chattering_alarms,
+    )
+    yield _gauge("cosyedge_alarms_stale", "alarms standing unacknowledged for over 24 h", a.stale)
+    yield _gauge("cosyedge_alarms_shelved", "sources shelved now", a.shelved)
+    yield _gauge(
+        "cosyedge_alarm_history_complete",
+        "1 while every alarm of the last 24 h is counted in these figures",
+        a.complete,
+    )
 
 
 def _gauge(name: str, help: str, value: float) -> GaugeMetricFamily:

@@ -21,9 +21,10 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-# Shown in the status, not said: near the memory ceiling alerts are still heard, and without
-# a sound device nothing can be said (once it is back, the fault is over).
-QUIET_FAULTS = frozenset({"memory", "audio"})
+# Shown in the status, not said: near the memory ceiling alerts are still heard, without a
+# sound device nothing can be said (once it is back, the fault is over), and the alarm
+# history is a record for later reviews, not part of the alarm path.
+QUIET_FAULTS = frozenset({"memory", "audio", "history"})
 RESTART_WINDOW_S = 3600.0
 
 
