@@ -127,6 +127,8 @@ class Daemon:
         self.board = OutcomeBoard()
         self.metrics = Metrics(self._gauges)
         self.reporter.listeners += [self.board.told, self.metrics.told]
+        self.speech.renderer.timers.append(self.metrics.clause)
+        self.journal.on_sync = self.metrics.fsync.observe
         self.api = None
         self.recent = RecentAlarms()  # the last day's alarms, for the ISA-18.2 metrics
         self._seed_sizes: dict[str, int] = {}
@@ -324,6 +326,8 @@ class Daemon:
             broker_connected=self.mqtt.connected,
             reports_unconfirmed=self.reporter.unconfirmed(),
             faults=self.health.faults(),
+            cache_evictions=self.cache.evicted,
+            sheds=dict(self.speech.memory.shed),
             alarms=self._alarm_figures(),
         )
 

@@ -165,6 +165,12 @@ def test_say_takes_the_alert_path_and_refuses_bad_requests_whole(
     assert m[("cosyedge_cache_misses_total", ())] >= 2 and m[("cosyedge_cache_entries", ())] >= 2
     assert 0 < m[("cosyedge_memory_rss_bytes", ())] < m[("cosyedge_memory_ceiling_bytes", ())]
     assert ("cosyedge_queue_depth", ()) in m and ("cosyedge_reports_unconfirmed", ()) in m
+    # Two phrases synthesized, each computed in some fraction of its length (or more).
+    assert m[("cosyedge_synthesis_rtf_count", (("lang", "en"),))] >= 2
+    assert m[("cosyedge_synthesis_rtf_sum", (("lang", "en"),))] > 0
+    assert m[("cosyedge_journal_fsync_seconds_count", ())] >= 3  # each alert, and more
+    assert m[("cosyedge_cache_evictions_total", ())] == 0
+    assert m[("cosyedge_memory_sheds_total", (("what", "refusals"),))] == 0
     if shutil.which("curl"):  # a second client, as an operator would use it
         out = subprocess.run(
             ["curl", "-s", "-w", "%{http_code}", f"http://127.0.0.1:{http_port}/healthz"],

@@ -60,7 +60,7 @@ class Recorder(Protocol):
     """Where the desk keeps its facts for the alarm history (alarms/history.py); no call
     raises or blocks."""
 
-    def record(self, kind: str, **detail: Any) -> None: ...
+    def record(self, kind: str, /, **detail: Any) -> None: ...
 
 
 class AlarmDesk:
@@ -318,9 +318,13 @@ class AlarmDesk:
                 self._record_event(effect)
 
     # -- the alarm history ------------------------------------------------------------------
-    def _record(self, kind: str, **detail: Any) -> None:
-        if self.history is not None:
+    def _record(self, kind: str, /, **detail: Any) -> None:
+        if self.history is None:
+            return
+        try:
             self.history.record(kind, **detail)
+        except Exception:  # a record for later reviews must never cost an alert its outcome
+            log.exception("cannot record %s in the alarm history", kind)
 
     def _record_outcome(self, outcome: Outcome) -> None:
         ticket, detail = outcome.ticket, outcome.detail

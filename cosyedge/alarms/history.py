@@ -99,7 +99,7 @@ class History:
         self._total = 0  # bytes of all the days, as of the last prune plus what was written
         self._trouble: str | None = None
 
-    def record(self, kind: str, **detail: Any) -> None:
+    def record(self, kind: str, /, **detail: Any) -> None:
         """Keep one fact of `kind`, stamped with the time now; never raises, never waits."""
         fact = {"e": kind, "t": round(self.clock(), 3), **detail}
         for listener in self.listeners:

@@ -248,6 +248,7 @@ class Journal:
         self._writer: threading.Thread | None = None
         self.beat: Beat | None = None  # the watchdog's view of the writer
         self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
+        self.on_sync: Callable[[float], None] | None = None  # told each fdatasync's seconds
 
     # -- start-up -------------------------------------------------------------------------
     def open(self) -> Recovered:
@@ -573,7 +574,10 @@ class Journal:
         while view:
             view = view[os.write(self._fd, view) :]
         self.faults.check("journal.fsync")
+        started = time.perf_counter()
         os.fdatasync(self._fd)
+        if self.on_sync is not None:
+            self.on_sync(time.perf_counter() - started)
 
     def _settle(self, batch: list[_Record]) -> None:
         for r in batch:

@@ -21,6 +21,10 @@ from cosyedge.alarms.kpi import Figures
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a cached phrase (tens of ms) to a long one synthesized on a busy gateway (seconds).
 LATENCY_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)
+# Real-time factor of a clause: below 1 it is computed faster than it plays.
+RTF_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
+# An fdatasync on a good SSD takes a millisecond, on a worn SD card up to seconds.
+FSYNC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class Gauges:
     audio_up: bool
     broker_connected: bool
     reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
+    cache_evictions: int = 0  # since start
+    sheds: Mapping[str, int] = field(default_factory=dict)  # the memory guard's, since start
     faults: Mapping[str, str] = field(default_factory=dict)
     alarms: Alarms | None = None
 
@@ -79,7 +85,25 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self.rtf = Histogram(
+            "cosyedge_synthesis_rtf",
+            "seconds of computing per second of audio, per clause synthesized",
+            ["lang"],
+            buckets=RTF_BUCKETS,
+            registry=r,
+        )
+        self.fsync = Histogram(
+            "cosyedge_journal_fsync_seconds",
+            "time the journal's fdatasync took",
+            buckets=FSYNC_BUCKETS,
+            registry=r,
+        )
         r.register(_Live(gauges))
+
+    def clause(self, lang: str, computing_s: float, audio_s: float) -> None:
+        """A clause synthesized (speech/render.py ClauseTimer)."""
+        if audio_s > 0:
+            self.rtf.labels(lang).observe(computing_s / audio_s)
 
     def told(self, report: Mapping[str, Any]) -> None:
         """An outcome report, as published."""
@@ -115,6 +139,20 @@ class _Live(Collector):
             faults.add_metric([name], 1)
         yield faults
         yield from _cache(g)
+        yield CounterMetricFamily(
+            "cosyedge_cache_evictions",
+            "phrases evicted from the cache since start",
+            g.cache_evictions,
+        )
+        shed = CounterMetricFamily(
+            "cosyedge_memory_sheds",
+            "the memory guard's actions since start: buffers dropped, voices unloaded, "
+            "syntheses refused",
+            labels=["what"],
+        )
+        for what, count in sorted(g.sheds.items()):
+            shed.add_metric([what], count)
+        yield shed
         if g.alarms is not None:
             yield from _isa(g.alarms)
 

@@ -210,6 +210,8 @@ class MemoryGuard:
         self._dropped_at = 0.0
         self._refused_at = -REFUSAL_SHOWN_S
         self._lock = threading.Lock()
+        # What was shed since start, for the metrics: buffer drops, voice unloads, refusals.
+        self.shed = {"buffers": 0, "voices": 0, "refusals": 0}
 
     # -- measuring ---------------------------------------------------------------------------
     def rss(self) -> float:
@@ -283,6 +285,7 @@ class MemoryGuard:
             return rss
 
     def _drop_buffers(self, before: float) -> float:
+        self.shed["buffers"] += 1
         gc.collect()
         if self._trim is not None:
             self._trim(0)
@@ -310,6 +313,7 @@ class MemoryGuard:
                     before - after,
                 )
                 before = after
+                self.shed["voices"] += 1
         return before
 
     # -- deciding ----------------------------------------------------------------------------
@@ -332,6 +336,7 @@ class MemoryGuard:
                 predicted,
             )
         self._refused_at = time.monotonic()
+        self.shed["refusals"] += 1
         return False
 
     def out_of_memory(self, exc: BaseException) -> None:

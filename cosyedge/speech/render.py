@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 import traceback
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -61,6 +62,8 @@ class SynthesisFailed(Exception):
 
 
 JobEnd = Callable[[str, "BaseException | None"], None]  # (lang, its error or None: whole)
+# (lang, seconds of computing, seconds of audio) of each clause synthesized; none may raise.
+ClauseTimer = Callable[[str, float, float], None]
 
 
 class _Failed:
@@ -82,9 +85,11 @@ class _Job:
         cache: PhraseCache | None,
         key: str,
         outcome: JobEnd,
+        timers: list[ClauseTimer] | None = None,
     ) -> None:
         self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
         self.outcome = outcome
+        self.timers = timers or []
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
         self.finished = threading.Event()
@@ -107,6 +112,7 @@ class _Job:
         clauses = self.voice.synthesize(self.text)
         try:
             while not self.cancel.is_set():
+                started = time.perf_counter()
                 try:
                     pcm = next(clauses)
                 except StopIteration:
@@ -115,6 +121,7 @@ class _Job:
                         self._store(np.concatenate(parts))
                     self._put(_END)
                     return
+                self._time(time.perf_counter() - started, len(pcm) / self.voice.sample_rate)
                 parts.append(pcm)
                 self._put(pcm)
         except Exception as exc:
@@ -129,6 +136,10 @@ class _Job:
         finally:
             clauses.close()
             self.finished.set()
+
+    def _time(self, computing_s: float, audio_s: float) -> None:
+        for timer in self.timers:
+            timer(self.lang, computing_s, audio_s)
 
     def _store(self, pcm: np.ndarray) -> None:
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
@@ -175,6 +186,7 @@ class Renderer:
         self._worker = threading.Thread(target=self._synthesize_forever, name="synth", daemon=True)
         self._lock = threading.Lock()
         self._failing: dict[str, str] = {}  # lang -> why its voice's last synthesis failed
+        self.timers: list[ClauseTimer] = []  # told the time each clause took (metrics)
 
     @property
     def trouble(self) -> str | None:
@@ -258,7 +270,7 @@ class Renderer:
     def _synthesize(self, text: str, lang: str, store: bool = True) -> Rendering:
         voice = self.voice_for(lang)
         cache = self.cache if store else None
-        job = _Job(voice, text, lang, cache, self.key(text, lang), self._outcome)
+        job = _Job(voice, text, lang, cache, self.key(text, lang), self._outcome, self.timers)
         self._pending.add(job)
         self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
         return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)

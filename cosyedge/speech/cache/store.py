@@ -131,6 +131,7 @@ class PhraseCache:
         self.limits = limits or Limits()
         self.listeners: list[EventListener] = [on_event] if on_event else []
         self.upkeep_wanted = threading.Event()  # set by put: eviction may be due
+        self.evicted = 0  # entries evicted since start, for the metrics
         self._lock = threading.Lock()
         self._usage: dict[str, tuple[int, float]] = {}
         self._lookups = 0
@@ -293,6 +294,7 @@ class PhraseCache:
             return 0
         if removed:
             log.debug("evicted %d cache entries", removed)
+            self.evicted += removed
         return removed
 
     def set_pins(self, keys: Iterable[str]) -> int:
