@@ -114,7 +114,12 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
             help=f"a span before now (30m, 24h, 7d) or a date (default: {since})",
         )
         p.add_argument("--until", help="a span before now or a date (default: now)")
-        p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+        p.add_argument(
+            "--format",
+            choices=("table", "csv", "json"),
+            default="table",
+            help="table for people (default), csv for a spreadsheet, json for programs",
+        )
     kpi.add_argument("--plot", type=Path, help="also draw alarms per 10 minutes to a PNG file")
 
 
