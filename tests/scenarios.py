@@ -28,7 +28,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Broker, Daemon, Listener, SwappableSink, wait_until
+from support import Broker, Daemon, Listener, SwappableSink, free_port, wait_until
 
 REPORT = "cosyedge/report"
 ACL_OPEN = "topic readwrite #\n"
@@ -55,6 +55,7 @@ SIZES: dict[str, dict] = {
         "per_fault": 3,
         "fault_s": 2,
         "poison": 2,
+        "http": 40,
         "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
     },
     "full": {
@@ -71,6 +72,7 @@ SIZES: dict[str, dict] = {
         "per_fault": 20,
         "fault_s": 20,
         "poison": 50,
+        "http": 400,
         "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
     },
 }
@@ -345,6 +347,60 @@ def kill9(lab: Lab, size: dict[str, float]) -> Result:
     result = tally(lab, "kill -9 mid-queue, restart", ids, started, recovery)
     result.notes.append("recovery: restart to the first report")
     return result
+
+
+def http_kill9(lab: Lab, size: dict[str, float]) -> Result:
+    """kill -9 of the daemon while say requests to its HTTP API are in flight, from 4
+    clients: after the restart every request answered 202 has its one outcome. A request
+    refused or cut off was not taken; its client would send it again, so it is not counted."""
+    n, port = int(size["http"]), free_port()
+    started = time.monotonic()
+    daemon = lab.daemon(lab.config(extra=f"http:\n  enabled: true\n  listen: 127.0.0.1:{port}"))
+    accepted: list[str] = []
+    senders = [
+        threading.Thread(target=_say_all, args=(port, range(k, n, 4), accepted), daemon=True)
+        for k in range(4)
+    ]
+    for sender in senders:
+        sender.start()
+    wait_until(lambda: len(accepted) >= n // 3, 120, "a third of the says accepted", 0.02)
+    daemon.process.kill()
+    daemon.process.wait()
+    for sender in senders:
+        sender.join(60)
+    count = len(lab.listener.on(REPORT))
+    daemon.start(wait_ready=False)
+    recovery = time_to_next_report(lab, count, 120)
+    ids = list(accepted)
+    wait_for_ids(lab, ids, 60 + 2 * len(ids))
+    result = tally(
+        lab,
+        f"kill -9 with HTTP says in flight ({len(ids)} of {n} accepted)",
+        ids,
+        started,
+        recovery,
+    )
+    result.notes.append("recovery: restart to the first report")
+    return result
+
+
+def _say_all(port: int, numbers: range, accepted: list[str]) -> None:
+    """POST each say in turn; the ids answered 202 go into `accepted`, the rest are dropped
+    (the daemon is gone: refused, reset, or no answer)."""
+    import urllib.error
+    import urllib.request
+
+    for i in numbers:
+        body = json.dumps({"text": phrase(i), "id": f"h-{i}", "priority": "high"}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/say", body, {"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                if answer.status == 202:
+                    accepted.append(f"h-{i}")
+        except (OSError, urllib.error.URLError):
+            continue
 
 
 def broker_crash(lab: Lab, size: dict[str, float]) -> Result:
@@ -1097,6 +1153,7 @@ def broker_deaf(lab: Lab, size: dict) -> Result:
 
 SCENARIOS = {
     "kill9": kill9,
+    "http": http_kill9,
     "broker": broker_crash,
     "device": device_lost,
     "cache": cache_damage,

@@ -26,6 +26,7 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
     assert not [n for n in result.notes if any(b in n for b in bad_notes)], result.notes
     if name in (
         "kill9",
+        "http",
         "broker",
         "device",
         "cache",
@@ -37,7 +38,17 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
         "deaf",
     ):  # nothing there may go unsaid
         assert result.spoken == result.sent, result
-    if name in ("kill9", "broker", "device", "cache", "diskfull", "model", "journalfull", "deaf"):
+    if name in (
+        "kill9",
+        "http",
+        "broker",
+        "device",
+        "cache",
+        "diskfull",
+        "model",
+        "journalfull",
+        "deaf",
+    ):
         assert result.recovery_s is not None
     if name == "malformed":
         every = int(scenarios.SIZES["ci"]["valid_every"])
