@@ -8,7 +8,8 @@
 - `Offer`: what intake hands the alarm desk: a ticket with its de-duplication key, timing
   and announcement (none for a return to normal). A message that cannot be one becomes a
   `Refusal` instead; either is a `Reading` (intake/intake.py → alarms/desk.py).
-- `Command`: an operator's acknowledge, silence, shelve or unshelve (intake/commands.py).
+- `Command`: an operator's acknowledge, silence, confirm, shelve or unshelve, and who gave
+  it and why (intake/commands.py).
 - `Item`: what the alarm rules queue to be said: an alert, its re-announcement, a flood
   summary or one of the alarm system's own faults (alarms/policy.py → announce/announcer.py).
 - `Delivery`: what the announcer made of an item: spoken, stopped, unplayed or failed.
@@ -74,6 +75,14 @@ class Command:
     id: str | None = None
     topic: str | None = None
     duration_s: float | None = None
+    user: str | None = None  # who gave it, as the plant names its operators
+    comment: str | None = None  # why
+
+    @property
+    def by(self) -> dict[str, str]:
+        """Who and why, as events, outcomes and the audit carry them: only what was given."""
+        given = {"user": self.user, "comment": self.comment}
+        return {k: v for k, v in given.items() if v is not None}
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import time
@@ -12,7 +14,7 @@ import numpy as np
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Listener, publish, site_yaml, wait_until
+from support import Listener, cosyedge, publish, site_yaml, wait_until
 
 from cosyedge.audio.sound import BEEP_S, CHIME_HZ
 
@@ -466,3 +468,46 @@ def test_kill_9_mid_queue_then_restart_accounts_for_every_alert(
     wait_until(lambda: len(outcomes(listener)["k-first"]) == 2, 10, "the duplicate's report")
     assert outcomes(listener)["k-first"][1]["outcome"] == "deduplicated"
     assert listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "online")
+
+
+def test_an_alarm_cleared_unacknowledged_waits_for_confirm_across_a_kill_and_is_audited(
+    broker, alsa_sink, make_daemon, listener, tmp_path
+):
+    alarms = "  priorities: {critical: {reannounce_s: 2}}\n"
+    daemon = make_daemon(config(broker.port, tmp_path, alarms=alarms))
+    port = broker.port
+    alert(port, "gas-1", "Gas alarm in hall one.", "critical")
+    wait_outcomes(listener, 1)
+    publish(port, "plant/1/alarm", json.dumps({"clear": True}))
+    listener.wait_for(EVENT, lambda e: any(x["event"] == "cleared" for x in e))
+    said = sum(x["event"] == "reannounced" for x in listener.on(EVENT))
+    journal = tmp_path / "state" / "journal.jsonl"
+    wait_until(lambda: b'"cleared":true' in journal.read_bytes(), 5, "the clear on disk")
+    daemon.process.kill()
+    daemon.process.wait()
+    daemon.start()
+    daemon.wait_for_log(r"taken up from the last run: 1 unacknowledged alarms")
+    status = listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "online")[-1]
+    assert (status["unacknowledged"], status["cleared_unacknowledged"]) == (1, 1)
+    time.sleep(3)  # past its re-announcement period: over, it is not said again
+
+    bad = {"cmd": "confirm", "id": "gas-1", "user": "ana\nroot"}
+    publish(port, "cosyedge/command", json.dumps(bad))
+    (error,) = listener.wait_for("cosyedge/error", lambda e: len(e) >= 1)
+    assert error["error"] == "command: user: control character U+000A at 3"
+    confirm = {"cmd": "confirm", "id": "gas-1", "user": "ana", "comment": "gas detector reset"}
+    publish(port, "cosyedge/command", json.dumps(confirm))
+    events = listener.wait_for(EVENT, lambda e: any(x.get("cmd") == "confirm" for x in e))
+    (done,) = [x for x in events if x.get("cmd") == "confirm"]
+    assert (done["ids"], done["user"], done["comment"]) == (["gas-1"], "ana", "gas detector reset")
+    listener.wait_for(STATUS, lambda s: s[-1]["unacknowledged"] == 0)
+    # Never said again after its return to normal, before the kill or after it.
+    assert sum(x["event"] == "reannounced" for x in listener.on(EVENT)) == said
+
+    trail = cosyedge("report", "audit", "--config", str(daemon.config), "--format", "csv")
+    assert trail.returncode == 0, trail.stderr
+    rows = list(csv.DictReader(io.StringIO(trail.stdout)))
+    acts = [(r["who"], r["what"], r["target"], r["alarms"], r["why"]) for r in rows]
+    assert ("ana", "confirm", "id gas-1", "gas-1", "gas detector reset") in acts
+    (refused,) = [r for r in rows if r["what"] == "refused"]
+    assert refused["why"] == "command: user: control character U+000A at 3"

@@ -40,6 +40,8 @@ def known_history() -> list[tuple[str, dict]]:
     facts.append(("standing", {"t": S + 200, "id": "s2", "topic": "plant/s2", "since": E - 3600}))
     facts.append(("standing", {"t": S + 300, "id": "s3", "topic": "plant/s3", "since": E - 1e5}))
     facts.append(("settled", {"t": S + 400, "id": "s3"}))
+    facts.append(("standing", {"t": S + 401, "id": "s6", "topic": "plant/s6", "since": E - 1e5}))
+    facts.append(("returned", {"t": S + 402, "id": "s6"}))  # to normal: no longer active
     facts.append(("shelf", {"t": S + 500, "topic": "plant/x", "until": E + 3600}))
     facts.append(("shelf", {"t": S + 501, "topic": "plant/z", "until": E - 10}))
     facts.append(("shelf", {"t": S + 502, "topic": "plant/w", "until": E + 100}))

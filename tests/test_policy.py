@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -456,3 +458,85 @@ def test_a_fault_that_clears_before_it_is_said_is_not_said():
     item, _ = speak_next(p, 0.1)
     assert item.kind == "alert"
     assert p.take(0.2)[0] is None
+
+
+# -- returned to normal unacknowledged, confirm, who and why --------------------------------
+def test_a_standing_alarm_that_returns_to_normal_waits_for_confirm_not_said_again():
+    p = policy()
+    p.offer(offer("gas-1", priority="critical", reannounce_s=10), 0)
+    speak_next(p, 0)
+    effects = p.offer(offer(clear=True, at=5), 5)
+    assert tuple(e.kind for e in effects if isinstance(e, Event)) == ("cleared",)
+    assert p.status()["unacknowledged"] == 1 and p.status()["cleared_unacknowledged"] == 1
+    p.tick(30)
+    assert p.take(30) == (None, [])  # over: not re-announced as if it still were
+    still = p.command(Command("confirm", topic="plant/2/#"), 31)  # names nothing cleared
+    assert still[-1].detail["ids"] == [] and p.status()["unacknowledged"] == 1
+    done = p.command(Command("confirm", id="gas-1", user="Ana"), 32)
+    assert done[-1].detail == {"cmd": "confirm", "id": "gas-1", "ids": ["gas-1"], "user": "Ana"}
+    assert p.status()["unacknowledged"] == 0
+
+
+def test_confirm_leaves_an_active_alarm_to_ack_and_ack_settles_a_cleared_one():
+    p = policy()
+    p.offer(offer("gas-1", priority="critical", reannounce_s=10, topic="plant/1/gas"), 0)
+    p.offer(offer("gas-2", priority="critical", reannounce_s=10, topic="plant/2/gas"), 0)
+    speak_next(p, 0)
+    speak_next(p, 0)
+    p.offer(offer(clear=True, at=1, topic="plant/2/gas"), 1)
+    assert p.command(Command("confirm"), 2)[-1].detail["ids"] == ["gas-2"]
+    p.tick(10)
+    assert speak_next(p, 10)[0].key == "gas-1"  # still active: still re-announced
+    p.offer(offer(clear=True, at=11, topic="plant/1/gas"), 11)
+    assert p.command(Command("ack", id="gas-1"), 12)[-1].detail["ids"] == ["gas-1"]
+    assert p.status()["unacknowledged"] == 0
+
+
+def test_who_and_why_go_with_the_outcomes_a_command_settles():
+    p = policy()
+    waiting = offer("door-1", priority="low")
+    speaking = offer("belt-2", priority="high")
+    p.offer(waiting, 0)
+    p.offer(speaking, 0)
+    item, _ = p.take(0)
+    by = {"user": "Li Wei 李伟", "comment": "checked on site"}
+    effects = p.command(Command("ack", topic="plant/#", **by), 1)
+    (settled,) = [e for e in effects if isinstance(e, Outcome)]
+    assert settled.kind == "acknowledged" and settled.detail["user"] == "Li Wei 李伟"
+    assert effects[-1].detail["comment"] == "checked on site"
+    (cut,) = p.finished(item, Delivery("stopped"), 1)
+    assert (cut.kind, cut.detail["user"], cut.detail["comment"]) == ("acknowledged", *by.values())
+    p.offer(offer("x", topic="plant/5/a"), 2)
+    effects = p.command(Command("shelve", topic="plant/5/#", user="bo"), 3)
+    assert [e.detail.get("user") for e in effects] == ["bo", "bo"]
+
+
+@pytest.mark.parametrize(
+    "field, value, reason",
+    [
+        ("user", 7, "user: expected text"),
+        ("user", "   ", "user: expected text"),
+        ("user", "x" * 65, "user: at most 64 characters, got 65"),
+        ("comment", "y" * 501, "comment: at most 500 characters, got 501"),
+        ("comment", "ok\nFAKE LOG LINE", "comment: control character U+000A at 2"),
+        ("user", "ana\x1b[2J", "user: control character U+001B at 3"),
+        ("user", "ana\u202eadmin", "user: control character U+202E at 3"),  # bidi override
+        ("comment", "a\x85b", "comment: control character U+0085 at 1"),
+        ("comment", ["a"], "comment: expected text"),
+    ],
+)
+def test_user_and_comment_are_checked(field, value, reason):
+    payload = json.dumps({"cmd": "ack", "id": "a", field: value}).encode()
+    with pytest.raises(BadCommand, match=re.escape(reason)):
+        parse_command(payload)
+
+
+def test_user_and_comment_of_any_script_are_taken_as_given():
+    got = parse_command('{"cmd":"confirm","user":" 王芳 ","comment":"Pumpe geprüft"}'.encode())
+    assert (got.cmd, got.user, got.comment, got.id, got.topic) == (
+        "confirm",
+        "王芳",
+        "Pumpe geprüft",
+        None,
+        None,
+    )

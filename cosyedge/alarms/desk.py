@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health
 from cosyedge.alarms.journal import MAX_TRIES, Journal, Pending, Recovered
-from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.policy import AlarmPolicy, Standing
 from cosyedge.model import (
     BadCommand,
     Command,
@@ -83,7 +83,7 @@ class AlarmDesk:
         self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.
         self._kept_shelves: dict[str, float] = {}
-        self._kept_alarms: dict[str, float] = {}  # key -> due
+        self._kept_alarms: dict[str, tuple[float, bool]] = {}  # key -> due, cleared
 
     def recover(self, recovered: Recovered, read: Reader) -> None:
         """Take up what the previous run left: known ids, unconfirmed reports, shelves,
@@ -113,14 +113,14 @@ class AlarmDesk:
             elif reading.announcement is None or reading.timing.reannounce_s <= 0:
                 why = "no longer re-announced by the configuration"
             else:
-                alarms.append((reading, _on_clock(saved.due)))
+                alarms.append(Standing(reading, _on_clock(saved.due), saved.cleared))
                 continue
             log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
             self.journal.alarm_ended(saved.key)
         with self._cond:
             self.policy.restore({p: _on_clock(t) for p, t in recovered.shelved.items()}, alarms)
             self._kept_shelves, kept = self.policy.lasting()
-            self._kept_alarms = {key: due for key, (_, due) in kept.items()}
+            self._kept_alarms = {key: (a.due, a.cleared) for key, a in kept.items()}
             self._record_state(kept)
         if alarms or recovered.shelved:
             log.info(
@@ -294,10 +294,11 @@ class AlarmDesk:
         return {"state": self.health.state, **status}
 
     def standing(self) -> list[tuple[str, float]]:
-        """The alarms re-announced until acknowledged: (topic, received wall time) each."""
+        """The alarms re-announced until acknowledged, not returned to normal: (topic,
+        received wall time) each."""
         with self._cond:
             _, alarms = self.policy.lasting()
-        return [(offer.source, offer.ticket.received) for offer, _ in alarms.values()]
+        return [(a.offer.source, a.offer.ticket.received) for a in alarms.values() if not a.cleared]
 
     def _full_status(self) -> dict:
         faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
@@ -346,9 +347,9 @@ class AlarmDesk:
         else:
             self._record("event", kind=event.kind, **event.detail)
 
-    def _record_state(self, alarms: dict[str, tuple[Offer, float]]) -> None:
+    def _record_state(self, alarms: dict[str, Standing]) -> None:
         """What stands and is shelved as this run takes over, whatever the history holds."""
-        standing = [_standing(key, offer) for key, (offer, _) in alarms.items()]
+        standing = [_standing(key, a.offer) for key, a in alarms.items() if not a.cleared]
         shelved = {p: round(_on_wall(until), 3) for p, until in self._kept_shelves.items()}
         self._record("state", standing=standing, shelved=shelved)
 
@@ -362,17 +363,20 @@ class AlarmDesk:
         for pattern in self._kept_shelves.keys() - shelved.keys():
             self.journal.shelf(pattern, None)
             self._record("shelf", topic=pattern, until=None)
-        for key, (offer, due) in alarms.items():
-            if self._kept_alarms.get(key) != due:
-                t = offer.ticket
-                self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, _on_wall(due))
+        for key, a in alarms.items():
+            if self._kept_alarms.get(key) != (a.due, a.cleared):
+                t = a.offer.ticket
+                due = _on_wall(a.due)
+                self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, due, a.cleared)
                 if key not in self._kept_alarms:
-                    self._record("standing", **_standing(key, offer))
+                    self._record("standing", **_standing(key, a.offer))
+                if a.cleared and not self._kept_alarms.get(key, (0, False))[1]:
+                    self._record("returned", id=key)  # to normal, unacknowledged
         for key in self._kept_alarms.keys() - alarms.keys():
             self.journal.alarm_ended(key)
             self._record("settled", id=key)
         self._kept_shelves = shelved
-        self._kept_alarms = {key: due for key, (_, due) in alarms.items()}
+        self._kept_alarms = {key: (a.due, a.cleared) for key, a in alarms.items()}
 
 
 def _standing(key: str, offer: Offer) -> dict[str, Any]:

@@ -96,6 +96,7 @@ class Unacknowledged:
     payload: bytes
     received: float  # wall clock
     due: float  # wall clock: its next re-announcement
+    cleared: bool = False  # returned to normal unacknowledged: awaits confirmation
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ _OPTIONAL: dict[str, Callable[[Any], bool]] = {
     "again": lambda v: isinstance(v, bool),
     "tries": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1000,
     "end": lambda v: v is True,
+    "cleared": lambda v: v is True,
 }
 
 
@@ -321,7 +323,13 @@ class Journal:
             shelved={p: t for p, t in self._shelved.items() if t > time.time()},
             unacknowledged=[
                 Unacknowledged(
-                    k, r["seq"], r["topic"], base64.b64decode(r["payload"]), r["at"], r["due"]
+                    k,
+                    r["seq"],
+                    r["topic"],
+                    base64.b64decode(r["payload"]),
+                    r["at"],
+                    r["due"],
+                    r.get("cleared", False),
                 )
                 for k, r in self._alarms.items()
             ],
@@ -474,9 +482,17 @@ class Journal:
             self._enqueue({"shelf": pattern, "until": until}, None)
 
     def alarm(
-        self, key: str, seq: int, topic: str, payload: bytes, received: float, due: float
+        self,
+        key: str,
+        seq: int,
+        topic: str,
+        payload: bytes,
+        received: float,
+        due: float,
+        cleared: bool = False,
     ) -> None:
-        """A spoken alarm awaits acknowledgement; it is due again at `due` (wall clock)."""
+        """A spoken alarm awaits acknowledgement; it is due again at `due` (wall clock), or,
+        `cleared` (returned to normal), it awaits confirmation and is not said again."""
         record = {
             "alarm": key,
             "seq": seq,
@@ -484,6 +500,7 @@ class Journal:
             "payload": base64.b64encode(payload).decode("ascii"),
             "at": round(received, 3),
             "due": round(due, 3),
+            **({"cleared": True} if cleared else {}),
         }
         with self._lock:
             self._enqueue(record, None)

@@ -213,7 +213,7 @@ class Replay:
                 self.annunciations.append(annunciation)
         elif kind == "standing":
             self._stand(fact, fact)
-        elif kind == "settled":
+        elif kind in ("settled", "returned"):  # acknowledged, or no longer active
             self.standing.pop(str(fact.get("id")), None)
         elif kind == "shelf" and _text(fact.get("topic")):
             self._shelf(fact["topic"], fact.get("until"))

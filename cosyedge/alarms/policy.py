@@ -2,10 +2,11 @@
 
 The rules of ISA-18.2 / IEC 62682 as they apply to a voice: de-duplication of at-least-once
 delivery, on-delay and off-delay against chattering, flood summaries, acknowledge / silence /
-shelve, re-announcement of unacknowledged alarms, expiry, and preemption of a less urgent
-announcement. This is pure state: no threads, no I/O, and time is an argument, so every rule
-can be tested with an injected clock; desk.py puts it behind a lock. Every accepted message
-ends in exactly one `Outcome`; whatever else is worth telling is an `Event`.
+shelve, re-announcement of unacknowledged alarms, confirmation of those that returned to
+normal unacknowledged, expiry, and preemption of a less urgent announcement. This is pure
+state: no threads, no I/O, and time is an argument, so every rule can be tested with an
+injected clock; desk.py puts it behind a lock. Every accepted message ends in exactly one
+`Outcome`; whatever else is worth telling is an `Event`.
 """
 
 from __future__ import annotations
@@ -50,12 +51,24 @@ class _Fault:
 
 @dataclass
 class _Active:
-    """A spoken alarm that is re-announced until acknowledged, cleared or expired."""
+    """A spoken alarm that is re-announced until acknowledged or expired. One that returns
+    to normal unacknowledged (`cleared`) is no longer re-announced, since its condition is
+    over, but stays unacknowledged until `ack` or `confirm` names it (ISA-18.2)."""
 
     offer: Offer
     due: float
     item: Item | None = None  # its re-announcement, while queued or spoken
     silenced: bool = False
+    cleared: bool = False
+
+
+@dataclass(frozen=True)
+class Standing:
+    """An unacknowledged alarm as it outlives a restart."""
+
+    offer: Offer
+    due: float  # its next re-announcement, on the policy's clock
+    cleared: bool = False  # returned to normal: awaits confirmation, not re-announced
 
 
 def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
@@ -92,20 +105,25 @@ class AlarmPolicy:
         self._next_summary = -math.inf
         self._summary_lang = "en"  # a flood's end is said in the language of its last summary
         self._stop: str | None = None  # why the item being spoken must stop now
+        self._stop_by: dict[str, str] = {}  # and who said so (user, comment), if anyone
         self._faults: dict[str, _Fault] = {}  # the alarm system's own, by name
 
     # -- what outlives a restart ----------------------------------------------------------
-    def lasting(self) -> tuple[dict[str, float], dict[str, tuple[Offer, float]]]:
-        """Shelves (topic filter -> until) and the alarms still re-announced (key -> offer,
-        due): what the journal keeps so that a restart neither unshelves nor forgets them."""
-        alarms = {k: (a.offer, a.due) for k, a in self._active.items() if not a.silenced}
+    def lasting(self) -> tuple[dict[str, float], dict[str, Standing]]:
+        """Shelves (topic filter -> until) and the unacknowledged alarms not silenced: what
+        the journal keeps so that a restart neither unshelves nor forgets them."""
+        alarms = {
+            k: Standing(a.offer, a.due, a.cleared)
+            for k, a in self._active.items()
+            if not a.silenced
+        }
         return dict(self._shelved), alarms
 
-    def restore(self, shelved: Mapping[str, float], alarms: Iterable[tuple[Offer, float]]) -> None:
+    def restore(self, shelved: Mapping[str, float], alarms: Iterable[Standing]) -> None:
         """Take up the last run's shelves and unacknowledged alarms (times on our clock)."""
         self._shelved.update(shelved)
-        for offer, due in alarms:
-            self._active[offer.key] = _Active(offer, due)
+        for a in alarms:
+            self._active[a.offer.key] = _Active(a.offer, a.due, cleared=a.cleared)
 
     # -- intake ---------------------------------------------------------------------------
     def remember(self, key: str, at: float, source: str) -> None:
@@ -194,11 +212,23 @@ class AlarmPolicy:
 
         reason = "returned to normal before it was spoken"
         effects = self._withdraw(match, "cleared", reason=reason)
-        ended = self._end_active(match)
+        cleared = self._clear_active(match)
         self._close_playing(match)
-        if ended:
-            effects.append(Event("cleared", {"topic": source, "ids": ended}))
+        if cleared:  # unacknowledged: they wait for `confirm`, or `ack`
+            effects.append(Event("cleared", {"topic": source, "ids": cleared}))
         return effects
+
+    def _clear_active(self, match: Callable[[Offer], bool]) -> list[str]:
+        """Standing alarms whose condition ended: no longer re-announced, still unacknowledged."""
+        cleared = []
+        for key, active in self._active.items():
+            if match(active.offer) and not active.cleared:
+                active.cleared = True
+                if active.item is not None and active.item in self.queue:
+                    self.queue.remove(active.item)
+                    active.item = None
+                cleared.append(key)
+        return cleared
 
     # -- the alarm system's own faults ----------------------------------------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
@@ -246,13 +276,15 @@ class AlarmPolicy:
 
     # -- operator commands ----------------------------------------------------------------
     def command(self, cmd: Command, now: float) -> list[Effect]:
-        """Carry out an operator command; BadCommand when it names nothing known."""
+        """Carry out an operator command; BadCommand when it names nothing known. Who gave
+        it and why (`user`, `comment`) go into its event and the outcomes it settles."""
         if cmd.cmd in ("shelve", "unshelve"):
             pattern = cmd.topic or self._source_of(cmd.id)
             if cmd.cmd == "unshelve":
                 found = self._shelved.pop(pattern, None) is not None
-                return [Event("command", {"cmd": "unshelve", "topic": pattern, "matched": found})]
-            return self._shelve(pattern, cmd.duration_s, now)
+                detail = {"cmd": "unshelve", "topic": pattern, "matched": found, **cmd.by}
+                return [Event("command", detail)]
+            return self._shelve(pattern, cmd, now)
 
         def match(o: Offer) -> bool:
             if cmd.id is None and cmd.topic is None:
@@ -261,45 +293,64 @@ class AlarmPolicy:
                 return True
             return cmd.topic is not None and topic_matches_sub(cmd.topic, o.source)
 
-        ids: list[str] = self._ack_fault(cmd.id) if cmd.cmd in ("ack", "silence") else []
         effects: list[Effect] = []
-        if cmd.cmd == "ack":  # the operator knows: stop saying it, now and later
-            effects = self._withdraw(match, "acknowledged", reason="acknowledged before spoken")
-            ids += [e.detail["id"] for e in effects if isinstance(e, Outcome)]
-            playing = self._close_playing(match)
-            if playing:
-                self._stop = "acknowledged"
-            ids += self._end_active(match) + playing
-        else:  # silence: stop speaking and re-announcing, but leave them unacknowledged
-            if self.playing and any(match(o) for o in self.playing.offers):
-                self._stop = "silenced"
-                ids.append(self.playing.key)
-            for key, active in self._active.items():
-                if match(active.offer) and not active.silenced:
-                    active.silenced = True
-                    if active.item is not None and active.item in self.queue:
-                        self.queue.remove(active.item)
-                        active.item = None
-                    ids.append(key)
+        if cmd.cmd == "ack":
+            effects, ids = self._acknowledge(match, cmd)
+        elif cmd.cmd == "silence":
+            ids = self._ack_fault(cmd.id) + self._silence(match, cmd)
+        else:  # confirm: those that returned to normal unacknowledged are settled
+            ids = self._end_active(lambda o: match(o) and self._active[o.key].cleared)
         target = {"id": cmd.id} if cmd.id is not None else {"topic": cmd.topic}
-        detail = {"cmd": cmd.cmd, **target, "ids": sorted(set(ids))}
+        detail = {"cmd": cmd.cmd, **target, "ids": sorted(set(ids)), **cmd.by}
         return [*effects, Event("command", detail)]
 
-    def _shelve(self, pattern: str, duration: float | None, now: float) -> list[Effect]:
+    def _acknowledge(
+        self, match: Callable[[Offer], bool], cmd: Command
+    ) -> tuple[list[Effect], list[str]]:
+        """The operator knows: stop saying it, now and later. (outcomes, ids it reached)"""
+        reason = "acknowledged before spoken"
+        effects = self._withdraw(match, "acknowledged", reason=reason, **cmd.by)
+        ids = self._ack_fault(cmd.id) + [e.detail["id"] for e in effects if isinstance(e, Outcome)]
+        playing = self._close_playing(match)
+        if playing:
+            self._stopping("acknowledged", cmd)
+        return effects, ids + self._end_active(match) + playing
+
+    def _silence(self, match: Callable[[Offer], bool], cmd: Command) -> list[str]:
+        """Stop speaking and re-announcing, but leave them unacknowledged; the ids reached."""
+        ids = []
+        if self.playing and any(match(o) for o in self.playing.offers):
+            self._stopping("silenced", cmd)
+            ids.append(self.playing.key)
+        for key, active in self._active.items():
+            if match(active.offer) and not active.silenced:
+                active.silenced = True
+                if active.item is not None and active.item in self.queue:
+                    self.queue.remove(active.item)
+                    active.item = None
+                ids.append(key)
+        return ids
+
+    def _stopping(self, why: str, cmd: Command) -> None:
+        """The item being spoken stops now, for `why`, by the command's user."""
+        self._stop, self._stop_by = why, cmd.by
+
+    def _shelve(self, pattern: str, cmd: Command, now: float) -> list[Effect]:
         longest = self.config.max_shelve_s
-        duration = min(duration or longest, longest)
+        duration = min(cmd.duration_s or longest, longest)
         self._shelved[pattern] = now + duration
 
         def match(o: Offer) -> bool:
             return topic_matches_sub(pattern, o.source)
 
-        effects = self._withdraw(match, "shelved", reason=f"source shelved for {duration:g} s")
+        reason = f"source shelved for {duration:g} s"
+        effects = self._withdraw(match, "shelved", reason=reason, **cmd.by)
         ids = [e.detail["id"] for e in effects if isinstance(e, Outcome)] + self._end_active(match)
         if self.playing and any(match(o) for o in self.playing.offers):
-            self._stop = "shelved"
+            self._stopping("shelved", cmd)
             ids.append(self.playing.key)
         detail = {"cmd": "shelve", "topic": pattern, "duration_s": duration, "ids": sorted(ids)}
-        return [*effects, Event("command", detail)]
+        return [*effects, Event("command", {**detail, **cmd.by})]
 
     def _source_of(self, key: str | None) -> str:
         seen = self._seen.get(key or "")
@@ -368,7 +419,7 @@ class AlarmPolicy:
             elif now >= item.expires:
                 effects += self._expired(item)
                 continue
-            self.playing, self._stop = item, None
+            self.playing, self._stop, self._stop_by = item, None, {}
             return item, effects
         return None, effects
 
@@ -382,6 +433,7 @@ class AlarmPolicy:
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
         self.playing = None
         stop, self._stop = self._stop, None
+        by, self._stop_by = self._stop_by, {}
         keys = {o.key for o in item.offers}
         closed = keys & self._closed
         self._closed -= keys
@@ -391,7 +443,7 @@ class AlarmPolicy:
         if kind in ("stopped", "unplayed"):
             return self._requeue(item, now)
         if kind != "spoken":  # silenced, shelved, acknowledged, failed
-            return self._settle(item, kind, delivery.detail)
+            return self._settle(item, kind, {**delivery.detail, **by})
         if item.kind is ItemKind.ALERT:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
@@ -491,7 +543,11 @@ class AlarmPolicy:
             if now >= active.offer.expires:
                 self._end_active(lambda o, key=key: o.key == key)
                 effects.append(Event("expired", {"id": key}))
-            elif not active.silenced and active.item is None and now >= active.due:
+            elif (
+                not (active.silenced or active.cleared)
+                and active.item is None
+                and now >= active.due
+            ):
                 if self.flood.active and active.offer.priority != "critical":
                     active.due = now + active.offer.timing.reannounce_s
                     continue
@@ -524,6 +580,7 @@ class AlarmPolicy:
             "held": len(self._held),
             "speaking": self.playing.key if self.playing else None,
             "unacknowledged": len(self._active),
+            "cleared_unacknowledged": sum(a.cleared for a in self._active.values()),
             "flood": self.flood.active,
             "shelved": sorted(self._shelved),
         }

@@ -1,16 +1,23 @@
-"""Operator commands from the command topic: acknowledge, silence, shelve, unshelve.
+"""Operator commands from the command topic: acknowledge, silence, confirm, shelve, unshelve.
 
 `{"cmd": "ack", "id": "boiler-7"}` names one alert; `"topic"` names alarm sources by MQTT
 topic filter (`plant/line3/#`). Acknowledge ends re-announcement, silence stops what is being
-said (and re-announcement) without acknowledging, shelve mutes a source for a limited time.
+said (and re-announcement) without acknowledging, confirm settles alarms that returned to
+normal before they were acknowledged, shelve mutes a source for a limited time. Any of them
+may say who gives it and why (`"user"`, `"comment"`), which the events, the outcomes it
+settles and the audit carry: checked, since they end up in logs and reports.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from typing import Any
+
 from cosyedge.intake.alert import InvalidJson, brief, clean_id, finite_number, load_json
 from cosyedge.model import BadCommand, Command
 
-COMMANDS = ("ack", "silence", "shelve", "unshelve")
+COMMANDS = ("ack", "silence", "confirm", "shelve", "unshelve")
+MAX_CHARS = {"user": 64, "comment": 500}
 
 
 def parse_command(payload: bytes) -> Command:
@@ -37,4 +44,22 @@ def parse_command(payload: bytes) -> Command:
         if seconds is None or seconds <= 0:
             raise BadCommand(f"duration_s: expected a positive number, got {brief(duration)}")
     # An id is named the way alerts name it, so an ack can find an alert whose id was cleaned.
-    return Command(cmd, None if ident is None else clean_id(str(ident)), topic, duration)
+    ident = None if ident is None else clean_id(str(ident))
+    user, comment = (_signature(data, name) for name in ("user", "comment"))
+    return Command(cmd, ident, topic, duration, user, comment)
+
+
+def _signature(data: dict[str, Any], name: str) -> str | None:
+    """`user` or `comment`: text of at most MAX_CHARS, without control or format characters
+    (a newline would forge a log line, a bidirectional override hide what an audit says)."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise BadCommand(f"{name}: expected text, got {brief(value)}")
+    if len(value) > MAX_CHARS[name]:
+        raise BadCommand(f"{name}: at most {MAX_CHARS[name]} characters, got {len(value)}")
+    bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cf", "Cs")), None)
+    if bad is not None:
+        raise BadCommand(f"{name}: control character U+{ord(bad):04X} at {value.index(bad)}")
+    return value.strip()
