@@ -387,7 +387,7 @@ def http_kill9(lab: Lab, size: dict[str, float]) -> Result:
 def _say_all(port: int, numbers: range, accepted: list[str]) -> None:
     """POST each say in turn; the ids answered 202 go into `accepted`, the rest are dropped
     (the daemon is gone: refused, reset, or no answer)."""
-    import urllib.error
+    import http.client
     import urllib.request
 
     for i in numbers:
@@ -399,7 +399,7 @@ def _say_all(port: int, numbers: range, accepted: list[str]) -> None:
             with urllib.request.urlopen(request, timeout=10) as answer:
                 if answer.status == 202:
                     accepted.append(f"h-{i}")
-        except (OSError, urllib.error.URLError):
+        except (OSError, http.client.HTTPException):  # URLError is an OSError
             continue
 
 
