@@ -28,6 +28,7 @@ from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.faults import Faults
+from cosyedge.homeassistant.discovery import Discovery
 from cosyedge.http.metrics import Gauges, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.http.server import Accepted, ApiServer, Unavailable
@@ -90,6 +91,7 @@ class Daemon:
         )
         self.journal.beat = journal_beat
         self.reporter = Reporter(config.reports, self._publish, self.journal)
+        self.reporter.status_detail = self.status_detail
         self.desk = AlarmDesk(AlarmPolicy(config.alarms), self.reporter, self.journal, self.health)
         self.announcer = Announcer(
             self.desk,
@@ -114,7 +116,9 @@ class Daemon:
         # Beside MQTT, off by default: the local HTTP API, and what it reports.
         self.board = OutcomeBoard()
         self.metrics = Metrics(self._gauges)
-        self.reporter.listeners += [self.board.told, self.metrics.told]
+        self._status_due = threading.Event()  # the cache hit rate moved: publish the status
+        self.reporter.listeners += [self.board.told, self.metrics.told, self._told]
+        self.discovery = Discovery(config, self._publish)  # Home Assistant's, when on
         self.api = None
         if config.http.enabled:
             self.api = ApiServer(config.http, LocalApi(self), self.board, self.metrics)
@@ -224,6 +228,10 @@ class Daemon:
                 self._reload_config()
             self.speech.memory.check()
             self._watch()
+            self.discovery.tick()
+            if self._status_due.is_set():
+                self._status_due.clear()
+                self.desk.publish_status()
             watchdog.tick()
             self.notifier.status(self._status())
         return self._shutdown(threads)
@@ -246,10 +254,36 @@ class Daemon:
             self.intake.filters,
             self.on_message,
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
-            on_connected=lambda: self.desk.publish_status(),
-            on_published=lambda mid: self.reporter.published(mid),
+            on_connected=self._connected,
+            on_published=self._published,
             faults=self.faults,
         )
+
+    def _connected(self) -> None:
+        """At each connection (paho's network thread): the status, then discovery's configs."""
+        self.desk.publish_status()
+        self.discovery.connected()
+
+    def _published(self, mid: int) -> None:
+        self.reporter.published(mid)
+        self.discovery.published(mid)
+
+    def _told(self, report: dict[str, Any]) -> None:
+        """A phrase said was looked up in the cache: the status shows the new hit rate, at
+        the next tick rather than here, under the desk's lock."""
+        if report.get("outcome") == "spoken":
+            self._status_due.set()
+
+    def status_detail(self) -> dict[str, Any]:
+        """What the status adds to the desk's: the phrase cache's hit rate in percent of its
+        lookups (counted across restarts), null before the first."""
+        try:
+            totals = self.cache.stats()
+        except Exception:  # the status goes out all the same
+            log.exception("cannot read the phrase cache's totals")
+            totals = None
+        rate = round(100 * totals.hits / totals.lookups, 1) if totals and totals.lookups else None
+        return {"cache_hit_rate": rate}
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
         return self.mqtt.publish(topic, payload, retain)  # follows a reconnect after reload
@@ -392,6 +426,7 @@ class Daemon:
             self.mqtt.start()
         else:
             self.mqtt.set_filters(self.intake.filters)
+        self.discovery.use(new)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
         self.speech.memory.ceiling_mb = new.memory.ceiling_mb
         if new.pronunciations != old.pronunciations:
@@ -450,7 +485,7 @@ class LocalApi:
         return self.daemon.activity.is_busy() or self.daemon.desk.waiting() > 0
 
     def status(self) -> dict[str, Any]:
-        return self.daemon.desk.status()
+        return {**self.daemon.desk.status(), **self.daemon.status_detail()}
 
     def problems(self) -> list[str]:
         """Healthy: the voices speak, the journal writes and the broker is connected."""
