@@ -50,6 +50,7 @@ from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.render import Renderer, Rendering
+from cosyedge.speech.stream import Turns
 from cosyedge.speech.tags import matching_voice
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
@@ -119,9 +120,17 @@ class Daemon:
         self._status_due = threading.Event()  # the cache hit rate moved: publish the status
         self.reporter.listeners += [self.board.told, self.metrics.told, self._told]
         self.discovery = Discovery(config, self._publish)  # Home Assistant's, when on
+        # Speech for callers (HTTP synthesis, Wyoming): one at a time, alerts first.
+        self.local = LocalApi(self)
+        self.turns = Turns(self.local.busy)
         self.api = None
         if config.http.enabled:
-            self.api = ApiServer(config.http, LocalApi(self), self.board, self.metrics)
+            self.api = ApiServer(config.http, self.local, self.board, self.metrics, self.turns)
+        self.wyoming = None
+        if config.wyoming.enabled:  # imported only then: the wyoming package is an extra
+            from cosyedge.wyoming.server import WyomingServer
+
+            self.wyoming = WyomingServer(config.wyoming, self.local, self.turns)
         self.journal.on_trouble = functools.partial(self.health.set, "journal")
         self.reporter.on_trouble = functools.partial(self.health.set, "reports")
         self.cache.listeners.append(self._cache_event)
@@ -211,6 +220,8 @@ class Daemon:
         self.mqtt.start()
         if self.api is not None:
             self.api.start()
+        if self.wyoming is not None:
+            self.wyoming.start()
         self.upkeep.start()
         watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
@@ -364,6 +375,8 @@ class Daemon:
         self.notifier.stopping("stopping: finishing the clause being spoken")
         if self.api is not None:  # no new request; one being answered is journaled or not
             self.api.stop()
+        if self.wyoming is not None:
+            self.wyoming.stop()
         announcer, clock = threads
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
@@ -451,7 +464,8 @@ class Daemon:
 
 
 class LocalApi:
-    """The daemon as the HTTP API sees it (http/server.py `Backend`)."""
+    """The daemon as the HTTP API sees it (http/server.py `Backend`), and the Wyoming server
+    (wyoming/server.py `Synthesizer`)."""
 
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
