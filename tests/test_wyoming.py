@@ -13,6 +13,7 @@ import time
 import wave
 from pathlib import Path
 
+import pytest
 from support import Listener, config_problems, free_port, publish, site_yaml, wait_until
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
@@ -256,3 +257,32 @@ def test_enabled_without_the_wyoming_package_is_a_config_error_naming_it(monkeyp
     assert config_problems("wyoming: {listen: '127.0.0.1:10200'}") == [
         'site.yaml: wyoming.listen: expected tcp://host:port, got "127.0.0.1:10200"'
     ]
+
+
+def test_zeroconf_announces_the_server_on_the_network(broker, alsa_sink, make_daemon, tmp_path):
+    zeroconf = pytest.importorskip("zeroconf.asyncio")
+    port = free_port()
+    config = wyoming_config(broker.port, tmp_path, port).replace("127.0.0.1:", "0.0.0.0:")
+    daemon = make_daemon(config)
+    (announced,) = daemon.wait_for_log(r"wyoming: announced as (\S+) on (\S+) port (\d+)")
+    name, address = announced.group(1), announced.group(2)
+    assert name == f"cosyedge-{socket.gethostname()}._wyoming._tcp.local."
+
+    async def look():
+        found = zeroconf.AsyncZeroconf()
+        try:
+            return await found.async_get_service_info("_wyoming._tcp.local.", name, 5000)
+        finally:
+            await found.async_close()
+
+    info = run(look())
+    assert info is not None and info.port == port and info.parsed_addresses() == [address]
+    # What it announces answers: describe at that address.
+    ((answer, _),) = run(exchange_at(address, port, Describe().event()))
+    assert Info.is_type(answer.type)
+
+
+async def exchange_at(host: str, port: int, event: Event) -> list[tuple]:
+    async with AsyncTcpClient(host, port) as client:
+        await client.write_event(event)
+        return [(await client.read_event(), None)]
