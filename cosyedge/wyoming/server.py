@@ -92,7 +92,8 @@ class WyomingServer:
     def stop(self, timeout: float = 2.0) -> None:
         """No new connection; those being served are closed."""
         if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout)
 
     def _run(self) -> None:
