@@ -32,6 +32,7 @@ from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.config import Config, ConfigError, load_config
 from cosyedge.faults import Faults
+from cosyedge.homeassistant.discovery import Discovery
 from cosyedge.http.metrics import Alarms, Gauges, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.http.server import Accepted, ApiServer, Unavailable
@@ -53,6 +54,7 @@ from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.render import Renderer, Rendering
+from cosyedge.speech.stream import Turns
 from cosyedge.speech.tags import matching_voice
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
@@ -100,6 +102,7 @@ class Daemon:
             config.alarms.history_mb * 1_000_000,
             faults=self.faults,
         )
+        self.reporter.status_detail = self.status_detail
         self.desk = AlarmDesk(
             AlarmPolicy(config.alarms), self.reporter, self.journal, self.health, self.history
         )
@@ -126,16 +129,26 @@ class Daemon:
         # Beside MQTT, off by default: the local HTTP API, and what it reports.
         self.board = OutcomeBoard()
         self.metrics = Metrics(self._gauges)
-        self.reporter.listeners += [self.board.told, self.metrics.told]
+        self._status_due = threading.Event()  # the cache hit rate moved: publish the status
+        self.reporter.listeners += [self.board.told, self.metrics.told, self._told]
         self.speech.renderer.timers.append(self.metrics.clause)
         self.journal.on_sync = self.metrics.fsync.observe
+        self.discovery = Discovery(config, self._publish)  # Home Assistant's, when on
+        # Speech for callers (HTTP synthesis, Wyoming): one at a time, alerts first.
+        self.local = LocalApi(self)
+        self.turns = Turns(self.local.busy)
         self.api = None
         self.recent = RecentAlarms()  # the last day's alarms, for the ISA-18.2 metrics
         self._seed_sizes: dict[str, int] = {}
         if config.http.enabled:
-            self.api = ApiServer(config.http, LocalApi(self), self.board, self.metrics)
+            self.api = ApiServer(config.http, self.local, self.board, self.metrics, self.turns)
             self._seed_sizes = sizes(self.history.directory)  # what is read back, not heard
             self.history.listeners.append(self.recent.heard)
+        self.wyoming = None
+        if config.wyoming.enabled:  # imported only then: the wyoming package is an extra
+            from cosyedge.wyoming.server import WyomingServer
+
+            self.wyoming = WyomingServer(config.wyoming, self.local, self.turns)
         self.journal.on_trouble = functools.partial(self.health.set, "journal")
         self.history.on_trouble = functools.partial(self.health.set, "history")
         self.reporter.on_trouble = functools.partial(self.health.set, "reports")
@@ -226,6 +239,8 @@ class Daemon:
         self.mqtt.start()
         if self.api is not None:
             self.api.start()
+        if self.wyoming is not None:
+            self.wyoming.start()
         self.upkeep.start()
         watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
@@ -243,6 +258,10 @@ class Daemon:
                 self._reload_config()
             self.speech.memory.check()
             self._watch()
+            self.discovery.tick()
+            if self._status_due.is_set():
+                self._status_due.clear()
+                self.desk.publish_status()
             watchdog.tick()
             self.notifier.status(self._status())
         return self._shutdown(threads)
@@ -278,10 +297,36 @@ class Daemon:
             self.intake.filters,
             self.on_message,
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
-            on_connected=lambda: self.desk.publish_status(),
-            on_published=lambda mid: self.reporter.published(mid),
+            on_connected=self._connected,
+            on_published=self._published,
             faults=self.faults,
         )
+
+    def _connected(self) -> None:
+        """At each connection (paho's network thread): the status, then discovery's configs."""
+        self.desk.publish_status()
+        self.discovery.connected()
+
+    def _published(self, mid: int) -> None:
+        self.reporter.published(mid)
+        self.discovery.published(mid)
+
+    def _told(self, report: dict[str, Any]) -> None:
+        """A phrase said was looked up in the cache: the status shows the new hit rate, at
+        the next tick rather than here, under the desk's lock."""
+        if report.get("outcome") == "spoken":
+            self._status_due.set()
+
+    def status_detail(self) -> dict[str, Any]:
+        """What the status adds to the desk's: the phrase cache's hit rate in percent of its
+        lookups (counted across restarts), null before the first."""
+        try:
+            totals = self.cache.stats()
+        except Exception:  # the status goes out all the same
+            log.exception("cannot read the phrase cache's totals")
+            totals = None
+        rate = round(100 * totals.hits / totals.lookups, 1) if totals and totals.lookups else None
+        return {"cache_hit_rate": rate}
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
         return self.mqtt.publish(topic, payload, retain)  # follows a reconnect after reload
@@ -379,6 +424,8 @@ class Daemon:
         self.notifier.stopping("stopping: finishing the clause being spoken")
         if self.api is not None:  # no new request; one being answered is journaled or not
             self.api.stop()
+        if self.wyoming is not None:
+            self.wyoming.stop()
         announcer, clock = threads
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
@@ -443,6 +490,7 @@ class Daemon:
             self.mqtt.start()
         else:
             self.mqtt.set_filters(self.intake.filters)
+        self.discovery.use(new)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
         self.speech.memory.ceiling_mb = new.memory.ceiling_mb
         self.history.keep_days = new.alarms.history_days
@@ -469,7 +517,8 @@ class Daemon:
 
 
 class LocalApi:
-    """The daemon as the HTTP API sees it (http/server.py `Backend`)."""
+    """The daemon as the HTTP API sees it (http/server.py `Backend`), and the Wyoming server
+    (wyoming/server.py `Synthesizer`)."""
 
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
@@ -503,7 +552,7 @@ class LocalApi:
         return self.daemon.activity.is_busy() or self.daemon.desk.waiting() > 0
 
     def status(self) -> dict[str, Any]:
-        return self.daemon.desk.status()
+        return {**self.daemon.desk.status(), **self.daemon.status_detail()}
 
     def problems(self) -> list[str]:
         """Healthy: the voices speak, the journal writes and the broker is connected."""

@@ -14,8 +14,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cosyedge"
 # Everyone may import these; they import only each other (the model: nothing at all).
 BASE = ("__init__", "model", "config", "faults")
 # In the order an alert passes through them (docs/architecture.md). The HTTP API is a source
-# of alerts beside MQTT: first, so it may use intake and speech, and no stage may use it.
-STAGES = ("http", "mqtt", "intake", "alarms", "announce", "speech", "audio")
+# of alerts beside MQTT: first, so it may use intake and speech, and no stage may use it; so
+# are Home Assistant's discovery and the Wyoming server.
+STAGES = (
+    "homeassistant",
+    "wyoming",
+    "http",
+    "mqtt",
+    "intake",
+    "alarms",
+    "announce",
+    "speech",
+    "audio",
+)
 # Who may import each of the rest.
 TOP = {
     "service": ("service", "daemon", "cli"),

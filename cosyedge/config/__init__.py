@@ -837,6 +837,101 @@ class HttpConfig:
         return [f"http.token_file: {self.token_file} {problem}; chmod o-rwx it"] if problem else []
 
 
+@dataclass(frozen=True)
+class HomeAssistantConfig:
+    """Home Assistant's MQTT discovery (docs/homeassistant.md)."""
+
+    discovery: bool = field(
+        default=False,
+        metadata=_meta(
+            "publish retained discovery configs so Home Assistant shows the gateway as a "
+            "device: a notify entity that speaks, sensors read from the status, a silence "
+            "button; switched off, the configs published before are removed"
+        ),
+    )
+    prefix: str = field(
+        default="homeassistant",
+        metadata=_meta("Home Assistant's discovery prefix; a topic without wildcards"),
+    )
+    name: str | None = field(
+        default=None,
+        metadata=_meta("the gateway's name in Home Assistant; null: the host name"),
+    )
+    notify_topic: str = field(
+        default="cosyedge/notify",
+        metadata=_meta(
+            "where the notify entity publishes its message, spoken as an alert; a topic "
+            "without wildcards, one per gateway"
+        ),
+    )
+    notify_priority: str = field(
+        default="medium",
+        metadata=_meta("priority a notify message is spoken at", choices=PRIORITIES),
+    )
+
+    def __post_init__(self) -> None:
+        _check_publish_topic("prefix", self.prefix)
+        _check_publish_topic("notify_topic", self.notify_topic)
+        if self.name is not None and not self.name.strip():
+            raise ValueError("name: must not be blank (null: the host name)")
+
+
+# How to get the Wyoming server's library (pyproject.toml's `wyoming` extra).
+WYOMING_INSTALL = "pip install 'cosyedge[wyoming]' (the wyoming package)"
+
+
+@dataclass(frozen=True)
+class WyomingConfig:
+    """The Wyoming text-to-speech server (docs/homeassistant.md, "Wyoming")."""
+
+    enabled: bool = field(
+        default=False,
+        metadata=_meta(f"serve text-to-speech over the Wyoming protocol; needs {WYOMING_INSTALL}"),
+    )
+    listen: str = field(
+        default="tcp://127.0.0.1:10200",
+        metadata=_meta(
+            "`tcp://host:port` or `tcp://[address]:port`; the protocol has no authentication, "
+            "so an address other than loopback serves anyone who can reach it"
+        ),
+    )
+    max_clients: int = field(
+        default=4,
+        metadata=_meta("connections served at once; one more is closed at once", range=(1, 64)),
+    )
+    max_chars: int = field(
+        default=1000,
+        metadata=_meta("longer texts are refused with an error event", range=(16, 10000)),
+    )
+    timeout_s: float = field(
+        default=30.0,
+        metadata=_meta(
+            "a client that sends no event, or reads no audio, for this long, in seconds, is "
+            "disconnected",
+            range=(1, 3600),
+        ),
+    )
+    zeroconf: bool = field(
+        default=True,
+        metadata=_meta(
+            "announce the server as `_wyoming._tcp` when the `zeroconf` package is installed "
+            "and the address is not loopback"
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        self.address  # noqa: B018 (checks the form)
+        if self.enabled and not _importable("wyoming"):
+            raise ValueError(f"enabled: the Wyoming server needs {WYOMING_INSTALL}")
+
+    @property
+    def address(self) -> tuple[str, int]:
+        scheme, sep, rest = self.listen.partition("://")
+        if scheme != "tcp" or not sep:
+            raise ValueError(f"listen: expected tcp://host:port, got {_show(self.listen)}")
+        return _split_listen(rest)
+
+
 MAX_PRONUNCIATIONS = 500  # per language; a site lexicon is tens of entries
 MAX_WRITTEN_CHARS = 100
 MAX_SPOKEN_CHARS = 200
@@ -1004,6 +1099,17 @@ class Config:
             "default (docs/http.md)"
         ),
     )
+    homeassistant: HomeAssistantConfig = field(
+        default_factory=HomeAssistantConfig,
+        metadata=_meta("Home Assistant's MQTT discovery; off by default (docs/homeassistant.md)"),
+    )
+    wyoming: WyomingConfig = field(
+        default_factory=WyomingConfig,
+        metadata=_meta(
+            "a Wyoming text-to-speech server for Home Assistant's voice pipelines; off by "
+            "default (docs/homeassistant.md)"
+        ),
+    )
     monitor: MonitorConfig = field(
         default_factory=MonitorConfig,
         metadata=_meta(
@@ -1044,6 +1150,9 @@ class Config:
                 raise ValueError(
                     f"templates[{i}].lang: no voice configured for {_show(template.lang)}"
                 )
+        taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())
+        if self.homeassistant.notify_topic in taken:
+            raise ValueError("homeassistant.notify_topic: used by cosyedge for another purpose")
         for lang, entries in self.pronunciations.items():
             if lang not in self.voices:
                 raise ValueError(f"pronunciations.{lang}: no voice configured for {_show(lang)}")

@@ -30,12 +30,13 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from cosyedge.config import HttpConfig
-from cosyedge.http.audio import Interrupted, Pump, pcm_bytes, wav_header
+from cosyedge.http.audio import wav_header
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.intake import local
 from cosyedge.intake.local import BadField, Speak
 from cosyedge.speech.render import Rendering
+from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
 
 log = logging.getLogger(__name__)
 
@@ -87,15 +88,17 @@ class ApiServer(ThreadingHTTPServer):
         backend: Backend,
         board: OutcomeBoard,
         metrics: Metrics,
+        turns: Turns,
     ) -> None:
+        """`turns`: synthesis shared with the daemon's other callers (Wyoming)."""
         self.config, self.backend, self.board, self.metrics = config, backend, board, metrics
+        self.turns = turns
         for warning in config.exposed_secrets():
             log.warning("%s", warning)
         self.token = read_token(config.token_file)
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.slots = threading.BoundedSemaphore(config.max_clients)
-        self.synthesizing = threading.Lock()  # one synthesis at a time: alerts wait behind it
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), Handler)
@@ -319,7 +322,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _stream(self, speak: Speak) -> None:
         backend = self.server.backend
-        if backend.busy() or not self.server.synthesizing.acquire(blocking=False):
+        if not self.server.turns.take():  # one synthesis at a time: alerts wait behind it
             raise Unavailable("the synthesizer is busy (alerts come first); try again")
         try:
             rendering = backend.render(speak.text, speak.lang)
@@ -328,7 +331,7 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._chunked(rendering, speak.format, Pump(rendering, backend.busy))
         finally:
-            self.server.synthesizing.release()
+            self.server.turns.release()
 
     def _whole(self, rendering: Rendering, form: str) -> None:
         pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)

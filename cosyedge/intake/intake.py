@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.templates = TemplateSet(config.templates)
+        self.templates = TemplateSet((*notify_templates(config), *config.templates))
         # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
         monitor = config.monitor
         self.canary_topic: str | None = (
@@ -241,6 +241,20 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
+
+
+def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:
+    """With Home Assistant's discovery on, its notify entity publishes the message as plain
+    text on `homeassistant.notify_topic`: an alert like any other, said at
+    `notify_priority` (docs/homeassistant.md). First, so a site's `#` template does not take it."""
+    ha = config.homeassistant
+    if not ha.discovery:
+        return ()
+    lang = "en" if "en" in config.voices else next(iter(config.voices))
+    template = TemplateConfig(
+        topic=ha.notify_topic, text="{text}", payload="text", priority=ha.notify_priority, lang=lang
+    )
+    return (template,)
 
 
 def _left_out(runs: list[Run]) -> tuple[str, ...]:

@@ -42,6 +42,8 @@ class Reporter:
         self.on_trouble: Callable[[str | None], None] | None = None  # None: publishing again
         # Told every outcome report as it is published (HTTP waiters, metrics); none may raise.
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        # Fields the status carries beside the desk's (the cache hit rate); must not raise.
+        self.status_detail: Callable[[], dict[str, Any]] = dict
         # Filled on paho's network thread, which holds paho's own lock meanwhile: taking ours
         # there could deadlock against a publish, so it only appends.
         self._acknowledged: deque[int] = deque()
@@ -92,7 +94,8 @@ class Reporter:
         self._fire(self.config.error_topic, _json({"error": error, **context}))
 
     def status(self, state: str, **detail: Any) -> None:
-        self._status_due = (self.config.status_topic, _json({"state": state, **detail}))
+        status = {"state": state, **detail, **self.status_detail()}
+        self._status_due = (self.config.status_topic, _json(status))
         self._send_status()
 
     def _send_status(self) -> None:

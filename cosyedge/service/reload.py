@@ -1,8 +1,8 @@
 """SIGHUP: which parts of a new configuration a running daemon takes over at once, and its
 answer to each reload.
 
-Templates, the site pronunciations, the MQTT connection, audio, the memory ceiling and the
-log level change live.
+Templates, the site pronunciations, the MQTT connection, audio, the memory ceiling, the log
+level and Home Assistant's discovery change live.
 The rest (voice, cache and state directories, starting a local broker) is read only at start:
 a change there is logged and waits for the next restart, so the running daemon never holds a
 configuration it is not actually using.
@@ -30,7 +30,9 @@ log = logging.getLogger(__name__)
 
 ANSWER_FILE = "reload.json"
 
-LIVE_SECTIONS = frozenset({"templates", "mqtt", "audio", "memory", "log_level", "pronunciations"})
+LIVE_SECTIONS = frozenset(
+    {"templates", "mqtt", "audio", "memory", "log_level", "pronunciations", "homeassistant"}
+)
 
 
 def effective_config(running: Config, new: Config) -> tuple[Config, list[str]]:

@@ -1,0 +1,1 @@
+"""Home Assistant: the gateway announced through MQTT discovery (docs/homeassistant.md)."""

@@ -1,0 +1,282 @@
+"""Home Assistant's MQTT discovery: the retained configs that make the gateway a device there.
+
+Home Assistant reads `<prefix>/<component>/<object_id>/config` (its `mqtt` integration,
+"MQTT Discovery"); each config names the topics the entity reads or publishes. Everything an
+entity shows is read from the retained status topic the daemon keeps anyway, so discovery adds
+no topic of its own to keep up to date, only the configs:
+
+- `notify` publishes its message on `homeassistant.notify_topic`, which the intake takes as an
+  alert (a template of its own), so it is journaled and reported like any other;
+- sensors and a binary sensor read the status JSON with value templates;
+- a `button` publishes the silence command on the command topic.
+
+Availability follows the status topic too: its Last Will says `offline`.
+
+Configs are published on every connection, since a broker without persistence forgets them.
+The topics published are remembered in `state_dir` before they go out, so that switching
+discovery off, or renaming the gateway, removes them (an empty retained message each) even
+across a restart; a topic is forgotten once the broker has acknowledged its removal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import socket
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cosyedge import __version__
+from cosyedge.config import Config
+
+log = logging.getLogger(__name__)
+
+Publish = Callable[..., int | None]  # (topic, payload, retain=False) -> message id, if any
+STATE_FILE = "homeassistant.json"
+_NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")  # what a discovery topic's object id may not hold
+STATES = ("online", "degraded", "offline")
+FAULTS = "{{ {'faults': value_json.get('faults', {})} | tojson }}"  # the state's attributes
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One entity of the device: its component, the key of its ids, and its own settings."""
+
+    component: str
+    key: str
+    name: str
+    settings: dict[str, Any]
+
+
+def _status(field: str) -> str:
+    """A value template reading one field of the status JSON; `None` (unknown to Home
+    Assistant) in the Last Will's `{"state": "offline"}`, which has no other field."""
+    return f"{{{{ value_json.get('{field}') }}}}"
+
+
+def entities(config: Config) -> list[Entity]:
+    """The entities of one gateway, as the configuration names its topics."""
+    status = config.reports.status_topic
+    ha = config.homeassistant
+    shelved = "value_json.get('shelved', [])"
+    return [
+        Entity("notify", "say", "Say", {"command_topic": ha.notify_topic, "qos": 1}),
+        Entity(
+            "sensor",
+            "state",
+            "State",
+            {
+                "state_topic": status,
+                "value_template": "{{ value_json.state }}",
+                "device_class": "enum",
+                "options": list(STATES),
+                "json_attributes_topic": status,
+                "json_attributes_template": FAULTS,
+            },
+        ),
+        _count("queue", "Queue", status, _status("queue")),
+        _count("unacknowledged", "Unacknowledged alarms", status, _status("unacknowledged")),
+        Entity(
+            "binary_sensor",
+            "flood",
+            "Alarm flood",
+            {
+                "state_topic": status,
+                "value_template": "{{ 'ON' if value_json.get('flood') else 'OFF' }}",
+                "device_class": "problem",
+            },
+        ),
+        Entity(
+            "sensor",
+            "shelved",
+            "Shelved sources",
+            {
+                "state_topic": status,
+                "value_template": f"{{{{ {shelved} | length }}}}",
+                "state_class": "measurement",
+                "json_attributes_topic": status,
+                "json_attributes_template": f"{{{{ {{'sources': {shelved}}} | tojson }}}}",
+            },
+        ),
+        Entity(
+            "sensor",
+            "cache_hit_rate",
+            "Phrase cache hit rate",
+            {
+                "state_topic": status,
+                "value_template": _status("cache_hit_rate"),
+                "unit_of_measurement": "%",
+                "state_class": "measurement",
+                "entity_category": "diagnostic",
+            },
+        ),
+        Entity(
+            "button",
+            "silence",
+            "Silence",
+            {
+                "command_topic": config.alarms.command_topic,
+                "payload_press": json.dumps({"cmd": "silence"}),
+                "qos": 1,
+            },
+        ),
+    ]
+
+
+def _count(key: str, name: str, status: str, template: str) -> Entity:
+    settings = {"state_topic": status, "value_template": template, "state_class": "measurement"}
+    return Entity("sensor", key, name, settings)
+
+
+def gateway_name(config: Config) -> str:
+    return config.homeassistant.name or socket.gethostname()
+
+
+def node_id(name: str) -> str:
+    """The gateway's name as an id: only the characters discovery topics allow."""
+    return _NOT_ID.sub("_", name.strip().lower()) or "gateway"
+
+
+def discovery_configs(config: Config) -> dict[str, dict[str, Any]]:
+    """Each discovery topic and its config: `<prefix>/<component>/<object_id>/config`, the
+    object id being the entity's unique id (Home Assistant's advice: no node id then)."""
+    ha = config.homeassistant
+    name = gateway_name(config)
+    device_id = f"cosyedge_{node_id(name)}"
+    device = {
+        "identifiers": [device_id],
+        "name": name,
+        "manufacturer": "cosyedge",
+        "model": "voice-alert daemon",
+        "sw_version": __version__,
+    }
+    availability = {
+        "topic": config.reports.status_topic,
+        "value_template": "{{ 'offline' if value_json.state == 'offline' else 'online' }}",
+    }
+    found = {}
+    for entity in entities(config):
+        unique_id = f"{device_id}_{entity.key}"
+        found[f"{ha.prefix}/{entity.component}/{unique_id}/config"] = {
+            "name": entity.name,
+            "unique_id": unique_id,
+            **entity.settings,
+            "availability": [availability],
+            "device": device,
+            "origin": {"name": "cosyedge", "sw_version": __version__},
+        }
+    return found
+
+
+def wanted(config: Config) -> dict[str, str]:
+    """The retained payloads discovery keeps on the broker: none while it is off."""
+    if not config.homeassistant.discovery:
+        return {}
+    return {topic: json.dumps(c, sort_keys=True) for topic, c in discovery_configs(config).items()}
+
+
+class Discovery:
+    """Keeps the discovery configs on the broker as the configuration says.
+
+    `connected` and `published` are called on paho's network thread and only record; the
+    publishing is done by `tick`, on the daemon's main thread, as is `use` at a reload.
+    """
+
+    def __init__(self, config: Config, publish: Publish) -> None:
+        self._publish = publish
+        self._file = config.state_dir / STATE_FILE
+        self._wanted = wanted(config)
+        self._remembered = _read(self._file)  # topics that may be retained on the broker now
+        self._due = threading.Event()  # set at each connection: publish them all again
+        self._clearing: dict[int, str] = {}  # message id -> the topic it empties
+        self._acknowledged: deque[int] = deque()
+
+    def connected(self) -> None:
+        self._due.set()
+
+    def published(self, mid: int) -> None:
+        """The broker acknowledged message `mid` (any of the session's)."""
+        self._acknowledged.append(mid)
+
+    def use(self, config: Config) -> None:
+        """A reloaded configuration: what it wants replaces what was published."""
+        new = wanted(config)
+        if new != self._wanted:
+            self._wanted = new
+            self._due.set()
+
+    def tick(self) -> None:
+        if self._due.is_set():
+            self._due.clear()
+            self._send()
+        self._settle()
+
+    def _send(self) -> None:
+        """Publish every wanted config and empty every other remembered one; remembered on
+        disk first, so a crash in between still knows what to remove."""
+        stale = self._remembered - self._wanted.keys()
+        self._remember(self._remembered | self._wanted.keys())
+        try:
+            for topic, payload in self._wanted.items():
+                self._publish(topic, payload, True)
+            for topic in sorted(stale):
+                mid = self._publish(topic, "", True)
+                if mid:
+                    self._clearing[mid] = topic
+        except OSError as exc:  # tried again at the next connection or reload
+            log.error("cannot publish Home Assistant discovery: %s", exc)
+            return
+        if self._wanted or stale:
+            log.info(
+                "Home Assistant discovery: %d configs published, %d removed",
+                len(self._wanted),
+                len(stale),
+            )
+
+    def _settle(self) -> None:
+        """Forget the topics whose removal the broker has acknowledged."""
+        cleared = set()
+        while self._acknowledged:
+            topic = self._clearing.pop(self._acknowledged.popleft(), None)
+            if topic is not None and topic not in self._wanted:
+                cleared.add(topic)
+        if cleared:
+            self._remember(self._remembered - cleared)
+
+    def _remember(self, topics: set[str]) -> None:
+        if topics == self._remembered:
+            return
+        self._remembered = set(topics)
+        try:
+            if topics:
+                _write(self._file, sorted(topics))
+            else:
+                self._file.unlink(missing_ok=True)
+        except OSError as exc:
+            log.error("cannot record the discovery topics in %s: %s", self._file, exc)
+
+
+def _read(path: Path) -> set[str]:
+    """The topics remembered in `path`; none when it is missing or unreadable (said)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as exc:
+        log.warning("cannot read %s (%s): discovery configs published before stay", path, exc)
+        return set()
+    topics = data.get("topics") if isinstance(data, dict) else None
+    return {t for t in topics if isinstance(t, str) and t} if isinstance(topics, list) else set()
+
+
+def _write(path: Path, topics: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps({"topics": topics}), encoding="utf-8")
+    os.replace(temp, path)

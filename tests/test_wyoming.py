@@ -1,0 +1,288 @@
+"""The Wyoming text-to-speech server against the real daemon, with the wyoming library's own
+client (AsyncTcpClient): describe, synthesis streamed clause by clause and then served from
+the phrase cache, bad requests answered with `error` events, clients that go away or crowd
+in, and alerts coming first. Without the wyoming package, enabling it is a config error."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+import time
+import wave
+from pathlib import Path
+
+import pytest
+from support import Listener, config_problems, free_port, publish, site_yaml, wait_until
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
+from wyoming.error import Error
+from wyoming.event import Event
+from wyoming.info import Describe, Info
+from wyoming.tts import Synthesize, SynthesizeVoice
+
+LONG_TEXT = " ".join(
+    f"Line {n} reports that the {what} needs attention now."
+    for n, what in enumerate(
+        ("pump", "valve", "mixer", "boiler", "fan", "press", "conveyor", "chiller"), 1
+    )
+)
+
+
+def wyoming_config(port: int, tmp: Path, wyoming_port: int, extra: str = "") -> str:
+    return (
+        f"{site_yaml(port, tmp)}"
+        f"wyoming:\n  enabled: true\n  listen: tcp://127.0.0.1:{wyoming_port}\n{extra}"
+    )
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 120))
+
+
+async def exchange(port: int, event: Event, cache: Path | None = None) -> list[tuple]:
+    """Send one event; (event, phrases in the cache when it came) for each event answered,
+    up to audio-stop or an error."""
+    got = []
+    async with AsyncTcpClient("127.0.0.1", port) as client:
+        await client.write_event(event)
+        while (answer := await client.read_event()) is not None:
+            cached = len(list(cache.rglob("*.wav"))) if cache else None
+            got.append((answer, cached))
+            if answer.type in ("audio-stop", "error", "info"):
+                break
+    return got
+
+
+def audio_of(events: list[tuple]) -> tuple[int, bytes]:
+    start = AudioStart.from_event(events[0][0])
+    assert (start.width, start.channels) == (2, 1)
+    assert AudioStop.is_type(events[-1][0].type), events[-1][0]
+    chunks = [AudioChunk.from_event(e) for e, _ in events[1:-1]]
+    assert all(c.rate == start.rate for c in chunks)
+    return start.rate, b"".join(c.audio for c in chunks)
+
+
+def test_describe_then_synthesis_streams_each_clause_and_comes_from_the_cache_after(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    port = free_port()
+    daemon = make_daemon(wyoming_config(broker.port, tmp_path, port))
+    daemon.wait_for_log(rf"Wyoming text-to-speech on 127\.0\.0\.1 port {port}")
+    cache = tmp_path / "cache"
+
+    ((answer, _),) = run(exchange(port, Describe().event()))
+    (program,) = Info.from_event(answer).tts
+    assert program.name == "cosyedge" and program.installed
+    voices = {v.languages[0]: v.name for v in program.voices}
+    assert voices == {"en": "hibari-heart", "zh": "espeak-ng-cmn-latn-pinyin"}
+
+    files = set(cache.rglob("*.wav"))
+    before = len(files)
+    request = Synthesize(text=LONG_TEXT, voice=SynthesizeVoice(name="hibari-heart"))
+    streamed = run(exchange(port, request.event(), cache))
+    rate, audio = audio_of(streamed)
+    assert rate == 24000
+    # The first audio came while the phrase was still being synthesized: only a phrase
+    # synthesized to its end is cached, and the cache did not hold it yet.
+    assert streamed[1][1] == before, [c for _, c in streamed]
+    assert len(streamed) > 4
+    wait_until(lambda: len(list(cache.rglob("*.wav"))) == before + 1, 10, "the phrase cached")
+    (entry,) = set(cache.rglob("*.wav")) - files
+    with wave.open(str(entry)) as w:
+        assert w.getframerate() == rate and w.readframes(w.getnframes()) == audio
+
+    # Again, asked by language: the cached phrase, the same samples, nothing synthesized.
+    request = Synthesize(text=LONG_TEXT, voice=SynthesizeVoice(language="en"))
+    again = run(exchange(port, request.event(), cache))
+    assert audio_of(again) == (rate, audio)
+    assert len(list(cache.rglob("*.wav"))) == before + 1
+    # Text hygiene as for alerts: control characters and spacing do not make another phrase.
+    messy = run(exchange(port, Synthesize(text=f"  {LONG_TEXT}\u200b\x07 ").event(), cache))
+    assert audio_of(messy) == (rate, audio)
+    assert len(list(cache.rglob("*.wav"))) == before + 1
+    # Chinese characters, no voice asked for: the Mandarin voice, by their script.
+    mandarin = run(exchange(port, Synthesize(text="三号泵故障").event()))
+    rate, audio = audio_of(mandarin)
+    assert rate != 24000 and len(audio) > rate  # espeak-ng's rate; over half a second
+    assert "wyoming" in daemon.log() and "Traceback" not in daemon.log()
+
+
+def test_bad_requests_get_an_error_event_and_never_stop_the_server(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    port = free_port()
+    extra = "  max_chars: 100\n  max_clients: 2\n  timeout_s: 2\n"
+    daemon = make_daemon(wyoming_config(broker.port, tmp_path, port, extra))
+    daemon.wait_for_log(r"Wyoming text-to-speech on")
+
+    def error_of(event: Event) -> Error:
+        ((answer, _),) = run(exchange(port, event))
+        assert Error.is_type(answer.type), answer
+        return Error.from_event(answer)
+
+    cases = [
+        (Synthesize(text="").event(), "bad-request", "text: required"),
+        (Synthesize(text=" \u200b ").event(), "bad-request", "text: required"),
+        (Event("synthesize", {"voice": {"language": "en"}}), "bad-request", "text: required"),
+        (Event("synthesize", {"text": 7}), "bad-request", "text: required"),
+        (Synthesize(text="x" * 101).event(), "too-long", "over 100 characters"),
+        (
+            Synthesize(text="Hello.", voice=SynthesizeVoice(name="alloy")).event(),
+            "unknown-voice",
+            "no voice named 'alloy'",
+        ),
+        (
+            Synthesize(text="Hello.", voice=SynthesizeVoice(language="fr")).event(),
+            "unknown-voice",
+            "lang: no voice for it",
+        ),
+        (Synthesize(text="Привет мир").event(), "bad-request", "no voice reads Cyrillic"),
+    ]
+    for event, code, words in cases:
+        error = error_of(event)
+        assert error.code == code and words in error.text, (event, error)
+
+    # Not Wyoming at all, and an event too large to read: an error, then the connection ends.
+    for raw, code in (
+        (b"GET / HTTP/1.1\r\n\r\n", "bad-request"),
+        (json.dumps({"type": "synthesize", "data_length": 10**9}).encode() + b"\n", "too-long"),
+        (b'{"type": "synthesize", "data": {"text": "' + b"x" * 300_000 + b'"}}\n', "too-long"),
+    ):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(raw)
+            answer = _read_all(s)
+        header = json.loads(answer.split(b"\n")[0])
+        assert header["type"] == "error", answer[:200]
+        assert json.loads(answer[answer.index(b"\n") + 1 :])["code"] == code
+
+    # More clients than max_clients: the one too many is told so at once.
+    held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+    time.sleep(0.3)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        assert b'"busy"' in _read_all(s)
+    # A client that sends nothing is let go after timeout_s, freeing its place.
+    for s in held:
+        s.settimeout(10)
+        assert _read_all(s) == b""
+        s.close()
+    ((answer, _),) = run(exchange(port, Describe().event()))
+    assert Info.is_type(answer.type)
+    assert daemon.alive() and "Traceback" not in daemon.log()
+
+
+def _read_all(s: socket.socket) -> bytes:
+    out = b""
+    while chunk := s.recv(65536):
+        out += chunk
+    return out
+
+
+async def leave_mid_stream(port: int) -> int:
+    """Ask for the long text, take its first chunk, and go without a word."""
+    client = AsyncTcpClient("127.0.0.1", port)
+    await client.connect()
+    await client.write_event(Synthesize(text=LONG_TEXT).event())
+    got = 0
+    while got < 2:
+        event = await client.read_event()
+        assert event is not None and event.type in ("audio-start", "audio-chunk"), event
+        got += 1
+    writer = client._writer
+    assert writer is not None
+    writer.transport.abort()  # a reset, as a client that died
+    return got
+
+
+def test_a_client_gone_mid_stream_frees_the_synthesizer_and_alerts_come_first(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    port = free_port()
+    daemon = make_daemon(wyoming_config(broker.port, tmp_path, port))
+    daemon.wait_for_log(r"Wyoming text-to-speech on")
+    cache = tmp_path / "cache"
+    before = len(list(cache.rglob("*.wav")))
+    assert run(leave_mid_stream(port)) == 2
+    # The next caller is served at once: the synthesis left behind stopped at its next clause.
+    started = time.monotonic()
+    short = run(exchange(port, Synthesize(text="Pump two stopped.").event()))
+    assert audio_of(short)[1] and time.monotonic() - started < 20
+    daemon.wait_for_log(r"wyoming: 127\.0\.0\.1: connection ended")
+    # Only the short phrase was cached: the long one was left unfinished.
+    wait_until(lambda: len(list(cache.rglob("*.wav"))) == before + 1, 10, "the short one cached")
+
+    # An alert arriving mid-stream: the synthesis gives way at the next clause, the client
+    # gets an error instead of audio-stop, and the alert is spoken.
+    reports = Listener(broker.port, "cosyedge/report")
+
+    async def interrupted() -> list[Event]:
+        got = []
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            await client.write_event(Synthesize(text=LONG_TEXT + " Again.").event())
+            while (event := await client.read_event()) is not None:
+                got.append(event)
+                if event.type == "audio-chunk" and len(got) == 2:
+                    publish(broker.port, "cosyedge/say", "Forklift in aisle four.")
+                if event.type in ("audio-stop", "error"):
+                    return got
+        return got
+
+    got = run(interrupted())
+    assert Error.is_type(got[-1].type), [e.type for e in got]
+    assert Error.from_event(got[-1]).code == "interrupted"
+    (report,) = reports.wait_for("cosyedge/report", lambda r: len(r) == 1)
+    assert report["outcome"] == "spoken"
+    reports.close()
+    assert daemon.alive()
+
+
+class Uninstalled:
+    """Refuses the wyoming package as if it were not installed."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "wyoming":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def test_enabled_without_the_wyoming_package_is_a_config_error_naming_it(monkeypatch):
+    for name in [m for m in sys.modules if m.partition(".")[0] == "wyoming"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [Uninstalled(), *sys.meta_path])
+    assert config_problems("wyoming:\n  enabled: true\n") == [
+        "site.yaml: wyoming.enabled: the Wyoming server needs "
+        "pip install 'cosyedge[wyoming]' (the wyoming package)"
+    ]
+    assert config_problems("wyoming: {listen: '127.0.0.1:10200'}") == [
+        'site.yaml: wyoming.listen: expected tcp://host:port, got "127.0.0.1:10200"'
+    ]
+
+
+def test_zeroconf_announces_the_server_on_the_network(broker, alsa_sink, make_daemon, tmp_path):
+    zeroconf = pytest.importorskip("zeroconf.asyncio")
+    port = free_port()
+    config = wyoming_config(broker.port, tmp_path, port).replace("127.0.0.1:", "0.0.0.0:")
+    daemon = make_daemon(config)
+    (announced,) = daemon.wait_for_log(r"wyoming: announced as (\S+) on (\S+) port (\d+)")
+    name, address = announced.group(1), announced.group(2)
+    assert name == f"cosyedge-{socket.gethostname()}._wyoming._tcp.local."
+
+    async def look():
+        found = zeroconf.AsyncZeroconf()
+        try:
+            return await found.async_get_service_info("_wyoming._tcp.local.", name, 5000)
+        finally:
+            await found.async_close()
+
+    info = run(look())
+    assert info is not None and info.port == port and info.parsed_addresses() == [address]
+    # What it announces answers: describe at that address.
+    ((answer, _),) = run(exchange_at(address, port, Describe().event()))
+    assert Info.is_type(answer.type)
+
+
+async def exchange_at(host: str, port: int, event: Event) -> list[tuple]:
+    async with AsyncTcpClient(host, port) as client:
+        await client.write_event(event)
+        return [(await client.read_event(), None)]
