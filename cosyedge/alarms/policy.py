@@ -224,9 +224,7 @@ class AlarmPolicy:
         for key, active in self._active.items():
             if match(active.offer) and not active.cleared:
                 active.cleared = True
-                if active.item is not None and active.item in self.queue:
-                    self.queue.remove(active.item)
-                    active.item = None
+                self._unqueue(active)
                 cleared.append(key)
         return cleared
 
@@ -325,11 +323,15 @@ class AlarmPolicy:
         for key, active in self._active.items():
             if match(active.offer) and not active.silenced:
                 active.silenced = True
-                if active.item is not None and active.item in self.queue:
-                    self.queue.remove(active.item)
-                    active.item = None
+                self._unqueue(active)
                 ids.append(key)
         return ids
+
+    def _unqueue(self, active: _Active) -> None:
+        """Its re-announcement, if waiting to be said, is not said."""
+        if active.item is not None and active.item in self.queue:
+            self.queue.remove(active.item)
+            active.item = None
 
     def _stopping(self, why: str, cmd: Command) -> None:
         """The item being spoken stops now, for `why`, by the command's user."""
