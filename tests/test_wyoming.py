@@ -15,19 +15,13 @@ from pathlib import Path
 
 import pytest
 from support import Listener, config_problems, free_port, publish, site_yaml, wait_until
+from test_http import LONG_TEXT
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
-
-LONG_TEXT = " ".join(
-    f"Line {n} reports that the {what} needs attention now."
-    for n, what in enumerate(
-        ("pump", "valve", "mixer", "boiler", "fan", "press", "conveyor", "chiller"), 1
-    )
-)
 
 
 def wyoming_config(port: int, tmp: Path, wyoming_port: int, extra: str = "") -> str:
