@@ -19,6 +19,7 @@ import logging
 import os
 import sqlite3
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+MAKE_TIMEOUT_S = 600
 
 # What making a file may raise when it cannot be made here; anything else is a bug.
 MAKE_ERRORS = (
@@ -36,6 +39,18 @@ MAKE_ERRORS = (
     TypeError,
     ValueError,
 )
+
+
+def made_apart(module: str, *args: str) -> Callable[[Path], None]:
+    """A `make` running `python -m module make PATH args...` in a child process: what making
+    a file reads (a package's data parsed into Python objects, tens of MB) never enters this
+    process, which would not give all of it back afterwards."""
+
+    def make(path: Path) -> None:
+        command = [sys.executable, "-m", module, "make", str(path), *args]
+        subprocess.run(command, check=True, capture_output=True, timeout=MAKE_TIMEOUT_S)
+
+    return make
 
 
 def file_digest(path: Path) -> str:

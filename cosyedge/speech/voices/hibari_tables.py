@@ -2,7 +2,8 @@
 dialect in one SQLite file, read a word at a time, instead of parsed into Python dicts at every
 load (about 100 MB of objects and half a second).
 
-The file is made once from the installed hibari package, under the saved-models directory
+The file is made once from the installed hibari package, in a process of its own (what it
+parses would leave this one 20 MB larger), under the saved-models directory
 (`state_dir/models`), and is never trusted blindly. What it was made from (our format, hibari's
 version, the dialect, the sha256 of each source file) names it and is recorded in a JSON
 sidecar with the file's own sha256; at every load both are checked, and a file that does not
@@ -22,6 +23,7 @@ import gzip
 import json
 import logging
 import sqlite3
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +35,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.kept import KeptFile, file_digest
+from cosyedge.speech.kept import KeptFile, file_digest, made_apart
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +186,7 @@ class SavedTables:
             what="hibari's G2P tables",
             detail=_dialect(british),
             made_from=self.made_from(british),
-            make=functools.partial(make_tables, british=british),
+            make=made_apart(__name__, _dialect(british)),
         )
 
     def open(self, british: bool) -> G2PTables | None:
@@ -203,3 +205,13 @@ def load_g2p(british: bool, oov: Any, saved_dir: Path | None) -> G2P:
     if saved_dir:
         log.warning("hibari's G2P holds its lexicons in memory instead (about 100 MB more)")
     return G2P(oov=oov, british=british)
+
+
+def main(args: list[str]) -> None:
+    if args[:1] != ["make"] or len(args) != 3 or args[2] not in ("us", "gb"):
+        raise SystemExit("usage: python -m cosyedge.speech.voices.hibari_tables make PATH us|gb")
+    make_tables(Path(args[1]), british=args[2] == "gb")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -23,7 +23,6 @@ import contextlib
 import json
 import logging
 import sqlite3
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -32,7 +31,7 @@ from importlib.metadata import version
 from importlib.util import find_spec
 from pathlib import Path
 
-from cosyedge.speech.kept import KeptFile, file_digest
+from cosyedge.speech.kept import KeptFile, file_digest, made_apart
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,6 @@ log = logging.getLogger(__name__)
 FORMAT = "1"
 # The characters the front end reads (`pinyin._TOKEN`); words with others are never asked for.
 FIRST, LAST = 0x4E00, 0x9FFF
-MAKE_TIMEOUT_S = 600
 
 # Tone-numbered readings of a run of characters, one per character read.
 Readings = Callable[[str], list[str]]
@@ -90,12 +88,6 @@ def make_tables(path: Path) -> None:
                 f"CREATE TABLE {name} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
             )
             db.executemany(f"INSERT INTO {name} VALUES (?, ?)", rows(words))
-
-
-def make_apart(path: Path) -> None:
-    """`make_tables` in a child process: pypinyin's dictionaries never enter this one."""
-    command = [sys.executable, "-m", "cosyedge.speech.zh.readings", "make", str(path)]
-    subprocess.run(command, check=True, capture_output=True, timeout=MAKE_TIMEOUT_S)
 
 
 # --- read a run from the tables --------------------------------------------------------------
@@ -180,7 +172,7 @@ def kept(directory: Path) -> KeptFile:
         what="pypinyin's reading tables",
         detail="tone-numbered",
         made_from=made_from(),
-        make=make_apart,
+        make=made_apart(__name__),
     )
 
 
