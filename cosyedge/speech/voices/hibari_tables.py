@@ -2,14 +2,12 @@
 dialect in one SQLite file, read a word at a time, instead of parsed into Python dicts at every
 load (about 100 MB of objects and half a second).
 
-The file is made once from the installed hibari package, in a process of its own (what it
-parses would leave this one 20 MB larger), under the saved-models directory
-(`state_dir/models`), and is never trusted blindly. What it was made from (our format, hibari's
-version, the dialect, the sha256 of each source file) names it and is recorded in a JSON
-sidecar with the file's own sha256; at every load both are checked, and a file that does not
-match (torn write, disk error, edits, another hibari) is deleted and made again. Where it
-cannot be made or kept, hibari's own G2P is used, with a warning: the same speech, in more
-memory.
+The file is made once from the installed hibari package, in a process of its own (parsing
+hibari's files in the daemon raised its peak at a first start by about 15 MB), kept under the
+saved-models directory (`state_dir/models`) and checked at every load (`speech/kept.py`): a
+damaged or stale one (torn write, disk error, edits, another hibari) is deleted and made
+again. Where it cannot be made or kept, hibari's own G2P is used, with a warning: the same
+speech, in more memory.
 
 The tables answer what hibari's lexicon and tagger ask of their dicts (`get`, `in`), so
 hibari's own code reads them and says every word as it would from its dicts.
