@@ -7,7 +7,6 @@ import pytest
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
 
-
 READINGS = [
     # pypinyin reads 转 in 转每分 as zhuan3, 差压 as cha4, 相 in 单相 as xiang1
     ("两千转每分", "liang3 qian1 zhuan4 mei3 fen1"),
