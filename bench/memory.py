@@ -1,4 +1,4 @@
-"""Memory and load time of the English front end, side by side in one run:
+"""Memory and load time of the front ends, side by side in one run:
 `python -m bench.memory [--reps N]`.
 
 - RSS of the daemon once started (default config, nothing said), with hibari's lexicons and
@@ -6,7 +6,10 @@
   objects (what the daemon falls back to where state_dir cannot keep the tables);
 - the English voice's load time with a warm state_dir, both ways;
 - `cosyedge say` of a phrase already in the cache: wall time and peak RSS, as it is (no voice
-  loaded) and with every voice loaded first (as it was before).
+  loaded) and with every voice loaded first (as it was before);
+- what the Mandarin front end adds to a process with the first Chinese phrase (its front end
+  made, the phrase read into pinyin), with pypinyin's readings from tables kept in state_dir,
+  and as it was: pypinyin's own dictionaries and wetext's graphs loaded.
 
 Every figure comes from a fresh process, the variants taking turns, medians of N. Prints a
 markdown table and writes bench/results/memory.json.
@@ -32,7 +35,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
 PHRASE = "Emergency stop at packing station 3."
+# With a sign the pre-pass leaves as it is: before, such a phrase loaded wetext's graphs.
+ZH_PHRASE = "3号泵出口压力1.24MPa，超过上限±0.05MPa，请立即检查"  # noqa: RUF001
 WAYS = ("tables", "own-g2p")
+ZH_WAYS = ("tables", "own")
 SETTLE_S = 2.0  # after the start-up log line: MQTT retries and the cache index, then quiet
 
 
@@ -65,6 +71,28 @@ def child_load(state_dir: str) -> None:
     print(json.dumps({"load_s": seconds, "load_rss_mb": rss_mb() - before, "voice": voice.name}))
 
 
+def child_zh_first(way: str, saved_dir: str) -> None:
+    """What the Mandarin front end adds with the first Chinese phrase, its modules imported
+    first. `own`: pypinyin's own readings, and wetext's graphs as the front end loaded them
+    for this phrase before (the pre-pass leaves ± to it)."""
+    import cosyedge.speech.voices.zhfront
+    from cosyedge.speech.lexicon import NO_LEXICON
+    from cosyedge.speech.memory import rss_mb
+
+    saved = Path(saved_dir) if way == "tables" else None
+    before = rss_mb()
+    started = time.perf_counter()
+    front = cosyedge.speech.voices.zhfront.mandarin_front_end("zh", 1, "zh", NO_LEXICON, saved)
+    words = front.words(ZH_PHRASE, [])
+    if way == "own":
+        from wetext import Normalizer
+
+        words = Normalizer(lang="zh", operator="tn").normalize(words)
+    units = list(front.units_of(words, NO_LEXICON, []))
+    seconds = time.perf_counter() - started
+    print(json.dumps({"zh_s": seconds, "zh_rss_mb": rss_mb() - before, "units": units}))
+
+
 def child_say_loading_voices(config_path: str, text: str, out: str) -> None:
     """`cosyedge say` as it was: every voice loaded, then the phrase from the cache."""
     import numpy as np
@@ -94,6 +122,8 @@ def child(kind: str, args: list[str]) -> None:
         child_load(*args)
     elif kind == "say-loading-voices":
         child_say_loading_voices(*args)
+    elif kind == "zh-first":
+        child_zh_first(*args)
 
 
 # --- in the parent ----------------------------------------------------------------------------
@@ -155,6 +185,15 @@ def load(way: str, state_dir: Path) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def zh_first(way: str, saved_dir: Path) -> dict:
+    done = subprocess.run(
+        command("now", "zh-first", way, str(saved_dir)), cwd=REPO, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"first Chinese phrase ({way}) failed:\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def timed_peak(cmd: list[str]) -> dict:
     """Wall time and the child's peak RSS (this parent is smaller than any child measured, so
     the peak it inherits at fork does not show)."""
@@ -204,6 +243,9 @@ def measure(reps: int, directory: Path) -> dict[str, dict]:
     # Warm: the tables, the optimized graphs and the phrase are made and kept once.
     warm = command("tables", "cosyedge", "say", PHRASE, "--config", str(config), "--out", str(out))
     subprocess.run(warm, cwd=REPO, check=True, capture_output=True)
+    models = directory / "state" / "models"
+    said = {way: zh_first(way, models)["units"] for way in ZH_WAYS}  # and the tables made
+    assert said["tables"] == said["own"], f"the ways read differently: {said}"
     runs: dict[str, list[dict]] = {}
     for _ in range(reps):
         for way in WAYS:
@@ -211,6 +253,8 @@ def measure(reps: int, directory: Path) -> dict[str, dict]:
             runs.setdefault(f"load:{way}", []).append(load(way, directory / "state" / "models"))
         for way in ("now", "before"):
             runs.setdefault(f"say:{way}", []).append(say(way, config, directory / f"{way}.npy"))
+        for way in ZH_WAYS:
+            runs.setdefault(f"zh:{way}", []).append(zh_first(way, models))
     return {key: medians(values) for key, values in runs.items()}
 
 
@@ -222,9 +266,12 @@ ROWS = (
     ("RSS the load adds", "load", "load_rss_mb", "MB", ".0f"),
     ("`cosyedge say`, phrase in the cache (no voice / all loaded)", "say", "say_s", "s", ".2f"),
     ("its peak RSS", "say", "say_peak_rss_mb", "MB", ".0f"),
-)
-BEFORE = {"start": "own-g2p", "load": "own-g2p", "say": "before"}
-NOW = {"start": "tables", "load": "tables", "say": "now"}
+    ("first Chinese phrase: RSS the front end adds (tables / pypinyin + wetext)", "zh",
+     "zh_rss_mb", "MB", ".0f"),
+    ("its time", "zh", "zh_s", "s", ".3f"),
+)  # fmt: skip
+BEFORE = {"start": "own-g2p", "load": "own-g2p", "say": "before", "zh": "own"}
+NOW = {"start": "tables", "load": "tables", "say": "now", "zh": "tables"}
 
 
 def table(results: dict[str, dict], reps: int) -> str:

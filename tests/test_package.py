@@ -152,7 +152,7 @@ def installed_alone(default: Path, piper: Path) -> None:
 
     # The installed environment really speaks, as the service user, from its own path.
     said(default, "Installed and speaking.")
-    said(default, "液位 > 90%", "--lang", "zh")  # wetext reads what the alert forms do not
+    said(default, "液位 > 90%", "--lang", "zh")  # pinyin from the reading tables made there
 
     for command in ("check", "run"):
         refused = as_service(command, "--config", str(piper))

@@ -8,8 +8,14 @@ addresses, timestamps, scientific notation, tolerances, fractions).
 
 from __future__ import annotations
 
-import pytest
+import re
+import unicodedata
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cosyedge.speech.zh.alertforms import prepass
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.numbers import read_integer, read_number
 
@@ -305,3 +311,28 @@ def test_integers(n, reading):
 def test_leading_zeros_are_read_as_digits():
     assert read_number("007") == "零零七"
     assert read_number("0.05") == "零点零五"
+
+
+# What alert text is made of: digits of several scripts, the pre-pass's separators and symbols,
+# units and tag letters, Chinese.
+_PIECES = st.sampled_from(
+    [*"0123456789٣५０１", *".,:/-~#%‰℃°±≥+e ", "MPa", "kPa", "rpm", "PT", "A", "号", "温度", "℃"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(_PIECES, max_size=16).map("".join))
+def test_the_prepass_reads_every_digit(text):
+    """So wetext, which acts only on a digit, is never needed: see `normalize.py`."""
+    assert not re.search(r"\d", prepass(unicodedata.normalize("NFKC", text)))
+
+
+def test_wetext_would_change_nothing_the_prepass_leaves():
+    """What the normalizer read before it gave wetext only a text with a digit left: wetext's
+    own reading of every form and alert, after the pre-pass, is that text unchanged."""
+    from wetext import Normalizer
+
+    wetext = Normalizer(lang="zh", operator="tn")
+    for written, _ in ALERTS + FORMS + PLANT_FORMS:
+        left = prepass(unicodedata.normalize("NFKC", written))
+        assert wetext.normalize(left) == left, written

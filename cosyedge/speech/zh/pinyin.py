@@ -1,8 +1,9 @@
 """Normalized Mandarin → tone-numbered pinyin syllables, clause by clause.
 
-pypinyin picks readings from its phrase dictionary; where it picks wrong for plant vocabulary
-an override table here wins. Tone sandhi (不, 一 before a unit, third tone before third
-tone) is applied afterwards, because both voices read the tone they are given.
+pypinyin picks readings from its phrase dictionary (which the voices read from tables on disk,
+`readings.py`); where it picks wrong for plant vocabulary an override table here wins. Tone
+sandhi (不, 一 before a unit, third tone before third tone) is applied afterwards, because both
+voices read the tone they are given.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from cosyedge.speech.zh.readings import Readings, pypinyin_readings
 
 # Readings pypinyin gets wrong in alert vocabulary; the longest matching phrase wins.
 OVERRIDES: dict[str, tuple[str, ...]] = {
@@ -99,30 +102,21 @@ class Clause:
     syllables: tuple[str, ...]
 
 
-def _han_syllables(run: str) -> list[str]:
-    from pypinyin import Style, pinyin
-
-    readings = [
-        r[0] for r in pinyin(run, style=Style.TONE3, neutral_tone_with_five=True, errors="ignore")
-    ]
-    if len(readings) != len(run):  # a character pypinyin has no reading for
-        readings = [
-            (pinyin(ch, style=Style.TONE3, neutral_tone_with_five=True, errors="ignore") or [[""]])[
-                0
-            ][0]
-            for ch in run
-        ]
+def _han_syllables(run: str, readings: Readings) -> list[str]:
+    said = readings(run)
+    if len(said) != len(run):  # a character pypinyin has no reading for
+        said = [(readings(ch) or [""])[0] for ch in run]
     i = 0
     while i < len(run):
         for size in range(min(_LONGEST, len(run) - i), 0, -1):
             fixed = OVERRIDES.get(run[i : i + size])
             if fixed:
-                readings[i : i + size] = fixed
+                said[i : i + size] = fixed
                 i += size
                 break
         else:
             i += 1
-    return [r for r in readings if r]
+    return [r for r in said if r]
 
 
 def _tone(syllable: str) -> str:
@@ -144,16 +138,17 @@ def _sandhi(chars: list[str], syllables: list[str]) -> list[str]:
     return out
 
 
-def clause_syllables(text: str) -> tuple[str, ...]:
+def clause_syllables(text: str, readings: Readings = pypinyin_readings) -> tuple[str, ...]:
+    """The syllables of one stretch of normalized text, its characters read by `readings`."""
     syllables: list[str] = []
     for token in _TOKEN.findall(text):
         if token in LETTERS:
             syllables.extend(LETTERS[token])
             continue
-        readings = _han_syllables(token)
-        if len(readings) == len(token):
-            readings = _sandhi(list(token), readings)
-        syllables.extend(readings)
+        said = _han_syllables(token, readings)
+        if len(said) == len(token):
+            said = _sandhi(list(token), said)
+        syllables.extend(said)
     return tuple(syllables)
 
 
