@@ -257,6 +257,8 @@ class Daemon:
                 self._reload.clear()
                 self._reload_config()
             self.speech.memory.check()
+            if not self.activity.is_busy() and self.desk.waiting() == 0:
+                self.speech.memory.settle()
             self._watch()
             self.discovery.tick()
             if self._status_due.is_set():

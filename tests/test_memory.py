@@ -260,3 +260,35 @@ def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hiba
         assert len(heard) >= 0.5 * len(words), heard
     finally:
         renderer.stop(timeout=10)
+
+
+def kept_by_the_allocator(mb: int) -> None:
+    """Leave about `mb` MB of freed memory in the main heap, where only a trim returns it:
+    blocks below glibc's mmap threshold, all freed but the last (which pins the heap's top)."""
+    import ctypes
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    blocks = [libc.malloc(64 * 1024) for _ in range(mb * 16)]
+    for b in blocks:
+        ctypes.memset(b, 1, 64 * 1024)  # touched: resident
+    for b in blocks[:-1]:
+        libc.free(b)
+
+
+def test_settling_idle_hands_back_what_the_allocator_kept_at_most_every_so_often():
+    from cosyedge.speech.memory import SETTLE_MB, MemoryGuard, rss_mb
+
+    guard = MemoryGuard(4096)
+    guard.settled_mb = rss_mb()
+    assert guard.settle() == pytest.approx(rss_mb(), abs=2)  # at the floor: nothing to do
+    assert guard.shed["buffers"] == 0
+    kept_by_the_allocator(48)
+    high = rss_mb()
+    assert high > guard.settled_mb + SETTLE_MB
+    after = guard.settle()
+    assert after < high - 32 and guard.shed["buffers"] == 1
+    kept_by_the_allocator(48)
+    assert guard.settle() > after + 32  # not again within SETTLE_EVERY_S
+    assert guard.shed["buffers"] == 1

@@ -43,6 +43,10 @@ UNLOAD_VOICES_AT = 0.70
 SYNTHESIS_BUDGET = 0.90
 IDLE_VOICE_S = 5.0
 DROP_BUFFERS_EVERY_S = 5.0
+# Idle, RSS this far above its level after start is memory the allocator kept from the last
+# phrases: handed back (at most this often), the floor does not creep up over the hours.
+SETTLE_MB = 16.0
+SETTLE_EVERY_S = 30.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
 
 MIB = 1 << 20
@@ -208,6 +212,8 @@ class MemoryGuard:
         self._can_reset_peak = True
         self._trim = _malloc_trim()
         self._dropped_at = 0.0
+        self._settled_at = 0.0
+        self.settled_mb = rss_mb()  # RSS once the voices are measured: the idle floor
         self._refused_at = -REFUSAL_SHOWN_S
         self._lock = threading.Lock()
         # What was shed since start, for the metrics: buffer drops, voice unloads, refusals.
@@ -232,7 +238,7 @@ class MemoryGuard:
             return
         # What the step left to the allocator (about 30 MB for hibari) goes back now: kept,
         # it would stand in RSS until the guard next drops buffers, and count twice below.
-        rss = self._drop_buffers(self.rss())
+        rss = self.settled_mb = self._drop_buffers(self.rss())
         log.info(
             "voice %s: one synthesis step takes up to %.0f MB; RSS now %.0f MB of %.0f",
             voice.name,
@@ -283,6 +289,18 @@ class MemoryGuard:
             if force or rss >= UNLOAD_VOICES_AT * self.ceiling_mb:
                 rss = self._unload_idle_voices(rss, 0.0 if force else IDLE_VOICE_S, keep)
             return rss
+
+    def settle(self) -> float:
+        """Called while nothing is said or synthesized: drop buffers once RSS is SETTLE_MB
+        above `settled_mb` (at most every SETTLE_EVERY_S), so what the allocator kept from
+        the last phrases goes back and the next step starts from the floor. RSS after."""
+        with self._lock:
+            rss = self.rss()
+            now = time.monotonic()
+            if rss < self.settled_mb + SETTLE_MB or now - self._settled_at < SETTLE_EVERY_S:
+                return rss
+            self._settled_at = now
+            return self._drop_buffers(rss)
 
     def _drop_buffers(self, before: float) -> float:
         self.shed["buffers"] += 1
