@@ -13,6 +13,10 @@ guard measures the largest step; then it watches resident memory and, as it near
    alerts; they are spoken from the phrase cache when their phrase is there, else as a
    short generic phrase rendered at start-up and held in memory.
 
+Apart from the ceiling, while nothing is said the guard settles: memory the allocator kept
+from past phrases goes back once RSS is well above its level after start, so the floor does
+not creep up over the hours (`settle`).
+
 Critical alerts and flood summaries are always synthesized, after steps 1 and 2. An
 allocation failure during synthesis (MemoryError, or onnxruntime's own `Fail`) sheds the same
 way and falls back to the generic phrase, so the daemon keeps answering.
