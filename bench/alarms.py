@@ -32,6 +32,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.history import History
 from cosyedge.alarms.journal import Journal
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config import AlarmsConfig, Config, FloodConfig, TemplateConfig, load_config
@@ -82,16 +83,21 @@ def rules_only(config: Config, batch: list[tuple[str, bytes]]) -> float:
     return len(batch) / (time.perf_counter() - started)
 
 
-def with_journal(config: Config, batch: list[tuple[str, bytes]]) -> float:
-    """The daemon's intake path: journal (group-committed fsync), desk, reports (discarded)."""
+def with_journal(config: Config, batch: list[tuple[str, bytes]], kept: bool = False) -> float:
+    """The daemon's intake path: journal (group-committed fsync), desk, reports (discarded);
+    `kept`: with the alarm history the daemon keeps too."""
     journal = Journal(config.state_dir / "journal.jsonl", config.alarms.dedup_window_s)
     journal.open()
+    history = History(config.state_dir / "history", 400, 10**9) if kept else None
+    if history is not None:
+        history.start()
 
     def publish(topic: str, payload: str, retain: bool = False) -> None:
         pass
 
     reporter = Reporter(config.reports, publish, journal)
-    intake, desk = Intake(config), AlarmDesk(AlarmPolicy(config.alarms), reporter, journal)
+    policy = AlarmPolicy(config.alarms)
+    intake, desk = Intake(config), AlarmDesk(policy, reporter, journal, history=history)
     acked = threading.Semaphore(0)
     started = time.perf_counter()
     for topic, payload in batch:
@@ -102,6 +108,8 @@ def with_journal(config: Config, batch: list[tuple[str, bytes]]) -> float:
         acked.acquire()
     rate = len(batch) / (time.perf_counter() - started)
     journal.stop()
+    if history is not None:
+        history.stop()
     return rate
 
 
@@ -113,6 +121,8 @@ def ingest(alerts: Path, count: int) -> dict:
             config = site_config(flood, Path(tmp) / name)
             result[f"rules_{name}"] = rules_only(config, batch)
             result[f"journal_{name}"] = with_journal(config, batch)
+            config = dataclasses.replace(config, state_dir=Path(tmp) / f"{name}-kept")
+            result[f"history_{name}"] = with_journal(config, batch, kept=True)
     return result
 
 
@@ -253,6 +263,14 @@ def main() -> None:
             "ingest, + fsynced journal + reports, flood off",
             f"{flow['journal_no_flood']:,.0f} alerts/s "
             f"({flow['journal_no_flood'] / flow['rules_no_flood']:.2f} x rules only)",
+        ),
+        *(
+            (
+                f"ingest, + journal + reports + alarm history, flood {on}",
+                f"{flow[f'history_{name}']:,.0f} alerts/s "
+                f"({flow[f'history_{name}'] / flow[f'journal_{name}']:.2f} x without it)",
+            )
+            for name, on in (("flood", "on"), ("no_flood", "off"))
         ),
     ]
     for case, trials in cut.items():
