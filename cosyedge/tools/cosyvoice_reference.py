@@ -83,7 +83,7 @@ def _loader() -> type[yaml.SafeLoader]:
 def read_yaml(path: Path) -> dict[str, Any]:
     """The yaml's entries, with `!new:`/`!name:`/`!ref` kept as `New`/`Name`/`Ref`."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader())  # noqa: S506
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader())
     except (OSError, yaml.YAMLError) as exc:
         raise ModelDirError(f"{path}: unreadable: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):
