@@ -296,6 +296,8 @@ def _build(model_dir: Path, config: dict, choice: SpeakerChoice, embedding: Any,
 
     reference = load_models(model_dir)
     np.savez(work / FILES["speaker"], **speaker_arrays(reference, embedding))
+    table = reference["llm"].speech_embedding.weight.detach().numpy().astype(np.float32)
+    np.save(work / FILES["speech_embedding"], table)
     try:
         shutil.copyfile(cosyvoice_parity.whisper_ranks_file(), work / FILES["tokenizer"])
     except RuntimeError as exc:

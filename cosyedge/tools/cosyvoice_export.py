@@ -2,9 +2,9 @@
 
 Conversion only (torch and the reference classes). What is exported, and why so:
 
-- the LLM as three graphs: the text encoder; a prefill step that takes the whole prompt and
-  returns its attention cache; a decode step that takes one speech token and the cache
-  (explicit key/value cache: onnxruntime never recomputes the past);
+- the LLM as two graphs: the text encoder, and one step of the speech-token LM with an
+  explicit key/value cache in and out, used for the prompt (empty cache) and then for each
+  token (onnxruntime never recomputes the past, and the LM's weights exist once);
 - the flow's token encoder, its length regulator's convolutions, and the flow-matching
   estimator alone: the Euler loop, classifier-free guidance and the linear interpolation
   of the regulator run in numpy, and the starting noise is an input, so a parity check can
@@ -30,8 +30,7 @@ OPSET = 17
 # Graph name → its input and output names; the runtime feeds them by these names.
 GRAPHS = {
     "text_encoder": (("text",), ("encoded",)),
-    "llm_prefill": (("xs",), ("logp", "att_cache")),
-    "llm_decode": (("token", "att_cache"), ("logp", "att_cache_out")),
+    "llm_step": (("xs", "att_cache", "mask"), ("logp", "att_cache_out")),
     "flow_encoder": (("token",), ("h",)),
     "flow_regulator": (("x",), ("mu",)),
     "estimator": (("x", "mask", "mu", "t", "spks", "cond"), ("dphi_dt",)),
@@ -60,46 +59,47 @@ def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
     import torch
     import torch.nn.functional as F
 
-    class TextEncoder(torch.nn.Module):
+    class Part(torch.nn.Module):
+        """Holds the models as submodules, so their weights are the graph's initializers
+        (named, quantizable), not anonymous constants."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.models = torch.nn.ModuleList([llm, flow, hift])
+
+    class TextEncoder(Part):
         def forward(self, text: torch.Tensor) -> torch.Tensor:
             emb = llm.text_embedding(text)
             lengths = torch.ones_like(text[:, 0]) * text.shape[1]
             return llm.encode(emb, lengths)[0]
 
-    class Prefill(torch.nn.Module):
-        def forward(self, xs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            n = xs.shape[1]
-            mask = torch.tril(torch.ones((1, n, n), dtype=torch.bool))
-            empty = torch.zeros((0, 0, 0, 0))
-            y, cache, _ = llm.llm.forward_chunk(xs, 0, -1, empty, empty, mask)
-            return llm.llm_decoder(y[:, -1]).log_softmax(dim=-1), cache
+    class LlmStep(Part):
+        """Prefill (empty cache, causal mask) and each decode step (one token, all-true
+        mask) alike: one graph, so the LLM's weights are loaded once."""
 
-    class Decode(torch.nn.Module):
-        def forward(self, token: torch.Tensor, att_cache: torch.Tensor):
-            xs = F.embedding(token, llm.speech_embedding.weight).reshape(1, 1, -1)
+        def forward(self, xs, att_cache, mask):
             offset = att_cache.shape[2]
-            mask = torch.ones((1, 1, 1), dtype=torch.bool)
             empty = torch.zeros((0, 0, 0, 0))
             y, cache, _ = llm.llm.forward_chunk(xs, offset, -1, att_cache, empty, mask)
             return llm.llm_decoder(y[:, -1]).log_softmax(dim=-1), cache
 
-    class FlowEncoder(torch.nn.Module):
+    class FlowEncoder(Part):
         def forward(self, token: torch.Tensor) -> torch.Tensor:
             lengths = torch.ones_like(token[:, 0]) * token.shape[1]
             h, _ = flow.encoder(flow.input_embedding(torch.clamp(token, min=0)), lengths)
             return flow.encoder_proj(h)
 
-    class Regulator(torch.nn.Module):
+    class Regulator(Part):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return flow.length_regulator.model(x).transpose(1, 2)
 
-    class Estimator(torch.nn.Module):
+    class Estimator(Part):
         def forward(self, x, mask, mu, t, spks, cond):
             return flow.decoder.estimator(x, mask, mu, t, spks, cond)
 
     source = hift.m_source
 
-    class HiftSource(torch.nn.Module):
+    class HiftSource(Part):
         """The reference's SineGen and source module, with their random draws as inputs."""
 
         def forward(self, mel, phase, noise):
@@ -114,7 +114,7 @@ def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
             waves = waves * uv + noise_amp * noise
             return source.l_tanh(source.l_linear(waves.transpose(1, 2))).transpose(1, 2)
 
-    class HiftCore(torch.nn.Module):
+    class HiftCore(Part):
         def forward(self, mel, source_stft):
             x = hift.conv_pre(mel)
             for i in range(hift.num_upsamples):
@@ -131,8 +131,7 @@ def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
 
     return {
         "text_encoder": TextEncoder(),
-        "llm_prefill": Prefill(),
-        "llm_decode": Decode(),
+        "llm_step": LlmStep(),
         "flow_encoder": FlowEncoder(),
         "flow_regulator": Regulator(),
         "estimator": Estimator(),
@@ -153,8 +152,11 @@ def _examples(llm: Any, hift: Any) -> dict[str, tuple]:
     samples = frames * 256
     return {
         "text_encoder": (torch.randint(0, 1000, (1, 7)),),
-        "llm_prefill": (torch.randn(1, 11, d),),
-        "llm_decode": (torch.tensor([5]), torch.randn(layers, heads, 13, 2 * d_k)),
+        "llm_step": (
+            torch.randn(1, 3, d),
+            torch.randn(layers, heads, 13, 2 * d_k),
+            torch.ones((1, 3, 16), dtype=torch.bool),
+        ),
         "flow_encoder": (torch.randint(0, 4096, (1, 17)),),
         "flow_regulator": (torch.randn(1, 80, 29),),
         "estimator": (
@@ -176,8 +178,12 @@ def _examples(llm: Any, hift: Any) -> dict[str, tuple]:
 
 _DYNAMIC = {
     "text_encoder": {"text": {1: "T"}, "encoded": {1: "T"}},
-    "llm_prefill": {"xs": {1: "T"}, "att_cache": {2: "T"}},
-    "llm_decode": {"att_cache": {2: "C"}, "att_cache_out": {2: "C1"}},
+    "llm_step": {
+        "xs": {1: "T"},
+        "att_cache": {2: "C"},
+        "mask": {1: "T", 2: "K"},
+        "att_cache_out": {2: "K"},
+    },
     "flow_encoder": {"token": {1: "N"}, "h": {1: "N"}},
     "flow_regulator": {"x": {2: "M"}, "mu": {1: "M"}},
     "estimator": {k: {2: "M"} for k in ("x", "mask", "mu", "cond", "dphi_dt")},
@@ -196,7 +202,7 @@ def export_all(models: dict[str, Any], out: Path) -> dict[str, Path]:
     import torch
 
     for model in models.values():
-        model.eval().requires_grad_(False)  # the weights become the graphs' constants
+        model.eval()
     remove_weight_norm(models["hift"])
     wrappers = _wrappers(models["llm"], models["flow"], models["hift"])
     examples = _examples(models["llm"], models["hift"])

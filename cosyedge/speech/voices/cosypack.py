@@ -20,8 +20,7 @@ FORMAT = "cosyedge-cosyvoice-pack"
 FORMAT_VERSION = 1
 GRAPH_ROLES = (
     "text_encoder",
-    "llm_prefill",
-    "llm_decode",
+    "llm_step",
     "flow_encoder",
     "flow_regulator",
     "estimator",
@@ -32,6 +31,7 @@ FILES = {
     **{role: f"{role}.onnx" for role in GRAPH_ROLES},
     "tokenizer": "multilingual.tiktoken",
     "speaker": "speaker.npz",
+    "speech_embedding": "speech_embedding.npy",  # the LM's input table of speech tokens
 }
 
 LICENCE_SUMMARY = "Apache-2.0 (CosyVoice code and released CosyVoice-300M weights)"

@@ -195,6 +195,7 @@ class CosyvoiceModels:
 
     sessions: dict[str, object]  # role → onnxruntime.InferenceSession
     speaker: Speaker
+    speech_embedding: np.ndarray  # (4096, D): the LM's input for each speech token
     eos: int
 
     @classmethod
@@ -208,18 +209,25 @@ class CosyvoiceModels:
             for role in GRAPH_ROLES
         }
         speaker = Speaker.load(pack.path("speaker"))
-        return cls(sessions, speaker, int(pack.manifest["speech_tokens"]))
+        table = np.load(pack.path("speech_embedding"))
+        return cls(sessions, speaker, table, int(pack.manifest["speech_tokens"]))
 
     def _run(self, role: str, **feeds: np.ndarray) -> list[np.ndarray]:
         return self.sessions[role].run(None, feeds)
 
+    def _empty_cache(self) -> np.ndarray:
+        layers, heads, _, width = self.sessions["llm_step"].get_inputs()[1].shape
+        return np.zeros((layers, heads, 0, width), dtype=np.float32)
+
     def speech_tokens(self, text_ids: list[int], sample: Sampler) -> list[int]:
-        """The LLM's speech tokens for the text (after the speaker's prompt text)."""
+        """The LLM's speech tokens for the text (after the speaker's prompt text): the prompt
+        in one step under a causal mask, then one step per token."""
         sp = self.speaker
         text = np.array([[*sp.prompt_text.tolist(), *text_ids]], dtype=np.int64)
         (encoded,) = self._run("text_encoder", text=text)
-        xs = np.concatenate([sp.llm_prefix, encoded, sp.llm_suffix], axis=1)
-        logp, cache = self._run("llm_prefill", xs=xs.astype(np.float32))
+        xs = np.concatenate([sp.llm_prefix, encoded, sp.llm_suffix], axis=1).astype(np.float32)
+        causal = np.tril(np.ones((1, xs.shape[1], xs.shape[1]), dtype=bool))
+        logp, cache = self._run("llm_step", xs=xs, att_cache=self._empty_cache(), mask=causal)
         out: list[int] = []
         for i in range(len(text_ids) * MAX_TOKENS_PER_TEXT_TOKEN):
             scores = logp[0]
@@ -229,7 +237,12 @@ class CosyvoiceModels:
             if top == self.eos:
                 break
             out.append(top)
-            logp, cache = self._run("llm_decode", token=np.array([top]), att_cache=cache)
+            logp, cache = self._run(
+                "llm_step",
+                xs=self.speech_embedding[top].reshape(1, 1, -1),
+                att_cache=cache,
+                mask=np.ones((1, 1, cache.shape[2] + 1), dtype=bool),
+            )
         return out
 
     def mel_frames(self, tokens: int) -> int:
