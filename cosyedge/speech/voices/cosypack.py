@@ -34,14 +34,15 @@ FILES = {
     "speech_embedding": "speech_embedding.npy",  # the LM's input table of speech tokens
 }
 
-LICENCE_SUMMARY = "Apache-2.0 (CosyVoice code and released CosyVoice-300M weights)"
+LICENCE_SUMMARY = "Apache-2.0 (CosyVoice code; the weights as their model card says)"
 LICENCE_NOTES = (
-    "CosyVoice (FunAudioLLM/CosyVoice, Alibaba) is released under the Apache License 2.0, "
-    "code and model weights: its LICENSE file is the Apache License 2.0 and the model cards "
-    "of CosyVoice-300M, -SFT and -Instruct state the same licence. The text tokenizer's "
-    "ranks come from openai-whisper (MIT). Apache-2.0 allows commercial use; keep this "
-    "notice and the licence text with the pack. A zero-shot speaker is derived from a "
-    "recording: use only a voice whose owner agreed."
+    "CosyVoice's code (FunAudioLLM/CosyVoice, Alibaba Tongyi Lab) is under the Apache License "
+    "2.0: its LICENSE file, checked. The CosyVoice-300M weights are published on the model "
+    "hubs marked Apache-2.0; their model cards could not be read where this pack format was "
+    "made, so check the licence shown with the directory you downloaded before commercial "
+    "use. The text tokenizer's ranks come from openai-whisper (MIT). Apache-2.0 allows "
+    "commercial use: keep this notice and the licence text with the pack. A zero-shot "
+    "speaker is derived from a recording: use only a voice whose owner agreed."
 )
 
 __all__ = ["FILES", "FORMAT", "MANIFEST", "CosyPack", "PackError", "file_sha256"]
