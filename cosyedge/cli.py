@@ -111,6 +111,9 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
     who.add_argument("--speaker", help="an SFT speaker of the directory's spk2info.pt")
     who.add_argument("--prompt-wav", type=Path, help="a zero-shot prompt: mono 16-bit WAV")
     convert.add_argument("--prompt-text", help="the transcript of --prompt-wav")
+    convert.add_argument(
+        "--int8", action="store_true", help="int8 transformer weights, if the audio stays close"
+    )
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
@@ -122,7 +125,7 @@ def _convert_cosyvoice(args: argparse.Namespace) -> int:
         return 2
     choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
     try:
-        pack = convert(args.model_dir, args.out, choice, args.force)
+        pack = convert(args.model_dir, args.out, choice, args.force, args.int8)
     except ConversionError as exc:
         log.error("%s", exc)
         return 1

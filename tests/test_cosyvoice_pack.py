@@ -358,3 +358,29 @@ def test_stft_round_trip_is_exact():
     back = istft(np.abs(complex_spectrum), np.angle(complex_spectrum))
     assert back.shape == signal.shape
     assert np.max(np.abs(back - signal)) < 1e-5
+
+
+def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
+    """int8 transformer graphs replace the fp32 ones only after their audio was compared
+    with fp32 from the same tokens and noise; the pack still loads and speaks."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+    from cosyedge.tools.convert_cosyvoice import _files, _write_manifest
+    from cosyedge.tools.cosyvoice_int8 import INT8_GRAPHS, MAX_DISTANCE_DB, quantize_pack
+
+    copy = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, copy)
+    report = quantize_pack(copy)
+    print(f"int8: {report}")
+    assert report.distance_db <= MAX_DISTANCE_DB
+    assert 0.0 <= report.greedy_token_agreement <= 1.0
+    assert report.int8_bytes < report.fp32_bytes  # the tiny text embedding (a Gather) stays
+    for role in INT8_GRAPHS:
+        assert (
+            file_sha256(copy / f"{role}.onnx") != cosyvoice_pack.manifest["files"][role]["sha256"]
+        )
+    assert not (copy / ".int8").exists()
+    manifest = {**cosyvoice_pack.manifest, "files": _files(copy)}
+    _write_manifest(copy, manifest)
+    voice = CosyvoiceVoice.load("en", CosyPack.open(copy).directory)
+    assert sum(len(c) for c in voice.synthesize("Check pump two.")) > 0

@@ -230,11 +230,16 @@ def _sources(model_dir: Path, choice: SpeakerChoice) -> dict[str, str]:
     return digests
 
 
-def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) -> dict:
+def _files(work: Path) -> dict[str, dict]:
     files = {}
     for role, name in FILES.items():
         path = work / name
         files[role] = {"name": name, "sha256": file_sha256(path), "bytes": path.stat().st_size}
+    return files
+
+
+def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) -> dict:
+    files = _files(work)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -264,8 +269,11 @@ def _write_manifest(work: Path, manifest: dict) -> None:
     (work / MANIFEST).write_text(text, encoding="utf-8")
 
 
-def convert(model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False) -> CosyPack:
-    """Convert into `out` (created; replaced only with `force`) and return the opened pack."""
+def convert(
+    model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False
+) -> CosyPack:
+    """Convert into `out` (created; replaced only with `force`) and return the opened pack;
+    with `int8`, the transformer graphs' weights in int8 if the gate lets them."""
     if out.exists() and any(out.iterdir()) and not force:
         raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     if choice.prompt_wav is not None:
@@ -280,7 +288,7 @@ def convert(model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = Fal
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
     try:
-        _build(model_dir, config, choice, embedding, work)
+        _build(model_dir, config, choice, embedding, work, int8)
         if out.exists():
             shutil.rmtree(out)
         work.rename(out)
@@ -290,7 +298,9 @@ def convert(model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = Fal
     return CosyPack.open(out)
 
 
-def _build(model_dir: Path, config: dict, choice: SpeakerChoice, embedding: Any, work: Path):
+def _build(
+    model_dir: Path, config: dict, choice: SpeakerChoice, embedding: Any, work: Path, int8: bool
+) -> None:
     from cosyedge.tools import cosyvoice_parity
     from cosyedge.tools.cosyvoice_export import export_all
 
@@ -313,6 +323,22 @@ def _build(model_dir: Path, config: dict, choice: SpeakerChoice, embedding: Any,
         raise ConversionError(f"the pack disagrees with the reference: {parity.problems()}")
     log.info("parity with the reference: %s", parity.as_dict())
     manifest["parity"] = {"checked": True, **parity.as_dict()}
+    manifest["precision"] = "fp32"
+    if int8:
+        manifest["int8"] = _int8(work)
+        manifest["precision"] = "int8 weights (transformers), fp32 HiFT"
+        manifest["files"] = _files(work)
+        _write_manifest(work, manifest)
     manifest["memory"] = _measure_memory(work)
     _write_manifest(work, manifest)
     (work / "LICENCE.txt").write_text(LICENCE_NOTES + "\n", encoding="utf-8")
+
+
+def _int8(work: Path) -> dict:
+    """Quantize behind the gate (parity above was checked in fp32, against the reference)."""
+    from cosyedge.tools.cosyvoice_int8 import Int8Refused, quantize_pack
+
+    try:
+        return quantize_pack(work).as_dict()
+    except Int8Refused as exc:
+        raise ConversionError(str(exc)) from None
