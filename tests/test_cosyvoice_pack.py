@@ -384,3 +384,20 @@ def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
     _write_manifest(copy, manifest)
     voice = CosyvoiceVoice.load("en", CosyPack.open(copy).directory)
     assert sum(len(c) for c in voice.synthesize("Check pump two.")) > 0
+
+
+def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
+    """Its front end loads alone (no graph): normalized text, a clause per model call, and an
+    identity that names the pack."""
+    from cosyedge.speech.voices import load_front_end
+    from cosyedge.tools.read import as_text, read
+
+    config = VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)
+    front = load_front_end("en", config)
+    assert list(front.units("Pump 2 tripped at 15.1 A. Check line 7 now.")) == [
+        "Pump two tripped at fifteen point one amps.",
+        "Check line seven now.",
+    ]
+    site = dataclasses.replace(Config(), voices={"en": config})
+    text = as_text(read(site, "Check line 7 now.", "en"))
+    assert "clauses: Check line seven now." in text

@@ -62,6 +62,13 @@ def _describe_cosyvoice(voice: VoiceConfig) -> list[str]:
         )
     else:
         lines.append("  parity with the reference: not checked")
+    int8 = pack.manifest.get("int8")
+    if int8:
+        lines.append(
+            f"  precision: {pack.manifest.get('precision')}; int8 against fp32: "
+            f"{int8['distance_db']:.2f} dB log-mel, greedy tokens agree "
+            f"{100 * int8['greedy_token_agreement']:.0f} %"
+        )
     lines.append(
         f"  memory: {memory.get('load_mb', 0):.0f} MB loaded, up to "
         f"{memory.get('step_mb', 0):.0f} MB more per clause"
