@@ -401,3 +401,72 @@ def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
     site = dataclasses.replace(Config(), voices={"en": config})
     text = as_text(read(site, "Check line 7 now.", "en"))
     assert "clauses: Check line seven now." in text
+
+
+def _speech_like_wav(path: Path, rate: int, seconds: float) -> Path:
+    """A voiced-sounding recording: two harmonics and noise under a 3 Hz envelope."""
+    import wave
+
+    t = np.arange(int(rate * seconds)) / rate
+    noise = np.random.default_rng(0).standard_normal(len(t))
+    signal = np.sin(2 * np.pi * 180 * t) + 0.5 * np.sin(2 * np.pi * 360 * t) + 0.2 * noise
+    pcm = (3000 * signal * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t))).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return path
+
+
+def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
+    """A 6 s prompt at 44.1 kHz: its speech tokens (50 a second), its 22.05 kHz mel and its
+    transcript's tokens are precomputed into the pack, and the pack matches the reference's
+    zero-shot inference given the same prompt."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import Speaker
+
+    wav = _speech_like_wav(tmp_path / "announcer.wav", 44100, 6.0)
+    out = tmp_path / "pack"
+    done = run_cosyvoice_python(
+        "-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(tiny_model),
+        "--out", str(out), "--prompt-wav", str(wav), "--prompt-text", "Line 3 is stopping.",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    pack = CosyPack.open(out)
+    m = pack.manifest
+    assert m["speaker"] == {"kind": "zero-shot", "name": "announcer", "text": "Line 3 is stopping."}
+    assert file_sha256(wav) == m["source"]["sha256"]["announcer.wav"]
+    assert m["parity"]["tokens_equal"] and m["parity"]["mel_max_abs"] < 1e-3
+    speaker = Speaker.load(pack.path("speaker"))
+    assert abs(len(speaker.flow_prompt_tokens) - 300) <= 2  # 50 tokens a second
+    assert abs(speaker.prompt_feat.shape[0] - 6.0 * 22050 / 256) <= 3
+    assert speaker.llm_suffix.shape[1] == 1 + len(speaker.flow_prompt_tokens)
+    assert len(speaker.prompt_text) > 0
+
+
+WHISPER_LOG_MEL = """
+import importlib.util, sys, types
+from pathlib import Path
+import numpy as np, torch
+from cosyedge.tools.cosyvoice_parity import whisper_mel_filters
+from cosyedge.tools.cosyvoice_prompt import whisper_log_mel
+filters = whisper_mel_filters()
+root = Path(next(iter(importlib.util.find_spec("whisper").submodule_search_locations)))
+package = types.ModuleType("whisper")
+package.__path__ = [str(root)]
+sys.modules["whisper"] = package  # its audio module alone, without its recognizer
+import whisper.audio
+audio = (0.3 * np.random.default_rng(1).standard_normal(16000 * 3)).astype(np.float32)
+ours = whisper_log_mel(audio, filters)[0].numpy()
+theirs = whisper.audio.log_mel_spectrogram(torch.from_numpy(audio), n_mels=128).numpy()
+print(ours.shape == theirs.shape, float(np.abs(ours - theirs).max()))
+"""
+
+
+def test_the_prompts_log_mel_is_whispers(tiny_model):
+    """The speech tokenizer's input is computed as whisper computes it (its own code judges)."""
+    done = run_cosyvoice_python("-c", WHISPER_LOG_MEL)
+    assert done.returncode == 0, done.stderr
+    same_shape, difference = done.stdout.split()
+    assert same_shape == "True" and float(difference) < 1e-5

@@ -174,25 +174,70 @@ def sft_embedding(model_dir: Path, name: str) -> Any:
     return embedding
 
 
-def speaker_arrays(models: dict[str, Any], embedding: Any) -> dict[str, np.ndarray]:
-    """What the runtime needs of an SFT speaker, computed once: the LLM's prompt prefix and
-    suffix and the flow's speaker projection."""
+@dataclass(frozen=True)
+class SpeakerInput:
+    """The speaker as the reference's inference takes it: an embedding, and for a zero-shot
+    prompt its transcript's text tokens, its speech tokens and its mel."""
+
+    embedding: Any  # torch (1, 192)
+    prompt_text: np.ndarray  # (Tp,) int64
+    prompt_tokens: np.ndarray  # (P,) int64
+    prompt_feat: np.ndarray  # (F, 80) float32
+
+
+def _speaker(
+    model_dir: Path, config: dict, choice: SpeakerChoice, prompt: tuple[np.ndarray, int] | None
+) -> SpeakerInput:
+    if prompt is None:
+        embedding = sft_embedding(model_dir, choice.name or "")
+        none = np.zeros(0, dtype=np.int64)
+        return SpeakerInput(embedding, none, none, np.zeros((0, 80), dtype=np.float32))
+    import torch
+
+    from cosyedge.tools import cosyvoice_parity
+    from cosyedge.tools.cosyvoice_prompt import prompt_features
+
+    features = prompt_features(*prompt, model_dir, cosyvoice_parity.whisper_mel_filters())
+    tokenizer = cosyvoice_parity.whisper_tokenizer(tokenizer_settings(config))
+    text = tokenizer.encode(normalize_prompt_text(choice.prompt_text or ""))
+    embedding = torch.from_numpy(features.embedding).float()
+    return SpeakerInput(embedding, np.array(text, dtype=np.int64), features.speech_tokens,
+                        features.feat)  # fmt: skip
+
+
+def normalize_prompt_text(text: str) -> str:
+    """The transcript as our front ends would give it: Mandarin if it has Chinese characters."""
+    if any("\u4e00" <= c <= "\u9fff" for c in text):
+        from cosyedge.speech.zh.normalize import MandarinNormalizer
+
+        return MandarinNormalizer().normalize(text)
+    from cosyedge.speech.text import normalizer_for
+
+    return normalizer_for("en").normalize(text)
+
+
+def speaker_arrays(models: dict[str, Any], speaker: SpeakerInput) -> dict[str, np.ndarray]:
+    """What the runtime needs of the speaker, computed once: the LLM's prompt prefix (sos,
+    speaker) and suffix (task id, the prompt's speech tokens), the prompt's text tokens, and
+    the flow's speaker projection, prompt tokens and mel."""
     import torch
     import torch.nn.functional as F
 
     llm, flow = models["llm"], models["flow"]
     with torch.no_grad():
-        spk = llm.spk_embed_affine_layer(F.normalize(embedding, dim=1))
+        normalized = F.normalize(speaker.embedding, dim=1)
+        spk = llm.spk_embed_affine_layer(normalized)
         table = llm.llm_embedding.weight
         prefix = torch.stack([table[llm.sos_eos], spk[0]])[None]
-        suffix = table[llm.task_id].reshape(1, 1, -1).detach()
-        flow_spks = flow.spk_embed_affine_layer(F.normalize(embedding, dim=1))[0]
+        tokens = torch.from_numpy(speaker.prompt_tokens)
+        suffix = torch.cat([table[llm.task_id][None], llm.speech_embedding(tokens)])[None]
+        flow_spks = flow.spk_embed_affine_layer(normalized)[0]
     return {
         "llm_prefix": prefix.numpy().astype(np.float32),
         "llm_suffix": suffix.numpy().astype(np.float32),
-        "prompt_text": np.zeros(0, dtype=np.int64),
-        "flow_prompt_tokens": np.zeros(0, dtype=np.int64),
-        "prompt_feat": np.zeros((0, 80), dtype=np.float32),
+        "prompt_text": speaker.prompt_text,
+        "flow_prompt_tokens": speaker.prompt_tokens,
+        "prompt_feat": speaker.prompt_feat.astype(np.float32),
         "flow_spks": flow_spks.numpy().astype(np.float32),
     }
 
@@ -246,7 +291,7 @@ def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) 
         "sample_rate": SAMPLE_RATE,
         "speech_tokens": int(models["llm"].speech_token_size),
         "files": files,
-        "speaker": {"kind": "sft" if choice.name else "zero-shot", "name": choice.name or "prompt"},
+        "speaker": _speaker_entry(choice),
         "source": {
             "model": "CosyVoice-300M (" + ", ".join(V1_CLASSES.values()) + ")",
             "directory": str(model_dir),
@@ -264,6 +309,13 @@ def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) 
     }
 
 
+def _speaker_entry(choice: SpeakerChoice) -> dict[str, str]:
+    if choice.name:
+        return {"kind": "sft", "name": choice.name}
+    assert choice.prompt_wav is not None
+    return {"kind": "zero-shot", "name": choice.prompt_wav.stem, "text": choice.prompt_text or ""}
+
+
 def _write_manifest(work: Path, manifest: dict) -> None:
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     (work / MANIFEST).write_text(text, encoding="utf-8")
@@ -276,19 +328,16 @@ def convert(
     with `int8`, the transformer graphs' weights in int8 if the gate lets them."""
     if out.exists() and any(out.iterdir()) and not force:
         raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
-    if choice.prompt_wav is not None:
-        check_prompt_wav(choice.prompt_wav)
-        raise ConversionError(
-            "zero-shot prompts are not converted yet (the prompt's fbank and speech tokens); "
-            "use --speaker with an SFT model"
-        )
+    prompt = check_prompt_wav(choice.prompt_wav) if choice.prompt_wav is not None else None
+    if prompt is not None and not (choice.prompt_text or "").strip():
+        raise ConversionError("--prompt-wav needs --prompt-text, the words said in it")
     config = check_model_dir(model_dir, choice)
     check_onnx_models(model_dir)
-    embedding = sft_embedding(model_dir, choice.name or "")
+    speaker = _speaker(model_dir, config, choice, prompt)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
     try:
-        _build(model_dir, config, choice, embedding, work, int8)
+        _build(model_dir, config, choice, speaker, work, int8)
         if out.exists():
             shutil.rmtree(out)
         work.rename(out)
@@ -299,13 +348,14 @@ def convert(
 
 
 def _build(
-    model_dir: Path, config: dict, choice: SpeakerChoice, embedding: Any, work: Path, int8: bool
-) -> None:
+    model_dir: Path, config: dict, choice: SpeakerChoice, speaker: SpeakerInput, work: Path,
+    int8: bool,
+) -> None:  # fmt: skip
     from cosyedge.tools import cosyvoice_parity
     from cosyedge.tools.cosyvoice_export import export_all
 
     reference = load_models(model_dir)
-    np.savez(work / FILES["speaker"], **speaker_arrays(reference, embedding))
+    np.savez(work / FILES["speaker"], **speaker_arrays(reference, speaker))
     table = reference["llm"].speech_embedding.weight.detach().numpy().astype(np.float32)
     np.save(work / FILES["speech_embedding"], table)
     try:
@@ -318,7 +368,7 @@ def _build(
     _write_manifest(work, manifest)
     pack = CosyPack.open(work)
     tokenizer = cosyvoice_parity.whisper_tokenizer(tokenizer_settings(config))
-    parity = cosyvoice_parity.check(pack, reference, embedding, tokenizer)
+    parity = cosyvoice_parity.check(pack, reference, speaker.embedding, tokenizer)
     if parity.problems():
         raise ConversionError(f"the pack disagrees with the reference: {parity.problems()}")
     log.info("parity with the reference: %s", parity.as_dict())

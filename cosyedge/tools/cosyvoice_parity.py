@@ -19,7 +19,13 @@ import numpy as np
 
 from cosyedge.speech.voices.cosypack import CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
-from cosyedge.speech.voices.cosyvoice import HARMONICS, MEL_HOP, CosyvoiceModels, greedy_sampler
+from cosyedge.speech.voices.cosyvoice import (
+    HARMONICS,
+    MEL_HOP,
+    CosyvoiceModels,
+    Speaker,
+    greedy_sampler,
+)
 
 # Float rounding through 10 Euler steps and two vocoder graphs, with margin: measured on the
 # tiny test model 1e-6 (mel) and 1e-7 (audio); a wrong layout or graph is off by 0.1 or more.
@@ -84,8 +90,17 @@ def whisper_ranks_file() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "assets" / "multilingual.tiktoken"
 
 
-def reference_run(models: dict[str, Any], embedding: Any, ids: list[int], seed: int) -> dict:
-    """The reference's inference of one text, greedy, with its noise recorded."""
+def whisper_mel_filters() -> np.ndarray:
+    """whisper's 128-bin mel filters (its speech tokenizer's input), from its assets."""
+    with np.load(whisper_ranks_file().parent / "mel_filters.npz") as data:
+        return data["mel_128"]
+
+
+def reference_run(
+    models: dict[str, Any], embedding: Any, ids: list[int], seed: int, speaker: Speaker
+) -> dict:
+    """The reference's inference of one text, greedy, with its noise recorded; `speaker`
+    gives the zero-shot prompt (empty for an SFT speaker)."""
     import torch
     from torch.distributions.uniform import Uniform
 
@@ -99,21 +114,28 @@ def reference_run(models: dict[str, Any], embedding: Any, ids: list[int], seed: 
         return scores.argmax()
 
     llm.sampling = greedy
-    none = torch.zeros(1, 0, dtype=torch.int32)
-    zero = torch.tensor([0], dtype=torch.int32)
-    text = torch.tensor([ids], dtype=torch.int32)
+
+    def tensor(values: np.ndarray) -> tuple[Any, Any]:
+        length = torch.tensor([len(values)], dtype=torch.int32)
+        return torch.tensor(values[None], dtype=torch.int32), length
+
+    prompt_text, prompt_text_len = tensor(speaker.prompt_text)
+    prompt_tokens, prompt_tokens_len = tensor(speaker.flow_prompt_tokens)
+    feat = torch.from_numpy(speaker.prompt_feat)[None]
+    feat_len = torch.tensor([feat.shape[1]], dtype=torch.int32)
+    text, text_len = tensor(np.array(ids))
     with torch.no_grad():
         tokens = list(
-            llm.inference(text, torch.tensor([len(ids)], dtype=torch.int32), none, zero, none,
-                          zero, embedding, sampling=25)
+            llm.inference(text, text_len, prompt_text, prompt_text_len, prompt_tokens,
+                          prompt_tokens_len, embedding, sampling=25)
         )  # fmt: skip
         torch.manual_seed(seed)
         mel, _ = flow.inference(
-            torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), none, zero,
-            torch.zeros(1, 0, 80), zero, embedding, torch.zeros(1, 80, 0, 2),
+            torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), prompt_tokens,
+            prompt_tokens_len, feat, feat_len, embedding, torch.zeros(1, 80, 0, 2),
         )  # fmt: skip
         torch.manual_seed(seed)
-        flow_noise = torch.randn(1, 80, mel.shape[2])
+        flow_noise = torch.randn(1, 80, feat.shape[1] + mel.shape[2])
         torch.manual_seed(seed + 1)
         audio, _ = hift.inference(speech_feat=mel)
         torch.manual_seed(seed + 1)
@@ -139,7 +161,7 @@ def check(pack: CosyPack, models: dict[str, Any], embedding: Any, tokenizer: Any
     tokens_equal, count, mel_diff, audio_diff = True, 0, 0.0, 0.0
     for i, sentence in enumerate(SENTENCES[:SPOKEN]):
         ids = tokenizer.encode(sentence)
-        ref = reference_run(models, embedding, ids, seed=1000 + i)
+        ref = reference_run(models, embedding, ids, 1000 + i, ours.speaker)
         tokens = ours.speech_tokens(ids, greedy_sampler(ours.eos))
         tokens_equal = tokens_equal and tokens == ref["tokens"]
         count += len(tokens)
