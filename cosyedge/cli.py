@@ -130,7 +130,10 @@ def _convert_cosyvoice(args: argparse.Namespace) -> int:
         log.error("%s", exc)
         return 1
     print("\n".join(pack.describe()))
-    print(f"\nTo use it:\nvoices:\n  zh:\n    engine: cosyvoice\n    pack: {args.out}")
+    print(
+        f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
+        f"    engine: cosyvoice\n    pack: {args.out}"
+    )
     return 0
 
 

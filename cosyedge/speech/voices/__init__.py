@@ -168,6 +168,11 @@ def load_voice(
         voice = CosyvoiceVoice.load(
             lang, config.pack, config.session, saved_dir, lexicon, ceiling_mb=ceiling_mb
         )
+        log.warning(
+            "voice %s is several times slower than real time: an alert whose phrase is not in "
+            "the cache waits seconds for it; render the declared phrases ahead (cosyedge warm)",
+            voice.name,
+        )
     else:
         raise ValueError(f"engine: unknown engine {config.engine!r}")
     log.info(
