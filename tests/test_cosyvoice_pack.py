@@ -1,0 +1,472 @@
+"""The CosyVoice-300M voice pack: conversion of a tiny random-weight model in the released
+layout, parity with the reference PyTorch inference, integrity, bad input, the runtime voice.
+
+No released weights exist here: the tiny model (tests/cosyvoice_tiny.py) is built from the
+reference classes with small widths and depths, so the converter and the runtime run for
+real, against the reference as judge. Conversion runs in `.venv-cosyvoice` (scripts/setup
+test); where it cannot be built, the tests that need it skip saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cosyedge.config import Config, VoiceConfig
+from cosyedge.speech.voices.cosypack import PackError, file_sha256
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = REPO / "tests" / "cosyvoice_tiny.py"
+SPEAKER = "英文女"
+
+
+def cosyvoice_python() -> Path:
+    return Path(os.environ.get("COSYEDGE_COSYVOICE_PYTHON", REPO / ".venv-cosyvoice/bin/python"))
+
+
+def conversion_unavailable() -> str | None:
+    """Why a CosyVoice pack cannot be converted here, or None when it can."""
+    python = cosyvoice_python()
+    if not python.exists():
+        return f"no CosyVoice conversion venv at {python} (scripts/setup test makes it)"
+    probe = (
+        "import importlib.util as u; "
+        "print(*[m for m in ('torch', 'cosyvoice', 'whisper', 'onnx') if not u.find_spec(m)])"
+    )
+    missing = subprocess.run([python, "-c", probe], capture_output=True, text=True).stdout.split()
+    return f"{python} lacks {', '.join(missing)}" if missing else None
+
+
+def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run code in the conversion venv, on one thread (the machine is shared)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
+    return subprocess.run(
+        ["nice", "-n", "10", str(cosyvoice_python()), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    reason = conversion_unavailable()
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("cosyvoice") / "CosyVoice-300M-SFT-tiny"
+    done = run_cosyvoice_python(str(TINY), str(out), "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def cosyvoice_pack(tiny_model: Path):
+    """The tiny model converted by the real `cosyedge voice convert-cosyvoice`."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    out = tiny_model.parent / "pack"
+    done = run_cosyvoice_python(
+        "-m", "cosyedge", "voice", "convert-cosyvoice",
+        "--model-dir", str(tiny_model), "--out", str(out), "--speaker", SPEAKER,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "To use it" in done.stdout
+    return CosyPack.open(out)
+
+
+def test_conversion_writes_a_described_pack(cosyvoice_pack, tiny_model):
+    m = cosyvoice_pack.manifest
+    assert m["sample_rate"] == 22050 and m["speech_tokens"] == 4096
+    for role, entry in m["files"].items():
+        path = cosyvoice_pack.path(role)
+        assert file_sha256(path) == entry["sha256"], role
+        assert path.stat().st_size == entry["bytes"]
+    for name, digest in m["source"]["sha256"].items():
+        assert file_sha256(tiny_model / name) == digest, name
+    assert m["speaker"] == {"kind": "sft", "name": SPEAKER}
+    assert m["licence"]["summary"].startswith("Apache-2.0")
+    assert "Apache" in (cosyvoice_pack.directory / "LICENCE.txt").read_text(encoding="utf-8")
+    assert m["memory"]["load_mb"] > 0 and m["memory"]["step_mb"] > 0
+    assert not list(tiny_model.parent.glob(".convert-*"))  # nothing left of the work
+
+
+def test_pack_matches_the_reference(cosyvoice_pack):
+    """Greedy decoding, same noise: identical speech tokens, mel and audio to float rounding
+    (the converter refuses a pack outside these limits; the manifest keeps its figures)."""
+    parity = cosyvoice_pack.manifest["parity"]
+    print(f"parity: {parity}")
+    assert parity["checked"] and parity["tokenizer_equal"] and parity["tokens_equal"]
+    assert parity["speech_tokens"] > 0
+    assert parity["mel_max_abs"] < 1e-3
+    assert parity["audio_max_abs"] < 1e-3
+
+
+SCRAMBLE_AND_CHECK = """
+import json, shutil, sys
+from pathlib import Path
+import onnx, torch
+from onnx import numpy_helper
+from cosyedge.speech.voices.cosypack import CosyPack, file_sha256
+from cosyedge.tools import cosyvoice_parity
+from cosyedge.tools.convert_cosyvoice import load_models, sft_embedding
+from cosyedge.tools.cosyvoice_reference import read_yaml, tokenizer_settings
+
+torch.set_num_threads(1)
+model_dir, source, broken_dir = (Path(a) for a in sys.argv[1:4])
+graph = sys.argv[4]
+shutil.copytree(source, broken_dir)
+path = broken_dir / f"{graph}.onnx"
+model = onnx.load(str(path))
+weights = max(model.graph.initializer, key=lambda t: len(t.raw_data))
+array = numpy_helper.to_array(weights)
+weights.CopyFrom(numpy_helper.from_array(array[::-1].copy(), weights.name))
+onnx.save(model, str(path))
+manifest = json.loads((broken_dir / "manifest.json").read_text())
+manifest["files"][graph]["sha256"] = file_sha256(path)
+(broken_dir / "manifest.json").write_text(json.dumps(manifest))
+tokenizer = cosyvoice_parity.whisper_tokenizer(
+    tokenizer_settings(read_yaml(model_dir / "cosyvoice.yaml")))
+parity = cosyvoice_parity.check(
+    CosyPack.open(broken_dir), load_models(model_dir), sft_embedding(model_dir, "英文女"),
+    tokenizer)
+print(json.dumps(parity.problems()))
+"""
+
+
+@pytest.mark.parametrize(
+    ("graph", "problem"),
+    [("llm_step", "speech tokens differ"), ("hift_core", "audio differs")],
+)
+def test_parity_check_notices_a_wrong_graph(cosyvoice_pack, tiny_model, tmp_path, graph, problem):
+    """The check can fail: a graph whose largest weight had its rows reversed (a plausible
+    layout bug) is caught."""
+    done = run_cosyvoice_python(
+        "-c", SCRAMBLE_AND_CHECK, str(tiny_model), str(cosyvoice_pack.directory),
+        str(tmp_path / "broken"), graph,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    problems = json.loads(done.stdout.strip().splitlines()[-1])
+    assert any(p.startswith(problem) for p in problems), problems
+
+
+BAD_INPUTS = """
+import json, shutil, sys, wave
+from pathlib import Path
+import numpy as np
+from cosyedge.tools.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+
+good, work = Path(sys.argv[1]), Path(sys.argv[2])
+
+
+def copy(name):
+    target = work / name
+    shutil.copytree(good, target)
+    return target
+
+
+def wav(name, seconds, channels=1, amplitude=3000):
+    path = work / name
+    pcm = (amplitude * np.sin(np.arange(int(16000 * seconds * channels)) / 9)).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels); w.setsampwidth(2); w.setframerate(16000)
+        w.writeframes(pcm.tobytes())
+    return path
+
+
+cases = {}
+v2 = copy("v2")
+text = (v2 / "cosyvoice.yaml").read_text()
+(v2 / "cosyvoice.yaml").write_text(text.replace(
+    "cosyvoice.llm.llm.TransformerLM", "cosyvoice.llm.llm.Qwen2LM").replace(
+    "cosyvoice.flow.flow.MaskedDiffWithXvec", "cosyvoice.flow.flow.CausalMaskedDiffWithXvec"))
+cases["v2"] = (v2, SpeakerChoice("英文女"))
+missing = copy("missing")
+(missing / "flow.pt").unlink()
+cases["missing"] = (missing, SpeakerChoice("英文女"))
+shapes = copy("shapes")
+text = (shapes / "cosyvoice.yaml").read_text()
+(shapes / "cosyvoice.yaml").write_text(text.replace("llm_input_size: 64", "llm_input_size: 48"))
+cases["shapes"] = (shapes, SpeakerChoice("英文女"))
+cases["speaker"] = (good, SpeakerChoice("nobody"))
+cases["short"] = (good, SpeakerChoice(None, wav("short.wav", 1.0), "hi"))
+cases["long"] = (good, SpeakerChoice(None, wav("long.wav", 40.0), "hi"))
+cases["stereo"] = (good, SpeakerChoice(None, wav("stereo.wav", 6.0, channels=2), "hi"))
+cases["silent"] = (good, SpeakerChoice(None, wav("silent.wav", 6.0, amplitude=0), "hi"))
+results = {}
+for name, (model_dir, choice) in cases.items():
+    out = work / "out" / name
+    try:
+        convert(model_dir, out, choice)
+        results[name] = "converted"
+    except ConversionError as exc:
+        results[name] = str(exc)
+    leftovers = [p.name for p in (work / "out").glob("*")] if (work / "out").exists() else []
+    assert not leftovers, leftovers
+print(json.dumps(results, ensure_ascii=False))
+"""
+
+
+def test_bad_input_is_refused_in_one_line_with_nothing_written(tiny_model, tmp_path):
+    done = run_cosyvoice_python("-c", BAD_INPUTS, str(tiny_model), str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = {
+        "v2": "CosyVoice2/3",
+        "missing": "missing flow.pt",
+        "shapes": "llm.pt: does not fit",
+        "speaker": "no speaker 'nobody'",
+        "short": "1.0 s long",
+        "long": "40.0 s long",
+        "stereo": "2 channels; the prompt must be mono",
+        "silent": "silent",
+    }
+    for case, words in expected.items():
+        assert words in results[case], (case, results[case])
+        assert "\n" not in results[case], case
+
+
+SPEAK = """
+import sys
+for blocked in ("torch", "cosyvoice", "whisper", "tiktoken", "onnx", "scipy"):
+    sys.modules[blocked] = None  # any import of them fails
+import hashlib, json
+from pathlib import Path
+from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+pack = Path(sys.argv[1])
+out = {}
+for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", "7号线压力过高，请检查。")):
+    voice = CosyvoiceVoice.load(lang, pack)
+    runs = [[c.tobytes() for c in voice.synthesize(text)] for _ in range(2)]
+    out[lang] = {
+        "clauses": len(runs[0]),
+        "samples": sum(len(c) for c in runs[0]) // 2,
+        "same": runs[0] == runs[1],
+        "digest": hashlib.sha256(b"".join(runs[0])).hexdigest(),
+        "rate": voice.sample_rate,
+    }
+print(json.dumps(out))
+"""
+
+
+def test_the_voice_speaks_the_same_way_twice_without_torch(cosyvoice_pack):
+    done = subprocess.run(
+        [sys.executable, "-c", SPEAK, str(cosyvoice_pack.directory)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    for lang in ("en", "zh"):
+        assert out[lang]["same"], lang
+        assert out[lang]["rate"] == 22050
+        assert out[lang]["clauses"] == 2, out[lang]
+        assert out[lang]["samples"] > 22050 // 2, out[lang]
+    assert out["en"]["digest"] != out["zh"]["digest"]
+
+
+def test_an_altered_pack_is_refused(cosyvoice_pack, tmp_path):
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    copy = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, copy)
+    with (copy / "estimator.onnx").open("r+b") as f:
+        f.seek(4096)
+        byte = f.read(1)
+        f.seek(4096)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(PackError, match=r"estimator.onnx: SHA-256 differs"):
+        CosyPack.open(copy)
+    (copy / "manifest.json").unlink()
+    with pytest.raises(PackError, match="convert-cosyvoice"):
+        CosyPack.open(copy)
+
+
+def test_it_refuses_to_load_under_a_ceiling_it_cannot_fit(cosyvoice_pack):
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceVoice, memory_needed_mb
+
+    needed = memory_needed_mb(cosyvoice_pack)
+    with pytest.raises(CosyvoiceError, match=r"needs about \d+ MB to speak, above memory"):
+        CosyvoiceVoice.load("en", cosyvoice_pack.directory, ceiling_mb=needed - 1)
+
+
+def test_it_declares_its_step_to_the_memory_guard(cosyvoice_pack, caplog):
+    """The guard takes the voice's measured step from its pack instead of making it speak
+    the long reference text (minutes for a full-size CosyVoice)."""
+    from cosyedge.speech.memory import MemoryGuard, SheddableVoice
+    from cosyedge.speech.voices import load_voice
+
+    config = VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)
+    voice = SheddableVoice(lambda: load_voice("en", config))
+    guard = MemoryGuard(4096, [voice])
+    spoken = []
+    voice.synthesize = lambda text: spoken.append(text) or iter(())  # must not be called
+    guard.measure_voice(voice)
+    assert not spoken
+    assert guard.step_mb == cosyvoice_pack.manifest["memory"]["step_mb"] > 0
+
+
+def test_voice_info_shows_source_hashes_parity_and_licence(cosyvoice_pack):
+    from cosyedge.tools.voice_info import describe
+
+    voices = {"en": VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)}
+    text = "\n".join(describe(dataclasses.replace(Config(), voices=voices)))
+    assert "engine: cosyvoice" in text
+    assert "source: CosyVoice-300M" in text and "source llm.pt: sha256" in text
+    assert "speech tokens identical" in text
+    assert "licence: Apache-2.0" in text
+
+
+def test_the_config_needs_a_pack_for_cosyvoice(tmp_path):
+    with pytest.raises(ValueError, match="convert-cosyvoice"):
+        VoiceConfig(engine="cosyvoice")
+    with pytest.raises(ValueError, match="convert-cosyvoice"):
+        VoiceConfig(engine="cosyvoice", pack=tmp_path)
+
+
+def test_tokenizer_pieces_follow_whispers_pattern():
+    """Runs everywhere (no conversion venv): the hand-written pattern on cases where its
+    alternatives compete; the full comparison with tiktoken is part of the parity check."""
+    from cosyedge.speech.voices.cosytokens import pieces
+
+    assert pieces("it's  a test\n") == ["it", "'s", " ", " a", " test", "\n"]
+    expected = ["PT", "-", "144", "读数", "1", ".", "24", "MPa", "，", "请"]
+    assert pieces("PT-144读数1.24MPa，请") == expected
+    assert pieces("a  \tb") == ["a", "  ", "\t", "b"]  # \s+(?!\S), then \s+
+    assert "".join(pieces(textwrap.dedent(SPEAK))) == textwrap.dedent(SPEAK)
+
+
+def test_stft_round_trip_is_exact():
+    """The numpy STFT and inverse STFT undo each other, as torch's do with this window."""
+    from cosyedge.speech.voices.cosyvoice import istft, stft
+
+    signal = np.random.default_rng(0).standard_normal(4000).astype(np.float32)
+    spectrum = stft(signal)
+    half = spectrum.shape[0] // 2
+    complex_spectrum = spectrum[:half] + 1j * spectrum[half:]
+    back = istft(np.abs(complex_spectrum), np.angle(complex_spectrum))
+    assert back.shape == signal.shape
+    assert np.max(np.abs(back - signal)) < 1e-5
+
+
+def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
+    """int8 transformer graphs replace the fp32 ones only after their audio was compared
+    with fp32 from the same tokens and noise; the pack still loads and speaks."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+    from cosyedge.tools.convert_cosyvoice import _files, _write_manifest
+    from cosyedge.tools.cosyvoice_int8 import INT8_GRAPHS, MAX_DISTANCE_DB, quantize_pack
+
+    copy = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, copy)
+    report = quantize_pack(copy)
+    print(f"int8: {report}")
+    assert report.distance_db <= MAX_DISTANCE_DB
+    assert 0.0 <= report.greedy_token_agreement <= 1.0
+    assert report.int8_bytes < report.fp32_bytes  # the tiny text embedding (a Gather) stays
+    for role in INT8_GRAPHS:
+        assert (
+            file_sha256(copy / f"{role}.onnx") != cosyvoice_pack.manifest["files"][role]["sha256"]
+        )
+    assert not (copy / ".int8").exists()
+    manifest = {**cosyvoice_pack.manifest, "files": _files(copy)}
+    _write_manifest(copy, manifest)
+    voice = CosyvoiceVoice.load("en", CosyPack.open(copy).directory)
+    assert sum(len(c) for c in voice.synthesize("Check pump two.")) > 0
+
+
+def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
+    """Its front end loads alone (no graph): normalized text, a clause per model call, and an
+    identity that names the pack."""
+    from cosyedge.speech.voices import load_front_end
+    from cosyedge.tools.read import as_text, read
+
+    config = VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)
+    front = load_front_end("en", config)
+    assert list(front.units("Pump 2 tripped at 15.1 A. Check line 7 now.")) == [
+        "Pump two tripped at fifteen point one amps.",
+        "Check line seven now.",
+    ]
+    site = dataclasses.replace(Config(), voices={"en": config})
+    text = as_text(read(site, "Check line 7 now.", "en"))
+    assert "clauses: Check line seven now." in text
+
+
+def _speech_like_wav(path: Path, rate: int, seconds: float) -> Path:
+    """A voiced-sounding recording: two harmonics and noise under a 3 Hz envelope."""
+    import wave
+
+    t = np.arange(int(rate * seconds)) / rate
+    noise = np.random.default_rng(0).standard_normal(len(t))
+    signal = np.sin(2 * np.pi * 180 * t) + 0.5 * np.sin(2 * np.pi * 360 * t) + 0.2 * noise
+    pcm = (3000 * signal * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t))).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return path
+
+
+def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
+    """A 6 s prompt at 44.1 kHz: its speech tokens (50 a second), its 22.05 kHz mel and its
+    transcript's tokens are precomputed into the pack, and the pack matches the reference's
+    zero-shot inference given the same prompt."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import Speaker
+
+    wav = _speech_like_wav(tmp_path / "announcer.wav", 44100, 6.0)
+    out = tmp_path / "pack"
+    done = run_cosyvoice_python(
+        "-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(tiny_model),
+        "--out", str(out), "--prompt-wav", str(wav), "--prompt-text", "Line 3 is stopping.",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    pack = CosyPack.open(out)
+    m = pack.manifest
+    assert m["speaker"] == {"kind": "zero-shot", "name": "announcer", "text": "Line 3 is stopping."}
+    assert file_sha256(wav) == m["source"]["sha256"]["announcer.wav"]
+    assert m["parity"]["tokens_equal"] and m["parity"]["mel_max_abs"] < 1e-3
+    speaker = Speaker.load(pack.path("speaker"))
+    assert abs(len(speaker.flow_prompt_tokens) - 300) <= 2  # 50 tokens a second
+    assert abs(speaker.prompt_feat.shape[0] - 6.0 * 22050 / 256) <= 3
+    assert speaker.llm_suffix.shape[1] == 1 + len(speaker.flow_prompt_tokens)
+    assert len(speaker.prompt_text) > 0
+
+
+WHISPER_LOG_MEL = """
+import importlib.util, sys, types
+from pathlib import Path
+import numpy as np, torch
+from cosyedge.tools.cosyvoice_parity import whisper_mel_filters
+from cosyedge.tools.cosyvoice_prompt import whisper_log_mel
+filters = whisper_mel_filters()
+root = Path(next(iter(importlib.util.find_spec("whisper").submodule_search_locations)))
+package = types.ModuleType("whisper")
+package.__path__ = [str(root)]
+sys.modules["whisper"] = package  # its audio module alone, without its recognizer
+import whisper.audio
+audio = (0.3 * np.random.default_rng(1).standard_normal(16000 * 3)).astype(np.float32)
+ours = whisper_log_mel(audio, filters)[0].numpy()
+theirs = whisper.audio.log_mel_spectrogram(torch.from_numpy(audio), n_mels=128).numpy()
+print(ours.shape == theirs.shape, float(np.abs(ours - theirs).max()))
+"""
+
+
+def test_the_prompts_log_mel_is_whispers(tiny_model):
+    """The speech tokenizer's input is computed as whisper computes it (its own code judges)."""
+    done = run_cosyvoice_python("-c", WHISPER_LOG_MEL)
+    assert done.returncode == 0, done.stderr
+    same_shape, difference = done.stdout.split()
+    assert same_shape == "True" and float(difference) < 1e-5
