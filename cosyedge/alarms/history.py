@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cosyedge.faults import Faults
+from cosyedge.model import error_text
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,6 @@ class History:
 
     # -- the writer thread ----------------------------------------------------------------
     def _write_forever(self) -> None:
-        self._prune()
         while True:
             with self._cond:
                 while not (self._waiting or self._stopping):
@@ -149,15 +149,17 @@ class History:
                 return
 
     def _write(self, batch: list[bytes]) -> bool:
-        """Append `batch` to today's file; False (and trouble said) when the disk refused."""
-        today = day_of(self.clock())
-        if self._sink.day != today:
-            self._prune()
+        """Append `batch` to today's file (the first batch of a day prunes first); False, and
+        trouble said, when that failed, whatever the reason: the writer must not die of it."""
         try:
+            today = day_of(self.clock())
+            if self._sink.day != today:
+                self._prune()
             self.faults.check("history.write")
             written = self._sink.append(today, batch, self.max_bytes - self._total)
-        except OSError as exc:
-            self._tell(f"history {self.directory}: cannot write ({exc}); facts kept in memory")
+        except Exception as exc:  # the disk refused, mostly; memory short, at the limit
+            reason = exc if isinstance(exc, OSError) else error_text(exc)
+            self._tell(f"history {self.directory}: cannot write ({reason}); facts kept in memory")
             return False
         self._total += sum(len(line) for line in batch[:written])
         with self._cond:
