@@ -7,15 +7,12 @@ refused, as is one of another format.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import ClassVar
 
-from cosyedge.speech.voices.zhpack import PackError, file_sha256
+from cosyedge.speech.voices.pack import MANIFEST, Pack, PackError, file_sha256
 
-MANIFEST = "manifest.json"
 FORMAT = "cosyedge-cosyvoice-pack"
 FORMAT_VERSION = 1
 GRAPH_ROLES = (
@@ -49,39 +46,11 @@ __all__ = ["FILES", "FORMAT", "MANIFEST", "CosyPack", "PackError", "file_sha256"
 
 
 @dataclass(frozen=True)
-class CosyPack:
-    directory: Path
-    manifest: dict
-
-    @property
-    def sample_rate(self) -> int:
-        return int(self.manifest["sample_rate"])
-
-    def path(self, role: str) -> Path:
-        return self.directory / self.manifest["files"][role]["name"]
-
-    def digest(self) -> str:
-        """One hash over the files' hashes: the pack's part of the voice identity."""
-        files = self.manifest["files"]
-        return hashlib.sha256(
-            "\0".join(f"{role}={files[role]['sha256']}" for role in sorted(files)).encode()
-        ).hexdigest()
-
-    @classmethod
-    def open(cls, directory: Path, verify: bool = True) -> CosyPack:
-        """The pack in `directory`, its files hashed against the manifest unless `verify`
-        is false; PackError naming the first thing wrong."""
-        manifest = _read_manifest(directory)
-        pack = cls(directory, manifest)
-        for role in FILES:
-            if role not in manifest.get("files", {}):
-                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
-            path = pack.path(role)
-            if not path.is_file():
-                raise PackError(f"{path}: missing from the voice pack")
-            if verify and file_sha256(path) != manifest["files"][role]["sha256"]:
-                raise PackError(f"{path}: SHA-256 differs from the manifest; reconvert the pack")
-        return pack
+class CosyPack(Pack):
+    FORMAT: ClassVar[str] = FORMAT
+    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
+    FILES: ClassVar[Mapping[str, str]] = FILES
+    MADE_BY: ClassVar[str] = "cosyedge voice convert-cosyvoice"
 
     def describe(self) -> list[str]:
         m = self.manifest
@@ -95,27 +64,4 @@ class CosyPack:
         ]
         for name, digest in sorted(source.get("sha256", {}).items()):
             lines.append(f"source {name}: sha256 {digest[:16]}…")
-        for role, entry in sorted(m["files"].items()):
-            size = entry.get("bytes", 0) / 1e6
-            lines.append(f"{role}: {entry['name']} ({size:.1f} MB) sha256 {entry['sha256'][:16]}…")
-        lines.append(f"licence: {m['licence']['summary']}")
-        lines += textwrap.wrap(m["licence"]["notes"], 96)
-        return lines
-
-
-def _read_manifest(directory: Path) -> dict:
-    path = directory / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(
-            f"{directory}: no {MANIFEST}; make a pack with `cosyedge voice convert-cosyvoice`"
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise PackError(f"{path}: unreadable: {exc}") from None
-    if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:
-        raise PackError(
-            f"{path}: not a {FORMAT} v{FORMAT_VERSION} manifest "
-            f"(format={manifest.get('format')!r}, version={manifest.get('format_version')!r})"
-        )
-    return manifest
+        return lines + self.files_and_licence()

@@ -1,0 +1,98 @@
+"""A voice pack: a directory of model files and a manifest naming, sizing and hashing each,
+so a pack is checked before it is trusted, and saying under which terms it may be used.
+
+Each format (zhpack.py, cosypack.py) names its files, its manifest's format and the command
+that makes it; opening, checking and the identity of a pack are the same for all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Self
+
+MANIFEST = "manifest.json"
+
+
+class PackError(Exception):
+    """A voice pack that is missing, incomplete, altered or of an unknown format."""
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Pack:
+    directory: Path
+    manifest: dict
+
+    FORMAT: ClassVar[str]
+    FORMAT_VERSION: ClassVar[int]
+    FILES: ClassVar[Mapping[str, str]]  # role -> file name
+    MADE_BY: ClassVar[str]  # the command that makes one
+
+    @property
+    def sample_rate(self) -> int:
+        return int(self.manifest["sample_rate"])
+
+    def path(self, role: str) -> Path:
+        return self.directory / self.manifest["files"][role]["name"]
+
+    def digest(self) -> str:
+        """One hash over the files' hashes: the pack's part of the voice identity."""
+        files = self.manifest["files"]
+        return hashlib.sha256(
+            "\0".join(f"{role}={files[role]['sha256']}" for role in sorted(files)).encode()
+        ).hexdigest()
+
+    @classmethod
+    def open(cls, directory: Path, verify: bool = True) -> Self:
+        """The pack in `directory`, its files hashed against the manifest unless `verify`
+        is false; PackError naming the first thing wrong."""
+        pack = cls(directory, cls._manifest(directory))
+        for role in cls.FILES:
+            if role not in pack.manifest.get("files", {}):
+                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
+            path = pack.path(role)
+            if not path.is_file():
+                raise PackError(f"{path}: missing from the voice pack")
+            if verify and file_sha256(path) != pack.manifest["files"][role]["sha256"]:
+                raise PackError(f"{path}: SHA-256 differs from the manifest; reconvert the pack")
+        return pack
+
+    @classmethod
+    def _manifest(cls, directory: Path) -> dict:
+        path = directory / MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PackError(
+                f"{directory}: no {MANIFEST}; make a pack with `{cls.MADE_BY}`"
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise PackError(f"{path}: unreadable: {exc}") from None
+        form, version = manifest.get("format"), manifest.get("format_version")
+        if form != cls.FORMAT or version != cls.FORMAT_VERSION:
+            raise PackError(
+                f"{path}: not a {cls.FORMAT} v{cls.FORMAT_VERSION} manifest "
+                f"(format={form!r}, version={version!r})"
+            )
+        return manifest
+
+    def files_and_licence(self) -> list[str]:
+        """The lines of `describe` every pack shares: its files, then its licence."""
+        lines = []
+        for role, entry in sorted(self.manifest["files"].items()):
+            size = entry.get("bytes", 0) / 1e6
+            lines.append(f"{role}: {entry['name']} ({size:.1f} MB) sha256 {entry['sha256'][:16]}…")
+        lines.append(f"licence: {self.manifest['licence']['summary']}")
+        return lines + textwrap.wrap(self.manifest["licence"]["notes"], 96)
