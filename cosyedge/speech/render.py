@@ -187,6 +187,8 @@ class Renderer:
         self._lock = threading.Lock()
         self._failing: dict[str, str] = {}  # lang -> why its voice's last synthesis failed
         self.timers: list[ClauseTimer] = []  # told the time each clause took (metrics)
+        # lang -> identity of its premium voice: its renderings are looked up first.
+        self.premium: dict[str, str] = {}
 
     @property
     def trouble(self) -> str | None:
@@ -252,6 +254,13 @@ class Renderer:
     def key(self, text: str, lang: str) -> str:
         return cache_key(text, self.voice_for(lang).identity, lang)
 
+    def keys(self, text: str, lang: str) -> list[str]:
+        """Every key the phrase may be cached under, in the order they are looked up: the
+        premium voice's rendering, then the live voice's."""
+        premium = self.premium.get(lang)
+        live = self.key(text, lang)
+        return [cache_key(text, premium, lang), live] if premium else [live]
+
     def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
         """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
         return self.cached(text, lang, record) or self._synthesize(text, lang)
@@ -262,7 +271,7 @@ class Renderer:
 
     def cached(self, text: str, lang: str = "en", record: bool = True) -> Rendering | None:
         """The phrase from the cache, or None: never synthesizes."""
-        clip = self.cache.get(self.key(text, lang), record)
+        clip = self.cache.get_any(self.keys(text, lang), record)
         if clip is None:
             return None
         return Rendering(clip.sample_rate, "cache", iter([clip.pcm]))

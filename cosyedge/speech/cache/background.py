@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
@@ -34,11 +34,17 @@ class Activity:
         self._cond = threading.Condition()
         self._busy = 0
         self._last_busy = 0.0
+        # Called (under the lock, so never at the same time as `when_quiet`'s action) as the
+        # first holder comes: background work stops at once. None may block or raise.
+        self.on_busy: list[Callable[[], None]] = []
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
         with self._cond:
             self._busy += 1
+            if self._busy == 1:
+                for hook in self.on_busy:
+                    hook()
         try:
             yield
         finally:
@@ -49,6 +55,15 @@ class Activity:
 
     def is_busy(self) -> bool:
         return self._busy > 0
+
+    def when_quiet(self, settle_s: float, action: Callable[[], None]) -> bool:
+        """Run `action` if nothing has been busy for `settle_s`, under the lock: no holder can
+        come in between the check and the action. True when it ran."""
+        with self._cond:
+            if self._busy or time.monotonic() < self._last_busy + settle_s:
+                return False
+            action()
+            return True
 
     def wait_quiet(self, settle_s: float, stop: threading.Event) -> bool:
         """True once nothing has been busy for `settle_s`; False if `stop` is set first."""
@@ -96,9 +111,10 @@ class CacheUpkeep:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         try:
             self.cache.reconcile()
-            keys = [self.renderer.key(p.text, p.lang) for p in self.phrases]
+            keys = [key for p in self.phrases for key in self.renderer.keys(p.text, p.lang)]
             pinned = self.cache.set_pins(keys)
-            log.info("cache: %d declared phrases, %d already cached", len(keys), pinned)
+            declared = len(self.phrases)
+            log.info("cache: %d declared phrases, %d entries of them cached", declared, pinned)
             if self.phrases:
                 self._warm()
         except Exception:

@@ -1,4 +1,5 @@
-"""The cache index in SQLite: per entry its size, checksum, use and pin, plus hit counters.
+"""The cache index in SQLite: per entry its size, checksum, use and pin, plus hit counters
+and the phrases the premium voice could not render.
 
 WAL mode with `synchronous=NORMAL`: readers never wait for a writer and a commit costs no
 fsync. A power cut may lose the last commits; the files carry their own metadata, so the
@@ -33,6 +34,11 @@ CREATE TABLE IF NOT EXISTS entries (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entries_lru ON entries (pinned, last_used);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS premium_failed (
+    key TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+) WITHOUT ROWID;
 """
 
 
@@ -189,6 +195,29 @@ class Index:
             for r in found:
                 yield Row(*r[:10], bool(r[10]))
             after = found[-1][0]
+
+    def frequent(self, voice: str, min_hits: int) -> list[Row]:
+        """Entries of `voice` served at least `min_hits` times, the most served first."""
+        with self._lock:
+            found = self._db.execute(
+                f"SELECT {_COLUMNS} FROM entries WHERE voice = ? AND hits >= ? "
+                "ORDER BY hits DESC, key",
+                (voice, min_hits),
+            ).fetchall()
+        return [Row(*r[:10], bool(r[10])) for r in found]
+
+    def mark_failed(self, key: str, reason: str, at: float) -> None:
+        """Record that the premium voice could not render the phrase cached under `key`."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO premium_failed (key, reason, at) VALUES (?, ?, ?)",
+                (key, reason, at),
+            )
+
+    def failed(self) -> dict[str, str]:
+        """Premium keys whose rendering failed, with the reason."""
+        with self._lock:
+            return dict(self._db.execute("SELECT key, reason FROM premium_failed").fetchall())
 
     def keys(self) -> set[str]:
         with self._lock:

@@ -27,7 +27,7 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -174,6 +174,15 @@ class PhraseCache:
             return self._count(key, None, record)
         return self._count(key, Clip(decoded.meta.sample_rate, decoded.pcm), record)
 
+    def get_any(self, keys: Sequence[str], record: bool = True) -> Clip | None:
+        """The first of `keys` holding a whole entry (a premium rendering before the live
+        voice's), counted as one lookup."""
+        for key in keys:
+            clip = self.get(key, record=False)
+            if clip is not None:
+                return self._count(key, clip, record)
+        return self._count(keys[-1], None, record) if keys else None
+
     def contains(self, key: str) -> bool:
         """Whether the index lists the entry (unverified: `get` checks the file)."""
         return self._lookup(self._usable_index(), key) is not None
@@ -248,6 +257,18 @@ class PhraseCache:
             return self.path(key).read_bytes()
         except OSError:
             return None
+
+    def replaced(self, key: str) -> None:
+        """Remove an entry another has replaced (the premium voice's rendering of its phrase);
+        a file that is not provably the cache's own is left alone."""
+        index = self._usable_index()
+        if index is None or self._lookup(index, key) is None:
+            return
+        try:
+            index.remove([key])  # the row first: a reader never sees a row without its file
+            self._unlink_entry(key)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("cache entry %s not removed: %s", key[:12], exc)
 
     # -- upkeep: off the hot path -------------------------------------------------------------
     def flush_usage(self) -> None:
@@ -376,6 +397,30 @@ class PhraseCache:
         for row in index.rows() if index else ():
             counts[row.voice] = counts.get(row.voice, 0) + 1
         return counts
+
+    def frequent(self, voice: str, min_hits: int) -> list[Row]:
+        """Entries of `voice` served at least `min_hits` times (usage flushed first)."""
+        self.flush_usage()
+        index = self._usable_index()
+        try:
+            return index.frequent(voice, min_hits) if index else []
+        except sqlite3.Error as exc:
+            log.warning("cache index query failed: %s", exc)
+            return []
+
+    def mark_failed(self, key: str, reason: str) -> None:
+        index = self._usable_index()
+        if index is not None:
+            with contextlib.suppress(sqlite3.Error):
+                index.mark_failed(key, reason, time.time())
+
+    def failed(self) -> dict[str, str]:
+        """Premium keys whose rendering failed, with why; empty when the index is unusable."""
+        index = self._usable_index()
+        try:
+            return index.failed() if index else {}
+        except sqlite3.Error:
+            return {}
 
     def rows(self) -> Iterable[Row]:
         index = self._usable_index()

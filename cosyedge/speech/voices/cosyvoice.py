@@ -328,8 +328,9 @@ def text_units(lang: str) -> Callable[[str, Lexicon, list[Applied]], Iterator[st
 
 
 def front_end(lang: str, pack_dir: Path, lexicon: Lexicon = NO_LEXICON, seed: int = 0) -> FrontEnd:
-    """The voice's front end alone: no graph is loaded, the pack's files are not hashed."""
-    return _front_end(lang, CosyPack.open(pack_dir, verify=False), lexicon, seed)
+    """The voice's front end alone, from the pack's manifest: no graph is loaded or looked
+    for, so a pack of which only the manifest is here gives the same identity."""
+    return _front_end(lang, CosyPack.described(pack_dir), lexicon, seed)
 
 
 def _normalizer(lang: str) -> tuple[str, Callable[[str], str]]:

@@ -70,6 +70,17 @@ class Pack:
         return pack
 
     @classmethod
+    def described(cls, directory: Path) -> Self:
+        """The pack as its manifest describes it, its files neither read nor looked for: enough
+        for its identity (a gateway may carry the manifest of a pack it cannot run)."""
+        pack = cls(directory, cls._manifest(directory))
+        for role in cls.FILES:
+            entry = pack.manifest.get("files", {}).get(role)
+            if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
+        return pack
+
+    @classmethod
     def _manifest(cls, directory: Path) -> dict:
         path = directory / MANIFEST
         try:
@@ -80,6 +91,8 @@ class Pack:
             ) from None
         except (OSError, ValueError) as exc:
             raise PackError(f"{path}: unreadable: {exc}") from None
+        if not isinstance(manifest, dict):
+            raise PackError(f"{path}: not a voice pack manifest (a JSON object)")
         form, version = manifest.get("format"), manifest.get("format_version")
         if form != cls.FORMAT or version != cls.FORMAT_VERSION:
             raise PackError(

@@ -1,0 +1,377 @@
+"""Upgrading cached phrases to the premium voice, in the background, alerts first.
+
+What is upgraded, in this order: the phrases templates declare, then phrases of the live
+voice served from the cache at least `premium.after_hits` times, the most served first.
+Each is rendered by the premium voice's process and put in the cache under the premium
+voice's identity (written atomically like every entry); once that entry reads back whole,
+the live voice's entry of the phrase is removed. A crash in between leaves both, and the
+premium one is served; the next pass removes the other. A phrase the premium voice cannot
+say is recorded as failed in the cache's index and not tried again with that pack.
+
+The process is stopped while an alert is rendered or played (Activity's hook), is started
+only when the daemon's memory plus what the pack says it needs fits under 90 % of
+`memory.ceiling_mb` with room for a live step, and is ended when it no longer fits, when a
+pass is done (its memory goes back) and at stop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cosyedge.speech.cache import Clip
+from cosyedge.speech.cache.background import Activity
+from cosyedge.speech.cache.warm import Phrase
+from cosyedge.speech.premium import PremiumVoice
+from cosyedge.speech.premium.worker import PremiumWorker, Tick, WorkerFailed, WorkerSpec
+
+if TYPE_CHECKING:
+    from cosyedge.speech.cache.store import PhraseCache
+    from cosyedge.speech.memory import MemoryGuard
+
+log = logging.getLogger(__name__)
+
+MEMORY_SHARE = 0.90  # the daemon, a live step and the premium process stay under this
+RENDER_TIMEOUT_S = 1800.0  # one phrase, not counting time stopped for alerts
+CRASHES_BEFORE_FAILED = 2  # a phrase during which the process died this often is failed
+
+
+@dataclass(frozen=True)
+class Candidate:
+    text: str
+    lang: str
+    live_key: str
+    premium_key: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    premium: int = 0  # entries of premium voices in the cache
+    pending: int = 0  # phrases to be upgraded
+    failed: int = 0  # phrases the premium voice could not say
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def candidates(
+    cache: PhraseCache,
+    premiums: Mapping[str, PremiumVoice],
+    live: Mapping[str, str],
+    declared: Sequence[Phrase],
+) -> list[Candidate]:
+    """What should be premium, in upgrade order: declared phrases, then frequent ones.
+    `live` maps each language to its live voice's identity now."""
+    from cosyedge.speech.cache import cache_key
+
+    found: dict[str, Candidate] = {}
+
+    def add(text: str, lang: str) -> None:
+        premium = premiums[lang]
+        key = premium.key(text)
+        if key not in found:
+            found[key] = Candidate(text, lang, cache_key(text, live[lang], lang), key)
+
+    for phrase in declared:
+        if phrase.lang in premiums and phrase.lang in live:
+            add(phrase.text, phrase.lang)
+    for lang, premium in premiums.items():
+        if lang in live:
+            for row in cache.frequent(live[lang], premium.config.after_hits):
+                if row.lang == lang:
+                    add(row.text, lang)
+    return list(found.values())
+
+
+def progress(
+    cache: PhraseCache, premiums: Mapping[str, PremiumVoice], todo: Sequence[Candidate]
+) -> Progress:
+    counts = cache.voices()
+    failed = cache.failed()
+    left = [c for c in todo if not cache.contains(c.premium_key)]
+    gave_up = sum(c.premium_key in failed for c in left)
+    return Progress(
+        premium=sum(counts.get(p.identity, 0) for p in premiums.values()),
+        pending=len(left) - gave_up,
+        failed=gave_up,
+    )
+
+
+def swap_in(cache: PhraseCache, candidate: Candidate, identity: str, clip: Clip) -> bool:
+    """Put the premium rendering in the cache and, once it reads back whole, remove the live
+    voice's entry of the phrase. False when the cache could not keep it (it says why)."""
+    text, lang = candidate.text, candidate.lang
+    if not cache.put(candidate.premium_key, clip, voice=identity, lang=lang, text=text):
+        return False
+    if cache.get(candidate.premium_key, record=False) is None:
+        return False  # damaged as soon as written: the cache reported it; tried again later
+    cache.replaced(candidate.live_key)
+    return True
+
+
+def spec_for(premium: PremiumVoice, saved_dir: Path | None) -> WorkerSpec:
+    config = premium.config
+    return WorkerSpec(premium.lang, config.pack, config.session, saved_dir, premium.pronunciations)
+
+
+def needed_mb(premium: PremiumVoice) -> float:
+    """What the pack's manifest says its voice needs resident to speak."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import memory_needed_mb
+
+    return memory_needed_mb(CosyPack.described(premium.config.pack))
+
+
+class PremiumUpkeep:
+    """The daemon's thread that upgrades the cache, pass after pass."""
+
+    def __init__(
+        self,
+        cache: PhraseCache,
+        premiums: Mapping[str, PremiumVoice],
+        live: Callable[[], Mapping[str, str]],
+        declared: Sequence[Phrase],
+        activity: Activity,
+        memory: MemoryGuard | None = None,
+        saved_dir: Path | None = None,
+        settle_s: float = 1.0,
+        interval_s: float = 60.0,
+    ) -> None:
+        self.cache = cache
+        self.premiums = dict(premiums)
+        self.live = live
+        self.declared = declared
+        self.activity = activity
+        self.memory = memory
+        self.saved_dir = saved_dir
+        self.settle_s = settle_s
+        self.interval_s = interval_s
+        self.progress = Progress()
+        self.upgraded = 0  # since start
+        self._stop = threading.Event()
+        self._worker: PremiumWorker | None = None
+        self._cannot_run: dict[str, str] = {}  # lang -> why its pack cannot render here
+        self._crashes: dict[str, int] = {}
+        self._postponed: str | None = None  # why rendering waits, said once
+        self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
+        activity.on_busy.append(self._pause)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._end_worker()
+        self._thread.join(timeout)
+
+    def use(self, premiums: Mapping[str, PremiumVoice]) -> None:
+        """Another site lexicon was loaded: the premium voices' identities changed with it."""
+        self.premiums = dict(premiums)
+        self._end_worker()
+
+    def _pause(self) -> None:
+        worker = self._worker
+        if worker is not None:
+            worker.pause()
+
+    def _run(self) -> None:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        while not self._stop.is_set():
+            try:
+                self._pass()
+            except Exception:
+                log.exception("premium upgrade pass failed; trying again later")
+            self._end_worker()  # between passes its memory goes back
+            self._stop.wait(self.interval_s)
+
+    def _pass(self) -> None:
+        todo = candidates(self.cache, self.premiums, self.live(), self.declared)
+        self.progress = progress(self.cache, self.premiums, todo)
+        failed = self.cache.failed()
+        for candidate in todo:
+            if self._stop.is_set():
+                return
+            if self.cache.contains(candidate.premium_key):
+                self._finish_swap(candidate)
+                continue
+            if candidate.premium_key in failed or candidate.lang in self._cannot_run:
+                continue
+            if not self._upgrade(candidate):
+                return
+            self.progress = progress(self.cache, self.premiums, todo)
+        self.progress = progress(self.cache, self.premiums, todo)
+
+    def _finish_swap(self, candidate: Candidate) -> None:
+        """A premium entry beside the live one (a stop or crash between the two steps)."""
+        cache = self.cache
+        if cache.contains(candidate.live_key) and cache.get(candidate.premium_key, record=False):
+            cache.replaced(candidate.live_key)
+
+    def _upgrade(self, candidate: Candidate) -> bool:
+        """Render one phrase; False when the pass should end here (stopping, no memory, the
+        cache cannot be written)."""
+        premium = self.premiums[candidate.lang]
+        if not self.activity.wait_quiet(self.settle_s, self._stop):
+            return False
+        worker = self._worker_for(premium)
+        if worker is None:
+            return not self._stop.is_set() and self._postponed is None
+        started = time.monotonic()
+        try:
+            rendered = worker.render(candidate.text, self._tick, RENDER_TIMEOUT_S)
+        except WorkerFailed as exc:
+            return self._failed(candidate, exc)
+        if rendered.identity != self.premiums[candidate.lang].identity:
+            # The site lexicon was reloaded, or the pack's files changed under the worker:
+            # this rendering is not what the phrase is now cached under. The next pass
+            # starts a worker afresh.
+            log.info("premium voice %s changed; rendering again with the new one", premium.name)
+            self._end_worker()
+            return False
+        clip = Clip(rendered.sample_rate, rendered.pcm)
+        if not swap_in(self.cache, candidate, premium.identity, clip):
+            return False
+        self.upgraded += 1
+        log.info(
+            "premium: %r now said by %s (%.1f s of audio rendered in %.1f s)",
+            candidate.text,
+            premium.name,
+            len(rendered.pcm) / rendered.sample_rate,
+            time.monotonic() - started,
+        )
+        return True
+
+    def _failed(self, candidate: Candidate, exc: WorkerFailed) -> bool:
+        if self._stop.is_set() or self._postponed is not None:
+            return False  # given up on by us: not the phrase's fault
+        if not exc.phrase:
+            crashes = self._crashes.get(candidate.premium_key, 0) + 1
+            self._crashes[candidate.premium_key] = crashes
+            self._end_worker()
+            if crashes < CRASHES_BEFORE_FAILED:
+                log.warning("premium voice ended saying %r (%s); trying again", candidate.text, exc)
+                return True
+        log.warning("premium voice cannot say %r: %s; the live one keeps it", candidate.text, exc)
+        self.cache.mark_failed(candidate.premium_key, str(exc))
+        return True
+
+    def _worker_for(self, premium: PremiumVoice) -> PremiumWorker | None:
+        """The running worker for this voice, started if need be; None when it cannot be."""
+        worker = self._worker
+        if worker is not None and worker.alive and worker.spec.lang == premium.lang:
+            return worker
+        self._end_worker()
+        why = premium.cannot_run()
+        if why is not None:
+            self._cannot_run[premium.lang] = why
+            log.warning(
+                "premium voice %s cannot render on this machine (%s): its phrases are served "
+                "when imported (cosyedge cache import), nothing is rendered here",
+                premium.name,
+                why,
+            )
+            return None
+        if not self._fits(needed_mb(premium)):
+            return None
+        worker = self._worker = PremiumWorker(spec_for(premium, self.saved_dir))
+        try:
+            worker.start(self._tick)
+        except WorkerFailed as exc:
+            self._end_worker()
+            if not self._stop.is_set() and self._postponed is None:
+                self._cannot_run[premium.lang] = str(exc)
+                log.error("premium voice %s: %s; nothing is upgraded to it", premium.name, exc)
+            return None
+        if self.activity.is_busy():
+            worker.pause()  # an alert came while it loaded
+        return worker
+
+    def _tick(self) -> bool:
+        """While the worker computes: go on (True), or give up (stopping, memory short)."""
+        if self._stop.is_set():
+            return False
+        worker = self._worker
+        if worker is None:
+            return False
+        if not self._fits(worker.rss_mb()):
+            return False
+        if worker.paused:
+            self.activity.when_quiet(self.settle_s, worker.resume)
+        return True
+
+    def _fits(self, worker_mb: float) -> bool:
+        """Whether the daemon, a live voice's step and the worker fit under MEMORY_SHARE of the
+        ceiling; says once when they do not, and once when they do again."""
+        memory = self.memory
+        if memory is None:
+            return True
+        total = memory.rss() + memory.step_mb + worker_mb
+        limit = MEMORY_SHARE * memory.ceiling_mb
+        if total <= limit:
+            if self._postponed is not None:
+                log.info("premium rendering resumes: memory allows it again")
+                self._postponed = None
+            return True
+        if self._postponed is None:
+            self._postponed = f"needs {total:.0f} MB"
+            log.warning(
+                "premium rendering postponed: the daemon, a live step and the premium voice "
+                "need about %.0f MB, more than %.0f %% of memory.ceiling_mb %.0f; "
+                "raise the ceiling to upgrade phrases on this gateway",
+                total,
+                100 * MEMORY_SHARE,
+                memory.ceiling_mb,
+            )
+        return False
+
+    def _end_worker(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close()
+
+
+def render_declared(
+    cache: PhraseCache,
+    premium: PremiumVoice,
+    todo: Sequence[Candidate],
+    saved_dir: Path | None,
+    each: Callable[[Candidate, str], None],
+    tick: Tick = lambda: True,
+) -> None:
+    """`cosyedge warm --premium`: every candidate rendered in turn by one worker, on a machine
+    that can run the pack; `each` is told each candidate's outcome (new, cached, failed)."""
+    worker = PremiumWorker(spec_for(premium, saved_dir))
+    worker.start(tick)
+    try:
+        for candidate in todo:
+            each(candidate, _render_one(cache, worker, premium, candidate, tick))
+    finally:
+        worker.close()
+
+
+def _render_one(
+    cache: PhraseCache,
+    worker: PremiumWorker,
+    premium: PremiumVoice,
+    candidate: Candidate,
+    tick: Tick,
+) -> str:
+    if cache.contains(candidate.premium_key):
+        return "cached"
+    try:
+        rendered = worker.render(candidate.text, tick, RENDER_TIMEOUT_S)
+    except WorkerFailed as exc:
+        log.error("premium voice cannot say %r: %s", candidate.text, exc)
+        if not worker.alive:
+            worker.start(tick)
+        return "failed"
+    clip = Clip(rendered.sample_rate, rendered.pcm)
+    return "new" if swap_in(cache, candidate, premium.identity, clip) else "failed"
