@@ -71,7 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     reload.add_argument(
         "--timeout", type=float, default=60.0, help="seconds to wait for its answer (60)"
     )
-    with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
+    warm = with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
+    warm.add_argument(
+        "--premium",
+        action="store_true",
+        help="render them with each language's premium voice instead (a machine that can run "
+        "the pack; then `cache export` for the gateways)",
+    )
     cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
     cache_sub = cache.add_subparsers(dest="cache_command", required=True)
     with_config(cache_sub.add_parser("stats", help="entries, size, hit rate, pinned count"))
@@ -236,7 +242,7 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
     from cosyedge.tools import cache_commands as commands
 
     if args.command == "warm":
-        return commands.warm(config)
+        return commands.warm_premium(config) if args.premium else commands.warm(config)
     if args.cache_command == "stats":
         return commands.stats(config)
     if args.cache_command == "export":
@@ -307,6 +313,7 @@ def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.premium import premium_identities
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import voices_on_demand
     from cosyedge.tools.owner import as_owner_of
@@ -318,7 +325,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     voices = voices_on_demand(config.voices, config.state_dir / "models", config.pronunciations)
     with as_owner_of(config.cache.dir):
         cache = PhraseCache.from_config(config.cache)
-        renderer = Renderer(voices, cache)
+        renderer = Renderer(voices, cache, premium_identities(config))
         rendering = renderer.render(text, lang)
         try:
             if out is None:

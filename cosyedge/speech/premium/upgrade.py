@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 MEMORY_SHARE = 0.90  # the daemon, a live step and the premium process stay under this
 RENDER_TIMEOUT_S = 1800.0  # one phrase, not counting time stopped for alerts
 CRASHES_BEFORE_FAILED = 2  # a phrase during which the process died this often is failed
+MAX_RETRY_S = 3600.0  # the longest wait before starting a worker that failed to start again
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,10 @@ def candidates(
     premiums: Mapping[str, PremiumVoice],
     live: Mapping[str, str],
     declared: Sequence[Phrase],
+    frequent: bool = True,
 ) -> list[Candidate]:
-    """What should be premium, in upgrade order: declared phrases, then frequent ones.
-    `live` maps each language to its live voice's identity now."""
+    """What should be premium, in upgrade order: declared phrases, then (`frequent`) those
+    served often enough. `live` maps each language to its live voice's identity now."""
     from cosyedge.speech.cache import cache_key
 
     found: dict[str, Candidate] = {}
@@ -82,7 +84,7 @@ def candidates(
     for phrase in declared:
         if phrase.lang in premiums and phrase.lang in live:
             add(phrase.text, phrase.lang)
-    for lang, premium in premiums.items():
+    for lang, premium in premiums.items() if frequent else ():
         if lang in live:
             for row in cache.frequent(live[lang], premium.config.after_hits):
                 if row.lang == lang:
@@ -159,6 +161,8 @@ class PremiumUpkeep:
         self._worker: PremiumWorker | None = None
         self._cannot_run: dict[str, str] = {}  # lang -> why its pack cannot render here
         self._crashes: dict[str, int] = {}
+        self._start_failures: dict[str, int] = {}  # lang -> failed starts in a row
+        self._retry_at: dict[str, float] = {}  # lang -> when to try starting it again
         self._postponed: str | None = None  # why rendering waits, said once
         self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
         activity.on_busy.append(self._pause)
@@ -281,18 +285,35 @@ class PremiumUpkeep:
             return None
         if not self._fits(needed_mb(premium)):
             return None
+        if time.monotonic() < self._retry_at.get(premium.lang, 0.0):
+            return None
         worker = self._worker = PremiumWorker(spec_for(premium, self.saved_dir))
         try:
             worker.start(self._tick)
         except WorkerFailed as exc:
             self._end_worker()
             if not self._stop.is_set() and self._postponed is None:
-                self._cannot_run[premium.lang] = str(exc)
-                log.error("premium voice %s: %s; nothing is upgraded to it", premium.name, exc)
+                self._start_failed(premium, exc)
             return None
+        self._start_failures.pop(premium.lang, None)
         if self.activity.is_busy():
             worker.pause()  # an alert came while it loaded
         return worker
+
+    def _start_failed(self, premium: PremiumVoice, exc: WorkerFailed) -> None:
+        """Try again later, waiting twice as long after each failure in a row (at most
+        MAX_RETRY_S): killed while loading (the OOM killer) is worth another try, a broken
+        pack is not worth one a minute."""
+        failures = self._start_failures.get(premium.lang, 0) + 1
+        self._start_failures[premium.lang] = failures
+        wait_s = min(self.interval_s * 2 ** (failures - 1), MAX_RETRY_S)
+        self._retry_at[premium.lang] = time.monotonic() + wait_s
+        log.error(
+            "premium voice %s: %s; trying again in %.0f s, phrases stay with the live voice",
+            premium.name,
+            exc,
+            wait_s,
+        )
 
     def _tick(self) -> bool:
         """While the worker computes: go on (True), or give up (stopping, memory short)."""

@@ -1,0 +1,466 @@
+"""The premium tier: the cache upgrades itself to a CosyVoice pack in the background.
+
+The pack is the tiny random-weight one (conftest's `cosyvoice_pack`): what it says is noise,
+but it is the real converter's pack, loaded by the real worker process, so everything around
+it (what is upgraded, the swap, pausing for alerts, memory, export and import) runs for real.
+The live voice is hibari's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import cosyedge, wait_until
+
+from cosyedge.config import PremiumConfig, SessionConfig, parse_config
+from cosyedge.speech.cache import PhraseCache
+from cosyedge.speech.cache.background import Activity
+from cosyedge.speech.cache.warm import Phrase
+from cosyedge.speech.memory import MemoryGuard
+from cosyedge.speech.premium import PremiumVoice, premium_voices
+from cosyedge.speech.premium.upgrade import PremiumUpkeep, candidates, progress, swap_in
+from cosyedge.speech.render import Renderer
+from cosyedge.speech.voices import mixed_voices
+
+DECLARED = ["Gate one is open.", "Gate two is closed.", "Please leave by the nearest exit."]
+
+
+def premium_of(pack_dir: Path, after_hits: int = 3) -> dict[str, PremiumVoice]:
+    premium = f"{{pack: {pack_dir}, after_hits: {after_hits}}}"
+    config = parse_config(f"voices: {{en: {{engine: hibari, premium: {premium}}}}}")
+    return premium_voices(config.voices)
+
+
+def spoken_by_pack(pack_dir: Path, text: str) -> np.ndarray:
+    """What the pack's voice says for `text`, in this process: the judge of an entry."""
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+
+    voice = CosyvoiceVoice.load("en", pack_dir)
+    return np.concatenate(list(voice.synthesize(text)))
+
+
+class Rig:
+    """A live renderer (hibari) over a real cache, and the premium upkeep beside it."""
+
+    def __init__(self, tmp: Path, hibari_voice, pack_dir: Path, **upkeep) -> None:
+        self.cache = PhraseCache(tmp / "cache")
+        self.premiums = premium_of(pack_dir, upkeep.pop("after_hits", 3))
+        identities = {lang: p.identity for lang, p in self.premiums.items()}
+        self.renderer = Renderer(mixed_voices({"en": hibari_voice}), self.cache, identities)
+        self.activity = Activity()
+        declared = upkeep.pop("declared", [Phrase(t, "en") for t in DECLARED])
+        self.upkeep = PremiumUpkeep(
+            self.cache,
+            self.premiums,
+            self.live,
+            declared,
+            self.activity,
+            upkeep.pop("memory", None),
+            tmp / "models",
+            settle_s=0.2,
+            interval_s=upkeep.pop("interval_s", 0.2),
+        )
+
+    def live(self) -> dict[str, str]:
+        return {"en": self.renderer.voice_for("en").identity}
+
+    def say(self, text: str) -> tuple[str, int, np.ndarray]:
+        rendering = self.renderer.render(text, "en")
+        pcm = np.concatenate(list(rendering.chunks))
+        return rendering.source, rendering.sample_rate, pcm
+
+    def close(self) -> None:
+        self.upkeep.stop()
+        self.renderer.stop(timeout=30)
+        self.cache.close()
+
+
+@pytest.fixture
+def rig(tmp_path, hibari_voice, cosyvoice_pack):
+    made: list[Rig] = []
+
+    def make(**upkeep) -> Rig:
+        made.append(
+            Rig(tmp_path / f"rig{len(made)}", hibari_voice, cosyvoice_pack.directory, **upkeep)
+        )
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.close()
+
+
+def wait_upgraded(r: Rig, count: int, timeout: float = 120) -> None:
+    wait_until(lambda: r.upkeep.upgraded >= count, timeout, f"{count} phrases upgraded")
+
+
+def test_declared_and_frequent_phrases_are_upgraded_and_then_served(rig, cosyvoice_pack):
+    r = rig()
+    often, twice = "Boiler three pressure high.", "Conveyor four stopped."
+    for text in (often, twice):
+        assert r.say(text)[0] == "synth"
+    for _ in range(3):
+        assert r.say(often)[0] == "cache"
+    r.say(twice)
+    r.say(twice)  # served from the cache twice: under after_hits (3)
+    r.upkeep.start()
+    wait_upgraded(r, len(DECLARED) + 1)
+    time.sleep(0.5)  # a later pass must not take the phrase served twice
+    premium = r.premiums["en"]
+    assert r.upkeep.upgraded == len(DECLARED) + 1
+    for text in [*DECLARED, often]:
+        source, rate, pcm = r.say(text)
+        assert (source, rate) == ("cache", premium.sample_rate)
+        np.testing.assert_array_equal(pcm, spoken_by_pack(cosyvoice_pack.directory, text))
+        assert not r.cache.contains(r.renderer.key(text, "en")), "the live entry stays"
+    assert r.cache.contains(r.renderer.key(twice, "en"))
+    assert not r.cache.contains(premium.key(twice))
+    assert r.upkeep.progress.as_dict() == {"premium": 4, "pending": 0, "failed": 0}
+
+
+def test_a_phrase_the_premium_voice_cannot_say_is_failed_once_and_kept_live(rig):
+    wordless = " \t "  # empty of words once normalized
+    r = rig(declared=[Phrase(wordless, "en"), Phrase(DECLARED[0], "en")])
+    r.upkeep.start()
+    wait_upgraded(r, 1)
+    wait_until(lambda: r.upkeep.progress.failed == 1, 30, "the failure counted")
+    assert r.upkeep.progress.as_dict() == {"premium": 1, "pending": 0, "failed": 1}
+    failed = r.cache.failed()
+    assert list(failed) == [r.premiums["en"].key(wordless)]
+    time.sleep(1.0)  # several passes: it is not tried again
+    assert r.upkeep.progress.failed == 1 and r.upkeep.upgraded == 1
+
+
+def test_an_alert_stops_the_worker_at_once_and_it_goes_on_after(rig):
+    """The worker process is stopped (state T) as the announcer becomes busy, and resumes
+    once quiet; the live voice's first audio meanwhile is measured and reported."""
+    texts = [
+        f"Premium phrase number {i}, a long sentence to keep the worker busy." for i in range(30)
+    ]
+    r = rig(declared=[Phrase(t, "en") for t in texts])
+    r.upkeep.start()
+    wait_until(lambda: r.upkeep.upgraded >= 1, 120, "the worker rendering")
+    worker = r.upkeep._worker
+    assert worker is not None and worker.alive
+    pid = worker._proc.pid
+    firsts, stops = [], []
+    for i in range(5):
+        with r.activity.busy():
+            asked = time.perf_counter()
+            wait_until(lambda: process_state(pid) == "T", 1.0, "the worker stopped", 0.0005)
+            stops.append(time.perf_counter() - asked)
+            done = r.upkeep.upgraded
+            started = time.perf_counter()
+            rendering = r.renderer.render(f"Live alert {i}, valve {random.randint(1, 999)}.", "en")
+            next(iter(rendering.chunks))
+            firsts.append(time.perf_counter() - started)
+            rendering.close()
+            time.sleep(0.3)
+            assert r.upkeep.upgraded == done, "a phrase was upgraded during an alert"
+        wait_until(lambda: process_state(pid) != "T", 5, "the worker resumed")
+    print(f"worker stopped after {[f'{t * 1000:.1f}' for t in stops]} ms")
+    print(f"first audio of live alerts with the worker stopped: {[f'{t:.3f}' for t in firsts]} s")
+    wait_upgraded(r, len(texts), timeout=300)
+
+
+def worker_pid(r: Rig) -> int | None:
+    worker = r.upkeep._worker
+    proc = worker._proc if worker is not None else None
+    return proc.pid if proc is not None and proc.poll() is None else None
+
+
+def process_state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_it_waits_for_memory_and_says_so_once(rig, caplog):
+    guard = MemoryGuard(ceiling_mb=128)  # the test process alone is above it
+    r = rig(memory=guard)
+    with caplog.at_level(logging.WARNING, "cosyedge.speech.premium"):
+        r.upkeep.start()
+        time.sleep(1.5)  # several passes
+    postponed = [m for m in caplog.messages if "premium rendering postponed" in m]
+    assert len(postponed) == 1, caplog.messages
+    assert r.upkeep._worker is None and r.upkeep.upgraded == 0
+    assert r.upkeep.progress.pending == len(DECLARED)
+    guard.ceiling_mb = 65536
+    with caplog.at_level(logging.INFO, "cosyedge.speech.premium"):
+        wait_upgraded(r, len(DECLARED))
+    assert any("premium rendering resumes" in m for m in caplog.messages)
+
+
+def test_a_worker_killed_while_loading_or_speaking_is_started_again(rig):
+    texts = [f"Phrase {i} for a worker that the kernel kills." for i in range(6)]
+    r = rig(declared=[Phrase(t, "en") for t in texts])
+    r.upkeep.start()
+    for upgraded in (0, 2):
+        wait_until(lambda n=upgraded: r.upkeep.upgraded >= n and worker_pid(r), 60, "a worker")
+        os.kill(worker_pid(r), signal.SIGKILL)
+    wait_upgraded(r, len(texts))
+    assert r.upkeep.progress.failed == 0
+
+
+def test_a_damaged_premium_entry_falls_back_to_the_live_voice(rig):
+    r = rig()
+    r.upkeep.start()
+    wait_upgraded(r, len(DECLARED))
+    r.upkeep.stop()
+    path = r.cache.path(r.premiums["en"].key(DECLARED[0]))
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0xFF
+    path.write_bytes(bytes(data))
+    source, rate, pcm = r.say(DECLARED[0])
+    assert (source, rate) == ("synth", r.renderer.voice_for("en").sample_rate) and len(pcm)
+    assert not path.exists()
+    assert r.say(DECLARED[0])[0] == "cache"  # the live voice's, until upgraded again
+
+
+def test_without_its_premium_voice_the_cache_serves_the_live_one(rig, hibari_voice):
+    r = rig()
+    r.upkeep.start()
+    wait_upgraded(r, len(DECLARED))
+    r.upkeep.stop()
+    plain = Renderer(mixed_voices({"en": hibari_voice}), r.cache)  # the pack left the config
+    rendering = plain.render(DECLARED[1], "en")
+    assert rendering.source == "synth" and len(np.concatenate(list(rendering.chunks)))
+    plain.stop(timeout=30)
+
+
+SWAPPER = """
+import sys, time
+from pathlib import Path
+import numpy as np
+from cosyedge.speech.cache import Clip, PhraseCache, cache_key
+from cosyedge.speech.premium.upgrade import Candidate, swap_in
+
+cache = PhraseCache(Path(sys.argv[1]))
+n = int(sys.argv[2])
+rng = np.random.default_rng(0)
+for i in range(n):
+    text = f"phrase {i}"
+    c = Candidate(text, "en", cache_key(text, "live", "en"), cache_key(text, "premium", "en"))
+    cache.put(c.live_key, Clip(22050, rng.integers(-9000, 9000, 22050, dtype=np.int16)),
+              voice="live", lang="en", text=text)
+print("live", flush=True)
+for i in range(n):
+    text = f"phrase {i}"
+    c = Candidate(text, "en", cache_key(text, "live", "en"), cache_key(text, "premium", "en"))
+    swap_in(cache, c, "premium", Clip(22050, rng.integers(-9000, 9000, 66150, dtype=np.int16)))
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kill9_during_swaps_leaves_every_phrase_one_whole_entry(tmp_path, seed):
+    """A process swapping phrases in is killed at a random moment; after it, reopened, every
+    phrase has a whole entry (premium or live), and a premium one beside a live one is the
+    one served."""
+    from cosyedge.speech.cache import cache_key
+
+    n = 200
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(tmp_path), str(n)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "live"
+    time.sleep(random.Random(seed).uniform(0.0, 0.6))
+    proc.kill()
+    proc.wait()
+    cache = PhraseCache(tmp_path)
+    cache.reconcile()
+    states = []
+    for i in range(n):
+        text = f"phrase {i}"
+        premium, live = cache_key(text, "premium", "en"), cache_key(text, "live", "en")
+        clip = cache.get_any([premium, live])
+        assert clip is not None, f"{text}: no whole entry after kill -9"
+        states.append(len(clip.pcm) == 66150)
+    print(f"premium after the kill: {sum(states)} of {n}")
+    assert states == sorted(states, reverse=True), "phrases were swapped out of order"
+    cache.close()
+
+
+def test_progress_counts_what_is_premium_pending_and_failed(tmp_path, cosyvoice_pack):
+    from cosyedge.speech.cache import Clip
+
+    cache = PhraseCache(tmp_path)
+    premiums = premium_of(cosyvoice_pack.directory)
+    declared = [Phrase(t, "en") for t in DECLARED]
+    todo = candidates(cache, premiums, {"en": "live"}, declared)
+    assert [c.text for c in todo] == DECLARED
+    clip = Clip(22050, np.ones(100, dtype=np.int16))
+    assert swap_in(cache, todo[0], premiums["en"].identity, clip)
+    cache.mark_failed(todo[1].premium_key, "no")
+    assert progress(cache, premiums, todo).as_dict() == {"premium": 1, "pending": 1, "failed": 1}
+    cache.close()
+
+
+def test_the_config_names_what_is_wrong_with_a_premium_voice(tmp_path):
+    from support import config_problems
+
+    assert config_problems("voices: {en: {premium: {}}}") == [
+        "site.yaml: voices.en.premium.pack: missing required key"
+    ]
+    problems = config_problems(f"voices: {{en: {{premium: {{pack: {tmp_path}}}}}}}")
+    assert "voices.en.premium.pack" in problems[0] and "no voice pack manifest" in problems[0]
+    problems = config_problems(
+        f"voices: {{en: {{premium: {{pack: {tmp_path}, engine: piper, after_hits: 0}}}}}}"
+    )
+    assert any("premium.engine: expected one of cosyvoice" in p for p in problems), problems
+    assert PremiumConfig.__dataclass_fields__["session"].default_factory() == SessionConfig()
+
+
+def test_a_manifest_that_cannot_be_read_leaves_the_live_voice_alone(tmp_path, caplog):
+    (tmp_path / "manifest.json").write_text("[1, 2]")
+    config = parse_config(f"voices: {{en: {{premium: {{pack: {tmp_path}}}}}}}")
+    with caplog.at_level(logging.ERROR):
+        assert premium_voices(config.voices) == {}
+    assert "premium voice for en unusable" in caplog.text
+
+
+# -- the fleet: one machine renders, gateways import --------------------------------------
+
+
+def fleet_config(tmp: Path, pack: Path) -> Path:
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "cosyedge.yaml"
+    path.write_text(
+        f"state_dir: {tmp}/state\ncache: {{dir: {tmp}/cache}}\n"
+        f"voices:\n  en: {{engine: hibari, premium: {{pack: {pack}}}}}\n"
+        "templates:\n"
+        '  - topic: "plant/{hall}/door"\n    text: "{door} is {state}."\n'
+        "    values: {door: [Gate one, Gate two], state: [open, closed]}\n"
+        '  - topic: plant/evacuate\n    text: "Please leave the building."\n'
+    )
+    return path
+
+
+def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports_it(
+    tmp_path, cosyvoice_pack
+):
+    station = fleet_config(tmp_path / "station", cosyvoice_pack.directory)
+    done = cosyedge("warm", "--premium", "--config", str(station))
+    assert done.returncode == 0, done.stderr
+    assert "warm --premium: 5 phrases: 5 new" in done.stdout
+    stats = cosyedge("cache", "stats", "--config", str(station))
+    assert "premium    5 phrases premium, 0 pending, 0 failed" in stats.stdout, stats.stdout
+    archive = tmp_path / "fleet.tar"
+    assert cosyedge("cache", "export", str(archive), "--config", str(station)).returncode == 0
+
+    manifest_only = tmp_path / "gateway-pack"
+    manifest_only.mkdir()
+    shutil.copy(cosyvoice_pack.directory / "manifest.json", manifest_only)
+    gateway = fleet_config(tmp_path / "gateway", manifest_only)
+    done = cosyedge("cache", "import", str(archive), "--config", str(gateway))
+    assert done.returncode == 0, done.stderr
+    assert "imported 5 entries" in done.stdout
+    said = cosyedge(
+        "say", "Gate two is open.", "--out", str(tmp_path / "x.wav"), "--config", str(gateway)
+    )
+    assert said.returncode == 0 and "cache)" in said.stderr, said.stderr
+
+    # A gateway naming another pack (other hashes), or none, refuses them.
+    other = tmp_path / "other-pack"
+    other.mkdir()
+    manifest = json.loads((manifest_only / "manifest.json").read_text())
+    manifest["files"]["estimator"]["sha256"] = "0" * 64
+    (other / "manifest.json").write_text(json.dumps(manifest))
+    for pack in (other, None):
+        config = fleet_config(tmp_path / f"refusing-{pack is None}", other)
+        if pack is None:
+            config.write_text(config.read_text().replace(f", premium: {{pack: {other}}}", ""))
+        done = cosyedge("cache", "import", str(archive), "--config", str(config))
+        assert done.returncode == 1 and "refused 5 entries made with voice" in done.stderr
+
+
+def test_warm_premium_without_a_premium_voice_says_so(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"state_dir: {tmp_path}/state\ncache: {{dir: {tmp_path}/cache}}\n")
+    done = cosyedge("warm", "--premium", "--config", str(config))
+    assert done.returncode == 2 and "no language names a premium voice" in done.stderr
+
+
+def test_a_gateway_with_the_manifest_only_renders_nothing_and_says_why(
+    rig, tmp_path, cosyvoice_pack, caplog
+):
+    manifest_only = tmp_path / "manifest-only"
+    manifest_only.mkdir()
+    shutil.copy(cosyvoice_pack.directory / "manifest.json", manifest_only)
+    r = rig()
+    r.upkeep.premiums = premium_of(manifest_only)
+    with caplog.at_level(logging.WARNING, "cosyedge.speech.premium"):
+        r.upkeep.start()
+        time.sleep(1.0)
+    said = [m for m in caplog.messages if "cannot render on this machine" in m]
+    assert len(said) == 1 and r.upkeep.upgraded == 0
+    assert r.upkeep.progress.pending == len(DECLARED)
+
+
+def test_the_worker_is_ended_with_the_upkeep(rig):
+    r = rig()
+    r.upkeep.start()
+    wait_until(lambda: r.upkeep._worker is not None and r.upkeep._worker.alive, 60, "a worker")
+    pid = r.upkeep._worker._proc.pid
+    r.upkeep.stop()
+    wait_until(lambda: not Path(f"/proc/{pid}").exists(), 10, "the worker gone")
+
+
+def test_the_worker_dies_with_its_parent(tmp_path, cosyvoice_pack):
+    """kill -9 of the daemon's process leaves no premium worker behind."""
+    script = f"""
+import time
+from pathlib import Path
+from cosyedge.config import SessionConfig
+from cosyedge.speech.premium.worker import PremiumWorker, WorkerSpec
+pack = Path({str(cosyvoice_pack.directory)!r})
+w = PremiumWorker(WorkerSpec("en", pack, SessionConfig(), None, ()))
+w.start(lambda: True)
+print(w._proc.pid, flush=True)
+time.sleep(60)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    pid = int(parent.stdout.readline())
+    assert Path(f"/proc/{pid}").exists()
+    parent.kill()
+    parent.wait()
+    wait_until(lambda: not Path(f"/proc/{pid}").exists() or process_state(pid) == "Z", 10, "gone")
+
+
+def test_the_activity_hook_and_when_quiet_never_overlap():
+    """`when_quiet`'s action and the busy hook run under one lock: an action never runs
+    while a holder is in."""
+    activity = Activity()
+    inside = threading.Event()
+    overlaps = []
+    activity.on_busy.append(inside.set)
+
+    def action() -> None:
+        if activity.is_busy():
+            overlaps.append(time.monotonic())
+
+    stop = time.monotonic() + 1.0
+
+    def holders() -> None:
+        while time.monotonic() < stop:
+            with activity.busy():
+                pass
+
+    t = threading.Thread(target=holders)
+    t.start()
+    ran = 0
+    while time.monotonic() < stop:
+        ran += activity.when_quiet(0.0, action)
+    t.join()
+    assert inside.is_set() and ran and not overlaps
