@@ -145,6 +145,8 @@ class Daemon:
         self.board = OutcomeBoard()
         self.metrics = Metrics(self._gauges)
         self._status_due = threading.Event()  # the cache hit rate moved: publish the status
+        if self.premium is not None:
+            self.premium.on_progress = self._status_due.set
         self.reporter.listeners += [self.board.told, self.metrics.told, self._told]
         self.speech.renderer.timers.append(self.metrics.clause)
         self.journal.on_sync = self.metrics.fsync.observe

@@ -56,6 +56,7 @@ SIZES: dict[str, dict] = {
         "fault_s": 2,
         "poison": 2,
         "http": 40,
+        "premium_phrases": 12,
         "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
     },
     "full": {
@@ -73,6 +74,7 @@ SIZES: dict[str, dict] = {
         "fault_s": 20,
         "poison": 50,
         "http": 400,
+        "premium_phrases": 200,
         "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
     },
 }
@@ -1151,6 +1153,69 @@ def broker_deaf(lab: Lab, size: dict) -> Result:
     return result
 
 
+def premium_pack(lab: Lab, size: dict) -> Path:
+    """The tiny CosyVoice pack: the one the tests made (`size["premium_pack"]`), else built
+    here in the conversion venv; Unavailable where it cannot be."""
+    if size.get("premium_pack"):
+        return Path(size["premium_pack"])
+    from cosyvoice_support import SPEAKER, TINY, conversion_unavailable, run_cosyvoice_python
+
+    reason = conversion_unavailable()
+    if reason:
+        raise Unavailable(reason)
+    model, pack = lab.root / "cosyvoice-model", lab.root / "cosyvoice-pack"
+    for args in (
+        (str(TINY), str(model), "--seed", "7"),
+        ("-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(model),
+         "--out", str(pack), "--speaker", SPEAKER),
+    ):  # fmt: skip
+        done = run_cosyvoice_python(*args)
+        if done.returncode:
+            raise Unavailable(f"cannot build the CosyVoice pack: {done.stderr[-300:]}")
+    return pack
+
+
+def premium_flood(lab: Lab, size: dict) -> Result:
+    """A flood of unique alerts while the premium tier upgrades declared phrases: every alert
+    has its one outcome, and the upgrading goes on to the end after the flood."""
+    pack = premium_pack(lab, size)
+    n = int(size["flood"])
+    areas = [f"area {i}" for i in range(int(size["premium_phrases"]) // 2)]
+    extra = (
+        '  - topic: "plant/{hall}/door"\n    text: "Door of {area} is {state}."\n'
+        f"    values: {{area: {json.dumps(areas)}, state: [open, closed]}}\n"
+        f"voices:\n  en: {{engine: hibari, premium: {{pack: {pack}}}}}\n"
+    )
+    alarms = "  flood: {threshold: 10, window_s: 600, end_at: 5, summary_interval_s: 5}"
+    daemon = lab.daemon(lab.config(alarms=alarms, extra=extra))
+    daemon.wait_for_log(r"premium: '.*' now said by cosyvoice", timeout=120)
+    started = time.monotonic()
+    publisher = Publisher(lab.broker.port)
+    messages = [alert("p", i, text=f"Unique alert {i}: valve {i * 7 % 97} open.") for i in range(n)]
+    publisher.send_all(messages, gap_s=0.05)
+    publisher.wait_acknowledged(120)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 120 + n)
+    during = len(re.findall(r"now said by cosyvoice", daemon.log()))
+    publisher.close()
+    result = tally(lab, f"flood of {n} alerts while upgrading {2 * len(areas)}", ids, started, None)
+    with contextlib.suppress(AssertionError):
+        daemon.wait_for_log(
+            r"now said by cosyvoice", timeout=60 + 5 * len(areas), count=2 * len(areas)
+        )
+    upgraded = len(re.findall(r"now said by cosyvoice", daemon.log()))
+    result.notes.append(
+        f"{during} of {2 * len(areas)} phrases upgraded by the flood's end, {upgraded} after"
+    )
+    if upgraded < 2 * len(areas):
+        result.notes.append("the upgrading never finished")
+    if "Traceback" in daemon.log():
+        result.notes.append("a traceback in the daemon log")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
 SCENARIOS = {
     "kill9": kill9,
     "http": http_kill9,
@@ -1169,6 +1234,7 @@ SCENARIOS = {
     "journaldamage": damaged_journal,
     "takeover": takeover,
     "deaf": broker_deaf,
+    "premium": premium_flood,
 }
 
 

@@ -464,3 +464,46 @@ def test_the_activity_hook_and_when_quiet_never_overlap():
         ran += activity.when_quiet(0.0, action)
     t.join()
     assert inside.is_set() and ran and not overlaps
+
+
+# -- the daemon ------------------------------------------------------------------------------
+
+
+def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premium(
+    broker, alsa_sink, make_daemon, tmp_path, cosyvoice_pack
+):
+    import wave
+
+    from support import Listener, publish, site_yaml
+
+    from cosyedge.audio.sound import chime
+
+    config = (
+        site_yaml(broker.port, tmp_path)
+        + f"voices:\n  en: {{engine: hibari, premium: {{pack: {cosyvoice_pack.directory}}}}}\n"
+        + "templates:\n"
+        + '  - topic: "plant/{hall}/door"\n    text: "{door} is {state}."\n'
+        + "    values: {door: [Gate one], state: [open, closed]}\n"
+    )
+    status = Listener(broker.port, "cosyedge/status")
+    daemon = make_daemon(config)
+    done = {"premium": 2, "pending": 0, "failed": 0}
+    status.wait_for("cosyedge/status", lambda s: s and s[-1].get("premium") == done, 120)
+    assert status.on("cosyedge/status")[0].get("premium", {}).get("pending", 0) in (0, 1, 2)
+    daemon.wait_for_log(r"premium: 'Gate one is closed\.' now said by cosyvoice")
+    publish(
+        broker.port,
+        "plant/h1/door",
+        json.dumps({"door": "Gate one", "state": "closed", "id": "p-1"}),
+    )
+    daemon.wait_for_log(r"spoke alert p-1 source=cache")
+    (played,) = wait_until(lambda: alsa_sink.streams() or None, 5, "captured audio")
+    assert daemon.stop() == 0
+    status.close()
+    premium = premium_of(cosyvoice_pack.directory)["en"]
+    cache = PhraseCache(tmp_path / "cache")
+    with wave.open(str(cache.path(premium.key("Gate one is closed.")))) as w:
+        lead = chime("medium", w.getframerate())
+        assert np.array_equal(played[len(lead) :], np.frombuffer(w.readframes(-1), "<i2"))
+    cache.close()
+    assert "Traceback" not in daemon.log()

@@ -25,9 +25,12 @@ UNSAID_NOTHING = RECOVERING | {"faults", "retained"}
 
 
 @pytest.mark.parametrize("name", [n for n in scenarios.SCENARIOS if n != "soak"])
-def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path):
+def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path, request):
+    size = dict(scenarios.SIZES["ci"])
+    if name == "premium":  # the pack the other tests share, rather than one more
+        size["premium_pack"] = request.getfixturevalue("cosyvoice_pack").directory
     try:
-        result = scenarios.run(name, tmp_path, scenarios.SIZES["ci"])
+        result = scenarios.run(name, tmp_path, size)
     except scenarios.Unavailable as exc:
         pytest.skip(str(exc))
     print(result.as_dict())

@@ -155,7 +155,8 @@ class PremiumUpkeep:
         self.saved_dir = saved_dir
         self.settle_s = settle_s
         self.interval_s = interval_s
-        self.progress = Progress()
+        self._progress = Progress()
+        self.on_progress: Callable[[], None] = lambda: None  # the counts changed (the status)
         self.upgraded = 0  # since start
         self._stop = threading.Event()
         self._worker: PremiumWorker | None = None
@@ -174,6 +175,16 @@ class PremiumUpkeep:
         self._stop.set()
         self._end_worker()
         self._thread.join(timeout)
+
+    @property
+    def progress(self) -> Progress:
+        return self._progress
+
+    @progress.setter
+    def progress(self, now: Progress) -> None:
+        changed, self._progress = now != self._progress, now
+        if changed:
+            self.on_progress()
 
     def use(self, premiums: Mapping[str, PremiumVoice]) -> None:
         """Another site lexicon was loaded: the premium voices' identities changed with it."""
