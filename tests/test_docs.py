@@ -119,8 +119,10 @@ def _file(path: str, value: Any, priority: str) -> str:
     return yaml.safe_dump(doc, allow_unicode=True)
 
 
-def test_defaults_shown_are_the_embedded_defaults():
+def test_defaults_shown_are_the_embedded_defaults(monkeypatch, tmp_path):
     """Setting a key to the default the reference shows changes nothing."""
+    (tmp_path / "manifest.json").write_text("{}")  # a premium voice's required pack
+    monkeypatch.setitem(FILL, "premium", {"pack": str(tmp_path)})
     rows = _reference_rows()
     assert len(rows) > 80
     checked = []
@@ -140,6 +142,7 @@ def test_defaults_shown_are_the_embedded_defaults():
     assert {"mqtt.port", "voices", "templates", "alarms.quiet_hours.volume"} <= set(checked)
     assert "voices.<lang>.session.memory_arena" in checked
     assert "alarms.priorities.<priority>.reannounce_s" in checked
+    assert "voices.<lang>.premium.after_hits" in checked
 
 
 def test_a_wrong_default_would_be_caught():

@@ -38,12 +38,13 @@ class PremiumVoice:
         return cache_key(text, self.identity, self.lang)
 
     def cannot_run(self) -> str | None:
-        """Why this machine cannot render with the pack (its files missing or altered: a
-        gateway that only imports premium phrases), None when it can. Hashes every file."""
+        """Why this machine cannot render with the pack (its files are not all here: a
+        gateway that only imports premium phrases), None when they are. The files are not
+        hashed here: the worker checks them as it loads them."""
         from cosyedge.speech.voices.cosypack import CosyPack, PackError
 
         try:
-            CosyPack.open(self.config.pack)
+            CosyPack.open(self.config.pack, verify=False)
         except PackError as exc:
             return str(exc)
         return None

@@ -91,12 +91,15 @@ class PremiumWorker:
 
     def start(self, tick: Tick) -> None:
         """Spawn the process and wait for its voice to load; WorkerFailed if it cannot."""
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "cosyedge.speech.premium.worker", str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            close_fds=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "cosyedge.speech.premium.worker", str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                close_fds=True,
+            )
+        except OSError as exc:  # no memory to fork, no process slots, no interpreter
+            raise WorkerFailed(f"cannot start the premium voice process: {exc}") from None
         with self._lock:
             self._proc = proc
         reader = threading.Thread(target=self._read, args=(proc,), name="premium-reader")
