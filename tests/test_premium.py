@@ -55,7 +55,10 @@ class Rig:
     """A live renderer (hibari) over a real cache, and the premium upkeep beside it."""
 
     def __init__(self, tmp: Path, hibari_voice, pack_dir: Path, **upkeep) -> None:
-        self.cache = PhraseCache(tmp / "cache")
+        self.events: list = []
+        self.cache = PhraseCache(
+            upkeep.pop("cache_dir", tmp / "cache"), on_event=self.events.append
+        )
         self.premiums = premium_of(pack_dir, upkeep.pop("after_hits", 3))
         identities = {lang: p.identity for lang, p in self.premiums.items()}
         self.renderer = Renderer(mixed_voices({"en": hibari_voice}), self.cache, identities)
@@ -211,6 +214,33 @@ def test_a_worker_killed_while_loading_or_speaking_is_started_again(rig):
         os.kill(worker_pid(r), signal.SIGKILL)
     wait_upgraded(r, len(texts))
     assert r.upkeep.progress.failed == 0
+
+
+def test_a_full_disk_postpones_upgrades_and_keeps_the_live_entries(rig, tiny_fs):
+    r = rig(cache_dir=tiny_fs / "cache")
+    for text in DECLARED:
+        assert r.say(text)[0] == "synth"
+    filler = tiny_fs / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        with pytest.raises(OSError, match="No space left"):
+            for _ in range(100):
+                os.write(fd, bytes(65536))
+    finally:
+        os.close(fd)
+    r.upkeep.start()
+    wait_until(lambda: r.events, 60, "the cache saying it cannot write")
+    time.sleep(1.0)  # several passes
+    assert r.upkeep.upgraded == 0
+    assert [e.kind for e in r.events] == ["unwritable"]
+    assert r.upkeep.progress.as_dict() == {"premium": 0, "pending": 3, "failed": 0}
+    for text in DECLARED:
+        source, rate, _ = r.say(text)
+        assert (source, rate) == ("cache", r.renderer.voice_for("en").sample_rate)
+    filler.unlink()
+    wait_upgraded(r, len(DECLARED))
+    assert [e.kind for e in r.events] == ["unwritable", "writable"]
+    assert r.upkeep.progress.as_dict() == {"premium": 3, "pending": 0, "failed": 0}
 
 
 def test_a_damaged_premium_entry_falls_back_to_the_live_voice(rig):
@@ -499,6 +529,11 @@ def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premiu
     daemon.wait_for_log(r"spoke alert p-1 source=cache")
     (played,) = wait_until(lambda: alsa_sink.streams() or None, 5, "captured audio")
     assert daemon.stop() == 0
+    seen = len(status.on("cosyedge/status"))
+    again = make_daemon(config)  # a restart: what was upgraded stays so, nothing is redone
+    status.wait_for("cosyedge/status", lambda s: len(s) > seen and s[-1].get("premium") == done)
+    assert again.stop() == 0
+    assert "now said by" not in again.log()
     status.close()
     premium = premium_of(cosyvoice_pack.directory)["en"]
     cache = PhraseCache(tmp_path / "cache")

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 MEMORY_SHARE = 0.90  # the daemon, a live step and the premium process stay under this
 RENDER_TIMEOUT_S = 1800.0  # one phrase, not counting time stopped for alerts
 CRASHES_BEFORE_FAILED = 2  # a phrase during which the process died this often is failed
+UNWRITABLE_WAIT_PASSES = 10  # a rendering the cache could not keep: passes skipped after it
 MAX_RETRY_S = 3600.0  # the longest wait before starting a worker that failed to start again
 
 
@@ -164,6 +165,7 @@ class PremiumUpkeep:
         self._crashes: dict[str, int] = {}
         self._start_failures: dict[str, int] = {}  # lang -> failed starts in a row
         self._retry_at: dict[str, float] = {}  # lang -> when to try starting it again
+        self._write_retry_at = 0.0  # the cache could not keep a rendering: wait till then
         self._postponed: str | None = None  # why rendering waits, said once
         self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
         activity.on_busy.append(self._pause)
@@ -209,6 +211,9 @@ class PremiumUpkeep:
 
     def _pass(self) -> None:
         todo = candidates(self.cache, self.premiums, self.live(), self.declared)
+        if not self.cache.writable and time.monotonic() < self._write_retry_at:
+            self.progress = progress(self.cache, self.premiums, todo)
+            return  # a full or read-only disk: no rendering that could not be kept
         self.progress = progress(self.cache, self.premiums, todo)
         failed = self.cache.failed()
         for candidate in todo:
@@ -253,6 +258,8 @@ class PremiumUpkeep:
             return False
         clip = Clip(rendered.sample_rate, rendered.pcm)
         if not swap_in(self.cache, candidate, premium.identity, clip):
+            # The cache said why (once); try again after a while rather than every pass.
+            self._write_retry_at = time.monotonic() + UNWRITABLE_WAIT_PASSES * self.interval_s
             return False
         self.upgraded += 1
         log.info(
