@@ -37,21 +37,12 @@ CONDITIONS = ("none", "paused", "running")
 
 def build_tiny_pack(directory: Path) -> Path:
     sys.path.insert(0, str(REPO / "tests"))
-    from cosyvoice_support import SPEAKER, TINY, conversion_unavailable, run_cosyvoice_python
+    from cosyvoice_support import PackUnavailable, build_tiny_pack
 
-    reason = conversion_unavailable()
-    if reason:
-        raise SystemExit(f"cannot build the tiny pack: {reason}; give --pack DIR")
-    model, pack = directory / "model", directory / "pack"
-    for args in (
-        (str(TINY), str(model), "--seed", "7"),
-        ("-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(model),
-         "--out", str(pack), "--speaker", SPEAKER),
-    ):  # fmt: skip
-        done = run_cosyvoice_python(*args)
-        if done.returncode:
-            raise SystemExit(done.stderr)
-    return pack
+    try:
+        return build_tiny_pack(directory)
+    except PackUnavailable as exc:
+        raise SystemExit(f"{exc}; give --pack DIR") from None
 
 
 def state(pid: int) -> str:

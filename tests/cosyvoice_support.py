@@ -39,3 +39,25 @@ def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.Complet
         cwd=REPO,
         env=env,
     )
+
+
+class PackUnavailable(Exception):
+    """The tiny pack cannot be built here; the message says why."""
+
+
+def build_tiny_pack(directory: Path) -> Path:
+    """The tiny random-weight model (seed 7) converted into a pack under `directory`, by the
+    real converter in the conversion venv; PackUnavailable where it cannot be."""
+    reason = conversion_unavailable()
+    if reason:
+        raise PackUnavailable(reason)
+    model, pack = directory / "cosyvoice-model", directory / "cosyvoice-pack"
+    for args in (
+        (str(TINY), str(model), "--seed", "7"),
+        ("-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(model),
+         "--out", str(pack), "--speaker", SPEAKER),
+    ):  # fmt: skip
+        done = run_cosyvoice_python(*args)
+        if done.returncode:
+            raise PackUnavailable(f"cannot build the CosyVoice pack: {done.stderr[-300:]}")
+    return pack

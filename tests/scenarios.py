@@ -28,7 +28,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Broker, Daemon, Listener, SwappableSink, free_port, wait_until
+from support import Broker, Daemon, Listener, SwappableSink, fill, free_port, wait_until
 
 REPORT = "cosyedge/report"
 ACL_OPEN = "topic readwrite #\n"
@@ -513,16 +513,6 @@ def tmpfs(lab: Lab, name: str, size: str) -> Iterator[Path]:
         yield disk
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
-
-
-def fill(disk: Path, chunk: int) -> Path:
-    """Fill the disk with one file, written `chunk` bytes at a time until it is full."""
-    filler = disk / "filler"
-    with contextlib.suppress(OSError), filler.open("wb") as f:
-        while True:
-            f.write(bytes(chunk))
-            f.flush()
-    return filler
 
 
 def disk_full(lab: Lab, size: dict[str, float]) -> Result:
@@ -1158,21 +1148,12 @@ def premium_pack(lab: Lab, size: dict) -> Path:
     here in the conversion venv; Unavailable where it cannot be."""
     if size.get("premium_pack"):
         return Path(size["premium_pack"])
-    from cosyvoice_support import SPEAKER, TINY, conversion_unavailable, run_cosyvoice_python
+    from cosyvoice_support import PackUnavailable, build_tiny_pack
 
-    reason = conversion_unavailable()
-    if reason:
-        raise Unavailable(reason)
-    model, pack = lab.root / "cosyvoice-model", lab.root / "cosyvoice-pack"
-    for args in (
-        (str(TINY), str(model), "--seed", "7"),
-        ("-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(model),
-         "--out", str(pack), "--speaker", SPEAKER),
-    ):  # fmt: skip
-        done = run_cosyvoice_python(*args)
-        if done.returncode:
-            raise Unavailable(f"cannot build the CosyVoice pack: {done.stderr[-300:]}")
-    return pack
+    try:
+        return build_tiny_pack(lab.root)
+    except PackUnavailable as exc:
+        raise Unavailable(str(exc)) from None
 
 
 def premium_flood(lab: Lab, size: dict) -> Result:

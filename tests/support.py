@@ -3,6 +3,7 @@ and the daemon as a subprocess whose log can be waited on."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -251,6 +252,16 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+
+def fill(disk: Path, chunk: int = 65536) -> Path:
+    """Fill the disk with one file, written `chunk` bytes at a time until it is full."""
+    filler = disk / "filler"
+    with contextlib.suppress(OSError), filler.open("wb") as f:
+        while True:
+            f.write(bytes(chunk))
+            f.flush()
+    return filler
 
 
 def mount(*args: str) -> None:

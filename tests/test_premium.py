@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import cosyedge, wait_until
+from support import cosyedge, fill, wait_until
 
 from cosyedge.config import PremiumConfig, SessionConfig, parse_config
 from cosyedge.speech.cache import PhraseCache
@@ -220,14 +220,7 @@ def test_a_full_disk_postpones_upgrades_and_keeps_the_live_entries(rig, tiny_fs)
     r = rig(cache_dir=tiny_fs / "cache")
     for text in DECLARED:
         assert r.say(text)[0] == "synth"
-    filler = tiny_fs / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        with pytest.raises(OSError, match="No space left"):
-            for _ in range(100):
-                os.write(fd, bytes(65536))
-    finally:
-        os.close(fd)
+    filler = fill(tiny_fs)
     r.upkeep.start()
     wait_until(lambda: r.events, 60, "the cache saying it cannot write")
     time.sleep(1.0)  # several passes
