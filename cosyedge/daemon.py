@@ -403,6 +403,7 @@ class Daemon:
             cache_evictions=self.cache.evicted,
             sheds=dict(self.speech.memory.shed),
             alarms=self._alarm_figures(),
+            premium=self.premium.progress.as_dict() if self.premium is not None else None,
         )
 
     def _alarm_figures(self) -> Alarms:

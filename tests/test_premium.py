@@ -497,12 +497,15 @@ def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premiu
 ):
     import wave
 
-    from support import Listener, publish, site_yaml
+    from support import Listener, free_port, publish, site_yaml
+    from test_http import metrics
 
     from cosyedge.audio.sound import chime
 
+    http_port = free_port()
     config = (
         site_yaml(broker.port, tmp_path)
+        + f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n"
         + f"voices:\n  en: {{engine: hibari, premium: {{pack: {cosyvoice_pack.directory}}}}}\n"
         + "templates:\n"
         + '  - topic: "plant/{hall}/door"\n    text: "{door} is {state}."\n'
@@ -514,6 +517,9 @@ def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premiu
     status.wait_for("cosyedge/status", lambda s: s and s[-1].get("premium") == done, 120)
     assert status.on("cosyedge/status")[0].get("premium", {}).get("pending", 0) in (0, 1, 2)
     daemon.wait_for_log(r"premium: 'Gate one is closed\.' now said by cosyvoice")
+    scraped = metrics(http_port)
+    for state, count in done.items():
+        assert scraped[("cosyedge_cache_premium_phrases", (("state", state),))] == count
     publish(
         broker.port,
         "plant/h1/door",

@@ -45,6 +45,7 @@ class Gauges:
     sheds: Mapping[str, int] = field(default_factory=dict)  # the memory guard's, since start
     faults: Mapping[str, str] = field(default_factory=dict)
     alarms: Alarms | None = None
+    premium: Mapping[str, int] | None = None  # phrases premium, pending, failed; None: no tier
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,15 @@ class _Live(Collector):
         for what, count in sorted(g.sheds.items()):
             shed.add_metric([what], count)
         yield shed
+        if g.premium is not None:
+            premium = GaugeMetricFamily(
+                "cosyedge_cache_premium_phrases",
+                "phrases of the premium tier: upgraded (premium), pending, failed",
+                labels=["state"],
+            )
+            for state, count in sorted(g.premium.items()):
+                premium.add_metric([state], count)
+            yield premium
         if g.alarms is not None:
             yield from _isa(g.alarms)
 
