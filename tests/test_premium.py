@@ -541,3 +541,26 @@ def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premiu
         assert np.array_equal(played[len(lead) :], np.frombuffer(w.readframes(-1), "<i2"))
     cache.close()
     assert "Traceback" not in daemon.log()
+
+
+def test_a_failing_busy_hook_never_fails_the_alert(caplog):
+    activity = Activity()
+
+    def broken() -> None:
+        raise OSError("no such process")
+
+    activity.on_busy.append(broken)
+    with caplog.at_level(logging.ERROR), activity.busy():
+        assert activity.is_busy()
+    assert "stopping background work for an alert failed" in caplog.text
+    assert not activity.is_busy()
+
+
+def test_a_live_voice_that_is_the_premium_one_has_nothing_to_upgrade(tmp_path, cosyvoice_pack):
+    """The same pack as live and premium voice: one identity, so one entry per phrase, which
+    no swap may remove."""
+    cache = PhraseCache(tmp_path)
+    premiums = premium_of(cosyvoice_pack.directory)
+    same = {"en": premiums["en"].identity}
+    assert candidates(cache, premiums, same, [Phrase(t, "en") for t in DECLARED]) == []
+    cache.close()

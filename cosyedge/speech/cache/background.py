@@ -35,7 +35,8 @@ class Activity:
         self._busy = 0
         self._last_busy = 0.0
         # Called (under the lock, so never at the same time as `when_quiet`'s action) as the
-        # first holder comes: background work stops at once. None may block or raise.
+        # first holder comes: background work stops at once. None may block; what one raises
+        # is logged, and the holder goes on.
         self.on_busy: list[Callable[[], None]] = []
 
     @contextlib.contextmanager
@@ -44,7 +45,10 @@ class Activity:
             self._busy += 1
             if self._busy == 1:
                 for hook in self.on_busy:
-                    hook()
+                    try:
+                        hook()
+                    except Exception:  # an alert never fails for background work's sake
+                        log.exception("stopping background work for an alert failed")
         try:
             yield
         finally:

@@ -77,10 +77,9 @@ def candidates(
     found: dict[str, Candidate] = {}
 
     def add(text: str, lang: str) -> None:
-        premium = premiums[lang]
-        key = premium.key(text)
-        if key not in found:
-            found[key] = Candidate(text, lang, cache_key(text, live[lang], lang), key)
+        key, live_key = premiums[lang].key(text), cache_key(text, live[lang], lang)
+        if key not in found and key != live_key:  # a live voice that is the premium one
+            found[key] = Candidate(text, lang, live_key, key)
 
     for phrase in declared:
         if phrase.lang in premiums and phrase.lang in live:
