@@ -323,6 +323,8 @@ def test_progress_counts_what_is_premium_pending_and_failed(tmp_path, cosyvoice_
     declared = [Phrase(t, "en") for t in DECLARED]
     todo = candidates(cache, premiums, {"en": "live"}, declared)
     assert [c.text for c in todo] == DECLARED
+    long = Phrase("Pump " + "very " * 40 + "long.", "en")  # 210 characters
+    assert candidates(cache, premiums, {"en": "live"}, [long]) == []
     clip = Clip(22050, np.ones(100, dtype=np.int16))
     assert swap_in(cache, todo[0], premiums["en"].identity, clip)
     cache.mark_failed(todo[1].premium_key, "no")

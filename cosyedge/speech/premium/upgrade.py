@@ -1,7 +1,8 @@
 """Upgrading cached phrases to the premium voice, in the background, alerts first.
 
 What is upgraded, in this order: the phrases templates declare, then phrases of the live
-voice served from the cache at least `premium.after_hits` times, the most served first.
+voice served from the cache at least `premium.after_hits` times, the most served first; none
+longer than MAX_CHARS.
 Each is rendered by the premium voice's process and put in the cache under the premium
 voice's identity (written atomically like every entry); once that entry reads back whole,
 the live voice's entry of the phrase is removed. A crash in between leaves both, and the
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Longer phrases stay with the live voice: the premium voice's memory grows with a clause's
+# length, and its pack declares what it needs for clauses of about this size.
+MAX_CHARS = 200
 MEMORY_SHARE = 0.90  # the daemon, a live step and the premium process stay under this
 RENDER_TIMEOUT_S = 1800.0  # one phrase, not counting time stopped for alerts
 CRASHES_BEFORE_FAILED = 2  # a phrase during which the process died this often is failed
@@ -72,11 +76,13 @@ def candidates(
 ) -> list[Candidate]:
     """What should be premium, in upgrade order: declared phrases, then (`frequent`) those
     served often enough. `live` maps each language to its live voice's identity now."""
-    from cosyedge.speech.cache import cache_key
+    from cosyedge.speech.cache import cache_key, normalize_text
 
     found: dict[str, Candidate] = {}
 
     def add(text: str, lang: str) -> None:
+        if len(normalize_text(text)) > MAX_CHARS:
+            return
         key, live_key = premiums[lang].key(text), cache_key(text, live[lang], lang)
         if key not in found and key != live_key:  # a live voice that is the premium one
             found[key] = Candidate(text, lang, live_key, key)
