@@ -251,7 +251,9 @@ def test_a_damaged_premium_entry_falls_back_to_the_live_voice(rig):
     assert r.say(DECLARED[0])[0] == "cache"  # the live voice's, until upgraded again
 
 
-def test_without_its_premium_voice_the_cache_serves_the_live_one(rig, hibari_voice):
+def test_without_its_premium_voice_the_cache_serves_the_live_one(rig, hibari_voice, caplog):
+    from cosyedge.speech.cache.background import CacheUpkeep
+
     r = rig()
     r.upkeep.start()
     wait_upgraded(r, len(DECLARED))
@@ -259,6 +261,12 @@ def test_without_its_premium_voice_the_cache_serves_the_live_one(rig, hibari_voi
     plain = Renderer(mixed_voices({"en": hibari_voice}), r.cache)  # the pack left the config
     rendering = plain.render(DECLARED[1], "en")
     assert rendering.source == "synth" and len(np.concatenate(list(rendering.chunks)))
+    upkeep = CacheUpkeep(r.cache, plain, [], Activity())
+    with caplog.at_level(logging.INFO, "cosyedge.speech.cache"):
+        upkeep.start()
+        wait_until(lambda: "entries are of voices not" in caplog.text, 10, "the unused told")
+    upkeep.stop()
+    assert "cache: 3 entries are of voices not configured now" in caplog.text
     plain.stop(timeout=30)
 
 

@@ -119,6 +119,7 @@ class CacheUpkeep:
             pinned = self.cache.set_pins(keys)
             declared = len(self.phrases)
             log.info("cache: %d declared phrases, %d entries of them cached", declared, pinned)
+            self._tell_unused()
             if self.phrases:
                 self._warm()
         except Exception:
@@ -131,6 +132,20 @@ class CacheUpkeep:
                 self.cache.evict()
             except Exception:
                 log.exception("cache eviction failed")
+
+    def _tell_unused(self) -> None:
+        """Say once, at start, how many entries no configured voice can be served from (a
+        model, its settings or a premium pack changed or taken out): they stay until evicted."""
+        renderer = self.renderer
+        known = {voice.identity for voice in renderer.voices.values()}
+        known |= set(renderer.premium.values())
+        unused = sum(n for voice, n in self.cache.voices().items() if voice not in known)
+        if unused:
+            log.info(
+                "cache: %d entries are of voices not configured now (another model, other "
+                "settings, a premium pack taken out); never served, evicted as space is needed",
+                unused,
+            )
 
     def _warm(self) -> None:
         pending = deque(self.phrases)
