@@ -399,6 +399,8 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     done = cosyedge("cache", "import", str(archive), "--config", str(gateway))
     assert done.returncode == 0, done.stderr
     assert "imported 5 entries" in done.stdout
+    info = cosyedge("voice", "info", "--config", str(gateway)).stdout
+    assert "premium: cosyvoice, after 3 hits" in info and "only its manifest here" in info
     said = cosyedge(
         "say", "Gate two is open.", "--out", str(tmp_path / "x.wav"), "--config", str(gateway)
     )

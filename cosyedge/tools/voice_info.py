@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cosyedge.config import Config, VoiceConfig
 
 
@@ -25,7 +27,8 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
         else:
             lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
     elif voice.engine == "cosyvoice":
-        lines += _describe_cosyvoice(voice)
+        assert voice.pack is not None
+        lines += _describe_cosyvoice(voice.pack)
     elif voice.engine == "espeak-pinyin":
         from cosyedge.speech.voices.espeak_pinyin import (
             ESPEAK_VOICE,
@@ -41,15 +44,38 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
         lines.append("  licence: espeak-ng is GPL-3.0-or-later; reads pinyin from our front end")
     else:
         lines.append(f"  model: {voice.model or 'the packaged default'}")
-    return lines
+    return lines + (_describe_premium(voice) if voice.premium is not None else [])
 
 
-def _describe_cosyvoice(voice: VoiceConfig) -> list[str]:
+def _describe_premium(voice: VoiceConfig) -> list[str]:
+    """A premium voice: its pack as for a live one, or, where only its manifest is here, what
+    that means (its imported phrases are served, none rendered)."""
     from cosyedge.speech.voices.cosypack import CosyPack, PackError
 
-    assert voice.pack is not None
+    assert voice.premium is not None
+    lines = [f"  premium: {voice.premium.engine}, after {voice.premium.after_hits} hits"]
+    pack = voice.premium.pack
     try:
-        pack = CosyPack.open(voice.pack)
+        CosyPack.open(pack, verify=False)
+    except PackError as exc:
+        try:
+            described = CosyPack.described(pack)
+        except PackError:
+            return [*lines, f"    NOT USABLE: {exc}"]
+        return [
+            *lines,
+            f"    only its manifest here ({exc}): phrases rendered elsewhere and imported are "
+            "served, none is rendered here",
+            *(f"    {line}" for line in described.describe()),
+        ]
+    return lines + [f"  {line}" for line in _describe_cosyvoice(pack)]
+
+
+def _describe_cosyvoice(pack_dir: Path) -> list[str]:
+    from cosyedge.speech.voices.cosypack import CosyPack, PackError
+
+    try:
+        pack = CosyPack.open(pack_dir)
     except PackError as exc:
         return [f"  NOT USABLE: {exc}"]
     lines = [f"  {line}" for line in pack.describe()]
