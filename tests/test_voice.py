@@ -177,3 +177,22 @@ def test_the_guards_reference_text_makes_each_voices_longest_step(hibari_voice, 
     assert hibari.MAX_PHONEMES - 4 <= max(hibari_steps) <= hibari.MAX_PHONEMES, hibari_steps
     piper_steps = [len(step) for step in piper_voice.front.units(REFERENCE_TEXT)]
     assert piper.MAX_PHONEMES - 8 <= max(piper_steps) <= piper.MAX_PHONEMES, piper_steps
+
+
+def silence_s(pcm: np.ndarray, sample_rate: int, end: bool) -> float:
+    """Seconds of silence (10 ms frames under 2 % of the peak) at the start or the end."""
+    frame = sample_rate // 100
+    peaks = np.abs(pcm[: len(pcm) // frame * frame].reshape(-1, frame)).max(axis=1)
+    loud = np.flatnonzero(peaks > 0.02 * peaks.max())
+    frames = len(peaks) - 1 - loud[-1] if end else loud[0]
+    return frames / 100
+
+
+def test_hibari_pauses_at_a_cut_as_within_a_step_not_as_between_clauses(hibari_voice):
+    first, second = hibari_voice.synthesize("Gas alarm: ammonia at 242 parts per million.")
+    rate = hibari_voice.sample_rate
+    pause = silence_s(first, rate, end=True) + silence_s(second, rate, end=False)
+    assert 0.25 <= pause <= 0.45, pause  # two steps' own ends would make 0.75 s
+    (whole,) = hibari_voice.synthesize("Gas alarm: ammonia at 242.")
+    assert silence_s(whole, rate, end=False) >= 0.25  # not shortened where nothing was cut
+    assert silence_s(second, rate, end=True) >= 0.35

@@ -38,11 +38,16 @@ SAMPLE_RATE = 24000
 # are cut at word boundaries into the fewest steps of at most this many phonemes (about 4 s of
 # speech). Measured in the proving ground's flood, steps handed back: peak 157-159 MB with
 # whole clauses (up to 120 characters), 153-156 MB at 64; 48 gave 145 MB but cut a third of
-# the shared alert set's clauses instead of a fifth. At a cut the voice pauses as it does
-# between clauses: each step's audio starts and ends in its own silence (0.75 s together).
+# the shared alert set's clauses instead of a fifth.
 MAX_PHONEMES = 64
 PRIMARY_STRESS = "\u02c8"  # as hibari's G2P marks it, on every content word
 PAUSE_MARKS = ",.;:!?"  # kept by hibari's G2P at the end of a word's phonemes
+# At a cut, as long as the voice's own pause at a phrase break within one step (0.35 s), not
+# the 0.75 s of silence two steps' ends would make.
+CUT_LEAD_S = 0.12
+CUT_TAIL_S = 0.23
+FRAME = SAMPLE_RATE // 100
+SILENCE = 0.02
 # Read one after another as one thing (a value, a tag): a step is not cut between them.
 SPELLED_WORDS = (
     "zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -252,12 +257,18 @@ class HibariVoice(FrontedVoice):
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         """One chunk per step (`MAX_PHONEMES` at most); each step's working memory is handed
-        back to the system before its chunk is yielded, so the next starts from the floor."""
+        back to the system before its chunk is yielded, so the next starts from the floor.
+        Where a sentence was cut, the pause is made as short as the voice's own within a step
+        (`shorten_pause`)."""
         rng = np.random.default_rng()
-        for phonemes in self.front.units(text):
+        continues = False  # the step goes on with the sentence the one before was cut from
+        for phonemes, following in _with_next(self.front.units(text)):
             pcm = self._step(phonemes, rng)
             if pcm is None:
                 continue
+            cut = following is not None and phonemes[-1] not in PAUSE_MARKS
+            pcm = shorten_pause(pcm, lead=continues, tail=cut)
+            continues = cut
             # Without the arena the step's tensors come from malloc, and glibc keeps what they
             # leave (its mmap threshold rises past them), fragmented: over a flood of long
             # alerts RSS rose 40-50 MB above the loaded voice and stayed there.
@@ -277,3 +288,28 @@ class HibariVoice(FrontedVoice):
         outputs = self.session.run(None, inputs)
         harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
         return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+
+
+def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:
+    """Each item with the one after it (None after the last)."""
+    previous = next(items, None)
+    for item in items:
+        assert previous is not None
+        yield previous, item
+        previous = item
+    if previous is not None:
+        yield previous, None
+
+
+def shorten_pause(pcm: np.ndarray, lead: bool, tail: bool) -> np.ndarray:
+    """`pcm` with at most CUT_LEAD_S of silence before its speech (`lead`) and CUT_TAIL_S after
+    it (`tail`). A step's audio starts and ends in silence (about 0.3 and 0.45 s), the pause
+    between clauses; where a sentence is cut that would be a pause no one reading it makes.
+    Silence: 10 ms frames whose peak is under SILENCE of the step's."""
+    frames = np.abs(pcm[: len(pcm) // FRAME * FRAME].reshape(-1, FRAME)).max(axis=1)
+    loud = np.flatnonzero(frames > SILENCE * frames.max()) if len(frames) else frames
+    if not len(loud):
+        return pcm
+    start = max(0, loud[0] * FRAME - int(CUT_LEAD_S * SAMPLE_RATE)) if lead else 0
+    end = (loud[-1] + 1) * FRAME + int(CUT_TAIL_S * SAMPLE_RATE) if tail else len(pcm)
+    return pcm[start:end]
