@@ -138,6 +138,10 @@ def test_hibari_keeps_a_word_longer_than_a_step_whole():
     assert hibari.cut_phonemes("ab " + "c" * 70 + " d", 64) == ["ab", "c" * 70, "d"]
 
 
+def test_hibari_cuts_where_spaces_are_doubled():
+    assert hibari.cut_phonemes("aaaaaaaaaa  bbbbbbbbb cccc", 20) == ["aaaaaaaaaa", "bbbbbbbbb cccc"]
+
+
 def test_hibari_cuts_where_a_pause_is_natural_never_inside_a_number():
     s = hibari.PRIMARY_STRESS
     number = {f"tw{s}o", f"h{s}undred", f"f{s}orty"}

@@ -135,7 +135,7 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
         cut = _cut_at(rest, limit, spelled)
         if cut is None:
             break
-        pieces.append(rest[:cut])
+        pieces.append(rest[:cut].rstrip())
         rest = rest[cut + 1 :].lstrip()
     return [*pieces, rest] if rest else pieces
 
@@ -161,7 +161,7 @@ def _pause_rank(phonemes: str, space: int, spelled: frozenset[str]) -> int:
     primary stress: the, of, at, is, and), 2 between other words, 3 inside a number or tag."""
     before = phonemes[:space].rsplit(" ", 1)[-1]
     after = phonemes[space + 1 :].split(" ", 1)[0]
-    if before[-1] in PAUSE_MARKS:
+    if before and before[-1] in PAUSE_MARKS:
         return 0
     if before in spelled:
         return 3 if after.rstrip(PAUSE_MARKS) in spelled else 2
