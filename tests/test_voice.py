@@ -6,11 +6,14 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from speech import best_heard
 
 from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.speech.memory import REFERENCE_TEXT
 from cosyedge.speech.text.english import normalize
-from cosyedge.speech.voices import load_voice
+from cosyedge.speech.voices import hibari, load_voice, piper
 from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS, split_clauses
 
 ALERT = "Temperature alarm on line 3. Check the pump."
@@ -105,3 +108,95 @@ def test_a_long_clause_is_cut_before_a_conjunction_to_bound_memory():
     assert " ".join(clauses) == text
     assert all(len(c) <= MAX_CLAUSE_CHARS for c in clauses)
     assert clauses[1].startswith("and ")
+
+
+def cut_as_late_as_possible(phonemes: str, limit: int) -> list[str]:
+    """Pieces cut at the last space within `limit`: the fewest there can be."""
+    pieces = []
+    while len(phonemes) > limit:
+        cut = phonemes.rfind(" ", 0, limit + 1)
+        pieces.append(phonemes[:cut])
+        phonemes = phonemes[cut + 1 :]
+    return [*pieces, phonemes]
+
+
+PHONEME_WORDS = st.text(alphabet="abəɹ" + hibari.PRIMARY_STRESS, min_size=1, max_size=12)
+
+
+@given(st.lists(PHONEME_WORDS, min_size=1, max_size=60))
+def test_hibari_cuts_phonemes_only_at_spaces_into_the_fewest_even_pieces(words):
+    phonemes = " ".join(words)
+    pieces = hibari.cut_phonemes(phonemes, 64)
+    assert " ".join(pieces) == phonemes  # only the spaces cut at are gone
+    assert all(0 < len(piece) <= 64 for piece in pieces)
+    assert len(pieces) == len(cut_as_late_as_possible(phonemes, 64))
+    if len(pieces) == 2:  # no stray word or two on its own
+        assert min(len(piece) for piece in pieces) >= len(phonemes) / 4 - 1
+
+
+def test_hibari_keeps_a_word_longer_than_a_step_whole():
+    assert hibari.cut_phonemes("ab " + "c" * 70 + " d", 64) == ["ab", "c" * 70, "d"]
+
+
+def test_hibari_cuts_where_spaces_are_doubled():
+    assert hibari.cut_phonemes("aaaaaaaaaa  bbbbbbbbb cccc", 20) == ["aaaaaaaaaa", "bbbbbbbbb cccc"]
+
+
+def test_hibari_cuts_where_a_pause_is_natural_never_inside_a_number():
+    s = hibari.PRIMARY_STRESS
+    number = {f"tw{s}o", f"h{s}undred", f"f{s}orty"}
+    said = (
+        f"g{s}as al{s}arm: amm{s}onia at tw{s}o h{s}undred f{s}orty tw{s}o p{s}arts per m{s}illion."
+    )
+    assert hibari.cut_phonemes(said, 56, number) == [  # before a function word
+        f"g{s}as al{s}arm: amm{s}onia",
+        f"at tw{s}o h{s}undred f{s}orty tw{s}o p{s}arts per m{s}illion.",
+    ]
+    said = f"s{s}ensor r{s}eads tw{s}o h{s}undred f{s}orty tw{s}o d{s}egrees c{s}elsius n{s}ow"
+    # Between other words, nearest an equal share, but not inside the number.
+    assert hibari.cut_phonemes(said, 48, number) == [
+        f"s{s}ensor r{s}eads tw{s}o h{s}undred f{s}orty tw{s}o",
+        f"d{s}egrees c{s}elsius n{s}ow",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "words_of_steps"),
+    [
+        ("Gas alarm: ammonia at 242 parts per million.", [3, 8]),  # before "at"
+        # Nearest an equal share, the tag and the value each whole.
+        ("Sensor TT-180 reads 109.6 degrees Celsius and rising fast", [12, 5]),
+    ],
+)
+def test_hibari_cuts_real_alerts_where_a_pause_is_natural(hibari_voice, text, words_of_steps):
+    steps = list(hibari_voice.front.units(text))
+    assert all(len(step) <= hibari.MAX_PHONEMES for step in steps)
+    assert [len(step.split()) for step in steps] == words_of_steps, steps
+
+
+def test_the_guards_reference_text_makes_each_voices_longest_step(hibari_voice, piper_voice):
+    """The memory guard speaks REFERENCE_TEXT at start to learn what one step costs: for each
+    voice it must contain a step as long as the voice ever makes."""
+    hibari_steps = [len(step) for step in hibari_voice.front.units(REFERENCE_TEXT)]
+    assert hibari.MAX_PHONEMES - 4 <= max(hibari_steps) <= hibari.MAX_PHONEMES, hibari_steps
+    piper_steps = [len(step) for step in piper_voice.front.units(REFERENCE_TEXT)]
+    assert piper.MAX_PHONEMES - 8 <= max(piper_steps) <= piper.MAX_PHONEMES, piper_steps
+
+
+def silence_s(pcm: np.ndarray, sample_rate: int, end: bool) -> float:
+    """Seconds of silence (10 ms frames under 2 % of the peak) at the start or the end."""
+    frame = sample_rate // 100
+    peaks = np.abs(pcm[: len(pcm) // frame * frame].reshape(-1, frame)).max(axis=1)
+    loud = np.flatnonzero(peaks > 0.02 * peaks.max())
+    frames = len(peaks) - 1 - loud[-1] if end else loud[0]
+    return frames / 100
+
+
+def test_hibari_pauses_at_a_cut_as_within_a_step_not_as_between_clauses(hibari_voice):
+    first, second = hibari_voice.synthesize("Gas alarm: ammonia at 242 parts per million.")
+    rate = hibari_voice.sample_rate
+    pause = silence_s(first, rate, end=True) + silence_s(second, rate, end=False)
+    assert 0.25 <= pause <= 0.45, pause  # two steps' own ends would make 0.75 s
+    (whole,) = hibari_voice.synthesize("Gas alarm: ammonia at 242.")
+    assert silence_s(whole, rate, end=False) >= 0.25  # not shortened where nothing was cut
+    assert silence_s(second, rate, end=True) >= 0.35

@@ -55,10 +55,15 @@ REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last
 
 MIB = 1 << 20
 
-# Longer than one inference may be (voices cut longer runs): what one synthesis step costs.
-REFERENCE_TEXT = (  # just over one step: the longest step, then a word or two
+# What one synthesis step costs, learnt at start: the text holds each in-process voice's
+# longest step. First a run longer than a clause may be, cut into Piper's longest step (just
+# under its 120 phonemes) and a word or two; then a clause hibari reads as just under its
+# MAX_PHONEMES, so speaks in one step (the run, it cuts in two shorter halves).
+# tests/test_voice.py checks both.
+REFERENCE_TEXT = (
     "attention please the pressure in the main steam line of boiler house two is rising "
-    "above the upper alarm limit of eighty bar now"
+    "above the upper alarm limit of eighty bar now, "
+    "and the operator on duty must check the feed pump at once"
 )
 
 
@@ -128,7 +133,9 @@ def is_out_of_memory(exc: BaseException) -> bool:
     )
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
+def libc_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, which hands the heap's free pages back to the system; None where
+    there is no such function. Slow to look up (it may run ldconfig): callers keep it."""
     name = ctypes.util.find_library("c")
     try:
         return ctypes.CDLL(name).malloc_trim if name else None
@@ -217,7 +224,7 @@ class MemoryGuard:
         self.step_mb = 0.0  # the most one synthesis step has added to RSS so far
         self.peak_mb = peak_rss_mb()
         self._can_reset_peak = True
-        self._trim = _malloc_trim()
+        self._trim = libc_malloc_trim()
         self._dropped_at = 0.0
         self._settled_at = 0.0
         self.settled_mb = rss_mb()  # RSS once the voices are measured: the idle floor
@@ -250,8 +257,9 @@ class MemoryGuard:
             # The process limit is below what one step needs: long alerts will fall back.
             self.out_of_memory(exc)
             return
-        # What the step left to the allocator (about 30 MB for hibari) goes back now: kept,
-        # it would stand in RSS until the guard next drops buffers, and count twice below.
+        # What the steps left to the allocator (Piper's; hibari hands back its own) goes back
+        # now: kept, it would stand in RSS until the guard next drops buffers, and count twice
+        # below.
         self.settled_mb = self._drop_buffers(self.rss())
         self._report_step(voice, self.settled_mb)
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from cosyedge.config import SessionConfig, VoiceConfig
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
+from cosyedge.speech.memory import libc_malloc_trim
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
@@ -30,9 +31,29 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "hibari-1"
+ENGINE_VERSION = "hibari-2"
 SAMPLE_RATE = 24000
-MAX_PHONEMES = 400  # the model's longest input; longer sentences are cut at spaces
+# One inference's working memory grows with its input, about 4 MB per second of audio (in
+# process, above the loaded voice: 40 phonemes 12 MB, 60 15 MB, 113 30 MB). Longer sentences
+# are cut at word boundaries into the fewest steps of at most this many phonemes (about 4 s of
+# speech). Measured in the proving ground's flood, steps handed back: peak 157-159 MB with
+# whole clauses (up to 120 characters), 153-156 MB at 64; 48 gave 145 MB but cut a third of
+# the shared alert set's clauses instead of a fifth.
+MAX_PHONEMES = 64
+PRIMARY_STRESS = "\u02c8"  # as hibari's G2P marks it, on every content word
+PAUSE_MARKS = ",.;:!?"  # kept by hibari's G2P at the end of a word's phonemes
+# At a cut, as long as the voice's own pause at a phrase break within one step (0.35 s), not
+# the 0.75 s of silence two steps' ends would make.
+CUT_LEAD_S = 0.12
+CUT_TAIL_S = 0.23
+FRAME = SAMPLE_RATE // 100
+SILENCE = 0.02
+# Read one after another as one thing (a value, a tag): a step is not cut between them.
+SPELLED_WORDS = (
+    "zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
+    "ninety hundred thousand million billion point minus " + " ".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+).split()
 # Without onnxruntime's arena this small model costs no more CPU and peaks 7 MB lower.
 MEMORY_ARENA = False
 
@@ -70,6 +91,7 @@ class HibariG2P:
 
     g2p: Any  # hibari.g2p.G2P
     lock: threading.Lock = field(default_factory=threading.Lock)
+    spelled: frozenset[str] = frozenset()  # the phonemes of SPELLED_WORDS, as this G2P reads them
 
     @classmethod
     def load(cls, british: bool, settings: SessionConfig, saved_dir: Path | None) -> HibariG2P:
@@ -81,7 +103,8 @@ class HibariG2P:
 
         oov_model = _assets() / ("oov_gb.onnx" if british else "oov.onnx")
         oov = OOV(str(oov_model), session=make_session(oov_model, settings, saved_dir))
-        return cls(load_g2p(british, oov, saved_dir))
+        g2p = load_g2p(british, oov, saved_dir)
+        return cls(g2p, spelled=frozenset(g2p(word) for word in SPELLED_WORDS))
 
     def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
         marked = lexicon.mark(words, _markup, applied)
@@ -95,14 +118,67 @@ class HibariG2P:
         for sentence in Hibari.split_sentences(clause):
             with self.lock:  # hibari's G2P is not documented as thread-safe
                 phonemes = self.g2p(sentence)
-            while len(phonemes) > MAX_PHONEMES:
-                cut = phonemes.rfind(" ", 0, MAX_PHONEMES)
-                cut = cut if cut > 0 else MAX_PHONEMES
-                pieces.append(phonemes[:cut])
-                phonemes = phonemes[cut:].lstrip()
-            if phonemes:
-                pieces.append(phonemes)
+            pieces += cut_phonemes(phonemes, MAX_PHONEMES, self.spelled)
         return pieces
+
+
+def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset()) -> list[str]:
+    """`phonemes` in as few pieces of at most `limit` characters as cutting only at spaces
+    (word boundaries) allows. Each cut falls where a pause sounds most natural (`_pause_rank`)
+    among the spaces near an equal share of what is left, so no piece is a stray word or two;
+    `spelled`: the phonemes of words read one after another as one thing (digits, number
+    words, letters), not to be cut between. A word longer than `limit` stays whole (the model
+    takes up to 400). Nothing is lost but the spaces cut at."""
+    pieces = []
+    rest = phonemes.strip()
+    while len(rest) > limit:
+        cut = _cut_at(rest, limit, spelled)
+        if cut is None:
+            break
+        pieces.append(rest[:cut].rstrip())
+        rest = rest[cut + 1 :].lstrip()
+    return [*pieces, rest] if rest else pieces
+
+
+def _cut_at(rest: str, limit: int, spelled: frozenset[str]) -> int | None:
+    """The space to cut `rest` at; None if it has none."""
+    needed = _pieces_needed(rest, limit)
+    fits = [
+        i
+        for i, c in enumerate(rest[: limit + 1])
+        if c == " " and i > 0 and _pieces_needed(rest[i + 1 :], limit) < needed
+    ]
+    if not fits:  # the first word is longer than a step
+        cut = rest.find(" ")
+        return cut if cut > 0 else None
+    share = len(rest) / needed
+    near = [i for i in fits if abs(i - share) < share / 2] or fits
+    return min(near, key=lambda i: (_pause_rank(rest, i, spelled), abs(i - share)))
+
+
+def _pause_rank(phonemes: str, space: int, spelled: frozenset[str]) -> int:
+    """How natural a pause at `space` is: 0 after punctuation, 1 before a function word (no
+    primary stress: the, of, at, is, and), 2 between other words, 3 inside a number or tag."""
+    before = phonemes[:space].rsplit(" ", 1)[-1]
+    after = phonemes[space + 1 :].split(" ", 1)[0]
+    if before and before[-1] in PAUSE_MARKS:
+        return 0
+    if before in spelled:
+        return 3 if after.rstrip(PAUSE_MARKS) in spelled else 2
+    return 1 if PRIMARY_STRESS not in after else 2
+
+
+def _pieces_needed(phonemes: str, limit: int) -> int:
+    """How many pieces cutting at the last space within `limit` makes: the fewest possible."""
+    count, rest = 0, phonemes.strip()
+    while len(rest) > limit:
+        cut = rest.rfind(" ", 0, limit + 1)
+        if cut <= 0:
+            cut = rest.find(" ")
+            if cut < 0:
+                break
+        count, rest = count + 1, rest[cut + 1 :].lstrip()
+    return count + (1 if rest else 0)
 
 
 @dataclass
@@ -153,6 +229,7 @@ class HibariVoice(FrontedVoice):
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]
+    _trim: Callable[[int], int] | None = field(default_factory=libc_malloc_trim)
 
     @classmethod
     def load(
@@ -179,15 +256,60 @@ class HibariVoice(FrontedVoice):
         return replace(self, front=self.front.with_lexicon(lexicon))
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        """One chunk per step (`MAX_PHONEMES` at most); each step's working memory is handed
+        back to the system before its chunk is yielded, so the next starts from the floor.
+        Where a sentence was cut, the pause is made as short as the voice's own within a step
+        (`shorten_pause`)."""
+        rng = np.random.default_rng()
+        continues = False  # the step goes on with the sentence the one before was cut from
+        for phonemes, following in _with_next(self.front.units(text)):
+            pcm = self._step(phonemes, rng)
+            if pcm is None:
+                continue
+            cut = following is not None and phonemes[-1] not in PAUSE_MARKS
+            pcm = shorten_pause(pcm, lead=continues, tail=cut)
+            continues = cut
+            # Without the arena the step's tensors come from malloc, and glibc keeps what they
+            # leave (its mmap threshold rises past them), fragmented: over a flood of long
+            # alerts RSS rose 40-50 MB above the loaded voice and stayed there.
+            if self._trim is not None:
+                self._trim(0)
+            yield pcm
+
+    def _step(self, phonemes: str, rng: np.random.Generator) -> np.ndarray | None:
+        """One inference and its vocoder; None when nothing in `phonemes` is in the model's
+        vocabulary. Nothing the step allocated outlives it but the returned samples."""
         from hibari import dsp
 
-        rng = np.random.default_rng()
-        speed = np.asarray([1.0], np.float32)
-        for phonemes in self.front.units(text):
-            ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
-            if len(ids) < 3:
-                continue
-            inputs = {"ids": np.asarray([ids], np.int64), "speed": speed}
-            outputs = self.session.run(None, inputs)
-            harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-            yield to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+        ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
+        if len(ids) < 3:
+            return None
+        inputs = {"ids": np.asarray([ids], np.int64), "speed": np.asarray([1.0], np.float32)}
+        outputs = self.session.run(None, inputs)
+        harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
+        return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+
+
+def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:
+    """Each item with the one after it (None after the last)."""
+    previous = next(items, None)
+    for item in items:
+        assert previous is not None
+        yield previous, item
+        previous = item
+    if previous is not None:
+        yield previous, None
+
+
+def shorten_pause(pcm: np.ndarray, lead: bool, tail: bool) -> np.ndarray:
+    """`pcm` with at most CUT_LEAD_S of silence before its speech (`lead`) and CUT_TAIL_S after
+    it (`tail`). A step's audio starts and ends in silence (about 0.3 and 0.45 s), the pause
+    between clauses; where a sentence is cut that would be a pause no one reading it makes.
+    Silence: 10 ms frames whose peak is under SILENCE of the step's."""
+    frames = np.abs(pcm[: len(pcm) // FRAME * FRAME].reshape(-1, FRAME)).max(axis=1)
+    loud = np.flatnonzero(frames > SILENCE * frames.max()) if len(frames) else frames
+    if not len(loud):
+        return pcm
+    start = max(0, loud[0] * FRAME - int(CUT_LEAD_S * SAMPLE_RATE)) if lead else 0
+    end = (loud[-1] + 1) * FRAME + int(CUT_TAIL_S * SAMPLE_RATE) if tail else len(pcm)
+    return pcm[start:end]
