@@ -16,7 +16,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from cosyedge.tools.cosyvoice_reference import (
     read_yaml,
     tokenizer_settings,
 )
+from cosyedge.tools.staging import staged_dir
 
 log = logging.getLogger(__name__)
 
@@ -334,16 +334,8 @@ def convert(
     config = check_model_dir(model_dir, choice)
     check_onnx_models(model_dir)
     speaker = _speaker(model_dir, config, choice, prompt)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
-    try:
+    with staged_dir(out) as work:
         _build(model_dir, config, choice, speaker, work, int8)
-        if out.exists():
-            shutil.rmtree(out)
-        work.rename(out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return CosyPack.open(out)
 
 

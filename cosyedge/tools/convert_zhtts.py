@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -28,6 +27,7 @@ from cosyedge.speech.voices.zhpack import (
     VoicePack,
     file_sha256,
 )
+from cosyedge.tools.staging import staged_dir
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +130,7 @@ def convert(
     missing = [n for n in (*SOURCES.values(), FILES["mapper"]) if not (source / n).is_file()]
     if missing:
         raise ConversionError(f"{source}: missing {', '.join(missing)}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
-    try:
+    with staged_dir(out) as work:
         files = {}
         for role, name in SOURCES.items():
             _convert_one(source / name, work / FILES[role])
@@ -167,10 +165,4 @@ def convert(
             manifest["parity"] = _parity(work, source)
             text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
             (work / MANIFEST).write_text(text, encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        work.rename(out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     return VoicePack.open(out)
