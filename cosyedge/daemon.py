@@ -53,7 +53,7 @@ from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
-from cosyedge.speech.premium import premium_voices
+from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer, Rendering
 from cosyedge.speech.stream import Turns
@@ -128,7 +128,7 @@ class Daemon:
         )
         phrases = declared_phrases(config.templates)
         premiums = premium_voices(config.voices, config.pronunciations)
-        speech.renderer.premium = {lang: p.identity for lang, p in premiums.items()}
+        speech.renderer.premium = identities(premiums)
         self.upkeep = CacheUpkeep(self.cache, speech.renderer, phrases, self.activity)
         self.premium = None
         if premiums:
@@ -547,7 +547,7 @@ class Daemon:
             voice.use_lexicon(lexicon_for(config.pronunciations, lang))
         if self.premium is not None:
             premiums = premium_voices(self.config.voices, config.pronunciations)
-            self.speech.renderer.premium = {lang: p.identity for lang, p in premiums.items()}
+            self.speech.renderer.premium = identities(premiums)
             self.premium.use(premiums)
         log.info("site pronunciations reloaded: %s", _lexicon_sizes(config) or "none")
 

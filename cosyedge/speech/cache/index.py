@@ -74,6 +74,11 @@ class Totals:
 _COLUMNS = "key, voice, lang, text, size, crc, sample_rate, hits, last_used, created, pinned"
 
 
+def _row(found: tuple) -> Row:
+    """A Row from a result in _COLUMNS order (SQLite keeps `pinned` as 0 or 1)."""
+    return Row(*found[:10], bool(found[10]))
+
+
 class Index:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -120,7 +125,7 @@ class Index:
             found = self._db.execute(
                 f"SELECT {_COLUMNS} FROM entries WHERE key = ?", (key,)
             ).fetchone()
-        return Row(*found[:10], bool(found[10])) if found else None
+        return _row(found) if found else None
 
     def add(self, row: Row) -> None:
         self.add_many([row])
@@ -192,8 +197,7 @@ class Index:
                 ).fetchall()
             if not found:
                 return
-            for r in found:
-                yield Row(*r[:10], bool(r[10]))
+            yield from map(_row, found)
             after = found[-1][0]
 
     def frequent(self, voice: str, min_hits: int) -> list[Row]:
@@ -204,7 +208,7 @@ class Index:
                 "ORDER BY hits DESC, key",
                 (voice, min_hits),
             ).fetchall()
-        return [Row(*r[:10], bool(r[10])) for r in found]
+        return [_row(r) for r in found]
 
     def mark_failed(self, key: str, reason: str, at: float) -> None:
         """Record that the premium voice could not render the phrase cached under `key`."""

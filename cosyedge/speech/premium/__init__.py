@@ -69,10 +69,14 @@ def premium_voices(
     return found
 
 
-def premium_identities(config: Config) -> dict[str, str]:
+def identities(premiums: Mapping[str, PremiumVoice]) -> dict[str, str]:
     """Language → identity of its premium voice: what a renderer looks up first."""
-    premiums = premium_voices(config.voices, config.pronunciations)
     return {lang: premium.identity for lang, premium in premiums.items()}
+
+
+def premium_identities(config: Config) -> dict[str, str]:
+    """`identities` of the premium voices `config` names."""
+    return identities(premium_voices(config.voices, config.pronunciations))
 
 
 def _describe(

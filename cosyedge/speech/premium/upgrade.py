@@ -118,8 +118,14 @@ def swap_in(cache: PhraseCache, candidate: Candidate, identity: str, clip: Clip)
     text, lang = candidate.text, candidate.lang
     if not cache.put(candidate.premium_key, clip, voice=identity, lang=lang, text=text):
         return False
+    return retire_live(cache, candidate)
+
+
+def retire_live(cache: PhraseCache, candidate: Candidate) -> bool:
+    """Remove the live voice's entry of the phrase if its premium entry reads back whole;
+    False when it does not (damaged: the cache reported it, the phrase is tried again)."""
     if cache.get(candidate.premium_key, record=False) is None:
-        return False  # damaged as soon as written: the cache reported it; tried again later
+        return False
     cache.replaced(candidate.live_key)
     return True
 
@@ -216,16 +222,17 @@ class PremiumUpkeep:
 
     def _pass(self) -> None:
         todo = candidates(self.cache, self.premiums, self.live(), self.declared)
-        if not self.cache.writable and time.monotonic() < self._write_retry_at:
-            self.progress = progress(self.cache, self.premiums, todo)
-            return  # a full or read-only disk: no rendering that could not be kept
         self.progress = progress(self.cache, self.premiums, todo)
+        if not self.cache.writable and time.monotonic() < self._write_retry_at:
+            return  # a full or read-only disk: no rendering that could not be kept
         failed = self.cache.failed()
         for candidate in todo:
             if self._stop.is_set():
                 return
             if self.cache.contains(candidate.premium_key):
-                self._finish_swap(candidate)
+                # Beside the live entry only after a stop or crash between the swap's steps.
+                if self.cache.contains(candidate.live_key):
+                    retire_live(self.cache, candidate)
                 continue
             if candidate.premium_key in failed or candidate.lang in self._cannot_run:
                 continue
@@ -233,12 +240,6 @@ class PremiumUpkeep:
                 return
             self.progress = progress(self.cache, self.premiums, todo)
         self.progress = progress(self.cache, self.premiums, todo)
-
-    def _finish_swap(self, candidate: Candidate) -> None:
-        """A premium entry beside the live one (a stop or crash between the two steps)."""
-        cache = self.cache
-        if cache.contains(candidate.live_key) and cache.get(candidate.premium_key, record=False):
-            cache.replaced(candidate.live_key)
 
     def _upgrade(self, candidate: Candidate) -> bool:
         """Render one phrase; False when the pass should end here (stopping, no memory, the
