@@ -319,7 +319,10 @@ def test_slow_and_surplus_clients_are_refused_and_every_accepted_alert_has_one_o
         assert _read_all(s) == b""  # closed without an answer
     stop.set()
     daemon.wait_for_log(r"dropped: request not received within 2 s", count=4)
-    assert call(http_port, "GET", "/healthz")[0] == 200
+    # A handler frees its slot just after its socket closes: allow it that instant.
+    wait_until(
+        lambda: call(http_port, "GET", "/healthz")[0] == 200, 5, "a freed slot", interval=0.1
+    )
 
     # A thousand say requests from eight clients at once, four served at a time: each is
     # answered 202, or 503 (busy) and then sent again, and every 202 ends in one outcome.
