@@ -3,7 +3,8 @@
 
 - RSS of the daemon once started (default config, nothing said), with hibari's lexicons and
   tagger read from tables kept in state_dir, and with hibari's own G2P holding them as Python
-  objects (what the daemon falls back to where state_dir cannot keep the tables);
+  objects (what the daemon falls back to where state_dir cannot keep the tables); and with
+  glibc's default of a malloc arena per thread instead of one (`one_malloc_arena`);
 - the English voice's load time with a warm state_dir, both ways;
 - `cosyedge say` of a phrase already in the cache: wall time and peak RSS, as it is (no voice
   loaded) and with every voice loaded first (as it was before);
@@ -15,7 +16,7 @@ Every figure comes from a fresh process, the variants taking turns, medians of N
 markdown table and writes bench/results/memory.json.
 
 `python -m bench.memory child KIND ...` is one such process (`own-g2p`: hibari's own G2P, as
-where the tables cannot be kept).
+where the tables cannot be kept; `arenas`: an arena per thread).
 """
 
 from __future__ import annotations
@@ -110,9 +111,16 @@ def child_say_loading_voices(config_path: str, text: str, out: str) -> None:
     np.save(out, np.concatenate(list(rendering.chunks)))
 
 
+def arena_per_thread() -> None:
+    """glibc's default from here on: an arena for each thread that allocates."""
+    import cosyedge.daemon
+
+    cosyedge.daemon.one_malloc_arena = lambda: False  # type: ignore[attr-defined]
+
+
 def child(kind: str, args: list[str]) -> None:
-    if kind == "own-g2p":
-        use_own_g2p()
+    if kind in ("own-g2p", "arenas"):
+        use_own_g2p() if kind == "own-g2p" else arena_per_thread()
         kind, args = args[0], args[1:]
     if kind == "cosyedge":
         from cosyedge.cli import main
@@ -130,7 +138,7 @@ def child(kind: str, args: list[str]) -> None:
 
 
 def command(way: str, kind: str, *args: str) -> list[str]:
-    prefix = ["own-g2p"] if way == "own-g2p" else []
+    prefix = [way] if way in ("own-g2p", "arenas") else []
     return [sys.executable, "-m", "bench.memory", "child", *prefix, kind, *args]
 
 
@@ -251,10 +259,12 @@ def measure(reps: int, directory: Path) -> dict[str, dict]:
         for way in WAYS:
             runs.setdefault(f"start:{way}", []).append(daemon_start(way, config))
             runs.setdefault(f"load:{way}", []).append(load(way, directory / "state" / "models"))
+        runs.setdefault("arena:each", []).append(daemon_start("arenas", config))
         for way in ("now", "before"):
             runs.setdefault(f"say:{way}", []).append(say(way, config, directory / f"{way}.npy"))
         for way in ZH_WAYS:
             runs.setdefault(f"zh:{way}", []).append(zh_first(way, models))
+    runs["arena:one"] = runs["start:tables"]
     return {key: medians(values) for key, values in runs.items()}
 
 
@@ -262,6 +272,8 @@ def measure(reps: int, directory: Path) -> dict[str, dict]:
 ROWS = (
     ("daemon RSS after start (tables / hibari's own G2P)", "start", "rss_mb", "MB", ".0f"),
     ("its start-up log line, `RSS now`", "start", "logged_rss_mb", "MB", ".0f"),
+    ("daemon RSS after start (one malloc arena / one per thread)", "arena", "rss_mb", "MB",
+     ".0f"),
     ("English voice load, warm state_dir", "load", "load_s", "s", ".3f"),
     ("RSS the load adds", "load", "load_rss_mb", "MB", ".0f"),
     ("`cosyedge say`, phrase in the cache (no voice / all loaded)", "say", "say_s", "s", ".2f"),
@@ -270,8 +282,8 @@ ROWS = (
      "zh_rss_mb", "MB", ".0f"),
     ("its time", "zh", "zh_s", "s", ".3f"),
 )  # fmt: skip
-BEFORE = {"start": "own-g2p", "load": "own-g2p", "say": "before", "zh": "own"}
-NOW = {"start": "tables", "load": "tables", "say": "now", "zh": "tables"}
+BEFORE = {"start": "own-g2p", "arena": "each", "load": "own-g2p", "say": "before", "zh": "own"}
+NOW = {"start": "tables", "arena": "one", "load": "tables", "say": "now", "zh": "tables"}
 
 
 def table(results: dict[str, dict], reps: int) -> str:

@@ -52,7 +52,13 @@ from cosyedge.speech import zh
 from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
-from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
+from cosyedge.speech.memory import (
+    REFERENCE_TEXT,
+    MemoryGuard,
+    SheddableVoice,
+    one_malloc_arena,
+    service_limit_mb,
+)
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer, Rendering
@@ -70,6 +76,7 @@ SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowled
 
 class Daemon:
     def __init__(self, config: Config, config_path: Path | None = None) -> None:
+        one_malloc_arena()  # before any thread starts
         self.config = config
         self.config_path = config_path
         self.faults = Faults.from_env()

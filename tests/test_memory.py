@@ -313,3 +313,49 @@ def test_hibari_hands_back_what_each_step_used(hibari_voice):
         for _ in hibari_voice.synthesize(long_unique_text(n)):
             pass
     assert rss_mb() - before < 10
+
+
+def test_hibari_steps_leave_nothing_in_the_vocoders_own_cache(hibari_voice):
+    """hibari's vocoder memoizes its overlap-add norm per frame count; kept, 8 long steps'
+    worth stays resident for good."""
+    from hibari import dsp
+
+    for n in range(3):
+        for _ in hibari_voice.synthesize(long_unique_text(n)):
+            assert dsp._ola_norm.cache_info().currsize == 0
+
+
+ARENAS = """
+import ctypes, sys, threading
+from cosyedge.speech.memory import one_malloc_arena
+if sys.argv[1] == "one":
+    assert one_malloc_arena()
+def work():
+    kept = [bytes(2000) for _ in range(2000)]  # above pymalloc's 512 bytes: from malloc
+barrier = threading.Barrier(4)
+def start():
+    barrier.wait()
+    work()
+threads = [threading.Thread(target=start) for _ in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+libc = ctypes.CDLL("libc.so.6")
+libc.fdopen.restype = ctypes.c_void_p
+out = libc.fdopen(1, b"w")
+libc.malloc_info(0, ctypes.c_void_p(out))
+libc.fflush(ctypes.c_void_p(out))
+"""
+
+
+@pytest.mark.parametrize(("way", "most"), [("one", 1), ("default", None)])
+def test_one_malloc_arena_serves_every_thread(way, most):
+    """malloc_info lists one <heap> per arena: with the default, threads that allocate at once
+    get arenas of their own, which is what the daemon gives up."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", ARENAS, way], capture_output=True, text=True, check=True
+    )
+    arenas = len(re.findall(r'<heap nr="\d+">', done.stdout))
+    assert arenas == 1 if most == 1 else arenas > 1, done.stdout[:500]

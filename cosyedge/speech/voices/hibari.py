@@ -287,7 +287,11 @@ class HibariVoice(FrontedVoice):
         inputs = {"ids": np.asarray([ids], np.int64), "speed": np.asarray([1.0], np.float32)}
         outputs = self.session.run(None, inputs)
         harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-        return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+        pcm = to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+        # The vocoder keeps its overlap-add norm for the last 8 frame counts (0.1-0.5 MB each,
+        # 2 MB after the start-up phrases); making one again takes microseconds.
+        getattr(getattr(dsp, "_ola_norm", None), "cache_clear", lambda: None)()
+        return pcm
 
 
 def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:
