@@ -152,7 +152,7 @@ def one_malloc_arena() -> bool:
 
     By default each thread that allocates gets an arena of its own, and what a thread's arena
     keeps after `malloc_trim` is memory no other thread can use: with its own, the synthesis
-    thread kept 7 MB more after the start-up phrases in 7 of 10 starts (daemon RSS 111 MB
+    thread kept 6-8 MB more after the start-up phrases in 10 of 14 starts (`RSS now` 111 MB
     instead of 104). The threads that allocate much (synthesis, playback) do so in turns, so
     one arena's lock costs no measurable time (docs/measurements.md). Call before threads start.
     """
