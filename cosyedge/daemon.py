@@ -49,16 +49,11 @@ from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import ANSWER_FILE, ReloadAnswer, effective_config, write_answer
 from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, count_restarts
 from cosyedge.speech import zh
+from cosyedge.speech.allocator import one_malloc_arena
 from cosyedge.speech.cache import CacheEvent, PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
-from cosyedge.speech.memory import (
-    REFERENCE_TEXT,
-    MemoryGuard,
-    SheddableVoice,
-    one_malloc_arena,
-    service_limit_mb,
-)
+from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer, Rendering

@@ -327,7 +327,7 @@ def test_hibari_steps_leave_nothing_in_the_vocoders_own_cache(hibari_voice):
 
 ARENAS = """
 import ctypes, sys, threading
-from cosyedge.speech.memory import one_malloc_arena
+from cosyedge.speech.allocator import one_malloc_arena
 if sys.argv[1] == "one":
     assert one_malloc_arena()
 def work():

@@ -24,8 +24,6 @@ way and falls back to the generic phrase, so the daemon keeps answering.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import logging
 import os
@@ -37,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import Lexicon
 from cosyedge.speech.voices import EngineVoice, lexicon_identity
 
@@ -131,36 +130,6 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return type(exc).__module__.startswith("onnxruntime") and (
         "Failed to allocate memory" in text or "bad_alloc" in text
     )
-
-
-def libc_malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, which hands the heap's free pages back to the system; None where
-    there is no such function. Slow to look up (it may run ldconfig): callers keep it."""
-    name = ctypes.util.find_library("c")
-    try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
-        return None
-
-
-# glibc's malloc.h: the most arenas malloc keeps (by default 8 per core).
-_M_ARENA_MAX = -8
-
-
-def one_malloc_arena() -> bool:
-    """Have glibc's malloc serve every thread from one arena; False where there is no glibc.
-
-    By default each thread that allocates gets an arena of its own, and what a thread's arena
-    keeps after `malloc_trim` is memory no other thread can use: with its own, the synthesis
-    thread kept 6-8 MB more after the start-up phrases in 10 of 14 starts (`RSS now` 111 MB
-    instead of 104). The threads that allocate much (synthesis, playback) do so in turns, so
-    one arena's lock costs no measurable time (docs/measurements.md). Call before threads start.
-    """
-    name = ctypes.util.find_library("c")
-    try:
-        return bool(name) and ctypes.CDLL(name).mallopt(_M_ARENA_MAX, 1) == 1
-    except (OSError, AttributeError):
-        return False
 
 
 # --- a voice that can be put away -----------------------------------------------------------

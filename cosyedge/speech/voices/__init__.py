@@ -7,8 +7,6 @@ without the acoustic models, for `cosyedge read`.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import functools
 import gc
 import hashlib
@@ -22,6 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from cosyedge.config import PronunciationConfig, VoiceConfig
+from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import normalizer_for
 
@@ -296,5 +295,6 @@ def settle_memory() -> None:
     every later collection."""
     gc.collect()
     gc.freeze()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim this way
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    trim = libc_malloc_trim()
+    if trim is not None:  # not glibc: nothing to trim this way
+        trim(0)

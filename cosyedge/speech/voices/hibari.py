@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
-from cosyedge.speech.memory import libc_malloc_trim
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
