@@ -134,8 +134,17 @@ def test_hibari_cuts_phonemes_only_at_spaces_into_the_fewest_even_pieces(words):
         assert min(len(piece) for piece in pieces) >= len(phonemes) / 4 - 1
 
 
-def test_hibari_keeps_a_word_longer_than_a_step_whole():
-    assert hibari.cut_phonemes("ab " + "c" * 70 + " d", 64) == ["ab", "c" * 70, "d"]
+def test_hibari_cuts_a_word_longer_than_a_step_into_even_pieces():
+    assert hibari.cut_phonemes("ab " + "c" * 70 + " d", 64) == ["ab", "c" * 35, "c" * 35, "d"]
+
+
+@given(st.text(alphabet="abəɹ " + hibari.PRIMARY_STRESS, min_size=1, max_size=3000))
+def test_hibari_steps_are_bounded_whatever_the_words(phonemes):
+    """A run of spelled capitals, a hash, a URL: no step is longer than the limit, and every
+    phoneme is still said."""
+    pieces = hibari.cut_phonemes(phonemes, 64)
+    assert all(0 < len(piece) <= 64 for piece in pieces)
+    assert "".join("".join(pieces).split()) == "".join(phonemes.split())
 
 
 def test_hibari_cuts_where_spaces_are_doubled():

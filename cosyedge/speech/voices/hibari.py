@@ -127,8 +127,10 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
     (word boundaries) allows. Each cut falls where a pause sounds most natural (`_pause_rank`)
     among the spaces near an equal share of what is left, so no piece is a stray word or two;
     `spelled`: the phonemes of words read one after another as one thing (digits, number
-    words, letters), not to be cut between. A word longer than `limit` stays whole (the model
-    takes up to 400). Nothing is lost but the spaces cut at."""
+    words, letters), not to be cut between. A word longer than `limit` (a run of spelled
+    capitals, a hash, a URL) is cut inside into even pieces, so no step is longer than `limit`
+    whatever the text: a step's memory grows with its length. Nothing is lost but the spaces
+    cut at."""
     pieces = []
     rest = phonemes.strip()
     while len(rest) > limit:
@@ -137,7 +139,15 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
             break
         pieces.append(rest[:cut].rstrip())
         rest = rest[cut + 1 :].lstrip()
-    return [*pieces, rest] if rest else pieces
+    pieces = [*pieces, rest] if rest else pieces
+    return [part for piece in pieces for part in _even_pieces(piece, limit)]
+
+
+def _even_pieces(word: str, limit: int) -> list[str]:
+    """`word` as it is if within `limit`, else in the fewest even pieces within it."""
+    count = -(-len(word) // limit)
+    size = -(-len(word) // count)
+    return [word[i : i + size] for i in range(0, len(word), size)]
 
 
 def _cut_at(rest: str, limit: int, spelled: frozenset[str]) -> int | None:
