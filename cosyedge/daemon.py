@@ -380,6 +380,7 @@ class Daemon:
         self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
         self.health.set("audio", self.player.trouble)
         self.health.set("memory", self.speech.memory.trouble)
+        self.health.set("speech", self.speech.memory.degradation)
         self.health.set("voice", self.speech.renderer.trouble)
         for beat in self.beats:
             stuck = beat.silent_for(now) > stuck_s
@@ -512,6 +513,7 @@ class Daemon:
         new, waiting = effective_config(self.config, new)
         old, self.config = self.config, new
         self.intake = Intake(new)
+        self.speech.max_spoken_s = new.alarms.max_spoken_s
         monitor = new.monitor
         self.canary.topic = self.intake.canary_topic or ""
         self.canary.interval_s, self.canary.timeout_s = (
@@ -658,4 +660,5 @@ def build_speech(config: Config, faults: Faults) -> Speech:
     fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices))
     for lang, voice in in_process.items():
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
-    return Speech(renderer, memory, fallback, voices, faults, fault_phrases)
+    limit = config.alarms.max_spoken_s
+    return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)

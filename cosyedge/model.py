@@ -58,6 +58,7 @@ class Announcement:
     priority: str
     alert: Alert
     notes: tuple[str, ...] = ()  # what was not taken as given, for the outcome report
+    max_spoken_s: float | None = None  # its template's; None: alarms.max_spoken_s
 
 
 @dataclass(frozen=True)

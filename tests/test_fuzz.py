@@ -130,9 +130,12 @@ def test_every_generated_payload_is_accepted_or_rejected_with_a_reason():
             assert text.strip()
             # Placeholders in payload values are spoken as written, never evaluated.
             assert not re.search(r"<(class|function|built-in|module)", text), text
-            # Templates cut at their max_chars (at most 4000), Hermes texts at hermes.max_chars.
-            limit = 400 if topic == "hermes/tts/say" else 4000
+            # Templates cut at their max_chars (at most 10000), Hermes texts at
+            # hermes.max_chars, and say so.
+            limit = 1000 if topic == "hermes/tts/say" else 10000
             assert len(text) <= limit
+            if len(text) == limit:
+                assert any(n.startswith("shortened:") for n in offer.announcement.notes)
             # Whatever is reported or cached can be written out, and holds nothing invisible.
             for said in (text, offer.key, *offer.announcement.notes):
                 said.encode()

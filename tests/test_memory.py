@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from support import publish, site_yaml
 
+from cosyedge.config import AlarmsConfig
+
 MB = 1 << 20
 WORDS = re.findall(
     r"\w+",
@@ -359,3 +361,123 @@ def test_one_malloc_arena_serves_every_thread(way, most):
     )
     arenas = len(re.findall(r'<heap nr="\d+">', done.stdout))
     assert arenas == 1 if most == 1 else arenas > 1, done.stdout[:500]
+
+
+@pytest.mark.parametrize("engine", ["hibari", "piper"])
+def test_an_unloaded_voice_frees_its_models_and_still_estimates(engine):
+    """The front end a voice keeps for estimates (`SheddableVoice.front`) holds no acoustic
+    model: unloading the voice frees its session, and what a phrase costs is still known."""
+    import gc
+    import weakref
+
+    from cosyedge.config import VoiceConfig
+    from cosyedge.speech.memory import SheddableVoice
+    from cosyedge.speech.voices import load_voice
+
+    voice = SheddableVoice(lambda: load_voice("en", VoiceConfig(engine=engine)))
+    session = weakref.ref(voice._voice.session)
+    before = voice.front.estimate("Pump seven stopped on line three.")
+    assert voice.unload_if_idle(0.0)
+    gc.collect()
+    assert session() is None
+    assert voice.front.estimate("Pump seven stopped on line three.") == before
+    assert 1.0 < before.seconds < 5.0
+
+
+def test_one_outlying_step_weighs_on_a_few_steps_not_for_good():
+    """After a step far larger than the reference (another voice, a page-in), the guard's
+    step estimate comes back to the reference within a few steps: later alerts are
+    synthesized, not refused for the process's life."""
+    from cosyedge.speech.memory import MemoryGuard
+
+    guard = MemoryGuard(512)
+    guard.reference_mb = guard.step_mb = 30.0
+    guard._learn_step(500.0)
+    assert guard.step_mb == 500.0
+    for _ in range(5):
+        guard._learn_step(20.0)
+    assert guard.step_mb == 30.0
+
+
+def test_alerts_said_as_the_generic_phrase_are_a_fault_said_aloud(hibari_voice, tmp_path):
+    """Synthesis refused and the phrase not cached: the alert is said as the generic phrase,
+    and the guard says so (the fault `speech`, not one of the quiet faults)."""
+    from cosyedge.announce.announcer import Speech
+    from cosyedge.model import Alert, Announcement, Item, ItemKind, Offer, Ticket, Timing
+    from cosyedge.service.selfwatch import QUIET_FAULTS
+    from cosyedge.speech.cache import PhraseCache
+    from cosyedge.speech.fallback import FallbackPhrases
+    from cosyedge.speech.memory import MemoryGuard, SheddableVoice, rss_mb
+    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.voices import mixed_voices
+
+    voice = SheddableVoice(lambda: hibari_voice)
+    renderer = Renderer(mixed_voices({"en": voice}), PhraseCache(tmp_path / "cache"))
+    guard = MemoryGuard(rss_mb() / 2, [voice])  # memory is short
+    speech = Speech(renderer, guard, FallbackPhrases({"en": voice}), {"en": voice})
+    alert = Alert("t", {}, "a1", "low", 0.0)
+    offer = Offer(
+        Ticket(1, "t", 0.0), "a1", 0.0, Timing(), Announcement("Fan.", "en", "low", alert)
+    )
+    item = Item(ItemKind.ALERT, "low", 1, [offer], text="Fan nine stopped.")
+    assert guard.degradation is None
+    try:
+        assert speech.render(item).source == "generic"
+        assert "alerts said as a generic phrase" in (guard.degradation or "")
+        assert "speech" not in QUIET_FAULTS
+    finally:
+        renderer.stop(timeout=10)
+
+
+def hostile_texts() -> dict[str, dict]:
+    """One message of each class whose characters say little of its cost to say: each
+    would have held the speaker for a minute or taken one step of hundreds of MB."""
+    return {
+        "capitals": {"text": "W" * 400},
+        "hash": {"text": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 12},
+        "url": {"text": "https://gw.example/" + "/".join(["line3", "PT-101A"] * 60)},
+        "digits": {"text": "1234567890" * 90},
+        "tags": {"text": "PT-101 at 5 %, " * 60},
+        "cjk": {"text": "锅炉压力过高请立即检查" * 90, "lang": "zh"},
+    }
+
+
+@pytest.mark.parametrize("ceiling_mb", [256, 512])
+def test_hostile_messages_are_bounded_and_later_alerts_are_synthesized(
+    broker, make_daemon, tmp_path, ceiling_mb
+):
+    """Each hostile message is said shortened within `alarms.max_spoken_s` (its report says
+    so and what was left out), RSS sampled every 5 ms stays under the ceiling, and the ten
+    ordinary alerts after them are synthesized, not the generic phrase."""
+    from support import Listener
+
+    config = (
+        f"{site_yaml(broker.port, tmp_path)}memory:\n  ceiling_mb: {ceiling_mb}\n"
+        "alarms:\n  flood: {threshold: 1000}\n"  # each alert on its own: no flood summary
+    )
+    daemon = make_daemon(config, preexec=limit_data((ceiling_mb + 150) * MB))
+    reports = Listener(broker.port, "cosyedge/report")
+    sampler = RssSampler(daemon.process.pid)
+    hostile = hostile_texts()
+    for key, fields in hostile.items():
+        publish(broker.port, "cosyedge/say", json.dumps({**fields, "id": key}))
+    for n in range(10):
+        text = f"Conveyor {n + 1} stopped on line {n + 3}, check the drive."
+        publish(broker.port, "cosyedge/say", json.dumps({"text": text, "id": f"n-{n}"}))
+    said = reports.wait_for("cosyedge/report", lambda r: len(r) >= 16, timeout=180)
+    peak = sampler.stop()
+    reports.close()
+    by_id = {r["id"]: r for r in said}
+    print(f"ceiling {ceiling_mb} MB: sampled peak RSS {peak:.0f} MB")
+    for key in hostile:
+        report = by_id[key]
+        assert report["outcome"] == "spoken" and report["source"] == "synth", report
+        assert report["shortened"] is True and report["left_out"], report
+        assert report["text"].startswith(report["said"])
+        span = report["end"] - report["start"]
+        assert span <= AlarmsConfig().max_spoken_s + 2, (key, span)  # + the chime
+    for n in range(10):
+        assert by_id[f"n-{n}"]["source"] == "synth", by_id[f"n-{n}"]
+        assert "shortened" not in by_id[f"n-{n}"]
+    assert peak < ceiling_mb
+    assert len(daemon.wait_for_log(r"shortened to fit", count=len(hostile))) == len(hostile)

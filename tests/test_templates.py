@@ -8,7 +8,7 @@ import pytest
 from cosyedge.config import TemplateConfig
 from cosyedge.config.syntax import check_template
 from cosyedge.intake.alert import MAX_ID_CHARS, parse_alert
-from cosyedge.intake.templates import TemplateSet, plain_text, spoken_length
+from cosyedge.intake.templates import TemplateSet, plain_text
 from cosyedge.model import Alert, RejectedAlert
 
 
@@ -113,13 +113,14 @@ def test_payload_values_cannot_inject_placeholders_or_control_characters():
     assert a.text == "Alarm: {0.__class__} bell new line"
 
 
-def test_output_length_is_bounded_per_value_and_per_phrase():
+def test_output_length_is_bounded_per_phrase():
     long_word = "word " * 400
     a = render(
         "t", "{a} {b}", "t", f'{{"a": "{long_word}", "b": "{long_word}"}}'.encode(), max_chars=300
     )
     assert len(a.text) <= 300
     assert a.text.startswith("word word")
+    assert a.notes[0].startswith("shortened: over 300 characters")
 
 
 def test_missing_field_is_rejected_with_its_name():
@@ -213,15 +214,24 @@ def test_numbers_within_the_bounds_are_written_plainly(text, payload, said):
     assert render("t", text, "t", payload).text == said
 
 
-def test_a_digit_or_symbol_counts_ten_characters_and_a_number_is_never_cut():
-    assert spoken_length("PT-101 at 5 %") == 8 + 5 * 10
-    # Said in words this is 61 characters: it does not fit 50, so it is cut at a space.
-    phrase = render("t", "{text}", "t", b"Tank 12 at 45.6 percent, line 3.", max_chars=50)
-    assert phrase.text == "Tank 12 at"
+def test_plant_data_is_never_cut_for_its_digits():
+    """A 42-character alert with 18 digits (an address, a serial) is said whole: characters
+    bound what arrives, not what a phrase takes to say."""
+    text = "Gateway check bar11-127.0.0.1-2454630178."
+    assert render("t", "{text}", "t", text.encode()).text == text
+    assert render("t", "{text}", "t", b'{"text": "' + b"7" * 30 + b'"}').text == "7" * 30
+
+
+def test_over_max_chars_the_phrase_is_cut_at_a_word_never_inside_a_number_and_noted():
+    phrase = render("t", "{text}", "t", b"Tank 12 at 45.6 percent, line 3.", max_chars=20)
+    assert phrase.text == "Tank 12 at 45.6"
+    assert phrase.notes == ("shortened: over 20 characters, left out 'percent, line 3.'",)
     # Without a space to cut at, the cut falls before the number, never inside it.
-    assert plain_text("ab 1234567890123", 30, "x") == "ab"
-    with pytest.raises(RejectedAlert, match=r"^field 'text': begins with a number too long"):
-        render("t", "{text}", "t", b'{"text": "' + b"7" * 30 + b'"}')
+    assert plain_text("ab1234567890123", 10) == (
+        "ab",
+        "shortened: over 10 characters, left out '1234567890123'",
+    )
+    assert plain_text("abcdefghijklmnop", 10)[0] == "abcdefghij"
 
 
 # -- invisible characters and ids -------------------------------------------------------------

@@ -11,6 +11,7 @@ gone the item waits in the queue and the device is tried again with the player's
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -25,9 +26,12 @@ from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
 from cosyedge.model import Delivery, Heartbeat, Item, ItemKind
 from cosyedge.speech.cache.background import Activity
+from cosyedge.speech.cost import Fitted, fit
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice, is_out_of_memory
 from cosyedge.speech.render import Renderer, Rendering, SynthesisFailed
+from cosyedge.speech.voices import FrontEnd
+from cosyedge.speech.voices.mixed import mixed_estimate
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +65,40 @@ class Speech:
     voices: Mapping[str, SheddableVoice]  # by language
     faults: Faults = field(default_factory=Faults)
     fault_phrases: FaultPhrases | None = None
+    max_spoken_s: float = 30.0  # alarms.max_spoken_s: an alert's phrase, unless its template's
 
-    def render(self, item: Item) -> Rendering:
-        self.faults.check("speech.render", item.text)
+    def fitted(self, item: Item) -> Fitted:
+        """What of the item's phrase is said: all of it, or the start that the voice's own
+        reading estimates within its limit (`speech/cost.py`). Our own phrases (summaries,
+        faults) are said whole; a phrase that cannot be estimated is said whole and the
+        voice bounds each of its steps all the same."""
+        announcement = item.offers[0].announcement if item.speaks_offer else None
+        if announcement is None or item.lang not in self.voices:
+            return Fitted(item.text)
+        limit = announcement.max_spoken_s or self.max_spoken_s
+        fronts = {lang: voice.front for lang, voice in self.voices.items()}
+        try:
+            fitted = fit(item.text, limit, functools.partial(mixed_estimate, fronts, item.lang))
+        except Exception:
+            log.exception("%s %s: cannot estimate its phrase; saying it whole", item.kind, item.key)
+            return Fitted(item.text)
+        if fitted.shortened and item.kind is ItemKind.ALERT:  # once, not at each re-announcement
+            log.warning(
+                "alert %s: shortened to fit %.0f s of speech (the whole would take about %.0f s);"
+                " left out %r",
+                item.key,
+                limit,
+                fit_whole_seconds(fitted, fronts, item.lang),
+                fitted.left_out[:200],
+            )
+        return fitted
+
+    def render(self, item: Item, text: str | None = None) -> Rendering:
+        """The item's phrase, or `text` in its place (the part of it `fitted` keeps)."""
+        text = item.text if text is None else text
+        self.faults.check("speech.render", text)
         if item.kind is ItemKind.FAULT and self.fault_phrases is not None:
-            ahead = self.fault_phrases.rendering(item.text)
+            ahead = self.fault_phrases.rendering(text)
             if ahead is not None:  # rendered at start: said even when synthesis is broken
                 return ahead
         voice = self.voices.get(item.lang)
@@ -74,9 +107,12 @@ class Speech:
             return self.fallback.rendering(item.priority, item.lang)
         must_say = item.kind is ItemKind.SUMMARY
         if self.memory.may_synthesize("critical" if must_say else item.priority, voice):
-            return self.renderer.render(item.text, item.lang)
-        cached = self.renderer.cached(item.text, item.lang)
-        return cached or self.fallback.rendering(item.priority, item.lang)
+            return self.renderer.render(text, item.lang)
+        cached = self.renderer.cached(text, item.lang)
+        if cached is not None:
+            return cached
+        self.memory.degraded(item.key)
+        return self.fallback.rendering(item.priority, item.lang)
 
 
 @dataclass
@@ -86,6 +122,7 @@ class Heard:
 
     peak: int = 0
     fallback: str | None = None  # why the generic phrase was said instead of the alert's
+    fitted: Fitted | None = None  # what of the phrase was said
 
     def through(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         for pcm in chunks:
@@ -181,6 +218,8 @@ class Announcer:
         }
         if heard.fallback is not None:
             detail["reason"] = heard.fallback
+        if heard.fitted is not None and heard.fitted.shortened:
+            detail.update(shortened=True, said=heard.fitted.text, left_out=heard.fitted.left_out)
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         log.info(
             "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
@@ -197,7 +236,10 @@ class Announcer:
         """The alert's phrase; when its synthesis fails for want of memory or because the voice
         is broken (the renderer then holds the voice's fault), the generic phrase in the
         alert's language after whatever was already heard, so the alert is never unheard."""
-        rendering = self.speech.render(item)
+        heard.fitted = self.speech.fitted(item)
+        rendering = self.speech.render(item, heard.fitted.text)
+        if rendering.source == "generic":
+            heard.fallback = self.speech.memory.trouble or "synthesis refused"
         try:
             return rendering, self._play(item, rendering, cut, heard)
         except SynthesisFailed as exc:
@@ -231,6 +273,12 @@ class Announcer:
             if self._stop.is_set():
                 cut.append(True)
                 return
+
+
+def fit_whole_seconds(fitted: Fitted, fronts: Mapping[str, FrontEnd], lang: str) -> float:
+    """The whole phrase's estimated seconds, for the log line that says it was shortened."""
+    whole = f"{fitted.text} {fitted.left_out}"
+    return mixed_estimate(fronts, lang, whole).seconds
 
 
 def _close(chunks: Iterable[np.ndarray]) -> None:

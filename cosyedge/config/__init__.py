@@ -490,10 +490,20 @@ class TemplateConfig:
         ),
     )
     max_chars: int = field(
-        default=400,
+        default=1000,
         metadata=_meta(
-            "the phrase is cut to this length at a word boundary, a digit or symbol counting 10",
-            range=(16, 4000),
+            "characters of the phrase as rendered, a bound on what arrives, not on speech: "
+            "beyond it the phrase is shortened at a word boundary and the report says so",
+            range=(16, 10000),
+        ),
+    )
+    max_spoken_s: float | None = field(
+        default=None,
+        metadata=_meta(
+            "longest this template's phrase may take to say, in seconds, as the voice's own "
+            "reading estimates it; a longer one is shortened at a clause or word boundary and "
+            "the report says what was left out; null: `alarms.max_spoken_s`",
+            range=(2, 600),
         ),
     )
     values: Mapping[str, Any] = field(
@@ -665,6 +675,16 @@ class AlarmsConfig:
             range=(0, 7 * 86400),
         ),
     )
+    max_spoken_s: float = field(
+        default=30.0,
+        metadata=_meta(
+            "longest an alert's phrase may take to say, in seconds, as the voice's own reading "
+            "estimates it (a template's `max_spoken_s` overrides it); a longer one is said up to "
+            "the last clause or word boundary that fits, never cut inside a number, a code or "
+            "an address, and its report says `shortened` and what was left out",
+            range=(2, 600),
+        ),
+    )
     max_shelve_s: float = field(
         default=8 * 3600.0,
         metadata=_meta(
@@ -806,11 +826,12 @@ class HermesConfig:
         metadata=_meta("priority Hermes requests are spoken at", choices=PRIORITIES),
     )
     max_chars: int = field(
-        default=400,
+        default=1000,
         metadata=_meta(
-            "a say text is cut to this length at a word boundary, a digit or symbol counting "
-            "10; control characters are spoken as spaces",
-            range=(16, 4000),
+            "characters of a say text, a bound on what arrives: beyond it the text is "
+            "shortened at a word boundary and the report says so (how long it may take to say "
+            "is `alarms.max_spoken_s`); control characters are spoken as spaces",
+            range=(16, 10000),
         ),
     )
 

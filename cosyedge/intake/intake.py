@@ -186,13 +186,12 @@ class Intake:
         say = hermes.say_alert(payload, max_bytes, voices, message.load_json)
         alert = say.alert
         priority = alert.priority or self.config.hermes.priority
-        limit = self.config.hermes.max_chars
-        text = plain_text(str(alert.fields["text"]), limit, "hermes/tts/say text")
+        text, left_out = plain_text(str(alert.fields["text"]), self.config.hermes.max_chars)
         request_id = ticket.hermes.request_id if ticket.hermes else None
         key = hermes.dedup_key(payload, request_id)
         if say.note is not None:
             log.warning("hermes/tts/say %s: %s", key, say.note)
-        notes = tuple(n for n in (priority_note(alert.fields, priority),) if n)
+        notes = tuple(n for n in (priority_note(alert.fields, priority), left_out) if n)
         announcement = self._sayable(Announcement(text, say.lang, priority, alert, notes), say.lang)
         timing = Timing(
             ttl_s=_ttl(alert.fields, alarms.ttl_s),
@@ -207,10 +206,12 @@ class Intake:
         lang = matching_voice(request.lang, voices) if request.lang else None
         if lang is None:
             lang = hermes.choose_voice("", request.text, voices)[0]
-        text = plain_text(request.text, local.MAX_CHARS, "text")
+        text, left_out = plain_text(request.text, local.MAX_CHARS)
         fields = {"text": request.text, "priority": request.priority}
         alert = Alert(ticket.topic, fields, request.key(), request.priority, ticket.received)
-        announcement = self._sayable(Announcement(text, lang, request.priority, alert), lang)
+        notes = (left_out,) if left_out else ()
+        said = Announcement(text, lang, request.priority, alert, notes)
+        announcement = self._sayable(said, lang)
         timing = Timing(
             ttl_s=alarms.ttl_s if request.ttl is None else request.ttl,
             reannounce_s=alarms.priorities.of(request.priority).reannounce_s,

@@ -29,7 +29,7 @@ from cosyedge.speech.tags import matching_voice
 
 SAY_TOPIC = "cosyedge/http/say"
 DEFAULT_PRIORITY = "medium"
-MAX_CHARS = 400  # as a template's default max_chars
+MAX_CHARS = 1000  # as a template's default max_chars
 SAY_FIELDS = ("text", "priority", "lang", "id", "ttl", "volume")
 TEMPLATE_FIELDS = ("template", "fields")
 _LANG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*\Z")

@@ -3,15 +3,15 @@
 Template text uses `{name}` placeholders and, for numbers, `{name:.Nf}`. Unlike `str.format`
 there is no attribute or index access, no conversions and no padding, so a payload can never
 reach into Python objects or blow up the phrase length. Numbers are held to what can be said
-(finite, below 1e15, at most 20 characters as written), and a digit or a symbol counts as ten
-characters toward a length limit, since each is said as a word or more.
+(finite, below 1e15, at most 20 characters as written). The phrase's characters are bounded
+by `max_chars`, a bound on what arrives; how long it takes to say is bounded where the voice
+reads it (`speech/cost.py`, `alarms.max_spoken_s`), since characters tell little of that.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -27,15 +27,8 @@ if TYPE_CHECKING:
 
 _LANG = re.compile(r"[a-z]{2,3}\Z")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")  # as the text front ends read one number
-MAX_VALUE_CHARS = 200
 MAX_NUMBER = 1e15  # a number's size: up to "nine hundred ninety nine trillion ..."
 MAX_NUMBER_CHARS = 20  # a number as written, sign and decimals included
-# What a digit or a symbol counts toward a length limit. Said as words, a digit takes up to
-# 0.74 s ("777,777,777,777,777"), a symbol about as long ("-7 °C": minus seven degrees
-# Celsius), where a letter of ordinary text takes 0.07 s (hibari): so counted, numbers and
-# units cannot make a phrase much longer to say than max_chars of words.
-WORD_CHARS = 10
-_SAID_AS_WORDS = frozenset("%‰#&@")  # punctuation by category, said as words all the same
 
 
 class Template:
@@ -76,16 +69,17 @@ class Template:
             out.append(_value_text(part.name, fields[part.name], part.decimals))
         lang = _alert_lang(alert) or self.config.lang
         topic = self.config.topic
-        text = plain_text("".join(out), self.config.max_chars, f"template {topic!r}")
+        text, left_out = plain_text("".join(out), self.config.max_chars)
         if not text:
             raise RejectedAlert(f"nothing to say in {lang}: template {topic!r} rendered nothing")
-        note = priority_note(alert.fields, self.config.priority)
+        notes = (priority_note(alert.fields, self.config.priority), left_out)
         return Announcement(
             text=text,
             lang=lang,
             priority=alert.priority or self.config.priority,
             alert=alert,
-            notes=(note,) if note else (),
+            notes=tuple(note for note in notes if note),
+            max_spoken_s=self.config.max_spoken_s,
         )
 
 
@@ -106,9 +100,9 @@ def _value_text(name: str, value: Scalar, decimals: int | None) -> str:
         try:
             number = float(value)
         except ValueError:  # a word where a number was expected is said as it is
-            return plain_text(value, MAX_VALUE_CHARS, f"field {name!r}")
+            return clean_text(value)
         return _number_text(name, number, decimals)
-    return plain_text(value, MAX_VALUE_CHARS, f"field {name!r}")
+    return clean_text(value)
 
 
 def _number_text(name: str, number: int | float, decimals: int | None) -> str:
@@ -137,53 +131,27 @@ def _written(number: int | float, decimals: int | None) -> str:
     return format(Decimal(repr(number)), "f")  # 1e-05 as 0.00001: an exponent is not said
 
 
-def plain_text(text: str, limit: int, what: str) -> str:
+def plain_text(text: str, limit: int) -> tuple[str, str]:
     """Text from outside made fit to speak: no control or invisible format characters, single
-    spaces, at most `limit` by spoken_length. RejectedAlert naming `what` when the limit leaves
-    nothing of it, which only a number too long for the limit at its start can do."""
+    spaces, at most `limit` characters; with a note naming what was left out when it was
+    longer (empty when nothing was). The cut falls at the last space, else before a number
+    it would go through (part of a number would say another one), else at the limit."""
     clean = clean_text(text)
-    short = _shorten(clean, limit)
-    if clean and not short:
-        raise RejectedAlert(
-            f"{what}: begins with a number too long to say within {limit} characters "
-            f"(a digit counts {WORD_CHARS})"
-        )
-    return short
+    if len(clean) <= limit:
+        return clean, ""
+    cut = clean.rfind(" ", 0, limit + 1)
+    if cut <= 0:
+        straddling = (m for m in _NUMBER.finditer(clean) if m.start() < limit < m.end())
+        cut = next((m.start() for m in straddling), limit) or limit
+    kept = clean[:cut].rstrip()
+    return kept, f"shortened: over {limit} characters, left out {_quoted(clean[cut:].strip())}"
 
 
-def spoken_length(text: str) -> int:
-    """The length a limit counts: characters, a digit or symbol as WORD_CHARS of them."""
-    return sum(_weight(c) for c in text)
-
-
-def _weight(c: str) -> int:
-    if c.isascii() and c.isalpha():  # the common case, without a table lookup
-        return 1
-    wordy = c.isdigit() or c in _SAID_AS_WORDS or unicodedata.category(c)[0] == "S"
-    return WORD_CHARS if wordy else 1
-
-
-def _shorten(text: str, limit: int) -> str:
-    """At most `limit` by spoken_length, cut at the last space if that keeps over half, else
-    within a word, but never within a number: part of a number would say another one."""
-    end = _fitting(text, limit)
-    if end == len(text):
-        return text
-    cut = text.rfind(" ", 0, end + 1)
-    if cut <= end // 2:
-        straddling = (m for m in _NUMBER.finditer(text) if m.start() < end < m.end())
-        cut = next((m.start() for m in straddling), end)
-    return text[:cut].rstrip()
-
-
-def _fitting(text: str, limit: int) -> int:
-    """How many characters from the start fit within `limit` by spoken_length."""
-    used = 0
-    for i, c in enumerate(text):
-        used += _weight(c)
-        if used > limit:
-            return i
-    return len(text)
+def _quoted(text: str, limit: int = 200) -> str:
+    """`text` quoted for a note, its middle left out past `limit` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(f"{text[: limit // 2]}...{text[-limit // 2 :]}")
 
 
 class TemplateSet:

@@ -37,7 +37,7 @@ import numpy as np
 
 from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import Lexicon
-from cosyedge.speech.voices import EngineVoice, lexicon_identity
+from cosyedge.speech.voices import EngineVoice, FrontEnd, lexicon_identity
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,9 @@ DROP_BUFFERS_EVERY_S = 5.0
 SETTLE_MB = 16.0
 SETTLE_EVERY_S = 30.0
 REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last refusal
+# Each step, what the last steps cost counts this much less: an outlier (a step of another
+# voice, a page-in) weighs on the next alerts for a few steps, not for the process's life.
+STEP_DECAY = 0.5
 
 MIB = 1 << 20
 
@@ -154,6 +157,8 @@ class SheddableVoice:
         self._voice: EngineVoice | None = voice
         self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
         self._base_identity = voice.front.base_identity  # for a new lexicon while unloaded
+        # Kept while the models are put away: what a phrase will cost is read from it.
+        self.front: FrontEnd = voice.front
         # What one synthesis step costs, when the voice states it (measured when its pack was
         # made): the guard then need not learn it by speaking.
         self.declared_step_mb = float(getattr(voice, "step_mb", 0.0))
@@ -168,6 +173,7 @@ class SheddableVoice:
         with self._lock:
             self._lexicon = lexicon
             self.identity = lexicon_identity(self._base_identity, lexicon)
+            self.front = self.front.with_lexicon(lexicon)
             if self._voice is not None:
                 self._voice = self._voice.with_lexicon(lexicon)
 
@@ -178,6 +184,7 @@ class SheddableVoice:
                 self._voice = self._load_measured()
                 self.identity = self._voice.identity
                 self._base_identity = self._voice.front.base_identity
+                self.front = self._voice.front
                 log.info("voice %s loaded again in %.2f s", self.name, time.monotonic() - started)
             voice = self._voice
             self._users += 1
@@ -210,7 +217,15 @@ class MemoryGuard:
     def __init__(self, ceiling_mb: float, voices: Iterable[SheddableVoice] = ()) -> None:
         self.ceiling_mb = float(ceiling_mb)
         self.voices = list(voices)
-        self.step_mb = 0.0  # the most one synthesis step has added to RSS so far
+        # What one synthesis step is taken to add to RSS: the largest of the reference steps
+        # measured at start (`reference_mb`) and of the last steps (`recent_mb`, which decays
+        # back by STEP_DECAY a step), so one outlier does not refuse synthesis for good.
+        self.step_mb = 0.0
+        self.reference_mb = 0.0
+        self.recent_mb = 0.0
+        self.largest_mb = 0.0  # the largest step measured since start, for the reference
+        self._degraded_at = -REFUSAL_SHOWN_S
+        self.degraded_alerts = 0  # alerts said as a generic phrase since start
         self.peak_mb = peak_rss_mb()
         self._can_reset_peak = True
         self._trim = libc_malloc_trim()
@@ -233,7 +248,8 @@ class MemoryGuard:
         the voice itself when it declares it (a slow voice would take minutes to speak the
         reference text), else by speaking `text`."""
         if voice.declared_step_mb:
-            self.step_mb = max(self.step_mb, voice.declared_step_mb)
+            self.reference_mb = max(self.reference_mb, voice.declared_step_mb)
+            self.step_mb = max(self.step_mb, self.reference_mb)
             self.settled_mb = self.rss()
             self._report_step(voice, self.settled_mb)
             return
@@ -246,6 +262,8 @@ class MemoryGuard:
             # The process limit is below what one step needs: long alerts will fall back.
             self.out_of_memory(exc)
             return
+        self.reference_mb = max(self.reference_mb, self.largest_mb)
+        self.step_mb = max(self.step_mb, self.reference_mb)
         # What the steps left to the allocator (Piper's; hibari hands back its own) goes back
         # now: kept, it would stand in RSS until the guard next drops buffers, and count twice
         # below.
@@ -285,8 +303,13 @@ class MemoryGuard:
             finally:
                 peak = peak_rss_mb() if self._can_reset_peak else self.rss()
                 self.peak_mb = max(self.peak_mb, peak)
-                self.step_mb = max(self.step_mb, peak - before)
+                self._learn_step(peak - before)
             yield chunk
+
+    def _learn_step(self, measured_mb: float) -> None:
+        self.largest_mb = max(self.largest_mb, measured_mb)
+        self.recent_mb = max(measured_mb, self.recent_mb * STEP_DECAY)
+        self.step_mb = max(self.reference_mb, self.recent_mb)
 
     # -- shedding ----------------------------------------------------------------------------
     def check(self, force: bool = False, keep: SheddableVoice | None = None) -> float:
@@ -370,6 +393,23 @@ class MemoryGuard:
         self._refused_at = time.monotonic()
         self.shed["refusals"] += 1
         return False
+
+    def degraded(self, key: str) -> None:
+        """An alert is said as the generic phrase, its synthesis refused: heard as the fault
+        `speech` (`degradation`) while it goes on, logged once a REFUSAL_SHOWN_S."""
+        now = time.monotonic()
+        if now - self._degraded_at >= REFUSAL_SHOWN_S:
+            log.warning("alert %s said as the generic phrase: synthesis refused for memory", key)
+        self._degraded_at = now
+        self.degraded_alerts += 1
+
+    @property
+    def degradation(self) -> str | None:
+        """While alerts are said as the generic phrase for want of memory: why (the fault
+        `speech`, said aloud as the others are); None once none has been for a while."""
+        if time.monotonic() - self._degraded_at < REFUSAL_SHOWN_S:
+            return f"alerts said as a generic phrase: {self.trouble or 'synthesis refused'}"
+        return None
 
     def out_of_memory(self, exc: BaseException) -> None:
         log.error("out of memory during synthesis (%s): shedding everything", first_line(exc))

@@ -21,6 +21,7 @@ import numpy as np
 
 from cosyedge.config import PronunciationConfig, VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
+from cosyedge.speech.cost import PHONEME_PACE, Estimate, Pace
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import normalizer_for
 
@@ -82,6 +83,7 @@ class FrontEnd:
     lexicon: Lexicon
     normalize: Callable[[str], str]
     units_of: Callable[[str, Lexicon, list[Applied]], Iterator[str]]
+    pace: Pace = PHONEME_PACE  # how its units become seconds of speech
 
     @property
     def identity(self) -> str:
@@ -96,6 +98,10 @@ class FrontEnd:
     def units(self, text: str) -> Iterator[str]:
         """The model's inputs, computed as they are asked for."""
         return self.units_of(self.words(text, []), self.lexicon, [])
+
+    def estimate(self, text: str) -> Estimate:
+        """What saying `text` will take, from the units the models will be given."""
+        return Estimate(*self.pace.seconds(self.units(text)))
 
     def read(self, text: str) -> Reading:
         applied: list[Applied] = []

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.config import SessionConfig
+from cosyedge.speech.cost import CHARACTER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import split_clauses
@@ -349,7 +350,8 @@ def _front_end(lang: str, pack: CosyPack, lexicon: Lexicon, seed: int) -> FrontE
     version, normalize = _normalizer(lang)
     identity = identity_of(ENGINE_VERSION, version, pack.digest(), f"seed={seed}")
     name = f"cosyvoice-{pack.manifest['speaker']['name']}"
-    return FrontEnd(name, pack.sample_rate, identity, lexicon, normalize, text_units(lang))
+    pace = CHARACTER_PACE
+    return FrontEnd(name, pack.sample_rate, identity, lexicon, normalize, text_units(lang), pace)
 
 
 def clause_rng(seed: int, clause: str) -> np.random.Generator:

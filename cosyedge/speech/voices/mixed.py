@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cosyedge.speech.cost import Estimate
 from cosyedge.speech.lang import split_runs, why_unsaid
-from cosyedge.speech.voices import Voice
+from cosyedge.speech.voices import FrontEnd, Voice
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,18 @@ def mixed_identity(lang: str, sample_rate: int, identities: Mapping[str, str]) -
     parts = [ENGINE_VERSION, lang, str(sample_rate)]
     parts += [f"{other}={identity}" for other, identity in sorted(identities.items())]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Estimate:
+    """What `lang`'s mixed voice will take to say `text`: each run by its own voice's
+    reading, runs no voice says counting nothing (they are left out)."""
+    seconds, largest = 0.0, 0
+    for run in split_runs(text, lang, fronts):
+        front = fronts.get(run.lang)
+        if front is not None and run.said:
+            estimate = front.estimate(run.text)
+            seconds, largest = seconds + estimate.seconds, max(largest, estimate.largest_step)
+    return Estimate(seconds, largest)
 
 
 @dataclass

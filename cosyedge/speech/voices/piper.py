@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge.config import VoiceConfig
+from cosyedge.speech.cost import PIPER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
@@ -99,6 +100,7 @@ def _front_end(
         lexicon=lexicon,
         normalize=normalizer.normalize,
         units_of=PiperG2P(phonemizer).units,
+        pace=PIPER_PACE,
     )
 
 
@@ -118,9 +120,12 @@ class PiperVoice(FrontedVoice):
         model, settings, digest = _model(config, saved_dir)
         session_settings = with_engine_defaults(config.session, memory_arena=MEMORY_ARENA)
         session = make_session(model, session_settings, saved_dir, digest)
-        phonemizer = _phonemizer(settings, session)
-        front = _front_end(model, settings, digest, normalizer, lexicon, phonemizer)
-        voice = cls(front, phonemizer)
+        # The front end gets a phonemizer of its own, without the session: it outlives the
+        # models when the memory guard puts them away (`SheddableVoice.front`).
+        front = _front_end(
+            model, settings, digest, normalizer, lexicon, _phonemizer(settings, None)
+        )
+        voice = cls(front, _phonemizer(settings, session))
         for _ in voice.synthesize("Ready."):  # loads espeak-ng and sizes the session's arena
             pass
         return voice

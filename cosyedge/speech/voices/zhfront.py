@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from cosyedge.speech.cost import SYLLABLE_PACE
 from cosyedge.speech.lexicon import Applied, Lexicon
 from cosyedge.speech.voices import FrontEnd
 from cosyedge.speech.zh.normalize import MandarinNormalizer
@@ -50,4 +51,6 @@ def mandarin_front_end(
         readings.prepare()
     normalizer = MandarinNormalizer()
     units = PinyinUnits(readings)
-    return FrontEnd(name, sample_rate, base_identity, lexicon, normalizer.normalize, units)
+    return FrontEnd(
+        name, sample_rate, base_identity, lexicon, normalizer.normalize, units, SYLLABLE_PACE
+    )
