@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import threading
 import time
 from pathlib import Path
@@ -328,3 +329,33 @@ def test_a_damaged_record_of_an_open_message_names_its_seq_once(tmp_path: Path):
         (3, None, ""),
     ]
     assert [p.seq for p in recovered.pending] == [5] and seq == 6
+
+
+def test_a_torn_last_line_is_told_and_its_acknowledged_message_fails(tmp_path: Path, caplog):
+    path = tmp_path / "journal.jsonl"
+    first = Journal(path, keep_seen_s=60)
+    first.open()
+    accept_and_wait(first, "plant/1", b"said")
+    seq, on_disk = accept_and_wait(first, "plant/2", b"acknowledged, then torn by a power cut")
+    first.stop()
+    path.write_bytes(on_disk[: on_disk.rindex(b'"payload"') + 14])  # cut inside the payload
+
+    journal = Journal(path, keep_seen_s=60)
+    with caplog.at_level(logging.WARNING, "cosyedge.alarms.journal"):
+        recovered = journal.open()
+    journal.stop()
+    assert [(d.seq, d.topic) for d in recovered.damaged] == [(seq, "plant/2")]
+    assert "torn by a crash" in recovered.damaged[0].reason
+    assert [p.topic for p in recovered.pending] == ["plant/1"]
+    assert any("torn by a crash" in r.getMessage() for r in caplog.records)
+    assert (tmp_path / "quarantine.jsonl").exists()
+
+
+@pytest.mark.parametrize("cut", [b'{"in":12', b"{", b'{"out":3,"key":'])
+def test_a_torn_line_without_a_whole_seq_is_told_but_names_none(tmp_path: Path, cut):
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b'{"next":5}\n' + cut)
+    journal = Journal(path, keep_seen_s=60)
+    recovered = journal.open()
+    journal.stop()
+    assert [(d.line, d.seq) for d in recovered.damaged] == [(2, None)]

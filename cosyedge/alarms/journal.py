@@ -16,11 +16,14 @@ limit it is rewritten with only what is still open.
 
 Nothing read back is trusted: every line is checked against its record type, and a damaged
 one is kept aside in `quarantine.jsonl` beside the journal, reported, and passed over, so one
-bad line never stops a start. When a write or fsync fails, the writer keeps the records in
-memory, says so through `on_trouble`, and tries again with backoff by rewriting the whole
-file (a fresh file, so pages a failed fsync may have dropped do not matter); the broker acks
-wait until then. Sequence numbers are reserved in blocks in `journal.seq`, so losing the
-journal never numbers messages from 1 again.
+bad line never stops a start. A last line torn by a crash mid-write is damage like any other:
+the message whose `in` line it was (its seq read from the line's start) ends `failed`.
+
+When a write or fsync fails, the writer keeps the records in memory, says so through
+`on_trouble`, and tries again with backoff by rewriting the whole file (a fresh file, so
+pages a failed fsync may have dropped do not matter); the broker acks wait until then.
+Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal never
+numbers messages from 1 again.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -52,6 +56,10 @@ MAX_TRIES = 3  # starts in a row at which one message was being spoken when the 
 HEARD_TOPICS = 4096  # topics whose last payloads are remembered for retained messages
 HEARD_PER_TOPIC = 4
 _MAX_SEQ = 1 << 63
+# The start of an `in` line as `_line` writes it: its seq, then (if not cut off) its topic.
+_TORN_IN = re.compile(
+    rb'\{"in":(?P<seq>[0-9]{1,19}),(?:"at":[0-9.eE+-]+,"topic":"(?P<topic>(?:[^"\\]|\\.)*)")?'
+)
 
 
 class Beat(Protocol):
@@ -199,12 +207,28 @@ def check_record(record: Any) -> None:
             raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
 
 
-def _damaged(line: int, reason: str, record: Any) -> Damaged:
-    """What can still be read of a damaged line: the seq and topic of an `in` record."""
+def _damaged(line: int, reason: str, record: Any, raw: bytes) -> Damaged:
+    """What can still be read of a damaged line: the seq and topic of an `in` record, also
+    from the start of a line that is not JSON any more (torn, or bytes overwritten)."""
+    if not isinstance(record, dict):
+        record = _torn_in(raw)
     if isinstance(record, dict) and "in" in record and _seq(record["in"]):
         topic = record.get("topic")
         return Damaged(line, reason, record["in"], topic if isinstance(topic, str) else "")
     return Damaged(line, reason)
+
+
+def _torn_in(raw: bytes) -> dict[str, Any] | None:
+    """The seq and topic an `in` line starts with, as `_line` writes it; None when its seq
+    is not all there (a comma follows a whole number), as it may be cut short."""
+    found = _TORN_IN.match(raw)
+    if found is None:
+        return None
+    record: dict[str, Any] = {"in": int(found["seq"])}
+    if found["topic"] is not None:
+        with contextlib.suppress(ValueError):  # a topic cut or mangled stays unnamed
+            record["topic"] = json.loads(b'"' + found["topic"] + b'"')
+    return record
 
 
 def payload_hash(payload: bytes) -> str:
@@ -351,10 +375,9 @@ class Journal:
             except (ValueError, RecursionError) as exc:
                 reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
                 if number == len(lines) and record is None:  # a crash mid-write tears it
-                    log.info("journal %s: last line incomplete (%s)", self.path, reason[:200])
-                    continue
+                    reason = f"last line incomplete, torn by a crash mid-write ({reason})"
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
-                found.append(_damaged(number, reason[:200], record))
+                found.append(_damaged(number, reason[:200], record, raw))
                 self._keep_aside(raw, number, reason)
                 continue
             self._apply(record)
