@@ -271,6 +271,7 @@ class Journal:
         self._failing: str | None = None
         self._retry_s = RETRY_MIN_S
         self._held: list[Callable[[], None]] = []
+        self._compact_failing = self._mark_failing = False  # told once while they fail
         self._writer: threading.Thread | None = None
         self.beat: Beat | None = None  # the watchdog's view of the writer
         self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
@@ -303,7 +304,7 @@ class Journal:
         try:
             self._compact()
         except OSError as exc:
-            self._fail(f"cannot write ({exc})")
+            self._fail(exc)
         with self._lock:
             self._reserve(self._next_seq)
         self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
@@ -440,9 +441,11 @@ class Journal:
             self.faults.check("journal.seq")
             _replace(self.path.with_suffix(".seq"), str(mark).encode())
         except OSError as exc:
-            log.error("journal: cannot save the sequence high-water mark (%s)", exc)
+            if not self._mark_failing:  # once, not at every message while it lasts
+                log.error("journal: cannot save the sequence high-water mark (%s)", exc)
+            self._mark_failing = True
             return
-        self._seq_mark = mark
+        self._seq_mark, self._mark_failing = mark, False
 
     # -- appending (any thread) -----------------------------------------------------------
     def accept(
@@ -592,7 +595,7 @@ class Journal:
             try:
                 self._append(b"".join(r.line for r in batch))
             except OSError as exc:
-                self._fail(f"cannot write ({exc})")
+                self._fail(exc)
             else:
                 self._settle(batch)
                 self._compact_if_large()
@@ -604,7 +607,7 @@ class Journal:
         try:
             self._compact()
         except OSError as exc:
-            self._fail(f"cannot write ({exc})")
+            self._fail(exc)
             return
         self._recover()
 
@@ -626,16 +629,21 @@ class Journal:
             if r.then is not None:
                 r.then()
 
-    def _fail(self, reason: str) -> None:
-        problem = f"journal {self.path}: {reason}; alerts are spoken but not acknowledged"
-        if self._failing is None:
-            log.error("%s; retrying", problem)
-        else:
+    def _fail(self, exc: OSError) -> None:
+        """Writing failed: said once (log and `on_trouble`) when the trouble starts, however
+        many retries fail and whatever each says, until `_recover` says it is over."""
+        if self._failing is not None:
             self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
-        if problem != self._failing:
-            self._failing = problem
-            if self.on_trouble is not None:
-                self.on_trouble(problem)
+            log.debug("journal %s: still cannot write (%s)", self.path, exc)
+            return
+        problem = (
+            f"journal {self.path}: cannot write ({os_problem(exc)}); "
+            "alerts are spoken but not acknowledged"
+        )
+        log.error("%s; retrying", problem)
+        self._failing = problem
+        if self.on_trouble is not None:
+            self.on_trouble(problem)
 
     def _recover(self) -> None:
         held, self._held = self._held, []
@@ -651,7 +659,11 @@ class Journal:
             if os.fstat(self._fd).st_size > self.compact_bytes:
                 self._compact()
         except OSError as exc:  # the appended records are safe; try again next time
-            log.error("journal %s: cannot compact (%s)", self.path, exc)
+            if not self._compact_failing:  # once, not at every commit while it lasts
+                log.error("journal %s: cannot compact (%s)", self.path, exc)
+            self._compact_failing = True
+        else:
+            self._compact_failing = False
 
     def _apply(self, record: dict) -> None:
         if "in" in record:
@@ -707,6 +719,12 @@ class Journal:
             os.close(self._fd)
             self._fd = -1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+
+def os_problem(exc: OSError) -> str:
+    """What an OSError says without the file it names: a temporary file's random name would
+    make each retry of one trouble look like a new one."""
+    return exc.strerror or str(exc)
 
 
 def _replace(path: Path, data: bytes) -> None:
