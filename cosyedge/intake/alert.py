@@ -24,6 +24,11 @@ class InvalidJson(ValueError):
     """Text that is not JSON cosyedge can read; the text says why."""
 
 
+class NotScalar(str):
+    """A payload field that held a JSON array or object where a value belongs, kept under its
+    name as what it was (`a list`, `an object`) so that its use can say it was ignored."""
+
+
 class Message:
     """One MQTT message on its way through intake. Its JSON is decoded at most once, when
     first asked for: a Hermes request is read for its site, who to answer and what to say."""
@@ -141,7 +146,8 @@ def priority_note(fields: Mapping[str, Scalar], used: str) -> str | None:
     value = fields.get("priority")
     if value is None or _priority(fields) is not None:
         return None
-    return f"priority: unknown value {brief(value)}, used {used}"
+    shown = f"({value})" if isinstance(value, NotScalar) else brief(value)
+    return f"priority: unknown value {shown}, used {used}"
 
 
 def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
@@ -152,7 +158,13 @@ def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
     if not isinstance(data, dict):
         raise RejectedAlert(f"JSON payload must be an object, got {type(data).__name__}")
     # Only plain values can be spoken; nested objects and lists are left out on purpose.
-    return {k: v for k, v in data.items() if isinstance(v, (str, int, float, bool))}
+    fields: dict[str, Scalar] = {
+        k: v for k, v in data.items() if isinstance(v, (str, int, float, bool))
+    }
+    given = data.get("priority")
+    if isinstance(given, (list, dict)):  # ignored, but not silently: see priority_note
+        fields["priority"] = NotScalar("a list" if isinstance(given, list) else "an object")
+    return fields
 
 
 def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:
