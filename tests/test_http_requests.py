@@ -147,3 +147,17 @@ def test_the_token_file_is_checked_like_the_mqtt_password(tmp_path):
     assert config_warnings(parse_config(f"http:\n  token_file: {token}\n")) == []
     (problem,) = config_problems(f"http:\n  token_file: {tmp_path}/missing\n")
     assert "http.token_file: cannot read" in problem
+
+
+def test_lone_surrogates_in_a_request_are_removed_as_from_mqtt_text():
+    intake = Intake(parse_config(TEMPLATES))
+    message = intake.local_message(b'{"text": "Pump\\ud800 one stopped.", "id": "p\\udfff1"}')
+    assert json.loads(message.payload)["text"] == "Pump one stopped."
+    assert json.loads(message.payload)["id"] == "p1"
+    body = b'{"template": "plant/{line}/{kind}", "fields": {"line": "3\\ud800", "kind": "gas",'
+    message = intake.local_message(body + b' "value": "7\\udc00", "\\ud801id": "x"}}')
+    assert message.topic == "plant/3/gas"
+    assert json.loads(message.payload) == {"value": "7", "id": "x"}
+    with pytest.raises(BadField) as refused:
+        intake.local_message(b'{"text": "\\ud800"}')
+    assert refused.value.field == "text"

@@ -370,7 +370,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- answering --------------------------------------------------------------------------
     def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-        body = json.dumps(data, ensure_ascii=False).encode() + b"\n"
+        # `replace`: a lone surrogate quoted back from a request must not turn an answer into
+        # a failure of its own.
+        body = json.dumps(data, ensure_ascii=False).encode(errors="replace") + b"\n"
         self._start(status, "application/json", len(body), headers)
         self._write(body)
 
