@@ -12,10 +12,17 @@ from support import config_problems
 from cosyedge.config import config_warnings, parse_config
 from cosyedge.http.audio import wav_header
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.intake.commands import parse_command
 from cosyedge.intake.intake import Intake
-from cosyedge.intake.local import SAY_TOPIC, BadField, say_request, template_message
+from cosyedge.intake.local import (
+    SAY_TOPIC,
+    BadField,
+    request_object,
+    say_request,
+    template_message,
+)
 from cosyedge.intake.templates import TemplateSet
-from cosyedge.model import Offer
+from cosyedge.model import BadCommand, Offer
 
 VOICES = {"en": None, "zh": None}
 TEMPLATES = """
@@ -161,3 +168,11 @@ def test_lone_surrogates_in_a_request_are_removed_as_from_mqtt_text():
     with pytest.raises(BadField) as refused:
         intake.local_message(b'{"text": "\\ud800"}')
     assert refused.value.field == "text"
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"text": ' + b"[" * 100_000 + b"}"])
+def test_json_nested_too_deeply_is_refused_as_bad_json_by_requests_and_commands(body):
+    with pytest.raises(BadField, match="invalid JSON: nested too deeply"):
+        request_object(body)
+    with pytest.raises(BadCommand, match="nested too deeply"):
+        parse_command(body)
