@@ -47,7 +47,7 @@ from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
 from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import ANSWER_FILE, ReloadAnswer, effective_config, write_answer
-from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, count_restarts
+from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, StuckWatch, count_restarts
 from cosyedge.speech import zh
 from cosyedge.speech.allocator import one_malloc_arena
 from cosyedge.speech.cache import CacheEvent, PhraseCache
@@ -80,6 +80,7 @@ class Daemon:
         self.fault_lang = fault_lang(config.voices)  # the language faults are said in
         self.beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
         announcer_beat, player_beat, journal_beat = self.beats
+        self.stuck = StuckWatch()  # which of them are busy without progress
         self.activity = Activity()  # held while an alert is rendered or played
         self._stop = threading.Event()
         self._reload = threading.Event()
@@ -382,11 +383,8 @@ class Daemon:
         self.health.set("memory", self.speech.memory.trouble)
         self.health.set("speech", self.speech.memory.degradation)
         self.health.set("voice", self.speech.renderer.trouble)
-        for beat in self.beats:
-            stuck = beat.silent_for(now) > stuck_s
-            self.health.set(
-                f"{beat.name}-stuck", f"no progress for over {stuck_s:g} s" if stuck else None
-            )
+        for name, stuck in self.stuck.check(self.beats, stuck_s, now).items():
+            self.health.set(name, f"no progress for over {stuck_s:g} s" if stuck else None)
 
     def _gauges(self) -> Gauges:
         """The daemon's state for a metrics scrape."""

@@ -381,3 +381,34 @@ def test_a_cache_dir_owned_by_another_user_is_refused(tmp_path):
     assert f"{theirs} belongs to uid 4321, not to this service (uid 0)" in events[0].detail
     assert list(theirs.iterdir()) == []
     assert stat.S_IMODE(theirs.stat().st_mode) == 0o777
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_metadata_nested_too_deeply_is_a_damaged_entry_not_a_recursion_error():
+    from cosyedge.speech.cache.entry import _CHUNK, _FMT, META_CHUNK, DamagedEntry, claimed_key
+
+    samples = np.zeros(100, "<i2").tobytes()
+    riff_size = 4 + (8 + 16) + (8 + len(DEEP)) + (8 + len(samples))
+    header = _FMT.pack(b"RIFF", riff_size, b"WAVE", b"fmt ", 16, 1, 1, 22050, 44100, 2, 16)
+    data = header + _CHUNK.pack(META_CHUNK, len(DEEP)) + DEEP
+    data += _CHUNK.pack(b"data", len(samples)) + samples
+    with pytest.raises(DamagedEntry, match="unreadable metadata"):
+        decode(data)
+    assert claimed_key(data) is None
+
+
+def test_an_archive_manifest_nested_too_deeply_is_refused(tmp_path: Path):
+    import io
+    import tarfile
+
+    from cosyedge.tools.cache_transfer import MANIFEST, ArchiveError, import_cache
+
+    archive = tmp_path / "deep.tar"
+    with tarfile.open(archive, "w") as tar:
+        member = tarfile.TarInfo(MANIFEST)
+        member.size = len(DEEP)
+        tar.addfile(member, io.BytesIO(DEEP))
+    with pytest.raises(ArchiveError, match=r"no readable manifest\.json"):
+        import_cache(PhraseCache(tmp_path / "cache"), archive, {})

@@ -12,10 +12,17 @@ from support import config_problems
 from cosyedge.config import config_warnings, parse_config
 from cosyedge.http.audio import wav_header
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.intake.commands import parse_command
 from cosyedge.intake.intake import Intake
-from cosyedge.intake.local import SAY_TOPIC, BadField, say_request, template_message
+from cosyedge.intake.local import (
+    SAY_TOPIC,
+    BadField,
+    request_object,
+    say_request,
+    template_message,
+)
 from cosyedge.intake.templates import TemplateSet
-from cosyedge.model import Offer
+from cosyedge.model import BadCommand, Offer
 
 VOICES = {"en": None, "zh": None}
 TEMPLATES = """
@@ -147,3 +154,25 @@ def test_the_token_file_is_checked_like_the_mqtt_password(tmp_path):
     assert config_warnings(parse_config(f"http:\n  token_file: {token}\n")) == []
     (problem,) = config_problems(f"http:\n  token_file: {tmp_path}/missing\n")
     assert "http.token_file: cannot read" in problem
+
+
+def test_lone_surrogates_in_a_request_are_removed_as_from_mqtt_text():
+    intake = Intake(parse_config(TEMPLATES))
+    message = intake.local_message(b'{"text": "Pump\\ud800 one stopped.", "id": "p\\udfff1"}')
+    assert json.loads(message.payload)["text"] == "Pump one stopped."
+    assert json.loads(message.payload)["id"] == "p1"
+    body = b'{"template": "plant/{line}/{kind}", "fields": {"line": "3\\ud800", "kind": "gas",'
+    message = intake.local_message(body + b' "value": "7\\udc00", "\\ud801id": "x"}}')
+    assert message.topic == "plant/3/gas"
+    assert json.loads(message.payload) == {"value": "7", "id": "x"}
+    with pytest.raises(BadField) as refused:
+        intake.local_message(b'{"text": "\\ud800"}')
+    assert refused.value.field == "text"
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"text": ' + b"[" * 100_000 + b"}"])
+def test_json_nested_too_deeply_is_refused_as_bad_json_by_requests_and_commands(body):
+    with pytest.raises(BadField, match="invalid JSON: nested too deeply"):
+        request_object(body)
+    with pytest.raises(BadCommand, match="nested too deeply"):
+        parse_command(body)

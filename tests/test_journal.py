@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import errno
 import json
+import logging
 import threading
 import time
 from pathlib import Path
@@ -328,3 +330,68 @@ def test_a_damaged_record_of_an_open_message_names_its_seq_once(tmp_path: Path):
         (3, None, ""),
     ]
     assert [p.seq for p in recovered.pending] == [5] and seq == 6
+
+
+def test_a_torn_last_line_is_told_and_its_acknowledged_message_fails(tmp_path: Path, caplog):
+    path = tmp_path / "journal.jsonl"
+    first = Journal(path, keep_seen_s=60)
+    first.open()
+    accept_and_wait(first, "plant/1", b"said")
+    seq, on_disk = accept_and_wait(first, "plant/2", b"acknowledged, then torn by a power cut")
+    first.stop()
+    path.write_bytes(on_disk[: on_disk.rindex(b'"payload"') + 14])  # cut inside the payload
+
+    journal = Journal(path, keep_seen_s=60)
+    with caplog.at_level(logging.WARNING, "cosyedge.alarms.journal"):
+        recovered = journal.open()
+    journal.stop()
+    assert [(d.seq, d.topic) for d in recovered.damaged] == [(seq, "plant/2")]
+    assert "torn by a crash" in recovered.damaged[0].reason
+    assert [p.topic for p in recovered.pending] == ["plant/1"]
+    assert any("torn by a crash" in r.getMessage() for r in caplog.records)
+    assert (tmp_path / "quarantine.jsonl").exists()
+
+
+@pytest.mark.parametrize("cut", [b'{"in":12', b"{", b'{"out":3,"key":'])
+def test_a_torn_line_without_a_whole_seq_is_told_but_names_none(tmp_path: Path, cut):
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b'{"next":5}\n' + cut)
+    journal = Journal(path, keep_seen_s=60)
+    recovered = journal.open()
+    journal.stop()
+    assert [(d.line, d.seq) for d in recovered.damaged] == [(2, None)]
+
+
+class FailingDisk(Faults):
+    """Every journal write fails while `failing` is set, each time with another message (as
+    an OSError naming a temporary file does); the sequence file always fails."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failing = True
+        self.calls = 0
+
+    def check(self, site: str, subject: str = "") -> None:
+        if site == "journal.seq" or (self.failing and site.startswith("journal.")):
+            self.calls += 1
+            raise OSError(errno.EIO, "Input/output error", f"/state/.journal-{self.calls}")
+
+
+def test_a_lasting_write_fault_is_told_once_and_cleared_once(tmp_path: Path, caplog):
+    disk = FailingDisk()
+    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60, faults=disk)
+    troubles: list = []
+    journal.on_trouble = troubles.append
+    with caplog.at_level(logging.DEBUG, "cosyedge.alarms.journal"):
+        journal.open()
+        acked = threading.Event()
+        for i in range(20):
+            journal.accept("plant/1", b"alert %d" % i, time.time(), then=acked.set)
+        wait_until(lambda: disk.calls > 25, 10, "the writer to retry many times")
+        disk.failing = False
+        assert acked.wait(10)
+        journal.stop()
+    assert len(troubles) == 2 and "Input/output error" in troubles[0] and troubles[1] is None
+    assert ".journal-" not in troubles[0]  # one trouble reads the same at every retry
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 2  # the write fault and the sequence file, once each

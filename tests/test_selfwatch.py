@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 
 import numpy as np
@@ -13,9 +14,11 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from support import Broker, Listener, SwappableSink, site_yaml
 
+from cosyedge.announce.announcer import Announcer
 from cosyedge.audio.sound import BEEP_S, FAULT_TONE_HZ, GAP_S
 from cosyedge.faults import write_plan
-from cosyedge.service.selfwatch import Canary, count_restarts
+from cosyedge.model import Heartbeat
+from cosyedge.service.selfwatch import Canary, StuckWatch, count_restarts
 
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"
 MONITOR = "monitor:\n  canary_interval_s: 1\n  canary_timeout_s: 3\n  reannounce_s: 2\n"
@@ -250,3 +253,39 @@ def test_a_stuck_announcer_a_cache_that_cannot_write_and_a_lost_device_show_and_
     spoken = [r for r in listen.on(REPORT) if r["outcome"] == "spoken"]
     assert len(spoken) == 4  # every alert heard, none lost to the faults
     listen.close()
+
+
+class IdleDesk:
+    """A desk with nothing to say."""
+
+    def take(self, timeout: float) -> None:
+        return None
+
+
+def ticks(watch: StuckWatch, beat: Heartbeat, start: float, end: float) -> list[float]:
+    """The monitor's checks every 0.5 s from `start` to `end`: when `beat` was stuck."""
+    times = [start + 0.5 * i for i in range(int((end - start) / 0.5) + 1)]
+    return [t for t in times if watch.check([beat], 60, t)[f"{beat.name}-stuck"]]
+
+
+def test_an_idle_announcer_is_never_stuck_and_a_busy_one_is_after_stuck_s():
+    idle, busy = Heartbeat("announcer"), Heartbeat("player")
+    announcer = Announcer(IdleDesk(), None, None, None, threading.Event(), None, idle)
+    idle.beat()  # an earlier item was said
+    announcer._next()  # then it waits for the next one, which does not come
+    busy.beat()
+    now = time.monotonic()
+    assert ticks(StuckWatch(), idle, now, now + 300) == []
+    stuck = ticks(StuckWatch(), busy, now, now + 300)
+    assert stuck and 60 <= stuck[0] - now <= 61
+
+
+def test_a_gap_in_the_monitors_own_clock_is_no_stages_fault():
+    busy = Heartbeat("announcer")
+    busy.beat()
+    watch, now = StuckWatch(), time.monotonic()
+    assert not watch.check([busy], 60, now)["announcer-stuck"]
+    # The whole process stopped for 65 s (SIGSTOP): the first checks after it are no fault.
+    assert ticks(watch, busy, now + 65, now + 125) == []
+    # Still no progress 60 s after it went on: that is the stage's own.
+    assert ticks(watch, busy, now + 125.5, now + 130)

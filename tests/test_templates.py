@@ -269,6 +269,9 @@ def test_long_ids_keep_a_readable_start_and_two_of_them_stay_two():
     [
         ('"urgent"', "priority: unknown value 'urgent', used low"),
         ("5", "priority: unknown value 5, used low"),
+        ("true", "priority: unknown value True, used low"),
+        ('["high"]', "priority: unknown value (a list), used low"),
+        ('{"level": "high"}', "priority: unknown value (an object), used low"),
         ('"HIGH"', None),
     ],
 )
@@ -277,3 +280,18 @@ def test_an_unknown_priority_keeps_the_templates_and_says_so(given, note):
     phrase = render("t", "{text}", "t", payload, priority="low")
     assert phrase.priority == ("high" if note is None else "low")
     assert phrase.notes == (() if note is None else (note,))
+
+
+@pytest.mark.parametrize("given", ["true", "false"])
+def test_a_boolean_where_a_number_is_asked_for_is_refused_naming_the_field(given):
+    payload = b'{"value": ' + given.encode() + b"}"
+    with pytest.raises(RejectedAlert, match=rf"field 'value': a number is needed, got {given}"):
+        render("t", "Temperature {value:.1f} degrees", "t", payload)
+    assert render("t", "Door open: {value}", "t", payload).text == f"Door open: {given}"
+
+
+@pytest.mark.parametrize(("given", "kind"), [('["high"]', "a list"), ('{"a": 1}', "an object")])
+def test_a_priority_that_is_not_a_value_is_never_said(given, kind):
+    payload = b'{"priority": ' + given.encode() + b"}"
+    with pytest.raises(RejectedAlert, match=f"field 'priority': {kind}, not a value to say"):
+        render("t", "Priority {priority}", "t", payload)

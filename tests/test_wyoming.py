@@ -23,6 +23,8 @@ from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from cosyedge.wyoming.server import MAX_EVENT_BYTES, Refused, read_event
+
 
 def wyoming_config(port: int, tmp: Path, wyoming_port: int, extra: str = "") -> str:
     return (
@@ -293,3 +295,28 @@ async def exchange_at(host: str, port: int, event: Event) -> list[tuple]:
     async with AsyncTcpClient(host, port) as client:
         await client.write_event(event)
         return [(await client.read_event(), None)]
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        DEEP + b"\n",
+        b'{"type": "synthesize", "data": ' + DEEP + b"}\n",
+        b'{"type": "synthesize", "data_length": 200000}\n' + DEEP,
+        b'{"type": "synthesize", "data_length": 4400}\n{"a": ' + b"9" * 4393 + b"}",
+    ],
+    ids=["header", "data", "data-chunk", "long-number"],
+)
+def test_json_nested_too_deeply_is_a_bad_request_not_a_recursion_error(raw):
+    async def read() -> None:
+        reader = asyncio.StreamReader(limit=MAX_EVENT_BYTES)
+        reader.feed_data(raw)
+        reader.feed_eof()
+        await read_event(reader)
+
+    with pytest.raises(Refused) as refused:
+        asyncio.run(read())
+    assert refused.value.code == "bad-request"

@@ -16,11 +16,14 @@ limit it is rewritten with only what is still open.
 
 Nothing read back is trusted: every line is checked against its record type, and a damaged
 one is kept aside in `quarantine.jsonl` beside the journal, reported, and passed over, so one
-bad line never stops a start. When a write or fsync fails, the writer keeps the records in
-memory, says so through `on_trouble`, and tries again with backoff by rewriting the whole
-file (a fresh file, so pages a failed fsync may have dropped do not matter); the broker acks
-wait until then. Sequence numbers are reserved in blocks in `journal.seq`, so losing the
-journal never numbers messages from 1 again.
+bad line never stops a start. A last line torn by a crash mid-write is damage like any other:
+the message whose `in` line it was (its seq read from the line's start) ends `failed`.
+
+When a write or fsync fails, the writer keeps the records in memory, says so through
+`on_trouble`, and tries again with backoff by rewriting the whole file (a fresh file, so
+pages a failed fsync may have dropped do not matter); the broker acks wait until then.
+Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal never
+numbers messages from 1 again.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -52,6 +56,10 @@ MAX_TRIES = 3  # starts in a row at which one message was being spoken when the 
 HEARD_TOPICS = 4096  # topics whose last payloads are remembered for retained messages
 HEARD_PER_TOPIC = 4
 _MAX_SEQ = 1 << 63
+# The start of an `in` line as `_line` writes it: its seq, then (if not cut off) its topic.
+_TORN_IN = re.compile(
+    rb'\{"in":(?P<seq>[0-9]{1,19}),(?:"at":[0-9.eE+-]+,"topic":"(?P<topic>(?:[^"\\]|\\.)*)")?'
+)
 
 
 class Beat(Protocol):
@@ -199,12 +207,28 @@ def check_record(record: Any) -> None:
             raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
 
 
-def _damaged(line: int, reason: str, record: Any) -> Damaged:
-    """What can still be read of a damaged line: the seq and topic of an `in` record."""
+def _damaged(line: int, reason: str, record: Any, raw: bytes) -> Damaged:
+    """What can still be read of a damaged line: the seq and topic of an `in` record, also
+    from the start of a line that is not JSON any more (torn, or bytes overwritten)."""
+    if not isinstance(record, dict):
+        record = _torn_in(raw)
     if isinstance(record, dict) and "in" in record and _seq(record["in"]):
         topic = record.get("topic")
         return Damaged(line, reason, record["in"], topic if isinstance(topic, str) else "")
     return Damaged(line, reason)
+
+
+def _torn_in(raw: bytes) -> dict[str, Any] | None:
+    """The seq and topic an `in` line starts with, as `_line` writes it; None when its seq
+    is not all there (a comma follows a whole number), as it may be cut short."""
+    found = _TORN_IN.match(raw)
+    if found is None:
+        return None
+    record: dict[str, Any] = {"in": int(found["seq"])}
+    if found["topic"] is not None:
+        with contextlib.suppress(ValueError):  # a topic cut or mangled stays unnamed
+            record["topic"] = json.loads(b'"' + found["topic"] + b'"')
+    return record
 
 
 def payload_hash(payload: bytes) -> str:
@@ -247,6 +271,7 @@ class Journal:
         self._failing: str | None = None
         self._retry_s = RETRY_MIN_S
         self._held: list[Callable[[], None]] = []
+        self._compact_failing = self._mark_failing = False  # told once while they fail
         self._writer: threading.Thread | None = None
         self.beat: Beat | None = None  # the watchdog's view of the writer
         self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
@@ -279,7 +304,7 @@ class Journal:
         try:
             self._compact()
         except OSError as exc:
-            self._fail(f"cannot write ({exc})")
+            self._fail(exc)
         with self._lock:
             self._reserve(self._next_seq)
         self._writer = threading.Thread(target=self._write_forever, name="journal", daemon=True)
@@ -351,10 +376,9 @@ class Journal:
             except (ValueError, RecursionError) as exc:
                 reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
                 if number == len(lines) and record is None:  # a crash mid-write tears it
-                    log.info("journal %s: last line incomplete (%s)", self.path, reason[:200])
-                    continue
+                    reason = f"last line incomplete, torn by a crash mid-write ({reason})"
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
-                found.append(_damaged(number, reason[:200], record))
+                found.append(_damaged(number, reason[:200], record, raw))
                 self._keep_aside(raw, number, reason)
                 continue
             self._apply(record)
@@ -417,9 +441,11 @@ class Journal:
             self.faults.check("journal.seq")
             _replace(self.path.with_suffix(".seq"), str(mark).encode())
         except OSError as exc:
-            log.error("journal: cannot save the sequence high-water mark (%s)", exc)
+            if not self._mark_failing:  # once, not at every message while it lasts
+                log.error("journal: cannot save the sequence high-water mark (%s)", exc)
+            self._mark_failing = True
             return
-        self._seq_mark = mark
+        self._seq_mark, self._mark_failing = mark, False
 
     # -- appending (any thread) -----------------------------------------------------------
     def accept(
@@ -569,7 +595,7 @@ class Journal:
             try:
                 self._append(b"".join(r.line for r in batch))
             except OSError as exc:
-                self._fail(f"cannot write ({exc})")
+                self._fail(exc)
             else:
                 self._settle(batch)
                 self._compact_if_large()
@@ -581,7 +607,7 @@ class Journal:
         try:
             self._compact()
         except OSError as exc:
-            self._fail(f"cannot write ({exc})")
+            self._fail(exc)
             return
         self._recover()
 
@@ -603,16 +629,21 @@ class Journal:
             if r.then is not None:
                 r.then()
 
-    def _fail(self, reason: str) -> None:
-        problem = f"journal {self.path}: {reason}; alerts are spoken but not acknowledged"
-        if self._failing is None:
-            log.error("%s; retrying", problem)
-        else:
+    def _fail(self, exc: OSError) -> None:
+        """Writing failed: said once (log and `on_trouble`) when the trouble starts, however
+        many retries fail and whatever each says, until `_recover` says it is over."""
+        if self._failing is not None:
             self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
-        if problem != self._failing:
-            self._failing = problem
-            if self.on_trouble is not None:
-                self.on_trouble(problem)
+            log.debug("journal %s: still cannot write (%s)", self.path, exc)
+            return
+        problem = (
+            f"journal {self.path}: cannot write ({os_problem(exc)}); "
+            "alerts are spoken but not acknowledged"
+        )
+        log.error("%s; retrying", problem)
+        self._failing = problem
+        if self.on_trouble is not None:
+            self.on_trouble(problem)
 
     def _recover(self) -> None:
         held, self._held = self._held, []
@@ -628,7 +659,11 @@ class Journal:
             if os.fstat(self._fd).st_size > self.compact_bytes:
                 self._compact()
         except OSError as exc:  # the appended records are safe; try again next time
-            log.error("journal %s: cannot compact (%s)", self.path, exc)
+            if not self._compact_failing:  # once, not at every commit while it lasts
+                log.error("journal %s: cannot compact (%s)", self.path, exc)
+            self._compact_failing = True
+        else:
+            self._compact_failing = False
 
     def _apply(self, record: dict) -> None:
         if "in" in record:
@@ -684,6 +719,12 @@ class Journal:
             os.close(self._fd)
             self._fd = -1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+
+def os_problem(exc: OSError) -> str:
+    """What an OSError says without the file it names: a temporary file's random name would
+    make each retry of one trouble look like a new one."""
+    return exc.strerror or str(exc)
 
 
 def _replace(path: Path, data: bytes) -> None:

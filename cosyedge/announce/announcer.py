@@ -156,7 +156,6 @@ class Announcer:
         """Speak until stopped. An error outside one item's speaking (the desk, a report)
         is logged and the loop goes on after a pause: the announcer never dies of it."""
         while not self._stop.is_set():
-            self.beat.beat()
             try:
                 self._next()
             except Exception:
@@ -164,9 +163,11 @@ class Announcer:
                 self._pause(1.0)
 
     def _next(self) -> None:
+        self.beat.rest()  # waiting for an item is not being stuck, however long it lasts
         item = self.desk.take(timeout=0.2)
         if item is None:
             return
+        self.beat.beat()
         self.current = item
         with self.activity.busy():
             delivery = self._announce(item)

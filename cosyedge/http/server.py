@@ -5,10 +5,12 @@ The standard library's ThreadingHTTPServer fits a daemon that is threads already
 network thread, the announcer, the journal writer): a request blocks its own thread only,
 waiting for the journal or for an outcome as the MQTT side does, and nothing new is loaded.
 Its weak points are closed here: a connection over the limit is answered 503 at once instead
-of queueing; a client that has not sent all of its headers and body within `timeout_s` is cut
-off (a timer shuts the socket, so a client sending a byte at a time cannot hold a thread);
-bodies are read only up to `max_body_bytes` (413 beyond); and every request is logged in one
-line, without its headers, so a token never reaches the log.
+of queueing, and every connection is closed only once the client has stopped sending (or
+after LINGER_S), so no answer is lost to a reset; a request line it cannot parse (TLS,
+binary) is a 400 in JSON; a client that has not sent all of its headers and body within
+`timeout_s` is cut off (a timer shuts the socket, so a client sending a byte at a time cannot
+hold a thread); bodies are read only up to `max_body_bytes` (413 beyond); and every request
+is logged in one line, without its headers, so a token never reaches the log.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
 
 log = logging.getLogger(__name__)
 
-REFUSE_READ_S = 0.1  # a refused client's request is read this long at most before the 503
+LINGER_S = 1.0  # after an answer, what the client still sends is read this long at most
+REFUSERS = 32  # connections over max_clients answered 503 at once; more wait to be accepted
+BACKLOG = 1024  # connections the kernel holds until accepted, rather than drop or reset
 
 
 class Unavailable(Exception):
@@ -81,6 +85,7 @@ def read_token(path: Path | None) -> bytes | None:
 class ApiServer(ThreadingHTTPServer):
     daemon_threads = True  # a stop does not wait for a caller still reading
     block_on_close = False
+    request_queue_size = BACKLOG  # a burst beyond it would see resets, not its 503s
 
     def __init__(
         self,
@@ -99,6 +104,7 @@ class ApiServer(ThreadingHTTPServer):
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.slots = threading.BoundedSemaphore(config.max_clients)
+        self.refusers = threading.BoundedSemaphore(REFUSERS)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), Handler)
@@ -117,13 +123,7 @@ class ApiServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False):
-            log.warning(
-                "http: %s refused: %d requests already being served",
-                client_address[0],
-                self.config.max_clients,
-            )
-            _refuse_busy(request)
-            self.shutdown_request(request)
+            self._refuse(request, client_address)
             return
         try:
             super().process_request(request, client_address)
@@ -137,33 +137,58 @@ class ApiServer(ThreadingHTTPServer):
         finally:
             self.slots.release()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A fault of ours outside a route: one log record, not a traceback on stderr."""
+        log.exception("http: %s: request failed", client_address[0])
+
+    def _refuse(self, request: socket.socket, client_address: Any) -> None:
+        """Answer 503 on a thread of its own, at most REFUSERS at once; beyond them accepting
+        waits, and new connections wait in the kernel's queue for their 503."""
+        log.warning(
+            "http: %s refused: %d requests already being served",
+            client_address[0],
+            self.config.max_clients,
+        )
+        self.refusers.acquire()
+        try:
+            threading.Thread(target=self._refuse_thread, args=(request,), daemon=True).start()
+        except BaseException:
+            self.refusers.release()
+            self.shutdown_request(request)
+            raise
+
+    def _refuse_thread(self, request: socket.socket) -> None:
+        try:
+            _refuse_busy(request)
+        finally:
+            self.shutdown_request(request)
+            self.refusers.release()
+
 
 def _refuse_busy(request: socket.socket) -> None:
-    """503 without serving the request. What the client sends at once is read first (for
-    at most REFUSE_READ_S, on the accepting thread: beyond capacity, others wait their turn
-    anyway), so that the close which follows does not reset the connection under the answer."""
+    """503 without serving the request, then the close that lets the client read it."""
     body = b'{"error": "busy: too many requests at once; try again"}'
     head = (
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
         f"Retry-After: 1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
     )
-    with contextlib.suppress(OSError):
-        _read_what_comes(request, time.monotonic() + REFUSE_READ_S)
+    with contextlib.suppress(OSError):  # the client went away: nothing left to answer
+        request.settimeout(LINGER_S)
         request.sendall(head.encode() + body)
+    _close_gently(request)
+
+
+def _close_gently(request: socket.socket) -> None:
+    """Shut our side, then read and drop what the client still sends until it closes, for at
+    most LINGER_S: closing with its request unread would reset the connection, and a reset
+    can destroy the answer before the client has read it."""
+    deadline = time.monotonic() + LINGER_S
+    with contextlib.suppress(OSError):  # a timeout included: the client is left to the close
         request.shutdown(socket.SHUT_WR)
-
-
-def _read_what_comes(request: socket.socket, deadline: float) -> None:
-    """Read until the headers (and what came with them) are in, the client stops sending,
-    or the deadline passes; what was read is dropped."""
-    seen = b""
-    while (left := deadline - time.monotonic()) > 0:
-        request.settimeout(left)
-        chunk = request.recv(65536)
-        window = seen + chunk
-        if not chunk or b"\r\n\r\n" in window:
-            return
-        seen = window[-3:]
+        while (left := deadline - time.monotonic()) > 0:
+            request.settimeout(left)
+            if not request.recv(65536):
+                return
 
 
 ROUTES = {
@@ -205,6 +230,7 @@ class Handler(BaseHTTPRequestHandler):
         self._cut.cancel()
         with contextlib.suppress(OSError):
             super().finish()
+        _close_gently(self.connection)  # a 413 or 400 is read even with the body unread
 
     def _drop(self) -> None:
         """The request was not all read in time: shut the socket, which ends the blocked read."""
@@ -218,9 +244,30 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle(self) -> None:
         try:
-            super().handle()
+            if self._speaks_http():
+                super().handle()
+            else:
+                self.send_error(400, "not an HTTP request (this port speaks plain HTTP, not TLS)")
         except OSError as exc:  # the caller went away, or was cut off: nothing left to answer
             log.info("http: %s: connection ended early (%s)", self.client_address[0], exc)
+
+    def _speaks_http(self) -> bool:
+        """Whether the first byte could begin a request line (a method's letter), or none came.
+        A TLS ClientHello or other binary is answered at once rather than read up to a line
+        end that may never come."""
+        first = self.connection.recv(1, socket.MSG_PEEK)
+        return not first or first.isalpha()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What the standard library refuses (a request line or header it cannot parse, one too
+        long, an unknown method) answered as any refusal is: JSON with a fixed status line, one
+        log line. A request line never parsed has no version: the answer is HTTP/1.1."""
+        self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") in ("HTTP/0.9", ""):
+            self.request_version = self.protocol_version
+        reason = _shown(message or HTTPStatus(code).phrase)
+        log.warning("http: %s refused %d: %s", self.client_address[0], code, reason)
+        self._json(code, {"error": reason})
 
     def do_GET(self) -> None:
         self._route("GET")
@@ -370,7 +417,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- answering --------------------------------------------------------------------------
     def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-        body = json.dumps(data, ensure_ascii=False).encode() + b"\n"
+        # `replace`: a lone surrogate quoted back from a request must not turn an answer into
+        # a failure of its own.
+        body = json.dumps(data, ensure_ascii=False).encode(errors="replace") + b"\n"
         self._start(status, "application/json", len(body), headers)
         self._write(body)
 
@@ -406,11 +455,19 @@ class Handler(BaseHTTPRequestHandler):
         """One line per request: who, what, the answer, how long; never a header."""
         status = code.value if isinstance(code, HTTPStatus) else code
         took_ms = (time.monotonic() - self.started) * 1000
-        method, path = self.command or "-", (self.path or "-").partition("?")[0]
+        # Neither is there when the request line could not be parsed.
+        method = _shown(getattr(self, "command", None) or "-")
+        path = _shown((getattr(self, "path", None) or "-").partition("?")[0])
         log.info("http: %s %s %s %s %.0f ms", self.client_address[0], method, path, status, took_ms)
 
     def log_error(self, format: str, *args: Any) -> None:
         log.warning("http: %s %s", self.client_address[0], format % args)
+
+
+def _shown(text: str) -> str:
+    """Request text as a log line shows it: escaped beyond printable ASCII (a control
+    character cannot forge a line), at most 200 characters."""
+    return ascii(text[:200])[1:-1]
 
 
 def _audio_type(form: str) -> str:

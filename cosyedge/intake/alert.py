@@ -9,6 +9,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from cosyedge.model import PRIORITIES, Alert, RejectedAlert, Scalar
 
@@ -22,6 +23,11 @@ _INVISIBLE = ("Cf", "Cs")
 
 class InvalidJson(ValueError):
     """Text that is not JSON cosyedge can read; the text says why."""
+
+
+class NotScalar(str):
+    """A payload field that held a JSON array or object where a value belongs, kept under its
+    name as what it was (`a list`, `an object`) so that its use can say it was ignored."""
 
 
 class Message:
@@ -82,12 +88,15 @@ def parse_alert(
     )
 
 
-def load_json(text: str | bytes) -> object:
+def load_json(
+    text: str | bytes, pairs: Callable[[list[tuple[str, object]]], object] | None = None
+) -> object:
     """`json.loads`, failing only with InvalidJson: bad syntax, bytes that are not UTF-8,
     nesting deeper than the interpreter recurses, or an integer longer than Python converts
-    (`sys.get_int_max_str_digits()`, 4300 digits by default)."""
+    (`sys.get_int_max_str_digits()`, 4300 digits by default). `pairs`: json's
+    `object_pairs_hook`, e.g. `without_surrogates`."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
         raise InvalidJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except UnicodeDecodeError as exc:
@@ -97,6 +106,19 @@ def load_json(text: str | bytes) -> object:
     except ValueError:  # what is left: int() refusing the digits of a poison number
         limit = sys.get_int_max_str_digits()
         raise InvalidJson(f"a number with more than {limit} digits") from None
+
+
+def without_surrogates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """An object's members with lone surrogates (`"\\ud800"` in JSON, which no UTF-8 can
+    hold) removed from its keys and text values, as `clean_text` removes them from MQTT text:
+    a JSON object that must be written out again can then always be."""
+    return {_no_surrogate(k): _no_surrogate(v) for k, v in pairs}
+
+
+def _no_surrogate(value: Any) -> Any:
+    if not isinstance(value, str) or value.isascii():
+        return value
+    return "".join(c for c in value if unicodedata.category(c) != "Cs")
 
 
 def finite_number(value: object) -> float | None:
@@ -141,7 +163,8 @@ def priority_note(fields: Mapping[str, Scalar], used: str) -> str | None:
     value = fields.get("priority")
     if value is None or _priority(fields) is not None:
         return None
-    return f"priority: unknown value {brief(value)}, used {used}"
+    shown = f"({value})" if isinstance(value, NotScalar) else brief(value)
+    return f"priority: unknown value {shown}, used {used}"
 
 
 def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
@@ -152,7 +175,13 @@ def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
     if not isinstance(data, dict):
         raise RejectedAlert(f"JSON payload must be an object, got {type(data).__name__}")
     # Only plain values can be spoken; nested objects and lists are left out on purpose.
-    return {k: v for k, v in data.items() if isinstance(v, (str, int, float, bool))}
+    fields: dict[str, Scalar] = {
+        k: v for k, v in data.items() if isinstance(v, (str, int, float, bool))
+    }
+    given = data.get("priority")
+    if isinstance(given, (list, dict)):  # ignored, but not silently: see priority_note
+        fields["priority"] = NotScalar("a list" if isinstance(given, list) else "an object")
+    return fields
 
 
 def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:

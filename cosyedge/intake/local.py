@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.config import VoiceConfig
-from cosyedge.intake.alert import InvalidJson, clean_text, load_json
+from cosyedge.intake.alert import InvalidJson, clean_text, load_json, without_surrogates
 from cosyedge.intake.templates import TemplateSet
 from cosyedge.model import PRIORITIES, RejectedAlert
 from cosyedge.speech.tags import matching_voice
@@ -79,9 +79,10 @@ class Speak:
 
 
 def request_object(body: bytes) -> dict[str, Any]:
-    """The body as a JSON object; BadField when it is not one."""
+    """The body as a JSON object, without lone surrogates (see `without_surrogates`): its text
+    becomes a journaled payload and answers, written as UTF-8. BadField when it is not one."""
     try:
-        data = load_json(body)
+        data = load_json(body, without_surrogates)
     except InvalidJson as exc:
         raise BadField("body", f"invalid JSON: {exc}") from None
     if not isinstance(data, dict):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from cosyedge.config.syntax import parse_filter, parse_text
 from cosyedge.config.values import combinations, placeholders
-from cosyedge.intake.alert import brief, clean_text, priority_note
+from cosyedge.intake.alert import NotScalar, brief, clean_text, priority_note
 from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
 
@@ -92,7 +92,14 @@ def _alert_lang(alert: Alert) -> str | None:
 
 
 def _value_text(name: str, value: Scalar, decimals: int | None) -> str:
+    """A field's value as the phrase says it; RejectedAlert naming the field when it is not
+    one to say there: an array or object, a boolean where a number is asked for (`:.1f`),
+    or a number that cannot be said (see `_number_text`)."""
+    if isinstance(value, NotScalar):
+        raise RejectedAlert(f"field {name!r}: {value}, not a value to say")
     if isinstance(value, bool):
+        if decimals is not None:  # "true degrees" would hide that the number is missing
+            raise RejectedAlert(f"field {name!r}: a number is needed, got {str(value).lower()}")
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return _number_text(name, value, decimals)

@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from cosyedge.model import Heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +28,7 @@ log = logging.getLogger(__name__)
 # history is a record for later reviews, not part of the alarm path.
 QUIET_FAULTS = frozenset({"memory", "audio", "history"})
 RESTART_WINDOW_S = 3600.0
+MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all were stopped
 
 
 class Canary:
@@ -62,6 +65,35 @@ class Canary:
     def heard(self) -> None:
         """A canary came back (on paho's network thread)."""
         self._heard = time.monotonic()
+
+
+class StuckWatch:
+    """Which busy stages made no progress for `stuck_s` of time the process was running.
+
+    A heartbeat's silence counts only since the monitor last saw its own clock jump (more
+    than MONITOR_GAP_S between two checks): the whole process stopped (SIGSTOP, a suspended
+    machine) or starved stops every stage alike, so a silence across it is no stage's fault.
+    A stage resting (waiting for work) is never stuck (`Heartbeat.silent_for`)."""
+
+    def __init__(self) -> None:
+        self._checked: float | None = None
+        self._resumed = float("-inf")  # monotonic: the end of the last gap seen
+
+    def check(self, beats: Iterable[Heartbeat], stuck_s: float, now: float) -> dict[str, bool]:
+        """`<name>-stuck` of each heartbeat: whether it is busy without progress."""
+        self._note_gap(now)
+        running = now - self._resumed
+        return {f"{b.name}-stuck": min(b.silent_for(now), running) > stuck_s for b in beats}
+
+    def _note_gap(self, now: float) -> None:
+        if self._checked is not None and now - self._checked > MONITOR_GAP_S:
+            log.warning(
+                "monitor: %.0f s between two checks (the process was stopped or starved); "
+                "silence before it is not counted as stuck",
+                now - self._checked,
+            )
+            self._resumed = now
+        self._checked = now
 
 
 def count_restarts(path: Path) -> int:

@@ -146,7 +146,7 @@ def _manifest(tar: tarfile.TarFile, src: Path) -> dict:
         member = tar.getmember(MANIFEST)
         f = tar.extractfile(member)
         manifest = json.loads(f.read() if f else b"")
-    except (KeyError, ValueError, tarfile.TarError):
+    except (KeyError, ValueError, RecursionError, tarfile.TarError):  # nested too deeply too
         raise ArchiveError(f"{src}: no readable {MANIFEST}; not a cosyedge cache archive") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ArchiveError(f"{src}: {MANIFEST} is not a cosyedge cache manifest")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import json
 import logging
 import socket
 import threading
@@ -37,6 +36,7 @@ from wyoming.tts import Synthesize, SynthesizeVoice
 from cosyedge import __version__
 from cosyedge.config import WyomingConfig
 from cosyedge.intake import local
+from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
 from cosyedge.speech.render import Rendering
@@ -318,8 +318,8 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
     if not line:
         return None
     try:
-        header = json.loads(line)
-    except ValueError:
+        header = load_json(line)
+    except InvalidJson:
         raise Refused("not a Wyoming event: the header is not JSON", "bad-request") from None
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise Refused("not a Wyoming event: no type", "bad-request")
@@ -337,8 +337,8 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
 
 def _object(raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw)
-    except ValueError:
+        data = load_json(raw)  # nested too deeply included: a refusal, not a RecursionError
+    except InvalidJson:
         data = None
     if not isinstance(data, dict):
         raise Refused("not a Wyoming event: its data is not a JSON object", "bad-request")

@@ -118,9 +118,9 @@ def decode(data: bytes, verify_samples: bool = True) -> Decoded:
         if body + size > len(data):
             raise DamagedEntry("truncated", f"chunk {chunk_id!r} runs past the end")
         if chunk_id == META_CHUNK:
-            try:
+            try:  # an imported entry is outside input: deep nesting included
                 meta = json.loads(data[body : body + size])
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 raise DamagedEntry("corrupt", "unreadable metadata chunk") from None
         elif chunk_id == b"data":
             if meta is None:
@@ -151,7 +151,7 @@ def claimed_key(data: bytes) -> str | None:
 def _key_in(blob: bytes) -> str | None:
     try:
         meta = json.loads(blob)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     key = meta.get("key") if isinstance(meta, dict) else None
     return key if isinstance(key, str) else None

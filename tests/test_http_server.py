@@ -1,0 +1,151 @@
+"""The HTTP server in this process, over a stand-in for the daemon: what it answers to requests
+it cannot parse, text it cannot write and more clients than it serves."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from support import free_port
+
+from cosyedge.config import HttpConfig, parse_config
+from cosyedge.http.metrics import Gauges, Metrics
+from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.server import Accepted, ApiServer
+from cosyedge.intake.intake import Intake
+from cosyedge.speech.stream import Turns
+
+TEMPLATES = 'templates:\n  - topic: "plant/{line}/level"\n    text: "Level {value}."\n'
+
+
+class Backend:
+    """The daemon's say as far as the request is read; `hold` keeps each request busy."""
+
+    def __init__(self) -> None:
+        self.intake = Intake(parse_config(TEMPLATES))
+        self.hold = threading.Event()
+        self.hold.set()
+
+    def say(self, body: bytes, written: Any, watch: Any) -> Accepted:
+        self.hold.wait(30)
+        message = self.intake.local_message(body)
+        written()
+        return Accepted(1, None, message.topic)
+
+    def busy(self) -> bool:
+        return False
+
+    def status(self) -> dict[str, Any]:
+        self.hold.wait(30)
+        return {}
+
+    def problems(self) -> list[str]:
+        return []
+
+    def voices(self) -> dict[str, dict[str, Any]]:
+        return {}
+
+
+@pytest.fixture
+def api() -> Iterator[tuple[ApiServer, Backend]]:
+    backend = Backend()
+    config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=2)
+    metrics = Metrics(lambda: Gauges(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    server = ApiServer(config, backend, OutcomeBoard(), metrics, Turns(backend.busy))
+    server.start()
+    yield server, backend
+    backend.hold.set()
+    server.stop()
+
+
+def exchange(server: ApiServer, data: bytes, timeout: float = 10) -> bytes:
+    """What the server answers to `data`, up to its close."""
+    with socket.create_connection(server.server_address[:2], timeout=timeout) as s:
+        s.sendall(data)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+        return out
+
+
+def test_a_lone_surrogate_in_a_say_request_is_never_a_500(api):
+    server, _ = api
+    for text in (b"Pump\\ud800 stopped.", b"\\udfff"):
+        body = b'{"text": "' + text + b'"}'
+        head = f"POST /v1/say HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        status = exchange(server, head + body).split(b"\r\n")[0]
+        assert status in (b"HTTP/1.1 202 Accepted", b"HTTP/1.1 400 Bad Request"), status
+
+
+TLS_HELLO = bytes.fromhex("160301009a01000096030300") + bytes(range(32)) + b"\x00\x02\x13\x01"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        TLS_HELLO,  # no line end: it would wait for one until timeout_s
+        TLS_HELLO + b"\r\n" + TLS_HELLO,
+        b"\x00\xff\xfe\x01\r\n\r\n",
+        b"GET\r\n\r\n",
+        b"GET / HTTP/1.1 extra\r\n\r\n",
+        b"GET /\x00\x1b[31m HTTP/1.1 x\r\n\r\n",
+        b"\xff" * 70000 + b"\r\n",
+    ],
+    ids=["tls", "tls-and-line-end", "binary", "no-path", "extra-word", "controls", "long"],
+)
+def test_a_request_line_that_cannot_be_parsed_is_400_and_no_traceback(api, data, caplog, capsys):
+    server, _ = api
+    started = time.monotonic()
+    with caplog.at_level(logging.INFO, "cosyedge.http.server"):
+        answer = exchange(server, data)
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), answer[:80]
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+    assert time.monotonic() - started < 1.5  # answered, not cut off at timeout_s
+    assert "Traceback" not in capsys.readouterr().err
+    assert all(r.levelno < logging.ERROR for r in caplog.records)
+    assert all(r.getMessage().isprintable() for r in caplog.records)
+
+
+def call_busy(server: ApiServer, go: threading.Barrier) -> str:
+    """One say request, its body sent apart from its head; the status line, or the error."""
+    body = b'{"text": "Pump one stopped."}'
+    head = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body)
+    go.wait()
+    try:
+        with socket.create_connection(server.server_address[:2], timeout=20) as s:
+            s.sendall(head)
+            time.sleep(0.01)
+            s.sendall(body)
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+    except OSError as exc:
+        return type(exc).__name__
+    return answer.partition(b"\r\n")[0].decode()
+
+
+def test_clients_over_the_limit_get_503_not_resets(api):
+    server, backend = api
+    backend.hold.clear()  # the first max_clients requests stay busy
+    clients = 150
+    go = threading.Barrier(clients)
+    started = time.monotonic()
+    with ThreadPoolExecutor(clients) as pool:
+        answers = [pool.submit(call_busy, server, go) for _ in range(clients)]
+        time.sleep(3)
+        backend.hold.set()
+        counts = Counter(a.result(timeout=30) for a in answers)
+    limit = server.config.max_clients
+    assert counts == {
+        "HTTP/1.1 503 Service Unavailable": clients - limit,
+        "HTTP/1.1 202 Accepted": limit,
+    }, counts
+    assert time.monotonic() - started < 20
