@@ -43,6 +43,9 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "mqtt": "Alarm system fault: another gateway uses this gateway's broker name.",
         "cache": "Alarm system fault: the phrase cache cannot be written.",
         "voice": "Alarm system fault: a voice has failed. Alerts are given as a short phrase.",
+        "config": "The alarm system configuration was refused; running the previous configuration.",
+        "config-defaults": "The alarm system configuration was refused; running the default "
+        "configuration.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
         "cleared": "Alarm system fault cleared.",
     },
@@ -53,6 +56,8 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "mqtt": "报警系统故障：另一台网关使用了本网关的名称。",
         "cache": "报警系统故障：语音缓存无法写入。",
         "voice": "报警系统故障：语音合成失败。报警将以简短提示播报。",
+        "config": "报警系统配置被拒绝；正在使用上一个配置。",
+        "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
         "other": "报警系统故障：报警系统的一部分已停止。",
         "cleared": "报警系统故障已排除。",
     },
