@@ -292,11 +292,13 @@ class Daemon:
         ]
         for thread in threads:
             thread.start()
-        self.mqtt.start()
         if self.api is not None:
             self.api.start()
         if self.wyoming is not None:
             self._start_wyoming()
+        # After every fault of the start is known: a status published before the connection
+        # may reach the broker after the one published at it, and be the one retained.
+        self.mqtt.start()
         self.upkeep.start()
         if self.premium is not None:
             self.premium.start()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import time
 from pathlib import Path
@@ -340,3 +341,28 @@ def test_wyoming_without_its_package_is_its_fault_while_the_rest_speaks(
     publish(broker.port, "cosyedge/say", json.dumps({"id": "heard", "text": "Pump two."}))
     listen.wait_for(REPORT, lambda r: any(x.get("outcome") == "spoken" for x in r), 30)
     listen.close()
+
+
+@pytest.mark.system
+def test_ports_in_use_are_faults_of_their_parts_while_the_rest_speaks(
+    tmp_path, broker, make_daemon
+):
+    with socket.socket() as http, socket.socket() as wyoming:
+        for held in (http, wyoming):
+            held.bind(("127.0.0.1", 0))
+            held.listen()
+        ports = http.getsockname()[1], wyoming.getsockname()[1]
+        listen = Listener(broker.port, STATUS, REPORT)
+        make_daemon(
+            site_yaml(broker.port, tmp_path)
+            + f"http: {{enabled: true, listen: '127.0.0.1:{ports[0]}'}}\n"
+            + f"wyoming: {{enabled: true, listen: 'tcp://127.0.0.1:{ports[1]}'}}\n"
+        )
+        wanted = {"http", "wyoming"}
+        status = listen.wait_for(STATUS, lambda s: wanted <= set(s[-1].get("faults", {})), 60)
+        faults = status[-1]["faults"]
+        assert faults["http"].startswith(f"http.listen 127.0.0.1:{ports[0]}: OSError: ")
+        assert faults["wyoming"].startswith(f"wyoming.listen tcp://127.0.0.1:{ports[1]}: ")
+        publish(broker.port, "cosyedge/say", json.dumps({"id": "heard", "text": "Pump three."}))
+        listen.wait_for(REPORT, lambda r: any(x.get("outcome") == "spoken" for x in r), 30)
+        listen.close()
