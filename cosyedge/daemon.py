@@ -359,6 +359,7 @@ class Daemon:
             return None
 
     def _start_wyoming(self) -> None:
+        """Serve Wyoming from now on; an address it cannot bind is the fault `wyoming`."""
         assert self.wyoming is not None
         try:
             self.wyoming.start()
