@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge import __version__
-from cosyedge.config import Config, ConfigError, config_warnings, load_config
+from cosyedge.config import (
+    Config,
+    ConfigError,
+    config_warnings,
+    load_config,
+    missing_components,
+)
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
@@ -57,7 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     quantize.add_argument(
         "--force", action="store_true", help="write it even if the distortion check fails"
     )
-    with_config(sub.add_parser("check", help="validate a config file and exit"))
+    check = with_config(
+        sub.add_parser(
+            "check",
+            help="validate a config file and exit; say what a start would run instead of a "
+            "refused file, and which optional parts it would run without",
+        )
+    )
+    check.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where the last good configuration is kept (default: the file's state_dir; the "
+        "service's is /var/lib/cosyedge)",
+    )
     reload = with_config(
         sub.add_parser(
             "reload",
@@ -177,10 +195,14 @@ def main(argv: list[str] | None = None) -> int:
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
+    if args.command == "run":
+        return _run(args.config)
     try:
         config = load_config(args.config)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
+        if args.command == "check":
+            print(_instead(args.config, args.state_dir))  # the problems alone on stderr
         return 2
     setup_logging(config.log_level)
     try:
@@ -205,20 +227,51 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
         return _read(config, args.text, args.lang, args.json)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
-    if args.command == "report":
-        return _report(config, args)
-    from cosyedge.daemon import Daemon
+    return _report(config, args)
 
-    return Daemon(config, args.config).run()
+
+def _run(path: Path | None) -> int:
+    """The daemon on the file, or on what stands in for a refused one (config/lastgood.py);
+    exit 2 only when nothing at all can announce, which a restart cannot mend."""
+    from cosyedge.daemon import CannotStart, open_daemon
+
+    setup_logging("info")
+    try:
+        daemon = open_daemon(path)
+        logging.getLogger().setLevel(daemon.config.log_level.upper())
+        return daemon.run()
+    except CannotStart as exc:
+        log.critical("cosyedge run: cannot start: %s", exc)
+        return 2
+    except (RuntimeError, OSError) as exc:  # a refused start, e.g. a second broker
+        log.error("cosyedge run: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        return 1
 
 
 def _check(config: Config, path: Path | None) -> int:
-    """A valid file is OK (exit 0) even with warnings; those go to stderr, one a line."""
+    """A valid file is OK (exit 0) even with warnings, and with the optional parts a start
+    would run without (`would start without NAME: key: reason`, on stdout)."""
     name = path or "<embedded defaults>"
     for warning in config_warnings(config):
         print(f"{name}: warning: {warning}", file=sys.stderr)
+    for component, reason in missing_components(config).items():
+        print(f"{name}: would start without {component}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _instead(path: Path | None, state_dir: Path | None) -> str:
+    """What a start would run instead of the refused file at `path`, and why."""
+    from cosyedge.config.lastgood import LAST_GOOD, StartPlan, salvaged_state_dir
+
+    plan = StartPlan(path, None, state_dir or salvaged_state_dir(path))
+    choice = next(plan.choices())
+    because = "the file is refused"
+    if plan.problems:  # a last good configuration is kept, but this machine cannot run it
+        because += "; " + "; ".join(plan.problems)
+    elif choice.origin != LAST_GOOD:
+        because += f"; no last good configuration in {plan.state_dir}"
+    return f"{path}: would start on {choice.what} because {because}"
 
 
 def _reload(config: Config, pid: int, timeout: float) -> int:

@@ -30,7 +30,8 @@ from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
-from cosyedge.config import Config, ConfigError, load_config
+from cosyedge.config import Config, ConfigError, lastgood, load_config, missing_components
+from cosyedge.config.lastgood import FILE, SAFE_CORE, StartPlan
 from cosyedge.faults import Faults
 from cosyedge.homeassistant.discovery import Discovery
 from cosyedge.http.metrics import Alarms, Gauges, Metrics
@@ -69,11 +70,47 @@ REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the
 SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowledged, or after this
 
 
+class CannotStart(RuntimeError):
+    """Not even the safe core can announce: every configuration tried failed (the reasons)."""
+
+
+class VoiceFailed(RuntimeError):
+    """A configured voice cannot be loaded; the message starts with its key path."""
+
+
+def open_daemon(path: Path | None) -> Daemon:
+    """The daemon on the file at `path`; when the file is refused, or its daemon cannot be
+    built (a voice that does not load), on the last good configuration, else on the safe
+    core, with the fault `config` saying why (config/lastgood.py). Raises CannotStart, with
+    every reason, when not even the safe core can be built."""
+    plan = StartPlan.read(path)
+    for choice in plan.choices():
+        refused = plan.refusal(choice)
+        if refused is not None:
+            log.error("configuration refused: %s", "; ".join(plan.problems))
+        try:
+            return Daemon(choice.config, path, refused, choice.origin)
+        except Exception as exc:  # whatever stops this configuration, the next one is tried
+            log.exception("cannot start on %s", choice.what)
+            plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
+    raise CannotStart("nothing to announce with: " + "; ".join(plan.problems))
+
+
 class Daemon:
-    def __init__(self, config: Config, config_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        config_path: Path | None = None,
+        refused: str | None = None,
+        origin: str = FILE,
+    ) -> None:
+        """Runs `config`, which came from `origin` (config/lastgood.py); `refused`, when it
+        is not the file's, says why the file is not run (the fault `config`)."""
         one_malloc_arena()  # before any thread starts
         self.config = config
         self.config_path = config_path
+        self.refused, self.origin = refused, origin
+        self.unstarted = missing_components(config)  # optional parts that cannot run: faults
         self.faults = Faults.from_env()
         self.notifier = Notifier()
         self.health = Health(self._fault_changed)
@@ -134,6 +171,7 @@ class Daemon:
         speech.renderer.premium = identities(premiums)
         self.upkeep = CacheUpkeep(self.cache, speech.renderer, phrases, self.activity)
         self.premium = None
+        self.unstarted |= _premium_refused(config, premiums)
         if premiums:
             self.premium = PremiumUpkeep(
                 self.cache,
@@ -157,15 +195,14 @@ class Daemon:
         # Speech for callers (HTTP synthesis, Wyoming): one at a time, alerts first.
         self.local = LocalApi(self)
         self.turns = Turns(self.local.busy)
-        self.api = None
         self.recent = RecentAlarms()  # the last day's alarms, for the ISA-18.2 metrics
         self._seed_sizes: dict[str, int] = {}
-        if config.http.enabled:
-            self.api = ApiServer(config.http, self.local, self.board, self.metrics, self.turns)
+        self.api = self._api(config) if config.http.enabled else None
+        if self.api is not None:
             self._seed_sizes = sizes(self.history.directory)  # what is read back, not heard
             self.history.listeners.append(self.recent.heard)
         self.wyoming = None
-        if config.wyoming.enabled:  # imported only then: the wyoming package is an extra
+        if config.wyoming.enabled and "wyoming" not in self.unstarted:  # an extra: import now
             from cosyedge.wyoming.server import WyomingServer
 
             self.wyoming = WyomingServer(config.wyoming, self.local, self.turns)
@@ -256,14 +293,18 @@ class Daemon:
         ]
         for thread in threads:
             thread.start()
-        self.mqtt.start()
         if self.api is not None:
             self.api.start()
         if self.wyoming is not None:
-            self.wyoming.start()
+            self._start_wyoming()
+        # After every fault of the start is known: a status published before the connection
+        # may reach the broker after the one published at it, and be the one retained.
+        self.mqtt.start()
         self.upkeep.start()
         if self.premium is not None:
             self.premium.start()
+        if self.origin == FILE:
+            lastgood.save(self.config, self.config_path)
         watchdog = Watchdog(self.notifier, self.beats)
         while not self.mqtt.subscribed.is_set():
             target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
@@ -305,6 +346,27 @@ class Daemon:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
         if not self.cache.writable:
             self.health.fault("cache", f"cannot write the phrase cache in {self.cache.directory}")
+        for name, reason in self.unstarted.items():
+            self.health.fault(name, reason)
+        if self.refused is not None:
+            self.health.fault("config", self.refused)
+
+    def _api(self, config: Config) -> ApiServer | None:
+        """The HTTP API, bound now; None, as the fault `http`, when it cannot be."""
+        try:
+            return ApiServer(config.http, self.local, self.board, self.metrics, self.turns)
+        except (OSError, RuntimeError) as exc:  # the port in use, an empty token file
+            self.unstarted["http"] = f"http.listen {config.http.listen}: {error_text(exc)}"
+            return None
+
+    def _start_wyoming(self) -> None:
+        """Serve Wyoming from now on; an address it cannot bind is the fault `wyoming`."""
+        assert self.wyoming is not None
+        try:
+            self.wyoming.start()
+        except OSError as exc:  # the address in use: the rest runs without it
+            self.health.fault("wyoming", f"wyoming.listen {self.config.wyoming.listen}: {exc}")
+            self.wyoming = None
 
     def _seed_recent(self) -> None:
         """The last day's alarms from the history as it was before this run wrote to it."""
@@ -443,8 +505,10 @@ class Daemon:
 
     def _say_fault(self, name: str, started: bool) -> None:
         monitor, lang = self.config.monitor, self.fault_lang
+        # Which configuration runs instead of a refused file is part of what is said.
+        phrase = "config-defaults" if name == "config" and self.origin == SAFE_CORE else name
         if started:
-            self.desk.fault(name, fault_text(name, lang), lang, monitor.reannounce_s)
+            self.desk.fault(name, fault_text(phrase, lang), lang, monitor.reannounce_s)
         else:
             cleared = fault_text("cleared", lang) if monitor.say_cleared else None
             self.desk.fault_cleared(name, cleared, lang)
@@ -500,10 +564,14 @@ class Daemon:
             log.exception("reload rejected: the running configuration stays in force")
             return False, f"rejected: {error_text(exc)}"
         try:
-            return True, self._apply(new)
+            detail = self._apply(new)
         except Exception as exc:
             log.exception("reload failed while applying it; the daemon keeps running")
             return False, f"failed while applying it: {error_text(exc)}"
+        self.refused, self.origin = None, FILE  # the file is in force: no longer refused
+        self.health.clear("config")
+        lastgood.save(self.config, self.config_path)
+        return True, detail
 
     def _apply(self, new: Config) -> str:
         """Take over a valid new configuration, queued alerts staying as they are; once the
@@ -616,6 +684,16 @@ class LocalApi:
         }
 
 
+def _premium_refused(config: Config, premiums: dict[str, object]) -> dict[str, str]:
+    """The fault `premium` when a configured premium pack cannot be used (premium_voices
+    logged why): its phrases stay with the live voice."""
+    refused = [lang for lang, v in config.voices.items() if v.premium and lang not in premiums]
+    if not refused:
+        return {}
+    keys = ", ".join(f"voices.{lang}.premium.pack" for lang in refused)
+    return {"premium": f"{keys}: the pack cannot be used (see the log); the live voice speaks"}
+
+
 def _lexicon_sizes(config: Config) -> str:
     return ", ".join(f"{lang} {len(e)}" for lang, e in config.pronunciations.items())
 
@@ -634,20 +712,7 @@ def _check_service_limit(ceiling_mb: float) -> None:
 def build_speech(config: Config, faults: Faults) -> Speech:
     """The voices, cache and renderer, and what is said when they cannot be: the generic
     phrases (short, and what is left if all fails) and the fault phrases, rendered now."""
-    models = config.state_dir / "models"
-    voices = {
-        lang: SheddableVoice(
-            functools.partial(
-                load_voice,
-                lang,
-                voice_config,
-                models,
-                lexicon_for(config.pronunciations, lang),
-                config.memory.ceiling_mb,
-            )
-        )
-        for lang, voice_config in config.voices.items()
-    }
+    voices = {lang: _voice(config, lang) for lang in config.voices}
     settle_memory()
     renderer = Renderer(mixed_voices(voices), PhraseCache.from_config(config.cache, faults))
     renderer.start()
@@ -660,3 +725,15 @@ def build_speech(config: Config, faults: Faults) -> Speech:
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
+
+
+def _voice(config: Config, lang: str) -> SheddableVoice:
+    """`lang`'s voice, loaded now; VoiceFailed names its key when it cannot be."""
+    lexicon = lexicon_for(config.pronunciations, lang)
+    load = functools.partial(
+        load_voice, lang, config.voices[lang], config.state_dir / "models", lexicon
+    )
+    try:
+        return SheddableVoice(functools.partial(load, config.memory.ceiling_mb))
+    except Exception as exc:  # a pack that does not verify, a model that cannot be read
+        raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc

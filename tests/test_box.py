@@ -19,6 +19,7 @@ from support import REPO
 
 UNIT = "cosyedge.service"
 CONFIG = "/etc/cosyedge/cosyedge.yaml"
+WYOMING_ON = "wyoming:\n  enabled: true\n"  # the .deb leaves its package out
 
 pytestmark = [
     pytest.mark.system,
@@ -130,6 +131,42 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
     assert box.show(UNIT, "MainPID") == pid  # never restarted
     box.publish("plant/line1/estop", {"station": "station five", "id": "box-after"})
     assert reports.until(spoken("box-after"))["text"] == "Emergency stop at station five."
+
+
+def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
+    """A broken file, then one enabling Wyoming (its package is not in the .deb), each with a
+    restart: active, speaking, the fault said and in the status; a good file and a reload clear
+    the first, a good file and a restart the second."""
+    original = box.read(CONFIG)
+    events = Subscription(box, "cosyedge/event")
+
+    def said(fault: str, kind: str = "fault_announcement"):
+        return lambda e: e.get("event") == kind and e.get("fault") == fault
+
+    def restart_on(text: str, fault: str, alert_id: str) -> dict:
+        box.write(CONFIG, text)
+        box.sh(f"systemctl restart {UNIT}")
+        assert box.show(UNIT, "ActiveState") == "active"
+        assert f"degraded: {fault}: " in box.show(UNIT, "StatusText")
+        box.publish("cosyedge/say", {"text": "Still heard.", "id": alert_id})
+        reports.until(spoken(alert_id))
+        return events.until(said(fault), timeout=60)
+
+    try:
+        announced = restart_on("mqtt:\n  port: seventy\n", "config", "box-bad-file")
+        assert announced["text"].endswith("running the previous configuration.")
+        box.write(CONFIG, original)
+        box.sh(f"systemctl reload {UNIT}")
+        events.until(said("config", "fault_cleared"), timeout=30)
+        assert "degraded" not in box.show(UNIT, "StatusText")
+
+        restart_on(original + WYOMING_ON, "wyoming", "box-no-wyoming")
+        box.write(CONFIG, original)
+        box.sh(f"systemctl restart {UNIT}")
+        assert "degraded" not in box.show(UNIT, "StatusText")
+    finally:
+        events.close()
+        box.write(CONFIG, original)
 
 
 def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):

@@ -23,6 +23,7 @@ from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
+from cosyedge.config import missing_components, parse_config
 from cosyedge.wyoming.server import MAX_EVENT_BYTES, Refused, read_event
 
 
@@ -255,14 +256,17 @@ class Uninstalled:
         return None
 
 
-def test_enabled_without_the_wyoming_package_is_a_config_error_naming_it(monkeypatch):
+def test_enabled_without_the_wyoming_package_is_a_missing_component_naming_it(monkeypatch):
+    """Valid, but the daemon runs without the server, as the fault `wyoming` (the rest runs:
+    tests/test_lastgood.py)."""
     for name in [m for m in sys.modules if m.partition(".")[0] == "wyoming"]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [Uninstalled(), *sys.meta_path])
-    assert config_problems("wyoming:\n  enabled: true\n") == [
-        "site.yaml: wyoming.enabled: the Wyoming server needs "
+    config = parse_config("wyoming:\n  enabled: true\n", "site.yaml")
+    assert missing_components(config) == {
+        "wyoming": "wyoming.enabled: the Wyoming server needs "
         "pip install 'cosyedge[wyoming]' (the wyoming package)"
-    ]
+    }
     assert config_problems("wyoming: {listen: '127.0.0.1:10200'}") == [
         'site.yaml: wyoming.listen: expected tcp://host:port, got "127.0.0.1:10200"'
     ]

@@ -963,7 +963,10 @@ class WyomingConfig:
 
     enabled: bool = field(
         default=False,
-        metadata=_meta(f"serve text-to-speech over the Wyoming protocol; needs {WYOMING_INSTALL}"),
+        metadata=_meta(
+            f"serve text-to-speech over the Wyoming protocol; needs {WYOMING_INSTALL}: "
+            "without it the daemon runs without the server, with the fault `wyoming`"
+        ),
     )
     listen: str = field(
         default="tcp://127.0.0.1:10200",
@@ -998,8 +1001,6 @@ class WyomingConfig:
 
     def __post_init__(self) -> None:
         self.address  # noqa: B018 (checks the form)
-        if self.enabled and not _importable("wyoming"):
-            raise ValueError(f"enabled: the Wyoming server needs {WYOMING_INSTALL}")
 
     @property
     def address(self) -> tuple[str, int]:
@@ -1241,6 +1242,16 @@ MAX_DEPTH = 32  # YAML nodes deep; the schema needs 6, thousands exhaust Python'
 MAX_INT_CHARS = 100  # no setting needs a longer integer; Python refuses over 4300 digits
 
 
+def missing_components(config: Config) -> dict[str, str]:
+    """The optional components `config` enables that cannot start on this machine for want of
+    a package: component name to `key.path: reason`. The daemon runs without each, as its
+    fault; `check` tells it. Modules are only looked for, not imported."""
+    missing = {}
+    if config.wyoming.enabled and not _importable("wyoming"):
+        missing["wyoming"] = f"wyoming.enabled: the Wyoming server needs {WYOMING_INSTALL}"
+    return missing
+
+
 def config_warnings(config: Config) -> list[str]:
     """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
     return config.mqtt.exposed_secrets() + config.http.exposed_secrets()
@@ -1271,9 +1282,15 @@ def parse_config(text: str, name: str = "<config>") -> Config:
     """Validate a configuration text; raises ConfigError, one `name: key.path: reason` (or
     `name: line L, column C: reason`) per problem, and never anything else."""
     data = _load_yaml(text, name)
+    return build_config({} if data is None else data, name)
+
+
+def build_config(data: Any, name: str) -> Config:
+    """Validate configuration data as YAML or JSON reads it (mappings, lists, scalars); raises
+    ConfigError, one `name: key.path: reason` per problem, and never anything else."""
     problems: list[str] = []
     try:
-        config = _build(Config, {} if data is None else data, "", problems)
+        config = _build(Config, data, "", problems)
     except Exception as exc:  # a check that failed in a way not foreseen: still a refusal
         raise ConfigError([f"{name}: cannot be used: {type(exc).__name__}: {exc}"]) from None
     if problems:

@@ -44,6 +44,9 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "cache": "Alarm system fault: the phrase cache cannot be written.",
         "voice": "Alarm system fault: a voice has failed. Alerts are given as a short phrase.",
         "speech": "Alarm system fault: memory is short. Alerts are given as a short phrase.",
+        "config": "The alarm system configuration was refused; running the previous configuration.",
+        "config-defaults": "The alarm system configuration was refused; running the default "
+        "configuration.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
         "cleared": "Alarm system fault cleared.",
     },
@@ -55,6 +58,8 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "cache": "报警系统故障：语音缓存无法写入。",
         "voice": "报警系统故障：语音合成失败。报警将以简短提示播报。",
         "speech": "报警系统故障：内存不足。报警将以简短提示播报。",
+        "config": "报警系统配置被拒绝；正在使用上一个配置。",
+        "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
         "other": "报警系统故障：报警系统的一部分已停止。",
         "cleared": "报警系统故障已排除。",
     },

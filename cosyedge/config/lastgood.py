@@ -1,0 +1,218 @@
+"""The last good configuration, and what a start runs when the site file cannot be run.
+
+Every configuration the daemon has run with (at a start on the site file, and after each
+reload it applied) is saved whole as `state_dir/last-good.json`: the configuration's data,
+the path of the file it came from, its sha256 and the time. Secrets stay where they are: the
+configuration holds only the paths of the password and token files, never what is in them.
+
+A start tries, in this order, the site file, the last good configuration (unless it is the
+very configuration that just failed) and the safe core: the embedded defaults, which take the
+say topic from the default broker and speak it with the default voices on the default device.
+Whatever is run instead of the file is the fault `config`, with the file's reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cosyedge.config import MAX_CONFIG_BYTES, Config, ConfigError, build_config, load_config
+
+log = logging.getLogger(__name__)
+
+LAST_GOOD_FILE = "last-good.json"
+FILE = "file"  # the origins of what a start runs
+LAST_GOOD = "last good"
+SAFE_CORE = "safe core"
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A configuration the daemon ran with: `sha256` is that of its canonical JSON data."""
+
+    config: Config
+    source: str | None  # the file it came from; None: the embedded defaults
+    sha256: str
+    saved_at: float  # wall clock
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at))
+        return f"the last good configuration (from {self.source or 'embedded defaults'}, {when})"
+
+
+def config_data(config: Config) -> dict[str, Any]:
+    """`config` as JSON data that `build_config` turns back into an equal configuration."""
+    return _plain(dataclasses.asdict(config))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _digest(data: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def save(config: Config, source: Path | None) -> None:
+    """Keep `config` as the last good one in its `state_dir`, replacing the file whole (a
+    crash leaves the old one or the new one). A failure is logged, never raised: the daemon
+    runs either way."""
+    data = config_data(config)
+    record = {"source": str(source) if source else None, "sha256": _digest(data)}
+    record |= {"saved_at": time.time(), "config": data}
+    path = config.state_dir / LAST_GOOD_FILE
+    temp = path.with_name(f".{path.name}.tmp")
+    try:
+        _write_synced(temp, json.dumps(record, indent=1))
+        os.replace(temp, path)
+        _sync_dir(path.parent)
+    except OSError as exc:
+        log.error("cannot keep the last good configuration in %s: %s", path, exc)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _sync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def load(state_dir: Path) -> Saved:
+    """The last good configuration kept in `state_dir`, checked again as a file is (the
+    machine may have changed since: a package removed, a file gone). Raises ConfigError
+    with the reason when there is none or it cannot be run; FileNotFoundError when none was
+    ever kept."""
+    path = state_dir / LAST_GOOD_FILE
+    name = str(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        data, source = record["config"], record["source"]
+        digest, saved_at = record["sha256"], float(record["saved_at"])
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError([f"{name}: unreadable: {exc}"]) from None
+    if not isinstance(data, dict) or _digest(data) != digest:
+        raise ConfigError([f"{name}: damaged: its data does not match its sha256"])
+    return Saved(build_config(data, name), source, digest, saved_at)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One configuration a start may run: the file's, the last good one or the safe core."""
+
+    config: Config
+    origin: str  # FILE, LAST_GOOD or SAFE_CORE
+    what: str  # how the fault and `check` name it
+
+
+@dataclass
+class StartPlan:
+    """What a start runs, in order of preference, and why the preferred ones were not run.
+
+    `choices` yields the site file's configuration when it loads, then the last good one,
+    then the safe core; the caller runs the first it can and reports each failure with
+    `failed`. `refusal(choice)` is the fault `config`'s reason for running `choice`: the
+    file's problems (each `file: key.path: reason`) and what runs instead; None for the file.
+    """
+
+    path: Path | None
+    config: Config | None  # the file's; None when it is refused
+    state_dir: Path  # where the last good configuration is looked for
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, path: Path | None) -> StartPlan:
+        """The plan for a start on the file at `path` (None: the embedded defaults)."""
+        try:
+            config = load_config(path)
+        except ConfigError as exc:
+            return cls(path, None, salvaged_state_dir(path), list(exc.problems))
+        return cls(path, config, config.state_dir)
+
+    def choices(self) -> Iterator[Choice]:
+        if self.config is not None:
+            yield Choice(self.config, FILE, str(self.path or "the embedded defaults"))
+        saved = self._last_good()
+        if saved is not None and saved.config != self.config:
+            yield Choice(saved.config, LAST_GOOD, saved.describe())
+        yield Choice(Config(), SAFE_CORE, "the embedded defaults' safe core")
+
+    def failed(self, choice: Choice, reason: str) -> None:
+        """Running `choice` failed for `reason`, which names the key when it can."""
+        where = f"{self.path}: " if choice.origin == FILE and self.path else ""
+        self.problems.append(f"{where}{reason}" if choice.origin == FILE else reason)
+
+    def refusal(self, choice: Choice) -> str | None:
+        if choice.origin == FILE:
+            return None
+        first = self.problems[0] if self.problems else "refused"
+        more = f" (and {len(self.problems) - 1} more)" if len(self.problems) > 1 else ""
+        return f"{first}{more}; running {choice.what}"
+
+    def _last_good(self) -> Saved | None:
+        try:
+            return load(self.state_dir)
+        except FileNotFoundError:
+            return None
+        except ConfigError as exc:  # kept, but this machine cannot run it now
+            self.problems += [f"last good configuration: {p}" for p in exc.problems]
+            return None
+
+
+def salvaged_state_dir(path: Path | None) -> Path:
+    """The `state_dir` a refused file names, where its last good configuration is: read as
+    YAML, or from a top-level `state_dir:` line when the YAML itself is broken; else the
+    embedded default's."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")[:MAX_CONFIG_BYTES] if path else ""
+    except (OSError, ValueError):
+        text = ""
+    named = _yaml_state_dir(text) or _line_state_dir(text)
+    try:
+        return Path(named).expanduser() if named and "\0" not in named else Config().state_dir
+    except RuntimeError:  # ~user with no such user
+        return Config().state_dir
+
+
+def _yaml_state_dir(text: str) -> str | None:
+    try:
+        data = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    named = data.get("state_dir") if isinstance(data, dict) else None
+    return named if isinstance(named, str) else None
+
+
+def _line_state_dir(text: str) -> str | None:
+    found = _STATE_DIR_LINE.search(text)
+    return found.group(1) if found else None
+
+
+_STATE_DIR_LINE = re.compile(r"""^state_dir:[ \t]*["']?([^"'#\s]+)""", re.MULTILINE)
