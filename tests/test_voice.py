@@ -209,3 +209,16 @@ def test_hibari_pauses_at_a_cut_as_within_a_step_not_as_between_clauses(hibari_v
     (whole,) = hibari_voice.synthesize("Gas alarm: ammonia at 242.")
     assert silence_s(whole, rate, end=False) >= 0.25  # not shortened where nothing was cut
     assert silence_s(second, rate, end=True) >= 0.35
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "锅炉压力过高" * 80), ("en", "w" * 1000)])
+def test_cosyvoice_steps_are_bounded_whatever_the_text(lang, text):
+    """A run with nothing to cut at is still given to the model in bounded pieces, all of it."""
+    from cosyedge.speech.lexicon import NO_LEXICON
+    from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS
+    from cosyedge.speech.voices.cosyvoice import ZH_UNIT_CHARS, text_units
+
+    units = list(text_units(lang)(text, NO_LEXICON, []))
+    limit = ZH_UNIT_CHARS if lang == "zh" else MAX_CLAUSE_CHARS
+    assert len(units) > 1 and all(len(unit) <= limit for unit in units)
+    assert "".join(units) == text

@@ -50,3 +50,11 @@ def _cut(clause: str, max_chars: int) -> list[str]:
         clause = clause[at:].lstrip()
     parts.append(clause)
     return parts
+
+
+def even_pieces(text: str, limit: int) -> list[str]:
+    """`text` as it is if within `limit` characters, else in the fewest even pieces within it:
+    for a word or a run with nothing to cut at, which must still be said in bounded steps."""
+    count = -(-len(text) // limit)
+    size = -(-len(text) // count)
+    return [text[i : i + size] for i in range(0, len(text), size)]

@@ -25,7 +25,7 @@ from cosyedge.config import SessionConfig
 from cosyedge.speech.cost import CHARACTER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
-from cosyedge.speech.voices.clauses import split_clauses
+from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS, even_pieces, split_clauses
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
@@ -52,6 +52,9 @@ N_FFT, HOP = 16, 4
 AUDIO_LIMIT = 0.99
 MAX_MAGNITUDE = 1e2
 HARMONICS = 9  # the fundamental and 8 overtones
+# The longest Chinese one step takes: about 12 s of speech, as long as the 120 characters
+# split_clauses leaves of other text.
+ZH_UNIT_CHARS = 40
 _ZH_BREAK = re.compile(r"(?<=[，。！？；：,.!?;:])")
 
 
@@ -317,13 +320,21 @@ class CosyvoiceModels:
 
 def text_units(lang: str) -> Callable[[str, Lexicon, list[Applied]], Iterator[str]]:
     """Clauses of normalized text: the tokenizer reads text, so the lexicon's `say` entries
-    apply (in the words) and its phoneme or pinyin entries cannot."""
+    apply (in the words) and its phoneme or pinyin entries cannot. A clause longer than a
+    step may be with nothing to cut at (a run of characters without punctuation, one
+    enormous word) is said in even pieces: the language model's memory grows with it."""
+    chinese = lang.split("-")[0] == "zh"
 
-    def units(words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
-        if lang.split("-")[0] == "zh":
+    def clauses(words: str) -> Iterator[str]:
+        if chinese:
             yield from (part.strip() for part in _ZH_BREAK.split(words) if part.strip())
         else:
             yield from split_clauses(words)
+
+    def units(words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
+        limit = ZH_UNIT_CHARS if chinese else MAX_CLAUSE_CHARS
+        for clause in clauses(words):
+            yield from even_pieces(clause, limit)
 
     return units
 

@@ -24,7 +24,7 @@ from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
-from cosyedge.speech.voices.clauses import split_clauses
+from cosyedge.speech.voices.clauses import even_pieces, split_clauses
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
 if TYPE_CHECKING:
@@ -140,14 +140,7 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
         pieces.append(rest[:cut].rstrip())
         rest = rest[cut + 1 :].lstrip()
     pieces = [*pieces, rest] if rest else pieces
-    return [part for piece in pieces for part in _even_pieces(piece, limit)]
-
-
-def _even_pieces(word: str, limit: int) -> list[str]:
-    """`word` as it is if within `limit`, else in the fewest even pieces within it."""
-    count = -(-len(word) // limit)
-    size = -(-len(word) // count)
-    return [word[i : i + size] for i in range(0, len(word), size)]
+    return [part for piece in pieces for part in even_pieces(piece, limit)]
 
 
 def _cut_at(rest: str, limit: int, spelled: frozenset[str]) -> int | None:
