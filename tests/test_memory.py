@@ -433,12 +433,12 @@ def hostile_texts() -> dict[str, dict]:
     """One message of each class whose characters say little of its cost to say: each
     would have held the speaker for a minute or taken one step of hundreds of MB."""
     return {
-        "capitals": {"text": "W" * 400},
+        "capitals": {"text": "W" * 400, "priority": "critical"},  # synthesized whatever memory
         "hash": {"text": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 12},
         "url": {"text": "https://gw.example/" + "/".join(["line3", "PT-101A"] * 60)},
         "digits": {"text": "1234567890" * 90},
         "tags": {"text": "PT-101 at 5 %, " * 60},
-        "cjk": {"text": "锅炉压力过高请立即检查" * 90, "lang": "zh"},
+        "cjk": {"text": "锅炉压力过高请立即检查" * 90, "lang": "zh", "priority": "critical"},
     }
 
 
