@@ -1421,13 +1421,16 @@ def degraded_note(reports: dict, hostile_ids: set[str]) -> str:
 
 
 def longest_notes(reports: dict, seconds: dict[str, float], limit: float) -> list[str]:
-    """The longest alert as heard (seconds of audio) and as reported (end - start)."""
+    """The longest alert as heard (seconds of audio) and as reported (end - start), and how
+    much of the limit the shortened ones kept."""
     span = max((r["end"] - r["start"] for r in reports.values()), default=0.0)
     heard = max(seconds.values(), default=0.0)
+    kept = [seconds[k] for k, r in reports.items() if r.get("shortened") and k in seconds]
     notes = [
         f"longest alert: {heard:.1f} s of audio, chime included (max_spoken_s {limit:g} s); "
         f"longest report span (end - start) {span:.1f} s: the file sink takes audio as fast "
-        "as it is written"
+        "as it is written",
+        f"the shortened alerts: {min(kept, default=0):.1f}-{max(kept, default=0):.1f} s of audio",
     ]
     if heard > limit + CHIME_S:
         notes.append(f"an alert took {heard:.1f} s to say, longer than max_spoken_s")
