@@ -17,6 +17,7 @@ import random
 import re
 import shutil
 import statistics
+import string
 import subprocess
 import threading
 import time
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Broker, Daemon, Listener, SwappableSink, fill, free_port, wait_until
+from support import REPO, Broker, Daemon, Listener, SwappableSink, fill, free_port, wait_until
 
 REPORT = "cosyedge/report"
 ACL_OPEN = "topic readwrite #\n"
@@ -57,6 +58,8 @@ SIZES: dict[str, dict] = {
         "poison": 2,
         "http": 40,
         "premium_phrases": 12,
+        "hostile": 7,  # one of each kind
+        "ordinary_per_hostile": 2,
         "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
     },
     "full": {
@@ -75,6 +78,8 @@ SIZES: dict[str, dict] = {
         "poison": 50,
         "http": 400,
         "premium_phrases": 200,
+        "hostile": 42,  # six of each kind, with 84 of the shared set's 90 alerts between
+        "ordinary_per_hostile": 2,
         "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
     },
 }
@@ -1197,6 +1202,243 @@ def premium_flood(lab: Lab, size: dict) -> Result:
     return result
 
 
+# -- hostile texts -----------------------------------------------------------------------------
+HOSTILE_CEILING_MB = 256
+# The shared alert set, beside the repository or where the benchmarks keep it.
+SHARED_ALERTS = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
+# The chime before the speech is in an alert's audio too: 0.73 s before a critical one.
+CHIME_S = 1.0
+
+
+def _capitals(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.ascii_uppercase) for _ in range(n))
+
+
+def _hash(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
+
+def _url(rng: random.Random, n: int) -> str:
+    parts = [f"{rng.choice(['line', 'PT-', 'hall'])}{rng.randrange(1000)}" for _ in range(n // 7)]
+    return "https://gw.example/" + "/".join(parts)
+
+
+def _digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(n))
+
+
+def _tags(rng: random.Random, n: int) -> str:
+    def tag() -> str:
+        kind, suffix = rng.choice(["PT", "TT", "FT", "LT"]), rng.choice(["A", "B", ""])
+        return f"{kind}-{rng.randrange(100, 1000)}{suffix} at {rng.randrange(100)} %"
+
+    tags = [tag() for _ in range(n // 16)]
+    return ", ".join(tags)
+
+
+def _cjk(rng: random.Random, n: int) -> str:
+    return "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(n))
+
+
+def _symbols(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(["%", "°C", "#", "&", "+", "@", "±"]) for _ in range(n // 2))
+
+
+# Texts whose characters say little of their length as speech, and the language each is sent
+# in. At 240-900 characters (under a template's max_chars, 1000) each takes well over the
+# default max_spoken_s to say, so each is one the announcer must shorten.
+HOSTILE_KINDS = {
+    "capitals": (_capitals, "en"),
+    "hash": (_hash, "en"),
+    "url": (_url, "en"),
+    "digits": (_digits, "en"),
+    "tags": (_tags, "en"),
+    "cjk": (_cjk, "zh"),
+    "symbols": (_symbols, "en"),
+}
+
+
+def hostile_alerts(count: int, seed: int = 5) -> list[tuple[str, str]]:
+    """`count` hostile alerts (topic, payload), the kinds in turn, each text generated from
+    `seed` and unlike the others (none comes from the phrase cache)."""
+    rng = random.Random(seed)
+    kinds = list(HOSTILE_KINDS)
+    messages = []
+    for i in range(count):
+        kind = kinds[i % len(kinds)]
+        make, lang = HOSTILE_KINDS[kind]
+        payload = {"id": f"hx-{kind}-{i}", "text": make(rng, rng.randrange(240, 900))}
+        payload.update(lang=lang, priority=PRIORITY_MIX[i % len(PRIORITY_MIX)])
+        messages.append((ALERT_TOPIC.format(line=i % 5 + 1), json.dumps(payload)))
+    return messages
+
+
+def shared_alerts(count: int) -> list[tuple[str, str]]:
+    """`count` alerts of the shared set (topic, payload), in its order: each English one as
+    the example config's template says it, each Mandarin one as its free text. Unavailable
+    where the set is not."""
+    from cosyedge.config import load_config
+    from cosyedge.intake.alert import parse_alert
+    from cosyedge.intake.templates import TemplateSet
+
+    path = next((p for p in SHARED_ALERTS if p.exists()), None)
+    if path is None:
+        raise Unavailable("the shared alert set is not here")
+    templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
+    messages = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()[:count]):
+        item = json.loads(line)
+        text = item["payload"].get("text")
+        if item["lang"] != "zh":
+            template, fields = templates.find(item["topic"])
+            alert = parse_alert(item["topic"], json.dumps(item["payload"]).encode())
+            text = template.render(alert, fields).text
+        priority = item["payload"].get("priority", "medium")
+        payload = {"id": f"sh-{i}", "text": text, "lang": item["lang"], "priority": priority}
+        messages.append((ALERT_TOPIC.format(line=i % 5 + 1), json.dumps(payload)))
+    return messages
+
+
+def interleaved(hostile: list, ordinary: list, every: int) -> list:
+    """Each hostile message followed by the next `every` ordinary ones."""
+    messages = []
+    for i, message in enumerate(hostile):
+        messages += [message, *ordinary[i * every : (i + 1) * every]]
+    return messages
+
+
+def spoken_seconds(log: str, langs: dict[str, str], rates: dict[str, int]) -> dict[str, float]:
+    """Seconds of audio of each alert spoken, chime included, from the daemon's log (its
+    samples at its voice's rate): what a listener hears, where the report's start and end
+    are when the audio was handed to the sound device."""
+    seconds = {}
+    for key, samples in re.findall(r"spoke alert (\S+) source=\S+ .*?samples=(\d+)", log):
+        if key in langs:
+            seconds[key] = int(samples) / rates[langs[key]]
+    return seconds
+
+
+def hostile(lab: Lab, size: dict) -> Result:
+    """Hostile texts (runs of capitals, hashes, URLs, digit strings, tag runs, Mandarin
+    characters, symbols) among ordinary alerts of the shared set, under `memory.ceiling_mb`
+    and RLIMIT_DATA, RSS sampled every 5 ms: each alert has its one outcome, each hostile
+    text over `alarms.max_spoken_s` is shortened to it, no ordinary one is, and none after
+    a hostile text is said as the generic phrase for want of memory."""
+    from test_memory import limit_data
+
+    n, every = int(size["hostile"]), int(size["ordinary_per_hostile"])
+    bad = hostile_alerts(n)
+    messages = interleaved(bad, shared_alerts(n * every), every)
+    lab.probe.stop()
+    lab.probe = Probe(lab, interval=0.005)
+    started = time.monotonic()
+    memory = f"memory:\n  ceiling_mb: {HOSTILE_CEILING_MB}\nstate_dir:"
+    daemon = lab.daemon(
+        lab.config().replace("state_dir:", memory),
+        preexec=limit_data((HOSTILE_CEILING_MB + 150) * MB),
+    )
+    publisher = Publisher(lab.broker.port)
+    publisher.send_all(messages, gap_s=0.02)
+    publisher.wait_acknowledged(120)
+    ids = [json.loads(p)["id"] for _, p in messages]
+    wait_for_ids(lab, ids, 120 + 3 * len(ids))
+    publisher.close()
+    result = tally(lab, f"{n} hostile texts among {len(ids) - n} shared alerts", ids, started, None)
+    reports = {r["id"]: r for r in lab.reports() if r["outcome"] == "spoken"}
+    hostile_ids = {json.loads(p)["id"] for _, p in bad}
+    result.notes += hostile_notes(reports, hostile_ids, messages, daemon.log())
+    result.notes.append(
+        f"ceiling {HOSTILE_CEILING_MB} MB, RLIMIT_DATA {HOSTILE_CEILING_MB + 150} MB, "
+        "RSS sampled every 5 ms"
+    )
+    if "Traceback" in daemon.log():
+        result.notes.append("a traceback in the daemon log")
+    if not daemon.alive():
+        result.notes.append("the daemon died")
+    return result
+
+
+def hostile_notes(reports: dict, hostile_ids: set[str], messages: list, log: str) -> list[str]:
+    """What the hostile scenario shows beyond the account: shortened, degraded, longest."""
+    from cosyedge.config import AlarmsConfig, load_config
+    from cosyedge.speech.voices import load_front_end
+
+    limit = AlarmsConfig().max_spoken_s
+    config = load_config(None)  # the scenario's voices: the defaults
+    fronts = {lang: load_front_end(lang, config.voices[lang]) for lang in ("en", "zh")}
+    langs = {json.loads(p)["id"]: json.loads(p)["lang"] for _, p in messages}
+    over = over_the_limit(reports, langs, fronts, limit)
+    rates = {lang: front.sample_rate for lang, front in fronts.items()}
+    return [
+        shortened_note(reports, hostile_ids, over),
+        degraded_note(reports, hostile_ids),
+        *longest_notes(reports, spoken_seconds(log, langs, rates), limit),
+    ]
+
+
+def over_the_limit(reports: dict, langs: dict[str, str], fronts: dict, limit: float) -> set[str]:
+    """The ids of the alerts whose text the daemon should shorten: its own decision (`fit`
+    with the voices' estimate), made again here on the text each report gives."""
+    import functools
+
+    from cosyedge.speech.cost import fit
+    from cosyedge.speech.voices.mixed import mixed_estimate
+
+    return {
+        key
+        for key, report in reports.items()
+        if fit(
+            report["text"], limit, functools.partial(mixed_estimate, fronts, langs[key])
+        ).shortened
+    }
+
+
+def shortened_note(reports: dict, hostile_ids: set[str], over: set[str]) -> str:
+    shortened = {key for key, report in reports.items() if report.get("shortened")}
+    ordinary = len(reports.keys() - hostile_ids)
+    note = (
+        f"shortened {len(shortened & hostile_ids)} of {len(hostile_ids)} hostile texts "
+        f"({len(over & hostile_ids)} over max_spoken_s as the voice estimates), "
+        f"{len(shortened - hostile_ids)} of {ordinary} ordinary alerts"
+    )
+    if shortened != over:
+        note += f"; other than the estimate says: {sorted(shortened ^ over)[:5]}"
+    return note
+
+
+def degraded_note(reports: dict, hostile_ids: set[str]) -> str:
+    """How many ordinary alerts, said after the first hostile text began, came out as the
+    generic phrase (the memory guard refusing synthesis) rather than synthesized or cached."""
+    began = min((r["start"] for k, r in reports.items() if k in hostile_ids), default=0.0)
+    after = [r for k, r in reports.items() if k not in hostile_ids and r["start"] > began]
+    generic = sum(1 for r in after if r.get("source") == "generic")
+    sources = dict(Counter(r.get("source") for r in after))
+    said = dict(Counter(r.get("source") for k, r in reports.items() if k in hostile_ids))
+    return (
+        f"{generic} of {len(after)} ordinary alerts after a hostile one degraded "
+        f"(sources {sources}; of the hostile texts {said})"
+    )
+
+
+def longest_notes(reports: dict, seconds: dict[str, float], limit: float) -> list[str]:
+    """The longest alert as heard (seconds of audio) and as reported (end - start), and how
+    much of the limit the shortened ones kept."""
+    span = max((r["end"] - r["start"] for r in reports.values()), default=0.0)
+    heard = max(seconds.values(), default=0.0)
+    kept = [seconds[k] for k, r in reports.items() if r.get("shortened") and k in seconds]
+    notes = [
+        f"longest alert: {heard:.1f} s of audio, chime included (max_spoken_s {limit:g} s); "
+        f"longest report span (end - start) {span:.1f} s: the file sink takes audio as fast "
+        "as it is written",
+        f"the shortened alerts: {min(kept, default=0):.1f}-{max(kept, default=0):.1f} s of audio",
+    ]
+    if heard > limit + CHIME_S:
+        notes.append(f"an alert took {heard:.1f} s to say, longer than max_spoken_s")
+    if len(seconds) < len(reports):
+        notes.append(f"the audio of {len(reports) - len(seconds)} alerts went unnoticed in the log")
+    return notes
+
+
 SCENARIOS = {
     "kill9": kill9,
     "http": http_kill9,
@@ -1216,6 +1458,7 @@ SCENARIOS = {
     "takeover": takeover,
     "deaf": broker_deaf,
     "premium": premium_flood,
+    "hostile": hostile,
 }
 
 

@@ -4,6 +4,8 @@ ALSA capture sink, each accounting for every alert it sent (scripts/prove runs t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import scenarios
 
@@ -21,7 +23,7 @@ RECOVERING = {
     "journalfull",
     "deaf",
 }
-UNSAID_NOTHING = RECOVERING | {"faults", "retained"}
+UNSAID_NOTHING = RECOVERING | {"faults", "retained", "hostile"}
 
 
 @pytest.mark.parametrize("name", [n for n in scenarios.SCENARIOS if n != "soak"])
@@ -57,3 +59,11 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path, reque
 
         assert result.peak_rss_mb < CEILING_MB
         assert result.other.get("summarized", 0) > 0
+    if name == "hostile":
+        assert result.peak_rss_mb < scenarios.HOSTILE_CEILING_MB
+        notes = "\n".join(result.notes)
+        shortened = re.search(r"shortened (\d+) of (\d+) hostile texts \((\d+) over", notes)
+        assert shortened[1] == shortened[2] == shortened[3], notes  # each over, each shortened
+        assert "other than the estimate says" not in notes
+        assert re.search(r"^0 of \d+ ordinary alerts after a hostile one degraded", notes, re.M)
+        assert "longer than max_spoken_s" not in notes
