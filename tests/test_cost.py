@@ -162,3 +162,37 @@ def test_no_alert_of_the_shared_set_is_shortened(hibari_voice, pinyin_voice):
         assert not fit(text, LIMIT_S, voices[lang].front.estimate).shortened, text
     for lang, text in alerts[::9]:  # and the estimate holds for a sample of them
         assert_estimated(voices[lang], text)
+
+
+def costly_words(text: str) -> Estimate:
+    """A stand-in whose words cost very different amounts (a code spelled out, a short
+    word), with a silent start and end of 0.7 s per phrase, as a voice's steps have."""
+    words = text.split()
+    spoken = sum(3.0 if word.isupper() else 0.2 for word in words)
+    return Estimate(0.7 + spoken, len(words), 0.7)
+
+
+@given(
+    st.lists(st.sampled_from(["WXYZQ", "ok", "line", "PT101", "now"]), min_size=2, max_size=300),
+    st.floats(3.0, 60.0),
+)
+def test_the_longest_start_that_fits_is_kept_however_the_costs_are_spread(words, limit):
+    """Costly codes first and cheap words after (or the other way round): what is kept is
+    the longest start, cut between words, that fits; never just the first word when more
+    fits."""
+    text = " ".join(words)
+    fitted = fit(text, limit, costly_words)
+    budget = limit / (1 + UNDERESTIMATE)
+    starts = [" ".join(words[:n]) for n in range(1, len(words) + 1)]
+    best = max((s for s in starts if costly_words(s).seconds <= budget), key=len, default=None)
+    if best is None:  # the first word alone is over: cut inside it
+        assert len(fitted.text) < len(words[0])
+    else:
+        assert fitted.text == best
+
+
+def test_a_code_heavy_start_keeps_what_fits_with_the_voices_own_estimate(hibari_voice):
+    text = "Gas alarm at PT-101 " + "WXYZQKJV " * 3 + "check the line now " * 40
+    fitted = fit(text, LIMIT_S, hibari_voice.front.estimate)
+    assert fitted.seconds > 0.6 * LIMIT_S / (1 + UNDERESTIMATE)
+    assert fitted.shortened and text.startswith(fitted.text)

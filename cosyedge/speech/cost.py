@@ -35,14 +35,15 @@ class Pace:
     step: float
     sounds_of: Callable[[str], tuple[int, int]]  # a unit's (sounds, pauses)
 
-    def seconds(self, units: Iterable[str]) -> tuple[float, int]:
-        """The estimated seconds of these units, and the sounds of the largest one."""
-        total, largest = 0.0, 0
+    def estimate(self, units: Iterable[str]) -> Estimate:
+        """The estimated seconds of these units, the sounds of the largest one, and how much
+        of those seconds are the units' silent starts and ends."""
+        total, largest, steps = 0.0, 0, 0
         for unit in units:
             sounds, pauses = self.sounds_of(unit)
             total += self.sound * sounds + self.pause * pauses + self.step
-            largest = max(largest, sounds)
-        return total, largest
+            largest, steps = max(largest, sounds), steps + 1
+        return Estimate(total, largest, self.step * steps)
 
 
 _STRESS_AND_SPACE = str.maketrans("", "", " \u02c8\u02cc")
@@ -74,17 +75,24 @@ PHONEME_PACE = Pace(sound=0.067, pause=0.152, step=0.709, sounds_of=phonemes_of)
 PIPER_PACE = Pace(sound=0.051, pause=0.0, step=1.197, sounds_of=phonemes_of)
 SYLLABLE_PACE = Pace(sound=0.31, pause=0.0, step=0.459, sounds_of=syllables_of)
 CHARACTER_PACE = Pace(sound=0.12, pause=0.2, step=0.5, sounds_of=characters_of)
-# The estimate fell short of the audio by at most this share on the measured texts: a phrase
-# is fitted to the limit divided by 1 + this, so what is said stays within the limit.
-UNDERESTIMATE = 0.25
+# The estimate fell short of the audio by at most 26 % on the measured texts: a phrase is
+# fitted to the limit divided by 1 + this, so what is said stays within the limit.
+UNDERESTIMATE = 0.30
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A phrase's seconds of speech and the sounds of its largest model step, estimated."""
+    """A phrase's seconds of speech and the sounds of its largest model step, estimated;
+    `silence_s` of the seconds are its steps' silent starts and ends."""
 
     seconds: float
     largest_step: int
+    silence_s: float = 0.0
+
+    @property
+    def spoken_s(self) -> float:
+        """The seconds of its sounds and pauses alone: what a word adds inside a phrase."""
+        return self.seconds - self.silence_s
 
 
 Estimator = Callable[[str], Estimate]
@@ -102,48 +110,92 @@ class Fitted:
     def shortened(self) -> bool:
         return bool(self.left_out)
 
+    @property
+    def seconds(self) -> float:
+        return self.estimate.seconds if self.estimate is not None else 0.0
+
 
 def fit(text: str, limit_s: float, estimate: Estimator) -> Fitted:
-    """`text`, or the longest start of it cut at a clause end, else a word end, whose
-    estimate (with the UNDERESTIMATE margin) is within `limit_s`; inside its first word only
-    when that alone is over.
+    """`text`, or the longest start of it cut at a word end whose estimate (with the
+    UNDERESTIMATE margin) is within `limit_s`, or at a clause end when that keeps at least
+    CLAUSE_SHARE of it; inside its first word only when that alone is over.
 
-    The whole text is read once; the cut is placed by sharing that estimate among the words
-    in proportion to each word's own, then checked by reading the start that is kept, and
-    moved back a boundary while that is still over (at most `_RECHECKS` times)."""
+    The whole text and each word are read once; the cut is first guessed by sharing the
+    whole's estimate among the words in proportion to what each adds, checked by reading the
+    start it keeps, and found by bisection over the word ends only when the guess is off."""
     limit_s /= 1 + UNDERESTIMATE
     whole = estimate(text)
     if whole.seconds <= limit_s:
         return Fitted(text, "", whole)
     words = list(_WORD.finditer(text))
-    shares = [estimate(word.group()).seconds for word in words]
-    scale = whole.seconds / max(sum(shares), 1e-9)
-    spent = dict(zip((w.end() for w in words), _running(shares, scale), strict=True))
+    guessed = _guessed(words, whole, estimate)
+    ends = [w.end() for w in words][:-1]
+    kept = _longest(text, ends, limit_s, estimate, guessed)
+    if kept is None:
+        return _inside_first_word(text, words, limit_s, estimate)
     clause_ends = {m.start() + 1 for m in _CLAUSE_END.finditer(text)}
-    for ends in (sorted(e for e in spent if e in clause_ends), sorted(spent)[:-1]):
-        fitting = [end for end in ends if spent[end] <= limit_s]
-        for end in reversed(fitting[-_RECHECKS:]):
-            kept = _cut(text, end, estimate)
-            if kept.estimate is not None and kept.estimate.seconds <= limit_s:
-                return kept
+    within = [end for end in ends if end in clause_ends and end <= len(kept.text)]
+    clause = _longest(text, within, limit_s, estimate, guessed)
+    keeps_enough = clause is not None and clause.seconds >= CLAUSE_SHARE * kept.seconds
+    return clause if clause is not None and keeps_enough else kept
+
+
+# A clause end is preferred to a later word end while it keeps at least this share of what
+# the word end would: a pause where the sense pauses, without losing half the message.
+CLAUSE_SHARE = 0.6
+_GUESSES = 2
+
+
+def _guessed(words: list[re.Match[str]], whole: Estimate, estimate: Estimator) -> dict[int, float]:
+    """Each word end with the estimated seconds of the text up to it: the whole's estimate
+    shared among the words in proportion to what each adds (its sounds and pauses)."""
+    adds = [estimate(word.group()).spoken_s for word in words]
+    scale = whole.seconds / max(sum(adds), 1e-9)
+    guessed, total = {}, 0.0
+    for word, added in zip(words, adds, strict=True):
+        total += added * scale
+        guessed[word.end()] = total
+    return guessed
+
+
+def _longest(
+    text: str, ends: list[int], limit_s: float, estimate: Estimator, guessed: dict[int, float]
+) -> Fitted | None:
+    """The longest start of `text` cut at one of `ends` (ascending) that fits: the guess
+    and the end before it first, then bisection, the estimate growing with the text."""
+    fitting = [end for end in ends if guessed[end] <= limit_s]
+    for end in reversed(fitting[-_GUESSES:]):
+        kept = _cut(text, end, estimate)
+        if kept.seconds <= limit_s and (end == ends[-1] or guessed[_after(ends, end)] > limit_s):
+            return kept
+    low, high, found = 0, len(ends) - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        kept = _cut(text, ends[middle], estimate)
+        if kept.seconds <= limit_s:
+            found, low = kept, middle + 1
+        else:
+            high = middle - 1
+    return found
+
+
+def _after(ends: list[int], end: int) -> int:
+    return ends[ends.index(end) + 1]
+
+
+def _inside_first_word(
+    text: str, words: list[re.Match[str]], limit_s: float, estimate: Estimator
+) -> Fitted:
+    """A first word over the limit alone, cut inside at the share of its letters that its
+    estimate allows, and back by a fifth while that is still over."""
     first = words[0].end() if words else len(text)
-    inside = max(1, int(first * limit_s / max(spent.get(first, whole.seconds), 1e-9)))
-    kept = _cut(text, min(inside, first), estimate)
-    for _ in range(_RECHECKS):  # a word's sounds are not spread evenly over its letters
-        if kept.estimate is None or kept.estimate.seconds <= limit_s or len(kept.text) < 2:
+    alone = estimate(text[:first]).seconds
+    kept = _cut(text, max(1, min(first, int(first * limit_s / max(alone, 1e-9)))), estimate)
+    for _ in range(4):  # a word's sounds are not spread evenly over its letters
+        if kept.seconds <= limit_s or len(kept.text) < 2:
             break
         kept = _cut(text, len(kept.text) * 4 // 5, estimate)
     return kept
-
-
-_RECHECKS = 4
-
-
-def _running(shares: list[float], scale: float) -> Iterable[float]:
-    total = 0.0
-    for share in shares:
-        total += share * scale
-        yield total
 
 
 def _cut(text: str, end: int, estimate: Estimator) -> Fitted:

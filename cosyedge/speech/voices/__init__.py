@@ -101,7 +101,7 @@ class FrontEnd:
 
     def estimate(self, text: str) -> Estimate:
         """What saying `text` will take, from the units the models will be given."""
-        return Estimate(*self.pace.seconds(self.units(text)))
+        return self.pace.estimate(self.units(text))
 
     def read(self, text: str) -> Reading:
         applied: list[Applied] = []

@@ -52,13 +52,14 @@ def mixed_identity(lang: str, sample_rate: int, identities: Mapping[str, str]) -
 def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Estimate:
     """What `lang`'s mixed voice will take to say `text`: each run by its own voice's
     reading, runs no voice says counting nothing (they are left out)."""
-    seconds, largest = 0.0, 0
+    seconds, largest, silence = 0.0, 0, 0.0
     for run in split_runs(text, lang, fronts):
         front = fronts.get(run.lang)
         if front is not None and run.said:
             estimate = front.estimate(run.text)
-            seconds, largest = seconds + estimate.seconds, max(largest, estimate.largest_step)
-    return Estimate(seconds, largest)
+            seconds, silence = seconds + estimate.seconds, silence + estimate.silence_s
+            largest = max(largest, estimate.largest_step)
+    return Estimate(seconds, largest, silence)
 
 
 @dataclass
