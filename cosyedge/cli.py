@@ -250,8 +250,17 @@ def _run(path: Path | None) -> int:
 
 def _check(config: Config, path: Path | None) -> int:
     """A valid file is OK (exit 0) even with warnings, and with the optional parts a start
-    would run without (`would start without NAME: key: reason`, on stdout)."""
+    would run without (`would start without NAME: key: reason`, on stdout). A topic filter no
+    canary can prove (service/canary.py) refuses it (exit 2), naming the filter."""
+    from cosyedge.intake.intake import Intake
+    from cosyedge.service.canary import underivable
+
     name = path or "<embedded defaults>"
+    unprovable = underivable(Intake(config).filters)  # its delivery could never be proven
+    for problem in unprovable:
+        print(f"{name}: {problem}", file=sys.stderr)
+    if unprovable:
+        return 2
     for warning in config_warnings(config):
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for component, reason in missing_components(config).items():
