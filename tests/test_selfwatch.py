@@ -4,8 +4,11 @@ start, said again until acknowledged, its end said once, and no alert is lost me
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import re
+import statistics
 import threading
 import time
 
@@ -459,3 +462,51 @@ def test_the_broker_drop_count_is_kept_across_restarts_and_a_broker_restart_star
     assert other.tick(1) is None
     unread = DropWatch(tmp_path / "none.json", "b:1883", lambda: now[0])
     assert unread.tick(61) is None and unread.describe()["dropped"] is None
+
+
+def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_named(
+    tmp_path, alsa_sink, make_daemon
+):
+    """200 alert filters, a round every 4 s at most 60 canaries a second: the rate the broker
+    sees, and how long after their reads are denied each filter is named in the fault."""
+    templates = "".join(
+        f'  - topic: "line{i}/{{unit}}/temperature"\n    text: "Unit {{unit}} is hot."\n'
+        for i in range(200)
+    )
+    monitor = "monitor:\n  canary_interval_s: 4\n  canary_timeout_s: 8\n  canary_max_rate: 60\n"
+    broker = Broker(tmp_path / "broker", acl=OPEN).start()
+    canaries = Listener(broker.port, "+/_cosyedge_canary/temperature")
+    listen = Listener(broker.port, EVENT)
+    daemon = make_daemon(site_yaml(broker.port, tmp_path) + monitor + f"templates:\n{templates}")
+    daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60)
+    stamps: list[float] = []
+    canaries.client.on_message = lambda *_: stamps.append(time.monotonic())
+    time.sleep(12)
+    seconds = [int(t - stamps[0]) for t in stamps if t - stamps[0] < 10]
+    per_second = [seconds.count(s) for s in range(10)]
+    print(f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a second")
+    assert 45 <= len(seconds) / 10 <= 55 and max(per_second) <= 60, per_second
+    assert events(listen, "fault", "intake") == []
+
+    denied = "".join(f"topic write line{i}/#\n" for i in range(200))  # no longer read
+    broker.set_acl(denied + "topic readwrite cosyedge/#\n")
+    cut = time.time()
+    named = daemon.wait_for_log(r"fault: intake: .* and 197 more for 8 s", timeout=LIMIT_S)
+    lines = re.findall(
+        r"^(\S+ \S+) ERROR \S+ fault: intake: no message on (.*) for 8 s$", daemon.log(), re.M
+    )
+    latencies = []
+    for stamp, which in lines:
+        at = datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp() - cut
+        more = re.search(r"and (\d+) more", which)
+        count = 3 + int(more.group(1)) if more else which.count("'") // 2
+        latencies += [at] * (count - len(latencies))
+    print(
+        f"200 filters denied: first named after {latencies[0]:.1f} s, median "
+        f"{statistics.median(latencies):.1f} s, last {latencies[-1]:.1f} s"
+    )
+    assert named and len(latencies) == 200 and latencies[-1] < 8 + 1 + 1
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_announcement", "intake"), LIMIT_S)
+    canaries.close()
+    listen.close()
+    broker.kill()
