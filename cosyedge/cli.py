@@ -250,14 +250,36 @@ def _run(path: Path | None) -> int:
 
 def _check(config: Config, path: Path | None) -> int:
     """A valid file is OK (exit 0) even with warnings, and with the optional parts a start
-    would run without (`would start without NAME: key: reason`, on stdout)."""
+    would run without (`would start without NAME: key: reason`, on stdout). A topic filter no
+    canary can prove (service/canary.py) refuses it (exit 2), naming the filter."""
+    from cosyedge.intake.intake import Intake
+    from cosyedge.service.canary import underivable
+
     name = path or "<embedded defaults>"
-    for warning in config_warnings(config):
+    filters = Intake(config).filters
+    unprovable = underivable(filters)  # its delivery could never be proven
+    for problem in unprovable:
+        print(f"{name}: {problem}", file=sys.stderr)
+    if unprovable:
+        return 2
+    for warning in [*config_warnings(config), *_canary_warnings(config, len(filters))]:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for component, reason in missing_components(config).items():
         print(f"{name}: would start without {component}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _canary_warnings(config: Config, filters: int) -> list[str]:
+    """A round of canaries that outlasts the timeout would make filters silent that are not."""
+    monitor = config.monitor
+    round_s = filters / monitor.canary_max_rate
+    if monitor.canary_interval_s and round_s >= monitor.canary_timeout_s:
+        return [
+            f"monitor.canary_max_rate: {filters} topic filters take {round_s:g} s a round, not "
+            f"below canary_timeout_s ({monitor.canary_timeout_s:g} s); raise one of them"
+        ]
+    return []
 
 
 def _instead(path: Path | None, state_dir: Path | None) -> str:

@@ -46,9 +46,17 @@ from cosyedge.model import Event, Heartbeat, Offer, Reading, RejectedAlert, erro
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
+from cosyedge.service.canary import Signer, load_key, looks_like_canary
 from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import ANSWER_FILE, ReloadAnswer, effective_config, write_answer
-from cosyedge.service.selfwatch import QUIET_FAULTS, Canary, StuckWatch, count_restarts
+from cosyedge.service.selfwatch import (
+    DROPPED_TOPIC,
+    QUIET_FAULTS,
+    DropWatch,
+    FilterWatch,
+    StuckWatch,
+    count_restarts,
+)
 from cosyedge.speech import zh
 from cosyedge.speech.allocator import one_malloc_arena
 from cosyedge.speech.cache import CacheEvent, PhraseCache
@@ -68,6 +76,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowledged, or after this
+CANARY_KEY = "canary.key"  # in state_dir: signs the canaries (service/canary.py)
 
 
 class CannotStart(RuntimeError):
@@ -158,14 +167,11 @@ class Daemon:
             announcer_beat,
         )
 
-        # Beside them: the canary through the broker, and the phrase cache's upkeep.
-        monitor = config.monitor
-        self.canary = Canary(
-            self.intake.canary_topic or "",
-            monitor.canary_interval_s,
-            monitor.canary_timeout_s,
-            self._publish,
-        )
+        # Beside them: a canary through every subscribed filter, and the phrase cache's upkeep.
+        signer = Signer(load_key(config.state_dir / CANARY_KEY))
+        self.watch = FilterWatch(self.intake.filters, signer, self._publish, config.monitor)
+        broker = f"{config.mqtt.host}:{config.mqtt.port}"
+        self.drops = DropWatch(config.state_dir / "broker-dropped.json", broker)
         phrases = declared_phrases(config.templates)
         premiums = premium_voices(config.voices, config.pronunciations)
         speech.renderer.premium = identities(premiums)
@@ -215,8 +221,13 @@ class Daemon:
     def on_message(
         self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
     ) -> None:
-        if topic == self.intake.canary_topic:  # our own, back through the broker: not an alert
-            self.canary.heard()
+        if topic == DROPPED_TOPIC:  # the broker's own count of what it dropped
+            if self.drops.heard(payload):
+                self._status_due.set()  # published at the monitor's next tick
+            ack()
+            return
+        if looks_like_canary(topic, payload):  # ours, or posing as ours: never an alert
+            self.watch.heard(topic, payload, retained)
             ack()
             return
         if self.intake.is_command(topic):
@@ -313,7 +324,7 @@ class Daemon:
             if self._stop.wait(watchdog.tick_seconds):
                 return self._shutdown(threads)
         log.info("ready")
-        self.canary.heard()  # its timeout runs from now, not from before the broker answered
+        self.watch.restart(time.monotonic())  # timeouts from now, not from before the broker
         self.notifier.ready(self._status())
         while not self._stop.wait(watchdog.tick_seconds):
             if self._reload.is_set():
@@ -380,13 +391,17 @@ class Daemon:
     def _mqtt(self, config: Config) -> MqttSession:
         return MqttSession(
             config.mqtt,
-            self.intake.filters,
+            self._filters(),
             self.on_message,
             will=(config.reports.status_topic, json.dumps({"state": "offline"})),
             on_connected=self._connected,
             on_published=self._published,
             faults=self.faults,
         )
+
+    def _filters(self) -> list[str]:
+        """What the session subscribes to: the intake's filters and the broker's drop count."""
+        return [*self.intake.filters, DROPPED_TOPIC]
 
     def _connected(self) -> None:
         """At each connection (paho's network thread): the status, then discovery's configs."""
@@ -412,7 +427,11 @@ class Daemon:
             log.exception("cannot read the phrase cache's totals")
             totals = None
         rate = round(100 * totals.hits / totals.lookups, 1) if totals and totals.lookups else None
-        detail: dict[str, Any] = {"cache_hit_rate": rate}
+        detail: dict[str, Any] = {
+            "cache_hit_rate": rate,
+            "intake": self.watch.describe(),
+            "broker": self.drops.describe(),
+        }
         if self.premium is not None:
             detail["premium"] = self.premium.progress.as_dict()
         return detail
@@ -439,7 +458,8 @@ class Daemon:
         """Each stage's state into the faults; see service/selfwatch.py."""
         now = time.monotonic()
         stuck_s = self.config.monitor.stuck_s
-        self.health.set("intake", self.canary.tick(now))
+        self.health.set("intake", self.watch.tick(now))
+        self.health.set("broker", self.drops.tick(now))
         self.health.set("mqtt", self.mqtt.problem)  # e.g. another client took our session
         self.health.set("audio", self.player.trouble)
         self.health.set("memory", self.speech.memory.trouble)
@@ -580,18 +600,14 @@ class Daemon:
         old, self.config = self.config, new
         self.intake = Intake(new)
         self.speech.max_spoken_s = new.alarms.max_spoken_s
-        monitor = new.monitor
-        self.canary.topic = self.intake.canary_topic or ""
-        self.canary.interval_s, self.canary.timeout_s = (
-            monitor.canary_interval_s,
-            monitor.canary_timeout_s,
-        )
+        self.watch.monitor = new.monitor
+        self.watch.use(self.intake.filters, time.monotonic())
         if new.mqtt != old.mqtt:
             self.mqtt.stop()
             self.mqtt = self._mqtt(new)
             self.mqtt.start()
         else:
-            self.mqtt.set_filters(self.intake.filters)
+            self.mqtt.set_filters(self._filters())
         self.discovery.use(new)
         self.player.device, self.player.block_ms = new.audio.device, new.audio.block_ms
         self.speech.memory.ceiling_mb = new.memory.ceiling_mb

@@ -4,21 +4,27 @@ start, said again until acknowledged, its end said once, and no alert is lost me
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import re
+import statistics
 import threading
 import time
 
 import numpy as np
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from support import Broker, Listener, SwappableSink, site_yaml
 
 from cosyedge.announce.announcer import Announcer
 from cosyedge.audio.sound import BEEP_S, FAULT_TONE_HZ, GAP_S
+from cosyedge.config import MonitorConfig
 from cosyedge.faults import write_plan
 from cosyedge.model import Heartbeat
-from cosyedge.service.selfwatch import Canary, StuckWatch, count_restarts
+from cosyedge.service.canary import Signer
+from cosyedge.service.selfwatch import DropWatch, FilterWatch, StuckWatch, count_restarts
 
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"
 MONITOR = "monitor:\n  canary_interval_s: 1\n  canary_timeout_s: 3\n  reannounce_s: 2\n"
@@ -80,7 +86,7 @@ def test_a_broker_that_stops_delivering_is_said_until_acknowledged_and_its_end_s
     listen.wait_for(EVENT, lambda _: events(listen, "fault", "intake"), LIMIT_S)
     noticed_s = time.monotonic() - cut
     status = listen.wait_for(STATUS, lambda s: s[-1]["state"] == "degraded", 10)[-1]
-    assert "no message through the broker" in status["faults"]["intake"]
+    assert status["faults"]["intake"].startswith("no message on 'cosyedge/canary/")
     said = lambda: events(listen, "fault_announcement", "intake")  # noqa: E731
     listen.wait_for(EVENT, lambda _: len(said()) >= 2, 30)  # said, then again
     assert said()[0]["text"] == "Alarm system fault: no alerts from the broker."
@@ -101,6 +107,72 @@ def test_a_broker_that_stops_delivering_is_said_until_acknowledged_and_its_end_s
     cleared = lambda: events(listen, "fault_announcement", "intake:cleared")  # noqa: E731
     listen.wait_for(EVENT, lambda _: cleared(), 30)
     assert cleared()[0]["text"] == "Alarm system fault cleared."
+    listen.close()
+    broker.kill()
+
+
+ALERTS = 'templates:\n  - topic: "plant/{line}/temperature"\n    text: "Line {line} is hot."\n'
+# The daemon may still publish on the alert topics but no longer read them (the issue's ACL).
+NO_READ = "topic write plant/#\ntopic readwrite cosyedge/#\n"
+# The daemon reads them but may not publish there; another client may.
+SPOOFER = "topic read plant/#\ntopic readwrite cosyedge/#\nuser spoofer\ntopic readwrite plant/#\n"
+CANARY = "plant/_cosyedge_canary/temperature"
+
+
+def publish_as(port: int, user: str, topic: str, payload: str, retain: bool = False) -> None:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
+    client.username_pw_set(user)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
+    client.disconnect()
+    client.loop_stop()
+
+
+def test_an_alert_filter_the_broker_stops_delivering_is_named_said_and_cleared(
+    tmp_path, alsa_sink, make_daemon
+):
+    broker = Broker(tmp_path / "broker", acl=OPEN).start()
+    listen = Listener(broker.port, STATUS, EVENT, "plant/#")
+    daemon = make_daemon(site_yaml(broker.port, tmp_path) + MONITOR + ALERTS)
+    genuine = listen.wait_for(CANARY, lambda c: c, 10)[0]  # one of the daemon's own, kept
+    time.sleep(4)  # several rounds back: all well
+    assert events(listen, "fault", "intake") == []
+
+    broker.set_acl(NO_READ)
+    cut = time.monotonic()
+    faults = listen.wait_for(EVENT, lambda _: events(listen, "fault", "intake"), LIMIT_S)
+    noticed_s = time.monotonic() - cut
+    assert faults[0]["reason"] == "no message on 'plant/+/temperature' for 3 s", faults
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_announcement", "intake"), LIMIT_S)
+    said_s = time.monotonic() - cut
+    assert said_s < LIMIT_S
+    broker.set_acl(OPEN)
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_cleared", "intake"), 30)
+    cleared_s = time.monotonic() - cut - said_s
+    print(f"ACL denied: fault after {noticed_s:.1f} s, said after {said_s:.1f} s; cleared")
+
+    # Others' canaries keep nothing proven: forged, replayed and retained ones on the topic.
+    broker.set_acl(SPOOFER)
+    forged = json.dumps({"cosyedge_canary": {**genuine["cosyedge_canary"], "seq": 10**6}})
+    cut = time.monotonic()
+    for _ in range(3):
+        publish_as(broker.port, "spoofer", CANARY, forged)
+        publish_as(broker.port, "spoofer", CANARY, json.dumps(genuine))
+        publish_as(broker.port, "spoofer", CANARY, json.dumps(genuine), retain=True)
+        time.sleep(1)
+    listen.wait_for(EVENT, lambda _: len(events(listen, "fault", "intake")) >= 2, LIMIT_S)
+    print(f"spoofed canaries: fault after {time.monotonic() - cut:.1f} s all the same")
+    # A retained one comes with the retain flag only to a new subscription: at the next start,
+    # where the earlier run's canary, sent again, is stale.
+    daemon.stop()
+    daemon.start()
+    publish_as(broker.port, "spoofer", CANARY, json.dumps(genuine))
+    for kind in ("forged", "replayed", "retained", "stale"):
+        assert len(daemon.wait_for_log(rf"canary ignored, it proves nothing \({kind}")) == 1
+    status = listen.wait_for(STATUS, lambda s: "intake" in s[-1].get("faults", {}), 30)[-1]
+    assert status["intake"]["canaries_rejected"] == {"retained": 1, "stale": 1}, status
+    assert cleared_s < 30
     listen.close()
     broker.kill()
 
@@ -172,27 +244,79 @@ def test_a_voice_that_fails_after_start_is_a_fault_and_its_alerts_are_still_hear
 # -- the parts alone ---------------------------------------------------------------------------
 
 
-def test_the_canary_is_published_on_time_and_missed_only_after_the_timeout():
+def watch_of(filters: list[str], sent: list, clock=lambda: 0.0, **monitor) -> FilterWatch:
+    config = MonitorConfig(**{"canary_interval_s": 30, "canary_timeout_s": 75, **monitor})
+    signer = Signer(b"k" * 32, run="r1")
+    return FilterWatch(filters, signer, lambda t, p: sent.append((t, p)), config, clock)
+
+
+def test_each_filter_gets_its_canary_in_turn_and_a_silent_one_is_named():
     sent: list[tuple[str, str]] = []
-    canary = Canary("cosyedge/canary/gw", 30, 75, lambda t, p: sent.append((t, p)))
-    start = time.monotonic()
-    assert canary.tick(start) is None and len(sent) == 1
-    assert canary.tick(start + 29) is None and len(sent) == 1
-    assert canary.tick(start + 30) is None and len(sent) == 2
-    assert "over 75 s" in canary.tick(start + 76)
-    canary.heard()
-    assert canary.tick(time.monotonic()) is None
-    assert json.loads(sent[1][1]) == {"canary": 2} and sent[0][0] == "cosyedge/canary/gw"
+    now = [0.0]
+    watch = watch_of(["plant/+/temperature", "cosyedge/say"], sent, lambda: now[0])
+    assert watch.tick(0) is None and len(sent) == 1
+    assert watch.tick(14) is None and len(sent) == 1  # every 30 s / 2 filters
+    assert watch.tick(15) is None and len(sent) == 2
+    assert [t for t, _ in sent] == ["plant/_cosyedge_canary/temperature", "cosyedge/say"]
+    now[0] = 15
+    watch.heard(*sent[1], False)  # only the say topic's came back
+    fault = watch.tick(76)
+    assert fault == "no message on 'plant/+/temperature' for 75 s", fault
+    for t in range(77, 200):  # both come back from now on: the fault is over
+        now[0] = t
+        for topic, payload in sent[-2:]:
+            watch.heard(topic, payload, False)
+        watch.tick(t)
+    assert watch.tick(200) is None
 
 
 def test_a_canary_that_cannot_be_published_is_a_miss_not_an_error():
     def refuse(topic: str, payload: str) -> None:
         raise OSError("no room in the client's queue")
 
-    canary = Canary("c/gw", 1, 3, refuse)
+    config = MonitorConfig(canary_interval_s=1, canary_timeout_s=3)
+    watch = FilterWatch(["c/gw"], Signer(b"k" * 32), refuse, config)
     start = time.monotonic()
-    assert canary.tick(start) is None
-    assert canary.tick(start + 4) is not None
+    assert watch.tick(start) is None
+    assert watch.tick(start + 4) is not None
+
+
+def test_forged_replayed_stale_and_retained_canaries_prove_nothing_and_are_counted(caplog):
+    sent: list[tuple[str, str]] = []
+    watch = watch_of(["a/+"], sent)
+    watch.tick(0)
+    topic, payload = sent[0]
+    earlier = Signer(b"k" * 32, run="r0").payload(1, "a/+", topic)
+    forged = Signer(b"x" * 32, run="r1").payload(1, "a/+", topic)
+    for bad in [(topic, forged, False), (topic, earlier, False), (topic, payload, True)]:
+        watch.heard(*bad)
+        watch.heard(*bad)
+    watch.heard(topic, payload, False)  # the genuine one
+    watch.heard(topic, payload, False)  # and again: a replay
+    watch.heard(topic, payload, False)
+    assert watch.describe()["canaries_rejected"] == {
+        "forged": 2,
+        "stale": 2,
+        "retained": 2,
+        "replayed": 2,
+    }
+    assert watch.tick(76) is not None, "only the genuine one counted, long ago"
+    logged = [r.getMessage() for r in caplog.records if "canary ignored" in r.getMessage()]
+    assert len(logged) == 4, logged  # each kind once
+
+
+def test_canaries_stay_within_the_rate_however_many_filters():
+    sent: list[tuple[str, str]] = []
+    filters = [f"plant/{i}/+" for i in range(200)]
+    watch = watch_of(filters, sent, canary_max_rate=5)
+    per_tick = []
+    for i in range(160):  # the monitor's 0.5 s ticks: 80 s, two rounds of 40 s
+        before = len(sent)
+        watch.tick(0.5 * i)
+        per_tick.append(len(sent) - before)
+    assert watch.round_s == 40  # 200 filters at 5 a second: longer than the 30 s interval
+    assert max(per_tick[1:]) <= 3 and len(sent) == pytest.approx(80 * 5, abs=3)
+    assert {t for t, _ in sent} == {f"plant/{i}/_cosyedge_canary" for i in range(200)}
 
 
 def test_restarts_are_counted_within_the_hour_and_a_damaged_record_is_none(tmp_path):
@@ -289,3 +413,101 @@ def test_a_gap_in_the_monitors_own_clock_is_no_stages_fault():
     assert ticks(watch, busy, now + 65, now + 125) == []
     # Still no progress 60 s after it went on: that is the stage's own.
     assert ticks(watch, busy, now + 125.5, now + 130)
+
+
+def test_alerts_the_broker_dropped_while_the_daemon_was_away_are_a_fault_after_its_restart(
+    tmp_path, alsa_sink, make_daemon
+):
+    broker = Broker(tmp_path / "broker")
+    small = broker.conf.read_text().replace("max_queued_messages 100000", "max_queued_messages 3")
+    broker.conf.write_text(small + "sys_interval 1\n")
+    broker.start()
+    listen = Listener(broker.port, STATUS, EVENT)
+    daemon = make_daemon(site_yaml(broker.port, tmp_path) + MONITOR)
+    counted = lambda s: s and s[-1].get("broker", {}).get("dropped") is not None  # noqa: E731
+    listen.wait_for(STATUS, counted, 30)  # the base: the count before the daemon goes
+    daemon.stop()
+    for i in range(8):  # the queue keeps 3 for the daemon; the broker drops the rest
+        publish(broker.port, "cosyedge/say", f"Alert {i}.")
+    daemon.start()
+    started = time.monotonic()
+    listen.wait_for(EVENT, lambda _: events(listen, "fault", "broker"), LIMIT_S)
+    noticed_s = time.monotonic() - started
+    fault = events(listen, "fault", "broker")[-1]
+    assert fault["reason"].startswith("broker dropped "), fault
+    dropped = int(fault["reason"].split()[2])
+    assert dropped >= 5, fault  # the daemon's own canaries may have been dropped too
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_announcement", "broker"), LIMIT_S)
+    said_s = time.monotonic() - started
+    print(f"broker drops: fault {noticed_s:.1f} s after the restart, said after {said_s:.1f} s")
+    assert said_s < LIMIT_S
+    listen.close()
+    broker.kill()
+
+
+def test_the_broker_drop_count_is_kept_across_restarts_and_a_broker_restart_starts_it_over(
+    tmp_path,
+):
+    path, now = tmp_path / "dropped.json", [0.0]
+    watch = DropWatch(path, "b:1883", lambda: now[0])
+    watch.heard(b"12")  # the first count ever seen is the base
+    assert watch.tick(1) is None and watch.describe() == {"dropped": 12}
+    again = DropWatch(path, "b:1883", lambda: now[0])  # the next start
+    again.heard(b"15")
+    assert again.tick(2) == "broker dropped 3 messages"
+    again.heard(b"2")  # below the kept count: the broker restarted
+    assert again.tick(3) == "broker dropped 5 messages"
+    assert again.tick(3 + 601) is None
+    other = DropWatch(path, "elsewhere:1883", lambda: now[0])  # another broker: a new base
+    other.heard(b"40")
+    assert other.tick(1) is None
+    unread = DropWatch(tmp_path / "none.json", "b:1883", lambda: now[0])
+    assert unread.tick(61) is None and unread.describe()["dropped"] is None
+
+
+def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_named(
+    tmp_path, alsa_sink, make_daemon
+):
+    """200 alert filters, a round every 4 s at most 60 canaries a second: the rate the broker
+    sees, and how long after their reads are denied each filter is named in the fault."""
+    templates = "".join(
+        f'  - topic: "line{i}/{{unit}}/temperature"\n    text: "Unit {{unit}} is hot."\n'
+        for i in range(200)
+    )
+    monitor = "monitor:\n  canary_interval_s: 4\n  canary_timeout_s: 8\n  canary_max_rate: 60\n"
+    broker = Broker(tmp_path / "broker", acl=OPEN).start()
+    canaries = Listener(broker.port, "+/_cosyedge_canary/temperature")
+    listen = Listener(broker.port, EVENT)
+    daemon = make_daemon(site_yaml(broker.port, tmp_path) + monitor + f"templates:\n{templates}")
+    daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60)
+    stamps: list[float] = []
+    canaries.client.on_message = lambda *_: stamps.append(time.monotonic())
+    time.sleep(12)
+    seconds = [int(t - stamps[0]) for t in stamps if t - stamps[0] < 10]
+    per_second = [seconds.count(s) for s in range(10)]
+    print(f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a second")
+    assert 45 <= len(seconds) / 10 <= 55 and max(per_second) <= 60, per_second
+    assert events(listen, "fault", "intake") == []
+
+    denied = "".join(f"topic write line{i}/#\n" for i in range(200))  # no longer read
+    broker.set_acl(denied + "topic readwrite cosyedge/#\n")
+    cut = time.time()
+    named = daemon.wait_for_log(r"fault: intake: .* and 197 more for 8 s", timeout=LIMIT_S)
+    lines = re.findall(
+        r"^(\S+ \S+) ERROR \S+ fault: intake: no message on (.*) for 8 s$", daemon.log(), re.M
+    )
+    latencies = []
+    for stamp, which in lines:
+        at = datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp() - cut
+        more = re.search(r"and (\d+) more", which)
+        count = 3 + int(more.group(1)) if more else which.count("'") // 2
+        latencies += [at] * (count - len(latencies))
+    print(
+        f"200 filters denied: first named after {latencies[0]:.1f} s, median "
+        f"{statistics.median(latencies):.1f} s, last {latencies[-1]:.1f} s"
+    )
+    assert named and len(latencies) == 200 and latencies[-1] < 8 + 1 + 1
+    listen.wait_for(EVENT, lambda _: events(listen, "fault_announcement", "intake"), LIMIT_S)
+    canaries.close()
+    listen.close()
+    broker.kill()

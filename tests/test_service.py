@@ -83,7 +83,7 @@ def test_ready_only_once_the_broker_is_connected_then_status_and_watchdog(
 
         broker.start()
         ready_at, _ = notify_socket.wait_for("READY", "1", timeout=30)
-        assert "subscribed to 3 topic filters" in daemon.log()  # template, commands, canary
+        assert "subscribed to 4 topic filters" in daemon.log()  # template, commands, canary, $SYS
         status_at_ready = notify_socket.statuses(since=ready_at)[0]
         assert status_at_ready.startswith("mqtt: connected; audio: not used yet; queue: 0;")
 

@@ -770,21 +770,33 @@ class MonitorConfig:
     canary_interval_s: float = field(
         default=30.0,
         metadata=_meta(
-            "how often the daemon publishes a canary to itself through the broker, in seconds; "
-            "0: off",
+            "each subscribed topic filter gets a signed canary through the broker this often, "
+            "in seconds (sent in turn, spread over it); 0: off",
             range=(0, 3600),
         ),
     )
     canary_timeout_s: float = field(
         default=75.0,
         metadata=_meta(
-            "no canary back for this long, in seconds, is the fault `intake`; above the interval",
+            "a filter with no canary back for this long, in seconds, is the fault `intake` "
+            "naming it; above the interval",
             range=(1, 3600),
         ),
     )
     canary_topic: str = field(
         default="cosyedge/canary",
-        metadata=_meta("the canary goes to this topic plus `/<client id>`; QoS 1, not retained"),
+        metadata=_meta(
+            "a topic of the daemon's own, plus `/<client id>`, subscribed and proven like the "
+            "alert topics; each filter's canaries are QoS 1, not retained"
+        ),
+    )
+    canary_max_rate: float = field(
+        default=20.0,
+        metadata=_meta(
+            "at most this many canaries a second, however many topic filters; a round through "
+            "every filter then takes the longer of canary_interval_s and filters / this rate",
+            range=(0.1, 1000),
+        ),
     )
     stuck_s: float = field(
         default=60.0,

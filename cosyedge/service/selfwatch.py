@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from cosyedge.config import MonitorConfig
 from cosyedge.model import Heartbeat
+from cosyedge.service.canary import BadCanary, Signer, canary_topic
 
 log = logging.getLogger(__name__)
 
@@ -29,42 +34,235 @@ log = logging.getLogger(__name__)
 QUIET_FAULTS = frozenset({"memory", "audio", "history"})
 RESTART_WINDOW_S = 3600.0
 MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all were stopped
+SILENT_NAMED = 3  # a fault names this many silent filters, then counts the rest
+DROPPED_TOPIC = "$SYS/broker/publish/messages/dropped"  # Mosquitto's; see DropWatch
+DROP_HOLD_S = 600.0
+UNREAD_S = 60.0  # Mosquitto's sys_interval is 10 s by default, and the value is retained
+UNREADABLE = "not readable: the broker does not publish it, or its ACL denies it to us"
 
 
-class Canary:
-    """Publishes a canary now and then and says whether one came back in time."""
+@dataclass
+class Watched:
+    """One filter under watch: its canary topic, and when a canary last came back."""
+
+    topic_filter: str
+    topic: str | None  # None: none can be derived, so it is unverifiable
+    heard: float
+
+
+@dataclass
+class Rejected:
+    """Messages on canary topics that proved nothing, by kind; each kind is logged once."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, exc: BadCanary) -> None:
+        if not self.counts[exc.kind]:
+            log.warning("canary ignored, it proves nothing (%s); further ones are counted", exc)
+        self.counts[exc.kind] += 1
+
+
+class FilterWatch:
+    """Proves every subscribed filter with signed canaries and names those gone silent.
+
+    The filters' canaries go out in turn, one every `interval_s / len(filters)` seconds but
+    never more than `max_rate` a second, so each filter gets one every `interval_s` (or
+    `len(filters) / max_rate`, whichever is longer) and the broker a bounded rate however many
+    filters there are (`round_s`). A filter whose canaries have not come back for `timeout_s`
+    is silent: the broker no longer delivers what it matches to us. Only a canary of this run,
+    signed with our key, that we sent and that has not come back before, proves its filter.
+    `heard` runs on paho's network thread, the rest on the monitor's: one lock between them.
+    """
 
     def __init__(
         self,
-        topic: str,
-        interval_s: float,
-        timeout_s: float,
+        filters: list[str],
+        signer: Signer,
         publish: Callable[[str, str], object],
+        monitor: MonitorConfig,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.topic, self.interval_s, self.timeout_s = topic, interval_s, timeout_s
-        self._publish = publish
-        self._heard = time.monotonic()  # a grace period from start
+        self.signer, self._publish = signer, publish
+        self._clock = clock  # when a canary came back
+        self.monitor = monitor
+        self.rejected = Rejected()
+        self._lock = threading.Lock()
+        self._sent: dict[int, float] = {}  # seq: when; those not back yet
+        self._seq = 0
+        self._turn = 0
         self._next = 0.0
-        self._count = 0
+        self.use(filters, clock())
+
+    def use(self, filters: list[str], now: float) -> None:
+        """Watch these filters from now on (at start and reload); each has a grace period of
+        `timeout_s` from now, and those with no canary topic are logged as unverifiable."""
+        with self._lock:
+            self._watched = {f: Watched(f, canary_topic(f), now) for f in filters}
+        for topic_filter in self.unverifiable():
+            log.error("topic filter %r cannot be proven: no canary topic", topic_filter)
+
+    def restart(self, now: float) -> None:
+        """The timeouts run from now (the broker just acknowledged the subscriptions)."""
+        with self._lock:
+            for watched in self._watched.values():
+                watched.heard = now
+
+    @property
+    def round_s(self) -> float:
+        """How long a round of canaries through every filter takes."""
+        count = max(1, len(self._watched))
+        return max(self.monitor.canary_interval_s, count / self.monitor.canary_max_rate)
 
     def tick(self, now: float) -> str | None:
-        """Publish if due; the fault while no canary came back within the timeout."""
-        if not self.interval_s:
+        """Send the canaries due by now; the fault while any filter is silent."""
+        if not self.monitor.canary_interval_s:
             return None
-        if now >= self._next:
-            self._next = now + self.interval_s
-            self._count += 1
-            try:
-                self._publish(self.topic, json.dumps({"canary": self._count}))
-            except Exception as exc:  # the reports fault says why; the timeout says the rest
-                log.debug("canary not published: %s", exc)
-        if now - self._heard > self.timeout_s:
-            return f"no message through the broker for over {self.timeout_s:g} s"
-        return None
+        self._send_due(now)
+        return self._silence(now)
 
-    def heard(self) -> None:
-        """A canary came back (on paho's network thread)."""
-        self._heard = time.monotonic()
+    def _send_due(self, now: float) -> None:
+        verifiable = [w for w in self._watched.values() if w.topic is not None]
+        if not verifiable:
+            return
+        spacing = self.round_s / len(verifiable)
+        if now - self._next > self.round_s:  # the monitor was stopped: no burst to catch up
+            self._next = now
+        while now >= self._next:
+            self._next += spacing
+            self._send(verifiable[self._turn % len(verifiable)], now)
+            self._turn += 1
+
+    def _send(self, watched: Watched, now: float) -> None:
+        assert watched.topic is not None
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            self._sent[seq] = now
+            # A canary not back after twice the timeout never will be; forget it.
+            self._sent = {s: t for s, t in self._sent.items() if now - t <= 2 * self.timeout_s}
+        try:
+            payload = self.signer.payload(seq, watched.topic_filter, watched.topic)
+            self._publish(watched.topic, payload)
+        except Exception as exc:  # the reports fault says why; the silence says the rest
+            log.debug("canary not published on %r: %s", watched.topic, exc)
+
+    @property
+    def timeout_s(self) -> float:
+        return self.monitor.canary_timeout_s
+
+    def _silence(self, now: float) -> str | None:
+        with self._lock:
+            silent = [
+                w.topic_filter
+                for w in self._watched.values()
+                if w.topic is not None and now - w.heard > self.timeout_s
+            ]
+        if not silent:
+            return None
+        named = ", ".join(repr(f) for f in silent[:SILENT_NAMED])
+        more = f" and {len(silent) - SILENT_NAMED} more" if len(silent) > SILENT_NAMED else ""
+        return f"no message on {named}{more} for {self.timeout_s:g} s"
+
+    def heard(self, topic: str, payload: bytes, retained: bool) -> None:
+        """A message on a canary topic came back: the filter it names is proven if it is a
+        genuine canary we are waiting for, else it is counted as rejected."""
+        try:
+            proof = self.signer.check(topic, payload, retained)
+        except BadCanary as exc:
+            self.rejected.add(exc)
+            return
+        with self._lock:
+            sent = self._sent.pop(proof.seq, None)
+            watched = self._watched.get(proof.topic_filter)
+            if sent is not None and watched is not None:
+                watched.heard = self._clock()
+                return
+        # Also a copy a broker delivers once per matching filter where filters overlap.
+        self.rejected.add(BadCanary("replayed", f"canary {proof.seq} on {topic!r} seen before"))
+
+    def unverifiable(self) -> list[str]:
+        """The filters no canary can prove."""
+        return [w.topic_filter for w in self._watched.values() if w.topic is None]
+
+    def describe(self) -> dict[str, object]:
+        """For the status: how many filters are watched, those that cannot be proven, and
+        the messages on canary topics that proved nothing, by kind."""
+        return {
+            "filters": len(self._watched),
+            "unverifiable": self.unverifiable(),
+            "canaries_rejected": dict(self.rejected.counts),
+        }
+
+
+class DropWatch:
+    """The broker's own count of the messages it dropped, watched across restarts.
+
+    Mosquitto publishes `DROPPED_TOPIC` (retained, every `sys_interval`): the publishes it
+    dropped since it started, for any client, because a client's queue
+    (`max_queued_messages`, `max_queued_bytes`) or in-flight window was full. Alerts dropped
+    while the daemon was away never arrive, so a rise is the fault `broker`; it is held for
+    `DROP_HOLD_S` after the last rise. The last count seen is kept in `path` with the broker's
+    address, so a rise while the daemon was stopped shows at its next start; a count below
+    the kept one means the broker restarted, and all it counts are new. A broker that never
+    publishes it within `UNREAD_S` is said in the status and the log to be unreadable."""
+
+    def __init__(self, path: Path, broker: str, clock: Callable[[], float] = time.monotonic):
+        self._path, self._broker, self._clock = path, broker, clock
+        self._last = self._kept()
+        self._since = clock()  # readable: unknown until UNREAD_S from here
+        self._risen = 0
+        self._rose_at: float | None = None
+        self.read = False
+
+    def heard(self, payload: bytes) -> bool:
+        """The counter's value (on paho's network thread); a rise is held as the fault.
+        Whether what the status shows changed: the first count, or another one."""
+        try:
+            count = int(payload)
+        except ValueError:
+            log.warning("%s: not a count: %r", DROPPED_TOPIC, payload[:40])
+            return False
+        changed = not self.read or count != self._last
+        last, self._last, self.read = self._last, count, True
+        rise = 0 if last is None else count - last if count >= last else count
+        if rise:
+            self._risen += rise
+            self._rose_at = self._clock()
+            log.error("the broker dropped %d messages (its count: %d)", rise, count)
+        if count != last:
+            self._keep(count)
+        return changed
+
+    def tick(self, now: float) -> str | None:
+        """The fault while a rise is recent; says once when the counter cannot be read."""
+        if not self.read and now - self._since > UNREAD_S:
+            log.warning("%s: %s", DROPPED_TOPIC, UNREADABLE)
+            self._since = float("inf")  # said once
+        if self._rose_at is None or now - self._rose_at > DROP_HOLD_S:
+            self._risen, self._rose_at = 0, None
+            return None
+        return f"broker dropped {self._risen} messages"
+
+    def describe(self) -> dict[str, object]:
+        """For the status: the broker's count, or why there is none."""
+        if self.read:
+            return {"dropped": self._last}
+        return {"dropped": None, "reason": UNREADABLE}
+
+    def _kept(self) -> int | None:
+        try:
+            kept = json.loads(self._path.read_text())
+            return int(kept["dropped"]) if kept["broker"] == self._broker else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # none yet, or another broker's: this run's first count is the base
+
+    def _keep(self, count: int) -> None:
+        tmp = self._path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps({"broker": self._broker, "dropped": count}))
+            tmp.replace(self._path)
+        except OSError as exc:  # then only this run's rises are seen
+            log.warning("cannot keep the broker's drop count in %s: %s", self._path, exc)
 
 
 class StuckWatch:

@@ -1,0 +1,147 @@
+"""Canaries: where a canary for each topic filter goes, and how it is signed and checked.
+
+Every filter the daemon subscribes to is proven by canaries of its own (service/selfwatch.py
+sends them and watches them come back). A filter's canary topic is one the filter matches
+and no real source uses: each `+` and `#` level becomes the reserved level `RESERVED`
+(`plant/+/temperature` → `plant/_cosyedge_canary/temperature`). A filter with no wildcard
+matches only its own topic, so its canaries go there; they are told from alerts by their
+payload, a JSON object whose first key is `PAYLOAD_KEY`. A filter starting with `$` has
+none: clients may not publish under `$SYS`, and `$share/...` delivers to one member only.
+
+A canary carries this run's id, a sequence number, the filter and an HMAC-SHA256 over them
+and its topic, with a key only this daemon knows (`state_dir/canary.key`, 0600, made at the
+first start). So no other client can keep a filter proven: not on purpose, not with a stale
+retained message, not by replaying a canary it saw.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+RESERVED = "_cosyedge_canary"  # the level in place of each wildcard; no real source uses it
+PAYLOAD_KEY = "cosyedge_canary"
+KEY_BYTES = 32
+
+
+def canary_topic(topic_filter: str) -> str | None:
+    """A topic `topic_filter` matches and no real source publishes on; the filter itself
+    when it has no wildcard. None when none can be derived (a filter starting with `$`)."""
+    if topic_filter.startswith("$"):
+        return None
+    levels = topic_filter.split("/")
+    return "/".join(RESERVED if level in ("+", "#") else level for level in levels)
+
+
+def underivable(filters: list[str]) -> list[str]:
+    """What `check` refuses: one line per filter no canary topic can be derived for."""
+    return [
+        f"topic filter {f!r}: no canary topic can be derived (a client may not publish on "
+        "topics starting with '$'), so its delivery cannot be proven"
+        for f in filters
+        if canary_topic(f) is None
+    ]
+
+
+def looks_like_canary(topic: str, payload: bytes) -> bool:
+    """Whether a message is a canary (genuine or not) rather than an alert: on a reserved
+    topic, or a payload that opens with the canary key. Cheap: called for every message."""
+    return RESERVED in topic.split("/") or f'{{"{PAYLOAD_KEY}"'.encode() in payload[:32]
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What a genuine canary of this run says: its sequence number and its filter."""
+
+    seq: int
+    topic_filter: str
+
+
+class BadCanary(ValueError):
+    """A message on a canary topic that proves nothing; `kind` is `stale` (another run's),
+    `forged` (not signed with our key, or not a canary at all) or `retained`."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+
+
+class Signer:
+    """Signs this run's canaries and checks the ones that come back."""
+
+    def __init__(self, key: bytes, run: str | None = None) -> None:
+        self._key = key
+        self.run = run or secrets.token_hex(8)
+
+    def payload(self, seq: int, topic_filter: str, topic: str) -> str:
+        """The canary `seq` for `topic_filter`, sent on `topic`."""
+        body = {"run": self.run, "seq": seq, "filter": topic_filter}
+        body["mac"] = self._mac(body, topic)
+        return json.dumps({PAYLOAD_KEY: body}, separators=(",", ":"))
+
+    def check(self, topic: str, payload: bytes, retained: bool) -> Proof:
+        """The proof a canary gives; BadCanary when it gives none. Whether its sequence
+        number was seen before is the watcher's to say."""
+        if retained:
+            raise BadCanary("retained", f"a retained message on {topic!r}")
+        body = _body(payload)
+        if body is None:
+            raise BadCanary("forged", f"not a canary payload on {topic!r}")
+        if not hmac.compare_digest(str(body.get("mac", "")), self._mac(body, topic)):
+            raise BadCanary("forged", f"a canary on {topic!r} not signed with this daemon's key")
+        if body.get("run") != self.run:
+            raise BadCanary("stale", f"a canary of an earlier run on {topic!r}")
+        return Proof(int(body["seq"]), str(body["filter"]))
+
+    def _mac(self, body: dict[str, object], topic: str) -> str:
+        # The topic is signed too, so a canary copied onto another filter's topic proves nothing.
+        text = f"{body.get('run')}\n{body.get('seq')}\n{body.get('filter')}\n{topic}"
+        return hmac.new(self._key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def _body(payload: bytes) -> dict[str, object] | None:
+    """The canary's fields when the payload has the canary's shape, else None."""
+    try:
+        body = json.loads(payload)[PAYLOAD_KEY]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("seq"), int):
+        return None
+    return body
+
+
+def load_key(path: Path) -> bytes:
+    """The canary key kept at `path`, made on first use: random, mode 0600, and written
+    whole under another name then linked into place, so a crash or a second process never
+    leaves a short key and two starts never make two keys."""
+    if not path.exists():
+        _make_key(path)
+    key = path.read_bytes()
+    if len(key) < KEY_BYTES:
+        raise OSError(f"{path}: a canary key of {len(key)} bytes; remove it to make a new one")
+    if path.stat().st_mode & 0o077:
+        log.warning("%s can be read by others: only the daemon should (chmod 600)", path)
+    return key
+
+
+def _make_key(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")  # one per maker
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, secrets.token_bytes(KEY_BYTES))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(FileExistsError):  # another start made it first: that one holds
+        os.link(tmp, path)
+    tmp.unlink()

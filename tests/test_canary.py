@@ -1,0 +1,95 @@
+"""Canaries of their own for every subscribed filter: the topic each is sent on, the key that
+signs them, and `check` refusing a filter no canary can prove."""
+
+from __future__ import annotations
+
+import stat
+import threading
+
+from support import cosyedge
+
+from cosyedge.service.canary import (
+    BadCanary,
+    Signer,
+    canary_topic,
+    load_key,
+    looks_like_canary,
+    underivable,
+)
+
+
+def test_a_wildcard_becomes_the_reserved_level_and_an_exact_filter_is_its_own_topic():
+    assert canary_topic("plant/+/temperature") == "plant/_cosyedge_canary/temperature"
+    assert canary_topic("plant/#") == "plant/_cosyedge_canary"
+    assert canary_topic("+/+/#") == "_cosyedge_canary/_cosyedge_canary/_cosyedge_canary"
+    assert canary_topic("#") == "_cosyedge_canary"
+    assert canary_topic("cosyedge/say") == "cosyedge/say"
+    assert canary_topic("$SYS/broker/load/#") is None
+    assert canary_topic("$share/line/plant/#") is None
+    assert underivable(["a/+", "$SYS/#"]) == [
+        "topic filter '$SYS/#': no canary topic can be derived (a client may not publish on "
+        "topics starting with '$'), so its delivery cannot be proven"
+    ]
+
+
+def test_a_canary_is_told_from_an_alert_by_its_topic_or_its_payload():
+    signer = Signer(b"k" * 32)
+    assert looks_like_canary(
+        "cosyedge/say", signer.payload(1, "cosyedge/say", "cosyedge/say").encode()
+    )
+    assert looks_like_canary("plant/_cosyedge_canary/t", b"anything")
+    assert not looks_like_canary("cosyedge/say", b'{"text": "cosyedge_canary"}')
+    assert not looks_like_canary("plant/3/t", b'{"value": 91}')
+
+
+def test_a_canary_proves_only_its_own_topic_with_this_key_and_run():
+    signer = Signer(b"k" * 32, run="r1")
+    payload = signer.payload(7, "a/+", "a/_cosyedge_canary").encode()
+    proof = signer.check("a/_cosyedge_canary", payload, retained=False)
+    assert (proof.seq, proof.topic_filter) == (7, "a/+")
+    for topic, body, retained, kind in [
+        ("b/_cosyedge_canary", payload, False, "forged"),  # copied onto another topic
+        ("a/_cosyedge_canary", payload, True, "retained"),
+        ("a/_cosyedge_canary", b'{"cosyedge_canary": 1}', False, "forged"),
+        (
+            "a/_cosyedge_canary",
+            Signer(b"k" * 32, "r0").payload(7, "a/+", "a/_cosyedge_canary").encode(),
+            False,
+            "stale",
+        ),
+    ]:
+        try:
+            signer.check(topic, body, retained)
+        except BadCanary as exc:
+            assert exc.kind == kind, (topic, exc)
+        else:
+            raise AssertionError(f"{kind} canary accepted")
+
+
+def test_the_key_is_made_once_private_and_whole_even_by_two_starts_at_once(tmp_path):
+    path = tmp_path / "state" / "canary.key"
+    keys: list[bytes] = []
+    threads = [threading.Thread(target=lambda: keys.append(load_key(path))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(keys)) == 1 and len(keys[0]) == 32
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["canary.key"]  # no temporary left
+    assert load_key(path) == keys[0]
+
+
+def test_check_refuses_a_filter_no_canary_can_prove_and_names_it(tmp_path):
+    config = tmp_path / "site.yaml"
+    config.write_text(
+        f"state_dir: {tmp_path}/state\ntemplates:\n"
+        '  - topic: "plant/{line}/temperature"\n    text: "Line {line} is hot."\n'
+        '  - topic: "$SYS/broker/clients/connected"\n    text: "{text}"\n    payload: text\n'
+    )
+    done = cosyedge("check", "--config", str(config))
+    assert done.returncode == 2, done
+    assert "topic filter '$SYS/broker/clients/connected': no canary topic" in done.stderr
+    config.write_text(config.read_text().split('  - topic: "$SYS')[0])
+    done = cosyedge("check", "--config", str(config))
+    assert done.returncode == 0, done.stderr
