@@ -24,6 +24,7 @@ from cosyedge.config import (
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
+    from cosyedge.intake.intake import Intake
     from cosyedge.speech.render import Rendering
 
 log = logging.getLogger("cosyedge")
@@ -249,20 +250,23 @@ def _run(path: Path | None) -> int:
 
 
 def _check(config: Config, path: Path | None) -> int:
-    """A valid file is OK (exit 0) even with warnings, and with the optional parts a start
-    would run without (`would start without NAME: key: reason`, on stdout). A topic filter no
-    canary can prove (service/canary.py) refuses it (exit 2), naming the filter."""
+    """A valid file is OK (exit 0) even with warnings (an exact alert topic no canary proves),
+    and with the optional parts a start would run without (`would start without NAME: key:
+    reason`, on stdout). A topic filter no canary could ever prove (one starting with `$`:
+    service/canary.py) refuses it (exit 2), naming the filter."""
     from cosyedge.intake.intake import Intake
     from cosyedge.service.canary import underivable
 
     name = path or "<embedded defaults>"
-    filters = Intake(config).filters
+    intake = Intake(config)
+    filters = intake.filters
     unprovable = underivable(filters)  # its delivery could never be proven
     for problem in unprovable:
         print(f"{name}: {problem}", file=sys.stderr)
     if unprovable:
         return 2
-    for warning in [*config_warnings(config), *_canary_warnings(config, len(filters))]:
+    warnings = [*config_warnings(config), *_canary_warnings(config, intake)]
+    for warning in warnings:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for component, reason in missing_components(config).items():
         print(f"{name}: would start without {component}: {reason}")
@@ -270,16 +274,25 @@ def _check(config: Config, path: Path | None) -> int:
     return 0
 
 
-def _canary_warnings(config: Config, filters: int) -> list[str]:
-    """A round of canaries that outlasts the timeout would make filters silent that are not."""
+def _canary_warnings(config: Config, intake: Intake) -> list[str]:
+    """Filters no canary proves (an exact alert topic: service/canary.py), and a round of
+    canaries that outlasts the timeout, which would make filters silent that are not."""
+    from cosyedge.service.canary import canary_topic, unproven
+
+    own, filters = intake.own_topics, intake.filters
+    found = [
+        f"topic filter {f!r}: not proven by canaries: {unproven(f)}"
+        for f in filters
+        if canary_topic(f, own) is None and not f.startswith("$")
+    ]
     monitor = config.monitor
-    round_s = filters / monitor.canary_max_rate
+    round_s = len(filters) / monitor.canary_max_rate
     if monitor.canary_interval_s and round_s >= monitor.canary_timeout_s:
-        return [
-            f"monitor.canary_max_rate: {filters} topic filters take {round_s:g} s a round, not "
-            f"below canary_timeout_s ({monitor.canary_timeout_s:g} s); raise one of them"
-        ]
-    return []
+        found.append(
+            f"monitor.canary_max_rate: {len(filters)} topic filters take {round_s:g} s a round, "
+            f"not below canary_timeout_s ({monitor.canary_timeout_s:g} s); raise one of them"
+        )
+    return found
 
 
 def _instead(path: Path | None, state_dir: Path | None) -> str:

@@ -169,7 +169,10 @@ class Daemon:
 
         # Beside them: a canary through every subscribed filter, and the phrase cache's upkeep.
         signer = Signer(load_key(config.state_dir / CANARY_KEY))
-        self.watch = FilterWatch(self.intake.filters, signer, self._publish, config.monitor)
+        intake = self.intake
+        self.watch = FilterWatch(
+            intake.filters, intake.own_topics, signer, self._publish, config.monitor
+        )
         broker = f"{config.mqtt.host}:{config.mqtt.port}"
         self.drops = DropWatch(config.state_dir / "broker-dropped.json", broker)
         phrases = declared_phrases(config.templates)
@@ -601,7 +604,7 @@ class Daemon:
         self.intake = Intake(new)
         self.speech.max_spoken_s = new.alarms.max_spoken_s
         self.watch.monitor = new.monitor
-        self.watch.use(self.intake.filters, time.monotonic())
+        self.watch.use(self.intake.filters, self.intake.own_topics, time.monotonic())
         if new.mqtt != old.mqtt:
             self.mqtt.stop()
             self.mqtt = self._mqtt(new)

@@ -15,15 +15,19 @@ from cosyedge.service.canary import (
     load_key,
     looks_like_canary,
     underivable,
+    unproven,
 )
 
 
-def test_a_wildcard_becomes_the_reserved_level_and_an_exact_filter_is_its_own_topic():
+def test_a_wildcard_becomes_the_reserved_level_and_an_own_exact_filter_is_its_own_topic():
     assert canary_topic("plant/+/temperature") == "plant/_cosyedge_canary/temperature"
     assert canary_topic("plant/#") == "plant/_cosyedge_canary"
     assert canary_topic("+/+/#") == "_cosyedge_canary/_cosyedge_canary/_cosyedge_canary"
     assert canary_topic("#") == "_cosyedge_canary"
-    assert canary_topic("cosyedge/say") == "cosyedge/say"
+    assert canary_topic("cosyedge/say", {"cosyedge/say"}) == "cosyedge/say"
+    # A plant's exact alert topic: a canary there would reach its other subscribers.
+    assert canary_topic("plant/line3/estop", {"cosyedge/say"}) is None
+    assert "'plant/line3/+'" in unproven("plant/line3/estop")
     assert canary_topic("$SYS/broker/load/#") is None
     assert canary_topic("$share/line/plant/#") is None
     assert underivable(["a/+", "$SYS/#"]) == [
@@ -93,3 +97,24 @@ def test_check_refuses_a_filter_no_canary_can_prove_and_names_it(tmp_path):
     config.write_text(config.read_text().split('  - topic: "$SYS')[0])
     done = cosyedge("check", "--config", str(config))
     assert done.returncode == 0, done.stderr
+
+
+def test_check_warns_of_an_exact_alert_topic_and_the_daemon_publishes_no_canary_there(tmp_path):
+    """No canary goes onto a plant's exact alert topic (a Node-RED flow could act on it):
+    `check` says it is not proven and how to have it proven; cosyedge's own exact topics are."""
+    from cosyedge.config import parse_config
+    from cosyedge.intake.intake import Intake
+
+    site = tmp_path / "site.yaml"
+    site.write_text(
+        'templates:\n  - {topic: "plant/line3/estop", text: "Stop."}\n'
+        '  - {topic: "cosyedge/say", text: "{text}"}\n'
+    )
+    done = cosyedge("check", "--config", str(site))
+    assert done.returncode == 0, done.stderr
+    assert "topic filter 'plant/line3/estop': not proven by canaries" in done.stderr
+    assert "'plant/line3/+'" in done.stderr
+    assert "'cosyedge/say': not proven" not in done.stderr
+    intake = Intake(parse_config(site.read_text()))
+    assert canary_topic("cosyedge/say", intake.own_topics) == "cosyedge/say"
+    assert canary_topic("cosyedge/command", intake.own_topics) == "cosyedge/command"

@@ -245,9 +245,11 @@ def test_a_voice_that_fails_after_start_is_a_fault_and_its_alerts_are_still_hear
 
 
 def watch_of(filters: list[str], sent: list, clock=lambda: 0.0, **monitor) -> FilterWatch:
+    """Every exact filter given is one of cosyedge's own topics, so a canary may go there."""
     config = MonitorConfig(**{"canary_interval_s": 30, "canary_timeout_s": 75, **monitor})
     signer = Signer(b"k" * 32, run="r1")
-    return FilterWatch(filters, signer, lambda t, p: sent.append((t, p)), config, clock)
+    publish = lambda t, p: sent.append((t, p))  # noqa: E731
+    return FilterWatch(filters, set(filters), signer, publish, config, clock)
 
 
 def test_each_filter_gets_its_canary_in_turn_and_a_silent_one_is_named():
@@ -275,7 +277,7 @@ def test_a_canary_that_cannot_be_published_is_a_miss_not_an_error():
         raise OSError("no room in the client's queue")
 
     config = MonitorConfig(canary_interval_s=1, canary_timeout_s=3)
-    watch = FilterWatch(["c/gw"], Signer(b"k" * 32), refuse, config)
+    watch = FilterWatch(["c/gw"], {"c/gw"}, Signer(b"k" * 32), refuse, config)
     start = time.monotonic()
     assert watch.tick(start) is None
     assert watch.tick(start + 4) is not None

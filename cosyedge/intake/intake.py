@@ -16,7 +16,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 
-from cosyedge.config import Config, TemplateConfig
+from cosyedge.config import DEFAULT_TEMPLATES, Config, TemplateConfig
 from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
 from cosyedge.intake.commands import parse_command
@@ -69,6 +69,16 @@ class Intake:
         if self.config.hermes.enabled:
             extra.append(hermes.SAY)
         return list(dict.fromkeys([*self.templates.filters, *extra]))
+
+    @property
+    def own_topics(self) -> frozenset[str]:
+        """The exact topics cosyedge defines, which no other system is expected to hear:
+        its command and canary topics, the default say topic, Home Assistant's notify topic
+        (a canary may go there; service/canary.py)."""
+        ha = self.config.homeassistant
+        own = {self.config.alarms.command_topic, *(t.topic for t in DEFAULT_TEMPLATES)}
+        own |= {self.canary_topic} if self.canary_topic else set()
+        return frozenset(own | ({ha.notify_topic} if ha.discovery else set()))
 
     def is_command(self, topic: str) -> bool:
         return topic == self.config.alarms.command_topic

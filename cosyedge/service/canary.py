@@ -4,9 +4,14 @@ Every filter the daemon subscribes to is proven by canaries of its own (service/
 sends them and watches them come back). A filter's canary topic is one the filter matches
 and no real source uses: each `+` and `#` level becomes the reserved level `RESERVED`
 (`plant/+/temperature` → `plant/_cosyedge_canary/temperature`). A filter with no wildcard
-matches only its own topic, so its canaries go there; they are told from alerts by their
-payload, a JSON object whose first key is `PAYLOAD_KEY`. A filter starting with `$` has
-none: clients may not publish under `$SYS`, and `$share/...` delivers to one member only.
+matches only its own topic. When that topic is one cosyedge defines (its command topic, its
+say topic, its own canary topic, Home Assistant's notify topic: `own`), its canaries go there,
+told from alerts by their payload, a JSON object whose first key is `PAYLOAD_KEY`. A plant's
+exact alert topic gets none: a canary there would reach every other subscriber of it (a
+SCADA historian, a Node-RED flow that lights a beacon on any message), so it is reported as
+not proven, and a wildcard level in its template (`plant/line3/+`) has it proven. A filter
+starting with `$` has none either: clients may not publish under `$SYS`, and `$share/...`
+delivers to one member only.
 
 A canary carries this run's id, a sequence number, the filter and an HMAC-SHA256 over them
 and its topic, with a key only this daemon knows (`state_dir/canary.key`, 0600, made at the
@@ -23,6 +28,7 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,13 +39,25 @@ PAYLOAD_KEY = "cosyedge_canary"
 KEY_BYTES = 32
 
 
-def canary_topic(topic_filter: str) -> str | None:
+def canary_topic(topic_filter: str, own: Collection[str] = ()) -> str | None:
     """A topic `topic_filter` matches and no real source publishes on; the filter itself
-    when it has no wildcard. None when none can be derived (a filter starting with `$`)."""
-    if topic_filter.startswith("$"):
-        return None
+    when it has no wildcard and is one of cosyedge's `own` topics. None when none may be
+    used (`unproven`)."""
     levels = topic_filter.split("/")
+    if topic_filter.startswith("$") or not ({"+", "#"} & set(levels) or topic_filter in own):
+        return None
     return "/".join(RESERVED if level in ("+", "#") else level for level in levels)
+
+
+def unproven(topic_filter: str) -> str:
+    """Why no canary proves `topic_filter` (one `canary_topic` gives None for)."""
+    if topic_filter.startswith("$"):
+        return "a client may not publish on topics starting with '$'"
+    wildcard = f"{topic_filter.rsplit('/', 1)[0]}/+" if "/" in topic_filter else "+"
+    return (
+        "an exact alert topic, where a canary would reach its other subscribers; a wildcard "
+        f"level in the template's topic ({wildcard!r}) has it proven"
+    )
 
 
 def underivable(filters: list[str]) -> list[str]:
@@ -48,7 +66,7 @@ def underivable(filters: list[str]) -> list[str]:
         f"topic filter {f!r}: no canary topic can be derived (a client may not publish on "
         "topics starting with '$'), so its delivery cannot be proven"
         for f in filters
-        if canary_topic(f) is None
+        if f.startswith("$")
     ]
 
 

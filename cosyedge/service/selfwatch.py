@@ -18,13 +18,13 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cosyedge.config import MonitorConfig
 from cosyedge.model import Heartbeat
-from cosyedge.service.canary import BadCanary, Signer, canary_topic
+from cosyedge.service.canary import BadCanary, Signer, canary_topic, unproven
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ class FilterWatch:
     def __init__(
         self,
         filters: list[str],
+        own: Collection[str],
         signer: Signer,
         publish: Callable[[str, str], object],
         monitor: MonitorConfig,
@@ -91,15 +92,16 @@ class FilterWatch:
         self._seq = 0
         self._turn = 0
         self._next = 0.0
-        self.use(filters, clock())
+        self.use(filters, own, clock())
 
-    def use(self, filters: list[str], now: float) -> None:
+    def use(self, filters: list[str], own: Collection[str], now: float) -> None:
         """Watch these filters from now on (at start and reload); each has a grace period of
-        `timeout_s` from now, and those with no canary topic are logged as unverifiable."""
+        `timeout_s` from now, and those no canary may prove are logged as unverifiable, with
+        why (`own`: the exact topics that are cosyedge's, see service/canary.py)."""
         with self._lock:
-            self._watched = {f: Watched(f, canary_topic(f), now) for f in filters}
+            self._watched = {f: Watched(f, canary_topic(f, own), now) for f in filters}
         for topic_filter in self.unverifiable():
-            log.error("topic filter %r cannot be proven: no canary topic", topic_filter)
+            log.warning("topic filter %r is not proven: %s", topic_filter, unproven(topic_filter))
 
     def restart(self, now: float) -> None:
         """The timeouts run from now (the broker just acknowledged the subscriptions)."""
