@@ -138,6 +138,7 @@ class Refusal:
     ticket: Ticket
     kind: str
     reason: str
+    detail: Mapping[str, Any] = field(default_factory=dict)  # what is known of it: its id
 
 
 Reading = Offer | Refusal

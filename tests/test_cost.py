@@ -40,7 +40,7 @@ def test_a_phrase_within_the_limit_is_said_whole():
 
 def test_the_cut_falls_at_the_last_clause_end_that_fits():
     text = "Boiler two tripped, feed pump P-201 stopped, check the valve now."
-    fitted = fit(text, 5.0 * (1 + UNDERESTIMATE), by_letters)
+    fitted = fit(text, 4.5 * (1 + UNDERESTIMATE), by_letters)
     assert fitted.text == "Boiler two tripped, feed pump P-201 stopped,"
     assert fitted.left_out == "check the valve now."
 
@@ -95,6 +95,26 @@ def assert_estimated(voice, text: str) -> float:
     return measured
 
 
+def assert_said_within_the_limit(voice, text: str) -> None:
+    """What is kept of `text` takes at most the limit to say when it was shortened; said
+    whole, at most the limit plus the estimate's error."""
+    assert_estimated(voice, text)
+    fitted = fit(text, LIMIT_S, voice.front.estimate)
+    bound = LIMIT_S if fitted.shortened else LIMIT_S * (1 + ERROR) + SLACK_S
+    assert seconds_of(voice, fitted.text) <= bound, (text, fitted)
+
+
+def test_a_plant_alert_estimated_within_the_limit_is_said_whole(hibari_voice):
+    """Serials, addresses, lots, a timestamp and readings: about 27 s, within 30 s. The
+    margin for the estimate's error applies to what is cut, never to a whole alert."""
+    text = (
+        "Line 3 compressor C-12 trip: serial SN-4471-0982-XK, IP 10.20.30.41, lot "
+        "LOT-2026-11-30-0457, at 2026-12-01T14:03:22Z, pressure 12.75 bar, temperature 91.4 degC."
+    )
+    assert LIMIT_S / (1 + UNDERESTIMATE) < hibari_voice.front.estimate(text).seconds <= LIMIT_S
+    assert not fit(text, LIMIT_S, hibari_voice.front.estimate).shortened
+
+
 # Texts whose characters say little of their length as speech.
 HOSTILE_EN = st.one_of(
     st.text(alphabet=string.ascii_uppercase, min_size=3, max_size=120),  # spelled out
@@ -114,9 +134,7 @@ HOSTILE_EN = st.one_of(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(HOSTILE_EN)
 def test_the_english_estimate_follows_the_audio_and_fitted_text_keeps_the_limit(hibari_voice, text):
-    assert_estimated(hibari_voice, text)
-    fitted = fit(text, LIMIT_S, hibari_voice.front.estimate)
-    assert seconds_of(hibari_voice, fitted.text) <= LIMIT_S
+    assert_said_within_the_limit(hibari_voice, text)
 
 
 HOSTILE_ZH = st.one_of(
@@ -131,9 +149,7 @@ HOSTILE_ZH = st.one_of(
 def test_the_mandarin_estimate_follows_the_audio_and_fitted_text_keeps_the_limit(
     pinyin_voice, text
 ):
-    assert_estimated(pinyin_voice, text)
-    fitted = fit(text, LIMIT_S, pinyin_voice.front.estimate)
-    assert seconds_of(pinyin_voice, fitted.text) <= LIMIT_S
+    assert_said_within_the_limit(pinyin_voice, text)
 
 
 def shared_alerts() -> list[tuple[str, str]]:
@@ -182,6 +198,9 @@ def test_the_longest_start_that_fits_is_kept_however_the_costs_are_spread(words,
     fits."""
     text = " ".join(words)
     fitted = fit(text, limit, costly_words)
+    if costly_words(text).seconds <= limit:  # estimated within: said whole
+        assert fitted.text == text and not fitted.shortened
+        return
     budget = limit / (1 + UNDERESTIMATE)
     starts = [" ".join(words[:n]) for n in range(1, len(words) + 1)]
     best = max((s for s in starts if costly_words(s).seconds <= budget), key=len, default=None)

@@ -9,7 +9,7 @@ import pytest
 from cosyedge.config import AlarmsConfig, parse_config
 from cosyedge.intake.alert import Message
 from cosyedge.intake.intake import Intake
-from cosyedge.model import RejectedAlert
+from cosyedge.model import Refusal, RejectedAlert
 from cosyedge.speech.cost import fit
 
 TEMPLATES = """
@@ -119,3 +119,18 @@ def test_a_phrase_of_the_worst_numbers_is_said_within_max_spoken_s(topic, fields
     seconds = sum(len(pcm) for pcm in hibari_voice.synthesize(fitted.text)) / 24000
     print(f"{seconds:.1f} s for {fitted.text[:40]!r}... ({len(fitted.text)} characters)")
     assert LIMIT_S / 3 < seconds <= LIMIT_S
+
+
+@pytest.mark.parametrize(
+    ("payload", "known"),
+    [
+        (b'{"id": "b-emoji", "text": "\\ud83d\\udd25\\ud83d\\udea8"}', {"id": "b-emoji"}),
+        (b'{"id": "b-blank", "text": "   "}', {"id": "b-blank"}),
+        (b'{"id": "broken', {}),  # unreadable: seq and topic are all there is
+    ],
+)
+def test_a_rejected_message_names_its_id_where_its_payload_can_be_read(payload, known):
+    intake = Intake(parse_config(EN_ONLY))
+    reading = intake.read(Message("say", payload), 1, 0.0, 0.0)
+    assert isinstance(reading, Refusal) and reading.kind == "rejected"
+    assert reading.detail == known

@@ -167,7 +167,7 @@ class AlarmDesk:
             self._close(ticket, "deduplicated", "retained message already heard")
             return
         if isinstance(reading, Refusal):
-            self._close(ticket, reading.kind, reading.reason)
+            self._close(ticket, reading.kind, reading.reason, **reading.detail)
             return
         what = reading.announcement.priority if reading.announcement else "return to normal"
         log.info("accepted alert %s on %r (%s)", reading.key, ticket.topic, what)

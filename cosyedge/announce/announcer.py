@@ -219,8 +219,9 @@ class Announcer:
         }
         if heard.fallback is not None:
             detail["reason"] = heard.fallback
-        if heard.fitted is not None and heard.fitted.shortened:
-            detail.update(shortened=True, said=heard.fitted.text, left_out=heard.fitted.left_out)
+        fitted = heard.fitted
+        if fitted is not None and fitted.shortened and rendering.source != "generic":
+            detail.update(shortened=True, said=fitted.text, left_out=fitted.left_out)
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         log.info(
             "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",

@@ -503,7 +503,7 @@ class TemplateConfig:
             "longest this template's phrase may take to say, in seconds, as the voice's own "
             "reading estimates it; a longer one is shortened at a clause or word boundary and "
             "the report says what was left out; null: `alarms.max_spoken_s`",
-            range=(2, 600),
+            range=(20, 600),
         ),
     )
     values: Mapping[str, Any] = field(
@@ -681,8 +681,9 @@ class AlarmsConfig:
             "longest an alert's phrase may take to say, in seconds, as the voice's own reading "
             "estimates it (a template's `max_spoken_s` overrides it); a longer one is said up to "
             "the last clause or word boundary that fits, never cut inside a number, a code or "
-            "an address, and its report says `shortened` and what was left out",
-            range=(2, 600),
+            "an address, and its report says `shortened` and what was left out; at least 20, "
+            "so the longest number a field may hold (13 s) is never cut",
+            range=(20, 600),
         ),
     )
     max_shelve_s: float = field(

@@ -133,7 +133,7 @@ class Intake:
             return self.offer(message, ticket, at)
         except RejectedAlert as exc:
             log.warning("rejected message on %r: %s", message.topic, exc)
-            return Refusal(ticket, "rejected", str(exc))
+            return Refusal(ticket, "rejected", str(exc), _known(message))
         except Exception as exc:
             log.exception("cannot handle message %d on %r", seq, message.topic)
             return Refusal(ticket, "failed", f"cannot handle this message: {error_text(exc)}")
@@ -252,6 +252,16 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
+
+
+def _known(message: Message) -> dict[str, str]:
+    """The id a rejected message would have had (its payload's `id`, else the hash of topic
+    and payload), so its publisher can tell which message its report is about; nothing when
+    the payload cannot be read at all."""
+    try:
+        return {"id": parse_alert(message.topic, message.payload, load=message.load_json).id}
+    except Exception:  # unreadable: the report's seq and topic are all there is
+        return {}
 
 
 def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:
