@@ -25,6 +25,35 @@ from paho.mqtt.enums import CallbackAPIVersion
 REPO = Path(__file__).resolve().parent.parent
 
 
+ALERT_FILES = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
+
+
+def shared_alerts() -> list[tuple[str, str]]:
+    """(lang, text) of every alert of the shared set: the English ones as the example
+    config's templates say them, the Mandarin ones as published. Skips without the set."""
+    import pytest
+
+    from cosyedge.config import load_config
+    from cosyedge.intake.alert import parse_alert
+    from cosyedge.intake.templates import TemplateSet
+
+    path = next((p for p in ALERT_FILES if p.is_file()), None)
+    if path is None:
+        pytest.skip("the shared alert set is not here")
+    templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
+    said = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        if item["lang"] == "zh":
+            said.append(("zh", item["payload"]["text"]))
+            continue
+        template, fields = templates.find(item["topic"])
+        payload = json.dumps(item["payload"]).encode()
+        alert = parse_alert(item["topic"], payload, template.config.payload)
+        said.append(("en", template.render(alert, fields).text))
+    return said
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -3,21 +3,18 @@ and shortening that never cuts inside a word, on plant texts and hostile ones.""
 
 from __future__ import annotations
 
-import json
 import string
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import shared_alerts
 
-from cosyedge.config import AlarmsConfig, VoiceConfig, load_config
-from cosyedge.intake.alert import parse_alert
-from cosyedge.intake.templates import TemplateSet
+from cosyedge.config import AlarmsConfig, VoiceConfig
 from cosyedge.speech.cost import UNDERESTIMATE, Estimate, fit
 
 REPO = Path(__file__).resolve().parent.parent
-ALERT_FILES = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
 LIMIT_S = AlarmsConfig().max_spoken_s
 # docs/measurements.md: the estimate was within 25 % of the audio on every measured text; a
 # machine of another CPU may time a phoneme a little differently, hence the slack.
@@ -150,24 +147,6 @@ def test_the_mandarin_estimate_follows_the_audio_and_fitted_text_keeps_the_limit
     pinyin_voice, text
 ):
     assert_said_within_the_limit(pinyin_voice, text)
-
-
-def shared_alerts() -> list[tuple[str, str]]:
-    """(lang, text) of every alert of the shared set, rendered by the example templates."""
-    path = next((p for p in ALERT_FILES if p.exists()), None)
-    if path is None:
-        pytest.skip("the shared alert set is not here")
-    templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
-    said = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        item = json.loads(line)
-        if item["lang"] == "zh":
-            said.append(("zh", item["payload"]["text"]))
-            continue
-        template, fields = templates.find(item["topic"])
-        alert = parse_alert(item["topic"], json.dumps(item["payload"]).encode())
-        said.append(("en", template.render(alert, fields).text))
-    return said
 
 
 def test_no_alert_of_the_shared_set_is_shortened(hibari_voice, pinyin_voice):

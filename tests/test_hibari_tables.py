@@ -13,17 +13,14 @@ from pathlib import Path
 import pytest
 from hibari.g2p import G2P
 from hibari.g2p.oov import OOV
+from support import shared_alerts
 
-from cosyedge.config import load_config
-from cosyedge.intake.alert import parse_alert
-from cosyedge.intake.templates import TemplateSet
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.text import normalizer_for
 from cosyedge.speech.voices.hibari import HibariG2P, _assets
 from cosyedge.speech.voices.hibari_tables import SavedTables, TablesG2P, load_g2p
 
 REPO = Path(__file__).resolve().parent.parent
-ALERT_FILES = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
 # Beyond the lexicons: plant words and codes hibari reads with its suffix rules, its number
 # reader or its OOV net.
 PLANT_WORDS = [
@@ -96,27 +93,10 @@ def test_british_words_read_as_hibaris_own_british_g2p_reads_them(tmp_path):
     assert differences(words, theirs, ours) == []
 
 
-def english_alerts() -> list[str]:
-    """Every English alert of the shared set, as the example config's templates say it."""
-    path = next((p for p in ALERT_FILES if p.is_file()), None)
-    if path is None:
-        pytest.skip("the shared alert set is not here")
-    templates = TemplateSet(load_config(REPO / "config" / "cosyedge.yaml").templates)
-    texts = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        item = json.loads(line)
-        if item["lang"] == "en":
-            template, fields = templates.find(item["topic"])
-            payload = json.dumps(item["payload"]).encode()
-            alert = parse_alert(item["topic"], payload, template.config.payload)
-            texts.append(template.render(alert, fields).text)
-    return texts
-
-
 def test_every_english_alert_is_given_to_the_model_as_hibaris_own_g2p_gives_it(us):
     theirs, ours = (HibariG2P(g2p) for g2p in us)
     normalize = normalizer_for("en").normalize
-    alerts = english_alerts()
+    alerts = [text for lang, text in shared_alerts() if lang == "en"]
     assert len(alerts) >= 40
     for text in alerts:
         for words in (text, normalize(text)):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
+from support import shared_alerts
 from test_zh_normalize import ALERTS, FORMS
 from test_zh_normalize import PLANT_FORMS as WRITTEN_FORMS
 from test_zh_pinyin import PLANT_FORMS, READINGS
@@ -32,7 +33,6 @@ from cosyedge.speech.zh.readings import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-ALERT_FILES = (REPO.parent / "shared/data/alerts.jsonl", Path("/work/shared/data/alerts.jsonl"))
 SEED = 15
 
 
@@ -90,11 +90,7 @@ def test_every_character_reads_as_pypinyin_reads_it(tables):
 
 def zh_alerts() -> list[str]:
     """Every Mandarin alert of the shared set, as published."""
-    path = next((p for p in ALERT_FILES if p.is_file()), None)
-    if path is None:
-        pytest.skip("the shared alert set is not here")
-    items = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
-    return [item["payload"]["text"] for item in items if item["lang"] == "zh"]
+    return [text for lang, text in shared_alerts() if lang == "zh"]
 
 
 def forms() -> list[str]:
