@@ -4,7 +4,6 @@ and shortening that never cuts inside a word, on plant texts and hostile ones.""
 from __future__ import annotations
 
 import string
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +13,6 @@ from support import shared_alerts
 from cosyedge.config import AlarmsConfig, VoiceConfig
 from cosyedge.speech.cost import UNDERESTIMATE, Estimate, fit
 
-REPO = Path(__file__).resolve().parent.parent
 LIMIT_S = AlarmsConfig().max_spoken_s
 # docs/measurements.md: the estimate was within 25 % of the audio on every measured text; a
 # machine of another CPU may time a phoneme a little differently, hence the slack.

@@ -20,7 +20,6 @@ from cosyedge.speech.text import normalizer_for
 from cosyedge.speech.voices.hibari import HibariG2P, _assets
 from cosyedge.speech.voices.hibari_tables import SavedTables, TablesG2P, load_g2p
 
-REPO = Path(__file__).resolve().parent.parent
 # Beyond the lexicons: plant words and codes hibari reads with its suffix rules, its number
 # reader or its OOV net.
 PLANT_WORDS = [
