@@ -93,12 +93,13 @@ def open_daemon(path: Path | None) -> Daemon:
     core, with the fault `config` saying why (config/lastgood.py). Raises CannotStart, with
     every reason, when not even the safe core can be built."""
     plan = StartPlan.read(path)
+    notifier = Notifier()
     for choice in plan.choices():
         refused = plan.refusal(choice)
         if refused is not None:
             log.error("configuration refused: %s", "; ".join(plan.problems))
         try:
-            return Daemon(choice.config, path, refused, choice.origin)
+            return Daemon(choice.config, path, refused, choice.origin, notifier)
         except Exception as exc:  # whatever stops this configuration, the next one is tried
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
@@ -112,16 +113,18 @@ class Daemon:
         config_path: Path | None = None,
         refused: str | None = None,
         origin: str = FILE,
+        notifier: Notifier | None = None,
     ) -> None:
         """Runs `config`, which came from `origin` (config/lastgood.py); `refused`, when it
-        is not the file's, says why the file is not run (the fault `config`)."""
+        is not the file's, says why the file is not run (the fault `config`). `notifier`:
+        systemd's, shared by every configuration a start tries (it takes NOTIFY_SOCKET)."""
         one_malloc_arena()  # before any thread starts
         self.config = config
         self.config_path = config_path
         self.refused, self.origin = refused, origin
         self.unstarted = missing_components(config)  # optional parts that cannot run: faults
         self.faults = Faults.from_env()
-        self.notifier = Notifier()
+        self.notifier = notifier or Notifier()
         self.health = Health(self._fault_changed)
         self.fault_lang = fault_lang(config.voices)  # the language faults are said in
         self.beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
@@ -168,7 +171,7 @@ class Daemon:
         )
 
         # Beside them: a canary through every subscribed filter, and the phrase cache's upkeep.
-        signer = Signer(load_key(config.state_dir / CANARY_KEY))
+        signer = Signer(load_key(config.state_dir / CANARY_KEY), gateway=config.mqtt.client_id)
         intake = self.intake
         self.watch = FilterWatch(
             intake.filters, intake.own_topics, signer, self._publish, config.monitor
@@ -229,8 +232,9 @@ class Daemon:
                 self._status_due.set()  # published at the monitor's next tick
             ack()
             return
-        if looks_like_canary(topic, payload):  # ours, or posing as ours: never an alert
-            self.watch.heard(topic, payload, retained)
+        if looks_like_canary(topic, payload, self.intake.own_topics):  # never an alert
+            if payload or not retained:  # an empty retained one clears a retained canary
+                self.watch.heard(topic, payload, retained)
             ack()
             return
         if self.intake.is_command(topic):
@@ -280,11 +284,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self._stop.set())
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
-        config = self.config
-        broker = None
-        if config.mqtt.local_broker:
-            broker = LocalBroker(config.mqtt.host, config.mqtt.port, config.state_dir / "mosquitto")
-            broker.start()
+        broker = self._local_broker()
         try:
             code = self._serve()
         finally:
@@ -296,6 +296,22 @@ class Daemon:
             logging.shutdown()
             os._exit(code)
         return code
+
+    def _local_broker(self) -> LocalBroker | None:
+        """The loopback Mosquitto, when configured and started. One that cannot start (not
+        installed, another broker on a loopback address) is the fault `local-broker`, said
+        aloud, while the session keeps trying host:port: never a silent exit."""
+        mqtt = self.config.mqtt
+        if not mqtt.local_broker:
+            return None
+        broker = LocalBroker(mqtt.host, mqtt.port, self.config.state_dir / "mosquitto")
+        try:
+            broker.start()
+        except (RuntimeError, OSError) as exc:
+            log.error("local broker: %s", exc)
+            self.health.set("local-broker", str(exc))
+            return None
+        return broker
 
     def _serve(self) -> int:
         self._take_up()

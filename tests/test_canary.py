@@ -36,14 +36,39 @@ def test_a_wildcard_becomes_the_reserved_level_and_an_own_exact_filter_is_its_ow
     ]
 
 
-def test_a_canary_is_told_from_an_alert_by_its_topic_or_its_payload():
+def test_a_canary_is_told_from_an_alert_by_its_topic_or_on_our_own_topics_its_payload():
     signer = Signer(b"k" * 32)
-    assert looks_like_canary(
-        "cosyedge/say", signer.payload(1, "cosyedge/say", "cosyedge/say").encode()
-    )
-    assert looks_like_canary("plant/_cosyedge_canary/t", b"anything")
-    assert not looks_like_canary("cosyedge/say", b'{"text": "cosyedge_canary"}')
-    assert not looks_like_canary("plant/3/t", b'{"value": 91}')
+    own = {"cosyedge/say"}
+    canary = signer.payload(1, "cosyedge/say", "cosyedge/say").encode()
+    assert looks_like_canary("cosyedge/say", canary, own)
+    assert looks_like_canary("plant/_cosyedge_canary/t", b"anything", own)
+    assert not looks_like_canary("cosyedge/say", b'{"text": "cosyedge_canary"}', own)
+    assert not looks_like_canary("plant/3/t", b'{"value": 91}', own)
+    # On a plant's exact topic, or Hermes', no canary goes: whatever it holds is an alert.
+    assert not looks_like_canary("plant/line3/estop", canary, own)
+    assert not looks_like_canary("hermes/tts/say", b'{"cosyedge_canary": 1, "text": "x"}', own)
+
+
+def test_another_gateways_canary_is_told_apart_from_a_forgery_and_proves_nothing():
+    ours, theirs = Signer(b"k" * 32, gateway="gw-1"), Signer(b"x" * 32, gateway="gw-3")
+    payload = theirs.payload(1, "a/+", "a/_cosyedge_canary").encode()
+    try:
+        ours.check("a/_cosyedge_canary", payload, retained=False)
+    except BadCanary as exc:
+        assert exc.kind == "another-gateway"
+    else:
+        raise AssertionError("another gateway's canary proved a filter")
+
+
+def test_a_template_topic_with_the_reserved_level_is_refused():
+    from cosyedge.config import ConfigError, parse_config
+
+    try:
+        parse_config('templates:\n  - {topic: "x/_cosyedge_canary/y", text: "t"}\n')
+    except ConfigError as exc:
+        assert "templates[0].topic: the level '_cosyedge_canary' is reserved" in str(exc)
+    else:
+        raise AssertionError("a template on the reserved level was accepted")
 
 
 def test_a_canary_proves_only_its_own_topic_with_this_key_and_run():

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -245,3 +247,30 @@ def test_a_password_file_that_cannot_be_read_is_an_error(tmp_path):
     assert config_problems(f"mqtt:\n  username: u\n  password_file: {tmp_path}/missing\n") == [
         f'site.yaml: mqtt.password_file: cannot read "{tmp_path}/missing"'
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        (b"state_dir: /tmp/x\n\0\0\0\0", "invalid YAML: unacceptable character #x0000"),
+        (b'templates:\n  - {topic: a, text: "\x1b[31m"}\n', "unacceptable character #x001b"),
+        (b"", "no setting in it (a file cut short?)"),
+        (b"# only a comment\n---\n", "no setting in it"),
+    ],
+    ids=["zeros", "escape", "empty", "comments"],
+)
+def test_a_file_a_power_cut_or_a_stray_byte_leaves_is_refused_naming_it(tmp_path, written, said):
+    """A refusal (ConfigError), never a traceback: a start then runs the last good
+    configuration instead; an empty file never silently runs the defaults."""
+    path = tmp_path / "site.yaml"
+    path.write_bytes(written)
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        load_config(path)
+
+
+def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(ConfigError, match="not a regular file"):
+            load_config(path)

@@ -10,6 +10,7 @@ import socket
 import stat
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from support import Listener, cosyedge, publish, site_yaml
@@ -187,9 +188,13 @@ def test_a_last_good_one_this_machine_cannot_run_now_gives_the_safe_core(
 
 
 class FakeDaemon:
-    """Stands for the daemon: fails to build on configurations whose template says so."""
+    """Stands for the daemon: fails to build on configurations whose template says so; keeps
+    the systemd notifier each attempt was given."""
 
-    def __init__(self, config, path, refused=None, origin=FILE) -> None:
+    notifiers: ClassVar[list] = []
+
+    def __init__(self, config, path, refused=None, origin=FILE, notifier=None) -> None:
+        FakeDaemon.notifiers.append(notifier)
         if config.templates[0].text.startswith("Broken voice"):
             raise daemon_module.VoiceFailed("voices.zh: cannot be loaded: PackError: bad hash")
         self.config, self.refused, self.origin = config, refused, origin
@@ -203,9 +208,14 @@ def test_a_voice_that_does_not_load_starts_the_last_good_one_naming_its_key(
     lastgood.save(kept, None)
     path = tmp_path / "site.yaml"
     path.write_text(f'state_dir: {state}\ntemplates:\n  - {{topic: a/b, text: "Broken voice"}}\n')
+    FakeDaemon.notifiers.clear()
     started = daemon_module.open_daemon(path)
     assert (started.origin, started.config) == (LAST_GOOD, kept)
     assert started.refused.startswith(f"{path}: voices.zh: cannot be loaded: PackError")
+    # One notifier for every attempt: the first takes NOTIFY_SOCKET from the environment,
+    # so a second of its own could never tell systemd the fallback is ready.
+    first, second = FakeDaemon.notifiers
+    assert first is second is not None
     (state / lastgood.LAST_GOOD_FILE).unlink()  # first install: the safe core
     started = daemon_module.open_daemon(path)
     assert (started.origin, started.config) == (SAFE_CORE, Config())

@@ -513,3 +513,27 @@ def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_name
     canaries.close()
     listen.close()
     broker.kill()
+
+
+def test_a_fault_whose_reason_keeps_changing_is_told_once_a_minute_not_at_each_change(
+    monkeypatch,
+):
+    """A count that grows (`broker dropped N`), another filter named: the status has the
+    newest reason at once, but the log, the event and the report come at most every
+    RETELL_S, so one episode does not flood the audit trail."""
+    from cosyedge.alarms import health as health_module
+
+    told: list = []
+    now = [1000.0]
+    monkeypatch.setattr(health_module.time, "monotonic", lambda: now[0])
+    health = health_module.Health(lambda name, fault: told.append(fault and fault.reason))
+    for n in range(25):
+        now[0] += 2
+        health.set("broker", f"broker dropped {n + 1} messages")
+    assert told == ["broker dropped 1 messages"]
+    assert health.faults() == {"broker": "broker dropped 25 messages"}
+    now[0] += health_module.RETELL_S
+    health.set("broker", "broker dropped 26 messages")
+    assert told[-1] == "broker dropped 26 messages" and len(told) == 2
+    health.set("broker", None)
+    assert told[-1] is None

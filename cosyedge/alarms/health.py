@@ -22,6 +22,12 @@ class Fault:
     name: str  # the stage: journal, mqtt, reports, announcer, ...
     reason: str
     since: float  # wall clock
+    told: float = 0.0  # monotonic: when a change of it was last told (logged, evented)
+
+
+# While a fault lasts, a new reason (a count that grows, another filter named) is told at most
+# this often: kept in the status at once, but not an event, a report and a log line each time.
+RETELL_S = 60.0
 
 
 Change = Callable[[str, Fault | None], None]  # (name, the fault, or None once it cleared)
@@ -35,12 +41,18 @@ class Health:
         self._faults: dict[str, Fault] = {}
 
     def fault(self, name: str, reason: str) -> None:
-        """`name` is failing for `reason`; said once per distinct reason."""
+        """`name` is failing for `reason`: told when it starts, and when its reason changes
+        at most every RETELL_S while it lasts (the status has the newest reason at once)."""
+        now = time.monotonic()
         with self._lock:
             old = self._faults.get(name)
             if old is not None and old.reason == reason:
                 return
-            fault = self._faults[name] = Fault(name, reason, old.since if old else time.time())
+            if old is not None and now - old.told < RETELL_S:
+                self._faults[name] = Fault(name, reason, old.since, old.told)
+                return
+            fault = Fault(name, reason, old.since if old else time.time(), now)
+            self._faults[name] = fault
         log.error("fault: %s: %s", name, reason)
         self._changed(name, fault)
 

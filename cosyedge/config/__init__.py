@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import importlib.util
 import ipaddress
 import json
@@ -16,6 +17,7 @@ import os
 import re
 import socket
 import ssl
+import stat
 import types
 import typing
 from collections.abc import Mapping
@@ -29,6 +31,10 @@ from cosyedge.config.pronunciation import check_pattern, check_replacement
 from cosyedge.config.syntax import check_template
 from cosyedge.config.values import expand_values
 from cosyedge.model import PRIORITIES
+
+# The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
+# no real source may use it.
+CANARY_LEVEL = "_cosyedge_canary"
 
 
 class ConfigError(Exception):
@@ -554,6 +560,11 @@ class TemplateConfig:
 
     def __post_init__(self) -> None:
         check_template(self.topic, self.text)
+        if CANARY_LEVEL in self.topic.split("/"):
+            raise ValueError(
+                f"topic: the level {CANARY_LEVEL!r} is reserved for the daemon's canaries "
+                "(docs/alarms.md), so no message on it would become an alert"
+            )
         object.__setattr__(self, "values", expand_values(self.text, self.values))
         name, eq, value = self.clear_if.partition("=")
         if not eq or not name.strip() or not value.strip():
@@ -1277,18 +1288,40 @@ def load_config(path: Path | str | None) -> Config:
     if path is None:
         return Config()
     name = str(path)
+    text = config_text(path)
+    if _load_yaml(text, name) is None:  # empty, or comments only: a file cut short
+        raise ConfigError(
+            [f"{name}: no setting in it (a file cut short?); without --config the embedded "
+             "defaults run"]
+        )  # fmt: skip
+    return parse_config(text, name)
+
+
+def config_text(path: Path | str) -> str:
+    """The text of a config file; ConfigError when it is not a regular file (a FIFO or a
+    device would block or never end), cannot be read, is over MAX_CONFIG_BYTES or not UTF-8."""
+    name = str(path)
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb", opener=_regular_only) as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError([f"{name}: cannot read: {exc.strerror or exc}"]) from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError([f"{name}: larger than {MAX_CONFIG_BYTES >> 20} MiB; not a config"])
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError([f"{name}: not UTF-8 text"]) from None
-    return parse_config(text, name)
+
+
+def _regular_only(path: str, flags: int) -> int:
+    """Opens without blocking (a FIFO with no writer would), then refuses what is not a
+    regular file."""
+    fd = os.open(path, flags | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file")
+    return fd
 
 
 def parse_config(text: str, name: str = "<config>") -> Config:
@@ -1348,8 +1381,9 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
 def _load_yaml(text: str, name: str) -> Any:
-    loader = _Loader(text)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text)  # refuses a NUL or control character: yaml.reader.ReaderError
         return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -1358,7 +1392,8 @@ def _load_yaml(text: str, name: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError([f"{name}: {where}{what}{problem}"]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 # --- the generic loader: dataclass fields and their type hints are the schema -------------

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from cosyedge.config import MAX_CONFIG_BYTES, Config, ConfigError, build_config, load_config
+from cosyedge.config import Config, ConfigError, build_config, config_text, load_config
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +191,8 @@ def salvaged_state_dir(path: Path | None) -> Path:
     YAML, or from a top-level `state_dir:` line when the YAML itself is broken; else the
     embedded default's."""
     try:
-        text = Path(path).read_text(encoding="utf-8")[:MAX_CONFIG_BYTES] if path else ""
-    except (OSError, ValueError):
+        text = config_text(path) if path else ""
+    except ConfigError:
         text = ""
     named = _yaml_state_dir(text) or _line_state_dir(text)
     try:

@@ -13,6 +13,7 @@ out of a phrase, or a payload value not taken as given, becomes a note in its re
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Mapping
 
@@ -70,7 +71,7 @@ class Intake:
             extra.append(hermes.SAY)
         return list(dict.fromkeys([*self.templates.filters, *extra]))
 
-    @property
+    @functools.cached_property
     def own_topics(self) -> frozenset[str]:
         """The exact topics cosyedge defines, which no other system is expected to hear:
         its command and canary topics, the default say topic, Home Assistant's notify topic

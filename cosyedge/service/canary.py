@@ -32,9 +32,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from cosyedge.config import CANARY_LEVEL
+
 log = logging.getLogger(__name__)
 
-RESERVED = "_cosyedge_canary"  # the level in place of each wildcard; no real source uses it
+RESERVED = CANARY_LEVEL  # the level in place of each wildcard; no real source uses it
 PAYLOAD_KEY = "cosyedge_canary"
 KEY_BYTES = 32
 
@@ -55,8 +57,8 @@ def unproven(topic_filter: str) -> str:
         return "a client may not publish on topics starting with '$'"
     wildcard = f"{topic_filter.rsplit('/', 1)[0]}/+" if "/" in topic_filter else "+"
     return (
-        "an exact alert topic, where a canary would reach its other subscribers; a wildcard "
-        f"level in the template's topic ({wildcard!r}) has it proven"
+        "an exact topic others subscribe to, where a canary would reach them; for a "
+        f"template, a wildcard level in its topic ({wildcard!r}) has it proven"
     )
 
 
@@ -70,10 +72,14 @@ def underivable(filters: list[str]) -> list[str]:
     ]
 
 
-def looks_like_canary(topic: str, payload: bytes) -> bool:
+def looks_like_canary(topic: str, payload: bytes, own: Collection[str]) -> bool:
     """Whether a message is a canary (genuine or not) rather than an alert: on a reserved
-    topic, or a payload that opens with the canary key. Cheap: called for every message."""
-    return RESERVED in topic.split("/") or f'{{"{PAYLOAD_KEY}"'.encode() in payload[:32]
+    topic, or on one of cosyedge's `own` exact topics with a payload that opens with the
+    canary key. On any other topic, whatever its payload, a message is an alert, since no
+    canary goes there. Cheap: called for every message."""
+    if RESERVED in topic.split("/"):
+        return True
+    return topic in own and payload.lstrip().startswith(f'{{"{PAYLOAD_KEY}"'.encode())
 
 
 @dataclass(frozen=True)
@@ -96,24 +102,31 @@ class BadCanary(ValueError):
 class Signer:
     """Signs this run's canaries and checks the ones that come back."""
 
-    def __init__(self, key: bytes, run: str | None = None) -> None:
+    def __init__(self, key: bytes, run: str | None = None, gateway: str = "") -> None:
+        """`gateway`: this daemon's client id, carried so that the canaries of another
+        gateway on the same broker are told apart from forgeries (they prove nothing all
+        the same: only our key does)."""
         self._key = key
         self.run = run or secrets.token_hex(8)
+        self.gateway = gateway
 
     def payload(self, seq: int, topic_filter: str, topic: str) -> str:
         """The canary `seq` for `topic_filter`, sent on `topic`."""
-        body = {"run": self.run, "seq": seq, "filter": topic_filter}
+        body = {"gw": self.gateway, "run": self.run, "seq": seq, "filter": topic_filter}
         body["mac"] = self._mac(body, topic)
         return json.dumps({PAYLOAD_KEY: body}, separators=(",", ":"))
 
     def check(self, topic: str, payload: bytes, retained: bool) -> Proof:
-        """The proof a canary gives; BadCanary when it gives none. Whether its sequence
-        number was seen before is the watcher's to say."""
+        """The proof a canary gives; BadCanary when it gives none (`another-gateway` for one
+        that names another client id). Whether its sequence number was seen before is the
+        watcher's to say."""
         if retained:
             raise BadCanary("retained", f"a retained message on {topic!r}")
         body = _body(payload)
         if body is None:
             raise BadCanary("forged", f"not a canary payload on {topic!r}")
+        if body.get("gw", self.gateway) != self.gateway:
+            raise BadCanary("another-gateway", f"gateway {str(body.get('gw'))[:64]!r}'s canary")
         if not hmac.compare_digest(str(body.get("mac", "")), self._mac(body, topic)):
             raise BadCanary("forged", f"a canary on {topic!r} not signed with this daemon's key")
         if body.get("run") != self.run:

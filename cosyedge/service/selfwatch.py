@@ -102,6 +102,14 @@ class FilterWatch:
             self._watched = {f: Watched(f, canary_topic(f, own), now) for f in filters}
         for topic_filter in self.unverifiable():
             log.warning("topic filter %r is not proven: %s", topic_filter, unproven(topic_filter))
+        if self.monitor.canary_interval_s and self.round_s >= self.timeout_s:
+            log.warning(
+                "%d topic filters take %.0f s a round of canaries, not below canary_timeout_s "
+                "(%.0f s): filters will seem silent; raise monitor.canary_max_rate",
+                len(filters),
+                self.round_s,
+                self.timeout_s,
+            )
 
     def restart(self, now: float) -> None:
         """The timeouts run from now (the broker just acknowledged the subscriptions)."""
