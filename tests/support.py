@@ -54,6 +54,20 @@ def shared_alerts() -> list[tuple[str, str]]:
     return said
 
 
+def unrunnable_as_nobody() -> str | None:
+    """Why this interpreter cannot run as `nobody` (None when it can): a Python under a
+    private home directory (pyenv under /root) cannot be executed, or its standard library
+    read, by another user, so tests that act as one skip naming it."""
+    if shutil.which("runuser") is None:
+        return "runuser is not installed"
+    probe = ["runuser", "-u", "nobody", "--", sys.executable, "-c", "import secrets, numpy"]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    if done.returncode == 0:
+        return None
+    why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
+    return f"{sys.executable} cannot run as nobody ({why}); use a Python all users can read"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
