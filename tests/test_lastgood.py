@@ -376,3 +376,14 @@ def test_ports_in_use_are_faults_of_their_parts_while_the_rest_speaks(
         publish(broker.port, "cosyedge/say", json.dumps({"id": "heard", "text": "Pump three."}))
         listen.wait_for(REPORT, lambda r: any(x.get("outcome") == "spoken" for x in r), 30)
         listen.close()
+
+
+def test_a_source_edited_outside_the_sha256_is_shown_quoted_never_as_a_line_of_its_own(state):
+    kept = good_config(state)
+    lastgood.save(kept, Path("/etc/cosyedge/cosyedge.yaml"))
+    path = state / lastgood.LAST_GOOD_FILE
+    record = json.loads(path.read_text())
+    record["source"] = "/etc/x.yaml\nwould start on nothing"
+    path.write_text(json.dumps(record))
+    saved = lastgood.load(state)
+    assert saved.config == kept and "\n" not in saved.source

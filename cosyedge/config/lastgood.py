@@ -120,6 +120,8 @@ def load(state_dir: Path) -> Saved:
         raise ConfigError([f"{name}: unreadable: {exc}"]) from None
     if not isinstance(data, dict) or _digest(data) != digest:
         raise ConfigError([f"{name}: damaged: its data does not match its sha256"])
+    if source is not None and (not isinstance(source, str) or not source.isprintable()):
+        source = repr(source)  # outside the sha256: shown, never a line of its own
     return Saved(build_config(data, name), source, digest, saved_at)
 
 
