@@ -48,11 +48,12 @@ class Health:
             old = self._faults.get(name)
             if old is not None and old.reason == reason:
                 return
-            if old is not None and now - old.told < RETELL_S:
-                self._faults[name] = Fault(name, reason, old.since, old.told)
-                return
-            fault = Fault(name, reason, old.since if old else time.time(), now)
-            self._faults[name] = fault
+            quiet = old is not None and now - old.told < RETELL_S
+            since, told = (old.since, old.told) if old is not None else (time.time(), now)
+            fault = self._faults[name] = Fault(name, reason, since, told if quiet else now)
+        if quiet:  # the status has it at its next tick; the log says it in passing
+            log.info("fault: %s: %s", name, reason)
+            return
         log.error("fault: %s: %s", name, reason)
         self._changed(name, fault)
 
