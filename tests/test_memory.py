@@ -391,7 +391,7 @@ def test_one_outlying_step_weighs_on_a_few_steps_not_for_good():
     from cosyedge.speech.memory import MemoryGuard
 
     guard = MemoryGuard(512)
-    guard.reference_mb = guard.step_mb = 30.0
+    guard.reference_mb = 30.0
     guard._learn_step(500.0)
     assert guard.step_mb == 500.0
     for _ in range(5):

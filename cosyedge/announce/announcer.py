@@ -30,7 +30,6 @@ from cosyedge.speech.cost import Fitted, fit
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice, is_out_of_memory
 from cosyedge.speech.render import Renderer, Rendering, SynthesisFailed
-from cosyedge.speech.voices import FrontEnd
 from cosyedge.speech.voices.mixed import mixed_estimate
 
 log = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ class Speech:
                 " left out %r",
                 item.key,
                 limit,
-                fit_whole_seconds(fitted, fronts, item.lang),
+                fitted.whole_s,
                 fitted.left_out[:200],
             )
         return fitted
@@ -275,12 +274,6 @@ class Announcer:
             if self._stop.is_set():
                 cut.append(True)
                 return
-
-
-def fit_whole_seconds(fitted: Fitted, fronts: Mapping[str, FrontEnd], lang: str) -> float:
-    """The whole phrase's estimated seconds, for the log line that says it was shortened."""
-    whole = f"{fitted.text} {fitted.left_out}"
-    return mixed_estimate(fronts, lang, whole).seconds
 
 
 def _close(chunks: Iterable[np.ndarray]) -> None:

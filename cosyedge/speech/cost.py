@@ -15,14 +15,17 @@ is cut inside, since no boundary can keep any of it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+_PAUSES = ",.;:!?"
+_ZH_PAUSES = "，。；：！？、"
 # Where a pause is natural: Latin punctuation before a space, Chinese punctuation anywhere.
-_CLAUSE_END = re.compile(r"[,.;:!?]\s|[，。；：！？、]")
+_CLAUSE_END = re.compile(rf"[{_PAUSES}]\s|[{_ZH_PAUSES}]")
 # A word: up to a space, or through Chinese punctuation (Chinese puts no space after it).
-_WORD = re.compile(r"[^\s，。；：！？、]+[，。；：！？、]*|[，。；：！？、]+")
+_WORD = re.compile(rf"[^\s{_ZH_PAUSES}]+[{_ZH_PAUSES}]*|[{_ZH_PAUSES}]+")
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,6 @@ class Pace:
 
 
 _STRESS_AND_SPACE = str.maketrans("", "", " \u02c8\u02cc")
-_PAUSES = ",.;:!?"
 
 
 def phonemes_of(unit: str) -> tuple[int, int]:
@@ -63,7 +65,7 @@ def syllables_of(unit: str) -> tuple[int, int]:
 
 def characters_of(unit: str) -> tuple[int, int]:
     """Plain text (a voice that reads text itself): its characters but spaces and pauses."""
-    pauses = sum(unit.count(mark) for mark in _PAUSES + "，。；：！？、")
+    pauses = sum(unit.count(mark) for mark in _PAUSES + _ZH_PAUSES)
     return len("".join(unit.split())) - pauses, pauses
 
 
@@ -105,7 +107,8 @@ class Fitted:
 
     text: str
     left_out: str = ""
-    estimate: Estimate | None = None
+    estimate: Estimate | None = None  # of what is said
+    whole_s: float = 0.0  # the whole phrase's estimated seconds
 
     @property
     def shortened(self) -> bool:
@@ -127,19 +130,21 @@ def fit(text: str, limit_s: float, estimate: Estimator) -> Fitted:
     start it keeps, and found by bisection over the word ends only when the guess is off."""
     whole = estimate(text)
     if whole.seconds <= limit_s:
-        return Fitted(text, "", whole)
+        return Fitted(text, "", whole, whole.seconds)
     limit_s /= 1 + UNDERESTIMATE  # what is cut is what the estimate may know least well
     words = list(_WORD.finditer(text))
     guessed = _guessed(words, whole, estimate)
     ends = [w.end() for w in words][:-1]
     kept = _longest(text, ends, limit_s, estimate, guessed)
     if kept is None:
-        return _inside_first_word(text, words, limit_s, estimate)
-    clause_ends = {m.start() + 1 for m in _CLAUSE_END.finditer(text)}
-    within = [end for end in ends if end in clause_ends and end <= len(kept.text)]
-    clause = _longest(text, within, limit_s, estimate, guessed)
-    keeps_enough = clause is not None and clause.seconds >= CLAUSE_SHARE * kept.seconds
-    return clause if clause is not None and keeps_enough else kept
+        kept = _inside_first_word(text, words, limit_s, estimate)
+    else:
+        clause_ends = {m.start() + 1 for m in _CLAUSE_END.finditer(text)}
+        within = [end for end in ends if end in clause_ends and end <= len(kept.text)]
+        clause = _longest(text, within, limit_s, estimate, guessed)
+        if clause is not None and clause.seconds >= CLAUSE_SHARE * kept.seconds:
+            kept = clause
+    return dataclasses.replace(kept, whole_s=whole.seconds)
 
 
 # A clause end is preferred to a later word end while it keeps at least this share of what

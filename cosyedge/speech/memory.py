@@ -217,15 +217,10 @@ class MemoryGuard:
     def __init__(self, ceiling_mb: float, voices: Iterable[SheddableVoice] = ()) -> None:
         self.ceiling_mb = float(ceiling_mb)
         self.voices = list(voices)
-        # What one synthesis step is taken to add to RSS: the largest of the reference steps
-        # measured at start (`reference_mb`) and of the last steps (`recent_mb`, which decays
-        # back by STEP_DECAY a step), so one outlier does not refuse synthesis for good.
-        self.step_mb = 0.0
-        self.reference_mb = 0.0
-        self.recent_mb = 0.0
+        self.reference_mb = 0.0  # the largest step measured (or declared) at start
+        self.recent_mb = 0.0  # the last steps', decaying by STEP_DECAY a step
         self.largest_mb = 0.0  # the largest step measured since start, for the reference
         self._degraded_at = -REFUSAL_SHOWN_S
-        self.degraded_alerts = 0  # alerts said as a generic phrase since start
         self.peak_mb = peak_rss_mb()
         self._can_reset_peak = True
         self._trim = libc_malloc_trim()
@@ -249,7 +244,6 @@ class MemoryGuard:
         reference text), else by speaking `text`."""
         if voice.declared_step_mb:
             self.reference_mb = max(self.reference_mb, voice.declared_step_mb)
-            self.step_mb = max(self.step_mb, self.reference_mb)
             self.settled_mb = self.rss()
             self._report_step(voice, self.settled_mb)
             return
@@ -263,7 +257,6 @@ class MemoryGuard:
             self.out_of_memory(exc)
             return
         self.reference_mb = max(self.reference_mb, self.largest_mb)
-        self.step_mb = max(self.step_mb, self.reference_mb)
         # What the steps left to the allocator (Piper's; hibari hands back its own) goes back
         # now: kept, it would stand in RSS until the guard next drops buffers, and count twice
         # below.
@@ -309,7 +302,12 @@ class MemoryGuard:
     def _learn_step(self, measured_mb: float) -> None:
         self.largest_mb = max(self.largest_mb, measured_mb)
         self.recent_mb = max(measured_mb, self.recent_mb * STEP_DECAY)
-        self.step_mb = max(self.reference_mb, self.recent_mb)
+
+    @property
+    def step_mb(self) -> float:
+        """What one synthesis step is taken to add to RSS: the larger of the reference and
+        the last steps', so one outlier does not refuse synthesis for good."""
+        return max(self.reference_mb, self.recent_mb)
 
     # -- shedding ----------------------------------------------------------------------------
     def check(self, force: bool = False, keep: SheddableVoice | None = None) -> float:
@@ -401,7 +399,6 @@ class MemoryGuard:
         if now - self._degraded_at >= REFUSAL_SHOWN_S:
             log.warning("alert %s said as the generic phrase: synthesis refused for memory", key)
         self._degraded_at = now
-        self.degraded_alerts += 1
 
     @property
     def degradation(self) -> str | None:
