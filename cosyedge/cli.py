@@ -24,7 +24,6 @@ from cosyedge.config import (
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
-    from cosyedge.intake.intake import Intake
     from cosyedge.speech.render import Rendering
 
 log = logging.getLogger("cosyedge")
@@ -256,6 +255,7 @@ def _check(config: Config, path: Path | None) -> int:
     service/canary.py) refuses it (exit 2), naming the filter."""
     from cosyedge.intake.intake import Intake
     from cosyedge.service.canary import underivable
+    from cosyedge.service.selfwatch import watch_warnings
 
     name = path or "<embedded defaults>"
     intake = Intake(config)
@@ -265,34 +265,14 @@ def _check(config: Config, path: Path | None) -> int:
         print(f"{name}: {problem}", file=sys.stderr)
     if unprovable:
         return 2
-    warnings = [*config_warnings(config), *_canary_warnings(config, intake)]
+    canaries = watch_warnings(filters, intake.own_topics, config.monitor)
+    warnings = [*config_warnings(config), *canaries]
     for warning in warnings:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for component, reason in missing_components(config).items():
         print(f"{name}: would start without {component}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
-
-
-def _canary_warnings(config: Config, intake: Intake) -> list[str]:
-    """Filters no canary proves (an exact alert topic: service/canary.py), and a round of
-    canaries that outlasts the timeout, which would make filters silent that are not."""
-    from cosyedge.service.canary import canary_topic, unproven
-
-    own, filters = intake.own_topics, intake.filters
-    found = [
-        f"topic filter {f!r}: not proven by canaries: {unproven(f)}"
-        for f in filters
-        if canary_topic(f, own) is None and not f.startswith("$")
-    ]
-    monitor = config.monitor
-    round_s = len(filters) / monitor.canary_max_rate
-    if monitor.canary_interval_s and round_s >= monitor.canary_timeout_s:
-        found.append(
-            f"monitor.canary_max_rate: {len(filters)} topic filters take {round_s:g} s a round, "
-            f"not below canary_timeout_s ({monitor.canary_timeout_s:g} s); raise one of them"
-        )
-    return found
 
 
 def _instead(path: Path | None, state_dir: Path | None) -> str:

@@ -618,7 +618,6 @@ class Daemon:
         new, waiting = effective_config(self.config, new)
         old, self.config = self.config, new
         self.intake = Intake(new)
-        self.speech.max_spoken_s = new.alarms.max_spoken_s
         self.watch.monitor = new.monitor
         self.watch.use(self.intake.filters, self.intake.own_topics, time.monotonic())
         if new.mqtt != old.mqtt:
@@ -764,11 +763,11 @@ def build_speech(config: Config, faults: Faults) -> Speech:
 
 def _voice(config: Config, lang: str) -> SheddableVoice:
     """`lang`'s voice, loaded now; VoiceFailed names its key when it cannot be."""
-    lexicon = lexicon_for(config.pronunciations, lang)
+    lexicon, models = lexicon_for(config.pronunciations, lang), config.state_dir / "models"
     load = functools.partial(
-        load_voice, lang, config.voices[lang], config.state_dir / "models", lexicon
+        load_voice, lang, config.voices[lang], models, lexicon, config.memory.ceiling_mb
     )
     try:
-        return SheddableVoice(functools.partial(load, config.memory.ceiling_mb))
+        return SheddableVoice(load)
     except Exception as exc:  # a pack that does not verify, a model that cannot be read
         raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc

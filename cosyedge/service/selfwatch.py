@@ -62,6 +62,30 @@ class Rejected:
         self.counts[exc.kind] += 1
 
 
+def round_s(filters: int, monitor: MonitorConfig) -> float:
+    """How long a round of canaries through `filters` filters takes: `canary_interval_s`, or
+    longer when `canary_max_rate` cannot send them all within it."""
+    return max(monitor.canary_interval_s, max(1, filters) / monitor.canary_max_rate)
+
+
+def watch_warnings(filters: list[str], own: Collection[str], monitor: MonitorConfig) -> list[str]:
+    """What canaries cannot do for these filters: those none may prove, and why
+    (service/canary.py), and a round longer than the timeout, which would make filters seem
+    silent that are not. Logged by the watch at start and reload; `check` warns of them."""
+    found = [
+        f"topic filter {f!r}: not proven by canaries: {unproven(f)}"
+        for f in filters
+        if canary_topic(f, own) is None
+    ]
+    took = round_s(len(filters), monitor)
+    if monitor.canary_interval_s and took >= monitor.canary_timeout_s:
+        found.append(
+            f"monitor.canary_max_rate: {len(filters)} topic filters take {took:g} s a round, "
+            f"not below canary_timeout_s ({monitor.canary_timeout_s:g} s); raise one of them"
+        )
+    return found
+
+
 class FilterWatch:
     """Proves every subscribed filter with signed canaries and names those gone silent.
 
@@ -100,16 +124,8 @@ class FilterWatch:
         why (`own`: the exact topics that are cosyedge's, see service/canary.py)."""
         with self._lock:
             self._watched = {f: Watched(f, canary_topic(f, own), now) for f in filters}
-        for topic_filter in self.unverifiable():
-            log.warning("topic filter %r is not proven: %s", topic_filter, unproven(topic_filter))
-        if self.monitor.canary_interval_s and self.round_s >= self.timeout_s:
-            log.warning(
-                "%d topic filters take %.0f s a round of canaries, not below canary_timeout_s "
-                "(%.0f s): filters will seem silent; raise monitor.canary_max_rate",
-                len(filters),
-                self.round_s,
-                self.timeout_s,
-            )
+        for warning in watch_warnings(filters, own, self.monitor):
+            log.warning("%s", warning)
 
     def restart(self, now: float) -> None:
         """The timeouts run from now (the broker just acknowledged the subscriptions)."""
@@ -120,8 +136,7 @@ class FilterWatch:
     @property
     def round_s(self) -> float:
         """How long a round of canaries through every filter takes."""
-        count = max(1, len(self._watched))
-        return max(self.monitor.canary_interval_s, count / self.monitor.canary_max_rate)
+        return round_s(len(self._watched), self.monitor)
 
     def tick(self, now: float) -> str | None:
         """Send the canaries due by now; the fault while any filter is silent."""
