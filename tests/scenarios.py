@@ -188,8 +188,10 @@ class Probe:
 class Lab:
     """One scenario's real parts: broker, swappable sound device, report listener, daemons."""
 
-    def __init__(self, root: Path, acl: str | None = None) -> None:
+    def __init__(self, root: Path, acl: str | None = None, models: Path | None = None) -> None:
+        """`models`: saved graphs and tables every daemon starts with (`support.seed_models`)."""
         self.root = root
+        self.models = models
         root.mkdir(parents=True, exist_ok=True)
         self.broker = Broker(root / "broker", acl=acl).start()
         self.sink = SwappableSink(root / "sound")
@@ -225,7 +227,7 @@ templates:
     ) -> Daemon:
         directory = self.root / f"daemon{len(self.daemons)}"
         env = {**self.sink.env, "XDG_STATE_HOME": str(directory / "state-home"), **(env or {})}
-        d = Daemon(directory, config_text or self.config(), env, preexec)
+        d = Daemon(directory, config_text or self.config(), env, preexec, self.models)
         self.daemons.append(d)
         self.current = d
         return d.start() if start else d
@@ -1462,10 +1464,11 @@ SCENARIOS = {
 }
 
 
-def run(name: str, root: Path, size: dict) -> Result:
+def run(name: str, root: Path, size: dict, models: Path | None = None) -> Result:
+    """Scenario `name` in `root`; `models` as for `Lab`."""
     # Only where it is needed: with an ACL file, Mosquitto 2.0.11 lost two QoS 1 messages
     # in flight across its kill -9 in the broker scenario (twice in two runs; none without).
-    lab = Lab(root, acl=ACL_OPEN if name == "deaf" else None)
+    lab = Lab(root, acl=ACL_OPEN if name == "deaf" else None, models=models)
     try:
         return SCENARIOS[name](lab, size)
     finally:

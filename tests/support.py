@@ -4,6 +4,7 @@ and the daemon as a subprocess whose log can be waited on."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -16,10 +17,12 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import paho.mqtt.client as mqtt
+import yaml
 from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,6 +69,51 @@ def unrunnable_as_nobody() -> str | None:
         return None
     why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
     return f"{sys.executable} cannot run as nobody ({why}); use a Python all users can read"
+
+
+def once_per_run(base: Path, name: str, make: Callable[[Path], None]) -> Path:
+    """The directory `name`, made by `make` once per test run and shared by every pytest-xdist
+    worker of it: the first to ask makes it under a lock, the others wait and reuse it. `base`
+    is the worker's `tmp_path_factory.getbasetemp()`; a worker's sits inside the run's own."""
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    target = root / "once" / name
+    target.parent.mkdir(exist_ok=True)
+    with (root / "once" / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".made").exists():
+            # A maker that failed in another worker left its half: start again.
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir()
+            make(target)
+            (target / ".made").touch()
+    return target
+
+
+def state_dir_of(config_text: str, env: dict[str, str]) -> Path | None:
+    """Where a daemon run on this config text keeps its state, as the loader decides it;
+    None for a text that is not a mapping (a test of a broken config)."""
+    try:
+        data = yaml.safe_load(config_text)
+    except yaml.YAMLError:
+        return None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        return None
+    chosen = data.get("state_dir")
+    if isinstance(chosen, str):
+        return Path(chosen) if Path(chosen).is_absolute() else None
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0])
+    return Path(env["XDG_STATE_HOME"]) / "cosyedge" if env.get("XDG_STATE_HOME") else None
+
+
+def seed_models(state_dir: Path | None, made: Path | None) -> None:
+    """Copy a run's saved optimized graphs and tables into a daemon's `state_dir/models` before
+    its first start, as a gateway has them after its own first start: each daemon in the suite
+    would otherwise spend seconds making them again. A directory already there is left alone."""
+    if state_dir is None or made is None or (state_dir / "models").exists():
+        return
+    shutil.copytree(made, state_dir / "models", ignore=shutil.ignore_patterns(".made"))
 
 
 def free_port() -> int:
@@ -239,18 +287,27 @@ class Daemon:
     """`cosyedge run` as a real subprocess, stderr captured to a file."""
 
     def __init__(
-        self, directory: Path, config_text: str, env: dict[str, str], preexec=None
+        self,
+        directory: Path,
+        config_text: str,
+        env: dict[str, str],
+        preexec=None,
+        models: Path | None = None,
     ) -> None:
+        """`models`: saved optimized graphs and tables copied into its state directory before
+        the first start (`seed_models`); None starts it as a new gateway, making them."""
         self.directory = directory
         self.preexec = preexec  # runs in the child before exec: limits, cgroups
         directory.mkdir(parents=True, exist_ok=True)
         self.config = directory / "cosyedge.yaml"
         self.config.write_text(config_text)
+        self.models = models
         self.log_path = directory / "daemon.log"
         self.env = {**os.environ, **env}
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, wait_ready: bool = True) -> Daemon:
+        seed_models(state_dir_of(self.config.read_text(), self.env), self.models)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "cosyedge", "run", "--config", str(self.config)],

@@ -7,7 +7,6 @@ this machine, and a file as its sound card. It needs root and boots systemd, so 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import time
@@ -35,22 +34,10 @@ pytestmark = [
 ]
 
 
-def build_deb(out: Path) -> Path:
-    """scripts/package, under the lock the package test takes (both use build/ and /opt)."""
-    locks = Path("/run/lock") if Path("/run/lock").is_dir() else Path("/tmp")
-    with open(locks / "cosyedge-package-test.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = subprocess.run(
-            [str(REPO / "scripts/package"), str(out)], capture_output=True, text=True, timeout=1200
-        )
-    assert built.returncode == 0, built.stderr
-    return Path(built.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
-def box(tmp_path_factory):
+def box(debs):
     """A booted box with the package installed and its service running."""
-    deb = build_deb(tmp_path_factory.mktemp("deb"))
+    deb = debs[0]
     b = Box(box_script(), Path(f"/tmp/cosyedge-box-{os.getpid()}"))
     booted = b.up()
     if booted.returncode != 0:

@@ -23,7 +23,7 @@ from cosyedge.intake.intake import Intake
 from cosyedge.model import BadCommand, Refusal
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = int(os.environ.get("COSYEDGE_FUZZ_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("COSYEDGE_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 CONFIG = """

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO
 
 from cosyedge import __version__
 
@@ -67,18 +66,14 @@ def owned_files(package: str) -> set[str]:
     return {path for path in listed if not Path(path).is_dir()}
 
 
-def build(out: Path) -> tuple[Path, Path]:
-    """scripts/package: the paths of cosyedge's .deb (its last line of output) and of the voice
-    package's (the line before)."""
-    started = time.monotonic()
-    built = run(str(REPO / "scripts" / "package"), str(out), timeout=1200)
-    assert built.returncode == 0, built.stderr
-    voice, main = (Path(line) for line in built.stdout.strip().splitlines()[-2:])
+def built(debs: tuple[Path, Path]) -> tuple[Path, Path]:
+    """The run's .debs (conftest's `debs`, scripts/package), named as this version's."""
+    main, voice = debs
     assert main.name.startswith(f"cosyedge_{__version__}_"), main
     assert voice.name.startswith(f"cosyedge-voice-piper_{__version__}_"), voice
     print(
-        f"package: built {main.name} ({main.stat().st_size >> 20} MB) and {voice.name} "
-        f"({voice.stat().st_size >> 20} MB) in {time.monotonic() - started:.0f} s"
+        f"package: {main.name} ({main.stat().st_size >> 20} MB) and {voice.name} "
+        f"({voice.stat().st_size >> 20} MB)"
     )
     return main, voice
 
@@ -99,10 +94,10 @@ def package_lock():
         yield
 
 
-def test_debs_build_pass_lintian_install_run_and_purge(package_lock, tmp_path: Path):
+def test_debs_build_pass_lintian_install_run_and_purge(package_lock, debs, tmp_path: Path):
     if any(installed(package) for package in PACKAGES):
         pytest.skip("a cosyedge package is installed on this machine; leaving it alone")
-    main, voice = build(tmp_path)
+    main, voice = built(debs)
     assert main.stat().st_size <= MAX_DEB_BYTES
     lint(main)
     lint(voice)

@@ -27,12 +27,12 @@ UNSAID_NOTHING = RECOVERING | {"faults", "retained", "hostile"}
 
 
 @pytest.mark.parametrize("name", [n for n in scenarios.SCENARIOS if n != "soak"])
-def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path, request):
+def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path, request, saved_models):
     size = dict(scenarios.SIZES["ci"])
     if name == "premium":  # the pack the other tests share, rather than one more
         size["premium_pack"] = request.getfixturevalue("cosyvoice_pack").directory
     try:
-        result = scenarios.run(name, tmp_path, size)
+        result = scenarios.run(name, tmp_path, size, saved_models)
     except scenarios.Unavailable as exc:
         pytest.skip(str(exc))
     print(result.as_dict())
