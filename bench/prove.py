@@ -42,6 +42,8 @@ def fuzz(examples: int) -> scenarios.Result:
             "-s",
             "-p",
             "no:cacheprovider",
+            "-n",
+            "0",  # in this process, so -s shows the intake's tally
             "tests/test_fuzz.py",
         ],
         cwd=REPO,

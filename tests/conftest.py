@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -30,6 +31,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "system: runs real processes (the daemon, Mosquitto, the command line, systemd, "
         "dpkg); -m 'not system' leaves them out",
     )
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Two workers a core, at most eight: most system tests spend their time waiting on a
+    daemon, a broker or a timeout, not computing (on 2 cores, 4 workers took the suite from
+    42 to 20 minutes, both measured on the same busy machine)."""
+    return min(8, 2 * (os.cpu_count() or 1))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -22,6 +22,7 @@ WYOMING_ON = "wyoming:\n  enabled: true\n"  # the .deb leaves its package out
 
 pytestmark = [
     pytest.mark.system,
+    pytest.mark.xdist_group("dpkg"),  # one worker runs the package and box tests in turn
     pytest.mark.skipif(
         not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_BOX") == "1")
         or os.geteuid() != 0,

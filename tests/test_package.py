@@ -26,6 +26,7 @@ HINT = "voices.en.engine: piper needs the piper voice package: apt install cosye
 
 pytestmark = [
     pytest.mark.system,
+    pytest.mark.xdist_group("dpkg"),  # one worker runs the package and box tests in turn
     pytest.mark.skipif(
         not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_PACKAGE") == "1")
         or os.geteuid() != 0
