@@ -87,6 +87,12 @@ class VoiceFailed(RuntimeError):
     """A configured voice cannot be loaded; the message starts with its key path."""
 
 
+class StateDirUnusable(OSError):
+    """The state directory cannot keep what a run needs (the canary key): a fault of the
+    machine, not of the configuration, so no fallback is tried and the start ends as when
+    the journal cannot be opened there (exit 1; the unit restarts it)."""
+
+
 def open_daemon(path: Path | None) -> Daemon:
     """The daemon on the file at `path`; when the file is refused, or its daemon cannot be
     built (a voice that does not load), on the last good configuration, else on the safe
@@ -100,6 +106,8 @@ def open_daemon(path: Path | None) -> Daemon:
             log.error("configuration refused: %s", "; ".join(plan.problems))
         try:
             return Daemon(choice.config, path, refused, choice.origin, notifier)
+        except StateDirUnusable:
+            raise  # the last good configuration is kept there too; exit 2 would never restart
         except Exception as exc:  # whatever stops this configuration, the next one is tried
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
@@ -171,7 +179,11 @@ class Daemon:
         )
 
         # Beside them: a canary through every subscribed filter, and the phrase cache's upkeep.
-        signer = Signer(load_key(config.state_dir / CANARY_KEY), gateway=config.mqtt.client_id)
+        try:
+            key = load_key(config.state_dir / CANARY_KEY)
+        except OSError as exc:
+            raise StateDirUnusable(exc) from exc
+        signer = Signer(key, gateway=config.mqtt.client_id)
         intake = self.intake
         self.watch = FilterWatch(
             intake.filters, intake.own_topics, signer, self._publish, config.monitor

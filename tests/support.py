@@ -471,9 +471,11 @@ class Listener:
         return [p for t, p in list(self.messages) if t == topic]
 
     def wait_for(self, topic: str, predicate, timeout: float = 30, what: str = "") -> list:
-        """Waits until predicate(payloads on topic) is true; returns those payloads."""
+        """Waits until predicate(payloads on topic) is true; returns those payloads. The
+        predicate sees at least one payload: on a busy machine the first (a status) can come
+        after the first look, and `s[-1]` on none would fail the test instead of waiting."""
         wait_until(
-            lambda: predicate(self.on(topic)),
+            lambda: (payloads := self.on(topic)) and predicate(payloads),
             timeout,
             what or f"messages on {topic} (have {self.on(topic)})",
         )

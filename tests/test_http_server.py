@@ -13,14 +13,16 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
 import pytest
 from support import free_port
 
 from cosyedge.config import HttpConfig, parse_config
 from cosyedge.http.metrics import Gauges, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
-from cosyedge.http.server import Accepted, ApiServer
+from cosyedge.http.server import Accepted, ApiServer, Handler
 from cosyedge.intake.intake import Intake
+from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Turns
 
 TEMPLATES = 'templates:\n  - topic: "plant/{line}/level"\n    text: "Level {value}."\n'
@@ -64,6 +66,50 @@ def api() -> Iterator[tuple[ApiServer, Backend]]:
     yield server, backend
     backend.hold.set()
     server.stop()
+
+
+class Phrases(Backend):
+    """Renders every text as two clauses, from the cache or synthesized as `source` says."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source = source
+
+    def render(self, text: str, lang: str | None) -> Rendering:
+        clauses = iter([np.zeros(800, np.int16), np.ones(800, np.int16)])
+        return Rendering(16000, self.source, clauses)
+
+
+@pytest.mark.parametrize("source", ["cache", "synth"])
+def test_the_turn_is_free_before_the_answer_ends(source, monkeypatch):
+    """A caller who asks again as soon as it has read an answer is not told the synthesizer is
+    busy: the turn went back before the answer's last bytes, not after (on a busy machine the
+    next request came in between)."""
+    backend = Phrases(source)
+    config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=5)
+    metrics = Metrics(lambda: Gauges(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    turns = Turns(backend.busy)
+    server = ApiServer(config, backend, OutcomeBoard(), metrics, turns)
+    free_at_write: list[bool] = []
+    write = Handler._write
+
+    def watched(self: Handler, data: bytes) -> None:
+        if free := turns.take():
+            turns.release()
+        free_at_write.append(free)
+        write(self, data)
+
+    monkeypatch.setattr(Handler, "_write", watched)
+    server.start()
+    try:
+        body = json.dumps({"text": "Valve four is open."}).encode()
+        head = f"POST /v1/synthesize HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n"
+        answer = exchange(server, head.encode() + body)
+    finally:
+        server.stop()
+    assert answer.startswith(b"HTTP/1.1 200 OK"), answer[:200]
+    assert free_at_write[-1], free_at_write
+    assert source == "cache" or not free_at_write[0]  # held while the clauses came
 
 
 def exchange(server: ApiServer, data: bytes, timeout: float = 10) -> bytes:

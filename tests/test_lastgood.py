@@ -230,6 +230,26 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
         daemon_module.open_daemon(None)
 
 
+def test_a_state_dir_that_cannot_keep_the_canary_key_ends_the_start_without_fallbacks(
+    tmp_path, monkeypatch
+):
+    """Exit 1 and a restart, as for the journal, not the fallbacks (the last good one is kept
+    in the same directory) ending in exit 2, which the unit never restarts."""
+    tried = []
+
+    def unreachable(config, *args, **kwargs):
+        tried.append(config)
+        denied = PermissionError(13, "Permission denied", str(config.state_dir / "canary.key"))
+        raise daemon_module.StateDirUnusable(denied)
+
+    monkeypatch.setattr(daemon_module, "Daemon", unreachable)
+    path = tmp_path / "site.yaml"
+    path.write_text(f"state_dir: {tmp_path}/state\n")
+    with pytest.raises(OSError, match=r"^\[Errno 13\] Permission denied: '.*/state/canary\.key'$"):
+        daemon_module.open_daemon(path)
+    assert len(tried) == 1
+
+
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()

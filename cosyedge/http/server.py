@@ -368,25 +368,38 @@ class Handler(BaseHTTPRequestHandler):
         self._stream(local.speech_request(local.request_object(self._body()), voices))
 
     def _stream(self, speak: Speak) -> None:
-        backend = self.server.backend
-        if not self.server.turns.take():  # one synthesis at a time: alerts wait behind it
+        backend, turns = self.server.backend, self.server.turns
+        if not turns.take():  # one synthesis at a time: alerts wait behind it
             raise Unavailable("the synthesizer is busy (alerts come first); try again")
+        held = True
+
+        def give_back() -> None:
+            """The turn goes back once the phrase is made, before the answer's last bytes are
+            written: a caller who asks again as soon as it has them finds it free."""
+            nonlocal held
+            if held:
+                held = False
+                turns.release()
+
         try:
             rendering = backend.render(speak.text, speak.lang)
             if rendering.source == "cache":
-                self._whole(rendering, speak.format)
+                self._whole(rendering, speak.format, give_back)
             else:
-                self._chunked(rendering, speak.format, Pump(rendering, backend.busy))
+                self._chunked(rendering, speak.format, Pump(rendering, backend.busy), give_back)
         finally:
-            self.server.turns.release()
+            give_back()
 
-    def _whole(self, rendering: Rendering, form: str) -> None:
+    def _whole(self, rendering: Rendering, form: str, made: Callable[[], None]) -> None:
         pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)
+        made()
         head = wav_header(rendering.sample_rate, len(pcm) // 2) if form == "wav" else b""
         self._start(200, _audio_type(form), len(head) + len(pcm), _audio_headers(rendering))
         self._write(head + pcm)
 
-    def _chunked(self, rendering: Rendering, form: str, pump: Pump) -> None:
+    def _chunked(
+        self, rendering: Rendering, form: str, pump: Pump, made: Callable[[], None]
+    ) -> None:
         self._start(200, _audio_type(form), None, _audio_headers(rendering))
         clauses = pump.clauses()
         try:
@@ -394,6 +407,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._write_chunk(wav_header(rendering.sample_rate, None))
             for pcm in clauses:
                 self._write_chunk(pcm_bytes(pcm))
+            made()
             self._write(b"0\r\n\r\n")
         except Interrupted as exc:  # no last chunk: the caller sees the answer unfinished
             log.warning("http: synthesis for %s cut short: %s", self.client_address[0], exc)
