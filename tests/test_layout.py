@@ -1,5 +1,6 @@
 """The package's map: stages import only downstream, shared types come from the model, the
-daemon never loads the tools, and no module imports itself round a cycle."""
+daemon never loads the operator commands or the pack builders, and no module imports itself
+round a cycle."""
 
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ STAGES = (
 TOP = {
     "service": ("service", "daemon", "cli"),
     "daemon": ("cli",),
-    "cli": ("__main__", "tools"),  # tools/docs.py reads its parser
-    "tools": ("tools", "cli"),
+    "cli": ("__main__",),
+    "ops": ("ops", "cli"),  # the operator's commands
+    "packs": ("packs", "cli"),  # building voices on a workstation
     "__main__": (),
 }
 
@@ -75,7 +77,7 @@ def allowed(importer: str, imported: str) -> bool:
         return importer in TOP[imported]
     if importer in STAGES:  # a stage: itself, or one downstream of it
         return STAGES.index(imported) >= STAGES.index(importer)
-    return importer in TOP  # the top (service, daemon, cli, tools) wires the stages
+    return importer in TOP  # the top (service, daemon, cli, ops, packs) wires the stages
 
 
 def test_each_import_points_downstream_or_to_the_base():
@@ -94,9 +96,10 @@ def test_the_rule_itself_refuses_what_it_should():
     assert not allowed("speech", "service")
     assert not allowed("model", "config")
     assert not allowed("config", "intake")
-    assert not allowed("daemon", "tools")
+    assert not allowed("daemon", "ops") and not allowed("daemon", "packs")
+    assert not allowed("ops", "packs")
     assert allowed("intake", "speech") and allowed("mqtt", "alarms")
-    assert allowed("daemon", "mqtt") and allowed("cli", "tools")
+    assert allowed("daemon", "mqtt") and allowed("cli", "ops")
 
 
 def test_no_module_imports_itself_round_a_cycle():
@@ -123,7 +126,8 @@ def test_no_module_imports_itself_round_a_cycle():
 
 
 @pytest.mark.parametrize("entry", ["cosyedge.daemon", "cosyedge.cli"])
-def test_the_daemon_never_loads_the_tools(entry):
-    code = f"import sys, {entry}; print(sorted(m for m in sys.modules if '.tools' in m))"
+def test_the_daemon_never_loads_the_commands_or_the_pack_builders(entry):
+    loaded = "sorted(m for m in sys.modules if m.startswith(('cosyedge.ops', 'cosyedge.packs')))"
+    code = f"import sys, {entry}; print({loaded})"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout

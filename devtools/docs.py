@@ -1,6 +1,6 @@
 """The documentation made from the code: the configuration reference and the man pages.
 
-    python -m cosyedge.tools.docs [--check]        (scripts/docs, in a checkout)
+    python -m devtools.docs [--check]        (scripts/docs, in a checkout)
 
 docs/config-reference.md and docs/man/cosyedge.yaml.5 come from the config schema: the
 dataclasses of cosyedge.config, their types and defaults, and the help, range and choices in
@@ -28,7 +28,7 @@ from cosyedge import __version__
 from cosyedge.cli import build_parser
 from cosyedge.config import Config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 REFERENCE = "docs/config-reference.md"
 CONFIG_PAGE = "docs/man/cosyedge.yaml.5"
 CLI_PAGE = "docs/man/cosyedge.1"

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.config import SessionConfig, VoiceConfig, missing_engine_package
-from cosyedge.tools import evaluate
+from cosyedge.packs import evaluate
 
 log = logging.getLogger(__name__)
 
