@@ -14,13 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge import __version__
-from cosyedge.config import (
-    Config,
-    ConfigError,
-    config_warnings,
-    load_config,
-    missing_components,
-)
+from cosyedge.config.loader import ConfigError, load_config
+from cosyedge.config.schema import Config, config_warnings, missing_components
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:

@@ -30,8 +30,10 @@ from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
-from cosyedge.config import Config, ConfigError, lastgood, load_config, missing_components
+from cosyedge.config import lastgood
 from cosyedge.config.lastgood import FILE, SAFE_CORE, StartPlan
+from cosyedge.config.loader import ConfigError, load_config
+from cosyedge.config.schema import Config, missing_components
 from cosyedge.faults import Faults
 from cosyedge.homeassistant.discovery import Discovery
 from cosyedge.http.metrics import Alarms, Gauges, Metrics

@@ -227,7 +227,7 @@ def config_reference() -> str:
     out = [
         "# Configuration reference",
         "",
-        f"<!-- {GENERATED.format(source='the schema in cosyedge/config/__init__.py')} -->",
+        f"<!-- {GENERATED.format(source='the schema in cosyedge/config/')} -->",
         "",
         REFERENCE_INTRO,
         "Sections: " + ", ".join(f"[{_title(s.path)}](#{_anchor(s.path)})" for s in found) + ".",
@@ -335,7 +335,7 @@ priority, and `templates[i]` for each entry of the list of templates.
 
 def config_man_page() -> str:
     """docs/man/cosyedge.yaml.5: the reference as a man page."""
-    out = _header("cosyedge.yaml", 5, "File Formats", "the schema in cosyedge/config/__init__.py")
+    out = _header("cosyedge.yaml", 5, "File Formats", "the schema in cosyedge/config/")
     out += [".SH NAME", "cosyedge.yaml \\- configuration of the cosyedge voice-alert daemon"]
     out += [".SH SYNOPSIS", ".I /etc/cosyedge/cosyedge.yaml"]
     out += [".SH DESCRIPTION", *_paragraphs(CONFIG_PAGE_INTRO), ".SH KEYS"]

@@ -15,8 +15,7 @@ from typing import ClassVar
 import pytest
 from support import Listener, cosyedge, publish, site_yaml
 
-from cosyedge import cli
-from cosyedge import config as config_module
+from cosyedge import cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
@@ -65,8 +64,8 @@ def own_default_state(tmp_path: Path, monkeypatch) -> None:
 
 def hide(monkeypatch, package: str) -> None:
     """As if `package` were not installed, to the configuration's checks."""
-    real = config_module._importable
-    monkeypatch.setattr(config_module, "_importable", lambda m: m != package and real(m))
+    real = installed._importable
+    monkeypatch.setattr(installed, "_importable", lambda m: m != package and real(m))
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cosyedge import __version__
-from cosyedge.config import Config
+from cosyedge.config.schema import Config
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qs
 
-from cosyedge.config import HttpConfig
+from cosyedge.config.http import HttpConfig
 from cosyedge.http.audio import wav_header
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard

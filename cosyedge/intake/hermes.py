@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.alert import (
     InvalidJson,
     brief,

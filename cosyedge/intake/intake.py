@@ -17,7 +17,8 @@ import functools
 import logging
 from collections.abc import Mapping
 
-from cosyedge.config import DEFAULT_TEMPLATES, Config, TemplateConfig
+from cosyedge.config.schema import Config
+from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
 from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
 from cosyedge.intake.commands import parse_command

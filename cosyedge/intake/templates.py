@@ -23,7 +23,7 @@ from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
 
 if TYPE_CHECKING:
-    from cosyedge.config import TemplateConfig
+    from cosyedge.config.templates import TemplateConfig
 
 _LANG = re.compile(r"[a-z]{2,3}\Z")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")  # as the text front ends read one number

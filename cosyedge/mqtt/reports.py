@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cosyedge.alarms.journal import Journal
-from cosyedge.config import ReportsConfig
+from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.intake import hermes
 from cosyedge.model import Event, Outcome
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from cosyedge.config import Config
+from cosyedge.config.schema import Config
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.ops.cache_transfer import ArchiveError, export_cache, import_cache
 from cosyedge.ops.owner import as_owner_of

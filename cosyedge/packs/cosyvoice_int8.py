@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.packs import evaluate
 from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.speech.voices.cosypack import CosyPack

@@ -32,7 +32,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosyedge.config import CANARY_LEVEL
+from cosyedge.config.templates import CANARY_LEVEL
 
 log = logging.getLogger(__name__)
 

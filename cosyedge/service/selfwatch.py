@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cosyedge.config import MonitorConfig
+from cosyedge.config.alarms import MonitorConfig
 from cosyedge.model import Heartbeat
 from cosyedge.service.canary import BadCanary, Signer, canary_topic, unproven
 

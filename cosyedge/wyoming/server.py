@@ -34,7 +34,7 @@ from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeVoice
 
 from cosyedge import __version__
-from cosyedge.config import WyomingConfig
+from cosyedge.config.wyoming import WyomingConfig
 from cosyedge.intake import local
 from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.intake.local import BadField

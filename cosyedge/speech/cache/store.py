@@ -46,7 +46,7 @@ from cosyedge.speech.cache.entry import (
 from cosyedge.speech.cache.index import Index, IndexCorrupt, Row, Totals
 
 if TYPE_CHECKING:
-    from cosyedge.config import CacheConfig
+    from cosyedge.config.resources import CacheConfig
 
 log = logging.getLogger("cosyedge.speech.cache")
 

@@ -36,7 +36,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from cosyedge.config import PronunciationConfig, SessionConfig
+from cosyedge.config.pronunciation import PronunciationConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.model import error_text
 
 log = logging.getLogger(__name__)
