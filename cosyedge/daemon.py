@@ -24,7 +24,6 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import Fault, Health
 from cosyedge.alarms.history import History, read_facts, sizes
 from cosyedge.alarms.history import Reading as HistoryReading
-from cosyedge.alarms.journal import Journal
 from cosyedge.alarms.kpi import DAY_S, PERIOD_S, STALE_S, RecentAlarms, annunciated
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
@@ -44,6 +43,7 @@ from cosyedge.intake.hermes import choose_voice
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.local import BadField
 from cosyedge.intake.templates import declared_phrases
+from cosyedge.journal import Journal
 from cosyedge.model import Event, Heartbeat, Offer, Reading, RejectedAlert, error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter

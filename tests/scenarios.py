@@ -876,8 +876,8 @@ def poison(lab: Lab, size: dict[str, float]) -> Result:
     killed while speaking, start after start: every message has one outcome, the commands
     and Hermes requests their answers, and the killing alert is quarantined after at most
     MAX_TRIES + 2 deaths instead of bricking the daemon."""
-    from cosyedge.alarms.journal import MAX_TRIES
     from cosyedge.faults import write_plan
+    from cosyedge.journal import MAX_TRIES
 
     rounds = int(size["poison"])
     started = time.monotonic()

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import wait_until
 
-from cosyedge.alarms.journal import Journal, check_record
 from cosyedge.faults import Faults, write_plan
+from cosyedge.journal import Journal, check_record
 
 
 def accept_and_wait(journal: Journal, topic: str, payload: bytes) -> tuple[int, bytes]:
@@ -342,7 +342,7 @@ def test_a_torn_last_line_is_told_and_its_acknowledged_message_fails(tmp_path: P
     path.write_bytes(on_disk[: on_disk.rindex(b'"payload"') + 14])  # cut inside the payload
 
     journal = Journal(path, keep_seen_s=60)
-    with caplog.at_level(logging.WARNING, "cosyedge.alarms.journal"):
+    with caplog.at_level(logging.WARNING, "cosyedge.journal"):
         recovered = journal.open()
     journal.stop()
     assert [(d.seq, d.topic) for d in recovered.damaged] == [(seq, "plant/2")]
@@ -382,7 +382,7 @@ def test_a_lasting_write_fault_is_told_once_and_cleared_once(tmp_path: Path, cap
     journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60, faults=disk)
     troubles: list = []
     journal.on_trouble = troubles.append
-    with caplog.at_level(logging.DEBUG, "cosyedge.alarms.journal"):
+    with caplog.at_level(logging.DEBUG, "cosyedge.journal"):
         journal.open()
         acked = threading.Event()
         for i in range(20):

@@ -20,8 +20,8 @@ import time
 from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health
-from cosyedge.alarms.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
     BadCommand,
     Command,

@@ -18,9 +18,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cosyedge.alarms.journal import Journal
 from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.intake import hermes
+from cosyedge.journal import Journal
 from cosyedge.model import Event, Outcome
 
 log = logging.getLogger(__name__)
