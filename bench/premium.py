@@ -79,7 +79,7 @@ class Premium:
                 f"Premium phrase {i}: the boiler feed pump on line {i % 9} has stopped, check it."
             )
             try:
-                self.worker.render(text, lambda: not self.stop.is_set(), 3600)
+                self.worker.synthesize(text, lambda: not self.stop.is_set(), 3600)
             except WorkerFailed:
                 return  # closed at the end of the run
             self.rendered += 1

@@ -22,8 +22,7 @@ from typing import Any
 from cosyedge import __version__
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import Fault, Health
-from cosyedge.alarms.history import History, read_facts, sizes
-from cosyedge.alarms.history import Reading as HistoryReading
+from cosyedge.alarms.history import History, Skipped, read_facts, sizes
 from cosyedge.alarms.kpi import DAY_S, PERIOD_S, STALE_S, RecentAlarms, annunciated
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
@@ -39,12 +38,11 @@ from cosyedge.http.metrics import Alarms, Gauges, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.http.server import Accepted, ApiServer, Unavailable
 from cosyedge.intake.alert import Message, clean_text
-from cosyedge.intake.hermes import choose_voice
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.local import BadField
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.journal import Journal
-from cosyedge.model import Event, Heartbeat, Offer, Reading, RejectedAlert, error_text
+from cosyedge.model import Event, Heartbeat, Offer, RejectedAlert, Verdict, error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.mqtt.session import MqttSession
@@ -69,7 +67,7 @@ from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer, Rendering
 from cosyedge.speech.stream import Turns
-from cosyedge.speech.tags import matching_voice
+from cosyedge.speech.tags import reading_voice
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
@@ -262,7 +260,7 @@ class Daemon:
         via: str,
         again: bool = False,
         watch: Callable[[int], None] | None = None,
-    ) -> Reading:
+    ) -> Verdict:
         """The one way in for an alert, from MQTT or HTTP: journaled (`then` runs once it is
         on disk), then read and handed to the rules; `watch` learns its seq before they do."""
         received, at = time.time(), time.monotonic()
@@ -270,9 +268,9 @@ class Daemon:
         self.metrics.accepted.labels(via).inc()
         if watch is not None:
             watch(seq)
-        reading = self.intake.read(message, seq, received, at)
-        self.desk.submit(reading, again)
-        return reading
+        verdict = self.intake.read(message, seq, received, at)
+        self.desk.submit(verdict, again)
+        return verdict
 
     def _message(self, topic: str, payload: bytes) -> Message | None:
         try:
@@ -402,11 +400,11 @@ class Daemon:
 
     def _seed_recent(self) -> None:
         """The last day's alarms from the history as it was before this run wrote to it."""
-        now, reading = time.time(), HistoryReading()
-        facts = read_facts(self.history.directory, now - DAY_S, reading, self._seed_sizes)
+        now, skipped = time.time(), Skipped()
+        facts = read_facts(self.history.directory, now - DAY_S, skipped, self._seed_sizes)
         older = [a for f in facts if f["e"] == "outcome" and (a := annunciated(f)) is not None]
         self.recent.seed(older, now)
-        for name, count in reading.damaged.items():
+        for name, count in skipped.damaged.items():
             log.warning("history %s: %d damaged lines passed over", name, count)
 
     def _mqtt(self, config: Config) -> MqttSession:
@@ -673,21 +671,18 @@ class LocalApi:
         if trouble is not None:  # it would be spoken, but a crash could lose it
             raise Unavailable(f"not accepting alerts: {trouble}")
         message = d.intake.local_message(body)
-        reading = d.accept(message, written, "http", watch=watch)
-        key = reading.key if isinstance(reading, Offer) else None
-        return Accepted(reading.ticket.seq, key, reading.ticket.topic)
+        verdict = d.accept(message, written, "http", watch=watch)
+        key = verdict.key if isinstance(verdict, Offer) else None
+        return Accepted(verdict.ticket.seq, key, verdict.ticket.topic)
 
-    def render(self, text: str, lang: str | None) -> Rendering:
+    def rendering(self, text: str, lang: str | None) -> Rendering:
         d = self.daemon
         if d.speech.memory.trouble is not None:
             raise Unavailable(f"memory: {d.speech.memory.trouble}")
-        voices = d.config.voices
-        chosen = matching_voice(lang, voices) if lang else None
-        if chosen is None:  # none asked for: the voice that reads the text's script
-            try:
-                chosen = choose_voice("", text, voices)[0]
-            except RejectedAlert as exc:
-                raise BadField("text", str(exc)) from None
+        try:  # none asked for: the voice that reads the text's script
+            chosen = reading_voice(lang or "", text, d.config.voices)[0]
+        except RejectedAlert as exc:
+            raise BadField("text", str(exc)) from None
         return d.speech.renderer.render(clean_text(text), chosen)
 
     def busy(self) -> bool:

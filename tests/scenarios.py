@@ -1292,7 +1292,7 @@ def shared_alerts(count: int) -> list[tuple[str, str]]:
         if item["lang"] != "zh":
             template, fields = templates.find(item["topic"])
             alert = parse_alert(item["topic"], json.dumps(item["payload"]).encode())
-            text = template.render(alert, fields).text
+            text = template.announcement(alert, fields).text
         priority = item["payload"].get("priority", "medium")
         payload = {"id": f"sh-{i}", "text": text, "lang": item["lang"], "priority": priority}
         messages.append((ALERT_TOPIC.format(line=i % 5 + 1), json.dumps(payload)))

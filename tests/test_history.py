@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support import cosyedge, wait_until
 
-from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Reading, day_of, read_facts
+from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Skipped, day_of, read_facts
 from cosyedge.alarms.kpi import Annunciation, RecentAlarms, figures
 from cosyedge.faults import Faults, write_plan
 
@@ -214,7 +214,7 @@ def test_damaged_lines_are_passed_over_and_counted_not_trusted(site, tmp_path):
 
 # -- the writer -------------------------------------------------------------------------------
 def facts_in(directory: Path) -> list[dict]:
-    return list(read_facts(directory, 0.0, Reading()))
+    return list(read_facts(directory, 0.0, Skipped()))
 
 
 def test_days_past_keep_days_go_and_today_stays(tmp_path):

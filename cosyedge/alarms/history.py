@@ -272,7 +272,7 @@ def _remove(path: Path) -> None:
 
 # -- reading it back ----------------------------------------------------------------------
 @dataclass
-class Reading:
+class Skipped:
     """What `read_facts` passed over: lines that are not facts, by file."""
 
     damaged: dict[str, int] = field(default_factory=dict)
@@ -288,24 +288,24 @@ def sizes(directory: Path) -> dict[str, int]:
 
 
 def read_facts(
-    directory: Path, since: float, reading: Reading, upto: Mapping[str, int] | None = None
+    directory: Path, since: float, skipped: Skipped, upto: Mapping[str, int] | None = None
 ) -> Iterator[Fact]:
     """Every well-formed fact from `since` on, oldest first by file (with `upto`: only the
-    files and bytes it names); damaged lines are counted in `reading` and passed over."""
+    files and bytes it names); damaged lines are counted in `skipped` and passed over."""
     for start, path in day_files(directory):
         limit = None if upto is None else upto.get(path.name, 0)
         if start + DAY_S <= since or limit == 0:
             continue
         try:
             with path.open("rb") as f:
-                yield from _facts(f, limit, since, path, reading)
+                yield from _facts(f, limit, since, path, skipped)
         except OSError as exc:
             log.warning("history: cannot read %s: %s", path, exc)
-            reading.skip(path)
+            skipped.skip(path)
 
 
 def _facts(
-    f: BinaryIO, limit: int | None, since: float, path: Path, reading: Reading
+    f: BinaryIO, limit: int | None, since: float, path: Path, skipped: Skipped
 ) -> Iterator[Fact]:
     """The facts of one open file, line by line (a day can be large), up to `limit` bytes;
     a line longer than MAX_LINE is read, and passed over, in pieces."""
@@ -316,7 +316,7 @@ def _facts(
             return
         fact = _fact(raw)
         if fact is None:
-            reading.skip(path)
+            skipped.skip(path)
         elif fact["t"] >= since:
             yield fact
 

@@ -71,7 +71,7 @@ class Backend(Protocol):
         it is refused, Unavailable when nothing can be journaled now."""
         ...
 
-    def render(self, text: str, lang: str | None) -> Rendering: ...
+    def rendering(self, text: str, lang: str | None) -> Rendering: ...
     def busy(self) -> bool: ...  # an alert is being said or waits: synthesis gives way
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
@@ -372,7 +372,7 @@ class Handler(BaseHTTPRequestHandler):
         if not self.server.turns.take():  # one synthesis at a time: alerts wait behind it
             raise Unavailable("the synthesizer is busy (alerts come first); try again")
         try:
-            rendering = backend.render(speak.text, speak.lang)
+            rendering = backend.rendering(speak.text, speak.lang)
             if rendering.source == "cache":
                 self._whole(rendering, speak.format)
             else:

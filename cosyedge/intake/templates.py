@@ -55,7 +55,7 @@ class Template:
                 return None
         return captured if len(levels) == len(pattern) else None
 
-    def render(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
+    def announcement(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
         fields: dict[str, Scalar] = {**alert.fields, **topic_fields}
         out = []
         for part in self._parts:
@@ -191,7 +191,7 @@ def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
         for fields in combinations(config.values):
             alert = Alert(topic=config.topic, fields=fields, id="warm", received=0.0)
             try:
-                announcement = template.render(alert, {})
+                announcement = template.announcement(alert, {})
             except RejectedAlert:
                 continue
             phrases[Phrase(announcement.text, announcement.lang)] = None

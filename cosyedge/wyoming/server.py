@@ -54,7 +54,7 @@ SERVICE = "_wyoming._tcp.local."
 class Synthesizer(Protocol):
     """What the server serves from; `daemon.py`'s LocalApi is it (as for the HTTP API)."""
 
-    def render(self, text: str, lang: str | None) -> Rendering:
+    def rendering(self, text: str, lang: str | None) -> Rendering:
         """Speech for the text in the voice of `lang` (None: by its script); RejectedAlert when
         there is nothing to say, another exception when synthesis cannot be had now."""
         ...
@@ -244,7 +244,7 @@ class WyomingServer:
     async def _render(self, text: str, lang: str | None) -> Rendering:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(None, self.backend.render, text, lang)
+            return await loop.run_in_executor(None, self.backend.rendering, text, lang)
         except RejectedAlert as exc:  # nothing the voices can say
             raise Refused(str(exc), "bad-request") from None
         except Exception as exc:  # the memory guard, a voice gone: said, not raised

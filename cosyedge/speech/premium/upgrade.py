@@ -252,7 +252,7 @@ class PremiumUpkeep:
             return not self._stop.is_set() and self._postponed is None
         started = time.monotonic()
         try:
-            rendered = worker.render(candidate.text, self._tick, RENDER_TIMEOUT_S)
+            rendered = worker.synthesize(candidate.text, self._tick, RENDER_TIMEOUT_S)
         except WorkerFailed as exc:
             return self._failed(candidate, exc)
         if rendered.identity != self.premiums[candidate.lang].identity:
@@ -412,7 +412,7 @@ def _render_one(
     if cache.contains(candidate.premium_key):
         return "cached"
     try:
-        rendered = worker.render(candidate.text, tick, RENDER_TIMEOUT_S)
+        rendered = worker.synthesize(candidate.text, tick, RENDER_TIMEOUT_S)
     except WorkerFailed as exc:
         log.error("premium voice cannot say %r: %s", candidate.text, exc)
         if not worker.alive:

@@ -113,7 +113,7 @@ class PremiumWorker:
             raise WorkerFailed(f"the premium voice did not load: {reply[-1]}")
         _, self.identity, self.sample_rate = reply
 
-    def render(self, text: str, tick: Tick, timeout_s: float) -> Rendered:
+    def synthesize(self, text: str, tick: Tick, timeout_s: float) -> Rendered:
         """The phrase's audio; WorkerFailed when it cannot be had (see its `phrase`)."""
         self._send(text)
         reply = self._wait(tick, timeout_s)
