@@ -102,6 +102,7 @@ class Premium:
 
 def measure(pack: Path, alerts: int, work: Path) -> dict:
     from cosyedge.config import VoiceConfig
+    from cosyedge.observe import Observer
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.cache.background import Activity
     from cosyedge.speech.render import Renderer
@@ -111,11 +112,14 @@ def measure(pack: Path, alerts: int, work: Path) -> dict:
     renderer = Renderer(mixed_voices({"en": voice}), PhraseCache(work / "cache"))
     renderer.start()
     premium = Premium(pack, work / "models")
-    activity = Activity()
     condition = {"now": "none"}
-    activity.on_busy.append(
-        lambda: premium.worker.pause() if condition["now"] == "paused" else None
-    )
+
+    class Pause(Observer):
+        def busy(self) -> None:
+            if condition["now"] == "paused":
+                premium.worker.pause()
+
+    activity = Activity(Pause())
     firsts: dict[str, list[float]] = {c: [] for c in CONDITIONS}
     missed = 0
     rng = random.Random(7)

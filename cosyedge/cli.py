@@ -15,7 +15,8 @@ import numpy as np
 
 from cosyedge import __version__
 from cosyedge.config.loader import ConfigError, load_config
-from cosyedge.config.schema import Config, config_warnings, missing_components
+from cosyedge.config.schema import Config, config_warnings
+from cosyedge.features import missing_components
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:

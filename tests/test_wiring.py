@@ -20,8 +20,8 @@ from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
+from cosyedge.build import build_speech
 from cosyedge.config import Config, parse_config
-from cosyedge.daemon import build_speech
 from cosyedge.faults import Faults
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal

@@ -301,8 +301,7 @@ class AlarmDesk:
         return [(a.offer.source, a.offer.ticket.received) for a in alarms.values() if not a.cleared]
 
     def _full_status(self) -> dict:
-        faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
-        return {**self.policy.status(), **faults}
+        return {**self.policy.status(), "faults": self.health.faults()}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()

@@ -29,7 +29,7 @@ from cosyedge.config.loader import ConfigError, build_config, config_text, load_
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
-from cosyedge.config.schema import Config, config_warnings, missing_components
+from cosyedge.config.schema import Config, config_warnings
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import PremiumConfig, SessionConfig, VoiceConfig
 from cosyedge.config.wyoming import WyomingConfig
@@ -62,6 +62,5 @@ __all__ = [
     "config_text",
     "config_warnings",
     "load_config",
-    "missing_components",
     "parse_config",
 ]

@@ -20,7 +20,6 @@ from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
-from cosyedge.installed import missing_wyoming_package
 
 
 @dataclass(frozen=True)
@@ -130,17 +129,6 @@ class Config:
             if lang not in self.voices:
                 raise ValueError(f"pronunciations.{lang}: no voice configured for {show(lang)}")
             check_lexicon(lang, self.voices[lang], entries)
-
-
-def missing_components(config: Config) -> dict[str, str]:
-    """The optional components `config` enables that cannot start on this machine for want of
-    a package: component name to `key.path: reason`. The daemon runs without each, as its
-    fault; `check` tells it. Modules are only looked for, not imported."""
-    missing = {}
-    wyoming = missing_wyoming_package() if config.wyoming.enabled else None
-    if wyoming is not None:
-        missing["wyoming"] = f"wyoming.enabled: {wyoming}"
-    return missing
 
 
 def config_warnings(config: Config) -> list[str]:

@@ -20,7 +20,7 @@ bad line never stops a start. A last line torn by a crash mid-write is damage li
 the message whose `in` line it was (its seq read from the line's start) ends `failed`.
 
 When a write or fsync fails, the writer keeps the records in memory, says so through
-`on_trouble`, and tries again with backoff by rewriting the whole file (a fresh file, so
+its observer, and tries again with backoff by rewriting the whole file (a fresh file, so
 pages a failed fsync may have dropped do not matter); the broker acks wait until then.
 Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal never
 numbers messages from 1 again.

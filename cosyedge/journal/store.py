@@ -32,6 +32,7 @@ from cosyedge.journal.records import (
     line_of,
     payload_hash,
 )
+from cosyedge.observe import Observer
 
 log = logging.getLogger("cosyedge.journal")
 
@@ -62,7 +63,11 @@ class Journal:
         keep_seen_s: float,
         compact_bytes: int = COMPACT_BYTES,
         faults: Faults | None = None,
+        beat: Beat | None = None,
+        observer: Observer | None = None,
     ) -> None:
+        """`beat`: the watchdog's view of the writer. `observer` is told each fdatasync's
+        seconds, and `trouble("journal", ...)` while writing fails and once it works again."""
         self.path = path
         self.quarantine_path = path.with_name("quarantine.jsonl")
         self.keep_seen_s = keep_seen_s
@@ -88,9 +93,8 @@ class Journal:
         self._held: list[Callable[[], None]] = []
         self._compact_failing = self._mark_failing = False  # told once while they fail
         self._writer: threading.Thread | None = None
-        self.beat: Beat | None = None  # the watchdog's view of the writer
-        self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
-        self.on_sync: Callable[[float], None] | None = None  # told each fdatasync's seconds
+        self.beat = beat
+        self.observer = observer or Observer()
 
     # -- start-up -------------------------------------------------------------------------
     def open(self) -> Recovered:
@@ -434,8 +438,7 @@ class Journal:
         self.faults.check("journal.fsync")
         started = time.perf_counter()
         os.fdatasync(self._fd)
-        if self.on_sync is not None:
-            self.on_sync(time.perf_counter() - started)
+        self.observer.synced(time.perf_counter() - started)
 
     def _settle(self, batch: list[_Record]) -> None:
         for r in batch:
@@ -445,7 +448,7 @@ class Journal:
                 r.then()
 
     def _fail(self, exc: OSError) -> None:
-        """Writing failed: said once (log and `on_trouble`) when the trouble starts, however
+        """Writing failed: said once (log and the observer) when the trouble starts, however
         many retries fail and whatever each says, until `_recover` says it is over."""
         if self._failing is not None:
             self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
@@ -457,15 +460,13 @@ class Journal:
         )
         log.error("%s; retrying", problem)
         self._failing = problem
-        if self.on_trouble is not None:
-            self.on_trouble(problem)
+        self.observer.trouble("journal", problem)
 
     def _recover(self) -> None:
         held, self._held = self._held, []
         log.warning("journal %s: writing again; %d acks sent", self.path, len(held))
         self._failing, self._retry_s = None, RETRY_MIN_S
-        if self.on_trouble is not None:
-            self.on_trouble(None)
+        self.observer.trouble("journal", None)
         for then in held:
             then()
 

@@ -9,7 +9,7 @@
 Export and import between gateways, and the `warm` and `cache` commands, are in `ops/`.
 """
 
-from cosyedge.speech.cache.entry import cache_key, normalize_text
-from cosyedge.speech.cache.store import CacheEvent, Clip, Limits, PhraseCache
+from cosyedge.speech.cache.entry import Clip, cache_key, normalize_text
+from cosyedge.speech.cache.store import CacheEvent, Limits, PhraseCache
 
 __all__ = ["CacheEvent", "Clip", "Limits", "PhraseCache", "cache_key", "normalize_text"]

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from cosyedge.speech.cache.entry import starts_like_entry
@@ -19,6 +20,15 @@ TEMP_PREFIX = ".tmp-"
 KEY = re.compile(r"[0-9a-f]{64}\Z")  # what cache_key makes: a sha256 in hex
 _SUBDIR = re.compile(r"[0-9a-f]{2}\Z")
 TEMP = re.compile(rf"{re.escape(TEMP_PREFIX)}(\d+)-[a-z0-9_]{{8}}\Z")  # write_atomically's
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    adopted: int = 0
+    removed_damaged: int = 0
+    dropped_missing: int = 0
+    removed_temp: int = 0
+    left_alone: int = 0  # files the cache cannot prove it wrote
 
 
 def keep_private(directory: Path) -> None:

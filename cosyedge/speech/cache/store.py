@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 from cosyedge.speech.cache.entry import (
+    Clip,
     DamagedEntry,
     checksum,
     claimed_key,
@@ -42,6 +42,7 @@ from cosyedge.speech.cache.entry import (
 from cosyedge.speech.cache.files import (
     KEY,
     TEMP,
+    Reconciled,
     entry_files,
     entry_key,
     fsync_dir,
@@ -59,12 +60,6 @@ log = logging.getLogger("cosyedge.speech.cache")
 
 INDEX_NAME = "index.sqlite3"
 REOPEN_AFTER_S = 30.0
-
-
-@dataclass(frozen=True)
-class Clip:
-    sample_rate: int
-    pcm: np.ndarray  # mono int16
 
 
 @dataclass(frozen=True)
@@ -90,15 +85,6 @@ class Limits:
     max_entries: int | None = None
 
 
-@dataclass(frozen=True)
-class Reconciled:
-    adopted: int = 0
-    removed_damaged: int = 0
-    dropped_missing: int = 0
-    removed_temp: int = 0
-    left_alone: int = 0  # files the cache cannot prove it wrote
-
-
 class PhraseCache:
     def _new_row(
         self, key: str, voice: str, lang: str, text: str, rate: int, data: bytes, at: float
@@ -118,9 +104,12 @@ class PhraseCache:
         )
 
     @classmethod
-    def from_config(cls, config: CacheConfig, faults: Faults | None = None) -> PhraseCache:
+    def from_config(
+        cls, config: CacheConfig, faults: Faults | None = None, observer: Observer | None = None
+    ) -> PhraseCache:
         max_bytes = int(config.max_mb * 1024 * 1024)
-        return cls(config.dir, Limits(max_bytes, config.max_entries), faults=faults)
+        limits = Limits(max_bytes, config.max_entries)
+        return cls(config.dir, limits, faults=faults, observer=observer)
 
     def __init__(
         self,
@@ -128,11 +117,15 @@ class PhraseCache:
         limits: Limits | None = None,
         on_event: EventListener | None = None,
         faults: Faults | None = None,
+        observer: Observer | None = None,
     ) -> None:
+        """`on_event` is told every event; `observer`, `trouble("cache", ...)` when the cache
+        cannot be written and once it can again."""
         self.directory = directory
         self.faults = faults or Faults()
         self.limits = limits or Limits()
-        self.listeners: list[EventListener] = [on_event] if on_event else []
+        self.on_event = on_event
+        self.observer = observer or Observer()
         self.upkeep_wanted = threading.Event()  # set by put: eviction may be due
         self.evicted = 0  # entries evicted since start, for the metrics
         self._lock = threading.Lock()
@@ -588,9 +581,10 @@ class PhraseCache:
 
     def _report(self, kind: str, detail: str, key: str | None = None) -> None:
         log.log(_LEVEL.get(kind, logging.WARNING), "%s", detail)
-        event = CacheEvent(kind, detail, key)
-        for listener in self.listeners:
+        if kind in ("unwritable", "writable"):
+            self.observer.trouble("cache", detail if kind == "unwritable" else None)
+        if self.on_event is not None:
             try:
-                listener(event)
+                self.on_event(CacheEvent(kind, detail, key))
             except Exception:
                 log.exception("cache event listener failed")
