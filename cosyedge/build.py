@@ -8,12 +8,11 @@ broker through the session, which is made once the door it hands messages to is.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
@@ -27,7 +26,7 @@ from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
-from cosyedge.features import Parts, build_features
+from cosyedge.features import Wiring, build_features
 from cosyedge.intake.door import Door
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.journal import Journal
@@ -77,7 +76,7 @@ class Core:
     link: Link
     activity: Activity
     beats: list[Heartbeat]
-    stop: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event  # set to stop the daemon
 
     def state(self, detail: Detail) -> dict[str, Any]:
         """The alert path's part of the snapshot."""
@@ -168,13 +167,12 @@ class Beside:
     parts: list[Component]
     unstarted: dict[str, str]
     features: set[str]
-    given: Parts
+    wiring: Wiring
 
     def turned_on(self, config: Config) -> list[Component]:
         """The components of the live features `config` turns on that were not built yet,
         built now (one that cannot be is logged; the configuration stays in force)."""
-        given = dataclasses.replace(self.given, config=config)
-        built, refused = build_features(given, self.features)
+        built, refused = build_features(self.wiring, config, self.features)
         for name, reason in refused.items():
             log.error("reload: %s cannot start: %s", name, reason)
         self.features |= built.keys()
@@ -202,13 +200,13 @@ def build_beside(core: Core, start: Start) -> Beside:
     idle = functools.partial(_idle, core)
     parts += [SpeechUpkeep(config, speech.renderer, speech.memory, speech.voices, idle, premium)]
     parts.append(core.player)
-    given = Parts(
-        config, core.door, speech, core.desk, core.history, core.activity, core.observers,
+    wiring = Wiring(
+        config.voices, core.door, speech, core.desk, core.history, core.activity, core.observers,
         start.snapshot, core.link.publish,
     )  # fmt: skip
-    features, unstarted = build_features(given)
+    features, unstarted = build_features(wiring, config)
     parts += [c for components in features.values() for c in components]
-    return Beside(parts, premium_refused(config, premiums) | unstarted, set(features), given)
+    return Beside(parts, premium_refused(config, premiums) | unstarted, set(features), wiring)
 
 
 def _live_identities(renderer: Renderer) -> dict[str, str]:

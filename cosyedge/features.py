@@ -11,12 +11,13 @@ the rest runs without it. Adding a feature is adding a `Feature` here, the secti
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.installed import missing_wyoming_package
 from cosyedge.model import error_text
 from cosyedge.observe import Observers
@@ -37,11 +38,11 @@ class Unstartable(Exception):
 
 
 @dataclass
-class Parts:
-    """What a feature's components are made from: the alert path's stages and the daemon's
-    state, made when asked for."""
+class Wiring:
+    """What a feature's components are made from beside its section: the alert path's stages,
+    the voices configured (read at start only) and the daemon's state, made when asked for."""
 
-    config: Config
+    voices: Mapping[str, VoiceConfig]
     door: Door
     speech: Speech
     desk: AlarmDesk
@@ -61,7 +62,7 @@ class Parts:
 
         s = self.speech
         local = LocalApi(
-            self.door, self.config.voices, s.voices, s.renderer, s.memory, self.activity,
+            self.door, self.voices, s.voices, s.renderer, s.memory, self.activity,
             self.desk, self.snapshot,
         )  # fmt: skip
         return local, Turns(local.busy)
@@ -75,36 +76,35 @@ class Feature:
 
     name: str
     wanted: Callable[[Config], bool]
-    build: Callable[[Parts], list[Component]]
+    build: Callable[[Wiring, Config], list[Component]]
     missing: Callable[[Config], str | None] = lambda config: None
     live: bool = False
 
 
-def _http(parts: Parts) -> list[Component]:
+def _http(wiring: Wiring, config: Config) -> list[Component]:
     from cosyedge.alarms.figures import AlarmFigures
     from cosyedge.http.metrics import Metrics
     from cosyedge.http.outcomes import OutcomeBoard
     from cosyedge.http.server import ApiServer
 
-    config = parts.config.http
-    local, turns = parts.callers
+    local, turns = wiring.callers
     board = OutcomeBoard()
-    metrics = Metrics(functools.partial(parts.snapshot, Detail(cache=True, alarms=True)))
+    metrics = Metrics(functools.partial(wiring.snapshot, Detail(cache=True, alarms=True)))
     try:
-        server = ApiServer(config, local, board, metrics, turns)
+        server = ApiServer(config.http, local, board, metrics, turns)
     except (OSError, RuntimeError) as exc:  # the port in use, an empty token file
-        raise Unstartable(f"http.listen {config.listen}: {error_text(exc)}") from None
-    figures = AlarmFigures(parts.history.directory, parts.desk)
+        raise Unstartable(f"http.listen {config.http.listen}: {error_text(exc)}") from None
+    figures = AlarmFigures(wiring.history.directory, wiring.desk)
     for listener in (board, metrics, figures):
-        parts.observers.add(listener)
+        wiring.observers.add(listener)
     return [figures, server]
 
 
-def _wyoming(parts: Parts) -> list[Component]:
+def _wyoming(wiring: Wiring, config: Config) -> list[Component]:
     from cosyedge.wyoming.server import WyomingServer  # the `wyoming` extra
 
-    local, turns = parts.callers
-    return [WyomingServer(parts.config.wyoming, local, turns, parts.observers)]
+    local, turns = wiring.callers
+    return [WyomingServer(config.wyoming, local, turns, wiring.observers)]
 
 
 def _missing_wyoming(config: Config) -> str | None:
@@ -112,11 +112,11 @@ def _missing_wyoming(config: Config) -> str | None:
     return f"wyoming.enabled: {missing}" if missing else None
 
 
-def _discovery(parts: Parts) -> list[Component]:
+def _discovery(wiring: Wiring, config: Config) -> list[Component]:
     from cosyedge.homeassistant.discovery import Discovery
 
-    discovery = Discovery(parts.config, parts.publish)
-    parts.observers.add(discovery)
+    discovery = Discovery(config, wiring.publish)
+    wiring.observers.add(discovery)
     return [discovery]
 
 
@@ -143,22 +143,22 @@ def missing_components(config: Config) -> dict[str, str]:
 
 
 def build_features(
-    parts: Parts, built: Collection[str] | None = None
+    wiring: Wiring, config: Config, built: Collection[str] | None = None
 ) -> tuple[dict[str, list[Component]], dict[str, str]]:
-    """The components of each feature `parts.config` turns on, by name, and the features
-    that cannot run here, as `key.path: reason` by name. At a reload, with the names of
-    those `built` already: only the live features not among them."""
+    """The components of each feature `config` turns on, by name, and the features that
+    cannot run here, as `key.path: reason` by name. At a reload, with the names of those
+    `built` already: only the live features not among them."""
     found: dict[str, list[Component]] = {}
     unstarted: dict[str, str] = {}
     for feature in FEATURES:
         later = built is not None and (feature.name in built or not feature.live)
-        if later or not feature.wanted(parts.config):
+        if later or not feature.wanted(config):
             continue
-        missing = feature.missing(parts.config)
+        missing = feature.missing(config)
         try:
             if missing is not None:
                 raise Unstartable(missing)
-            found[feature.name] = feature.build(parts)
+            found[feature.name] = feature.build(wiring, config)
         except Unstartable as exc:
             unstarted[feature.name] = str(exc)
     return found, unstarted

@@ -1,6 +1,6 @@
 """The package's map: stages import only downstream, shared types come from the model, the
-daemon never loads the operator commands or the pack builders, and no module imports itself
-round a cycle."""
+daemon never loads the operator commands or the pack builders, no module imports itself round
+a cycle or relatively, none changes an object it did not make, and modules stay small."""
 
 from __future__ import annotations
 
@@ -227,3 +227,14 @@ def test_the_attribute_rule_itself_refuses_what_it_should(tmp_path):
         "sample.py:12: self.journal.on_sync",
         "sample.py:13: self.journal.listeners.append",
     ]
+
+
+def test_modules_stay_small():
+    """A module over 600 lines holds more than one thing; the daemon only wires (300)."""
+    limits = {"cosyedge.daemon": 300}
+    long = [
+        f"{name}: {lines} lines"
+        for name, path in modules().items()
+        if (lines := len(path.read_text().splitlines())) > limits.get(name, 600)
+    ]
+    assert not long, "\n".join(long)
