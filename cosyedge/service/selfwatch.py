@@ -457,6 +457,11 @@ class SelfWatch(Component, Observer):
     def changed(self) -> None:
         self._status_due.set()
 
+    def connected(self) -> None:
+        """At each connection (paho's network thread): the status again, before Home
+        Assistant's discovery configs (a listener added after this one)."""
+        self.telling.desk.publish_status()
+
     def reported(self, report: Mapping[str, Any]) -> None:
         """A phrase said was looked up in the cache: the status shows the new hit rate, at
         the next tick rather than here, under the desk's lock."""
