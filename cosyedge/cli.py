@@ -4,6 +4,7 @@ quantize`."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 import wave
@@ -186,6 +187,9 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
+    if builds and not _builders_here(args):
+        return 1
     if args.command == "quantize":
         from cosyedge.packs.quantize import run_quantize
 
@@ -208,6 +212,20 @@ def main(argv: list[str] | None = None) -> int:
         # unforeseen error caught here can still be traced.
         log.error("cosyedge %s: %s", args.command, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
+
+
+def _builders_here(args: argparse.Namespace) -> bool:
+    """Whether the voice builders (cosyedge/packs/) are installed; said when not: the Debian
+    package leaves them out, as they need packages a gateway does not have."""
+    if importlib.util.find_spec("cosyedge.packs") is not None:
+        return True
+    command = " ".join(filter(None, (args.command, getattr(args, "voice_command", None))))
+    print(
+        f"cosyedge {command}: not in this installation: voices are built on a workstation, "
+        "with cosyedge installed from its source (docs/voices.md)",
+        file=sys.stderr,
+    )
+    return False
 
 
 def _dispatch(config: Config, args: argparse.Namespace) -> int:
