@@ -1,9 +1,9 @@
 """The one shape of a part of the daemon beside the alert path: a component.
 
-The daemon builds the stages an alert passes through, then a list of components (the HTTP API,
-the Wyoming server, Home Assistant's discovery, the premium tier, the cache's upkeep, the
-self-watch, the alarm figures, the metrics, the player, the speech's memory): it starts them in
-the list's order once the alert path is taken up, ticks them from its monitor, reconfigures
+The daemon builds the stages an alert passes through, then a list of components (the self-watch,
+the cache's upkeep, the premium tier, the speech's memory, the player, and the optional ones:
+the alarm figures and the HTTP API, the Wyoming server, Home Assistant's discovery): it starts
+them in the list's order once the alert path is taken up, ticks them from its monitor, reconfigures
 them at a reload and stops them in reverse order before the alert path winds down. What they
 need from each other they are given when they are made, or hear through the one observer
 interface (observe.py); what they show is their part of the daemon's snapshot
