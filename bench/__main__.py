@@ -48,8 +48,8 @@ def machine() -> dict:
 
 def int8_model() -> tuple[Path, dict | None]:
     """The packaged Piper voice quantized by our own tool, made once and kept in results/."""
+    from cosyedge.packs.quantize import quantize_piper
     from cosyedge.speech.voices.piper import packaged_model
-    from cosyedge.tools.quantize import quantize_piper
 
     out = RESULTS / "models" / "en_US-joe-medium.int8.onnx"
     if out.exists():

@@ -33,11 +33,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.history import History
-from cosyedge.alarms.journal import Journal
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config import AlarmsConfig, Config, FloodConfig, TemplateConfig, load_config
 from cosyedge.intake.alert import Message
 from cosyedge.intake.intake import Intake
+from cosyedge.journal import Journal
 from cosyedge.model import Offer
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.mqtt.reports import Reporter

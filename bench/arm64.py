@@ -277,8 +277,8 @@ def same_sound(
 ) -> tuple[bool, str]:
     """Whether two renderings of one phrase agree: sample for sample when `identical`, else
     within the log-mel distance cosyedge quantize allows an int8 voice."""
-    from cosyedge.tools.evaluate import log_mel_distance
-    from cosyedge.tools.quantize import MAX_DISTANCE_DB
+    from cosyedge.packs.evaluate import log_mel_distance
+    from cosyedge.packs.quantize import MAX_DISTANCE_DB
 
     (rate_a, a), (rate_b, b) = arm64, amd64
     if rate_a != rate_b:
@@ -417,9 +417,9 @@ def render_sets(rootfs: Rootfs, home: Path, espeak_same: bool, report: Report) -
 def english_wer(english: list[dict[str, str]], arm64_wav, home: Path, report: Report) -> None:
     """pocketsphinx's word error over the whole English set, weighted by words, on arm64 and on
     each rendering here; and the mean log-mel distance between arm64's and the first here."""
+    from cosyedge.packs.evaluate import Listener, log_mel_distance, word_error_rate, words
+    from cosyedge.packs.quantize import MAX_DISTANCE_DB
     from cosyedge.speech.text.english import normalize
-    from cosyedge.tools.evaluate import Listener, log_mel_distance, word_error_rate, words
-    from cosyedge.tools.quantize import MAX_DISTANCE_DB
 
     listener = Listener()
     references = [normalize(p["text"]) for p in english]

@@ -132,9 +132,9 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
 def worker_torch(model_dir: Path, threads: int, tokens: int) -> dict:
     import torch
 
-    from cosyedge.tools.convert_cosyvoice import load_models
-    from cosyedge.tools.cosyvoice_parity import whisper_tokenizer
-    from cosyedge.tools.cosyvoice_reference import read_yaml, tokenizer_settings
+    from cosyedge.packs.convert_cosyvoice import load_models
+    from cosyedge.packs.cosyvoice_parity import whisper_tokenizer
+    from cosyedge.packs.cosyvoice_reference import read_yaml, tokenizer_settings
 
     torch.set_num_threads(threads)
     started = time.perf_counter()

@@ -76,8 +76,8 @@ def speed(
 def quality(all_systems: list[System], texts: list[str]) -> list[dict]:
     """pocketsphinx word error against what the operator should hear (cosyedge's English
     reading of the text), for every system on the same texts."""
+    from cosyedge.packs.evaluate import Listener, word_error_rate, words
     from cosyedge.speech.text.english import normalize
-    from cosyedge.tools.evaluate import Listener, word_error_rate, words
 
     listener = Listener()
     speakers = {s.key: s.load(1) for s in all_systems}

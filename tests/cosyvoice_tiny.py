@@ -181,7 +181,7 @@ def write_model(out: Path, seed: int, sizes: dict[str, int]) -> None:
     """The three PyTorch parts, built from the yaml by the converter's own loader."""
     import torch
 
-    from cosyedge.tools.cosyvoice_reference import build_models
+    from cosyedge.packs.cosyvoice_reference import build_models
 
     torch.manual_seed(seed)
     (out / "cosyvoice.yaml").write_text(YAML.format(**sizes), encoding="utf-8")

@@ -878,8 +878,8 @@ def poison(lab: Lab, size: dict[str, float]) -> Result:
     killed while speaking, start after start: every message has one outcome, the commands
     and Hermes requests their answers, and the killing alert is quarantined after at most
     MAX_TRIES + 2 deaths instead of bricking the daemon."""
-    from cosyedge.alarms.journal import MAX_TRIES
     from cosyedge.faults import write_plan
+    from cosyedge.journal import MAX_TRIES
 
     rounds = int(size["poison"])
     started = time.monotonic()
@@ -1294,7 +1294,7 @@ def shared_alerts(count: int) -> list[tuple[str, str]]:
         if item["lang"] != "zh":
             template, fields = templates.find(item["topic"])
             alert = parse_alert(item["topic"], json.dumps(item["payload"]).encode())
-            text = template.render(alert, fields).text
+            text = template.announcement(alert, fields).text
         priority = item["payload"].get("priority", "medium")
         payload = {"id": f"sh-{i}", "text": text, "lang": item["lang"], "priority": priority}
         messages.append((ALERT_TOPIC.format(line=i % 5 + 1), json.dumps(payload)))

@@ -53,7 +53,7 @@ def shared_alerts() -> list[tuple[str, str]]:
         template, fields = templates.find(item["topic"])
         payload = json.dumps(item["payload"]).encode()
         alert = parse_alert(item["topic"], payload, template.config.payload)
-        said.append(("en", template.render(alert, fields).text))
+        said.append(("en", template.announcement(alert, fields).text))
     return said
 
 

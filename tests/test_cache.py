@@ -403,7 +403,7 @@ def test_an_archive_manifest_nested_too_deeply_is_refused(tmp_path: Path):
     import io
     import tarfile
 
-    from cosyedge.tools.cache_transfer import MANIFEST, ArchiveError, import_cache
+    from cosyedge.ops.cache_transfer import MANIFEST, ArchiveError, import_cache
 
     archive = tmp_path / "deep.tar"
     with tarfile.open(archive, "w") as tar:

@@ -16,8 +16,8 @@ import pytest
 from support import cosyedge, publish, unrunnable_as_nobody, wait_until
 
 from cosyedge.audio.sound import chime
+from cosyedge.ops.cache_transfer import ArchiveError, export_cache, import_cache
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key
-from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
 
 
 def site_config(port: int, cache_dir: Path) -> str:

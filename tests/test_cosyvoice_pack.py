@@ -58,9 +58,9 @@ from pathlib import Path
 import onnx, torch
 from onnx import numpy_helper
 from cosyedge.speech.voices.cosypack import CosyPack, file_sha256
-from cosyedge.tools import cosyvoice_parity
-from cosyedge.tools.convert_cosyvoice import load_models, sft_embedding
-from cosyedge.tools.cosyvoice_reference import read_yaml, tokenizer_settings
+from cosyedge.packs import cosyvoice_parity
+from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
+from cosyedge.packs.cosyvoice_reference import read_yaml, tokenizer_settings
 
 torch.set_num_threads(1)
 model_dir, source, broken_dir = (Path(a) for a in sys.argv[1:4])
@@ -104,7 +104,7 @@ BAD_INPUTS = """
 import json, shutil, sys, wave
 from pathlib import Path
 import numpy as np
-from cosyedge.tools.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
 
 good, work = Path(sys.argv[1]), Path(sys.argv[2])
 
@@ -258,7 +258,7 @@ def test_it_declares_its_step_to_the_memory_guard(cosyvoice_pack, caplog):
 
 
 def test_voice_info_shows_source_hashes_parity_and_licence(cosyvoice_pack):
-    from cosyedge.tools.voice_info import describe
+    from cosyedge.ops.voice_info import describe
 
     voices = {"en": VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)}
     text = "\n".join(describe(dataclasses.replace(Config(), voices=voices)))
@@ -303,10 +303,10 @@ def test_stft_round_trip_is_exact():
 def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
     """int8 transformer graphs replace the fp32 ones only after their audio was compared
     with fp32 from the same tokens and noise; the pack still loads and speaks."""
+    from cosyedge.packs.convert_cosyvoice import _files, _write_manifest
+    from cosyedge.packs.cosyvoice_int8 import INT8_GRAPHS, MAX_DISTANCE_DB, quantize_pack
     from cosyedge.speech.voices.cosypack import CosyPack
     from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
-    from cosyedge.tools.convert_cosyvoice import _files, _write_manifest
-    from cosyedge.tools.cosyvoice_int8 import INT8_GRAPHS, MAX_DISTANCE_DB, quantize_pack
 
     copy = tmp_path / "pack"
     shutil.copytree(cosyvoice_pack.directory, copy)
@@ -329,8 +329,8 @@ def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
 def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
     """Its front end loads alone (no graph): normalized text, a clause per model call, and an
     identity that names the pack."""
+    from cosyedge.ops.read import as_text, read
     from cosyedge.speech.voices import load_front_end
-    from cosyedge.tools.read import as_text, read
 
     config = VoiceConfig(engine="cosyvoice", pack=cosyvoice_pack.directory)
     front = load_front_end("en", config)
@@ -389,8 +389,8 @@ WHISPER_LOG_MEL = """
 import importlib.util, sys, types
 from pathlib import Path
 import numpy as np, torch
-from cosyedge.tools.cosyvoice_parity import whisper_mel_filters
-from cosyedge.tools.cosyvoice_prompt import whisper_log_mel
+from cosyedge.packs.cosyvoice_parity import whisper_mel_filters
+from cosyedge.packs.cosyvoice_prompt import whisper_log_mel
 filters = whisper_mel_filters()
 root = Path(next(iter(importlib.util.find_spec("whisper").submodule_search_locations)))
 package = types.ModuleType("whisper")

@@ -20,7 +20,7 @@ import yaml
 
 from cosyedge.cli import build_parser
 from cosyedge.config import Config, parse_config
-from cosyedge.tools import docs
+from devtools import docs
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "docs" / "config-reference.md"

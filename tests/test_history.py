@@ -14,13 +14,24 @@ from pathlib import Path
 import pytest
 from support import cosyedge, wait_until
 
-from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Reading, day_of, read_facts
+from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Skipped, day_of, read_facts
 from cosyedge.alarms.kpi import Annunciation, RecentAlarms, figures
 from cosyedge.faults import Faults, write_plan
+from cosyedge.observe import Observer
 
 S = 1_764_000_000.0  # 2025-11-24 16:00 UTC, on a 10-minute boundary
 E = S + 7200.0  # two hours: twelve 10-minute periods
 SINCE, UNTIL = "2025-11-24T16:00+00:00", "2025-11-24T18:00+00:00"
+
+
+class Troubles(Observer):
+    """Keeps each trouble the history tells (a reason, or None once it writes again)."""
+
+    def __init__(self, told: list) -> None:
+        self.told = told
+
+    def trouble(self, part: str, reason: str | None) -> None:
+        self.told.append(reason)
 
 
 def known_history() -> list[tuple[str, dict]]:
@@ -214,7 +225,7 @@ def test_damaged_lines_are_passed_over_and_counted_not_trusted(site, tmp_path):
 
 # -- the writer -------------------------------------------------------------------------------
 def facts_in(directory: Path) -> list[dict]:
-    return list(read_facts(directory, 0.0, Reading()))
+    return list(read_facts(directory, 0.0, Skipped()))
 
 
 def test_days_past_keep_days_go_and_today_stays(tmp_path):
@@ -240,8 +251,9 @@ def test_the_size_cap_removes_old_days_then_stops_today_and_says_so(tmp_path):
     yesterday = directory / f"{day_of(S - DAY_S)}.jsonl"
     yesterday.write_bytes(b"x" * 6000)
     told: list[str | None] = []
-    history = History(directory, keep_days=30, max_bytes=5000, clock=lambda: S)
-    history.on_trouble = told.append
+    history = History(
+        directory, keep_days=30, max_bytes=5000, clock=lambda: S, observer=Troubles(told)
+    )
     history.start()
     for i in range(100):  # about 150 bytes each: some fit, the rest do not
         history.record("outcome", n=i, pad="x" * 100)
@@ -258,8 +270,7 @@ def test_a_refusing_disk_keeps_facts_in_memory_and_writes_them_once_it_takes_the
     plan = tmp_path / "faults.json"
     write_plan(plan, {"history.write": {"errno": "ENOSPC"}})
     told: list[str | None] = []
-    history = History(tmp_path / "history", 30, 10**6, faults=Faults(plan))
-    history.on_trouble = told.append
+    history = History(tmp_path / "history", 30, 10**6, faults=Faults(plan), observer=Troubles(told))
     history.start()
     for i in range(50):
         history.record("outcome", n=i)

@@ -124,12 +124,12 @@ def test_a_published_copy_of_the_say_topic_is_not_ours():
 def test_a_waiter_gets_the_outcome_told_before_or_while_it_waits():
     board = OutcomeBoard()
     board.watch(1)
-    board.told({"seq": 1, "outcome": "deduplicated"})  # decided before the caller waits
+    board.reported({"seq": 1, "outcome": "deduplicated"})  # decided before the caller waits
     assert board.wait(1, 0) == {"seq": 1, "outcome": "deduplicated"}
     board.watch(2)
-    threading.Timer(0.05, board.told, [{"seq": 2, "outcome": "spoken"}]).start()
+    threading.Timer(0.05, board.reported, [{"seq": 2, "outcome": "spoken"}]).start()
     assert board.wait(2, 10) == {"seq": 2, "outcome": "spoken"}
-    board.told({"seq": 3, "outcome": "spoken"})  # nobody watches: nothing kept
+    board.reported({"seq": 3, "outcome": "spoken"})  # nobody watches: nothing kept
     assert board.wait(3, 0) is None
 
 

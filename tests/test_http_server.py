@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from support import free_port
 
+from cosyedge.alarms.snapshot import Snapshot
 from cosyedge.config import HttpConfig, parse_config
-from cosyedge.http.metrics import Gauges, Metrics
+from cosyedge.http.metrics import Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.http.server import Accepted, ApiServer, Handler
 from cosyedge.intake.intake import Intake
@@ -60,7 +61,7 @@ class Backend:
 def api() -> Iterator[tuple[ApiServer, Backend]]:
     backend = Backend()
     config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=2)
-    metrics = Metrics(lambda: Gauges(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    metrics = Metrics(lambda: Snapshot(0, None, None, None, None, 0.0, 0.0, True, True, 0))
     server = ApiServer(config, backend, OutcomeBoard(), metrics, Turns(backend.busy))
     server.start()
     yield server, backend

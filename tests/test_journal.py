@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import wait_until
 
-from cosyedge.alarms.journal import Journal, check_record
 from cosyedge.faults import Faults, write_plan
+from cosyedge.journal import Journal, check_record
+from cosyedge.observe import Observer
 
 
 def accept_and_wait(journal: Journal, topic: str, payload: bytes) -> tuple[int, bytes]:
@@ -247,11 +248,26 @@ def test_losing_the_journal_never_numbers_from_one_again(tmp_path: Path):
 # -- a disk that fails: nothing acknowledged that is not on disk, and recovery by itself -------
 
 
+class Troubles(Observer):
+    """Keeps each trouble the journal tells (a reason, or None once it writes again)."""
+
+    def __init__(self, told: list) -> None:
+        self.told = told
+
+    def trouble(self, part: str, reason: str | None) -> None:
+        self.told.append(reason)
+
+
 def failing_journal(tmp_path: Path, **kwargs) -> tuple[Journal, Path, list]:
     plan = tmp_path / "faults.json"
     troubles: list = []
-    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60, faults=Faults(plan), **kwargs)
-    journal.on_trouble = troubles.append
+    journal = Journal(
+        tmp_path / "journal.jsonl",
+        keep_seen_s=60,
+        faults=Faults(plan),
+        observer=Troubles(troubles),
+        **kwargs,
+    )
     journal.open()
     return journal, plan, troubles
 
@@ -342,7 +358,7 @@ def test_a_torn_last_line_is_told_and_its_acknowledged_message_fails(tmp_path: P
     path.write_bytes(on_disk[: on_disk.rindex(b'"payload"') + 14])  # cut inside the payload
 
     journal = Journal(path, keep_seen_s=60)
-    with caplog.at_level(logging.WARNING, "cosyedge.alarms.journal"):
+    with caplog.at_level(logging.WARNING, "cosyedge.journal"):
         recovered = journal.open()
     journal.stop()
     assert [(d.seq, d.topic) for d in recovered.damaged] == [(seq, "plant/2")]
@@ -379,10 +395,11 @@ class FailingDisk(Faults):
 
 def test_a_lasting_write_fault_is_told_once_and_cleared_once(tmp_path: Path, caplog):
     disk = FailingDisk()
-    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60, faults=disk)
     troubles: list = []
-    journal.on_trouble = troubles.append
-    with caplog.at_level(logging.DEBUG, "cosyedge.alarms.journal"):
+    journal = Journal(
+        tmp_path / "journal.jsonl", keep_seen_s=60, faults=disk, observer=Troubles(troubles)
+    )
+    with caplog.at_level(logging.DEBUG, "cosyedge.journal"):
         journal.open()
         acked = threading.Event()
         for i in range(20):

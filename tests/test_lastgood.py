@@ -15,8 +15,7 @@ from typing import ClassVar
 import pytest
 from support import Listener, cosyedge, publish, site_yaml
 
-from cosyedge import cli
-from cosyedge import config as config_module
+from cosyedge import build, cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
@@ -65,8 +64,8 @@ def own_default_state(tmp_path: Path, monkeypatch) -> None:
 
 def hide(monkeypatch, package: str) -> None:
     """As if `package` were not installed, to the configuration's checks."""
-    real = config_module._importable
-    monkeypatch.setattr(config_module, "_importable", lambda m: m != package and real(m))
+    real = installed._importable
+    monkeypatch.setattr(installed, "_importable", lambda m: m != package and real(m))
 
 
 @pytest.fixture
@@ -258,7 +257,7 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        daemon_module._voice(config, "en")
+        build._voice(config, "en")
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):
@@ -293,12 +292,12 @@ def test_check_says_which_optional_part_a_start_would_run_without(tmp_path, monk
 def test_a_premium_pack_that_cannot_be_used_is_its_own_fault(tmp_path):
     from cosyedge.speech.premium import premium_voices
 
-    assert daemon_module._premium_refused(parse_config(""), {}) == {}  # none configured
+    assert build.premium_refused(parse_config(""), {}) == {}  # none configured
     pack = tmp_path / "pack"
     pack.mkdir()
     (pack / "manifest.json").write_text("not a manifest")
     config = parse_config(f"voices:\n  en: {{engine: hibari, premium: {{pack: {pack}}}}}\n")
-    refused = daemon_module._premium_refused(config, premium_voices(config.voices))
+    refused = build.premium_refused(config, premium_voices(config.voices))
     assert refused["premium"].startswith("voices.en.premium.pack: the pack cannot be used")
 
 

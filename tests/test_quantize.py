@@ -13,11 +13,11 @@ import pytest
 from speech import transcribe
 
 from cosyedge.config import VoiceConfig
+from cosyedge.packs.quantize import MAX_DISTANCE_DB, quantize_piper
 from cosyedge.speech.text.english import normalize
 from cosyedge.speech.voices import load_voice
 from cosyedge.speech.voices.hibari import packaged_model as hibari_model
 from cosyedge.speech.voices.piper import packaged_model
-from cosyedge.tools.quantize import MAX_DISTANCE_DB, quantize_piper
 
 # pocketsphinx hears 60-80 % of these words from either model across runs (8 runs each).
 TEXT = "Emergency stop at packing station three. Call the shift leader."

@@ -36,7 +36,7 @@ def config_text(port: int, tmp: Path, say_text: str = "{text}", extra: str = "")
 
 def unsaid_ids(state_dir: Path) -> list[str]:
     """The alerts the journal holds without an outcome: what the next start takes up."""
-    from cosyedge.alarms.journal import Journal
+    from cosyedge.journal import Journal
 
     journal = Journal(state_dir / "journal.jsonl", keep_seen_s=60)
     try:
@@ -47,7 +47,7 @@ def unsaid_ids(state_dir: Path) -> list[str]:
 
 def unsent_seqs(state_dir: Path) -> list[int]:
     """Outcomes whose reports the broker never acknowledged: sent again at the next start."""
-    from cosyedge.alarms.journal import Journal
+    from cosyedge.journal import Journal
 
     journal = Journal(state_dir / "journal.jsonl", keep_seen_s=60)
     try:

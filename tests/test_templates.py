@@ -16,7 +16,7 @@ def render(topic_filter: str, text: str, topic: str, body: bytes, **kw):
     templates = TemplateSet([TemplateConfig(topic=topic_filter, text=text, **kw)])
     template, captured = templates.find(topic)
     alert = parse_alert(topic, body, template.config.payload)
-    return template.render(alert, captured)
+    return template.announcement(alert, captured)
 
 
 @pytest.mark.parametrize(

@@ -16,15 +16,15 @@ import pytest
 from support import AlsaSink, wait_until
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.journal import Journal
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
+from cosyedge.build import build_speech
 from cosyedge.config import Config, parse_config
-from cosyedge.daemon import build_speech
 from cosyedge.faults import Faults
 from cosyedge.intake.intake import Intake
+from cosyedge.journal import Journal
 from cosyedge.model import Heartbeat
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.speech.cache.background import Activity

@@ -23,7 +23,8 @@ from wyoming.event import Event
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeVoice
 
-from cosyedge.config import missing_components, parse_config
+from cosyedge.config import parse_config
+from cosyedge.features import missing_components
 from cosyedge.wyoming.server import MAX_EVENT_BYTES, Refused, read_event
 
 

@@ -20,8 +20,8 @@ import time
 from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health
-from cosyedge.alarms.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
     BadCommand,
     Command,
@@ -33,9 +33,9 @@ from cosyedge.model import (
     Offer,
     Outcome,
     Reader,
-    Reading,
     Refusal,
     Ticket,
+    Verdict,
     error_text,
 )
 
@@ -107,13 +107,13 @@ class AlarmDesk:
         alarms = []
         for saved in recovered.unacknowledged:
             at = _on_clock(saved.received)
-            reading = read(saved.seq, saved.topic, saved.payload, saved.received, at)
-            if isinstance(reading, Refusal):
-                why = f"no longer an alert ({reading.reason})"
-            elif reading.announcement is None or reading.timing.reannounce_s <= 0:
+            verdict = read(saved.seq, saved.topic, saved.payload, saved.received, at)
+            if isinstance(verdict, Refusal):
+                why = f"no longer an alert ({verdict.reason})"
+            elif verdict.announcement is None or verdict.timing.reannounce_s <= 0:
                 why = "no longer re-announced by the configuration"
             else:
-                alarms.append(Standing(reading, _on_clock(saved.due), saved.cleared))
+                alarms.append(Standing(verdict, _on_clock(saved.due), saved.cleared))
                 continue
             log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
             self.journal.alarm_ended(saved.key)
@@ -131,13 +131,13 @@ class AlarmDesk:
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
             at = _on_clock(pending.received)
-            reading = read(pending.seq, pending.topic, pending.payload, pending.received, at)
+            verdict = read(pending.seq, pending.topic, pending.payload, pending.received, at)
             if pending.tries >= MAX_TRIES:
-                self._quarantine(pending, reading)
+                self._quarantine(pending, verdict)
             else:
-                self.submit(reading, pending.again)
+                self.submit(verdict, pending.again)
 
-    def _quarantine(self, pending: Pending, reading: Reading) -> None:
+    def _quarantine(self, pending: Pending, verdict: Verdict) -> None:
         """A message the daemon died speaking, start after start: kept aside, not retried."""
         kept = self.journal.quarantine(
             "message the daemon stopped on while speaking it",
@@ -151,29 +151,29 @@ class AlarmDesk:
             reason += f"; kept aside in {self.journal.quarantine_path}"
         log.error("message %d on %r %s", pending.seq, pending.topic, reason)
         # Its id, so that the broker's copies of it are duplicates, not new alerts.
-        key = reading.key if isinstance(reading, Offer) else None
+        key = verdict.key if isinstance(verdict, Offer) else None
         if key is not None:
             self.policy.remember(key, _on_clock(pending.received), pending.topic)
-        self._close(reading.ticket, "failed", reason, id=key)
+        self._close(verdict.ticket, "failed", reason, id=key)
 
     # -- from paho's network thread -------------------------------------------------------
-    def submit(self, reading: Reading, again: bool = False) -> None:
+    def submit(self, verdict: Verdict, again: bool = False) -> None:
         """Hand one journaled message, as intake read it, to the rules; it ends in exactly
         one outcome, whatever it holds. `again`: a retained message already heard, replayed
         by the broker."""
-        ticket = reading.ticket
+        ticket = verdict.ticket
         if again:
             log.info("retained message on %r heard before: not said again", ticket.topic)
             self._close(ticket, "deduplicated", "retained message already heard")
             return
-        if isinstance(reading, Refusal):
-            self._close(ticket, reading.kind, reading.reason, **reading.detail)
+        if isinstance(verdict, Refusal):
+            self._close(ticket, verdict.kind, verdict.reason, **verdict.detail)
             return
-        what = reading.announcement.priority if reading.announcement else "return to normal"
-        log.info("accepted alert %s on %r (%s)", reading.key, ticket.topic, what)
+        what = verdict.announcement.priority if verdict.announcement else "return to normal"
+        log.info("accepted alert %s on %r (%s)", verdict.key, ticket.topic, what)
         try:
             with self._cond:
-                self._emit(self.policy.offer(reading, time.monotonic()))
+                self._emit(self.policy.offer(verdict, time.monotonic()))
                 self._cond.notify_all()
         except Exception as exc:
             log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
@@ -301,8 +301,7 @@ class AlarmDesk:
         return [(a.offer.source, a.offer.ticket.received) for a in alarms.values() if not a.cleared]
 
     def _full_status(self) -> dict:
-        faults = {"faults": self.health.faults(), "restarts_last_hour": self.health.restarts}
-        return {**self.policy.status(), **faults}
+        return {**self.policy.status(), "faults": self.health.faults()}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from cosyedge.config import FloodConfig
+from cosyedge.config.alarms import FloodConfig
 
 
 class FloodWatch:

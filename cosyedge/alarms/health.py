@@ -12,18 +12,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from cosyedge.observe import Fault
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Fault:
-    name: str  # the stage: journal, mqtt, reports, announcer, ...
-    reason: str
-    since: float  # wall clock
-    told: float = 0.0  # monotonic: when a change of it was last told (logged, evented)
-
 
 # While a fault lasts, a new reason (a count that grows, another filter named) is told at most
 # this often: kept in the status at once, but not an event, a report and a log line each time.
@@ -36,7 +28,6 @@ Change = Callable[[str, Fault | None], None]  # (name, the fault, or None once i
 class Health:
     def __init__(self, on_change: Change | None = None) -> None:
         self.on_change = on_change
-        self.restarts = 0  # other starts within the last hour, shown in the status
         self._lock = threading.Lock()
         self._faults: dict[str, Fault] = {}
 

@@ -10,9 +10,9 @@ UTC day.
 It is a record, not a promise: lines are not fsynced (a crash may lose the last moment of
 them; the journal is what keeps alerts), and no caller waits for the disk. A writer thread
 appends; while the disk refuses, facts wait in memory (up to MAX_WAITING, past that new ones
-are counted and dropped) and `on_trouble` says so. Days older than `keep_days` are removed,
+are counted and dropped) and its observer is told so. Days older than `keep_days` are removed,
 and past `max_bytes` the oldest days go first; a day that alone would pass it is not written
-further (counted, and said through `on_trouble`) rather than fill the disk the journal needs.
+further (counted, and told the observer) rather than fill the disk the journal needs.
 
 Nothing read back is trusted: `read_facts` skips and counts lines that are not JSON objects
 with a kind and a finite time, so a torn last line or a damaged file never stops a report.
@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 
 from cosyedge.faults import Faults
 from cosyedge.model import error_text
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +85,15 @@ class History:
         max_bytes: int,
         faults: Faults | None = None,
         clock: Callable[[], float] = time.time,
+        observer: Observer | None = None,
     ) -> None:
+        """`observer` is told each fact recorded, and `trouble("history", ...)` while facts
+        cannot be written and once they can."""
         self.directory = directory
         self.keep_days, self.max_bytes = keep_days, max_bytes
         self.faults = faults or Faults()
         self.clock = clock
-        self.on_trouble: Callable[[str | None], None] | None = None
-        self.listeners: list[Callable[[Fact], None]] = []  # told each fact; none may raise
+        self.observer = observer or Observer()
         self._cond = threading.Condition()
         self._waiting: deque[bytes] = deque()
         self._dropped = 0  # facts not written since the last trouble was told
@@ -103,8 +106,7 @@ class History:
     def record(self, kind: str, /, **detail: Any) -> None:
         """Keep one fact of `kind`, stamped with the time now; never raises, never waits."""
         fact = {"e": kind, "t": round(self.clock(), 3), **detail}
-        for listener in self.listeners:
-            listener(fact)
+        self.observer.recorded(fact)
         line = _line(fact)
         if len(line) > MAX_LINE:  # e.g. a flood summary's ids: kept as their number
             line = _line(_shortened(fact))
@@ -197,8 +199,7 @@ class History:
         else:
             log.error("%s", trouble)
         self._trouble = trouble
-        if self.on_trouble is not None:
-            self.on_trouble(trouble)
+        self.observer.trouble("history", trouble)
 
 
 def _line(fact: Fact) -> bytes:
@@ -272,7 +273,7 @@ def _remove(path: Path) -> None:
 
 # -- reading it back ----------------------------------------------------------------------
 @dataclass
-class Reading:
+class Skipped:
     """What `read_facts` passed over: lines that are not facts, by file."""
 
     damaged: dict[str, int] = field(default_factory=dict)
@@ -288,24 +289,24 @@ def sizes(directory: Path) -> dict[str, int]:
 
 
 def read_facts(
-    directory: Path, since: float, reading: Reading, upto: Mapping[str, int] | None = None
+    directory: Path, since: float, skipped: Skipped, upto: Mapping[str, int] | None = None
 ) -> Iterator[Fact]:
     """Every well-formed fact from `since` on, oldest first by file (with `upto`: only the
-    files and bytes it names); damaged lines are counted in `reading` and passed over."""
+    files and bytes it names); damaged lines are counted in `skipped` and passed over."""
     for start, path in day_files(directory):
         limit = None if upto is None else upto.get(path.name, 0)
         if start + DAY_S <= since or limit == 0:
             continue
         try:
             with path.open("rb") as f:
-                yield from _facts(f, limit, since, path, reading)
+                yield from _facts(f, limit, since, path, skipped)
         except OSError as exc:
             log.warning("history: cannot read %s: %s", path, exc)
-            reading.skip(path)
+            skipped.skip(path)
 
 
 def _facts(
-    f: BinaryIO, limit: int | None, since: float, path: Path, reading: Reading
+    f: BinaryIO, limit: int | None, since: float, path: Path, skipped: Skipped
 ) -> Iterator[Fact]:
     """The facts of one open file, line by line (a day can be large), up to `limit` bytes;
     a line longer than MAX_LINE is read, and passed over, in pieces."""
@@ -316,7 +317,7 @@ def _facts(
             return
         fact = _fact(raw)
         if fact is None:
-            reading.skip(path)
+            skipped.skip(path)
         elif fact["t"] >= since:
             yield fact
 

@@ -22,7 +22,7 @@ from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, summary_text
 from cosyedge.alarms.queue import AnnounceQueue
-from cosyedge.config import AlarmsConfig
+from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
     PRIORITIES,
     BadCommand,

@@ -92,7 +92,7 @@ class Speech:
             )
         return fitted
 
-    def render(self, item: Item, text: str | None = None) -> Rendering:
+    def rendering(self, item: Item, text: str | None = None) -> Rendering:
         """The item's phrase, or `text` in its place (the part of it `fitted` keeps)."""
         text = item.text if text is None else text
         self.faults.check("speech.render", text)
@@ -238,7 +238,7 @@ class Announcer:
         is broken (the renderer then holds the voice's fault), the generic phrase in the
         alert's language after whatever was already heard, so the alert is never unheard."""
         heard.fitted = self.speech.fitted(item)
-        rendering = self.speech.render(item, heard.fitted.text)
+        rendering = self.speech.rendering(item, heard.fitted.text)
         if rendering.source == "generic":
             heard.fallback = self.speech.memory.trouble or "synthesis refused"
         try:

@@ -14,12 +14,17 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cosyedge.component import Component, Detail
 from cosyedge.model import Heartbeat
+
+if TYPE_CHECKING:
+    from cosyedge.config.schema import Config
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +45,10 @@ class Playback:
     last_audio: float | None = None  # time.monotonic() when the last block was handed over
 
 
-class Player:
+class Player(Component):
+    """The sound device, and the player's part of the daemon: its fault `audio`, how it does
+    in the status, and a reload's device and block size."""
+
     def __init__(self, device: str | None, block_ms: int, heartbeat: Heartbeat | None = None):
         self.device = device
         self.block_ms = block_ms
@@ -139,6 +147,15 @@ class Player:
         if not self.available:
             return "not used yet"
         return f"ok, {self.underruns} underruns" if self.underruns else "ok"
+
+    def reconfigure(self, config: Config) -> None:
+        self.device, self.block_ms = config.audio.device, config.audio.block_ms
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        return {"audio": self.trouble}
+
+    def state(self, detail: Detail) -> Mapping[str, Any]:
+        return {"audio_up": self.trouble is None, "audio": self.describe()}
 
     def _lost(self, exc: Exception) -> AudioUnavailable:
         self._failures += 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosyedge.config import AlarmsConfig, QuietHoursConfig
+from cosyedge.config.alarms import AlarmsConfig, QuietHoursConfig
 
 # (tone Hz, beeps) per priority: higher and more insistent for more urgent alarms.
 CHIME_HZ = {"critical": 1760.0, "high": 1319.0, "medium": 988.0, "low": 659.0}

@@ -27,7 +27,8 @@ from typing import Any
 
 import yaml
 
-from cosyedge.config import Config, ConfigError, build_config, config_text, load_config
+from cosyedge.config.loader import ConfigError, build_config, config_text, load_config
+from cosyedge.config.schema import Config
 
 log = logging.getLogger(__name__)
 

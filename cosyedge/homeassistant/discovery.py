@@ -27,13 +27,15 @@ import re
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cosyedge import __version__
-from cosyedge.config import Config
+from cosyedge.component import Component
+from cosyedge.config.schema import Config
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
@@ -181,11 +183,12 @@ def wanted(config: Config) -> dict[str, str]:
     return {topic: json.dumps(c, sort_keys=True) for topic, c in discovery_configs(config).items()}
 
 
-class Discovery:
+class Discovery(Component, Observer):
     """Keeps the discovery configs on the broker as the configuration says.
 
-    `connected` and `published` are called on paho's network thread and only record; the
-    publishing is done by `tick`, on the daemon's main thread, as is `use` at a reload.
+    `connected` and `published` are told on paho's network thread and only record; the
+    publishing is done by `tick`, on the daemon's main thread, as is `reconfigure` at a reload.
+    Built while discovery is on, or while configs it published before may still be retained.
     """
 
     def __init__(self, config: Config, publish: Publish) -> None:
@@ -197,6 +200,9 @@ class Discovery:
         self._clearing: dict[int, str] = {}  # message id -> the topic it empties
         self._acknowledged: deque[int] = deque()
 
+    def start(self) -> None:
+        self._due.set()  # published at the next tick
+
     def connected(self) -> None:
         self._due.set()
 
@@ -204,18 +210,19 @@ class Discovery:
         """The broker acknowledged message `mid` (any of the session's)."""
         self._acknowledged.append(mid)
 
-    def use(self, config: Config) -> None:
-        """A reloaded configuration: what it wants replaces what was published."""
+    def reconfigure(self, config: Config) -> None:
+        """What the configuration in force wants replaces what was published."""
         new = wanted(config)
         if new != self._wanted:
             self._wanted = new
             self._due.set()
 
-    def tick(self) -> None:
+    def tick(self, now: float) -> Mapping[str, str | None]:
         if self._due.is_set():
             self._due.clear()
             self._send()
         self._settle()
+        return {}
 
     def _send(self) -> None:
         """Publish every wanted config and empty every other remembered one; remembered on
@@ -260,6 +267,11 @@ class Discovery:
                 self._file.unlink(missing_ok=True)
         except OSError as exc:
             log.error("cannot record the discovery topics in %s: %s", self._file, exc)
+
+
+def remembered(config: Config) -> bool:
+    """Whether configs published by an earlier run may still be retained on the broker."""
+    return (config.state_dir / STATE_FILE).exists()
 
 
 def _read(path: Path) -> set[str]:

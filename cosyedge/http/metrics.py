@@ -1,7 +1,8 @@
 """Prometheus metrics (`GET /metrics`), in the text format of `prometheus_client`.
 
-What the daemon is now (queue, cache, memory, device, broker, faults) is read from it at
-scrape time by one collector, so no stage keeps counters for it. Only what happened (alerts
+What the daemon is now (queue, cache, memory, device, broker, faults) is its snapshot
+(alarms/snapshot.py), made at scrape time for one collector, so no stage keeps counters for
+it. Only what happened (alerts
 received and accepted, outcomes, the latency to first audio) is counted, from the points every
 alert passes: intake's hand-over to the journal and the outcome reports.
 """
@@ -9,14 +10,14 @@ alert passes: intake's hand-over to the journal and the outcome reports.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from cosyedge.alarms.kpi import Figures
+from cosyedge.alarms.snapshot import Alarms, Snapshot
+from cosyedge.observe import Observer
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a cached phrase (tens of ms) to a long one synthesized on a busy gateway (seconds).
@@ -27,102 +28,77 @@ RTF_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
 FSYNC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
-@dataclass(frozen=True)
-class Gauges:
-    """The daemon's state at one scrape."""
+class Metrics(Observer):
+    """The daemon's metrics, in a registry of their own (never the library's global one):
+    counted as the daemon tells them (observe.py), the rest read from `snapshot` at each
+    scrape."""
 
-    queue: int  # items waiting to be said, or held in their on-delay
-    cache_entries: int | None  # None: the cache index cannot be read
-    cache_bytes: int | None
-    cache_lookups: int | None  # since the cache was made, kept across restarts
-    cache_hits: int | None
-    rss_mb: float
-    ceiling_mb: float
-    audio_up: bool
-    broker_connected: bool
-    reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
-    cache_evictions: int = 0  # since start
-    sheds: Mapping[str, int] = field(default_factory=dict)  # the memory guard's, since start
-    faults: Mapping[str, str] = field(default_factory=dict)
-    alarms: Alarms | None = None
-    premium: Mapping[str, int] | None = None  # phrases premium, pending, failed; None: no tier
-
-
-@dataclass(frozen=True)
-class Alarms:
-    """The ISA-18.2 figures at one scrape: the last day's, from the alarm history, and what
-    stands and is shelved now."""
-
-    day: Figures  # the last 24 hours
-    last_10_min: int
-    last_hour: int
-    complete: bool  # False: more alarms came in the last day than are held to count them
-    stale: int
-    shelved: int
-
-
-class Metrics:
-    """The daemon's metrics, in a registry of their own (never the library's global one)."""
-
-    def __init__(self, gauges: Callable[[], Gauges]) -> None:
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
         self.registry = CollectorRegistry(auto_describe=False)  # no scrape while built
         r = self.registry
-        self.received = Counter(
+        self._received = Counter(
             "cosyedge_alerts_received", "alert messages and say requests", ["via"], registry=r
         )
-        self.accepted = Counter(
+        self._accepted = Counter(
             "cosyedge_alerts_accepted",
             "alerts journaled, to end in one outcome",
             ["via"],
             registry=r,
         )
-        self.outcomes = Counter(
+        self._outcomes = Counter(
             "cosyedge_alert_outcomes", "outcomes reported, by kind", ["outcome"], registry=r
         )
-        self.latency = Histogram(
+        self._latency = Histogram(
             "cosyedge_first_audio_latency_seconds",
             "from receipt to the first audio of a spoken alert, by where its audio came from",
             ["source"],
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
-        self.rtf = Histogram(
+        self._rtf = Histogram(
             "cosyedge_synthesis_rtf",
             "seconds of computing per second of audio, per clause synthesized",
             ["lang"],
             buckets=RTF_BUCKETS,
             registry=r,
         )
-        self.fsync = Histogram(
+        self._fsync = Histogram(
             "cosyedge_journal_fsync_seconds",
             "time the journal's fdatasync took",
             buckets=FSYNC_BUCKETS,
             registry=r,
         )
-        r.register(_Live(gauges))
+        r.register(_Live(snapshot))
 
-    def clause(self, lang: str, computing_s: float, audio_s: float) -> None:
-        """A clause synthesized (speech/render.py ClauseTimer)."""
+    def received(self, via: str) -> None:
+        self._received.labels(via).inc()
+
+    def accepted(self, via: str) -> None:
+        self._accepted.labels(via).inc()
+
+    def synced(self, seconds: float) -> None:
+        self._fsync.observe(seconds)
+
+    def synthesized(self, lang: str, computing_s: float, audio_s: float) -> None:
         if audio_s > 0:
-            self.rtf.labels(lang).observe(computing_s / audio_s)
+            self._rtf.labels(lang).observe(computing_s / audio_s)
 
-    def told(self, report: Mapping[str, Any]) -> None:
-        """An outcome report, as published."""
-        self.outcomes.labels(str(report.get("outcome"))).inc()
+    def reported(self, report: Mapping[str, Any]) -> None:
+        self._outcomes.labels(str(report.get("outcome"))).inc()
         latency, source = report.get("latency_ms"), report.get("source")
         if isinstance(latency, (int, float)) and source in ("cache", "synth"):
-            self.latency.labels(source).observe(max(0.0, latency / 1000))
+            self._latency.labels(source).observe(max(0.0, latency / 1000))
 
     def text(self) -> bytes:
         return generate_latest(self.registry)
 
 
 class _Live(Collector):
-    def __init__(self, gauges: Callable[[], Gauges]) -> None:
-        self._gauges = gauges
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        self._snapshot = snapshot
 
     def collect(self) -> Iterator[Metric]:
-        g = self._gauges()
+        g = self._snapshot()
         yield _gauge("cosyedge_queue_depth", "items waiting to be said or held", g.queue)
         yield _gauge("cosyedge_memory_rss_bytes", "resident memory", g.rss_mb * 1e6)
         yield _gauge("cosyedge_memory_ceiling_bytes", "memory.ceiling_mb", g.ceiling_mb * 1e6)
@@ -167,7 +143,7 @@ class _Live(Collector):
             yield from _isa(g.alarms)
 
 
-def _cache(g: Gauges) -> Iterator[Metric]:
+def _cache(g: Snapshot) -> Iterator[Metric]:
     """Left out while the cache index cannot be read, rather than shown as zero."""
     if g.cache_entries is not None and g.cache_bytes is not None:
         yield _gauge("cosyedge_cache_entries", "phrases in the cache", g.cache_entries)

@@ -8,17 +8,20 @@ until its caller stops waiting, so nothing grows with the number of alerts.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from cosyedge.observe import Observer
 
 
 @dataclass
 class _Waiter:
     done: threading.Event = field(default_factory=threading.Event)
-    report: dict[str, Any] | None = None
+    report: Mapping[str, Any] | None = None
 
 
-class OutcomeBoard:
+class OutcomeBoard(Observer):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiting: dict[int, _Waiter] = {}
@@ -28,7 +31,7 @@ class OutcomeBoard:
         with self._lock:
             self._waiting[seq] = _Waiter()
 
-    def told(self, report: dict[str, Any]) -> None:
+    def reported(self, report: Mapping[str, Any]) -> None:
         """An outcome report as published (from the reporter, on any thread)."""
         with self._lock:
             waiter = self._waiting.get(report.get("seq", 0))
@@ -36,7 +39,7 @@ class OutcomeBoard:
             waiter.report = report
             waiter.done.set()
 
-    def wait(self, seq: int, timeout: float) -> dict[str, Any] | None:
+    def wait(self, seq: int, timeout: float) -> Mapping[str, Any] | None:
         """The outcome report of a watched `seq` within `timeout` s, or None; either way
         it is no longer watched."""
         with self._lock:

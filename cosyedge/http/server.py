@@ -24,18 +24,19 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qs
 
-from cosyedge.config import HttpConfig
+from cosyedge.component import Component
+from cosyedge.config.http import HttpConfig
 from cosyedge.http.audio import wav_header
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.intake import local
+from cosyedge.intake.door import Accepted, Unavailable
 from cosyedge.intake.local import BadField, Speak
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
@@ -47,21 +48,9 @@ REFUSERS = 32  # connections over max_clients answered 503 at once; more wait to
 BACKLOG = 1024  # connections the kernel holds until accepted, rather than drop or reset
 
 
-class Unavailable(Exception):
-    """The daemon cannot take the request now (503); the text says why."""
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """A say request journaled: how its outcome report will name it."""
-
-    seq: int
-    id: str | None
-    topic: str
-
-
 class Backend(Protocol):
-    """What the API serves from; `daemon.py` is it. No call blocks for long."""
+    """What the API serves from: the door for say requests, the daemon for the rest (its
+    `LocalApi`). No call blocks for long."""
 
     def say(
         self, body: bytes, written: Callable[[], None], watch: Callable[[int], None] | None
@@ -71,7 +60,7 @@ class Backend(Protocol):
         it is refused, Unavailable when nothing can be journaled now."""
         ...
 
-    def render(self, text: str, lang: str | None) -> Rendering: ...
+    def rendering(self, text: str, lang: str | None) -> Rendering: ...
     def busy(self) -> bool: ...  # an alert is being said or waits: synthesis gives way
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
@@ -82,7 +71,7 @@ def read_token(path: Path | None) -> bytes | None:
     return path.read_text(encoding="utf-8").strip().encode() if path is not None else None
 
 
-class ApiServer(ThreadingHTTPServer):
+class ApiServer(ThreadingHTTPServer, Component):
     daemon_threads = True  # a stop does not wait for a caller still reading
     block_on_close = False
     request_queue_size = BACKLOG  # a burst beyond it would see resets, not its 503s
@@ -329,7 +318,7 @@ class Handler(BaseHTTPRequestHandler):
     def _say(self, query: dict[str, list[str]]) -> None:
         wait = self._wait(query)
         body = self._body()
-        self.server.metrics.received.labels("http").inc()
+        self.server.metrics.received("http")
         written = threading.Event()
         board = self.server.board
         accepted = self.server.backend.say(body, written.set, board.watch if wait else None)
@@ -382,7 +371,7 @@ class Handler(BaseHTTPRequestHandler):
                 turns.release()
 
         try:
-            rendering = backend.render(speak.text, speak.lang)
+            rendering = backend.rendering(speak.text, speak.lang)
             if rendering.source == "cache":
                 self._whole(rendering, speak.format, give_back)
             else:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.alert import (
     InvalidJson,
     brief,
@@ -28,7 +28,7 @@ from cosyedge.intake.alert import (
     parse_alert,
 )
 from cosyedge.model import Alert, HermesRequest, RejectedAlert
-from cosyedge.speech.tags import dominant_script, matching_voice, normalize_tag, script_read
+from cosyedge.speech.tags import reading_voice
 
 SAY = "hermes/tts/say"
 FINISHED = "hermes/tts/sayFinished"
@@ -100,29 +100,11 @@ def say_alert(
         if level is None or not 0 <= level <= 1:
             raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {brief(volume)}")
     lang = alert.fields.get("lang")
-    voice, note = choose_voice(lang if isinstance(lang, str) else "", text, voices)
+    try:
+        voice, note = reading_voice(lang if isinstance(lang, str) else "", text, voices)
+    except RejectedAlert as exc:
+        raise RejectedAlert(f"hermes/tts/say: {exc}") from None
     return Say(alert, voice, volume, note)
-
-
-def choose_voice(lang: str, text: str, voices: Mapping[str, VoiceConfig]) -> tuple[str, str | None]:
-    """The voice for a request's `lang` and text, and a note when it is not the one asked for.
-
-    The voice of the language asked for (see `matching_voice`); without a `lang`, or for a
-    language no voice speaks, the voice that reads the script most of the text is written in
-    (the first voice for a text without letters), noted when a language was asked for.
-    RejectedAlert when no voice reads that script: Cyrillic through an English voice is noise.
-    """
-    found = matching_voice(lang, voices)
-    if found is not None:
-        return found, None
-    script = dominant_script(text)
-    # A text without letters (numbers, signs) any voice reads: then the first one configured.
-    readers = [v for v, c in voices.items() if script in (None, script_read(v, c.engine))]
-    named = bool(normalize_tag(lang))
-    asked = f"no voice for language {lang!r}" if named else "no language given"
-    if not readers:
-        raise RejectedAlert(f"hermes/tts/say: {asked}, and no voice reads {script} script")
-    return readers[0], f"{asked}: said with the {readers[0]!r} voice" if named else None
 
 
 def answers(

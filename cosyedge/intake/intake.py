@@ -17,7 +17,8 @@ import functools
 import logging
 from collections.abc import Mapping
 
-from cosyedge.config import DEFAULT_TEMPLATES, Config, TemplateConfig
+from cosyedge.config.schema import Config
+from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
 from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
 from cosyedge.intake.commands import parse_command
@@ -29,16 +30,16 @@ from cosyedge.model import (
     Command,
     HermesRequest,
     Offer,
-    Reading,
     Refusal,
     RejectedAlert,
     Scalar,
     Ticket,
     Timing,
+    Verdict,
     error_text,
 )
 from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
-from cosyedge.speech.tags import matching_voice
+from cosyedge.speech.tags import reading_voice
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class Intake:
             raise local.BadField("template" if "template" in data else "text", str(exc)) from None
         return message
 
-    def read(self, message: Message, seq: int, received: float, at: float) -> Reading:
+    def read(self, message: Message, seq: int, received: float, at: float) -> Verdict:
         """The journaled message `seq` as the rules take it: an Offer, or a Refusal saying
         why not (`rejected`, or `failed` when reading it raised); never raises. `at`: its
         receipt on the rules' clock."""
@@ -141,7 +142,7 @@ class Intake:
 
     def read_journaled(
         self, seq: int, topic: str, payload: bytes, received: float, at: float
-    ) -> Reading:
+    ) -> Verdict:
         """`read` for a message taken back from the journal (a `Reader`)."""
         return self.read(Message(topic, payload), seq, received, at)
 
@@ -176,7 +177,7 @@ class Intake:
         alert = parse_alert(ticket.topic, payload, t.payload, max_bytes)
         if _is_clear(t, alert.fields):
             return Offer(ticket, alert.id, at, Timing(off_delay_s=t.off_delay_s))
-        announcement = self._sayable(template.render(alert, topic_fields), t.lang)
+        announcement = self._sayable(template.announcement(alert, topic_fields), t.lang)
         reannounce = t.reannounce_s
         if reannounce is None:
             reannounce = alarms.priorities.of(announcement.priority).reannounce_s
@@ -214,9 +215,7 @@ class Intake:
         """An HTTP say request (journaled in canonical form, so read as strictly again)."""
         voices, alarms = self.config.voices, self.config.alarms
         request = local.say_request(local.request_object(message.payload), voices)
-        lang = matching_voice(request.lang, voices) if request.lang else None
-        if lang is None:
-            lang = hermes.choose_voice("", request.text, voices)[0]
+        lang = reading_voice(request.lang or "", request.text, voices)[0]
         text, left_out = plain_text(request.text, local.MAX_CHARS)
         fields = {"text": request.text, "priority": request.priority}
         alert = Alert(ticket.topic, fields, request.key(), request.priority, ticket.received)

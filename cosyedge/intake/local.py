@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.alert import InvalidJson, clean_text, load_json, without_surrogates
 from cosyedge.intake.templates import TemplateSet
 from cosyedge.model import PRIORITIES, RejectedAlert

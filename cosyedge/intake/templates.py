@@ -23,7 +23,7 @@ from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
 
 if TYPE_CHECKING:
-    from cosyedge.config import TemplateConfig
+    from cosyedge.config.templates import TemplateConfig
 
 _LANG = re.compile(r"[a-z]{2,3}\Z")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")  # as the text front ends read one number
@@ -55,7 +55,7 @@ class Template:
                 return None
         return captured if len(levels) == len(pattern) else None
 
-    def render(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
+    def announcement(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
         fields: dict[str, Scalar] = {**alert.fields, **topic_fields}
         out = []
         for part in self._parts:
@@ -191,7 +191,7 @@ def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
         for fields in combinations(config.values):
             alert = Alert(topic=config.topic, fields=fields, id="warm", received=0.0)
             try:
-                announcement = template.render(alert, {})
+                announcement = template.announcement(alert, {})
             except RejectedAlert:
                 continue
             phrases[Phrase(announcement.text, announcement.lang)] = None

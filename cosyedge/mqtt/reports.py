@@ -4,7 +4,7 @@ Each outcome is journaled with the messages that tell it before they are publish
 marked sent once the broker has acknowledged them all, so a report lost to a crash is sent
 again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats).
 A publish that fails never reaches the caller: an outcome's reports are kept and sent again
-at every `confirm` until they go out, the latest status likewise, and `on_trouble` says
+at every `confirm` until they go out, the latest status likewise, and the observer is told
 meanwhile that reports are not going out.
 """
 
@@ -18,18 +18,29 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from cosyedge.alarms.journal import Journal
-from cosyedge.config import ReportsConfig
+from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.intake import hermes
+from cosyedge.journal import Journal
 from cosyedge.model import Event, Outcome
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
 Publish = Callable[..., int | None]  # (topic, payload, retain=False) -> message id, if any
 
 
-class Reporter:
-    def __init__(self, config: ReportsConfig, publish: Publish, journal: Journal) -> None:
+class Reporter(Observer):
+    def __init__(
+        self,
+        config: ReportsConfig,
+        publish: Publish,
+        journal: Journal,
+        observer: Observer | None = None,
+        status_detail: Callable[[], dict[str, Any]] = dict,
+    ) -> None:
+        """`observer` is told every outcome report as it is published (none may raise), and
+        `trouble("reports", ...)` while reports cannot be published and once they can;
+        `status_detail`: the fields the status carries beside the desk's (must not raise)."""
         self.config = config
         self._publish = publish
         self.journal = journal
@@ -38,12 +49,9 @@ class Reporter:
         self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
         self._status_due: tuple[str, str] | None = None  # a status whose publish failed
         self._trouble: str | None = None
-        self._told: str | None = None  # the trouble on_trouble last heard of
-        self.on_trouble: Callable[[str | None], None] | None = None  # None: publishing again
-        # Told every outcome report as it is published (HTTP waiters, metrics); none may raise.
-        self.listeners: list[Callable[[dict[str, Any]], None]] = []
-        # Fields the status carries beside the desk's (the cache hit rate); must not raise.
-        self.status_detail: Callable[[], dict[str, Any]] = dict
+        self._told: str | None = None  # the trouble the observer last heard of
+        self.observer = observer or Observer()
+        self.status_detail = status_detail
         # Filled on paho's network thread, which holds paho's own lock meanwhile: taking ours
         # there could deadlock against a publish, so it only appends.
         self._acknowledged: deque[int] = deque()
@@ -63,8 +71,7 @@ class Reporter:
         key = outcome.detail.get("id")
         self.journal.close(ticket.seq, key, ticket.topic, ticket.received, messages)
         self.send(ticket.seq, messages)
-        for listener in self.listeners:
-            listener(report)
+        self.observer.reported(report)
         if outcome.kind == "failed":
             self.error(str(outcome.detail.get("reason")), seq=ticket.seq, id=key)
 
@@ -113,12 +120,11 @@ class Reporter:
         return True
 
     def _tell(self) -> None:
-        """Say through on_trouble when publishing starts or stops failing (outside the lock)."""
+        """Tell the observer when publishing starts or stops failing (outside the lock)."""
         trouble = self._trouble
         if trouble != self._told:
             self._told = trouble
-            if self.on_trouble is not None:
-                self.on_trouble(trouble)
+            self.observer.trouble("reports", trouble)
 
     # -- delivery confirmation ------------------------------------------------------------
     def published(self, mid: int) -> None:

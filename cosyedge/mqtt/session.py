@@ -23,7 +23,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from cosyedge.config import MqttConfig
+from cosyedge.config.mqtt import MqttConfig
 from cosyedge.faults import Faults
 
 log = logging.getLogger(__name__)

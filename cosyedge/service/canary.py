@@ -32,7 +32,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosyedge.config import CANARY_LEVEL
+from cosyedge.config.templates import CANARY_LEVEL
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +148,12 @@ def _body(payload: bytes) -> dict[str, object] | None:
     if not isinstance(body, dict) or not isinstance(body.get("seq"), int):
         return None
     return body
+
+
+class StateDirUnusable(OSError):
+    """The state directory cannot keep what a run needs (the canary key): a fault of the
+    machine, not of the configuration, so no fallback is tried and the start ends as when
+    the journal cannot be opened there (exit 1; the unit restarts it)."""
 
 
 def load_key(path: Path) -> bytes:

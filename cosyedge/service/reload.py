@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosyedge.config import Config
+from cosyedge.config.schema import Config
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""The alarm system watching itself: a canary through the broker, its fault phrases, restarts.
+"""The alarm system watching itself: canaries through the broker, its drops, stuck stages,
+restarts, and telling each of its own faults.
 
 An annunciator that stopped hearing looks exactly like a quiet plant, so the daemon proves
 its own intake: every `monitor.canary_interval_s` it publishes a canary to itself through
@@ -8,7 +9,10 @@ through the same session and message handler as the alerts. No canary for
 (in-flight window full, ACL changed, subscription lost, session taken by another client).
 
 Each fault is said with a fault tone and a short phrase rendered at start and held in
-memory, so it is heard even when synthesis or the disk is what failed.
+memory, so it is heard even when synthesis or the disk is what failed. `SelfWatch` is all of
+it as one component: it holds the fault set (alarms/health.py), hears every part's trouble and
+every fault's start and end through the observer interface, and keeps the retained status up
+to date.
 """
 
 from __future__ import annotations
@@ -18,13 +22,32 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from cosyedge.config import MonitorConfig
-from cosyedge.model import Heartbeat
-from cosyedge.service.canary import BadCanary, Signer, canary_topic, unproven
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.health import Health
+from cosyedge.alarms.history import History
+from cosyedge.component import Component, Detail
+from cosyedge.config.alarms import MonitorConfig
+from cosyedge.config.schema import Config
+from cosyedge.intake.intake import Intake
+from cosyedge.model import Event, Heartbeat
+from cosyedge.mqtt.reports import Reporter
+from cosyedge.observe import Fault, Observer
+from cosyedge.service.canary import (
+    BadCanary,
+    Signer,
+    StateDirUnusable,
+    canary_topic,
+    load_key,
+    looks_like_canary,
+    unproven,
+)
+from cosyedge.service.notify import Notifier
+from cosyedge.speech.fallback import fault_text
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +59,7 @@ RESTART_WINDOW_S = 3600.0
 MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all were stopped
 SILENT_NAMED = 3  # a fault names this many silent filters, then counts the rest
 DROPPED_TOPIC = "$SYS/broker/publish/messages/dropped"  # Mosquitto's; see DropWatch
+CANARY_KEY = "canary.key"  # in state_dir: signs the canaries (service/canary.py)
 DROP_HOLD_S = 600.0
 UNREAD_S = 60.0  # Mosquitto's sys_interval is 10 s by default, and the value is retained
 UNREADABLE = "not readable: the broker does not publish it, or its ACL denies it to us"
@@ -333,3 +357,144 @@ def count_restarts(path: Path) -> int:
     except OSError as exc:
         log.warning("cannot record this start in %s: %s", path, exc)
     return len(starts) - 1
+
+
+@dataclass(frozen=True)
+class Telling:
+    """Where the self-watch tells a fault: the reports, the history, the desk (which says it
+    and publishes the status) and systemd, in `lang`, with the phrase `config-defaults` for
+    the fault `config` when the safe core runs (`safe_core`)."""
+
+    reporter: Reporter
+    history: History
+    desk: AlarmDesk
+    notifier: Notifier
+    status_line: Callable[[], str]
+    lang: str
+    safe_core: bool = False
+
+
+class SelfWatch(Component, Observer):
+    """The self-watch as one component: the fault set, the canaries through every subscribed
+    filter, the broker's drop count, the stuck stages and the restarts; it tells each fault
+    as it starts and ends, and publishes the status again when a figure in it moved."""
+
+    def __init__(
+        self,
+        config: Config,
+        health: Health,
+        telling: Telling,
+        publish: Callable[[str, str], object],
+        beats: Iterable[Heartbeat],
+    ) -> None:
+        """`publish`: the session's, for the canaries; `beats`: the heartbeats watched."""
+        self.config, self.health, self.telling = config, health, telling
+        self.monitor = config.monitor
+        try:
+            key = load_key(config.state_dir / CANARY_KEY)
+        except OSError as exc:
+            raise StateDirUnusable(exc) from exc
+        signer = Signer(key, gateway=config.mqtt.client_id)
+        self.watch = FilterWatch([], (), signer, publish, self.monitor)
+        broker = f"{config.mqtt.host}:{config.mqtt.port}"
+        self.drops = DropWatch(config.state_dir / "broker-dropped.json", broker)
+        self.stuck = StuckWatch()
+        self.beats = list(beats)
+        self.restarts = 0
+        self._own: Collection[str] = ()
+        self._status_due = threading.Event()
+
+    # -- what the door gives it ---------------------------------------------------------------
+    def use(self, intake: Intake) -> None:
+        """Prove the filters `intake` subscribes to, from now on (at start and reload)."""
+        self._own = intake.own_topics
+        self.watch.use(intake.filters, intake.own_topics, time.monotonic())
+
+    @property
+    def topics(self) -> list[str]:
+        """What it subscribes to beside the intake's filters."""
+        return [DROPPED_TOPIC]
+
+    def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
+        """Take the broker's drop count and canaries (on paho's network thread): never
+        alerts. False for everything else."""
+        if topic == DROPPED_TOPIC:
+            if self.drops.heard(payload):
+                self._status_due.set()  # published at the monitor's next tick
+            return True
+        if looks_like_canary(topic, payload, self._own):
+            if payload or not retained:  # an empty retained one clears a retained canary
+                self.watch.heard(topic, payload, retained)
+            return True
+        return False
+
+    # -- the component -------------------------------------------------------------------------
+    def start(self) -> None:
+        self.restarts = count_restarts(self.config.state_dir / "starts")
+
+    def subscribed(self, now: float) -> None:
+        """The broker acknowledged the subscriptions: canary timeouts run from now."""
+        self.watch.restart(now)
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        if self._status_due.is_set():
+            self._status_due.clear()
+            self.telling.desk.publish_status()
+        stuck_s = self.monitor.stuck_s
+        faults = {"intake": self.watch.tick(now), "broker": self.drops.tick(now)}
+        for name, stuck in self.stuck.check(self.beats, stuck_s, now).items():
+            faults[name] = f"no progress for over {stuck_s:g} s" if stuck else None
+        return faults
+
+    def state(self, detail: Detail) -> Mapping[str, Any]:
+        return {
+            "faults": self.health.faults(),
+            "restarts": self.restarts,
+            "intake": self.watch.describe(),
+            "broker": self.drops.describe(),
+        }
+
+    # -- what it hears -------------------------------------------------------------------------
+    def trouble(self, part: str, reason: str | None) -> None:
+        self.health.set(part, reason)
+
+    def changed(self) -> None:
+        self._status_due.set()
+
+    def connected(self) -> None:
+        """At each connection (paho's network thread): the status again, before Home
+        Assistant's discovery configs (a listener added after this one)."""
+        self.telling.desk.publish_status()
+
+    def reported(self, report: Mapping[str, Any]) -> None:
+        """A phrase said was looked up in the cache: the status shows the new hit rate, at
+        the next tick rather than here, under the desk's lock."""
+        if report.get("outcome") == "spoken":
+            self._status_due.set()
+
+    def fault(self, name: str, fault: Fault | None) -> None:
+        """A fault's start goes to the event and error topics, its end to the event topic;
+        the retained status and systemd's STATUS follow at once, and the fault is said (with
+        its tone, until acknowledged) or its end is said once."""
+        t = self.telling
+        if fault is None:
+            t.reporter.event(Event("fault_cleared", {"fault": name}))
+            t.history.record("fault_cleared", fault=name)
+        else:
+            t.reporter.event(Event("fault", {"fault": name, "reason": fault.reason}))
+            t.reporter.error(f"{name}: {fault.reason}", fault=name)
+            t.history.record("fault", fault=name, reason=fault.reason)
+        t.desk.publish_status()
+        if name not in QUIET_FAULTS:
+            self._say(name, fault is not None)
+        t.notifier.status(t.status_line())
+
+    def _say(self, name: str, started: bool) -> None:
+        t, monitor = self.telling, self.monitor
+        # Which configuration runs instead of a refused file is part of what is said.
+        phrase = "config-defaults" if name == "config" and t.safe_core else name
+        if started:
+            t.desk.fault(name, fault_text(phrase, t.lang), t.lang, monitor.reannounce_s)
+        else:
+            cleared = fault_text("cleared", t.lang) if monitor.say_cleared else None
+            t.desk.fault_cleared(name, cleared, t.lang)

@@ -20,8 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from cosyedge.config import PronunciationConfig
-from cosyedge.config.pronunciation import at_word_edges
+from cosyedge.config.pronunciation import PronunciationConfig, at_word_edges
 
 
 @dataclass(frozen=True)

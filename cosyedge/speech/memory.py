@@ -232,6 +232,10 @@ class MemoryGuard:
         # What was shed since start, for the metrics: buffer drops, voice unloads, refusals.
         self.shed = {"buffers": 0, "voices": 0, "refusals": 0}
 
+    def use_ceiling(self, ceiling_mb: float) -> None:
+        """Keep under `ceiling_mb` from now on (a reload's `memory.ceiling_mb`)."""
+        self.ceiling_mb = float(ceiling_mb)
+
     # -- measuring ---------------------------------------------------------------------------
     def rss(self) -> float:
         rss = rss_mb()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cosyedge.model import error_text
+from cosyedge.observe import Observer
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key, normalize_text
 from cosyedge.speech.memory import is_out_of_memory
 from cosyedge.speech.voices import Voice
@@ -62,8 +63,6 @@ class SynthesisFailed(Exception):
 
 
 JobEnd = Callable[[str, "BaseException | None"], None]  # (lang, its error or None: whole)
-# (lang, seconds of computing, seconds of audio) of each clause synthesized; none may raise.
-ClauseTimer = Callable[[str, float, float], None]
 
 
 class _Failed:
@@ -85,11 +84,11 @@ class _Job:
         cache: PhraseCache | None,
         key: str,
         outcome: JobEnd,
-        timers: list[ClauseTimer] | None = None,
+        observer: Observer,
     ) -> None:
         self.voice, self.text, self.lang, self.cache, self.key = voice, text, lang, cache, key
         self.outcome = outcome
-        self.timers = timers or []
+        self.observer = observer  # told the time each clause took
         self.queue: queue.Queue[object] = queue.Queue(maxsize=QUEUE_CLAUSES)
         self.cancel = threading.Event()
         self.finished = threading.Event()
@@ -121,7 +120,8 @@ class _Job:
                         self._store(np.concatenate(parts))
                     self._put(_END)
                     return
-                self._time(time.perf_counter() - started, len(pcm) / self.voice.sample_rate)
+                computing_s = time.perf_counter() - started
+                self.observer.synthesized(self.lang, computing_s, len(pcm) / self.voice.sample_rate)
                 parts.append(pcm)
                 self._put(pcm)
         except Exception as exc:
@@ -136,10 +136,6 @@ class _Job:
         finally:
             clauses.close()
             self.finished.set()
-
-    def _time(self, computing_s: float, audio_s: float) -> None:
-        for timer in self.timers:
-            timer(self.lang, computing_s, audio_s)
 
     def _store(self, pcm: np.ndarray) -> None:
         # Only a phrase synthesized to its end is stored: a cut-off one would lie later.
@@ -179,8 +175,14 @@ class Renderer:
     """Holds one voice per language, the phrase cache they share and the synthesis thread."""
 
     def __init__(
-        self, voices: Mapping[str, Voice], cache: PhraseCache, premium: Mapping[str, str] = {}
+        self,
+        voices: Mapping[str, Voice],
+        cache: PhraseCache,
+        premium: Mapping[str, str] = {},
+        observer: Observer | None = None,
     ) -> None:
+        """`premium`: lang → identity of its premium voice, whose renderings are looked up
+        first. `observer` is told the time each clause synthesized took."""
         self.voices = dict(voices)
         self.cache = cache
         self._jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
@@ -188,8 +190,7 @@ class Renderer:
         self._worker = threading.Thread(target=self._synthesize_forever, name="synth", daemon=True)
         self._lock = threading.Lock()
         self._failing: dict[str, str] = {}  # lang -> why its voice's last synthesis failed
-        self.timers: list[ClauseTimer] = []  # told the time each clause took (metrics)
-        # lang -> identity of its premium voice: its renderings are looked up first.
+        self.observer = observer or Observer()
         self.premium = dict(premium)
 
     @property
@@ -247,6 +248,11 @@ class Renderer:
         self._worker.join(timeout)
         return not self._worker.is_alive()
 
+    def use_premium(self, premium: Mapping[str, str]) -> None:
+        """Look up these premium voices' renderings first from now on (a reload changed the
+        site lexicon, and with it their identities)."""
+        self.premium = dict(premium)
+
     def voice_for(self, lang: str) -> Voice:
         voice = self.voices.get(lang)
         if voice is None:
@@ -281,7 +287,7 @@ class Renderer:
     def _synthesize(self, text: str, lang: str, store: bool = True) -> Rendering:
         voice = self.voice_for(lang)
         cache = self.cache if store else None
-        job = _Job(voice, text, lang, cache, self.key(text, lang), self._outcome, self.timers)
+        job = _Job(voice, text, lang, cache, self.key(text, lang), self._outcome, self.observer)
         self._pending.add(job)
         self._submit(job.run)  # synthesis starts now, while the caller opens the sound device
         return Rendering(voice.sample_rate, "synth", job.chunks(self._worker), job)

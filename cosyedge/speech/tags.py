@@ -5,13 +5,18 @@ Clients name languages as BCP 47 tags (`en-US`, `zh-Hans-CN`) or POSIX locales (
 `en-GB`). `matching_voice` finds the voice for a tag the way RFC 4647 "lookup" does, then
 falls back to any voice of the same primary language. `dominant_script` tells which writing
 system a text is mostly in, so a caller can tell whether a voice can read it at all.
+`reading_voice` is the one answer to "which voice reads this text": the tag's voice, else the
+one that reads the text's script.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+from cosyedge.config.voices import VoiceConfig
+from cosyedge.model import RejectedAlert
 
 # Three-letter codes (ISO 639-2/3) of the languages our voices speak, for clients that send
 # them; `cmn` is Mandarin proper, which is what the `zh` voices speak.
@@ -89,3 +94,25 @@ def _script(letter: str) -> str:
         return "Han"
     word = name.split(" ", 1)[0]
     return word.capitalize() if word else "Unknown"
+
+
+def reading_voice(tag: str, text: str, voices: Mapping[str, VoiceConfig]) -> tuple[str, str | None]:
+    """The voice that reads `text` for a client's language `tag`, and a note when it is not
+    the one asked for.
+
+    The voice of the language asked for (see `matching_voice`); without a tag, or for a
+    language no voice speaks, the voice that reads the script most of the text is written in
+    (the first voice for a text without letters), noted when a language was asked for.
+    RejectedAlert when no voice reads that script: Cyrillic through an English voice is noise.
+    """
+    found = matching_voice(tag, voices)
+    if found is not None:
+        return found, None
+    script = dominant_script(text)
+    # A text without letters (numbers, signs) any voice reads: then the first one configured.
+    readers = [v for v, c in voices.items() if script in (None, script_read(v, c.engine))]
+    named = bool(normalize_tag(tag))
+    asked = f"no voice for language {tag!r}" if named else "no language given"
+    if not readers:
+        raise RejectedAlert(f"{asked}, and no voice reads {script} script")
+    return readers[0], f"{asked}: said with the {readers[0]!r} voice" if named else None

@@ -34,11 +34,13 @@ from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeVoice
 
 from cosyedge import __version__
-from cosyedge.config import WyomingConfig
+from cosyedge.component import Component
+from cosyedge.config.wyoming import WyomingConfig
 from cosyedge.intake import local
 from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
+from cosyedge.observe import Observer
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
 
@@ -54,7 +56,7 @@ SERVICE = "_wyoming._tcp.local."
 class Synthesizer(Protocol):
     """What the server serves from; `daemon.py`'s LocalApi is it (as for the HTTP API)."""
 
-    def render(self, text: str, lang: str | None) -> Rendering:
+    def rendering(self, text: str, lang: str | None) -> Rendering:
         """Speech for the text in the voice of `lang` (None: by its script); RejectedAlert when
         there is nothing to say, another exception when synthesis cannot be had now."""
         ...
@@ -70,9 +72,17 @@ class Refused(Exception):
         self.text, self.code = text, code
 
 
-class WyomingServer:
-    def __init__(self, config: WyomingConfig, backend: Synthesizer, turns: Turns) -> None:
+class WyomingServer(Component):
+    def __init__(
+        self,
+        config: WyomingConfig,
+        backend: Synthesizer,
+        turns: Turns,
+        observer: Observer | None = None,
+    ) -> None:
+        """`observer` is told `trouble("wyoming", ...)` when the address cannot be bound."""
         self.config, self.backend, self.turns = config, backend, turns
+        self.observer = observer or Observer()
         self.port: int | None = None  # bound, once started
         self._clients = 0  # connections being served (on the loop's thread only)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -82,7 +92,14 @@ class WyomingServer:
         self._thread = threading.Thread(target=self._run, name="wyoming", daemon=True)
 
     def start(self) -> None:
-        """Serve from now on; raises OSError when the address cannot be bound."""
+        """Serve from now on; an address it cannot bind is the fault `wyoming`, and the rest
+        runs without it."""
+        try:
+            self._listen()
+        except OSError as exc:  # the address in use
+            self.observer.trouble("wyoming", f"wyoming.listen {self.config.listen}: {exc}")
+
+    def _listen(self) -> None:
         self._thread.start()
         if not self._ready.wait(START_TIMEOUT_S):
             raise OSError(f"wyoming: not listening on {self.config.listen} after a while")
@@ -91,6 +108,8 @@ class WyomingServer:
 
     def stop(self, timeout: float = 2.0) -> None:
         """No new connection; those being served are closed."""
+        if self._thread.ident is None:
+            return
         if self._loop is not None and self._stop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has ended already
                 self._loop.call_soon_threadsafe(self._stop.set)
@@ -244,7 +263,7 @@ class WyomingServer:
     async def _render(self, text: str, lang: str | None) -> Rendering:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(None, self.backend.render, text, lang)
+            return await loop.run_in_executor(None, self.backend.rendering, text, lang)
         except RejectedAlert as exc:  # nothing the voices can say
             raise Refused(str(exc), "bad-request") from None
         except Exception as exc:  # the memory guard, a voice gone: said, not raised

@@ -2,15 +2,14 @@
 
 - `entry`: the file format (a WAV that carries its own key, text and checksum).
 - `index`: the SQLite index (size, checksum, hits, last use, pinned).
-- `store`: `PhraseCache`, atomic writes, checks on read, eviction, recovery.
-- `values`: a template's declared field values (config validation and expansion).
+- `store`: `PhraseCache`, checks on read, eviction, recovery.
+- `files`: which files are its own, written whole or not at all, in a private directory.
 - `warm`: the phrases templates declare, rendered ahead of time.
 - `background`: the daemon's low-priority upkeep thread and the announcer's busy flag.
-- `transfer`: export and import between gateways.
-- `commands`: `cosyedge warm` and `cosyedge cache stats | export | import`.
+Export and import between gateways, and the `warm` and `cache` commands, are in `ops/`.
 """
 
-from cosyedge.speech.cache.entry import cache_key, normalize_text
-from cosyedge.speech.cache.store import CacheEvent, Clip, Limits, PhraseCache
+from cosyedge.speech.cache.entry import Clip, cache_key, normalize_text
+from cosyedge.speech.cache.store import CacheEvent, Limits, PhraseCache
 
 __all__ = ["CacheEvent", "Clip", "Limits", "PhraseCache", "cache_key", "normalize_text"]

@@ -15,9 +15,11 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from cosyedge.component import Component, Detail
+from cosyedge.observe import Observer
 from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
 
 if TYPE_CHECKING:
@@ -30,25 +32,24 @@ log = logging.getLogger("cosyedge.speech.cache")
 class Activity:
     """Held by the announcer while it renders or plays; background work waits for quiet."""
 
-    def __init__(self) -> None:
+    def __init__(self, observer: Observer | None = None) -> None:
+        """`observer` is told `busy` (under the lock, so never at the same time as
+        `when_quiet`'s action) as the first holder comes: background work stops at once. It
+        may not block; what it raises is logged, and the holder goes on."""
         self._cond = threading.Condition()
         self._busy = 0
         self._last_busy = 0.0
-        # Called (under the lock, so never at the same time as `when_quiet`'s action) as the
-        # first holder comes: background work stops at once. None may block; what one raises
-        # is logged, and the holder goes on.
-        self.on_busy: list[Callable[[], None]] = []
+        self.observer = observer or Observer()
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
         with self._cond:
             self._busy += 1
             if self._busy == 1:
-                for hook in self.on_busy:
-                    try:
-                        hook()
-                    except Exception:  # an alert never fails for background work's sake
-                        log.exception("stopping background work for an alert failed")
+                try:
+                    self.observer.busy()
+                except Exception:  # an alert never fails for background work's sake
+                    log.exception("stopping background work for an alert failed")
         try:
             yield
         finally:
@@ -83,7 +84,9 @@ class Activity:
         return False
 
 
-class CacheUpkeep:
+class CacheUpkeep(Component):
+    """The cache's upkeep thread, and the cache's part of the daemon's snapshot."""
+
     def __init__(
         self,
         cache: PhraseCache,
@@ -92,23 +95,43 @@ class CacheUpkeep:
         activity: Activity,
         settle_s: float = 1.0,
         interval_s: float = 60.0,
+        stop_wait_s: float = 10.0,
     ) -> None:
+        """`stop_wait_s`: how long `stop` waits for the thread to end."""
         self.cache = cache
         self.renderer = renderer
         self.phrases = phrases
         self.activity = activity
         self.settle_s = settle_s
         self.interval_s = interval_s
+        self.stop_wait_s = stop_wait_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cache-upkeep", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self) -> None:
         self._stop.set()
         self.cache.upkeep_wanted.set()
-        self._thread.join(timeout)
+        if self._thread.ident is not None:
+            self._thread.join(self.stop_wait_s)
+
+    def state(self, detail: Detail) -> Mapping[str, Any]:
+        """The evictions since start; with `detail.cache`, the totals of its index (None each
+        while it cannot be read)."""
+        totals = None
+        try:
+            totals = self.cache.stats() if detail.cache else None
+        except Exception:  # the status and the metrics go out all the same
+            log.exception("cannot read the phrase cache's totals")
+        return {
+            "cache_entries": totals.entries if totals else None,
+            "cache_bytes": totals.bytes if totals else None,
+            "cache_lookups": totals.lookups if totals else None,
+            "cache_hits": totals.hits if totals else None,
+            "cache_evictions": self.cache.evicted,
+        }
 
     def _run(self) -> None:
         with contextlib.suppress(OSError):

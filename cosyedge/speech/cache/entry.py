@@ -48,6 +48,12 @@ class DamagedEntry(ValueError):
 
 
 @dataclass(frozen=True)
+class Clip:
+    sample_rate: int
+    pcm: np.ndarray  # mono int16
+
+
+@dataclass(frozen=True)
 class EntryMeta:
     key: str
     voice: str

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from cosyedge.speech.cache.entry import DamagedEntry, checksum
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY,
@@ -59,6 +61,15 @@ class Row:
     last_used: float = 0.0
     created: float = 0.0
     pinned: bool = False
+
+    def check(self, data: bytes) -> None:
+        """Raise DamagedEntry when `data`, an entry's file read whole, is not what this row
+        says of it (its size, then its CRC-32)."""
+        if len(data) != self.size:
+            kind = "empty" if not data else "truncated" if len(data) < self.size else "corrupt"
+            raise DamagedEntry(kind, f"is {len(data)} bytes, index says {self.size}")
+        if checksum(data) != self.crc:
+            raise DamagedEntry("corrupt", "checksum differs from the index")
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import sqlite3
-import stat
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,36 +29,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 from cosyedge.speech.cache.entry import (
+    Clip,
     DamagedEntry,
     checksum,
     claimed_key,
     decode,
     encode,
-    starts_like_entry,
+)
+from cosyedge.speech.cache.files import (
+    KEY,
+    TEMP,
+    Reconciled,
+    entry_files,
+    entry_key,
+    fsync_dir,
+    keep_private,
+    remove_abandoned_temp,
+    report_strangers,
+    write_atomically,
 )
 from cosyedge.speech.cache.index import Index, IndexCorrupt, Row, Totals
 
 if TYPE_CHECKING:
-    from cosyedge.config import CacheConfig
+    from cosyedge.config.resources import CacheConfig
 
 log = logging.getLogger("cosyedge.speech.cache")
 
 INDEX_NAME = "index.sqlite3"
-TEMP_PREFIX = ".tmp-"
 REOPEN_AFTER_S = 30.0
-_KEY = re.compile(r"[0-9a-f]{64}\Z")  # what cache_key makes: a sha256 in hex
-_SUBDIR = re.compile(r"[0-9a-f]{2}\Z")
-_TEMP = re.compile(rf"{re.escape(TEMP_PREFIX)}(\d+)-[a-z0-9_]{{8}}\Z")  # write_atomically's
-
-
-@dataclass(frozen=True)
-class Clip:
-    sample_rate: int
-    pcm: np.ndarray  # mono int16
 
 
 @dataclass(frozen=True)
@@ -87,15 +85,6 @@ class Limits:
     max_entries: int | None = None
 
 
-@dataclass(frozen=True)
-class Reconciled:
-    adopted: int = 0
-    removed_damaged: int = 0
-    dropped_missing: int = 0
-    removed_temp: int = 0
-    left_alone: int = 0  # files the cache cannot prove it wrote
-
-
 class PhraseCache:
     def _new_row(
         self, key: str, voice: str, lang: str, text: str, rate: int, data: bytes, at: float
@@ -115,9 +104,12 @@ class PhraseCache:
         )
 
     @classmethod
-    def from_config(cls, config: CacheConfig, faults: Faults | None = None) -> PhraseCache:
+    def from_config(
+        cls, config: CacheConfig, faults: Faults | None = None, observer: Observer | None = None
+    ) -> PhraseCache:
         max_bytes = int(config.max_mb * 1024 * 1024)
-        return cls(config.dir, Limits(max_bytes, config.max_entries), faults=faults)
+        limits = Limits(max_bytes, config.max_entries)
+        return cls(config.dir, limits, faults=faults, observer=observer)
 
     def __init__(
         self,
@@ -125,11 +117,15 @@ class PhraseCache:
         limits: Limits | None = None,
         on_event: EventListener | None = None,
         faults: Faults | None = None,
+        observer: Observer | None = None,
     ) -> None:
+        """`on_event` is told every event; `observer`, `trouble("cache", ...)` when the cache
+        cannot be written and once it can again."""
         self.directory = directory
         self.faults = faults or Faults()
         self.limits = limits or Limits()
-        self.listeners: list[EventListener] = [on_event] if on_event else []
+        self.on_event = on_event
+        self.observer = observer or Observer()
         self.upkeep_wanted = threading.Event()  # set by put: eviction may be due
         self.evicted = 0  # entries evicted since start, for the metrics
         self._lock = threading.Lock()
@@ -162,7 +158,7 @@ class PhraseCache:
             return self._count(key, None, record)
         try:
             if row is not None:
-                _check_against(row, data)
+                row.check(data)
                 decoded = decode(data, verify_samples=False)
             else:
                 decoded = decode(data)
@@ -339,15 +335,15 @@ class PhraseCache:
         seen: set[str] = set()
         adopted = damaged = temps = 0
         strangers: list[Path] = []
-        files, complete = _entry_files(self.directory)
+        files, complete = entry_files(self.directory)
         for path in files:
-            if _TEMP.match(path.name):
-                outcome = _remove_abandoned_temp(path)
+            if TEMP.match(path.name):
+                outcome = remove_abandoned_temp(path)
                 temps += outcome == "removed"
                 if outcome == "left":
                     strangers.append(path)
                 continue
-            key = _entry_key(path)
+            key = entry_key(path)
             if key is None:
                 strangers.append(path)
                 continue
@@ -363,7 +359,7 @@ class PhraseCache:
         if missing:
             index.remove(missing)
             log.info("dropped %d cache index rows without a file", len(missing))
-        _report_strangers(self.directory, strangers)
+        report_strangers(self.directory, strangers)
         done = Reconciled(adopted, damaged, len(missing), temps, len(strangers))
         if adopted or damaged or temps:
             log.info("cache reconciled: %s", done)
@@ -434,7 +430,7 @@ class PhraseCache:
 
     def path(self, key: str) -> Path:
         """Where an entry's file is; ValueError for anything but a key cache_key made."""
-        if not _KEY.match(key):
+        if not KEY.match(key):
             raise ValueError(f"not a phrase cache key: {key!r}")
         return self.directory / key[:2] / f"{key}.wav"
 
@@ -443,7 +439,7 @@ class PhraseCache:
         path = self.directory / INDEX_NAME
         try:
             self._make_dir(self.directory, parents=True)
-            _keep_private(self.directory)
+            keep_private(self.directory)
             try:
                 index = Index(path)
             except IndexCorrupt as exc:
@@ -533,7 +529,7 @@ class PhraseCache:
         return True
 
     def _unlink_entry(self, key: str) -> None:
-        if _KEY.match(key):  # an index row naming anything else points at no file of ours
+        if KEY.match(key):  # an index row naming anything else points at no file of ours
             self.path(key).unlink(missing_ok=True)
 
     def _discard(self, key: str, kind: str, reason: str) -> None:
@@ -585,119 +581,10 @@ class PhraseCache:
 
     def _report(self, kind: str, detail: str, key: str | None = None) -> None:
         log.log(_LEVEL.get(kind, logging.WARNING), "%s", detail)
-        event = CacheEvent(kind, detail, key)
-        for listener in self.listeners:
+        if kind in ("unwritable", "writable"):
+            self.observer.trouble("cache", detail if kind == "unwritable" else None)
+        if self.on_event is not None:
             try:
-                listener(event)
+                self.on_event(CacheEvent(kind, detail, key))
             except Exception:
                 log.exception("cache event listener failed")
-
-
-def _keep_private(directory: Path) -> None:
-    """Take group and other access away from the cache directory, the one a symlink names
-    too; raise PermissionError when it belongs to another user (they could change what is
-    said). A directory that cannot be changed (read-only mount) is used as it is, with a
-    warning."""
-    real = directory.resolve()
-    info = os.stat(real)
-    if info.st_uid != os.geteuid():
-        raise PermissionError(
-            f"{real} belongs to uid {info.st_uid}, not to this service (uid {os.geteuid()}); "
-            "not keeping phrases there"
-        )
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o077:
-        try:
-            os.chmod(real, mode & 0o700)
-        except OSError as exc:
-            log.warning("cache directory %s is mode %04o, not private: %s", real, mode, exc)
-            return
-        log.info("cache directory %s was mode %04o; made it %04o", real, mode, mode & 0o700)
-
-
-def _entry_key(path: Path) -> str | None:
-    """The key a file's name gives it, if it is named as an entry in its own subdirectory."""
-    key = path.name.removesuffix(".wav")
-    if key == path.name or not _KEY.match(key) or key[:2] != path.parent.name:
-        return None
-    return key
-
-
-def _report_strangers(directory: Path, strangers: list[Path]) -> None:
-    if strangers:
-        log.warning(
-            "left alone %d files in the phrase cache %s that it did not write, e.g. %s",
-            len(strangers),
-            directory,
-            strangers[0],
-        )
-
-
-def _entry_files(directory: Path) -> tuple[list[Path], bool]:
-    """Files in the two-hex-digit subdirectories, and whether every directory could be listed."""
-    files: list[Path] = []
-    try:
-        subdirs = sorted(p for p in directory.iterdir() if _SUBDIR.match(p.name) and p.is_dir())
-        for sub in subdirs:
-            files.extend(sub.iterdir())
-    except OSError as exc:
-        log.warning("cannot list the phrase cache %s: %s", directory, exc)
-        return files, False
-    return files, True
-
-
-def _check_against(row: Row, data: bytes) -> None:
-    if len(data) != row.size:
-        kind = "empty" if not data else "truncated" if len(data) < row.size else "corrupt"
-        raise DamagedEntry(kind, f"is {len(data)} bytes, index says {row.size}")
-    if checksum(data) != row.crc:
-        raise DamagedEntry("corrupt", "checksum differs from the index")
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Temp file in the same directory (named after our pid), fsync, rename, fsync dir."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _remove_abandoned_temp(path: Path) -> str:
-    """Remove a temp file (named as write_atomically names them) whose writer is gone, if it
-    holds nothing but the start of an entry: "removed"; "writing" while its writer lives;
-    "left" when it is not provably ours."""
-    match = _TEMP.match(path.name)
-    assert match is not None
-    try:
-        os.kill(int(match.group(1)), 0)
-        return "writing"  # its writer (maybe this process) is alive
-    except ProcessLookupError:
-        pass
-    except PermissionError:
-        return "writing"  # alive, under another user
-    except OverflowError:
-        return "left"  # no pid at all
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-    except OSError:
-        return "left"
-    if not starts_like_entry(head):
-        return "left"
-    path.unlink(missing_ok=True)
-    return "removed"

@@ -18,7 +18,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cosyedge.config import Config, PremiumConfig, PronunciationConfig, VoiceConfig
+from cosyedge.config.pronunciation import PronunciationConfig
+from cosyedge.config.schema import Config
+from cosyedge.config.voices import PremiumConfig, VoiceConfig
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.voices import lexicon_for
 

@@ -25,8 +25,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from cosyedge.component import Component, Detail
+from cosyedge.observe import Observer
 from cosyedge.speech.cache import Clip
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.cache.warm import Phrase
@@ -143,7 +145,7 @@ def needed_mb(premium: PremiumVoice) -> float:
     return memory_needed_mb(CosyPack.described(premium.config.pack))
 
 
-class PremiumUpkeep:
+class PremiumUpkeep(Component, Observer):
     """The daemon's thread that upgrades the cache, pass after pass."""
 
     def __init__(
@@ -157,7 +159,12 @@ class PremiumUpkeep:
         saved_dir: Path | None = None,
         settle_s: float = 1.0,
         interval_s: float = 60.0,
+        observer: Observer | None = None,
+        stop_wait_s: float = 10.0,
     ) -> None:
+        """`observer` is told when the counts the status shows changed; `stop_wait_s`: how
+        long `stop` waits for the thread to end. Told `busy` (observe.py) as an alert comes,
+        it stops its worker at once."""
         self.cache = cache
         self.premiums = dict(premiums)
         self.live = live
@@ -167,8 +174,9 @@ class PremiumUpkeep:
         self.saved_dir = saved_dir
         self.settle_s = settle_s
         self.interval_s = interval_s
+        self.stop_wait_s = stop_wait_s
+        self.observer = observer or Observer()
         self._progress = Progress()
-        self.on_progress: Callable[[], None] = lambda: None  # the counts changed (the status)
         self.upgraded = 0  # since start
         self._stop = threading.Event()
         self._worker: PremiumWorker | None = None
@@ -179,15 +187,18 @@ class PremiumUpkeep:
         self._write_retry_at = 0.0  # the cache could not keep a rendering: wait till then
         self._postponed: str | None = None  # why rendering waits, said once
         self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
-        activity.on_busy.append(self._pause)
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self) -> None:
         self._stop.set()
         self._end_worker()
-        self._thread.join(timeout)
+        if self._thread.ident is not None:
+            self._thread.join(self.stop_wait_s)
+
+    def state(self, detail: Detail) -> Mapping[str, Any]:
+        return {"premium": self.progress.as_dict()}
 
     @property
     def progress(self) -> Progress:
@@ -197,14 +208,15 @@ class PremiumUpkeep:
     def progress(self, now: Progress) -> None:
         changed, self._progress = now != self._progress, now
         if changed:
-            self.on_progress()
+            self.observer.changed()
 
     def use(self, premiums: Mapping[str, PremiumVoice]) -> None:
         """Another site lexicon was loaded: the premium voices' identities changed with it."""
         self.premiums = dict(premiums)
         self._end_worker()
 
-    def _pause(self) -> None:
+    def busy(self) -> None:
+        """An alert comes: the worker stops where it is (it is resumed for its next phrase)."""
         worker = self._worker
         if worker is not None:
             worker.pause()
@@ -252,7 +264,7 @@ class PremiumUpkeep:
             return not self._stop.is_set() and self._postponed is None
         started = time.monotonic()
         try:
-            rendered = worker.render(candidate.text, self._tick, RENDER_TIMEOUT_S)
+            rendered = worker.synthesize(candidate.text, self._tick, RENDER_TIMEOUT_S)
         except WorkerFailed as exc:
             return self._failed(candidate, exc)
         if rendered.identity != self.premiums[candidate.lang].identity:
@@ -412,7 +424,7 @@ def _render_one(
     if cache.contains(candidate.premium_key):
         return "cached"
     try:
-        rendered = worker.render(candidate.text, tick, RENDER_TIMEOUT_S)
+        rendered = worker.synthesize(candidate.text, tick, RENDER_TIMEOUT_S)
     except WorkerFailed as exc:
         log.error("premium voice cannot say %r: %s", candidate.text, exc)
         if not worker.alive:

@@ -36,7 +36,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from cosyedge.config import PronunciationConfig, SessionConfig
+from cosyedge.config.pronunciation import PronunciationConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.model import error_text
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ class PremiumWorker:
             raise WorkerFailed(f"the premium voice did not load: {reply[-1]}")
         _, self.identity, self.sample_rate = reply
 
-    def render(self, text: str, tick: Tick, timeout_s: float) -> Rendered:
+    def synthesize(self, text: str, tick: Tick, timeout_s: float) -> Rendered:
         """The phrase's audio; WorkerFailed when it cannot be had (see its `phrase`)."""
         self._send(text)
         reply = self._wait(tick, timeout_s)

@@ -19,7 +19,8 @@ from typing import Protocol
 
 import numpy as np
 
-from cosyedge.config import PronunciationConfig, VoiceConfig
+from cosyedge.config.pronunciation import PronunciationConfig
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.cost import PHONEME_PACE, Estimate, Pace
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon

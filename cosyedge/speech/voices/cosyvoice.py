@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.cost import CHARACTER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.config.voices import SessionConfig, VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosyedge.config import VoiceConfig
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.speech.cost import PIPER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer

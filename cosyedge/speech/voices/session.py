@@ -12,7 +12,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from cosyedge.config import SessionConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.voices.optimized import SavedModels, file_digest
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig
+from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.session import make_session, with_engine_defaults

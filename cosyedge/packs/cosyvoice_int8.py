@@ -21,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig
+from cosyedge.config.voices import SessionConfig
+from cosyedge.packs import evaluate
+from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.speech.voices.cosypack import CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.cosyvoice import (
@@ -31,8 +33,6 @@ from cosyedge.speech.voices.cosyvoice import (
     greedy_sampler,
 )
 from cosyedge.speech.voices.session import make_session
-from cosyedge.tools import evaluate
-from cosyedge.tools.cosyvoice_parity import SENTENCES, SPOKEN
 
 log = logging.getLogger(__name__)
 

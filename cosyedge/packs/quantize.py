@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.config import SessionConfig, VoiceConfig, missing_engine_package
-from cosyedge.tools import evaluate
+from cosyedge.config.voices import SessionConfig, VoiceConfig
+from cosyedge.installed import missing_engine_package
+from cosyedge.packs import evaluate
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cosyedge.config import Config, VoiceConfig
+from cosyedge.config.schema import Config
+from cosyedge.config.voices import VoiceConfig
 
 
 def _describe(lang: str, voice: VoiceConfig) -> list[str]:

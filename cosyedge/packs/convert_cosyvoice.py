@@ -22,6 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from cosyedge.packs.cosyvoice_reference import (
+    V1_CLASSES,
+    ModelDirError,
+    build_models,
+    read_yaml,
+    tokenizer_settings,
+)
+from cosyedge.packs.staging import staged_dir
 from cosyedge.speech.voices.cosypack import (
     FILES,
     FORMAT,
@@ -32,14 +40,6 @@ from cosyedge.speech.voices.cosypack import (
     CosyPack,
     file_sha256,
 )
-from cosyedge.tools.cosyvoice_reference import (
-    V1_CLASSES,
-    ModelDirError,
-    build_models,
-    read_yaml,
-    tokenizer_settings,
-)
-from cosyedge.tools.staging import staged_dir
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def check_model_dir(model_dir: Path, choice: SpeakerChoice) -> dict[str, Any]:
         raise ConversionError(f"{model_dir}: missing {', '.join(missing)}")
     try:
         config = read_yaml(model_dir / "cosyvoice.yaml")
-        from cosyedge.tools.cosyvoice_reference import check_version
+        from cosyedge.packs.cosyvoice_reference import check_version
 
         check_version(config, model_dir / "cosyvoice.yaml")
         tokenizer_settings(config)
@@ -194,8 +194,8 @@ def _speaker(
         return SpeakerInput(embedding, none, none, np.zeros((0, 80), dtype=np.float32))
     import torch
 
-    from cosyedge.tools import cosyvoice_parity
-    from cosyedge.tools.cosyvoice_prompt import prompt_features
+    from cosyedge.packs import cosyvoice_parity
+    from cosyedge.packs.cosyvoice_prompt import prompt_features
 
     features = prompt_features(*prompt, model_dir, cosyvoice_parity.whisper_mel_filters())
     tokenizer = cosyvoice_parity.whisper_tokenizer(tokenizer_settings(config))
@@ -343,8 +343,8 @@ def _build(
     model_dir: Path, config: dict, choice: SpeakerChoice, speaker: SpeakerInput, work: Path,
     int8: bool,
 ) -> None:  # fmt: skip
-    from cosyedge.tools import cosyvoice_parity
-    from cosyedge.tools.cosyvoice_export import export_all
+    from cosyedge.packs import cosyvoice_parity
+    from cosyedge.packs.cosyvoice_export import export_all
 
     reference = load_models(model_dir)
     np.savez(work / FILES["speaker"], **speaker_arrays(reference, speaker))
@@ -378,7 +378,7 @@ def _build(
 
 def _int8(work: Path) -> dict:
     """Quantize behind the gate (parity above was checked in fp32, against the reference)."""
-    from cosyedge.tools.cosyvoice_int8 import Int8Refused, quantize_pack
+    from cosyedge.packs.cosyvoice_int8 import Int8Refused, quantize_pack
 
     try:
         return quantize_pack(work).as_dict()

@@ -1,53 +1,40 @@
-"""The journal: an append-only, fsynced record of accepted messages and their outcomes.
-
-A message is acknowledged to the broker only once it is on disk, so after `kill -9` every
-alert is either still queued at the broker (not yet acknowledged) or in the journal (accepted,
-no outcome yet), and is handled again at the next start. A writer thread commits in groups:
-paho's network thread never waits for the disk, and one fsync covers a burst of messages.
-
-Lines are JSON: `in` (a message accepted), `out` (its outcome and the reports that tell it),
-`sent` (the broker confirmed those reports), `seen` (an id recently handled, to recognise a
-redelivery), `heard` (the last payloads heard on a topic, to recognise a retained message
-replayed by the broker), `try` (messages the announcer began to speak) and `next` (the next
-sequence number). Alarm state that must outlive a restart is kept too: `shelf` (a source
-shelved until a time, or no longer) and `alarm` (a spoken alarm still unacknowledged: its
-message and when it is due again, or `end` once it is settled). When the file grows past a
-limit it is rewritten with only what is still open.
-
-Nothing read back is trusted: every line is checked against its record type, and a damaged
-one is kept aside in `quarantine.jsonl` beside the journal, reported, and passed over, so one
-bad line never stops a start. A last line torn by a crash mid-write is damage like any other:
-the message whose `in` line it was (its seq read from the line's start) ends `failed`.
-
-When a write or fsync fails, the writer keeps the records in memory, says so through
-`on_trouble`, and tries again with backoff by rewriting the whole file (a fresh file, so
-pages a failed fsync may have dropped do not matter); the broker acks wait until then.
-Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal never
-numbers messages from 1 again.
-"""
+"""The journal on disk: `Journal` reads what the last run left, appends what this run accepts
+on a writer thread of its own, and rewrites itself when it grows (see the package)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
 import fcntl
-import hashlib
 import json
 import logging
 import os
-import re
 import tempfile
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from cosyedge.faults import Faults
+from cosyedge.journal.records import (
+    MAX_SEQ,
+    Damaged,
+    Pending,
+    Recovered,
+    Seen,
+    Unacknowledged,
+    Unsent,
+    check_record,
+    damaged_line,
+    line_of,
+    payload_hash,
+)
+from cosyedge.observe import Observer
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("cosyedge.journal")
 
 COMPACT_BYTES = 1 << 20
 SEQ_BLOCK = 1000  # sequence numbers reserved at a time in the high-water mark file
@@ -55,79 +42,11 @@ RETRY_MIN_S, RETRY_MAX_S = 0.1, 5.0  # backoff of the writer while the disk fail
 MAX_TRIES = 3  # starts in a row at which one message was being spoken when the daemon died
 HEARD_TOPICS = 4096  # topics whose last payloads are remembered for retained messages
 HEARD_PER_TOPIC = 4
-_MAX_SEQ = 1 << 63
-# The start of an `in` line as `_line` writes it: its seq, then (if not cut off) its topic.
-_TORN_IN = re.compile(
-    rb'\{"in":(?P<seq>[0-9]{1,19}),(?:"at":[0-9.eE+-]+,"topic":"(?P<topic>(?:[^"\\]|\\.)*)")?'
-)
 
 
 class Beat(Protocol):
     def beat(self) -> None: ...
     def rest(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Pending:
-    """An accepted message with no outcome yet."""
-
-    seq: int
-    topic: str
-    payload: bytes
-    received: float  # wall clock
-    again: bool = False  # a retained message already heard before it was accepted
-    tries: int = 0  # starts at which the announcer began to speak it and the daemon died
-
-
-@dataclass(frozen=True)
-class Unsent:
-    """An outcome whose reports the broker may not have received."""
-
-    seq: int
-    messages: list[tuple[str, str]]  # (topic, payload)
-
-
-@dataclass(frozen=True)
-class Seen:
-    key: str
-    received: float
-    topic: str
-
-
-@dataclass(frozen=True)
-class Unacknowledged:
-    """A spoken alarm that was still re-announced when the last run ended."""
-
-    key: str
-    seq: int
-    topic: str
-    payload: bytes
-    received: float  # wall clock
-    due: float  # wall clock: its next re-announcement
-    cleared: bool = False  # returned to normal unacknowledged: awaits confirmation
-
-
-@dataclass(frozen=True)
-class Damaged:
-    """A journal line that could not be taken up; kept aside in the quarantine file. `seq`:
-    the accepted message it recorded, when that much of it could still be read and no
-    outcome of it followed; that message gets a `failed` outcome."""
-
-    line: int
-    reason: str
-    seq: int | None = None
-    topic: str = ""
-
-
-@dataclass
-class Recovered:
-    pending: list[Pending] = field(default_factory=list)
-    unsent: list[Unsent] = field(default_factory=list)
-    seen: list[Seen] = field(default_factory=list)
-    shelved: dict[str, float] = field(default_factory=dict)  # topic filter -> until, wall clock
-    unacknowledged: list[Unacknowledged] = field(default_factory=list)
-    damaged: list[Damaged] = field(default_factory=list)
-    lost: str | None = None  # why what the last run left may be gone
 
 
 @dataclass
@@ -137,109 +56,6 @@ class _Record:
     then: Callable[[], None] | None = None
 
 
-# -- what a valid line looks like ------------------------------------------------------------
-
-
-def _seq(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and 0 < v < _MAX_SEQ
-
-
-def _time(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e11
-
-
-def _text(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _b64(v: Any) -> bool:
-    try:
-        base64.b64decode(v, validate=True)
-    except (TypeError, ValueError):
-        return False
-    return isinstance(v, str)
-
-
-def _sends(v: Any) -> bool:
-    return isinstance(v, list) and all(
-        isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m) for m in v
-    )
-
-
-_SCHEMA: dict[str, dict[str, Callable[[Any], bool]]] = {
-    "in": {"in": _seq, "at": _time, "topic": _text, "payload": _b64},
-    "out": {"out": _seq, "topic": _text, "at": _time, "send": _sends},
-    "sent": {"sent": _seq},
-    "seen": {"seen": _text, "at": _time, "topic": _text},
-    "heard": {"heard": _text, "hashes": lambda v: isinstance(v, list) and all(map(_text, v))},
-    "try": {"try": lambda v: isinstance(v, list) and all(map(_seq, v))},
-    "shelf": {"shelf": _text, "until": lambda v: v is None or _time(v)},
-    "alarm": {"alarm": _text},
-    "next": {"next": _seq},
-}
-_ALARM = {"seq": _seq, "topic": _text, "payload": _b64, "at": _time, "due": _time}
-_OPTIONAL: dict[str, Callable[[Any], bool]] = {
-    "key": lambda v: v is None or _text(v),
-    "again": lambda v: isinstance(v, bool),
-    "tries": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1000,
-    "end": lambda v: v is True,
-    "cleared": lambda v: v is True,
-}
-
-
-def check_record(record: Any) -> None:
-    """Raise ValueError naming what is wrong with a journal line read back from disk."""
-    if not isinstance(record, dict):
-        raise ValueError(f"not a JSON object but {type(record).__name__}")
-    kind = next((k for k in _SCHEMA if k in record), None)
-    if kind is None:
-        raise ValueError("no record type")
-    schema = dict(_SCHEMA[kind])
-    if kind == "alarm" and not record.get("end"):
-        schema.update(_ALARM)
-    for name, valid in schema.items():
-        if name not in record:
-            raise ValueError(f"{kind} record without {name!r}")
-        if not valid(record[name]):
-            raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
-    for name, valid in _OPTIONAL.items():
-        if name in record and not valid(record[name]):
-            raise ValueError(f"{kind} record: bad {name!r}: {str(record[name])[:60]!r}")
-
-
-def _damaged(line: int, reason: str, record: Any, raw: bytes) -> Damaged:
-    """What can still be read of a damaged line: the seq and topic of an `in` record, also
-    from the start of a line that is not JSON any more (torn, or bytes overwritten)."""
-    if not isinstance(record, dict):
-        record = _torn_in(raw)
-    if isinstance(record, dict) and "in" in record and _seq(record["in"]):
-        topic = record.get("topic")
-        return Damaged(line, reason, record["in"], topic if isinstance(topic, str) else "")
-    return Damaged(line, reason)
-
-
-def _torn_in(raw: bytes) -> dict[str, Any] | None:
-    """The seq and topic an `in` line starts with, as `_line` writes it; None when its seq
-    is not all there (a comma follows a whole number), as it may be cut short."""
-    found = _TORN_IN.match(raw)
-    if found is None:
-        return None
-    record: dict[str, Any] = {"in": int(found["seq"])}
-    if found["topic"] is not None:
-        with contextlib.suppress(ValueError):  # a topic cut or mangled stays unnamed
-            record["topic"] = json.loads(b'"' + found["topic"] + b'"')
-    return record
-
-
-def payload_hash(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()[:16]
-
-
-def _line(record: dict) -> bytes:
-    # ASCII escapes: a lone surrogate from a payload is still written (and read back) as is.
-    return json.dumps(record, separators=(",", ":")).encode() + b"\n"
-
-
 class Journal:
     def __init__(
         self,
@@ -247,7 +63,11 @@ class Journal:
         keep_seen_s: float,
         compact_bytes: int = COMPACT_BYTES,
         faults: Faults | None = None,
+        beat: Beat | None = None,
+        observer: Observer | None = None,
     ) -> None:
+        """`beat`: the watchdog's view of the writer. `observer` is told each fdatasync's
+        seconds, and `trouble("journal", ...)` while writing fails and once it works again."""
         self.path = path
         self.quarantine_path = path.with_name("quarantine.jsonl")
         self.keep_seen_s = keep_seen_s
@@ -273,9 +93,8 @@ class Journal:
         self._held: list[Callable[[], None]] = []
         self._compact_failing = self._mark_failing = False  # told once while they fail
         self._writer: threading.Thread | None = None
-        self.beat: Beat | None = None  # the watchdog's view of the writer
-        self.on_trouble: Callable[[str | None], None] | None = None  # None: writing again
-        self.on_sync: Callable[[float], None] | None = None  # told each fdatasync's seconds
+        self.beat = beat
+        self.observer = observer or Observer()
 
     # -- start-up -------------------------------------------------------------------------
     def open(self) -> Recovered:
@@ -378,7 +197,7 @@ class Journal:
                 if number == len(lines) and record is None:  # a crash mid-write tears it
                     reason = f"last line incomplete, torn by a crash mid-write ({reason})"
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
-                found.append(_damaged(number, reason[:200], record, raw))
+                found.append(damaged_line(number, reason[:200], record, raw))
                 self._keep_aside(raw, number, reason)
                 continue
             self._apply(record)
@@ -407,7 +226,7 @@ class Journal:
             self.faults.check("quarantine.write")
             fd = os.open(self.quarantine_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
-                os.write(fd, _line(entry))
+                os.write(fd, line_of(entry))
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -426,7 +245,7 @@ class Journal:
         except OSError as exc:
             log.warning("journal %s: cannot read (%s)", path, exc)
             return 0
-        if not text.strip().isdigit() or not 0 < int(text) < _MAX_SEQ:
+        if not text.strip().isdigit() or not 0 < int(text) < MAX_SEQ:
             log.warning("journal %s: damaged high-water mark %r, not used", path, text[:40])
             return 0
         return int(text)
@@ -544,7 +363,7 @@ class Journal:
             self._lock.notify()
 
     def _enqueue(self, record: dict, then: Callable[[], None] | None) -> None:
-        self._queue.append(_Record(record, _line(record), then))
+        self._queue.append(_Record(record, line_of(record), then))
         self._lock.notify()
 
     def unsaid(self) -> int:
@@ -619,8 +438,7 @@ class Journal:
         self.faults.check("journal.fsync")
         started = time.perf_counter()
         os.fdatasync(self._fd)
-        if self.on_sync is not None:
-            self.on_sync(time.perf_counter() - started)
+        self.observer.synced(time.perf_counter() - started)
 
     def _settle(self, batch: list[_Record]) -> None:
         for r in batch:
@@ -630,7 +448,7 @@ class Journal:
                 r.then()
 
     def _fail(self, exc: OSError) -> None:
-        """Writing failed: said once (log and `on_trouble`) when the trouble starts, however
+        """Writing failed: said once (log and the observer) when the trouble starts, however
         many retries fail and whatever each says, until `_recover` says it is over."""
         if self._failing is not None:
             self._retry_s = min(self._retry_s * 2, RETRY_MAX_S)
@@ -642,15 +460,13 @@ class Journal:
         )
         log.error("%s; retrying", problem)
         self._failing = problem
-        if self.on_trouble is not None:
-            self.on_trouble(problem)
+        self.observer.trouble("journal", problem)
 
     def _recover(self) -> None:
         held, self._held = self._held, []
         log.warning("journal %s: writing again; %d acks sent", self.path, len(held))
         self._failing, self._retry_s = None, RETRY_MIN_S
-        if self.on_trouble is not None:
-            self.on_trouble(None)
+        self.observer.trouble("journal", None)
         for then in held:
             then()
 
@@ -714,7 +530,7 @@ class Journal:
         records += list(self._alarms.values())
         records += list(self._pending.values()) + list(self._unsent.values())
         self.faults.check("journal.compact")
-        _replace(self.path, b"".join(_line(r) for r in records))
+        _replace(self.path, b"".join(line_of(r) for r in records))
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

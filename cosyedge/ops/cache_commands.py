@@ -9,15 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from cosyedge.config import Config
+from cosyedge.config.schema import Config
 from cosyedge.intake.templates import declared_phrases
+from cosyedge.ops.cache_transfer import ArchiveError, export_cache, import_cache
+from cosyedge.ops.owner import as_owner_of
 from cosyedge.speech.cache.store import PhraseCache
 from cosyedge.speech.cache.warm import Phrase, WarmSummary, warm_one
 from cosyedge.speech.premium import PremiumVoice, premium_identities, premium_voices
 from cosyedge.speech.premium.upgrade import Candidate, candidates, progress, render_declared
 from cosyedge.speech.premium.worker import WorkerFailed
-from cosyedge.tools.cache_transfer import ArchiveError, export_cache, import_cache
-from cosyedge.tools.owner import as_owner_of
 
 if TYPE_CHECKING:
     from cosyedge.speech.render import Renderer

@@ -1,6 +1,6 @@
 """The documentation made from the code: the configuration reference and the man pages.
 
-    python -m cosyedge.tools.docs [--check]        (scripts/docs, in a checkout)
+    python -m devtools.docs [--check]        (scripts/docs, in a checkout)
 
 docs/config-reference.md and docs/man/cosyedge.yaml.5 come from the config schema: the
 dataclasses of cosyedge.config, their types and defaults, and the help, range and choices in
@@ -28,7 +28,7 @@ from cosyedge import __version__
 from cosyedge.cli import build_parser
 from cosyedge.config import Config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 REFERENCE = "docs/config-reference.md"
 CONFIG_PAGE = "docs/man/cosyedge.yaml.5"
 CLI_PAGE = "docs/man/cosyedge.1"
@@ -227,7 +227,7 @@ def config_reference() -> str:
     out = [
         "# Configuration reference",
         "",
-        f"<!-- {GENERATED.format(source='the schema in cosyedge/config/__init__.py')} -->",
+        f"<!-- {GENERATED.format(source='the schema in cosyedge/config/')} -->",
         "",
         REFERENCE_INTRO,
         "Sections: " + ", ".join(f"[{_title(s.path)}](#{_anchor(s.path)})" for s in found) + ".",
@@ -335,7 +335,7 @@ priority, and `templates[i]` for each entry of the list of templates.
 
 def config_man_page() -> str:
     """docs/man/cosyedge.yaml.5: the reference as a man page."""
-    out = _header("cosyedge.yaml", 5, "File Formats", "the schema in cosyedge/config/__init__.py")
+    out = _header("cosyedge.yaml", 5, "File Formats", "the schema in cosyedge/config/")
     out += [".SH NAME", "cosyedge.yaml \\- configuration of the cosyedge voice-alert daemon"]
     out += [".SH SYNOPSIS", ".I /etc/cosyedge/cosyedge.yaml"]
     out += [".SH DESCRIPTION", *_paragraphs(CONFIG_PAGE_INTRO), ".SH KEYS"]

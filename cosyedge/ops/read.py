@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cosyedge.config import Config
+from cosyedge.config.schema import Config
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.lang import split_runs, why_unsaid
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end

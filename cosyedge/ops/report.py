@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from cosyedge.alarms.history import Fact, Reading, read_facts
+from cosyedge.alarms.history import Fact, Skipped, read_facts
 from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S, Figures, Replay, figures
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
@@ -70,13 +70,13 @@ def kpi(directory: Path, start: float, end: float) -> KpiReport:
     """The figures of [start, end); stale alarms and shelves as they stood at `end`."""
     if end <= start:
         raise ReportError("the window is empty: --since must come before --until")
-    replay, reading = Replay(start, end), Reading()
-    for fact in read_facts(directory, 0.0, reading):  # all of it: what stands began long ago
+    replay, skipped = Replay(start, end), Skipped()
+    for fact in read_facts(directory, 0.0, skipped):  # all of it: what stands began long ago
         if fact["t"] < end:
             replay.read(fact)
     found = figures(replay.annunciations, start, end)
     found.stale, found.shelved = replay.stale(end), replay.shelved_at(end)
-    return KpiReport(found, reading.damaged)
+    return KpiReport(found, skipped.damaged)
 
 
 def kpi_text(directory: Path, start: float, end: float, form: str, plot_to: Path | None) -> str:
@@ -160,9 +160,9 @@ def plot(report: KpiReport, out: Path) -> None:
 # -- audit ----------------------------------------------------------------------------------
 def audit(directory: Path, start: float, end: float) -> tuple[list[Fact], dict[str, int]]:
     """Operator actions and the alarm system's own events in [start, end), oldest first."""
-    reading = Reading()
-    facts = [f for f in read_facts(directory, start, reading) if f["e"] in AUDITED and f["t"] < end]
-    return sorted(facts, key=lambda f: f["t"]), reading.damaged
+    skipped = Skipped()
+    facts = [f for f in read_facts(directory, start, skipped) if f["e"] in AUDITED and f["t"] < end]
+    return sorted(facts, key=lambda f: f["t"]), skipped.damaged
 
 
 def audit_text(directory: Path, start: float, end: float, form: str) -> str:

@@ -1,0 +1,102 @@
+"""One snapshot of the daemon's state, and what is shown of it.
+
+The daemon makes a `Snapshot` in one place, from the part each stage and component gives it
+(component.py `Component.state`); systemd's status line, the retained MQTT status, the HTTP
+API's `/v1/status`, `/healthz` and `/metrics` (http/metrics.py) are renderings of it. What
+costs more than reading a few fields (the phrase cache's totals, the ISA-18.2 figures) is in
+it only when the rendering shows it (component.py `Detail`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cosyedge.alarms.kpi import Figures
+
+
+@dataclass(frozen=True)
+class Alarms:
+    """The ISA-18.2 figures: the last day's, from the alarm history, and what stands and is
+    shelved now."""
+
+    day: Figures  # the last 24 hours
+    last_10_min: int
+    last_hour: int
+    complete: bool  # False: more alarms came in the last day than are held to count them
+    stale: int
+    shelved: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The daemon's state at one moment."""
+
+    queue: int  # items waiting to be said, or held in their on-delay
+    cache_entries: int | None  # None: the cache index cannot be read, or was not asked for
+    cache_bytes: int | None
+    cache_lookups: int | None  # since the cache was made, kept across restarts
+    cache_hits: int | None
+    rss_mb: float
+    ceiling_mb: float
+    audio_up: bool
+    broker_connected: bool
+    reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
+    cache_evictions: int = 0  # since start
+    sheds: Mapping[str, int] = field(default_factory=dict)  # the memory guard's, since start
+    faults: Mapping[str, str] = field(default_factory=dict)
+    alarms: Alarms | None = None  # None: not asked for, or no metrics to show them
+    premium: Mapping[str, int] | None = None  # phrases premium, pending, failed; None: no tier
+    status: Mapping[str, Any] = field(default_factory=dict)  # the alarm desk's, `state` first
+    restarts: int = 0  # other starts within the last hour
+    intake: Mapping[str, Any] = field(default_factory=dict)  # the canaries' watch
+    broker: Mapping[str, Any] = field(default_factory=dict)  # the broker's drop count
+    audio: str = ""  # the sound device, in words
+    memory: str = ""  # the memory guard, in words
+    last: str = ""  # what was spoken last, and when
+    voices_trouble: str | None = None  # why the voices last failed to synthesize
+    journal_trouble: str | None = None  # why the journal cannot write
+    broker_address: str = ""  # host:port
+
+
+def status_line(s: Snapshot) -> str:
+    """systemd's STATUS."""
+    mqtt = "connected" if s.broker_connected else "disconnected, reconnecting"
+    faults = "; ".join(f"{name}: {reason}" for name, reason in s.faults.items())
+    return (
+        f"degraded: {faults}; " if faults else ""
+    ) + f"mqtt: {mqtt}; audio: {s.audio}; queue: {s.queue}; memory: {s.memory}; last: {s.last}"
+
+
+def status_detail(s: Snapshot) -> dict[str, Any]:
+    """What the retained status adds to the desk's: the restarts, the phrase cache's hit rate
+    in percent of its lookups (counted across restarts; null before the first or when the
+    cache cannot be read), the self-watch's figures and, with a premium tier, its counts."""
+    lookups, hits = s.cache_lookups, s.cache_hits
+    rate = round(100 * hits / lookups, 1) if lookups and hits is not None else None
+    detail: dict[str, Any] = {
+        "restarts_last_hour": s.restarts,
+        "cache_hit_rate": rate,
+        "intake": dict(s.intake),
+        "broker": dict(s.broker),
+    }
+    if s.premium is not None:
+        detail["premium"] = dict(s.premium)
+    return detail
+
+
+def status_report(s: Snapshot) -> dict[str, Any]:
+    """The status as the retained status topic has it, for `/v1/status`."""
+    return {**s.status, **status_detail(s)}
+
+
+def problems(s: Snapshot) -> list[str]:
+    """Why the daemon is not healthy (`/healthz`): its voices fail, its journal cannot write,
+    or the broker is not connected; none when it is."""
+    found = [f"voices: {s.voices_trouble}"] if s.voices_trouble else []
+    if s.journal_trouble is not None:
+        found.append(s.journal_trouble)
+    if not s.broker_connected:
+        found.append(f"mqtt: not connected to the broker at {s.broker_address}")
+    return found

@@ -1,0 +1,272 @@
+"""The daemon built from a configuration: the stages of the alert path in the order an alert
+passes through them (voices first, since they take longest), then the components beside it.
+
+Each part is given what it needs when it is made, or hears it through the one observer
+interface (observe.py): no part is handed a hook after it is made. Only the reports reach the
+broker through the session, which is made once the door it hands messages to is.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.health import Health
+from cosyedge.alarms.history import History
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.snapshot import Snapshot, status_detail
+from cosyedge.announce.announcer import Announcer, Speech
+from cosyedge.audio.player import Player
+from cosyedge.audio.sound import Sound
+from cosyedge.component import Component, Detail
+from cosyedge.config.schema import Config
+from cosyedge.faults import Faults
+from cosyedge.features import Wiring, build_features
+from cosyedge.intake.door import Door
+from cosyedge.intake.templates import declared_phrases
+from cosyedge.journal import Journal
+from cosyedge.model import Heartbeat, error_text
+from cosyedge.mqtt.link import Link
+from cosyedge.mqtt.reports import Reporter
+from cosyedge.observe import Observer, Observers
+from cosyedge.service.notify import Notifier
+from cosyedge.service.selfwatch import SelfWatch, Telling
+from cosyedge.speech import zh
+from cosyedge.speech.cache import PhraseCache
+from cosyedge.speech.cache.background import Activity, CacheUpkeep
+from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang
+from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
+from cosyedge.speech.premium import identities, premium_voices
+from cosyedge.speech.premium.upgrade import PremiumUpkeep
+from cosyedge.speech.render import Renderer
+from cosyedge.speech.upkeep import SpeechUpkeep
+from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
+from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
+
+log = logging.getLogger(__name__)
+
+STOP_WAIT_S = 1.0  # at a stop, how long background work may take to end
+
+
+class VoiceFailed(RuntimeError):
+    """A configured voice cannot be loaded; the message starts with its key path."""
+
+
+@dataclass
+class Core:
+    """The alert path, and what its stages share."""
+
+    config: Config
+    observers: Observers
+    health: Health
+    speech: Speech
+    player: Player
+    journal: Journal
+    reporter: Reporter
+    history: History
+    desk: AlarmDesk
+    announcer: Announcer
+    selfwatch: SelfWatch
+    door: Door
+    link: Link
+    activity: Activity
+    beats: list[Heartbeat]
+    stop: threading.Event  # set to stop the daemon
+
+    def state(self, detail: Detail) -> dict[str, Any]:
+        """The alert path's part of the snapshot."""
+        return {
+            "queue": self.desk.waiting(),
+            "reports_unconfirmed": self.reporter.unconfirmed(),
+            "status": self.desk.status(),
+            "last": self.announcer.last,
+            "journal_trouble": self.journal.trouble,
+        }
+
+
+@dataclass(frozen=True)
+class Start:
+    """How the daemon came to run this configuration: `safe_core` when it stands in for a
+    refused file; `notifier`: systemd's; `snapshot` and `status_line`: the daemon's state
+    and its status line, made when they are asked for."""
+
+    notifier: Notifier
+    snapshot: Callable[[Detail], Snapshot]
+    status_line: Callable[[], str]
+    safe_core: bool = False
+
+
+def build_core(config: Config, start: Start, faults: Faults) -> Core:
+    """The stages in the order an alert passes through them, the self-watch beside them."""
+    observers = Observers()
+    health = Health(observers.fault)
+    beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
+    announcer_beat, player_beat, journal_beat = beats
+    activity = Activity(observers)  # held while an alert is rendered or played
+    start.notifier.status("starting: loading voices")
+    speech = build_speech(config, faults, observers)
+    player = Player(config.audio.device, config.audio.block_ms, player_beat)
+    check_service_limit(config.memory.ceiling_mb)
+    link: Link | None = None  # the session: made once the door it hands messages to is
+
+    def publish(topic: str, payload: str, retain: bool = False) -> int:
+        assert link is not None, "nothing is published while the stages are built"
+        return link.publish(topic, payload, retain)
+
+    state_dir, alarms = config.state_dir, config.alarms
+    journal = Journal(
+        state_dir / "journal.jsonl",
+        alarms.dedup_window_s,
+        faults=faults,
+        beat=journal_beat,
+        observer=observers,
+    )
+    detail = functools.partial(_status_detail, start.snapshot)
+    reporter = Reporter(config.reports, publish, journal, observers, detail)
+    history = History(
+        state_dir / "history",
+        alarms.history_days,
+        alarms.history_mb * 1_000_000,
+        faults=faults,
+        observer=observers,
+    )
+    desk = AlarmDesk(AlarmPolicy(alarms), reporter, journal, health, history)
+    stop = threading.Event()
+    sound = Sound(alarms)
+    announcer = Announcer(desk, speech, player, sound, stop, activity, announcer_beat)
+    lang = fault_lang(config.voices)  # the language faults are said in
+    telling = Telling(
+        reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
+    )
+    selfwatch = SelfWatch(config, health, telling, publish, beats)
+    observers.add(selfwatch)
+    observers.add(reporter)
+    door = Door(config, journal, desk, (selfwatch,), observers)
+    link = Link(config, door, observers, faults)
+    return Core(
+        config, observers, health, speech, player, journal, reporter, history, desk,
+        announcer, selfwatch, door, link, activity, beats, stop,
+    )  # fmt: skip
+
+
+def _status_detail(snapshot: Callable[[Detail], Snapshot]) -> dict[str, Any]:
+    return status_detail(snapshot(Detail(cache=True)))
+
+
+@dataclass
+class Beside:
+    """The components beside the alert path, in the order they start; the optional parts
+    that cannot run here, `key.path: reason` by name (faults at the start); and the optional
+    features built, with what they are made of, for a reload that turns one on."""
+
+    parts: list[Component]
+    unstarted: dict[str, str]
+    features: set[str]
+    wiring: Wiring
+
+    def turned_on(self, config: Config) -> list[Component]:
+        """The components of the live features `config` turns on that were not built yet,
+        built now (one that cannot be is logged; the configuration stays in force)."""
+        built, refused = build_features(self.wiring, config, self.features)
+        for name, reason in refused.items():
+            log.error("reload: %s cannot start: %s", name, reason)
+        self.features |= built.keys()
+        return [c for components in built.values() for c in components]
+
+
+def build_beside(core: Core, start: Start) -> Beside:
+    """The self-watch, the cache's upkeep and the premium tier, the speech's memory, the
+    player, then the optional features the configuration turns on."""
+    config, speech, cache = core.config, core.speech, core.speech.renderer.cache
+    phrases = declared_phrases(config.templates)
+    premiums = premium_voices(config.voices, config.pronunciations)
+    speech.renderer.use_premium(identities(premiums))
+    upkeep = CacheUpkeep(cache, speech.renderer, phrases, core.activity, stop_wait_s=STOP_WAIT_S)
+    parts: list[Component] = [core.selfwatch, upkeep]
+    premium = None
+    if premiums:
+        live = functools.partial(_live_identities, speech.renderer)
+        premium = PremiumUpkeep(
+            cache, premiums, live, phrases, core.activity, speech.memory,
+            config.state_dir / "models", observer=core.observers, stop_wait_s=STOP_WAIT_S,
+        )  # fmt: skip
+        core.observers.add(premium)
+        parts.append(premium)
+    idle = functools.partial(_idle, core)
+    parts += [SpeechUpkeep(config, speech.renderer, speech.memory, speech.voices, idle, premium)]
+    parts.append(core.player)
+    wiring = Wiring(
+        config.voices, core.door, speech, core.desk, core.history, core.activity, core.observers,
+        start.snapshot, core.link.publish,
+    )  # fmt: skip
+    features, unstarted = build_features(wiring, config)
+    parts += [c for components in features.values() for c in components]
+    return Beside(parts, premium_refused(config, premiums) | unstarted, set(features), wiring)
+
+
+def _live_identities(renderer: Renderer) -> dict[str, str]:
+    """Each language's live voice identity now (a lexicon reload changes it)."""
+    return {lang: renderer.voice_for(lang).identity for lang in renderer.voices}
+
+
+def _idle(core: Core) -> bool:
+    """Nothing is said, synthesized or waiting to be."""
+    return not core.activity.is_busy() and core.desk.waiting() == 0
+
+
+def premium_refused(config: Config, premiums: Mapping[str, object]) -> dict[str, str]:
+    """The fault `premium` when a configured premium pack cannot be used (premium_voices
+    logged why): its phrases stay with the live voice."""
+    refused = [lang for lang, v in config.voices.items() if v.premium and lang not in premiums]
+    if not refused:
+        return {}
+    keys = ", ".join(f"voices.{lang}.premium.pack" for lang in refused)
+    return {"premium": f"{keys}: the pack cannot be used (see the log); the live voice speaks"}
+
+
+def check_service_limit(ceiling_mb: float) -> None:
+    limit = service_limit_mb()
+    if limit is not None and ceiling_mb >= limit:
+        log.warning(
+            "memory.ceiling_mb %.0f is not below the service's memory limit of %.0f MB: "
+            "raise MemoryHigh/MemoryMax (systemctl edit cosyedge) or lower the ceiling",
+            ceiling_mb,
+            limit,
+        )
+
+
+def build_speech(config: Config, faults: Faults, observer: Observer | None = None) -> Speech:
+    """The voices, cache and renderer, and what is said when they cannot be: the generic
+    phrases (short, and what is left if all fails) and the fault phrases, rendered now.
+    `observer` hears the cache's troubles and each clause's synthesis time."""
+    voices = {lang: _voice(config, lang) for lang in config.voices}
+    settle_memory()
+    cache = PhraseCache.from_config(config.cache, faults, observer)
+    renderer = Renderer(mixed_voices(voices), cache, observer=observer)
+    renderer.start()
+    # espeak-ng speaks from its own process: unloading that voice would free nothing.
+    in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
+    memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
+    fallback = FallbackPhrases(voices)
+    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices))
+    for lang, voice in in_process.items():
+        memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
+    limit = config.alarms.max_spoken_s
+    return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
+
+
+def _voice(config: Config, lang: str) -> SheddableVoice:
+    """`lang`'s voice, loaded now; VoiceFailed names its key when it cannot be."""
+    lexicon, models = lexicon_for(config.pronunciations, lang), config.state_dir / "models"
+    load = functools.partial(
+        load_voice, lang, config.voices[lang], models, lexicon, config.memory.ceiling_mb
+    )
+    try:
+        return SheddableVoice(load)
+    except Exception as exc:  # a pack that does not verify, a model that cannot be read
+        raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc

@@ -1,0 +1,96 @@
+"""What every section of the configuration shares: a field's metadata, defaults computed from
+the environment, and the checks several sections make (topics, listen addresses, secrets).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def meta(
+    help: str,
+    *,
+    range: tuple[float, float] | None = None,
+    choices: tuple[str, ...] = (),
+    shown: str | None = None,
+) -> dict[str, Any]:
+    """A field's metadata: its help, from which docs/config-reference.md and cosyedge.yaml(5)
+    are generated (scripts/docs); the range or the choices the loader checks; and, for a
+    default computed from the host, the environment or a factory, how the reference shows it."""
+    meta: dict[str, Any] = {"help": help}
+    if range is not None:
+        meta["range"] = range
+    if choices:
+        meta["choices"] = choices
+    if shown is not None:
+        meta["shown"] = shown
+    return meta
+
+
+def default_cache_dir() -> Path:
+    # systemd's CacheDirectory= sets CACHE_DIRECTORY; elsewhere follow XDG.
+    if os.environ.get("CACHE_DIRECTORY"):
+        return Path(os.environ["CACHE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "cosyedge"
+
+
+def default_state_dir() -> Path:
+    # systemd's StateDirectory= sets STATE_DIRECTORY; elsewhere follow XDG.
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "cosyedge"
+
+
+def show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)
+
+
+def check_publish_topic(name: str, topic: str) -> None:
+    if not topic or "+" in topic or "#" in topic:
+        raise ValueError(f"{name}: must be a topic without wildcards, got {topic!r}")
+
+
+def split_listen(listen: str) -> tuple[str, int]:
+    """`host:port` or `[v6 address]:port` as a host and a port; ValueError names the key."""
+    host, colon, port = listen.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"listen: expected host:port or [address]:port, got {show(listen)}")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def open_to_others(path: Path) -> str | None:
+    """What users other than owner and group may do with the file, if anything."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # cannot look: whether it can be read is checked as an error
+    open_to = [what for bit, what in ((0o004, "readable"), (0o002, "writable")) if mode & bit]
+    if not open_to:
+        return None
+    return f"is {' and '.join(open_to)} by others (mode {mode & 0o7777:04o})"

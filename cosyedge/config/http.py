@@ -1,0 +1,67 @@
+"""The local HTTP API (`http`), off by default."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cosyedge.config.fields import is_loopback, meta, open_to_others, show, split_listen
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """The local HTTP API (docs/http.md): alerts, synthesis, status, health and metrics."""
+
+    enabled: bool = field(default=False, metadata=meta("serve the local HTTP API"))
+    listen: str = field(
+        default="127.0.0.1:8088",
+        metadata=meta(
+            "address and port, `host:port` or `[address]:port`; an address other than "
+            "loopback needs `token_file`"
+        ),
+    )
+    token_file: Path | None = field(
+        default=None,
+        metadata=meta(
+            "file holding the bearer token every request must carry; it must be readable, "
+            "and one others may read or write is warned about by `check` and at start"
+        ),
+    )
+    max_body_bytes: int = field(
+        default=16384,
+        metadata=meta("larger request bodies are refused (413)", range=(256, 1 << 20)),
+    )
+    max_clients: int = field(
+        default=8,
+        metadata=meta("requests served at once; one more is answered 503 at once", range=(1, 256)),
+    )
+    timeout_s: float = field(
+        default=10.0,
+        metadata=meta(
+            "a request whose headers and body have not all arrived this long, in seconds, "
+            "after its connection was made is dropped; also the longest wait for the journal",
+            range=(0.5, 300),
+        ),
+    )
+    max_wait_s: float = field(
+        default=300.0,
+        metadata=meta(
+            "the longest `?wait=` a say request may ask for, in seconds", range=(0, 3600)
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        host, _ = split_listen(self.listen)
+        if self.token_file is not None and not os.access(self.token_file, os.R_OK):
+            raise ValueError(f"token_file: cannot read {show(str(self.token_file))}")
+        if self.token_file is None and not is_loopback(host):
+            raise ValueError(f"token_file: needed to listen on {show(host)}, which is not loopback")
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return split_listen(self.listen)
+
+    def exposed_secrets(self) -> list[str]:
+        problem = open_to_others(self.token_file) if self.token_file is not None else None
+        return [f"http.token_file: {self.token_file} {problem}; chmod o-rwx it"] if problem else []

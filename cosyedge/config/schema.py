@@ -1,0 +1,136 @@
+"""The whole configuration (`Config`): one field per section, each section's dataclass in a
+module of its own, and the checks that span sections. Its field defaults are the embedded
+defaults, so `cosyedge run` with no file is a working demo and a site file only says what it
+changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cosyedge.config.alarms import AlarmsConfig, MonitorConfig
+from cosyedge.config.fields import default_state_dir, meta, show
+from cosyedge.config.homeassistant import HomeAssistantConfig
+from cosyedge.config.http import HttpConfig
+from cosyedge.config.mqtt import MqttConfig, ReportsConfig
+from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon
+from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
+from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
+from cosyedge.config.voices import VoiceConfig, default_voices
+from cosyedge.config.wyoming import WyomingConfig
+
+
+@dataclass(frozen=True)
+class Config:
+    mqtt: MqttConfig = field(
+        default_factory=MqttConfig,
+        metadata=meta("the MQTT broker and the session cosyedge keeps with it"),
+    )
+    voices: dict[str, VoiceConfig] = field(
+        default_factory=default_voices,
+        metadata=meta(
+            "one voice per language code (`en`, `en-GB`, `zh` …); a template's `lang` picks its "
+            "voice, and a template whose `lang` has no voice is a config error",
+            shown="`{en: {engine: hibari}, zh: {engine: espeak-pinyin}}`",
+        ),
+    )
+    cache: CacheConfig = field(
+        default_factory=CacheConfig,
+        metadata=meta("the phrase cache: every phrase spoken, kept as a WAV file (docs/cache.md)"),
+    )
+    audio: AudioConfig = field(default_factory=AudioConfig, metadata=meta("the sound device"))
+    memory: MemoryConfig = field(default_factory=MemoryConfig, metadata=meta("the memory ceiling"))
+    templates: tuple[TemplateConfig, ...] = field(
+        default=DEFAULT_TEMPLATES,
+        metadata=meta(
+            "turn alerts into phrases; the first template whose topic filter matches wins "
+            '(docs/configuration.md, "Templates")'
+        ),
+    )
+    alarms: AlarmsConfig = field(
+        default_factory=AlarmsConfig,
+        metadata=meta("alarm management in the manner of ISA-18.2 (docs/alarms.md)"),
+    )
+    reports: ReportsConfig = field(
+        default_factory=ReportsConfig,
+        metadata=meta(
+            "the topics outcomes, events, errors and status are published on, each without "
+            'wildcards (docs/alarms.md, "Reports and status")'
+        ),
+    )
+    hermes: HermesConfig = field(
+        default_factory=HermesConfig,
+        metadata=meta("Rhasspy Hermes text-to-speech, for Rhasspy and Node-RED (docs/alarms.md)"),
+    )
+    http: HttpConfig = field(
+        default_factory=HttpConfig,
+        metadata=meta(
+            "the local HTTP API: say, synthesize, status, health and Prometheus metrics; off by "
+            "default (docs/http.md)"
+        ),
+    )
+    homeassistant: HomeAssistantConfig = field(
+        default_factory=HomeAssistantConfig,
+        metadata=meta("Home Assistant's MQTT discovery; off by default (docs/homeassistant.md)"),
+    )
+    wyoming: WyomingConfig = field(
+        default_factory=WyomingConfig,
+        metadata=meta(
+            "a Wyoming text-to-speech server for Home Assistant's voice pipelines; off by "
+            "default (docs/homeassistant.md)"
+        ),
+    )
+    monitor: MonitorConfig = field(
+        default_factory=MonitorConfig,
+        metadata=meta(
+            'the alarm system watching itself (docs/alarms.md, "The alarm system\'s own faults")'
+        ),
+    )
+    state_dir: Path = field(
+        default_factory=default_state_dir,
+        metadata=meta(
+            "the journal, quarantined messages, local broker persistence, saved optimized "
+            "models and hibari's G2P tables (`models/`) and other state",
+            shown="`$STATE_DIRECTORY` (the service: `/var/lib/cosyedge`), else "
+            "`$XDG_STATE_HOME/cosyedge`, else `~/.local/state/cosyedge`",
+        ),
+    )
+    log_level: str = field(
+        default="info",
+        metadata=meta("least severity logged", choices=("debug", "info", "warning", "error")),
+    )
+    pronunciations: dict[str, tuple[PronunciationConfig, ...]] = field(
+        default_factory=dict,
+        metadata=meta(
+            "the site lexicon: per language with a voice, a list of entries saying how words "
+            "no rule knows are said (tag prefixes, names, brands), applied before the built-in "
+            "reading rules; at each place the first entry that matches wins (docs/voices.md, "
+            '"Site pronunciations")',
+            shown="`{}`",
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        if not self.voices:
+            raise ValueError("voices: must not be empty")
+        if not self.templates:
+            raise ValueError("templates: at least one template is needed")
+        for i, template in enumerate(self.templates):
+            if template.lang not in self.voices:
+                raise ValueError(
+                    f"templates[{i}].lang: no voice configured for {show(template.lang)}"
+                )
+        taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())
+        if self.homeassistant.notify_topic in taken:
+            raise ValueError("homeassistant.notify_topic: used by cosyedge for another purpose")
+        for lang, entries in self.pronunciations.items():
+            if lang not in self.voices:
+                raise ValueError(f"pronunciations.{lang}: no voice configured for {show(lang)}")
+            check_lexicon(lang, self.voices[lang], entries)
+
+
+def config_warnings(config: Config) -> list[str]:
+    """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
+    return config.mqtt.exposed_secrets() + config.http.exposed_secrets()

@@ -1,0 +1,156 @@
+"""What becomes an alert: the templates that turn a plant's messages into phrases
+(`templates`), and Rhasspy Hermes' say requests (`hermes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cosyedge.config.fields import meta
+from cosyedge.config.syntax import check_template
+from cosyedge.config.values import expand_values
+from cosyedge.model import PRIORITIES
+
+# The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
+# no real source may use it.
+CANARY_LEVEL = "_cosyedge_canary"
+
+
+@dataclass(frozen=True)
+class TemplateConfig:
+    topic: str = field(
+        metadata=meta(
+            "an MQTT topic filter; a level written `{name}` matches any one level and becomes "
+            "a field"
+        )
+    )
+    text: str = field(
+        metadata=meta(
+            "the phrase; `{field}` takes a payload or topic field, `{field:.1f}` rounds a number"
+        )
+    )
+    payload: str = field(
+        default="auto",
+        metadata=meta(
+            "`json` (an object whose plain values become fields), `text` (the field `text`) or "
+            "`auto` (JSON when it starts with `{`, which must then be valid)",
+            choices=("auto", "json", "text"),
+        ),
+    )
+    priority: str = field(
+        default="medium",
+        metadata=meta(
+            "priority of its alerts, unless the payload has a valid `priority` field",
+            choices=PRIORITIES,
+        ),
+    )
+    lang: str = field(
+        default="en",
+        metadata=meta(
+            "language of script-neutral text (numbers, tags); a voice must be configured for "
+            "it; an alert's `lang` field overrides it"
+        ),
+    )
+    max_chars: int = field(
+        default=1000,
+        metadata=meta(
+            "characters of the phrase as rendered, a bound on what arrives, not on speech: "
+            "beyond it the phrase is shortened at a word boundary and the report says so",
+            range=(16, 10000),
+        ),
+    )
+    max_spoken_s: float | None = field(
+        default=None,
+        metadata=meta(
+            "longest this template's phrase may take to say, in seconds, as the voice's own "
+            "reading estimates it; a longer one is shortened at a clause or word boundary and "
+            "the report says what was left out; null: `alarms.max_spoken_s`",
+            range=(20, 600),
+        ),
+    )
+    values: Mapping[str, Any] = field(
+        default_factory=dict,
+        metadata=meta(
+            "finite values of the text's placeholders, e.g. "
+            "`{line: 1..12, state: [open, closed]}`: the phrases they make are rendered ahead "
+            "and pinned in the cache (docs/cache.md)"
+        ),
+    )
+    ttl_s: float | None = field(
+        default=None,
+        metadata=meta(
+            "time to live of this template's alerts, in seconds; null: `alarms.ttl_s`",
+            range=(0, 7 * 86400),
+        ),
+    )
+    on_delay_s: float = field(
+        default=0.0,
+        metadata=meta(
+            "each alert is held this long, in seconds, and spoken only if no return to normal "
+            "came meanwhile",
+            range=(0, 3600),
+        ),
+    )
+    off_delay_s: float = field(
+        default=0.0,
+        metadata=meta(
+            "a return to normal takes effect only once it has held this long, in seconds; an "
+            "alert meanwhile is the same alarm coming back",
+            range=(0, 3600),
+        ),
+    )
+    reannounce_s: float | None = field(
+        default=None,
+        metadata=meta(
+            "re-announcement period of this template's alerts, in seconds; null: the "
+            "priority's (`alarms.priorities.<priority>.reannounce_s`)",
+            range=(0, 86400),
+        ),
+    )
+    clear_if: str = field(
+        default="clear=true",
+        metadata=meta(
+            'payload `field=value` that marks a return to normal (`clear=true`: `{"clear": true}`)'
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_template(self.topic, self.text)
+        if CANARY_LEVEL in self.topic.split("/"):
+            raise ValueError(
+                f"topic: the level {CANARY_LEVEL!r} is reserved for the daemon's canaries "
+                "(docs/alarms.md), so no message on it would become an alert"
+            )
+        object.__setattr__(self, "values", expand_values(self.text, self.values))
+        name, eq, value = self.clear_if.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise ValueError(f"clear_if: expected field=value, got {self.clear_if!r}")
+
+
+DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
+
+
+@dataclass(frozen=True)
+class HermesConfig:
+    enabled: bool = field(
+        default=False, metadata=meta("take Rhasspy Hermes `hermes/tts/say` requests")
+    )
+    site_id: str = field(
+        default="default",
+        metadata=meta("the Hermes site spoken for; requests for other sites are left alone"),
+    )
+    priority: str = field(
+        default="medium",
+        metadata=meta("priority Hermes requests are spoken at", choices=PRIORITIES),
+    )
+    max_chars: int = field(
+        default=1000,
+        metadata=meta(
+            "characters of a say text, a bound on what arrives: beyond it the text is "
+            "shortened at a word boundary and the report says so (how long it may take to say "
+            "is `alarms.max_spoken_s`); control characters are spoken as spaces",
+            range=(16, 10000),
+        ),
+    )

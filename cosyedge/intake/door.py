@@ -1,0 +1,146 @@
+"""The door: every received message, from MQTT or the HTTP API, to an Offer or a Refusal.
+
+A message on MQTT (paho's network thread, which only records and hands over) is first offered
+to the taps (the self-watch takes its canaries and the broker's drop count), then the command
+topic goes to the desk, and what is ours (intake.py `Intake.message`) is accepted: journaled
+(the broker is acknowledged once it is on disk), read into a Verdict and handed to the rules.
+An HTTP say request is read strictly (local.py), then accepted the same way. So both sources
+end in one `accept`, and a restart reads a journaled message exactly as its first arrival was.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.component import Component
+from cosyedge.config.schema import Config
+from cosyedge.intake.alert import Message
+from cosyedge.intake.intake import Intake
+from cosyedge.journal import Journal
+from cosyedge.model import Offer, Verdict
+from cosyedge.observe import Observer
+
+log = logging.getLogger(__name__)
+
+
+class Unavailable(Exception):
+    """The daemon cannot take the request now (an HTTP 503); the text says why."""
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A say request journaled: how its outcome report will name it."""
+
+    seq: int
+    id: str | None
+    topic: str
+
+
+class Tap(Protocol):
+    """Takes its own messages before the intake sees them (the self-watch's canaries)."""
+
+    topics: list[str]  # subscribed beside the intake's filters
+
+    def use(self, intake: Intake) -> None: ...  # the intake in force, at start and reload
+
+    def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
+        """Whether the message is the tap's (then it is acknowledged and goes no further)."""
+        ...
+
+
+class Door(Component):
+    """Where every message comes in; `on_message` and `say` may run on any thread."""
+
+    def __init__(
+        self,
+        config: Config,
+        journal: Journal,
+        desk: AlarmDesk,
+        taps: tuple[Tap, ...] = (),
+        observer: Observer | None = None,
+    ) -> None:
+        """`observer` is told each alert received and each accepted."""
+        self.journal, self.desk, self.taps = journal, desk, taps
+        self.observer = observer or Observer()
+        self.reconfigure(config)
+
+    @property
+    def filters(self) -> list[str]:
+        """What the session subscribes to: the intake's filters, then the taps' topics."""
+        return [*self.intake.filters, *(t for tap in self.taps for t in tap.topics)]
+
+    def reconfigure(self, config: Config) -> None:
+        self.intake = Intake(config)
+        for tap in self.taps:
+            tap.use(self.intake)
+
+    # -- MQTT: runs on paho's network thread, so it only records and hands over -------------
+    def on_message(
+        self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
+    ) -> None:
+        if any(tap.claim(topic, payload, retained) for tap in self.taps):
+            ack()
+            return
+        intake = self.intake
+        if intake.is_command(topic):
+            text = payload[:500].decode("utf-8", "replace")
+            self.desk.command(intake.command(payload, retained), text)
+            self.journal.when_written(ack)  # what the command changed is on disk first
+            return
+        message = self._message(intake, topic, payload)
+        if message is None:
+            ack()
+            return
+        self.observer.received("mqtt")
+        # A retained message the broker replays (at a start or a new subscription) is said
+        # once per payload: if it was heard on its topic before, it is not said again.
+        again = retained and self.journal.heard(topic, payload)
+        # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
+        self.accept(message, ack, "mqtt", again=again)
+
+    def _message(self, intake: Intake, topic: str, payload: bytes) -> Message | None:
+        try:
+            return intake.message(topic, payload)
+        except Exception:  # taken in: what is wrong with it then shows in its outcome
+            log.exception("cannot tell whether the message on %r is for us", topic)
+            return Message(topic, payload)
+
+    # -- HTTP --------------------------------------------------------------------------------
+    def say(
+        self, body: bytes, written: Callable[[], None], watch: Callable[[int], None] | None
+    ) -> Accepted:
+        """A say request taken as the MQTT side takes a message (http/server.py `Backend`).
+        BadField when it is refused, Unavailable while the journal cannot write: it would be
+        spoken, but a crash could lose it."""
+        trouble = self.journal.trouble
+        if trouble is not None:
+            raise Unavailable(f"not accepting alerts: {trouble}")
+        message = self.intake.local_message(body)
+        verdict = self.accept(message, written, "http", watch=watch)
+        key = verdict.key if isinstance(verdict, Offer) else None
+        return Accepted(verdict.ticket.seq, key, verdict.ticket.topic)
+
+    # -- both --------------------------------------------------------------------------------
+    def accept(
+        self,
+        message: Message,
+        then: Callable[[], None],
+        via: str,
+        again: bool = False,
+        watch: Callable[[int], None] | None = None,
+    ) -> Verdict:
+        """The one way in for an alert, from MQTT or HTTP: journaled (`then` runs once it is
+        on disk), then read and handed to the rules; `watch` learns its seq before they do."""
+        received, at = time.time(), time.monotonic()
+        seq = self.journal.accept(message.topic, message.payload, received, then=then, again=again)
+        self.observer.accepted(via)
+        if watch is not None:
+            watch(seq)
+        verdict = self.intake.read(message, seq, received, at)
+        self.desk.submit(verdict, again)
+        return verdict

@@ -1,0 +1,126 @@
+"""The one observer interface: what the parts of the daemon tell as they run.
+
+A part is given an `Observer` when it is made and tells it what happened; it never learns who
+listens. The daemon makes one `Observers` and adds each listener (the self-watch, the metrics,
+the HTTP API's outcome board, the status) as it is built, so no part is handed a hook after
+it is made. Every method is called on the teller's own thread, often under its lock: a
+listener must not raise, block, or call back into the teller.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One of the alarm system's own faults while it lasts (alarms/health.py)."""
+
+    name: str  # the stage: journal, mqtt, reports, announcer, ...
+    reason: str
+    since: float  # wall clock
+    told: float = 0.0  # monotonic: when a change of it was last told (logged, evented)
+
+
+class Observer:
+    """What can be told; each method does nothing here, and a listener overrides those it
+    wants."""
+
+    def trouble(self, part: str, reason: str | None) -> None:
+        """`part` (journal, reports, history, cache, wyoming, ...) is failing for `reason`, or
+        works again (None)."""
+
+    def fault(self, name: str, fault: Fault | None) -> None:
+        """A fault of the alarm system began, or its reason changed (`fault`), or it ended
+        (None)."""
+
+    def received(self, via: str) -> None:
+        """An alert message (`mqtt`) or say request (`http`) came in."""
+
+    def accepted(self, via: str) -> None:
+        """It was journaled, and will end in one outcome."""
+
+    def reported(self, report: Mapping[str, Any]) -> None:
+        """An outcome report, as published."""
+
+    def synced(self, seconds: float) -> None:
+        """The journal's fdatasync took this long."""
+
+    def synthesized(self, lang: str, computing_s: float, audio_s: float) -> None:
+        """A clause was synthesized: the seconds it took and the seconds of audio it made."""
+
+    def recorded(self, fact: Mapping[str, Any]) -> None:
+        """A fact went into the alarm history."""
+
+    def changed(self) -> None:
+        """A figure the retained status shows moved (the cache's hit rate, the premium tier's
+        counts, the broker's drop count): it is published at the monitor's next tick."""
+
+    def busy(self) -> None:
+        """An alert began to be rendered or played (speech/cache/background.py `Activity`):
+        background work stops at once. Called under the activity's lock."""
+
+    def connected(self) -> None:
+        """The MQTT session connected (paho's network thread)."""
+
+    def published(self, mid: int) -> None:
+        """The broker acknowledged message `mid` (paho's network thread)."""
+
+
+class Observers(Observer):
+    """Tells every listener added, in the order they were added; a listener that raises is
+    logged and the others are told all the same."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Observer] = []
+
+    def add(self, listener: Observer) -> None:
+        self._listeners.append(listener)
+
+    def _tell(self, name: str, *args: Any) -> None:
+        for listener in self._listeners:
+            try:
+                getattr(listener, name)(*args)
+            except Exception:  # telling must never become a failure of the teller
+                log.exception("%s could not be told %s", type(listener).__name__, name)
+
+    def trouble(self, part: str, reason: str | None) -> None:
+        self._tell("trouble", part, reason)
+
+    def fault(self, name: str, fault: Fault | None) -> None:
+        self._tell("fault", name, fault)
+
+    def received(self, via: str) -> None:
+        self._tell("received", via)
+
+    def accepted(self, via: str) -> None:
+        self._tell("accepted", via)
+
+    def reported(self, report: Mapping[str, Any]) -> None:
+        self._tell("reported", report)
+
+    def synced(self, seconds: float) -> None:
+        self._tell("synced", seconds)
+
+    def synthesized(self, lang: str, computing_s: float, audio_s: float) -> None:
+        self._tell("synthesized", lang, computing_s, audio_s)
+
+    def recorded(self, fact: Mapping[str, Any]) -> None:
+        self._tell("recorded", fact)
+
+    def changed(self) -> None:
+        self._tell("changed")
+
+    def busy(self) -> None:
+        self._tell("busy")
+
+    def connected(self) -> None:
+        self._tell("connected")
+
+    def published(self, mid: int) -> None:
+        self._tell("published", mid)
