@@ -76,7 +76,7 @@ class Phrases(Backend):
         super().__init__()
         self.source = source
 
-    def render(self, text: str, lang: str | None) -> Rendering:
+    def rendering(self, text: str, lang: str | None) -> Rendering:
         clauses = iter([np.zeros(800, np.int16), np.ones(800, np.int16)])
         return Rendering(16000, self.source, clauses)
 
@@ -88,7 +88,7 @@ def test_the_turn_is_free_before_the_answer_ends(source, monkeypatch):
     next request came in between)."""
     backend = Phrases(source)
     config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=5)
-    metrics = Metrics(lambda: Gauges(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    metrics = Metrics(lambda: Snapshot(0, None, None, None, None, 0.0, 0.0, True, True, 0))
     turns = Turns(backend.busy)
     server = ApiServer(config, backend, OutcomeBoard(), metrics, turns)
     free_at_write: list[bool] = []
