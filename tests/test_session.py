@@ -63,6 +63,17 @@ def speaks(voice) -> bool:
     return len(pcm) > 0.5 * voice.sample_rate and np.abs(pcm.astype(float)).mean() > 100
 
 
+def test_an_engines_session_entries_reach_the_session_and_key_its_saved_graph(tmp_path):
+    entries = {"session.qdq_matmulnbits_accuracy_level": "1"}
+    session = make_session(MODEL, SessionConfig(), tmp_path, entries=entries)
+    options = session.get_session_options()
+    assert options.get_session_config_entry("session.qdq_matmulnbits_accuracy_level") == "1"
+    (with_entries,) = saved_files(tmp_path)
+    make_session(MODEL, SessionConfig(), tmp_path)  # without them: made again, not reused
+    (without,) = saved_files(tmp_path)
+    assert without != with_entries
+
+
 def test_optimized_graph_is_saved_once_then_reused(tmp_path, caplog):
     caplog.set_level(logging.DEBUG, logger="cosyedge")
     config = VoiceConfig(engine="piper")

@@ -21,10 +21,13 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
         lines += [f"  {line}" for line in pack.describe()]
         parity = pack.manifest.get("parity", {})
         if parity.get("checked"):
-            lines.append(
+            line = (
                 f"  parity with the originals: mel mean |d| {parity['mel_mean_abs']:.3f}, "
                 f"vocoder p99.9 |d| {parity['vocoder_p999_abs']:.1e}"
             )
+            if "audio_excess_db" in parity:  # packs converted before it was measured lack it
+                line += f", audio {parity['audio_excess_db']:+.2f} dB log-mel"
+            lines.append(line)
         else:
             lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
     elif voice.engine == "cosyvoice":

