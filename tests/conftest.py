@@ -76,8 +76,7 @@ def saved_models(tmp_path_factory) -> Path:
 @pytest.fixture
 def make_daemon(tmp_path: Path, alsa_sink: AlsaSink, saved_models: Path):
     """Start `cosyedge run` against a config text; every daemon is stopped after the test.
-    Each starts with a copy of the run's saved models unless `first_start` asks for a new
-    gateway's start, which makes them."""
+    Each starts with a copy of the run's saved models, as a gateway after its first start."""
     started: list[Daemon] = []
 
     def make(
@@ -85,13 +84,11 @@ def make_daemon(tmp_path: Path, alsa_sink: AlsaSink, saved_models: Path):
         env: dict[str, str] | None = None,
         start: bool = True,
         preexec=None,
-        first_start: bool = False,
     ) -> Daemon:
         directory = tmp_path / f"daemon{len(started)}"
         # A config without state_dir gets one of its own, not the user's (the alert journal).
         own = {**alsa_sink.env, "XDG_STATE_HOME": str(directory / "state-home")}
-        models = None if first_start else saved_models
-        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec, models)
+        d = Daemon(directory, config_text, {**own, **(env or {})}, preexec, saved_models)
         started.append(d)
         return d.start() if start else d
 
