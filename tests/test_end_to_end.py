@@ -201,6 +201,7 @@ def _unreachable_state_dir(tmp_path: Path) -> None:
     hidden.chmod(0o700)  # root's, closed to the user below
     config = tmp_path / "c.yaml"
     config.write_text(f"state_dir: {hidden / 'state'}\ncache:\n  dir: {tmp_path / 'cache'}\n")
+    config.chmod(0o644)  # the user below reads it, whatever the umask
     (tmp_path / "cache").mkdir(mode=0o777)
     (tmp_path / "cache").chmod(0o777)
     as_nobody = ["runuser", "-u", "nobody", "--", sys.executable, "-m", "cosyedge"]
