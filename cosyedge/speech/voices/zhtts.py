@@ -34,10 +34,11 @@ WARM_UP_TEXT = "请检查"
 # (measured: RTF 0.063 against 0.059, peak equal).
 MEMORY_ARENA = False
 # onnxruntime fuses the pack's int8 weights and their MatMul (DequantizeLinear + MatMul) into
-# MatMulNBits, which by default quantizes the activations to int8 as well and multiplies on
-# whatever integer instructions the CPU has (VNNI, AVX2's saturating vpmaddubsw, AVX-512): the
-# voice would change with the CPU. Level 1 computes in float: the same as the unfused graph,
-# within float rounding, on every CPU (measured: pitch/energy within 0.006 of int8 compute).
+# MatMulNBits, which by default quantizes the activations to int8 as well and multiplies with
+# the integer kernels MLAS picks from CPUID (VNNI or not, AVX2 or AVX-512): the voice moved
+# with the CPU (2026-12-01: audio 0.52 dB log-mel apart between AVX-512 VNNI and AVX2, 0.34
+# between 1 and 2 threads). Level 1 computes in float: the unfused graph's outputs, 0.0007 dB
+# apart between the two, for 2 % more CPU (`python -m bench.zhtts_cpu --speed`).
 SESSION_ENTRIES = MappingProxyType({"session.qdq_matmulnbits_accuracy_level": "1"})
 # Vocoder pieces: 100 mel frames (1.25 s) with 32 frames of context each side, more than its
 # receptive field, so the joined audio equals the one-piece audio exactly.
