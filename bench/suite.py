@@ -61,7 +61,9 @@ def main(args: list[str]) -> int:
         done = pytest("-q", f"--junitxml={report}", *args)
         wall = time.monotonic() - started
         seconds = split(report, system) if report.exists() else Counter()
-    print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:])
+    out = done.stdout.strip()
+    # pytest's short summary: what failed and why, then its count line.
+    print(out[out.find("= short test summary info") :] if out else done.stderr[-500:])
     print(f"wall {wall / 60:.1f} min; load average {load:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")  # fmt: skip
     for name in ("in-process", "system", "package", "box"):
