@@ -63,7 +63,8 @@ def main(args: list[str]) -> int:
         seconds = split(report, system) if report.exists() else Counter()
     out = done.stdout.strip()
     # pytest's short summary: what failed and why, then its count line.
-    print(out[out.find("= short test summary info") :] if out else done.stderr[-500:])
+    summary = out.find("= short test summary info")
+    print(out[summary:] if summary >= 0 else out[-300:] or done.stderr[-500:])
     print(f"wall {wall / 60:.1f} min; load average {load:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after")  # fmt: skip
     for name in ("in-process", "system", "package", "box"):
