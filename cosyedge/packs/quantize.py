@@ -15,6 +15,7 @@ import dataclasses
 import logging
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -129,8 +130,16 @@ def quantize_piper(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{out.name}")
     try:
-        with _quiet_library_warnings():
-            quantize_dynamic(model, tmp, weight_type=QuantType.QUInt8, nodes_to_exclude=vocoder)
+        # onnxruntime writes a shape-inferred copy beside the model it is given and removes it
+        # after: beside a private copy, two quantizers of one installed voice never meet (one
+        # removed the other's), and a read-only installation is no obstacle.
+        with tempfile.TemporaryDirectory(prefix="cosyedge-quantize-") as private:
+            source = Path(private) / model.name
+            shutil.copyfile(model, source)
+            with _quiet_library_warnings():
+                quantize_dynamic(
+                    source, tmp, weight_type=QuantType.QUInt8, nodes_to_exclude=vocoder
+                )
         shutil.copyfile(_sidecar(model), _sidecar(tmp))
         report = _compare(model, tmp, out, len(vocoder), texts)
         written = force or report.distance_db <= max_distance_db
