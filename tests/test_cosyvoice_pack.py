@@ -24,6 +24,10 @@ from cosyvoice_support import SPEAKER, run_cosyvoice_python
 from cosyedge.config import Config, VoiceConfig
 from cosyedge.speech.voices.cosypack import PackError, file_sha256
 
+# Several of these convert or check a model in the torch venv, a process each: with the
+# suite's workers sharing two loaded cores, one took over 300 s (about 40 s alone).
+pytestmark = pytest.mark.timeout(900)
+
 
 def test_conversion_writes_a_described_pack(cosyvoice_pack, tiny_model):
     m = cosyvoice_pack.manifest
