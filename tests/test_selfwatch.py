@@ -166,11 +166,15 @@ def test_an_alert_filter_the_broker_stops_delivering_is_named_said_and_cleared(
     # A retained one comes with the retain flag only to a new subscription: at the next start,
     # where the earlier run's canary, sent again, is stale.
     daemon.stop()
+    listen.wait_for(STATUS, lambda s: s[-1]["state"] == "offline", 30)  # that run's last
+    earlier = len(listen.on(STATUS))  # the next start's status comes after them
     daemon.start()
     publish_as(broker.port, "spoofer", CANARY, json.dumps(genuine))
     for kind in ("forged", "replayed", "retained", "stale"):
         assert len(daemon.wait_for_log(rf"canary ignored, it proves nothing \({kind}")) == 1
-    status = listen.wait_for(STATUS, lambda s: "intake" in s[-1].get("faults", {}), 30)[-1]
+    status = listen.wait_for(
+        STATUS, lambda s: len(s) > earlier and "intake" in s[-1].get("faults", {}), 30
+    )[-1]
     assert status["intake"]["canaries_rejected"] == {"retained": 1, "stale": 1}, status
     assert cleared_s < 30
     listen.close()
