@@ -300,7 +300,12 @@ class Handler(BaseHTTPRequestHandler):
         written = threading.Event()
         board = self.server.board
         accepted = self.server.backend.say(body, written.set, board.watch if wait else None)
-        answer: dict[str, Any] = {"seq": accepted.seq, "id": accepted.id, "topic": accepted.topic}
+        answer: dict[str, Any] = {
+            "seq": accepted.seq,
+            "id": accepted.id,
+            "topic": accepted.topic,
+            "priority": accepted.priority,
+        }
         if not written.wait(self.server.config.timeout_s):
             # Taken (it will be spoken and reported), but not known to be on disk: a crash
             # could lose it, so the caller is not told 202. The same id again is a duplicate.

@@ -190,6 +190,12 @@ def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:
         cleaned = clean_id(str(given))
         if cleaned:
             return cleaned
+    return hashed_id(topic, payload)
+
+
+def hashed_id(topic: str, payload: bytes) -> str:
+    """The id of a message that names none: a hash of its topic and payload, so only the very
+    same message again is a duplicate."""
     return hashlib.sha256(topic.encode() + b"\0" + payload).hexdigest()[:16]
 
 

@@ -39,6 +39,7 @@ class Accepted:
     seq: int
     id: str | None
     topic: str
+    priority: str | None = None
 
 
 class Tap(Protocol):
@@ -122,8 +123,10 @@ class Door(Component):
             raise Unavailable(f"not accepting alerts: {trouble}")
         message = self.intake.local_message(body)
         verdict = self.accept(message, written, "http", watch=watch)
-        key = verdict.key if isinstance(verdict, Offer) else None
-        return Accepted(verdict.ticket.seq, key, verdict.ticket.topic)
+        if isinstance(verdict, Offer):
+            priority = verdict.announcement.priority if verdict.announcement else None
+            return Accepted(verdict.ticket.seq, verdict.key, verdict.ticket.topic, priority)
+        return Accepted(verdict.ticket.seq, verdict.detail.get("id"), verdict.ticket.topic)
 
     # -- both --------------------------------------------------------------------------------
     def accept(

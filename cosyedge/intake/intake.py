@@ -20,7 +20,14 @@ from collections.abc import Mapping
 from cosyedge.config.schema import Config
 from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
 from cosyedge.intake import hermes, local
-from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
+from cosyedge.intake.alert import (
+    Message,
+    brief,
+    finite_number,
+    hashed_id,
+    parse_alert,
+    priority_note,
+)
 from cosyedge.intake.commands import parse_command
 from cosyedge.intake.templates import TemplateSet, plain_text
 from cosyedge.model import (
@@ -135,10 +142,11 @@ class Intake:
             return self.offer(message, ticket, at)
         except RejectedAlert as exc:
             log.warning("rejected message on %r: %s", message.topic, exc)
-            return Refusal(ticket, "rejected", str(exc), _known(message))
+            return Refusal(ticket, "rejected", str(exc), self._known(message))
         except Exception as exc:
             log.exception("cannot handle message %d on %r", seq, message.topic)
-            return Refusal(ticket, "failed", f"cannot handle this message: {error_text(exc)}")
+            reason = f"cannot handle this message: {error_text(exc)}"
+            return Refusal(ticket, "failed", reason, self._known(message))
 
     def read_journaled(
         self, seq: int, topic: str, payload: bytes, received: float, at: float
@@ -250,18 +258,36 @@ class Intake:
                 return lang, ()
         return default, (f"lang: no voice for {brief(asked)}, used {default}",)
 
+    def _known(self, message: Message) -> dict[str, str | None]:
+        """What the reports of a refused message can say of it, as those of an alert do: the
+        id it would have had (its payload's `id`, else the hash of topic and payload; a Hermes
+        request's key), so its publisher can tell which message it is, and its priority (the
+        payload's, else its template's); None where it cannot be told. Never raises."""
+        try:
+            alert: Alert | None = parse_alert(
+                message.topic, message.payload, load=message.load_json
+            )
+        except Exception:  # unreadable: named as a message without an id is
+            alert = None
+        ident = alert.id if alert else hashed_id(message.topic, message.payload)
+        if self._is_hermes(message.topic):
+            request = self.ticket(message, 0, 0.0).hermes
+            ident = hermes.dedup_key(message.payload, request.request_id if request else None)
+        return {"id": ident, "priority": (alert and alert.priority) or self._priority(message)}
+
+    def _priority(self, message: Message) -> str | None:
+        """The priority a message on its topic is said at when its payload names none."""
+        if self._is_hermes(message.topic):
+            return self.config.hermes.priority
+        if message.topic == local.SAY_TOPIC:
+            return local.DEFAULT_PRIORITY
+        try:
+            return self.templates.find(message.topic)[0].config.priority
+        except RejectedAlert:  # no template matches: it has none
+            return None
+
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
-
-
-def _known(message: Message) -> dict[str, str]:
-    """The id a rejected message would have had (its payload's `id`, else the hash of topic
-    and payload), so its publisher can tell which message its report is about; nothing when
-    the payload cannot be read at all."""
-    try:
-        return {"id": parse_alert(message.topic, message.payload, load=message.load_json).id}
-    except Exception:  # unreadable: the report's seq and topic are all there is
-        return {}
 
 
 def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:

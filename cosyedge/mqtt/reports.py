@@ -57,12 +57,17 @@ class Reporter(Observer):
         self._acknowledged: deque[int] = deque()
 
     def outcome(self, outcome: Outcome) -> None:
+        """Tell an outcome. Every report has the same common fields, whatever its outcome:
+        `seq`, `outcome`, `topic`, `received`, `id` and `priority` (null where they cannot be
+        known: a journal line nobody can read has no id, a return to normal no priority)."""
         ticket = outcome.ticket
         report: dict[str, Any] = {
             "seq": ticket.seq,
             "outcome": outcome.kind,
             "topic": ticket.topic,
             "received": round(ticket.received, 3),
+            "id": None,
+            "priority": None,
             **outcome.detail,
         }
         messages = [(self.config.outcome_topic, _json(report))]
