@@ -40,6 +40,7 @@ from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.intake import local
 from cosyedge.intake.door import Accepted, Unavailable
 from cosyedge.intake.local import BadField, Speak
+from cosyedge.model import RejectedAlert
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
 
@@ -66,7 +67,10 @@ class Backend(Protocol):
         it is refused, Unavailable when nothing can be journaled now."""
         ...
 
-    def rendering(self, text: str, lang: str | None) -> Rendering: ...
+    def rendering(self, text: str, lang: str | None) -> Rendering:
+        """Speech for a caller; RejectedAlert when the voices can say nothing of the text."""
+        ...
+
     def busy(self) -> bool: ...  # an alert is being said or waits: synthesis gives way
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
@@ -354,13 +358,19 @@ class Handler(BaseHTTPRequestHandler):
                 turns.release()
 
         try:
-            rendering = backend.rendering(speak.text, speak.lang)
+            rendering = self._rendering(speak)
             if rendering.source == "cache":
                 self._whole(rendering, speak.format, give_back)
             else:
                 self._chunked(rendering, speak.format, Pump(rendering, backend.busy), give_back)
         finally:
             give_back()
+
+    def _rendering(self, speak: Speak) -> Rendering:
+        try:
+            return self.server.backend.rendering(speak.text, speak.lang)
+        except RejectedAlert as exc:  # nothing the voices can say: refused as a say request is
+            raise BadField(speak.field, str(exc)) from None
 
     def _whole(self, rendering: Rendering, form: str, made: Callable[[], None]) -> None:
         pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)

@@ -236,16 +236,27 @@ class Intake:
         )
         return Offer(ticket, alert.id, at, timing, announcement, request.volume)
 
-    def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
-        """The announcement in a language that has a voice, with notes of what was not taken
-        as given; RejectedAlert when the voices can say nothing of it."""
-        lang, notes = self._voice_lang(announcement.lang, default_lang)
-        runs = split_runs(announcement.text, lang, self.config.voices)
+    def sayable(self, text: str, asked: str, default: str) -> tuple[str, tuple[str, ...]]:
+        """The one rule for what may be spoken, whichever door the text came in by (an
+        alert's phrase from MQTT, a say request, a synthesis for a caller of the HTTP API or
+        the Wyoming server; door.py): the language of the voice that says it (`asked` if it
+        has one, else `default`) and notes of what is not taken as given (no voice for the
+        language, parts no voice reads). RejectedAlert `nothing to say in <lang>` when the
+        voices can say no word or number of it: emoji, symbols, punctuation, a script none
+        of them reads."""
+        lang, notes = self._voice_lang(asked, default)
+        runs = split_runs(text, lang, self.config.voices)
         left_out = _left_out(runs)
         if not says_anything(runs):
             detail = f" ({'; '.join(left_out)})" if left_out else ""
             raise RejectedAlert(f"nothing to say in {lang}{detail}")
-        notes = (*announcement.notes, *notes, *left_out)
+        return lang, (*notes, *left_out)
+
+    def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
+        """The announcement held to `sayable`, in a language that has a voice, with notes of
+        what was not taken as given."""
+        lang, noted = self.sayable(announcement.text, announcement.lang, default_lang)
+        notes = (*announcement.notes, *noted)
         if notes:
             log.warning("alert %s: %s", announcement.alert.id, "; ".join(notes))
         return dataclasses.replace(announcement, lang=lang, notes=notes)

@@ -76,6 +76,7 @@ class Speak:
     text: str
     lang: str | None
     format: str  # wav, or pcm: the samples alone
+    field: str = "text"  # the request's field that holds the text
 
 
 def request_object(body: bytes) -> dict[str, Any]:
@@ -125,7 +126,7 @@ def speech_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -
     form = data.get("response_format", "wav")
     if form not in ("wav", "pcm"):
         raise BadField("response_format", "expected wav or pcm")
-    return Speak(_text(data, "input"), voice, form)
+    return Speak(_text(data, "input"), voice, form, "input")
 
 
 def template_message(data: Mapping[str, Any], templates: TemplateSet) -> tuple[str, bytes]:
