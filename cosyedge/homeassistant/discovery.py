@@ -62,6 +62,13 @@ def _status(field: str) -> str:
     return f"{{{{ value_json.get('{field}') }}}}"
 
 
+def _percent(field: str) -> str:
+    """A value template showing a field of the status that is a share from 0 to 1 as a
+    percentage; `None` when the field is absent or null (no lookup yet, the Last Will)."""
+    value = f"value_json.get('{field}')"
+    return f"{{{{ ({value} * 100) | round(1) if {value} is number else None }}}}"
+
+
 def entities(config: Config) -> list[Entity]:
     """The entities of one gateway, as the configuration names its topics."""
     status = config.reports.status_topic
@@ -112,7 +119,7 @@ def entities(config: Config) -> list[Entity]:
             "Phrase cache hit rate",
             {
                 "state_topic": status,
-                "value_template": _status("cache_hit_rate"),
+                "value_template": _percent("cache_hit_rate"),
                 "unit_of_measurement": "%",
                 "state_class": "measurement",
                 "entity_category": "diagnostic",
