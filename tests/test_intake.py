@@ -46,7 +46,7 @@ def test_a_payload_ttl_that_is_no_time_is_rejected(ttl):
     ("config", "text", "reason"),
     [
         (EN_ONLY, "🔥🚨🔥", "nothing to say in en"),
-        (EN_ONLY, "\u200b\u200d\u2060", "nothing to say in en: template 'say' rendered nothing"),
+        (EN_ONLY, "\u200b\u200d\u2060", "missing field 'text' for template 'say' (it is empty)"),
         (EN_ONLY, "— … !", "nothing to say in en"),
         (EN_ONLY, "第三线故障", "nothing to say in en (left out, no zh voice: '第三线故障')"),
         (

@@ -168,7 +168,8 @@ def _topic(written: str, fields: Mapping[str, Any]) -> tuple[str, dict[str, Any]
             if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise BadField(f"fields.{name}", "required by the topic: a string or integer")
             level = str(value)
-            if not level or _LEVEL_BAD.search(level):
+            if not clean_text(level) or _LEVEL_BAD.search(level):
+                # Empty (spaces, invisible characters) would be read as a missing field.
                 raise BadField(f"fields.{name}", "a topic level: not empty, no / + # or NUL")
         levels.append(level)
     return "/".join(levels), rest

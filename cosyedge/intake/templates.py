@@ -56,17 +56,21 @@ class Template:
         return captured if len(levels) == len(pattern) else None
 
     def announcement(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
-        fields: dict[str, Scalar] = {**alert.fields, **topic_fields}
+        """The phrase the alert's fields and the topic's levels fill in; RejectedAlert naming
+        the field when one is missing or cannot be said. A field that holds nothing to say
+        (an empty topic level, text of spaces or invisible characters) is missing: a topic
+        level that is empty gives no field (the payload's of that name may still fill it)."""
+        levels = {name: value for name, value in topic_fields.items() if clean_text(value)}
+        fields: dict[str, Scalar] = {**alert.fields, **levels}
         out = []
         for part in self._parts:
             out.append(part.literal)
             if part.name is None:
                 continue
-            if part.name not in fields:
-                raise RejectedAlert(
-                    f"missing field {part.name!r} for template {self.config.topic!r}"
-                )
-            out.append(_value_text(part.name, fields[part.name], part.decimals))
+            value = fields.get(part.name)
+            if value is None or (isinstance(value, str) and not clean_text(value)):
+                raise RejectedAlert(self._missing(part.name, topic_fields, fields))
+            out.append(_value_text(part.name, value, part.decimals))
         lang = _alert_lang(alert) or self.config.lang
         topic = self.config.topic
         text, left_out = plain_text("".join(out), self.config.max_chars)
@@ -81,6 +85,15 @@ class Template:
             notes=tuple(note for note in notes if note),
             max_spoken_s=self.config.max_spoken_s,
         )
+
+    def _missing(self, name: str, levels: Mapping[str, str], fields: Mapping[str, Scalar]) -> str:
+        """Why the field `name` is missing: not given, given empty, or its level empty."""
+        why = ""
+        if name in fields:
+            why = " (it is empty)"
+        elif name in levels:
+            why = " (its topic level is empty)"
+        return f"missing field {name!r} for template {self.config.topic!r}{why}"
 
 
 def _alert_lang(alert: Alert) -> str | None:
