@@ -136,7 +136,8 @@ def test_bad_requests_get_an_error_event_and_never_stop_the_server(
         (Synthesize(text="").event(), "bad-request", "text: required"),
         (Synthesize(text=" \u200b ").event(), "bad-request", "text: required"),
         (Event("synthesize", {"voice": {"language": "en"}}), "bad-request", "text: required"),
-        (Event("synthesize", {"text": 7}), "bad-request", "text: required"),
+        (Event("synthesize", {"text": 7}), "bad-request", "text: expected a string"),
+        (Event("synthesize", {"text": ["a"]}), "bad-request", "got an array"),
         (Synthesize(text="x" * 101).event(), "too-long", "over 100 characters"),
         (
             Synthesize(text="Hello.", voice=SynthesizeVoice(name="alloy")).event(),

@@ -24,7 +24,9 @@ from cosyedge.intake.alert import (
     Message,
     brief,
     finite_number,
+    given_kind,
     hashed_id,
+    json_kind,
     parse_alert,
     priority_note,
 )
@@ -191,7 +193,7 @@ class Intake:
             reannounce = alarms.priorities.of(announcement.priority).reannounce_s
         default_ttl = alarms.ttl_s if t.ttl_s is None else t.ttl_s
         timing = Timing(
-            ttl_s=_ttl(alert.fields, default_ttl),
+            ttl_s=_ttl(alert, default_ttl),
             on_delay_s=t.on_delay_s,
             off_delay_s=t.off_delay_s,
             reannounce_s=reannounce,
@@ -211,10 +213,10 @@ class Intake:
         key = hermes.dedup_key(payload, request_id)
         if say.note is not None:
             log.warning("hermes/tts/say %s: %s", key, say.note)
-        notes = tuple(n for n in (priority_note(alert.fields, priority), left_out) if n)
+        notes = tuple(n for n in (priority_note(alert, priority), left_out) if n)
         announcement = self._sayable(Announcement(text, say.lang, priority, alert, notes), say.lang)
         timing = Timing(
-            ttl_s=_ttl(alert.fields, alarms.ttl_s),
+            ttl_s=_ttl(alert, alarms.ttl_s),
             reannounce_s=alarms.priorities.of(priority).reannounce_s,
         )
         return Offer(ticket, key, at, timing, announcement, say.volume, say.note)
@@ -328,14 +330,17 @@ def _bounded(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
-def _ttl(fields: Mapping[str, Scalar], default: float) -> float:
+def _ttl(alert: Alert, default: float) -> float:
     """A payload `ttl` (seconds) overrides the configured time to live; 0 means the alert
-    never expires, as `alarms.ttl_s: 0` does."""
-    value = fields.get("ttl")
+    never expires, as `alarms.ttl_s: 0` does; null, as if it were not given."""
+    value = alert.fields.get("ttl")
+    kind = given_kind(alert, "ttl")
+    if kind is None and isinstance(value, (bool, str)):  # the plain values that are no number
+        kind = json_kind(value)
+    if kind is not None:
+        raise RejectedAlert(f"ttl: expected seconds as a number, got {kind}")
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RejectedAlert(f"ttl: expected seconds as a number, got {brief(value)}")
     seconds = finite_number(value)
     if seconds is None or seconds < 0:
         raise RejectedAlert(
