@@ -159,6 +159,8 @@ def test_bad_requests_get_an_error_event_and_never_stop_the_server(
     for raw, code in (
         (b"GET / HTTP/1.1\r\n\r\n", "bad-request"),
         (json.dumps({"type": "synthesize", "data_length": 10**9}).encode() + b"\n", "too-long"),
+        (json.dumps({"type": "synthesize", "data_length": True}).encode() + b"\n", "bad-request"),
+        (json.dumps({"type": "synthesize", "payload_length": -5}).encode() + b"\n", "bad-request"),
         (b'{"type": "synthesize", "data": {"text": "' + b"x" * 300_000 + b'"}}\n', "too-long"),
     ):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:

@@ -368,7 +368,8 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise Refused("not a Wyoming event: no type", "bad-request")
     sizes = [header.get("data_length") or 0, header.get("payload_length") or 0]
-    if not all(isinstance(n, int) and n >= 0 for n in sizes):
+    # A boolean is no length (`true` would read one byte), nor a negative or a fraction.
+    if not all(type(n) is int and n >= 0 for n in sizes):
         raise Refused("not a Wyoming event: bad lengths", "bad-request")
     if sum(sizes) > MAX_EVENT_BYTES:
         raise Refused(f"event over {MAX_EVENT_BYTES} bytes", "too-long")
