@@ -185,7 +185,11 @@ class Front:
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         try:
             while not self._stopped.is_set():
-                self._turn()
+                try:
+                    self._turn()
+                except Exception:  # one bad turn must not end the API; nor spin on a fault
+                    log.exception("http: reading connections failed; going on")
+                    self._stopped.wait(PAUSE_S)
         finally:
             self._shut_all()
 
