@@ -248,9 +248,9 @@ def test_what_the_voices_cannot_say_is_never_reported_spoken(
     listener.close()
     rejected = sorted(r["reason"] for r in reports if r["outcome"] == "rejected")
     assert rejected == [
+        "missing field 'text' for template 'cosyedge/say' (it is empty)",  # invisible only
         "nothing to say in en",
         f"nothing to say in en (left out, no voice reads its script: {russian!r})",
-        "nothing to say in en: template 'cosyedge/say' rendered nothing",
     ]
     by_id = {r["id"]: r for r in reports if "id" in r}
     assert by_id["silent"]["outcome"] == "failed"
