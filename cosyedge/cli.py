@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     def with_config(p: argparse.ArgumentParser, service: bool = True) -> argparse.ArgumentParser:
         """`--config`; without it an operator's command (`service`) reads the service's file,
         the daemon and the voice builders the embedded defaults."""
-        help = SERVICE_DEFAULT if service else "YAML config file (default: embedded defaults)"
-        p.add_argument("--config", "-c", type=Path, help=help)
+        described = SERVICE_DEFAULT if service else "YAML config file (default: embedded defaults)"
+        p.add_argument("--config", "-c", type=Path, help=described)
         p.set_defaults(service_default=service)
         return p
 
