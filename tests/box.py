@@ -34,7 +34,9 @@ class Box:
 
     def __init__(self, script: Path, directory: Path) -> None:
         self.script = script
-        self.env = {**os.environ, "SYSBOX_DIR": str(directory)}
+        # The box's own commands read its /etc/cosyedge as a gateway's do (conftest.py).
+        host = {k: v for k, v in os.environ.items() if k != "COSYEDGE_CONFIG"}
+        self.env = {**host, "SYSBOX_DIR": str(directory)}
         self.directory = directory
         self.deb = ""  # the package copied in, as a path inside the box
 

@@ -26,6 +26,10 @@ SYSTEM_FIXTURES = frozenset(
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The package test installs the .deb on this machine for a while, and the command line
+    # reads its /etc/cosyedge/cosyedge.yaml when given no --config: here, no --config means
+    # the embedded defaults (tests of that rule name the file in $COSYEDGE_CONFIG).
+    os.environ["COSYEDGE_CONFIG"] = ""
     config.addinivalue_line(
         "markers",
         "system: runs real processes (the daemon, Mosquitto, the command line, systemd, "

@@ -1,13 +1,17 @@
 """The .deb under a real systemd 252 as PID 1 (`systemd-box`), with the unit exactly as shipped:
 start to READY, an alert in and its report out, reload (valid and broken), a watchdog restart
-after SIGSTOP, stop with the queue saved, an upgrade over the running service, remove and
-purge. The box has the host's package database, so the package's dependencies are met as on
-this machine, and a file as its sound card. It needs root and boots systemd, so it runs on CI
-(CI=true) or with COSYEDGE_TEST_BOX=1, one run at a time per machine."""
+after SIGSTOP, stop with the queue saved, an upgrade over the running service, the operator's
+commands as root with and without `--config`, remove (nothing left retained on the broker) and
+purge (nothing left in /etc). The box has the host's package database, so the package's
+dependencies are met as on this machine, and a file as its sound card. It needs root and boots
+systemd, so it runs on CI (CI=true) or with COSYEDGE_TEST_BOX=1, one run at a time per
+machine."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -235,6 +239,52 @@ def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, r
     assert "spoke alert box-root source=cache" in journal(box, "-n 50")
 
 
+def test_operator_commands_as_root_read_what_the_service_keeps(box, reports):
+    """As root, with `--config /etc/cosyedge/cosyedge.yaml` and with no argument at all, the
+    operator's commands report on the service's own history, cache and configuration, and
+    say which file they read without `--config`; so they do on a file written before it named
+    `state_dir` (an edited conffile keeps its own text across upgrades). What they add to the
+    service's directories belongs to the service user."""
+    box.publish("plant/line1/estop", {"station": "station eight", "id": "box-operator"})
+    reports.until(spoken("box-operator"))
+    original = box.read(CONFIG)
+    older = original.replace("\nstate_dir: /var/lib/cosyedge\n", "\n")
+    try:
+        for given in (("--config", CONFIG), ()):
+            operator_commands(box, given)
+        assert older != original, "the packaged file names the service's state_dir"
+        box.write(CONFIG, older)
+        for given in (("--config", CONFIG), ()):
+            operator_commands(box, given)
+    finally:
+        box.write(CONFIG, original)
+    foreign = box.sh("find /var/lib/cosyedge /var/cache/cosyedge ! -user cosyedge").stdout
+    assert foreign == "", foreign
+
+
+def operator_commands(box: Box, given: tuple[str, ...]) -> None:
+    """Each command as root with `given` (`--config FILE` or nothing): it sees the service's."""
+    told = f"cosyedge: no --config given: reading {CONFIG}"
+
+    def run(*args: str) -> str:
+        done = box.run("cosyedge", *args, *given, timeout=300)
+        assert done.returncode == 0, (args, given, done.stdout, done.stderr)
+        assert (told in done.stderr) == (not given), (args, given, done.stderr)
+        return done.stdout
+
+    kpi = json.loads(run("report", "kpi", "--since", "1h", "--format", "json"))
+    assert kpi["alarms"] >= 1, kpi
+    audit = json.loads(run("report", "audit", "--since", "1h", "--format", "json"))
+    assert any(fact["e"] == "start" for fact in audit), audit
+    assert run("check").startswith(f"{CONFIG}: OK")
+    stats = run("cache", "stats")
+    assert "cache      /var/cache/cosyedge\n" in stats, stats
+    assert not re.search(r"^entries +0 ", stats, re.MULTILINE), stats
+    assert "[en] engine: hibari" in run("voice", "info")
+    assert json.loads(run("read", "Gate one is open.", "--json"))["cache_key"]
+    assert run("warm").splitlines()[-1].startswith("warm: ")
+
+
 def test_say_without_a_sound_device_exits_1_saying_so(box):
     """ALSA's default pointed at a card the box does not have: a clear refusal, no abort."""
     box.write("/etc/asound.conf", "pcm.!default { type hw; card 99 }\n")
@@ -247,20 +297,36 @@ def test_say_without_a_sound_device_exits_1_saying_so(box):
     assert "terminate called" not in done.stderr
 
 
-def test_remove_stops_the_service_and_purge_leaves_nothing(box):
+def retained(box: Box, *topics: str) -> str:
+    """The retained messages a client subscribing to `topics` now gets, one a line."""
+    filters = " ".join(f"-t '{t}'" for t in topics)
+    return box.run("sh", "-c", f"mosquitto_sub {filters} -v --retained-only -W 3").stdout
+
+
+def test_remove_takes_the_device_off_the_broker_and_purge_leaves_nothing(box):
+    """With Home Assistant's discovery on, `dpkg -r` leaves nothing retained under the
+    discovery prefix, nor the status; `dpkg -P` leaves nothing of cosyedge in /etc, the
+    secrets the guides have the operator put there included."""
     # Nothing routine (stops, reloads, the upgrade) was logged as a lost connection.
     assert "MQTT connection lost" not in journal(box)
-    box.write("/etc/cosyedge/mqtt-password", "secret\n")
-    box.sh("dpkg -r cosyedge", timeout=300)
+    box.write(CONFIG, box.read(CONFIG) + "homeassistant:\n  discovery: true\n")
+    box.sh(f"systemctl reload {UNIT}")
+    box.sh("mosquitto_sub -t 'homeassistant/#' -C 8 -W 30 >/dev/null")  # 8 configs, retained
+    assert retained(box, "cosyedge/status")
+    for secret in ("mqtt-password", "http-token"):
+        box.sh(f"install -m 640 -g cosyedge /dev/null /etc/cosyedge/{secret}")
+        box.write(f"/etc/cosyedge/{secret}", "secret\n")
+    removed = box.sh("dpkg -r cosyedge", timeout=300)
+    assert "withdrew from 127.0.0.1:1883: 8 Home Assistant discovery configs and the status" in (
+        removed.stdout
+    ), removed.stdout + removed.stderr
+    assert retained(box, "homeassistant/#", "cosyedge/#") == ""
     assert box.show(UNIT, "ActiveState") == "inactive"
     assert box.sh("test -e /opt/cosyedge || echo gone").stdout.strip() == "gone"
     assert box.read(CONFIG)  # a conffile outlives remove
     box.sh("dpkg -P cosyedge", timeout=300)
-    for gone in (
-        "/etc/cosyedge",
-        "/var/lib/cosyedge",
-        "/var/cache/cosyedge",
-        "/etc/mosquitto/conf.d/cosyedge.conf",
-    ):
+    for gone in ("/var/lib/cosyedge", "/var/cache/cosyedge"):
         assert box.sh(f"test -e {gone} || echo gone").stdout.strip() == "gone", gone
+    left = box.sh("find /etc -name '*cosyedge*'").stdout
+    assert left == "", left
     assert box.show("mosquitto.service", "ActiveState") == "active"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import config_problems
+from support import config_problems, cosyedge
 
 from cosyedge.config import Config, ConfigError, load_config, parse_config
 
@@ -104,6 +104,23 @@ def test_check_command_prints_errors_without_traceback(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == f'{bad}: mqtt.port: expected an integer 1-65535, got "abc"'
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.system
+def test_without_config_an_operators_command_reads_the_default_file_and_says_so(tmp_path):
+    """$COSYEDGE_CONFIG stands in for /etc/cosyedge/cosyedge.yaml here (the box test runs the
+    packaged one): the file is read, and named; set empty, the embedded defaults."""
+    site = tmp_path / "site.yaml"
+    site.write_text(f"state_dir: {tmp_path}/state\ncache:\n  dir: {tmp_path}/cache\n")
+    named = {**os.environ, "COSYEDGE_CONFIG": str(site)}
+    check = cosyedge("check", env=named)
+    assert check.stdout.startswith(f"{site}: OK"), check
+    assert f"cosyedge: no --config given: reading {site}" in check.stderr
+    report = cosyedge("report", "audit", env=named)
+    assert report.returncode == 2
+    assert f"no alarm history in {tmp_path}/state/history" in report.stderr, report.stderr
+    bare = cosyedge("check", env={**os.environ, "COSYEDGE_CONFIG": ""})
+    assert bare.stdout.startswith("<embedded defaults>: OK") and "--config" not in bare.stderr
 
 
 def test_voices_default_to_english_and_mandarin_and_sessions_have_settings():

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from support import Listener, publish, site_yaml, wait_until
+from support import Listener, cosyedge, free_port, publish, site_yaml, wait_until
 
 from cosyedge import __version__
 from cosyedge.config import ConfigError, parse_config
@@ -369,6 +369,59 @@ def test_configs_published_before_are_removed_at_a_start_with_discovery_off(
     daemon.stop()
     daemon.start()
     assert daemon.log().count("Home Assistant discovery") == 2
+
+
+def test_withdraw_takes_the_gateway_off_the_broker_once_the_daemon_has_stopped(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    """`cosyedge withdraw`, as the package's prerm runs it on remove: refused while the
+    daemon runs (it would publish them again); once it has stopped, every discovery config
+    and the retained status are emptied, so a Home Assistant connecting later finds no
+    device. The daemon's own session is left alone: an alert queued in it is still said."""
+    base = site_yaml(broker.port, tmp_path) + "homeassistant:\n  discovery: true\n"
+    daemon = make_daemon(base)
+    wait_until(lambda: len(retained(broker.port)) == 8, 30, "8 retained configs")
+    config = str(daemon.config)
+    running = cosyedge("withdraw", "--config", config)
+    assert running.returncode == 1, running
+    assert "a daemon is running on" in running.stderr and "stop it first" in running.stderr
+    assert len(retained(broker.port)) == 8
+
+    daemon.stop()
+    assert [s["state"] for s in retained_on(broker.port, STATUS)] == ["offline"]
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "Queued meanwhile.", "id": "q-1"}))
+    done = cosyedge("withdraw", "--config", config)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        f"withdrew from 127.0.0.1:{broker.port}: 8 Home Assistant discovery configs and the "
+        "status\n"
+    )
+    assert retained(broker.port) == {}
+    assert retained_on(broker.port, STATUS) == []
+    assert not (tmp_path / "state" / "homeassistant.json").exists()
+
+    reports = Listener(broker.port, REPORT)
+    daemon.config.write_text(base.replace("discovery: true", "discovery: false"))
+    daemon.start()
+    reports.wait_for(REPORT, lambda r: any(x.get("id") == "q-1" for x in r))
+    reports.close()
+
+    # A broker out of reach: said, nothing withdrawn, exit status 1.
+    away = tmp_path / "away.yaml"
+    away.write_text(base.replace(f"port: {broker.port}", f"port: {free_port()}"))
+    daemon.stop()
+    unreachable = cosyedge("withdraw", "--config", str(away))
+    assert unreachable.returncode == 1
+    assert "cannot reach the broker" in unreachable.stderr, unreachable.stderr
+    assert "nothing withdrawn" in unreachable.stderr
+
+
+def retained_on(port: int, topic: str) -> list[Any]:
+    """The retained message a client subscribing to `topic` now gets, if any."""
+    listener = Listener(port, topic)
+    time.sleep(1.0)  # retained messages come at once after the subscription
+    listener.close()
+    return listener.on(topic)
 
 
 def test_a_name_becomes_ids_of_the_allowed_characters_and_a_blank_one_is_refused():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 from pathlib import Path
@@ -202,7 +203,9 @@ def test_read_gives_the_cache_key_the_voices_use(site):
         cache.close()
     done = cosyedge("read", text, "--config", str(site), "--json")
     assert json.loads(done.stdout)["cache_key"] == expected
-    bare = cosyedge("read", text, "--json")  # the embedded defaults: no lexicon, another key
+    # The embedded defaults (not the host's /etc/cosyedge/cosyedge.yaml, if a package test
+    # installed one): no lexicon, another key.
+    bare = cosyedge("read", text, "--json", env={**os.environ, "COSYEDGE_CONFIG": ""})
     assert json.loads(bare.stdout)["cache_key"] != expected
 
 

@@ -87,6 +87,15 @@ def test_describe_then_synthesis_streams_each_clause_and_comes_from_the_cache_af
     assert program.name == "cosyedge" and program.installed
     voices = {v.languages[0]: v.name for v in program.voices}
     assert voices == {"en": "hibari-heart", "zh": "espeak-ng-cmn-latn-pinyin"}
+    # Each voice is attributed to its makers, not to cosyedge.
+    makers = {v.name: (v.attribution.name, v.attribution.url) for v in program.voices}
+    assert makers == {
+        "hibari-heart": ("Maureese Williams (hibari-tts)", "https://github.com/MMWilliams/hibari"),
+        "espeak-ng-cmn-latn-pinyin": (
+            "the eSpeak NG authors",
+            "https://github.com/espeak-ng/espeak-ng",
+        ),
+    }
 
     files = set(cache.rglob("*.wav"))
     before = len(files)
@@ -117,6 +126,81 @@ def test_describe_then_synthesis_streams_each_clause_and_comes_from_the_cache_af
     rate, audio = audio_of(mandarin)
     assert rate != 24000 and len(audio) > rate  # espeak-ng's rate; over half a second
     assert "wyoming" in daemon.log() and "Traceback" not in daemon.log()
+
+
+async def like_home_assistant(port: int, request: Event, patience_s: float = 10) -> list[Event]:
+    """A request as Home Assistant's Wyoming TTS client makes it (its
+    homeassistant/components/wyoming/tts.py): a connection of its own, the `synthesize`
+    event, then events read until `audio-stop` or the end of the connection, every other one
+    skipped, `error` included. None stands for the end of the connection; a reading still
+    waiting after `patience_s` (well under the server's `timeout_s` of 30) fails the test."""
+    got: list[Event | None] = []
+    async with AsyncTcpClient("127.0.0.1", port) as client:
+        await client.write_event(request)
+        try:
+            async with asyncio.timeout(patience_s):
+                while (event := await client.read_event()) is not None:
+                    got.append(event)
+                    if AudioStop.is_type(event.type):
+                        return got
+        except TimeoutError:
+            raise AssertionError(f"still waiting after {patience_s} s: {got}") from None
+    return [*got, None]
+
+
+def test_a_refused_request_ends_the_connection_so_home_assistant_stops_waiting(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    """Home Assistant reads until audio-stop or the end of the connection: after an `error`
+    (an unknown voice; the synthesizer busy with another caller's phrase) the connection
+    ends, so it gives up at once instead of after the server's 30 s timeout."""
+    port = free_port()
+    daemon = make_daemon(wyoming_config(broker.port, tmp_path, port, "  max_chars: 6000\n"))
+    daemon.wait_for_log(r"Wyoming text-to-speech on")
+
+    def refused(got: list[Event | None]) -> str:
+        assert len(got) == 2 and got[1] is None, got  # the error, then the end
+        assert Error.is_type(got[0].type), got
+        return Error.from_event(got[0]).code
+
+    unknown = Synthesize(text="Hello.", voice=SynthesizeVoice(name="alloy")).event()
+    assert refused(run(like_home_assistant(port, unknown))) == "unknown-voice"
+
+    async def while_another_caller_synthesizes() -> list[Event | None]:
+        """Another caller asks for a long phrase and reads none of it: the synthesizer is
+        its until the phrase is made and taken, or until the server gives up on it."""
+        holder = AsyncTcpClient("127.0.0.1", port)
+        await holder.connect()
+        try:
+            await holder.write_event(Synthesize(text=(LONG_TEXT + " ") * 14).event())
+            started = await holder.read_event()
+            assert started is not None and AudioStart.is_type(started.type), started
+            return await like_home_assistant(port, Synthesize(text="Pump two stopped.").event())
+        finally:
+            assert holder._writer is not None
+            holder._writer.transport.abort()
+
+    assert refused(run(while_another_caller_synthesizes())) == "busy"
+    # A request answered with audio still ends at audio-stop, the connection left to the
+    # client (asked again while the phrase left behind stops at its next clause); describe
+    # keeps it open.
+    request = Synthesize(text="Pump two stopped.").event()
+    deadline = time.monotonic() + 20
+    while (spoken := run(like_home_assistant(port, request)))[-1] is None:
+        assert refused(spoken) == "busy" and time.monotonic() < deadline, spoken
+        time.sleep(0.2)
+    assert AudioStop.is_type(spoken[-1].type), spoken
+
+    async def describe_twice() -> list[Event | None]:
+        async with AsyncTcpClient("127.0.0.1", port) as client:
+            answers = []
+            for _ in range(2):
+                await client.write_event(Describe().event())
+                answers.append(await asyncio.wait_for(client.read_event(), 10))
+            return answers
+
+    assert all(a is not None and Info.is_type(a.type) for a in run(describe_twice()))
+    assert daemon.alive() and "Traceback" not in daemon.log()
 
 
 def test_bad_requests_get_an_error_event_and_never_stop_the_server(
@@ -244,11 +328,15 @@ def test_a_client_gone_mid_stream_frees_the_synthesizer_and_alerts_come_first(
                 got.append(event)
                 if event.type == "audio-chunk" and len(got) == 2:
                     publish(broker.port, "cosyedge/say", "Forklift in aisle four.")
-                if event.type in ("audio-stop", "error"):
+                if event.type == "audio-stop":
+                    return got
+                if event.type == "error":  # and then the connection ends
+                    got.append(await asyncio.wait_for(client.read_event(), 10))
                     return got
         return got
 
-    got = run(interrupted())
+    *got, end = run(interrupted())
+    assert end is None, end
     assert Error.is_type(got[-1].type), [e.type for e in got]
     assert Error.from_event(got[-1]).code == "interrupted"
     (report,) = reports.wait_for("cosyedge/report", lambda r: len(r) == 1)

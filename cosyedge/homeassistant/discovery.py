@@ -281,6 +281,12 @@ def remembered(config: Config) -> bool:
     return (config.state_dir / STATE_FILE).exists()
 
 
+def remembered_topics(config: Config) -> set[str]:
+    """The discovery topics published by an earlier run whose removal the broker has not
+    acknowledged (`cosyedge withdraw` empties them)."""
+    return _read(config.state_dir / STATE_FILE)
+
+
 def _read(path: Path) -> set[str]:
     """The topics remembered in `path`; none when it is missing or unreadable (said)."""
     try:

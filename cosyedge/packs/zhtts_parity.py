@@ -152,14 +152,16 @@ class Kernels:
     session_entries: Mapping[str, str] | None = None
 
 
-class _Tflite:
-    def __init__(self, path: Path, kernels: str) -> None:
+class Tflite:
+    """One original TensorFlow Lite model, run on the `kernels` of RESOLVERS with `threads`."""
+
+    def __init__(self, path: Path, kernels: str, threads: int = 1) -> None:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         import tensorflow as tf
 
         resolver = getattr(tf.lite.experimental.OpResolverType, RESOLVERS[kernels])
         self.interpreter = tf.lite.Interpreter(
-            model_path=str(path), num_threads=1, experimental_op_resolver_type=resolver
+            model_path=str(path), num_threads=threads, experimental_op_resolver_type=resolver
         )
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -288,8 +290,8 @@ class _Check:
         options = session_options(SessionConfig(), entries)
         self.masked = ort.InferenceSession(masked, options, providers=["CPUExecutionProvider"])
         files = pack.manifest["files"]
-        self.acoustic = _Tflite(originals / files["acoustic"]["source"], kernels.reference)
-        self.vocoder = _Tflite(originals / files["vocoder"]["source"], kernels.reference)
+        self.acoustic = Tflite(originals / files["acoustic"]["source"], kernels.reference)
+        self.vocoder = Tflite(originals / files["vocoder"]["source"], kernels.reference)
 
     def run(self, id_sequences: list[list[int]]) -> Parity:
         figures = _Figures()

