@@ -1,151 +1,25 @@
-"""English alert text → words read the way a plant operator expects.
-
-Runs before phonemization for every English voice, because engines guess differently (espeak
-reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not at all):
-- device codes spelled out, digits one by one: `PT-101` → "P T one oh one", `M8153` → "M eight
-  one five three"; the hyphen after the letters is silent, a hyphen between digit groups is
-  "dash": `A3-07` → "eh three dash oh seven";
-- a number with capitals glued after it is the number, then the letters: `room 12B` → "room
-  twelve B", `3F` → "three F" (a unit symbol such as `12V` stays a unit);
-- dates, year first (`2024-05-01`, `2024/05/01`, `2024.05.01`) or, with the year last, day
-  first (`01.05.2024`, `01/05/2024`; the month first only when the day cannot be a month,
-  `05/31/2024`): "May first twenty twenty four", then a pause (a comma) before a time that
-  follows after a space or a `T`;
-- times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
-  seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
-  "U T C";
-- IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
-  dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
-  "point": `2.1.0` → "two point one point zero";
-- decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
-  separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
-  followed by exactly three digits is a separator, so `1,450` is one number, not two);
-- scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
-  minus three", `1.2E+05` → "... to the five";
-- fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
-  quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
-  number is read with "slash" (`12/3`);
-- units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
-  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
-- ranges `5-10`, `5~10` (or with an en dash) and ratios `3:1` with "to"; comparison signs;
-  tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
-  ordinals `1st`, `22nd`;
-- a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
-A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
-`pump 3 A failed` keeps its letter.
-"""
-
 from __future__ import annotations
 
 import re
 import unicodedata
 
+from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
+from cosyedge.speech.text.words import (
+    MONTHS,
+    cardinal,
+    digits,
+    fraction,
+    is_one,
+    letters,
+    number,
+    ordinal,
+    year,
+)
+
+__all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
+
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
 VERSION = "en-2"
-
-_ONES = (
-    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
-    *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
-    *("eighteen", "nineteen"),
-)
-_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand"))
-_ORDINAL_WORDS = {
-    "one": "first",
-    "two": "second",
-    "three": "third",
-    "five": "fifth",
-    "eight": "eighth",
-    "nine": "ninth",
-    "twelve": "twelfth",
-}
-_MONTHS = (
-    *("January", "February", "March", "April", "May", "June", "July", "August"),
-    *("September", "October", "November", "December"),
-)
-# Denominators with a name of their own; every other denominator is its ordinal.
-_FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
-
-
-def cardinal(n: int) -> str:
-    """`109` → "one hundred nine" (no "and", no hyphens: both engines read plain words best)."""
-    if n < 0:
-        return f"minus {cardinal(-n)}"
-    if n < 20:
-        return _ONES[n]
-    if n < 100:
-        tens, ones = divmod(n, 10)
-        return _TENS[tens] + (f" {_ONES[ones]}" if ones else "")
-    if n < 1000:
-        hundreds, rest = divmod(n, 100)
-        return f"{_ONES[hundreds]} hundred" + (f" {cardinal(rest)}" if rest else "")
-    for size, name in _SCALES:
-        if n >= size:
-            high, rest = divmod(n, size)
-            return f"{cardinal(high)} {name}" + (f" {cardinal(rest)}" if rest else "")
-    raise AssertionError(n)  # unreachable: every n >= 1000 meets a scale
-
-
-def ordinal(n: int) -> str:
-    """`3` → "third", `21` → "twenty first", `40` → "fortieth"."""
-    words = cardinal(n).split()
-    last = words[-1]
-    if last in _ORDINAL_WORDS:
-        words[-1] = _ORDINAL_WORDS[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
-
-
-def digits(text: str, zero: str = "zero") -> str:
-    """`"807"` → "eight zero seven": one word per digit, for codes and addresses."""
-    return " ".join(zero if d == "0" else _ONES[int(d)] for d in text)
-
-
-def year(n: int) -> str:
-    """`2024` → "twenty twenty four", `1905` → "nineteen oh five", `2005` → "two thousand five":
-    in pairs, except where the pairs would say "twenty oh five" or "twenty hundred"."""
-    high, low = divmod(n, 100)
-    if n < 1000 or (high % 10 == 0 and low < 10):
-        return cardinal(n)
-    if low == 0:
-        return f"{cardinal(high)} hundred"
-    return f"{cardinal(high)} {'oh ' if low < 10 else ''}{cardinal(low)}"
-
-
-def fraction(numerator: int, denominator: int) -> str:
-    """`1, 2` → "one half", `3, 4` → "three quarters", `5, 8` → "five eighths"."""
-    singular, plural = _FRACTION_NAMES.get(denominator) or (ordinal(denominator),) * 2
-    if numerator == 1:
-        return f"one {singular}"
-    if denominator not in _FRACTION_NAMES:
-        plural += "s"
-    return f"{cardinal(numerator)} {plural}"
-
-
-def _exponent(written: str) -> str:
-    sign = "minus " if written.startswith("-") else ""
-    return f" times ten to the {sign}{cardinal(int(written.lstrip('+-')))}"
-
-
-def number(text: str) -> str:
-    """A written number without sign: `1,250` → cardinal, `6.49` → "six point four nine",
-    `007` → digit by digit (a leading zero means the digits are a label, not an amount),
-    `1.5e-3` → "one point five times ten to the minus three"."""
-    mantissa, _, exponent = text.replace(",", "").lower().partition("e")
-    whole, _, decimals = mantissa.partition(".")
-    if not whole:
-        spoken = "zero"
-    elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > 15:
-        spoken = digits(whole)
-    else:
-        spoken = cardinal(int(whole))
-    if decimals:
-        spoken += f" point {digits(decimals)}"
-    return spoken + (_exponent(exponent) if exponent else "")
-
 
 # unit as written → (singular, plural). Longest first, so `kPa` wins over `Pa`.
 _UNITS = {
@@ -245,18 +119,9 @@ _SPACES = re.compile(r"[ \t\r\n]+")
 _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
 
 
-def _is_one(written: str) -> bool:
-    return written.replace(",", "") == "1"
-
-
-def _letters(written: str) -> list[str]:
-    # A lone capital A is read as the article "a" by both engines; "eh" is read as the letter.
-    return ["eh" if c == "A" else c for c in written]
-
-
 def _code(m: re.Match[str]) -> str:
-    letters, code_digits, suffix, groups = m.groups()
-    words = [*_letters(letters), digits(code_digits, zero="oh"), *_letters(suffix)]
+    prefix, code_digits, suffix, groups = m.groups()
+    words = [*letters(prefix), digits(code_digits, zero="oh"), *letters(suffix)]
     for group in groups.split("-")[1:]:
         words += ["dash", digits(group, zero="oh")]
     return " ".join(words)
@@ -277,7 +142,7 @@ def _date(m: re.Match[str]) -> str:
     if not (1 <= mo <= 12 and 1 <= d <= 31):
         return m.group(0)
     pause = ", " if m.group(9) else ""  # between a date and its time, as the T or space
-    return f"{_MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
+    return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
 
 def _ipv4(m: re.Match[str]) -> str:
@@ -338,7 +203,7 @@ def _with_unit(table: dict[str, tuple[str, str]]):
     def replace(m: re.Match[str]) -> str:
         written, unit = m.groups()
         singular, plural = table[unit]
-        return f"{number(written)} {singular if _is_one(written) else plural}"
+        return f"{number(written)} {singular if is_one(written) else plural}"
 
     return replace
 
@@ -347,30 +212,48 @@ def _lone_unit(m: re.Match[str]) -> str:
     return " " + _UNITS[m.group(0)][1] + " "
 
 
-def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).replace("\u2212", "-")
+_LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
-    text = _DATE.sub(_date, text)
-    text = _IPV4.sub(_ipv4, text)
-    text = _DOTTED.sub(_dotted, text)
-    text = _CODE.sub(_code, text)
-    text = _TIME.sub(_time, text)
-    text = _FRACTION.sub(_fraction, text)
-    text = _RANGE.sub(r"\1 to \2", text)
-    text = _SIGN.sub(lambda m: f" {_SIGNS[m.group(1)]} ", text)
-    text = _MINUS.sub("minus ", text)
-    text = _PLUS.sub("plus ", text)
-    text = _UNIT.sub(_with_unit(_UNITS), text)
-    text = _LETTER_UNIT.sub(_with_unit(_LETTER_UNITS), text)
-    text = _LONE_UNIT.sub(_lone_unit, text)
-    text = _NUMBER_LETTERS.sub(lambda m: " ".join([m.group(1), *_letters(m.group(2))]), text)
-    text = _LABEL_A.sub("eh", text)
-    text = _HASH.sub("number ", text)
-    text = _HASH_AFTER.sub(r"number \1", text)
-    text = _NUMERO.sub("number ", text)
-    text = text.replace("&", " and ")
-    text = _ORDINAL.sub(lambda m: ordinal(int(m.group(1))), text)
-    text = _LETTER_DIGIT.sub(" ", text)
-    text = _NUMBER.sub(lambda m: number(m.group(1)), text)
+    Rule("date", _DATE, _date),
+    Rule("IP address", _IPV4, _ipv4),
+    Rule("dotted number", _DOTTED, _dotted),
+    Rule("device tag", _CODE, _code),
+    Rule("time", _TIME, _time),
+    Rule("fraction", _FRACTION, _fraction),
+    rule("range", _RANGE, r"\1 to \2"),
+    Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
+    rule("sign", _MINUS, "minus "),
+    rule("sign", _PLUS, "plus "),
+    Rule("unit", _UNIT, _with_unit(_UNITS)),
+    Rule("unit", _LETTER_UNIT, _with_unit(_LETTER_UNITS)),
+    Rule("unit", _LONE_UNIT, _lone_unit),
+    Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
+    rule("label A", _LABEL_A, "eh"),
+    rule("equipment number", _HASH, "number "),
+    rule("equipment number", _HASH_AFTER, r"number \1"),
+    rule("equipment number", _NUMERO, "number "),
+    rule("ampersand", "&", " and "),
+    Rule("ordinal", _ORDINAL, lambda m: ordinal(int(m.group(1)))),
+    rule("letters beside digits", _LETTER_DIGIT, " "),
+    Rule("number", _NUMBER, lambda m: number(m.group(1))),
+)
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
+
+
+def _tidy(text: str) -> str:
     text = _SPACES.sub(" ", text).strip()
     return _SPACE_BEFORE_PUNCT.sub("", text)
+
+
+def normalize(text: str) -> str:
+    """The words a voice is given for `text`."""
+    return _tidy(read(_LINES, _folded(text)))
+
+
+def explain_text(text: str) -> Explained:
+    """What `normalize` says, with the place each reading class read (`read --explain`)."""
+    explained = explain(_LINES, _folded(text))
+    return Explained(_tidy(explained.said), explained.written, explained.spans)

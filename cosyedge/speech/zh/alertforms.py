@@ -30,8 +30,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from cosyedge.speech.text.spans import Rule, read, rule
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 
 # Unit symbols and their Mandarin reading, longest first where one is a prefix of another.
@@ -103,10 +103,6 @@ _SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
 _UNIT_END = r"(?![A-Za-z0-9²³])"
-
-
-def _sub(pattern: str, replace: Callable[[re.Match[str]], str]) -> tuple[re.Pattern, Callable]:
-    return re.compile(pattern), replace
 
 
 def _code(m: re.Match[str]) -> str:
@@ -234,44 +230,64 @@ def _year(m: re.Match[str]) -> str:
     return read_digits(m.group(1)) + "年"
 
 
-RULES: tuple[tuple[re.Pattern, Callable[[re.Match[str]], str]], ...] = (
+RULES: tuple[Rule, ...] = (
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
-    _sub(r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
-    _sub(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?(?:/(\d{1,2}))?(?![\d.])", _ipv4),
+    rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
+    rule(
+        "IP address",
+        r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?(?:/(\d{1,2}))?(?![\d.])",
+        _ipv4,
+    ),
     # Device tags: two to four capitals, optional hyphen, digits, optional suffix letter;
     # any capitals-hyphen-digits form (A-3, PLC-2-07); one capital, digits, hyphen (A3-07).
-    _sub(
+    rule(
+        "device tag",
         r"(?<![A-Za-z0-9])(?:[A-Z]{2,4}[-_]?\d+|[A-Z]{1,4}(?:[-_]\d+)+|[A-Z]\d+(?:[-_]\d+)+)"
         r"(?:[-_]?[A-Z])?(?:[-_/]\d+)*(?![A-Za-z0-9])",
         _code,
     ),
     # The day ends at 日 or 号, or where no digit follows; a T before the time is dropped.
-    _sub(r"(?<![\d.])(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})(?:[日号]|T(?=\d)|(?![\d.]))", _date),
-    _sub(r"(?<![\d.])\d+(?:\.\d+){2,}(?![\d.])", _dotted),
-    _sub(r"(?<!\d)(\d{4})年", _year),
-    _sub(r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
-    _sub(rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({_UNIT_ALT}){_UNIT_END})?", _scientific),
-    _sub(
+    rule(
+        "date",
+        r"(?<![\d.])(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})(?:[日号]|T(?=\d)|(?![\d.]))",
+        _date,
+    ),
+    rule("dotted number", r"(?<![\d.])\d+(?:\.\d+){2,}(?![\d.])", _dotted),
+    rule("year", r"(?<!\d)(\d{4})年", _year),
+    rule("time", r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
+    rule(
+        "scientific notation",
+        rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({_UNIT_ALT}){_UNIT_END})?",
+        _scientific,
+    ),
+    rule(
+        "range",
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
         rf"({_UNIT_ALT}|[%％]){_UNIT_END}",
         _range,
     ),
-    _sub(rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
-    _sub(rf"({_SIGN})({_NUMBER})\s*({_UNIT_ALT}){_UNIT_END}", _with_unit),
-    _sub(r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
-    _sub(r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
+    rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
+    rule("unit", rf"({_SIGN})({_NUMBER})\s*({_UNIT_ALT}){_UNIT_END}", _with_unit),
+    rule("fraction", r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
+    rule("fraction", r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
-    _sub(r"(\d+)#\s*[-~\u2013]\s*(\d+)#", lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}"),
-    _sub(r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
-    _sub(r"#(\d+)", lambda m: _numbered(m.group(1))),
-    _sub(r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
-    _sub(r"(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])", lambda m: "第" + read_integer(int(m[1]))),
-    _sub(rf"({_SIGN})({_NUMBER})", _number),
+    rule(
+        "equipment number",
+        r"(\d+)#\s*[-~\u2013]\s*(\d+)#",
+        lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}",
+    ),
+    rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
+    rule("equipment number", r"#(\d+)", lambda m: _numbered(m.group(1))),
+    rule("equipment number", r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
+    rule(
+        "ordinal",
+        r"(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",
+        lambda m: "第" + read_integer(int(m[1])),
+    ),
+    rule("number", rf"({_SIGN})({_NUMBER})", _number),
 )
 
 
 def prepass(text: str) -> str:
     """Rewrite alert forms into words; everything else is left for the general normalizer."""
-    for pattern, replace in RULES:
-        text = pattern.sub(replace, text)
-    return re.sub(r" {2,}", " ", text).strip()
+    return re.sub(r" {2,}", " ", read(RULES, text)).strip()

@@ -16,7 +16,8 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from cosyedge.speech.zh.alertforms import prepass
+from cosyedge.speech.text.spans import Explained, explain, read, rule
+from cosyedge.speech.zh.alertforms import RULES
 
 if TYPE_CHECKING:
     from wetext import Normalizer
@@ -43,8 +44,29 @@ _SYMBOLS = (
     ("+", "加"),
     ("=", "等于"),
 )
-# What wetext's Chinese normalization acts on (`wetext.utils.should_normalize`).
-_DIGIT = re.compile(r"\d")
+# A text wetext's Chinese normalization acts on (`wetext.utils.should_normalize`): a digit.
+_LEFT_DIGIT = re.compile(r"(?s)\A.*\d.*\Z")
+
+
+def _folded(text: str) -> str:
+    # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
+    return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
+
+
+def _tidy(text: str) -> str:
+    text = text.translate(_PUNCT)
+    text = re.sub(r"\s*([，。！？；：、（）])\s*", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+_SYMBOL = re.compile("|".join(re.escape(symbol) for symbol, _ in _SYMBOLS))
+_SYMBOL_WORDS = dict(_SYMBOLS)
+# Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
+_BEFORE = (rule("spacing", _LOOSE_SPACE, ""),)
+_AFTER = (
+    rule("sign", _SYMBOL, lambda m: _SYMBOL_WORDS[m.group(0)]),
+    rule("letters spelled", _LATIN, lambda m: " " + " ".join(m.group(0).upper()) + " "),
+)
 
 
 class MandarinNormalizer:
@@ -53,6 +75,9 @@ class MandarinNormalizer:
 
     def __init__(self) -> None:
         self._wetext: Normalizer | None = None
+        # wetext only ever reads a text with a digit left, and then all of it.
+        general = rule("general normalizer", _LEFT_DIGIT, lambda m: self._general().normalize(m[0]))
+        self._lines = (*_BEFORE, *RULES, rule("spacing", " {2,}", " "), general, *_AFTER)
 
     def _general(self) -> Normalizer:
         if self._wetext is None:
@@ -62,16 +87,10 @@ class MandarinNormalizer:
         return self._wetext
 
     def normalize(self, text: str) -> str:
-        # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
-        text = unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
-        # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
-        text = _LOOSE_SPACE.sub("", text)
-        text = prepass(text)
-        if _DIGIT.search(text):
-            text = self._general().normalize(text)
-        for symbol, word in _SYMBOLS:
-            text = text.replace(symbol, word)
-        text = _LATIN.sub(lambda m: " " + " ".join(m.group(0).upper()) + " ", text)
-        text = text.translate(_PUNCT)
-        text = re.sub(r"\s*([，。！？；：、（）])\s*", r"\1", text)
-        return re.sub(r"\s+", " ", text).strip()
+        """The normalized Mandarin a voice reads for `text`."""
+        return _tidy(read(self._lines, _folded(text)))
+
+    def explain(self, text: str) -> Explained:
+        """What `normalize` says, with the place each reading class read."""
+        explained = explain(self._lines, _folded(text))
+        return Explained(_tidy(explained.said), explained.written, explained.spans)

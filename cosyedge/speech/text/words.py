@@ -1,0 +1,117 @@
+"""English number words: cardinals, ordinals, digits, years, fractions and written numbers, as
+an operator says them."""
+
+from __future__ import annotations
+
+_ONES = (
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"),
+    *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+)
+_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand"))
+_ORDINAL_WORDS = {
+    "one": "first",
+    "two": "second",
+    "three": "third",
+    "five": "fifth",
+    "eight": "eighth",
+    "nine": "ninth",
+    "twelve": "twelfth",
+}
+MONTHS = (
+    *("January", "February", "March", "April", "May", "June", "July", "August"),
+    *("September", "October", "November", "December"),
+)
+# Denominators with a name of their own; every other denominator is its ordinal.
+_FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
+
+
+def cardinal(n: int) -> str:
+    """`109` → "one hundred nine" (no "and", no hyphens: both engines read plain words best)."""
+    if n < 0:
+        return f"minus {cardinal(-n)}"
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return _TENS[tens] + (f" {_ONES[ones]}" if ones else "")
+    if n < 1000:
+        hundreds, rest = divmod(n, 100)
+        return f"{_ONES[hundreds]} hundred" + (f" {cardinal(rest)}" if rest else "")
+    for size, name in _SCALES:
+        if n >= size:
+            high, rest = divmod(n, size)
+            return f"{cardinal(high)} {name}" + (f" {cardinal(rest)}" if rest else "")
+    raise AssertionError(n)  # unreachable: every n >= 1000 meets a scale
+
+
+def ordinal(n: int) -> str:
+    """`3` → "third", `21` → "twenty first", `40` → "fortieth"."""
+    words = cardinal(n).split()
+    last = words[-1]
+    if last in _ORDINAL_WORDS:
+        words[-1] = _ORDINAL_WORDS[last]
+    elif last.endswith("y"):
+        words[-1] = last[:-1] + "ieth"
+    else:
+        words[-1] = last + "th"
+    return " ".join(words)
+
+
+def digits(text: str, zero: str = "zero") -> str:
+    """`"807"` → "eight zero seven": one word per digit, for codes and addresses."""
+    return " ".join(zero if d == "0" else _ONES[int(d)] for d in text)
+
+
+def year(n: int) -> str:
+    """`2024` → "twenty twenty four", `1905` → "nineteen oh five", `2005` → "two thousand five":
+    in pairs, except where the pairs would say "twenty oh five" or "twenty hundred"."""
+    high, low = divmod(n, 100)
+    if n < 1000 or (high % 10 == 0 and low < 10):
+        return cardinal(n)
+    if low == 0:
+        return f"{cardinal(high)} hundred"
+    return f"{cardinal(high)} {'oh ' if low < 10 else ''}{cardinal(low)}"
+
+
+def fraction(numerator: int, denominator: int) -> str:
+    """`1, 2` → "one half", `3, 4` → "three quarters", `5, 8` → "five eighths"."""
+    singular, plural = _FRACTION_NAMES.get(denominator) or (ordinal(denominator),) * 2
+    if numerator == 1:
+        return f"one {singular}"
+    if denominator not in _FRACTION_NAMES:
+        plural += "s"
+    return f"{cardinal(numerator)} {plural}"
+
+
+def _exponent(written: str) -> str:
+    sign = "minus " if written.startswith("-") else ""
+    return f" times ten to the {sign}{cardinal(int(written.lstrip('+-')))}"
+
+
+def number(text: str) -> str:
+    """A written number without sign: `1,250` → cardinal, `6.49` → "six point four nine",
+    `007` → digit by digit (a leading zero means the digits are a label, not an amount),
+    `1.5e-3` → "one point five times ten to the minus three"."""
+    mantissa, _, exponent = text.replace(",", "").lower().partition("e")
+    whole, _, decimals = mantissa.partition(".")
+    if not whole:
+        spoken = "zero"
+    elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > 15:
+        spoken = digits(whole)
+    else:
+        spoken = cardinal(int(whole))
+    if decimals:
+        spoken += f" point {digits(decimals)}"
+    return spoken + (_exponent(exponent) if exponent else "")
+
+
+def letters(written: str) -> list[str]:
+    """Capitals one by one. A lone capital A is read as the article "a" by both engines; "eh"
+    is read as the letter."""
+    return ["eh" if c == "A" else c for c in written]
+
+
+def is_one(written: str) -> bool:
+    return written.replace(",", "") == "1"
