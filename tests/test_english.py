@@ -180,6 +180,19 @@ FORMS = [
     ("level > 90 %", "level greater than ninety percent"),
     ("T ≤ 5 °C", "T at most five degrees Celsius"),
     ("~5 min", "about five minutes"),
+    # compact durations: largest unit first, parts of nothing left out, "and" before the last
+    ("down for 3h40m", "down for three hours and forty minutes"),
+    ("1h05m20s", "one hour five minutes and twenty seconds"),
+    ("uptime 2d 4h", "uptime two days and four hours"),
+    ("delay 1h30", "delay one hour and thirty minutes"),
+    ("ramp 5min 30.5s", "ramp five minutes and thirty point five seconds"),
+    ("runtime 2h00m", "runtime two hours"),
+    # MAC addresses: pair by pair, a pause between pairs
+    (
+        "MAC AC:DE:48:00:11:22 unknown",
+        "MAC eh C, D E, four eight, zero zero, one one, two two unknown",
+    ),
+    ("ac-de-48-00-11-22: offline", "eh C, D E, four eight, zero zero, one one, two two: offline"),
     # whole alerts
     (
         "Boiler 2# drum level -35 mm at 2024-05-01 03:15",

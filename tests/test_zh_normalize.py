@@ -250,6 +250,15 @@ PLANT_FORMS = [
     ("延时30s", "延时三十秒"),
     ("绝缘电阻0.5MΩ", "绝缘电阻零点五兆欧"),
     ("噪声85dB", "噪声八十五分贝"),
+    # compact durations: 两 for two, 分钟 at the end, 分 before seconds
+    ("停机3h40m", "停机三小时四十分钟"),
+    ("1h05m20s", "一小时五分二十秒"),
+    ("运行2d 4h", "运行两天四小时"),
+    ("延时1h30", "延时一小时三十分钟"),
+    ("持续2h00m", "持续两小时"),
+    # MAC addresses: pair by pair, 幺 for 1, a pause between pairs
+    ("MAC地址AC:DE:48:00:11:22未知", "M A C 地址 A C，D E，四八，零零，幺幺，二二未知"),
+    ("设备ac-de-48-00-11-22离线", "设备 A C，D E，四八，零零，幺幺，二二离线"),
     # whole alerts
     (
         "2024-05-01 08:30:15 2#炉TT-101温度-5.5℃",

@@ -19,12 +19,17 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from cosyedge.speech.text import fields
 from cosyedge.speech.zh.alertforms import UNITS
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]")
+# Fields written in Latin letters and digits that are read as one whatever the script around
+# them (a MAC address, a duration): their letters are no English words.
+_FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM])
 _TOKEN = re.compile(
-    rf"(?P<han>[{_HAN_CHARS}，。！？；：、“”‘’（）《》【】]+)"
+    rf"(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
+    rf"|(?P<han>[{_HAN_CHARS}，。！？；：、“”‘’（）《》【】]+)"
     r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
     r"|(?P<space>\s+)"

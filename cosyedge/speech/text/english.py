@@ -1,8 +1,51 @@
+"""English alert text → words read the way a plant operator expects.
+
+Runs before phonemization for every English voice, because engines guess differently (espeak
+reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not at all):
+- device codes spelled out, digits one by one: `PT-101` → "P T one oh one", `M8153` → "M eight
+  one five three"; the hyphen after the letters is silent, a hyphen between digit groups is
+  "dash": `A3-07` → "eh three dash oh seven";
+- a number with capitals glued after it is the number, then the letters: `room 12B` → "room
+  twelve B", `3F` → "three F" (a unit symbol such as `12V` stays a unit);
+- dates, year first (`2024-05-01`, `2024/05/01`, `2024.05.01`) or, with the year last, day
+  first (`01.05.2024`, `01/05/2024`; the month first only when the day cannot be a month,
+  `05/31/2024`): "May first twenty twenty four", then a pause (a comma) before a time that
+  follows after a space or a `T`;
+- times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
+  seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
+  "U T C";
+- compact durations, largest unit first, with "and" before the last part: `3h40m` → "three
+  hours and forty minutes", `1h05m20s` → "one hour five minutes and twenty seconds", `1h30`
+  → "one hour and thirty minutes" (parts of nothing are left out: `2h00m` → "two hours");
+- MAC addresses pair by pair, a pause between pairs: `AC:DE:48:00:11:22` (or with hyphens,
+  in either case) → "eh C, D E, four eight, zero zero, one one, two two";
+- IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
+  dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
+  "point": `2.1.0` → "two point one point zero";
+- decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
+  separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
+  followed by exactly three digits is a separator, so `1,450` is one number, not two);
+- scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
+  minus three", `1.2E+05` → "... to the five";
+- fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
+  quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
+  number is read with "slash" (`12/3`);
+- units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
+  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
+- ranges `5-10`, `5~10` (or with an en dash) and ratios `3:1` with "to"; comparison signs;
+  tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
+  ordinals `1st`, `22nd`;
+- a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
+A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
+`pump 3 A failed` keeps its letter.
+"""
+
 from __future__ import annotations
 
 import re
 import unicodedata
 
+from cosyedge.speech.text import fields
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
@@ -19,7 +62,7 @@ from cosyedge.speech.text.words import (
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-2"
+VERSION = "en-3"
 
 # unit as written → (singular, plural). Longest first, so `kPa` wins over `Pa`.
 _UNITS = {
@@ -214,6 +257,7 @@ def _lone_unit(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    *fields.RULES,
     Rule("date", _DATE, _date),
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),

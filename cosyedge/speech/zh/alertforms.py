@@ -18,6 +18,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - dates year first (`2024-05-01`, `2024/5/1`, `2024.05.01`, `2024年5月1日`) with the year digit
   by digit: 二零二四年五月一日; a `T` or a space before the time is dropped or kept as is;
   times: `08:30` → 八点三十分, `14:05:09` → 十四点零五分九秒;
+- compact durations: `3h40m` → 三小时四十分钟, `1h05m20s` → 一小时五分二十秒 (两 for two,
+  分钟 when the minutes end it, 分 before seconds; parts of nothing left out);
+- MAC addresses pair by pair with 幺 for 1, a pause (a full-width comma) between pairs:
+  `AC:DE:48:00:11:22` → A C, D E, 四八, 零零, 幺幺, 二二;
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
 - negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
@@ -32,6 +36,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
+from cosyedge.speech.zh import fields
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 
 # Unit symbols and their Mandarin reading, longest first where one is a prefix of another.
@@ -231,6 +236,7 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    *fields.RULES,
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
     rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
     rule(

@@ -1,0 +1,84 @@
+"""English readings of the fields plant systems write as one token: compact durations and MAC
+addresses.
+
+Each is read before the numbers, ranges and units inside it could be: `3h40m` would be "three
+h forty meters", `AC:DE:48:00:11:22` a row of clock times.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import cardinal, digits, letters
+
+# --- compact durations: 3h40m, 1h05m20s, 2d 4h, 1h30 -----------------------------------------
+
+# The unit letters in the order a duration writes them, and what each is said as.
+DURATION_UNITS = {"d": "day", "h": "hour", "min": "minute", "m": "minute", "s": "second"}
+_ORDER = {"d": 0, "h": 1, "min": 2, "m": 2, "s": 3}
+_PART = r"\d{1,3}(?:\.\d+)?(?:d|h|min|m|s)"
+_PARTS = re.compile(r"(\d+(?:\.\d+)?)(min|[dhms])")
+# A duration's written form, without groups (for the split into languages).
+DURATION_FORM = rf"\d{{1,3}}h\d{{2}}(?![A-Za-z0-9])|{_PART}(?:\s?{_PART})+"
+DURATION = re.compile(
+    rf"(?<![\w.,/-])(?<!\d:)(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![\w/]|[.:]\d)"
+)
+
+
+def duration_parts(written: str) -> list[tuple[str, str]] | None:
+    """(amount, unit) of each part of a compact duration, or None where the parts are not one
+    duration: each unit once, largest first, a fraction only in the last part."""
+    parts = _PARTS.findall(written)
+    order = [_ORDER[unit] for _, unit in parts]
+    if order != sorted(set(order)) or any("." in amount for amount, _ in parts[:-1]):
+        return None
+    return parts
+
+
+def say_duration(parts: list[tuple[str, str]]) -> str:
+    """`[("1", "h"), ("05", "m"), ("20", "s")]` → "one hour five minutes and twenty seconds":
+    parts of nothing left out (all of them nothing: the last, "zero minutes")."""
+    said = [(amount, unit) for amount, unit in parts if float(amount)] or parts[-1:]
+    words = []
+    for amount, unit in said:
+        whole, _, fraction = amount.partition(".")
+        spoken = cardinal(int(whole)) + (f" point {digits(fraction)}" if fraction else "")
+        name = DURATION_UNITS[unit]
+        words.append(f"{spoken} {name if spoken == 'one' else name + 's'}")
+    if len(words) > 1:
+        words[-1] = "and " + words[-1]
+    return " ".join(words)
+
+
+def _duration(m: re.Match[str]) -> str:
+    if m.group(1) is None:  # 1h30: hours and minutes
+        return say_duration([(m.group(2), "h"), (m.group(3), "m")])
+    parts = duration_parts(m.group(1))
+    return m.group(0) if parts is None else say_duration(parts)
+
+
+# --- MAC addresses: AC:DE:48:00:11:22, ac-de-48-00-11-22 -------------------------------------
+
+_HEX = "[0-9A-Fa-f]{2}"
+# A MAC address's written form, without groups (for the split into languages).
+MAC_FORM = rf"{_HEX}(?::{_HEX}){{5}}|{_HEX}(?:-{_HEX}){{5}}"
+# Six pairs of hex digits, one separator throughout; a colon after it (a heading) is not a
+# seventh pair.
+MAC = re.compile(rf"(?<![\w.-])(?<!\w:)({_HEX}([:-]){_HEX}(?:\2{_HEX}){{4}})(?!\w|[:.-]\w)")
+
+
+def say_hex_pair(pair: str) -> str:
+    """`"AC"` → "eh C", `"48"` → "four eight": letters and digits one by one."""
+    return " ".join(digits(c) if c.isdigit() else letters(c.upper())[0] for c in pair)
+
+
+def _mac(m: re.Match[str]) -> str:
+    """Pair by pair, with a pause between pairs, as an address is dictated."""
+    return ", ".join(say_hex_pair(pair) for pair in re.split("[:-]", m.group(1)))
+
+
+RULES = (
+    Rule("MAC address", MAC, _mac),
+    Rule("duration", DURATION, _duration),
+)

@@ -1,0 +1,76 @@
+"""Mandarin readings of the fields plant systems write as one token: compact durations and MAC
+addresses, read before the numbers and units inside them could be (`3h40m` would be 三 H
+四十米, a MAC address clock times and amperes).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.fields import duration_parts
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.zh.numbers import read_digits, read_integer
+
+# Not inside a longer run of Latin letters or digits (Chinese characters may touch a field).
+_START = r"(?<![A-Za-z0-9.,/-])(?<!\d:)"
+
+# --- compact durations -----------------------------------------------------------------------
+
+# 分钟 when the minutes end the duration, 分 when seconds follow: 三小时四十分钟, 五分三十秒.
+_UNIT_WORDS = {"d": "天", "h": "小时", "s": "秒"}
+_PART = r"\d{1,3}(?:\.\d+)?(?:d|h|min|m|s)"
+DURATION = re.compile(
+    rf"{_START}(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![A-Za-z0-9/]|[.:]\d)"
+)
+
+
+def count(amount: str) -> str:
+    """An amount before a measure word: 两 for two (两小时), decimals digit by digit."""
+    whole, _, fraction = amount.partition(".")
+    said = "两" if int(whole) == 2 and not fraction else read_integer(int(whole))
+    return said + ("点" + read_digits(fraction) if fraction else "")
+
+
+def say_duration(parts: list[tuple[str, str]]) -> str:
+    """`[("1", "h"), ("05", "m"), ("20", "s")]` → 一小时五分二十秒; parts of nothing left out
+    (all of them nothing: the last)."""
+    said = [(amount, unit) for amount, unit in parts if float(amount)] or parts[-1:]
+    words = []
+    for i, (amount, unit) in enumerate(said):
+        if unit in ("m", "min"):
+            word = "分钟" if i == len(said) - 1 else "分"
+        else:
+            word = _UNIT_WORDS[unit]
+        words.append(count(amount) + word)
+    return "".join(words)
+
+
+def _duration(m: re.Match[str]) -> str:
+    if m.group(1) is None:  # 1h30: hours and minutes
+        return say_duration([(m.group(2), "h"), (m.group(3), "m")])
+    parts = duration_parts(m.group(1))
+    return m.group(0) if parts is None else say_duration(parts)
+
+
+# --- MAC addresses ---------------------------------------------------------------------------
+
+_HEX = "[0-9A-Fa-f]{2}"
+MAC = re.compile(
+    rf"(?<![A-Za-z0-9.-])(?<![A-Za-z0-9]:)({_HEX}([:-]){_HEX}(?:\2{_HEX}){{4}})(?![A-Za-z0-9]|[:.-][A-Za-z0-9])"
+)
+
+
+def _pair(pair: str) -> str:
+    """Digits as an address reads them (幺 for 1), letters as capitals, spelled later."""
+    return "".join(read_digits(c, one="幺") if c.isdigit() else f" {c.upper()} " for c in pair)
+
+
+def _mac(m: re.Match[str]) -> str:
+    """Pair by pair, with a pause between pairs."""
+    return "，".join(_pair(pair) for pair in re.split("[:-]", m.group(1)))
+
+
+RULES = (
+    Rule("MAC address", MAC, _mac),
+    Rule("duration", DURATION, _duration),
+)

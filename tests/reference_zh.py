@@ -1,0 +1,102 @@
+"""A small reference verbalizer for the Mandarin reading classes, written apart from the front
+end (cosyedge/speech/zh/) and never calling it: the property tests compare what the front end
+says for a generated instance with what these say for the parts it was made of.
+"""
+
+from __future__ import annotations
+
+import re
+
+DIGITS = dict(zip("0123456789", "零一二三四五六七八九", strict=True))
+PLACES = ["", "十", "百", "千"]
+MYRIADS = ["", "万", "亿", "万亿"]
+
+
+def _below_myriad(n: int) -> str:
+    """1-9999 with 零 for a gap inside: 1010 一千零一十, 1001 一千零一."""
+    text = str(n)
+    out, gap = "", False
+    for i, d in enumerate(text):
+        place = len(text) - 1 - i
+        if d == "0":
+            gap = True
+            continue
+        out += ("零" if gap and out else "") + DIGITS[d] + PLACES[place]
+        gap = False
+    return out
+
+
+def integer(n: int) -> str:
+    """Cardinal: groups of four digits with 万 and 亿; 零 where a group starts below a thousand
+    or empty groups stand between; 十 for a leading 一十, 两 for a leading 二 before 百 千 万 亿."""
+    if n == 0:
+        return "零"
+    groups = []
+    while n:
+        n, group = divmod(n, 10000)
+        groups.append(group)
+    out, gap = "", False
+    for index in reversed(range(len(groups))):
+        group = groups[index]
+        if not group:
+            gap = bool(out)
+            continue
+        if out and (gap or group < 1000):
+            out += "零"
+        out += _below_myriad(group) + MYRIADS[index]
+        gap = False
+    if out.startswith("一十"):
+        out = out[1:]
+    if re.match("二[百千万亿]", out):
+        out = "两" + out[1:]
+    return out
+
+
+def digits(text: str, one: str = "一") -> str:
+    return "".join(one if d == "1" else DIGITS[d] for d in text)
+
+
+def decimal(text: str) -> str:
+    whole, _, fraction = text.partition(".")
+    return integer(int(whole)) + ("点" + digits(fraction) if fraction else "")
+
+
+def tidy(text: str) -> str:
+    """The spacing the front end gives: a space each side of a Latin capital, none next to
+    Chinese punctuation, one at most, none at the ends."""
+    text = re.sub("([A-Z])", r" \1 ", text)
+    text = re.sub(r"\s*([，。！？；：、（）])\s*", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def audible(text: str) -> str:
+    """What the voices hear of normalized text: a space between two Chinese characters is
+    not heard (the pinyin is read character by character)."""
+    return re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", text)
+
+
+# --- the classes ---------------------------------------------------------------------------
+
+
+def duration(parts: list[tuple[str, str]]) -> str:
+    """(amount, unit word) pairs as reading_forms gives them (day, hour, minute, second): 两 for
+    two; minutes 分钟 at the end, 分 before seconds; parts of nothing left out."""
+    kept = [(a, u) for a, u in parts if float(a) != 0] or [parts[-1]]
+    out = ""
+    for i, (amount, unit) in enumerate(kept):
+        said = "两" if amount.lstrip("0") == "2" else decimal(amount)
+        word = {"day": "天", "hour": "小时", "second": "秒"}.get(unit)
+        if unit == "minute":
+            word = "分钟" if i == len(kept) - 1 else "分"
+        out += said + word
+    return out
+
+
+def mac(pairs: list[str]) -> str:
+    """Pair by pair, a pause (a full-width comma) between; digits with 幺 for 1, letters as
+    capitals."""
+    return "，".join(digits(p.upper(), one="幺") if p.isdigit() else _mixed(p) for p in pairs)
+
+
+def _mixed(pair: str) -> str:
+    return " ".join(c.upper() if c.isalpha() else digits(c, one="幺") for c in pair)

@@ -1,0 +1,68 @@
+"""Each English reading class, generated: every instance its generator draws reads as the
+class says, alone, in a sentence and at its edges, next to every punctuation mark.
+
+The expected reading comes from the reference verbalizer (reference_en.py), never from the
+normalizer; the tables in test_english.py document the classes with examples.
+"""
+
+from __future__ import annotations
+
+import pytest
+import reference_en as ref
+from hypothesis import given
+from hypothesis import strategies as st
+from reading_forms import CLASSES, durations, macs
+
+from cosyedge.speech.text.english import normalize
+
+# Sentence frames whose own words no rule changes: the form alone, first, last, inside a
+# sentence, followed by each punctuation mark, in brackets and quotes, as a heading.
+FRAMES = [
+    ("", ""),
+    ("Alarm at ", " on line"),
+    ("Check ", " now."),
+    ("", "."),
+    ("", ","),
+    ("", ";"),
+    ("", ": check it."),
+    ("", "!"),
+    ("", "?"),
+    ("(", ")"),
+    ('"', '"'),
+    ("last ", ", next"),
+]
+frames = st.sampled_from(FRAMES)
+
+
+def heard(written: str, frame: tuple[str, str]) -> str:
+    before, after = frame
+    return normalize(before + written + after)
+
+
+def expected(said: str, frame: tuple[str, str]) -> str:
+    before, after = frame
+    return before + said + after
+
+
+@CLASSES
+@given(form=durations(), frame=frames)
+def test_compact_durations(form, frame):
+    assert heard(form.written, frame) == expected(ref.duration(list(form.parts)), frame)
+
+
+@CLASSES
+@given(form=macs(), frame=frames)
+def test_mac_addresses(form, frame):
+    assert heard(form.written, frame) == expected(ref.mac(list(form.parts)), frame)
+
+
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        *[(0, "zero"), (15, "fifteen"), (40, "forty"), (101, "one hundred one")],
+        *[(1000, "one thousand"), (2_000_019, "two million nineteen"), (10**9, "one billion")],
+    ],
+)
+def test_the_reference_counts_right(n, said):
+    """The reference is itself checked, on hand-written readings."""
+    assert ref.cardinal(n) == said

@@ -1,0 +1,73 @@
+"""Each Mandarin reading class, generated: every instance its generator draws reads as the
+class says, alone, in a sentence and at its edges, next to every punctuation mark.
+
+The expected reading comes from the reference verbalizer (reference_zh.py), never from the
+front end; the tables in test_zh_normalize.py document the classes with examples.
+"""
+
+from __future__ import annotations
+
+import pytest
+import reference_zh as ref
+from hypothesis import given
+from hypothesis import strategies as st
+from reading_forms import CLASSES, durations, macs
+
+from cosyedge.speech.zh.normalize import MandarinNormalizer
+
+# Frames whose own text no rule changes: (before, after) as written and as said (ASCII
+# punctuation becomes full-width; a space between Chinese and a digit carries nothing).
+FRAMES = [
+    ("", "", "", ""),
+    ("设备", "离线", "设备", "离线"),
+    ("报警：", "。", "报警：", "。"),
+    ("", "，请检查", "", "，请检查"),
+    ("", ",", "", "，"),
+    ("", ": 检查", "", "：检查"),
+    ("", ";", "", "；"),
+    ("", "!", "", "！"),
+    ("（", "）", "（", "）"),
+    ("(", ")", "（", "）"),
+    ("“", "”", "“", "”"),
+    ("时间 ", " 结束", "时间", "结束"),
+]
+frames = st.sampled_from(FRAMES)
+
+
+@pytest.fixture(scope="module")
+def front():
+    return MandarinNormalizer()
+
+
+def heard(front, written: str, frame: tuple[str, str, str, str]) -> str:
+    before, after, _, _ = frame
+    return ref.audible(front.normalize(before + written + after))
+
+
+def expected(said: str, frame: tuple[str, str, str, str]) -> str:
+    _, _, before, after = frame
+    return ref.audible(ref.tidy(before + said + after))
+
+
+@CLASSES
+@given(form=durations(), frame=frames)
+def test_compact_durations(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.duration(list(form.parts)), frame)
+
+
+@CLASSES
+@given(form=macs(), frame=frames)
+def test_mac_addresses(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.mac(list(form.parts)), frame)
+
+
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        *[(0, "零"), (10, "十"), (110, "一百一十"), (1010, "一千零一十"), (2000, "两千")],
+        *[(10001, "一万零一"), (120000000, "一亿二千万"), (100010, "十万零一十")],
+    ],
+)
+def test_the_reference_counts_right(n, said):
+    """The reference is itself checked, on hand-written readings."""
+    assert ref.integer(n) == said
