@@ -60,3 +60,50 @@ def macs(draw) -> Form:
     case = draw(st.sampled_from([str.upper, str.lower]))
     written = [case(f"{p:02X}") for p in pairs]
     return Form(draw(st.sampled_from(":-")).join(written), tuple(written))
+
+
+# --- units after a number, with prefixes, exponents, product and quotient signs -------------
+
+# (symbol, prefixes it takes, a length): the units both languages read; lone letters are left
+# to the example tables, since English reads them as units only where a clause ends.
+UNIT_BASES = (
+    *(("m", "nμumck", True), ("ft", "", True), ("g", "μumk", False), ("s", "pnμum", False)),
+    *(("min", "", False), ("h", "", False), ("A", "μumk", False), ("V", "μumkM", False)),
+    *(("W", "mkMGT", False), ("Wh", "kMGT", False), ("VA", "kM", False), ("var", "kM", False)),
+    *(("varh", "kM", False), ("Ah", "m", False), ("Pa", "mhkMG", False), ("Hz", "kMG", False)),
+    *(("Ω", "mkM", False), ("J", "kM", False), ("N", "k", False), ("Nm", "", False)),
+    *(("l", "μumc", False), ("L", "μumc", False), ("lb", "", False), ("lbf", "", False)),
+)
+# Units without prefixes or powers, which may stand only first above the line.
+UNIT_SIGNS = ("bar", "°C", "°F", "dB")
+_POWER_WRITTEN = {2: ["²", "2", "^2"], 3: ["³", "3", "^3"]}
+
+
+@st.composite
+def unit_terms(draw, below: bool) -> tuple[str, tuple[str, str, int]]:
+    """One term: its written form and (prefix, base, power). A power on a length (`m²`), and
+    below the line on a time too (`m/s2`); `A3` is a tag."""
+    symbol, prefixes, length = draw(st.sampled_from(UNIT_BASES))
+    prefix = draw(st.sampled_from(["", *prefixes]))
+    powered = length or (below and symbol in ("s", "min", "h"))
+    power = draw(st.sampled_from([1, 1, 2, 3])) if powered else 1
+    written = prefix + symbol + (draw(st.sampled_from(_POWER_WRITTEN[power])) if power > 1 else "")
+    return written, (prefix, symbol, power)
+
+
+@st.composite
+def units(draw) -> Form:
+    """A number and a unit: `5 kvar·h`, `12ft·lbf`, `2.5 m/s²`, `3 kg/m³`, `40m/min`. Parts:
+    (amount, terms above, terms below), each term (prefix, base, power)."""
+    amount = draw(st.sampled_from(["1", "2", "0.5", "12", "250", "1.25", "3000", "45.6"]))
+    first = draw(
+        st.one_of(unit_terms(False), st.sampled_from(UNIT_SIGNS).map(lambda s: (s, ("", s, 1))))
+    )
+    above = [first, *draw(st.lists(unit_terms(False), max_size=2))]
+    below = draw(st.lists(unit_terms(True), max_size=1))
+    if len(above) == 1 and not below and len(first[0]) == 1:
+        below = [draw(unit_terms(True))]  # a lone letter is read as a unit only at a clause end
+    sign = draw(st.sampled_from("·⋅*-"))
+    written = sign.join(w for w, _ in above) + "".join("/" + w for w, _ in below)
+    space = draw(st.sampled_from(["", " "]))
+    return Form(amount + space + written, (amount, [t for _, t in above], [t for _, t in below]))

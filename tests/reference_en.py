@@ -88,3 +88,60 @@ def mac(pairs: list[str]) -> str:
         return " ".join(WORDS[int(c)] if c.isdigit() else letter(c.upper()) for c in p)
 
     return ", ".join(pair(p) for p in pairs)
+
+
+PREFIXES = {"p": "pico", "n": "nano", "μ": "micro", "u": "micro", "m": "milli", "c": "centi"}
+PREFIXES |= {"h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
+UNIT_NAMES = {
+    "m": ("meter", "meters"),
+    "ft": ("foot", "feet"),
+    "g": ("gram", "grams"),
+    "s": ("second", "seconds"),
+    "min": ("minute", "minutes"),
+    "h": ("hour", "hours"),
+    "A": ("amp", "amps"),
+    "V": ("volt", "volts"),
+    "W": ("watt", "watts"),
+    "Wh": ("watt hour", "watt hours"),
+    "VA": ("volt amp", "volt amps"),
+    "var": ("var", "vars"),
+    "varh": ("var hour", "var hours"),
+    "Ah": ("amp hour", "amp hours"),
+    "Pa": ("pascal", "pascals"),
+    "Hz": ("hertz", "hertz"),
+    "Ω": ("ohm", "ohms"),
+    "J": ("joule", "joules"),
+    "N": ("newton", "newtons"),
+    "Nm": ("newton meter", "newton meters"),
+    "l": ("liter", "liters"),
+    "L": ("liter", "liters"),
+    "lb": ("pound", "pounds"),
+    "lbf": ("pound force", "pounds force"),
+    "bar": ("bar", "bar"),
+    "°C": ("degree Celsius", "degrees Celsius"),
+    "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "dB": ("decibel", "decibels"),
+}
+LENGTHS = {"m", "ft"}
+
+
+def unit_term(prefix: str, base: str, power: int, many: bool) -> str:
+    """`k`, `Ω` → "kilohm": the prefix runs into the unit, an o into an o."""
+    name = UNIT_NAMES[base][1 if many else 0]
+    head = PREFIXES.get(prefix, "")
+    if head.endswith(("o", "a")) and name.startswith("o"):
+        head = head[:-1]
+    name = head + name
+    if power == 1:
+        return name
+    if base in LENGTHS:
+        return {2: "square", 3: "cubic"}[power] + " " + name
+    return name + " " + {2: "squared", 3: "cubed"}[power]
+
+
+def quantity(amount: str, above: list, below: list) -> str:
+    """The number, then the unit: plural on the last term above the line unless it is one."""
+    many = amount != "1"
+    words = [unit_term(*t, many=many and i == len(above) - 1) for i, t in enumerate(above)]
+    words += ["per " + unit_term(*t, many=False) for t in below]
+    return decimal(amount) + " " + " ".join(words)

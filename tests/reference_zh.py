@@ -100,3 +100,35 @@ def mac(pairs: list[str]) -> str:
 
 def _mixed(pair: str) -> str:
     return " ".join(c.upper() if c.isalpha() else digits(c, one="幺") for c in pair)
+
+
+PREFIXES = {"p": "皮", "n": "纳", "μ": "微", "u": "微", "m": "毫", "c": "厘", "h": "百"}
+PREFIXES |= {"k": "千", "M": "兆", "G": "吉", "T": "太"}
+UNIT_NAMES = {
+    *(("m", "米"), ("ft", "英尺"), ("g", "克"), ("s", "秒"), ("min", "分钟"), ("h", "小时")),
+    *(("A", "安"), ("V", "伏"), ("W", "瓦"), ("Wh", "瓦时"), ("VA", "伏安"), ("var", "乏")),
+    *(("varh", "乏时"), ("Ah", "安时"), ("Pa", "帕"), ("Hz", "赫兹"), ("Ω", "欧"), ("J", "焦")),
+    *(("N", "牛"), ("Nm", "牛米"), ("l", "升"), ("L", "升"), ("lb", "磅"), ("lbf", "磅力")),
+    *(("bar", "巴"), ("°C", "摄氏度"), ("°F", "华氏度"), ("dB", "分贝")),
+}
+UNIT_NAMES = dict(UNIT_NAMES)
+LENGTHS = {"m", "ft"}
+
+
+def unit_term(prefix: str, base: str, power: int, in_product: bool) -> str:
+    """Prefix before unit; an hour in a product 时, a minute 分; 平方/立方 before a length,
+    二次方/三次方 before other units."""
+    name = {"h": "时", "min": "分"}.get(base, UNIT_NAMES[base]) if in_product else UNIT_NAMES[base]
+    name = PREFIXES.get(prefix, "") + name
+    if power == 1:
+        return name
+    if base in LENGTHS:
+        return {2: "平方", 3: "立方"}[power] + name
+    return {2: "二次方", 3: "三次方"}[power] + name
+
+
+def quantity(amount: str, above: list, below: list) -> str:
+    said = decimal(amount) + "".join(unit_term(*t, len(above) > 1) for t in above)
+    if below:
+        said += "每" + "".join(unit_term(*t, len(below) > 1) for t in below)
+    return said

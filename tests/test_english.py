@@ -193,6 +193,20 @@ FORMS = [
         "MAC eh C, D E, four eight, zero zero, one one, two two unknown",
     ),
     ("ac-de-48-00-11-22: offline", "eh C, D E, four eight, zero zero, one one, two two: offline"),
+    # units from their parts: prefixes, powers, product and quotient signs
+    ("reactive energy 5 kvar·h", "reactive energy five kilovar hours"),
+    ("torque 12 ft·lbf", "torque twelve foot pounds force"),
+    ("battery 100 A·h left", "battery one hundred amp hours left"),
+    ("1 kW⋅h", "one kilowatt hour"),
+    ("9.81 m/s²", "nine point eight one meters per second squared"),
+    ("density 3 kg/m³", "density three kilograms per cubic meter"),
+    ("line speed 40 m/min", "line speed forty meters per minute"),
+    ("torque 60 N*m", "torque sixty newton meters"),
+    ("insulation 2 MΩ", "insulation two megohms"),
+    ("filter 5 µm", "filter five micrometers"),
+    ("pulse 3 μs", "pulse three microseconds"),
+    ("roughness 12 um", "roughness twelve micrometers"),
+    ("pressure 1013 hPa", "pressure one thousand thirteen hectopascals"),
     # whole alerts
     (
         "Boiler 2# drum level -35 mm at 2024-05-01 03:15",

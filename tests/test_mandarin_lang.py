@@ -35,6 +35,9 @@ from cosyedge.speech.lang import Run, says_anything, split_runs
         # a MAC address or a duration is read as one field, its letters no English words
         ("设备ac-de-48-00-11-22离线", "en", [("zh", "设备ac-de-48-00-11-22离线")]),
         ("停机3h40min后恢复", "en", [("zh", "停机3h40min后恢复")]),
+        # a number's unit, however it is written, goes with the number
+        ("扭矩12ft·lbf，请检查", "en", [("zh", "扭矩12ft·lbf，请检查")]),
+        ("流量1.5L/min正常", "en", [("zh", "流量1.5L/min正常")]),
         ("12.5", "zh", [("zh", "12.5")]),
         ("12.5", "en", [("en", "12.5")]),
         ("", "en", []),

@@ -11,7 +11,7 @@ import pytest
 import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, macs
+from reading_forms import CLASSES, durations, macs, units
 
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
@@ -59,6 +59,12 @@ def test_compact_durations(front, form, frame):
 @given(form=macs(), frame=frames)
 def test_mac_addresses(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.mac(list(form.parts)), frame)
+
+
+@CLASSES
+@given(form=units(), frame=frames)
+def test_units_with_prefixes_products_and_quotients(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.quantity(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

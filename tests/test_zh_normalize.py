@@ -259,6 +259,16 @@ PLANT_FORMS = [
     # MAC addresses: pair by pair, 幺 for 1, a pause between pairs
     ("MAC地址AC:DE:48:00:11:22未知", "M A C 地址 A C，D E，四八，零零，幺幺，二二未知"),
     ("设备ac-de-48-00-11-22离线", "设备 A C，D E，四八，零零，幺幺，二二离线"),
+    # units from their parts: prefixes, powers, product and quotient signs
+    ("无功电量5kvar·h", "无功电量五千乏时"),
+    ("扭矩12ft·lbf", "扭矩十二英尺磅力"),
+    ("电池100A·h", "电池一百安时"),
+    ("加速度9.81m/s²", "加速度九点八一米每二次方秒"),
+    ("密度3kg/m³", "密度三千克每立方米"),
+    ("线速度40m/min", "线速度四十米每分钟"),
+    ("扭矩60Nm", "扭矩六十牛米"),
+    ("粒径5µm", "粒径五微米"),
+    ("气压1013hPa", "气压一千零一十三百帕"),
     # whole alerts
     (
         "2024-05-01 08:30:15 2#炉TT-101温度-5.5℃",

@@ -20,13 +20,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from cosyedge.speech.text import fields
-from cosyedge.speech.zh.alertforms import UNITS
+from cosyedge.speech.zh import units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]")
 # Fields written in Latin letters and digits that are read as one whatever the script around
-# them (a MAC address, a duration): their letters are no English words.
-_FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM])
+# them (a MAC address, a duration, a number and its unit): their letters are no English words.
+_QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
+_FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 _TOKEN = re.compile(
     rf"(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
     rf"|(?P<han>[{_HAN_CHARS}，。！？；：、“”‘’（）《》【】]+)"
@@ -67,7 +68,7 @@ def _english_word(word: str, previous: str) -> bool:
     MPa) and single letters are spelled or read by the Mandarin front end instead."""
     if len(word) < 2 or _ACRONYM.match(word):
         return False
-    return not (word in UNITS and previous == "number")
+    return not (units.is_unit(word) and previous == "number")
 
 
 def _foreign(letters: str) -> bool:

@@ -37,7 +37,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   ordinals `1st`, `22nd`;
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
-`pump 3 A failed` keeps its letter.
+`pump 3 A failed` keeps its letter; units are read from their parts (text/units.py): `5
+kvar·h` → "five kilovar hours", `12 ft·lbf` → "twelve foot pounds force", `2 m/s²` → "two
+meters per second squared".
 """
 
 from __future__ import annotations
@@ -45,14 +47,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from cosyedge.speech.text import fields
+from cosyedge.speech.text import fields, units
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
     cardinal,
     digits,
     fraction,
-    is_one,
     letters,
     number,
     ordinal,
@@ -64,56 +65,6 @@ __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordi
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
 VERSION = "en-3"
 
-# unit as written → (singular, plural). Longest first, so `kPa` wins over `Pa`.
-_UNITS = {
-    "°C": ("degree Celsius", "degrees Celsius"),
-    "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
-    "°": ("degree", "degrees"),
-    "%": ("percent", "percent"),
-    "%RH": ("percent relative humidity", "percent relative humidity"),
-    "bar": ("bar", "bar"),
-    "mbar": ("millibar", "millibar"),
-    "barg": ("bar gauge", "bar gauge"),
-    "Pa": ("pascal", "pascals"),
-    "kPa": ("kilopascal", "kilopascals"),
-    "MPa": ("megapascal", "megapascals"),
-    "psi": ("P S I", "P S I"),
-    "rpm": ("R P M", "R P M"),
-    "ppm": ("part per million", "parts per million"),
-    "ppb": ("part per billion", "parts per billion"),
-    "mA": ("milliamp", "milliamps"),
-    "kA": ("kiloamp", "kiloamps"),
-    "mV": ("millivolt", "millivolts"),
-    "kV": ("kilovolt", "kilovolts"),
-    "kW": ("kilowatt", "kilowatts"),
-    "MW": ("megawatt", "megawatts"),
-    "kWh": ("kilowatt hour", "kilowatt hours"),
-    "Hz": ("hertz", "hertz"),
-    "kHz": ("kilohertz", "kilohertz"),
-    "dB": ("decibel", "decibels"),
-    "mm": ("millimeter", "millimeters"),
-    "cm": ("centimeter", "centimeters"),
-    "km": ("kilometer", "kilometers"),
-    "mm/s": ("millimeter per second", "millimeters per second"),
-    "m/s": ("meter per second", "meters per second"),
-    "m3/h": ("cubic meter per hour", "cubic meters per hour"),
-    "l/min": ("liter per minute", "liters per minute"),
-    "kg": ("kilogram", "kilograms"),
-    "ms": ("millisecond", "milliseconds"),
-    "min": ("minute", "minutes"),
-    "Nm": ("newton meter", "newton meters"),
-}
-# One-letter units are only units at the end of a clause (see the module docstring).
-_LETTER_UNITS = {
-    "A": ("amp", "amps"),
-    "V": ("volt", "volts"),
-    "W": ("watt", "watts"),
-    "m": ("meter", "meters"),
-    "s": ("second", "seconds"),
-    "h": ("hour", "hours"),
-    "l": ("liter", "liters"),
-    "L": ("liter", "liters"),
-}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
@@ -143,11 +94,6 @@ _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)"
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.,)])-(?=\.?\d)")
 _PLUS = re.compile(r"(?<![\w.,)])\+(?=\.?\d)")
-_UNIT = re.compile(rf"{_NUMBER_START}({_NUM})\s?({_alternatives(_UNITS)})(?![\w/³])")
-_LETTER_UNIT = re.compile(
-    rf"{_NUMBER_START}({_NUM})\s?({_alternatives(_LETTER_UNITS)})(?=\s*(?:[,.;:!?)]|$))"
-)
-_LONE_UNIT = re.compile(r"°C|°F|%|°")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 _ORDINAL = re.compile(r"(?<![\w.,])(\d+)(?:st|nd|rd|th)\b")
 _HASH = re.compile(r"#\s?(?=\d)")
@@ -242,19 +188,6 @@ def _time(m: re.Match[str]) -> str:
     return spoken + (" U T C" if utc else "")
 
 
-def _with_unit(table: dict[str, tuple[str, str]]):
-    def replace(m: re.Match[str]) -> str:
-        written, unit = m.groups()
-        singular, plural = table[unit]
-        return f"{number(written)} {singular if is_one(written) else plural}"
-
-    return replace
-
-
-def _lone_unit(m: re.Match[str]) -> str:
-    return " " + _UNITS[m.group(0)][1] + " "
-
-
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *fields.RULES,
@@ -268,9 +201,7 @@ _LINES = (
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
-    Rule("unit", _UNIT, _with_unit(_UNITS)),
-    Rule("unit", _LETTER_UNIT, _with_unit(_LETTER_UNITS)),
-    Rule("unit", _LONE_UNIT, _lone_unit),
+    *units.RULES,
     Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
     rule("label A", _LABEL_A, "eh"),
     rule("equipment number", _HASH, "number "),

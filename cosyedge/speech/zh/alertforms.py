@@ -26,6 +26,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   幺九二点幺六八点幺点幺零端口幺八八三;
 - negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
   `1.5e-3` → 一点五乘十的负三次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
+- units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
+  `9.81m/s²` → 九点八一米每二次方秒, `40m/min` → 四十米每分钟, `60Nm` → 六十牛米;
 - percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度;
 - other dotted numbers (versions) with 点 between cardinals: `2.1.0` → 二点一点零;
 - fractions 分之: `3/4` → 四分之三, `1 1/2` → 一又二分之一.
@@ -38,74 +40,13 @@ import re
 from cosyedge.speech.text.spans import Rule, read, rule
 from cosyedge.speech.zh import fields
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
-
-# Unit symbols and their Mandarin reading, longest first where one is a prefix of another.
-UNITS: dict[str, str] = {
-    "m³/h": "立方米每小时",
-    "m3/h": "立方米每小时",
-    "Nm³/h": "标准立方米每小时",
-    "Nm3/h": "标准立方米每小时",
-    "L/min": "升每分钟",
-    "L/h": "升每小时",
-    "t/h": "吨每小时",
-    "kg/h": "千克每小时",
-    "mm/s": "毫米每秒",
-    "m/s": "米每秒",
-    "r/min": "转每分",
-    "rpm": "转每分",
-    "MPa": "兆帕",
-    "kPa": "千帕",
-    "Pa": "帕",
-    "bar": "巴",
-    "kWh": "千瓦时",
-    "kVA": "千伏安",
-    "kV": "千伏",
-    "mV": "毫伏",
-    "V": "伏",
-    "kA": "千安",
-    "mA": "毫安",
-    "A": "安",
-    "MW": "兆瓦",
-    "kW": "千瓦",
-    "W": "瓦",
-    "Hz": "赫兹",
-    "kΩ": "千欧",
-    "MΩ": "兆欧",
-    "Ω": "欧",
-    "℃": "摄氏度",
-    "°C": "摄氏度",
-    "°F": "华氏度",
-    "°": "度",
-    "dB": "分贝",
-    "ppm": "P P M",
-    "m²": "平方米",
-    "m2": "平方米",
-    "m³": "立方米",
-    "m3": "立方米",
-    "mm": "毫米",
-    "cm": "厘米",
-    "km": "千米",
-    "μm": "微米",
-    "um": "微米",
-    "m": "米",
-    "kg": "千克",
-    "g": "克",
-    "t": "吨",
-    "mL": "毫升",
-    "L": "升",
-    "N·m": "牛米",
-    "N": "牛",
-    "min": "分钟",
-    "ms": "毫秒",
-    "s": "秒",
-    "h": "小时",
-}
+from cosyedge.speech.zh.units import PATTERN as UNIT
+from cosyedge.speech.zh.units import say_unit
 
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
 # A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
-_UNIT_ALT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
 _UNIT_END = r"(?![A-Za-z0-9²³])"
 
@@ -155,7 +96,7 @@ def _signed(sign: str, number: str) -> tuple[str, bool]:
 
 def _with_unit(m: re.Match[str]) -> str:
     reading, negative = _signed(m.group(1), m.group(2))
-    unit = UNITS[m.group(3)]
+    unit = say_unit(m.group(3))
     if negative:
         return ("零下" if unit == "摄氏度" else "负") + reading + unit
     return reading + unit
@@ -172,7 +113,7 @@ def _bound(sign: str, number: str, unit: str) -> str:
     reading = _number_text(number)
     if not sign:
         return reading
-    return ("零下" if UNITS.get(unit) == "摄氏度" else "负") + reading
+    return ("零下" if say_unit(unit) == "摄氏度" else "负") + reading
 
 
 def _range(m: re.Match[str]) -> str:
@@ -181,7 +122,7 @@ def _range(m: re.Match[str]) -> str:
     low, high = _bound(m.group(1), m.group(2), unit), _bound(m.group(3), m.group(4), unit)
     if unit in ("%", "％"):
         return f"百分之{low}到百分之{high}"
-    return f"{low}到{high}{UNITS[unit]}"
+    return f"{low}到{high}{say_unit(unit)}"
 
 
 def _number(m: re.Match[str]) -> str:
@@ -207,7 +148,7 @@ def _scientific(m: re.Match[str]) -> str:
     """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
     reading, negative = _signed(m.group(1), m.group(2))
     power = read_integer(int(m.group(3)))
-    unit = UNITS.get(m.group(4) or "", "")
+    unit = say_unit(m.group(4) or "")
     return ("负" if negative else "") + f"{reading}乘十的{power}次方{unit}"
 
 
@@ -263,17 +204,17 @@ RULES: tuple[Rule, ...] = (
     rule("time", r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
     rule(
         "scientific notation",
-        rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({_UNIT_ALT}){_UNIT_END})?",
+        rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
         _scientific,
     ),
     rule(
         "range",
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
-        rf"({_UNIT_ALT}|[%％]){_UNIT_END}",
+        rf"({UNIT}|[%％]){_UNIT_END}",
         _range,
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
-    rule("unit", rf"({_SIGN})({_NUMBER})\s*({_UNIT_ALT}){_UNIT_END}", _with_unit),
+    rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
     rule("fraction", r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
     rule("fraction", r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).

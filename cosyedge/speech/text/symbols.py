@@ -1,0 +1,145 @@
+"""Unit symbols as plants write them, for both front ends: a prefix (`k`, `m`, `μ`), a base
+unit (`W`, `Pa`, `var`), an exponent (`m²`, `m3`), and terms joined by a product sign
+(`kvar·h`, `N*m`, `ft-lbf`) or a quotient sign (`m/s²`, `L/min`).
+
+Each front end says a parsed `Unit` in its own words (text/units.py, zh/units.py); this
+module only knows how units are written. Only combinations plants write are symbols here:
+prefixes that would make a unit of another word (`pm` is the afternoon, `Mg` magnesium,
+`kt` knots) are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# A prefix symbol and the power of ten it stands for (for the record: the words are the
+# front ends'). `µ` (the micro sign) is folded to `μ` by NFKC before the rules see it.
+PREFIXES = {"p": -12, "n": -9, "μ": -6, "u": -6, "m": -3, "c": -2, "h": 2, "k": 3, "M": 6}
+PREFIXES |= {"G": 9, "T": 12}
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base unit as written and the prefixes it is written with. An exponent on a length is
+    an area or a volume (`m²`, `ft3`: square, cubic); on other units a power (`s²`); signs
+    and symbols of their own (`%`, `°C`, `psi`) take none."""
+
+    symbol: str
+    prefixes: str = ""
+    powers: str = "power"  # "length", "power" or "none"
+
+
+_NONE = "none"
+BASES = (
+    *(Base("m", "nμumck", "length"), Base("ft", "", "length"), Base("g", "μumk")),
+    *(Base("t"), Base("s", "pnμum"), Base("min"), Base("h"), Base("A", "μumk")),
+    *(Base("V", "μumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
+    *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
+    *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkM")),
+    *(Base("J", "kM"), Base("N", "k"), Base("Nm"), Base("l", "μumc"), Base("L", "μumc")),
+    *(Base("lb"), Base("lbf"), Base("°C", "", _NONE), Base("°F", "", _NONE)),
+    *(Base("°", "", _NONE), Base("dB", "", _NONE), Base("psi", "", _NONE)),
+    *(Base("rpm", "", _NONE), Base("ppm", "", _NONE), Base("ppb", "", _NONE)),
+    *(Base("%", "", _NONE), Base("%RH", "", _NONE), Base("r/min", "", _NONE)),
+    Base("Nm3", "", _NONE),  # normal cubic metres, of a gas at 0 °C and one atmosphere
+)
+_BASE = {b.symbol: b for b in BASES}
+# Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules
+# see them); digits and a caret on lengths, and on other units only below the line (`m/s2`):
+# above it, `A3` is a tag.
+_POWERS = {
+    "none": {"": 1},
+    "power": {"": 1, "²": 2, "³": 3},
+    "length": {"": 1, "²": 2, "³": 3, "2": 2, "3": 3, "^2": 2, "^3": 3},
+}
+PRODUCT_SIGNS = "·⋅*-"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One unit of a product: `km²` is Term("k", "m", 2)."""
+
+    prefix: str
+    base: str
+    power: int = 1
+
+    @property
+    def is_length(self) -> bool:
+        return _BASE[self.base].powers == "length"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit as written: the terms multiplied above the line, and those below it."""
+
+    above: tuple[Term, ...]
+    below: tuple[Term, ...] = ()
+
+    @property
+    def lone_letter(self) -> bool:
+        """One letter alone (`A`, `m`): in English a unit only where a clause ends."""
+        if self.below or len(self.above) != 1:
+            return False
+        term = self.above[0]
+        return not term.prefix and term.power == 1 and len(term.base) == 1
+
+
+def _terms(bases: Iterable[str], below: bool) -> dict[str, Term]:
+    """Every term written with these bases: each prefix it takes, each exponent it takes
+    above the line, or `below` it."""
+    terms = {}
+    for symbol in bases:
+        base = _BASE[symbol]
+        powers = "length" if below and base.powers == "power" else base.powers
+        for prefix in ("", *base.prefixes):
+            for written, power in _POWERS[powers].items():
+                terms[prefix + symbol + written] = Term(prefix, symbol, power)
+    return terms
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """The units one front end has words for: a pattern for a whole unit (its terms, joined by
+    product and quotient signs) and the parse of what it matched."""
+
+    above: dict[str, Term]
+    below: dict[str, Term]
+
+    @classmethod
+    def of(cls, bases: Iterable[str]) -> Grammar:
+        bases = tuple(bases)
+        return cls(_terms(bases, below=False), _terms(bases, below=True))
+
+    def pattern(self) -> str:
+        """A regular expression (no groups) for one unit, longest terms tried first."""
+        return rf"{_product(self.above)}(?:/{_product(self.below)})?"
+
+    def parse(self, written: str) -> Unit | None:
+        """The unit `written` is (as `pattern` matched it), or None if it is no unit."""
+        if written in self.above:  # a symbol of its own, such as r/min
+            return Unit((self.above[written],))
+        above, _, below = written.partition("/")
+        top = _split(above, self.above)
+        bottom = _split(below, self.below) if below else []
+        if top is None or bottom is None:
+            return None
+        return Unit(tuple(top), tuple(bottom))
+
+
+def _product(terms: dict[str, Term]) -> str:
+    term = "(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + ")"
+    return rf"{term}(?:[{re.escape(PRODUCT_SIGNS)}]{term})*"
+
+
+def _split(written: str, terms: dict[str, Term]) -> list[Term] | None:
+    """`written` cut into terms at product signs (a sign may also be part of a term: `°`)."""
+    if written in terms:
+        return [terms[written]]
+    for at, sign in enumerate(written):
+        if sign in PRODUCT_SIGNS and written[:at] in terms:
+            rest = _split(written[at + 1 :], terms)
+            if rest is not None:
+                return [terms[written[:at]], *rest]
+    return None

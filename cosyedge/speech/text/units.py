@@ -1,0 +1,110 @@
+"""Units after a number, said in English: `32.9 A` → "thirty two point nine amps", `1 bar` →
+"one bar", `5 kvar·h` → "five kilovar hours", `2.5 m/s²` → "two point five meters per second
+squared".
+
+A unit is read from its parts (text/symbols.py): the prefix's word joined to the base's
+(kilo + watt), square and cubic before a length, squared and cubed after other units; in a
+product every term but the last is singular, the last one plural unless the number is one
+(`ft·lbf` → "foot pounds force"); below a quotient sign, "per" and the singular. A lone
+letter (A, V, W, m, s, h, l) is a unit only at the end of a clause, so `pump 3 A failed`
+keeps its letter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.symbols import Grammar, Term, Unit
+from cosyedge.speech.text.words import is_one, number
+
+PREFIX_WORDS = {"p": "pico", "n": "nano", "μ": "micro", "u": "micro", "m": "milli"}
+PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
+# Base symbol → (singular, plural).
+WORDS = {
+    "m": ("meter", "meters"),
+    "ft": ("foot", "feet"),
+    "g": ("gram", "grams"),
+    "s": ("second", "seconds"),
+    "min": ("minute", "minutes"),
+    "h": ("hour", "hours"),
+    "A": ("amp", "amps"),
+    "V": ("volt", "volts"),
+    "W": ("watt", "watts"),
+    "Wh": ("watt hour", "watt hours"),
+    "VA": ("volt amp", "volt amps"),
+    "var": ("var", "vars"),
+    "varh": ("var hour", "var hours"),
+    "Ah": ("amp hour", "amp hours"),
+    "Pa": ("pascal", "pascals"),
+    "bar": ("bar", "bar"),
+    "barg": ("bar gauge", "bar gauge"),
+    "Hz": ("hertz", "hertz"),
+    "Ω": ("ohm", "ohms"),
+    "J": ("joule", "joules"),
+    "N": ("newton", "newtons"),
+    "Nm": ("newton meter", "newton meters"),
+    "l": ("liter", "liters"),
+    "L": ("liter", "liters"),
+    "lb": ("pound", "pounds"),
+    "lbf": ("pound force", "pounds force"),
+    "°C": ("degree Celsius", "degrees Celsius"),
+    "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "°": ("degree", "degrees"),
+    "dB": ("decibel", "decibels"),
+    "psi": ("P S I", "P S I"),
+    "rpm": ("R P M", "R P M"),
+    "ppm": ("part per million", "parts per million"),
+    "ppb": ("part per billion", "parts per billion"),
+    "%": ("percent", "percent"),
+    "%RH": ("percent relative humidity", "percent relative humidity"),
+}
+# Where the prefix and the unit run together as one word.
+_JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
+# The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
+LETTERS = frozenset("AVWmshlL")
+GRAMMAR = Grammar.of(WORDS)
+_NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+UNIT = re.compile(rf"(?<![\w.,])({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
+_LONE = re.compile(r"°C|°F|%|°")
+
+
+def term_words(term: Term, plural: bool) -> str:
+    """`km²` → "square kilometer(s)", `s²` → "second(s) squared"."""
+    word = WORDS[term.base][1 if plural else 0]
+    prefix = _JOINED.get((term.prefix, term.base)) or PREFIX_WORDS.get(term.prefix, "")
+    word = prefix + word
+    if term.power == 1:
+        return word
+    if term.is_length:
+        return ("square " if term.power == 2 else "cubic ") + word
+    return word + (" squared" if term.power == 2 else " cubed")
+
+
+def unit_words(unit: Unit, plural: bool) -> str:
+    """The unit's words after a number: every term above the line singular but the last."""
+    last = len(unit.above) - 1
+    words = [term_words(t, plural and i == last) for i, t in enumerate(unit.above)]
+    words += ["per " + term_words(t, False) for t in unit.below]
+    return " ".join(words)
+
+
+def _with_unit(m: re.Match[str]) -> str:
+    written, symbol = m.groups()
+    unit = GRAMMAR.parse(symbol)
+    if unit is None or (unit.lone_letter and symbol not in LETTERS):
+        return m.group(0)
+    if unit.lone_letter and not _CLAUSE_END.match(m.string, m.end()):
+        return m.group(0)  # pump 3 A failed: a letter, not amps
+    return f"{number(written)} {unit_words(unit, not is_one(written))}"
+
+
+def _lone(m: re.Match[str]) -> str:
+    return " " + WORDS[m.group(0)][1] + " "
+
+
+RULES = (
+    Rule("unit", UNIT, _with_unit),
+    Rule("unit", _LONE, _lone),
+)
