@@ -107,3 +107,84 @@ def units(draw) -> Form:
     written = sign.join(w for w, _ in above) + "".join("/" + w for w, _ in below)
     space = draw(st.sampled_from(["", " "]))
     return Form(amount + space + written, (amount, [t for _, t in above], [t for _, t in below]))
+
+
+# --- dates, IPv4 addresses, device tags: fields that keep their reading inside a token -------
+
+
+@st.composite
+def dates(draw, day_first: bool = True) -> Form:
+    """A valid date, year first (`2026-11-15`, `2026/11/15`, `2026.11.15`) or, with
+    `day_first`, year last and the day first (`15/11/2026`, `15.11.2026`). Parts: (year,
+    month, day)."""
+    year = draw(st.integers(1990, 2099))
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28 if month == 2 else 30))
+    sep = draw(st.sampled_from("-/."))
+    pad = draw(st.sampled_from([str, lambda n: f"{n:02d}"]))
+    if day_first and draw(st.booleans()):
+        return Form(f"{pad(day)}{sep}{pad(month)}{sep}{year}", (year, month, day))
+    return Form(f"{year}{sep}{pad(month)}{sep}{pad(day)}", (year, month, day))
+
+
+@st.composite
+def addresses(draw) -> Form:
+    """An IPv4 address, with a port or a prefix length or neither. Parts: (octets, port,
+    prefix)."""
+    octets = tuple(str(draw(st.integers(0, 255))) for _ in range(4))
+    port = prefix = None
+    tail = draw(st.sampled_from(["", "", "port", "prefix"]))
+    if tail == "port":
+        port = str(draw(st.integers(1, 65535)))
+    elif tail == "prefix":
+        prefix = draw(st.integers(0, 32))
+    written = (
+        ".".join(octets) + (f":{port}" if port else "") + (f"/{prefix}" if tail == "prefix" else "")
+    )
+    return Form(written, (octets, port, prefix))
+
+
+@st.composite
+def tags(draw) -> Form:
+    """A device tag: two to four capitals, a hyphen, digits, perhaps a suffix letter:
+    `PT-101A`. Parts: (letters, digits, suffix)."""
+    letters = draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=2, max_size=4))
+    digits = draw(st.text("0123456789", min_size=1, max_size=4))
+    suffix = draw(st.sampled_from(["", "", "A", "B", "C"]))
+    return Form(f"{letters}-{digits}{suffix}", (letters, digits, suffix))
+
+
+# The pieces a field is joined to inside a token (each language's tests know how it reads them).
+TOKEN_PIECES = ("GW2", "PLC", "LOG", "HMI3", "CAB12")
+
+
+@st.composite
+def joined_fields(draw) -> Form:
+    """A field inside a longer token: `GW2-10.20.30.40-a`, `CAB12/PT-101A`, `LOG_2026-11-15`.
+    Parts: (piece before or None, joiner, (kind, field parts), joiner, piece after or None);
+    a piece after is a word, or one letter of either case after an address."""
+    kind, form = draw(
+        st.sampled_from(["ip", "mac", "tag"]).flatmap(
+            lambda k: st.tuples(st.just(k), FIELD_STRATEGIES[k])
+        )
+    )
+    before = draw(st.sampled_from([None, *TOKEN_PIECES]))
+    # A letter after a tag is its suffix, however joined (`FV-12_A`): no piece of its own.
+    letters = [] if kind == "tag" else ["a", "B", "x"]
+    after = draw(st.sampled_from([None, *letters, *TOKEN_PIECES]))
+    if before is None and after is None:
+        after = "PLC"
+    joiners = draw(st.lists(st.sampled_from("-_/"), min_size=2, max_size=2))
+    if kind == "ip" and form.parts[2] is not None and joiners[1] == "/":
+        joiners[1] = "-"  # 10.0.0.0/8/x: the prefix would take the slash
+    written = (f"{before}{joiners[0]}" if before else "") + form.written
+    written += f"{joiners[1]}{after}" if after else ""
+    return Form(written, (before, joiners[0], (kind, form.parts), joiners[1], after))
+
+
+FIELD_STRATEGIES = {
+    "ip": addresses(),
+    "mac": macs(),
+    "tag": tags(),
+    "date": dates(day_first=False),
+}

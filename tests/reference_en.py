@@ -145,3 +145,71 @@ def quantity(amount: str, above: list, below: list) -> str:
     words = [unit_term(*t, many=many and i == len(above) - 1) for i, t in enumerate(above)]
     words += ["per " + unit_term(*t, many=False) for t in below]
     return decimal(amount) + " " + " ".join(words)
+
+
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August"]
+MONTHS += ["September", "October", "November", "December"]
+ORDINALS = {1: "first", 2: "second", 3: "third", 5: "fifth", 8: "eighth", 9: "ninth"}
+ORDINALS |= {12: "twelfth", 20: "twentieth", 30: "thirtieth"}
+
+
+def ordinal(n: int) -> str:
+    """1-31 as days of the month are said."""
+    if n in ORDINALS:
+        return ORDINALS[n]
+    if n > 20 and n % 10:
+        return f"{TENS[n // 10]} {ordinal(n % 10)}"
+    return cardinal(n) + "th"
+
+
+def year(y: int) -> str:
+    """In pairs (twenty twenty six, nineteen oh five), but two thousand five and the like."""
+    high, low = divmod(y, 100)
+    if high % 10 == 0 and low < 10:
+        return cardinal(y)
+    if low == 0:
+        return cardinal(high) + " hundred"
+    return cardinal(high) + (" oh " if low < 10 else " ") + cardinal(low)
+
+
+def date(y: int, m: int, d: int) -> str:
+    return f"{MONTHS[m - 1]} {ordinal(d)} {year(y)}"
+
+
+def address(octets: tuple, port: str | None, prefix: int | None) -> str:
+    said = " dot ".join(digit_words(o) for o in octets)
+    if port:
+        said += " port " + digit_words(port)
+    if prefix is not None:
+        said += " slash " + cardinal(prefix)
+    return said
+
+
+def tag(letters: str, digits: str, suffix: str) -> str:
+    """Letters one by one, digits one by one with "oh" for zero, the suffix letter."""
+    spoken = [letter(c) for c in letters]
+    spoken.append(" ".join("oh" if c == "0" else WORDS[int(c)] for c in digits))
+    return " ".join(spoken + [letter(c) for c in suffix])
+
+
+JOINERS = {"-": "dash", "_": "underscore", "/": "slash"}
+PIECES = {"GW2": "G W two", "PLC": "PLC", "LOG": "LOG", "HMI3": "H M I three"}
+PIECES |= {"CAB12": "C eh B one two"}
+
+
+def piece(written: str) -> str:
+    """A piece of a token beside a field: one letter is a capital (a label), a word as the
+    English rules read it."""
+    if len(written) == 1:
+        return letter(written.upper())
+    return PIECES[written]
+
+
+def joined(before, joiner, field, after_joiner, after) -> str:
+    kind, parts = field
+    said = {"ip": address, "mac": lambda *p: mac(list(p)), "tag": tag, "date": date}[kind](*parts)
+    if before:
+        said = f"{piece(before)} {JOINERS[joiner]} {said}"
+    if after:
+        said = f"{said} {JOINERS[after_joiner]} {piece(after)}"
+    return said

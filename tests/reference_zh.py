@@ -70,9 +70,10 @@ def tidy(text: str) -> str:
 
 
 def audible(text: str) -> str:
-    """What the voices hear of normalized text: a space between two Chinese characters is
-    not heard (the pinyin is read character by character)."""
-    return re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", text)
+    """What the Mandarin voices hear of normalized text: its characters, capitals and
+    punctuation. A space is never heard (the pinyin is read a character or a capital at a
+    time, zh/pinyin.py), so the front end's spacing is no part of a reading."""
+    return re.sub(r"\s+", "", text)
 
 
 # --- the classes ---------------------------------------------------------------------------
@@ -131,4 +132,37 @@ def quantity(amount: str, above: list, below: list) -> str:
     said = decimal(amount) + "".join(unit_term(*t, len(above) > 1) for t in above)
     if below:
         said += "每" + "".join(unit_term(*t, len(below) > 1) for t in below)
+    return said
+
+
+def date(y: int, m: int, d: int) -> str:
+    return f"{digits(str(y))}年{integer(m)}月{integer(d)}日"
+
+
+def address(octets: tuple, port: str | None, prefix: int | None) -> str:
+    said = "点".join(digits(o, one="幺") for o in octets)
+    if port:
+        said += "端口" + digits(port, one="幺")
+    if prefix is not None:
+        said += "斜杠" + integer(prefix)
+    return said
+
+
+def tag(letters: str, numbers: str, suffix: str) -> str:
+    """Letters one by one, 杠 for the hyphen, digits one by one with 幺 for 1."""
+    return " ".join([*letters, "杠", digits(numbers, one="幺"), *suffix])
+
+
+JOINERS = {"-": "杠", "_": "下划线", "/": "斜杠"}
+PIECES = {"GW2": "G W 二", "PLC": "P L C", "LOG": "L O G", "HMI3": "H M I 三"}
+PIECES |= {"CAB12": "C A B 幺二"}
+
+
+def joined(before, joiner, field, after_joiner, after) -> str:
+    kind, parts = field
+    said = {"ip": address, "mac": lambda *p: mac(list(p)), "tag": tag, "date": date}[kind](*parts)
+    if before:
+        said = f"{PIECES[before]} {JOINERS[joiner]} {said}"
+    if after:
+        said = f"{said} {JOINERS[after_joiner]} {PIECES.get(after) or after.upper()}"
     return said

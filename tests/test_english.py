@@ -193,6 +193,20 @@ FORMS = [
         "MAC eh C, D E, four eight, zero zero, one one, two two unknown",
     ),
     ("ac-de-48-00-11-22: offline", "eh C, D E, four eight, zero zero, one one, two two: offline"),
+    # a known field inside a longer token: the joiners said, the field read as itself
+    (
+        "gateway gw2-10.20.30.40-a down",
+        "gateway gw two dash one zero dot two zero dot three zero dot four zero dash eh down",
+    ),
+    ("line3/PT-101A high", "line three slash P T one oh one eh high"),
+    (
+        "PLC-192.168.1.10:502 timeout",
+        "PLC dash one nine two dot one six eight dot one dot one zero port five zero two timeout",
+    ),
+    ("GW2-10.0.0.1-B2", "G W two dash one zero dot zero dot zero dot one dash B two"),
+    ("PT-101A/B", "P T one oh one eh slash B"),
+    ("eth0-ac-de-48-00-11-22", "eth zero dash eh C, D E, four eight, zero zero, one one, two two"),
+    ("gateway 10.0.0.1: unreachable", "gateway one zero dot zero dot zero dot one: unreachable"),
     # units from their parts: prefixes, powers, product and quotient signs
     ("reactive energy 5 kvar·h", "reactive energy five kilovar hours"),
     ("torque 12 ft·lbf", "torque twelve foot pounds force"),

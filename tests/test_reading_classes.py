@@ -11,7 +11,7 @@ import pytest
 import reference_en as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, macs, units
+from reading_forms import CLASSES, durations, joined_fields, macs, units
 
 from cosyedge.speech.text.english import normalize
 
@@ -60,6 +60,12 @@ def test_mac_addresses(form, frame):
 @given(form=units(), frame=frames)
 def test_units_with_prefixes_products_and_quotients(form, frame):
     assert heard(form.written, frame) == expected(ref.quantity(*form.parts), frame)
+
+
+@CLASSES
+@given(form=joined_fields(), frame=frames)
+def test_a_known_field_inside_a_longer_token(form, frame):
+    assert heard(form.written, frame) == expected(ref.joined(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

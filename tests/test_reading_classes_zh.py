@@ -11,7 +11,7 @@ import pytest
 import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, macs, units
+from reading_forms import CLASSES, durations, joined_fields, macs, units
 
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
@@ -65,6 +65,12 @@ def test_mac_addresses(front, form, frame):
 @given(form=units(), frame=frames)
 def test_units_with_prefixes_products_and_quotients(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.quantity(*form.parts), frame)
+
+
+@CLASSES
+@given(form=joined_fields(), frame=frames)
+def test_a_known_field_inside_a_longer_token(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.joined(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

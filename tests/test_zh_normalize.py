@@ -259,6 +259,11 @@ PLANT_FORMS = [
     # MAC addresses: pair by pair, 幺 for 1, a pause between pairs
     ("MAC地址AC:DE:48:00:11:22未知", "M A C 地址 A C，D E，四八，零零，幺幺，二二未知"),
     ("设备ac-de-48-00-11-22离线", "设备 A C，D E，四八，零零，幺幺，二二离线"),
+    # a known field inside a longer token: 杠 and 斜杠 for the joiners
+    ("网关GW2-10.20.30.40-A离线", "网关 G W 二 杠 幺零点二零点三零点四零 杠 A 离线"),
+    ("柜3/PT-101A压力高", "柜三 斜杠 P T 杠 幺零幺 A 压力高"),
+    ("PLC-192.168.1.10:502超时", "P L C 杠 幺九二点幺六八点幺点幺零端口五零二超时"),
+    ("PT-101A/B", "P T 杠 幺零幺 A 斜杠 B"),
     # units from their parts: prefixes, powers, product and quotient signs
     ("无功电量5kvar·h", "无功电量五千乏时"),
     ("扭矩12ft·lbf", "扭矩十二英尺磅力"),

@@ -19,6 +19,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   → "one hour and thirty minutes" (parts of nothing are left out: `2h00m` → "two hours");
 - MAC addresses pair by pair, a pause between pairs: `AC:DE:48:00:11:22` (or with hyphens,
   in either case) → "eh C, D E, four eight, zero zero, one one, two two";
+- a known field inside a longer token (an address, a MAC address, a date, a device tag)
+  keeps its reading, the characters joining it to the rest said: `gw2-10.20.30.40-a` → "gw
+  two dash one zero dot two zero dot three zero dot four zero dash eh", `line3/PT-101A` →
+  "line three slash P T one oh one eh" (`_` is "underscore"; one letter after it is a label);
 - IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
   dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
   "point": `2.1.0` → "two point one point zero";
@@ -83,7 +87,7 @@ _DATE = re.compile(
     r"(?:(T|\s+)(?=\d{1,2}:\d\d)|(?![\w/:-]|\.\d))"
 )
 _IPV4 = re.compile(
-    rf"{_FIELD_START}(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?::(\d{{1,5}}))?(?:/(\d{{1,2}}))?(?![\w/:-]|\.\d)"
+    rf"{_FIELD_START}(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?::(\d{{1,5}}))?(?:/(\d{{1,2}}))?(?![\w/-]|[.:]\d)"
 )
 _DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
 _CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")

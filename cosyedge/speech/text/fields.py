@@ -1,8 +1,9 @@
-"""English readings of the fields plant systems write as one token: compact durations and MAC
-addresses.
+"""English readings of the fields plant systems write as one token: compact durations, MAC
+addresses, and a known field inside a longer token.
 
 Each is read before the numbers, ranges and units inside it could be: `3h40m` would be "three
-h forty meters", `AC:DE:48:00:11:22` a row of clock times.
+h forty meters", `AC:DE:48:00:11:22` a row of clock times, the address in
+`gw2-10.20.30.40-a` a decimal.
 """
 
 from __future__ import annotations
@@ -78,7 +79,57 @@ def _mac(m: re.Match[str]) -> str:
     return ", ".join(say_hex_pair(pair) for pair in re.split("[:-]", m.group(1)))
 
 
+# --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
+
+# The written forms of the fields that keep their reading inside a token (without groups).
+IP_FORM = r"\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?:/\d{1,2})?"
+DATE_FORM = "|".join(
+    rf"\d{{4}}{s}\d{{1,2}}{s}\d{{1,2}}|\d{{1,2}}{s}\d{{1,2}}{s}\d{{4}}" for s in ("-", "/", r"\.")
+)
+# A device tag, its digit runs whole; not a date or a MAC address after a word
+# (`LOG-2026-11-15`, `GW2-00-1A-...`).
+_WHOLE = r"(?!\d|\.\d)"
+NOT_A_FIELD = rf"(?!\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}|{MAC_FORM})"
+TAG_FORM = (
+    rf"[A-Z]{{1,4}}-?{NOT_A_FIELD}\d{{1,6}}{_WHOLE}[A-Z]{{0,2}}(?:-{NOT_A_FIELD}\d{{1,6}}{_WHOLE})*"
+)
+FIELD_FORMS = (MAC_FORM, IP_FORM, DATE_FORM, TAG_FORM)
+# The characters that join the pieces of a token, and how each is said between them.
+JOINERS = "-_/"
+JOINER_WORDS = {"-": "dash", "_": "underscore", "/": "slash"}
+
+
+def joined(forms: tuple[str, ...], letter: str = "A-Za-z") -> re.Pattern[str]:
+    """A field of `forms` with a joiner on either side that ties it to the rest of its token
+    (groups: the joiner before, the field, the joiner after, a lone letter after that).
+    Where no joiner ties it, the field stands alone: not inside a longer number, word or
+    address."""
+    fields = "|".join(f"(?:{form})" for form in forms)
+    alnum = f"[{letter}0-9]"
+    lone = rf"[{letter}](?!{alnum}|\.{alnum})"
+    return re.compile(
+        rf"(?:(?<={alnum})([{JOINERS}])|(?<!{alnum}|\.)(?<!{alnum}:))({fields})"
+        rf"(?:([{JOINERS}])(?={alnum})({lone})?|(?!{alnum}|[.:{JOINERS}]{alnum}))"
+    )
+
+
+def say_joined(m: re.Match[str], words: dict[str, str]) -> str:
+    """The field set apart, each joiner said as `words` has it, a lone letter after the field
+    as a capital (a label: `-a` is the letter, not the article). The field itself is left for
+    its own rule."""
+    before, field, after, letter = m.groups()
+    if not (before or after):
+        return m.group(0)
+    spoken = [words[before]] if before else []
+    spoken += [field] + ([words[after]] if after else []) + ([letter.upper()] if letter else [])
+    # Spaces only where a piece of the token stands next to what is said.
+    return " " * bool(before) + " ".join(spoken) + " " * bool(after and not letter)
+
+
+JOINED = joined(FIELD_FORMS)
+
 RULES = (
+    Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, _duration),
 )

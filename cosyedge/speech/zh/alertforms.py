@@ -22,6 +22,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   分钟 when the minutes end it, 分 before seconds; parts of nothing left out);
 - MAC addresses pair by pair with 幺 for 1, a pause (a full-width comma) between pairs:
   `AC:DE:48:00:11:22` → A C, D E, 四八, 零零, 幺幺, 二二;
+- a known field inside a longer token keeps its reading, 杠, 下划线 or 斜杠 for what joins it:
+  `GW2-10.20.30.40-A` → G W 二 杠 幺零点二零点三零点四零 杠 A;
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
 - negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:

@@ -1,13 +1,20 @@
-"""Mandarin readings of the fields plant systems write as one token: compact durations and MAC
-addresses, read before the numbers and units inside them could be (`3h40m` would be 三 H
-四十米, a MAC address clock times and amperes).
+"""Mandarin readings of the fields plant systems write as one token: compact durations, MAC
+addresses and a known field inside a longer token, read before the numbers and units inside
+them could be (`3h40m` would be 三 H 四十米, a MAC address clock times and amperes).
 """
 
 from __future__ import annotations
 
 import re
 
-from cosyedge.speech.text.fields import duration_parts
+from cosyedge.speech.text.fields import (
+    IP_FORM,
+    MAC_FORM,
+    NOT_A_FIELD,
+    duration_parts,
+    joined,
+    say_joined,
+)
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.numbers import read_digits, read_integer
 
@@ -70,7 +77,21 @@ def _mac(m: re.Match[str]) -> str:
     return "，".join(_pair(pair) for pair in re.split("[:-]", m.group(1)))
 
 
+# --- a known field inside a longer token: GW2-10.20.30.40-A, 柜3/PT-101A ----------------------
+
+DATE_FORM = r"\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\d{1,2}\.\d{1,2}"
+# A device tag as the tag rule reads it (alertforms.py), its digit runs whole; not a date or a
+# MAC address after a word (`LOG-2026-11-15`).
+_WHOLE = r"\d+(?!\d|\.\d)"
+TAG_FORM = (
+    rf"(?:[A-Z]{{2,4}}[-_]?{NOT_A_FIELD}{_WHOLE}|[A-Z]{{1,4}}(?:[-_]{NOT_A_FIELD}{_WHOLE})+"
+    rf"|[A-Z]{_WHOLE}(?:[-_]{NOT_A_FIELD}{_WHOLE})+)(?:[-_]?[A-Z])?(?:[-_/]{NOT_A_FIELD}{_WHOLE})*"
+)
+JOINED = joined((MAC_FORM, IP_FORM, DATE_FORM, TAG_FORM))
+JOINER_WORDS = {"-": "杠", "_": "下划线", "/": "斜杠"}
+
 RULES = (
+    Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, _duration),
 )
