@@ -164,7 +164,7 @@ def joined_fields(draw) -> Form:
     Parts: (piece before or None, joiner, (kind, field parts), joiner, piece after or None);
     a piece after is a word, or one letter of either case after an address."""
     kind, form = draw(
-        st.sampled_from(["ip", "mac", "tag"]).flatmap(
+        st.sampled_from(["ip", "mac", "tag", "date"]).flatmap(
             lambda k: st.tuples(st.just(k), FIELD_STRATEGIES[k])
         )
     )
@@ -188,3 +188,48 @@ FIELD_STRATEGIES = {
     "tag": tags(),
     "date": dates(day_first=False),
 }
+
+
+@st.composite
+def clock_times(draw) -> Form:
+    """A time on the 24-hour clock: `14:05`, `09:05:30`, `7:45`, `23:59:59.9`, `06:00Z`.
+    Parts: ("24", hours as written, minutes, seconds or None, decimals or None, utc)."""
+    h = draw(st.integers(0, 23))
+    hours = f"{h:02d}" if draw(st.booleans()) or h == 0 else str(h)
+    mi = draw(st.integers(0, 59))
+    seconds = f"{draw(st.integers(0, 59)):02d}" if draw(st.booleans()) else None
+    decimals = str(draw(st.integers(0, 999))) if seconds and draw(st.integers(0, 3)) == 0 else None
+    utc = draw(st.booleans())
+    written = f"{hours}:{mi:02d}" + (f":{seconds}" if seconds else "")
+    written += (f".{decimals}" if decimals else "") + ("Z" if utc else "")
+    return Form(written, ("24", hours, mi, seconds, decimals, utc))
+
+
+@st.composite
+def half_day_times(draw) -> Form:
+    """A time on the 12-hour clock: `7:45am`, `11 pm`, `12:05 P.M.`. Parts: ("12", hour,
+    minutes, seconds or None, am)."""
+    h, mi = draw(st.integers(1, 12)), draw(st.integers(0, 59))
+    seconds = draw(st.integers(0, 59)) if draw(st.integers(0, 3)) == 0 else None
+    am = draw(st.booleans())
+    mark = draw(st.sampled_from(["am", "AM", "a.m", "A.M"]))
+    mark = mark if am else mark.replace("a", "p").replace("A", "P")
+    clock = f"{h}" if not mi and seconds is None and draw(st.booleans()) else f"{h}:{mi:02d}"
+    clock += f":{seconds:02d}" if seconds is not None and ":" in clock else ""
+    if ":" not in clock:
+        seconds = None
+    return Form(clock + draw(st.sampled_from(["", " "])) + mark, ("12", h, mi, seconds, am))
+
+
+@st.composite
+def timestamps(draw) -> Form:
+    """A date, a time, or a date and its time after a space or a `T`. Parts: (date parts or
+    None, time parts or None)."""
+    kind = draw(st.sampled_from(["date", "time", "both"]))
+    date = draw(dates()) if kind != "time" else None
+    time = draw(st.one_of(clock_times(), half_day_times())) if kind != "date" else None
+    if date and time:
+        joint = draw(st.sampled_from([" ", "T"])) if time.parts[0] == "24" else " "
+        return Form(date.written + joint + time.written, (date.parts, time.parts))
+    form = date or time
+    return Form(form.written, (date.parts if date else None, time.parts if time else None))

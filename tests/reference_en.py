@@ -213,3 +213,38 @@ def joined(before, joiner, field, after_joiner, after) -> str:
     if after:
         said = f"{said} {JOINERS[after_joiner]} {piece(after)}"
     return said
+
+
+def clock(parts: tuple) -> str:
+    """24-hour: "oh" before a written leading zero, "zero zero" for the hour after midnight,
+    "hundred" on the hour, seconds after "and" unless none; Z is "U T C". 12-hour: the hour
+    as a number, minutes unless none, then "eh M" or "P M"."""
+    if parts[0] == "12":
+        _, h, mi, seconds, am = parts
+        said = cardinal(h) + _minutes(mi, on_the_hour="")
+        said += f" and {seconds_said(str(seconds), None)}" if seconds else ""
+        return said + (" eh M" if am else " P M")
+    _, hours, mi, seconds, decimals, utc = parts
+    h = int(hours)
+    said = "zero zero" if h == 0 else ("oh " if hours[0] == "0" else "") + cardinal(h)
+    said += _minutes(mi, on_the_hour=" hundred")
+    if seconds and (int(seconds) or decimals):
+        said += f" and {seconds_said(seconds, decimals)}"
+    return said + (" U T C" if utc else "")
+
+
+def _minutes(mi: int, on_the_hour: str) -> str:
+    if mi == 0:
+        return on_the_hour
+    return (" oh " if mi < 10 else " ") + cardinal(mi)
+
+
+def seconds_said(seconds: str, decimals: str | None) -> str:
+    said = cardinal(int(seconds)) + (" point " + digit_words(decimals) if decimals else "")
+    return said + (" second" if said == "one" else " seconds")
+
+
+def timestamp(date_parts: tuple | None, time_parts: tuple | None) -> str:
+    """A date, a time, or both with a pause (a comma) between."""
+    said = [date(*date_parts)] if date_parts else []
+    return ", ".join(said + ([clock(time_parts)] if time_parts else []))

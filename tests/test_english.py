@@ -47,6 +47,20 @@ FORMS = [
         "May first twenty twenty four, fourteen oh five and thirty point two five zero seconds",
     ),
     ("2024-02-29T00:00:00Z", "February twenty ninth twenty twenty four, zero zero hundred U T C"),
+    # a date or a time followed by a colon, as a heading writes it
+    ("Report 15/11/2026: all clear", "Report November fifteenth twenty twenty six: all clear"),
+    ("2026-11-15: inspection due", "November fifteenth twenty twenty six: inspection due"),
+    ("At 07:45: line start", "At oh seven forty five: line start"),
+    (
+        "2026-11-15 07:45: restart",
+        "November fifteenth twenty twenty six, oh seven forty five: restart",
+    ),
+    # the 12-hour clock
+    ("at 7:45am", "at seven forty five eh M"),
+    ("shift ends 11pm.", "shift ends eleven P M."),
+    ("from 7:05 p.m. until", "from seven oh five P M until"),
+    ("12:00 PM", "twelve P M"),
+    ("2026-11-15 7:45am", "November fifteenth twenty twenty six, seven forty five eh M"),
     # times
     ("tripped at 06:07:01", "tripped at oh six oh seven and one second"),
     ("shift change 22:00", "shift change twenty two hundred"),

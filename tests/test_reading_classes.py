@@ -11,7 +11,7 @@ import pytest
 import reference_en as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, joined_fields, macs, units
+from reading_forms import CLASSES, durations, joined_fields, macs, timestamps, units
 
 from cosyedge.speech.text.english import normalize
 
@@ -30,6 +30,9 @@ FRAMES = [
     ("(", ")"),
     ('"', '"'),
     ("last ", ", next"),
+    ("Report ", ": all clear."),
+    ("At ", ": start."),
+    ("Date: ", ""),
 ]
 frames = st.sampled_from(FRAMES)
 
@@ -66,6 +69,12 @@ def test_units_with_prefixes_products_and_quotients(form, frame):
 @given(form=joined_fields(), frame=frames)
 def test_a_known_field_inside_a_longer_token(form, frame):
     assert heard(form.written, frame) == expected(ref.joined(*form.parts), frame)
+
+
+@CLASSES
+@given(form=timestamps(), frame=frames)
+def test_dates_and_times_with_any_punctuation_after_them(form, frame):
+    assert heard(form.written, frame) == expected(ref.timestamp(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   first (`01.05.2024`, `01/05/2024`; the month first only when the day cannot be a month,
   `05/31/2024`): "May first twenty twenty four", then a pause (a comma) before a time that
   follows after a space or a `T`;
+- a date or a time directly followed by a colon, as a heading writes it (`Report
+  15/11/2026: ...`, `At 07:45: ...`), is still a date or a time;
+- the 12-hour clock: `7:45am` → "seven forty five eh M", `11 p.m.` → "eleven P M";
 - times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
   seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
   "U T C";
@@ -81,18 +84,25 @@ def _alternatives(words) -> str:
 # A comma before exactly three digits groups thousands; an exponent needs digits after the e.
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NUMBER_START = r"(?<![\w.,])"  # not inside a word, a code or another number
-_FIELD_START = r"(?<![\w.,/:-])"  # nor inside a date, an address or a fraction
+# nor inside a date, an address or a fraction; a colon before is a heading's (Date:2026-11-15)
+_FIELD_START = r"(?<![\w.,/-])(?<!\d:)"
 _DATE = re.compile(
     rf"{_FIELD_START}(?:(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}})|(\d{{1,2}})([-/.])(\d{{1,2}})\6(\d{{4}}))"
-    r"(?:(T|\s+)(?=\d{1,2}:\d\d)|(?![\w/:-]|\.\d))"
+    r"(?:(T|\s+)(?=\d{1,2}:\d\d|\d{1,2}\s?[aApP]\.?[mM](?!\w))|(?![\w/-]|[.:]\d))"
 )
 _IPV4 = re.compile(
     rf"{_FIELD_START}(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?::(\d{{1,5}}))?(?:/(\d{{1,2}}))?(?![\w/-]|[.:]\d)"
 )
 _DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
 _CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
+# A colon after a time ends a heading (At 07:45: ...), as one before it starts a field.
 _TIME = re.compile(
-    r"(?<![\d:.])(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z(?!\w))?(?![\d:]|\.\d)"
+    r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
+)
+# The 12-hour clock: 7:45am, 7:45 p.m., 11pm (the dot after the m is left where it may end a
+# sentence).
+_CLOCK12 = re.compile(
+    r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
 _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
@@ -169,6 +179,23 @@ def _seconds(seconds: str, decimals: str | None) -> str:
     return f"{spoken} {'second' if spoken == 'one' else 'seconds'}"
 
 
+def _minutes(mi: int) -> str:
+    return "" if mi == 0 else f" oh {cardinal(mi)}" if mi < 10 else f" {cardinal(mi)}"
+
+
+def _clock12(m: re.Match[str]) -> str:
+    """`7:45am` → "seven forty five eh M", `11pm` → "eleven P M": no "hundred" and no "oh"
+    before the hour on the 12-hour clock."""
+    hours, minutes, seconds, half = m.groups()
+    h, mi, sec = int(hours), int(minutes or 0), int(seconds or 0)
+    if not 1 <= h <= 12 or mi > 59 or sec > 59:
+        return m.group(0)
+    spoken = cardinal(h) + _minutes(mi)
+    if sec:
+        spoken += f" and {_seconds(seconds, None)}"
+    return spoken + (" eh M" if half in "aA" else " P M")
+
+
 def _time(m: re.Match[str]) -> str:
     hours, minutes, seconds, decimals, utc = m.groups()
     h, mi = int(hours), int(minutes)
@@ -181,12 +208,7 @@ def _time(m: re.Match[str]) -> str:
         spoken = "zero zero"
     else:
         spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
-    if mi == 0:
-        spoken += " hundred"
-    elif mi < 10:
-        spoken += f" oh {cardinal(mi)}"
-    else:
-        spoken += f" {cardinal(mi)}"
+    spoken += _minutes(mi) if mi else " hundred"
     if seconds and (int(seconds) or decimals):  # 14:05:00 is said as 14:05
         spoken += f" and {_seconds(seconds, decimals)}"
     return spoken + (" U T C" if utc else "")
@@ -199,6 +221,7 @@ _LINES = (
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
+    Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
     Rule("fraction", _FRACTION, _fraction),
     rule("range", _RANGE, r"\1 to \2"),
