@@ -65,14 +65,15 @@ def macs(draw) -> Form:
 # --- units after a number, with prefixes, exponents, product and quotient signs -------------
 
 # (symbol, prefixes it takes, a length): the units both languages read; lone letters are left
-# to the example tables, since English reads them as units only where a clause ends.
+# to the example tables, since English reads them as units only where a clause ends. Micro is
+# written three ways: the micro sign µ, the Greek μ and an ASCII u.
 UNIT_BASES = (
-    *(("m", "nμumck", True), ("ft", "", True), ("g", "μumk", False), ("s", "pnμum", False)),
-    *(("min", "", False), ("h", "", False), ("A", "μumk", False), ("V", "μumkM", False)),
+    *(("m", "nµμumck", True), ("ft", "", True), ("g", "µμumk", False), ("s", "pnµμum", False)),
+    *(("min", "", False), ("h", "", False), ("A", "µμumk", False), ("V", "µμumkM", False)),
     *(("W", "mkMGT", False), ("Wh", "kMGT", False), ("VA", "kM", False), ("var", "kM", False)),
     *(("varh", "kM", False), ("Ah", "m", False), ("Pa", "mhkMG", False), ("Hz", "kMG", False)),
     *(("Ω", "mkM", False), ("J", "kM", False), ("N", "k", False), ("Nm", "", False)),
-    *(("l", "μumc", False), ("L", "μumc", False), ("lb", "", False), ("lbf", "", False)),
+    *(("l", "µμumc", False), ("L", "µμumc", False), ("lb", "", False), ("lbf", "", False)),
 )
 # Units without prefixes or powers, which may stand only first above the line.
 UNIT_SIGNS = ("bar", "°C", "°F", "dB")

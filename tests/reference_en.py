@@ -90,7 +90,15 @@ def mac(pairs: list[str]) -> str:
     return ", ".join(pair(p) for p in pairs)
 
 
-PREFIXES = {"p": "pico", "n": "nano", "μ": "micro", "u": "micro", "m": "milli", "c": "centi"}
+PREFIXES = {
+    "p": "pico",
+    "n": "nano",
+    "µ": "micro",
+    "μ": "micro",
+    "u": "micro",
+    "m": "milli",
+    "c": "centi",
+}
 PREFIXES |= {"h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
 UNIT_NAMES = {
     "m": ("meter", "meters"),

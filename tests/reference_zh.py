@@ -103,7 +103,7 @@ def _mixed(pair: str) -> str:
     return " ".join(c.upper() if c.isalpha() else digits(c, one="幺") for c in pair)
 
 
-PREFIXES = {"p": "皮", "n": "纳", "μ": "微", "u": "微", "m": "毫", "c": "厘", "h": "百"}
+PREFIXES = {"p": "皮", "n": "纳", "µ": "微", "μ": "微", "u": "微", "m": "毫", "c": "厘", "h": "百"}
 PREFIXES |= {"k": "千", "M": "兆", "G": "吉", "T": "太"}
 UNIT_NAMES = {
     *(("m", "米"), ("ft", "英尺"), ("g", "克"), ("s", "秒"), ("min", "分钟"), ("h", "小时")),
