@@ -234,3 +234,21 @@ def timestamps(draw) -> Form:
         return Form(date.written + joint + time.written, (date.parts, time.parts))
     form = date or time
     return Form(form.written, (date.parts if date else None, time.parts if time else None))
+
+
+@st.composite
+def versions(draw) -> Form:
+    """A version: `v4.0.2`, `V2.1`, `fw v1.12.3`, `firmware 4.12`, `v2.1.0-rc1`. Parts: (the
+    word before it or None, its numbers as written, the pre-release tag, its number)."""
+    parts = [str(draw(st.integers(0, 30)))]
+    for _ in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(0, 99))
+        parts.append(f"{n:02d}" if n < 10 and draw(st.integers(0, 3)) == 0 else str(n))
+    word = draw(st.sampled_from([None, None, "firmware", "Firmware", "version", "fw", "release"]))
+    tag = draw(st.sampled_from(["", "", "rc", "beta", "b", "alpha"]))
+    tag_number = str(draw(st.integers(1, 9))) if tag and draw(st.booleans()) else ""
+    written = (f"{word} " if word else draw(st.sampled_from(["v", "V", "fw v"]))) + ".".join(parts)
+    written += f"-{tag}{tag_number}" if tag else ""
+    if written.startswith("fw v"):
+        word = "fw v"
+    return Form(written, (word, tuple(parts), tag, tag_number))

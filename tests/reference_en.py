@@ -256,3 +256,19 @@ def timestamp(date_parts: tuple | None, time_parts: tuple | None) -> str:
     """A date, a time, or both with a pause (a comma) between."""
     said = [date(*date_parts)] if date_parts else []
     return ", ".join(said + ([clock(time_parts)] if time_parts else []))
+
+
+def version(word: str | None, parts: tuple, tag: str, tag_number: str) -> str:
+    """ "version" for a v (after its word, if written: fw v1.2 → "fw version"), the word
+    itself otherwise; the parts with "point", each a number (a leading zero: digits); a
+    pre-release tag after "dash", spelled if short."""
+
+    def part(p: str) -> str:
+        return digit_words(p) if len(p) > 1 and p[0] == "0" else cardinal(int(p))
+
+    head = "fw version" if word == "fw v" else word or "version"
+    said = head + " " + " point ".join(part(p) for p in parts)
+    if tag:
+        said += " dash " + (" ".join(tag.upper()) if len(tag) <= 3 else tag)
+        said += f" {cardinal(int(tag_number))}" if tag_number else ""
+    return said

@@ -90,6 +90,12 @@ FORMS = [
         "retries",
     ),
     ("firmware 2.1.0", "firmware two point one point zero"),
+    # versions: "version" for a v, each part a number
+    ("update to v4.0.2", "update to version four point zero point two"),
+    ("fw v1.12.3 installed", "fw version one point twelve point three installed"),
+    ("firmware 4.12", "firmware four point twelve"),
+    ("V2.1:", "version two point one:"),
+    ("v2.1.0-rc1", "version two point one point zero dash R C one"),
     ("firmware 4.12.07", "firmware four point twelve point zero seven"),
     ("999.1.1.1", "nine hundred ninety nine point one point one point one"),  # no such address
     # fractions: a < b <= 100; any other number slash number with "slash"

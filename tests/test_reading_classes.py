@@ -11,7 +11,15 @@ import pytest
 import reference_en as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, joined_fields, macs, timestamps, units
+from reading_forms import (
+    CLASSES,
+    durations,
+    joined_fields,
+    macs,
+    timestamps,
+    units,
+    versions,
+)
 
 from cosyedge.speech.text.english import normalize
 
@@ -75,6 +83,12 @@ def test_a_known_field_inside_a_longer_token(form, frame):
 @given(form=timestamps(), frame=frames)
 def test_dates_and_times_with_any_punctuation_after_them(form, frame):
     assert heard(form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=versions(), frame=frames)
+def test_versions(form, frame):
+    assert heard(form.written, frame) == expected(ref.version(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   keeps its reading, the characters joining it to the rest said: `gw2-10.20.30.40-a` → "gw
   two dash one zero dot two zero dot three zero dot four zero dash eh", `line3/PT-101A` →
   "line three slash P T one oh one eh" (`_` is "underscore"; one letter after it is a label);
+- versions after a v, or after a word saying one follows: `v4.0.2` → "version four point
+  zero point two", `fw v1.12.3` → "fw version one point twelve point three", `firmware 4.12`
+  → "firmware four point twelve" (not a decimal), `-rc1` → "dash R C one";
 - IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
   dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
   "point": `2.1.0` → "two point one point zero";

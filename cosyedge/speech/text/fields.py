@@ -1,5 +1,5 @@
 """English readings of the fields plant systems write as one token: compact durations, MAC
-addresses, and a known field inside a longer token.
+addresses, versions, and a known field inside a longer token.
 
 Each is read before the numbers, ranges and units inside it could be: `3h40m` would be "three
 h forty meters", `AC:DE:48:00:11:22` a row of clock times, the address in
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import cardinal, digits, letters
+from cosyedge.speech.text.words import cardinal, digits, letters, number
 
 # --- compact durations: 3h40m, 1h05m20s, 2d 4h, 1h30 -----------------------------------------
 
@@ -79,6 +79,32 @@ def _mac(m: re.Match[str]) -> str:
     return ", ".join(say_hex_pair(pair) for pair in re.split("[:-]", m.group(1)))
 
 
+# --- version strings: v4.0.2, fw v1.12.3, firmware 4.12 -------------------------------------
+
+# A version after a v, or after a word that says one follows (then two parts are a version
+# too: firmware 4.12 is four point twelve, not a decimal).
+VERSION = re.compile(
+    r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev)\s+)(?=\d+\.\d))"
+    r"(\d+(?:\.\d+){1,3})(?:-([A-Za-z]{1,5})(\d*))?(?![\w-]|\.\d)"
+)
+
+
+def say_version(written: str) -> str:
+    """`"4.12.07"` → "four point twelve point zero seven": each part a number (a leading zero
+    makes it digits, as in any label)."""
+    return " point ".join(number(part) for part in written.split("."))
+
+
+def _version(m: re.Match[str]) -> str:
+    word, parts, tag, tag_number = m.groups()
+    said = f"{word} " if word else "version "
+    said += say_version(parts)
+    if tag:  # v2.1.0-rc1: "dash R C one"; a longer tag is a word (beta)
+        said += " dash " + (" ".join(tag.upper()) if len(tag) <= 3 else tag)
+        said += f" {cardinal(int(tag_number))}" if tag_number else ""
+    return said
+
+
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
 
 # The written forms of the fields that keep their reading inside a token (without groups).
@@ -129,6 +155,8 @@ def say_joined(m: re.Match[str], words: dict[str, str]) -> str:
 JOINED = joined(FIELD_FORMS)
 
 RULES = (
+    # A version's numbers may look like an address (firmware 10.2.0.1-rc1): it goes first.
+    Rule("version", VERSION, _version),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, _duration),
