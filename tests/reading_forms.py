@@ -5,9 +5,10 @@ verbalizer (reference_en.py, reference_zh.py) computes what should be heard."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
 EXAMPLES = int(os.environ.get("COSYEDGE_FUZZ_EXAMPLES", "300"))
@@ -252,3 +253,39 @@ def versions(draw) -> Form:
     if written.startswith("fw v"):
         word = "fw v"
     return Form(written, (word, tuple(parts), tag, tag_number))
+
+
+# Words that say an identifier follows, as written and as said.
+ID_WORDS = (
+    *(("SN", "S N"), ("S/N", "S N"), ("sn", "S N"), ("P/N", "P N"), ("PO", "P O")),
+    *(("serial", "serial"), ("serial number", "serial number"), ("order", "order")),
+    *(("Order No.", "Order number"), ("order no", "order number"), ("batch", "batch")),
+    ("Lot", "Lot"),
+)
+ID_SEPARATORS = ((" ", " "), (": ", ": "), (" #", " number "), ("#", " number "))
+_DATE_SHAPE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
+
+
+@st.composite
+def identifiers(draw) -> Form:
+    """A serial or order number: after a word that says one follows (`SN 8842-1190-07`,
+    `order 20251130044`, `lot #20231`), hyphenated groups on their own (`8842-1190-07`), or
+    nine digits or more. Parts: (the word and what follows it as said, or "", the groups)."""
+    kind = draw(st.sampled_from(["word", "groups", "long"]))
+    group = st.text("0123456789", min_size=1, max_size=6)
+    if kind == "long":
+        first = draw(st.sampled_from("123456789"))
+        number = first + draw(st.text("0123456789", min_size=8, max_size=14))
+        return Form(number, ("", (number,)))
+    if kind == "groups":
+        groups = draw(st.lists(group, min_size=3, max_size=5))
+        written = "-".join(groups)
+        assume(not _DATE_SHAPE.fullmatch(written))
+        return Form(written, ("", tuple(groups)))
+    word, said = draw(st.sampled_from(ID_WORDS))
+    between, between_said = draw(st.sampled_from(ID_SEPARATORS))
+    if draw(st.booleans()):
+        groups = [draw(st.text("0123456789", min_size=4, max_size=12))]
+    else:
+        groups = draw(st.lists(group, min_size=2, max_size=4))
+    return Form(word + between + "-".join(groups), (said + between_said, tuple(groups)))

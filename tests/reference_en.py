@@ -272,3 +272,8 @@ def version(word: str | None, parts: tuple, tag: str, tag_number: str) -> str:
         said += " dash " + (" ".join(tag.upper()) if len(tag) <= 3 else tag)
         said += f" {cardinal(int(tag_number))}" if tag_number else ""
     return said
+
+
+def identifier(before: str, groups: tuple) -> str:
+    """Digit by digit, zero as "zero", in the groups it is written in, "dash" between."""
+    return before + " dash ".join(digit_words(g) for g in groups)

@@ -132,6 +132,15 @@ FORMS = [
     ("WO-10234 due 2024-06-15", "W O one oh two three four due June fifteenth twenty twenty four"),
     ("rack 4C slot 12", "rack four C slot twelve"),
     ("AB12-3-04", "eh B one two dash three dash oh four"),
+    # serial numbers and long identifiers: digit by digit, in the groups they are written in
+    ("SN 8842-1190-07", "S N eight eight four two dash one one nine zero dash zero seven"),
+    ("order 20251130044", "order two zero two five one one three zero zero four four"),
+    ("Order No. 4512 shipped", "Order number four five one two shipped"),
+    ("S/N: 00451", "S N: zero zero four five one"),
+    ("lot #20231", "lot number two zero two three one"),
+    ("ref 8842-1190-07", "ref eight eight four two dash one one nine zero dash zero seven"),
+    ("count 123456789", "count one two three four five six seven eight nine"),
+    ("batch 12", "batch twelve"),
     # equipment numbers
     ("pump 2#", "pump number two"),
     ("2# boiler", "number two boiler"),

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     durations,
+    identifiers,
     joined_fields,
     macs,
     timestamps,
@@ -89,6 +90,12 @@ def test_dates_and_times_with_any_punctuation_after_them(form, frame):
 @given(form=versions(), frame=frames)
 def test_versions(form, frame):
     assert heard(form.written, frame) == expected(ref.version(*form.parts), frame)
+
+
+@CLASSES
+@given(form=identifiers(), frame=frames)
+def test_serial_numbers_and_long_identifiers(form, frame):
+    assert heard(form.written, frame) == expected(ref.identifier(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

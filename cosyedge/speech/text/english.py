@@ -32,6 +32,11 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
   dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
   "point": `2.1.0` → "two point one point zero";
+- identifiers digit by digit, in the groups they are written in: after a word that says
+  one follows (SN, S/N, serial, part no., order, PO, batch, lot) four digits or more or
+  hyphenated groups, three hyphenated groups or more on their own, and nine digits or more
+  without separators: `SN 8842-1190-07` → "S N eight eight four two dash one one nine zero
+  dash zero seven", `order 20251130044` → "order two zero two five ...";
 - decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
   followed by exactly three digits is a separator, so `1,450` is one number, not two);

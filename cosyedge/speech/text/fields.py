@@ -105,6 +105,44 @@ def _version(m: re.Match[str]) -> str:
     return said
 
 
+# --- serial numbers and other identifiers: SN 8842-1190-07, order 20251130044 ----------------
+
+# Words that say an identifier follows: its digits are a name, not an amount.
+_ID_WORDS = (
+    r"S/?N|P/N|serial(?:\s+(?:no\.?|number))?|part\s+(?:no\.?|number)|order(?:\s+(?:no\.?|number))?"
+    r"|PO|batch|lot"
+)
+_DATES = r"\d{4}-\d{1,2}-\d{1,2}(?![\d-])|\d{1,2}-\d{1,2}-\d{4}(?![\d-])"
+_NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address
+# After such a word: four digits or more, or groups joined by hyphens. Without one: three
+# groups or more (two are a range, 5-10).
+SERIAL = re.compile(
+    rf"(?<![\w.,/-])(?:(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
+    rf"|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
+)
+
+
+def say_identifier(written: str) -> str:
+    """`"8842-1190-07"` → "eight eight four two dash one one nine zero dash zero seven": digit by
+    digit, in the groups it is written in."""
+    return " dash ".join(digits(group) for group in written.split("-"))
+
+
+def _id_word(word: str) -> str:
+    """`S/N` → "S N", `PO` → "P O" (letters, the slash silent), `Order No.` → "Order number"."""
+    if re.fullmatch(r"[A-Za-z]/?[A-Za-z]", word) or word == "PO":
+        return " ".join(c.upper() for c in word if c != "/")
+    return re.sub(r"(?i)\bno\.?$", "number", word)
+
+
+def _serial(m: re.Match[str]) -> str:
+    word, between, after_word, alone = m.groups()
+    if alone:
+        return say_identifier(alone)
+    between = " number " if "#" in between else between
+    return _id_word(word) + between + say_identifier(after_word)
+
+
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
 
 # The written forms of the fields that keep their reading inside a token (without groups).
@@ -157,6 +195,8 @@ JOINED = joined(FIELD_FORMS)
 RULES = (
     # A version's numbers may look like an address (firmware 10.2.0.1-rc1): it goes first.
     Rule("version", VERSION, _version),
+    # Hyphenated digit groups are one identifier before a date inside them could be taken.
+    Rule("identifier", SERIAL, _serial),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, _duration),

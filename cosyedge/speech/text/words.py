@@ -23,6 +23,9 @@ MONTHS = (
     *("January", "February", "March", "April", "May", "June", "July", "August"),
     *("September", "October", "November", "December"),
 )
+# The most digits a whole number written without separators is read as an amount: longer ones
+# are identifiers (order and batch numbers), read digit by digit, as Mandarin reads them.
+AMOUNT_DIGITS = 8
 # Denominators with a name of their own; every other denominator is its ordinal.
 _FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 
@@ -92,13 +95,17 @@ def _exponent(written: str) -> str:
 
 def number(text: str) -> str:
     """A written number without sign: `1,250` → cardinal, `6.49` → "six point four nine",
-    `007` → digit by digit (a leading zero means the digits are a label, not an amount),
+    `007` → digit by digit (a leading zero means the digits are a label, not an amount), and
+    so are nine digits or more written without separators (`20251130044`: an identifier),
     `1.5e-3` → "one point five times ten to the minus three"."""
+    grouped = "," in text
     mantissa, _, exponent = text.replace(",", "").lower().partition("e")
     whole, _, decimals = mantissa.partition(".")
     if not whole:
         spoken = "zero"
-    elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > 15:
+    elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > (
+        15 if grouped else AMOUNT_DIGITS
+    ):
         spoken = digits(whole)
     else:
         spoken = cardinal(int(whole))
