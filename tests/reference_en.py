@@ -277,3 +277,14 @@ def version(word: str | None, parts: tuple, tag: str, tag_number: str) -> str:
 def identifier(before: str, groups: tuple) -> str:
     """Digit by digit, zero as "zero", in the groups it is written in, "dash" between."""
     return before + " dash ".join(digit_words(g) for g in groups)
+
+
+# The acronyms plants say as words, and the spelling the English voices are given for each.
+WORD_ACRONYMS = {
+    *(("LOTO", "low-toe"), ("HAZOP", "hazop"), ("HAZID", "haz id"), ("HAZMAT", "hazmat")),
+    *(("HAZWOPER", "haz wopper"), ("ATEX", "A-tex"), ("IECEx", "I E C ex"), ("SCADA", "scada")),
+    *(("HEPA", "hepa"), ("COSHH", "cosh"), ("NIOSH", "nye osh"), ("SIL", "sil"), ("LOPA", "lopa")),
+    *(("STEL", "stel"), ("HIPPS", "hips"), ("NEMA", "neema"), ("MODBUS", "modbus")),
+    *(("PROFIBUS", "profibus"), ("PROFINET", "pro fee net"), ("ESTOP", "E stop")),
+}
+WORD_ACRONYMS = dict(WORD_ACRONYMS)

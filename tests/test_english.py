@@ -141,6 +141,13 @@ FORMS = [
     ("ref 8842-1190-07", "ref eight eight four two dash one one nine zero dash zero seven"),
     ("count 123456789", "count one two three four five six seven eight nine"),
     ("batch 12", "batch twelve"),
+    # acronyms plants say as words (NOx the voices already say)
+    ("LOTO applied to P-201", "low-toe applied to P two oh one"),
+    ("HAZOP action 12 open", "hazop action twelve open"),
+    ("ATEX zone 1", "A-tex zone one"),
+    ("SCADA link lost", "scada link lost"),
+    ("NOx 40 ppm", "NOx forty parts per million"),
+    ("PLC fault", "PLC fault"),
     # equipment numbers
     ("pump 2#", "pump number two"),
     ("2# boiler", "number two boiler"),
@@ -344,7 +351,7 @@ FORMS = [
         ("value 007", "value zero zero seven"),
         ("the 3rd and 21st", "the third and twenty first"),
         ("#5 & #6", "number five and number six"),
-        ("Check ESTOP now!", "Check ESTOP now!"),
+        ("Check ESTOP now!", "Check E stop now!"),  # an acronym said as a word
     ],
 )
 def test_english_hygiene(written, spoken):

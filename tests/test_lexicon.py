@@ -125,6 +125,21 @@ def test_a_tag_whose_prefix_is_replaced_is_read_as_the_spoken_form_then_its_numb
     assert normalize(said).startswith("flow valve one hundred one flow valve seven")
 
 
+def test_a_site_entry_says_a_built_in_acronym_its_own_way(hibari_voice):
+    """LOTO is said as a word by the rules; a `say` entry rewrites it first, and a word given
+    `phonemes` is left as written for its entry."""
+    front = hibari_voice.front
+    assert front.read("LOTO on").words == "low-toe on"
+    spelled = front.with_lexicon(
+        lexicon("pronunciations:\n  en:\n    - {word: LOTO, say: L O T O}\n")
+    )
+    assert spelled.read("LOTO on").words == "L O T O on"
+    own = lexicon("pronunciations:\n  en:\n    - {word: LOTO, phonemes: lˈOtˌO}\n")
+    reading = front.with_lexicon(own).read("LOTO on")
+    assert reading.words == "LOTO on"
+    assert [a.spoken for a in reading.applied] == ["lˈOtˌO"]
+
+
 def test_chinese_words_match_inside_chinese_text():
     words = lexicon(LEXICON, "zh")
     applied: list = []

@@ -32,6 +32,7 @@ from cosyedge.speech.lang import Run, says_anything, split_runs
         ),
         ("PT-101 pressure high", "zh", [("en", "PT-101 pressure high")]),
         ("PLC故障", "en", [("zh", "PLC故障")]),
+        ("LOTO已挂", "zh", [("en", "LOTO"), ("zh", "已挂")]),  # an acronym said as a word
         # a MAC address or a duration is read as one field, its letters no English words
         ("设备ac-de-48-00-11-22离线", "en", [("zh", "设备ac-de-48-00-11-22离线")]),
         ("停机3h40min后恢复", "en", [("zh", "停机3h40min后恢复")]),

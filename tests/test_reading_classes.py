@@ -98,6 +98,33 @@ def test_serial_numbers_and_long_identifiers(form, frame):
     assert heard(form.written, frame) == expected(ref.identifier(*form.parts), frame)
 
 
+@CLASSES
+@given(acronym=st.sampled_from(sorted(ref.WORD_ACRONYMS)), frame=frames)
+def test_acronyms_said_as_words(acronym, frame):
+    assert heard(acronym, frame) == expected(ref.WORD_ACRONYMS[acronym], frame)
+    # Inside a longer word it is no acronym; and a site's own word is left for its entry.
+    assert heard(acronym + "Z", frame) == expected(acronym + "Z", frame)
+    before, after = frame
+    assert normalize(before + acronym + after, keep={acronym}) == expected(acronym, frame)
+
+
+def test_each_acronym_s_spelling_is_said_as_a_word_by_hibari():
+    """hibari spells most words of capitals (L O T O); the spelling it is given instead is said
+    as a word: fewer stressed syllables (primary or secondary) than the acronym has letters."""
+    from cosyedge.config import VoiceConfig
+    from cosyedge.speech.voices import load_front_end
+
+    front = load_front_end("en", VoiceConfig(engine="hibari"))
+
+    def stresses(text: str) -> int:
+        said = "".join(front.read(text).units)
+        return said.count("\u02c8") + said.count("\u02cc")
+
+    assert stresses("L O T O") == 4  # letters, for contrast
+    for acronym, spelling in ref.WORD_ACRONYMS.items():
+        assert stresses(spelling) < len(acronym), (acronym, front.read(spelling).units)
+
+
 @pytest.mark.parametrize(
     ("n", "said"),
     [

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from cosyedge.speech.text import fields
+from cosyedge.speech.text.acronyms import WORD_ACRONYMS
 from cosyedge.speech.zh import units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
@@ -65,8 +66,9 @@ def why_unsaid(run: Run) -> str:
 
 def _english_word(word: str, previous: str) -> bool:
     """A Latin word an English voice should say; tags (PT), units after a number (rpm,
-    MPa) and single letters are spelled or read by the Mandarin front end instead."""
-    if len(word) < 2 or _ACRONYM.match(word):
+    MPa) and single letters are spelled or read by the Mandarin front end instead. An
+    acronym said as a word (LOTO, ATEX) is English."""
+    if len(word) < 2 or (_ACRONYM.match(word) and word not in WORD_ACRONYMS):
         return False
     return not (units.is_unit(word) and previous == "number")
 

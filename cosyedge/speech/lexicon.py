@@ -83,6 +83,12 @@ class Lexicon:
     def __bool__(self) -> bool:
         return bool(self.entries)
 
+    @property
+    def sounded(self) -> frozenset[str]:
+        """The words given `phonemes` or `pinyin`: the reading rules leave them as written,
+        for these entries to find (an acronym the rules would respell, LOTO)."""
+        return frozenset(e.word for e in self.entries if e.say is None and e.word is not None)
+
     def rewrite(self, text: str, applied: list[Applied]) -> str:
         """`text` with every `say` entry's written form replaced by its spoken form. The
         separator of a tag whose prefix was replaced (`FV-101`) becomes a space: the number is

@@ -6,17 +6,18 @@ read can never be served from audio cached under the old reading.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Normalizer:
     version: str
-    normalize: Callable[[str], str]
+    # The text, and the words to leave as written (the site lexicon says them its own way).
+    normalize: Callable[[str, Collection[str]], str]
 
 
-def _unchanged(text: str) -> str:
+def _unchanged(text: str, keep: Collection[str] = ()) -> str:
     return text
 
 

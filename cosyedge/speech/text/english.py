@@ -50,6 +50,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - ranges `5-10`, `5~10` (or with an en dash) and ratios `3:1` with "to"; comparison signs;
   tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
   ordinals `1st`, `22nd`;
+- acronyms plants say as words (text/acronyms.py): `LOTO` → "low-toe", `HAZOP` → "hazop",
+  `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter; units are read from their parts (text/units.py): `5
@@ -61,8 +63,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 from cosyedge.speech.text import fields, units
+from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
@@ -244,6 +248,7 @@ _LINES = (
     rule("equipment number", _NUMERO, "number "),
     rule("ampersand", "&", " and "),
     Rule("ordinal", _ORDINAL, lambda m: ordinal(int(m.group(1)))),
+    ACRONYMS,
     rule("letters beside digits", _LETTER_DIGIT, " "),
     Rule("number", _NUMBER, lambda m: number(m.group(1))),
 )
@@ -258,12 +263,20 @@ def _tidy(text: str) -> str:
     return _SPACE_BEFORE_PUNCT.sub("", text)
 
 
-def normalize(text: str) -> str:
-    """The words a voice is given for `text`."""
-    return _tidy(read(_LINES, _folded(text)))
+def _lines(keep: Collection[str]) -> tuple[Rule, ...]:
+    """The rules, the acronyms in `keep` left as written (a site says them its own way)."""
+    if not keep:
+        return _LINES
+    return tuple(acronym_rule(keep) if line is ACRONYMS else line for line in _LINES)
 
 
-def explain_text(text: str) -> Explained:
+def normalize(text: str, keep: Collection[str] = ()) -> str:
+    """The words a voice is given for `text`; words in `keep` (those the site lexicon gives
+    phonemes for) are not respelled."""
+    return _tidy(read(_lines(keep), _folded(text)))
+
+
+def explain_text(text: str, keep: Collection[str] = ()) -> Explained:
     """What `normalize` says, with the place each reading class read (`read --explain`)."""
-    explained = explain(_LINES, _folded(text))
+    explained = explain(_lines(keep), _folded(text))
     return Explained(_tidy(explained.said), explained.written, explained.spans)

@@ -12,7 +12,7 @@ import gc
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -82,7 +82,7 @@ class FrontEnd:
     sample_rate: int  # of the voice's audio; a mixed phrase is brought to its voice's rate
     base_identity: str  # the voice's identity without a lexicon
     lexicon: Lexicon
-    normalize: Callable[[str], str]
+    normalize: Callable[[str, Collection[str]], str]  # the text, the words to leave as written
     units_of: Callable[[str, Lexicon, list[Applied]], Iterator[str]]
     pace: Pace = PHONEME_PACE  # how its units become seconds of speech
 
@@ -94,7 +94,7 @@ class FrontEnd:
         return replace(self, lexicon=lexicon)
 
     def words(self, text: str, applied: list[Applied]) -> str:
-        return self.normalize(self.lexicon.rewrite(text, applied))
+        return self.normalize(self.lexicon.rewrite(text, applied), self.lexicon.sounded)
 
     def units(self, text: str) -> Iterator[str]:
         """The model's inputs, computed as they are asked for."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from cosyedge.speech.text.spans import Explained, explain, read, rule
@@ -86,8 +87,9 @@ class MandarinNormalizer:
             self._wetext = Normalizer(lang="zh", operator="tn")
         return self._wetext
 
-    def normalize(self, text: str) -> str:
-        """The normalized Mandarin a voice reads for `text`."""
+    def normalize(self, text: str, keep: Collection[str] = ()) -> str:
+        """The normalized Mandarin a voice reads for `text`. No rule respells a word the site
+        lexicon gives pinyin for (those are Chinese words), so `keep` changes nothing."""
         return _tidy(read(self._lines, _folded(text)))
 
     def explain(self, text: str) -> Explained:
