@@ -193,15 +193,17 @@ FIELD_STRATEGIES = {
 
 
 @st.composite
-def clock_times(draw) -> Form:
+def clock_times(draw, fractions: bool = True, utc: bool = True) -> Form:
     """A time on the 24-hour clock: `14:05`, `09:05:30`, `7:45`, `23:59:59.9`, `06:00Z`.
     Parts: ("24", hours as written, minutes, seconds or None, decimals or None, utc)."""
     h = draw(st.integers(0, 23))
     hours = f"{h:02d}" if draw(st.booleans()) or h == 0 else str(h)
     mi = draw(st.integers(0, 59))
     seconds = f"{draw(st.integers(0, 59)):02d}" if draw(st.booleans()) else None
-    decimals = str(draw(st.integers(0, 999))) if seconds and draw(st.integers(0, 3)) == 0 else None
-    utc = draw(st.booleans())
+    decimals = None
+    if fractions and seconds and draw(st.integers(0, 3)) == 0:
+        decimals = str(draw(st.integers(0, 999)))
+    utc = utc and draw(st.booleans())
     written = f"{hours}:{mi:02d}" + (f":{seconds}" if seconds else "")
     written += (f".{decimals}" if decimals else "") + ("Z" if utc else "")
     return Form(written, ("24", hours, mi, seconds, decimals, utc))
@@ -289,3 +291,16 @@ def identifiers(draw) -> Form:
     else:
         groups = draw(st.lists(group, min_size=2, max_size=4))
     return Form(word + between + "-".join(groups), (said + between_said, tuple(groups)))
+
+
+@st.composite
+def timestamps_zh(draw, utc: bool = False) -> Form:
+    """What Mandarin alerts write: a date year first, a 24-hour time, or the date and its
+    time after a space or a `T`; with `utc`, the time may end in Z. Parts: (date parts or None,
+    time parts or None, the joint)."""
+    kind = draw(st.sampled_from(["date", "time", "both"]))
+    date = draw(dates(day_first=False)) if kind != "time" else None
+    time = draw(clock_times(fractions=False, utc=utc)) if kind != "date" else None
+    joint = draw(st.sampled_from([" ", "T"])) if date and time else ""
+    written = (date.written if date else "") + joint + (time.written if time else "")
+    return Form(written, (date.parts if date else None, time.parts if time else None))

@@ -166,3 +166,18 @@ def joined(before, joiner, field, after_joiner, after) -> str:
     if after:
         said = f"{said} {JOINERS[after_joiner]} {PIECES.get(after) or after.upper()}"
     return said
+
+
+def clock(parts: tuple) -> str:
+    """八点, 八点零五分, 十二点零分三十秒: the hour, then minutes (零 before one digit) if any
+    minutes or seconds, then seconds if any."""
+    _, hours, mi, seconds, _, _ = parts
+    sec = int(seconds or 0)
+    said = integer(int(hours)) + "点"
+    if mi or sec:
+        said += ("零" if 0 < mi < 10 else "") + integer(mi) + "分"
+    return said + (integer(sec) + "秒" if sec else "")
+
+
+def timestamp(date_parts: tuple | None, time_parts: tuple | None) -> str:
+    return (date(*date_parts) if date_parts else "") + (clock(time_parts) if time_parts else "")

@@ -11,7 +11,7 @@ import pytest
 import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, joined_fields, macs, units
+from reading_forms import CLASSES, durations, joined_fields, macs, timestamps_zh, units
 
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
@@ -30,6 +30,8 @@ FRAMES = [
     ("(", ")", "（", "）"),
     ("“", "”", "“", "”"),
     ("时间 ", " 结束", "时间", "结束"),
+    ("报告", "：正常", "报告", "：正常"),
+    ("", ":停机", "", "：停机"),
 ]
 frames = st.sampled_from(FRAMES)
 
@@ -71,6 +73,12 @@ def test_units_with_prefixes_products_and_quotients(front, form, frame):
 @given(form=joined_fields(), frame=frames)
 def test_a_known_field_inside_a_longer_token(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.joined(*form.parts), frame)
+
+
+@CLASSES
+@given(form=timestamps_zh(), frame=frames)
+def test_dates_and_times_with_any_punctuation_after_them(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   `1#~3#` → 一号到三号; `No.5` → 五号; `1st` → 第一;
 - dates year first (`2024-05-01`, `2024/5/1`, `2024.05.01`, `2024年5月1日`) with the year digit
   by digit: 二零二四年五月一日; a `T` or a space before the time is dropped or kept as is;
-  times: `08:30` → 八点三十分, `14:05:09` → 十四点零五分九秒;
+  times: `08:30` → 八点三十分, `14:05:09` → 十四点零五分九秒, also before a colon (a
+  heading, full-width or not: `07:45:报警`);
 - compact durations: `3h40m` → 三小时四十分钟, `1h05m20s` → 一小时五分二十秒 (两 for two,
   分钟 when the minutes end it, 分 before seconds; parts of nothing left out);
 - MAC addresses pair by pair with 幺 for 1, a pause (a full-width comma) between pairs:
@@ -203,7 +204,12 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("dotted number", r"(?<![\d.])\d+(?:\.\d+){2,}(?![\d.])", _dotted),
     rule("year", r"(?<!\d)(\d{4})年", _year),
-    rule("time", r"(?<![\d:])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?![\d:])(?:分(?!钟))?", _time),
+    # A colon after the time ends a heading (07:45：停机), as one before it starts a field.
+    rule(
+        "time",
+        r"(?<!\d)(?<!\d[:：])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?!\d|[:：]\d)(?:分(?!钟))?",
+        _time,
+    ),
     rule(
         "scientific notation",
         rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
