@@ -296,11 +296,13 @@ def identifiers(draw) -> Form:
 @st.composite
 def timestamps_zh(draw, utc: bool = False) -> Form:
     """What Mandarin alerts write: a date year first, a 24-hour time, or the date and its
-    time after a space or a `T`; with `utc`, the time may end in Z. Parts: (date parts or None,
-    time parts or None, the joint)."""
+    time after a space or a `T`; with `utc`, the time may end in Z (and only then have
+    fractions of a second). Parts: (date parts or None, time parts or None)."""
     kind = draw(st.sampled_from(["date", "time", "both"]))
-    date = draw(dates(day_first=False)) if kind != "time" else None
-    time = draw(clock_times(fractions=False, utc=utc)) if kind != "date" else None
+    time = draw(clock_times(fractions=utc, utc=utc)) if kind != "date" else None
+    if time and time.parts[4] and not time.parts[5]:
+        time = None
+    date = draw(dates(day_first=False)) if kind != "time" or time is None else None
     joint = draw(st.sampled_from([" ", "T"])) if date and time else ""
     written = (date.written if date else "") + joint + (time.written if time else "")
     return Form(written, (date.parts if date else None, time.parts if time else None))

@@ -171,13 +171,18 @@ def joined(before, joiner, field, after_joiner, after) -> str:
 def clock(parts: tuple) -> str:
     """八点, 八点零五分, 十二点零分三十秒: the hour, then minutes (零 before one digit) if any
     minutes or seconds, then seconds if any."""
-    _, hours, mi, seconds, _, _ = parts
+    _, hours, mi, seconds, fraction, _ = parts
     sec = int(seconds or 0)
     said = integer(int(hours)) + "点"
-    if mi or sec:
+    if mi or sec or fraction:
         said += ("零" if 0 < mi < 10 else "") + integer(mi) + "分"
-    return said + (integer(sec) + "秒" if sec else "")
+    if sec or fraction:
+        said += integer(sec) + ("点" + digits(fraction) if fraction else "") + "秒"
+    return said
 
 
 def timestamp(date_parts: tuple | None, time_parts: tuple | None) -> str:
-    return (date(*date_parts) if date_parts else "") + (clock(time_parts) if time_parts else "")
+    """The date, the time; a time in UTC (Z) has 协调世界时 before it all, so the zone is
+    heard before the hour."""
+    said = (date(*date_parts) if date_parts else "") + (clock(time_parts) if time_parts else "")
+    return ("协调世界时" if time_parts and time_parts[5] else "") + said

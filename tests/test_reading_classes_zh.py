@@ -81,6 +81,12 @@ def test_dates_and_times_with_any_punctuation_after_them(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
 
 
+@CLASSES
+@given(form=timestamps_zh(utc=True), frame=frames)
+def test_a_time_in_utc_says_so_before_the_hour(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
 @pytest.mark.parametrize(
     ("n", "said"),
     [

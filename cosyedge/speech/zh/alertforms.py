@@ -18,7 +18,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - dates year first (`2024-05-01`, `2024/5/1`, `2024.05.01`, `2024年5月1日`) with the year digit
   by digit: 二零二四年五月一日; a `T` or a space before the time is dropped or kept as is;
   times: `08:30` → 八点三十分, `14:05:09` → 十四点零五分九秒, also before a colon (a
-  heading, full-width or not: `07:45:报警`);
+  heading, full-width or not: `07:45:报警`); a time in UTC (a trailing Z) has 协调世界时
+  before it and its date: `2024-05-01T08:30:00Z` → 协调世界时二零二四年五月一日八点三十分;
 - compact durations: `3h40m` → 三小时四十分钟, `1h05m20s` → 一小时五分二十秒 (两 for two,
   分钟 when the minutes end it, 分 before seconds; parts of nothing left out);
 - MAC addresses pair by pair with 幺 for 1, a pause (a full-width comma) between pairs:
@@ -74,23 +75,11 @@ def _number_text(written: str) -> str:
 
 
 def _date(m: re.Match[str]) -> str:
-    year, month, day = m.group(1), int(m.group(2)), int(m.group(3))
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return m.group(0)
-    return f"{read_digits(year)}年{read_integer(month)}月{read_integer(day)}日"
+    return fields.say_date(m.group(1), m.group(2), m.group(3)) or m.group(0)
 
 
 def _time(m: re.Match[str]) -> str:
-    hour, minute = int(m.group(1)), int(m.group(2))
-    second = int(m.group(3)) if m.group(3) else 0
-    if hour > 24 or minute > 59 or second > 59:
-        return m.group(0)
-    text = f"{read_integer(hour)}点"
-    if minute or second:
-        text += ("零" if 0 < minute < 10 else "") + f"{read_integer(minute)}分"
-    if second:
-        text += f"{read_integer(second)}秒"
-    return text
+    return fields.say_time(m.group(1), m.group(2), m.group(3)) or m.group(0)
 
 
 def _signed(sign: str, number: str) -> tuple[str, bool]:

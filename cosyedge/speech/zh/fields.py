@@ -21,6 +21,47 @@ from cosyedge.speech.zh.numbers import read_digits, read_integer
 # Not inside a longer run of Latin letters or digits (Chinese characters may touch a field).
 _START = r"(?<![A-Za-z0-9.,/-])(?<!\d:)"
 
+# --- dates and times, and a time in UTC (a trailing Z) -----------------------------------------
+
+
+def say_date(year: str, month: str, day: str) -> str | None:
+    """二零二四年五月一日: the year digit by digit; None for no such month or day."""
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    return f"{read_digits(year)}年{read_integer(int(month))}月{read_integer(int(day))}日"
+
+
+def say_time(hours: str, minutes: str, seconds: str | None, fraction: str = "") -> str | None:
+    """八点, 八点零五分, 十二点零分三十秒, 五十九点五秒; None for no such time."""
+    hour, minute, second = int(hours), int(minutes), int(seconds or 0)
+    if hour > 24 or minute > 59 or second > 59:
+        return None
+    text = f"{read_integer(hour)}点"
+    if minute or second or fraction:
+        text += ("零" if 0 < minute < 10 else "") + f"{read_integer(minute)}分"
+    if second or fraction:
+        text += read_integer(second) + (f"点{read_digits(fraction)}" if fraction else "") + "秒"
+    return text
+
+
+# A time in UTC, perhaps after its date: the zone is said first, as 北京时间 is, so the
+# operator knows before the hour that it is not local time.
+UTC = re.compile(
+    r"(?<![\d.])(?:(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(T|\s+))?"
+    r"(\d{1,2})[:：](\d{2})(?:[:：](\d{2})(?:\.(\d+))?)?Z(?![A-Za-z0-9])"
+)
+UTC_WORD = "协调世界时"
+
+
+def _utc(m: re.Match[str]) -> str:
+    year, month, day, joint, hours, minutes, seconds, fraction = m.groups()
+    date = say_date(year, month, day) if year else ""
+    time = say_time(hours, minutes, seconds, fraction or "")
+    if date is None or time is None:
+        return m.group(0)
+    return UTC_WORD + date + (" " if joint and joint != "T" else "") + time
+
+
 # --- compact durations -----------------------------------------------------------------------
 
 # 分钟 when the minutes end the duration, 分 when seconds follow: 三小时四十分钟, 五分三十秒.
@@ -91,6 +132,7 @@ JOINED = joined((MAC_FORM, IP_FORM, DATE_FORM, TAG_FORM))
 JOINER_WORDS = {"-": "杠", "_": "下划线", "/": "斜杠"}
 
 RULES = (
+    Rule("time in UTC", UTC, _utc),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, _duration),
