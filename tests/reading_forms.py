@@ -306,3 +306,42 @@ def timestamps_zh(draw, utc: bool = False) -> Form:
     joint = draw(st.sampled_from([" ", "T"])) if date and time else ""
     written = (date.written if date else "") + joint + (time.written if time else "")
     return Form(written, (date.parts if date else None, time.parts if time else None))
+
+
+PHONE_WORDS = ("拨打", "电话", "电话号码", "手机", "手机号", "联系电话", "呼叫", "致电", "热线")
+EMERGENCY = (("火警", "119"), ("匪警", "110"), ("急救", "120"), ("拨打", "122"), ("呼叫", "119"))
+
+
+@st.composite
+def phone_numbers(draw) -> Form:
+    """A telephone number by kind: a mobile (`13812345678`, `138-1234-5678`), a landline with
+    its area code and perhaps an extension (`021-60121234`, `(0755)2345678转3305`), an
+    extension (`分机3305`), an emergency number (`火警119`); after a word that says a number
+    is dialled, or (mobiles and landlines) alone. Parts: (what precedes it as written, the
+    groups it is said in, the extension)."""
+    kind = draw(st.sampled_from(["mobile", "landline", "extension", "emergency"]))
+    digits = st.text("0123456789", min_size=1, max_size=1)
+    if kind == "emergency":
+        word, number = draw(st.sampled_from(EMERGENCY))
+        return Form(word + number, (word, (number,), ""))
+    if kind == "extension":
+        number = draw(st.text("0123456789", min_size=3, max_size=6))
+        return Form("分机" + number, ("分机", (number,), ""))
+    word = draw(st.sampled_from(["", "", *PHONE_WORDS]))
+    word += draw(st.sampled_from(["", "\uff1a", " "])) if word else ""  # a full-width colon
+    extension = ""
+    if kind == "mobile":
+        groups = (
+            "1" + draw(st.sampled_from("3456789")) + draw(digits),
+            *(draw(st.text("0123456789", min_size=4, max_size=4)) for _ in range(2)),
+        )
+        written = draw(st.sampled_from(["", "-", " "])).join(groups)
+    else:
+        area = "0" + draw(st.text("0123456789", min_size=2, max_size=3))
+        local = draw(st.text("0123456789", min_size=7, max_size=8))
+        groups = (area, local[:-4], local[-4:])
+        written = draw(st.sampled_from([f"{area}-", f"({area})", f"{area} "])) + local
+        if draw(st.booleans()):
+            extension = draw(st.text("0123456789", min_size=1, max_size=6))
+            written += draw(st.sampled_from(["转", "-"])) + extension
+    return Form(word + written, (word, groups, extension))

@@ -186,3 +186,10 @@ def timestamp(date_parts: tuple | None, time_parts: tuple | None) -> str:
     heard before the hour."""
     said = (date(*date_parts) if date_parts else "") + (clock(time_parts) if time_parts else "")
     return ("协调世界时" if time_parts and time_parts[5] else "") + said
+
+
+def phone(before: str, groups: tuple, extension: str) -> str:
+    """Digit by digit with 幺 for 1, a pause (a full-width comma) between groups, an
+    extension after 转; what precedes it as written (a colon there becomes full-width)."""
+    said = "，".join(digits(g, one="幺") for g in groups)
+    return before + said + ("转" + digits(extension, one="幺") if extension else "")

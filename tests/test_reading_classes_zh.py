@@ -11,7 +11,15 @@ import pytest
 import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, durations, joined_fields, macs, timestamps_zh, units
+from reading_forms import (
+    CLASSES,
+    durations,
+    joined_fields,
+    macs,
+    phone_numbers,
+    timestamps_zh,
+    units,
+)
 
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
@@ -85,6 +93,12 @@ def test_dates_and_times_with_any_punctuation_after_them(front, form, frame):
 @given(form=timestamps_zh(utc=True), frame=frames)
 def test_a_time_in_utc_says_so_before_the_hour(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=phone_numbers(), frame=frames)
+def test_telephone_numbers_by_kind(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.phone(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

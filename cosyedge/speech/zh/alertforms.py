@@ -8,6 +8,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - quantities are cardinals, decimals digit by digit: `2307` → 两千三百零七, `12.5` → 十二点五;
   a comma before exactly three digits groups thousands: `1,450rpm` → 一千四百五十转每分
   (NFKC folds a full-width comma into the same character, so that is one number too);
+- telephone numbers digit by digit with 幺 for 1, a pause between groups: a mobile 3-4-4
+  (`13812345678` → 幺三八, 幺二三四, 五六七八), a landline its area code and its number in two
+  (`021-60121234`), an extension after 转; after a word that says a number is dialled (拨打,
+  电话, 分机, 火警, 急救, ...) any number (`火警119` → 火警幺幺九);
 - identifiers are digit by digit: leading zeros (`007`) and nine digits or more;
 - device tags spell their letters and read digits one by one with 幺 for 1, 杠 for a hyphen:
   `PT-101` → P T 杠 幺零幺, `A3-07` → A 三 杠 零七; a single letter glued to a number with no

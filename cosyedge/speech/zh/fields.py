@@ -62,6 +62,50 @@ def _utc(m: re.Match[str]) -> str:
     return UTC_WORD + date + (" " if joint and joint != "T" else "") + time
 
 
+# --- telephone numbers: 021-6012xxxx, 13812345678, 分机3305, 拨打119 ---------------------------
+
+# Words a telephone number follows: any number after them is dialled, not counted.
+PHONE_WORDS = (
+    r"拨打|呼叫|致电|(?:报警|求救|联系|值班)?电话(?:号码)?|手机(?:号码?)?|分机号?"
+    r"|火警|急救|匪警|热线"
+)
+_LANDLINE = r"(?:\(0\d{2,3}\)|0\d{2,3})[-\s]?\d{7,8}(?:(?:转|-)\d{1,6})?"
+_MOBILE = r"1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}"
+# After such a word, any number of three digits or more; alone, a landline with its area
+# code or a mobile number (a short number alone is an amount: 阈值110).
+PHONE = re.compile(
+    rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)({_LANDLINE}|{_MOBILE}|\d{{3,12}})"
+    rf"|(?<![\d.-])({_LANDLINE}|{_MOBILE}))(?![\d.])"
+)
+_LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
+
+
+def phone_groups(number: str) -> tuple[list[str], str]:
+    """A number's groups as it is said, and its extension: a mobile 3-4-4; a landline its
+    area code, then its own number in two (three or four, then four); any other whole."""
+    if re.fullmatch(_MOBILE, number):
+        digits = re.sub(r"\D", "", number)
+        return [digits[:3], digits[3:7], digits[7:]], ""
+    landline = _LANDLINE_PARTS.fullmatch(number)
+    if landline:
+        area, head, tail, extension = landline.groups()
+        return [area, head, tail], extension or ""
+    return [number], ""
+
+
+def say_phone(number: str) -> str:
+    """Digit by digit with 幺 for 1, as a number is dialled aloud, a pause between groups, an
+    extension after 转."""
+    groups, extension = phone_groups(number)
+    said = "，".join(read_digits(group, one="幺") for group in groups)
+    return said + (f"转{read_digits(extension, one='幺')}" if extension else "")
+
+
+def _phone(m: re.Match[str]) -> str:
+    word, between, after_word, alone = m.groups()
+    return (word or "") + (between or "") + say_phone(after_word or alone)
+
+
 # --- compact durations -----------------------------------------------------------------------
 
 # 分钟 when the minutes end the duration, 分 when seconds follow: 三小时四十分钟, 五分三十秒.
@@ -132,6 +176,7 @@ JOINED = joined((MAC_FORM, IP_FORM, DATE_FORM, TAG_FORM))
 JOINER_WORDS = {"-": "杠", "_": "下划线", "/": "斜杠"}
 
 RULES = (
+    Rule("telephone number", PHONE, _phone),
     Rule("time in UTC", UTC, _utc),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
