@@ -39,6 +39,8 @@ from cosyedge.speech.lang import Run, says_anything, split_runs
         # a number's unit, however it is written, goes with the number
         ("扭矩12ft·lbf，请检查", "en", [("zh", "扭矩12ft·lbf，请检查")]),
         ("流量1.5L/min正常", "en", [("zh", "流量1.5L/min正常")]),
+        ("线速度40m/min，扭矩60Nm", "zh", [("zh", "线速度40m/min，扭矩60Nm")]),
+        ("粒径5µm", "en", [("zh", "粒径5µm")]),
         ("12.5", "zh", [("zh", "12.5")]),
         ("12.5", "en", [("en", "12.5")]),
         ("", "en", []),

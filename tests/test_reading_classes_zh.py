@@ -21,6 +21,7 @@ from reading_forms import (
     units,
 )
 
+from cosyedge.speech.lang import Run, split_runs
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
 # Frames whose own text no rule changes: (before, after) as written and as said (ASCII
@@ -99,6 +100,17 @@ def test_a_time_in_utc_says_so_before_the_hour(front, form, frame):
 @given(form=phone_numbers(), frame=frames)
 def test_telephone_numbers_by_kind(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=units(), lang=st.sampled_from(["en", "zh"]))
+def test_a_unit_inside_chinese_text_stays_with_the_mandarin_voice(front, form, lang):
+    """1.5L/min, 40m/min, 60Nm, 5kvar·h: the whole unit is the Mandarin voice's, whatever
+    the phrase's language (its second half went to the English voice)."""
+    text = f"流量{form.written}，请检查"
+    assert split_runs(text, lang) == [Run("zh", text)]
+    said = ref.audible(ref.tidy(f"流量{ref.quantity(*form.parts)}，请检查"))
+    assert ref.audible(front.normalize(text)) == said
 
 
 @pytest.mark.parametrize(

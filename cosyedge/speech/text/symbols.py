@@ -15,8 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 # A prefix symbol and the power of ten it stands for (for the record: the words are the
-# front ends'). `µ` (the micro sign) is folded to `μ` by NFKC before the rules see it.
-PREFIXES = {"p": -12, "n": -9, "μ": -6, "u": -6, "m": -3, "c": -2, "h": 2, "k": 3, "M": 6}
+# front ends'). Micro is the micro sign `µ`, the Greek `μ` (NFKC folds the one into the
+# other before the rules see it, but not before a phrase is split into languages) or `u`.
+PREFIXES = {"p": -12, "n": -9, "µ": -6, "μ": -6, "u": -6, "m": -3, "c": -2, "h": 2, "k": 3, "M": 6}
 PREFIXES |= {"G": 9, "T": 12}
 
 
@@ -33,12 +34,12 @@ class Base:
 
 _NONE = "none"
 BASES = (
-    *(Base("m", "nμumck", "length"), Base("ft", "", "length"), Base("g", "μumk")),
-    *(Base("t"), Base("s", "pnμum"), Base("min"), Base("h"), Base("A", "μumk")),
-    *(Base("V", "μumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
+    *(Base("m", "nµμumck", "length"), Base("ft", "", "length"), Base("g", "µμumk")),
+    *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "µμumk")),
+    *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
     *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkM")),
-    *(Base("J", "kM"), Base("N", "k"), Base("Nm"), Base("l", "μumc"), Base("L", "μumc")),
+    *(Base("J", "kM"), Base("N", "k"), Base("Nm"), Base("l", "µμumc"), Base("L", "µμumc")),
     *(Base("lb"), Base("lbf"), Base("°C", "", _NONE), Base("°F", "", _NONE)),
     *(Base("°", "", _NONE), Base("dB", "", _NONE), Base("psi", "", _NONE)),
     *(Base("rpm", "", _NONE), Base("ppm", "", _NONE), Base("ppb", "", _NONE)),

@@ -18,7 +18,7 @@ from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
 from cosyedge.speech.text.words import is_one, number
 
-PREFIX_WORDS = {"p": "pico", "n": "nano", "μ": "micro", "u": "micro", "m": "milli"}
+PREFIX_WORDS = {"p": "pico", "n": "nano", "µ": "micro", "μ": "micro", "u": "micro", "m": "milli"}
 PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
 # Base symbol → (singular, plural).
 WORDS = {

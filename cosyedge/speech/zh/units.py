@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
 
-PREFIX_WORDS = {"p": "皮", "n": "纳", "μ": "微", "u": "微", "m": "毫", "c": "厘", "h": "百"}
+PREFIX_WORDS = {
+    "p": "皮",
+    "n": "纳",
+    "µ": "微",
+    "μ": "微",
+    "u": "微",
+    "m": "毫",
+    "c": "厘",
+    "h": "百",
+}
 PREFIX_WORDS |= {"k": "千", "M": "兆", "G": "吉", "T": "太"}
 WORDS = {
     "m": "米",
