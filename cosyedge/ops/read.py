@@ -1,8 +1,9 @@
 """`cosyedge read`: how a phrase will be said, without saying it.
 
 Each configured voice's front end is loaded (the site lexicon, the reading rules, grapheme to
-phoneme), not its acoustic models: the runs by language, the lexicon entries that applied, the
-words after the rules, what each model would be given, and the phrase's cache key.
+phoneme), not its acoustic models: the phrase after the site's `say` entries, the runs by
+language, the lexicon entries that applied in each, the words after the rules, what each
+model would be given, and the phrase's cache key.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from typing import Any
 
 from cosyedge.config.schema import Config
 from cosyedge.speech.cache import cache_key
-from cosyedge.speech.lang import split_runs, why_unsaid
+from cosyedge.speech.lang import Run, split_runs, why_unsaid
+from cosyedge.speech.lexicon import Applied, say_phrase
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
-from cosyedge.speech.voices.mixed import mixed_identity
+from cosyedge.speech.voices.mixed import lexicons_of, mixed_identity
 
 # What each engine's model reads, one per model call; the Mandarin engines read pinyin and
 # cosyvoice reads normalized text, a clause at a time, through its own tokenizer.
@@ -35,32 +37,43 @@ def read(config: Config, text: str, lang: str) -> dict[str, Any]:
     fronts = front_ends(config)
     identities = {other: front.identity for other, front in fronts.items()}
     identity = mixed_identity(lang, fronts[lang].sample_rate, identities)
-    runs = []
-    for run in split_runs(text, lang, fronts):
-        front = fronts.get(run.lang)
-        if front is None or not run.said:
-            runs.append({"lang": run.lang, "text": run.text, "said": False, "why": why_unsaid(run)})
-            continue
-        reading = front.read(run.text)
-        units = _UNITS.get(config.voices[run.lang].engine, "pinyin")
-        lexicon = [
-            {
-                "entry": f"pronunciations.{run.lang}[{a.index}]",
-                "written": a.written,
-                a.form: a.spoken,
-            }
-            for a in reading.applied
-        ]
-        runs.append(
-            {"lang": run.lang, "text": run.text, "said": True, "voice": reading.voice}
-            | {"lexicon": lexicon, "words": reading.words, units: list(reading.units)}
-        )
+    said_text, said = say_phrase(text, lang, lexicons_of(fronts), fronts)
+    runs, at = [], 0
+    for run in split_runs(said_text, lang, fronts):
+        start = said_text.find(run.text, at)
+        at = start + len(run.text)
+        says = [_entry(s.lang, s.applied) for s in said if start <= s.start < at]
+        runs.append(_run(config, fronts, run, says))
     return {
         "text": text,
         "lang": lang,
         "voice": fronts[lang].name,
         "cache_key": cache_key(text, identity, lang),
+        "said": said_text,
         "runs": runs,
+    }
+
+
+def _entry(lang: str, applied: Applied) -> dict[str, str]:
+    entry = {"entry": f"pronunciations.{lang}[{applied.index}]", "written": applied.written}
+    return entry | {applied.form: applied.spoken}
+
+
+def _run(
+    config: Config, fronts: dict[str, FrontEnd], run: Run, says: list[dict[str, str]]
+) -> dict[str, Any]:
+    """One run: its voice, the entries that applied in it (`say` ones first, as they applied
+    first), its words and what its model is given."""
+    front = fronts.get(run.lang)
+    if front is None or not run.said:
+        return {"lang": run.lang, "text": run.text, "said": False, "why": why_unsaid(run)}
+    reading = front.read(run.text)
+    units = _UNITS.get(config.voices[run.lang].engine, "pinyin")
+    lexicon = says + [_entry(run.lang, a) for a in reading.applied]
+    return {"lang": run.lang, "text": run.text, "said": True, "voice": reading.voice} | {
+        "lexicon": lexicon,
+        "words": reading.words,
+        units: list(reading.units),
     }
 
 
@@ -68,6 +81,8 @@ def as_text(reading: dict[str, Any]) -> str:
     """For people: one block per run, indented under the phrase and its cache key."""
     lines = [f"{reading['lang']} ({reading['voice']}): {reading['text']}"]
     lines.append(f"cache key: {reading['cache_key']}")
+    if reading["said"] != reading["text"]:
+        lines.append(f"said: {reading['said']}")
     for run in reading["runs"]:
         lines.append(_run_heading(run))
         if not run["said"]:

@@ -16,6 +16,7 @@ import numpy as np
 from cosyedge.speech.memory import first_line, is_out_of_memory
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.voices import Voice
+from cosyedge.speech.voices.mixed import said_phrase
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,9 @@ class FallbackPhrases:
         phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
         for priority, text in phrases.items():
             try:
-                pcm = np.concatenate(list(voice.synthesize(text)))
+                # The site's `say` entries, as for any phrase (the voice applies the rest).
+                said = said_phrase(text, lang, {lang: voice})
+                pcm = np.concatenate(list(voice.synthesize(said)))
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise

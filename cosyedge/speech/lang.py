@@ -127,6 +127,16 @@ def split_runs(text: str, lang: str, voices: Collection[str] | None = None) -> l
     return [Run(r.lang, r.text.strip(), r.said) for r in runs if r.text.strip()]
 
 
+def languages_at(text: str, lang: str, voices: Collection[str] | None = None) -> list[str]:
+    """The language of the run each character of `text` falls in (as `split_runs` cuts it;
+    a space counts with its run)."""
+    tokens = _tokens(text)
+    targets = _targets(tokens, lang, voices)
+    return [
+        run_lang for (_, value), (run_lang, _) in zip(tokens, targets, strict=True) for _ in value
+    ]
+
+
 def _targets(
     tokens: list[tuple[str, str]], lang: str, voices: Collection[str] | None
 ) -> list[tuple[str, bool]]:

@@ -1,8 +1,9 @@
 """The site pronunciation lexicon at work: written forms found in a phrase, said the site's way.
 
-A voice applies its language's entries in two places (docs/voices.md, "Site pronunciations"):
-`say` entries rewrite the written text before the built-in reading rules, which then read
-the spoken form like any text; `phonemes` and `pinyin` entries take a word out of the
+Entries apply in two places (docs/voices.md, "Site pronunciations"): `say` entries rewrite
+the whole phrase before it is split into languages (`say_phrase`), so a Mandarin entry can
+say a Latin unit inside Chinese text, and the built-in reading rules then read the spoken
+form like any text; `phonemes` and `pinyin` entries take a word out of the
 grapheme-to-phoneme step, in the text the rules leave. In both, all entries are tried at
 each place in one pass, the first entry in the list that matches winning, so the result
 never depends on what an earlier entry produced.
@@ -17,10 +18,11 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from cosyedge.config.pronunciation import PronunciationConfig, at_word_edges
+from cosyedge.speech.lang import languages_at
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,10 @@ class Lexicon:
         for these entries to find (an acronym the rules would respell, LOTO)."""
         return frozenset(e.word for e in self.entries if e.say is None and e.word is not None)
 
+    def says(self, text: str) -> Iterator[tuple[re.Match[str], Applied]]:
+        """Each place a `say` entry matches, leftmost first."""
+        return self._say.find(text)
+
     def rewrite(self, text: str, applied: list[Applied]) -> str:
         """`text` with every `say` entry's written form replaced by its spoken form. The
         separator of a tag whose prefix was replaced (`FV-101`) becomes a space: the number is
@@ -136,3 +142,46 @@ _TAG_SEPARATOR = re.compile(r"[-_](?=\d)")
 
 
 NO_LEXICON = Lexicon()
+
+
+@dataclass(frozen=True)
+class Said:
+    """One `say` entry applied to a phrase: its language, the entry, and where its spoken
+    form stands in the rewritten phrase."""
+
+    lang: str
+    applied: Applied
+    start: int
+    end: int
+
+
+def say_phrase(
+    text: str, lang: str, lexicons: Mapping[str, Lexicon], voices: Collection[str] | None = None
+) -> tuple[str, list[Said]]:
+    """`text` (a phrase in `lang`) with every language's `say` entries applied where that
+    language is spoken: where the match, or a character next to it, falls in a run of that
+    language as the phrase is split without them. So a Mandarin entry applies to a Latin unit
+    inside Chinese text (1.5L/min), not to the same letters in an English sentence. At one
+    place the phrase's own language is tried first; then, in each language, the first entry
+    in its list that matches."""
+    heard = languages_at(text, lang, voices)
+    order = sorted(lexicons, key=lambda code: code != lang)
+    found = []
+    for rank, code in enumerate(order):
+        for m, applied in lexicons[code].says(text):
+            if code in heard[max(m.start() - 1, 0) : m.end() + 1]:
+                found.append((m.start(), rank, m.end(), code, applied))
+    out, said, at = [], [], 0
+    for start, _, end, code, applied in sorted(found):
+        if start < at:
+            continue  # overlaps a place already said
+        out.append(text[at:start])
+        begin = sum(map(len, out))
+        out.append(applied.spoken)
+        said.append(Said(code, applied, begin, begin + len(applied.spoken)))
+        at = end
+        if _TAG_SEPARATOR.match(text, at):
+            out.append(" ")
+            at += 1
+    out.append(text[at:])
+    return "".join(out), said

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cosyedge.component import Component, Detail
+from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice
 from cosyedge.speech.premium import identities, premium_voices
@@ -76,3 +77,5 @@ class SpeechUpkeep(Component):
             self.premium.use(premiums)
         sizes = ", ".join(f"{lang} {len(e)}" for lang, e in config.pronunciations.items())
         log.info("site pronunciations reloaded: %s", sizes or "none")
+        for warning in lexicon_warnings(config.pronunciations):
+            log.warning("%s", warning)

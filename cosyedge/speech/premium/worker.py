@@ -234,7 +234,8 @@ def serve(spec: WorkerSpec, requests: BinaryIO, replies: BinaryIO) -> None:
         except EOFError:
             return
         try:
-            parts = list(voice.synthesize(str(text)))
+            # The whole phrase is this voice's: its `say` entries apply to all of it.
+            parts = list(voice.synthesize(voice.front.lexicon.rewrite(str(text), [])))
             if not parts:
                 raise ValueError("the text holds nothing the voice can say")
             pcm = np.concatenate(parts).astype(np.int16)

@@ -67,16 +67,18 @@ class Reading:
 
     voice: str
     identity: str
-    applied: tuple[Applied, ...]  # lexicon entries, in the order they applied
-    words: str  # after `say` entries and the reading rules
+    applied: tuple[Applied, ...]  # `phonemes` and `pinyin` entries, in the order they applied
+    words: str  # after the reading rules
     units: tuple[str, ...]  # phonemes or tone-numbered pinyin, one per model call
 
 
 @dataclass(frozen=True)
 class FrontEnd:
     """Everything a voice does to a text before its models run. `units` turns the words
-    (after `say` entries and the reading rules) into the model's inputs, one string per
-    model call, applying the lexicon's `phonemes` or `pinyin` entries on the way."""
+    (after the reading rules) into the model's inputs, one string per model call, applying
+    the lexicon's `phonemes` or `pinyin` entries on the way. The lexicon's `say` entries are
+    not applied here: they rewrite the whole phrase before it is split into languages
+    (`cosyedge.speech.lexicon.say_phrase`), and a voice is given the text that leaves."""
 
     name: str
     sample_rate: int  # of the voice's audio; a mixed phrase is brought to its voice's rate
@@ -93,12 +95,14 @@ class FrontEnd:
     def with_lexicon(self, lexicon: Lexicon) -> FrontEnd:
         return replace(self, lexicon=lexicon)
 
-    def words(self, text: str, applied: list[Applied]) -> str:
-        return self.normalize(self.lexicon.rewrite(text, applied), self.lexicon.sounded)
+    def words(self, text: str) -> str:
+        """After the reading rules; the words the lexicon gives phonemes or pinyin for are
+        left as written, for those entries to find."""
+        return self.normalize(text, self.lexicon.sounded)
 
     def units(self, text: str) -> Iterator[str]:
         """The model's inputs, computed as they are asked for."""
-        return self.units_of(self.words(text, []), self.lexicon, [])
+        return self.units_of(self.words(text), self.lexicon, [])
 
     def estimate(self, text: str) -> Estimate:
         """What saying `text` will take, from the units the models will be given."""
@@ -106,7 +110,7 @@ class FrontEnd:
 
     def read(self, text: str) -> Reading:
         applied: list[Applied] = []
-        words = self.words(text, applied)
+        words = self.words(text)
         units = tuple(self.units_of(words, self.lexicon, applied))
         return Reading(self.name, self.identity, tuple(applied), words, units)
 

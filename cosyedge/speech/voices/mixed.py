@@ -17,6 +17,7 @@ import numpy as np
 
 from cosyedge.speech.cost import Estimate
 from cosyedge.speech.lang import split_runs, why_unsaid
+from cosyedge.speech.lexicon import Lexicon, say_phrase
 from cosyedge.speech.voices import FrontEnd, Voice
 
 log = logging.getLogger(__name__)
@@ -49,10 +50,26 @@ def mixed_identity(lang: str, sample_rate: int, identities: Mapping[str, str]) -
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+def lexicons_of(voices: Mapping[str, object]) -> dict[str, Lexicon]:
+    """Each voice's (or front end's) site lexicon, read now: a reload may give a voice
+    another."""
+    fronts = {
+        lang: voice if isinstance(voice, FrontEnd) else getattr(voice, "front", None)
+        for lang, voice in voices.items()
+    }
+    return {lang: front.lexicon for lang, front in fronts.items() if front and front.lexicon}
+
+
+def said_phrase(text: str, lang: str, voices: Mapping[str, object]) -> str:
+    """`text` with the site's `say` entries applied, ready to be split into languages."""
+    return say_phrase(text, lang, lexicons_of(voices), voices)[0]
+
+
 def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Estimate:
     """What `lang`'s mixed voice will take to say `text`: each run by its own voice's
     reading, runs no voice says counting nothing (they are left out)."""
     seconds, largest, silence = 0.0, 0, 0.0
+    text = said_phrase(text, lang, fronts)
     for run in split_runs(text, lang, fronts):
         front = fronts.get(run.lang)
         if front is not None and run.said:
@@ -84,6 +101,7 @@ class MixedVoice:
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""
+        text = said_phrase(text, self.lang, self.voices)
         for run in split_runs(text, self.lang, self.voices):
             voice = self.voices.get(run.lang)
             if voice is None or not run.said:
