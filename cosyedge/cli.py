@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("text")
     read.add_argument("--lang", default="en", help="language of the phrase (default: en)")
     read.add_argument("--json", action="store_true", help="one JSON object, for programs")
+    read.add_argument(
+        "--explain",
+        action="store_true",
+        help="which reading class (a date, a unit, a tag ...) read each part of the text, or "
+        "that none did",
+    )
     quantize = sub.add_parser(
         "quantize", help="make an int8 copy of a Piper voice, if it still sounds right"
     )
@@ -290,7 +296,7 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
     if args.command == "say":
         return _say(config, args.text, args.out, args.lang)
     if args.command == "read":
-        return _read(config, args.text, args.lang, args.json)
+        return _read(config, args.text, args.lang, args.json, args.explain)
     if args.command in ("warm", "cache"):
         return _cache_command(config, args)
     if args.command == "withdraw":
@@ -437,14 +443,14 @@ def _no_voice(config: Config, lang: str) -> bool:
     return True
 
 
-def _read(config: Config, text: str, lang: str, as_json: bool) -> int:
+def _read(config: Config, text: str, lang: str, as_json: bool, explain: bool = False) -> int:
     import json
 
     from cosyedge.ops.read import as_text, read
 
     if _no_voice(config, lang):
         return 2
-    reading = read(config, text, lang)
+    reading = read(config, text, lang, explain)
     print(json.dumps(reading, ensure_ascii=False, indent=1) if as_json else as_text(reading))
     return 0
 

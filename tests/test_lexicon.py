@@ -295,6 +295,21 @@ def test_read_gives_the_cache_key_the_voices_use(site):
     assert json.loads(bare.stdout)["cache_key"] != expected
 
 
+def test_read_explain_shows_the_class_of_each_stretch_of_every_run(site):
+    done = cosyedge(
+        "read", "FV at 2.5 bar, 泵房 3h40m", "--explain", "--json", "--config", str(site)
+    )
+    assert done.returncode == 0, done.stderr
+    english, chinese = json.loads(done.stdout)["runs"]
+    assert {"class": "unit", "written": "2.5 bar", "said": "two point five bar"} in english[
+        "classes"
+    ]
+    assert {"class": None, "written": "flow"} in english["classes"]  # a say entry's words
+    assert {"class": "duration", "written": "3h40m", "said": "三小时四十分钟"} in chinese["classes"]
+    plain = cosyedge("read", "FV at 2.5 bar", "--explain", "--config", str(site))
+    assert '  "2.5 bar": unit -> "two point five bar"' in plain.stdout
+
+
 def test_read_refuses_a_language_without_a_voice(site):
     done = cosyedge("read", "hello", "--lang", "fr", "--config", str(site))
     assert done.returncode == 2

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
+    Form,
     durations,
     identifiers,
     joined_fields,
@@ -22,7 +23,7 @@ from reading_forms import (
     versions,
 )
 
-from cosyedge.speech.text.english import normalize
+from cosyedge.speech.text.english import explain_text, normalize
 
 # Sentence frames whose own words no rule changes: the form alone, first, last, inside a
 # sentence, followed by each punctuation mark, in brackets and quotes, as a heading.
@@ -123,6 +124,60 @@ def test_each_acronym_s_spelling_is_said_as_a_word_by_hibari():
     assert stresses("L O T O") == 4  # letters, for contrast
     for acronym, spelling in ref.WORD_ACRONYMS.items():
         assert stresses(spelling) < len(acronym), (acronym, front.read(spelling).units)
+
+
+# Each generator and the class `read --explain` names for what it draws.
+EXPLAINED = [
+    (durations(), "duration"),
+    (macs(), "MAC address"),
+    (units(), "unit"),
+    (joined_fields(), "field inside a token"),
+    (versions(), "version"),
+    (st.sampled_from(sorted(ref.WORD_ACRONYMS)).map(lambda a: Form(a, ())), "acronym"),
+]
+
+
+@pytest.mark.parametrize(("forms", "reading"), EXPLAINED, ids=[r for _, r in EXPLAINED])
+def test_explain_names_the_class_of_every_instance_and_reads_as_normalize_does(forms, reading):
+    @CLASSES
+    @given(form=forms, frame=frames)
+    def check(form, frame):
+        before, after = frame
+        text = before + form.written + after
+        explained = explain_text(text)
+        assert explained.said == normalize(text)
+        at, end = len(before), len(before) + len(form.written)
+        assert any(
+            s.reading.startswith(reading) and s.start < end and s.end > at for s in explained.spans
+        ), explained.spans
+        # What no class read is words, read as written (the frame's, PLC in PT-101-PLC, fw
+        # in fw v1.2): never a digit of the form.
+        unread = "".join(explained.written[max(a, at) : min(b, end)] for a, b in explained.unread())
+        assert not any(c.isdigit() for c in unread), explained.unread()
+
+    check()
+
+
+def test_read_explain_lists_each_stretch_with_its_class_or_none(tmp_path):
+    from cosyedge.config import parse_config
+    from cosyedge.ops.read import as_text, read
+
+    config = parse_config(f"state_dir: {tmp_path}\n")
+    reading = read(config, "Pump P-201 at 12.5 bar since 07:45: check", "en", explain=True)
+    (run,) = reading["runs"]
+    assert run["classes"] == [
+        {"class": None, "written": "Pump"},
+        {"class": "device tag", "written": "P-201", "said": "P two oh one"},
+        {"class": None, "written": "at"},
+        {"class": "unit", "written": "12.5 bar", "said": "twelve point five bar"},
+        {"class": None, "written": "since"},
+        {"class": "time", "written": "07:45", "said": "oh seven forty five"},
+        {"class": None, "written": ":"},
+        {"class": None, "written": "check"},
+    ]
+    assert '  "P-201": device tag -> "P two oh one"' in as_text(reading)
+    assert '  "Pump": no class (read as written)' in as_text(reading)
+    assert "classes" not in read(config, "Pump P-201", "en")["runs"][0]
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,38 @@ def test_a_unit_inside_chinese_text_stays_with_the_mandarin_voice(front, form, l
     assert ref.audible(front.normalize(text)) == said
 
 
+EXPLAINED = [
+    (durations(), "duration"),
+    (macs(), "MAC address"),
+    (units(), "unit"),
+    (joined_fields(), "field inside a token"),
+    (phone_numbers(), "telephone number"),
+    (timestamps_zh(utc=True), ""),  # a date, a time, or a time in UTC
+]
+
+
+@pytest.mark.parametrize(
+    ("forms", "reading"), EXPLAINED, ids=[r or "timestamp" for _, r in EXPLAINED]
+)
+def test_explain_names_the_class_of_every_instance_and_reads_as_normalize_does(
+    front, forms, reading
+):
+    @CLASSES
+    @given(form=forms, frame=frames)
+    def check(form, frame):
+        before, after, _, _ = frame
+        text = before + form.written + after
+        explained = front.explain(text)
+        assert explained.said == front.normalize(text)
+        at, end = len(before), len(before) + len(form.written)
+        named = [s for s in explained.spans if s.start < end and s.end > at]
+        assert any(s.reading.startswith(reading) for s in named), explained.spans
+        unread = "".join(explained.written[max(a, at) : min(b, end)] for a, b in explained.unread())
+        assert not any(c.isdigit() for c in unread), explained.unread()
+
+    check()
+
+
 @pytest.mark.parametrize(
     ("n", "said"),
     [

@@ -15,6 +15,7 @@ from cosyedge.config.schema import Config
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.lang import Run, split_runs, why_unsaid
 from cosyedge.speech.lexicon import Applied, say_phrase
+from cosyedge.speech.text.spans import Explained
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
 from cosyedge.speech.voices.mixed import lexicons_of, mixed_identity
 
@@ -32,8 +33,9 @@ def front_ends(config: Config) -> dict[str, FrontEnd]:
     }
 
 
-def read(config: Config, text: str, lang: str) -> dict[str, Any]:
-    """The phrase as the daemon would say it in `lang` (a configured voice language)."""
+def read(config: Config, text: str, lang: str, explain: bool = False) -> dict[str, Any]:
+    """The phrase as the daemon would say it in `lang` (a configured voice language); with
+    `explain`, each run also tells which reading class read each stretch of it."""
     fronts = front_ends(config)
     identities = {other: front.identity for other, front in fronts.items()}
     identity = mixed_identity(lang, fronts[lang].sample_rate, identities)
@@ -43,7 +45,7 @@ def read(config: Config, text: str, lang: str) -> dict[str, Any]:
         start = said_text.find(run.text, at)
         at = start + len(run.text)
         says = [_entry(s.lang, s.applied) for s in said if start <= s.start < at]
-        runs.append(_run(config, fronts, run, says))
+        runs.append(_run(config, fronts, run, says, explain))
     return {
         "text": text,
         "lang": lang,
@@ -60,21 +62,40 @@ def _entry(lang: str, applied: Applied) -> dict[str, str]:
 
 
 def _run(
-    config: Config, fronts: dict[str, FrontEnd], run: Run, says: list[dict[str, str]]
+    config: Config,
+    fronts: dict[str, FrontEnd],
+    run: Run,
+    says: list[dict[str, str]],
+    explain: bool,
 ) -> dict[str, Any]:
     """One run: its voice, the entries that applied in it (`say` ones first, as they applied
-    first), its words and what its model is given."""
+    first), which class read each stretch (with `explain`), its words and what its model is
+    given."""
     front = fronts.get(run.lang)
     if front is None or not run.said:
         return {"lang": run.lang, "text": run.text, "said": False, "why": why_unsaid(run)}
     reading = front.read(run.text)
     units = _UNITS.get(config.voices[run.lang].engine, "pinyin")
     lexicon = says + [_entry(run.lang, a) for a in reading.applied]
-    return {"lang": run.lang, "text": run.text, "said": True, "voice": reading.voice} | {
-        "lexicon": lexicon,
-        "words": reading.words,
-        units: list(reading.units),
-    }
+    described = {"lang": run.lang, "text": run.text, "said": True, "voice": reading.voice}
+    described["lexicon"] = lexicon
+    if explain:
+        described["classes"] = classes(front.explain(run.text))
+    return described | {"words": reading.words, units: list(reading.units)}
+
+
+def classes(explained: Explained) -> list[dict[str, str | None]]:
+    """Each stretch of the written text in order: the class that read it and what it said at
+    that step, or `class: null` where no class read it (a word the voice reads as it is).
+    Where a class left a part for another (a range its numbers), both are listed."""
+    found = [
+        (s.start, s.end, {"class": s.reading, "written": s.written, "said": s.said.strip()})
+        for s in explained.spans
+    ]
+    found += [
+        (a, b, {"class": None, "written": explained.written[a:b]}) for a, b in explained.unread()
+    ]
+    return [item for _, _, item in sorted(found, key=lambda f: (f[0], -f[1]))]
 
 
 def as_text(reading: dict[str, Any]) -> str:
@@ -91,10 +112,18 @@ def as_text(reading: dict[str, Any]) -> str:
             form = next(k for k in ("say", "phonemes", "pinyin") if k in applied)
             spoken = json.dumps(applied[form], ensure_ascii=False)
             lines.append(f"  {applied['entry']}: {applied['written']} -> {form} {spoken}")
+        lines += [f"  {_class_line(item)}" for item in run.get("classes", ())]
         lines.append(f"  words: {run['words']}")
         units = next(k for k in ("phonemes", "clauses", "pinyin") if k in run)
         lines += [f"  {units}: {unit}" for unit in run[units]]
     return "\n".join(lines)
+
+
+def _class_line(item: dict[str, str | None]) -> str:
+    written = json.dumps(item["written"], ensure_ascii=False)
+    if item["class"] is None:
+        return f"{written}: no class (read as written)"
+    return f"{written}: {item['class']} -> {json.dumps(item['said'], ensure_ascii=False)}"
 
 
 def _run_heading(run: dict[str, Any]) -> str:

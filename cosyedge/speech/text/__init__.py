@@ -9,16 +9,28 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from cosyedge.speech.text.spans import Explained
+
+# A text and the words to leave as written (the site lexicon says them its own way) → what
+# is read, or what is read with the place each reading class read (`cosyedge read --explain`).
+Normalize = Callable[[str, Collection[str]], str]
+Explain = Callable[[str, Collection[str]], Explained]
+
 
 @dataclass(frozen=True)
 class Normalizer:
     version: str
-    # The text, and the words to leave as written (the site lexicon says them its own way).
-    normalize: Callable[[str, Collection[str]], str]
+    normalize: Normalize
+    explain: Explain
 
 
 def _unchanged(text: str, keep: Collection[str] = ()) -> str:
     return text
+
+
+def unexplained(text: str, keep: Collection[str] = ()) -> Explained:
+    """A text no reading class reads: as it is."""
+    return Explained(text, text, ())
 
 
 def normalizer_for(lang: str) -> Normalizer:
@@ -26,5 +38,5 @@ def normalizer_for(lang: str) -> Normalizer:
     if lang.split("-")[0] == "en":
         from cosyedge.speech.text import english
 
-        return Normalizer(english.VERSION, english.normalize)
-    return Normalizer("none", _unchanged)
+        return Normalizer(english.VERSION, english.normalize, english.explain_text)
+    return Normalizer("none", _unchanged, unexplained)

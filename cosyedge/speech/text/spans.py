@@ -116,9 +116,10 @@ class _Tracing:
         return min(o[0] for o in inside), max(o[1] for o in inside)
 
     def _origins_of(self, m: re.Match[str], said: str) -> list[tuple[int, int]]:
-        """Where each character of `said` came from: a group's text said as it was written
-        keeps that group's origins (a range's numbers, left for the units after them); the
-        rest comes from the whole match."""
+        """Where each character of `said` came from: a group's text found said as it was
+        written keeps that group's origins (a range's numbers, left for the units after
+        them); the rest comes from the whole match. Only what is shown depends on it, never
+        what is said."""
         whole = self._stretch(m.start(), m.end())
         out = [whole] * len(said)
         at = 0

@@ -12,7 +12,7 @@ import gc
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -24,7 +24,8 @@ from cosyedge.config.voices import VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.cost import PHONEME_PACE, Estimate, Pace
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
-from cosyedge.speech.text import normalizer_for
+from cosyedge.speech.text import Explain, Normalize, normalizer_for, unexplained
+from cosyedge.speech.text.spans import Explained
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,10 @@ class FrontEnd:
     sample_rate: int  # of the voice's audio; a mixed phrase is brought to its voice's rate
     base_identity: str  # the voice's identity without a lexicon
     lexicon: Lexicon
-    normalize: Callable[[str, Collection[str]], str]  # the text, the words to leave as written
+    normalize: Normalize  # the text, the words to leave as written
     units_of: Callable[[str, Lexicon, list[Applied]], Iterator[str]]
     pace: Pace = PHONEME_PACE  # how its units become seconds of speech
+    explainer: Explain = unexplained  # `normalize`, with the place each reading class read
 
     @property
     def identity(self) -> str:
@@ -99,6 +101,10 @@ class FrontEnd:
         """After the reading rules; the words the lexicon gives phonemes or pinyin for are
         left as written, for those entries to find."""
         return self.normalize(text, self.lexicon.sounded)
+
+    def explain(self, text: str) -> Explained:
+        """Which reading class read each place of `text` (`cosyedge read --explain`)."""
+        return self.explainer(text, self.lexicon.sounded)
 
     def units(self, text: str) -> Iterator[str]:
         """The model's inputs, computed as they are asked for."""

@@ -24,6 +24,7 @@ import numpy as np
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.cost import CHARACTER_PACE
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
+from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS, even_pieces, split_clauses
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
@@ -345,24 +346,32 @@ def front_end(lang: str, pack_dir: Path, lexicon: Lexicon = NO_LEXICON, seed: in
     return _front_end(lang, CosyPack.described(pack_dir), lexicon, seed)
 
 
-def _normalizer(lang: str) -> tuple[str, Callable[[str], str]]:
+def _normalizer(lang: str) -> Normalizer:
     if lang.split("-")[0] == "zh":
         from cosyedge.speech.zh import FRONT_END_VERSION
         from cosyedge.speech.zh.normalize import MandarinNormalizer
 
-        return FRONT_END_VERSION, MandarinNormalizer().normalize
+        mandarin = MandarinNormalizer()
+        return Normalizer(FRONT_END_VERSION, mandarin.normalize, mandarin.explain)
     from cosyedge.speech.text import normalizer_for
 
-    normalizer = normalizer_for(lang)
-    return normalizer.version, normalizer.normalize
+    return normalizer_for(lang)
 
 
 def _front_end(lang: str, pack: CosyPack, lexicon: Lexicon, seed: int) -> FrontEnd:
-    version, normalize = _normalizer(lang)
-    identity = identity_of(ENGINE_VERSION, version, pack.digest(), f"seed={seed}")
+    normalizer = _normalizer(lang)
+    identity = identity_of(ENGINE_VERSION, normalizer.version, pack.digest(), f"seed={seed}")
     name = f"cosyvoice-{pack.manifest['speaker']['name']}"
-    pace = CHARACTER_PACE
-    return FrontEnd(name, pack.sample_rate, identity, lexicon, normalize, text_units(lang), pace)
+    return FrontEnd(
+        name,
+        pack.sample_rate,
+        identity,
+        lexicon,
+        normalizer.normalize,
+        text_units(lang),
+        CHARACTER_PACE,
+        normalizer.explain,
+    )
 
 
 def clause_rng(seed: int, clause: str) -> np.random.Generator:

@@ -223,6 +223,7 @@ def front_end(
         base_identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
         lexicon=lexicon,
         normalize=normalizer.normalize,
+        explainer=normalizer.explain,
         units_of=g2p.units,
     )
 

@@ -99,6 +99,7 @@ def _front_end(
         base_identity=identity,
         lexicon=lexicon,
         normalize=normalizer.normalize,
+        explainer=normalizer.explain,
         units_of=PiperG2P(phonemizer).units,
         pace=PIPER_PACE,
     )

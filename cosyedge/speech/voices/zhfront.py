@@ -52,5 +52,12 @@ def mandarin_front_end(
     normalizer = MandarinNormalizer()
     units = PinyinUnits(readings)
     return FrontEnd(
-        name, sample_rate, base_identity, lexicon, normalizer.normalize, units, SYLLABLE_PACE
+        name,
+        sample_rate,
+        base_identity,
+        lexicon,
+        normalizer.normalize,
+        units,
+        SYLLABLE_PACE,
+        normalizer.explain,
     )

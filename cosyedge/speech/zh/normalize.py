@@ -92,7 +92,7 @@ class MandarinNormalizer:
         lexicon gives pinyin for (those are Chinese words), so `keep` changes nothing."""
         return _tidy(read(self._lines, _folded(text)))
 
-    def explain(self, text: str) -> Explained:
+    def explain(self, text: str, keep: Collection[str] = ()) -> Explained:
         """What `normalize` says, with the place each reading class read."""
         explained = explain(self._lines, _folded(text))
         return Explained(_tidy(explained.said), explained.written, explained.spans)
