@@ -198,7 +198,7 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
     daemon = make_daemon(flood_config(broker.port, tmp_path, 2048), preexec=limit_data(308 * MB))
     publish(broker.port, "plant/1/report", json.dumps({"text": "Door open.", "id": "short-1"}))
     daemon.wait_for_log(r"spoke alert short-1 source=synth ")
-    number = " ".join(["987654321987"] * 4)
+    number = " ".join(["987,654,321,987"] * 4)  # an amount, a long sentence (digits are shorter)
     text = f"Emergency stop on press {number}, everyone clear line one now."
     publish(broker.port, "plant/1/estop", json.dumps({"text": text, "id": "big-1"}))
     daemon.wait_for_log(r"spoke alert big-1 source=generic ", timeout=60)
@@ -209,12 +209,14 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
 
 
 def test_a_long_number_is_synthesized_in_bounded_steps():
-    """espeak reads a 12-digit number as a long sentence; one inference must not hold it all."""
+    """A 12-digit amount is a long sentence ("nine hundred eighty seven billion ..."); one
+    inference must not hold it all. (Written with separators: without them, twelve digits
+    are an identifier, read digit by digit.)"""
     from cosyedge.config import VoiceConfig
     from cosyedge.speech.voices import load_voice
 
     voice = load_voice("en", VoiceConfig(engine="piper"))
-    steps = list(voice.synthesize("Serial " + " ".join(["987654321987"] * 3) + "."))
+    steps = list(voice.synthesize("Count " + " ".join(["987,654,321,987"] * 3) + "."))
     seconds = [len(step) / voice.sample_rate for step in steps]
     print(f"steps: {', '.join(f'{s:.1f}' for s in seconds)} s")
     assert sum(seconds) > 15  # the whole number is spoken
