@@ -43,6 +43,9 @@ FRAMES = [
     ("Report ", ": all clear."),
     ("At ", ": start."),
     ("Date: ", ""),
+    ("Down, ", ", then"),
+    ("Down,", ";"),
+    ("(see ", ")"),
 ]
 frames = st.sampled_from(FRAMES)
 

@@ -95,9 +95,11 @@ def _alternatives(words) -> str:
 
 # A comma before exactly three digits groups thousands; an exponent needs digits after the e.
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
-_NUMBER_START = r"(?<![\w.,])"  # not inside a word, a code or another number
+# Not inside a word, a code or another number (a comma after a digit groups thousands; after
+# a word it is punctuation: Down,5 bar).
+_NUMBER_START = r"(?<![\w.])(?<!\d,)"
 # nor inside a date, an address or a fraction; a colon before is a heading's (Date:2026-11-15)
-_FIELD_START = r"(?<![\w.,/-])(?<!\d:)"
+_FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
 _DATE = re.compile(
     rf"{_FIELD_START}(?:(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}})|(\d{{1,2}})([-/.])(\d{{1,2}})\6(\d{{4}}))"
     r"(?:(T|\s+)(?=\d{1,2}:\d\d|\d{1,2}\s?[aApP]\.?[mM](?!\w))|(?![\w/-]|[.:]\d))"
@@ -118,15 +120,15 @@ _CLOCK12 = re.compile(
 )
 _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
-_MINUS = re.compile(r"(?<![\w.,)])-(?=\.?\d)")
-_PLUS = re.compile(r"(?<![\w.,)])\+(?=\.?\d)")
+_MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
+_PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
-_ORDINAL = re.compile(r"(?<![\w.,])(\d+)(?:st|nd|rd|th)\b")
+_ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
 _HASH = re.compile(r"#\s?(?=\d)")
-_HASH_AFTER = re.compile(r"(?<![\w.,])(\d+)\s?#(?![\w#])")
+_HASH_AFTER = re.compile(rf"{_NUMBER_START}(\d+)\s?#(?![\w#])")
 _NUMERO = re.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
 # Capitals glued after a number, not a unit (those are read first) nor an exponent.
-_NUMBER_LETTERS = re.compile(r"(?<![\w.,])(\d+)([A-Z]{1,2})(?![\w'+-])")
+_NUMBER_LETTERS = re.compile(rf"{_NUMBER_START}(\d+)([A-Z]{{1,2}})(?![\w'+-])")
 _NUMBER = re.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
 _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")

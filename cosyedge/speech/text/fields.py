@@ -23,7 +23,7 @@ _PARTS = re.compile(r"(\d+(?:\.\d+)?)(min|[dhms])")
 # A duration's written form, without groups (for the split into languages).
 DURATION_FORM = rf"\d{{1,3}}h\d{{2}}(?![A-Za-z0-9])|{_PART}(?:\s?{_PART})+"
 DURATION = re.compile(
-    rf"(?<![\w.,/-])(?<!\d:)(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![\w/]|[.:]\d)"
+    rf"(?<![\w./-])(?<!\d[,:])(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![\w/]|[.:]\d)"
 )
 
 
@@ -117,7 +117,7 @@ _NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address
 # After such a word: four digits or more, or groups joined by hyphens. Without one: three
 # groups or more (two are a range, 5-10).
 SERIAL = re.compile(
-    rf"(?<![\w.,/-])(?:(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
+    rf"(?<![\w./-])(?<!\d,)(?:(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
     rf"|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
 )
 

@@ -65,7 +65,7 @@ _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
 LETTERS = frozenset("AVWmshlL")
 GRAMMAR = Grammar.of(WORDS)
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
-UNIT = re.compile(rf"(?<![\w.,])({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
 _LONE = re.compile(r"°C|°F|%|°")
 

@@ -19,7 +19,7 @@ from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.numbers import read_digits, read_integer
 
 # Not inside a longer run of Latin letters or digits (Chinese characters may touch a field).
-_START = r"(?<![A-Za-z0-9.,/-])(?<!\d:)"
+_START = r"(?<![A-Za-z0-9./-])(?<!\d[,:])"
 
 # --- dates and times, and a time in UTC (a trailing Z) -----------------------------------------
 
