@@ -250,7 +250,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     voices = {lang: _voice(config, lang) for lang in config.voices}
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)
-    renderer = Renderer(mixed_voices(voices), cache, observer=observer)
+    renderer = Renderer(mixed_voices(voices, config.local_time_zone), cache, observer=observer)
     renderer.start()
     # espeak-ng speaks from its own process: unloading that voice would free nothing.
     in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}

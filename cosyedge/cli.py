@@ -466,7 +466,9 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
     # the phrase is not in the cache.
-    voices = voices_on_demand(config.voices, config.state_dir / "models", config.pronunciations)
+    voices = voices_on_demand(
+        config.voices, config.state_dir / "models", config.pronunciations, config.local_time_zone
+    )
     with as_owner_of(config.cache.dir):
         cache = PhraseCache.from_config(config.cache)
         renderer = Renderer(voices, cache, premium_identities(config))

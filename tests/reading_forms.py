@@ -345,3 +345,36 @@ def phone_numbers(draw) -> Form:
             extension = draw(st.text("0123456789", min_size=1, max_size=6))
             written += draw(st.sampled_from(["转", "-"])) + extension
     return Form(word + written, (word, groups, extension))
+
+
+ZONES = ("Asia/Shanghai", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC")
+
+
+@st.composite
+def utc_timestamps(draw) -> Form:
+    """A dated timestamp in UTC: `2024-05-01T23:30:00Z`, `2024-05-01 23:30Z`, with fractions
+    of a second or none. Parts: (the UTC datetime, whether seconds are written, fraction)."""
+    from datetime import UTC, datetime
+
+    moment = draw(
+        st.datetimes(datetime(1995, 1, 1), datetime(2060, 12, 31)).map(
+            lambda d: d.replace(microsecond=0, tzinfo=UTC)
+        )
+    )
+    seconds = draw(st.booleans())
+    fraction = "." + str(draw(st.integers(0, 99))) if seconds and draw(st.booleans()) else ""
+    joint = draw(st.sampled_from(["T", " "]))
+    written = f"{moment:%Y-%m-%d}{joint}{moment:%H:%M}" + (
+        f":{moment:%S}{fraction}" if seconds else ""
+    )
+    return Form(written + "Z", (moment, seconds, fraction))
+
+
+def local_parts(parts: tuple, zone: str) -> tuple[tuple, tuple]:
+    """The (date, time) parts the references read for a UTC timestamp said in `zone`."""
+    from zoneinfo import ZoneInfo
+
+    moment, seconds, fraction = parts
+    local = moment.astimezone(ZoneInfo(zone))
+    time = ("24", f"{local.hour:02d}", local.minute, f"{local.second:02d}" if seconds else None)
+    return (local.year, local.month, local.day), (*time, fraction[1:] or None, False)

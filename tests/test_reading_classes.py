@@ -13,17 +13,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
+    ZONES,
     Form,
     durations,
     identifiers,
     joined_fields,
+    local_parts,
     macs,
     timestamps,
     units,
+    utc_timestamps,
     versions,
 )
 
 from cosyedge.speech.text.english import explain_text, normalize
+from cosyedge.speech.text.localtime import in_local_time
 
 # Sentence frames whose own words no rule changes: the form alone, first, last, inside a
 # sentence, followed by each punctuation mark, in brackets and quotes, as a heading.
@@ -88,6 +92,35 @@ def test_a_known_field_inside_a_longer_token(form, frame):
 @given(form=timestamps(), frame=frames)
 def test_dates_and_times_with_any_punctuation_after_them(form, frame):
     assert heard(form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=utc_timestamps(), zone=st.sampled_from(ZONES), frame=frames)
+def test_a_dated_utc_timestamp_is_said_in_the_configured_local_time(form, zone, frame):
+    """With local_time_zone, the date and time converted and no "U T C"; without, as UTC."""
+    before, after = frame
+    local = in_local_time(before + form.written + after, zone)
+    assert normalize(local) == expected(ref.timestamp(*local_parts(form.parts, zone)), frame)
+    date, time = local_parts(form.parts, "UTC")
+    utc = (*time[:5], True)  # not converted: the same date and time, "U T C"
+    assert heard(form.written, frame) == expected(ref.timestamp(date, utc), frame)
+
+
+def test_local_time_zone_is_checked_and_is_part_of_the_phrase_s_identity(tmp_path):
+    from cosyedge.config import ConfigError, parse_config
+    from cosyedge.ops.read import read
+    from cosyedge.speech.voices.mixed import mixed_identity
+
+    with pytest.raises(ConfigError, match='local_time_zone: no time zone "Mars/Base"'):
+        parse_config("local_time_zone: Mars/Base")
+    config = parse_config(f"state_dir: {tmp_path}\nlocal_time_zone: Asia/Shanghai\n")
+    reading = read(config, "Trip at 2024-05-01T23:30:00Z, again at 08:30Z", "en")
+    assert reading["runs"][0]["words"] == (
+        "Trip at May second twenty twenty four, oh seven thirty, again at oh eight thirty U T C"
+    )
+    plain = read(parse_config(f"state_dir: {tmp_path}\n"), reading["text"], "en")
+    assert plain["cache_key"] != reading["cache_key"]  # audio said in UTC is not served
+    assert mixed_identity("en", 1, {"en": "x"}) == mixed_identity("en", 1, {"en": "x"}, None)
 
 
 @CLASSES

@@ -13,15 +13,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
+    ZONES,
     durations,
     joined_fields,
+    local_parts,
     macs,
     phone_numbers,
     timestamps_zh,
     units,
+    utc_timestamps,
 )
 
 from cosyedge.speech.lang import Run, split_runs
+from cosyedge.speech.text.localtime import in_local_time
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
 # Frames whose own text no rule changes: (before, after) as written and as said (ASCII
@@ -97,6 +101,15 @@ def test_dates_and_times_with_any_punctuation_after_them(front, form, frame):
 @given(form=timestamps_zh(utc=True), frame=frames)
 def test_a_time_in_utc_says_so_before_the_hour(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=utc_timestamps(), zone=st.sampled_from(ZONES), frame=frames)
+def test_a_dated_utc_timestamp_is_said_in_the_configured_local_time(front, form, zone, frame):
+    before, after, _, _ = frame
+    local = in_local_time(before + form.written + after, zone)
+    said = ref.timestamp(*local_parts(form.parts, zone))
+    assert ref.audible(front.normalize(local)) == expected(said, frame)
 
 
 @CLASSES

@@ -101,6 +101,15 @@ class Config:
         default="info",
         metadata=meta("least severity logged", choices=("debug", "info", "warning", "error")),
     )
+    local_time_zone: str | None = field(
+        default=None,
+        metadata=meta(
+            "an IANA time zone such as `Asia/Shanghai`: a timestamp written in UTC with its "
+            "date (`2024-05-01T23:30:00Z`) is said in this zone's local time, date and time "
+            'converted; null: said as UTC ("U T C", 协调世界时). A UTC time without a date is '
+            "always said as UTC",
+        ),
+    )
     pronunciations: dict[str, tuple[PronunciationConfig, ...]] = field(
         default_factory=dict,
         metadata=meta(
@@ -126,10 +135,31 @@ class Config:
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())
         if self.homeassistant.notify_topic in taken:
             raise ValueError("homeassistant.notify_topic: used by cosyedge for another purpose")
+        if self.local_time_zone is not None:
+            _check_zone(self.local_time_zone)
+            premium = [lang for lang, voice in self.voices.items() if voice.premium]
+            if premium:
+                raise ValueError(
+                    f"local_time_zone: not with a premium voice (voices.{premium[0]}.premium), "
+                    "which would say the phrases it renders ahead in UTC"
+                )
         for lang, entries in self.pronunciations.items():
             if lang not in self.voices:
                 raise ValueError(f"pronunciations.{lang}: no voice configured for {show(lang)}")
             check_lexicon(lang, self.voices[lang], entries)
+
+
+def _check_zone(name: str) -> None:
+    """An IANA zone this machine has (zoneinfo reads the system's tzdata)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise ValueError(
+            f"local_time_zone: no time zone {show(name)} on this machine (an IANA name such as "
+            '"Asia/Shanghai")'
+        ) from None
 
 
 def config_warnings(config: Config) -> list[str]:

@@ -30,7 +30,9 @@ def configured_voices(config: Config) -> dict[str, str]:
     and of its premium voices (known by their packs' manifests: not loaded, maybe not here)."""
     from cosyedge.speech.voices import load_voices
 
-    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
+    voices = load_voices(
+        config.voices, config.state_dir / "models", config.pronunciations, config.local_time_zone
+    )
     named = {voice.identity: voice.name for voice in voices.values()}
     premiums = premium_voices(config.voices, config.pronunciations)
     return named | {p.identity: f"{p.name} (premium)" for p in premiums.values()}
@@ -40,7 +42,9 @@ def live_identities(config: Config) -> dict[str, str]:
     """Each language's live voice identity, from the front ends alone (no model loaded)."""
     from cosyedge.speech.voices import voices_on_demand
 
-    voices = voices_on_demand(config.voices, config.state_dir / "models", config.pronunciations)
+    voices = voices_on_demand(
+        config.voices, config.state_dir / "models", config.pronunciations, config.local_time_zone
+    )
     return {lang: voice.identity for lang, voice in voices.items()}
 
 
@@ -52,7 +56,9 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
     if not phrases:
         print("nothing to warm: no template has fixed text or declares values", file=out)
         return 0
-    voices = load_voices(config.voices, config.state_dir / "models", config.pronunciations)
+    voices = load_voices(
+        config.voices, config.state_dir / "models", config.pronunciations, config.local_time_zone
+    )
     with as_owner_of(config.cache.dir):
         cache = PhraseCache.from_config(config.cache)
         return _warm(phrases, Renderer(voices, cache, premium_identities(config)), out)

