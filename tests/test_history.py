@@ -303,10 +303,21 @@ def test_recent_alarms_seeded_and_heard_count_the_last_day_once():
     now = S + DAY_S
     recent.heard(spoken(now - 10))
     recent.heard({"e": "outcome", "t": now - 5, "outcome": "deduplicated", "topic": "plant/a"})
-    recent.seed([Annunciation(now - 3600, "plant/b", "low"), Annunciation(S - 1, "x", "low")], now)
-    assert recent.figures(now).alarms == 2
+    older = [Annunciation(now - 3600, "plant/b", "low"), Annunciation(S - 1, "x", "low")]
+    recent.seed(older, now, begins=S - 5000)
+    assert recent.figures(now).alarms == 2 and recent.figures(now).start == now - DAY_S
     assert recent.count(now - 600) == 1 and recent.complete(now)
     assert figures([], now - 600, now).peak_alarms_per_10_min == 0
+
+
+def test_recent_alarms_of_a_history_younger_than_a_day_cover_only_its_time():
+    recent = RecentAlarms()
+    now = S + 1200  # the history began 20 minutes ago: two 10-minute periods, both floods
+    recent.seed([Annunciation(S + i * 50, f"plant/{i}", "low") for i in range(24)], now, S)
+    day = recent.figures(now)
+    assert (day.start, day.end, day.periods, day.alarms) == (S, now, 2, 24)
+    assert day.flood_periods / day.periods == 1.0  # not 2 of the 144 periods of a day
+    assert day.alarms_per_hour == 72.0
 
 
 def test_recent_alarms_past_their_room_say_the_day_is_not_all_there():

@@ -294,11 +294,12 @@ class AlarmDesk:
         return {"state": self.health.state, **status}
 
     def standing(self) -> list[tuple[str, float]]:
-        """The alarms re-announced until acknowledged, not returned to normal: (topic,
-        received wall time) each."""
+        """The alarms re-announced until acknowledged, not returned to normal: (alarm,
+        received wall time) each; announcements re-announced so are not alarms."""
         with self._cond:
             _, alarms = self.policy.lasting()
-        return [(a.offer.source, a.offer.ticket.received) for a in alarms.values() if not a.cleared]
+        offers = [a.offer for a in alarms.values() if not a.cleared]
+        return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
     def _full_status(self) -> dict:
         return {**self.policy.status(), "faults": self.health.faults()}
@@ -334,6 +335,7 @@ class AlarmDesk:
             seq=ticket.seq,
             id=detail.get("id"),
             topic=ticket.topic,
+            alarm=outcome.alarm,
             priority=detail.get("priority"),
             outcome=outcome.kind,
             received=round(ticket.received, 3),
@@ -381,7 +383,13 @@ class AlarmDesk:
 def _standing(key: str, offer: Offer) -> dict[str, Any]:
     """A standing alarm as the history keeps it: since its receipt."""
     since = round(offer.ticket.received, 3)
-    return {"id": key, "topic": offer.source, "priority": offer.priority, "since": since}
+    topic, alarm = offer.source, _alarm(offer)
+    return {"id": key, "topic": topic, "alarm": alarm, "priority": offer.priority, "since": since}
+
+
+def _alarm(offer: Offer) -> str | None:
+    """The alarm an offer is in the ISA-18.2 figures; None for an announcement."""
+    return offer.announcement.alarm if offer.announcement else None
 
 
 def _on_clock(wall: float) -> float:

@@ -305,6 +305,13 @@ def read_facts(
             skipped.skip(path)
 
 
+def begins(directory: Path, upto: Mapping[str, int] | None = None) -> float | None:
+    """The time of the history's first fact (with `upto`, among those bytes): where the
+    period it covers begins; None when it holds none."""
+    first = next(read_facts(directory, 0.0, Skipped(), upto), None)
+    return None if first is None else float(first["t"])
+
+
 def _facts(
     f: BinaryIO, limit: int | None, since: float, path: Path, skipped: Skipped
 ) -> Iterator[Fact]:

@@ -80,7 +80,17 @@ class Template:
             alert=alert,
             notes=tuple(note for note in notes if note),
             max_spoken_s=self.config.max_spoken_s,
+            alarm=alarm_of(self.config, alert.topic, text),
         )
+
+
+def alarm_of(config: TemplateConfig, topic: str, text: str) -> str | None:
+    """The alarm an alert of this template is in the ISA-18.2 figures: its topic (the
+    source), or its topic and phrase; None for an announcement (see TemplateConfig.alarm)."""
+    kind = config.counts_as
+    if kind == "none":
+        return None
+    return topic if kind == "topic" else f"{topic}: {text}"
 
 
 def _alert_lang(alert: Alert) -> str | None:
