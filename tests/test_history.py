@@ -9,6 +9,8 @@ import io
 import json
 import math
 import struct
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -183,6 +185,55 @@ def test_report_refuses_bad_windows_and_a_missing_history(tmp_path, site):
     other.write_text(f"state_dir: {tmp_path}/nowhere\n")
     none = cosyedge("report", "audit", "--config", str(other))
     assert none.returncode == 2 and f"no alarm history in {tmp_path}/nowhere" in none.stderr
+
+
+def test_free_text_is_not_an_alarm_and_the_period_covered_is_said(tmp_path):
+    """Three phrases within a minute on a say topic are three announcements, not a chattering
+    alarm, whether the fact names its alarm (null: an announcement) or was written before
+    facts did (known by its topic: the say topics' are announcements); an alarm is its
+    template's: its topic, or its topic and phrase. A window that began before the history
+    did is cut to where it begins, and the report says so."""
+    now = time.time()
+    begun = now - 900  # a gateway installed 15 minutes ago
+    facts: list[tuple[str, dict]] = [("start", {"t": begun, "version": "0.1.0"})]
+
+    def said(at: float, topic: str, **alarm: str | None) -> None:
+        fact = {"t": at + 1, "seq": len(facts), "topic": topic, "priority": "medium"}
+        facts.append(("outcome", {**fact, "outcome": "spoken", "received": at, **alarm}))
+
+    say_topics = ("cosyedge/say", "cosyedge/http/say", "cosyedge/notify", "hermes/tts/say")
+    for i, topic in enumerate(say_topics):
+        for k in range(3):
+            said(begun + 60 + i * 100 + k * 10, topic, alarm=None)
+            said(begun + 61 + i * 100 + k * 10, topic)
+    for k in range(3):  # one source thrice within a minute: chattering
+        said(begun + 600 + k * 10, "plant/3/temperature", alarm="plant/3/temperature")
+    for text in ("Belt stopped.", "Belt stopped.", "Belt running."):  # `alarm: phrase`
+        said(begun + 700, "plant/board", alarm=f"plant/board: {text}")
+    write_history(tmp_path / "state" / "history", facts)
+    config = tmp_path / "site.yaml"
+    config.write_text(f"state_dir: {tmp_path}/state\n")
+
+    def kpi(*args: str) -> subprocess.CompletedProcess[str]:
+        return cosyedge("report", "kpi", "--config", str(config), *args)
+
+    found = json.loads(kpi("--since", "7d", "--format", "json").stdout)
+    assert found["alarms"] == 6 and found["chattering"] == ["plant/3/temperature"]
+    assert dict(found["top10"]) == {
+        "plant/3/temperature": 3,
+        "plant/board: Belt stopped.": 2,
+        "plant/board: Belt running.": 1,
+    }
+    assert found["start"] == found["history_begins"] == begun
+    assert found["asked_start"] < begun - 6 * DAY_S and found["periods"] <= 3
+    assert math.isclose(found["alarms_per_hour"], 6 / ((found["end"] - begun) / 3600))
+    table = kpi("--since", "7d").stdout
+    assert "Only 15 min of the 7 d asked for" in table, table
+    assert "is covered: the alarm history begins" in table
+    ahead = kpi("--since", "1h", "--until", "2099-01-01")
+    assert "the rest is still to come" in ahead.stdout, ahead.stderr
+    before = kpi("--since", "30d", "--until", "20d")
+    assert before.returncode == 2 and "after the window asked for ends" in before.stderr
 
 
 DAMAGE = [

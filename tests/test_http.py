@@ -167,8 +167,8 @@ def test_say_takes_the_alert_path_and_refuses_bad_requests_whole(
     assert 0 < m[("cosyedge_memory_rss_bytes", ())] < m[("cosyedge_memory_ceiling_bytes", ())]
     assert ("cosyedge_queue_depth", ()) in m and ("cosyedge_reports_unconfirmed", ()) in m
     # Two phrases synthesized, each computed in some fraction of its length (or more).
-    assert m[("cosyedge_synthesis_rtf_count", (("lang", "en"),))] >= 2
-    assert m[("cosyedge_synthesis_rtf_sum", (("lang", "en"),))] > 0
+    assert m[("cosyedge_synthesis_rtf_ratio_count", (("lang", "en"),))] >= 2
+    assert m[("cosyedge_synthesis_rtf_ratio_sum", (("lang", "en"),))] > 0
     assert m[("cosyedge_journal_fsync_seconds_count", ())] >= 3  # each alert, and more
     assert m[("cosyedge_cache_evictions_total", ())] == 0
     assert m[("cosyedge_memory_sheds_total", (("what", "refusals"),))] == 0
@@ -252,9 +252,9 @@ def test_synthesis_streams_each_clause_as_it_is_rendered_then_comes_from_the_cac
     assert (status, got["Content-Type"], got["X-Sample-Rate"]) == (200, "audio/pcm", "24000")
     assert pcm == streamed
     for bad, field in (
-        ({"input": "hi", "voice": "alloy"}, "voice"),
+        ({"input": "hi", "voice": "cosy"}, "voice"),
         ({"input": "hi", "response_format": "mp3"}, "response_format"),
-        ({"input": "hi", "speed": 2}, "speed"),
+        ({"input": "hi", "speed": 5}, "speed"),
     ):
         status, answer, _ = call(http_port, "POST", "/v1/audio/speech", bad)
         assert (status, answer["field"]) == (400, field)
