@@ -81,12 +81,20 @@ def journal(box: Box, since: str = "") -> str:
     return box.sh(f"journalctl -u {UNIT} --no-pager -o cat {since}").stdout
 
 
+def ready_after_start(box: Box) -> float:
+    """Seconds from the service's exec to its READY, as systemd timed them."""
+    started = int(box.show(UNIT, "ExecMainStartTimestampMonotonic"))
+    return (int(box.show(UNIT, "ActiveEnterTimestampMonotonic")) - started) / 1e6
+
+
 def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_shipped(box):
     shipped = (REPO / "systemd/cosyedge.service").read_text()
     assert box.read(f"/lib/systemd/system/{UNIT}") == shipped
-    started = int(box.show(UNIT, "ExecMainStartTimestampMonotonic"))
-    ready = int(box.show(UNIT, "ActiveEnterTimestampMonotonic"))
-    print(f"box: READY {(ready - started) / 1e6:.2f} s after start")
+    first = ready_after_start(box)  # the package started it: its first start, state made
+    box.sh(f"systemctl restart {UNIT}", timeout=300)
+    warm = ready_after_start(box)
+    # The figures docs/operations.md quotes ("Measured for operations"), printed with -s.
+    print(f"box: READY {first:.2f} s after the first start, {warm:.2f} s after a warm restart")
     assert "mqtt: connected" in box.show(UNIT, "StatusText")
     # One broker: the system Mosquitto, on every loopback address; the service started none.
     assert box.show("mosquitto.service", "ActiveState") == "active"
