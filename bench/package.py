@@ -49,7 +49,11 @@ def measure(tmp: Path) -> dict[str, float]:
     for deb in (Path(line) for line in printed.split()):
         name = deb.name.split("_")[0]
         figures[f"lintian_{name}_s"] = timed([*LINTIAN, str(deb)], clone)[0]
-        figures[f"size_{name}_mb"] = deb.stat().st_size / 1e6
+        figures[f"size_{name}_mib"] = deb.stat().st_size / 2**20
+        installed = subprocess.run(
+            ["dpkg-deb", "-f", str(deb), "Installed-Size"], capture_output=True, text=True
+        )
+        figures[f"installed_{name}_mib"] = int(installed.stdout) / 1024  # dpkg counts KiB
     return figures
 
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,19 +48,34 @@ def free_port() -> int:
 
 
 def run_once(config: Path, env: dict[str, str], notify: socket.socket) -> dict[str, float]:
-    """One start to READY: seconds to READY, and to the first of each STATUS's phase."""
+    """One start to READY: seconds to READY, to the first of each STATUS's phase, and to each
+    kept file the start made (its log line)."""
     started = time.monotonic()
     daemon = subprocess.Popen(
         [sys.executable, "-m", "cosyedge", "run", "--config", str(config)],
         cwd=REPO,
         env=env,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    made: dict[str, float] = {}
+    reader = threading.Thread(target=_made, args=(daemon, started, made), daemon=True)
+    reader.start()
     try:
-        return _until_ready(notify, started)
+        return {**_until_ready(notify, started), **made}
     finally:
         daemon.terminate()
         daemon.wait(timeout=60)
+
+
+def _made(daemon: subprocess.Popen, started: float, made: dict[str, float]) -> None:
+    """When each kept file was made, from the daemon's log: `made <what> (...)`, `saved
+    optimized model for <model>`."""
+    assert daemon.stderr is not None
+    for line in daemon.stderr:
+        found = re.search(r"(made [^(]+?) \(|(saved optimized model for \S+)", line)
+        if found:
+            made.setdefault(found.group(1) or found.group(2), time.monotonic() - started)
 
 
 def _until_ready(notify: socket.socket, started: float) -> dict[str, float]:
