@@ -1,17 +1,21 @@
-"""Reloads under attack, on the real daemon and a real Mosquitto: a change of connection never
-loses a report."""
+"""Reloads under attack, on the real daemon, a real Mosquitto and `cosyedge reload`: a change
+of connection never loses a report, the command names the file the daemon actually read, and
+a reload to a broker that does not answer is told as such while the daemon keeps watching
+itself."""
 
 from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from support import Listener, free_port, site_yaml, wait_until
+from support import Listener, free_port, publish, site_yaml, wait_until
 
 REPORT = "cosyedge/report"
 QUICK = "  reconnect_max_s: 2\n"  # a broker that comes back is found again within seconds
@@ -36,6 +40,17 @@ def say(http_port: int, text: str, alert_id: str) -> int:
     with urllib.request.urlopen(request, timeout=60) as answer:
         assert answer.status == 202
         return json.loads(answer.read())["seq"]
+
+
+def reload_command(daemon, config: Path, *extra: str) -> list[str]:
+    """`cosyedge reload` as systemd's ExecReload runs it, naming `config`."""
+    command = [sys.executable, "-m", "cosyedge", "reload", "--config", str(config)]
+    return [*command, "--pid", str(daemon.process.pid), *extra]
+
+
+def reload(daemon, *extra: str, config: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = reload_command(daemon, config or daemon.config, *extra)
+    return subprocess.run(command, capture_output=True, text=True, env=daemon.env, timeout=120)
 
 
 def sighup(daemon, count: int) -> None:
@@ -202,3 +217,113 @@ def test_reports_made_while_the_connection_changes_again_and_again_all_reach_the
         listener.close()
         journal.stop()
     assert unsent_seqs(good.state_dir) == []
+
+
+# --- 2. the file the daemon read is the file the operator named --------------------------------
+
+
+def test_reload_naming_a_file_the_daemon_does_not_run_fails_naming_both(
+    broker, make_daemon, tmp_path
+):
+    """`cosyedge reload --config OTHER`: a running daemon rereads the file it was started
+    with, so naming another one fails (exit 4, both files named) and the daemon is not even
+    signalled; its own file under another name (a symlink, a relative path) is its file."""
+    http_port = free_port()
+    daemon = make_daemon(config_text(broker.port, tmp_path, http_port, say="Own: "))
+    other = tmp_path / "other.yaml"  # same state_dir: the daemon's answers are where it looks
+    other.write_text(config_text(broker.port, tmp_path, http_port, say="Other: "))
+    done = reload(daemon, config=other)
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert str(other) in done.stderr and str(daemon.config) in done.stderr, done.stderr
+    elsewhere = tmp_path / "elsewhere.yaml"  # another state_dir: the daemon answers elsewhere
+    elsewhere.write_text(config_text(broker.port, tmp_path / "elsewhere", http_port))
+    done = reload(daemon, "--timeout", "20", config=elsewhere)
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert str(elsewhere) in done.stderr and str(daemon.config) in done.stderr, done.stderr
+    assert "configuration reloaded from" not in daemon.log()  # never signalled
+
+    link = tmp_path / "link.yaml"
+    link.symlink_to(daemon.config)
+    for named in (link, Path(daemon.config.name)):
+        command = reload_command(daemon, named)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=daemon.env, cwd=daemon.directory
+        )
+        assert done.returncode == 0, (done.stdout, done.stderr)
+        assert done.stdout.startswith("cosyedge reload: applied"), done.stdout
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "mine", "id": "own-1"}))
+    daemon.wait_for_log(r"spoke alert own-1 .* text='Own: mine'")
+
+
+# --- 3. a broker that does not acknowledge: told, and the daemon keeps watching itself -------
+
+
+def test_a_reload_onto_a_broker_that_does_not_answer_is_told_and_never_stalls_the_daemon(
+    broker, make_daemon, notify_socket, tmp_path
+):
+    """Reloaded onto a port where no broker listens, the configuration is in force at once
+    (the status says the broker is not connected), the watchdog is petted on, and `cosyedge
+    reload` says that the broker has not acknowledged the subscriptions, with exit 3; a
+    reload back is acknowledged (exit 0)."""
+    http_port = free_port()
+    good = config_text(broker.port, tmp_path, http_port)
+    daemon = make_daemon(good, env=notify_socket.env(watchdog_s=2))
+    dead = free_port()
+    daemon.config.write_text(config_text(dead, tmp_path, http_port))
+    since = time.monotonic()
+    done = reload(daemon)
+    reloading, _ = notify_socket.wait_for("RELOADING", "1", since=since)
+    answered, _ = notify_socket.wait_for("READY", "1", since=reloading)
+    pets = [t for t, _ in notify_socket.with_key("WATCHDOG", since=reloading) if t < answered]
+    assert len(pets) >= 3, f"{len(pets)} watchdog pets in the {answered - reloading:.1f} s wait"
+    told, _ = notify_socket.wait_for("STATUS", r"mqtt: disconnected", since=reloading)
+    assert told < answered, "the status did not follow while the reload waited"
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert f"127.0.0.1:{dead}" in done.stderr, done.stderr
+    assert "in force" in done.stderr and "not acknowledged" in done.stderr, done.stderr
+    say(http_port, "Still speaking.", "d-1")  # the HTTP API answers meanwhile, alerts are said
+    daemon.wait_for_log(r"spoke alert d-1 ", timeout=60)
+
+    daemon.config.write_text(good)
+    done = reload(daemon)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.stdout.startswith("cosyedge reload: applied"), done.stdout
+
+
+def test_reloads_during_a_broker_outage_and_one_upon_another_are_each_answered(
+    broker, make_daemon, tmp_path
+):
+    """A template added while the broker is away cannot be acknowledged (exit 3) and is heard
+    once the broker is back; a second reload while the first waits answers the first, and
+    the daemon ends on the configuration of the last."""
+    http_port = free_port()
+    daemon = make_daemon(config_text(broker.port, tmp_path, http_port))
+    broker.kill()
+    daemon.wait_for_log(r"MQTT connection lost")
+    added = '  - {topic: "plant/added", text: "Added: {text}"}\n'
+    with_added = config_text(broker.port, tmp_path, http_port).replace("http:", added + "http:")
+    daemon.config.write_text(with_added)
+    done = reload(daemon)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    broker.start()
+    daemon.wait_for_log(r"subscribed to \d+ topic filters", count=2)
+    publish(broker.port, "plant/added", json.dumps({"text": "back", "id": "a-1"}))
+    daemon.wait_for_log(r"spoke alert a-1 .* text='Added: back'", timeout=60)
+
+    daemon.config.write_text(config_text(free_port(), tmp_path, http_port))
+    waiting = subprocess.Popen(
+        reload_command(daemon, daemon.config),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=daemon.env,
+    )
+    daemon.wait_for_log(r"configuration reloaded from ", count=2)
+    daemon.config.write_text(config_text(broker.port, tmp_path, http_port, say="Last: "))
+    done = reload(daemon)
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 3, (out, err)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    wait_until(lambda: daemon.log().count("configuration reloaded from ") == 3, 10, "3 reloads")
+    publish(broker.port, "cosyedge/say", json.dumps({"text": "end", "id": "a-2"}))
+    daemon.wait_for_log(r"spoke alert a-2 .* text='Last: end'", timeout=60)
