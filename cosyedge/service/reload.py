@@ -119,10 +119,10 @@ class Answers:
 
     def take(self, applied: bool, detail: str, broker: str, began: float) -> None:
         """A reload done, taken up at `began` (monotonic): `applied` or not, `detail` saying
-        how; `broker` the host:port of the session in force. The reload before it must have
-        been answered (`settle`) before this one changed the link: its answer is about its own
-        session."""
-        assert self._waiting is None, "the reload before was not answered"
+        how; `broker` the host:port of the session in force. Settle the reload before it
+        first, before this one changes the link: its answer is about its own session (one
+        still waiting here is answered as it stands, rather than never)."""
+        self.settle("before another reload followed")
         self.generation += 1
         self._waiting = _Waiting(applied, detail, broker, began)
 
