@@ -69,7 +69,13 @@ class Observer:
         """The MQTT session connected (paho's network thread)."""
 
     def published(self, mid: int) -> None:
-        """The broker acknowledged message `mid` (paho's network thread)."""
+        """The broker acknowledged message `mid` (paho's network thread). Ids are unique
+        across the sessions a daemon makes (mqtt/link.py)."""
+
+    def replaced(self, ids: range) -> None:
+        """The MQTT session that gave out the message ids `ids` was closed for a new one (a
+        reload changed the connection; the daemon's main thread). What it published and was
+        not acknowledged by then never will be: it is lost unless published again."""
 
 
 class Observers(Observer):
@@ -124,3 +130,6 @@ class Observers(Observer):
 
     def published(self, mid: int) -> None:
         self._tell("published", mid)
+
+    def replaced(self, ids: range) -> None:
+        self._tell("replaced", ids)
