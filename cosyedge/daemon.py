@@ -88,7 +88,7 @@ class Daemon:
         self.beside = build_beside(self.core, start)
         self.parts = list(self.beside.parts)  # beside the alert path, in the order they start
         # Reconfigured and ticked with them, started and stopped in their place.
-        self.path: list[Component] = [self.core.door, self.core.link]
+        self.path: list[Component] = [self.core.door, self.core.link, self.core.state_watch]
         self.answers = Answers(config.state_dir / ANSWER_FILE, config_path, self.core.link)
 
     def snapshot(self, detail: Detail | None = None) -> Snapshot:
@@ -199,8 +199,8 @@ class Daemon:
         cache = core.speech.renderer.cache
         if not cache.writable:
             core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
-        for name, reason in self.beside.unstarted.items():
-            core.health.fault(name, reason)
+        for name, reason in {**self.beside.unstarted, "state": core.state_watch.reason}.items():
+            core.health.set(name, reason)
         if self.refused is not None:
             core.health.fault("config", self.refused)
 

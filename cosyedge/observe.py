@@ -35,6 +35,12 @@ class Observer:
         """`part` (journal, reports, history, cache, wyoming, ...) is failing for `reason`, or
         works again (None)."""
 
+    def unkept(self, what: str, problem: str | None) -> None:
+        """`what` (an optimized graph, the last good configuration, the canary key, ...) could
+        not be written into the state directory for `problem` (a full, read-only or failing
+        disk), and is held in memory or done without instead; or (None) it was kept there
+        after all."""
+
     def fault(self, name: str, fault: Fault | None) -> None:
         """A fault of the alarm system began, or its reason changed (`fault`), or it ended
         (None)."""
@@ -97,6 +103,9 @@ class Observers(Observer):
 
     def trouble(self, part: str, reason: str | None) -> None:
         self._tell("trouble", part, reason)
+
+    def unkept(self, what: str, problem: str | None) -> None:
+        self._tell("unkept", what, problem)
 
     def fault(self, name: str, fault: Fault | None) -> None:
         self._tell("fault", name, fault)
