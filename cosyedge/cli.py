@@ -215,6 +215,10 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
+    # onnxruntime (1.2x, Linux) keeps a telemetry device id and database under ~/.cache when
+    # it loads; an offline gateway sends none and writes only the directories it is given.
+    # Set before anything loads it; the processes it starts inherit it.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     args = build_parser().parse_args(argv)
     builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
     if builds and not _builders_here(args):
