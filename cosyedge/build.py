@@ -148,7 +148,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
     )
-    selfwatch = SelfWatch(config, health, telling, publish, beats)
+    selfwatch = SelfWatch(config, health, telling, publish, beats, observers, faults)
     observers.add(selfwatch)
     observers.add(reporter)
     door = Door(config, journal, desk, (selfwatch,), observers)

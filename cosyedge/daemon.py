@@ -27,7 +27,6 @@ from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.model import error_text
 from cosyedge.mqtt.broker import LocalBroker
-from cosyedge.service.canary import StateDirUnusable
 from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import ANSWER_FILE, Answers, effective_config
 from cosyedge.speech.allocator import one_malloc_arena
@@ -37,7 +36,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 
-__all__ = ["CannotStart", "Daemon", "StateDirUnusable", "VoiceFailed", "open_daemon"]
+__all__ = ["CannotStart", "Daemon", "VoiceFailed", "open_daemon"]
 
 
 class CannotStart(RuntimeError):
@@ -57,8 +56,6 @@ def open_daemon(path: Path | None) -> Daemon:
             log.error("configuration refused: %s", "; ".join(plan.problems))
         try:
             return Daemon(choice.config, path, refused, choice.origin, notifier)
-        except StateDirUnusable:
-            raise  # the last good configuration is kept there too; exit 2 would never restart
         except Exception as exc:  # whatever stops this configuration, the next one is tried
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
@@ -84,12 +81,16 @@ class Daemon:
         self._reload = threading.Event()
         self._synthesizing = False  # a synthesis did not stop at shutdown
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
-        self.core = build_core(config, start, Faults.from_env())
+        self.faults = Faults.from_env()
+        self.core = build_core(config, start, self.faults)
         self.beside = build_beside(self.core, start)
         self.parts = list(self.beside.parts)  # beside the alert path, in the order they start
         # Reconfigured and ticked with them, started and stopped in their place.
         self.path: list[Component] = [self.core.door, self.core.link, self.core.state_watch]
-        self.answers = Answers(config.state_dir / ANSWER_FILE, config_path, self.core.link)
+        answers = config.state_dir / ANSWER_FILE
+        self.answers = Answers(
+            answers, config_path, self.core.link, self.core.observers, self.faults
+        )
 
     def snapshot(self, detail: Detail | None = None) -> Snapshot:
         """The daemon's state now: the alert path's part, then each component's; `detail`:
@@ -129,7 +130,8 @@ class Daemon:
         mqtt = self.config.mqtt
         if not mqtt.local_broker:
             return None
-        broker = LocalBroker(mqtt.host, mqtt.port, self.config.state_dir / "mosquitto")
+        persist = self.config.state_dir / "mosquitto"
+        broker = LocalBroker(mqtt.host, mqtt.port, persist, self.core.observers)
         try:
             broker.start()
         except (RuntimeError, OSError) as exc:
@@ -155,7 +157,7 @@ class Daemon:
         # may reach the broker after the one published at it, and be the one retained.
         core.link.start()
         if self.origin == FILE:
-            lastgood.save(self.config, self.config_path)
+            lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         watchdog = Watchdog(self.notifier, core.beats)
         while not core.link.subscribed.is_set():
             target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
@@ -259,7 +261,7 @@ class Daemon:
             return False, f"failed while applying it: {error_text(exc)}"
         self.refused, self.origin = None, FILE  # the file is in force: no longer refused
         self.core.health.clear("config")
-        lastgood.save(self.config, self.config_path)
+        lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         return True, detail
 
     def _apply(self, new: Config) -> str:

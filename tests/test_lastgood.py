@@ -19,6 +19,7 @@ from cosyedge import build, cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
+from cosyedge.speech.kept import SavedDir
 
 RICH = """
 mqtt: {{host: broker.plant, port: 8883, username: gw, password_file: {dir}/password}}
@@ -229,26 +230,6 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
         daemon_module.open_daemon(None)
 
 
-def test_a_state_dir_that_cannot_keep_the_canary_key_ends_the_start_without_fallbacks(
-    tmp_path, monkeypatch
-):
-    """Exit 1 and a restart, as for the journal, not the fallbacks (the last good one is kept
-    in the same directory) ending in exit 2, which the unit never restarts."""
-    tried = []
-
-    def unreachable(config, *args, **kwargs):
-        tried.append(config)
-        denied = PermissionError(13, "Permission denied", str(config.state_dir / "canary.key"))
-        raise daemon_module.StateDirUnusable(denied)
-
-    monkeypatch.setattr(daemon_module, "Daemon", unreachable)
-    path = tmp_path / "site.yaml"
-    path.write_text(f"state_dir: {tmp_path}/state\n")
-    with pytest.raises(OSError, match=r"^\[Errno 13\] Permission denied: '.*/state/canary\.key'$"):
-        daemon_module.open_daemon(path)
-    assert len(tried) == 1
-
-
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()
@@ -257,7 +238,7 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        build._voice(config, "en")
+        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"))
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):

@@ -13,6 +13,7 @@ Whatever is run instead of the file is the fault `config`, with the file's reaso
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -29,10 +30,13 @@ import yaml
 
 from cosyedge.config.loader import ConfigError, build_config, config_text, load_config
 from cosyedge.config.schema import Config
+from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
 LAST_GOOD_FILE = "last-good.json"
+KEPT_AS = "the last good configuration"  # as the fault `state` names it
 FILE = "file"  # the origins of what a start runs
 LAST_GOOD = "last good"
 SAFE_CORE = "safe core"
@@ -71,21 +75,34 @@ def _digest(data: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def save(config: Config, source: Path | None) -> None:
+def save(
+    config: Config,
+    source: Path | None,
+    observer: Observer | None = None,
+    faults: Faults | None = None,
+) -> None:
     """Keep `config` as the last good one in its `state_dir`, replacing the file whole (a
-    crash leaves the old one or the new one). A failure is logged, never raised: the daemon
-    runs either way."""
+    crash or a full disk leaves the old one or the new one, and no temporary file). A failure
+    is logged and told to `observer` as not kept, never raised: the daemon runs either way
+    (`faults`: site `state.write`)."""
     data = config_data(config)
     record = {"source": str(source) if source else None, "sha256": _digest(data)}
     record |= {"saved_at": time.time(), "config": data}
     path = config.state_dir / LAST_GOOD_FILE
     temp = path.with_name(f".{path.name}.tmp")
+    told = observer or Observer()
     try:
+        (faults or Faults()).check("state.write", str(path))
         _write_synced(temp, json.dumps(record, indent=1))
         os.replace(temp, path)
         _sync_dir(path.parent)
     except OSError as exc:
         log.error("cannot keep the last good configuration in %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        told.unkept(KEPT_AS, exc.strerror or str(exc))
+    else:
+        told.unkept(KEPT_AS, None)
 
 
 def _write_synced(path: Path, text: str) -> None:

@@ -20,6 +20,7 @@ fails, saying why, on a refused configuration, another file, or an unacknowledge
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -32,6 +33,8 @@ from pathlib import Path
 from typing import Protocol
 
 from cosyedge.config.schema import Config
+from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
@@ -106,9 +109,18 @@ class Answers:
     in force are acknowledged, or once SUBSCRIBE_WAIT_S have passed (saying they are not).
     A reload taken while another waits answers the other as it stands first; so does a stop."""
 
-    def __init__(self, path: Path, config: Path | None, link: Subscriptions) -> None:
-        """`config`: the file the daemon reads at each reload; None for the embedded defaults."""
+    def __init__(
+        self,
+        path: Path,
+        config: Path | None,
+        link: Subscriptions,
+        observer: Observer | None = None,
+        faults: Faults | None = None,
+    ) -> None:
+        """`config`: the file the daemon reads at each reload; None for the embedded defaults.
+        `observer` is told when an answer cannot be written (`faults`: site `state.write`)."""
         self.path, self.link = path, link
+        self.observer, self.faults = observer, faults
         self.config = os.path.abspath(config) if config is not None else None
         self.generation = 0
         self._waiting: _Waiting | None = None
@@ -165,18 +177,28 @@ class Answers:
         self._write(answer)
 
     def _write(self, answer: ReloadAnswer) -> None:
-        write_answer(self.path, answer)
+        write_answer(self.path, answer, self.observer, self.faults)
 
 
-def write_answer(path: Path, answer: ReloadAnswer) -> None:
-    """Replace the answer at `path` whole; a failure is logged, never raised: the reload
-    itself has happened either way."""
+def write_answer(
+    path: Path, answer: ReloadAnswer, observer: Observer | None = None, faults: Faults | None = None
+) -> None:
+    """Replace the answer at `path` whole; a failure is logged and told to `observer` as not
+    kept (`faults`: site `state.write`), never raised: the reload itself has happened either
+    way, and `cosyedge reload` times out saying it had no answer."""
     temp = path.with_name(f".{path.name}.tmp")
+    told = observer or Observer()
     try:
+        (faults or Faults()).check("state.write", str(path))
         temp.write_text(json.dumps(dataclasses.asdict(answer)))
         os.replace(temp, path)
     except OSError as exc:
         log.error("cannot write the reload answer to %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        told.unkept("the reload answer", exc.strerror or str(exc))
+    else:
+        told.unkept("the reload answer", None)
 
 
 def read_answer(path: Path) -> ReloadAnswer | None:
