@@ -218,7 +218,10 @@ def _unreachable_state_dir(tmp_path: Path) -> None:
     done = subprocess.run(run, **how)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr, done.stderr
-    assert f"cosyedge run: [Errno 13] Permission denied: '{hidden / 'state'}" in done.stderr
+    assert (
+        "cosyedge run: state_dir: cannot keep the alert journal there: [Errno 13] Permission "
+        f"denied: '{hidden / 'state'}'"
+    ) in done.stderr
 
 
 def test_what_the_voices_cannot_say_is_never_reported_spoken(
