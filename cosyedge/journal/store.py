@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -146,16 +147,19 @@ class Journal:
 
     def _lock_file(self) -> int:
         """What the lock is taken on: `journal.lock`, opened for reading (a lock needs no
-        more), so a read-only state_dir is held too; where it cannot be made (a full disk),
-        the directory itself, as a daemon that cannot make it either takes it."""
+        more), so a read-only state_dir is held too; where the disk has no room for it or is
+        read-only, the directory itself, as a daemon that cannot make it either takes it.
+        Raises OSError for anything else (a lock file it may not read)."""
+        lock = self.path.with_suffix(".lock")
         try:
-            return os.open(
-                self.path.with_suffix(".lock"), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
+            return os.open(lock, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+                raise
             log.warning(
-                "journal %s: cannot make its lock file (%s): locking the directory",
+                "journal %s: cannot make %s (%s): locking the directory",
                 self.path,
+                lock.name,
                 os_problem(exc),
             )
             return os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
