@@ -98,17 +98,21 @@ def _stale(path: Path) -> bool:
     """Whether the temporary file's writer is gone: its pid is not running, or (a name
     without one) it was not touched for LEGACY_TEMP_S."""
     pid = path.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]
-    if not pid.isdigit():
-        with contextlib.suppress(OSError):
-            return time.time() - path.stat().st_mtime > LEGACY_TEMP_S
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # another user's process: running
-        return False
+    if pid.isdigit():
+        return not _running(int(pid))
+    with contextlib.suppress(OSError):
+        return time.time() - path.stat().st_mtime > LEGACY_TEMP_S
     return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
 
 
 def problem_of(exc: BaseException) -> str:

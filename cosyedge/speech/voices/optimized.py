@@ -155,18 +155,12 @@ class SavedModels:
             tmp.unlink()
 
     def commit(self, model: Path, key: str, tmp: Path) -> None:
-        """Keep the graph onnxruntime wrote to `tmp` under `key`: its record first, then the
-        graph renamed into place (a reader that finds the graph finds its record). A failure
-        is told and leaves neither; `tmp` is gone either way."""
+        """Keep the graph onnxruntime wrote to `tmp` under `key`; a failure is told and keeps
+        no graph. `tmp` is gone either way."""
         try:
             if tmp.stat().st_size == 0:
                 return  # onnxruntime did not write it (nothing to optimize): nothing to keep
-            path = self.path(model, key)
-            self.saved.check(path)
-            record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
-            record["onnxruntime"] = ort.__version__
-            write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
-            os.replace(tmp, path)
+            path = self._place(model, key, tmp)
         except OSError as exc:
             self.unsaved(model, exc)
             return
@@ -175,6 +169,17 @@ class SavedModels:
         log.info("saved optimized model for %s in %s", model.name, path)
         self.saved.unkept(graph_of(model), None)
         self._prune(model, path)
+
+    def _place(self, model: Path, key: str, tmp: Path) -> Path:
+        """Its record first, then the graph renamed into place: a reader that finds the graph
+        finds its record, and a record without its graph is never read."""
+        path = self.path(model, key)
+        self.saved.check(path)
+        record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
+        record["onnxruntime"] = ort.__version__
+        write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
+        os.replace(tmp, path)
+        return path
 
     def _prune(self, model: Path, kept: Path) -> None:
         for old in self.directory.glob(f"{self._prefix(model)}*.onnx"):
