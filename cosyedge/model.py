@@ -47,6 +47,10 @@ class Alert:
     id: str
     priority: str | None = None
     received: float = field(default_factory=time.time)
+    # Payload fields no phrase can hold (arrays, objects, null), by name: their JSON type in
+    # words. Kept apart from `fields`, so that what uses one says it has the wrong type
+    # rather than that it is missing.
+    wrong: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

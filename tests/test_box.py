@@ -126,6 +126,19 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
     broken = box.run("systemctl", "reload", UNIT)
     assert broken.returncode != 0
     assert "mqtt.port: expected an integer" in journal(box)
+    # A broker that does not answer: in force, but the reload fails, saying so, and the
+    # service stays up on it.
+    box.write(CONFIG, original.replace("  port: 1883\n", "  port: 1999\n", 1))
+    deaf = box.run("systemctl", "reload", UNIT)
+    assert deaf.returncode != 0
+    assert "127.0.0.1:1999 has not acknowledged its subscriptions" in journal(box)
+    assert box.show(UNIT, "ActiveState") == "active"
+    assert "mqtt: disconnected" in box.show(UNIT, "StatusText")
+    # Another file than the service's: refused, the daemon not signalled.
+    box.write("/root/other.yaml", "state_dir: /var/lib/cosyedge\n" + original)
+    other = box.run("cosyedge", "reload", "--config", "/root/other.yaml", "--pid", pid)
+    assert other.returncode == 4, other.stderr
+    assert f"process {pid} runs {CONFIG}, not /root/other.yaml" in other.stderr
     box.write(CONFIG, original)
     box.sh(f"systemctl reload {UNIT}")
     assert box.show(UNIT, "MainPID") == pid  # never restarted

@@ -218,7 +218,10 @@ def _unreachable_state_dir(tmp_path: Path) -> None:
     done = subprocess.run(run, **how)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr, done.stderr
-    assert f"cosyedge run: [Errno 13] Permission denied: '{hidden / 'state'}" in done.stderr
+    assert (
+        "cosyedge run: state_dir: cannot keep the alert journal there: [Errno 13] Permission "
+        f"denied: '{hidden / 'state'}'"
+    ) in done.stderr
 
 
 def test_what_the_voices_cannot_say_is_never_reported_spoken(
@@ -248,9 +251,9 @@ def test_what_the_voices_cannot_say_is_never_reported_spoken(
     listener.close()
     rejected = sorted(r["reason"] for r in reports if r["outcome"] == "rejected")
     assert rejected == [
+        "missing field 'text' for template 'cosyedge/say' (it is empty)",  # invisible only
         "nothing to say in en",
         f"nothing to say in en (left out, no voice reads its script: {russian!r})",
-        "nothing to say in en: template 'cosyedge/say' rendered nothing",
     ]
     by_id = {r["id"]: r for r in reports if "id" in r}
     assert by_id["silent"]["outcome"] == "failed"

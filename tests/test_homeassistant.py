@@ -231,7 +231,7 @@ def test_the_configs_follow_home_assistants_schema_and_read_the_status():
         "shelved": ["plant/3/#"],
         "faults": {"audio": "device gone"},
         "restarts_last_hour": 0,
-        "cache_hit_rate": 87.5,
+        "cache_hit_rate": 0.875,
     }
     states = entity_states(found, status)
     prefix = "cosyedge_line_3_gateway_"

@@ -284,7 +284,7 @@ def test_a_token_guards_every_route(broker, alsa_sink, make_daemon, tmp_path):
     daemon.wait_for_log(r"http: 127\.0\.0\.\d+ POST /v1/say 202 \d+ ms")
 
 
-def test_slow_and_surplus_clients_are_refused_and_every_accepted_alert_has_one_outcome(
+def test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_one_outcome(
     broker, alsa_sink, make_daemon, tmp_path
 ):
     http_port = free_port()
@@ -293,7 +293,7 @@ def test_slow_and_surplus_clients_are_refused_and_every_accepted_alert_has_one_o
     reports = Listener(broker.port, REPORT)
     daemon = make_daemon(config)
 
-    # Four clients sending their headers a byte at a time hold every slot ...
+    # Four clients sending their headers a byte at a time, as many as may be served ...
     slow = [socket.create_connection(("127.0.0.1", http_port)) for _ in range(4)]
     stop = threading.Event()
 
@@ -310,19 +310,15 @@ def test_slow_and_surplus_clients_are_refused_and_every_accepted_alert_has_one_o
     for t in threads:
         t.start()
     time.sleep(0.5)
-    # ... so a fifth is answered 503 at once,
-    status, answer, got = call(http_port, "GET", "/healthz")
-    assert status == 503 and got["Retry-After"] == "1", answer
-    # and once their time is up they are cut off and the next one is served.
+    # ... hold none of the four threads: a fifth, sent whole, is served meanwhile,
+    status, answer, _ = call(http_port, "GET", "/healthz")
+    assert status == 200, answer
+    # and once their time is up they are cut off without an answer.
     for s in slow:
         s.settimeout(10)
-        assert _read_all(s) == b""  # closed without an answer
+        assert _read_all(s) == b""
     stop.set()
     daemon.wait_for_log(r"dropped: request not received within 2 s", count=4)
-    # A handler frees its slot just after its socket closes: allow it that instant.
-    wait_until(
-        lambda: call(http_port, "GET", "/healthz")[0] == 200, 5, "a freed slot", interval=0.1
-    )
 
     # A thousand say requests from eight clients at once, four served at a time: each is
     # answered 202, or 503 (busy) and then sent again, and every 202 ends in one outcome.

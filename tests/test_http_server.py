@@ -3,6 +3,7 @@ it cannot parse, text it cannot write and more clients than it serves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -196,3 +197,127 @@ def test_clients_over_the_limit_get_503_not_resets(api):
         "HTTP/1.1 202 Accepted": limit,
     }, counts
     assert time.monotonic() - started < 20
+
+
+def serve(**config: Any) -> tuple[ApiServer, Backend]:
+    backend = Backend()
+    http = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", **config)
+    metrics = Metrics(lambda: Snapshot(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    server = ApiServer(http, backend, OutcomeBoard(), metrics, Turns(backend.busy))
+    server.start()
+    return server, backend
+
+
+SAY_BODY = b'{"text": "Pump one stopped."}'
+SAY = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s" % (len(SAY_BODY), SAY_BODY)
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def test_idle_and_slow_clients_hold_no_thread_a_whole_request_is_answered_at_once():
+    """Four hundred connections that send nothing, their headers a byte at a time, or their
+    body a byte at a time (slowloris) hold no thread meanwhile: a say request and /healthz
+    sent whole get their real answers, within a bound far above any answer's time."""
+    server, _ = serve(timeout_s=60)
+    address = server.server_address[:2]
+    idle = [socket.create_connection(address) for _ in range(150)]
+    slow_heads = [socket.create_connection(address) for _ in range(150)]
+    slow_bodies = [socket.create_connection(address) for _ in range(100)]
+    for s in slow_heads:
+        s.sendall(b"POST /v1/say HTTP/1.1\r\nX-Pad: ")
+    for s in slow_bodies:
+        s.sendall(b'POST /v1/say HTTP/1.1\r\nContent-Length: 10000\r\n\r\n{"text": "')
+    stop = threading.Event()
+
+    def trickle() -> None:  # a byte more from each slow client, every 0.2 s
+        while not stop.wait(0.2):
+            for s in slow_heads + slow_bodies:
+                with contextlib.suppress(OSError):
+                    s.send(b"a")
+
+    trickler = threading.Thread(target=trickle)
+    trickler.start()
+    try:
+        for _ in range(3):
+            for request, status in ((SAY, b"202 Accepted"), (HEALTHZ, b"200 OK")):
+                started = time.monotonic()
+                answer = exchange(server, request, timeout=5)
+                assert answer.startswith(b"HTTP/1.1 " + status), answer[:100]
+                assert time.monotonic() - started < 5
+    finally:
+        stop.set()
+        trickler.join()
+        for s in idle + slow_heads + slow_bodies:
+            s.close()
+        server.stop()
+
+
+def test_over_max_connections_the_oldest_incomplete_is_closed_to_make_room():
+    server, _ = serve(timeout_s=60, max_connections=16)
+    address = server.server_address[:2]
+    held = [socket.create_connection(address, timeout=5) for _ in range(40)]
+    try:
+        assert exchange(server, SAY, timeout=5).startswith(b"HTTP/1.1 202 ")
+        for s in held[:25]:  # 24 made room for the later ones, 1 for the say request
+            with contextlib.suppress(ConnectionResetError):
+                assert s.recv(100) == b""
+        for s in held[25:]:
+            s.setblocking(False)
+            with pytest.raises(BlockingIOError):  # still open, still waiting for its request
+                s.recv(100)
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "method,head,status,header",
+    [
+        ("POST", "Content-Length: -5", 400, "Content-Length"),
+        ("POST", "Content-Length: 5\r\nContent-Length: 5", 400, "Content-Length"),
+        ("POST", "Content-Length: 5\r\nContent-Length: 7", 400, "Content-Length"),
+        ("POST", "Content-Length: 5, 5", 400, "Content-Length"),
+        ("POST", "Content-Length: abc", 400, "Content-Length"),
+        ("POST", "Content-Length: +5", 400, "Content-Length"),
+        ("POST", "Content-Length: 0x10", 400, "Content-Length"),
+        ("POST", "Content-Length: 1_0", 400, "Content-Length"),
+        ("POST", "Content-Length: 5.0", 400, "Content-Length"),
+        ("POST", "Content-Length: 5\r\n 7", 400, "Content-Length"),  # folded onto two lines
+        ("POST", "Content-Length: 99999999999999999999", 413, "Content-Length"),
+        ("POST", "Content-Length: " + "9" * 5000, 413, "Content-Length"),
+        ("POST", "Content-Length: 20000", 413, "Content-Length"),
+        ("POST", "", 411, "Content-Length"),
+        ("POST", "Transfer-Encoding: chunked", 411, "Transfer-Encoding"),
+        ("POST", "Transfer-Encoding: gzip", 411, "Transfer-Encoding"),
+        ("POST", "Transfer-Encoding: chunked\r\nContent-Length: 5", 400, "Transfer-Encoding"),
+        ("POST", "Content-Length: 5\r\nTransfer-Encoding: identity", 400, "Transfer-Encoding"),
+        ("POST", "Content-Length : 5", 400, "head"),  # hides itself and every line after it
+        ("GET", "Content-Length: 5\r\nContent-Length: 6", 400, "Content-Length"),
+    ],
+)
+def test_a_body_framed_ambiguously_is_refused_at_once_naming_the_header(
+    api, method, head, status, header
+):
+    """What could be read two ways (request smuggling) or not at all is refused from the
+    head alone: nothing waits for a body that may never come."""
+    server, _ = api
+    path = "/v1/say" if method == "POST" else "/healthz"
+    extra = f"{head}\r\n" if head else ""
+    started = time.monotonic()
+    answer = exchange(server, f"{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n".encode())
+    assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:200]
+    error = json.loads(answer.partition(b"\r\n\r\n")[2])
+    assert error["header"] == header and error["error"], error
+    assert time.monotonic() - started < 1.5  # answered, not cut off at timeout_s
+
+
+def test_a_client_that_waits_for_100_continue_gets_it_then_its_answer(api):
+    server, _ = api
+    with socket.create_connection(server.server_address[:2], timeout=5) as s:
+        s.sendall(SAY.partition(b"\r\n\r\n")[0] + b"\r\nExpect: 100-continue\r\n\r\n")
+        assert s.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        s.sendall(SAY_BODY)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 202 Accepted\r\n"), answer[:100]

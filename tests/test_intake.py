@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cosyedge.config import AlarmsConfig, parse_config
-from cosyedge.intake.alert import Message
+from cosyedge.intake.alert import Message, hashed_id
 from cosyedge.intake.intake import Intake
 from cosyedge.model import Refusal, RejectedAlert
 from cosyedge.speech.cost import fit
@@ -46,7 +46,7 @@ def test_a_payload_ttl_that_is_no_time_is_rejected(ttl):
     ("config", "text", "reason"),
     [
         (EN_ONLY, "🔥🚨🔥", "nothing to say in en"),
-        (EN_ONLY, "\u200b\u200d\u2060", "nothing to say in en: template 'say' rendered nothing"),
+        (EN_ONLY, "\u200b\u200d\u2060", "missing field 'text' for template 'say' (it is empty)"),
         (EN_ONLY, "— … !", "nothing to say in en"),
         (EN_ONLY, "第三线故障", "nothing to say in en (left out, no zh voice: '第三线故障')"),
         (
@@ -124,12 +124,16 @@ def test_a_phrase_of_the_worst_numbers_is_said_within_max_spoken_s(topic, fields
 @pytest.mark.parametrize(
     ("payload", "known"),
     [
-        (b'{"id": "b-emoji", "text": "\\ud83d\\udd25\\ud83d\\udea8"}', {"id": "b-emoji"}),
-        (b'{"id": "b-blank", "text": "   "}', {"id": "b-blank"}),
-        (b'{"id": "broken', {}),  # unreadable: seq and topic are all there is
+        (
+            b'{"id": "b-emoji", "text": "\\ud83d\\udd25\\ud83d\\udea8", "priority": "low"}',
+            {"id": "b-emoji", "priority": "low"},
+        ),
+        (b'{"id": "b-blank", "text": "   "}', {"id": "b-blank", "priority": "medium"}),
+        # Unreadable: named as any message without an id, said at its template's priority.
+        (b'{"id": "broken', {"id": hashed_id("say", b'{"id": "broken'), "priority": "medium"}),
     ],
 )
-def test_a_rejected_message_names_its_id_where_its_payload_can_be_read(payload, known):
+def test_a_rejected_message_names_its_id_and_priority_as_an_alert_would(payload, known):
     intake = Intake(parse_config(EN_ONLY))
     reading = intake.read(Message("say", payload), 1, 0.0, 0.0)
     assert isinstance(reading, Refusal) and reading.kind == "rejected"

@@ -9,7 +9,9 @@ from cosyedge.config import TemplateConfig
 from cosyedge.config.syntax import check_template
 from cosyedge.intake.alert import MAX_ID_CHARS, parse_alert
 from cosyedge.intake.templates import TemplateSet, plain_text
-from cosyedge.model import Alert, RejectedAlert
+from cosyedge.model import PRIORITIES, Alert, RejectedAlert
+
+KNOWN = ", ".join(PRIORITIES)
 
 
 def render(topic_filter: str, text: str, topic: str, body: bytes, **kw):
@@ -128,8 +130,9 @@ def test_missing_field_is_rejected_with_its_name():
         render("t", "{value}", "t", b'{"other": 1}')
 
 
-def test_nested_values_are_not_fields():
-    with pytest.raises(RejectedAlert, match="missing field 'obj'"):
+def test_nested_values_are_no_values_to_say_and_say_so():
+    wrong = r"field 'obj': expected a string, number or boolean, got an object"
+    with pytest.raises(RejectedAlert, match=wrong):
         render("t", "{obj}", "t", b'{"obj": {"a": 1}}')
 
 
@@ -268,30 +271,32 @@ def test_long_ids_keep_a_readable_start_and_two_of_them_stay_two():
     ("given", "note"),
     [
         ('"urgent"', "priority: unknown value 'urgent', used low"),
-        ("5", "priority: unknown value 5, used low"),
-        ("true", "priority: unknown value True, used low"),
-        ('["high"]', "priority: unknown value (a list), used low"),
-        ('{"level": "high"}', "priority: unknown value (an object), used low"),
+        ("5", f"priority: expected one of {KNOWN}, got a number; used low"),
+        ("true", f"priority: expected one of {KNOWN}, got a boolean; used low"),
+        ('["high"]', f"priority: expected one of {KNOWN}, got an array; used low"),
+        ('{"level": "high"}', f"priority: expected one of {KNOWN}, got an object; used low"),
+        ("null", None),  # as if not given
         ('"HIGH"', None),
     ],
 )
 def test_an_unknown_priority_keeps_the_templates_and_says_so(given, note):
     payload = b'{"text": "Door open", "priority": ' + given.encode() + b"}"
     phrase = render("t", "{text}", "t", payload, priority="low")
-    assert phrase.priority == ("high" if note is None else "low")
+    assert phrase.priority == ("high" if given == '"HIGH"' else "low")
     assert phrase.notes == (() if note is None else (note,))
 
 
 @pytest.mark.parametrize("given", ["true", "false"])
 def test_a_boolean_where_a_number_is_asked_for_is_refused_naming_the_field(given):
     payload = b'{"value": ' + given.encode() + b"}"
-    with pytest.raises(RejectedAlert, match=rf"field 'value': a number is needed, got {given}"):
+    with pytest.raises(RejectedAlert, match=r"field 'value': expected a number, got a boolean"):
         render("t", "Temperature {value:.1f} degrees", "t", payload)
     assert render("t", "Door open: {value}", "t", payload).text == f"Door open: {given}"
 
 
-@pytest.mark.parametrize(("given", "kind"), [('["high"]', "a list"), ('{"a": 1}', "an object")])
+@pytest.mark.parametrize(("given", "kind"), [('["high"]', "an array"), ('{"a": 1}', "an object")])
 def test_a_priority_that_is_not_a_value_is_never_said(given, kind):
     payload = b'{"priority": ' + given.encode() + b"}"
-    with pytest.raises(RejectedAlert, match=f"field 'priority': {kind}, not a value to say"):
+    wrong = f"field 'priority': expected a string, number or boolean, got {kind}"
+    with pytest.raises(RejectedAlert, match=wrong):
         render("t", "Priority {priority}", "t", payload)

@@ -150,11 +150,13 @@ class AlarmDesk:
         if kept:
             reason += f"; kept aside in {self.journal.quarantine_path}"
         log.error("message %d on %r %s", pending.seq, pending.topic, reason)
-        # Its id, so that the broker's copies of it are duplicates, not new alerts.
-        key = verdict.key if isinstance(verdict, Offer) else None
-        if key is not None:
-            self.policy.remember(key, _on_clock(pending.received), pending.topic)
-        self._close(verdict.ticket, "failed", reason, id=key)
+        if isinstance(verdict, Refusal):
+            known = dict(verdict.detail)
+        else:
+            known = {"id": verdict.key, "priority": _priority(verdict)}
+            # Its id, so that the broker's copies of it are duplicates, not new alerts.
+            self.policy.remember(verdict.key, _on_clock(pending.received), pending.topic)
+        self._close(verdict.ticket, "failed", reason, **known)
 
     # -- from paho's network thread -------------------------------------------------------
     def submit(self, verdict: Verdict, again: bool = False) -> None:
@@ -164,7 +166,7 @@ class AlarmDesk:
         ticket = verdict.ticket
         if again:
             log.info("retained message on %r heard before: not said again", ticket.topic)
-            self._close(ticket, "deduplicated", "retained message already heard")
+            self._heard_before(verdict)
             return
         if isinstance(verdict, Refusal):
             self._close(ticket, verdict.kind, verdict.reason, **verdict.detail)
@@ -177,7 +179,16 @@ class AlarmDesk:
                 self._cond.notify_all()
         except Exception as exc:
             log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
-            self._close(ticket, "failed", f"alarm rules failed on it: {error_text(exc)}")
+            reason = f"alarm rules failed on it: {error_text(exc)}"
+            self._close(ticket, "failed", reason, id=verdict.key, priority=_priority(verdict))
+
+    def _heard_before(self, verdict: Verdict) -> None:
+        if isinstance(verdict, Refusal):  # what is known of it, as its first report had
+            reason = "retained message already heard"
+            self._close(verdict.ticket, "deduplicated", reason, **verdict.detail)
+            return
+        with self._cond:
+            self._emit(self.policy.heard_before(verdict))
 
     def _close(self, ticket: Ticket, kind: str, reason: str, **detail: object) -> None:
         with self._cond:
@@ -390,6 +401,12 @@ def _standing(key: str, offer: Offer) -> dict[str, Any]:
 def _alarm(offer: Offer) -> str | None:
     """The alarm an offer is in the ISA-18.2 figures; None for an announcement."""
     return offer.announcement.alarm if offer.announcement else None
+
+
+def _priority(verdict: Verdict) -> str | None:
+    """The priority an accepted alert is said at; None for a return to normal or a refusal."""
+    announcement = verdict.announcement if isinstance(verdict, Offer) else None
+    return announcement.priority if announcement else None
 
 
 def _on_clock(wall: float) -> float:

@@ -132,6 +132,11 @@ class AlarmPolicy:
         """An id handled before a restart, so a redelivery of it is still a duplicate."""
         self._seen[key] = (at, source)
 
+    def heard_before(self, offer: Offer) -> list[Effect]:
+        """A retained message the broker replays (at a start, a new subscription) that was
+        heard on its topic before: not said again, and told as every outcome of an alert is."""
+        return [_outcome(offer, "deduplicated", reason="retained message already heard")]
+
     def offer(self, offer: Offer, now: float) -> list[Effect]:
         self._forget_seen(now)
         if offer.key in self._seen:

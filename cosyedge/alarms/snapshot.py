@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosyedge.alarms.kpi import Figures
+from cosyedge.speech.cache.index import hit_rate
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,16 @@ def status_line(s: Snapshot) -> str:
 
 
 def status_detail(s: Snapshot) -> dict[str, Any]:
-    """What the retained status adds to the desk's: the restarts, the phrase cache's hit rate
-    in percent of its lookups (counted across restarts; null before the first or when the
-    cache cannot be read), the self-watch's figures and, with a premium tier, its counts."""
-    lookups, hits = s.cache_lookups, s.cache_hits
-    rate = round(100 * hits / lookups, 1) if lookups and hits is not None else None
+    """What the retained status adds to the desk's: the restarts, the phrase cache's hit rate,
+    the share of its lookups that found the phrase from 0 to 1 (counted across restarts; null
+    before the first or when the cache cannot be read), the self-watch's figures and, with a
+    premium tier, its counts."""
+    rate = None
+    if s.cache_lookups is not None and s.cache_hits is not None:
+        rate = hit_rate(s.cache_lookups, s.cache_hits)
     detail: dict[str, Any] = {
         "restarts_last_hour": s.restarts,
-        "cache_hit_rate": rate,
+        "cache_hit_rate": None if rate is None else round(rate, 3),
         "intake": dict(s.intake),
         "broker": dict(s.broker),
     }

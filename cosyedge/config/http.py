@@ -36,11 +36,20 @@ class HttpConfig:
         default=8,
         metadata=meta("requests served at once; one more is answered 503 at once", range=(1, 256)),
     )
+    max_connections: int = field(
+        default=256,
+        metadata=meta(
+            "connections open at once whose requests have not all arrived; one more closes "
+            "the oldest of them, so idle or slow clients never keep a request out",
+            range=(16, 4096),
+        ),
+    )
     timeout_s: float = field(
         default=10.0,
         metadata=meta(
             "a request whose headers and body have not all arrived this long, in seconds, "
-            "after its connection was made is dropped; also the longest wait for the journal",
+            "after its connection was made is dropped (it holds no thread meanwhile); also "
+            "the longest wait for the journal and for the client to take each part of an answer",
             range=(0.5, 300),
         ),
     )

@@ -28,7 +28,11 @@ class WyomingConfig:
     )
     max_clients: int = field(
         default=4,
-        metadata=meta("connections served at once; one more is closed at once", range=(1, 64)),
+        metadata=meta(
+            "connections open at once; one more closes the one that has waited longest for "
+            "its next event (none waiting: it is refused `busy`)",
+            range=(1, 64),
+        ),
     )
     max_chars: int = field(
         default=1000,

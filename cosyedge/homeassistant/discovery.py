@@ -20,6 +20,7 @@ across a restart; a topic is forgotten once the broker has acknowledged its remo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -60,6 +61,13 @@ def _status(field: str) -> str:
     """A value template reading one field of the status JSON; `None` (unknown to Home
     Assistant) in the Last Will's `{"state": "offline"}`, which has no other field."""
     return f"{{{{ value_json.get('{field}') }}}}"
+
+
+def _percent(field: str) -> str:
+    """A value template showing a field of the status that is a share from 0 to 1 as a
+    percentage; `None` when the field is absent or null (no lookup yet, the Last Will)."""
+    value = f"value_json.get('{field}')"
+    return f"{{{{ ({value} * 100) | round(1) if {value} is number else None }}}}"
 
 
 def entities(config: Config) -> list[Entity]:
@@ -112,7 +120,7 @@ def entities(config: Config) -> list[Entity]:
             "Phrase cache hit rate",
             {
                 "state_topic": status,
-                "value_template": _status("cache_hit_rate"),
+                "value_template": _percent("cache_hit_rate"),
                 "unit_of_measurement": "%",
                 "state_class": "measurement",
                 "entity_category": "diagnostic",
@@ -294,7 +302,13 @@ def _read(path: Path) -> set[str]:
 
 
 def _write(path: Path, topics: list[str]) -> None:
+    """Replace `path` whole; a failure (a full disk) leaves the old file and no temporary one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps({"topics": topics}), encoding="utf-8")
-    os.replace(temp, path)
+    try:
+        temp.write_text(json.dumps({"topics": topics}), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise

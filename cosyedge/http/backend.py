@@ -12,14 +12,10 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.snapshot import Snapshot, problems, status_report
 from cosyedge.component import Detail
 from cosyedge.config.voices import VoiceConfig
-from cosyedge.intake.alert import clean_text
 from cosyedge.intake.door import Accepted, Door, Unavailable
-from cosyedge.intake.local import BadField
-from cosyedge.model import RejectedAlert
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice
 from cosyedge.speech.render import Renderer, Rendering
-from cosyedge.speech.tags import reading_voice
 
 
 class LocalApi:
@@ -46,14 +42,12 @@ class LocalApi:
 
     def rendering(self, text: str, lang: str | None) -> Rendering:
         """Speech for a caller in the voice of `lang`, or (None) the one that reads the
-        text's script; Unavailable near the memory ceiling, BadField when no voice reads it."""
+        text's script; Unavailable near the memory ceiling, RejectedAlert when the voices can
+        say nothing of it (the door's rule, as for every alert)."""
         if self.memory.trouble is not None:
             raise Unavailable(f"memory: {self.memory.trouble}")
-        try:
-            chosen = reading_voice(lang or "", text, self.configs)[0]
-        except RejectedAlert as exc:
-            raise BadField("text", str(exc)) from None
-        return self.renderer.render(clean_text(text), chosen)
+        cleaned, chosen = self.door.speech(text, lang)
+        return self.renderer.render(cleaned, chosen)
 
     def busy(self) -> bool:
         return self.activity.is_busy() or self.desk.waiting() > 0

@@ -27,6 +27,7 @@ from prometheus_client.registry import Collector
 from cosyedge.alarms.snapshot import Alarms, Snapshot
 from cosyedge.model import OUTCOMES
 from cosyedge.observe import Observer
+from cosyedge.speech.cache.index import misses
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a cached phrase (tens of ms) to a long one synthesized on a busy gateway (seconds).
@@ -209,8 +210,8 @@ def _cache(g: Snapshot) -> Iterator[Metric]:
     if g.cache_lookups is not None and g.cache_hits is not None:
         about = "phrase cache lookups since the cache was made"
         yield CounterMetricFamily("cosyedge_cache_hits", f"{about}: found", g.cache_hits)
-        misses = g.cache_lookups - g.cache_hits
-        yield CounterMetricFamily("cosyedge_cache_misses", f"{about}: synthesized", misses)
+        missed = misses(g.cache_lookups, g.cache_hits)
+        yield CounterMetricFamily("cosyedge_cache_misses", f"{about}: synthesized", missed)
 
 
 def _isa(a: Alarms) -> Iterator[Metric]:

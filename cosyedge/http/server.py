@@ -1,22 +1,23 @@
-"""The HTTP server: one thread per request, at most `max_clients` at once, one request per
-connection.
+"""The HTTP server: connections read whole by the front (front.py), then one thread per
+request, at most `max_clients` at once, one request per connection.
 
 The standard library's ThreadingHTTPServer fits a daemon that is threads already (paho's
 network thread, the announcer, the journal writer): a request blocks its own thread only,
 waiting for the journal or for an outcome as the MQTT side does, and nothing new is loaded.
-Its weak points are closed here: a connection over the limit is answered 503 at once instead
-of queueing, and every connection is closed only once the client has stopped sending (or
-after LINGER_S), so no answer is lost to a reset; a request line it cannot parse (TLS,
-binary) is a 400 in JSON; a client that has not sent all of its headers and body within
-`timeout_s` is cut off (a timer shuts the socket, so a client sending a byte at a time cannot
-hold a thread); bodies are read only up to `max_body_bytes` (413 beyond); and every request
-is logged in one line, without its headers, so a token never reaches the log.
+Its weak points are closed here: a thread is given only to a request that has all arrived, so
+idle and slow clients (slowloris) hold none (front.py); a request over the limit is answered
+503 at once instead of queueing; every connection is closed only once the client has stopped
+sending (or after LINGER_S), so no answer is lost to a reset; a request line it cannot parse
+(TLS, binary) is a 400 in JSON; a body framed ambiguously (two lengths, a length and a
+transfer coding, a length not in plain digits) is a 400 naming the header; bodies over
+`max_body_bytes` are refused (413) unread; and every request is logged in one line, without
+its headers, so a token never reaches the log.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hmac
+import io
 import json
 import logging
 import math
@@ -33,19 +34,25 @@ from urllib.parse import parse_qs
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
 from cosyedge.http.audio import wav_header
+from cosyedge.http.front import HEAD_LIMIT, BadFraming, Front, Limits, Request, body_length
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.intake import local
 from cosyedge.intake.door import Accepted, Unavailable
 from cosyedge.intake.local import BadField, Speak
+from cosyedge.model import RejectedAlert
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
 
 log = logging.getLogger(__name__)
 
-LINGER_S = 1.0  # after an answer, what the client still sends is read this long at most
-REFUSERS = 32  # connections over max_clients answered 503 at once; more wait to be accepted
 BACKLOG = 1024  # connections the kernel holds until accepted, rather than drop or reset
+STOP_WAIT_S = 5.0  # how long `stop` waits for the front's thread
+_BUSY_BODY = b'{"error": "busy: too many requests at once; try again"}'
+BUSY = (
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    f"Retry-After: 1\r\nConnection: close\r\nContent-Length: {len(_BUSY_BODY)}\r\n\r\n"
+).encode() + _BUSY_BODY
 
 
 class Backend(Protocol):
@@ -60,7 +67,10 @@ class Backend(Protocol):
         it is refused, Unavailable when nothing can be journaled now."""
         ...
 
-    def rendering(self, text: str, lang: str | None) -> Rendering: ...
+    def rendering(self, text: str, lang: str | None) -> Rendering:
+        """Speech for a caller; RejectedAlert when the voices can say nothing of the text."""
+        ...
+
     def busy(self) -> bool: ...  # an alert is being said or waits: synthesis gives way
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
@@ -74,7 +84,7 @@ def read_token(path: Path | None) -> bytes | None:
 class ApiServer(ThreadingHTTPServer, Component):
     daemon_threads = True  # a stop does not wait for a caller still reading
     block_on_close = False
-    request_queue_size = BACKLOG  # a burst beyond it would see resets, not its 503s
+    request_queue_size = BACKLOG  # a burst beyond it would see resets, not its answers
 
     def __init__(
         self,
@@ -93,32 +103,42 @@ class ApiServer(ThreadingHTTPServer, Component):
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.slots = threading.BoundedSemaphore(config.max_clients)
-        self.refusers = threading.BoundedSemaphore(REFUSERS)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), Handler)
+        limits = Limits(config.timeout_s, config.max_connections, config.max_body_bytes)
+        self.front = Front(self.socket, limits, self._dispatch)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self.serve_forever, name="http", daemon=True)
+        self._thread = threading.Thread(target=self.front.run, name="http", daemon=True)
         self._thread.start()
         host, port = self.server_address[:2]
         log.info("HTTP API on %s port %d%s", host, port, " (token needed)" if self.token else "")
 
     def stop(self) -> None:
+        self.front.stop()
         if self._thread is not None:
-            self.shutdown()
+            self._thread.join(STOP_WAIT_S)
         self.server_close()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def _dispatch(self, request: Request) -> None:
+        """A request that has all arrived (on the front's thread, so it never blocks): a
+        thread of its own answers it, or a 503 at once when `max_clients` are being served."""
         if not self.slots.acquire(blocking=False):
-            self._refuse(request, client_address)
+            log.warning(
+                "http: %s refused: %d requests already being served",
+                request.address[0],
+                self.config.max_clients,
+            )
+            self.front.close(request.sock, BUSY)
             return
         try:
-            super().process_request(request, client_address)
-        except BaseException:
+            self.process_request(request, request.address)
+        except Exception:  # no thread to be had: nothing better to give it than the close
             self.slots.release()
-            raise
+            log.exception("http: %s: cannot start a thread for it", request.address[0])
+            self.front.close(request.sock)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
@@ -126,58 +146,28 @@ class ApiServer(ThreadingHTTPServer, Component):
         finally:
             self.slots.release()
 
+    def shutdown_request(self, request: Any) -> None:
+        """After the answer: the front closes the connection, so this thread is free now."""
+        self.front.close(request.sock)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A fault of ours outside a route: one log record, not a traceback on stderr."""
         log.exception("http: %s: request failed", client_address[0])
 
-    def _refuse(self, request: socket.socket, client_address: Any) -> None:
-        """Answer 503 on a thread of its own, at most REFUSERS at once; beyond them accepting
-        waits, and new connections wait in the kernel's queue for their 503."""
-        log.warning(
-            "http: %s refused: %d requests already being served",
-            client_address[0],
-            self.config.max_clients,
-        )
-        self.refusers.acquire()
-        try:
-            threading.Thread(target=self._refuse_thread, args=(request,), daemon=True).start()
-        except BaseException:
-            self.refusers.release()
-            self.shutdown_request(request)
-            raise
 
-    def _refuse_thread(self, request: socket.socket) -> None:
-        try:
-            _refuse_busy(request)
-        finally:
-            self.shutdown_request(request)
-            self.refusers.release()
+class _Sent(io.BufferedIOBase):
+    """An answer written straight to the socket: each chunk of a stream goes out as it is
+    made. The socket's timeout bounds each wait for the client to take more."""
 
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
 
-def _refuse_busy(request: socket.socket) -> None:
-    """503 without serving the request, then the close that lets the client read it."""
-    body = b'{"error": "busy: too many requests at once; try again"}'
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-        f"Retry-After: 1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
-    )
-    with contextlib.suppress(OSError):  # the client went away: nothing left to answer
-        request.settimeout(LINGER_S)
-        request.sendall(head.encode() + body)
-    _close_gently(request)
+    def writable(self) -> bool:
+        return True
 
-
-def _close_gently(request: socket.socket) -> None:
-    """Shut our side, then read and drop what the client still sends until it closes, for at
-    most LINGER_S: closing with its request unread would reset the connection, and a reset
-    can destroy the answer before the client has read it."""
-    deadline = time.monotonic() + LINGER_S
-    with contextlib.suppress(OSError):  # a timeout included: the client is left to the close
-        request.shutdown(socket.SHUT_WR)
-        while (left := deadline - time.monotonic()) > 0:
-            request.settimeout(left)
-            if not request.recv(65536):
-                return
+    def write(self, data: Any) -> int:
+        self._sock.sendall(data)
+        return len(data)
 
 
 ROUTES = {
@@ -210,46 +200,41 @@ class Handler(BaseHTTPRequestHandler):
         return self.server_version
 
     def setup(self) -> None:
-        super().setup()
+        """The request has all arrived (front.py): it is read from memory, the answer is
+        written to the socket."""
+        request: Request = self.request
         self.started = time.monotonic()
+        self.connection = request.sock
         self.connection.settimeout(self.server.config.timeout_s)
-        self._cut = threading.Timer(self.server.config.timeout_s, self._drop)
-        self._cut.daemon = True
-        self._cut.start()
+        self.rfile = io.BytesIO(request.data)
+        self.wfile = _Sent(self.connection)
         self.sent_bytes = 0
         self.answered = False  # the status line is sent: no other answer can follow
 
-    def finish(self) -> None:
-        self._cut.cancel()
-        with contextlib.suppress(OSError):
-            super().finish()
-        _close_gently(self.connection)  # a 413 or 400 is read even with the body unread
-
-    def _drop(self) -> None:
-        """The request was not all read in time: shut the socket, which ends the blocked read."""
-        log.warning(
-            "http: %s dropped: request not received within %g s",
-            self.client_address[0],
-            self.server.config.timeout_s,
-        )
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
-
     def handle(self) -> None:
         try:
-            if self._speaks_http():
+            problem = self._unreadable()
+            if problem is None:
                 super().handle()
             else:
-                self.send_error(400, "not an HTTP request (this port speaks plain HTTP, not TLS)")
+                self.send_error(*problem)
         except OSError as exc:  # the caller went away, or was cut off: nothing left to answer
             log.info("http: %s: connection ended early (%s)", self.client_address[0], exc)
 
-    def _speaks_http(self) -> bool:
-        """Whether the first byte could begin a request line (a method's letter), or none came.
-        A TLS ClientHello or other binary is answered at once rather than read up to a line
-        end that may never come."""
-        first = self.connection.recv(1, socket.MSG_PEEK)
-        return not first or first.isalpha()
+    def _unreadable(self) -> tuple[int, str] | None:
+        """Why the request cannot be read as HTTP at all: binary (a TLS ClientHello sent to
+        this plain-HTTP port), answered at once rather than read up to a line end that may
+        never come; or a head over HEAD_LIMIT."""
+        request: Request = self.request
+        if not request.data[:1].isalpha():
+            return 400, "not an HTTP request (this port speaks plain HTTP, not TLS)"
+        if not request.head_whole and not request.ended:
+            return 431, f"request head over {HEAD_LIMIT} bytes"
+        return None
+
+    def handle_expect_100(self) -> bool:
+        """The front sent `100 Continue` already, as soon as the head was in."""
+        return True
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """What the standard library refuses (a request line or header it cannot parse, one too
@@ -276,8 +261,12 @@ class Handler(BaseHTTPRequestHandler):
             if name is None:
                 known = any(p == path for _, p in ROUTES)
                 raise Refused(405 if known else 404, "no such method" if known else "not found")
+            # Whatever the route: a head that frames a body two ways is refused (smuggling).
+            body_length(self.headers, self.server.config.max_body_bytes)
             self._authorize()
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
+        except BadFraming as bad:
+            self._json(bad.status, {"error": str(bad), "header": bad.header})
         except Refused as refused:
             headers = _refusal_headers(refused.status, path)
             self._json(refused.status, {"error": refused.error, **refused.detail}, headers)
@@ -302,18 +291,11 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(401, "a valid bearer token is needed")
 
     def _body(self) -> bytes:
-        """The request body, once all of it has arrived; Refused when it cannot be taken."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            raise Refused(411, "send the body with a Content-Length")
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            raise Refused(411, "a Content-Length is needed") from None
-        limit = self.server.config.max_body_bytes
-        if length > limit or length < 0:
-            raise Refused(413, f"body over {limit} bytes (http.max_body_bytes)")
+        """The request body (all of it has arrived: front.py); Refused when there is none."""
+        length = body_length(self.headers, self.server.config.max_body_bytes)
+        if length is None:
+            raise Refused(411, "Content-Length: needed for a body", header="Content-Length")
         body = self.rfile.read(length)
-        self._cut.cancel()  # all of the request is in
         if len(body) < length:
             raise Refused(400, "body ended before its Content-Length")
         return body
@@ -326,7 +308,12 @@ class Handler(BaseHTTPRequestHandler):
         written = threading.Event()
         board = self.server.board
         accepted = self.server.backend.say(body, written.set, board.watch if wait else None)
-        answer: dict[str, Any] = {"seq": accepted.seq, "id": accepted.id, "topic": accepted.topic}
+        answer: dict[str, Any] = {
+            "seq": accepted.seq,
+            "id": accepted.id,
+            "topic": accepted.topic,
+            "priority": accepted.priority,
+        }
         if not written.wait(self.server.config.timeout_s):
             # Taken (it will be spoken and reported), but not known to be on disk: a crash
             # could lose it, so the caller is not told 202. The same id again is a duplicate.
@@ -375,13 +362,19 @@ class Handler(BaseHTTPRequestHandler):
                 turns.release()
 
         try:
-            rendering = backend.rendering(speak.text, speak.lang)
+            rendering = self._rendering(speak)
             if rendering.source == "cache":
                 self._whole(rendering, speak, give_back)
             else:
                 self._chunked(rendering, speak, Pump(rendering, backend.busy), give_back)
         finally:
             give_back()
+
+    def _rendering(self, speak: Speak) -> Rendering:
+        try:
+            return self.server.backend.rendering(speak.text, speak.lang)
+        except RejectedAlert as exc:  # nothing the voices can say: refused as a say request is
+            raise BadField(speak.field, str(exc)) from None
 
     def _whole(self, rendering: Rendering, speak: Speak, made: Callable[[], None]) -> None:
         pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)
@@ -438,7 +431,6 @@ class Handler(BaseHTTPRequestHandler):
         length: int | None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        self._cut.cancel()
         self.answered = True
         self.send_response(status)
         self.send_header("Content-Type", content_type)

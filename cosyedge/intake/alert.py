@@ -25,11 +25,6 @@ class InvalidJson(ValueError):
     """Text that is not JSON cosyedge can read; the text says why."""
 
 
-class NotScalar(str):
-    """A payload field that held a JSON array or object where a value belongs, kept under its
-    name as what it was (`a list`, `an object`) so that its use can say it was ignored."""
-
-
 class Message:
     """One MQTT message on its way through intake. Its JSON is decoded at most once, when
     first asked for: a Hermes request is read for its site, who to answer and what to say."""
@@ -76,8 +71,9 @@ def parse_alert(
     text = text.strip()
     if not text:
         raise RejectedAlert("empty payload")
+    wrong: dict[str, str] = {}
     if mode == "json" or (mode == "auto" and text.startswith("{")):
-        fields = _json_fields(text, load or load_json)
+        fields, wrong = _json_fields(text, load or load_json)
     else:
         fields = {"text": text}
     return Alert(
@@ -85,6 +81,7 @@ def parse_alert(
         fields=fields,
         id=_alert_id(topic, payload, fields),
         priority=_priority(fields),
+        wrong=wrong,
     )
 
 
@@ -158,30 +155,61 @@ def clean_id(raw: str) -> str:
     return f"{text[: MAX_ID_CHARS - _ID_HASH_CHARS - 1]}~{digest}"
 
 
-def priority_note(fields: Mapping[str, Scalar], used: str) -> str | None:
+def json_kind(value: object) -> str:
+    """A JSON value's type in words, as a reason names what was given where another type
+    was expected."""
+    if value is None:
+        return "null"
+    kinds = {bool: "a boolean", str: "a string", list: "an array", dict: "an object"}
+    return kinds.get(type(value), "a number")
+
+
+def given_kind(alert: Alert, name: str) -> str | None:
+    """The JSON type of the payload field `name` when it is one the alert cannot take as it
+    is (not a string, number or boolean); None when it is one, or null, or not given: an
+    optional field that is null is as if it were not given."""
+    kind = alert.wrong.get(name)
+    return None if kind == "null" else kind
+
+
+def priority_note(alert: Alert, used: str) -> str | None:
     """What to tell about a payload `priority` that is not one: it is ignored, not fatal."""
-    value = fields.get("priority")
-    if value is None or _priority(fields) is not None:
+    value = alert.fields.get("priority")
+    kind = given_kind(alert, "priority")
+    if kind is None and isinstance(value, (int, float)):  # booleans too: all but a string
+        kind = json_kind(value)
+    if kind is not None:
+        return f"priority: expected one of {', '.join(PRIORITIES)}, got {kind}; used {used}"
+    if value is None or alert.priority is not None:
         return None
-    shown = f"({value})" if isinstance(value, NotScalar) else brief(value)
-    return f"priority: unknown value {shown}, used {used}"
+    return f"priority: unknown value {brief(value)}, used {used}"
 
 
-def _json_fields(text: str, load: Callable[[str], object]) -> dict[str, Scalar]:
+def id_note(alert: Alert) -> str | None:
+    """What to tell about a payload `id` of the wrong type: the alert is named by the hash of
+    its topic and payload instead, as one without an id is."""
+    value = alert.fields.get("id")
+    kind = given_kind(alert, "id")
+    if kind is None and isinstance(value, (bool, float)):
+        kind = json_kind(value) if isinstance(value, bool) else brief(value)
+    if kind is None:
+        return None
+    return f"id: expected a string or an integer, got {kind}; named by a hash of topic and payload"
+
+
+def _json_fields(text: str, load: Callable[[str], object]) -> tuple[dict[str, Scalar], dict]:
+    """The payload's plain values, and the JSON type of each field that is none (an array,
+    an object, null): those can never be said, and their use says so (`Alert.wrong`)."""
     try:
         data = load(text)
     except InvalidJson as exc:
         raise RejectedAlert(f"invalid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise RejectedAlert(f"JSON payload must be an object, got {type(data).__name__}")
-    # Only plain values can be spoken; nested objects and lists are left out on purpose.
-    fields: dict[str, Scalar] = {
-        k: v for k, v in data.items() if isinstance(v, (str, int, float, bool))
-    }
-    given = data.get("priority")
-    if isinstance(given, (list, dict)):  # ignored, but not silently: see priority_note
-        fields["priority"] = NotScalar("a list" if isinstance(given, list) else "an object")
-    return fields
+    plain = (str, int, float, bool)
+    fields: dict[str, Scalar] = {k: v for k, v in data.items() if isinstance(v, plain)}
+    wrong = {k: json_kind(v) for k, v in data.items() if not isinstance(v, plain)}
+    return fields, wrong
 
 
 def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:
@@ -190,6 +218,12 @@ def _alert_id(topic: str, payload: bytes, fields: Mapping[str, Scalar]) -> str:
         cleaned = clean_id(str(given))
         if cleaned:
             return cleaned
+    return hashed_id(topic, payload)
+
+
+def hashed_id(topic: str, payload: bytes) -> str:
+    """The id of a message that names none: a hash of its topic and payload, so only the very
+    same message again is a duplicate."""
     return hashlib.sha256(topic.encode() + b"\0" + payload).hexdigest()[:16]
 
 

@@ -6,6 +6,8 @@ topic goes to the desk, and what is ours (intake.py `Intake.message`) is accepte
 (the broker is acknowledged once it is on disk), read into a Verdict and handed to the rules.
 An HTTP say request is read strictly (local.py), then accepted the same way. So both sources
 end in one `accept`, and a restart reads a journaled message exactly as its first arrival was.
+Text a caller asks to hear beside the alerts (HTTP synthesis, Wyoming) comes in by `speech`,
+held to the same rule as an alert's phrase: no door speaks what another refuses.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from typing import Protocol
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
-from cosyedge.intake.alert import Message
+from cosyedge.intake.alert import Message, clean_text
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal
 from cosyedge.model import Offer, Verdict
 from cosyedge.observe import Observer
+from cosyedge.speech.tags import reading_voice
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,7 @@ class Accepted:
     seq: int
     id: str | None
     topic: str
+    priority: str | None = None
 
 
 class Tap(Protocol):
@@ -122,8 +126,22 @@ class Door(Component):
             raise Unavailable(f"not accepting alerts: {trouble}")
         message = self.intake.local_message(body)
         verdict = self.accept(message, written, "http", watch=watch)
-        key = verdict.key if isinstance(verdict, Offer) else None
-        return Accepted(verdict.ticket.seq, key, verdict.ticket.topic)
+        if isinstance(verdict, Offer):
+            priority = verdict.announcement.priority if verdict.announcement else None
+            return Accepted(verdict.ticket.seq, verdict.key, verdict.ticket.topic, priority)
+        return Accepted(verdict.ticket.seq, verdict.detail.get("id"), verdict.ticket.topic)
+
+    def speech(self, text: str, lang: str | None) -> tuple[str, str]:
+        """Text a caller asks to hear outside the alerts (HTTP synthesis, the Wyoming server),
+        held to the rule every alert's phrase is (`Intake.sayable`), so a text the voices can
+        say nothing of is refused at every door alike: the text cleaned, and the language of
+        the voice that reads it (`lang`, or by its script). RejectedAlert when it cannot be
+        said."""
+        voices = self.intake.config.voices
+        chosen = reading_voice(lang or "", text, voices)[0]
+        cleaned = clean_text(text)
+        self.intake.sayable(cleaned, chosen, chosen)
+        return cleaned, chosen
 
     # -- both --------------------------------------------------------------------------------
     def accept(

@@ -24,6 +24,8 @@ from cosyedge.intake.alert import (
     brief,
     clean_id,
     finite_number,
+    given_kind,
+    json_kind,
     load_json,
     parse_alert,
 )
@@ -89,22 +91,42 @@ def say_alert(
     """The request as an alert, with the voice that says it; RejectedAlert says why not.
     `load`: see `parse_alert`."""
     alert = parse_alert(SAY, payload, "json", max_bytes, load)
-    text = alert.fields.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise RejectedAlert("hermes/tts/say: text is missing or empty")
-    volume = alert.fields.get("volume")
-    if volume is not None:
-        if isinstance(volume, bool) or not isinstance(volume, (int, float)):
-            raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {volume!r}")
-        level = finite_number(volume)
-        if level is None or not 0 <= level <= 1:
-            raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {brief(volume)}")
+    text, volume = _said_text(alert), _volume(alert)
     lang = alert.fields.get("lang")
     try:
         voice, note = reading_voice(lang if isinstance(lang, str) else "", text, voices)
     except RejectedAlert as exc:
         raise RejectedAlert(f"hermes/tts/say: {exc}") from None
     return Say(alert, voice, volume, note)
+
+
+def _said_text(alert: Alert) -> str:
+    """The request's text; RejectedAlert when it is missing, empty or not a string."""
+    text = alert.fields.get("text")
+    kind = alert.wrong.get("text")  # null too: the text is not optional
+    if kind is None and text is not None and not isinstance(text, str):
+        kind = json_kind(text)
+    if kind is not None:
+        raise RejectedAlert(f"hermes/tts/say: text: expected a string, got {kind}")
+    if not isinstance(text, str) or not text.strip():
+        raise RejectedAlert("hermes/tts/say: text is missing or empty")
+    return text
+
+
+def _volume(alert: Alert) -> float | None:
+    """The request's volume, 0-1, if it gives one; RejectedAlert when it is not one."""
+    volume = alert.fields.get("volume")
+    kind = given_kind(alert, "volume")
+    if kind is None and isinstance(volume, (bool, str)):  # the plain values that are no number
+        kind = json_kind(volume)
+    if kind is not None:
+        raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {kind}")
+    if volume is None:
+        return None
+    level = finite_number(volume)
+    if level is None or not 0 <= level <= 1:
+        raise RejectedAlert(f"hermes/tts/say: volume must be 0-1, got {brief(volume)}")
+    return level
 
 
 def answers(

@@ -20,7 +20,16 @@ from collections.abc import Mapping
 from cosyedge.config.schema import Config
 from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
 from cosyedge.intake import hermes, local
-from cosyedge.intake.alert import Message, brief, finite_number, parse_alert, priority_note
+from cosyedge.intake.alert import (
+    Message,
+    brief,
+    finite_number,
+    given_kind,
+    hashed_id,
+    json_kind,
+    parse_alert,
+    priority_note,
+)
 from cosyedge.intake.commands import parse_command
 from cosyedge.intake.templates import TemplateSet, plain_text
 from cosyedge.model import (
@@ -135,10 +144,11 @@ class Intake:
             return self.offer(message, ticket, at)
         except RejectedAlert as exc:
             log.warning("rejected message on %r: %s", message.topic, exc)
-            return Refusal(ticket, "rejected", str(exc), _known(message))
+            return Refusal(ticket, "rejected", str(exc), self._known(message))
         except Exception as exc:
             log.exception("cannot handle message %d on %r", seq, message.topic)
-            return Refusal(ticket, "failed", f"cannot handle this message: {error_text(exc)}")
+            reason = f"cannot handle this message: {error_text(exc)}"
+            return Refusal(ticket, "failed", reason, self._known(message))
 
     def read_journaled(
         self, seq: int, topic: str, payload: bytes, received: float, at: float
@@ -183,7 +193,7 @@ class Intake:
             reannounce = alarms.priorities.of(announcement.priority).reannounce_s
         default_ttl = alarms.ttl_s if t.ttl_s is None else t.ttl_s
         timing = Timing(
-            ttl_s=_ttl(alert.fields, default_ttl),
+            ttl_s=_ttl(alert, default_ttl),
             on_delay_s=t.on_delay_s,
             off_delay_s=t.off_delay_s,
             reannounce_s=reannounce,
@@ -203,10 +213,10 @@ class Intake:
         key = hermes.dedup_key(payload, request_id)
         if say.note is not None:
             log.warning("hermes/tts/say %s: %s", key, say.note)
-        notes = tuple(n for n in (priority_note(alert.fields, priority), left_out) if n)
+        notes = tuple(n for n in (priority_note(alert, priority), left_out) if n)
         announcement = self._sayable(Announcement(text, say.lang, priority, alert, notes), say.lang)
         timing = Timing(
-            ttl_s=_ttl(alert.fields, alarms.ttl_s),
+            ttl_s=_ttl(alert, alarms.ttl_s),
             reannounce_s=alarms.priorities.of(priority).reannounce_s,
         )
         return Offer(ticket, key, at, timing, announcement, say.volume, say.note)
@@ -228,16 +238,27 @@ class Intake:
         )
         return Offer(ticket, alert.id, at, timing, announcement, request.volume)
 
-    def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
-        """The announcement in a language that has a voice, with notes of what was not taken
-        as given; RejectedAlert when the voices can say nothing of it."""
-        lang, notes = self._voice_lang(announcement.lang, default_lang)
-        runs = split_runs(announcement.text, lang, self.config.voices)
+    def sayable(self, text: str, asked: str, default: str) -> tuple[str, tuple[str, ...]]:
+        """The one rule for what may be spoken, whichever door the text came in by (an
+        alert's phrase from MQTT, a say request, a synthesis for a caller of the HTTP API or
+        the Wyoming server; door.py): the language of the voice that says it (`asked` if it
+        has one, else `default`) and notes of what is not taken as given (no voice for the
+        language, parts no voice reads). RejectedAlert `nothing to say in <lang>` when the
+        voices can say no word or number of it: emoji, symbols, punctuation, a script none
+        of them reads."""
+        lang, notes = self._voice_lang(asked, default)
+        runs = split_runs(text, lang, self.config.voices)
         left_out = _left_out(runs)
         if not says_anything(runs):
             detail = f" ({'; '.join(left_out)})" if left_out else ""
             raise RejectedAlert(f"nothing to say in {lang}{detail}")
-        notes = (*announcement.notes, *notes, *left_out)
+        return lang, (*notes, *left_out)
+
+    def _sayable(self, announcement: Announcement, default_lang: str) -> Announcement:
+        """The announcement held to `sayable`, in a language that has a voice, with notes of
+        what was not taken as given."""
+        lang, noted = self.sayable(announcement.text, announcement.lang, default_lang)
+        notes = (*announcement.notes, *noted)
         if notes:
             log.warning("alert %s: %s", announcement.alert.id, "; ".join(notes))
         return dataclasses.replace(announcement, lang=lang, notes=notes)
@@ -250,18 +271,36 @@ class Intake:
                 return lang, ()
         return default, (f"lang: no voice for {brief(asked)}, used {default}",)
 
+    def _known(self, message: Message) -> dict[str, str | None]:
+        """What the reports of a refused message can say of it, as those of an alert do: the
+        id it would have had (its payload's `id`, else the hash of topic and payload; a Hermes
+        request's key), so its publisher can tell which message it is, and its priority (the
+        payload's, else its template's); None where it cannot be told. Never raises."""
+        try:
+            alert: Alert | None = parse_alert(
+                message.topic, message.payload, load=message.load_json
+            )
+        except Exception:  # unreadable: named as a message without an id is
+            alert = None
+        ident = alert.id if alert else hashed_id(message.topic, message.payload)
+        if self._is_hermes(message.topic):
+            request = self.ticket(message, 0, 0.0).hermes
+            ident = hermes.dedup_key(message.payload, request.request_id if request else None)
+        return {"id": ident, "priority": (alert and alert.priority) or self._priority(message)}
+
+    def _priority(self, message: Message) -> str | None:
+        """The priority a message on its topic is said at when its payload names none."""
+        if self._is_hermes(message.topic):
+            return self.config.hermes.priority
+        if message.topic == local.SAY_TOPIC:
+            return local.DEFAULT_PRIORITY
+        try:
+            return self.templates.find(message.topic)[0].config.priority
+        except RejectedAlert:  # no template matches: it has none
+            return None
+
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
-
-
-def _known(message: Message) -> dict[str, str]:
-    """The id a rejected message would have had (its payload's `id`, else the hash of topic
-    and payload), so its publisher can tell which message its report is about; nothing when
-    the payload cannot be read at all."""
-    try:
-        return {"id": parse_alert(message.topic, message.payload, load=message.load_json).id}
-    except Exception:  # unreadable: the report's seq and topic are all there is
-        return {}
 
 
 def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:
@@ -291,14 +330,17 @@ def _bounded(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
-def _ttl(fields: Mapping[str, Scalar], default: float) -> float:
+def _ttl(alert: Alert, default: float) -> float:
     """A payload `ttl` (seconds) overrides the configured time to live; 0 means the alert
-    never expires, as `alarms.ttl_s: 0` does."""
-    value = fields.get("ttl")
+    never expires, as `alarms.ttl_s: 0` does; null, as if it were not given."""
+    value = alert.fields.get("ttl")
+    kind = given_kind(alert, "ttl")
+    if kind is None and isinstance(value, (bool, str)):  # the plain values that are no number
+        kind = json_kind(value)
+    if kind is not None:
+        raise RejectedAlert(f"ttl: expected seconds as a number, got {kind}")
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RejectedAlert(f"ttl: expected seconds as a number, got {brief(value)}")
     seconds = finite_number(value)
     if seconds is None or seconds < 0:
         raise RejectedAlert(

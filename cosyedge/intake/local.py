@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.config.voices import VoiceConfig
-from cosyedge.intake.alert import InvalidJson, clean_text, load_json, without_surrogates
+from cosyedge.intake.alert import (
+    InvalidJson,
+    clean_text,
+    json_kind,
+    load_json,
+    without_surrogates,
+)
 from cosyedge.intake.templates import TemplateSet
 from cosyedge.model import PRIORITIES, RejectedAlert
 from cosyedge.speech.tags import matching_voice
@@ -84,6 +90,7 @@ class Speak:
     text: str
     lang: str | None
     format: str  # wav, or pcm: the samples alone
+    field: str = "text"  # the request's field that holds the text
     ignored: tuple[str, ...] = ()  # fields taken but not applied, which the answer names
 
 
@@ -95,7 +102,7 @@ def request_object(body: bytes) -> dict[str, Any]:
     except InvalidJson as exc:
         raise BadField("body", f"invalid JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise BadField("body", f"expected a JSON object, got {_kind(data)}")
+        raise BadField("body", f"expected a JSON object, got {json_kind(data)}")
     return data
 
 
@@ -137,7 +144,8 @@ def speech_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -
         raise BadField("response_format", "expected wav or pcm")
     if data.get("stream_format", "audio") != "audio":
         raise BadField("stream_format", "expected audio (the audio itself, streamed)")
-    return Speak(_text(data, "input"), _voice(data.get("voice"), voices), form, _ignored(data))
+    voice = _voice(data.get("voice"), voices)
+    return Speak(_text(data, "input"), voice, form, "input", _ignored(data))
 
 
 def _voice(value: object, voices: Mapping[str, VoiceConfig]) -> str | None:
@@ -168,11 +176,11 @@ def template_message(data: Mapping[str, Any], templates: TemplateSet) -> tuple[s
         raise BadField("template", f"expected a configured template's topic ({known})")
     fields = data.get("fields", {})
     if not isinstance(fields, dict):
-        raise BadField("fields", f"expected a JSON object, got {_kind(fields)}")
+        raise BadField("fields", f"expected a JSON object, got {json_kind(fields)}")
     for name, value in fields.items():
         if isinstance(value, (dict, list)) or value is None:
             wanted = "expected a string, number or boolean"
-            raise BadField(f"fields.{name}", f"{wanted}, got {_kind(value)}")
+            raise BadField(f"fields.{name}", f"{wanted}, got {json_kind(value)}")
     template = found[0]
     topic, rest = _topic(written, fields)
     if templates.find(topic)[0] is not template:
@@ -197,7 +205,8 @@ def _topic(written: str, fields: Mapping[str, Any]) -> tuple[str, dict[str, Any]
             if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise BadField(f"fields.{name}", "required by the topic: a string or integer")
             level = str(value)
-            if not level or _LEVEL_BAD.search(level):
+            if not clean_text(level) or _LEVEL_BAD.search(level):
+                # Empty (spaces, invisible characters) would be read as a missing field.
                 raise BadField(f"fields.{name}", "a topic level: not empty, no / + # or NUL")
         levels.append(level)
     return "/".join(levels), rest
@@ -205,7 +214,9 @@ def _topic(written: str, fields: Mapping[str, Any]) -> tuple[str, dict[str, Any]
 
 def _text(data: Mapping[str, Any], name: str) -> str:
     text = data.get(name)
-    if not isinstance(text, str) or not clean_text(text):
+    if text is not None and not isinstance(text, str):
+        raise BadField(name, f"expected a string (the phrase to say), got {json_kind(text)}")
+    if text is None or not clean_text(text):
         raise BadField(name, "required: the phrase to say, a non-empty string")
     return text
 
@@ -242,8 +253,3 @@ def _number(data: Mapping[str, Any], name: str, low: float, high: float) -> floa
     if not ok or not math.isfinite(value) or not low <= value <= high:
         raise BadField(name, f"expected a number {low:g}-{high:g}")
     return float(value)
-
-
-def _kind(value: object) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-    return "null" if value is None else names.get(type(value), "a number")

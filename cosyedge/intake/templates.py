@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from cosyedge.config.syntax import parse_filter, parse_text
 from cosyedge.config.values import combinations, placeholders
-from cosyedge.intake.alert import NotScalar, brief, clean_text, priority_note
+from cosyedge.intake.alert import (
+    brief,
+    clean_text,
+    given_kind,
+    id_note,
+    json_kind,
+    priority_note,
+)
 from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
 
@@ -56,32 +63,49 @@ class Template:
         return captured if len(levels) == len(pattern) else None
 
     def announcement(self, alert: Alert, topic_fields: Mapping[str, str]) -> Announcement:
-        fields: dict[str, Scalar] = {**alert.fields, **topic_fields}
+        """The phrase the alert's fields and the topic's levels fill in; RejectedAlert naming
+        the field when one is missing or cannot be said. A field that holds nothing to say
+        (an empty topic level, text of spaces or invisible characters) is missing: a topic
+        level that is empty gives no field (the payload's of that name may still fill it)."""
+        levels = {name: value for name, value in topic_fields.items() if clean_text(value)}
+        fields: dict[str, Scalar] = {**alert.fields, **levels}
         out = []
         for part in self._parts:
             out.append(part.literal)
             if part.name is None:
                 continue
-            if part.name not in fields:
-                raise RejectedAlert(
-                    f"missing field {part.name!r} for template {self.config.topic!r}"
-                )
-            out.append(_value_text(part.name, fields[part.name], part.decimals))
+            value = fields.get(part.name)
+            kind = alert.wrong.get(part.name)
+            if value is None and kind is not None:  # given, but as no value to say
+                raise RejectedAlert(_wrong_type(part.name, kind, part.decimals))
+            if value is None or (isinstance(value, str) and not clean_text(value)):
+                raise RejectedAlert(self._missing(part.name, topic_fields, fields))
+            out.append(_value_text(part.name, value, part.decimals))
         lang = _alert_lang(alert) or self.config.lang
         topic = self.config.topic
         text, left_out = plain_text("".join(out), self.config.max_chars)
         if not text:
             raise RejectedAlert(f"nothing to say in {lang}: template {topic!r} rendered nothing")
-        notes = (priority_note(alert.fields, self.config.priority), left_out)
+        priority = alert.priority or self.config.priority
+        notes = (priority_note(alert, priority), _lang_note(alert, lang), id_note(alert), left_out)
         return Announcement(
             text=text,
             lang=lang,
-            priority=alert.priority or self.config.priority,
+            priority=priority,
             alert=alert,
             notes=tuple(note for note in notes if note),
             max_spoken_s=self.config.max_spoken_s,
             alarm=alarm_of(self.config, alert.topic, text),
         )
+
+    def _missing(self, name: str, levels: Mapping[str, str], fields: Mapping[str, Scalar]) -> str:
+        """Why the field `name` is missing: not given, given empty, or its level empty."""
+        why = ""
+        if name in fields:
+            why = " (it is empty)"
+        elif name in levels:
+            why = " (its topic level is empty)"
+        return f"missing field {name!r} for template {self.config.topic!r}{why}"
 
 
 def alarm_of(config: TemplateConfig, topic: str, text: str) -> str | None:
@@ -101,15 +125,30 @@ def _alert_lang(alert: Alert) -> str | None:
     return None
 
 
+def _lang_note(alert: Alert, used: str) -> str | None:
+    """What to tell about a payload `lang` that is not a language code: it is ignored."""
+    value = alert.fields.get("lang")
+    kind = given_kind(alert, "lang")
+    if kind is None and value is not None and _alert_lang(alert) is None:
+        kind = brief(value) if isinstance(value, str) else json_kind(value)
+    if kind is None:
+        return None
+    return f"lang: expected a language code such as en, got {kind}; used {used}"
+
+
+def _wrong_type(name: str, kind: str, decimals: int | None) -> str:
+    """Why a field given with the wrong JSON type cannot fill its placeholder."""
+    expected = "a number" if decimals is not None else "a string, number or boolean"
+    return f"field {name!r}: expected {expected}, got {kind}"
+
+
 def _value_text(name: str, value: Scalar, decimals: int | None) -> str:
     """A field's value as the phrase says it; RejectedAlert naming the field when it is not
-    one to say there: an array or object, a boolean where a number is asked for (`:.1f`),
-    or a number that cannot be said (see `_number_text`)."""
-    if isinstance(value, NotScalar):
-        raise RejectedAlert(f"field {name!r}: {value}, not a value to say")
+    one to say there: a boolean where a number is asked for (`:.1f`), or a number that
+    cannot be said (see `_number_text`)."""
     if isinstance(value, bool):
         if decimals is not None:  # "true degrees" would hide that the number is missing
-            raise RejectedAlert(f"field {name!r}: a number is needed, got {str(value).lower()}")
+            raise RejectedAlert(_wrong_type(name, json_kind(value), decimals))
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return _number_text(name, value, decimals)

@@ -5,7 +5,9 @@ marked sent once the broker has acknowledged them all, so a report lost to a cra
 again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats).
 A publish that fails never reaches the caller: an outcome's reports are kept and sent again
 at every `confirm` until they go out, the latest status likewise, and the observer is told
-meanwhile that reports are not going out.
+meanwhile that reports are not going out. Reports the session took but the broker had not
+acknowledged when a reload closed that session for a new connection are sent again through
+the new one (`replaced`): a change of broker, port, credentials, TLS or client id loses none.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class Reporter(Observer):
         self.journal = journal
         self._lock = threading.Lock()
         self._waiting: dict[int, set[int]] = {}  # seq -> message ids not yet acknowledged
+        self._taken: dict[int, list[tuple[str, str]]] = {}  # seq -> what is waiting, to resend
         self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
         self._status_due: tuple[str, str] | None = None  # a status whose publish failed
         self._trouble: str | None = None
@@ -57,12 +60,17 @@ class Reporter(Observer):
         self._acknowledged: deque[int] = deque()
 
     def outcome(self, outcome: Outcome) -> None:
+        """Tell an outcome. Every report has the same common fields, whatever its outcome:
+        `seq`, `outcome`, `topic`, `received`, `id` and `priority` (null where they cannot be
+        known: a journal line nobody can read has no id, a return to normal no priority)."""
         ticket = outcome.ticket
         report: dict[str, Any] = {
             "seq": ticket.seq,
             "outcome": outcome.kind,
             "topic": ticket.topic,
             "received": round(ticket.received, 3),
+            "id": None,
+            "priority": None,
             **outcome.detail,
         }
         messages = [(self.config.outcome_topic, _json(report))]
@@ -90,7 +98,7 @@ class Reporter(Observer):
             except Exception as exc:
                 self._trouble = f"cannot publish reports ({_reason(exc)}); kept to send again"
                 return
-            del self._unpublished[seq]
+            self._taken[seq] = self._unpublished.pop(seq)
             self._waiting[seq] = {mid for mid in mids if mid}
         self._trouble = None
 
@@ -134,23 +142,45 @@ class Reporter(Observer):
     def confirm(self) -> None:
         """Publish what failed before, and mark outcomes whose reports all reached the broker
         as sent in the journal."""
-        done = []
         with self._lock:
             if self._unpublished:
                 self._publish_unpublished()
-            acknowledged = set()
-            while self._acknowledged:
-                acknowledged.add(self._acknowledged.popleft())
-            for seq, mids in self._waiting.items():
-                mids -= acknowledged  # ids are reused later, so unmatched ones are dropped
-                if not mids:
-                    done.append(seq)
-            for seq in done:
-                del self._waiting[seq]
+            done = self._settle()
         for seq in done:
             self.journal.sent(seq)
         self._send_status()
         self._tell()
+
+    def _settle(self) -> list[int]:
+        """The outcomes whose reports have all been acknowledged since the last call, no
+        longer waiting (under the lock)."""
+        acknowledged = set()
+        while self._acknowledged:
+            acknowledged.add(self._acknowledged.popleft())
+        done = []
+        for seq, mids in self._waiting.items():
+            mids -= acknowledged  # paho reuses ids after 65535, so unmatched ones are dropped
+            if not mids:
+                done.append(seq)
+        for seq in done:
+            del self._waiting[seq], self._taken[seq]
+        return done
+
+    def replaced(self, ids: range) -> None:
+        """The session that gave out `ids` is closed (mqtt/link.py): the reports it took and
+        the broker had not acknowledged are published again, oldest first, through the session
+        in force at the next `confirm` (at-least-once: `seq` tells a repeat)."""
+        with self._lock:
+            done = self._settle()  # what it did get acknowledged before it closed
+            lost = [seq for seq, mids in self._waiting.items() if any(m in ids for m in mids)]
+            for seq in lost:
+                del self._waiting[seq]
+                self._unpublished[seq] = self._taken.pop(seq)
+            self._unpublished = dict(sorted(self._unpublished.items()))
+        for seq in done:
+            self.journal.sent(seq)
+        if lost:
+            log.info("%d reports the closed MQTT session did not deliver: sent again", len(lost))
 
     def unconfirmed(self) -> int:
         """Outcomes whose reports the broker has not acknowledged yet (or not taken)."""

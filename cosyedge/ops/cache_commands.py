@@ -152,7 +152,7 @@ def _stats(config: Config, out: TextIO) -> int:
     limit = f"{config.cache.max_mb:g} MB" + (
         f", {config.cache.max_entries} entries" if config.cache.max_entries else ""
     )
-    rate = f"{100 * totals.hits / totals.lookups:.1f}%" if totals.lookups else "n/a"
+    rate = "n/a" if totals.hit_rate is None else f"{100 * totals.hit_rate:.1f}%"
     print(f"cache      {config.cache.dir}", file=out)
     print(f"entries    {totals.entries} ({totals.pinned} pinned)", file=out)
     print(f"size       {totals.bytes / 1e6:.1f} MB (limit {limit})", file=out)

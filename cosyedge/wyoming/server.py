@@ -12,8 +12,10 @@ asyncio, while the daemon is threads (paho's, the announcer, the journal writer)
 keeps every connection on one thread, cheaply, and touches the rest only through the
 backend's calls and the pump, which run in the loop's executor: a client that reads slowly,
 or not at all, holds a coroutine, never the synthesizer. Limits: `max_clients` connections
-(one more is answered `error` and closed), `timeout_s` for each event read or written, events
-bounded in size before they are read, a text bounded by `max_chars`.
+(one more closes the one that has waited longest for its next event, so idle clients never
+keep a new one out; when every one is being answered, the new one is answered `error` and
+closed), `timeout_s` for each event read or written, events bounded in size before they are
+read, a text bounded by `max_chars`.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class WyomingServer(Component):
         self.observer = observer or Observer()
         self.port: int | None = None  # bound, once started
         self._clients = 0  # connections being served (on the loop's thread only)
+        # Those waiting for their next event, the one waiting longest first (loop's thread).
+        self._idle: dict[asyncio.StreamWriter, None] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -157,7 +161,7 @@ class WyomingServer(Component):
     # -- one connection ---------------------------------------------------------------------
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)
-        if self._clients >= self.config.max_clients:
+        if self._clients >= self.config.max_clients and not self._make_room(peer):
             log.warning("wyoming: %s refused: %d clients already", peer, self._clients)
             await self._close(writer, Refused("busy: too many clients at once; try again", "busy"))
             return
@@ -170,7 +174,25 @@ class WyomingServer(Component):
             log.exception("wyoming: %s: failed", peer)
         finally:
             self._clients -= 1
+            self._idle.pop(writer, None)
             await self._close(writer)
+
+    def _make_room(self, peer: str) -> bool:
+        """Close the connection that has waited longest for its next event, so clients that
+        send nothing (or an event a byte at a time) cannot keep a new one out; False when
+        every one is being answered."""
+        if not self._idle:
+            return False
+        oldest = next(iter(self._idle))
+        del self._idle[oldest]
+        log.warning(
+            "wyoming: %s closed to make room for %s: %d clients already, it waited longest",
+            _peer(oldest),
+            peer,
+            self._clients,
+        )
+        oldest.close()  # its read ends: its own coroutine finishes it
+        return True
 
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: str
@@ -182,12 +204,15 @@ class WyomingServer(Component):
         `audio-stop` or the end of the connection and skips every other event, `error`
         included; a connection left open after one kept it waiting for `timeout_s`."""
         while True:
+            self._idle[writer] = None  # until its event has all arrived: room may be made
             try:
                 event = await asyncio.wait_for(read_event(reader), self.config.timeout_s)
             except Refused as refused:
                 log.warning("wyoming: %s: %s", peer, refused.text)
                 await self._send(writer, Error(refused.text, refused.code).event())
                 return
+            finally:
+                self._idle.pop(writer, None)
             if event is None or not await self._answer(event, writer, peer):
                 return
 
@@ -367,7 +392,8 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise Refused("not a Wyoming event: no type", "bad-request")
     sizes = [header.get("data_length") or 0, header.get("payload_length") or 0]
-    if not all(isinstance(n, int) and n >= 0 for n in sizes):
+    # A boolean is no length (`true` would read one byte), nor a negative or a fraction.
+    if not all(type(n) is int and n >= 0 for n in sizes):
         raise Refused("not a Wyoming event: bad lengths", "bad-request")
     if sum(sizes) > MAX_EVENT_BYTES:
         raise Refused(f"event over {MAX_EVENT_BYTES} bytes", "too-long")

@@ -78,8 +78,26 @@ class Totals:
     bytes: int
     pinned: int
     pinned_bytes: int
-    lookups: int
+    lookups: int  # counted since the cache was made, across restarts
     hits: int
+
+    @property
+    def hit_rate(self) -> float | None:
+        return hit_rate(self.lookups, self.hits)
+
+
+def hit_rate(lookups: int, hits: int) -> float | None:
+    """The share of lookups that found their phrase, from 0 to 1 (the one formula the status,
+    the metrics and `cache stats` show); None before the first lookup. Counters out of step
+    (an index written by another version, or edited) never give a rate outside 0-1."""
+    if lookups <= 0:
+        return None
+    return min(1.0, max(0, hits) / lookups)
+
+
+def misses(lookups: int, hits: int) -> int:
+    """Lookups that found nothing (never negative, whatever the counters hold)."""
+    return max(0, lookups - max(0, hits))
 
 
 _COLUMNS = "key, voice, lang, text, size, crc, sample_rate, hits, last_used, created, pinned"

@@ -21,6 +21,7 @@ import numpy as np
 
 from cosyedge.config.voices import SessionConfig, VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
@@ -94,7 +95,7 @@ class HibariG2P:
     spelled: frozenset[str] = frozenset()  # the phonemes of SPELLED_WORDS, as this G2P reads them
 
     @classmethod
-    def load(cls, british: bool, settings: SessionConfig, saved_dir: Path | None) -> HibariG2P:
+    def load(cls, british: bool, settings: SessionConfig, saved_dir: SavedDir | None) -> HibariG2P:
         """With `saved_dir`, the lexicons and tagger are read from tables kept there
         (`hibari_tables.py`), made now if needed, not at an alert."""
         from hibari.g2p.oov import OOV
@@ -203,7 +204,7 @@ def front_end(
     config: VoiceConfig,
     normalizer: Normalizer,
     lexicon: Lexicon,
-    saved_dir: Path | None = None,
+    saved_dir: SavedDir | None = None,
     digest: str | None = None,
 ) -> FrontEnd:
     """The voice's front end alone: no acoustic model is loaded, and its G2P only when it is
@@ -239,7 +240,7 @@ class HibariVoice(FrontedVoice):
         cls,
         config: VoiceConfig,
         normalizer: Normalizer,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         lexicon: Lexicon = NO_LEXICON,
     ) -> HibariVoice:
         model = config.model or packaged_model()

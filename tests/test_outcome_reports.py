@@ -1,0 +1,126 @@
+"""Every outcome report has the same common fields, whatever its outcome: the intake, the
+journal, the desk and the reporter wired as the daemon wires them, in one process, with the
+announcer's part (take an item, say what became of it) played by the test."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.config import parse_config
+from cosyedge.intake.intake import Intake
+from cosyedge.journal import Journal
+from cosyedge.model import OUTCOMES, Delivery, Item
+from cosyedge.mqtt.reports import Reporter
+
+CONFIG = """
+state_dir: {dir}/state
+alarms:
+  flood: {{threshold: 20, window_s: 600, end_at: 1, summary_interval_s: 0}}
+templates:
+  - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
+      priority: high}}
+"""
+COMMON = ("seq", "outcome", "topic", "received", "id", "priority")
+
+
+class Wired:
+    """The alert path up to the announcer; what is published is kept and acknowledged."""
+
+    def __init__(self, directory: Path) -> None:
+        self.config = parse_config(CONFIG.format(dir=directory))
+        self.published: list[tuple[str, dict]] = []
+        self._lock = threading.Lock()
+        self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
+        self.reporter = Reporter(self.config.reports, self.publish, self.journal)
+        self.desk = AlarmDesk(AlarmPolicy(self.config.alarms), self.reporter, self.journal)
+        self.intake = Intake(self.config)
+        self.desk.recover(self.journal.open(), self.intake.read_journaled)
+
+    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        with self._lock:
+            self.published.append((topic, json.loads(payload)))
+            mid = len(self.published)
+        self.reporter.published(mid)
+        return mid
+
+    def send(self, line: int, payload: dict | bytes, again: bool = False) -> None:
+        """As the door takes a message: journaled, read, handed to the rules (`again`: a
+        retained message heard before, replayed by the broker)."""
+        topic = f"plant/{line}/alarm"
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        message = self.intake.message(topic, body)
+        assert message is not None
+        received, at = time.time(), time.monotonic()
+        seq = self.journal.accept(topic, body, received, then=lambda: None, again=again)
+        self.desk.submit(self.intake.read(message, seq, received, at), again)
+
+    def command(self, **command: object) -> None:
+        payload = json.dumps(command).encode()
+        self.desk.command(self.intake.command(payload), payload.decode())
+
+    def say(self, kind: str = "spoken") -> Item:
+        """The announcer's part: the next item, and what became of it."""
+        item = self.desk.take(1)
+        assert item is not None
+        self.desk.finished(item, Delivery(kind))
+        return item
+
+    def reports(self) -> list[dict]:
+        with self._lock:
+            return [p for t, p in self.published if t == self.config.reports.outcome_topic]
+
+
+@pytest.fixture
+def wired(tmp_path):
+    made = Wired(tmp_path)
+    yield made
+    made.journal.stop()
+
+
+def test_every_outcome_report_carries_the_common_fields(wired):
+    alert = {"what": "pump tripped", "priority": "critical"}
+    wired.send(1, {"id": "S", **alert})
+    wired.say()  # spoken
+    wired.send(1, {"id": "S", **alert})  # the same id again: deduplicated by the rules
+    wired.send(1, {"id": "R", **alert}, again=True)  # a retained message heard before
+    wired.send(1, {"id": "M"})  # no `what`: rejected
+    wired.send(1, b'{"id": "B", "what": ')  # not JSON: rejected, nothing known of it
+    wired.send(1, {"id": "F", **alert})
+    wired.say("failed")  # the voice gave nothing audible
+    wired.send(1, {"id": "E", "what": "short-lived", "ttl": 0.01})
+    time.sleep(0.05)
+    wired.desk.tick()  # expired
+    wired.command(cmd="shelve", topic="plant/2/#")
+    wired.send(2, {"id": "Sh", **alert})  # shelved
+    wired.send(1, {"id": "A", **alert})
+    wired.command(cmd="ack", id="A")  # acknowledged before it was said
+    wired.send(1, {"id": "Si", "what": "fan"})
+    item = wired.desk.take(1)
+    wired.command(cmd="silence")
+    wired.desk.finished(item, Delivery("stopped"))  # silenced while it was said
+    wired.send(3, {"id": "C", "what": "valve"})
+    wired.send(3, {"clear": True})  # cleared before it was said, and the return to normal
+    for n in range(21):  # a flood: summarized
+        wired.send(4, {"id": f"fl{n}", "what": f"alarm {n}", "priority": "low"})
+    while wired.desk.waiting():
+        wired.say()
+
+    reports = wired.reports()
+    assert {r["outcome"] for r in reports} == set(OUTCOMES)
+    for report in reports:
+        assert set(COMMON) <= set(report), report
+    by_id = {(r["id"], r["outcome"]): r for r in reports}
+    retained = by_id["R", "deduplicated"]
+    assert retained["priority"] == "critical" and retained["reason"], retained
+    assert by_id["M", "rejected"]["priority"] == "high"  # the template's: the payload has none
+    unreadable = [r for r in reports if r["outcome"] == "rejected" and r["id"] != "M"]
+    assert [(r["id"] is not None, r["priority"]) for r in unreadable] == [(True, "high")]
+    said = [r for r in reports if r["outcome"] != "return_to_normal"]
+    assert all(r["id"] and r["priority"] for r in said), said
