@@ -391,8 +391,14 @@ def _reload(config: Config, path: Path | None, pid: int, timeout: float) -> int:
 
 
 def _reloaded(text: str, status: int) -> int:
-    """`cosyedge reload: TEXT`, on stdout for exit status 0, else on stderr; the status."""
-    print(f"cosyedge reload: {text}", file=sys.stderr if status else sys.stdout)
+    """`cosyedge reload: TEXT`, on stdout for exit status 0, else on stderr; the status.
+    Under systemd (ExecReload) a failure carries journald's priority "err", so that
+    `journalctl -p warning` shows why a reload failed, not only systemd's word that it did."""
+    if not status:
+        print(f"cosyedge reload: {text}")
+        return status
+    prefix = "<3>" if os.environ.get("JOURNAL_STREAM") else ""
+    print(f"{prefix}cosyedge reload: {text}", file=sys.stderr)
     return status
 
 

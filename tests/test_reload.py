@@ -6,6 +6,7 @@ itself."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support import Listener, free_port, publish, site_yaml, wait_until
+from support import Listener, cosyedge, free_port, publish, site_yaml, wait_until
 
 REPORT = "cosyedge/report"
 QUICK = "  reconnect_max_s: 2\n"  # a broker that comes back is found again within seconds
@@ -327,3 +328,18 @@ def test_reloads_during_a_broker_outage_and_one_upon_another_are_each_answered(
     wait_until(lambda: daemon.log().count("configuration reloaded from ") == 3, 10, "3 reloads")
     publish(broker.port, "cosyedge/say", json.dumps({"text": "end", "id": "a-2"}))
     daemon.wait_for_log(r"spoke alert a-2 .* text='Last: end'", timeout=60)
+
+
+def test_a_failed_reload_under_systemd_is_logged_at_error_priority(tmp_path):
+    """ExecReload's stderr reaches the journal at priority info unless the line says
+    otherwise (sd-daemon(3)): a failed reload's reason carries `<3>`, so that
+    `journalctl -u cosyedge -p warning` shows it; on a terminal the line is plain."""
+    config = tmp_path / "cosyedge.yaml"
+    config.write_text(f"state_dir: {tmp_path / 'state'}\n")
+    gone = 2**22 + 1  # above the kernel's default pid_max: no such process
+    args = ("reload", "--pid", str(gone), "--config", str(config))
+    journald = cosyedge(*args, env={**os.environ, "JOURNAL_STREAM": "8:12345"})
+    assert journald.returncode == 1, journald.stderr
+    assert journald.stderr.startswith("<3>cosyedge reload: "), journald.stderr
+    terminal = cosyedge(*args, env={k: v for k, v in os.environ.items() if k != "JOURNAL_STREAM"})
+    assert terminal.stderr.startswith("cosyedge reload: "), terminal.stderr
