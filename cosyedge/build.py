@@ -88,7 +88,6 @@ class Core:
             "reports_unconfirmed": self.reporter.unconfirmed(),
             "status": self.desk.status(),
             "last": self.announcer.last,
-            "journal_trouble": self.journal.trouble,
         }
 
 

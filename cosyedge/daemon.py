@@ -79,6 +79,7 @@ class Daemon:
         self.refused, self.origin = refused, origin
         self.notifier = notifier or Notifier()
         self._reload = threading.Event()
+        self._starting = ""  # what the start waits for, in the status line; empty once ready
         self._synthesizing = False  # a synthesis did not stop at shutdown
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
         self.faults = Faults.from_env()
@@ -99,7 +100,7 @@ class Daemon:
         fields = self.core.state(detail)
         for part in [*self.path, *self.parts]:
             fields.update(part.state(detail))
-        return Snapshot(**fields)
+        return Snapshot(**fields, starting=self._starting)
 
     def status_line(self) -> str:
         return status_line(self.snapshot())
@@ -159,12 +160,14 @@ class Daemon:
         if self.origin == FILE:
             lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         watchdog = Watchdog(self.notifier, core.beats)
+        self._starting = f"waiting for the MQTT broker at {core.link.address}"
         while not core.link.subscribed.is_set():
-            target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
-            self.notifier.status(f"starting: waiting for the MQTT broker at {target}")
+            self._tick(self.path)  # a broker that never answers is the fault `connection`
+            self.notifier.status(self.status_line())
             watchdog.tick()
             if core.stop.wait(watchdog.tick_seconds):
                 return self._shutdown(threads)
+        self._starting = ""
         log.info("ready")
         core.selfwatch.subscribed(time.monotonic())  # timeouts from now, not from before
         self.notifier.ready(self.status_line())
@@ -179,10 +182,10 @@ class Daemon:
             self.notifier.status(self.status_line())
         return self._shutdown(threads)
 
-    def _tick(self) -> None:
-        """Each part's periodic work, and its faults into the fault set."""
+    def _tick(self, parts: list[Component] | None = None) -> None:
+        """Each part's periodic work (of `parts`, else all), and its faults into the fault set."""
         now = time.monotonic()
-        for part in [*self.path, *self.parts]:
+        for part in [*self.path, *self.parts] if parts is None else parts:
             for name, reason in part.tick(now).items():
                 self.core.health.set(name, reason)
 

@@ -283,7 +283,7 @@ class AlarmDesk:
         self.reporter.confirm()
         if status != self._status:
             self._status = status
-            self.reporter.status(self.health.state, **status)
+            self.reporter.status(_state(status), **status)
 
     def waiting(self) -> int:
         """Items queued or held in their on-delay."""
@@ -296,13 +296,13 @@ class AlarmDesk:
         with self._cond:
             status = self._full_status()
         self._status = status
-        self.reporter.status(state or self.health.state, **status)
+        self.reporter.status(state or _state(status), **status)
 
     def status(self) -> dict:
         """The status as the retained status topic has it now."""
         with self._cond:
             status = self._full_status()
-        return {"state": self.health.state, **status}
+        return {"state": _state(status), **status}
 
     def standing(self) -> list[tuple[str, float]]:
         """The alarms re-announced until acknowledged, not returned to normal: (alarm,
@@ -313,6 +313,8 @@ class AlarmDesk:
         return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
     def _full_status(self) -> dict:
+        """The policy's status and the faults, read once: its state is told by these faults
+        (`_state`), never read again, when a fault may have begun or ended meanwhile."""
         return {**self.policy.status(), "faults": self.health.faults()}
 
     def _emit(self, effects: list[Effect]) -> None:
@@ -407,6 +409,11 @@ def _priority(verdict: Verdict) -> str | None:
     """The priority an accepted alert is said at; None for a return to normal or a refusal."""
     announcement = verdict.announcement if isinstance(verdict, Offer) else None
     return announcement.priority if announcement else None
+
+
+def _state(status: dict) -> str:
+    """`degraded` while the status names any fault, else `online`."""
+    return "degraded" if status["faults"] else "online"
 
 
 def _on_clock(wall: float) -> float:
