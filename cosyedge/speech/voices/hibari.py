@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig, VoiceConfig
-from cosyedge.speech.allocator import libc_malloc_trim
+from cosyedge.speech.allocator import HandBack
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
@@ -57,6 +57,12 @@ SPELLED_WORDS = (
 ).split()
 # Without onnxruntime's arena this small model costs no more CPU and peaks 7 MB lower.
 MEMORY_ARENA = False
+# Without the arena the steps' tensors come from malloc, and glibc keeps what they leave (its
+# mmap threshold rises past them), fragmented: over a flood of long alerts RSS rose 40-50 MB
+# above the loaded voice and stayed there. Handed back after every step, the next step faulted
+# the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
+# is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
+STEP_SLACK_MB = 12.0
 
 
 def _assets() -> Path:
@@ -233,7 +239,7 @@ class HibariVoice(FrontedVoice):
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]
-    _trim: Callable[[int], int] | None = field(default_factory=libc_malloc_trim)
+    _hand_back: HandBack = field(default_factory=lambda: HandBack(STEP_SLACK_MB))
 
     @classmethod
     def load(
@@ -260,8 +266,8 @@ class HibariVoice(FrontedVoice):
         return replace(self, front=self.front.with_lexicon(lexicon))
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
-        """One chunk per step (`MAX_PHONEMES` at most); each step's working memory is handed
-        back to the system before its chunk is yielded, so the next starts from the floor.
+        """One chunk per step (`MAX_PHONEMES` at most); what the steps leave to the allocator
+        is handed back before a chunk is yielded once it is STEP_SLACK_MB above its floor.
         Where a sentence was cut, the pause is made as short as the voice's own within a step
         (`shorten_pause`)."""
         rng = np.random.default_rng()
@@ -273,16 +279,13 @@ class HibariVoice(FrontedVoice):
             cut = following is not None and phonemes[-1] not in PAUSE_MARKS
             pcm = shorten_pause(pcm, lead=continues, tail=cut)
             continues = cut
-            # Without the arena the step's tensors come from malloc, and glibc keeps what they
-            # leave (its mmap threshold rises past them), fragmented: over a flood of long
-            # alerts RSS rose 40-50 MB above the loaded voice and stayed there.
-            if self._trim is not None:
-                self._trim(0)
+            self._hand_back()
             yield pcm
 
     def _step(self, phonemes: str, rng: np.random.Generator) -> np.ndarray | None:
         """One inference and its vocoder; None when nothing in `phonemes` is in the model's
-        vocabulary. Nothing the step allocated outlives it but the returned samples."""
+        vocabulary. Nothing the step allocated outlives it but the returned samples and the
+        vocoder's overlap-add norms (its own cache: 8 at most, 0.1-0.4 MB each)."""
         from hibari import dsp
 
         ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
@@ -291,11 +294,7 @@ class HibariVoice(FrontedVoice):
         inputs = {"ids": np.asarray([ids], np.int64), "speed": np.asarray([1.0], np.float32)}
         outputs = self.session.run(None, inputs)
         harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-        pcm = to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
-        # The vocoder keeps its overlap-add norm for the last 8 frame counts (0.1-0.5 MB each,
-        # 2 MB after the start-up phrases); making one again takes microseconds.
-        getattr(getattr(dsp, "_ola_norm", None), "cache_clear", lambda: None)()
-        return pcm
+        return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
 
 
 def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:
