@@ -24,15 +24,33 @@ import platform
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from bench.texts import REPO, SPEED_TEXTS
 
 RESULTS = REPO / "bench" / "results"
-WORDS = (
-    "pump valve boiler sensor pressure flow line station feed cooling water tank motor belt "
-    "filter heater relief bypass drain level alarm"
-).split()
+WORDS = [
+    "pump",
+    "valve",
+    "boiler",
+    "sensor",
+    "pressure",
+    "flow",
+    "line",
+    "station",
+    "feed",
+    "cooling",
+    "water",
+    "tank",
+    "motor",
+    "belt",
+    "filter",
+    "heater",
+    "relief",
+    "bypass",
+    "drain",
+    "level",
+    "alarm",
+]
 
 
 def long_text(n: int) -> str:
@@ -45,7 +63,9 @@ def long_text(n: int) -> str:
 
 
 def texts(rounds: int) -> list[str]:
-    return [t for r in range(rounds) for t in (*SPEED_TEXTS.values(), long_text(r), long_text(r + 50))]
+    return [
+        t for r in range(rounds) for t in (*SPEED_TEXTS.values(), long_text(r), long_text(r + 50))
+    ]
 
 
 def child(variant: str, rounds: int) -> dict:
@@ -80,16 +100,23 @@ def child(variant: str, rounds: int) -> dict:
 
 
 def _use_variant(variant: str) -> None:
-    """What `variant` hands back, set before the voice is made."""
+    """What `variant` hands back (and, after a comma, `steps N`: MAX_PHONEMES; `arena`:
+    onnxruntime's memory arena), set before the voice is made."""
     from cosyedge.speech.voices import hibari
 
-    if variant == "each step":
+    hand_back, *options = (part.strip() for part in variant.split(","))
+    if hand_back == "each step":
         hibari.STEP_SLACK_MB = 0.0
         _drop_norms()
-    elif variant == "never":
+    elif hand_back == "never":
         hibari.STEP_SLACK_MB = float("inf")
     else:
-        hibari.STEP_SLACK_MB = float(variant.split()[1])
+        hibari.STEP_SLACK_MB = float(hand_back.split()[1])
+    for option in options:
+        if option == "arena":
+            hibari.MEMORY_ARENA = True
+        else:
+            hibari.MAX_PHONEMES = int(option.split()[1])
 
 
 def _drop_norms() -> None:
@@ -126,8 +153,11 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--slacks", default="6,12,24")
+    parser.add_argument("--variants", help="instead: ';'-separated, e.g. 'never, steps 128'")
     args = parser.parse_args()
     variants = ["hibari", "each step", *(f"slack {s}" for s in args.slacks.split(",")), "never"]
+    if args.variants:
+        variants = ["hibari", *args.variants.split(";")]
     load_start = os.getloadavg()
     runs: dict[str, list[dict]] = {v: [] for v in variants}
     for rep in range(args.reps):
@@ -149,10 +179,10 @@ def main() -> None:
         cpu = statistics.median(r["cpu_per_audio_s"] for r in values)
         peak = statistics.median(r["peak_above_mb"] for r in values)
         end = statistics.median(r["end_above_mb"] for r in values)
-        rows.append({"variant": variant, "cpu": cpu, "ratio": cpu / theirs, "peak": peak, "end": end})
-        print(
-            f"| {variant} | {cpu:.4f} | {cpu / theirs:.2f}x | {peak:.1f} MB | {end:+.1f} MB |"
+        rows.append(
+            {"variant": variant, "cpu": cpu, "ratio": cpu / theirs, "peak": peak, "end": end}
         )
+        print(f"| {variant} | {cpu:.4f} | {cpu / theirs:.2f}x | {peak:.1f} MB | {end:+.1f} MB |")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "hibari_cpu.json").write_text(
         json.dumps({"load": [load_start, load_end], "rows": rows, "runs": runs}, indent=1)

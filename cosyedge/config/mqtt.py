@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import socket
-import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +96,9 @@ class MqttConfig:
             _check_tls_files(self.tls_ca_file, self.tls_cert_file, self.tls_key_file)
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
-            object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
+            # The host name as socket.gethostname() gives it, without importing socket and
+            # ssl into every command that reads a configuration.
+            object.__setattr__(self, "client_id", f"cosyedge-{os.uname().nodename}")
         if self.reconnect_max_s < self.reconnect_min_s:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:
@@ -119,6 +119,8 @@ class MqttConfig:
 def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:
     """Load them as the MQTT client will, so a wrong file is refused by `check` and by a
     reload, instead of failing when the connection is made."""
+    import ssl  # only with TLS configured: the import costs every command 20-40 ms of CPU
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # without the system's CAs: quicker
     try:
         context.load_verify_locations(cafile=ca)

@@ -10,7 +10,9 @@ the config names another model file.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -65,22 +67,48 @@ MEMORY_ARENA = False
 STEP_SLACK_MB = 12.0
 
 
+# hibari's package is found, its registry and version read, without importing it: its import
+# loads scipy and urllib (0.1 s of CPU), which a phrase said from the cache does not need.
+PACKAGE = "hibari"
+
+
 def _assets() -> Path:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"No module named {PACKAGE!r}", name=PACKAGE)
+    return Path(spec.origin).parent / "assets"
+
+
+def _registry() -> dict[str, dict[str, Any]]:
+    """hibari's voices by name (its `hibari.voices.VOICES`, read from the same file)."""
+    return dict(json.loads((_assets() / "voices.json").read_text(encoding="utf-8")))
+
+
+def hibari_version() -> str:
+    """hibari's `__version__`, read from its `__init__.py` (importlib.metadata would cost as
+    much as the import saved); from hibari itself where that file does not state it plainly."""
+    init = _assets().parent / "__init__.py"
+    found = re.search(r"^__version__ = [\"']([^\"']+)[\"']$", init.read_text("utf-8"), re.M)
+    if found:
+        return found.group(1)
     import hibari
 
-    return Path(hibari.__file__).parent / "assets"
+    return str(hibari.__version__)
 
 
 def packaged_model() -> Path:
+    """The voice that ships inside hibari's package (`hibari.voices.DEFAULT`): the one entry
+    of its registry whose file is there; asked of hibari itself if that is not one."""
+    shipped = [e["file"] for e in _registry().values() if (_assets() / e["file"]).is_file()]
+    if len(shipped) == 1:
+        return _assets() / shipped[0]
     from hibari import voices
 
     return _assets() / voices.VOICES[voices.DEFAULT]["file"]
 
 
 def _registry_entry(digest: str) -> tuple[str, dict[str, Any]] | None:
-    from hibari import voices
-
-    for name, entry in voices.VOICES.items():
+    for name, entry in _registry().items():
         if entry.get("sha256") == digest:
             return name, entry
     return None
@@ -216,8 +244,6 @@ def front_end(
     """The voice's front end alone: no acoustic model is loaded, and its G2P only when it is
     first asked for phonemes (its identity needs none of them). `digest`: the model's, when
     the caller has it already."""
-    import hibari
-
     model = config.model or packaged_model()
     digest = digest or model_digest(model, saved_dir)
     known = _registry_entry(digest)
@@ -227,7 +253,7 @@ def front_end(
     return FrontEnd(
         name=f"hibari-{name}",
         sample_rate=SAMPLE_RATE,
-        base_identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
+        base_identity=identity_of(ENGINE_VERSION, digest, hibari_version(), normalizer.version),
         lexicon=lexicon,
         normalize=normalizer.normalize,
         units_of=g2p.units,
