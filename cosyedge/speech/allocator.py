@@ -45,19 +45,20 @@ class HandBack:
 
     slack_mb: float
     trim: Callable[[int], int] | None = field(default_factory=lambda: libc_malloc_trim())
+    measure: Callable[[], float] = rss_mb
     floor_mb: float = float("inf")  # the lowest RSS seen since the last hand-back
-    count: int = 0  # how many times it handed back, for the benchmarks
+    count: int = 0  # how many times it handed back
 
     def __call__(self) -> bool:
         """After a step: hand back if RSS is `slack_mb` above the floor; whether it did."""
         if self.trim is None:  # not glibc: nothing to trim this way
             return False
-        rss = rss_mb()
+        rss = self.measure()
         self.floor_mb = min(self.floor_mb, rss)
         if rss < self.floor_mb + self.slack_mb:
             return False
         self.trim(0)
-        self.floor_mb, self.count = rss_mb(), self.count + 1
+        self.floor_mb, self.count = self.measure(), self.count + 1
         return True
 
 
