@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,9 +97,7 @@ class MqttConfig:
             _check_tls_files(self.tls_ca_file, self.tls_cert_file, self.tls_key_file)
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
-            # The host name as socket.gethostname() gives it, without importing socket and
-            # ssl into every command that reads a configuration.
-            object.__setattr__(self, "client_id", f"cosyedge-{os.uname().nodename}")
+            object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
         if self.reconnect_max_s < self.reconnect_min_s:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:
