@@ -18,13 +18,18 @@ import platform
 from collections.abc import Mapping
 from pathlib import Path
 
-import onnxruntime as ort
-
 from cosyedge.speech.kept import SavedDir, file_digest, problem_of, write_whole
 
 log = logging.getLogger(__name__)
 
 _CPU_FIELDS = ("model name", "flags", "Features", "CPU implementer", "CPU part")
+
+
+def onnxruntime_version() -> str:
+    """onnxruntime's version, imported here only: a phrase said from the cache never needs it."""
+    import onnxruntime
+
+    return str(onnxruntime.__version__)
 
 
 def cpu_identity() -> str:
@@ -81,7 +86,7 @@ class SavedModels:
     def key(self, source_digest: str, level: str, entries: Mapping[str, str] | None = None) -> str:
         """The key of a saved graph; session config `entries` (which change what the optimizer
         writes, e.g. MatMulNBits' compute type) are part of it, none keeps the older keys."""
-        parts = [source_digest, ort.__version__, cpu_identity(), level]
+        parts = [source_digest, onnxruntime_version(), cpu_identity(), level]
         parts += [f"{k}={v}" for k, v in sorted((entries or {}).items())]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -176,7 +181,7 @@ class SavedModels:
         path = self.path(model, key)
         self.saved.check(path)
         record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
-        record["onnxruntime"] = ort.__version__
+        record["onnxruntime"] = onnxruntime_version()
         write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
         os.replace(tmp, path)
         return path

@@ -11,25 +11,26 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-
-import onnxruntime as ort
+from typing import TYPE_CHECKING
 
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices.optimized import SavedModels, file_digest
 
+if TYPE_CHECKING:
+    import onnxruntime as ort
+
 log = logging.getLogger(__name__)
 
+# onnxruntime's names for the config's values. onnxruntime itself is imported only where a
+# session is made: a phrase said from the cache never needs it (0.15 s of CPU to import).
 _LEVELS = {
-    "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    "disabled": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
 }
-_MODES = {
-    "sequential": ort.ExecutionMode.ORT_SEQUENTIAL,
-    "parallel": ort.ExecutionMode.ORT_PARALLEL,
-}
+_MODES = {"sequential": "ORT_SEQUENTIAL", "parallel": "ORT_PARALLEL"}
 PROVIDERS = ["CPUExecutionProvider"]
 
 
@@ -45,11 +46,14 @@ def session_options(
 ) -> ort.SessionOptions:
     """Options from the config, plus the engine's own session config `entries` (what its
     models need of onnxruntime to compute the same on every CPU)."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = settings.intra_op_threads
     options.inter_op_num_threads = settings.inter_op_threads
-    options.execution_mode = _MODES[settings.execution_mode]
-    options.graph_optimization_level = _LEVELS[settings.graph_optimization]
+    options.execution_mode = getattr(ort.ExecutionMode, _MODES[settings.execution_mode])
+    level = _LEVELS[settings.graph_optimization]
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
     options.enable_cpu_mem_arena = settings.memory_arena is not False
     options.add_session_config_entry(
         "session.intra_op.allow_spinning", "1" if settings.allow_spinning else "0"
@@ -101,6 +105,8 @@ def _session(
 ) -> ort.InferenceSession:
     """`model` optimized as configured, in memory; with `save_to`, the optimized graph
     written there too."""
+    import onnxruntime as ort
+
     options = session_options(settings, entries)
     if save_to is not None:
         options.optimized_model_filepath = str(save_to)
@@ -112,6 +118,8 @@ def _reused(
 ) -> ort.InferenceSession | None:
     """A session on the saved optimized `graph`, not optimized again; None when onnxruntime
     cannot load it (it is removed, and made again)."""
+    import onnxruntime as ort
+
     options = session_options(settings, entries)
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:

@@ -27,7 +27,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -161,6 +160,8 @@ class TableReadings:
 
 def made_from() -> dict[str, object]:
     """What the tables must have been made from to be used now."""
+    from importlib.metadata import version  # not imported by a phrase said from the cache
+
     digests = {name: file_digest(path) for name, path in sources().items()}
     return {"format": FORMAT, "pypinyin": version("pypinyin"), "sources": digests}
 
