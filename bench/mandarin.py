@@ -128,11 +128,13 @@ def speak(engine: str, pack: str | None, texts: list[str], saved: Path) -> dict:
 
 
 def front_end(texts: list[str]) -> dict:
+    from cosyedge.speech.kept import SavedDir
     from cosyedge.speech.lexicon import NO_LEXICON
     from cosyedge.speech.voices.zhfront import mandarin_front_end
 
     with tempfile.TemporaryDirectory(prefix="bench-mandarin-") as saved:
-        front = mandarin_front_end("front", 16000, "front", NO_LEXICON, Path(saved), True)
+        models = SavedDir(Path(saved))
+        front = mandarin_front_end("front", 16000, "front", NO_LEXICON, models, True)
         list(front.units(texts[0]))
         started = time.perf_counter()
         for text in texts:

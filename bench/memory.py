@@ -77,10 +77,11 @@ def child_zh_first(way: str, saved_dir: str) -> None:
     first. `own`: pypinyin's own readings, and wetext's graphs as the front end loaded them
     for this phrase before (the pre-pass leaves ± to it)."""
     import cosyedge.speech.voices.zhfront
+    from cosyedge.speech.kept import SavedDir
     from cosyedge.speech.lexicon import NO_LEXICON
     from cosyedge.speech.memory import rss_mb
 
-    saved = Path(saved_dir) if way == "tables" else None
+    saved = SavedDir(Path(saved_dir)) if way == "tables" else None
     before = rss_mb()
     started = time.perf_counter()
     front = cosyedge.speech.voices.zhfront.mandarin_front_end("zh", 1, "zh", NO_LEXICON, saved)

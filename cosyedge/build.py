@@ -37,10 +37,12 @@ from cosyedge.mqtt.reports import Reporter
 from cosyedge.observe import Observer, Observers
 from cosyedge.service.notify import Notifier
 from cosyedge.service.selfwatch import SelfWatch, Telling
+from cosyedge.service.statedir import StateWatch
 from cosyedge.speech import zh
 from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
@@ -64,6 +66,7 @@ class Core:
 
     config: Config
     observers: Observers
+    state_watch: StateWatch  # what the state directory could not keep: the fault `state`
     health: Health
     speech: Speech
     player: Player
@@ -86,7 +89,6 @@ class Core:
             "reports_unconfirmed": self.reporter.unconfirmed(),
             "status": self.desk.status(),
             "last": self.announcer.last,
-            "journal_trouble": self.journal.trouble,
         }
 
 
@@ -105,6 +107,8 @@ class Start:
 def build_core(config: Config, start: Start, faults: Faults) -> Core:
     """The stages in the order an alert passes through them, the self-watch beside them."""
     observers = Observers()
+    state_watch = StateWatch(config.state_dir)
+    observers.add(state_watch)  # first: the voices tell what they cannot keep as they load
     health = Health(observers.fault)
     beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
     announcer_beat, player_beat, journal_beat = beats
@@ -144,13 +148,13 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
     )
-    selfwatch = SelfWatch(config, health, telling, publish, beats)
+    selfwatch = SelfWatch(config, health, telling, publish, beats, observers, faults)
     observers.add(selfwatch)
     observers.add(reporter)
     door = Door(config, journal, desk, (selfwatch,), observers)
     link = Link(config, door, observers, faults)
     return Core(
-        config, observers, health, speech, player, journal, reporter, history, desk,
+        config, observers, state_watch, health, speech, player, journal, reporter, history, desk,
         announcer, selfwatch, door, link, activity, beats, stop,
     )  # fmt: skip
 
@@ -244,10 +248,12 @@ def check_service_limit(ceiling_mb: float) -> None:
 def build_speech(config: Config, faults: Faults, observer: Observer | None = None) -> Speech:
     """The voices, cache and renderer, and what is said when they cannot be: the generic
     phrases (short, and what is left if all fails) and the fault phrases, rendered now.
-    `observer` hears the cache's troubles and each clause's synthesis time."""
+    `observer` hears the cache's troubles, what the voices cannot keep in `state_dir/models`
+    and each clause's synthesis time."""
     for warning in lexicon_warnings(config.pronunciations):
         log.warning("%s", warning)
-    voices = {lang: _voice(config, lang) for lang in config.voices}
+    saved = SavedDir(config.state_dir / "models", faults, observer or Observer())
+    voices = {lang: _voice(config, lang, saved) for lang in config.voices}
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)
     renderer = Renderer(mixed_voices(voices, config.local_time_zone), cache, observer=observer)
@@ -263,11 +269,12 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 
 
-def _voice(config: Config, lang: str) -> SheddableVoice:
-    """`lang`'s voice, loaded now; VoiceFailed names its key when it cannot be."""
-    lexicon, models = lexicon_for(config.pronunciations, lang), config.state_dir / "models"
+def _voice(config: Config, lang: str, saved: SavedDir) -> SheddableVoice:
+    """`lang`'s voice, loaded now, keeping what it makes in `saved` where it can (else in
+    memory); VoiceFailed names its key when it cannot be loaded at all."""
+    lexicon = lexicon_for(config.pronunciations, lang)
     load = functools.partial(
-        load_voice, lang, config.voices[lang], models, lexicon, config.memory.ceiling_mb
+        load_voice, lang, config.voices[lang], saved, lexicon, config.memory.ceiling_mb
     )
     try:
         return SheddableVoice(load)

@@ -99,8 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     reload = with_config(
         sub.add_parser(
             "reload",
-            help="check the config file, have the running daemon take it over, and wait "
-            "until it is in force (exit 0) or refused (exit 1)",
+            help="check the config file, have the running daemon (which rereads the file it "
+            "was started with: it must be this one, else exit 4 without signalling it) take it "
+            "over, and wait until it is in force with its subscriptions acknowledged by the "
+            "broker (exit 0), in force but not acknowledged within 10 s (exit 3), or refused "
+            "(exit 1)",
         )
     )
     reload.add_argument(
@@ -218,6 +221,10 @@ def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
+    # onnxruntime (1.2x, Linux) keeps a telemetry device id and database under ~/.cache when
+    # it loads; an offline gateway sends none and writes only the directories it is given.
+    # Set before anything loads it; the processes it starts inherit it.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     args = build_parser().parse_args(argv)
     builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
     if builds and not _builders_here(args):
@@ -290,7 +297,7 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
     if args.command == "check":
         return _check(config, args.config)
     if args.command == "reload":
-        return _reload(config, args.pid, args.timeout)
+        return _reload(config, args.config, args.pid, args.timeout)
     if args.command == "voice":
         return _voice_command(config, args)
     if args.command == "say":
@@ -365,21 +372,40 @@ def _instead(path: Path | None, state_dir: Path | None) -> str:
     return f"{path}: would start on {choice.what} because {because}"
 
 
-def _reload(config: Config, pid: int, timeout: float) -> int:
-    """A valid file (checked by loading it) is sent to the daemon as SIGHUP; its answer,
-    written once the file is in force or refused, decides the exit status."""
-    from cosyedge.service.reload import ANSWER_FILE, request_reload
+def _reload(config: Config, path: Path | None, pid: int, timeout: float) -> int:
+    """A valid file (checked by loading it) that process `pid` runs is sent to it as SIGHUP;
+    its answer, written once the file is refused, or in force and subscribed or not within
+    the daemon's wait, decides the exit status (service/reload.py). A file `pid` does not run
+    is refused without signalling it: a daemon rereads only its own."""
+    from cosyedge.service import reload
 
+    answers = config.state_dir / reload.ANSWER_FILE
     try:
-        answer = request_reload(config.state_dir / ANSWER_FILE, pid, timeout)
+        reload.probe(pid)
+        other = reload.not_its_file(answers, pid, path)
+        answer = None if other else reload.request_reload(answers, pid, timeout)
     except OSError as exc:
-        print(f"cosyedge reload: cannot signal process {pid}: {exc}", file=sys.stderr)
-        return 1
+        return _reloaded(f"cannot signal process {pid}: {exc}", reload.REFUSED)
+    if other is not None:
+        return _reloaded(f"{other}; not signalled", reload.NOT_ITS_FILE)
     if answer is None:
-        print(f"cosyedge reload: no answer from process {pid} in {timeout:g} s", file=sys.stderr)
-        return 1
-    print(f"cosyedge reload: {answer.detail}", file=sys.stdout if answer.applied else sys.stderr)
-    return 0 if answer.applied else 1
+        return _reloaded(f"no answer from process {pid} in {timeout:g} s", reload.REFUSED)
+    other = reload.other_file(answer, path)  # when its answer at start could not be read
+    if other is not None:
+        return _reloaded(f"{other}; it reloaded that: {answer.detail}", reload.NOT_ITS_FILE)
+    return _reloaded(answer.detail, answer.status)
+
+
+def _reloaded(text: str, status: int) -> int:
+    """`cosyedge reload: TEXT`, on stdout for exit status 0, else on stderr; the status.
+    Under systemd (ExecReload) a failure carries journald's priority "err", so that
+    `journalctl -p warning` shows why a reload failed, not only systemd's word that it did."""
+    if not status:
+        print(f"cosyedge reload: {text}")
+        return status
+    prefix = "<3>" if os.environ.get("JOURNAL_STREAM") else ""
+    print(f"{prefix}cosyedge reload: {text}", file=sys.stderr)
+    return status
 
 
 def _cache_command(config: Config, args: argparse.Namespace) -> int:

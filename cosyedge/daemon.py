@@ -27,18 +27,16 @@ from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.model import error_text
 from cosyedge.mqtt.broker import LocalBroker
-from cosyedge.service.canary import StateDirUnusable
 from cosyedge.service.notify import Notifier, Watchdog
-from cosyedge.service.reload import ANSWER_FILE, ReloadAnswer, effective_config, write_answer
+from cosyedge.service.reload import ANSWER_FILE, Answers, effective_config
 from cosyedge.speech.allocator import one_malloc_arena
 
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
-SUBSCRIBE_WAIT_S = 10.0  # a reload answers once new subscriptions are acknowledged, or after this
 
-__all__ = ["CannotStart", "Daemon", "StateDirUnusable", "VoiceFailed", "open_daemon"]
+__all__ = ["CannotStart", "Daemon", "VoiceFailed", "open_daemon"]
 
 
 class CannotStart(RuntimeError):
@@ -58,8 +56,6 @@ def open_daemon(path: Path | None) -> Daemon:
             log.error("configuration refused: %s", "; ".join(plan.problems))
         try:
             return Daemon(choice.config, path, refused, choice.origin, notifier)
-        except StateDirUnusable:
-            raise  # the last good configuration is kept there too; exit 2 would never restart
         except Exception as exc:  # whatever stops this configuration, the next one is tried
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
@@ -83,14 +79,19 @@ class Daemon:
         self.refused, self.origin = refused, origin
         self.notifier = notifier or Notifier()
         self._reload = threading.Event()
+        self._starting = ""  # what the start waits for, in the status line; empty once ready
         self._synthesizing = False  # a synthesis did not stop at shutdown
-        self._reloads = 0
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
-        self.core = build_core(config, start, Faults.from_env())
+        self.faults = Faults.from_env()
+        self.core = build_core(config, start, self.faults)
         self.beside = build_beside(self.core, start)
         self.parts = list(self.beside.parts)  # beside the alert path, in the order they start
         # Reconfigured and ticked with them, started and stopped in their place.
-        self.path: list[Component] = [self.core.door, self.core.link]
+        self.path: list[Component] = [self.core.door, self.core.link, self.core.state_watch]
+        answers = config.state_dir / ANSWER_FILE
+        self.answers = Answers(
+            answers, config_path, self.core.link, self.core.observers, self.faults
+        )
 
     def snapshot(self, detail: Detail | None = None) -> Snapshot:
         """The daemon's state now: the alert path's part, then each component's; `detail`:
@@ -99,13 +100,14 @@ class Daemon:
         fields = self.core.state(detail)
         for part in [*self.path, *self.parts]:
             fields.update(part.state(detail))
-        return Snapshot(**fields)
+        return Snapshot(**fields, starting=self._starting)
 
     def status_line(self) -> str:
         return status_line(self.snapshot())
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
+        self.answers.started()  # which file a reload rereads, before SIGHUP is taken
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.core.stop.set())
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
@@ -129,7 +131,8 @@ class Daemon:
         mqtt = self.config.mqtt
         if not mqtt.local_broker:
             return None
-        broker = LocalBroker(mqtt.host, mqtt.port, self.config.state_dir / "mosquitto")
+        persist = self.config.state_dir / "mosquitto"
+        broker = LocalBroker(mqtt.host, mqtt.port, persist, self.core.observers)
         try:
             broker.start()
         except (RuntimeError, OSError) as exc:
@@ -155,14 +158,16 @@ class Daemon:
         # may reach the broker after the one published at it, and be the one retained.
         core.link.start()
         if self.origin == FILE:
-            lastgood.save(self.config, self.config_path)
+            lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         watchdog = Watchdog(self.notifier, core.beats)
+        self._starting = f"waiting for the MQTT broker at {core.link.address}"
         while not core.link.subscribed.is_set():
-            target = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
-            self.notifier.status(f"starting: waiting for the MQTT broker at {target}")
+            self._tick(self.path)  # a broker that never answers is the fault `connection`
+            self.notifier.status(self.status_line())
             watchdog.tick()
             if core.stop.wait(watchdog.tick_seconds):
                 return self._shutdown(threads)
+        self._starting = ""
         log.info("ready")
         core.selfwatch.subscribed(time.monotonic())  # timeouts from now, not from before
         self.notifier.ready(self.status_line())
@@ -170,15 +175,17 @@ class Daemon:
             if self._reload.is_set():
                 self._reload.clear()
                 self._reload_config()
+            if self.answers.poll(time.monotonic()):  # the reload is over
+                self.notifier.ready(self.status_line())
             self._tick()
             watchdog.tick()
             self.notifier.status(self.status_line())
         return self._shutdown(threads)
 
-    def _tick(self) -> None:
-        """Each part's periodic work, and its faults into the fault set."""
+    def _tick(self, parts: list[Component] | None = None) -> None:
+        """Each part's periodic work (of `parts`, else all), and its faults into the fault set."""
         now = time.monotonic()
-        for part in [*self.path, *self.parts]:
+        for part in [*self.path, *self.parts] if parts is None else parts:
             for name, reason in part.tick(now).items():
                 self.core.health.set(name, reason)
 
@@ -197,8 +204,8 @@ class Daemon:
         cache = core.speech.renderer.cache
         if not cache.writable:
             core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
-        for name, reason in self.beside.unstarted.items():
-            core.health.fault(name, reason)
+        for name, reason in {**self.beside.unstarted, "state": core.state_watch.reason}.items():
+            core.health.set(name, reason)
         if self.refused is not None:
             core.health.fault("config", self.refused)
 
@@ -207,6 +214,7 @@ class Daemon:
         core = self.core
         log.info("stopping")
         self.notifier.stopping("stopping: finishing the clause being spoken")
+        self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()
         announcer, clock = threads
@@ -229,14 +237,14 @@ class Daemon:
 
     # -- reload ------------------------------------------------------------------------------
     def _reload_config(self) -> None:
-        """SIGHUP: take over the configuration file if it is valid, then answer the reload
-        (service/reload.py) once it is in force or refused."""
+        """SIGHUP: take over the configuration file if it is valid; the answer follows once
+        it is refused, or in force and subscribed (service/reload.py), while the loop ticks."""
+        began = time.monotonic()
         self.notifier.reloading()
+        self.answers.settle("before another reload followed")  # about its own session
         applied, detail = self._reload_from_file()
-        self._reloads += 1
-        answer = ReloadAnswer(os.getpid(), self._reloads, applied, detail)
-        write_answer(self.config.state_dir / ANSWER_FILE, answer)
-        self.notifier.ready(self.status_line())
+        broker = f"{self.config.mqtt.host}:{self.config.mqtt.port}"
+        self.answers.take(applied, detail, broker, began)
 
     def _reload_from_file(self) -> tuple[bool, str]:
         try:
@@ -256,12 +264,12 @@ class Daemon:
             return False, f"failed while applying it: {error_text(exc)}"
         self.refused, self.origin = None, FILE  # the file is in force: no longer refused
         self.core.health.clear("config")
-        lastgood.save(self.config, self.config_path)
+        lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         return True, detail
 
     def _apply(self, new: Config) -> str:
-        """Take over a valid new configuration, queued alerts staying as they are; once the
-        broker has acknowledged new subscriptions (at most SUBSCRIBE_WAIT_S), say how it went."""
+        """Take over a valid new configuration, queued alerts staying as they are; say what
+        waits for a restart."""
         new, waiting = effective_config(self.config, new)
         self.config = new
         for part in [*self.path, *self.parts]:
@@ -276,6 +284,4 @@ class Daemon:
         detail = "applied"
         if waiting:
             detail += f"; waiting for a restart: {', '.join(waiting)}"
-        if not self.core.link.subscribed.wait(SUBSCRIBE_WAIT_S):
-            detail += "; the broker has not acknowledged the subscriptions yet"
         return detail

@@ -39,6 +39,10 @@ SITES = {
     "mqtt.publish": "handing a report to the MQTT client",
     "speech.render": "starting to speak an item (with crash: the daemon dies there)",
     "history.write": "appending facts to the alarm history",
+    "models.write": "keeping an optimized graph, its record, the models' digests or a table in "
+    "state_dir/models (subject: the file)",
+    "state.write": "keeping a small file in state_dir: the last good configuration, the canary "
+    "key, the start and drop counts, the reload answer (subject: the file)",
 }
 
 

@@ -89,7 +89,8 @@ def _http(wiring: Wiring, config: Config) -> list[Component]:
 
     local, turns = wiring.callers
     board = OutcomeBoard()
-    metrics = Metrics(functools.partial(wiring.snapshot, Detail(cache=True, alarms=True)))
+    snapshot = functools.partial(wiring.snapshot, Detail(cache=True, alarms=True))
+    metrics = Metrics(snapshot, tuple(config.voices))
     try:
         server = ApiServer(config.http, local, board, metrics, turns)
     except (OSError, RuntimeError) as exc:  # the port in use, an empty token file

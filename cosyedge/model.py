@@ -63,6 +63,9 @@ class Announcement:
     alert: Alert
     notes: tuple[str, ...] = ()  # what was not taken as given, for the outcome report
     max_spoken_s: float | None = None  # its template's; None: alarms.max_spoken_s
+    # The alarm it is in the ISA-18.2 figures (alarms/kpi.py): its topic, or its topic and
+    # phrase; None: an announcement (free text, a Hermes or HTTP say request), not an alarm.
+    alarm: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class Outcome:
     ticket: Ticket
     kind: str  # see OUTCOMES
     detail: Mapping[str, Any]
+    alarm: str | None = None  # its announcement's alarm, for the alarm history
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,12 @@ class Observer:
         """`part` (journal, reports, history, cache, wyoming, ...) is failing for `reason`, or
         works again (None)."""
 
+    def unkept(self, what: str, problem: str | None) -> None:
+        """`what` (an optimized graph, the last good configuration, the canary key, ...) could
+        not be written into the state directory for `problem` (a full, read-only or failing
+        disk), and is held in memory or done without instead; or (None) it was kept there
+        after all."""
+
     def fault(self, name: str, fault: Fault | None) -> None:
         """A fault of the alarm system began, or its reason changed (`fault`), or it ended
         (None)."""
@@ -69,7 +75,13 @@ class Observer:
         """The MQTT session connected (paho's network thread)."""
 
     def published(self, mid: int) -> None:
-        """The broker acknowledged message `mid` (paho's network thread)."""
+        """The broker acknowledged message `mid` (paho's network thread). Ids are unique
+        across the sessions a daemon makes (mqtt/link.py)."""
+
+    def replaced(self, ids: range) -> None:
+        """The MQTT session that gave out the message ids `ids` was closed for a new one (a
+        reload changed the connection; the daemon's main thread). What it published and was
+        not acknowledged by then never will be: it is lost unless published again."""
 
 
 class Observers(Observer):
@@ -91,6 +103,9 @@ class Observers(Observer):
 
     def trouble(self, part: str, reason: str | None) -> None:
         self._tell("trouble", part, reason)
+
+    def unkept(self, what: str, problem: str | None) -> None:
+        self._tell("unkept", what, problem)
 
     def fault(self, name: str, fault: Fault | None) -> None:
         self._tell("fault", name, fault)
@@ -124,3 +139,6 @@ class Observers(Observer):
 
     def published(self, mid: int) -> None:
         self._tell("published", mid)
+
+    def replaced(self, ids: range) -> None:
+        self._tell("replaced", ids)

@@ -163,6 +163,47 @@ def test_say_writes_a_wav_through_the_same_cache(tmp_path):
     assert np.array_equal(wav_samples(tmp_path / "2.wav")[1], pcm)
 
 
+SAY_AND_LIST_MODULES = """
+import json, sys
+from cosyedge.cli import main
+status = main(sys.argv[1:])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.system
+def test_say_of_a_cached_phrase_imports_no_engine(tmp_path):
+    """A cache hit needs the voices' identities, not their engines: onnxruntime, hibari (and
+    with it scipy), the sound device's library when writing a file. Importing them was most
+    of what `cosyedge say` of a cached phrase cost."""
+    config = tmp_path / "c.yaml"
+    config.write_text(site_config(1883, tmp_path))
+    say = ["say", "Valve nine is open.", "--config", str(config), "--out"]
+    first = subprocess.run(
+        [sys.executable, "-m", "cosyedge", *say, str(tmp_path / "a.wav")],
+        capture_output=True,
+        text=True,
+    )
+    assert first.returncode == 0 and "synth" in first.stderr, first.stderr
+    again = subprocess.run(
+        [sys.executable, "-c", SAY_AND_LIST_MODULES, *say, str(tmp_path / "b.wav")],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0 and "cache" in again.stderr, again.stderr
+    loaded = json.loads(again.stdout.splitlines()[-1])
+    assert loaded["status"] == 0
+    engines = {m.split(".")[0] for m in loaded["modules"]} & {
+        "onnxruntime",
+        "hibari",
+        "scipy",
+        "sounddevice",
+        "pypinyin",
+    }
+    assert engines == set()
+    assert np.array_equal(wav_samples(tmp_path / "b.wav")[1], wav_samples(tmp_path / "a.wav")[1])
+
+
 @pytest.mark.system
 def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path):
     """It used to abort (exit 134) as synthesis outlived the failed device, 8 times in 11."""
@@ -218,7 +259,10 @@ def _unreachable_state_dir(tmp_path: Path) -> None:
     done = subprocess.run(run, **how)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr, done.stderr
-    assert f"cosyedge run: [Errno 13] Permission denied: '{hidden / 'state'}" in done.stderr
+    assert (
+        "cosyedge run: state_dir: cannot keep the alert journal there: [Errno 13] Permission "
+        f"denied: '{hidden / 'state'}'"
+    ) in done.stderr
 
 
 def test_what_the_voices_cannot_say_is_never_reported_spoken(

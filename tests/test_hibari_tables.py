@@ -15,6 +15,7 @@ from hibari.g2p import G2P
 from hibari.g2p.oov import OOV
 from support import shared_alerts
 
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.text import normalizer_for
 from cosyedge.speech.voices.hibari import HibariG2P, _assets
@@ -37,7 +38,7 @@ def oov(british: bool) -> OOV:
 def made(tmp_path_factory) -> Path:
     """A saved-models directory with the US tables made in it."""
     directory = tmp_path_factory.mktemp("models")
-    assert SavedTables(directory).open(False) is not None
+    assert SavedTables(SavedDir(directory)).open(False) is not None
     return directory
 
 
@@ -45,7 +46,8 @@ def made(tmp_path_factory) -> Path:
 def us(made) -> tuple[G2P, TablesG2P]:
     """hibari's own G2P and ours on tables, sharing one OOV net."""
     net = oov(False)
-    return G2P(oov=net, british=False), TablesG2P(SavedTables(made).open(False), net, False)
+    tables = SavedTables(SavedDir(made)).open(False)
+    return G2P(oov=net, british=False), TablesG2P(tables, net, False)
 
 
 def words_of(g2p: G2P, count: int) -> list[str]:
@@ -84,7 +86,7 @@ def test_words_in_runs_read_as_hibaris_own_g2p_reads_them(us):
 
 def test_british_words_read_as_hibaris_own_british_g2p_reads_them(tmp_path):
     net = oov(True)
-    tables = SavedTables(tmp_path).open(True)
+    tables = SavedTables(SavedDir(tmp_path)).open(True)
     assert tables is not None
     theirs, ours = G2P(oov=net, british=True), TablesG2P(tables, net, True)
     words = words_of(theirs, 3_000)
@@ -107,7 +109,7 @@ def test_every_english_alert_is_given_to_the_model_as_hibaris_own_g2p_gives_it(u
 def test_the_tables_hold_no_lexicon_in_memory(made):
     tracemalloc.start()
     try:
-        kept = load_g2p(False, False, made)
+        kept = load_g2p(False, False, SavedDir(made))
         ours = tracemalloc.get_traced_memory()[0]
         own = G2P(oov=False)
         theirs = tracemalloc.get_traced_memory()[0] - ours
@@ -139,8 +141,8 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog,
     shutil.copy(path, older)
     spoil(path)
     with caplog.at_level(logging.INFO):
-        g2p = load_g2p(False, False, tmp_path)
-        load_g2p(False, False, tmp_path)
+        g2p = load_g2p(False, False, SavedDir(tmp_path))
+        load_g2p(False, False, SavedDir(tmp_path))
     assert isinstance(g2p, TablesG2P)
     assert caplog.text.count(f"hibari's G2P tables {path} are not usable") == 1
     assert caplog.text.count("made hibari's G2P tables (us)") == 1
@@ -152,7 +154,7 @@ def test_where_tables_cannot_be_kept_hibaris_own_g2p_reads(tmp_path, caplog):
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     with caplog.at_level(logging.WARNING):
-        g2p = load_g2p(False, False, blocked / "models")
+        g2p = load_g2p(False, False, SavedDir(blocked / "models"))
     assert type(g2p) is G2P
     assert "cannot keep hibari's G2P tables" in caplog.text
     assert "holds its lexicons in memory instead" in caplog.text

@@ -9,6 +9,8 @@ import io
 import json
 import math
 import struct
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -185,6 +187,55 @@ def test_report_refuses_bad_windows_and_a_missing_history(tmp_path, site):
     assert none.returncode == 2 and f"no alarm history in {tmp_path}/nowhere" in none.stderr
 
 
+def test_free_text_is_not_an_alarm_and_the_period_covered_is_said(tmp_path):
+    """Three phrases within a minute on a say topic are three announcements, not a chattering
+    alarm, whether the fact names its alarm (null: an announcement) or was written before
+    facts did (known by its topic: the say topics' are announcements); an alarm is its
+    template's: its topic, or its topic and phrase. A window that began before the history
+    did is cut to where it begins, and the report says so."""
+    now = time.time()
+    begun = now - 900  # a gateway installed 15 minutes ago
+    facts: list[tuple[str, dict]] = [("start", {"t": begun, "version": "0.1.0"})]
+
+    def said(at: float, topic: str, **alarm: str | None) -> None:
+        fact = {"t": at + 1, "seq": len(facts), "topic": topic, "priority": "medium"}
+        facts.append(("outcome", {**fact, "outcome": "spoken", "received": at, **alarm}))
+
+    say_topics = ("cosyedge/say", "cosyedge/http/say", "cosyedge/notify", "hermes/tts/say")
+    for i, topic in enumerate(say_topics):
+        for k in range(3):
+            said(begun + 60 + i * 100 + k * 10, topic, alarm=None)
+            said(begun + 61 + i * 100 + k * 10, topic)
+    for k in range(3):  # one source thrice within a minute: chattering
+        said(begun + 600 + k * 10, "plant/3/temperature", alarm="plant/3/temperature")
+    for text in ("Belt stopped.", "Belt stopped.", "Belt running."):  # `alarm: phrase`
+        said(begun + 700, "plant/board", alarm=f"plant/board: {text}")
+    write_history(tmp_path / "state" / "history", facts)
+    config = tmp_path / "site.yaml"
+    config.write_text(f"state_dir: {tmp_path}/state\n")
+
+    def kpi(*args: str) -> subprocess.CompletedProcess[str]:
+        return cosyedge("report", "kpi", "--config", str(config), *args)
+
+    found = json.loads(kpi("--since", "7d", "--format", "json").stdout)
+    assert found["alarms"] == 6 and found["chattering"] == ["plant/3/temperature"]
+    assert dict(found["top10"]) == {
+        "plant/3/temperature": 3,
+        "plant/board: Belt stopped.": 2,
+        "plant/board: Belt running.": 1,
+    }
+    assert found["start"] == found["history_begins"] == begun
+    assert found["asked_start"] < begun - 6 * DAY_S and found["periods"] <= 3
+    assert math.isclose(found["alarms_per_hour"], 6 / ((found["end"] - begun) / 3600))
+    table = kpi("--since", "7d").stdout
+    assert "Only 15 min of the 7 d asked for" in table, table
+    assert "is covered: the alarm history begins" in table
+    ahead = kpi("--since", "1h", "--until", "2099-01-01")
+    assert "the rest is still to come" in ahead.stdout, ahead.stderr
+    before = kpi("--since", "30d", "--until", "20d")
+    assert before.returncode == 2 and "after the window asked for ends" in before.stderr
+
+
 DAMAGE = [
     b"{not json\n",
     b"[1, 2]\n",  # not an object
@@ -303,10 +354,21 @@ def test_recent_alarms_seeded_and_heard_count_the_last_day_once():
     now = S + DAY_S
     recent.heard(spoken(now - 10))
     recent.heard({"e": "outcome", "t": now - 5, "outcome": "deduplicated", "topic": "plant/a"})
-    recent.seed([Annunciation(now - 3600, "plant/b", "low"), Annunciation(S - 1, "x", "low")], now)
-    assert recent.figures(now).alarms == 2
+    older = [Annunciation(now - 3600, "plant/b", "low"), Annunciation(S - 1, "x", "low")]
+    recent.seed(older, now, begins=S - 5000)
+    assert recent.figures(now).alarms == 2 and recent.figures(now).start == now - DAY_S
     assert recent.count(now - 600) == 1 and recent.complete(now)
     assert figures([], now - 600, now).peak_alarms_per_10_min == 0
+
+
+def test_recent_alarms_of_a_history_younger_than_a_day_cover_only_its_time():
+    recent = RecentAlarms()
+    now = S + 1200  # the history began 20 minutes ago: two 10-minute periods, both floods
+    recent.seed([Annunciation(S + i * 50, f"plant/{i}", "low") for i in range(24)], now, S)
+    day = recent.figures(now)
+    assert (day.start, day.end, day.periods, day.alarms) == (S, now, 2, 24)
+    assert day.flood_periods / day.periods == 1.0  # not 2 of the 144 periods of a day
+    assert day.alarms_per_hour == 72.0
 
 
 def test_recent_alarms_past_their_room_say_the_day_is_not_all_there():

@@ -10,7 +10,7 @@ import time
 import urllib.error
 
 from support import Listener, cosyedge, free_port, publish, wait_until
-from test_http import http_config, metrics
+from test_http import call, http_config, metrics
 
 from cosyedge.faults import write_plan
 
@@ -78,6 +78,41 @@ def test_figures_count_each_alarm_once_across_a_restart_and_match_the_report(
     assert done.returncode == 0, done.stderr
     trail = [(f["e"], f.get("cmd")) for f in json.loads(done.stdout)]
     assert trail == [("start", None), ("command", "shelve"), ("stop", None), ("start", None)]
+
+
+def test_free_text_is_announced_and_not_counted_as_an_alarm(broker, make_daemon, tmp_path):
+    """Three phrases on the say topic within a minute, and a say request over HTTP: said,
+    and none of them an alarm in the figures; a template marked `alarm: phrase` counts each
+    phrase as its own alarm."""
+    http_port = free_port()
+    reports = Listener(broker.port, REPORT, persistent=True)
+    board = '  - topic: plant/board\n    text: "{text}"\n    alarm: phrase\n'
+    config = http_config(broker.port, tmp_path, http_port).replace(
+        "templates:\n", f"templates:\n{board}"
+    )
+    daemon = make_daemon(config)
+    for n, text in enumerate(("Forklift in aisle four.", "Lunch is served.", "Shift change.")):
+        publish(broker.port, "cosyedge/say", json.dumps({"text": text, "id": f"say-{n}"}))
+    status, _, _ = call(http_port, "POST", "/v1/say", {"text": "Visitors at gate two."})
+    assert status == 202
+    for n, text in enumerate(("Belt stopped.", "Belt stopped.", "Belt running.")):
+        publish(broker.port, "plant/board", json.dumps({"text": text, "id": f"board-{n}"}))
+    publish(broker.port, "plant/1/temperature", alert(1, 0))
+    spoken(reports, 8)
+    wait_until(lambda: isa(http_port).get("cosyedge_alarms_last_10m") == 4, 10, "4 alarms")
+    figures = isa(http_port)
+    assert figures["cosyedge_alarms_chattering"] == 0
+    assert {k: v for k, v in figures.items() if k.startswith("top:")} == {
+        "top:plant/board: Belt stopped.": 2,
+        "top:plant/board: Belt running.": 1,
+        "top:plant/1/temperature": 1,
+    }
+    assert 0 < figures["cosyedge_alarm_window_seconds"] < 3600  # a history minutes old
+
+    done = cosyedge("report", "kpi", "--config", str(daemon.config), "--since", "7d")
+    assert done.returncode == 0, done.stderr
+    assert "(4 alarms annunciated" in done.stdout and "Chattering: none" in done.stdout
+    assert "of the 7 d asked for" in done.stdout and "cosyedge/say" not in done.stdout
 
 
 def test_a_history_that_cannot_be_written_degrades_quietly_and_catches_up(

@@ -9,6 +9,7 @@ import os
 import socket
 import stat
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from cosyedge import build, cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
+from cosyedge.speech.kept import SavedDir
 
 RICH = """
 mqtt: {{host: broker.plant, port: 8883, username: gw, password_file: {dir}/password}}
@@ -155,12 +157,80 @@ def test_a_refused_file_without_a_last_good_one_starts_the_safe_core(
     path = refused_file(tmp_path, state, case)
     plan = StartPlan.read(path)
     choice = next(plan.choices())
-    assert (choice.origin, choice.config) == (SAFE_CORE, Config())
+    # Where the file keeps its files, when it can be read; none of these files names a
+    # broker or a cache the schema takes, so those are the embedded defaults'.
+    kept = Config().state_dir if case == "unreadable file" else state
+    assert (choice.origin, choice.config) == (SAFE_CORE, replace(Config(), state_dir=kept))
     core = choice.config  # MQTT intake of the say topic, the default voices and device
     assert [t.topic for t in core.templates] == ["cosyedge/say"]
     assert (core.mqtt.host, core.mqtt.port, core.mqtt.local_broker) == ("127.0.0.1", 1883, True)
     assert core.audio.device is None and not (core.http.enabled or core.wyoming.enabled)
-    assert plan.refusal(choice).endswith("; running the embedded defaults' safe core")
+    running = f"; running the embedded defaults' safe core (state_dir {kept}, MQTT 127.0.0.1:1883"
+    assert running + f", a local broker{NOT_KEPT[case]}" in plan.refusal(choice)
+
+
+# What the safe core says of the sections it could not take from each refused file.
+NOT_KEPT = {
+    "schema": "; mqtt of the embedded defaults, not the file's: ",
+    "yaml": "; mqtt and cache of the embedded defaults, not the file's: ",
+    "missing engine package": ")",  # neither is in the file: its meaning is the defaults'
+    "unreadable file": "; mqtt and cache of the embedded defaults, not the file's: ",
+}
+
+
+SITE_BROKER = """
+mqtt: {{host: broker.plant, port: 8883, client_id: gw-7, local_broker: false}}
+cache: {{dir: {dir}/phrases}}
+"""
+
+
+def test_the_safe_core_keeps_the_files_broker_state_dir_and_cache(tmp_path, state, no_piper):
+    """A file refused for another section (here a voice whose package is gone) still says
+    where the gateway keeps its files and which broker it hears: the safe core keeps those,
+    so it hears the site's alerts in the gateway's own session and writes nowhere else."""
+    path = tmp_path / "site.yaml"
+    broker = SITE_BROKER.format(dir=tmp_path)
+    path.write_text(f"state_dir: {state}\n{broker}voices:\n  en: {{engine: piper}}\n")
+    plan = StartPlan.read(path)
+    choice = next(plan.choices())
+    assert choice.origin == SAFE_CORE
+    core = choice.config
+    assert (core.mqtt.host, core.mqtt.port, core.mqtt.client_id) == ("broker.plant", 8883, "gw-7")
+    assert not core.mqtt.local_broker  # no Mosquitto of its own on :1883
+    assert (core.state_dir, core.cache.dir) == (state, tmp_path / "phrases")
+    assert core.voices == Config().voices and [t.topic for t in core.templates] == ["cosyedge/say"]
+    assert plan.refusal(choice).endswith(
+        f"running the embedded defaults' safe core (state_dir {state}, MQTT broker.plant:8883)"
+    )
+
+
+def test_a_section_the_schema_refuses_is_the_last_good_ones_else_the_defaults_said_why(
+    tmp_path, state
+):
+    path = tmp_path / "site.yaml"
+    path.write_text(f"state_dir: {state}\nmqtt: {{port: seventy}}\ncache: {{dir: {tmp_path}/c}}\n")
+    plan = StartPlan.read(path)
+    why = f'{path}: mqtt.port: expected an integer 1-65535, got "seventy"'
+    core = plan.safe_core()
+    assert (core.config.mqtt, core.config.cache.dir) == (Config().mqtt, tmp_path / "c")
+    assert core.what.endswith(f"; mqtt of the embedded defaults, not the file's: {why})")
+    kept = parse_config(SITE_BROKER.format(dir=tmp_path) + f"state_dir: {state}\n")
+    lastgood.save(kept, None)
+    core = plan.safe_core(lastgood.load(state))  # the last good one was tried, and failed
+    assert core.config.mqtt == kept.mqtt and core.config.cache.dir == tmp_path / "c"
+    assert "MQTT broker.plant:8883; mqtt of the last good configuration, not the file's: " in (
+        core.what
+    )
+
+
+def test_a_file_that_is_no_yaml_keeps_its_state_dir_line_and_says_why_not_the_rest(tmp_path, state):
+    path = tmp_path / "site.yaml"
+    path.write_text(f"state_dir: {state}\nmqtt: {{host: broker.plant\n")
+    core = StartPlan.read(path).safe_core()
+    assert core.config == replace(Config(), state_dir=state)
+    assert f"; mqtt and cache of the embedded defaults, not the file's: {path}: line " in (
+        core.what
+    )
 
 
 def test_a_refused_file_naming_its_state_dir_finds_its_last_good_one_there(tmp_path):
@@ -216,8 +286,8 @@ def test_a_voice_that_does_not_load_starts_the_last_good_one_naming_its_key(
     first, second = FakeDaemon.notifiers
     assert first is second is not None
     (state / lastgood.LAST_GOOD_FILE).unlink()  # first install: the safe core
-    started = daemon_module.open_daemon(path)
-    assert (started.origin, started.config) == (SAFE_CORE, Config())
+    started = daemon_module.open_daemon(path)  # in the file's state_dir, on its broker
+    assert (started.origin, started.config) == (SAFE_CORE, replace(Config(), state_dir=state))
 
 
 def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, monkeypatch):
@@ -229,26 +299,6 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
         daemon_module.open_daemon(None)
 
 
-def test_a_state_dir_that_cannot_keep_the_canary_key_ends_the_start_without_fallbacks(
-    tmp_path, monkeypatch
-):
-    """Exit 1 and a restart, as for the journal, not the fallbacks (the last good one is kept
-    in the same directory) ending in exit 2, which the unit never restarts."""
-    tried = []
-
-    def unreachable(config, *args, **kwargs):
-        tried.append(config)
-        denied = PermissionError(13, "Permission denied", str(config.state_dir / "canary.key"))
-        raise daemon_module.StateDirUnusable(denied)
-
-    monkeypatch.setattr(daemon_module, "Daemon", unreachable)
-    path = tmp_path / "site.yaml"
-    path.write_text(f"state_dir: {tmp_path}/state\n")
-    with pytest.raises(OSError, match=r"^\[Errno 13\] Permission denied: '.*/state/canary\.key'$"):
-        daemon_module.open_daemon(path)
-    assert len(tried) == 1
-
-
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()
@@ -257,7 +307,7 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        build._voice(config, "en")
+        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"))
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):
@@ -266,8 +316,10 @@ def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):
     out, err = capsys.readouterr()
     assert err.strip() == f"{path}: {REFUSED['schema'][1]}"  # the problems alone on stderr
     assert out.strip() == (
-        f"{path}: would start on the embedded defaults' safe core because the file is "
-        f"refused; no last good configuration in {state}"
+        f"{path}: would start on the embedded defaults' safe core (state_dir {state}, MQTT "
+        f"127.0.0.1:1883, a local broker; mqtt of the embedded defaults, not the file's: "
+        f"{path}: {REFUSED['schema'][1]}) because the file is refused; no last good "
+        f"configuration in {state}"
     )
     lastgood.save(good_config(state), None)
     assert cli.main(["check", "--config", str(path)]) == 2

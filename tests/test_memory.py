@@ -302,12 +302,34 @@ def test_settling_idle_hands_back_what_the_allocator_kept_at_most_every_so_often
     assert guard.shed["buffers"] == 1
 
 
-def test_hibari_hands_back_what_each_step_used(hibari_voice):
+def test_hand_back_trims_only_once_rss_is_the_slack_above_its_floor():
+    from cosyedge.speech.allocator import HandBack
+
+    readings = iter([100.0, 104.0, 109.9, 110.0, 101.0, 96.0, 105.9, 106.0, 97.0])
+    trims: list[int] = []
+    hand_back = HandBack(10.0, trim=trims.append, measure=lambda: next(readings))
+    # 100 sets the floor; 104 and 109.9 are within the slack; 110 is trimmed, to 101
+    assert [hand_back() for _ in range(3)] == [False, False, False]
+    assert hand_back() and trims == [0] and hand_back.floor_mb == 101.0
+    # 96 lowers the floor: 105.9 is within the slack of it, 106 is not
+    assert [hand_back(), hand_back()] == [False, False]
+    assert hand_back() and trims == [0, 0] and hand_back.count == 2
+
+
+def test_hand_back_does_nothing_without_glibc():
+    from cosyedge.speech.allocator import HandBack
+
+    assert not HandBack(0.0, trim=None, measure=lambda: 1e9)()
+
+
+def test_hibari_keeps_what_its_steps_free_within_the_slack(hibari_voice):
     """Without the arena, what hibari's steps free stays in glibc's heap unless handed back:
-    20 long alerts in a row raised RSS by 30-40 MB, and it stayed there."""
+    20 long alerts in a row raised RSS by 30-40 MB, and it stayed there. Handed back once it is
+    STEP_SLACK_MB above its floor, it stays within that (and the vocoder's norms, 3 MB)."""
     import ctypes
 
     from cosyedge.speech.memory import rss_mb
+    from cosyedge.speech.voices.hibari import STEP_SLACK_MB
 
     for _ in hibari_voice.synthesize(long_unique_text(0)):
         pass
@@ -316,17 +338,36 @@ def test_hibari_hands_back_what_each_step_used(hibari_voice):
     for n in range(1, 21):
         for _ in hibari_voice.synthesize(long_unique_text(n)):
             pass
-    assert rss_mb() - before < 10
+    assert rss_mb() - before < STEP_SLACK_MB + 4
 
 
-def test_hibari_steps_leave_nothing_in_the_vocoders_own_cache(hibari_voice):
-    """hibari's vocoder memoizes its overlap-add norm per frame count; kept, 8 long steps'
-    worth stays resident for good."""
+def test_hibari_audio_is_the_same_however_its_memory_is_handed_back(hibari_voice, monkeypatch):
+    """Handing back after every step and dropping the vocoder's norms (as before), or as it
+    is now: sample for sample the same audio, the noise seeded alike."""
+    import dataclasses
+
+    import numpy as np
+    import numpy.random
     from hibari import dsp
 
-    for n in range(3):
-        for _ in hibari_voice.synthesize(long_unique_text(n)):
-            assert dsp._ola_norm.cache_info().currsize == 0
+    from cosyedge.speech.allocator import HandBack
+
+    unseeded = numpy.random.default_rng
+    monkeypatch.setattr(numpy.random, "default_rng", lambda seed=None: unseeded(seed or 7))
+    text = long_unique_text(99)
+    now = np.concatenate(list(hibari_voice.synthesize(text)))
+    synth = dsp.synth
+
+    def dropping_norms(*args: object) -> np.ndarray:
+        dsp._ola_norm.cache_clear()
+        return synth(*args)
+
+    monkeypatch.setattr(dsp, "synth", dropping_norms)
+    every_step = HandBack(0.0)
+    before = dataclasses.replace(hibari_voice, _hand_back=every_step)
+    assert np.array_equal(np.concatenate(list(before.synthesize(text))), now)
+    assert every_step.count >= 3  # the steps of a long alert, each handed back
+    assert len(now) > 5 * hibari_voice.sample_rate
 
 
 ARENAS = """

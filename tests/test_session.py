@@ -13,6 +13,7 @@ import onnxruntime as ort
 import pytest
 
 from cosyedge.config import SessionConfig, VoiceConfig
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices import load_voice
 from cosyedge.speech.voices.hibari import packaged_model
 from cosyedge.speech.voices.session import make_session
@@ -65,11 +66,11 @@ def speaks(voice) -> bool:
 
 def test_an_engines_session_entries_reach_the_session_and_key_its_saved_graph(tmp_path):
     entries = {"session.qdq_matmulnbits_accuracy_level": "1"}
-    session = make_session(MODEL, SessionConfig(), tmp_path, entries=entries)
+    session = make_session(MODEL, SessionConfig(), SavedDir(tmp_path), entries=entries)
     options = session.get_session_options()
     assert options.get_session_config_entry("session.qdq_matmulnbits_accuracy_level") == "1"
     (with_entries,) = saved_files(tmp_path)
-    make_session(MODEL, SessionConfig(), tmp_path)  # without them: made again, not reused
+    make_session(MODEL, SessionConfig(), SavedDir(tmp_path))  # without them: made again, not reused
     (without,) = saved_files(tmp_path)
     assert without != with_entries
 
@@ -128,9 +129,9 @@ def test_graph_saved_for_another_model_version_is_replaced(tmp_path):
     model = tmp_path / "voice" / "model.onnx"
     model.parent.mkdir()
     model.write_bytes(MODEL.read_bytes())
-    store = tmp_path / "models"
+    store = SavedDir(tmp_path / "models")
     make_session(model, SessionConfig(), store)
-    (old,) = saved_files(store)
+    (old,) = saved_files(store.path)
     # A new model at the same path (an update): its graph gets a new key, the old one goes.
     import onnx
 
@@ -138,7 +139,7 @@ def test_graph_saved_for_another_model_version_is_replaced(tmp_path):
     proto.doc_string = "updated"
     onnx.save(proto, str(model))
     make_session(model, SessionConfig(), store)
-    (new,) = saved_files(store)
+    (new,) = saved_files(store.path)
     assert new != old
     assert not Path(f"{old}.json").exists()
 
@@ -147,9 +148,9 @@ def test_unwritable_store_still_loads(tmp_path, caplog):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     caplog.set_level(logging.WARNING, logger="cosyedge")
-    session = make_session(MODEL, SessionConfig(), blocker / "models")
+    session = make_session(MODEL, SessionConfig(), SavedDir(blocker / "models"))
     assert session.get_inputs()[0].name == "ids"
-    assert "cannot save optimized models" in caplog.text
+    assert "cannot save the optimized graph of hibari.onnx" in caplog.text
 
 
 def test_each_engine_has_its_measured_arena_default_and_config_overrides_it(
@@ -167,7 +168,7 @@ def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
     model = tmp_path / "heart.onnx"
     model.write_bytes(MODEL.read_bytes())
     config = VoiceConfig(engine="hibari", model=model)
-    store = tmp_path / "models"
+    store = SavedDir(tmp_path / "models")
     before = load_voice("en", config, store).identity
     assert load_voice("en", config, store).identity == before  # remembered, not re-read
     proto = onnx.load(str(model))

@@ -20,6 +20,7 @@ from test_zh_normalize import ALERTS, FORMS
 from test_zh_normalize import PLANT_FORMS as WRITTEN_FORMS
 from test_zh_pinyin import PLANT_FORMS, READINGS
 
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.voices.zhfront import PinyinUnits
 from cosyedge.speech.zh.normalize import MandarinNormalizer
@@ -40,13 +41,13 @@ SEED = 15
 def made(tmp_path_factory) -> Path:
     """A saved-models directory with the tables made in it."""
     directory = tmp_path_factory.mktemp("models")
-    assert isinstance(load_readings(directory), TableReadings)
+    assert isinstance(load_readings(SavedDir(directory)), TableReadings)
     return directory
 
 
 @pytest.fixture(scope="module")
 def tables(made) -> TableReadings:
-    readings = load_readings(made)
+    readings = load_readings(SavedDir(made))
     assert isinstance(readings, TableReadings)
     return readings
 
@@ -119,8 +120,10 @@ from pathlib import Path
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.voices.zhfront import PinyinUnits
 from cosyedge.speech.zh.normalize import MandarinNormalizer
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.zh.readings import load_readings
-units, normalize = PinyinUnits(load_readings(Path({str(made)!r}))), MandarinNormalizer().normalize
+readings = load_readings(SavedDir(Path({str(made)!r})))
+units, normalize = PinyinUnits(readings), MandarinNormalizer().normalize
 said = [u for text in sys.stdin.read().splitlines() for u in units(normalize(text), NO_LEXICON, [])]
 assert said
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("pypinyin", "wetext", "kaldifst")))
@@ -161,13 +164,13 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog,
     shutil.copy(path, older)
     spoil(path)
     with caplog.at_level(logging.INFO):
-        readings = load_readings(tmp_path)
-        load_readings(tmp_path)
+        readings = load_readings(SavedDir(tmp_path))
+        load_readings(SavedDir(tmp_path))
     assert isinstance(readings, TableReadings)
     assert caplog.text.count(f"pypinyin's reading tables {path} are not usable") == 1
     assert caplog.text.count("made pypinyin's reading tables") == 1
     assert sorted(tmp_path.glob("*.sqlite")) == [path]  # the earlier version's removed
-    assert path == kept(tmp_path).path
+    assert path == kept(SavedDir(tmp_path)).path
     assert readings("锅炉房压力过高") == pypinyin_readings("锅炉房压力过高")
 
 
@@ -175,7 +178,7 @@ def test_where_tables_cannot_be_kept_pypinyins_own_dictionaries_are_read(tmp_pat
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     with caplog.at_level(logging.WARNING):
-        readings = load_readings(blocked / "models")
+        readings = load_readings(SavedDir(blocked / "models"))
     assert readings is pypinyin_readings
     assert "cannot keep pypinyin's reading tables" in caplog.text
     assert "holds its dictionaries in memory instead" in caplog.text

@@ -283,7 +283,7 @@ class AlarmDesk:
         self.reporter.confirm()
         if status != self._status:
             self._status = status
-            self.reporter.status(self.health.state, **status)
+            self.reporter.status(_state(status), **status)
 
     def waiting(self) -> int:
         """Items queued or held in their on-delay."""
@@ -296,22 +296,25 @@ class AlarmDesk:
         with self._cond:
             status = self._full_status()
         self._status = status
-        self.reporter.status(state or self.health.state, **status)
+        self.reporter.status(state or _state(status), **status)
 
     def status(self) -> dict:
         """The status as the retained status topic has it now."""
         with self._cond:
             status = self._full_status()
-        return {"state": self.health.state, **status}
+        return {"state": _state(status), **status}
 
     def standing(self) -> list[tuple[str, float]]:
-        """The alarms re-announced until acknowledged, not returned to normal: (topic,
-        received wall time) each."""
+        """The alarms re-announced until acknowledged, not returned to normal: (alarm,
+        received wall time) each; announcements re-announced so are not alarms."""
         with self._cond:
             _, alarms = self.policy.lasting()
-        return [(a.offer.source, a.offer.ticket.received) for a in alarms.values() if not a.cleared]
+        offers = [a.offer for a in alarms.values() if not a.cleared]
+        return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
     def _full_status(self) -> dict:
+        """The policy's status and the faults, read once: its state is told by these faults
+        (`_state`), never read again, when a fault may have begun or ended meanwhile."""
         return {**self.policy.status(), "faults": self.health.faults()}
 
     def _emit(self, effects: list[Effect]) -> None:
@@ -345,6 +348,7 @@ class AlarmDesk:
             seq=ticket.seq,
             id=detail.get("id"),
             topic=ticket.topic,
+            alarm=outcome.alarm,
             priority=detail.get("priority"),
             outcome=outcome.kind,
             received=round(ticket.received, 3),
@@ -392,13 +396,24 @@ class AlarmDesk:
 def _standing(key: str, offer: Offer) -> dict[str, Any]:
     """A standing alarm as the history keeps it: since its receipt."""
     since = round(offer.ticket.received, 3)
-    return {"id": key, "topic": offer.source, "priority": offer.priority, "since": since}
+    topic, alarm = offer.source, _alarm(offer)
+    return {"id": key, "topic": topic, "alarm": alarm, "priority": offer.priority, "since": since}
+
+
+def _alarm(offer: Offer) -> str | None:
+    """The alarm an offer is in the ISA-18.2 figures; None for an announcement."""
+    return offer.announcement.alarm if offer.announcement else None
 
 
 def _priority(verdict: Verdict) -> str | None:
     """The priority an accepted alert is said at; None for a return to normal or a refusal."""
     announcement = verdict.announcement if isinstance(verdict, Offer) else None
     return announcement.priority if announcement else None
+
+
+def _state(status: dict) -> str:
+    """`degraded` while the status names any fault, else `online`."""
+    return "degraded" if status["faults"] else "online"
 
 
 def _on_clock(wall: float) -> float:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.history import Skipped, read_facts, sizes
+from cosyedge.alarms.history import Skipped, begins, read_facts, sizes
 from cosyedge.alarms.kpi import DAY_S, PERIOD_S, STALE_S, RecentAlarms, annunciated
 from cosyedge.alarms.snapshot import Alarms
 from cosyedge.component import Component, Detail
@@ -29,6 +29,7 @@ class AlarmFigures(Component, Observer):
         self.history, self.desk = history, desk
         self.recent = RecentAlarms()
         self._before = sizes(history)  # what is read back, not heard
+        self._started = time.time()  # where a history new with this run begins
 
     def start(self) -> None:
         threading.Thread(target=self._seed, name="history-read", daemon=True).start()
@@ -56,6 +57,7 @@ class AlarmFigures(Component, Observer):
         now, skipped = time.time(), Skipped()
         facts = read_facts(self.history, now - DAY_S, skipped, self._before)
         older = [a for f in facts if f["e"] == "outcome" and (a := annunciated(f)) is not None]
-        self.recent.seed(older, now)
+        first = begins(self.history, self._before)
+        self.recent.seed(older, now, self._started if first is None else first)
         for name, count in skipped.damaged.items():
             log.warning("history %s: %d damaged lines passed over", name, count)

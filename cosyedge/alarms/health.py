@@ -66,11 +66,6 @@ class Health:
         with self._lock:
             return {name: f.reason for name, f in sorted(self._faults.items())}
 
-    @property
-    def state(self) -> str:
-        with self._lock:
-            return "degraded" if self._faults else "online"
-
     def describe(self) -> str:
         """One line for sd_notify STATUS: empty while all is well."""
         faults = self.faults()

@@ -20,6 +20,7 @@ with a kind and a finite time, so a torn last line or a damaged file never stops
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -237,8 +238,14 @@ class _DaySink:
             self.day = day
         fitting = _fitting(lines, room)
         data = memoryview(b"".join(lines[:fitting]))
-        while data:
-            data = data[os.write(self._fd, data) :]
+        end = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError:  # a short write (a full disk) would glue half a line to the retry
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, end)
+            raise
         return fitting
 
     def close(self) -> None:
@@ -303,6 +310,13 @@ def read_facts(
         except OSError as exc:
             log.warning("history: cannot read %s: %s", path, exc)
             skipped.skip(path)
+
+
+def begins(directory: Path, upto: Mapping[str, int] | None = None) -> float | None:
+    """The time of the history's first fact (with `upto`, among those bytes): where the
+    period it covers begins; None when it holds none."""
+    first = next(read_facts(directory, 0.0, Skipped(), upto), None)
+    return None if first is None else float(first["t"])
 
 
 def _facts(

@@ -4,8 +4,14 @@ An alarm is *annunciated* when it is brought to the operator: spoken, covered by
 flood summary, or acknowledged or silenced (the operator knew of it). Alerts deduplicated,
 shelved, cleared in their on-delay, expired unheard, rejected or failed are not, nor are
 re-announcements (the same alarm again) or returns to normal. Each counts at its receipt.
-An alarm is known by its topic: one tag per topic, as the templates assume (a payload's `id`
-names one occurrence, not the alarm).
+An alarm is known by what its template makes it (intake/templates.py `alarm_of`): its topic,
+one tag per topic (a payload's `id` names one occurrence, not the alarm), or its topic and
+phrase. Free text (a template that is one placeholder, a Hermes or HTTP say request, Home
+Assistant's notify entity) is an announcement, not an alarm, unless its template says so:
+three different phrases on the say topic are not one chattering alarm.
+
+Figures are of the period the history covers: a window asked for that begins before the
+history does (a new gateway, days pruned) is cut to where it begins, and says so.
 
 The figures, and the benchmarks they are held against (BENCHMARKS), are ANSI/ISA-18.2's
 recommended alarm performance metrics (IEC 62682 and EEMUA 191 agree), for one operator
@@ -35,6 +41,12 @@ TOP = 10
 DAY_S = 86400.0
 MAX_RECENT = 200_000  # annunciations held for the live figures; more in a day is a flood
 ANNUNCIATED = frozenset({"spoken", "summarized", "acknowledged", "silenced"})
+# Facts written before alarms had an identity name only their topic; on these topics the
+# default templates and requests carried free text only: announcements, read as such.
+# (The HTTP API's and Hermes' say topics, the default say topic, Home Assistant's notify.)
+FREE_TEXT_TOPICS = frozenset(
+    {"cosyedge/http/say", "hermes/tts/say", "cosyedge/say", "cosyedge/notify"}
+)
 
 # (figure, benchmark as ISA-18.2 words it), in the order reports show them.
 BENCHMARKS = {
@@ -52,7 +64,7 @@ BENCHMARKS = {
 @dataclass(frozen=True)
 class Annunciation:
     at: float  # wall clock, when the alert was received
-    alarm: str  # its topic
+    alarm: str  # its topic, or its topic and phrase
     priority: str
 
 
@@ -155,6 +167,7 @@ class RecentAlarms:
         self._recent: deque[Annunciation] = deque()
         self._most = most
         self._lost_until = -math.inf  # the latest annunciation let go for want of room
+        self._begins = -math.inf  # where the history begins, once read back
 
     def heard(self, fact: Mapping[str, Any]) -> None:
         annunciation = annunciated(fact) if fact["e"] == "outcome" else None
@@ -163,18 +176,21 @@ class RecentAlarms:
                 self._recent.append(annunciation)
                 self._trim(float(fact["t"]))
 
-    def seed(self, older: Iterable[Annunciation], now: float) -> None:
-        """Add annunciations heard before this run (from the history's files)."""
+    def seed(self, older: Iterable[Annunciation], now: float, begins: float) -> None:
+        """Add annunciations heard before this run (from the history's files), and where
+        the history `begins` (its first fact; this run's start for a new one)."""
         with self._lock:
             self._recent = deque(sorted([*older, *self._recent], key=lambda a: a.at))
+            self._begins = begins
             self._trim(now)
 
     def figures(self, now: float) -> Figures:
-        """The figures of the last day up to `now`."""
+        """The figures of the last day up to `now`, or of the part of it the history
+        covers."""
         with self._lock:
             self._trim(now)
             recent = list(self._recent)
-        return figures(recent, now - DAY_S, now)
+        return figures(recent, min(max(now - DAY_S, self._begins), now), now)
 
     def count(self, since: float) -> int:
         """Annunciations received since `since`."""
@@ -201,7 +217,7 @@ class Replay:
     start: float = -math.inf  # annunciations received outside [start, end) are not kept
     end: float = math.inf
     annunciations: list[Annunciation] = field(default_factory=list)
-    standing: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> topic, since
+    standing: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> alarm, since
     shelved: dict[str, float] = field(default_factory=dict)  # topic filter -> until
 
     def read(self, fact: Mapping[str, Any]) -> None:
@@ -221,15 +237,16 @@ class Replay:
             self._restate(fact)
 
     def stale(self, at: float) -> list[str]:
-        """Topics of alarms standing unacknowledged for longer than STALE_S at `at`."""
-        return sorted(topic for topic, since in self.standing.values() if at - since > STALE_S)
+        """The alarms standing unacknowledged for longer than STALE_S at `at`."""
+        return sorted(alarm for alarm, since in self.standing.values() if at - since > STALE_S)
 
     def shelved_at(self, at: float) -> list[str]:
         return sorted(pattern for pattern, until in self.shelved.items() if until > at)
 
     def _stand(self, entry: Mapping[str, Any], fact: Mapping[str, Any]) -> None:
-        if _text(entry.get("id")):
-            self.standing[entry["id"]] = (str(entry.get("topic")), _time(entry.get("since"), fact))
+        alarm = alarm_of(entry)
+        if _text(entry.get("id")) and alarm is not None:  # an announcement cannot be stale
+            self.standing[entry["id"]] = (alarm, _time(entry.get("since"), fact))
 
     def _shelf(self, topic: str, until: Any) -> None:
         if _number(until):
@@ -250,15 +267,24 @@ class Replay:
 
 
 def annunciated(fact: Mapping[str, Any]) -> Annunciation | None:
-    """The annunciation an outcome fact tells, if it tells one."""
-    if fact.get("outcome") not in ANNUNCIATED or not _text(fact.get("topic")):
+    """The annunciation of an alarm an outcome fact tells, if it tells one."""
+    alarm = alarm_of(fact)
+    if fact.get("outcome") not in ANNUNCIATED or alarm is None:
         return None
     priority = fact.get("priority")
     return Annunciation(
-        _time(fact.get("received"), fact),
-        fact["topic"],
-        priority if priority in PRIORITIES else "low",
+        _time(fact.get("received"), fact), alarm, priority if priority in PRIORITIES else "low"
     )
+
+
+def alarm_of(fact: Mapping[str, Any]) -> str | None:
+    """The alarm a fact (an outcome, a standing alarm) is about; None for an announcement.
+    A fact written before alarms had an identity is known by its topic, unless that is one
+    of FREE_TEXT_TOPICS."""
+    if "alarm" in fact:
+        return fact["alarm"] if _text(fact["alarm"]) else None
+    topic = fact.get("topic")
+    return topic if _text(topic) and topic not in FREE_TEXT_TOPICS else None
 
 
 def _time(value: Any, fact: Mapping[str, Any]) -> float:

@@ -84,7 +84,9 @@ def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
     notes = {"notes": list(announcement.notes)} if announcement and announcement.notes else {}
     if offer.note is not None:  # Hermes: said, but not as asked; the caller hears why
         notes["note"] = offer.note
-    return Outcome(offer.ticket, kind, {"id": offer.key, "priority": priority, **notes, **detail})
+    alarm = announcement.alarm if announcement else None
+    detail = {"id": offer.key, "priority": priority, **notes, **detail}
+    return Outcome(offer.ticket, kind, detail, alarm)
 
 
 class AlarmPolicy:

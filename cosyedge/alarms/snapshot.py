@@ -5,6 +5,12 @@ The daemon makes a `Snapshot` in one place, from the part each stage and compone
 API's `/v1/status`, `/healthz` and `/metrics` (http/metrics.py) are renderings of it. What
 costs more than reading a few fields (the phrase cache's totals, the ISA-18.2 figures) is in
 it only when the rendering shows it (component.py `Detail`).
+
+Whether all is well is said by one field alone, `faults` (alarms/health.py): the status is
+`degraded`, `/healthz` answers 503 and STATUS begins `degraded:` exactly while it names any,
+and each rendering names every fault in it. No rendering judges the daemon's health from a
+field of its own (a raw connection state, a part's last error), since that field would say
+otherwise than the fault set for as long as the fault's grace period (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -56,18 +62,24 @@ class Snapshot:
     audio: str = ""  # the sound device, in words
     memory: str = ""  # the memory guard, in words
     last: str = ""  # what was spoken last, and when
-    voices_trouble: str | None = None  # why the voices last failed to synthesize
-    journal_trouble: str | None = None  # why the journal cannot write
-    broker_address: str = ""  # host:port
+    starting: str = ""  # what the start still waits for; empty once ready
+
+
+def state(s: Snapshot) -> str:
+    """`degraded` while any fault lasts, else `online`: the status's `state`."""
+    return "degraded" if s.faults else "online"
 
 
 def status_line(s: Snapshot) -> str:
-    """systemd's STATUS."""
+    """systemd's STATUS: `degraded: ` and every fault first while any lasts; then what the
+    start waits for, or once ready how each part does."""
+    faults = "; ".join(problems(s))
+    degraded = f"degraded: {faults}; " if faults else ""
+    if s.starting:
+        return f"{degraded}starting: {s.starting}"
     mqtt = "connected" if s.broker_connected else "disconnected, reconnecting"
-    faults = "; ".join(f"{name}: {reason}" for name, reason in s.faults.items())
-    return (
-        f"degraded: {faults}; " if faults else ""
-    ) + f"mqtt: {mqtt}; audio: {s.audio}; queue: {s.queue}; memory: {s.memory}; last: {s.last}"
+    parts = f"audio: {s.audio}; queue: {s.queue}; memory: {s.memory}; last: {s.last}"
+    return f"{degraded}mqtt: {mqtt}; {parts}"
 
 
 def status_detail(s: Snapshot) -> dict[str, Any]:
@@ -90,16 +102,12 @@ def status_detail(s: Snapshot) -> dict[str, Any]:
 
 
 def status_report(s: Snapshot) -> dict[str, Any]:
-    """The status as the retained status topic has it, for `/v1/status`."""
-    return {**s.status, **status_detail(s)}
+    """The status as the retained status topic has it, for `/v1/status`: the desk's, with
+    its state and faults those of this snapshot."""
+    return {**s.status, "state": state(s), "faults": dict(s.faults), **status_detail(s)}
 
 
 def problems(s: Snapshot) -> list[str]:
-    """Why the daemon is not healthy (`/healthz`): its voices fail, its journal cannot write,
-    or the broker is not connected; none when it is."""
-    found = [f"voices: {s.voices_trouble}"] if s.voices_trouble else []
-    if s.journal_trouble is not None:
-        found.append(s.journal_trouble)
-    if not s.broker_connected:
-        found.append(f"mqtt: not connected to the broker at {s.broker_address}")
-    return found
+    """Why the daemon is not healthy (`/healthz`): each fault, as `name: reason`; none while
+    the status is `online`."""
+    return [f"{name}: {reason}" for name, reason in s.faults.items()]

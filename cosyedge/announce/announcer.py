@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -117,16 +117,22 @@ class Speech:
 @dataclass
 class Heard:
     """The loudest sample of the speech itself: the chime alone must not count as spoken;
-    and why the generic phrase stood in for the alert's, if it did."""
+    when its first audio went to the player: the chime's first block does not show how long
+    synthesis took; and why the generic phrase stood in for the alert's, if it did."""
 
     peak: int = 0
     fallback: str | None = None  # why the generic phrase was said instead of the alert's
     fitted: Fitted | None = None  # what of the phrase was said
+    speech_at: float | None = None  # time.monotonic() of the phrase's first audio
 
     def through(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """The speech's chunks, as the player takes them (after the chime's, whose last
+        block it has handed to the device by then)."""
         for pcm in chunks:
             if len(pcm):
                 self.peak = max(self.peak, int(np.abs(pcm.astype(np.int32)).max()))
+                if self.speech_at is None:
+                    self.speech_at = time.monotonic()
             yield pcm
 
 
@@ -208,14 +214,7 @@ class Announcer:
                 "%s %s: the voice gave no audible speech for %r", item.kind, item.key, item.text
             )
             return Delivery("failed", {"reason": "the voice gave no audible speech"})
-        start, end = _wall(playback.first_audio), _wall(playback.last_audio)
-        received = min((o.ticket.received for o in item.offers), default=start)
-        detail = {
-            "start": round(start, 3),
-            "end": round(end, 3),
-            "source": rendering.source,
-            "latency_ms": round((start - received) * 1000),
-        }
+        detail = {**_times(item, playback, heard), "source": rendering.source}
         if heard.fallback is not None:
             detail["reason"] = heard.fallback
         fitted = heard.fitted
@@ -223,11 +222,12 @@ class Announcer:
             detail.update(shortened=True, said=fitted.text, left_out=fitted.left_out)
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         log.info(
-            "spoke %s %s source=%s latency_ms=%d samples=%d text=%r",
+            "spoke %s %s source=%s latency_ms=%d speech_latency_ms=%d samples=%d text=%r",
             item.kind,
             item.key,
             rendering.source,
             detail["latency_ms"],
+            detail["speech_latency_ms"],
             playback.samples,
             item.text,
         )
@@ -274,6 +274,22 @@ class Announcer:
             if self._stop.is_set():
                 cut.append(True)
                 return
+
+
+def _times(item: Item, playback: Playback, heard: Heard) -> dict[str, Any]:
+    """When the audio was played (`start`, `end`: the chime included), and from the alert's
+    receipt to its first audio (`latency_ms`) and to the phrase itself, where synthesis shows
+    (`speech_latency_ms`; never before the first audio: the phrase's time is taken as the
+    player asks for its first chunk, the first audio's as the device took the block)."""
+    first, last = playback.first_audio or 0.0, playback.last_audio or 0.0
+    start, speech = _wall(first), _wall(max(heard.speech_at or first, first))
+    received = min((o.ticket.received for o in item.offers), default=start)
+    return {
+        "start": round(start, 3),
+        "end": round(_wall(last), 3),
+        "latency_ms": round((start - received) * 1000),
+        "speech_latency_ms": round((speech - received) * 1000),
+    }
 
 
 def _close(chunks: Iterable[np.ndarray]) -> None:

@@ -7,12 +7,19 @@ configuration holds only the paths of the password and token files, never what i
 
 A start tries, in this order, the site file, the last good configuration (unless it is the
 very configuration that just failed) and the safe core: the embedded defaults, which take the
-say topic from the default broker and speak it with the default voices on the default device.
+say topic from the broker and speak it with the default voices on the default device. The
+safe core keeps of the configuration it stands in for where the gateway keeps its files and
+how it reaches its broker (`KEPT`: `state_dir`, `mqtt`, `cache`): the file's, where the schema
+takes them (each section alone, when the file as a whole is refused), else the last good
+configuration's, else the embedded defaults', saying which and why. So it hears the site
+broker, under the gateway's client id (its queued alerts), and writes only where the file
+said, not in the defaults' places of another user or of a local broker.
 Whatever is run instead of the file is the fault `config`, with the file's reason.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -29,13 +36,19 @@ import yaml
 
 from cosyedge.config.loader import ConfigError, build_config, config_text, load_config
 from cosyedge.config.schema import Config
+from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
 LAST_GOOD_FILE = "last-good.json"
+KEPT_AS = "the last good configuration"  # as the fault `state` names it
 FILE = "file"  # the origins of what a start runs
 LAST_GOOD = "last good"
 SAFE_CORE = "safe core"
+# What the safe core keeps of the configuration it stands in for: where the gateway keeps its
+# files, and how it reaches its broker (state_dir first: it is where the plan looked).
+KEPT = ("state_dir", "mqtt", "cache")
 
 
 @dataclass(frozen=True)
@@ -71,21 +84,34 @@ def _digest(data: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def save(config: Config, source: Path | None) -> None:
+def save(
+    config: Config,
+    source: Path | None,
+    observer: Observer | None = None,
+    faults: Faults | None = None,
+) -> None:
     """Keep `config` as the last good one in its `state_dir`, replacing the file whole (a
-    crash leaves the old one or the new one). A failure is logged, never raised: the daemon
-    runs either way."""
+    crash or a full disk leaves the old one or the new one, and no temporary file). A failure
+    is logged and told to `observer` as not kept, never raised: the daemon runs either way
+    (`faults`: site `state.write`)."""
     data = config_data(config)
     record = {"source": str(source) if source else None, "sha256": _digest(data)}
     record |= {"saved_at": time.time(), "config": data}
     path = config.state_dir / LAST_GOOD_FILE
     temp = path.with_name(f".{path.name}.tmp")
+    told = observer or Observer()
     try:
+        (faults or Faults()).check("state.write", str(path))
         _write_synced(temp, json.dumps(record, indent=1))
         os.replace(temp, path)
         _sync_dir(path.parent)
     except OSError as exc:
         log.error("cannot keep the last good configuration in %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        told.unkept(KEPT_AS, exc.strerror or str(exc))
+    else:
+        told.unkept(KEPT_AS, None)
 
 
 def _write_synced(path: Path, text: str) -> None:
@@ -165,7 +191,45 @@ class StartPlan:
         saved = self._last_good()
         if saved is not None and saved.config != self.config:
             yield Choice(saved.config, LAST_GOOD, saved.describe())
-        yield Choice(Config(), SAFE_CORE, "the embedded defaults' safe core")
+        yield self.safe_core(saved)
+
+    def safe_core(self, saved: Saved | None = None) -> Choice:
+        """The embedded defaults with the `KEPT` sections this plan can keep: the file's,
+        else those of `saved` (the last good configuration), else the defaults'; its `what`
+        names where it keeps its files and its broker, and why a section is not the file's."""
+        mine, why = self._file_sections()
+        sections: dict[str, Any] = {"state_dir": self.state_dir}
+        instead: dict[tuple[str, str], list[str]] = {}  # (whose, why) -> the sections
+        for name in KEPT[1:]:
+            if name in mine:
+                sections[name] = mine[name]
+                continue
+            whose = "of the last good configuration" if saved else "of the embedded defaults"
+            sections[name] = getattr(saved.config if saved else Config(), name)
+            instead.setdefault((whose, why[name]), []).append(name)
+        config = dataclasses.replace(Config(), **sections)
+        return Choice(config, SAFE_CORE, _safe_core_what(config, instead))
+
+    def _file_sections(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The `KEPT` sections (but state_dir, found already) the file gives, and why each of
+        the others cannot be taken from it."""
+        names = KEPT[1:]
+        if self.config is not None:  # the file loaded; running it is what failed
+            return {n: getattr(self.config, n) for n in names}, {}
+        whole = self.problems[0] if self.problems else "refused"
+        try:
+            data = _yaml_data(config_text(self.path)) if self.path else None
+        except ConfigError as exc:
+            return {}, dict.fromkeys(names, exc.problems[0])
+        if not isinstance(data, dict):  # not YAML, or not a mapping: nothing can be kept
+            return {}, dict.fromkeys(names, whole)
+        mine, why = {}, {}
+        for name in names:
+            try:
+                mine[name] = getattr(build_config({name: data.get(name, {})}, str(self.path)), name)
+            except ConfigError as exc:
+                why[name] = exc.problems[0]
+        return mine, why
 
     def failed(self, choice: Choice, reason: str) -> None:
         """Running `choice` failed for `reason`, which names the key when it can."""
@@ -204,13 +268,29 @@ def salvaged_state_dir(path: Path | None) -> Path:
         return Config().state_dir
 
 
-def _yaml_state_dir(text: str) -> str | None:
+def _yaml_data(text: str) -> Any:
+    """The YAML data of a file's text; None when it is not YAML (or too absurd to read)."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
+
+
+def _yaml_state_dir(text: str) -> str | None:
+    data = _yaml_data(text)
     named = data.get("state_dir") if isinstance(data, dict) else None
     return named if isinstance(named, str) else None
+
+
+def _safe_core_what(config: Config, instead: dict[tuple[str, str], list[str]]) -> str:
+    """`the embedded defaults' safe core (state_dir DIR, MQTT HOST:PORT; mqtt of the last good
+    configuration, not the file's: WHY)`: how the fault and `check` name a safe core."""
+    mqtt = config.mqtt
+    local = ", a local broker" if mqtt.local_broker else ""
+    where = f"state_dir {config.state_dir}, MQTT {mqtt.host}:{mqtt.port}{local}"
+    for (whose, why), names in instead.items():
+        where += f"; {' and '.join(names)} {whose}, not the file's: {why}"
+    return f"the embedded defaults' safe core ({where})"
 
 
 def _line_state_dir(text: str) -> str | None:

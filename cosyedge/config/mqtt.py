@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
-import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,6 +118,8 @@ class MqttConfig:
 def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:
     """Load them as the MQTT client will, so a wrong file is refused by `check` and by a
     reload, instead of failing when the connection is made."""
+    import ssl  # only with TLS configured: the import costs every command 20-40 ms of CPU
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # without the system's CAs: quicker
     try:
         context.load_verify_locations(cafile=ca)

@@ -10,7 +10,7 @@ from typing import Any
 
 from cosyedge.config.fields import meta
 from cosyedge.config.syntax import check_template
-from cosyedge.config.values import expand_values
+from cosyedge.config.values import expand_values, placeholders
 from cosyedge.model import PRIORITIES
 
 # The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
@@ -115,6 +115,16 @@ class TemplateConfig:
             'payload `field=value` that marks a return to normal (`clear=true`: `{"clear": true}`)'
         ),
     )
+    alarm: str = field(
+        default="auto",
+        metadata=meta(
+            "what its alerts are in the ISA-18.2 figures (docs/alarms.md): `topic`, alarms, "
+            "one per topic it matches; `phrase`, alarms, one per phrase said on a topic; "
+            "`none`, announcements, not counted; `auto`, `none` for free text (the text is one "
+            "placeholder, such as `{text}`, with no `values`: the sender words it), else `topic`",
+            choices=("auto", "topic", "phrase", "none"),
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_template(self.topic, self.text)
@@ -127,6 +137,20 @@ class TemplateConfig:
         name, eq, value = self.clear_if.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise ValueError(f"clear_if: expected field=value, got {self.clear_if!r}")
+
+    @property
+    def free_text(self) -> bool:
+        """Whether the sender words the whole phrase: the text is one placeholder, with no
+        declared values."""
+        names = placeholders(self.text)
+        return len(names) == 1 and self.text.strip() == f"{{{names[0]}}}" and not self.values
+
+    @property
+    def counts_as(self) -> str:
+        """`alarm` with `auto` settled: `topic`, `phrase` or `none`."""
+        if self.alarm != "auto":
+            return self.alarm
+        return "none" if self.free_text else "topic"
 
 
 DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)

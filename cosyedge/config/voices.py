@@ -63,7 +63,8 @@ class SessionConfig:
         metadata=meta(
             "save the optimized graph under `state_dir/models` (keyed by model hash, "
             "onnxruntime version, level and CPU; checked against its recorded sha256 at every "
-            "load, rebuilt when damaged); later starts load it without optimizing"
+            "load, rebuilt when damaged); later starts load it without optimizing. One that "
+            "cannot be saved there (a full disk) is optimized in memory at each start"
         ),
     )
 

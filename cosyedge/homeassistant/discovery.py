@@ -20,6 +20,7 @@ across a restart; a topic is forgotten once the broker has acknowledged its remo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -301,7 +302,13 @@ def _read(path: Path) -> set[str]:
 
 
 def _write(path: Path, topics: list[str]) -> None:
+    """Replace `path` whole; a failure (a full disk) leaves the old file and no temporary one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps({"topics": topics}), encoding="utf-8")
-    os.replace(temp, path)
+    try:
+        temp.write_text(json.dumps({"topics": topics}), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise

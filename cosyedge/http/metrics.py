@@ -5,6 +5,14 @@ What the daemon is now (queue, cache, memory, device, broker, faults) is its sna
 it. Only what happened (alerts
 received and accepted, outcomes, the latency to first audio) is counted, from the points every
 alert passes: intake's hand-over to the journal and the outcome reports.
+
+Names follow Prometheus' naming rules (https://prometheus.io/docs/practices/naming/): the
+`cosyedge_` prefix, base units named as a suffix (`_seconds`, `_bytes`, `_ratio` for a
+ratio), `_total` on counters only, and no gauge ending in the suffixes a histogram's or
+summary's series use (`_count`, `_sum`, `_bucket`; https://prometheus.io/docs/concepts/
+metric_types/). Every labelled counter and histogram shows its known label values from the
+start, at zero, so that a first increase is seen as one (Prometheus' instrumentation
+practices, "Avoid missing metrics").
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from cosyedge.alarms.snapshot import Alarms, Snapshot
+from cosyedge.model import OUTCOMES
 from cosyedge.observe import Observer
 from cosyedge.speech.cache.index import misses
 
@@ -29,14 +38,19 @@ RTF_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
 FSYNC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
+VIAS = ("mqtt", "http")  # where alerts come in
+SOURCES = ("cache", "synth")  # where a spoken alert's audio came from
+
+
 class Metrics(Observer):
     """The daemon's metrics, in a registry of their own (never the library's global one):
     counted as the daemon tells them (observe.py), the rest read from `snapshot` at each
-    scrape."""
+    scrape. `langs`: the configured voices' languages, the synthesis figures' labels."""
 
-    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+    def __init__(self, snapshot: Callable[[], Snapshot], langs: tuple[str, ...] = ()) -> None:
         self.registry = CollectorRegistry(auto_describe=False)  # no scrape while built
-        r = self.registry
+        counted = CollectorRegistry(auto_describe=False)
+        r = counted
         self._received = Counter(
             "cosyedge_alerts_received", "alert messages and say requests", ["via"], registry=r
         )
@@ -56,9 +70,17 @@ class Metrics(Observer):
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self._speech = Histogram(
+            "cosyedge_first_speech_latency_seconds",
+            "from receipt to the first audio of the phrase itself (after the chime) of a "
+            "spoken alert, by where its audio came from",
+            ["source"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self._rtf = Histogram(
-            "cosyedge_synthesis_rtf",
-            "seconds of computing per second of audio, per clause synthesized",
+            "cosyedge_synthesis_rtf_ratio",
+            "real-time factor: seconds of computing per second of audio, per clause synthesized",
             ["lang"],
             buckets=RTF_BUCKETS,
             registry=r,
@@ -69,7 +91,22 @@ class Metrics(Observer):
             buckets=FSYNC_BUCKETS,
             registry=r,
         )
-        r.register(_Live(snapshot))
+        self._zeros(langs)
+        self.registry.register(_Uncreated(counted))
+        self.registry.register(_Live(snapshot))
+
+    def _zeros(self, langs: tuple[str, ...]) -> None:
+        """Every known label value's series, at zero."""
+        for via in VIAS:
+            self._received.labels(via)
+            self._accepted.labels(via)
+        for outcome in OUTCOMES:
+            self._outcomes.labels(outcome)
+        for source in SOURCES:
+            self._latency.labels(source)
+            self._speech.labels(source)
+        for lang in langs:
+            self._rtf.labels(lang)
 
     def received(self, via: str) -> None:
         self._received.labels(via).inc()
@@ -86,12 +123,33 @@ class Metrics(Observer):
 
     def reported(self, report: Mapping[str, Any]) -> None:
         self._outcomes.labels(str(report.get("outcome"))).inc()
-        latency, source = report.get("latency_ms"), report.get("source")
-        if isinstance(latency, (int, float)) and source in ("cache", "synth"):
-            self._latency.labels(source).observe(max(0.0, latency / 1000))
+        source = report.get("source")
+        if source not in SOURCES:
+            return
+        for name, histogram in (("latency_ms", self._latency), ("speech_latency_ms", self._speech)):
+            latency = report.get(name)
+            if isinstance(latency, (int, float)):
+                histogram.labels(source).observe(max(0.0, latency / 1000))
 
     def text(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _Uncreated(Collector):
+    """The counters and histograms of `counted` without the `_created` series
+    prometheus_client adds to each: this text format shows each as a gauge of its own, named
+    with no unit and with a suffix OpenMetrics keeps for counters and histograms."""
+
+    def __init__(self, counted: CollectorRegistry) -> None:
+        self._counted = counted
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._counted.collect():
+            kept = Metric(family.name, family.documentation, family.type, family.unit)
+            for s in family.samples:
+                if not s.name.endswith("_created"):
+                    kept.add_sample(s.name, s.labels, s.value, s.timestamp, s.exemplar)
+            yield kept
 
 
 class _Live(Collector):
@@ -180,7 +238,9 @@ def _isa(a: Alarms) -> Iterator[Metric]:
         day.top10_percent / 100,
     )
     top = GaugeMetricFamily(
-        "cosyedge_alarm_top_count", "the 10 most frequent alarms of the last 24 h", labels=["alarm"]
+        "cosyedge_alarm_top10_annunciations",
+        "annunciations of each of the 10 most frequent alarms of the last 24 h",
+        labels=["alarm"],
     )
     for alarm, count in day.top10:
         top.add_metric([alarm], count)
@@ -192,6 +252,11 @@ def _isa(a: Alarms) -> Iterator[Metric]:
     )
     yield _gauge("cosyedge_alarms_stale", "alarms standing unacknowledged for over 24 h", a.stale)
     yield _gauge("cosyedge_alarms_shelved", "sources shelved now", a.shelved)
+    yield _gauge(
+        "cosyedge_alarm_window_seconds",
+        "the part of the last 24 h the alarm history covers, which these figures are of",
+        day.end - day.start,
+    )
     yield _gauge(
         "cosyedge_alarm_history_complete",
         "1 while every alarm of the last 24 h is counted in these figures",

@@ -193,7 +193,11 @@ class Handler(BaseHTTPRequestHandler):
     server: ApiServer
     protocol_version = "HTTP/1.1"  # for chunked answers; one request per connection all the same
     server_version = "cosyedge"
-    sys_version = ""
+
+    def version_string(self) -> str:
+        """The `Server` header: the product alone (the standard library's adds a space and
+        Python's version)."""
+        return self.server_version
 
     def setup(self) -> None:
         """The request has all arrived (front.py): it is read from memory, the answer is
@@ -264,8 +268,8 @@ class Handler(BaseHTTPRequestHandler):
         except BadFraming as bad:
             self._json(bad.status, {"error": str(bad), "header": bad.header})
         except Refused as refused:
-            challenge = {"WWW-Authenticate": "Bearer"} if refused.status == 401 else None
-            self._json(refused.status, {"error": refused.error, **refused.detail}, challenge)
+            headers = _refusal_headers(refused.status, path)
+            self._json(refused.status, {"error": refused.error, **refused.detail}, headers)
         except BadField as bad:
             self._json(400, {"error": str(bad), "field": bad.field, "reason": bad.reason})
         except Unavailable as exc:
@@ -360,9 +364,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             rendering = self._rendering(speak)
             if rendering.source == "cache":
-                self._whole(rendering, speak.format, give_back)
+                self._whole(rendering, speak, give_back)
             else:
-                self._chunked(rendering, speak.format, Pump(rendering, backend.busy), give_back)
+                self._chunked(rendering, speak, Pump(rendering, backend.busy), give_back)
         finally:
             give_back()
 
@@ -372,20 +376,21 @@ class Handler(BaseHTTPRequestHandler):
         except RejectedAlert as exc:  # nothing the voices can say: refused as a say request is
             raise BadField(speak.field, str(exc)) from None
 
-    def _whole(self, rendering: Rendering, form: str, made: Callable[[], None]) -> None:
+    def _whole(self, rendering: Rendering, speak: Speak, made: Callable[[], None]) -> None:
         pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)
         made()
-        head = wav_header(rendering.sample_rate, len(pcm) // 2) if form == "wav" else b""
-        self._start(200, _audio_type(form), len(head) + len(pcm), _audio_headers(rendering))
+        head = wav_header(rendering.sample_rate, len(pcm) // 2) if speak.format == "wav" else b""
+        headers = _audio_headers(rendering, speak)
+        self._start(200, _audio_type(speak.format), len(head) + len(pcm), headers)
         self._write(head + pcm)
 
     def _chunked(
-        self, rendering: Rendering, form: str, pump: Pump, made: Callable[[], None]
+        self, rendering: Rendering, speak: Speak, pump: Pump, made: Callable[[], None]
     ) -> None:
-        self._start(200, _audio_type(form), None, _audio_headers(rendering))
+        self._start(200, _audio_type(speak.format), None, _audio_headers(rendering, speak))
         clauses = pump.clauses()
         try:
-            if form == "wav":
+            if speak.format == "wav":
                 self._write_chunk(wav_header(rendering.sample_rate, None))
             for pcm in clauses:
                 self._write_chunk(pcm_bytes(pcm))
@@ -469,7 +474,19 @@ def _audio_type(form: str) -> str:
     return "audio/wav" if form == "wav" else "audio/pcm"
 
 
-def _audio_headers(rendering: Rendering) -> dict[str, str]:
-    """The PCM's format for a `pcm` caller, and whether it came from the cache."""
+def _audio_headers(rendering: Rendering, speak: Speak) -> dict[str, str]:
+    """The PCM's format for a `pcm` caller, whether it came from the cache, and what of the
+    request was taken but not applied (`X-Ignored`)."""
     rate = str(rendering.sample_rate)
-    return {"X-Sample-Rate": rate, "X-Sample-Format": "s16le", "X-Source": rendering.source}
+    headers = {"X-Sample-Rate": rate, "X-Sample-Format": "s16le", "X-Source": rendering.source}
+    return {**headers, "X-Ignored": ", ".join(speak.ignored)} if speak.ignored else headers
+
+
+def _refusal_headers(status: int, path: str) -> dict[str, str] | None:
+    """What a refusal says beside its body: how to authorize (401), and the methods the path
+    takes (405; RFC 9110, section 15.5.6, requires `Allow`)."""
+    if status == 401:
+        return {"WWW-Authenticate": "Bearer"}
+    if status == 405:
+        return {"Allow": ", ".join(sorted(m for m, p in ROUTES if p == path))}
+    return None

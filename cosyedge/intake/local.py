@@ -37,6 +37,14 @@ SAY_TOPIC = "cosyedge/http/say"
 DEFAULT_PRIORITY = "medium"
 MAX_CHARS = 1000  # as a template's default max_chars
 SAY_FIELDS = ("text", "priority", "lang", "id", "ttl", "volume")
+# /v1/audio/speech as OpenAI's clients send it (OpenAI's API reference, "Create speech"): its
+# fields, its built-in voices and the range of `speed`. None of its voices is one here: each
+# stands for the configured voice that reads the input's script, as no `voice` does.
+SPEECH_FIELDS = ("model", "input", "voice", "response_format", "speed", "instructions")
+SPEECH_FIELDS = (*SPEECH_FIELDS, "stream_format")
+OPENAI_VOICES = ("alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova")
+OPENAI_VOICES = (*OPENAI_VOICES, "onyx", "sage", "shimmer", "verse")
+SPEED = (0.25, 4.0)
 TEMPLATE_FIELDS = ("template", "fields")
 _LANG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*\Z")
 _LEVEL_BAD = re.compile(r"[/+#\x00]")
@@ -83,6 +91,7 @@ class Speak:
     lang: str | None
     format: str  # wav, or pcm: the samples alone
     field: str = "text"  # the request's field that holds the text
+    ignored: tuple[str, ...] = ()  # fields taken but not applied, which the answer names
 
 
 def request_object(body: bytes) -> dict[str, Any]:
@@ -121,18 +130,40 @@ def synthesis_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]
 
 
 def speech_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> Speak:
-    """`/v1/audio/speech`, the OpenAI shape: `input`, `voice` (here a configured language),
-    `response_format` wav or pcm; `model` is accepted and not used (there is one per voice)."""
-    _known(data, ("model", "input", "voice", "response_format"))
-    if not isinstance(data.get("model", ""), str):
-        raise BadField("model", "expected a string")
-    voice = data.get("voice")
-    if voice is not None and voice not in voices:
-        raise BadField("voice", f"expected a configured voice: {', '.join(voices)}")
+    """`/v1/audio/speech`, the OpenAI shape: `input`; `voice`, a configured language or one of
+    OPENAI_VOICES (the voice that reads the input); `response_format` wav or pcm. `model` is
+    taken and not used (there is one per voice); `speed` (in SPEED) and `instructions` are
+    taken and not applied (the voices speak at their own pace), which `ignored` says; a
+    `stream_format` other than OpenAI's `audio` is refused."""
+    _known(data, SPEECH_FIELDS)
+    for name in ("model", "instructions"):
+        if not isinstance(data.get(name, ""), str):
+            raise BadField(name, "expected a string")
     form = data.get("response_format", "wav")
     if form not in ("wav", "pcm"):
         raise BadField("response_format", "expected wav or pcm")
-    return Speak(_text(data, "input"), voice, form, "input")
+    if data.get("stream_format", "audio") != "audio":
+        raise BadField("stream_format", "expected audio (the audio itself, streamed)")
+    voice = _voice(data.get("voice"), voices)
+    return Speak(_text(data, "input"), voice, form, "input", _ignored(data))
+
+
+def _voice(value: object, voices: Mapping[str, VoiceConfig]) -> str | None:
+    """The configured language a `voice` names; None (by the input's script) for none or
+    one of OpenAI's."""
+    if value is None or value in OPENAI_VOICES:
+        return None
+    if not isinstance(value, str) or value not in voices:
+        known = ", ".join([*voices, *OPENAI_VOICES])
+        raise BadField("voice", f"expected a configured language or an OpenAI voice: {known}")
+    return value
+
+
+def _ignored(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields that ask for what is not done: a `speed` other than 1, `instructions`."""
+    speed = _number(data, "speed", *SPEED)
+    ignored = ("speed",) if speed is not None and speed != 1.0 else ()
+    return ignored + (("instructions",) if str(data.get("instructions", "")).strip() else ())
 
 
 def template_message(data: Mapping[str, Any], templates: TemplateSet) -> tuple[str, bytes]:

@@ -95,6 +95,7 @@ class Template:
             alert=alert,
             notes=tuple(note for note in notes if note),
             max_spoken_s=self.config.max_spoken_s,
+            alarm=alarm_of(self.config, alert.topic, text),
         )
 
     def _missing(self, name: str, levels: Mapping[str, str], fields: Mapping[str, Scalar]) -> str:
@@ -105,6 +106,15 @@ class Template:
         elif name in levels:
             why = " (its topic level is empty)"
         return f"missing field {name!r} for template {self.config.topic!r}{why}"
+
+
+def alarm_of(config: TemplateConfig, topic: str, text: str) -> str | None:
+    """The alarm an alert of this template is in the ISA-18.2 figures: its topic (the
+    source), or its topic and phrase; None for an announcement (see TemplateConfig.alarm)."""
+    kind = config.counts_as
+    if kind == "none":
+        return None
+    return topic if kind == "topic" else f"{topic}: {text}"
 
 
 def _alert_lang(alert: Alert) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -133,9 +134,7 @@ class Journal:
     def _lock_state_dir(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock_fd = os.open(
-                self.path.with_suffix(".lock"), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600
-            )
+            self._lock_fd = self._lock_file()
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
         try:  # two daemons on one journal would speak each other's alerts
@@ -145,6 +144,25 @@ class Journal:
             raise RuntimeError(
                 f"state_dir {self.path.parent}: another cosyedge is using it (journal locked)"
             ) from None
+
+    def _lock_file(self) -> int:
+        """What the lock is taken on: `journal.lock`, opened for reading (a lock needs no
+        more), so a read-only state_dir is held too; where the disk has no room for it or is
+        read-only, the directory itself, as a daemon that cannot make it either takes it.
+        Raises OSError for anything else (a lock file it may not read)."""
+        lock = self.path.with_suffix(".lock")
+        try:
+            return os.open(lock, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
+                raise
+            log.warning(
+                "journal %s: cannot make %s (%s): locking the directory",
+                self.path,
+                lock.name,
+                os_problem(exc),
+            )
+            return os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
     def _recovered(self, damaged: list[Damaged]) -> Recovered:
         """What the records read say; they were all checked, so nothing here can fail."""

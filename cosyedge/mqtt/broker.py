@@ -10,7 +10,9 @@ reach that broker, be acknowledged, and cosyedge would never hear their alerts.
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import shutil
 import socket
 import subprocess
@@ -18,10 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from cosyedge.observe import Observer
+
 log = logging.getLogger(__name__)
 
 
 LOOPBACK = ("127.0.0.1", "::1")
+PERSISTENCE = "the local broker's persistence"  # as the fault `state` names it
 
 
 def is_listening(host: str, port: int) -> bool:
@@ -33,8 +38,13 @@ def is_listening(host: str, port: int) -> bool:
 
 
 class LocalBroker:
-    def __init__(self, host: str, port: int, state_dir: Path) -> None:
+    def __init__(
+        self, host: str, port: int, state_dir: Path, observer: Observer | None = None
+    ) -> None:
+        """`state_dir`: where Mosquitto keeps its persistence; `observer` is told when it
+        cannot (a read-only or missing disk), and Mosquitto then runs without."""
         self.host, self.port, self.state_dir = host, port, state_dir
+        self.observer = observer or Observer()
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -60,26 +70,48 @@ class LocalBroker:
                 "(apt-get install mosquitto), and no broker listens on "
                 f"{self.host}:{self.port}"
             )
-        self.state_dir.mkdir(parents=True, exist_ok=True)
         conf = Path(tempfile.mkstemp(prefix="cosyedge-mosquitto-", suffix=".conf")[1])
-        listeners = "".join(f"listener {self.port} {a}\n" for a in addresses)
-        conf.write_text(
-            listeners + "allow_anonymous true\n"
-            "log_dest stderr\nlog_type error\n"
-            "persistence true\n"
-            f"persistence_location {self.state_dir}/\n"
-            "autosave_on_changes true\nautosave_interval 1\n"
-            "max_queued_messages 100000\n" + ("user root\n" if _is_root() else "")
-        )
-        shown = ", ".join(_shown(a, self.port) for a in addresses)
-        log.info("starting local Mosquitto on %s", shown)
-        self.process = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL)
+        try:  # read at Mosquitto's start only: removed once it listens, or failed
+            conf.write_text(self._conf(addresses))
+            shown = ", ".join(_shown(a, self.port) for a in addresses)
+            log.info("starting local Mosquitto on %s", shown)
+            self.process = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL)
+            self._wait_listening()
+        finally:
+            conf.unlink(missing_ok=True)
+
+    def _conf(self, addresses: list[str]) -> str:
+        lines = [f"listener {self.port} {a}" for a in addresses]
+        lines += ["allow_anonymous true", "log_dest stderr", "log_type error"]
+        lines += [*self._persistence(), "max_queued_messages 100000"]
+        return "\n".join([*lines, "user root"] if _is_root() else lines) + "\n"
+
+    def _persistence(self) -> list[str]:
+        """Mosquitto's persistence: saved after every change in `state_dir`, or, where that
+        cannot be written (told), none: the broker then queues in memory only."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            if not os.access(self.state_dir, os.W_OK):
+                raise OSError(errno.EACCES, "not writable")
+        except OSError as exc:
+            log.error("local Mosquitto: cannot persist in %s (%s)", self.state_dir, exc)
+            self.observer.unkept(PERSISTENCE, exc.strerror or str(exc))
+            return ["persistence false"]
+        self.observer.unkept(PERSISTENCE, None)
+        return [
+            "persistence true",
+            f"persistence_location {self.state_dir}/",
+            "autosave_on_changes true",
+            "autosave_interval 1",
+        ]
+
+    def _wait_listening(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + 5
         while not is_listening(self.host, self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"local Mosquitto did not start on {self.host}:{self.port}")
             time.sleep(0.02)
-        conf.unlink()
 
     def _addresses(self) -> list[str]:
         """Where our own broker listens: every loopback address for a loopback host."""
@@ -112,6 +144,4 @@ def _shown(address: str, port: int) -> str:
 
 
 def _is_root() -> bool:
-    import os
-
     return os.geteuid() == 0

@@ -1,9 +1,16 @@
 """The link to the broker: the MQTT session the daemon keeps, made again when a reload changes
-`mqtt`, subscribed to what the door takes; its fault `mqtt` and whether it is connected.
+`mqtt`, subscribed to what the door takes; its faults `mqtt` and `connection`, and whether it
+is connected.
 
 It is made with the stages, so reports published before it connects are queued by the
 session; it connects once every fault of the start is known (daemon.py), and is stopped last,
 once the reports of the last alerts said are acknowledged.
+
+A new connection (any change of `mqtt`: host, port, credentials, TLS, client id) is a new
+paho client, which knows nothing of what the old one had not yet got acknowledged. So each
+session gives out message ids of its own (`MqttSession.ids`: an acknowledgement on the new
+one is never taken for one on the old), and once the old one is closed the observer is told
+which ids died with it (`Observer.replaced`): the reports carry theirs over (reports.py).
 """
 
 from __future__ import annotations
@@ -17,10 +24,13 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.intake.door import Door
-from cosyedge.mqtt.session import MqttSession
+from cosyedge.mqtt.session import MID_SPAN, MqttSession
 from cosyedge.observe import Observer
 
 OFFLINE = json.dumps({"state": "offline"})  # the Last Will, retained on the status topic
+# Not connected for this long is the fault `connection`: a broker restart or a network hiccup
+# that paho's first reconnects (1, 2, 4 s apart by default) get over is none.
+CONNECTION_GRACE_S = 10.0
 
 
 class Link(Component):
@@ -28,9 +38,12 @@ class Link(Component):
         """`observer` is told each connection and each message the broker acknowledged."""
         self.door, self.observer, self.faults = door, observer, faults
         self._config = config
+        self._made = 0  # sessions made so far: each gives out message ids of its own
         self.session = self._session(config)
+        self._down_since: float | None = None  # monotonic: the first tick that found it down
 
     def _session(self, config: Config) -> MqttSession:
+        self._made += 1
         return MqttSession(
             config.mqtt,
             self.door.filters,
@@ -39,7 +52,13 @@ class Link(Component):
             on_connected=self.observer.connected,
             on_published=self.observer.published,
             faults=self.faults,
+            id_base=self._made * MID_SPAN,
         )
+
+    @property
+    def address(self) -> str:
+        """The broker's, as host:port."""
+        return f"{self._config.mqtt.host}:{self._config.mqtt.port}"
 
     @property
     def subscribed(self) -> threading.Event:
@@ -58,19 +77,36 @@ class Link(Component):
     def reconfigure(self, config: Config) -> None:
         """A new `mqtt` section is a new session; else the subscriptions follow the door's."""
         if config.mqtt != self._config.mqtt:
-            self.session.stop()
-            self.session = self._session(config)
-            self.session.start()
+            self._replace(config)
         else:
             self.session.set_filters(self.door.filters)
         self._config = config
 
+    def _replace(self, config: Config) -> None:
+        """Publishers turn to the new session at once (paho queues until it connects); the
+        old one is told gone only once stopped, so every acknowledgement it got was told
+        before, and none of its ids is acknowledged after."""
+        old, self.session = self.session, self._session(config)
+        old.stop()
+        self.observer.replaced(old.ids)
+        self.session.start()
+
     def tick(self, now: float) -> Mapping[str, str | None]:
-        return {"mqtt": self.session.problem}  # e.g. another client took our session
+        """`mqtt`: another client takes our session; `connection`: not connected for
+        CONNECTION_GRACE_S, at a start as at any time (ticked while the start waits)."""
+        return {"mqtt": self.session.problem, "connection": self._down(now)}
+
+    def _down(self, now: float) -> str | None:
+        """The fault `connection`'s reason while the session has been down since a tick at
+        least CONNECTION_GRACE_S ago; None while connected."""
+        if self.session.connected:
+            self._down_since = None
+            return None
+        if self._down_since is None:
+            self._down_since = now
+        if now - self._down_since < CONNECTION_GRACE_S:
+            return None
+        return f"not connected to the broker at {self.address} for over {CONNECTION_GRACE_S:g} s"
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
-        mqtt = self._config.mqtt
-        return {
-            "broker_connected": self.session.connected,
-            "broker_address": f"{mqtt.host}:{mqtt.port}",
-        }
+        return {"broker_connected": self.session.connected}

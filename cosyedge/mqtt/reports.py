@@ -5,7 +5,11 @@ marked sent once the broker has acknowledged them all, so a report lost to a cra
 again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats).
 A publish that fails never reaches the caller: an outcome's reports are kept and sent again
 at every `confirm` until they go out, the latest status likewise, and the observer is told
-meanwhile that reports are not going out.
+meanwhile that reports are not going out, and likewise while an outcome's reports have gone
+out but the broker has not acknowledged them for OVERDUE_S (it is down, or does not answer).
+Reports the session took but the broker had not acknowledged when a reload closed that
+session for a new connection are sent again through the new one (`replaced`): a change of
+broker, port, credentials, TLS or client id loses none.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from cosyedge.observe import Observer
 log = logging.getLogger(__name__)
 
 Publish = Callable[..., int | None]  # (topic, payload, retain=False) -> message id, if any
+# An outcome's reports not acknowledged this long after it was decided are the fault `reports`:
+# a broker acknowledges within milliseconds, and a restart it gets over in a few seconds.
+OVERDUE_S = 10.0
 
 
 class Reporter(Observer):
@@ -37,18 +44,23 @@ class Reporter(Observer):
         journal: Journal,
         observer: Observer | None = None,
         status_detail: Callable[[], dict[str, Any]] = dict,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`observer` is told every outcome report as it is published (none may raise), and
-        `trouble("reports", ...)` while reports cannot be published and once they can;
-        `status_detail`: the fields the status carries beside the desk's (must not raise)."""
+        `trouble("reports", ...)` while reports cannot be published or are overdue, and once
+        neither; `status_detail`: the fields the status carries beside the desk's (must not
+        raise); `clock`: what overdue is measured by."""
         self.config = config
         self._publish = publish
         self.journal = journal
+        self._clock = clock
         self._lock = threading.Lock()
         self._waiting: dict[int, set[int]] = {}  # seq -> message ids not yet acknowledged
+        self._taken: dict[int, list[tuple[str, str]]] = {}  # seq -> what is waiting, to resend
         self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
+        self._since: dict[int, float] = {}  # seq -> when it was sent first, until acknowledged
         self._status_due: tuple[str, str] | None = None  # a status whose publish failed
-        self._trouble: str | None = None
+        self._trouble: str | None = None  # why publishing fails
         self._told: str | None = None  # the trouble the observer last heard of
         self.observer = observer or Observer()
         self.status_detail = status_detail
@@ -82,6 +94,7 @@ class Reporter(Observer):
 
     def send(self, seq: int, messages: list[tuple[str, str]]) -> None:
         with self._lock:  # so that confirm() sees the ids before their acknowledgements
+            self._since.setdefault(seq, self._clock())
             self._unpublished[seq] = [(topic, _utf8(payload)) for topic, payload in messages]
             self._publish_unpublished()
         self._tell()
@@ -95,7 +108,7 @@ class Reporter(Observer):
             except Exception as exc:
                 self._trouble = f"cannot publish reports ({_reason(exc)}); kept to send again"
                 return
-            del self._unpublished[seq]
+            self._taken[seq] = self._unpublished.pop(seq)
             self._waiting[seq] = {mid for mid in mids if mid}
         self._trouble = None
 
@@ -125,8 +138,9 @@ class Reporter(Observer):
         return True
 
     def _tell(self) -> None:
-        """Tell the observer when publishing starts or stops failing (outside the lock)."""
-        trouble = self._trouble
+        """Tell the observer when publishing starts or stops failing, or reports start or
+        stop being overdue (outside the lock)."""
+        trouble = self._trouble or self._overdue()
         if trouble != self._told:
             self._told = trouble
             self.observer.trouble("reports", trouble)
@@ -139,23 +153,55 @@ class Reporter(Observer):
     def confirm(self) -> None:
         """Publish what failed before, and mark outcomes whose reports all reached the broker
         as sent in the journal."""
-        done = []
         with self._lock:
             if self._unpublished:
                 self._publish_unpublished()
-            acknowledged = set()
-            while self._acknowledged:
-                acknowledged.add(self._acknowledged.popleft())
-            for seq, mids in self._waiting.items():
-                mids -= acknowledged  # ids are reused later, so unmatched ones are dropped
-                if not mids:
-                    done.append(seq)
-            for seq in done:
-                del self._waiting[seq]
+            done = self._settle()
         for seq in done:
             self.journal.sent(seq)
         self._send_status()
         self._tell()
+
+    def _settle(self) -> list[int]:
+        """The outcomes whose reports have all been acknowledged since the last call, no
+        longer waiting (under the lock)."""
+        acknowledged = set()
+        while self._acknowledged:
+            acknowledged.add(self._acknowledged.popleft())
+        done = []
+        for seq, mids in self._waiting.items():
+            mids -= acknowledged  # paho reuses ids after 65535, so unmatched ones are dropped
+            if not mids:
+                done.append(seq)
+        for seq in done:
+            del self._waiting[seq], self._taken[seq]
+            self._since.pop(seq, None)
+        return done
+
+    def replaced(self, ids: range) -> None:
+        """The session that gave out `ids` is closed (mqtt/link.py): the reports it took and
+        the broker had not acknowledged are published again, oldest first, through the session
+        in force at the next `confirm` (at-least-once: `seq` tells a repeat)."""
+        with self._lock:
+            done = self._settle()  # what it did get acknowledged before it closed
+            lost = [seq for seq, mids in self._waiting.items() if any(m in ids for m in mids)]
+            for seq in lost:
+                del self._waiting[seq]
+                self._unpublished[seq] = self._taken.pop(seq)
+            self._unpublished = dict(sorted(self._unpublished.items()))
+        for seq in done:
+            self.journal.sent(seq)
+        if lost:
+            log.info("%d reports the closed MQTT session did not deliver: sent again", len(lost))
+
+    def _overdue(self) -> str | None:
+        """Why reports are late: some outcome's were sent OVERDUE_S ago or more, and the
+        broker has not acknowledged them (those kept to publish again count too)."""
+        with self._lock:
+            oldest = min(self._since.values(), default=None)
+        if oldest is None or self._clock() - oldest < OVERDUE_S:
+            return None
+        return f"outcome reports not acknowledged by the broker for over {OVERDUE_S:g} s"
 
     def unconfirmed(self) -> int:
         """Outcomes whose reports the broker has not acknowledged yet (or not taken)."""

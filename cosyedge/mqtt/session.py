@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 MessageHandler = Callable[[str, bytes, Callable[[], None], bool], None]
 
 TAKEOVER_DROPS = 3  # this many closes, each taken back at once, make a session taken over
+MID_SPAN = 1 << 16  # paho numbers a client's messages from 1 to 65535, afresh in each client
 
 
 class TakeoverWatch:
@@ -122,8 +123,14 @@ class MqttSession:
         on_connected: Callable[[], None] | None = None,
         on_published: Callable[[int], None] | None = None,
         faults: Faults | None = None,
+        id_base: int = 0,
     ) -> None:
+        """`id_base`, a multiple of MID_SPAN, is added to every message id it gives out (by
+        `publish` and to `on_published`), so that sessions made one after the other never
+        give out the same id: each paho client numbers its messages from 1 again."""
         self.config = config
+        self._id_base = id_base
+        self.ids = range(id_base + 1, id_base + MID_SPAN)  # every id it may give out
         self.faults = faults or Faults()
         self.filters = list(filters)
         self._on_message = on_message
@@ -178,13 +185,13 @@ class MqttSession:
         self.client.loop_stop()
 
     def publish(self, topic: str, payload: str, retain: bool = False) -> int:
-        """QoS 1; queued by paho while disconnected. Returns the message id; raises OSError
-        when the client does not take the message."""
+        """QoS 1; queued by paho while disconnected. Returns the message id (see `id_base`);
+        raises OSError when the client does not take the message."""
         self.faults.check("mqtt.publish")
         info = self.client.publish(topic, payload, qos=1, retain=retain)
         if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             raise OSError(f"MQTT client refused the message: {mqtt.error_string(info.rc)}")
-        return info.mid
+        return self._id_base + info.mid
 
     @property
     def problem(self) -> str | None:
@@ -286,7 +293,7 @@ class MqttSession:
 
     def _published(self, client, userdata, mid, reason_code, properties) -> None:
         if self._on_published is not None:
-            self._on_published(mid)
+            self._on_published(self._id_base + mid)
 
     def _message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
         def ack() -> None:

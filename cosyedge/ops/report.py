@@ -15,6 +15,7 @@ import dataclasses
 import datetime as dt
 import io
 import json
+import math
 import os
 import re
 import time
@@ -62,25 +63,42 @@ def history_dir(state_dir: Path) -> Path:
 # -- kpi ------------------------------------------------------------------------------------
 @dataclasses.dataclass
 class KpiReport:
-    figures: Figures
+    figures: Figures  # of the period covered: its start and end
     damaged: dict[str, int]  # history file -> lines passed over
+    asked: tuple[float, float]  # the window asked for
+    begins: float  # the history's first fact
 
 
-def kpi(directory: Path, start: float, end: float) -> KpiReport:
-    """The figures of [start, end); stale alarms and shelves as they stood at `end`."""
+def kpi(directory: Path, start: float, end: float, now: float | None = None) -> KpiReport:
+    """The figures of the part of [start, end) the history covers: from its first fact, up
+    to `now` (a rate over hours it never saw would be an average of nothing); stale alarms
+    and shelves as they stood at its end. ReportError when it covers none of it."""
     if end <= start:
         raise ReportError("the window is empty: --since must come before --until")
-    replay, skipped = Replay(start, end), Skipped()
+    replay, skipped, first = Replay(start, end), Skipped(), math.inf
     for fact in read_facts(directory, 0.0, skipped):  # all of it: what stands began long ago
+        first = min(first, fact["t"])
         if fact["t"] < end:
             replay.read(fact)
-    found = figures(replay.annunciations, start, end)
-    found.stale, found.shelved = replay.stale(end), replay.shelved_at(end)
-    return KpiReport(found, skipped.damaged)
+    covered = (max(start, first), min(end, time.time() if now is None else now))
+    if covered[0] >= covered[1]:
+        raise ReportError(_uncovered(first, start, end))
+    found = figures(replay.annunciations, *covered)
+    found.stale, found.shelved = replay.stale(covered[1]), replay.shelved_at(covered[1])
+    return KpiReport(found, skipped.damaged, (start, end), first)
+
+
+def _uncovered(first: float, start: float, end: float) -> str:
+    if first == math.inf:
+        return "the alarm history holds no facts yet"
+    if first >= end:
+        return f"the alarm history begins {_when(first)}, after the window asked for ends"
+    return "the window asked for lies in the future"
 
 
 def kpi_text(directory: Path, start: float, end: float, form: str, plot_to: Path | None) -> str:
-    """The figures of [start, end) as `form` (table, csv, json); drawn to `plot_to` too."""
+    """The figures of [start, end), as far as the history covers it, as `form` (table, csv,
+    json); drawn to `plot_to` too."""
     report = kpi(directory, start, end)
     if plot_to is not None:
         plot(report, plot_to)
@@ -92,6 +110,7 @@ def kpi_table(report: KpiReport) -> str:
     lines = [
         f"Alarm performance, {_when(f.start)} to {_when(f.end)} "
         f"({f.alarms} alarms annunciated, {f.periods} periods of 10 minutes)",
+        *_coverage(report),
         "",
         *_columns([("figure", "value", "ISA-18.2 benchmark"), *f.table()]),
         "",
@@ -109,6 +128,7 @@ def kpi_csv(report: KpiReport) -> str:
     """Long form, one row each: `kind,name,value,benchmark`."""
     f = report.figures
     rows: list[tuple[Any, ...]] = [("kind", "name", "value", "benchmark")]
+    rows += [("window", name, _when(t), "") for name, t in _window(report).items()]
     rows += [("figure", "alarms", f.alarms, "")]
     rows += [("figure", name, value, bench) for name, value, bench in f.table()]
     rows += [("priority", p, n, "") for p, n in f.by_priority.items()]
@@ -128,6 +148,7 @@ def kpi_json(report: KpiReport) -> str:
         "stale_alarms": f.stale_alarms,
         "benchmarks": {name: bench for name, _, bench in f.table()},
         "damaged_lines": report.damaged,
+        **{k: v for k, v in _window(report).items() if k not in ("start", "end")},
     }
     return json.dumps(body, ensure_ascii=False, indent=1)
 
@@ -208,6 +229,41 @@ def _audit_row(f: Fact) -> tuple[str, str, str, str, str, str]:
     ids = f.get("ids")
     affected = ", ".join(map(str, ids)) if isinstance(ids, list) else ""
     return (_when(f["t"]), who, what, target, affected, why)
+
+
+def _coverage(report: KpiReport) -> list[str]:
+    """A line saying what of the window asked the figures cover, when it is not all."""
+    f, (start, end) = report.figures, report.asked
+    if (f.start, f.end) == (start, end):
+        return []
+    why = f"the alarm history begins {_when(report.begins)}" if f.start > start else ""
+    if f.end < end:
+        why += ("; " if why else "") + "the rest is still to come"
+    return [
+        f"Only {_span(f.end - f.start)} of the {_span(end - start)} asked for "
+        f"({_when(start)} to {_when(end)}) is covered: {why}. The figures are of that period."
+    ]
+
+
+def _window(report: KpiReport) -> dict[str, float]:
+    """The period covered (`start`, `end`), the window asked for and where the history
+    begins, by name."""
+    f, (start, end) = report.figures, report.asked
+    return {
+        "start": f.start,
+        "end": f.end,
+        "asked_start": start,
+        "asked_end": end,
+        "history_begins": report.begins,
+    }
+
+
+def _span(seconds: float) -> str:
+    """A length of time as people say it: 7 d, 3 h 20 min, 12 min."""
+    minutes = round(seconds / 60)
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    parts = [(days, "d"), (hours, "h"), (minutes, "min")]
+    return " ".join(f"{n} {unit}" for n, unit in parts if n) or "under a minute"
 
 
 # -- shared ---------------------------------------------------------------------------------

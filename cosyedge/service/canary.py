@@ -22,6 +22,7 @@ retained message, not by replaying a canary it saw.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import json
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosyedge.config.templates import CANARY_LEVEL
+from cosyedge.faults import Faults
 
 log = logging.getLogger(__name__)
 
@@ -150,17 +152,13 @@ def _body(payload: bytes) -> dict[str, object] | None:
     return body
 
 
-class StateDirUnusable(OSError):
-    """The state directory cannot keep what a run needs (the canary key): a fault of the
-    machine, not of the configuration, so no fallback is tried and the start ends as when
-    the journal cannot be opened there (exit 1; the unit restarts it)."""
-
-
-def load_key(path: Path) -> bytes:
+def load_key(path: Path, faults: Faults | None = None) -> bytes:
     """The canary key kept at `path`, made on first use: random, mode 0600, and written
     whole under another name then linked into place, so a crash or a second process never
-    leaves a short key and two starts never make two keys."""
+    leaves a short key and two starts never make two keys. Raises OSError when it can be
+    neither read nor made (`faults`: site `state.write`, before it is made)."""
     if not path.exists():
+        (faults or Faults()).check("state.write", str(path))
         _make_key(path)
     key = path.read_bytes()
     if len(key) < KEY_BYTES:
@@ -173,12 +171,19 @@ def load_key(path: Path) -> bytes:
 def _make_key(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")  # one per maker
+    try:
+        _write_key(tmp)
+        with contextlib.suppress(FileExistsError):  # another start made it first: it holds
+            os.link(tmp, path)
+    finally:  # a key that could not be written whole leaves nothing behind
+        tmp.unlink(missing_ok=True)
+
+
+def _write_key(tmp: Path) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        os.write(fd, secrets.token_bytes(KEY_BYTES))
+        if os.write(fd, secrets.token_bytes(KEY_BYTES)) != KEY_BYTES:
+            raise OSError(errno.ENOSPC, "a short write of the canary key")
         os.fsync(fd)
     finally:
         os.close(fd)
-    with contextlib.suppress(FileExistsError):  # another start made it first: that one holds
-        os.link(tmp, path)
-    tmp.unlink()

@@ -17,8 +17,10 @@ to date.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import secrets
 import threading
 import time
 from collections import Counter
@@ -33,14 +35,15 @@ from cosyedge.alarms.history import History
 from cosyedge.component import Component, Detail
 from cosyedge.config.alarms import MonitorConfig
 from cosyedge.config.schema import Config
+from cosyedge.faults import Faults
 from cosyedge.intake.intake import Intake
 from cosyedge.model import Event, Heartbeat
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.observe import Fault, Observer
 from cosyedge.service.canary import (
+    KEY_BYTES,
     BadCanary,
     Signer,
-    StateDirUnusable,
     canary_topic,
     load_key,
     looks_like_canary,
@@ -60,6 +63,8 @@ MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all w
 SILENT_NAMED = 3  # a fault names this many silent filters, then counts the rest
 DROPPED_TOPIC = "$SYS/broker/publish/messages/dropped"  # Mosquitto's; see DropWatch
 CANARY_KEY = "canary.key"  # in state_dir: signs the canaries (service/canary.py)
+# What the fault `state` names when they cannot be kept there.
+CANARY, START_COUNT, DROP_COUNT = "the canary key", "the start count", "the broker's drop count"
 DROP_HOLD_S = 600.0
 UNREAD_S = 60.0  # Mosquitto's sys_interval is 10 s by default, and the value is retained
 UNREADABLE = "not readable: the broker does not publish it, or its ACL denies it to us"
@@ -255,8 +260,17 @@ class DropWatch:
     the kept one means the broker restarted, and all it counts are new. A broker that never
     publishes it within `UNREAD_S` is said in the status and the log to be unreadable."""
 
-    def __init__(self, path: Path, broker: str, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        path: Path,
+        broker: str,
+        clock: Callable[[], float] = time.monotonic,
+        observer: Observer | None = None,
+        faults: Faults | None = None,
+    ) -> None:
+        """`observer` is told when the count cannot be kept (`faults`: site `state.write`)."""
         self._path, self._broker, self._clock = path, broker, clock
+        self._observer, self._faults = observer or Observer(), faults or Faults()
         self._last = self._kept()
         self._since = clock()  # readable: unknown until UNREAD_S from here
         self._risen = 0
@@ -308,10 +322,16 @@ class DropWatch:
     def _keep(self, count: int) -> None:
         tmp = self._path.with_suffix(".tmp")
         try:
+            self._faults.check("state.write", str(self._path))
             tmp.write_text(json.dumps({"broker": self._broker, "dropped": count}))
             tmp.replace(self._path)
         except OSError as exc:  # then only this run's rises are seen
             log.warning("cannot keep the broker's drop count in %s: %s", self._path, exc)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            self._observer.unkept(DROP_COUNT, exc.strerror or str(exc))
+        else:
+            self._observer.unkept(DROP_COUNT, None)
 
 
 class StuckWatch:
@@ -343,19 +363,28 @@ class StuckWatch:
         self._checked = now
 
 
-def count_restarts(path: Path) -> int:
+def count_restarts(
+    path: Path, observer: Observer | None = None, faults: Faults | None = None
+) -> int:
     """Record this start in `path` and return how many other starts the last hour saw;
-    the file is rewritten small, and a failure to read or write it counts as none."""
+    the file is rewritten small, and a failure to read or write it counts as none (what
+    cannot be read, a file cut short, is read as far as it goes). `observer` is told when
+    it cannot be written (`faults`: site `state.write`)."""
     now = time.time()
     try:
         starts = [float(x) for x in path.read_text().split()]
     except (OSError, ValueError):
         starts = []
     starts = [t for t in starts if now - t < RESTART_WINDOW_S] + [now]
+    told = observer or Observer()
     try:
+        (faults or Faults()).check("state.write", str(path))
         path.write_text("\n".join(f"{t:.3f}" for t in starts) + "\n")
     except OSError as exc:
         log.warning("cannot record this start in %s: %s", path, exc)
+        told.unkept(START_COUNT, exc.strerror or str(exc))
+    else:
+        told.unkept(START_COUNT, None)
     return len(starts) - 1
 
 
@@ -386,23 +415,35 @@ class SelfWatch(Component, Observer):
         telling: Telling,
         publish: Callable[[str, str], object],
         beats: Iterable[Heartbeat],
+        observer: Observer | None = None,
+        faults: Faults | None = None,
     ) -> None:
-        """`publish`: the session's, for the canaries; `beats`: the heartbeats watched."""
+        """`publish`: the session's, for the canaries; `beats`: the heartbeats watched;
+        `observer` is told what cannot be kept in `state_dir` (`faults`: site `state.write`)."""
         self.config, self.health, self.telling = config, health, telling
         self.monitor = config.monitor
-        try:
-            key = load_key(config.state_dir / CANARY_KEY)
-        except OSError as exc:
-            raise StateDirUnusable(exc) from exc
-        signer = Signer(key, gateway=config.mqtt.client_id)
+        self.observer, self.faults = observer or Observer(), faults or Faults()
+        signer = Signer(self._canary_key(), gateway=config.mqtt.client_id)
         self.watch = FilterWatch([], (), signer, publish, self.monitor)
         broker = f"{config.mqtt.host}:{config.mqtt.port}"
-        self.drops = DropWatch(config.state_dir / "broker-dropped.json", broker)
+        drops = config.state_dir / "broker-dropped.json"
+        self.drops = DropWatch(drops, broker, observer=self.observer, faults=self.faults)
         self.stuck = StuckWatch()
         self.beats = list(beats)
         self.restarts = 0
         self._own: Collection[str] = ()
         self._status_due = threading.Event()
+
+    def _canary_key(self) -> bytes:
+        """The key kept in `state_dir`; where it can be neither read nor made there, one for
+        this run alone (told): canaries of an earlier run then count as forged, not stale."""
+        path = self.config.state_dir / CANARY_KEY
+        try:
+            return load_key(path, self.faults)
+        except OSError as exc:
+            log.error("canary key %s: %s; signing with a key of this run only", path, exc)
+            self.observer.unkept(CANARY, exc.strerror or str(exc))
+            return secrets.token_bytes(KEY_BYTES)
 
     # -- what the door gives it ---------------------------------------------------------------
     def use(self, intake: Intake) -> None:
@@ -430,7 +471,8 @@ class SelfWatch(Component, Observer):
 
     # -- the component -------------------------------------------------------------------------
     def start(self) -> None:
-        self.restarts = count_restarts(self.config.state_dir / "starts")
+        starts = self.config.state_dir / "starts"
+        self.restarts = count_restarts(starts, self.observer, self.faults)
 
     def subscribed(self, now: float) -> None:
         """The broker acknowledged the subscriptions: canary timeouts run from now."""

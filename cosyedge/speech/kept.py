@@ -6,8 +6,10 @@ version, the sha256 of each source file) names it and is recorded in a JSON side
 file's own sha256; at every load both are checked, and a file that does not match (torn write,
 disk error, edits, another version of the package) is deleted and made again. It is written
 under a temporary name and renamed into place, its record first, so a reader never finds half
-a file. Where it can be neither read nor made, the caller is told (None) and warned, and reads
-the package's own data in memory instead.
+a file; a temporary file left by a process that died (killed mid-write, a power cut) is
+removed at the next start, so it cannot keep a small disk full. Where the file can be neither
+read nor made, the caller is told (None), the saved-models directory's observer is told what
+was not kept (`SavedDir.unkept`), and the caller reads the package's own data in memory.
 """
 
 from __future__ import annotations
@@ -17,18 +19,25 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
 MAKE_TIMEOUT_S = 600
+TEMP_PREFIX = ".tmp-"  # then the writer's pid and a dash: `.tmp-1234-...`
+LEGACY_TEMP_S = 3600.0  # a temporary name without a pid (older versions) is stale after this
 
 # What making a file may raise when it cannot be made here; anything else is a bug.
 MAKE_ERRORS = (
@@ -39,6 +48,89 @@ MAKE_ERRORS = (
     TypeError,
     ValueError,
 )
+
+
+@dataclass(frozen=True)
+class SavedDir:
+    """The saved-models directory (`state_dir/models`), where the voices keep the optimized
+    graphs and the tables they make: `faults` is consulted before each write there (site
+    `models.write`, the file as subject) and `observer` is told what could not be kept."""
+
+    path: Path
+    faults: Faults = field(default_factory=Faults)
+    observer: Observer = field(default_factory=Observer)
+
+    def unkept(self, what: str, problem: str | None) -> None:
+        """`what` could not be kept here for `problem` (None: it is kept after all)."""
+        self.observer.unkept(what, problem)
+
+    def check(self, target: Path) -> None:
+        """Raise the planned OSError while the fault plan fails writing `target`."""
+        self.faults.check("models.write", str(target))
+
+    def temp(self, suffix: str) -> Path:
+        """A new empty temporary file here, named for this process (`sweep` removes it once
+        the process is gone); made with the directory when needed. Raises OSError."""
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.check(self.path / suffix)
+        prefix = f"{TEMP_PREFIX}{os.getpid()}-"
+        fd, name = tempfile.mkstemp(dir=self.path, prefix=prefix, suffix=suffix)
+        os.close(fd)
+        return Path(name)
+
+    def sweep(self) -> None:
+        """Remove the temporary files of writers that are gone: what a process killed mid-write
+        left would otherwise hold a small disk full at every later start."""
+        with contextlib.suppress(OSError):  # nothing to sweep, or nothing we may
+            for path in self.path.glob(f"{TEMP_PREFIX}*"):
+                if _stale(path):
+                    log.warning("removing %s, left half-written by a process that is gone", path)
+                    _remove(path)
+
+
+def saved_dir_of(where: Path | SavedDir | None) -> SavedDir | None:
+    """`where` as a saved-models directory; a bare path (a command, a tool) injects no faults
+    and tells no one what it could not keep (the log says it)."""
+    return SavedDir(where) if isinstance(where, Path) else where
+
+
+def _stale(path: Path) -> bool:
+    """Whether the temporary file's writer is gone: its pid is not running, or (a name
+    without one) it was not touched for LEGACY_TEMP_S."""
+    pid = path.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]
+    if pid.isdigit():
+        return not _running(int(pid))
+    with contextlib.suppress(OSError):
+        return time.time() - path.stat().st_mtime > LEGACY_TEMP_S
+    return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
+
+
+def problem_of(exc: BaseException) -> str:
+    """What a failure to write says, in a few words: an OSError's strerror (its random file
+    name would make each retry look like a new trouble), else the message's first line (a
+    child's last line of stderr) without the exception's name or onnxruntime's codes."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, subprocess.CalledProcessError):
+        lines = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        text = lines[-1] if lines else f"exit status {exc.returncode}"
+    else:
+        text = (str(exc).strip().splitlines() or [""])[0]
+    return _NAMED.sub("", text).rstrip(".")[:200] or type(exc).__name__
+
+
+# `sqlite3.OperationalError: `, `[ONNXRuntimeError] : 7 : INVALID_PROTOBUF : `
+_NAMED = re.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
 
 
 def made_apart(module: str, *args: str) -> Callable[[Path], None]:
@@ -61,16 +153,20 @@ def file_digest(path: Path) -> str:
 @dataclass(frozen=True)
 class KeptFile:
     """One file made by `make` (given the path to write) from what `made_from` records, kept
-    in `directory` as `{family}-{key}{suffix}`, `key` a digest of `made_from`. `what` names it
+    in `saved` as `{family}-{key}{suffix}`, `key` a digest of `made_from`. `what` names it
     in the log ("hibari's G2P tables"), `detail` says which one when it is made ("us")."""
 
-    directory: Path
+    saved: SavedDir
     family: str
     what: str
     detail: str
     made_from: dict[str, Any]
     make: Callable[[Path], None]
     suffix: str = ".sqlite"
+
+    @property
+    def directory(self) -> Path:
+        return self.saved.path
 
     @property
     def path(self) -> Path:
@@ -82,8 +178,9 @@ class KeptFile:
         return path.with_name(path.name + ".json")
 
     def ensure(self) -> Path | None:
-        """The file's path, made now if there is none usable; None (warned) if it can be
-        neither read nor made here."""
+        """The file's path, made now if there is none usable; None (warned, and told as not
+        kept) if it can be neither read nor made here."""
+        self.saved.sweep()
         try:
             found = self._check()
         except OSError as exc:
@@ -115,32 +212,34 @@ class KeptFile:
 
     def _made(self) -> bool:
         try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=self.suffix)
-            os.close(fd)
+            tmp = self.saved.temp(self.suffix)
         except OSError as exc:
-            log.warning("cannot keep %s in %s (%s)", self.what, self.directory, exc)
-            return False
-        tmp = Path(name)
+            return self._unmade(exc)
         try:
             self.make(tmp)
             self._commit(tmp)
         except MAKE_ERRORS as exc:
-            log.warning("cannot make %s in %s (%s)", self.what, self.directory, exc)
-            return False
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            return self._unmade(exc)
+        finally:  # with what SQLite left beside it when the disk filled (`-journal`)
+            for left in self.directory.glob(f"{tmp.name}*"):
+                with contextlib.suppress(OSError):
+                    left.unlink()
         log.info("made %s (%s) in %s", self.what, self.detail, self.path)
+        self.saved.unkept(self.what, None)
         self._prune()
         return True
 
+    def _unmade(self, exc: BaseException) -> bool:
+        log.warning("cannot keep %s in %s (%s)", self.what, self.directory, problem_of(exc))
+        self.saved.unkept(self.what, problem_of(exc))
+        return False
+
     def _commit(self, tmp: Path) -> None:
-        # The record first: a reader that finds the file finds its record too.
+        # The record first: a reader that finds the file finds its record too. A record
+        # without its file (the rename is what failed) is removed at the next check.
+        self.saved.check(self.path)
         record = {"made_from": self.made_from, "sha256": file_digest(tmp)}
-        sidecar_tmp = self.path.with_name(f".tmp-{self.path.name}.json")
-        sidecar_tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-        os.replace(sidecar_tmp, self.sidecar(self.path))
+        write_whole(self.sidecar(self.path), json.dumps(record, indent=1).encode())
         os.replace(tmp, self.path)
 
     def _prune(self) -> None:
@@ -149,6 +248,21 @@ class KeptFile:
             if old != self.path:
                 log.info("removing %s of an earlier version: %s", self.what, old)
                 _remove(old)
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """`data` as the new content of `path`, written under a temporary name of this process
+    and renamed into place: a failure (a full disk) leaves the old file, and no temporary
+    one. Raises OSError."""
+    tmp = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{path.name}")
+    try:
+        with tmp.open("wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def _remove(path: Path) -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import threading
 import time
 import traceback
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.speech.allocator import libc_malloc_trim
+from cosyedge.speech.allocator import MIB, libc_malloc_trim, rss_mb
 from cosyedge.speech.lexicon import Lexicon
 from cosyedge.speech.voices import EngineVoice, FrontEnd, lexicon_identity
 
@@ -55,8 +54,6 @@ REFUSAL_SHOWN_S = 30.0  # how long STATUS keeps saying "refusing" after the last
 # voice, a page-in) weighs on the next alerts for a few steps, not for the process's life.
 STEP_DECAY = 0.5
 
-MIB = 1 << 20
-
 # What one synthesis step costs, learnt at start: the text holds each in-process voice's
 # longest step. First a run longer than a clause may be, cut into Piper's longest step (just
 # under its 120 phonemes) and a word or two; then a clause hibari reads as just under its
@@ -70,13 +67,6 @@ REFERENCE_TEXT = (
 
 
 # --- measuring ------------------------------------------------------------------------------
-
-
-def rss_mb() -> float:
-    """Resident set size of this process, from /proc/self/statm (cheap enough for every tick)."""
-    with open("/proc/self/statm", "rb") as f:
-        resident_pages = int(f.read().split()[1])
-    return resident_pages * os.sysconf("SC_PAGE_SIZE") / MIB
 
 
 def peak_rss_mb() -> float:

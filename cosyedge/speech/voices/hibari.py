@@ -10,7 +10,9 @@ the config names another model file.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -20,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig, VoiceConfig
-from cosyedge.speech.allocator import libc_malloc_trim
+from cosyedge.speech.allocator import HandBack
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
@@ -56,24 +59,56 @@ SPELLED_WORDS = (
 ).split()
 # Without onnxruntime's arena this small model costs no more CPU and peaks 7 MB lower.
 MEMORY_ARENA = False
+# Without the arena the steps' tensors come from malloc, and glibc keeps what they leave (its
+# mmap threshold rises past them), fragmented: over a flood of long alerts RSS rose 40-50 MB
+# above the loaded voice and stayed there. Handed back after every step, the next step faulted
+# the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
+# is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
+STEP_SLACK_MB = 24.0
+
+
+# hibari's package is found, its registry and version read, without importing it: its import
+# loads scipy and urllib (0.1 s of CPU), which a phrase said from the cache does not need.
+PACKAGE = "hibari"
 
 
 def _assets() -> Path:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"No module named {PACKAGE!r}", name=PACKAGE)
+    return Path(spec.origin).parent / "assets"
+
+
+def _registry() -> dict[str, dict[str, Any]]:
+    """hibari's voices by name (its `hibari.voices.VOICES`, read from the same file)."""
+    return dict(json.loads((_assets() / "voices.json").read_text(encoding="utf-8")))
+
+
+def hibari_version() -> str:
+    """hibari's `__version__`, read from its `__init__.py` (importlib.metadata would cost as
+    much as the import saved); from hibari itself where that file does not state it plainly."""
+    init = _assets().parent / "__init__.py"
+    found = re.search(r"^__version__ = [\"']([^\"']+)[\"']$", init.read_text("utf-8"), re.M)
+    if found:
+        return found.group(1)
     import hibari
 
-    return Path(hibari.__file__).parent / "assets"
+    return str(hibari.__version__)
 
 
 def packaged_model() -> Path:
+    """The voice that ships inside hibari's package (`hibari.voices.DEFAULT`): the one entry
+    of its registry whose file is there; asked of hibari itself if that is not one."""
+    shipped = [e["file"] for e in _registry().values() if (_assets() / e["file"]).is_file()]
+    if len(shipped) == 1:
+        return _assets() / shipped[0]
     from hibari import voices
 
     return _assets() / voices.VOICES[voices.DEFAULT]["file"]
 
 
 def _registry_entry(digest: str) -> tuple[str, dict[str, Any]] | None:
-    from hibari import voices
-
-    for name, entry in voices.VOICES.items():
+    for name, entry in _registry().items():
         if entry.get("sha256") == digest:
             return name, entry
     return None
@@ -94,7 +129,7 @@ class HibariG2P:
     spelled: frozenset[str] = frozenset()  # the phonemes of SPELLED_WORDS, as this G2P reads them
 
     @classmethod
-    def load(cls, british: bool, settings: SessionConfig, saved_dir: Path | None) -> HibariG2P:
+    def load(cls, british: bool, settings: SessionConfig, saved_dir: SavedDir | None) -> HibariG2P:
         """With `saved_dir`, the lexicons and tagger are read from tables kept there
         (`hibari_tables.py`), made now if needed, not at an alert."""
         from hibari.g2p.oov import OOV
@@ -203,14 +238,12 @@ def front_end(
     config: VoiceConfig,
     normalizer: Normalizer,
     lexicon: Lexicon,
-    saved_dir: Path | None = None,
+    saved_dir: SavedDir | None = None,
     digest: str | None = None,
 ) -> FrontEnd:
     """The voice's front end alone: no acoustic model is loaded, and its G2P only when it is
     first asked for phonemes (its identity needs none of them). `digest`: the model's, when
     the caller has it already."""
-    import hibari
-
     model = config.model or packaged_model()
     digest = digest or model_digest(model, saved_dir)
     known = _registry_entry(digest)
@@ -220,7 +253,7 @@ def front_end(
     return FrontEnd(
         name=f"hibari-{name}",
         sample_rate=SAMPLE_RATE,
-        base_identity=identity_of(ENGINE_VERSION, digest, hibari.__version__, normalizer.version),
+        base_identity=identity_of(ENGINE_VERSION, digest, hibari_version(), normalizer.version),
         lexicon=lexicon,
         normalize=normalizer.normalize,
         explainer=normalizer.explain,
@@ -233,14 +266,14 @@ class HibariVoice(FrontedVoice):
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]
-    _trim: Callable[[int], int] | None = field(default_factory=libc_malloc_trim)
+    _hand_back: HandBack = field(default_factory=lambda: HandBack(STEP_SLACK_MB))
 
     @classmethod
     def load(
         cls,
         config: VoiceConfig,
         normalizer: Normalizer,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         lexicon: Lexicon = NO_LEXICON,
     ) -> HibariVoice:
         model = config.model or packaged_model()
@@ -260,8 +293,8 @@ class HibariVoice(FrontedVoice):
         return replace(self, front=self.front.with_lexicon(lexicon))
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
-        """One chunk per step (`MAX_PHONEMES` at most); each step's working memory is handed
-        back to the system before its chunk is yielded, so the next starts from the floor.
+        """One chunk per step (`MAX_PHONEMES` at most); what the steps leave to the allocator
+        is handed back before a chunk is yielded once it is STEP_SLACK_MB above its floor.
         Where a sentence was cut, the pause is made as short as the voice's own within a step
         (`shorten_pause`)."""
         rng = np.random.default_rng()
@@ -273,16 +306,13 @@ class HibariVoice(FrontedVoice):
             cut = following is not None and phonemes[-1] not in PAUSE_MARKS
             pcm = shorten_pause(pcm, lead=continues, tail=cut)
             continues = cut
-            # Without the arena the step's tensors come from malloc, and glibc keeps what they
-            # leave (its mmap threshold rises past them), fragmented: over a flood of long
-            # alerts RSS rose 40-50 MB above the loaded voice and stayed there.
-            if self._trim is not None:
-                self._trim(0)
+            self._hand_back()
             yield pcm
 
     def _step(self, phonemes: str, rng: np.random.Generator) -> np.ndarray | None:
         """One inference and its vocoder; None when nothing in `phonemes` is in the model's
-        vocabulary. Nothing the step allocated outlives it but the returned samples."""
+        vocabulary. Nothing the step allocated outlives it but the returned samples and the
+        vocoder's overlap-add norms (its own cache: 8 at most, 0.1-0.4 MB each)."""
         from hibari import dsp
 
         ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
@@ -291,11 +321,7 @@ class HibariVoice(FrontedVoice):
         inputs = {"ids": np.asarray([ids], np.int64), "speed": np.asarray([1.0], np.float32)}
         outputs = self.session.run(None, inputs)
         harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-        pcm = to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
-        # The vocoder keeps its overlap-add norm for the last 8 frame counts (0.1-0.5 MB each,
-        # 2 MB after the start-up phrases); making one again takes microseconds.
-        getattr(getattr(dsp, "_ola_norm", None), "cache_clear", lambda: None)()
-        return pcm
+        return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
 
 
 def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:

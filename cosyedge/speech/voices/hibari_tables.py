@@ -33,7 +33,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.kept import KeptFile, file_digest, made_apart
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart
 
 log = logging.getLogger(__name__)
 
@@ -166,11 +166,11 @@ def _tagger(tables: G2PTables) -> Tagger:
 
 
 class SavedTables:
-    """Tables made once per dialect and source, kept in `directory` beside the optimized
+    """Tables made once per dialect and source, kept in `saved` beside the optimized
     graphs, checked at every load (`KeptFile`)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, saved: SavedDir) -> None:
+        self.saved = saved
 
     def made_from(self, british: bool) -> dict[str, Any]:
         """What a file must have been made from to be used now."""
@@ -179,7 +179,7 @@ class SavedTables:
 
     def kept(self, british: bool) -> KeptFile:
         return KeptFile(
-            directory=self.directory,
+            saved=self.saved,
             family=f"hibari-g2p-{_dialect(british)}",
             what="hibari's G2P tables",
             detail=_dialect(british),
@@ -194,7 +194,7 @@ class SavedTables:
         return None if path is None else G2PTables.open(path)
 
 
-def load_g2p(british: bool, oov: Any, saved_dir: Path | None) -> G2P:
+def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:
     """hibari's G2P for one dialect: on tables kept in `saved_dir`, else (none given, or
     they cannot be kept there) hibari's own, which holds them all in memory."""
     tables = SavedTables(saved_dir).open(british) if saved_dir else None

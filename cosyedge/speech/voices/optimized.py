@@ -15,17 +15,21 @@ import json
 import logging
 import os
 import platform
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-import onnxruntime as ort
-
-from cosyedge.speech.kept import file_digest
+from cosyedge.speech.kept import SavedDir, file_digest, problem_of, write_whole
 
 log = logging.getLogger(__name__)
 
 _CPU_FIELDS = ("model name", "flags", "Features", "CPU implementer", "CPU part")
+
+
+def onnxruntime_version() -> str:
+    """onnxruntime's version, imported here only: a phrase said from the cache never needs it."""
+    import onnxruntime
+
+    return str(onnxruntime.__version__)
 
 
 def cpu_identity() -> str:
@@ -43,9 +47,13 @@ def cpu_identity() -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
+DIGESTS = "the models' digests"
+
+
 class SavedModels:
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, saved: SavedDir) -> None:
+        self.saved = saved
+        self.directory = saved.path
 
     def source_digest(self, model: Path) -> str:
         """The model's sha256, remembered by path, size, mtime and inode, so that an unchanged
@@ -64,17 +72,21 @@ class SavedModels:
         digest = file_digest(model)
         records = records if isinstance(records, dict) else {}
         records[where] = {"stat": seen, "sha256": digest}
-        with contextlib.suppress(OSError):
+        try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = self.directory / f".tmp-digests-{os.getpid()}.json"
-            tmp.write_text(json.dumps(records, indent=1), encoding="utf-8")
-            os.replace(tmp, record_path)
+            self.saved.check(record_path)
+            write_whole(record_path, json.dumps(records, indent=1).encode())
+        except OSError as exc:  # the model is read again at the next start
+            log.warning("cannot keep %s in %s (%s)", DIGESTS, self.directory, problem_of(exc))
+            self.saved.unkept(DIGESTS, problem_of(exc))
+        else:
+            self.saved.unkept(DIGESTS, None)
         return digest
 
     def key(self, source_digest: str, level: str, entries: Mapping[str, str] | None = None) -> str:
         """The key of a saved graph; session config `entries` (which change what the optimizer
         writes, e.g. MatMulNBits' compute type) are part of it, none keeps the older keys."""
-        parts = [source_digest, ort.__version__, cpu_identity(), level]
+        parts = [source_digest, onnxruntime_version(), cpu_identity(), level]
         parts += [f"{k}={v}" for k, v in sorted((entries or {}).items())]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -125,45 +137,64 @@ class SavedModels:
             with contextlib.suppress(OSError):
                 p.unlink()
 
-    @contextlib.contextmanager
-    def writing(self, model: Path, key: str) -> Iterator[Path | None]:
-        """A temporary path for onnxruntime to write the optimized graph to, committed (hashed,
-        recorded, renamed into place) when the block succeeds. None if the directory is not
-        writable: the model then loads as before, only slower."""
+    def target(self, model: Path) -> Path | None:
+        """A temporary path for onnxruntime to write `model`'s optimized graph to, for
+        `commit` or `drop`; None (told) when the directory takes no file: the model then
+        loads as before, only slower. Temporary files of writers that are gone are removed."""
+        self.saved.sweep()
         try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".onnx")
-            os.close(fd)
+            return self.saved.temp(".onnx")
         except OSError as exc:
-            log.warning("cannot save optimized models in %s (%s)", self.directory, exc)
-            yield None
-            return
-        tmp = Path(name)
-        try:
-            yield tmp
-            self._commit(model, key, tmp)
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            self.unsaved(model, exc)
+            return None
 
-    def _commit(self, model: Path, key: str, tmp: Path) -> None:
-        if tmp.stat().st_size == 0:
-            return  # onnxruntime did not write it (nothing to optimize): nothing to keep
-        path = self.path(model, key)
-        record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
-        record["onnxruntime"] = ort.__version__
+    def unsaved(self, model: Path, exc: BaseException) -> None:
+        """`model`'s optimized graph was not saved, for `exc`: said, and told as not kept."""
+        what = graph_of(model)
+        log.warning("cannot save %s in %s (%s)", what, self.directory, problem_of(exc))
+        self.saved.unkept(what, problem_of(exc))
+
+    @staticmethod
+    def drop(tmp: Path) -> None:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+    def commit(self, model: Path, key: str, tmp: Path) -> None:
+        """Keep the graph onnxruntime wrote to `tmp` under `key`; a failure is told and keeps
+        no graph. `tmp` is gone either way."""
         try:
-            os.replace(tmp, path)
-            sidecar_tmp = path.with_name(f".tmp-{path.name}.json")
-            sidecar_tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-            os.replace(sidecar_tmp, self._sidecar(path))
+            if tmp.stat().st_size == 0:
+                return  # onnxruntime did not write it (nothing to optimize): nothing to keep
+            path = self._place(model, key, tmp)
         except OSError as exc:
-            log.warning("cannot save optimized model %s (%s)", path, exc)
+            self.unsaved(model, exc)
             return
+        finally:
+            self.drop(tmp)
         log.info("saved optimized model for %s in %s", model.name, path)
+        self.saved.unkept(graph_of(model), None)
+        self._prune(model, path)
+
+    def _place(self, model: Path, key: str, tmp: Path) -> Path:
+        """Its record first, then the graph renamed into place: a reader that finds the graph
+        finds its record, and a record without its graph is never read."""
+        path = self.path(model, key)
+        self.saved.check(path)
+        record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
+        record["onnxruntime"] = onnxruntime_version()
+        write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
+        os.replace(tmp, path)
+        return path
+
+    def _prune(self, model: Path, kept: Path) -> None:
         for old in self.directory.glob(f"{self._prefix(model)}*.onnx"):
-            if old != path:
+            if old != kept:
                 log.info("removing optimized model of an earlier version: %s", old)
                 for p in (old, self._sidecar(old)):
                     with contextlib.suppress(OSError):
                         p.unlink()
+
+
+def graph_of(model: Path) -> str:
+    """How the fault names a model's saved graph."""
+    return f"the optimized graph of {model.name}"

@@ -13,6 +13,7 @@ import numpy as np
 
 from cosyedge.config.voices import VoiceConfig
 from cosyedge.speech.cost import PIPER_PACE
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
@@ -60,14 +61,14 @@ class PiperG2P:
 
 
 def front_end(
-    config: VoiceConfig, normalizer: Normalizer, lexicon: Lexicon, saved_dir: Path | None = None
+    config: VoiceConfig, normalizer: Normalizer, lexicon: Lexicon, saved_dir: SavedDir | None = None
 ) -> FrontEnd:
     """The voice's front end alone: no acoustic model is loaded."""
     model, settings, digest = _model(config, saved_dir)
     return _front_end(model, settings, digest, normalizer, lexicon, _phonemizer(settings, None))
 
 
-def _model(config: VoiceConfig, saved_dir: Path | None) -> tuple[Path, dict, str]:
+def _model(config: VoiceConfig, saved_dir: SavedDir | None) -> tuple[Path, dict, str]:
     """The model file, its settings (the `.onnx.json`) and its sha256."""
     model = config.model or packaged_model()
     settings = json.loads(Path(f"{model}.json").read_text(encoding="utf-8"))
@@ -115,7 +116,7 @@ class PiperVoice(FrontedVoice):
         cls,
         config: VoiceConfig,
         normalizer: Normalizer,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         lexicon: Lexicon = NO_LEXICON,
     ) -> PiperVoice:
         model, settings, digest = _model(config, saved_dir)

@@ -1,7 +1,8 @@
 """The one place ONNX sessions are made, so every model obeys the same settings.
 
 Graph optimization costs most of a model's load time, so the optimized graph is saved on first
-load and reused later (see `optimized.py`).
+load and reused later (see `optimized.py`). A graph that cannot be saved costs a slower start,
+never the voice: the model is then optimized in memory.
 """
 
 from __future__ import annotations
@@ -10,24 +11,26 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-
-import onnxruntime as ort
+from typing import TYPE_CHECKING
 
 from cosyedge.config.voices import SessionConfig
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices.optimized import SavedModels, file_digest
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
 
 log = logging.getLogger(__name__)
 
+# onnxruntime's names for the config's values. onnxruntime itself is imported only where a
+# session is made: a phrase said from the cache never needs it (0.15 s of CPU to import).
 _LEVELS = {
-    "disabled": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-    "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-    "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-    "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    "disabled": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
 }
-_MODES = {
-    "sequential": ort.ExecutionMode.ORT_SEQUENTIAL,
-    "parallel": ort.ExecutionMode.ORT_PARALLEL,
-}
+_MODES = {"sequential": "ORT_SEQUENTIAL", "parallel": "ORT_PARALLEL"}
 PROVIDERS = ["CPUExecutionProvider"]
 
 
@@ -43,11 +46,14 @@ def session_options(
 ) -> ort.SessionOptions:
     """Options from the config, plus the engine's own session config `entries` (what its
     models need of onnxruntime to compute the same on every CPU)."""
+    import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.intra_op_num_threads = settings.intra_op_threads
     options.inter_op_num_threads = settings.inter_op_threads
-    options.execution_mode = _MODES[settings.execution_mode]
-    options.graph_optimization_level = _LEVELS[settings.graph_optimization]
+    options.execution_mode = getattr(ort.ExecutionMode, _MODES[settings.execution_mode])
+    level = _LEVELS[settings.graph_optimization]
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
     options.enable_cpu_mem_arena = settings.memory_arena is not False
     options.add_session_config_entry(
         "session.intra_op.allow_spinning", "1" if settings.allow_spinning else "0"
@@ -61,7 +67,7 @@ def session_options(
     return options
 
 
-def model_digest(model: Path, saved_dir: Path | None) -> str:
+def model_digest(model: Path, saved_dir: SavedDir | None) -> str:
     """sha256 of a model file; with a saved-models directory, remembered between starts."""
     return SavedModels(saved_dir).source_digest(model) if saved_dir else file_digest(model)
 
@@ -69,7 +75,7 @@ def model_digest(model: Path, saved_dir: Path | None) -> str:
 def make_session(
     model: Path,
     settings: SessionConfig,
-    saved_dir: Path | None,
+    saved_dir: SavedDir | None,
     digest: str | None = None,
     entries: Mapping[str, str] | None = None,
 ) -> ort.InferenceSession:
@@ -79,29 +85,79 @@ def make_session(
     identity), so the file is not hashed twice. `entries` are session config entries of the
     engine's own; they shape the optimized graph, so they are part of its saved key.
     """
-    options = session_options(settings, entries)
     saving = settings.save_optimized and settings.graph_optimization != "disabled"
     if saved_dir is None or not saving:
-        return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+        return _session(model, settings, entries)
     saved = SavedModels(saved_dir)
     key = saved.key(digest or file_digest(model), settings.graph_optimization, entries)
     reusable = saved.find(model, key)
-    if reusable is not None:
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        try:
-            session = ort.InferenceSession(str(reusable), options, providers=PROVIDERS)
-        except Exception as exc:  # onnxruntime raises its own exception types
-            if _out_of_memory(exc):
-                raise  # the file is intact (its sha256 matched): the process is short of memory
-            saved.discard(reusable, f"onnxruntime cannot load it ({exc})")
-        else:
-            log.debug("%s: reused saved optimized model %s", model.name, reusable)
-            return session
-        options.graph_optimization_level = _LEVELS[settings.graph_optimization]
-    with saved.writing(model, key) as target:
-        if target is not None:
-            options.optimized_model_filepath = str(target)
-        return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+    session = _reused(saved, reusable, settings, entries) if reusable is not None else None
+    if session is not None:
+        return session
+    return _optimized(saved, model, key, settings, entries)
+
+
+def _session(
+    model: Path,
+    settings: SessionConfig,
+    entries: Mapping[str, str] | None,
+    save_to: Path | None = None,
+) -> ort.InferenceSession:
+    """`model` optimized as configured, in memory; with `save_to`, the optimized graph
+    written there too."""
+    import onnxruntime as ort
+
+    options = session_options(settings, entries)
+    if save_to is not None:
+        options.optimized_model_filepath = str(save_to)
+    return ort.InferenceSession(str(model), options, providers=PROVIDERS)
+
+
+def _reused(
+    saved: SavedModels, graph: Path, settings: SessionConfig, entries: Mapping[str, str] | None
+) -> ort.InferenceSession | None:
+    """A session on the saved optimized `graph`, not optimized again; None when onnxruntime
+    cannot load it (it is removed, and made again)."""
+    import onnxruntime as ort
+
+    options = session_options(settings, entries)
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        session = ort.InferenceSession(str(graph), options, providers=PROVIDERS)
+    except Exception as exc:  # onnxruntime raises its own exception types
+        if _out_of_memory(exc):
+            raise  # the file is intact (its sha256 matched): the process is short of memory
+        saved.discard(graph, f"onnxruntime cannot load it ({exc})")
+        return None
+    log.debug("%s: reused saved optimized model %s", graph.name, graph)
+    return session
+
+
+def _optimized(
+    saved: SavedModels,
+    model: Path,
+    key: str,
+    settings: SessionConfig,
+    entries: Mapping[str, str] | None,
+) -> ort.InferenceSession:
+    """`model` optimized now, its graph saved under `key` for later starts. onnxruntime fails
+    the whole session when it cannot write the graph (a full disk: `InvalidProtobuf`, a short
+    write), so the model is then optimized again in memory; what that raises is the model's
+    own trouble, and only once it loaded is the graph told as not saved."""
+    target = saved.target(model)
+    if target is None:
+        return _session(model, settings, entries)
+    try:
+        session = _session(model, settings, entries, target)
+    except Exception as exc:  # onnxruntime raises its own exception types
+        saved.drop(target)
+        if _out_of_memory(exc):
+            raise
+        session = _session(model, settings, entries)
+        saved.unsaved(model, exc)
+        return session
+    saved.commit(model, key, target)
+    return session
 
 
 def _out_of_memory(exc: Exception) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from cosyedge.speech.cost import SYLLABLE_PACE
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import Applied, Lexicon
 from cosyedge.speech.voices import FrontEnd
 from cosyedge.speech.zh.normalize import MandarinNormalizer
@@ -40,7 +40,7 @@ def mandarin_front_end(
     sample_rate: int,
     base_identity: str,
     lexicon: Lexicon,
-    saved_dir: Path | None = None,
+    saved_dir: SavedDir | None = None,
     prepare: bool = False,
 ) -> FrontEnd:
     """Characters are read from pypinyin's tables kept in `saved_dir` (`readings.py`), opened

