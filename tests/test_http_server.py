@@ -282,7 +282,7 @@ def test_over_max_connections_the_oldest_incomplete_is_closed_to_make_room():
         ("POST", "Content-Length: 0x10", 400, "Content-Length"),
         ("POST", "Content-Length: 1_0", 400, "Content-Length"),
         ("POST", "Content-Length: 5.0", 400, "Content-Length"),
-        ("POST", "Content-Length: 5\r\n 7", 400, "Content-Length"),  # folded onto two lines
+        ("POST", "Content-Length: 5\r\n 7", 400, "head"),  # folded onto two lines
         ("POST", "Content-Length: 99999999999999999999", 413, "Content-Length"),
         ("POST", "Content-Length: " + "9" * 5000, 413, "Content-Length"),
         ("POST", "Content-Length: 20000", 413, "Content-Length"),
@@ -309,6 +309,74 @@ def test_a_body_framed_ambiguously_is_refused_at_once_naming_the_header(
     error = json.loads(answer.partition(b"\r\n\r\n")[2])
     assert error["header"] == header and error["error"], error
     assert time.monotonic() - started < 1.5  # answered, not cut off at timeout_s
+
+
+@pytest.mark.parametrize(
+    "lines,named",
+    [
+        (b"X-Trace: 1\r\n Transfer-Encoding: chunked", b" Transfer-Encoding: chunked"),
+        (b"X-Trace: 1\r\n\tTransfer-Encoding: chunked", b"\\tTransfer-Encoding: chunked"),
+        (b"X-Trace: 1\r\n \r\n", b"' '"),  # a fold of nothing
+        (b"X-Trace: 1\rTransfer-Encoding: chunked", b"X-Trace: 1\\rTransfer-Encoding"),
+        (b"X-Trace: a\x00b", b"X-Trace: a\\x00b"),
+        (b"X-Trace: a\x01b", b"X-Trace: a\\x01b"),
+        (b"X-Trace: a\x1bb", b"X-Trace: a\\x1bb"),
+        (b"X-Trace: a\x7fb", b"X-Trace: a\\x7fb"),
+        (b"X Trace: 1", b"X Trace: 1"),
+        (b"X(Trace): 1", b"X(Trace): 1"),
+        (b"X-Trace\x00: 1", b"X-Trace\\x00: 1"),
+        (b": 1", b"': 1'"),
+        (b"X-Trace", b"'X-Trace'"),
+    ],
+    ids=[
+        "fold-space",
+        "fold-tab",
+        "fold-empty",
+        "cr-alone",
+        "nul",
+        "soh",
+        "esc",
+        "del",
+        "name-space",
+        "name-parens",
+        "name-nul",
+        "no-name",
+        "no-colon",
+    ],
+)
+@pytest.mark.parametrize("method", ["POST", "GET"])
+def test_a_header_line_that_is_not_name_colon_value_is_400_naming_it(api, lines, named, method):
+    """Obsolete line folding (RFC 9112, 5.2), a CR alone, a control character in a value
+    (HTAB aside) or a name that is not a token: each could hide or join lines a proxy reads
+    otherwise, so the head is refused whatever else it holds, a valid body included."""
+    server, _ = api
+    path = b"/v1/say" if method == "POST" else b"/healthz"
+    head = b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n" % (
+        method.encode(),
+        path,
+        len(SAY_BODY),
+    )
+    answer = exchange(server, head + lines + b"\r\n\r\n" + SAY_BODY)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    error = json.loads(answer.partition(b"\r\n\r\n")[2])
+    assert error["header"] == "head" and named.decode() in error["error"], error
+
+
+def test_a_header_value_with_a_tab_or_text_beyond_ascii_is_taken(api):
+    server, _ = api
+    head = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n" % len(SAY_BODY)
+    extra = b"X-Trace:\ta\tb \xe9\r\nX-Empty:\r\n\r\n"
+    answer = exchange(server, head + extra + SAY_BODY)
+    assert answer.startswith(b"HTTP/1.1 202 "), answer[:200]
+
+
+@pytest.mark.parametrize("data", [b"GET /healthz\r\n\r\n", b"GET /healthz\n\n"])
+def test_a_request_without_a_version_gets_a_status_line(api, data):
+    """HTTP/0.9's answer is the body alone: refused, with a status line a client can read."""
+    server, _ = api
+    answer = exchange(server, data)
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), answer[:200]
+    assert "version" in json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
 
 
 def test_a_client_that_waits_for_100_continue_gets_it_then_its_answer(api):

@@ -42,6 +42,9 @@ ACCEPT_BATCH = 64  # connections accepted per turn of the loop, so reading is no
 PAUSE_S = 0.1  # accepting waits this long when the process has no file descriptor left
 EVICTIONS_LOG_S = 10.0  # connections closed to make room are logged at most this often
 _DIGITS = re.compile(r"[0-9]+\Z")  # int() would also take "+5", " 5", "1_0", other scripts
+# A field line (RFC 9110, 5.1 and 5.5): a token, a colon, then no control character but HTAB.
+# So never a fold (a line starting with a space or tab), a CR alone or a NUL.
+_FIELD_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*\Z")
 
 
 class BadFraming(Exception):
@@ -77,6 +80,19 @@ def body_length(headers: Message, limit: int) -> int | None:
     if len(value) > len(str(limit)) or int(value) > limit:
         raise BadFraming(413, "Content-Length", f"body over {limit} bytes (http.max_body_bytes)")
     return int(value)
+
+
+def check_head(data: bytes, end: int) -> None:
+    """BadFraming (400) naming the first header line of `data[:end]` that is not `Name:
+    value`: a line folded onto the one before (obsolete since RFC 7230), a CR alone, a control
+    character (HTAB aside) or a name that is not a token. Each is a line that a proxy may read
+    as a header of its own, or as part of another, where this server would read it otherwise."""
+    first = data.find(b"\n") + 1
+    for line in data[first:end].split(b"\n"):
+        line = line.removesuffix(b"\r")
+        if line and not _FIELD_LINE.match(line):
+            shown = ascii(line[:80].decode("latin-1"))
+            raise BadFraming(400, "head", f"a header line that is not `Name: value`: {shown}")
 
 
 def head_end(data: bytes) -> int | None:
@@ -298,13 +314,15 @@ class Front:
             end = head_end(data)
             if end is None:
                 return len(data) >= HEAD_LIMIT
-            reading.need = end + self._length(parse_head(bytes(data), end), reading)
+            reading.need = end + self._length(bytes(data), end, reading)
         return len(data) >= reading.need
 
-    def _length(self, headers: Message, reading: _Reading) -> int:
+    def _length(self, data: bytes, end: int, reading: _Reading) -> int:
         """The body's length (0 when it will not be read), and a `100 Continue` for a client
         that waits for one before it sends its body."""
+        headers = parse_head(data, end)
         try:
+            check_head(data, end)
             length = body_length(headers, self.limits.max_body_bytes) or 0
         except BadFraming:
             return 0  # answered from the head alone

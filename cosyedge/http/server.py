@@ -34,7 +34,16 @@ from urllib.parse import parse_qs
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
 from cosyedge.http.audio import wav_header
-from cosyedge.http.front import HEAD_LIMIT, BadFraming, Front, Limits, Request, body_length
+from cosyedge.http.front import (
+    HEAD_LIMIT,
+    BadFraming,
+    Front,
+    Limits,
+    Request,
+    body_length,
+    check_head,
+    head_end,
+)
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
 from cosyedge.intake import local
@@ -232,6 +241,16 @@ class Handler(BaseHTTPRequestHandler):
             return 431, f"request head over {HEAD_LIMIT} bytes"
         return None
 
+    def parse_request(self) -> bool:
+        """The standard library's reading, but a request line without a version (HTTP/0.9)
+        is refused: the answer it would get is a body with no status line."""
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":
+            self.send_error(400, "a request line needs an HTTP version (HTTP/0.9 is not served)")
+            return False
+        return True
+
     def handle_expect_100(self) -> bool:
         """The front sent `100 Continue` already, as soon as the head was in."""
         return True
@@ -262,6 +281,8 @@ class Handler(BaseHTTPRequestHandler):
                 known = any(p == path for _, p in ROUTES)
                 raise Refused(405 if known else 404, "no such method" if known else "not found")
             # Whatever the route: a head that frames a body two ways is refused (smuggling).
+            data = self.request.data
+            check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
             self._authorize()
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
