@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import free_port
+from support import free_port, wait_until
 
 from cosyedge.alarms.snapshot import Snapshot
 from cosyedge.config import HttpConfig, parse_config
@@ -389,3 +390,54 @@ def test_a_client_that_waits_for_100_continue_gets_it_then_its_answer(api):
         while chunk := s.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 202 Accepted\r\n"), answer[:100]
+
+
+HALF_SENT = [
+    SAY.partition(b"\r\n\r\n")[0] + b"\r\n\r\n" + SAY_BODY[:4],  # the body cut short
+    b"GET /heal",  # the request line cut short
+    b"GET /healthz HTTP/1.1\r\nHost",  # the head cut short
+]
+
+
+def test_a_flood_of_half_sent_connections_logs_a_few_lines_with_their_count(caplog):
+    """600 connections that send half a request and go (or are cut off at timeout_s) made
+    850 log lines: now each kind is one line, then one a period saying how many more."""
+    backend = Backend()
+    config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=1)
+    metrics = Metrics(lambda: Snapshot(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    server = ApiServer(config, backend, OutcomeBoard(), metrics, Turns(backend.busy), 2.0)
+    server.start()
+    flood, held = 300, []
+    try:
+        with caplog.at_level(logging.INFO, "cosyedge.http"):
+            started = time.monotonic()
+            for n in range(flood):
+                s = socket.create_connection(server.server_address[:2], timeout=10)
+                s.sendall(HALF_SENT[n % len(HALF_SENT)])
+                if n % 10 == 0:
+                    held.append(s)  # left open: cut off at timeout_s
+                else:
+                    s.close()
+
+            def counted() -> int:  # each line stands for itself, or for the count it names
+                lines = [r.getMessage() for r in caplog.records if r.name != "cosyedge.http.server"]
+                return sum(int(m.group(1)) if (m := MORE.match(t)) else 1 for t in lines)
+
+            wait_until(lambda: counted() >= flood, 30, "every connection told")
+            took = time.monotonic() - started
+            assert exchange(server, HEALTHZ).startswith(b"HTTP/1.1 200 OK\r\n")
+        lines = [
+            r.getMessage()
+            for r in caplog.records
+            if "127.0.0.1" in r.getMessage() or MORE.match(r.getMessage())
+        ]
+        kinds = 4  # ended early, closed before whole, dropped at timeout_s, and the healthz line
+        assert len(lines) <= kinds * (2 + took / 2.0), lines
+        assert any(MORE.match(t) for t in lines), lines
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+
+
+MORE = re.compile(r"http: (\d+) more .* in the last 2 s, not logged one by one")

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
+from cosyedge.http.tally import Tally
+
 log = logging.getLogger(__name__)
 
 LINGER_S = 1.0  # after an answer, what the client still sends is read this long at most
@@ -163,9 +165,14 @@ class Front:
     thread: it must not block). `run` on a thread of its own; `stop`, `close` from any."""
 
     def __init__(
-        self, listener: socket.socket, limits: Limits, dispatch: Callable[[Request], None]
+        self,
+        listener: socket.socket,
+        limits: Limits,
+        dispatch: Callable[[Request], None],
+        tally: Tally,
     ) -> None:
-        self.listener, self.limits, self.dispatch = listener, limits, dispatch
+        """`tally`: the lines a flood of connections would repeat, rate-limited by kind."""
+        self.listener, self.limits, self.dispatch, self.tally = listener, limits, dispatch, tally
         self._reading: OrderedDict[socket.socket, _Reading] = OrderedDict()  # oldest first
         self._closing: OrderedDict[socket.socket, _Closing] = OrderedDict()
         self._handed: queue.SimpleQueue[_Closing] = queue.SimpleQueue()  # from other threads
@@ -223,6 +230,7 @@ class Front:
             elif sock in self._closing:
                 self._drain(self._closing[sock])
         self._expire(time.monotonic())
+        self.tally.flush()
 
     def _listen(self, on: bool) -> None:
         """Watch the listener, or not while accepting is paused."""
@@ -339,7 +347,9 @@ class Front:
 
     def _expire(self, now: float) -> None:
         while self._reading and (oldest := next(iter(self._reading.values()))).deadline <= now:
-            log.warning(
+            self.tally.log(
+                "connections dropped: request not received within http.timeout_s",
+                logging.WARNING,
                 "http: %s dropped: request not received within %g s",
                 oldest.address[0],
                 self.limits.timeout_s,
