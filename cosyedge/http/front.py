@@ -12,8 +12,9 @@ the connection under the answer, is made here too (for at most LINGER_S), so a t
 the moment its answer is written.
 
 How long a body is comes from its head, by one rule for the front and the answers
-(`body_length`): a head that frames its body ambiguously (two lengths, a length and a
-transfer coding, a length that is not plain digits) is answered at once, its body never read.
+(`check_head`, `body_length`): a head that frames its body ambiguously (two lengths, a length
+and a transfer coding, a length that is not plain digits, a header line that is not `Name:
+value`, such as a folded one) is answered at once, its body never read.
 """
 
 from __future__ import annotations
