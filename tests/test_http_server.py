@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support import free_port
+from support import free_port, wait_until
 
 from cosyedge.alarms.snapshot import Snapshot
 from cosyedge.config import HttpConfig, parse_config
@@ -282,7 +283,7 @@ def test_over_max_connections_the_oldest_incomplete_is_closed_to_make_room():
         ("POST", "Content-Length: 0x10", 400, "Content-Length"),
         ("POST", "Content-Length: 1_0", 400, "Content-Length"),
         ("POST", "Content-Length: 5.0", 400, "Content-Length"),
-        ("POST", "Content-Length: 5\r\n 7", 400, "Content-Length"),  # folded onto two lines
+        ("POST", "Content-Length: 5\r\n 7", 400, "head"),  # folded onto two lines
         ("POST", "Content-Length: 99999999999999999999", 413, "Content-Length"),
         ("POST", "Content-Length: " + "9" * 5000, 413, "Content-Length"),
         ("POST", "Content-Length: 20000", 413, "Content-Length"),
@@ -311,6 +312,74 @@ def test_a_body_framed_ambiguously_is_refused_at_once_naming_the_header(
     assert time.monotonic() - started < 1.5  # answered, not cut off at timeout_s
 
 
+@pytest.mark.parametrize(
+    "lines,named",
+    [
+        (b"X-Trace: 1\r\n Transfer-Encoding: chunked", b" Transfer-Encoding: chunked"),
+        (b"X-Trace: 1\r\n\tTransfer-Encoding: chunked", b"\\tTransfer-Encoding: chunked"),
+        (b"X-Trace: 1\r\n \r\n", b"' '"),  # a fold of nothing
+        (b"X-Trace: 1\rTransfer-Encoding: chunked", b"X-Trace: 1\\rTransfer-Encoding"),
+        (b"X-Trace: a\x00b", b"X-Trace: a\\x00b"),
+        (b"X-Trace: a\x01b", b"X-Trace: a\\x01b"),
+        (b"X-Trace: a\x1bb", b"X-Trace: a\\x1bb"),
+        (b"X-Trace: a\x7fb", b"X-Trace: a\\x7fb"),
+        (b"X Trace: 1", b"X Trace: 1"),
+        (b"X(Trace): 1", b"X(Trace): 1"),
+        (b"X-Trace\x00: 1", b"X-Trace\\x00: 1"),
+        (b": 1", b"': 1'"),
+        (b"X-Trace", b"'X-Trace'"),
+    ],
+    ids=[
+        "fold-space",
+        "fold-tab",
+        "fold-empty",
+        "cr-alone",
+        "nul",
+        "soh",
+        "esc",
+        "del",
+        "name-space",
+        "name-parens",
+        "name-nul",
+        "no-name",
+        "no-colon",
+    ],
+)
+@pytest.mark.parametrize("method", ["POST", "GET"])
+def test_a_header_line_that_is_not_name_colon_value_is_400_naming_it(api, lines, named, method):
+    """Obsolete line folding (RFC 9112, 5.2), a CR alone, a control character in a value
+    (HTAB aside) or a name that is not a token: each could hide or join lines a proxy reads
+    otherwise, so the head is refused whatever else it holds, a valid body included."""
+    server, _ = api
+    path = b"/v1/say" if method == "POST" else b"/healthz"
+    head = b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n" % (
+        method.encode(),
+        path,
+        len(SAY_BODY),
+    )
+    answer = exchange(server, head + lines + b"\r\n\r\n" + SAY_BODY)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    error = json.loads(answer.partition(b"\r\n\r\n")[2])
+    assert error["header"] == "head" and named.decode() in error["error"], error
+
+
+def test_a_header_value_with_a_tab_or_text_beyond_ascii_is_taken(api):
+    server, _ = api
+    head = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n" % len(SAY_BODY)
+    extra = b"X-Trace:\ta\tb \xe9\r\nX-Empty:\r\n\r\n"
+    answer = exchange(server, head + extra + SAY_BODY)
+    assert answer.startswith(b"HTTP/1.1 202 "), answer[:200]
+
+
+@pytest.mark.parametrize("data", [b"GET /healthz\r\n\r\n", b"GET /healthz\n\n"])
+def test_a_request_without_a_version_gets_a_status_line(api, data):
+    """HTTP/0.9's answer is the body alone: refused, with a status line a client can read."""
+    server, _ = api
+    answer = exchange(server, data)
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n"), answer[:200]
+    assert "version" in json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+
+
 def test_a_client_that_waits_for_100_continue_gets_it_then_its_answer(api):
     server, _ = api
     with socket.create_connection(server.server_address[:2], timeout=5) as s:
@@ -321,3 +390,54 @@ def test_a_client_that_waits_for_100_continue_gets_it_then_its_answer(api):
         while chunk := s.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 202 Accepted\r\n"), answer[:100]
+
+
+HALF_SENT = [
+    SAY.partition(b"\r\n\r\n")[0] + b"\r\n\r\n" + SAY_BODY[:4],  # the body cut short
+    b"GET /heal",  # the request line cut short
+    b"GET /healthz HTTP/1.1\r\nHost",  # the head cut short
+]
+
+
+def test_a_flood_of_half_sent_connections_logs_a_few_lines_with_their_count(caplog):
+    """600 connections that send half a request and go (or are cut off at timeout_s) made
+    850 log lines: now each kind is one line, then one a period saying how many more."""
+    backend = Backend()
+    config = HttpConfig(enabled=True, listen=f"127.0.0.1:{free_port()}", timeout_s=1)
+    metrics = Metrics(lambda: Snapshot(0, None, None, None, None, 0.0, 0.0, True, True, 0))
+    server = ApiServer(config, backend, OutcomeBoard(), metrics, Turns(backend.busy), 2.0)
+    server.start()
+    flood, held = 300, []
+    try:
+        with caplog.at_level(logging.INFO, "cosyedge.http"):
+            started = time.monotonic()
+            for n in range(flood):
+                s = socket.create_connection(server.server_address[:2], timeout=10)
+                s.sendall(HALF_SENT[n % len(HALF_SENT)])
+                if n % 10 == 0:
+                    held.append(s)  # left open: cut off at timeout_s
+                else:
+                    s.close()
+
+            def counted() -> int:  # each line stands for itself, or for the count it names
+                lines = [r.getMessage() for r in caplog.records if r.name != "cosyedge.http.server"]
+                return sum(int(m.group(1)) if (m := MORE.match(t)) else 1 for t in lines)
+
+            wait_until(lambda: counted() >= flood, 30, "every connection told")
+            took = time.monotonic() - started
+            assert exchange(server, HEALTHZ).startswith(b"HTTP/1.1 200 OK\r\n")
+        lines = [
+            r.getMessage()
+            for r in caplog.records
+            if "127.0.0.1" in r.getMessage() or MORE.match(r.getMessage())
+        ]
+        kinds = 4  # ended early, closed before whole, dropped at timeout_s, and the healthz line
+        assert len(lines) <= kinds * (2 + took / 2.0), lines
+        assert any(MORE.match(t) for t in lines), lines
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+
+
+MORE = re.compile(r"http: (\d+) more .* in the last 2 s, not logged one by one")

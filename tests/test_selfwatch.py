@@ -543,3 +543,16 @@ def test_a_fault_whose_reason_keeps_changing_is_told_once_a_minute_not_at_each_c
     assert told[-1] == "broker dropped 26 messages" and len(told) == 2
     health.set("broker", None)
     assert told[-1] is None
+
+
+def test_the_intake_fault_names_its_silent_filters_in_one_order_whatever_the_config():
+    """Consecutive STATUS lines name the same filters while the same ones are silent: sorted,
+    the first SILENT_NAMED of them, whatever order the configuration lists them in."""
+    filters = ["z/+", "m/+", "b/+", "a/+", "q/+"]
+    reasons = []
+    for order in (filters, filters[::-1], sorted(filters)):
+        watch = watch_of(order, [])
+        watch.tick(0)
+        reasons += [watch.tick(t) for t in (200, 230, 260)]
+    assert len(set(reasons)) == 1, reasons
+    assert reasons[0].startswith("no message on 'a/+', 'b/+', 'm/+' and 2 more"), reasons[0]

@@ -25,7 +25,9 @@ from wyoming.tts import Synthesize, SynthesizeVoice
 
 from cosyedge.config import parse_config
 from cosyedge.features import missing_components
-from cosyedge.wyoming.server import MAX_EVENT_BYTES, Refused, read_event
+from cosyedge.intake import local
+from cosyedge.intake.local import BadField
+from cosyedge.wyoming.server import MAX_EVENT_BYTES, Refused, read_event, voice_asked
 
 
 def wyoming_config(port: int, tmp: Path, wyoming_port: int, extra: str = "") -> str:
@@ -422,3 +424,64 @@ def test_json_nested_too_deeply_is_a_bad_request_not_a_recursion_error(raw):
     with pytest.raises(Refused) as refused:
         asyncio.run(read())
     assert refused.value.code == "bad-request"
+
+
+def read_raw(raw: bytes) -> Event | None:
+    async def read() -> Event | None:
+        reader = asyncio.StreamReader(limit=MAX_EVENT_BYTES)
+        reader.feed_data(raw)
+        reader.feed_eof()
+        return await read_event(reader)
+
+    return asyncio.run(read())
+
+
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        ({"type": "synthesize", "data": [1, 2]}, "data: expected a JSON object, got an array"),
+        ({"type": "synthesize", "data": "text"}, "data: expected a JSON object, got a string"),
+        ({"type": "synthesize", "data": 7}, "data: expected a JSON object, got a number"),
+    ],
+)
+def test_event_data_that_is_not_an_object_is_refused_naming_it(header, words):
+    with pytest.raises(Refused) as refused:
+        read_raw(json.dumps(header).encode() + b"\n")
+    assert refused.value.code == "bad-request" and words in refused.value.text
+
+
+def test_a_header_nested_too_deeply_says_so():
+    with pytest.raises(Refused) as refused:
+        read_raw(b"[" * 20_000 + b"]" * 20_000 + b"\n")
+    assert "nested too deeply" in refused.value.text
+
+
+@pytest.mark.parametrize(
+    ("voice", "words"),
+    [
+        ("en", "voice: expected an object"),
+        (["en"], "voice: expected an object"),
+        (7, "voice: expected an object"),
+        ({"name": 7}, "voice.name: expected a string, got a number"),
+        ({"language": ["en"]}, "voice.language: expected a string, got an array"),
+    ],
+)
+def test_a_voice_that_is_not_the_object_home_assistant_sends_is_refused(voice, words):
+    with pytest.raises(Refused) as refused:
+        voice_asked({"text": "Hello.", "voice": voice})
+    assert refused.value.code == "bad-request" and words in refused.value.text
+
+
+def test_the_voice_home_assistant_sends_is_taken():
+    sent = Synthesize(text="Hello.", voice=SynthesizeVoice(name="en", speaker=None)).event()
+    assert voice_asked(sent.data) == SynthesizeVoice(name="en")
+    assert voice_asked({"text": "Hello."}) is None
+    assert voice_asked({"text": "Hello.", "voice": None}) is None
+
+
+@pytest.mark.parametrize("text", ["\ud800", "\udfff \ud800", "\u200b\ud800"])
+def test_a_text_of_lone_surrogates_is_not_valid_unicode_not_missing(text):
+    with pytest.raises(BadField) as bad:
+        local.synthesis_request({"text": text}, {})
+    assert bad.value.field == "text" and "not valid Unicode" in bad.value.reason
+    assert "required" not in bad.value.reason

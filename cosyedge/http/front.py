@@ -12,8 +12,9 @@ the connection under the answer, is made here too (for at most LINGER_S), so a t
 the moment its answer is written.
 
 How long a body is comes from its head, by one rule for the front and the answers
-(`body_length`): a head that frames its body ambiguously (two lengths, a length and a
-transfer coding, a length that is not plain digits) is answered at once, its body never read.
+(`check_head`, `body_length`): a head that frames its body ambiguously (two lengths, a length
+and a transfer coding, a length that is not plain digits, a header line that is not `Name:
+value`, such as a folded one) is answered at once, its body never read.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
+from cosyedge.http.tally import Tally
+
 log = logging.getLogger(__name__)
 
 LINGER_S = 1.0  # after an answer, what the client still sends is read this long at most
@@ -42,6 +45,9 @@ ACCEPT_BATCH = 64  # connections accepted per turn of the loop, so reading is no
 PAUSE_S = 0.1  # accepting waits this long when the process has no file descriptor left
 EVICTIONS_LOG_S = 10.0  # connections closed to make room are logged at most this often
 _DIGITS = re.compile(r"[0-9]+\Z")  # int() would also take "+5", " 5", "1_0", other scripts
+# A field line (RFC 9110, 5.1 and 5.5): a token, a colon, then no control character but HTAB.
+# So never a fold (a line starting with a space or tab), a CR alone or a NUL.
+_FIELD_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*\Z")
 
 
 class BadFraming(Exception):
@@ -77,6 +83,19 @@ def body_length(headers: Message, limit: int) -> int | None:
     if len(value) > len(str(limit)) or int(value) > limit:
         raise BadFraming(413, "Content-Length", f"body over {limit} bytes (http.max_body_bytes)")
     return int(value)
+
+
+def check_head(data: bytes, end: int) -> None:
+    """BadFraming (400) naming the first header line of `data[:end]` that is not `Name:
+    value`: a line folded onto the one before (obsolete since RFC 7230), a CR alone, a control
+    character (HTAB aside) or a name that is not a token. Each is a line that a proxy may read
+    as a header of its own, or as part of another, where this server would read it otherwise."""
+    first = data.find(b"\n") + 1
+    for line in data[first:end].split(b"\n"):
+        line = line.removesuffix(b"\r")
+        if line and not _FIELD_LINE.match(line):
+            shown = ascii(line[:80].decode("latin-1"))
+            raise BadFraming(400, "head", f"a header line that is not `Name: value`: {shown}")
 
 
 def head_end(data: bytes) -> int | None:
@@ -147,9 +166,14 @@ class Front:
     thread: it must not block). `run` on a thread of its own; `stop`, `close` from any."""
 
     def __init__(
-        self, listener: socket.socket, limits: Limits, dispatch: Callable[[Request], None]
+        self,
+        listener: socket.socket,
+        limits: Limits,
+        dispatch: Callable[[Request], None],
+        tally: Tally,
     ) -> None:
-        self.listener, self.limits, self.dispatch = listener, limits, dispatch
+        """`tally`: the lines a flood of connections would repeat, rate-limited by kind."""
+        self.listener, self.limits, self.dispatch, self.tally = listener, limits, dispatch, tally
         self._reading: OrderedDict[socket.socket, _Reading] = OrderedDict()  # oldest first
         self._closing: OrderedDict[socket.socket, _Closing] = OrderedDict()
         self._handed: queue.SimpleQueue[_Closing] = queue.SimpleQueue()  # from other threads
@@ -207,6 +231,7 @@ class Front:
             elif sock in self._closing:
                 self._drain(self._closing[sock])
         self._expire(time.monotonic())
+        self.tally.flush()
 
     def _listen(self, on: bool) -> None:
         """Watch the listener, or not while accepting is paused."""
@@ -298,13 +323,15 @@ class Front:
             end = head_end(data)
             if end is None:
                 return len(data) >= HEAD_LIMIT
-            reading.need = end + self._length(parse_head(bytes(data), end), reading)
+            reading.need = end + self._length(bytes(data), end, reading)
         return len(data) >= reading.need
 
-    def _length(self, headers: Message, reading: _Reading) -> int:
+    def _length(self, data: bytes, end: int, reading: _Reading) -> int:
         """The body's length (0 when it will not be read), and a `100 Continue` for a client
         that waits for one before it sends its body."""
+        headers = parse_head(data, end)
         try:
+            check_head(data, end)
             length = body_length(headers, self.limits.max_body_bytes) or 0
         except BadFraming:
             return 0  # answered from the head alone
@@ -321,7 +348,9 @@ class Front:
 
     def _expire(self, now: float) -> None:
         while self._reading and (oldest := next(iter(self._reading.values()))).deadline <= now:
-            log.warning(
+            self.tally.log(
+                "connections dropped: request not received within http.timeout_s",
+                logging.WARNING,
                 "http: %s dropped: request not received within %g s",
                 oldest.address[0],
                 self.limits.timeout_s,

@@ -34,9 +34,19 @@ from urllib.parse import parse_qs
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
 from cosyedge.http.audio import wav_header
-from cosyedge.http.front import HEAD_LIMIT, BadFraming, Front, Limits, Request, body_length
+from cosyedge.http.front import (
+    HEAD_LIMIT,
+    BadFraming,
+    Front,
+    Limits,
+    Request,
+    body_length,
+    check_head,
+    head_end,
+)
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.tally import EVERY_S, Tally
 from cosyedge.intake import local
 from cosyedge.intake.door import Accepted, Unavailable
 from cosyedge.intake.local import BadField, Speak
@@ -93,10 +103,13 @@ class ApiServer(ThreadingHTTPServer, Component):
         board: OutcomeBoard,
         metrics: Metrics,
         turns: Turns,
+        log_every_s: float = EVERY_S,
     ) -> None:
-        """`turns`: synthesis shared with the daemon's other callers (Wyoming)."""
+        """`turns`: synthesis shared with the daemon's other callers (Wyoming);
+        `log_every_s`: how often a line a flood of bad connections repeats is logged."""
         self.config, self.backend, self.board, self.metrics = config, backend, board, metrics
         self.turns = turns
+        self.tally = Tally(log_every_s)
         for warning in config.exposed_secrets():
             log.warning("%s", warning)
         self.token = read_token(config.token_file)
@@ -107,7 +120,7 @@ class ApiServer(ThreadingHTTPServer, Component):
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), Handler)
         limits = Limits(config.timeout_s, config.max_connections, config.max_body_bytes)
-        self.front = Front(self.socket, limits, self._dispatch)
+        self.front = Front(self.socket, limits, self._dispatch, self.tally)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -219,7 +232,13 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.send_error(*problem)
         except OSError as exc:  # the caller went away, or was cut off: nothing left to answer
-            log.info("http: %s: connection ended early (%s)", self.client_address[0], exc)
+            self.server.tally.log(
+                "connections ended early",
+                logging.INFO,
+                "http: %s: connection ended early (%s)",
+                self.client_address[0],
+                exc,
+            )
 
     def _unreadable(self) -> tuple[int, str] | None:
         """Why the request cannot be read as HTTP at all: binary (a TLS ClientHello sent to
@@ -231,6 +250,16 @@ class Handler(BaseHTTPRequestHandler):
         if not request.head_whole and not request.ended:
             return 431, f"request head over {HEAD_LIMIT} bytes"
         return None
+
+    def parse_request(self) -> bool:
+        """The standard library's reading, but a request line without a version (HTTP/0.9)
+        is refused: the answer it would get is a body with no status line."""
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":
+            self.send_error(400, "a request line needs an HTTP version (HTTP/0.9 is not served)")
+            return False
+        return True
 
     def handle_expect_100(self) -> bool:
         """The front sent `100 Continue` already, as soon as the head was in."""
@@ -244,7 +273,8 @@ class Handler(BaseHTTPRequestHandler):
         if getattr(self, "request_version", "HTTP/0.9") in ("HTTP/0.9", ""):
             self.request_version = self.protocol_version
         reason = _shown(message or HTTPStatus(code).phrase)
-        log.warning("http: %s refused %d: %s", self.client_address[0], code, reason)
+        if not self.request.ended:  # one the client left half-sent: its request line says it
+            log.warning("http: %s refused %d: %s", self.client_address[0], code, reason)
         self._json(code, {"error": reason})
 
     def do_GET(self) -> None:
@@ -262,6 +292,8 @@ class Handler(BaseHTTPRequestHandler):
                 known = any(p == path for _, p in ROUTES)
                 raise Refused(405 if known else 404, "no such method" if known else "not found")
             # Whatever the route: a head that frames a body two ways is refused (smuggling).
+            data = self.request.data
+            check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
             self._authorize()
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
@@ -458,6 +490,17 @@ class Handler(BaseHTTPRequestHandler):
         # Neither is there when the request line could not be parsed.
         method = _shown(getattr(self, "command", None) or "-")
         path = _shown((getattr(self, "path", None) or "-").partition("?")[0])
+        if self.request.ended:  # half-sent, then closed: a flood of them is one line a minute
+            self.server.tally.log(
+                "requests the client closed before sending them whole",
+                logging.INFO,
+                "http: %s %s %s %s: the client closed before sending it whole",
+                self.client_address[0],
+                method,
+                path,
+                status,
+            )
+            return
         log.info("http: %s %s %s %s %.0f ms", self.client_address[0], method, path, status, took_ms)
 
     def log_error(self, format: str, *args: Any) -> None:

@@ -217,8 +217,16 @@ def _text(data: Mapping[str, Any], name: str) -> str:
     if text is not None and not isinstance(text, str):
         raise BadField(name, f"expected a string (the phrase to say), got {json_kind(text)}")
     if text is None or not clean_text(text):
-        raise BadField(name, "required: the phrase to say, a non-empty string")
+        raise BadField(name, _why_empty(text or ""))
     return text
+
+
+def _why_empty(text: str) -> str:
+    """Why a text is no phrase: none given, or (a lone surrogate, which no UTF-8 can hold,
+    that a JSON reader passed on) not valid Unicode, so nothing is left to say."""
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        return "not valid Unicode (a lone surrogate): nothing left to say"
+    return "required: the phrase to say, a non-empty string"
 
 
 def _known(data: Mapping[str, Any], allowed: tuple[str, ...]) -> None:

@@ -206,11 +206,13 @@ class FilterWatch:
 
     def _silence(self, now: float) -> str | None:
         with self._lock:
-            silent = [
+            # Sorted: the reason is a function of the set alone, so it changes with the set
+            # and never with the order filters were configured or went silent in.
+            silent = sorted(
                 w.topic_filter
                 for w in self._watched.values()
                 if w.topic is not None and now - w.heard > self.timeout_s
-            ]
+            )
         if not silent:
             return None
         named = ", ".join(repr(f) for f in silent[:SILENT_NAMED])

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cosyedge.component import Component
 from cosyedge.observe import Observer
+from cosyedge.speech.kept import amount
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,7 @@ NAMED = 3  # the fault names this many things not kept, then counts the rest
 
 class StateWatch(Component, Observer):
     """The fault `state` while anything told as not kept is still not kept: its reason is
-    made when what is not kept changes (the free space then), not at every tick."""
+    made when what is not kept changes, and again at each tick with the free space then."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -47,11 +48,15 @@ class StateWatch(Component, Observer):
 
     @property
     def reason(self) -> str | None:
-        """The fault's reason now; None while everything told was kept."""
+        """The fault's reason as last made; None while everything told was kept."""
         return self._reason
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        return {"state": self._reason}
+        """The fault with the free space measured now: a disk that filled or emptied since
+        it was raised is shown as it is, not as it was then."""
+        with self._lock:
+            self._reason = describe(self.directory, self._unkept) if self._unkept else None
+            return {"state": self._reason}
 
 
 def describe(directory: Path, unkept: Mapping[str, str]) -> str:
@@ -76,12 +81,3 @@ def space(directory: Path) -> str:
         readonly = ", read-only" if st.f_flag & os.ST_RDONLY else ""
         return f"{amount(free)} free of {amount(size)}{readonly}"
     return "free space unknown"
-
-
-def amount(size: float) -> str:
-    """A size in bytes, kB, MB or GB (powers of 1000)."""
-    if size < 1e3:
-        return f"{size:.0f} bytes"
-    if size < 1e6:
-        return f"{size / 1e3:.0f} kB"
-    return f"{size / 1e6:.1f} MB" if size < 1e9 else f"{size / 1e9:.1f} GB"

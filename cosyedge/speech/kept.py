@@ -133,6 +133,38 @@ def problem_of(exc: BaseException) -> str:
 _NAMED = re.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
 
 
+def short_of_space(directory: Path, needed: int) -> str | None:
+    """`no space left on device: ...` when what is free where `directory` is (or would be) is
+    below the `needed` bytes a writer tried to write, else None. For a writer whose own error
+    does not say the disk is full (onnxruntime's `Protobuf serialization failed`): measured
+    after its partial file was removed, so what was free for it to write into."""
+    free = free_bytes(directory)
+    if free is None or free >= needed:
+        return None
+    return f"no space left on device: about {amount(needed)} to write, {amount(free)} free"
+
+
+def free_bytes(directory: Path) -> int | None:
+    """The space free to this process on the file system `directory` is on, or would be on
+    (its nearest existing parent); None when none can be asked."""
+    for place in (directory, *directory.parents):
+        try:
+            st = os.statvfs(place)
+        except OSError:
+            continue
+        return st.f_bavail * st.f_frsize
+    return None
+
+
+def amount(size: float) -> str:
+    """A size in bytes, kB, MB or GB (powers of 1000)."""
+    if size < 1e3:
+        return f"{size:.0f} bytes"
+    if size < 1e6:
+        return f"{size / 1e3:.0f} kB"
+    return f"{size / 1e6:.1f} MB" if size < 1e9 else f"{size / 1e9:.1f} GB"
+
+
 def made_apart(module: str, *args: str) -> Callable[[Path], None]:
     """A `make` running `python -m module make PATH args...` in a child process: what making
     a file reads (a package's data parsed into Python objects, tens of MB) never enters this

@@ -39,7 +39,7 @@ from cosyedge import __version__
 from cosyedge.component import Component
 from cosyedge.config.wyoming import WyomingConfig
 from cosyedge.intake import local
-from cosyedge.intake.alert import InvalidJson, load_json
+from cosyedge.intake.alert import InvalidJson, json_kind, load_json
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
 from cosyedge.observe import Observer
@@ -86,7 +86,7 @@ class Synthesizer(Protocol):
 class Refused(Exception):
     """A request answered with an `error` event: the text, and a code for programs."""
 
-    def __init__(self, text: str, code: str) -> None:
+    def __init__(self, text: str, code: str = "bad-request") -> None:
         super().__init__(text)
         self.text, self.code = text, code
 
@@ -270,8 +270,7 @@ class WyomingServer(Component):
         if isinstance(text, str) and len(text) > self.config.max_chars:
             limit = self.config.max_chars
             raise Refused(f"text: over {limit} characters (wyoming.max_chars)", "too-long")
-        voice = event.data.get("voice")
-        lang = self._lang(SynthesizeVoice.from_dict(voice) if isinstance(voice, dict) else None)
+        lang = self._lang(voice_asked(event.data))
         data = {"text": text} if lang is None else {"text": text, "lang": lang}
         try:
             speak = local.synthesis_request(data, self.backend.voices())
@@ -387,8 +386,8 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
         return None
     try:
         header = load_json(line)
-    except InvalidJson:
-        raise Refused("not a Wyoming event: the header is not JSON", "bad-request") from None
+    except InvalidJson as exc:  # its reason: bad syntax, not UTF-8, nested too deeply
+        raise Refused(f"not a Wyoming event: the header is not JSON read here: {exc}") from None
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise Refused("not a Wyoming event: no type", "bad-request")
     sizes = [header.get("data_length") or 0, header.get("payload_length") or 0]
@@ -397,7 +396,10 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
         raise Refused("not a Wyoming event: bad lengths", "bad-request")
     if sum(sizes) > MAX_EVENT_BYTES:
         raise Refused(f"event over {MAX_EVENT_BYTES} bytes", "too-long")
-    data = header.get("data") if isinstance(header.get("data"), dict) else {}
+    data = header.get("data")
+    if data is not None and not isinstance(data, dict):
+        raise Refused(f"not a Wyoming event: data: expected a JSON object, got {json_kind(data)}")
+    data = data or {}
     if sizes[0]:
         data = {**data, **_object(await reader.readexactly(sizes[0]))}
     payload = await reader.readexactly(sizes[1]) if sizes[1] else None
@@ -407,11 +409,27 @@ async def read_event(reader: asyncio.StreamReader) -> Event | None:
 def _object(raw: bytes) -> dict[str, Any]:
     try:
         data = load_json(raw)  # nested too deeply included: a refusal, not a RecursionError
-    except InvalidJson:
-        data = None
+    except InvalidJson as exc:
+        raise Refused(f"not a Wyoming event: its data is not JSON read here: {exc}") from None
     if not isinstance(data, dict):
-        raise Refused("not a Wyoming event: its data is not a JSON object", "bad-request")
+        raise Refused(f"not a Wyoming event: data: expected a JSON object, got {json_kind(data)}")
     return data
+
+
+def voice_asked(data: dict[str, Any]) -> SynthesizeVoice | None:
+    """The `voice` of a synthesize event: None when not given (or null); Refused when it is
+    not the object Home Assistant sends (`{"name", "language", "speaker"}`, each a string),
+    rather than a voice ignored and the text said in another."""
+    voice = data.get("voice")
+    if voice is None:
+        return None
+    if not isinstance(voice, dict):
+        shape = '{"name": ..., "language": ...}'
+        raise Refused(f"voice: expected an object such as {shape}, got {json_kind(voice)}")
+    for key in ("name", "language", "speaker"):
+        if voice.get(key) is not None and not isinstance(voice[key], str):
+            raise Refused(f"voice.{key}: expected a string, got {json_kind(voice[key])}")
+    return SynthesizeVoice.from_dict(voice)
 
 
 def _peer(writer: asyncio.StreamWriter) -> str:

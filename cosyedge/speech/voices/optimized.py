@@ -18,7 +18,7 @@ import platform
 from collections.abc import Mapping
 from pathlib import Path
 
-from cosyedge.speech.kept import SavedDir, file_digest, problem_of, write_whole
+from cosyedge.speech.kept import SavedDir, file_digest, problem_of, short_of_space, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -149,10 +149,15 @@ class SavedModels:
             return None
 
     def unsaved(self, model: Path, exc: BaseException) -> None:
-        """`model`'s optimized graph was not saved, for `exc`: said, and told as not kept."""
+        """`model`'s optimized graph was not saved, for `exc`: said, and told as not kept.
+        onnxruntime's words for a full disk are not those (`Protobuf serialization failed`):
+        when less is free than a graph about the model's size, the reason is no space."""
         what = graph_of(model)
-        log.warning("cannot save %s in %s (%s)", what, self.directory, problem_of(exc))
-        self.saved.unkept(what, problem_of(exc))
+        problem = problem_of(exc)
+        if not isinstance(exc, OSError):
+            problem = short_of_space(self.directory, _size(model)) or problem
+        log.warning("cannot save %s in %s (%s)", what, self.directory, problem)
+        self.saved.unkept(what, problem)
 
     @staticmethod
     def drop(tmp: Path) -> None:
@@ -198,3 +203,10 @@ class SavedModels:
 def graph_of(model: Path) -> str:
     """How the fault names a model's saved graph."""
     return f"the optimized graph of {model.name}"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone meanwhile: nothing to compare with
+        return 0
