@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from cosyedge.config.schema import Config
 from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
@@ -151,10 +152,41 @@ class Intake:
             return Refusal(ticket, "failed", reason, self._known(message))
 
     def read_journaled(
-        self, seq: int, topic: str, payload: bytes, received: float, at: float
+        self,
+        seq: int,
+        topic: str,
+        payload: bytes,
+        received: float,
+        at: float,
+        said: Mapping[str, Any] | None = None,
     ) -> Verdict:
-        """`read` for a message taken back from the journal (a `Reader`)."""
-        return self.read(Message(topic, payload), seq, received, at)
+        """`read` for a message taken back from the journal (a `Reader`). An accepted message
+        is never unsaid by the configuration in force now: when it no longer reads as an
+        alert (a reload removed its template, the safe core runs, its template's fields
+        changed) and the journal kept what was decided at its acceptance (`said`, see
+        `decided`), it is said as decided then, with a note of why."""
+        verdict = self.read(Message(topic, payload), seq, received, at)
+        if not isinstance(verdict, Refusal) or verdict.kind != "rejected" or said is None:
+            return verdict
+        log.warning("message %d on %r: %s; said as accepted", seq, topic, verdict.reason)
+        try:
+            return self._as_decided(verdict, said, at)
+        except RejectedAlert:  # no voice now says anything of it: as refused
+            return verdict
+
+    def _as_decided(self, refused: Refusal, said: Mapping[str, Any], at: float) -> Offer:
+        """The offer kept in `said`, for a message the configuration now refuses."""
+        ticket, key = refused.ticket, str(said["key"])
+        if said.get("clear"):
+            return Offer(ticket, key, at)
+        priority = str(said["priority"])
+        note = f"said as accepted; the configuration now refuses it: {refused.reason}"
+        alert = Alert(ticket.topic, {}, key, priority, ticket.received)
+        said_now = Announcement(str(said["text"]), str(said["lang"]), priority, alert, (note,))
+        first = next(iter(self.config.voices))
+        announcement = self._sayable(said_now, "en" if "en" in self.config.voices else first)
+        timing = Timing(ttl_s=float(said["ttl"]), reannounce_s=float(said["reannounce"]))
+        return Offer(ticket, key, at, timing, announcement)
 
     def _ticket(self, message: Message, seq: int, received: float) -> Ticket:
         try:
@@ -301,6 +333,25 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
+
+
+def decided(verdict: Verdict) -> dict[str, Any] | None:
+    """What reading a message decided, as the journal keeps it beside the message
+    (journal/records.py `said_valid`): the offer's key and phrase, language, priority and
+    timing, or that it is a return to normal; None for a refusal."""
+    if isinstance(verdict, Refusal):
+        return None
+    said = verdict.announcement
+    if said is None:
+        return {"key": verdict.key, "clear": True}
+    return {
+        "key": verdict.key,
+        "text": said.text,
+        "lang": said.lang,
+        "priority": said.priority,
+        "ttl": verdict.timing.ttl_s,
+        "reannounce": verdict.timing.reannounce_s,
+    }
 
 
 def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:

@@ -175,6 +175,7 @@ class Journal:
                     r["at"],
                     r.get("again", False),
                     r.get("tries", 0),
+                    r.get("said"),
                 )
                 for s, r in sorted(self._pending.items())
             ],
@@ -292,9 +293,11 @@ class Journal:
         received: float,
         then: Callable[[], None] | None = None,
         again: bool = False,
+        said: dict[str, Any] | None = None,
     ) -> int:
         """Record an accepted message; `then` runs once it is on disk (the broker ack).
-        `again`: a retained message heard before, whose outcome is known in advance."""
+        `again`: a retained message heard before, whose outcome is known in advance; `said`:
+        what reading it decided (records.py `said_valid`), which a restart keeps to."""
         with self._lock:
             seq = self._next_seq
             self._next_seq += 1
@@ -308,6 +311,8 @@ class Journal:
             }
             if again:
                 record["again"] = True
+            if said is not None:
+                record["said"] = said
             self._enqueue(record, then)
         return seq
 
