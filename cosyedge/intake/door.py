@@ -91,6 +91,12 @@ class Door(Component):
         if any(tap.claim(topic, payload, retained) for tap in self.taps):
             ack()
             return
+        if not payload:
+            # How MQTT clears a retained message; a broker passes the clearing on to the
+            # subscribers, without the retain flag, so no empty message is one to answer.
+            log.debug("empty message on %r (a retained message cleared): not an alert", topic)
+            ack()
+            return
         intake = self.intake
         if intake.is_command(topic):
             text = payload[:500].decode("utf-8", "replace")

@@ -19,7 +19,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.config.schema import Config
-from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
+from cosyedge.config.templates import (
+    CANARY_KEY,
+    CANARY_LEVEL,
+    DEFAULT_TEMPLATES,
+    TemplateConfig,
+    looks_like_canary,
+)
 from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import (
     Message,
@@ -52,6 +58,14 @@ from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
 from cosyedge.speech.tags import reading_voice
 
 log = logging.getLogger(__name__)
+
+# Why a message that looks like a canary reaches the intake: the self-watch takes only those
+# signed with this daemon's key (service/selfwatch.py `claim`).
+_NOT_OUR_CANARY = (
+    f"not a canary of this daemon (forged, or another gateway's), on what is reserved for "
+    f"canaries: a topic level {CANARY_LEVEL!r}, or a payload opening with {CANARY_KEY!r} on "
+    "cosyedge's own topics"
+)
 
 
 class Intake:
@@ -207,6 +221,8 @@ class Intake:
 
     def offer(self, message: Message, ticket: Ticket, at: float) -> Offer:
         """The message as an offer to the rules; RejectedAlert says why it cannot be one."""
+        if looks_like_canary(ticket.topic, message.payload, self.own_topics):
+            raise RejectedAlert(_NOT_OUR_CANARY)
         if self._is_hermes(ticket.topic):
             return self._say(ticket, message, at)
         if ticket.topic == local.SAY_TOPIC:
