@@ -23,8 +23,10 @@ the message whose `in` line it was (its seq read from the line's start) ends `fa
 When a write or fsync fails, the writer keeps the records in memory, says so through
 its observer, and tries again with backoff by rewriting the whole file (a fresh file, so
 pages a failed fsync may have dropped do not matter); the broker acks wait until then.
-Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal never
-numbers messages from 1 again.
+A file removed or replaced under the open journal is
+noticed at the next write or within a second, and is the same trouble: the file is made again
+from memory. Sequence numbers are reserved in blocks in `journal.seq`, so losing the journal
+never numbers messages from 1 again.
 """
 
 from cosyedge.journal.records import Pending, Recovered, check_record
