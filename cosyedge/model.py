@@ -149,8 +149,9 @@ class Refusal:
 
 
 Verdict = Offer | Refusal
-# (seq, topic, payload, received wall time, receipt on the rules' clock) → Verdict
-Reader = Callable[[int, str, bytes, float, float], Verdict]
+# (seq, topic, payload, received wall time, receipt on the rules' clock, what was decided at
+# its acceptance as the journal kept it, or None) → Verdict
+Reader = Callable[[int, str, bytes, float, float, Mapping[str, Any] | None], Verdict]
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,12 @@ import threading
 
 from support import cosyedge
 
+from cosyedge.config.templates import looks_like_canary
 from cosyedge.service.canary import (
     BadCanary,
     Signer,
     canary_topic,
     load_key,
-    looks_like_canary,
     underivable,
     unproven,
 )

@@ -49,3 +49,44 @@ def test_a_text_empty_of_words_is_refused_alike_at_every_door(
     assert all(reason in r["reason"] for r in told), told
     reports.close()
     assert "Traceback" not in daemon.log()
+
+
+def test_what_only_looks_like_a_canary_is_answered_alike_at_every_door_and_a_clearing_not(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    """A canary not signed by this daemon is rejected, saying why, whichever door it came in
+    by; the empty message that clears a retained alarm is no alert and gets no report."""
+    http_port = free_port()
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(
+        f"{site_yaml(broker.port, tmp_path)}"
+        f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n"
+        "templates:\n"
+        '  - {topic: "plant/{line}/temperature", text: "Line {line}: {value} degrees.",'
+        " payload: json}\n"
+        '  - {topic: cosyedge/say, text: "{text}"}\n'
+    )
+    forged = {"cosyedge_canary": 1, "text": "Fire in hall two."}
+    publish(broker.port, "cosyedge/say", json.dumps(forged))
+    publish(broker.port, "plant/_cosyedge_canary/temperature", json.dumps({"value": 91}))
+    publish(broker.port, "plant/4/temperature", json.dumps({"value": 95, "id": "r1"}), retain=True)
+    publish(broker.port, "plant/4/temperature", b"", retain=True)  # cleared, as docs/alarms.md
+    publish(broker.port, "cosyedge/say", json.dumps({"id": "last", "text": "That is all."}))
+    told = reports.wait_for(REPORT, lambda r: any(x["id"] == "last" for x in r), 60)
+    outcomes = sorted((r["topic"], r["outcome"]) for r in told)
+    assert outcomes == [
+        ("cosyedge/say", "rejected"),
+        ("cosyedge/say", "spoken"),
+        ("plant/4/temperature", "spoken"),
+        ("plant/_cosyedge_canary/temperature", "rejected"),
+    ], told
+    refused = [r["reason"] for r in told if r["outcome"] == "rejected"]
+    assert all("not a canary of this daemon" in reason for reason in refused), refused
+    request = {"template": "plant/{line}/temperature", "fields": {"line": "_cosyedge_canary"}}
+    request["fields"]["value"] = 91
+    status, answer, _ = call(http_port, "POST", "/v1/say", request)
+    assert status == 400 and "not a canary of this daemon" in answer["reason"], answer
+    assert "plant/4/temperature" not in "".join(
+        line for line in daemon.log().splitlines() if "WARNING" in line
+    )
+    reports.close()

@@ -107,7 +107,7 @@ class AlarmDesk:
         alarms = []
         for saved in recovered.unacknowledged:
             at = _on_clock(saved.received)
-            verdict = read(saved.seq, saved.topic, saved.payload, saved.received, at)
+            verdict = read(saved.seq, saved.topic, saved.payload, saved.received, at, None)
             if isinstance(verdict, Refusal):
                 why = f"no longer an alert ({verdict.reason})"
             elif verdict.announcement is None or verdict.timing.reannounce_s <= 0:
@@ -131,7 +131,9 @@ class AlarmDesk:
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
             at = _on_clock(pending.received)
-            verdict = read(pending.seq, pending.topic, pending.payload, pending.received, at)
+            verdict = read(
+                pending.seq, pending.topic, pending.payload, pending.received, at, pending.said
+            )
             if pending.tries >= MAX_TRIES:
                 self._quarantine(pending, verdict)
             else:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from cosyedge.faults import Faults
+from cosyedge.journal.files import same_file
 from cosyedge.model import error_text
 from cosyedge.observe import Observer
 
@@ -229,11 +230,16 @@ class _DaySink:
     _fd: int = field(default=-1, repr=False)
 
     def append(self, day: str, lines: list[bytes], room: int) -> int:
-        """Append as many of `lines` as fit in `room` bytes; how many were written."""
-        if day != self.day:
+        """Append as many of `lines` as fit in `room` bytes; how many were written. A day's
+        file removed or replaced while open (`rm -rf state_dir/*`) is made again, so what
+        follows is not written to a file nobody can read."""
+        path = self.directory / f"{day}{SUFFIX}"
+        lost = same_file(self._fd, path) if day == self.day else None
+        if lost is not None:
+            log.error("history %s: was %s while in use; made again", path, lost)
+        if day != self.day or lost is not None:
             self.close()
             self.directory.mkdir(parents=True, exist_ok=True)
-            path = self.directory / f"{day}{SUFFIX}"
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
             self.day = day
         fitting = _fitting(lines, room)

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,17 @@ from cosyedge.model import PRIORITIES
 # The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
 # no real source may use it.
 CANARY_LEVEL = "_cosyedge_canary"
+CANARY_KEY = "cosyedge_canary"  # a canary's payload is a JSON object with this first key
+
+
+def looks_like_canary(topic: str, payload: bytes, own: Collection[str]) -> bool:
+    """Whether a message is a canary (genuine or not) rather than an alert: on a reserved
+    topic, or on one of cosyedge's `own` exact topics with a payload that opens with the
+    canary key. On any other topic, whatever its payload, a message is an alert, since no
+    canary goes there. Cheap: called for every message."""
+    if CANARY_LEVEL in topic.split("/"):
+        return True
+    return topic in own and payload.lstrip().startswith(f'{{"{CANARY_KEY}"'.encode())
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ held to the same rule as an alert's phrase: no door speaks what another refuses.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.intake.alert import Message, clean_text
-from cosyedge.intake.intake import Intake
+from cosyedge.intake.intake import Intake, decided
 from cosyedge.journal import Journal
 from cosyedge.model import Offer, Verdict
 from cosyedge.observe import Observer
@@ -90,6 +91,12 @@ class Door(Component):
         if any(tap.claim(topic, payload, retained) for tap in self.taps):
             ack()
             return
+        if not payload:
+            # How MQTT clears a retained message; a broker passes the clearing on to the
+            # subscribers, without the retain flag, so no empty message is one to answer.
+            log.debug("empty message on %r (a retained message cleared): not an alert", topic)
+            ack()
+            return
         intake = self.intake
         if intake.is_command(topic):
             text = payload[:500].decode("utf-8", "replace")
@@ -155,10 +162,16 @@ class Door(Component):
         """The one way in for an alert, from MQTT or HTTP: journaled (`then` runs once it is
         on disk), then read and handed to the rules; `watch` learns its seq before they do."""
         received, at = time.time(), time.monotonic()
-        seq = self.journal.accept(message.topic, message.payload, received, then=then, again=again)
+        # Read before it is journaled, so what was decided is journaled with it: a restart
+        # under another configuration says it as decided now (`Intake.read_journaled`).
+        read = self.intake.read(message, 0, received, at)
+        said = decided(read)
+        seq = self.journal.accept(
+            message.topic, message.payload, received, then=then, again=again, said=said
+        )
         self.observer.accepted(via)
         if watch is not None:
             watch(seq)
-        verdict = self.intake.read(message, seq, received, at)
+        verdict = dataclasses.replace(read, ticket=dataclasses.replace(read.ticket, seq=seq))
         self.desk.submit(verdict, again)
         return verdict

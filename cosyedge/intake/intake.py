@@ -16,9 +16,16 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from cosyedge.config.schema import Config
-from cosyedge.config.templates import DEFAULT_TEMPLATES, TemplateConfig
+from cosyedge.config.templates import (
+    CANARY_KEY,
+    CANARY_LEVEL,
+    DEFAULT_TEMPLATES,
+    TemplateConfig,
+    looks_like_canary,
+)
 from cosyedge.intake import hermes, local
 from cosyedge.intake.alert import (
     Message,
@@ -51,6 +58,14 @@ from cosyedge.speech.lang import Run, says_anything, split_runs, why_unsaid
 from cosyedge.speech.tags import reading_voice
 
 log = logging.getLogger(__name__)
+
+# Why a message that looks like a canary reaches the intake: the self-watch takes only those
+# signed with this daemon's key (service/selfwatch.py `claim`).
+_NOT_OUR_CANARY = (
+    f"not a canary of this daemon (forged, or another gateway's), on what is reserved for "
+    f"canaries: a topic level {CANARY_LEVEL!r}, or a payload opening with {CANARY_KEY!r} on "
+    "cosyedge's own topics"
+)
 
 
 class Intake:
@@ -151,10 +166,41 @@ class Intake:
             return Refusal(ticket, "failed", reason, self._known(message))
 
     def read_journaled(
-        self, seq: int, topic: str, payload: bytes, received: float, at: float
+        self,
+        seq: int,
+        topic: str,
+        payload: bytes,
+        received: float,
+        at: float,
+        said: Mapping[str, Any] | None = None,
     ) -> Verdict:
-        """`read` for a message taken back from the journal (a `Reader`)."""
-        return self.read(Message(topic, payload), seq, received, at)
+        """`read` for a message taken back from the journal (a `Reader`). An accepted message
+        is never unsaid by the configuration in force now: when it no longer reads as an
+        alert (a reload removed its template, the safe core runs, its template's fields
+        changed) and the journal kept what was decided at its acceptance (`said`, see
+        `decided`), it is said as decided then, with a note of why."""
+        verdict = self.read(Message(topic, payload), seq, received, at)
+        if not isinstance(verdict, Refusal) or verdict.kind != "rejected" or said is None:
+            return verdict
+        log.warning("message %d on %r: %s; said as accepted", seq, topic, verdict.reason)
+        try:
+            return self._as_decided(verdict, said, at)
+        except RejectedAlert:  # no voice now says anything of it: as refused
+            return verdict
+
+    def _as_decided(self, refused: Refusal, said: Mapping[str, Any], at: float) -> Offer:
+        """The offer kept in `said`, for a message the configuration now refuses."""
+        ticket, key = refused.ticket, str(said["key"])
+        if said.get("clear"):
+            return Offer(ticket, key, at)
+        priority = str(said["priority"])
+        note = f"said as accepted; the configuration now refuses it: {refused.reason}"
+        alert = Alert(ticket.topic, {}, key, priority, ticket.received)
+        said_now = Announcement(str(said["text"]), str(said["lang"]), priority, alert, (note,))
+        first = next(iter(self.config.voices))
+        announcement = self._sayable(said_now, "en" if "en" in self.config.voices else first)
+        timing = Timing(ttl_s=float(said["ttl"]), reannounce_s=float(said["reannounce"]))
+        return Offer(ticket, key, at, timing, announcement)
 
     def _ticket(self, message: Message, seq: int, received: float) -> Ticket:
         try:
@@ -175,6 +221,8 @@ class Intake:
 
     def offer(self, message: Message, ticket: Ticket, at: float) -> Offer:
         """The message as an offer to the rules; RejectedAlert says why it cannot be one."""
+        if looks_like_canary(ticket.topic, message.payload, self.own_topics):
+            raise RejectedAlert(_NOT_OUR_CANARY)
         if self._is_hermes(ticket.topic):
             return self._say(ticket, message, at)
         if ticket.topic == local.SAY_TOPIC:
@@ -301,6 +349,25 @@ class Intake:
 
     def _is_hermes(self, topic: str) -> bool:
         return self.config.hermes.enabled and topic == hermes.SAY
+
+
+def decided(verdict: Verdict) -> dict[str, Any] | None:
+    """What reading a message decided, as the journal keeps it beside the message
+    (journal/records.py `said_valid`): the offer's key and phrase, language, priority and
+    timing, or that it is a return to normal; None for a refusal."""
+    if isinstance(verdict, Refusal):
+        return None
+    said = verdict.announcement
+    if said is None:
+        return {"key": verdict.key, "clear": True}
+    return {
+        "key": verdict.key,
+        "text": said.text,
+        "lang": said.lang,
+        "priority": said.priority,
+        "ttl": verdict.timing.ttl_s,
+        "reannounce": verdict.timing.reannounce_s,
+    }
 
 
 def notify_templates(config: Config) -> tuple[TemplateConfig, ...]:

@@ -29,6 +29,9 @@ class Pending:
     received: float  # wall clock
     again: bool = False  # a retained message already heard before it was accepted
     tries: int = 0  # starts at which the announcer began to speak it and the daemon died
+    # What was decided when it was accepted (its phrase, language, priority, timing; see
+    # `said_valid`), so a configuration that no longer matches it cannot unsay it.
+    said: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,29 @@ def _sends(v: Any) -> bool:
     )
 
 
+PRIORITIES = ("critical", "high", "medium", "low")
+_SAID: dict[str, Callable[[Any], bool]] = {
+    "key": _text,
+    "text": _text,
+    "lang": _text,
+    "priority": lambda v: v in PRIORITIES,
+    "ttl": _time,
+    "reannounce": _time,
+    "clear": lambda v: v is True,
+}
+
+
+def said_valid(v: Any) -> bool:
+    """An `in` line's `said`: the key, and either the phrase (text, lang, priority, ttl,
+    reannounce, all present) or `clear`; nothing else."""
+    if not isinstance(v, dict) or "key" not in v or not set(v) <= set(_SAID):
+        return False
+    phrase = {"text", "lang", "priority", "ttl", "reannounce"}
+    if set(v) - {"key"} not in (phrase, {"clear"}):
+        return False
+    return all(_SAID[name](value) for name, value in v.items())
+
+
 _SCHEMA: dict[str, dict[str, Callable[[Any], bool]]] = {
     "in": {"in": _seq, "at": _time, "topic": _text, "payload": _b64},
     "out": {"out": _seq, "topic": _text, "at": _time, "send": _sends},
@@ -129,6 +155,7 @@ _OPTIONAL: dict[str, Callable[[Any], bool]] = {
     "tries": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1000,
     "end": lambda v: v is True,
     "cleared": lambda v: v is True,
+    "said": said_valid,
 }
 
 

@@ -4,13 +4,11 @@ on a writer thread of its own, and rewrites itself when it grows (see the packag
 from __future__ import annotations
 
 import base64
-import contextlib
 import errno
 import fcntl
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cosyedge.faults import Faults
+from cosyedge.journal.files import os_problem, replace_file, same_file
 from cosyedge.journal.records import (
     MAX_SEQ,
     Damaged,
@@ -43,6 +42,9 @@ RETRY_MIN_S, RETRY_MAX_S = 0.1, 5.0  # backoff of the writer while the disk fail
 MAX_TRIES = 3  # starts in a row at which one message was being spoken when the daemon died
 HEARD_TOPICS = 4096  # topics whose last payloads are remembered for retained messages
 HEARD_PER_TOPIC = 4
+# How often the idle writer looks whether its file is still the journal (not removed or
+# replaced): what is open is on disk again within this, though nothing was written meanwhile.
+WATCH_S = 1.0
 
 
 class Beat(Protocol):
@@ -175,6 +177,7 @@ class Journal:
                     r["at"],
                     r.get("again", False),
                     r.get("tries", 0),
+                    r.get("said"),
                 )
                 for s, r in sorted(self._pending.items())
             ],
@@ -276,7 +279,7 @@ class Journal:
         mark = seq + SEQ_BLOCK
         try:
             self.faults.check("journal.seq")
-            _replace(self.path.with_suffix(".seq"), str(mark).encode())
+            replace_file(self.path.with_suffix(".seq"), str(mark).encode())
         except OSError as exc:
             if not self._mark_failing:  # once, not at every message while it lasts
                 log.error("journal: cannot save the sequence high-water mark (%s)", exc)
@@ -292,9 +295,11 @@ class Journal:
         received: float,
         then: Callable[[], None] | None = None,
         again: bool = False,
+        said: dict[str, Any] | None = None,
     ) -> int:
         """Record an accepted message; `then` runs once it is on disk (the broker ack).
-        `again`: a retained message heard before, whose outcome is known in advance."""
+        `again`: a retained message heard before, whose outcome is known in advance; `said`:
+        what reading it decided (records.py `said_valid`), which a restart keeps to."""
         with self._lock:
             seq = self._next_seq
             self._next_seq += 1
@@ -308,6 +313,8 @@ class Journal:
             }
             if again:
                 record["again"] = True
+            if said is not None:
+                record["said"] = said
             self._enqueue(record, then)
         return seq
 
@@ -408,10 +415,10 @@ class Journal:
     def _write_forever(self) -> None:
         while True:
             with self._lock:
-                while not (self._queue or self._stopping or self._failing):
+                if not (self._queue or self._stopping or self._failing):
                     if self.beat is not None:
                         self.beat.rest()
-                    self._lock.wait()
+                    self._lock.wait(WATCH_S)  # also idle, its file is looked at
                 if self._failing and not (self._queue or self._stopping):
                     self._lock.wait(self._retry_s)  # new records wake it early: retry with them
                 batch, self._queue = self._queue, []
@@ -425,7 +432,9 @@ class Journal:
                 return
 
     def _commit(self, batch: list[_Record]) -> None:
-        """Append the batch and run its acks; while appending fails, rewrite the whole file."""
+        """Append the batch and run its acks; while appending fails, or once the file is no
+        longer the journal, rewrite the whole file."""
+        self._check_file()
         if not batch and not self._failing:
             return
         if not self._failing:
@@ -447,6 +456,18 @@ class Journal:
             self._fail(exc)
             return
         self._recover()
+
+    def _check_file(self) -> None:
+        """A file removed or replaced under the open journal (`rm -rf state_dir/*`) would take
+        every later record with it: it is the fault `journal` until the file is made again
+        with all that is open, and the sequence high-water mark is saved again with it."""
+        lost = None if self._failing or self._fd < 0 else same_file(self._fd, self.path)
+        if lost is None:
+            return
+        self._fail(OSError(errno.ENOENT, f"the file was {lost} while in use; making it again"))
+        with self._lock:
+            self._seq_mark = 0  # its file may be gone too
+            self._reserve(self._next_seq)
 
     def _append(self, data: bytes) -> None:
         self.faults.check("journal.write")
@@ -548,38 +569,8 @@ class Journal:
         records += list(self._alarms.values())
         records += list(self._pending.values()) + list(self._unsent.values())
         self.faults.check("journal.compact")
-        _replace(self.path, b"".join(line_of(r) for r in records))
+        replace_file(self.path, b"".join(line_of(r) for r in records))
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-
-
-def os_problem(exc: OSError) -> str:
-    """What an OSError says without the file it names: a temporary file's random name would
-    make each retry of one trouble look like a new one."""
-    return exc.strerror or str(exc)
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Write `data` as the new content of `path`: temporary file, fsync, rename, fsync of the
-    directory. A failure leaves the old file and no temporary one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):  # the failure itself is what counts
-            os.unlink(tmp)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)

@@ -33,13 +33,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from cosyedge.config.templates import CANARY_LEVEL
+from cosyedge.config.templates import CANARY_KEY, CANARY_LEVEL
 from cosyedge.faults import Faults
 
 log = logging.getLogger(__name__)
 
 RESERVED = CANARY_LEVEL  # the level in place of each wildcard; no real source uses it
-PAYLOAD_KEY = "cosyedge_canary"
+PAYLOAD_KEY = CANARY_KEY
 KEY_BYTES = 32
 
 
@@ -72,16 +72,6 @@ def underivable(filters: list[str]) -> list[str]:
         for f in filters
         if f.startswith("$")
     ]
-
-
-def looks_like_canary(topic: str, payload: bytes, own: Collection[str]) -> bool:
-    """Whether a message is a canary (genuine or not) rather than an alert: on a reserved
-    topic, or on one of cosyedge's `own` exact topics with a payload that opens with the
-    canary key. On any other topic, whatever its payload, a message is an alert, since no
-    canary goes there. Cheap: called for every message."""
-    if RESERVED in topic.split("/"):
-        return True
-    return topic in own and payload.lstrip().startswith(f'{{"{PAYLOAD_KEY}"'.encode())
 
 
 @dataclass(frozen=True)
@@ -117,6 +107,14 @@ class Signer:
         body = {"gw": self.gateway, "run": self.run, "seq": seq, "filter": topic_filter}
         body["mac"] = self._mac(body, topic)
         return json.dumps({PAYLOAD_KEY: body}, separators=(",", ":"))
+
+    def signed(self, topic: str, payload: bytes) -> bool:
+        """Whether a message on a canary topic is signed with this daemon's key (of this run
+        or an earlier one): only such a canary is no message for the intake."""
+        body = _body(payload)
+        return body is not None and hmac.compare_digest(
+            str(body.get("mac", "")), self._mac(body, topic)
+        )
 
     def check(self, topic: str, payload: bytes, retained: bool) -> Proof:
         """The proof a canary gives; BadCanary when it gives none (`another-gateway` for one

@@ -35,6 +35,7 @@ from cosyedge.alarms.history import History
 from cosyedge.component import Component, Detail
 from cosyedge.config.alarms import MonitorConfig
 from cosyedge.config.schema import Config
+from cosyedge.config.templates import looks_like_canary
 from cosyedge.faults import Faults
 from cosyedge.intake.intake import Intake
 from cosyedge.model import Event, Heartbeat
@@ -46,7 +47,6 @@ from cosyedge.service.canary import (
     Signer,
     canary_topic,
     load_key,
-    looks_like_canary,
     unproven,
 )
 from cosyedge.service.notify import Notifier
@@ -459,17 +459,19 @@ class SelfWatch(Component, Observer):
         return [DROPPED_TOPIC]
 
     def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
-        """Take the broker's drop count and canaries (on paho's network thread): never
-        alerts. False for everything else."""
+        """Take the broker's drop count and the canaries signed with this daemon's key (on
+        paho's network thread): never alerts. False for everything else, also for what only
+        looks like a canary (forged, another gateway's): it is counted in the status, and the
+        intake gives it the outcome every message gets (rejected, saying why)."""
         if topic == DROPPED_TOPIC:
             if self.drops.heard(payload):
                 self._status_due.set()  # published at the monitor's next tick
             return True
-        if looks_like_canary(topic, payload, self._own):
-            if payload or not retained:  # an empty retained one clears a retained canary
-                self.watch.heard(topic, payload, retained)
-            return True
-        return False
+        if not looks_like_canary(topic, payload, self._own):
+            return False
+        if payload or not retained:  # an empty retained one clears a retained canary
+            self.watch.heard(topic, payload, retained)
+        return self.watch.signer.signed(topic, payload)
 
     # -- the component -------------------------------------------------------------------------
     def start(self) -> None:

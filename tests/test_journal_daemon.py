@@ -1,0 +1,85 @@
+"""The journal with the real daemon and Mosquitto: alerts accepted and acknowledged, then
+`kill -9`, and a restart that must say them, whatever came between."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from support import Listener, SwappableSink, publish, site_yaml, wait_until
+
+REPORT = "cosyedge/report"
+TEMPLATES = """templates:
+  - topic: "plant/{line}/temperature"
+    text: "Temperature alarm on line {line}: {value} degrees."
+    payload: json
+    priority: high
+"""
+
+
+def queued(make_daemon, broker, tmp_path: Path, sink: SwappableSink):
+    """A daemon whose sound device is broken, so what it accepts stays queued."""
+    sink.break_it("card unplugged")
+    config = site_yaml(broker.port, tmp_path) + TEMPLATES
+    return make_daemon(config, env=sink.env)
+
+
+def accept(daemon, broker, ids: list[str]) -> None:
+    for n, ident in enumerate(ids, 1):
+        alert = {"value": 90 + n, "priority": "critical", "id": ident}
+        publish(broker.port, f"plant/{n}/temperature", json.dumps(alert))  # acked: journaled
+        daemon.wait_for_log(rf"accepted alert {ident} ")
+
+
+def killed(daemon) -> None:
+    daemon.process.kill()
+    daemon.process.wait()
+
+
+def spoken(reports: Listener, ids: list[str]) -> list[dict]:
+    told = reports.wait_for(REPORT, lambda r: {x["id"] for x in r} >= set(ids), 90)
+    return [r for r in told if r["id"] in ids]
+
+
+def test_alerts_accepted_before_a_crash_are_said_on_the_safe_core(broker, make_daemon, tmp_path):
+    sink = SwappableSink(tmp_path / "sound")
+    reports = Listener(broker.port, REPORT)
+    daemon = queued(make_daemon, broker, tmp_path, sink)
+    ids = ["torn1", "torn2", "torn3"]
+    accept(daemon, broker, ids)
+    killed(daemon)
+    (tmp_path / "state" / "last-good.json").write_text("{damaged")
+    daemon.config.write_text(daemon.config.read_text().replace("templates:", "templatez:"))
+    sink.restore("card unplugged")
+    daemon.start()
+    told = spoken(reports, ids)
+    assert sorted((r["id"], r["outcome"], r["priority"]) for r in told) == [
+        (i, "spoken", "critical") for i in ids
+    ], told
+    assert "safe core" in daemon.log()
+    reports.close()
+
+
+def test_alerts_accepted_after_the_state_dir_was_emptied_survive_a_crash(
+    broker, make_daemon, tmp_path
+):
+    sink = SwappableSink(tmp_path / "sound")
+    reports = Listener(broker.port, REPORT)
+    daemon = queued(make_daemon, broker, tmp_path, sink)
+    accept(daemon, broker, ["before"])
+    state = tmp_path / "state"
+    for path in state.iterdir():
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    daemon.wait_for_log(r"journal .*: cannot write \(the file was removed while in use")
+    daemon.wait_for_log(r"journal .*: writing again")
+    publish(broker.port, "plant/2/temperature", json.dumps({"value": 92, "id": "after"}))
+    daemon.wait_for_log(r"accepted alert after ")
+    wait_until(lambda: b'"in":2' in (state / "journal.jsonl").read_bytes(), 5, "on disk")
+    killed(daemon)
+    sink.restore("card unplugged")
+    daemon.start()
+    told = {r["id"]: r for r in spoken(reports, ["before", "after"])}
+    assert [told[i]["outcome"] for i in ("before", "after")] == ["spoken", "spoken"], told
+    assert told["after"]["seq"] == told["before"]["seq"] + 1  # numbering went on
+    reports.close()
