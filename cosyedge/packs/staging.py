@@ -4,16 +4,60 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class Stopped(BaseException):
+    """A stopping signal arrived during a staged write; raised so that the work directory is
+    removed on the way out, as for any other failure."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stopping_signals_raise() -> Iterator[None]:
+    """Within the block, SIGTERM, SIGINT and SIGHUP raise `Stopped` in the main thread instead
+    of ending the process where it stands (SIGTERM's default), which would skip every cleanup.
+    The previous handlers are put back after. Off the main thread, signals cannot be handled
+    there: the block runs unchanged."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        # A second signal must not cut the cleanup short: the first one is acted on.
+        for sig in STOPPING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in STOPPING_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
 def staged_dir(out: Path) -> Iterator[Path]:
     """A work directory beside `out` that becomes `out` (replacing what was there) when the
-    block ends, and is removed when it raises: `out` is never left half-written."""
+    block ends, and is removed when it raises or a stopping signal arrives (SIGTERM, SIGINT,
+    SIGHUP: then `Stopped` is raised): `out` is never left half-written, and a stopped
+    conversion leaves no staging behind."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    with stopping_signals_raise():
+        yield from _staged(out)
+
+
+def _staged(out: Path) -> Iterator[Path]:
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
     try:
         yield work
