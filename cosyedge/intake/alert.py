@@ -172,6 +172,17 @@ def given_kind(alert: Alert, name: str) -> str | None:
     return None if kind == "null" else kind
 
 
+def not_a_number(alert: Alert, name: str) -> str | None:
+    """The JSON type of the payload field `name` when it is given as something that is no
+    number (a boolean, a string, an array, an object); None when it is a number, null or not
+    given. Whether a number is finite and in range is the caller's to judge."""
+    value = alert.fields.get(name)
+    kind = given_kind(alert, name)
+    if kind is None and isinstance(value, (bool, str)):  # the plain values that are no number
+        kind = json_kind(value)
+    return kind
+
+
 def priority_note(alert: Alert, used: str) -> str | None:
     """What to tell about a payload `priority` that is not one: it is ignored, not fatal."""
     value = alert.fields.get("priority")

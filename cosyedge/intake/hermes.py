@@ -24,9 +24,9 @@ from cosyedge.intake.alert import (
     brief,
     clean_id,
     finite_number,
-    given_kind,
     json_kind,
     load_json,
+    not_a_number,
     parse_alert,
 )
 from cosyedge.model import Alert, HermesRequest, RejectedAlert
@@ -116,9 +116,7 @@ def _said_text(alert: Alert) -> str:
 def _volume(alert: Alert) -> float | None:
     """The request's volume, 0-1, if it gives one; RejectedAlert when it is not one."""
     volume = alert.fields.get("volume")
-    kind = given_kind(alert, "volume")
-    if kind is None and isinstance(volume, (bool, str)):  # the plain values that are no number
-        kind = json_kind(volume)
+    kind = not_a_number(alert, "volume")
     if kind is not None:
         raise RejectedAlert(f"hermes/tts/say: volume must be a number 0-1, got {kind}")
     if volume is None:

@@ -31,9 +31,8 @@ from cosyedge.intake.alert import (
     Message,
     brief,
     finite_number,
-    given_kind,
     hashed_id,
-    json_kind,
+    not_a_number,
     parse_alert,
     priority_note,
 )
@@ -401,9 +400,7 @@ def _ttl(alert: Alert, default: float) -> float:
     """A payload `ttl` (seconds) overrides the configured time to live; 0 means the alert
     never expires, as `alarms.ttl_s: 0` does; null, as if it were not given."""
     value = alert.fields.get("ttl")
-    kind = given_kind(alert, "ttl")
-    if kind is None and isinstance(value, (bool, str)):  # the plain values that are no number
-        kind = json_kind(value)
+    kind = not_a_number(alert, "ttl")
     if kind is not None:
         raise RejectedAlert(f"ttl: expected seconds as a number, got {kind}")
     if value is None:
