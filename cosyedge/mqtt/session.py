@@ -142,7 +142,9 @@ class MqttSession:
             config.client_id, _delay(config.reconnect_min_s), _delay(config.reconnect_max_s)
         )
         self._delay_s = _delay(config.reconnect_min_s)  # the shortest reconnect delay now
-        self.subscribed = threading.Event()  # set once the broker acknowledged our filters
+        # Set while connected and the broker acknowledged our filters: a broker that refuses
+        # the credentials, or is gone, does not deliver to us whatever it keeps for us.
+        self.subscribed = threading.Event()
         self._stopping = False  # set by stop: the disconnect is ours
         self._subscribing = self.filters
         client = mqtt.Client(
@@ -193,6 +195,19 @@ class MqttSession:
             raise OSError(f"MQTT client refused the message: {mqtt.error_string(info.rc)}")
         return self._id_base + info.mid
 
+    def farewell(self, topic: str, payload: str, timeout_s: float) -> bool:
+        """Publish `payload` retained on `topic` and wait at most `timeout_s` for the broker's
+        acknowledgement, best effort: False when not connected, refused or not in time. For
+        what the Last Will would say, on a connection closed on purpose (which sends none)."""
+        if not self.connected:
+            return False
+        try:
+            info = self.client.publish(topic, payload, qos=1, retain=True)
+            info.wait_for_publish(timeout=timeout_s)
+        except (RuntimeError, ValueError):  # paho's: not connected, or its queue is full
+            return False
+        return info.is_published()
+
     @property
     def problem(self) -> str | None:
         """What is wrong with the session though it may be connected right now: another
@@ -202,6 +217,7 @@ class MqttSession:
 
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
+            self.subscribed.clear()
             self._takeover.connect_failed()
             log.error("MQTT broker refused the connection: %s", reason_code)
             return
@@ -265,6 +281,7 @@ class MqttSession:
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         was_connected, self.connected = self.connected, False
+        self.subscribed.clear()  # set again once a reconnect's subscriptions are acknowledged
         if self._stopping:
             log.info("MQTT session closed")
             return
