@@ -1,7 +1,8 @@
 """Reloads that change what the connection to the broker is made of, on the real daemon, real
 Mosquittos and `cosyedge reload`: a rotated password file is a new connection, a broker that
 refuses the credentials is never told as subscribed, and a gateway moved to another broker
-leaves `offline` on the old one."""
+leaves `offline` on the old one. And `cosyedge reload` where the daemon can keep no answer
+(a full state_dir), or pointed at a process that is no cosyedge daemon."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import subprocess
 import sys
 
-from support import Broker, Listener, publish, site_yaml
+from support import Broker, Daemon, Listener, fill, publish, site_yaml
 
 SAY = 'templates:\n  - topic: cosyedge/say\n    text: "{text}"\n'
 QUICK = "  reconnect_min_s: 1\n  reconnect_max_s: 2\n"
@@ -93,3 +94,45 @@ def test_a_gateway_moved_to_another_broker_leaves_offline_on_the_old_one(
         assert retained_status(other.port)["state"] == "offline"
     finally:
         other.stop()
+
+
+def test_a_reload_where_the_daemon_can_keep_no_answer_is_sent_and_says_so(
+    broker, tiny_fs, tmp_path, alsa_sink
+):
+    """state_dir on a full disk: the daemon runs the very file named (its command line says
+    so), so it is signalled and takes the file over, and the command says at once that no
+    answer can be read (exit 5) instead of refusing (4) or waiting for one (1)."""
+    fill(tiny_fs, 4096)
+    base = (
+        f"mqtt:\n  port: {broker.port}\n  local_broker: false\n"
+        f"cache:\n  dir: {tiny_fs}/cache\nstate_dir: {tiny_fs}/state\n"
+    )
+    daemon = Daemon(tmp_path / "daemon", base + SAY, dict(alsa_sink.env)).start()
+    try:
+        daemon.wait_for_log(r"INFO cosyedge.daemon: ready")
+        plant = 'templates:\n  - topic: "plant/{line}/temperature"\n    text: "Plant {line}."\n'
+        daemon.config.write_text(base + plant)
+        done = reload(daemon)
+        assert done.returncode == 5, (done.stdout, done.stderr)
+        assert "signalled, but" in done.stderr and "read-only or full" in done.stderr, done.stderr
+        daemon.wait_for_log(r"configuration reloaded from ")
+        daemon.wait_for_log(r"subscribed to \d+ topic filters", count=2)
+        publish(broker.port, "plant/3/temperature", json.dumps({"value": 1, "id": "p-3"}))
+        daemon.wait_for_log(r"spoke alert p-3 .* text='Plant 3.'", timeout=60)
+    finally:
+        daemon.stop()
+
+
+def test_a_reload_of_a_process_that_is_no_cosyedge_daemon_says_so(tmp_path):
+    config = tmp_path / "site.yaml"
+    config.write_text(f"state_dir: {tmp_path}/state\n")
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        command = [sys.executable, "-m", "cosyedge", "reload", "--config", str(config)]
+        done = subprocess.run([*command, "--pid", str(other.pid)], capture_output=True, text=True)
+        assert done.returncode == 4, (done.stdout, done.stderr)
+        assert f"process {other.pid} is not a cosyedge daemon" in done.stderr, done.stderr
+        assert other.poll() is None  # not signalled
+    finally:
+        other.kill()
+        other.wait()
