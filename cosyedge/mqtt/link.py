@@ -74,6 +74,12 @@ class Link(Component):
         """Set once the broker acknowledged the subscriptions of the session in force."""
         return self.session.subscribed
 
+    @property
+    def connected(self) -> bool:
+        """Connected now: the broker delivers what it keeps for the subscriptions only then
+        (not while away, nor while it refuses the credentials)."""
+        return self.session.connected
+
     def publish(self, topic: str, payload: str, retain: bool = False) -> int:
         return self.session.publish(topic, payload, retain)  # follows a reconnect after reload
 

@@ -142,9 +142,7 @@ class MqttSession:
             config.client_id, _delay(config.reconnect_min_s), _delay(config.reconnect_max_s)
         )
         self._delay_s = _delay(config.reconnect_min_s)  # the shortest reconnect delay now
-        # Set while connected and the broker acknowledged our filters: a broker that refuses
-        # the credentials, or is gone, does not deliver to us whatever it keeps for us.
-        self.subscribed = threading.Event()
+        self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._stopping = False  # set by stop: the disconnect is ours
         self._subscribing = self.filters
         client = mqtt.Client(
@@ -217,7 +215,6 @@ class MqttSession:
 
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            self.subscribed.clear()
             self._takeover.connect_failed()
             log.error("MQTT broker refused the connection: %s", reason_code)
             return
@@ -281,7 +278,6 @@ class MqttSession:
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         was_connected, self.connected = self.connected, False
-        self.subscribed.clear()  # set again once a reconnect's subscriptions are acknowledged
         if self._stopping:
             log.info("MQTT session closed")
             return

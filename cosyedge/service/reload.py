@@ -95,6 +95,9 @@ class Subscriptions(Protocol):
     @property
     def subscribed(self) -> threading.Event: ...
 
+    @property
+    def connected(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class _Waiting:
@@ -109,8 +112,9 @@ class _Waiting:
 class Answers:
     """Answers each reload in `path`, never holding up the caller: the first `poll` after a
     reload answers a refused one, and an applied one once the subscriptions of the session
-    in force are acknowledged, or once SUBSCRIBE_WAIT_S have passed (saying they are not).
-    A reload taken while another waits answers the other as it stands first; so does a stop."""
+    in force are acknowledged and it is connected, or once SUBSCRIBE_WAIT_S have passed
+    (saying they are not). A reload taken while another waits answers the other as it stands
+    first; so does a stop."""
 
     def __init__(
         self,
@@ -149,7 +153,7 @@ class Answers:
             return False
         if not waiting.applied:
             self._finish(False, waiting.detail)
-        elif self.link.subscribed.is_set():
+        elif self.link.subscribed.is_set() and self.link.connected:  # alerts are heard
             self._finish(True, waiting.detail)
         elif now >= waiting.began + SUBSCRIBE_WAIT_S:
             tail = "alerts are heard once it does (the daemon keeps trying; see its status)"
