@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from support import cosyedge, publish, site_yaml
+from support import Listener, cosyedge, free_port, publish, site_yaml
 
 from cosyedge.config.loader import ConfigError, parse_config
 
@@ -99,3 +99,30 @@ def test_an_empty_file_reloaded_is_refused_without_a_word_about_starting(
     assert done.returncode != 0, (done.stdout, done.stderr)
     assert "no setting in it" in done.stderr, done.stderr
     assert "--config" not in done.stderr.replace(f"--config {daemon.config}", ""), done.stderr
+
+
+def test_what_waits_for_a_restart_after_the_safe_core_is_a_fault_until_then(
+    broker, make_daemon, tmp_path
+):
+    """Started on a refused file (no last good one): the safe core runs, without the HTTP
+    API. Reloaded onto the good file, the fault `config` clears, and the fault `restart` names
+    the keys that take a restart (the HTTP API stays off until then), so the status is not
+    `online` while the file is not all in force."""
+    http = f"http:\n  enabled: true\n  listen: 127.0.0.1:{free_port()}\n"
+    good = site_yaml(broker.port, tmp_path) + SAY + http
+    watch = Listener(broker.port, "cosyedge/status")
+    daemon = make_daemon(good + SAY)  # templates twice: refused
+    watch.wait_for("cosyedge/status", lambda s: "config" in s[-1].get("faults", {}))
+    daemon.config.write_text(good)
+    done = reload(daemon)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "waiting for a restart: " in done.stdout and "http" in done.stdout, done.stdout
+
+    def restart_only(statuses: list) -> bool:
+        faults = statuses[-1].get("faults", {})
+        return "config" not in faults and "restart" in faults
+
+    statuses = watch.wait_for("cosyedge/status", restart_only)
+    assert statuses[-1]["state"] == "degraded"
+    assert "http" in statuses[-1]["faults"]["restart"]
+    watch.close()

@@ -69,6 +69,15 @@ def effective_config(running: Config, new: Config) -> tuple[Config, list[str]]:
     return dataclasses.replace(new, **keep), waiting
 
 
+def restart_fault(waiting: list[str]) -> str | None:
+    """The fault `restart`'s reason while keys of the file in force wait for a restart (the
+    daemon runs them as it started: an HTTP API the file turns on stays off); None when none
+    do. Without it the status would say `online` while the file is not all in force."""
+    if not waiting:
+        return None
+    return f"{', '.join(waiting)} changed in the file: in force only after a restart"
+
+
 @dataclass(frozen=True)
 class ReloadAnswer:
     """The daemon's answer to one SIGHUP, or (generation 0) what it runs since its start."""
