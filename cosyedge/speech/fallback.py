@@ -50,8 +50,6 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "config": "The alarm system configuration was refused; running the previous configuration.",
         "config-defaults": "The alarm system configuration was refused; running the default "
         "configuration.",
-        "restart": "Alarm system notice: part of the configuration takes effect only after a "
-        "restart.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
         "cleared": "Alarm system fault cleared.",
     },
@@ -68,7 +66,6 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "speech": "报警系统故障：内存不足。报警将以简短提示播报。",
         "config": "报警系统配置被拒绝；正在使用上一个配置。",
         "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
-        "restart": "报警系统提示：部分配置需要重启后才生效。",
         "other": "报警系统故障：报警系统的一部分已停止。",
         "cleared": "报警系统故障已排除。",
     },
