@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
             "was started with: it must be this one, else exit 4 without signalling it) take it "
             "over, and wait until it is in force with its subscriptions acknowledged by the "
             "broker (exit 0), in force but not acknowledged within 10 s (exit 3), or refused "
-            "(exit 1)",
+            "(exit 1); signalled with no answer to wait for, where the daemon cannot write one "
+            "in its state_dir (exit 5)",
         )
     )
     reload.add_argument(
@@ -387,6 +388,10 @@ def _reload(config: Config, path: Path | None, pid: int, timeout: float) -> int:
     try:
         reload.probe(pid)
         other = reload.not_its_file(answers, pid, path)
+        unkept = None if other else reload.no_answer_kept(answers, pid)
+        if unkept is not None:
+            reload.signal_only(pid)
+            return _reloaded(f"signalled, but {unkept}", reload.UNANSWERED)
         answer = None if other else reload.request_reload(answers, pid, timeout)
     except OSError as exc:
         return _reloaded(f"cannot signal process {pid}: {exc}", reload.REFUSED)

@@ -28,7 +28,7 @@ from cosyedge.faults import Faults
 from cosyedge.model import error_text
 from cosyedge.mqtt.broker import LocalBroker
 from cosyedge.service.notify import Notifier, Watchdog
-from cosyedge.service.reload import ANSWER_FILE, Answers, effective_config
+from cosyedge.service.reload import ANSWER_FILE, Answers, effective_config, restart_fault
 from cosyedge.speech.allocator import one_malloc_arena
 
 log = logging.getLogger(__name__)
@@ -280,6 +280,7 @@ class Daemon:
         logging.getLogger().setLevel(new.log_level.upper())
         for key in waiting:
             log.warning("reload: %s changed; that takes effect at the next restart", key)
+        self.core.health.set("restart", restart_fault(waiting))  # shown until the restart
         log.info("configuration reloaded from %s", self.config_path or "embedded defaults")
         detail = "applied"
         if waiting:

@@ -47,8 +47,8 @@ def load_config(path: Path | str | None) -> Config:
     text = config_text(path)
     if _load_yaml(text, name) is None:  # empty, or comments only: a file cut short
         raise ConfigError(
-            [f"{name}: no setting in it (a file cut short?); without --config the embedded "
-             "defaults run"]
+            [f"{name}: no setting in it (a file cut short?); an empty file is never taken for "
+             "the embedded defaults"]
         )  # fmt: skip
     return parse_config(text, name)
 
@@ -107,7 +107,8 @@ class _Refused(yaml.MarkedYAMLError):
 
 class _Loader(yaml.SafeLoader):
     """yaml's SafeLoader with limits, so an absurd file is refused with its line instead of
-    exhausting the stack (RecursionError) or Python's integer conversion (ValueError)."""
+    exhausting the stack (RecursionError) or Python's integer conversion (ValueError), and a
+    key given twice in one mapping is refused instead of the last one silently winning."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -132,6 +133,22 @@ class _Loader(yaml.SafeLoader):
             )
         return super().construct_yaml_int(node)
 
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        """A mapping whose keys are each given once (`<<` merges are YAML's own overriding,
+        not a repetition); raises _Refused naming the key's two lines."""
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, typing.Hashable) and key in first:
+                raise _Refused(problem=f"line {line}: key {key!r} given twice (first at line "
+                               f"{first[key]})")  # fmt: skip
+            if isinstance(key, typing.Hashable):
+                first[key] = line
+        return super().construct_mapping(node, deep=deep)
+
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
@@ -141,6 +158,11 @@ def _load_yaml(text: str, name: str) -> Any:
     try:
         loader = _Loader(text)  # refuses a NUL or control character: yaml.reader.ReaderError
         return loader.get_single_data()
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses: its place in the text
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        what = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+        raise ConfigError([f"{name}: line {line}, column {column}: invalid YAML: {what}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

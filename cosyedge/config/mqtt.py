@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import socket
 from dataclasses import dataclass, field
@@ -103,6 +104,19 @@ class MqttConfig:
         if self.password_file is not None and self.username is None:
             raise ValueError("password_file: needs a username")
 
+    def files_digest(self) -> str:
+        """A digest of what every file the connection reads holds now (the password, the TLS
+        CA, client certificate and key): the same path with other contents is another
+        connection, as a rotated password is. A file that cannot be read counts as its
+        error, so one that becomes readable again is a change too."""
+        digest = hashlib.sha256()
+        for name in CONNECTION_FILES:
+            path = getattr(self, name)
+            digest.update(f"{name}\0{path}\0".encode())
+            if path is not None:
+                digest.update(_contents(path))
+        return digest.hexdigest()
+
     def exposed_secrets(self) -> list[str]:
         """A warning per secret file others may read or write (`key: path is ...`): not an
         error, the daemon works, but anyone on the gateway could take the password."""
@@ -113,6 +127,18 @@ class MqttConfig:
             if problem:
                 found.append(f"mqtt.{name}: {path} {problem}; chmod o-rwx it")
         return found
+
+
+# The files the MQTT client reads when a session is made (mqtt/session.py).
+CONNECTION_FILES = ("password_file", "tls_ca_file", "tls_cert_file", "tls_key_file")
+
+
+def _contents(path: Path) -> bytes:
+    """The file's bytes, or its error's when it cannot be read."""
+    try:
+        return b"\1" + path.read_bytes()
+    except OSError as exc:
+        return f"\2{exc.strerror or exc}".encode()
 
 
 def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:

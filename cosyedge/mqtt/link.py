@@ -6,8 +6,9 @@ It is made with the stages, so reports published before it connects are queued b
 session; it connects once every fault of the start is known (daemon.py), and is stopped last,
 once the reports of the last alerts said are acknowledged.
 
-A new connection (any change of `mqtt`: host, port, credentials, TLS, client id) is a new
-paho client, which knows nothing of what the old one had not yet got acknowledged. So each
+A new connection (any change of `mqtt`: host, port, credentials, TLS, client id, or of what
+a file it reads holds: a password rotated in its `password_file`, a TLS file renewed) is a
+new paho client, which knows nothing of what the old one had not yet got acknowledged. So each
 session gives out message ids of its own (`MqttSession.ids`: an acknowledgement on the new
 one is never taken for one on the old), and once the old one is closed the observer is told
 which ids died with it (`Observer.replaced`): the reports carry theirs over (reports.py).
@@ -16,6 +17,7 @@ which ids died with it (`Observer.replaced`): the reports carry theirs over (rep
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -27,10 +29,15 @@ from cosyedge.intake.door import Door
 from cosyedge.mqtt.session import MID_SPAN, MqttSession
 from cosyedge.observe import Observer
 
+log = logging.getLogger(__name__)
+
 OFFLINE = json.dumps({"state": "offline"})  # the Last Will, retained on the status topic
 # Not connected for this long is the fault `connection`: a broker restart or a network hiccup
 # that paho's first reconnects (1, 2, 4 s apart by default) get over is none.
 CONNECTION_GRACE_S = 10.0
+# A reload closing a connection waits this long at most for the old broker to take `offline`:
+# the main loop (the watchdog) waits meanwhile, and a broker that is away never will.
+FAREWELL_S = 2.0
 
 
 class Link(Component):
@@ -43,7 +50,9 @@ class Link(Component):
         self._down_since: float | None = None  # monotonic: the first tick that found it down
 
     def _session(self, config: Config) -> MqttSession:
+        """A new session on `config`, with the contents of the files it reads noted."""
         self._made += 1
+        self._files = config.mqtt.files_digest()  # read now, as the session reads them
         return MqttSession(
             config.mqtt,
             self.door.filters,
@@ -65,6 +74,12 @@ class Link(Component):
         """Set once the broker acknowledged the subscriptions of the session in force."""
         return self.session.subscribed
 
+    @property
+    def connected(self) -> bool:
+        """Connected now: the broker delivers what it keeps for the subscriptions only then
+        (not while away, nor while it refuses the credentials)."""
+        return self.session.connected
+
     def publish(self, topic: str, payload: str, retain: bool = False) -> int:
         return self.session.publish(topic, payload, retain)  # follows a reconnect after reload
 
@@ -75,8 +90,9 @@ class Link(Component):
         self.session.stop()
 
     def reconfigure(self, config: Config) -> None:
-        """A new `mqtt` section is a new session; else the subscriptions follow the door's."""
-        if config.mqtt != self._config.mqtt:
+        """A new `mqtt` section, or new contents of a file it names, is a new session; else
+        the subscriptions follow the door's."""
+        if config.mqtt != self._config.mqtt or config.mqtt.files_digest() != self._files:
             self._replace(config)
         else:
             self.session.set_filters(self.door.filters)
@@ -85,8 +101,12 @@ class Link(Component):
     def _replace(self, config: Config) -> None:
         """Publishers turn to the new session at once (paho queues until it connects); the
         old one is told gone only once stopped, so every acknowledgement it got was told
-        before, and none of its ids is acknowledged after."""
+        before, and none of its ids is acknowledged after. The old broker is left the
+        retained `offline` first, as a stop leaves it (the Last Will goes only on a loss)."""
+        old_address, status_topic = self.address, self._config.reports.status_topic
         old, self.session = self.session, self._session(config)
+        if not old.farewell(status_topic, OFFLINE, FAREWELL_S):  # else `online` stays retained
+            log.warning("could not leave the status offline on the broker at %s", old_address)
         old.stop()
         self.observer.replaced(old.ids)
         self.session.start()

@@ -193,6 +193,19 @@ class MqttSession:
             raise OSError(f"MQTT client refused the message: {mqtt.error_string(info.rc)}")
         return self._id_base + info.mid
 
+    def farewell(self, topic: str, payload: str, timeout_s: float) -> bool:
+        """Publish `payload` retained on `topic` and wait at most `timeout_s` for the broker's
+        acknowledgement, best effort: False when not connected, refused or not in time. For
+        what the Last Will would say, on a connection closed on purpose (which sends none)."""
+        if not self.connected:
+            return False
+        try:
+            info = self.client.publish(topic, payload, qos=1, retain=True)
+            info.wait_for_publish(timeout=timeout_s)
+        except (RuntimeError, ValueError):  # paho's: not connected, or its queue is full
+            return False
+        return info.is_published()
+
     @property
     def problem(self) -> str | None:
         """What is wrong with the session though it may be connected right now: another

@@ -11,9 +11,11 @@ A reload is answered in `state_dir/reload.json`: at once when the file was refus
 once the new configuration is in force and the broker has acknowledged its subscriptions, or
 after SUBSCRIBE_WAIT_S saying that it has not. The daemon's main loop keeps ticking meanwhile
 (the watchdog, the self-watch, the status): `Answers` is polled, never waited on. Each answer
-names the file the daemon read; at its start the daemon writes one too (generation 0), so
-that `cosyedge reload` (systemd's ExecReload) can tell before signalling whether the process
-runs the file it was given. The command sends SIGHUP and waits for the answer, so
+names the file the daemon read; at its start the daemon writes one too (generation 0).
+`cosyedge reload` (systemd's ExecReload) tells before signalling whether the process runs the
+file it was given from its command line (/proc), else from that answer; where the daemon
+could write no answer (a read-only or full state_dir) it signals without waiting.
+Otherwise the command sends SIGHUP and waits for the answer, so
 `systemctl reload` returns only when an alert for a newly added template would be heard, and
 fails, saying why, on a refused configuration, another file, or an unacknowledged one.
 """
@@ -46,6 +48,7 @@ APPLIED = 0  # in force, its subscriptions acknowledged by the broker
 REFUSED = 1  # refused or failed by the daemon, which runs on as before; or no answer at all
 UNACKNOWLEDGED = 3  # in force, but the broker has not acknowledged its subscriptions (yet)
 NOT_ITS_FILE = 4  # the process does not run the file named: not signalled, or it read its own
+UNANSWERED = 5  # signalled, but it keeps no answer where the command reads it (state_dir)
 
 LIVE_SECTIONS = frozenset(
     {"templates", "mqtt", "audio", "memory", "log_level", "pronunciations", "homeassistant"}
@@ -64,6 +67,15 @@ def effective_config(running: Config, new: Config) -> tuple[Config, list[str]]:
         waiting.append("mqtt.local_broker")
         keep["mqtt"] = dataclasses.replace(new.mqtt, local_broker=running.mqtt.local_broker)
     return dataclasses.replace(new, **keep), waiting
+
+
+def restart_fault(waiting: list[str]) -> str | None:
+    """The fault `restart`'s reason while keys of the file in force wait for a restart (the
+    daemon runs them as it started: an HTTP API the file turns on stays off); None when none
+    do. Without it the status would say `online` while the file is not all in force."""
+    if not waiting:
+        return None
+    return f"{', '.join(waiting)} changed in the file: in force only after a restart"
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,9 @@ class Subscriptions(Protocol):
     @property
     def subscribed(self) -> threading.Event: ...
 
+    @property
+    def connected(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class _Waiting:
@@ -106,8 +121,9 @@ class _Waiting:
 class Answers:
     """Answers each reload in `path`, never holding up the caller: the first `poll` after a
     reload answers a refused one, and an applied one once the subscriptions of the session
-    in force are acknowledged, or once SUBSCRIBE_WAIT_S have passed (saying they are not).
-    A reload taken while another waits answers the other as it stands first; so does a stop."""
+    in force are acknowledged and it is connected, or once SUBSCRIBE_WAIT_S have passed
+    (saying they are not). A reload taken while another waits answers the other as it stands
+    first; so does a stop."""
 
     def __init__(
         self,
@@ -146,7 +162,7 @@ class Answers:
             return False
         if not waiting.applied:
             self._finish(False, waiting.detail)
-        elif self.link.subscribed.is_set():
+        elif self.link.subscribed.is_set() and self.link.connected:  # alerts are heard
             self._finish(True, waiting.detail)
         elif now >= waiting.began + SUBSCRIBE_WAIT_S:
             tail = "alerts are heard once it does (the daemon keeps trying; see its status)"
@@ -218,12 +234,70 @@ def probe(pid: int) -> None:
     os.kill(pid, 0)
 
 
+def signal_only(pid: int) -> None:
+    """SIGHUP `pid` without waiting for an answer; raises OSError as `probe` does."""
+    os.kill(pid, signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class Started:
+    """What a process's command line (/proc/PID/cmdline) says it was started as."""
+
+    daemon: bool  # `cosyedge run`
+    config: str | None  # the file it runs (absolute); None: the embedded defaults
+
+
+def started_as(pid: int) -> Started | None:
+    """How process `pid` was started; None when /proc does not tell (another user's process
+    under hidepid, no /proc, a relative --config whose directory cannot be read)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:-1]
+    except OSError:
+        return None
+    words = [a.decode(errors="surrogateescape") for a in argv]
+    run = [i for i, w in enumerate(words[:-1]) if _is_cosyedge(w) and words[i + 1] == "run"]
+    if not run:
+        return Started(daemon=False, config=None)
+    config = _config_argument(words[run[0] + 2 :])
+    if config is None or os.path.isabs(config):
+        return Started(daemon=True, config=config)
+    try:
+        return Started(daemon=True, config=os.path.join(os.readlink(f"/proc/{pid}/cwd"), config))
+    except OSError:
+        return None
+
+
+def _is_cosyedge(word: str) -> bool:
+    """`cosyedge` as `python -m cosyedge` or the installed script (any path) names it."""
+    return os.path.basename(word) == "cosyedge"
+
+
+def _config_argument(args: list[str]) -> str | None:
+    """The value of `--config`/`-c` among `cosyedge run`'s arguments (the last one given,
+    as argparse takes it); None without one."""
+    found = None
+    for i, arg in enumerate(args):
+        if arg in ("--config", "-c") and i + 1 < len(args):
+            found = args[i + 1]
+        elif arg.startswith("--config="):
+            found = arg.removeprefix("--config=")
+        elif arg.startswith("-c") and len(arg) > 2:
+            found = arg[2:]
+    return found
+
+
 def not_its_file(path: Path, pid: int, named: Path | None) -> str | None:
-    """Why process `pid` does not run the file `named` as it is now (None: as far as its
-    answers in `path`, the file's state_dir, tell, it does). A daemon answers there at its
-    start, so no answer of `pid` in `path` means it keeps its state elsewhere: it runs another
-    file, or the file's state_dir was changed since (which takes a restart). An answer file
-    that cannot be read tells nothing (signalling will)."""
+    """Why process `pid` does not run the file `named` as it is now (None: it does). Its
+    command line tells, where /proc can be read: it is not a cosyedge daemon, or runs another
+    file. Else its answers in `path`, the file's state_dir, tell: a daemon answers there at
+    its start, so no answer of `pid` in `path` means it keeps its state elsewhere: it runs
+    another file, or the file's state_dir was changed since (which takes a restart). An
+    answer file that cannot be read tells nothing (signalling will)."""
+    started = started_as(pid)
+    if started is not None and not started.daemon:
+        return f"process {pid} is not a cosyedge daemon{_command_line(pid)}"
+    if started is not None:
+        return _runs_other(pid, started.config, named)
     answer = read_answer(path)
     if answer is not None and answer.pid == pid:
         return other_file(answer, named)
@@ -240,11 +314,32 @@ def not_its_file(path: Path, pid: int, named: Path | None) -> str | None:
 
 def other_file(answer: ReloadAnswer, named: Path | None) -> str | None:
     """Why the daemon that gave `answer` does not run `named`; None when it does."""
-    if _same_file(answer.config, named):
+    return _runs_other(answer.pid, answer.config, named)
+
+
+def _runs_other(pid: int, config: str | None, named: Path | None) -> str | None:
+    """Why daemon `pid`, running `config`, does not run `named`; None when it does."""
+    if _same_file(config, named):
         return None
     return (
-        f"process {answer.pid} runs {_name(answer.config)}, not {_name(named)}: a running "
-        "daemon rereads only the file it was started with (restart it on the other one)"
+        f"process {pid} runs {_name(config)}, not {_name(named)}: a running daemon rereads "
+        "only the file it was started with (restart it on the other one)"
+    )
+
+
+def no_answer_kept(path: Path, pid: int) -> str | None:
+    """Why `cosyedge reload` cannot read daemon `pid`'s answer in `path`, the state_dir of
+    the file it runs (None: it can). The daemon writes one there at its start; none of its
+    own means it could not write it (a read-only or full state_dir) or keeps its state
+    elsewhere (the file's state_dir changed since it started, which takes a restart)."""
+    answer = read_answer(path)
+    if (answer is not None and answer.pid == pid) or (path.exists() and answer is None):
+        return None
+    return (
+        f"process {pid} has written no answer in {path} since it started (its state_dir is "
+        "read-only or full: see its fault `state`; or the file's state_dir is not the one it "
+        "started with, which takes a restart), so whether it took the file over only its "
+        "log and status say"
     )
 
 

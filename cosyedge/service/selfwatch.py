@@ -56,8 +56,9 @@ log = logging.getLogger(__name__)
 
 # Shown in the status, not said: near the memory ceiling alerts are still heard, without a
 # sound device nothing can be said (once it is back, the fault is over), and the alarm
-# history is a record for later reviews, not part of the alarm path.
-QUIET_FAULTS = frozenset({"memory", "audio", "history"})
+# history is a record for later reviews, not part of the alarm path; keys that wait for a
+# restart are the operator's own change, told by the reload's answer, nothing to re-announce.
+QUIET_FAULTS = frozenset({"memory", "audio", "history", "restart"})
 RESTART_WINDOW_S = 3600.0
 MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all were stopped
 SILENT_NAMED = 3  # a fault names this many silent filters, then counts the rest
