@@ -458,3 +458,17 @@ def test_a_source_edited_outside_the_sha256_is_shown_quoted_never_as_a_line_of_i
     path.write_text(json.dumps(record))
     saved = lastgood.load(state)
     assert saved.config == kept and "\n" not in saved.source
+
+
+def test_a_section_given_twice_in_a_refused_file_is_not_guessed_at(tmp_path, state):
+    """The file is refused for its repeated `mqtt`; which of the two the site meant nobody
+    can say, so the safe core takes neither (the last good one's, else the defaults', said
+    why), and still takes the sections given once."""
+    path = tmp_path / "site.yaml"
+    broker = SITE_BROKER.format(dir=tmp_path)
+    path.write_text(f"state_dir: {state}\n{broker}mqtt: {{host: other.plant}}\n")
+    core = StartPlan.read(path).safe_core()
+    assert core.config.mqtt == Config().mqtt, core.config.mqtt
+    assert (core.config.state_dir, core.config.cache.dir) == (state, tmp_path / "phrases")
+    assert f"mqtt of the embedded defaults, not the file's: {path}: line " in core.what
+    assert "key 'mqtt' given twice" in core.what

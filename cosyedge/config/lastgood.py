@@ -32,9 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from cosyedge.config.loader import ConfigError, build_config, config_text, load_config
+from cosyedge.config.loader import (
+    ConfigError,
+    build_config,
+    config_text,
+    load_config,
+    readable_sections,
+)
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
@@ -218,13 +222,14 @@ class StartPlan:
             return {n: getattr(self.config, n) for n in names}, {}
         whole = self.problems[0] if self.problems else "refused"
         try:
-            data = _yaml_data(config_text(self.path)) if self.path else None
+            read = readable_sections(config_text(self.path)) if self.path else None
         except ConfigError as exc:
             return {}, dict.fromkeys(names, exc.problems[0])
-        if not isinstance(data, dict):  # not YAML, or not a mapping: nothing can be kept
+        if read is None:  # not YAML, or not a mapping: nothing can be kept
             return {}, dict.fromkeys(names, whole)
-        mine, why = {}, {}
-        for name in names:
+        data, refused = read
+        mine, why = {}, {n: f"{self.path}: {refused[n]}" for n in names if n in refused}
+        for name in (n for n in names if n not in refused):
             try:
                 mine[name] = getattr(build_config({name: data.get(name, {})}, str(self.path)), name)
             except ConfigError as exc:
@@ -268,17 +273,9 @@ def salvaged_state_dir(path: Path | None) -> Path:
         return Config().state_dir
 
 
-def _yaml_data(text: str) -> Any:
-    """The YAML data of a file's text; None when it is not YAML (or too absurd to read)."""
-    try:
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return None
-
-
 def _yaml_state_dir(text: str) -> str | None:
-    data = _yaml_data(text)
-    named = data.get("state_dir") if isinstance(data, dict) else None
+    read = readable_sections(text)
+    named = read[0].get("state_dir") if read is not None else None
     return named if isinstance(named, str) else None
 
 

@@ -153,6 +153,31 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
+def readable_sections(text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """What can still be taken from a refused file (config/lastgood.py): each top-level key
+    given once whose value reads alone (no key given twice in it, nothing too absurd), and
+    why each of the others cannot be taken; None when the text is no YAML mapping."""
+    try:
+        loader = _Loader(text)
+        node = loader.get_single_node()
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    keys = [k.value if isinstance(k, yaml.ScalarNode) else None for k, _ in node.value]
+    sections: dict[str, Any] = {}
+    refused: dict[str, str] = {}
+    for key, (key_node, value_node) in zip(keys, node.value, strict=True):
+        if key is None or keys.count(key) > 1:  # which of two is meant, nobody can say
+            refused[str(key)] = f"line {key_node.start_mark.line + 1}: key {key!r} given twice"
+            continue
+        try:
+            sections[key] = loader.construct_object(value_node, deep=True)
+        except (yaml.YAMLError, ValueError, RecursionError) as exc:
+            refused[key] = getattr(exc, "problem", None) or str(exc)
+    return sections, refused
+
+
 def _load_yaml(text: str, name: str) -> Any:
     loader: _Loader | None = None
     try:
