@@ -112,6 +112,26 @@ def read_secret(path: Path) -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
+def new_client(config: MqttConfig, client_id: str, clean_session: bool) -> mqtt.Client:
+    """A paho client (MQTT 3.1.1) with `config`'s credentials and TLS, as `client_id`."""
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        clean_session=clean_session,
+        protocol=mqtt.MQTTv311,
+    )
+    if config.username is not None:
+        password = read_secret(config.password_file) if config.password_file else None
+        client.username_pw_set(config.username, password)
+    if config.tls_ca_file is not None:
+        client.tls_set(
+            ca_certs=str(config.tls_ca_file),
+            certfile=str(config.tls_cert_file) if config.tls_cert_file else None,
+            keyfile=str(config.tls_key_file) if config.tls_key_file else None,
+        )
+    return client
+
+
 class MqttSession:
     def __init__(
         self,
@@ -145,23 +165,10 @@ class MqttSession:
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._stopping = False  # set by stop: the disconnect is ours
         self._subscribing = self.filters
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=config.client_id,
-            clean_session=False,  # the broker keeps our subscriptions and queued messages
-            protocol=mqtt.MQTTv311,
-        )
         for warning in config.exposed_secrets():  # at start and at every reconnecting reload
             log.warning("%s", warning)
-        if config.username is not None:
-            password = read_secret(config.password_file) if config.password_file else None
-            client.username_pw_set(config.username, password)
-        if config.tls_ca_file is not None:
-            client.tls_set(
-                ca_certs=str(config.tls_ca_file),
-                certfile=str(config.tls_cert_file) if config.tls_cert_file else None,
-                keyfile=str(config.tls_key_file) if config.tls_key_file else None,
-            )
+        # Not a clean session: the broker keeps our subscriptions and queued messages.
+        client = new_client(config, config.client_id, clean_session=False)
         client.reconnect_delay_set(self._delay_s, _delay(config.reconnect_max_s))
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected

@@ -22,12 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from cosyedge.config.mqtt import MqttConfig
 from cosyedge.config.schema import Config
 from cosyedge.homeassistant.discovery import STATE_FILE, remembered_topics, wanted
-from cosyedge.mqtt.session import read_secret
+from cosyedge.mqtt.session import new_client
 
 log = logging.getLogger(__name__)
 
@@ -144,20 +143,6 @@ def _client(config: MqttConfig) -> mqtt.Client:
     """A client of its own, with the daemon's credentials and TLS: a client id apart from
     the daemon's, and a clean session, so that the daemon's session and the alerts the broker
     keeps queued in it are left as they are."""
-    client = mqtt.Client(
-        CallbackAPIVersion.VERSION2,
-        client_id=f"{config.client_id}-withdraw",
-        clean_session=True,
-        protocol=mqtt.MQTTv311,
-    )
+    client = new_client(config, f"{config.client_id}-withdraw", clean_session=True)
     client.connect_timeout = TIMEOUT_S
-    if config.username is not None:
-        password = read_secret(config.password_file) if config.password_file else None
-        client.username_pw_set(config.username, password)
-    if config.tls_ca_file is not None:
-        client.tls_set(
-            ca_certs=str(config.tls_ca_file),
-            certfile=str(config.tls_cert_file) if config.tls_cert_file else None,
-            keyfile=str(config.tls_key_file) if config.tls_key_file else None,
-        )
     return client
