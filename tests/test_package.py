@@ -45,7 +45,10 @@ pytestmark = [
 
 
 def run(*command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    """A command as the gateway's operator runs it: the installed cosyedge imports its own
+    modules, never a checkout's that the tests' PYTHONPATH names."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def as_service(*args: str) -> subprocess.CompletedProcess[str]:
