@@ -248,7 +248,12 @@ def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(b
         (program,) = info["data"]["tts"]
         assert program["name"] == "cosyedge"
         assert {v["languages"][0] for v in program["voices"]} == {"en", "zh"}, program
-        box.wait_until(lambda: "wyoming: announced as" in journal(box, since), "announced", 60)
+
+        def told() -> list[str]:  # the announcement, or why there is none
+            return [s for s in journal(box, since).splitlines() if "announce" in s]
+
+        box.wait_until(told, "the announcement (or its failure) logged", 60)
+        assert any("wyoming: announced as" in line for line in told()), told()
         found = box.sh("/opt/cosyedge/bin/python /root/browse.py").stdout.split()
         assert found == ["192.0.2.1", "10200"], found
         box.publish("cosyedge/say", {"text": "Wyoming is on.", "id": "box-wyoming"})
