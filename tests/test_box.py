@@ -1,5 +1,6 @@
 """The .deb under a real systemd 252 as PID 1 (`systemd-box`), with the unit exactly as shipped:
-start to READY, an alert in and its report out, reload (valid and broken), a watchdog restart
+start to READY, an alert in and its report out, reload (valid and broken), Wyoming and its
+zeroconf announcement turned on in the configuration, a watchdog restart
 after SIGSTOP, stop with the queue saved, an upgrade over the running service, the operator's
 commands as root with and without `--config`, remove (nothing left retained on the broker) and
 purge (nothing left in /etc). The box has the host's package database, so the package's
@@ -22,7 +23,29 @@ from support import REPO
 
 UNIT = "cosyedge.service"
 CONFIG = "/etc/cosyedge/cosyedge.yaml"
-WYOMING_ON = "wyoming:\n  enabled: true\n"  # the .deb leaves its package out
+WYOMING_ON = "wyoming:\n  enabled: true\n"
+SITE = "/opt/cosyedge/lib/python3.11/site-packages"
+# A Wyoming client's `describe`, as Home Assistant sends it; prints the `info` event's data.
+DESCRIBE = """
+import json, socket, sys
+with socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30) as s:
+    s.sendall(b'{"type": "describe"}\\n')
+    f = s.makefile("rb")
+    header = json.loads(f.readline())
+    data = json.loads(f.read(header.get("data_length") or 0) or b"{}")
+    print(json.dumps({**header, **{"data": header.get("data") or data}}))
+"""
+# The gateway's `_wyoming._tcp` service resolved over multicast DNS, as Home Assistant's
+# zeroconf does, with the package's own zeroconf: its address and port, or nothing.
+BROWSE = """
+import socket
+from zeroconf import Zeroconf
+zc = Zeroconf()
+name = f"cosyedge-{socket.gethostname()}"[:63] + "._wyoming._tcp.local."
+info = zc.get_service_info("_wyoming._tcp.local.", name, timeout=30000)
+print(info.parsed_addresses()[0], info.port) if info else print("not found")
+zc.close()
+"""
 
 pytestmark = [
     pytest.mark.system,
@@ -147,9 +170,10 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
 
 
 def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
-    """A broken file, then one enabling Wyoming (its package is not in the .deb), each with a
-    restart: active, speaking, the fault said and in the status; a good file and a reload clear
-    the first, a good file and a restart the second."""
+    """A broken file, then one enabling Wyoming with its package taken out of the venv, each
+    with a restart: active, speaking, the fault said and in the status; a good file and a
+    reload clear the first; for the second, check names the command that reinstalls the
+    package, which run as said puts it back, and a restart clears it."""
     original = box.read(CONFIG)
     events = Subscription(box, "cosyedge/event")
 
@@ -173,13 +197,72 @@ def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
         events.until(said("config", "fault_cleared"), timeout=30)
         assert "degraded" not in box.show(UNIT, "StatusText")
 
+        # The package ships the wyoming package; taken away, its fault, and check names the
+        # command that puts it back here (as root: without sudo), run from where the .deb is.
+        box.sh(f"mv {SITE}/wyoming /root/wyoming-taken")
         restart_on(original + WYOMING_ON, "wyoming", "box-no-wyoming")
+        # The shipped file back first: dpkg would ask about a changed conffile.
+        box.write("/root/wyoming-on.yaml", original + WYOMING_ON)
+        box.write(CONFIG, original)
+        told = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
+        hint = f"sudo apt install --reinstall ./{Path(box.deb).name} (the package ships it)"
+        needs = "wyoming.enabled: the Wyoming server needs the wyoming package: "
+        assert f"would start without wyoming: {needs}{hint}" in told, told
+        command = hint.removeprefix("sudo ").partition(" (")[0]
+        box.sh(f"cd {Path(box.deb).parent} && {command} -y", timeout=300)
+        checked = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
+        assert "would start without" not in checked, checked
         box.write(CONFIG, original)
         box.sh(f"systemctl restart {UNIT}")
         assert "degraded" not in box.show(UNIT, "StatusText")
     finally:
         events.close()
+        box.run("sh", "-c", f"[ -d {SITE}/wyoming ] || mv /root/wyoming-taken {SITE}/wyoming")
         box.write(CONFIG, original)
+        box.sh(f"systemctl restart {UNIT}")
+
+
+def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(box, reports):
+    """On the packaged install, Wyoming is a change of configuration and a restart: no fault,
+    a `describe` answered with the configured voices, and `_wyoming._tcp` announced on the
+    network (a veth pair gives the box an address other than loopback, and a route for
+    multicast), found with the package's own zeroconf."""
+    box.sh(
+        "ip link show cosy0 >/dev/null 2>&1 || { ip link add cosy0 type veth peer name cosy1 &&"
+        " ip addr add 192.0.2.1/24 dev cosy0 && ip addr add 192.0.2.2/24 dev cosy1 &&"
+        " ip link set cosy0 up && ip link set cosy1 up && ip route add 224.0.0.0/4 dev cosy0; }"
+    )
+    original = box.read(CONFIG)
+    box.write("/root/describe.py", DESCRIBE)
+    box.write("/root/browse.py", BROWSE)
+    try:
+        box.write(CONFIG, original + WYOMING_ON + "  listen: tcp://0.0.0.0:10200\n")
+        checked = box.sh(f"cosyedge check --config {CONFIG}").stdout
+        assert "would start without" not in checked, checked
+        since = f"--since=@{box.sh('date +%s').stdout.strip()}"
+        box.sh(f"systemctl restart {UNIT}")
+        assert box.show(UNIT, "ActiveState") == "active"
+        assert "degraded" not in box.show(UNIT, "StatusText"), box.show(UNIT, "StatusText")
+        info = json.loads(box.sh("python3 /root/describe.py 192.0.2.1 10200").stdout)
+        assert info["type"] == "info", info
+        (program,) = info["data"]["tts"]
+        assert program["name"] == "cosyedge"
+        assert {v["languages"][0] for v in program["voices"]} == {"en", "zh"}, program
+
+        def told() -> list[str]:  # the announcement, or why there is none
+            return [s for s in journal(box, since).splitlines() if "announce" in s]
+
+        box.wait_until(told, "the announcement (or its failure) logged", 60)
+        assert any("wyoming: announced as" in line for line in told()), told()
+        found = box.sh("/opt/cosyedge/bin/python /root/browse.py").stdout.split()
+        assert found == ["192.0.2.1", "10200"], found
+        box.publish("cosyedge/say", {"text": "Wyoming is on.", "id": "box-wyoming"})
+        reports.until(spoken("box-wyoming"))
+        logged = journal(box, since)
+        assert "Traceback" not in logged and "cannot announce" not in logged, logged
+    finally:
+        box.write(CONFIG, original)
+        box.sh(f"systemctl restart {UNIT}")
 
 
 def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):

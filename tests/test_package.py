@@ -22,7 +22,15 @@ from cosyedge import __version__
 PACKAGES = ("cosyedge", "cosyedge-voice-piper")
 MAX_DEB_BYTES = 60 << 20  # cosyedge's .deb, packed (what it leaves out: packaging/README.md)
 SITE = Path("/opt/cosyedge/lib/python3.11/site-packages")
-HINT = "voices.en.engine: piper needs the piper voice package: apt install cosyedge-voice-piper"
+ARCH = subprocess.run(
+    ["dpkg", "--print-architecture"], capture_output=True, text=True
+).stdout.strip()
+# The .deb's venv has no pip: the hint is the voice package, by name and as the file built.
+VOICE_DEB = f"cosyedge-voice-piper_{__version__}_{ARCH}.deb"
+HINT = (
+    "voices.en.engine: piper needs the piper voice package: sudo apt install "
+    f"cosyedge-voice-piper (or the .deb built beside cosyedge's: sudo apt install ./{VOICE_DEB})"
+)
 
 pytestmark = [
     pytest.mark.system,
@@ -37,7 +45,10 @@ pytestmark = [
 
 
 def run(*command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    """A command as the gateway's operator runs it: the installed cosyedge imports its own
+    modules, never a checkout's that the tests' PYTHONPATH names."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def as_service(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,11 +56,13 @@ def as_service(*args: str) -> subprocess.CompletedProcess[str]:
     return run("runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/cosyedge", *args)
 
 
-def dpkg(*args: str) -> subprocess.CompletedProcess[str]:
-    """dpkg, waiting out another package operation on this machine instead of failing."""
+def dpkg(
+    *args: str, tool: str = "dpkg", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """dpkg (or apt), waiting out another package operation on this machine instead of failing."""
     deadline = time.monotonic() + 300
     while True:
-        result = run("dpkg", *args)
+        result = subprocess.run([tool, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
         if "lock" not in result.stderr or time.monotonic() > deadline:
             return result
         time.sleep(2)
@@ -150,6 +163,14 @@ def installed_alone(default: Path, piper: Path) -> None:
     said(default, "Installed and speaking.")
     said(default, "液位 > 90%", "--lang", "zh")  # pinyin from the reading tables made there
 
+    # The Wyoming server and zeroconf ship in the package: turning them on is configuration.
+    wyoming = default.with_name("wyoming.yaml")
+    wyoming.write_text(default.read_text() + "wyoming:\n  enabled: true\n")
+    on = as_service("check", "--config", str(wyoming))
+    assert on.returncode == 0, on.stderr
+    assert "would start without" not in on.stdout, on.stdout
+    assert (SITE / "wyoming").is_dir() and (SITE / "zeroconf").is_dir()
+
     # A start would run the safe core instead (tests/test_lastgood.py); check says so.
     refused = as_service("check", "--config", str(piper))
     assert refused.returncode == 2, (refused.stdout, refused.stderr)
@@ -171,9 +192,13 @@ def said(config: Path, text: str, *options: str) -> None:
 
 
 def with_the_voice_package(voice: Path, piper: Path) -> None:
-    """The voice package adds Piper to the same venv without sharing a file; cosyedge cannot
-    be removed from under it; removed, it leaves none of its directories behind."""
-    result = dpkg("-i", str(voice))
+    """The voice package, installed as the hint says (as root: without sudo), adds Piper to the
+    same venv without sharing a file; cosyedge cannot be removed from under it; removed, it
+    leaves none of its directories behind."""
+    assert voice.name == VOICE_DEB
+    hinted = HINT.rpartition("sudo ")[2].removesuffix(")").split()
+    assert hinted[:2] == ["apt", "install"]
+    result = dpkg(*hinted[1:], "-y", tool=hinted[0], cwd=voice.parent)
     assert result.returncode == 0, result.stdout + result.stderr
     shared = owned_files("cosyedge") & owned_files("cosyedge-voice-piper")
     assert not shared, sorted(shared)[:10]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import socket
 import sys
 import time
@@ -363,10 +364,15 @@ def test_enabled_without_the_wyoming_package_is_a_missing_component_naming_it(mo
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [Uninstalled(), *sys.meta_path])
     config = parse_config("wyoming:\n  enabled: true\n", "site.yaml")
-    assert missing_components(config) == {
-        "wyoming": "wyoming.enabled: the Wyoming server needs "
-        "pip install 'cosyedge[wyoming]' (the wyoming package)"
-    }
+    # Off the .deb: this interpreter's pip with the extra's own requirements (zeroconf with
+    # them), not `cosyedge[wyoming]`, which would look for cosyedge on the package index.
+    missing = missing_components(config)
+    assert list(missing) == ["wyoming"]
+    assert missing["wyoming"].startswith(
+        "wyoming.enabled: the Wyoming server needs the wyoming package: "
+        f"{shlex.quote(sys.executable)} -m pip install 'wyoming<2,>=1.5'"
+    ), missing
+    assert "cosyedge" not in missing["wyoming"]
     assert config_problems("wyoming: {listen: '127.0.0.1:10200'}") == [
         'site.yaml: wyoming.listen: expected tcp://host:port, got "127.0.0.1:10200"'
     ]

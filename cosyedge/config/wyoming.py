@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cosyedge.config.fields import meta, show, split_listen
-from cosyedge.installed import WYOMING_INSTALL
 
 
 @dataclass(frozen=True)
@@ -15,8 +14,9 @@ class WyomingConfig:
     enabled: bool = field(
         default=False,
         metadata=meta(
-            f"serve text-to-speech over the Wyoming protocol; needs {WYOMING_INSTALL}: "
-            "without it the daemon runs without the server, with the fault `wyoming`"
+            "serve text-to-speech over the Wyoming protocol; needs the wyoming package, which "
+            "the .deb ships (from source, the `wyoming` extra): without it the daemon runs "
+            "without the server, with the fault `wyoming`"
         ),
     )
     listen: str = field(

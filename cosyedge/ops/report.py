@@ -25,6 +25,7 @@ from typing import Any
 
 from cosyedge.alarms.history import Fact, Skipped, read_facts
 from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S, Figures, Replay, figures
+from cosyedge.installed import install_hint
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -155,17 +156,15 @@ def kpi_json(report: KpiReport) -> str:
 
 def plot(report: KpiReport, out: Path) -> None:
     """Alarms per 10 minutes over the window, with the flood line, as PNG (or SVG, PDF by
-    the file's suffix); needs matplotlib (the `report` extra)."""
+    the file's suffix); needs matplotlib (the `report` extra), else a ReportError names how to
+    get it (on a gateway: the CSV, and the plot elsewhere)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")  # no display on a gateway
         from matplotlib import pyplot
     except ImportError:
-        raise ReportError(
-            "--plot needs matplotlib, which gateways do without: install it with "
-            "pip install 'cosyedge[report]', or plot the CSV (--format csv) elsewhere"
-        ) from None
+        raise ReportError(f"--plot needs matplotlib: {install_hint('report')}") from None
     f = report.figures
     when = [dt.datetime.fromtimestamp(start) for start, _ in f.per_period]
     fig, ax = pyplot.subplots(figsize=(11, 4), layout="constrained")

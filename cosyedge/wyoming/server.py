@@ -359,7 +359,9 @@ class WyomingServer(Component):
             address = _reachable_address(host)
             name = f"cosyedge-{socket.gethostname()}"[:63]
             info = ServiceInfo(SERVICE, f"{name}.{SERVICE}", port=port, parsed_addresses=[address])
-            zc = AsyncZeroconf()
+            # On the announced address's interface only: zeroconf's default, every interface,
+            # lists them through netlink, which the unit's RestrictAddressFamilies forbids.
+            zc = AsyncZeroconf(interfaces=[address])
             await zc.async_register_service(info)
         except Exception as exc:  # the server works without it
             log.warning("wyoming: cannot announce by zeroconf: %s", exc)
