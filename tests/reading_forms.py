@@ -378,3 +378,27 @@ def local_parts(parts: tuple, zone: str) -> tuple[tuple, tuple]:
     local = moment.astimezone(ZoneInfo(zone))
     time = ("24", f"{local.hour:02d}", local.minute, f"{local.second:02d}" if seconds else None)
     return (local.year, local.month, local.day), (*time, fraction[1:] or None, False)
+
+
+# --- digits joined by commas that do not group thousands --------------------------------------
+
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_LIST_ITEMS = st.one_of(
+    st.integers(0, 9999).map(str),
+    st.tuples(st.integers(0, 99), st.integers(0, 999)).map(lambda p: f"{p[0]}.{p[1]}"),
+)
+
+
+@st.composite
+def comma_lists(draw) -> Form:
+    """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
+    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5 kg` (a European grouping). Parts: (the
+    numbers as written, the unit's terms or None)."""
+    items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
+    written = ",".join(items)
+    assume(not _GROUPED.fullmatch(written))
+    unit = draw(st.sampled_from([None, ("", "bar", 1), ("k", "g", 1)]))
+    if unit is None:
+        return Form(written, (tuple(items), None))
+    space = draw(st.sampled_from(["", " "]))
+    return Form(written + space + unit[0] + unit[1], (tuple(items), unit))

@@ -288,3 +288,12 @@ WORD_ACRONYMS = {
     *(("PROFIBUS", "profibus"), ("PROFINET", "pro fee net"), ("ESTOP", "E stop")),
 }
 WORD_ACRONYMS = dict(WORD_ACRONYMS)
+
+
+def number_list(items: tuple, unit: tuple | None) -> str:
+    """Numbers joined by commas that do not group thousands: the list as written, the unit
+    after the last (`1,5 bar` → "one, five bar"); no magnitude is guessed."""
+    said = [decimal(item) for item in items]
+    if unit:
+        said[-1] = quantity(items[-1], [unit], [])
+    return ", ".join(said)

@@ -193,3 +193,12 @@ def phone(before: str, groups: tuple, extension: str) -> str:
     extension after 转; what precedes it as written (a colon there becomes full-width)."""
     said = "，".join(digits(g, one="幺") for g in groups)
     return before + said + ("转" + digits(extension, one="幺") if extension else "")
+
+
+def number_list(items: tuple, unit: tuple | None) -> str:
+    """Numbers joined by commas that do not group thousands: a list, 、 between its numbers,
+    the unit after the last (`1,5bar` → 一、五巴); no magnitude is guessed."""
+    said = [decimal(item) for item in items]
+    if unit:
+        said[-1] = quantity(items[-1], [unit], [])
+    return "、".join(said)

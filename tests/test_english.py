@@ -158,6 +158,11 @@ FORMS = [
     # thousands separators
     ("1,450 rpm", "one thousand four hundred fifty R P M"),
     ("12,500.5 kg", "twelve thousand five hundred point five kilograms"),
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
+    ("Value 1,5 bar", "Value one, five bar"),
+    ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
+    ("1.234,5 kg", "one point two three four, five kilograms"),
     ("count 1,000,000", "count one million"),
     ("flow 2,350 m3/h", "flow two thousand three hundred fifty cubic meters per hour"),
     ("energy 1,234.5 kWh", "energy one thousand two hundred thirty four point five kilowatt hours"),

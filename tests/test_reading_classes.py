@@ -15,6 +15,7 @@ from reading_forms import (
     CLASSES,
     ZONES,
     Form,
+    comma_lists,
     durations,
     identifiers,
     joined_fields,
@@ -133,6 +134,33 @@ def test_versions(form, frame):
 @given(form=identifiers(), frame=frames)
 def test_serial_numbers_and_long_identifiers(form, frame):
     assert heard(form.written, frame) == expected(ref.identifier(*form.parts), frame)
+
+
+@CLASSES
+@given(form=comma_lists(), frame=frames)
+def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(form, frame):
+    assert heard(form.written, frame) == expected(ref.number_list(*form.parts), frame)
+
+
+# Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
+# drops an ASCII digit without a sound).
+ALL_FORMS = st.one_of(
+    durations(),
+    macs(),
+    units(),
+    joined_fields(),
+    timestamps(),
+    versions(),
+    identifiers(),
+    comma_lists(),
+)
+
+
+@CLASSES
+@given(form=ALL_FORMS, frame=frames)
+def test_no_digit_is_left_for_the_voice(form, frame):
+    said = heard(form.written, frame)
+    assert not any("0" <= c <= "9" for c in said), said
 
 
 @CLASSES

@@ -39,7 +39,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   dash zero seven", `order 20251130044` → "order two zero two five ...";
 - decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
-  followed by exactly three digits is a separator, so `1,450` is one number, not two);
+  followed by exactly three digits is a separator, so `1,450` is one number, not two); other
+  digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `1,5
+  bar` → "one, five bar", `1.234,5 kg` → "one point two three four, five kilograms" (a
+  decimal comma or a European grouping is never guessed: a list invents no magnitude);
 - scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
   minus three", `1.2E+05` → "... to the five";
 - fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
@@ -82,7 +85,7 @@ from cosyedge.speech.text.words import (
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-3"
+VERSION = "en-4"
 
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
@@ -119,6 +122,10 @@ _CLOCK12 = re.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
 _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
+# Digits joined by commas: one number only where the commas group thousands (1,450 and
+# 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
+_COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
@@ -134,6 +141,14 @@ _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
 _SPACES = re.compile(r"[ \t\r\n]+")
 _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
+
+
+def _comma_list(m: re.Match[str]) -> str:
+    """Digits joined by commas that do not group thousands, as the list they are written as:
+    `3,4,5` → "3, 4, 5", `1,5` → "1, 5" (a decimal comma would be a guess: a list reading
+    never invents a magnitude), `1.234,5` → "1.234, 5" (no European grouping is assumed)."""
+    written = m.group(0)
+    return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
 
 
 def _code(m: re.Match[str]) -> str:
@@ -231,6 +246,7 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *fields.RULES,
+    Rule("list of numbers", _COMMA_DIGITS, _comma_list),
     Rule("date", _DATE, _date),
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),

@@ -7,7 +7,9 @@ first, so what reaches the general normalizer is plain Chinese with few digits l
 How the forms are read (conventions chosen for the loudspeaker, where a form is ambiguous):
 - quantities are cardinals, decimals digit by digit: `2307` → 两千三百零七, `12.5` → 十二点五;
   a comma before exactly three digits groups thousands: `1,450rpm` → 一千四百五十转每分
-  (NFKC folds a full-width comma into the same character, so that is one number too);
+  (NFKC folds a full-width comma into the same character, so that is one number too); other
+  digits joined by commas are a list, 、 between its numbers: `3,4` → 三、四, `1,5bar` →
+  一、五巴 (a decimal comma is not guessed), `1.234,5kg` → 一点二三四、五千克;
 - telephone numbers digit by digit with 幺 for 1, a pause between groups: a mobile 3-4-4
   (`13812345678` → 幺三八, 幺二三四, 五六七八), a landline its area code and its number in two
   (`021-60121234`), an extension after 转; after a word that says a number is dialled (拨打,
@@ -53,6 +55,9 @@ from cosyedge.speech.zh.units import say_unit
 
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
+# Digits joined by commas; one number only where the commas group thousands.
+_COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
@@ -168,12 +173,21 @@ def _numbered(number: str) -> str:
     return read_integer(int(number)) + "号"
 
 
+def _comma_list(m: re.Match[str]) -> str:
+    """Digits joined by commas that do not group thousands, as the list they are written as,
+    、 between its numbers: `3,4` → 3、4, `1,5bar` → 1、5bar (a decimal comma would be a
+    guess: a list never invents a magnitude), `1.234,5` → 1.234、5 (no European grouping)."""
+    written = m.group(0)
+    return written if _THOUSANDS.fullmatch(written) else "、".join(written.split(","))
+
+
 def _year(m: re.Match[str]) -> str:
     return read_digits(m.group(1)) + "年"
 
 
 RULES: tuple[Rule, ...] = (
     *fields.RULES,
+    rule("list of numbers", _COMMA_DIGITS, _comma_list),
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
     rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
     rule(
