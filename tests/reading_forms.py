@@ -402,3 +402,22 @@ def comma_lists(draw) -> Form:
         return Form(written, (tuple(items), None))
     space = draw(st.sampled_from(["", " "]))
     return Form(written + space + unit[0] + unit[1], (tuple(items), unit))
+
+
+# --- ranges of percentages ---------------------------------------------------------------------
+
+_PERCENTS = st.one_of(
+    st.integers(0, 100).map(str),
+    st.tuples(st.integers(0, 99), st.integers(0, 99)).map(lambda p: f"{p[0]}.{p[1]}"),
+)
+
+
+@st.composite
+def percent_ranges(draw) -> Form:
+    """Two percentages joined by `-`, an en dash or `~`, each with its sign, spaced or not:
+    `10%-20%`, `5 % \u2013 7.5 %`, `-5%~10%`. Parts: ((sign, number) low, (sign, number) high)."""
+    ends = [(draw(st.sampled_from(["", "", "-"])), draw(_PERCENTS)) for _ in range(2)]
+    space = draw(st.sampled_from(["", " "]))
+    joiner = space + draw(st.sampled_from(["-", "\u2013", "~"])) + space
+    written = joiner.join(f"{sign}{n}{space}%" for sign, n in ends)
+    return Form(written, tuple(ends))

@@ -297,3 +297,9 @@ def number_list(items: tuple, unit: tuple | None) -> str:
     if unit:
         said[-1] = quantity(items[-1], [unit], [])
     return ", ".join(said)
+
+
+def percent_range(low: tuple, high: tuple) -> str:
+    """`10%-20%` → "ten to twenty percent": one "percent", at the end; a sign is "minus"."""
+    ends = [("minus " if sign else "") + decimal(n) for sign, n in (low, high)]
+    return f"{ends[0]} to {ends[1]} percent"

@@ -202,3 +202,9 @@ def number_list(items: tuple, unit: tuple | None) -> str:
     if unit:
         said[-1] = quantity(items[-1], [unit], [])
     return "、".join(said)
+
+
+def percent_range(low: tuple, high: tuple) -> str:
+    """`10%-20%` → 百分之十到百分之二十: each end a percentage, 负 before a negative one."""
+    ends = [("负" if sign else "") + "百分之" + decimal(n) for sign, n in (low, high)]
+    return "到".join(ends)

@@ -163,6 +163,8 @@ FORMS = [
     ("Value 1,5 bar", "Value one, five bar"),
     ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
     ("1.234,5 kg", "one point two three four, five kilograms"),
+    ("10%-20%", "ten to twenty percent"),
+    ("load 5 % \u2013 7.5 % now", "load five to seven point five percent now"),
     ("count 1,000,000", "count one million"),
     ("flow 2,350 m3/h", "flow two thousand three hundred fifty cubic meters per hour"),
     ("energy 1,234.5 kWh", "energy one thousand two hundred thirty four point five kilowatt hours"),

@@ -21,6 +21,7 @@ from reading_forms import (
     joined_fields,
     local_parts,
     macs,
+    percent_ranges,
     timestamps,
     units,
     utc_timestamps,
@@ -142,6 +143,12 @@ def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(form, fr
     assert heard(form.written, frame) == expected(ref.number_list(*form.parts), frame)
 
 
+@CLASSES
+@given(form=percent_ranges(), frame=frames)
+def test_a_range_of_percentages(form, frame):
+    assert heard(form.written, frame) == expected(ref.percent_range(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -153,6 +160,7 @@ ALL_FORMS = st.one_of(
     versions(),
     identifiers(),
     comma_lists(),
+    percent_ranges(),
 )
 
 

@@ -19,6 +19,7 @@ from reading_forms import (
     joined_fields,
     local_parts,
     macs,
+    percent_ranges,
     phone_numbers,
     timestamps_zh,
     units,
@@ -125,9 +126,22 @@ def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(front, f
     assert heard(front, form.written, frame) == expected(ref.number_list(*form.parts), frame)
 
 
+@CLASSES
+@given(form=percent_ranges(), frame=frames)
+def test_a_range_of_percentages(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.percent_range(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
-    durations(), macs(), units(), joined_fields(), timestamps_zh(), phone_numbers(), comma_lists()
+    durations(),
+    macs(),
+    units(),
+    joined_fields(),
+    timestamps_zh(),
+    phone_numbers(),
+    comma_lists(),
+    percent_ranges(),
 )
 
 

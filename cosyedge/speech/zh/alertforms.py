@@ -38,7 +38,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   `1.5e-3` → 一点五乘十的负三次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
 - units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
   `9.81m/s²` → 九点八一米每二次方秒, `40m/min` → 四十米每分钟, `60Nm` → 六十牛米;
-- percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度;
+- percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度, `10%-20%` →
+  百分之十到百分之二十 (the hyphen between two percentages is no 负);
 - other dotted numbers (versions) with 点 between cardinals: `2.1.0` → 二点一点零;
 - fractions 分之: `3/4` → 四分之三, `1 1/2` → 一又二分之一.
 """
@@ -124,6 +125,14 @@ def _range(m: re.Match[str]) -> str:
     if unit in ("%", "％"):
         return f"百分之{low}到百分之{high}"
     return f"{low}到{high}{say_unit(unit)}"
+
+
+def _percent_range(m: re.Match[str]) -> str:
+    """10%-20% → 百分之十到百分之二十: each end a percentage, 负 before a negative one's 百分之
+    (as `-5%` alone), the hyphen between them no sign."""
+    ends = ((m[1], m[2]), (m[3], m[4]))
+    low, high = ("负" * bool(sign) + "百分之" + _number_text(n) for sign, n in ends)
+    return f"{low}到{high}"
 
 
 def _number(m: re.Match[str]) -> str:
@@ -228,6 +237,11 @@ RULES: tuple[Rule, ...] = (
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
         rf"({UNIT}|[%％]){_UNIT_END}",
         _range,
+    ),
+    rule(
+        "range",
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
+        _percent_range,
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
