@@ -315,11 +315,12 @@ EMERGENCY = (("火警", "119"), ("匪警", "110"), ("急救", "120"), ("拨打",
 @st.composite
 def phone_numbers(draw) -> Form:
     """A telephone number by kind: a mobile (`13812345678`, `138-1234-5678`), a landline with
-    its area code and perhaps an extension (`021-60121234`, `(0755)2345678转3305`), an
+    its area code and perhaps an extension (`021-60121234`, `(0755)2345678转3305`), one in
+    hyphenated groups (`021-6012-1234`, `400-820-8820`), an
     extension (`分机3305`), an emergency number (`火警119`); after a word that says a number
     is dialled, or (mobiles and landlines) alone. Parts: (what precedes it as written, the
     groups it is said in, the extension)."""
-    kind = draw(st.sampled_from(["mobile", "landline", "extension", "emergency"]))
+    kind = draw(st.sampled_from(["mobile", "landline", "grouped", "extension", "emergency"]))
     digits = st.text("0123456789", min_size=1, max_size=1)
     if kind == "emergency":
         word, number = draw(st.sampled_from(EMERGENCY))
@@ -330,7 +331,16 @@ def phone_numbers(draw) -> Form:
     word = draw(st.sampled_from(["", "", *PHONE_WORDS]))
     word += draw(st.sampled_from(["", "\uff1a", " "])) if word else ""  # a full-width colon
     extension = ""
-    if kind == "mobile":
+    if kind == "grouped":  # 021-6012-1234, 0755-8888-6666, 400-820-8820: as written
+        head = draw(
+            st.sampled_from(
+                ["400", "800", "0" + draw(st.text("0123456789", min_size=2, max_size=3))]
+            )
+        )
+        middle = draw(st.text("0123456789", min_size=3, max_size=4))
+        groups = (head, middle, draw(st.text("0123456789", min_size=4, max_size=4)))
+        written = "-".join(groups)
+    elif kind == "mobile":
         groups = (
             "1" + draw(st.sampled_from("3456789")) + draw(digits),
             *(draw(st.text("0123456789", min_size=4, max_size=4)) for _ in range(2)),

@@ -12,8 +12,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   一、五巴 (a decimal comma is not guessed), `1.234,5kg` → 一点二三四、五千克;
 - telephone numbers digit by digit with 幺 for 1, a pause between groups: a mobile 3-4-4
   (`13812345678` → 幺三八, 幺二三四, 五六七八), a landline its area code and its number in two
-  (`021-60121234`), an extension after 转; after a word that says a number is dialled (拨打,
-  电话, 分机, 火警, 急救, ...) any number (`火警119` → 火警幺幺九);
+  (`021-60121234`), one written in hyphenated groups in those groups (`021-6012-1234`,
+  `0755-8888-6666`, `400-820-8820` → 四零零, 八二零, 八八二零), an extension after 转; after a
+  word that says a number is dialled (拨打, 电话, 分机, 火警, 急救, ...) any number
+  (`火警119` → 火警幺幺九);
 - identifiers are digit by digit: leading zeros (`007`) and nine digits or more;
 - device tags spell their letters and read digits one by one with 幺 for 1, 杠 for a hyphen:
   `PT-101` → P T 杠 幺零幺, `A3-07` → A 三 杠 零七; a single letter glued to a number with no
