@@ -431,3 +431,25 @@ def percent_ranges(draw) -> Form:
     joiner = space + draw(st.sampled_from(["-", "\u2013", "~"])) + space
     written = joiner.join(f"{sign}{n}{space}%" for sign, n in ends)
     return Form(written, tuple(ends))
+
+
+# --- powers of ten written with a caret --------------------------------------------------------
+
+
+@st.composite
+def caret_powers(draw, latin_x: bool = True) -> Form:
+    """A power of ten with `^`, after a number and a times sign (`3.2*10^5 Pa`, `3.2x10^5`,
+    `2.5*10^-3 m`; the Latin x with `latin_x`) or alone (`10^6`). Parts: (the number or None,
+    the exponent's sign, the exponent, the unit's term or None)."""
+    sign = draw(st.sampled_from(["", "", "-", "+"]))
+    power = str(draw(st.integers(1, 24)))
+    written = "10^" + sign + power
+    if draw(st.integers(0, 3)) == 0:
+        return Form(written, (None, sign, power, None))
+    mantissa = draw(st.sampled_from(["2", "3.2", "1.5", "6.02", "12", "9.81"]))
+    times = draw(st.sampled_from(["\u00d7", "*", *(["x"] if latin_x else [])]))
+    unit = draw(st.sampled_from([None, ("", "Pa", 1), ("k", "Pa", 1), ("k", "g", 1)]))
+    written = mantissa + times + written
+    if unit:
+        written += draw(st.sampled_from(["", " "])) + unit[0] + unit[1]
+    return Form(written, (mantissa, sign, power, unit))

@@ -303,3 +303,13 @@ def percent_range(low: tuple, high: tuple) -> str:
     """`10%-20%` → "ten to twenty percent": one "percent", at the end; a sign is "minus"."""
     ends = [("minus " if sign else "") + decimal(n) for sign, n in (low, high)]
     return f"{ends[0]} to {ends[1]} percent"
+
+
+def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None) -> str:
+    """`3.2x10^5 Pa` → "three point two times ten to the five pascals"; `10^6` → "ten to the
+    six"; a minus exponent "minus", a plus one silent."""
+    said = "ten to the " + ("minus " if sign == "-" else "") + cardinal(int(power))
+    if mantissa is None:
+        return said
+    said = decimal(mantissa) + " times " + said
+    return said + (" " + unit_term(*unit, many=True) if unit else "")

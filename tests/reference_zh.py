@@ -208,3 +208,11 @@ def percent_range(low: tuple, high: tuple) -> str:
     """`10%-20%` → 百分之十到百分之二十: each end a percentage, 负 before a negative one."""
     ends = [("负" if sign else "") + "百分之" + decimal(n) for sign, n in (low, high)]
     return "到".join(ends)
+
+
+def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None) -> str:
+    """`3.2*10^5Pa` → 三点二乘十的五次方帕; `10^6` → 十的六次方; a minus exponent 负."""
+    said = "十的" + ("负" if sign == "-" else "") + integer(int(power)) + "次方"
+    if mantissa is None:
+        return said
+    return decimal(mantissa) + "乘" + said + (unit_term(*unit, False) if unit else "")

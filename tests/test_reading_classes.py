@@ -15,6 +15,7 @@ from reading_forms import (
     CLASSES,
     ZONES,
     Form,
+    caret_powers,
     comma_lists,
     durations,
     identifiers,
@@ -149,6 +150,12 @@ def test_a_range_of_percentages(form, frame):
     assert heard(form.written, frame) == expected(ref.percent_range(*form.parts), frame)
 
 
+@CLASSES
+@given(form=caret_powers(), frame=frames)
+def test_a_power_of_ten_written_with_a_caret(form, frame):
+    assert heard(form.written, frame) == expected(ref.caret_power(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -161,6 +168,7 @@ ALL_FORMS = st.one_of(
     identifiers(),
     comma_lists(),
     percent_ranges(),
+    caret_powers(),
 )
 
 

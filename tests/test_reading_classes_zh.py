@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     ZONES,
+    caret_powers,
     comma_lists,
     durations,
     joined_fields,
@@ -132,6 +133,12 @@ def test_a_range_of_percentages(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.percent_range(*form.parts), frame)
 
 
+@CLASSES
+@given(form=caret_powers(latin_x=False), frame=frames)
+def test_a_power_of_ten_written_with_a_caret(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.caret_power(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
     durations(),
@@ -142,6 +149,7 @@ ALL_FORMS = st.one_of(
     phone_numbers(),
     comma_lists(),
     percent_ranges(),
+    caret_powers(latin_x=False),
 )
 
 

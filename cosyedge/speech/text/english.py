@@ -44,7 +44,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   bar` → "one, five bar", `1.234,5 kg` → "one point two three four, five kilograms" (a
   decimal comma or a European grouping is never guessed: a list invents no magnitude);
 - scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
-  minus three", `1.2E+05` → "... to the five";
+  minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
+  `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
+  pascals", and alone: `10^6` → "ten to the six";
 - fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
   quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
   number is read with "slash" (`12/3`);
@@ -76,6 +78,7 @@ from cosyedge.speech.text.words import (
     MONTHS,
     cardinal,
     digits,
+    exponent,
     fraction,
     letters,
     number,
@@ -126,6 +129,12 @@ _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)"
 # Digits joined by commas: one number only where the commas group thousands (1,450 and
 # 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
 _COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
+# A power of ten written with a caret: after a times sign (3.2x10^5, 3.2*10^5) it is
+# scientific notation, written as such for the number rules; alone (10^6) it is said as one.
+_TIMES_POWER = re.compile(
+    rf"{_NUMBER_START}(\d+(?:\.\d+)?)\s?[x\u00d7*·⋅]\s?10\^([-+]?\d+)(?![\d^])"
+)
+_POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
 _PERCENT_RANGE = re.compile(
@@ -252,6 +261,10 @@ _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    rule("scientific notation", _TIMES_POWER, r"\1e\2"),
+    Rule(
+        "scientific notation", _POWER, lambda m: "ten" + exponent(m[1]).removeprefix(" times ten")
+    ),
     Rule("date", _DATE, _date),
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),

@@ -37,7 +37,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
 - negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
-  `1.5e-3` → 一点五乘十的负三次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
+  `1.5e-3` → 一点五乘十的负三次方, `3.2*10^5Pa` (or with the multiplication sign) →
+  三点二乘十的五次方帕, `10^6` → 十的六次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
 - units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
   `9.81m/s²` → 九点八一米每二次方秒, `40m/min` → 四十米每分钟, `60Nm` → 六十牛米;
 - percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度, `10%-20%` →
@@ -192,6 +193,12 @@ def _comma_list(m: re.Match[str]) -> str:
     return written if _THOUSANDS.fullmatch(written) else "、".join(written.split(","))
 
 
+def _power(m: re.Match[str]) -> str:
+    """10^6 → 十的六次方, 10^-3 → 十的负三次方: a power of ten alone."""
+    power = m.group(1)
+    return "十的" + "负" * power.startswith("-") + read_integer(int(power.lstrip("+-"))) + "次方"
+
+
 def _year(m: re.Match[str]) -> str:
     return read_digits(m.group(1)) + "年"
 
@@ -199,6 +206,14 @@ def _year(m: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     *fields.RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
+    # as 3.2e5Pa); alone (10^6) it is said as a power.
+    rule(
+        "scientific notation",
+        r"(?<![\d.])(\d+(?:\.\d+)?)\s*[x×*·⋅]\s*10\^([-+]?\d+)(?![\d^])",
+        r"\1e\2",
+    ),
+    rule("scientific notation", r"(?<![\d.^A-Za-z])10\^([-+]?\d+)(?![\d^])", _power),
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
     rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
     rule(
