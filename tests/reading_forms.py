@@ -453,3 +453,21 @@ def caret_powers(draw, latin_x: bool = True) -> Form:
     if unit:
         written += draw(st.sampled_from(["", " "])) + unit[0] + unit[1]
     return Form(written, (mantissa, sign, power, unit))
+
+
+# --- ranges with the unit written on -----------------------------------------------------------
+
+_RANGE_ENDS = ("0", "1", "4", "5", "10", "20", "0.5", "1.5", "250")
+# Units of more than one letter: a lone letter is a unit only where a clause ends.
+_RANGE_UNITS = (("m", "A", 1), ("k", "V", 1), ("", "bar", 1), ("m", "m", 1), ("k", "Pa", 1))
+
+
+@st.composite
+def unit_ranges(draw) -> Form:
+    """Two numbers joined by `-`, an en dash or `~`, the unit written on the second, spaced or
+    not: `4-20mA`, `0.5-1.5mm`, `5~10 bar`. Parts: (low, high, the unit's term)."""
+    low, high = draw(st.sampled_from(_RANGE_ENDS)), draw(st.sampled_from(_RANGE_ENDS))
+    unit = draw(st.sampled_from(_RANGE_UNITS))
+    joiner = draw(st.sampled_from(["-", "-", "\u2013", "~"]))
+    space = draw(st.sampled_from(["", "", " "]))
+    return Form(low + joiner + high + space + unit[0] + unit[1], (low, high, unit))

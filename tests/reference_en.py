@@ -313,3 +313,9 @@ def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None)
         return said
     said = decimal(mantissa) + " times " + said
     return said + (" " + unit_term(*unit, many=True) if unit else "")
+
+
+def unit_range(low: str, high: str, unit: tuple) -> str:
+    """`4-20mA` → "four to twenty milliamps": the unit after the second number, as it would
+    be after that number alone."""
+    return decimal(low) + " to " + quantity(high, [unit], [])

@@ -24,6 +24,7 @@ from reading_forms import (
     macs,
     percent_ranges,
     timestamps,
+    unit_ranges,
     units,
     utc_timestamps,
     versions,
@@ -156,6 +157,12 @@ def test_a_power_of_ten_written_with_a_caret(form, frame):
     assert heard(form.written, frame) == expected(ref.caret_power(*form.parts), frame)
 
 
+@CLASSES
+@given(form=unit_ranges(), frame=frames)
+def test_a_range_with_its_unit_written_on(form, frame):
+    assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -169,6 +176,7 @@ ALL_FORMS = st.one_of(
     comma_lists(),
     percent_ranges(),
     caret_powers(),
+    unit_ranges(),
 )
 
 

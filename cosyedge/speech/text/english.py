@@ -52,7 +52,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   number is read with "slash" (`12/3`);
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
   `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
-- ranges `5-10`, `5~10` (or with an en dash; `10%-20%` → "ten to twenty percent", the
+- ranges `5-10`, `5~10` (or with an en dash; the unit may be written on: `4-20mA` → "four
+  to twenty milliamps", `0.5-1.5mm`; `10%-20%` → "ten to twenty percent", the
   hyphen between two percentages is no minus) and ratios `3:1` with "to"; comparison signs;
   tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
   ordinals `1st`, `22nd`;
@@ -139,6 +140,11 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
 _PERCENT_RANGE = re.compile(
     rf"{_NUMBER_START}(-?{_NUM})\s?%\s?[-\u2013~]\s?(-?{_NUM})\s?%(?![\w%])"
+)
+# A range with its unit written on (4-20mA, 0.5-1.5mm): a range, the unit left for its rule.
+_UNIT_RANGE = re.compile(
+    rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})"
+    rf"(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^]))"
 )
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
@@ -273,6 +279,7 @@ _LINES = (
     Rule("time", _TIME, _time),
     Rule("fraction", _FRACTION, _fraction),
     rule("range", _PERCENT_RANGE, r"\1 to \2 percent"),
+    rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
     rule("sign", _MINUS, "minus "),
