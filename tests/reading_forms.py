@@ -471,3 +471,17 @@ def unit_ranges(draw) -> Form:
     joiner = draw(st.sampled_from(["-", "-", "\u2013", "~"]))
     space = draw(st.sampled_from(["", "", " "]))
     return Form(low + joiner + high + space + unit[0] + unit[1], (low, high, unit))
+
+
+# --- one small letter written onto a number, inside a clause ----------------------------------
+
+
+@st.composite
+def glued_letters(draw) -> Form:
+    """A number with one small letter written on, then more of the clause: a unit (`5s then`,
+    `3m high`, `2.5l left`), a times sign (`2x pumps`) or another letter (`2w`, `1d`). Parts:
+    (the number, the letter, the word after it)."""
+    amount = draw(st.sampled_from(["1", "2", "3", "5", "12", "0.5", "2.5"]))
+    letter = draw(st.sampled_from("smhlxdwbqyz"))
+    after = draw(st.sampled_from(["then", "high", "pumps", "left"]))
+    return Form(f"{amount}{letter} {after}", (amount, letter, after))

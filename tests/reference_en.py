@@ -319,3 +319,15 @@ def unit_range(low: str, high: str, unit: tuple) -> str:
     """`4-20mA` → "four to twenty milliamps": the unit after the second number, as it would
     be after that number alone."""
     return decimal(low) + " to " + quantity(high, [unit], [])
+
+
+def glued_letter(amount: str, letter: str, after: str) -> str:
+    """`5s then` → "five seconds then" (m, s, h, l are units), `2x pumps` → "two times
+    pumps", `2w then` → "two W then" (any other letter said apart)."""
+    if letter in "mshl":
+        said = quantity(amount, [("", letter, 1)], [])
+    elif letter == "x":
+        said = decimal(amount) + " times"
+    else:
+        said = decimal(amount) + " " + letter.upper()
+    return f"{said} {after}"

@@ -18,6 +18,7 @@ from reading_forms import (
     caret_powers,
     comma_lists,
     durations,
+    glued_letters,
     identifiers,
     joined_fields,
     local_parts,
@@ -163,6 +164,12 @@ def test_a_range_with_its_unit_written_on(form, frame):
     assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
 
 
+@CLASSES
+@given(form=glued_letters(), frame=frames)
+def test_one_small_letter_written_onto_a_number_inside_a_clause(form, frame):
+    assert heard(form.written, frame) == expected(ref.glued_letter(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -177,6 +184,7 @@ ALL_FORMS = st.one_of(
     percent_ranges(),
     caret_powers(),
     unit_ranges(),
+    glued_letters(),
 )
 
 

@@ -61,7 +61,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
-`pump 3 A failed` keeps its letter; units are read from their parts (text/units.py): `5
+`pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
+"five seconds then", `3m high` → "three meters high"; another small letter written onto a
+number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
+"three times four hundred volts"; units are read from their parts (text/units.py): `5
 kvar·h` → "five kilovar hours", `12 ft·lbf` → "twelve foot pounds force", `2 m/s²` → "two
 meters per second squared".
 """
@@ -136,6 +139,10 @@ _TIMES_POWER = re.compile(
     rf"{_NUMBER_START}(\d+(?:\.\d+)?)\s?[x\u00d7*·⋅]\s?10\^([-+]?\d+)(?![\d^])"
 )
 _POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
+# A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x starts a hexadecimal number.
+_TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
+# One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
+_NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
 _PERCENT_RANGE = re.compile(
@@ -279,12 +286,14 @@ _LINES = (
     Rule("time", _TIME, _time),
     Rule("fraction", _FRACTION, _fraction),
     rule("range", _PERCENT_RANGE, r"\1 to \2 percent"),
+    rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
     *units.RULES,
+    Rule("number with letters", _NUMBER_LETTER, lambda m: f"{m[1]} {m[2].upper()}"),
     Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
     rule("label A", _LABEL_A, "eh"),
     rule("equipment number", _HASH, "number "),

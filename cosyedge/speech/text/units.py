@@ -95,8 +95,10 @@ def _with_unit(m: re.Match[str]) -> str:
     unit = GRAMMAR.parse(symbol)
     if unit is None or (unit.lone_letter and symbol not in LETTERS):
         return m.group(0)
-    if unit.lone_letter and not _CLAUSE_END.match(m.string, m.end()):
-        return m.group(0)  # pump 3 A failed: a letter, not amps
+    # A small letter written onto its number is its unit anywhere (3m high, 5s then).
+    glued = symbol.islower() and m.group(0) == written + symbol
+    if unit.lone_letter and not glued and not _CLAUSE_END.match(m.string, m.end()):
+        return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
 
 
