@@ -423,14 +423,16 @@ _PERCENTS = st.one_of(
 
 
 @st.composite
-def percent_ranges(draw) -> Form:
+def percent_ranges(draw, per_mille: bool = False) -> Form:
     """Two percentages joined by `-`, an en dash or `~`, each with its sign, spaced or not:
-    `10%-20%`, `5 % \u2013 7.5 %`, `-5%~10%`. Parts: ((sign, number) low, (sign, number) high)."""
+    `10%-20%`, `5 % \u2013 7.5 %`, `-5%~10%`; per mille too with `per_mille` (`3\u2030-5\u2030`).
+    Parts: ((sign, number) low, (sign, number) high, the sign written after each)."""
     ends = [(draw(st.sampled_from(["", "", "-"])), draw(_PERCENTS)) for _ in range(2)]
     space = draw(st.sampled_from(["", " "]))
     joiner = space + draw(st.sampled_from(["-", "\u2013", "~"])) + space
-    written = joiner.join(f"{sign}{n}{space}%" for sign, n in ends)
-    return Form(written, tuple(ends))
+    symbol = draw(st.sampled_from(["%", "\u2030"] if per_mille else ["%"]))
+    written = joiner.join(f"{sign}{n}{space}{symbol}" for sign, n in ends)
+    return Form(written, (*ends, symbol))
 
 
 # --- powers of ten written with a caret --------------------------------------------------------

@@ -299,10 +299,11 @@ def number_list(items: tuple, unit: tuple | None) -> str:
     return ", ".join(said)
 
 
-def percent_range(low: tuple, high: tuple) -> str:
-    """`10%-20%` → "ten to twenty percent": one "percent", at the end; a sign is "minus"."""
+def percent_range(low: tuple, high: tuple, symbol: str) -> str:
+    """`10%-20%` → "ten to twenty percent": one "percent" (or "per mille"), at the end; a sign
+    is "minus"."""
     ends = [("minus " if sign else "") + decimal(n) for sign, n in (low, high)]
-    return f"{ends[0]} to {ends[1]} percent"
+    return f"{ends[0]} to {ends[1]} " + ("percent" if symbol == "%" else "per mille")
 
 
 def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None) -> str:

@@ -204,7 +204,7 @@ def number_list(items: tuple, unit: tuple | None) -> str:
     return "、".join(said)
 
 
-def percent_range(low: tuple, high: tuple) -> str:
+def percent_range(low: tuple, high: tuple, symbol: str) -> str:
     """`10%-20%` → 百分之十到百分之二十: each end a percentage, 负 before a negative one."""
     ends = [("负" if sign else "") + "百分之" + decimal(n) for sign, n in (low, high)]
     return "到".join(ends)

@@ -147,7 +147,7 @@ def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(form, fr
 
 
 @CLASSES
-@given(form=percent_ranges(), frame=frames)
+@given(form=percent_ranges(per_mille=True), frame=frames)
 def test_a_range_of_percentages(form, frame):
     assert heard(form.written, frame) == expected(ref.percent_range(*form.parts), frame)
 
@@ -181,7 +181,7 @@ ALL_FORMS = st.one_of(
     versions(),
     identifiers(),
     comma_lists(),
-    percent_ranges(),
+    percent_ranges(per_mille=True),
     caret_powers(),
     unit_ranges(),
     glued_letters(),

@@ -51,7 +51,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
   number is read with "slash" (`12/3`);
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
-  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
+  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent", `5‰` → "five per
+  mille";
 - ranges `5-10`, `5~10` (or with an en dash; the unit may be written on: `4-20mA` → "four
   to twenty milliamps", `0.5-1.5mm`; `10%-20%` → "ten to twenty percent", the
   hyphen between two percentages is no minus) and ratios `3:1` with "to"; comparison signs;
@@ -95,6 +96,7 @@ __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordi
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
 VERSION = "en-4"
 
+_PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
@@ -146,7 +148,7 @@ _NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u201
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
 _PERCENT_RANGE = re.compile(
-    rf"{_NUMBER_START}(-?{_NUM})\s?%\s?[-\u2013~]\s?(-?{_NUM})\s?%(?![\w%])"
+    rf"{_NUMBER_START}(-?{_NUM})\s?([%\u2030])\s?[-\u2013~]\s?(-?{_NUM})\s?\2(?![\w%\u2030])"
 )
 # A range with its unit written on (4-20mA, 0.5-1.5mm): a range, the unit left for its rule.
 _UNIT_RANGE = re.compile(
@@ -285,7 +287,7 @@ _LINES = (
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
     Rule("fraction", _FRACTION, _fraction),
-    rule("range", _PERCENT_RANGE, r"\1 to \2 percent"),
+    Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
     rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),

@@ -58,6 +58,7 @@ WORDS = {
     "ppb": ("part per billion", "parts per billion"),
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
+    "\u2030": ("per mille", "per mille"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
@@ -67,7 +68,7 @@ GRAMMAR = Grammar.of(WORDS)
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
-_LONE = re.compile(r"°C|°F|%|°")
+_LONE = re.compile("°C|°F|%|°|\u2030")
 
 
 def term_words(term: Term, plural: bool) -> str:
