@@ -487,3 +487,32 @@ def glued_letters(draw) -> Form:
     letter = draw(st.sampled_from("smhlxdwbqyz"))
     after = draw(st.sampled_from(["then", "high", "pumps", "left"]))
     return Form(f"{amount}{letter} {after}", (amount, letter, after))
+
+
+# --- English telephone numbers -------------------------------------------------------------------
+
+_DIGITS = "0123456789"
+
+
+@st.composite
+def phones_en(draw) -> Form:
+    """A telephone number after a word that says one is dialled (`call 555-1234`, `Dial 911`,
+    `tel: 555-123-4567`) or with a country code and a bracketed area code (`+1 (555)
+    123-4567`), perhaps an extension (`ext. 204`). Parts: (the word as written, the groups,
+    whether a country code leads them, the extension)."""
+    word = draw(st.sampled_from(["call ", "Call ", "Dial ", "phone ", "tel: ", "Fax "]))
+    sizes = draw(st.sampled_from([(3,), (3, 4), (3, 3, 4), (4, 4)]))
+    groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
+    written, code = word + "-".join(groups), False
+    if draw(st.integers(0, 2)) == 0:
+        country, area = (
+            draw(st.sampled_from(["1", "44", "86"])),
+            draw(st.text(_DIGITS, min_size=3, max_size=3)),
+        )
+        word, code = draw(st.sampled_from(["", "call "])), True
+        written = f"{word}+{country} ({area}) " + "-".join(groups)
+        groups = [country, area, *groups]
+    extension = draw(st.sampled_from(["", "204", "12"]))
+    if extension:
+        written += draw(st.sampled_from([" ext. ", " ext "])) + extension
+    return Form(written, (word, tuple(groups), code, extension))

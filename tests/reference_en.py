@@ -332,3 +332,14 @@ def glued_letter(amount: str, letter: str, after: str) -> str:
     else:
         said = decimal(amount) + " " + letter.upper()
     return f"{said} {after}"
+
+
+def _dialled(group: str) -> str:
+    return " ".join("oh" if c == "0" else WORDS[int(c)] for c in group)
+
+
+def phone(word: str, groups: tuple, code: bool, extension: str) -> str:
+    """Digit by digit, zero "oh", a pause between groups, "plus" before a country code, an
+    extension after "extension"."""
+    said = word + ("plus " if code else "") + ", ".join(_dialled(g) for g in groups)
+    return said + (" extension " + _dialled(extension) if extension else "")

@@ -169,6 +169,12 @@ FORMS = [
     ("3\u2030-5\u2030", "three to five per mille"),
     ("signal 4-20mA", "signal four to twenty milliamps"),
     ("wait 5s then go", "wait five seconds then go"),
+    ("call 555-1234", "call five five five, one two three four"),
+    (
+        "+1 (555) 123-4567 ext. 204",
+        "plus one, five five five, one two three, four five six seven extension two oh four",
+    ),
+    ("Dial 911", "Dial nine one one"),
     ("tank 3m high", "tank three meters high"),
     ("2w later", "two W later"),
     ("2x pumps", "two times pumps"),

@@ -24,6 +24,7 @@ from reading_forms import (
     local_parts,
     macs,
     percent_ranges,
+    phones_en,
     timestamps,
     unit_ranges,
     units,
@@ -170,6 +171,12 @@ def test_one_small_letter_written_onto_a_number_inside_a_clause(form, frame):
     assert heard(form.written, frame) == expected(ref.glued_letter(*form.parts), frame)
 
 
+@CLASSES
+@given(form=phones_en(), frame=frames)
+def test_telephone_numbers(form, frame):
+    assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -185,6 +192,7 @@ ALL_FORMS = st.one_of(
     caret_powers(),
     unit_ranges(),
     glued_letters(),
+    phones_en(),
 )
 
 

@@ -29,6 +29,11 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - versions after a v, or after a word saying one follows: `v4.0.2` → "version four point
   zero point two", `fw v1.12.3` → "fw version one point twelve point three", `firmware 4.12`
   → "firmware four point twelve" (not a decimal), `-rc1` → "dash R C one";
+- telephone numbers digit by digit (zero "oh") in their groups, a pause between, after a
+  word that says one is dialled or with a country code and a bracketed area code: `call
+  555-1234` → "call five five five, one two three four", `+1 (555) 123-4567 ext. 204` → "plus
+  one, five five five, one two three, four five six seven extension two oh four", `Dial 911`
+  → "Dial nine one one";
 - IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
   dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
   "point": `2.1.0` → "two point one point zero";
@@ -145,6 +150,14 @@ _POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
 _TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
 # One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
 _NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
+# Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911), or
+# with a country code and an area code in brackets (+1 (555) 123-4567); an extension after.
+_PHONE = re.compile(
+    r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|[Tt]el\.?|[Ff]ax|[Hh]otline):?\s+)"
+    r"(\+\d{1,3}\s?)?(?:\((\d{3})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{3})\)\s?)"
+    r"(\d{3,4}(?:-\d{3,4}){0,2})(?![\w-]|[.,]\d)"
+)
+_EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
 _PERCENT_RANGE = re.compile(
@@ -178,6 +191,16 @@ def _comma_list(m: re.Match[str]) -> str:
     never invents a magnitude), `1.234,5` → "1.234, 5" (no European grouping is assumed)."""
     written = m.group(0)
     return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
+
+
+def _phone(m: re.Match[str]) -> str:
+    """Digit by digit, zero "oh", in the groups written, a pause between them: `+1 (555)
+    123-4567` → "plus one, five five five, one two three, four five six seven"."""
+    word, code, area, code_alone, area_alone, number = m.groups()
+    code, area = code or code_alone, area or area_alone
+    groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
+    said = ", ".join(digits(g, zero="oh") for g in [*groups, *number.split("-")])
+    return (word or "") + ("plus " if code else "") + said
 
 
 def _code(m: re.Match[str]) -> str:
@@ -274,6 +297,8 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    Rule("telephone number", _PHONE, _phone),
+    Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
     rule("scientific notation", _TIMES_POWER, r"\1e\2"),
