@@ -516,3 +516,15 @@ def phones_en(draw) -> Form:
     if extension:
         written += draw(st.sampled_from([" ext. ", " ext "])) + extension
     return Form(written, (word, tuple(groups), code, extension))
+
+
+# --- a day and a month without a year ------------------------------------------------------------
+
+
+@st.composite
+def day_months(draw) -> Form:
+    """A day and a month, two digits each, `/` between: day first (`01/05`), or month first
+    where the day cannot be a month (`12/31`). Parts: (month, day)."""
+    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
+    return Form(f"{first:02}/{second:02}", (month, day))

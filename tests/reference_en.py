@@ -343,3 +343,8 @@ def phone(word: str, groups: tuple, code: bool, extension: str) -> str:
     extension after "extension"."""
     said = word + ("plus " if code else "") + ", ".join(_dialled(g) for g in groups)
     return said + (" extension " + _dialled(extension) if extension else "")
+
+
+def day_month(month: int, day: int) -> str:
+    """`01/05` → "May first": the month, then the day as an ordinal."""
+    return f"{MONTHS[month - 1]} {ordinal(day)}"

@@ -175,6 +175,8 @@ FORMS = [
         "plus one, five five five, one two three, four five six seven extension two oh four",
     ),
     ("Dial 911", "Dial nine one one"),
+    ("on 01/05", "on May first"),
+    ("due 12/31 now", "due December thirty first now"),
     ("tank 3m high", "tank three meters high"),
     ("2w later", "two W later"),
     ("2x pumps", "two times pumps"),

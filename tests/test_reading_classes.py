@@ -17,6 +17,7 @@ from reading_forms import (
     Form,
     caret_powers,
     comma_lists,
+    day_months,
     durations,
     glued_letters,
     identifiers,
@@ -177,6 +178,12 @@ def test_telephone_numbers(form, frame):
     assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)
 
 
+@CLASSES
+@given(form=day_months(), frame=frames)
+def test_a_day_and_a_month_without_a_year(form, frame):
+    assert heard(form.written, frame) == expected(ref.day_month(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -193,6 +200,7 @@ ALL_FORMS = st.one_of(
     unit_ranges(),
     glued_letters(),
     phones_en(),
+    day_months(),
 )
 
 

@@ -13,6 +13,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   follows after a space or a `T`;
 - a date or a time directly followed by a colon, as a heading writes it (`Report
   15/11/2026: ...`, `At 07:45: ...`), is still a date or a time;
+- a day and a month without a year, two digits each side, day first unless it cannot be:
+  `01/05` → "May first", `12/31` → "December thirty first" (a fraction is written with fewer
+  digits: `1/2`, `3/4`; `10/20` is a date, October twentieth);
 - the 12-hour clock: `7:45am` → "seven forty five eh M", `11 p.m.` → "eleven P M";
 - times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
   seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
@@ -136,6 +139,8 @@ _TIME = re.compile(
 _CLOCK12 = re.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
+# A day and a month without a year: two digits each side (01/05, 12/31); `1/2` is a fraction.
+_DAY_MONTH = re.compile(rf"{_FIELD_START}(\d{{2}})/(\d{{2}})(?![\w/]|[.,:]\d)")
 _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
 # Digits joined by commas: one number only where the commas group thousands (1,450 and
 # 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
@@ -229,6 +234,15 @@ def _date(m: re.Match[str]) -> str:
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
 
+def _day_and_month(m: re.Match[str]) -> str:
+    """`01/05` → "May first", `12/31` → "December thirty first" (day first unless it cannot
+    be); two digits that are no day and month (`25/50`) are left for the fraction rule."""
+    d, mo = _day_month(m.group(1), m.group(2))
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return m.group(0)
+    return f"{MONTHS[mo - 1]} {ordinal(d)}"
+
+
 def _ipv4(m: re.Match[str]) -> str:
     address, port, prefix = m.groups()
     octets = address.split(".")
@@ -311,6 +325,7 @@ _LINES = (
     Rule("device tag", _CODE, _code),
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
+    Rule("date", _DAY_MONTH, _day_and_month),
     Rule("fraction", _FRACTION, _fraction),
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
     rule("times", _TIMES, r"\1 times "),
