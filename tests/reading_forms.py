@@ -315,11 +315,12 @@ EMERGENCY = (("火警", "119"), ("匪警", "110"), ("急救", "120"), ("拨打",
 @st.composite
 def phone_numbers(draw) -> Form:
     """A telephone number by kind: a mobile (`13812345678`, `138-1234-5678`), a landline with
-    its area code and perhaps an extension (`021-60121234`, `(0755)2345678转3305`), an
+    its area code and perhaps an extension (`021-60121234`, `(0755)2345678转3305`), one in
+    hyphenated groups (`021-6012-1234`, `400-820-8820`), an
     extension (`分机3305`), an emergency number (`火警119`); after a word that says a number
     is dialled, or (mobiles and landlines) alone. Parts: (what precedes it as written, the
     groups it is said in, the extension)."""
-    kind = draw(st.sampled_from(["mobile", "landline", "extension", "emergency"]))
+    kind = draw(st.sampled_from(["mobile", "landline", "grouped", "extension", "emergency"]))
     digits = st.text("0123456789", min_size=1, max_size=1)
     if kind == "emergency":
         word, number = draw(st.sampled_from(EMERGENCY))
@@ -330,7 +331,16 @@ def phone_numbers(draw) -> Form:
     word = draw(st.sampled_from(["", "", *PHONE_WORDS]))
     word += draw(st.sampled_from(["", "\uff1a", " "])) if word else ""  # a full-width colon
     extension = ""
-    if kind == "mobile":
+    if kind == "grouped":  # 021-6012-1234, 0755-8888-6666, 400-820-8820: as written
+        head = draw(
+            st.sampled_from(
+                ["400", "800", "0" + draw(st.text("0123456789", min_size=2, max_size=3))]
+            )
+        )
+        middle = draw(st.text("0123456789", min_size=3, max_size=4))
+        groups = (head, middle, draw(st.text("0123456789", min_size=4, max_size=4)))
+        written = "-".join(groups)
+    elif kind == "mobile":
         groups = (
             "1" + draw(st.sampled_from("3456789")) + draw(digits),
             *(draw(st.text("0123456789", min_size=4, max_size=4)) for _ in range(2)),
@@ -378,3 +388,143 @@ def local_parts(parts: tuple, zone: str) -> tuple[tuple, tuple]:
     local = moment.astimezone(ZoneInfo(zone))
     time = ("24", f"{local.hour:02d}", local.minute, f"{local.second:02d}" if seconds else None)
     return (local.year, local.month, local.day), (*time, fraction[1:] or None, False)
+
+
+# --- digits joined by commas that do not group thousands --------------------------------------
+
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_LIST_ITEMS = st.one_of(
+    st.integers(0, 9999).map(str),
+    st.tuples(st.integers(0, 99), st.integers(0, 999)).map(lambda p: f"{p[0]}.{p[1]}"),
+)
+
+
+@st.composite
+def comma_lists(draw) -> Form:
+    """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
+    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5 kg` (a European grouping). Parts: (the
+    numbers as written, the unit's terms or None)."""
+    items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
+    written = ",".join(items)
+    assume(not _GROUPED.fullmatch(written))
+    unit = draw(st.sampled_from([None, ("", "bar", 1), ("k", "g", 1)]))
+    if unit is None:
+        return Form(written, (tuple(items), None))
+    space = draw(st.sampled_from(["", " "]))
+    return Form(written + space + unit[0] + unit[1], (tuple(items), unit))
+
+
+# --- ranges of percentages ---------------------------------------------------------------------
+
+_PERCENTS = st.one_of(
+    st.integers(0, 100).map(str),
+    st.tuples(st.integers(0, 99), st.integers(0, 99)).map(lambda p: f"{p[0]}.{p[1]}"),
+)
+
+
+@st.composite
+def percent_ranges(draw, per_mille: bool = False) -> Form:
+    """Two percentages joined by `-`, an en dash or `~`, each with its sign, spaced or not:
+    `10%-20%`, `5 % \u2013 7.5 %`, `-5%~10%`; per mille too with `per_mille` (`3\u2030-5\u2030`).
+    Parts: ((sign, number) low, (sign, number) high, the sign written after each)."""
+    ends = [(draw(st.sampled_from(["", "", "-"])), draw(_PERCENTS)) for _ in range(2)]
+    space = draw(st.sampled_from(["", " "]))
+    joiner = space + draw(st.sampled_from(["-", "\u2013", "~"])) + space
+    symbol = draw(st.sampled_from(["%", "\u2030"] if per_mille else ["%"]))
+    written = joiner.join(f"{sign}{n}{space}{symbol}" for sign, n in ends)
+    return Form(written, (*ends, symbol))
+
+
+# --- powers of ten written with a caret --------------------------------------------------------
+
+
+@st.composite
+def caret_powers(draw, latin_x: bool = True) -> Form:
+    """A power of ten with `^`, after a number and a times sign (`3.2*10^5 Pa`, `3.2x10^5`,
+    `2.5*10^-3 m`; the Latin x with `latin_x`) or alone (`10^6`). Parts: (the number or None,
+    the exponent's sign, the exponent, the unit's term or None)."""
+    sign = draw(st.sampled_from(["", "", "-", "+"]))
+    power = str(draw(st.integers(1, 24)))
+    written = "10^" + sign + power
+    if draw(st.integers(0, 3)) == 0:
+        return Form(written, (None, sign, power, None))
+    mantissa = draw(st.sampled_from(["2", "3.2", "1.5", "6.02", "12", "9.81"]))
+    times = draw(st.sampled_from(["\u00d7", "*", *(["x"] if latin_x else [])]))
+    unit = draw(st.sampled_from([None, ("", "Pa", 1), ("k", "Pa", 1), ("k", "g", 1)]))
+    written = mantissa + times + written
+    if unit:
+        written += draw(st.sampled_from(["", " "])) + unit[0] + unit[1]
+    return Form(written, (mantissa, sign, power, unit))
+
+
+# --- ranges with the unit written on -----------------------------------------------------------
+
+_RANGE_ENDS = ("0", "1", "4", "5", "10", "20", "0.5", "1.5", "250")
+# Units of more than one letter: a lone letter is a unit only where a clause ends.
+_RANGE_UNITS = (("m", "A", 1), ("k", "V", 1), ("", "bar", 1), ("m", "m", 1), ("k", "Pa", 1))
+
+
+@st.composite
+def unit_ranges(draw) -> Form:
+    """Two numbers joined by `-`, an en dash or `~`, the unit written on the second, spaced or
+    not: `4-20mA`, `0.5-1.5mm`, `5~10 bar`. Parts: (low, high, the unit's term)."""
+    low, high = draw(st.sampled_from(_RANGE_ENDS)), draw(st.sampled_from(_RANGE_ENDS))
+    unit = draw(st.sampled_from(_RANGE_UNITS))
+    joiner = draw(st.sampled_from(["-", "-", "\u2013", "~"]))
+    space = draw(st.sampled_from(["", "", " "]))
+    return Form(low + joiner + high + space + unit[0] + unit[1], (low, high, unit))
+
+
+# --- one small letter written onto a number, inside a clause ----------------------------------
+
+
+@st.composite
+def glued_letters(draw) -> Form:
+    """A number with one small letter written on, then more of the clause: a unit (`5s then`,
+    `3m high`, `2.5l left`), a times sign (`2x pumps`) or another letter (`2w`, `1d`). Parts:
+    (the number, the letter, the word after it)."""
+    amount = draw(st.sampled_from(["1", "2", "3", "5", "12", "0.5", "2.5"]))
+    letter = draw(st.sampled_from("smhlxdwbqyz"))
+    after = draw(st.sampled_from(["then", "high", "pumps", "left"]))
+    return Form(f"{amount}{letter} {after}", (amount, letter, after))
+
+
+# --- English telephone numbers -------------------------------------------------------------------
+
+_DIGITS = "0123456789"
+
+
+@st.composite
+def phones_en(draw) -> Form:
+    """A telephone number after a word that says one is dialled (`call 555-1234`, `Dial 911`,
+    `tel: 555-123-4567`) or with a country code and a bracketed area code (`+1 (555)
+    123-4567`), perhaps an extension (`ext. 204`). Parts: (the word as written, the groups,
+    whether a country code leads them, the extension)."""
+    word = draw(st.sampled_from(["call ", "Call ", "Dial ", "phone ", "tel: ", "Fax "]))
+    sizes = draw(st.sampled_from([(3,), (3, 4), (3, 3, 4), (4, 4)]))
+    groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
+    written, code = word + "-".join(groups), False
+    if draw(st.integers(0, 2)) == 0:
+        country, area = (
+            draw(st.sampled_from(["1", "44", "86"])),
+            draw(st.text(_DIGITS, min_size=3, max_size=3)),
+        )
+        word, code = draw(st.sampled_from(["", "call "])), True
+        written = f"{word}+{country} ({area}) " + "-".join(groups)
+        groups = [country, area, *groups]
+    extension = draw(st.sampled_from(["", "204", "12"]))
+    if extension:
+        written += draw(st.sampled_from([" ext. ", " ext "])) + extension
+    return Form(written, (word, tuple(groups), code, extension))
+
+
+# --- a day and a month without a year ------------------------------------------------------------
+
+
+@st.composite
+def day_months(draw) -> Form:
+    """A day and a month, two digits each, `/` between: day first (`01/05`), or month first
+    where the day cannot be a month (`12/31`). Parts: (month, day)."""
+    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
+    return Form(f"{first:02}/{second:02}", (month, day))

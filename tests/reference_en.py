@@ -288,3 +288,63 @@ WORD_ACRONYMS = {
     *(("PROFIBUS", "profibus"), ("PROFINET", "pro fee net"), ("ESTOP", "E stop")),
 }
 WORD_ACRONYMS = dict(WORD_ACRONYMS)
+
+
+def number_list(items: tuple, unit: tuple | None) -> str:
+    """Numbers joined by commas that do not group thousands: the list as written, the unit
+    after the last (`1,5 bar` → "one, five bar"); no magnitude is guessed."""
+    said = [decimal(item) for item in items]
+    if unit:
+        said[-1] = quantity(items[-1], [unit], [])
+    return ", ".join(said)
+
+
+def percent_range(low: tuple, high: tuple, symbol: str) -> str:
+    """`10%-20%` → "ten to twenty percent": one "percent" (or "per mille"), at the end; a sign
+    is "minus"."""
+    ends = [("minus " if sign else "") + decimal(n) for sign, n in (low, high)]
+    return f"{ends[0]} to {ends[1]} " + ("percent" if symbol == "%" else "per mille")
+
+
+def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None) -> str:
+    """`3.2x10^5 Pa` → "three point two times ten to the five pascals"; `10^6` → "ten to the
+    six"; a minus exponent "minus", a plus one silent."""
+    said = "ten to the " + ("minus " if sign == "-" else "") + cardinal(int(power))
+    if mantissa is None:
+        return said
+    said = decimal(mantissa) + " times " + said
+    return said + (" " + unit_term(*unit, many=True) if unit else "")
+
+
+def unit_range(low: str, high: str, unit: tuple) -> str:
+    """`4-20mA` → "four to twenty milliamps": the unit after the second number, as it would
+    be after that number alone."""
+    return decimal(low) + " to " + quantity(high, [unit], [])
+
+
+def glued_letter(amount: str, letter: str, after: str) -> str:
+    """`5s then` → "five seconds then" (m, s, h, l are units), `2x pumps` → "two times
+    pumps", `2w then` → "two W then" (any other letter said apart)."""
+    if letter in "mshl":
+        said = quantity(amount, [("", letter, 1)], [])
+    elif letter == "x":
+        said = decimal(amount) + " times"
+    else:
+        said = decimal(amount) + " " + letter.upper()
+    return f"{said} {after}"
+
+
+def _dialled(group: str) -> str:
+    return " ".join("oh" if c == "0" else WORDS[int(c)] for c in group)
+
+
+def phone(word: str, groups: tuple, code: bool, extension: str) -> str:
+    """Digit by digit, zero "oh", a pause between groups, "plus" before a country code, an
+    extension after "extension"."""
+    said = word + ("plus " if code else "") + ", ".join(_dialled(g) for g in groups)
+    return said + (" extension " + _dialled(extension) if extension else "")
+
+
+def day_month(month: int, day: int) -> str:
+    """`01/05` → "May first": the month, then the day as an ordinal."""
+    return f"{MONTHS[month - 1]} {ordinal(day)}"

@@ -193,3 +193,26 @@ def phone(before: str, groups: tuple, extension: str) -> str:
     extension after 转; what precedes it as written (a colon there becomes full-width)."""
     said = "，".join(digits(g, one="幺") for g in groups)
     return before + said + ("转" + digits(extension, one="幺") if extension else "")
+
+
+def number_list(items: tuple, unit: tuple | None) -> str:
+    """Numbers joined by commas that do not group thousands: a list, 、 between its numbers,
+    the unit after the last (`1,5bar` → 一、五巴); no magnitude is guessed."""
+    said = [decimal(item) for item in items]
+    if unit:
+        said[-1] = quantity(items[-1], [unit], [])
+    return "、".join(said)
+
+
+def percent_range(low: tuple, high: tuple, symbol: str) -> str:
+    """`10%-20%` → 百分之十到百分之二十: each end a percentage, 负 before a negative one."""
+    ends = [("负" if sign else "") + "百分之" + decimal(n) for sign, n in (low, high)]
+    return "到".join(ends)
+
+
+def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None) -> str:
+    """`3.2*10^5Pa` → 三点二乘十的五次方帕; `10^6` → 十的六次方; a minus exponent 负."""
+    said = "十的" + ("负" if sign == "-" else "") + integer(int(power)) + "次方"
+    if mantissa is None:
+        return said
+    return decimal(mantissa) + "乘" + said + (unit_term(*unit, False) if unit else "")

@@ -15,12 +15,19 @@ from reading_forms import (
     CLASSES,
     ZONES,
     Form,
+    caret_powers,
+    comma_lists,
+    day_months,
     durations,
+    glued_letters,
     identifiers,
     joined_fields,
     local_parts,
     macs,
+    percent_ranges,
+    phones_en,
     timestamps,
+    unit_ranges,
     units,
     utc_timestamps,
     versions,
@@ -133,6 +140,75 @@ def test_versions(form, frame):
 @given(form=identifiers(), frame=frames)
 def test_serial_numbers_and_long_identifiers(form, frame):
     assert heard(form.written, frame) == expected(ref.identifier(*form.parts), frame)
+
+
+@CLASSES
+@given(form=comma_lists(), frame=frames)
+def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(form, frame):
+    assert heard(form.written, frame) == expected(ref.number_list(*form.parts), frame)
+
+
+@CLASSES
+@given(form=percent_ranges(per_mille=True), frame=frames)
+def test_a_range_of_percentages(form, frame):
+    assert heard(form.written, frame) == expected(ref.percent_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=caret_powers(), frame=frames)
+def test_a_power_of_ten_written_with_a_caret(form, frame):
+    assert heard(form.written, frame) == expected(ref.caret_power(*form.parts), frame)
+
+
+@CLASSES
+@given(form=unit_ranges(), frame=frames)
+def test_a_range_with_its_unit_written_on(form, frame):
+    assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=glued_letters(), frame=frames)
+def test_one_small_letter_written_onto_a_number_inside_a_clause(form, frame):
+    assert heard(form.written, frame) == expected(ref.glued_letter(*form.parts), frame)
+
+
+@CLASSES
+@given(form=phones_en(), frame=frames)
+def test_telephone_numbers(form, frame):
+    assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=day_months(), frame=frames)
+def test_a_day_and_a_month_without_a_year(form, frame):
+    assert heard(form.written, frame) == expected(ref.day_month(*form.parts), frame)
+
+
+# Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
+# drops an ASCII digit without a sound).
+ALL_FORMS = st.one_of(
+    durations(),
+    macs(),
+    units(),
+    joined_fields(),
+    timestamps(),
+    versions(),
+    identifiers(),
+    comma_lists(),
+    percent_ranges(per_mille=True),
+    caret_powers(),
+    unit_ranges(),
+    glued_letters(),
+    phones_en(),
+    day_months(),
+)
+
+
+@CLASSES
+@given(form=ALL_FORMS, frame=frames)
+def test_no_digit_is_left_for_the_voice(form, frame):
+    said = heard(form.written, frame)
+    assert not any("0" <= c <= "9" for c in said), said
 
 
 @CLASSES

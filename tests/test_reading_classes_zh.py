@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     ZONES,
+    caret_powers,
+    comma_lists,
     durations,
     joined_fields,
     local_parts,
     macs,
+    percent_ranges,
     phone_numbers,
     timestamps_zh,
     units,
@@ -116,6 +119,45 @@ def test_a_dated_utc_timestamp_is_said_in_the_configured_local_time(front, form,
 @given(form=phone_numbers(), frame=frames)
 def test_telephone_numbers_by_kind(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=comma_lists(), frame=frames)
+def test_digits_joined_by_commas_that_do_not_group_thousands_are_a_list(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.number_list(*form.parts), frame)
+
+
+@CLASSES
+@given(form=percent_ranges(), frame=frames)
+def test_a_range_of_percentages(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.percent_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=caret_powers(latin_x=False), frame=frames)
+def test_a_power_of_ten_written_with_a_caret(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.caret_power(*form.parts), frame)
+
+
+# Every generator: what any of them draws, in any frame, leaves no digit to the voice.
+ALL_FORMS = st.one_of(
+    durations(),
+    macs(),
+    units(),
+    joined_fields(),
+    timestamps_zh(),
+    phone_numbers(),
+    comma_lists(),
+    percent_ranges(),
+    caret_powers(latin_x=False),
+)
+
+
+@CLASSES
+@given(form=ALL_FORMS, frame=frames)
+def test_no_digit_is_left_for_the_voice(front, form, frame):
+    said = heard(front, form.written, frame)
+    assert not any("0" <= c <= "9" for c in said), said
 
 
 @CLASSES

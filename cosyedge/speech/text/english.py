@@ -13,6 +13,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   follows after a space or a `T`;
 - a date or a time directly followed by a colon, as a heading writes it (`Report
   15/11/2026: ...`, `At 07:45: ...`), is still a date or a time;
+- a day and a month without a year, two digits each side, day first unless it cannot be:
+  `01/05` → "May first", `12/31` → "December thirty first" (a fraction is written with fewer
+  digits: `1/2`, `3/4`; `10/20` is a date, October twentieth);
 - the 12-hour clock: `7:45am` → "seven forty five eh M", `11 p.m.` → "eleven P M";
 - times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
   seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
@@ -29,6 +32,11 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - versions after a v, or after a word saying one follows: `v4.0.2` → "version four point
   zero point two", `fw v1.12.3` → "fw version one point twelve point three", `firmware 4.12`
   → "firmware four point twelve" (not a decimal), `-rc1` → "dash R C one";
+- telephone numbers digit by digit (zero "oh") in their groups, a pause between, after a
+  word that says one is dialled or with a country code and a bracketed area code: `call
+  555-1234` → "call five five five, one two three four", `+1 (555) 123-4567 ext. 204` → "plus
+  one, five five five, one two three, four five six seven extension two oh four", `Dial 911`
+  → "Dial nine one one";
 - IPv4 addresses digit by digit with "dot", as they are dictated: `10.0.1.5:1883` → "one zero
   dot zero dot one dot five port one eight eight three"; other dotted numbers (versions) with
   "point": `2.1.0` → "two point one point zero";
@@ -39,22 +47,33 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   dash zero seven", `order 20251130044` → "order two zero two five ...";
 - decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
-  followed by exactly three digits is a separator, so `1,450` is one number, not two);
+  followed by exactly three digits is a separator, so `1,450` is one number, not two); other
+  digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `1,5
+  bar` → "one, five bar", `1.234,5 kg` → "one point two three four, five kilograms" (a
+  decimal comma or a European grouping is never guessed: a list invents no magnitude);
 - scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
-  minus three", `1.2E+05` → "... to the five";
+  minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
+  `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
+  pascals", and alone: `10^6` → "ten to the six";
 - fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
   quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
   number is read with "slash" (`12/3`);
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
-  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent";
-- ranges `5-10`, `5~10` (or with an en dash) and ratios `3:1` with "to"; comparison signs;
+  `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent", `5‰` → "five per
+  mille";
+- ranges `5-10`, `5~10` (or with an en dash; the unit may be written on: `4-20mA` → "four
+  to twenty milliamps", `0.5-1.5mm`; `10%-20%` → "ten to twenty percent", the
+  hyphen between two percentages is no minus) and ratios `3:1` with "to"; comparison signs;
   tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
   ordinals `1st`, `22nd`;
 - acronyms plants say as words (text/acronyms.py): `LOTO` → "low-toe", `HAZOP` → "hazop",
   `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
-`pump 3 A failed` keeps its letter; units are read from their parts (text/units.py): `5
+`pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
+"five seconds then", `3m high` → "three meters high"; another small letter written onto a
+number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
+"three times four hundred volts"; units are read from their parts (text/units.py): `5
 kvar·h` → "five kilovar hours", `12 ft·lbf` → "twelve foot pounds force", `2 m/s²` → "two
 meters per second squared".
 """
@@ -72,6 +91,7 @@ from cosyedge.speech.text.words import (
     MONTHS,
     cardinal,
     digits,
+    exponent,
     fraction,
     letters,
     number,
@@ -82,8 +102,9 @@ from cosyedge.speech.text.words import (
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-3"
+VERSION = "en-4"
 
+_PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
@@ -118,7 +139,40 @@ _TIME = re.compile(
 _CLOCK12 = re.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
+# A day and a month without a year: two digits each side (01/05, 12/31); `1/2` is a fraction.
+_DAY_MONTH = re.compile(rf"{_FIELD_START}(\d{{2}})/(\d{{2}})(?![\w/]|[.,:]\d)")
 _FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
+# Digits joined by commas: one number only where the commas group thousands (1,450 and
+# 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
+_COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
+# A power of ten written with a caret: after a times sign (3.2x10^5, 3.2*10^5) it is
+# scientific notation, written as such for the number rules; alone (10^6) it is said as one.
+_TIMES_POWER = re.compile(
+    rf"{_NUMBER_START}(\d+(?:\.\d+)?)\s?[x\u00d7*·⋅]\s?10\^([-+]?\d+)(?![\d^])"
+)
+_POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
+# A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x starts a hexadecimal number.
+_TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
+# One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
+_NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
+# Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911), or
+# with a country code and an area code in brackets (+1 (555) 123-4567); an extension after.
+_PHONE = re.compile(
+    r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|[Tt]el\.?|[Ff]ax|[Hh]otline):?\s+)"
+    r"(\+\d{1,3}\s?)?(?:\((\d{3})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{3})\)\s?)"
+    r"(\d{3,4}(?:-\d{3,4}){0,2})(?![\w-]|[.,]\d)"
+)
+_EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
+_PERCENT_RANGE = re.compile(
+    rf"{_NUMBER_START}(-?{_NUM})\s?([%\u2030])\s?[-\u2013~]\s?(-?{_NUM})\s?\2(?![\w%\u2030])"
+)
+# A range with its unit written on (4-20mA, 0.5-1.5mm): a range, the unit left for its rule.
+_UNIT_RANGE = re.compile(
+    rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})"
+    rf"(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^]))"
+)
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
@@ -134,6 +188,24 @@ _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
 _SPACES = re.compile(r"[ \t\r\n]+")
 _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
+
+
+def _comma_list(m: re.Match[str]) -> str:
+    """Digits joined by commas that do not group thousands, as the list they are written as:
+    `3,4,5` → "3, 4, 5", `1,5` → "1, 5" (a decimal comma would be a guess: a list reading
+    never invents a magnitude), `1.234,5` → "1.234, 5" (no European grouping is assumed)."""
+    written = m.group(0)
+    return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
+
+
+def _phone(m: re.Match[str]) -> str:
+    """Digit by digit, zero "oh", in the groups written, a pause between them: `+1 (555)
+    123-4567` → "plus one, five five five, one two three, four five six seven"."""
+    word, code, area, code_alone, area_alone, number = m.groups()
+    code, area = code or code_alone, area or area_alone
+    groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
+    said = ", ".join(digits(g, zero="oh") for g in [*groups, *number.split("-")])
+    return (word or "") + ("plus " if code else "") + said
 
 
 def _code(m: re.Match[str]) -> str:
@@ -160,6 +232,15 @@ def _date(m: re.Match[str]) -> str:
         return m.group(0)
     pause = ", " if m.group(9) else ""  # between a date and its time, as the T or space
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
+
+
+def _day_and_month(m: re.Match[str]) -> str:
+    """`01/05` → "May first", `12/31` → "December thirty first" (day first unless it cannot
+    be); two digits that are no day and month (`25/50`) are left for the fraction rule."""
+    d, mo = _day_month(m.group(1), m.group(2))
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return m.group(0)
+    return f"{MONTHS[mo - 1]} {ordinal(d)}"
 
 
 def _ipv4(m: re.Match[str]) -> str:
@@ -230,19 +311,31 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    Rule("telephone number", _PHONE, _phone),
+    Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
+    Rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    rule("scientific notation", _TIMES_POWER, r"\1e\2"),
+    Rule(
+        "scientific notation", _POWER, lambda m: "ten" + exponent(m[1]).removeprefix(" times ten")
+    ),
     Rule("date", _DATE, _date),
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
+    Rule("date", _DAY_MONTH, _day_and_month),
     Rule("fraction", _FRACTION, _fraction),
+    Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
+    rule("times", _TIMES, r"\1 times "),
+    rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
     *units.RULES,
+    Rule("number with letters", _NUMBER_LETTER, lambda m: f"{m[1]} {m[2].upper()}"),
     Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
     rule("label A", _LABEL_A, "eh"),
     rule("equipment number", _HASH, "number "),

@@ -44,6 +44,7 @@ BASES = (
     *(Base("°", "", _NONE), Base("dB", "", _NONE), Base("psi", "", _NONE)),
     *(Base("rpm", "", _NONE), Base("ppm", "", _NONE), Base("ppb", "", _NONE)),
     *(Base("%", "", _NONE), Base("%RH", "", _NONE), Base("r/min", "", _NONE)),
+    Base("\u2030", "", _NONE),  # per mille
     Base("Nm3", "", _NONE),  # normal cubic metres, of a gas at 0 °C and one atmosphere
 )
 _BASE = {b.symbol: b for b in BASES}

@@ -58,6 +58,7 @@ WORDS = {
     "ppb": ("part per billion", "parts per billion"),
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
+    "\u2030": ("per mille", "per mille"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
@@ -67,7 +68,7 @@ GRAMMAR = Grammar.of(WORDS)
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
-_LONE = re.compile(r"°C|°F|%|°")
+_LONE = re.compile("°C|°F|%|°|\u2030")
 
 
 def term_words(term: Term, plural: bool) -> str:
@@ -95,8 +96,10 @@ def _with_unit(m: re.Match[str]) -> str:
     unit = GRAMMAR.parse(symbol)
     if unit is None or (unit.lone_letter and symbol not in LETTERS):
         return m.group(0)
-    if unit.lone_letter and not _CLAUSE_END.match(m.string, m.end()):
-        return m.group(0)  # pump 3 A failed: a letter, not amps
+    # A small letter written onto its number is its unit anywhere (3m high, 5s then).
+    glued = symbol.islower() and m.group(0) == written + symbol
+    if unit.lone_letter and not glued and not _CLAUSE_END.match(m.string, m.end()):
+        return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
 
 

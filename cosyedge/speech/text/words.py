@@ -88,7 +88,8 @@ def fraction(numerator: int, denominator: int) -> str:
     return f"{cardinal(numerator)} {plural}"
 
 
-def _exponent(written: str) -> str:
+def exponent(written: str) -> str:
+    """`-3` → " times ten to the minus three": an exponent of ten, as said after a number."""
     sign = "minus " if written.startswith("-") else ""
     return f" times ten to the {sign}{cardinal(int(written.lstrip('+-')))}"
 
@@ -99,7 +100,7 @@ def number(text: str) -> str:
     so are nine digits or more written without separators (`20251130044`: an identifier),
     `1.5e-3` → "one point five times ten to the minus three"."""
     grouped = "," in text
-    mantissa, _, exponent = text.replace(",", "").lower().partition("e")
+    mantissa, _, power = text.replace(",", "").lower().partition("e")
     whole, _, decimals = mantissa.partition(".")
     if not whole:
         spoken = "zero"
@@ -111,7 +112,7 @@ def number(text: str) -> str:
         spoken = cardinal(int(whole))
     if decimals:
         spoken += f" point {digits(decimals)}"
-    return spoken + (_exponent(exponent) if exponent else "")
+    return spoken + (exponent(power) if power else "")
 
 
 def letters(written: str) -> list[str]:

@@ -7,11 +7,15 @@ first, so what reaches the general normalizer is plain Chinese with few digits l
 How the forms are read (conventions chosen for the loudspeaker, where a form is ambiguous):
 - quantities are cardinals, decimals digit by digit: `2307` → 两千三百零七, `12.5` → 十二点五;
   a comma before exactly three digits groups thousands: `1,450rpm` → 一千四百五十转每分
-  (NFKC folds a full-width comma into the same character, so that is one number too);
+  (NFKC folds a full-width comma into the same character, so that is one number too); other
+  digits joined by commas are a list, 、 between its numbers: `3,4` → 三、四, `1,5bar` →
+  一、五巴 (a decimal comma is not guessed), `1.234,5kg` → 一点二三四、五千克;
 - telephone numbers digit by digit with 幺 for 1, a pause between groups: a mobile 3-4-4
   (`13812345678` → 幺三八, 幺二三四, 五六七八), a landline its area code and its number in two
-  (`021-60121234`), an extension after 转; after a word that says a number is dialled (拨打,
-  电话, 分机, 火警, 急救, ...) any number (`火警119` → 火警幺幺九);
+  (`021-60121234`), one written in hyphenated groups in those groups (`021-6012-1234`,
+  `0755-8888-6666`, `400-820-8820` → 四零零, 八二零, 八八二零), an extension after 转; after a
+  word that says a number is dialled (拨打, 电话, 分机, 火警, 急救, ...) any number
+  (`火警119` → 火警幺幺九);
 - identifiers are digit by digit: leading zeros (`007`) and nine digits or more;
 - device tags spell their letters and read digits one by one with 幺 for 1, 杠 for a hyphen:
   `PT-101` → P T 杠 幺零幺, `A3-07` → A 三 杠 零七; a single letter glued to a number with no
@@ -33,10 +37,12 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
 - negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
-  `1.5e-3` → 一点五乘十的负三次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
+  `1.5e-3` → 一点五乘十的负三次方, `3.2*10^5Pa` (or with the multiplication sign) →
+  三点二乘十的五次方帕, `10^6` → 十的六次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
 - units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
   `9.81m/s²` → 九点八一米每二次方秒, `40m/min` → 四十米每分钟, `60Nm` → 六十牛米;
-- percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度;
+- percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度, `10%-20%` →
+  百分之十到百分之二十 (the hyphen between two percentages is no 负);
 - other dotted numbers (versions) with 点 between cardinals: `2.1.0` → 二点一点零;
 - fractions 分之: `3/4` → 四分之三, `1 1/2` → 一又二分之一.
 """
@@ -53,6 +59,9 @@ from cosyedge.speech.zh.units import say_unit
 
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
+# Digits joined by commas; one number only where the commas group thousands.
+_COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
@@ -121,6 +130,14 @@ def _range(m: re.Match[str]) -> str:
     return f"{low}到{high}{say_unit(unit)}"
 
 
+def _percent_range(m: re.Match[str]) -> str:
+    """10%-20% → 百分之十到百分之二十: each end a percentage, 负 before a negative one's 百分之
+    (as `-5%` alone), the hyphen between them no sign."""
+    ends = ((m[1], m[2]), (m[3], m[4]))
+    low, high = ("负" * bool(sign) + "百分之" + _number_text(n) for sign, n in ends)
+    return f"{low}到{high}"
+
+
 def _number(m: re.Match[str]) -> str:
     sign, digits = m.group(1), m.group(2).replace(",", "")
     whole = digits.partition(".")[0]
@@ -168,12 +185,35 @@ def _numbered(number: str) -> str:
     return read_integer(int(number)) + "号"
 
 
+def _comma_list(m: re.Match[str]) -> str:
+    """Digits joined by commas that do not group thousands, as the list they are written as,
+    、 between its numbers: `3,4` → 3、4, `1,5bar` → 1、5bar (a decimal comma would be a
+    guess: a list never invents a magnitude), `1.234,5` → 1.234、5 (no European grouping)."""
+    written = m.group(0)
+    return written if _THOUSANDS.fullmatch(written) else "、".join(written.split(","))
+
+
+def _power(m: re.Match[str]) -> str:
+    """10^6 → 十的六次方, 10^-3 → 十的负三次方: a power of ten alone."""
+    power = m.group(1)
+    return "十的" + "负" * power.startswith("-") + read_integer(int(power.lstrip("+-"))) + "次方"
+
+
 def _year(m: re.Match[str]) -> str:
     return read_digits(m.group(1)) + "年"
 
 
 RULES: tuple[Rule, ...] = (
     *fields.RULES,
+    rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
+    # as 3.2e5Pa); alone (10^6) it is said as a power.
+    rule(
+        "scientific notation",
+        r"(?<![\d.])(\d+(?:\.\d+)?)\s*[x×*·⋅]\s*10\^([-+]?\d+)(?![\d^])",
+        r"\1e\2",
+    ),
+    rule("scientific notation", r"(?<![\d.^A-Za-z])10\^([-+]?\d+)(?![\d^])", _power),
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
     rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
     rule(
@@ -214,6 +254,11 @@ RULES: tuple[Rule, ...] = (
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
         rf"({UNIT}|[%％]){_UNIT_END}",
         _range,
+    ),
+    rule(
+        "range",
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
+        _percent_range,
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),

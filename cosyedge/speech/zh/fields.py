@@ -71,18 +71,24 @@ PHONE_WORDS = (
 )
 _LANDLINE = r"(?:\(0\d{2,3}\)|0\d{2,3})[-\s]?\d{7,8}(?:(?:转|-)\d{1,6})?"
 _MOBILE = r"1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}"
+# An area code or a 400/800 service prefix, then the number in two hyphenated groups, as
+# business cards write them: 021-6012-1234, 0755-8888-6666, 400-820-8820.
+_HYPHENATED = r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}(?!-\d)"
 # After such a word, any number of three digits or more; alone, a landline with its area
 # code or a mobile number (a short number alone is an amount: 阈值110).
 PHONE = re.compile(
-    rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)({_LANDLINE}|{_MOBILE}|\d{{3,12}})"
-    rf"|(?<![\d.-])({_LANDLINE}|{_MOBILE}))(?![\d.])"
+    rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)({_HYPHENATED}|{_LANDLINE}|{_MOBILE}|\d{{3,12}})"
+    rf"|(?<![\d.-])({_HYPHENATED}|{_LANDLINE}|{_MOBILE}))(?![\d.])"
 )
 _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
 
 
 def phone_groups(number: str) -> tuple[list[str], str]:
     """A number's groups as it is said, and its extension: a mobile 3-4-4; a landline its
-    area code, then its own number in two (three or four, then four); any other whole."""
+    area code, then its own number in two (three or four, then four); one written in hyphenated
+    groups in those groups; any other whole."""
+    if re.fullmatch(_HYPHENATED, number):
+        return number.split("-"), ""
     if re.fullmatch(_MOBILE, number):
         digits = re.sub(r"\D", "", number)
         return [digits[:3], digits[3:7], digits[7:]], ""
