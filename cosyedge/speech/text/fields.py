@@ -8,7 +8,9 @@ h forty meters", `AC:DE:48:00:11:22` a row of clock times, the address in
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal, digits, letters, number
@@ -52,21 +54,23 @@ def say_duration(parts: list[tuple[str, str]]) -> str:
     return " ".join(words)
 
 
-def _duration(m: re.Match[str]) -> str:
+def read_duration(say: Callable[[list[tuple[str, str]]], str], m: re.Match[str]) -> str:
+    """A compact duration matched as DURATION's groups are (the written duration, or hours
+    and minutes of `1h30`), said by `say`; left as written when it is none."""
     if m.group(1) is None:  # 1h30: hours and minutes
-        return say_duration([(m.group(2), "h"), (m.group(3), "m")])
+        return say([(m.group(2), "h"), (m.group(3), "m")])
     parts = duration_parts(m.group(1))
-    return m.group(0) if parts is None else say_duration(parts)
+    return m.group(0) if parts is None else say(parts)
 
 
 # --- MAC addresses: AC:DE:48:00:11:22, ac-de-48-00-11-22 -------------------------------------
 
-_HEX = "[0-9A-Fa-f]{2}"
+HEX = "[0-9A-Fa-f]{2}"  # one byte of a MAC address
 # A MAC address's written form, without groups (for the split into languages).
-MAC_FORM = rf"{_HEX}(?::{_HEX}){{5}}|{_HEX}(?:-{_HEX}){{5}}"
+MAC_FORM = rf"{HEX}(?::{HEX}){{5}}|{HEX}(?:-{HEX}){{5}}"
 # Six pairs of hex digits, one separator throughout; a colon after it (a heading) is not a
 # seventh pair.
-MAC = re.compile(rf"(?<![\w.-])(?<!\w:)({_HEX}([:-]){_HEX}(?:\2{_HEX}){{4}})(?!\w|[:.-]\w)")
+MAC = re.compile(rf"(?<![\w.-])(?<!\w:)({HEX}([:-]){HEX}(?:\2{HEX}){{4}})(?!\w|[:.-]\w)")
 
 
 def say_hex_pair(pair: str) -> str:
@@ -199,5 +203,5 @@ RULES = (
     Rule("identifier", SERIAL, _serial),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
-    Rule("duration", DURATION, _duration),
+    Rule("duration", DURATION, functools.partial(read_duration, say_duration)),
 )

@@ -5,14 +5,16 @@ them could be (`3h40m` would be 三 H 四十米, a MAC address clock times and a
 
 from __future__ import annotations
 
+import functools
 import re
 
 from cosyedge.speech.text.fields import (
+    HEX,
     IP_FORM,
     MAC_FORM,
     NOT_A_FIELD,
-    duration_parts,
     joined,
+    read_duration,
     say_joined,
 )
 from cosyedge.speech.text.spans import Rule
@@ -143,18 +145,10 @@ def say_duration(parts: list[tuple[str, str]]) -> str:
     return "".join(words)
 
 
-def _duration(m: re.Match[str]) -> str:
-    if m.group(1) is None:  # 1h30: hours and minutes
-        return say_duration([(m.group(2), "h"), (m.group(3), "m")])
-    parts = duration_parts(m.group(1))
-    return m.group(0) if parts is None else say_duration(parts)
-
-
 # --- MAC addresses ---------------------------------------------------------------------------
 
-_HEX = "[0-9A-Fa-f]{2}"
 MAC = re.compile(
-    rf"(?<![A-Za-z0-9.-])(?<![A-Za-z0-9]:)({_HEX}([:-]){_HEX}(?:\2{_HEX}){{4}})(?![A-Za-z0-9]|[:.-][A-Za-z0-9])"
+    rf"(?<![A-Za-z0-9.-])(?<![A-Za-z0-9]:)({HEX}([:-]){HEX}(?:\2{HEX}){{4}})(?![A-Za-z0-9]|[:.-][A-Za-z0-9])"
 )
 
 
@@ -186,5 +180,5 @@ RULES = (
     Rule("time in UTC", UTC, _utc),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
-    Rule("duration", DURATION, _duration),
+    Rule("duration", DURATION, functools.partial(read_duration, say_duration)),
 )
