@@ -64,8 +64,8 @@ MEMORY_ARENA = False
 # mmap threshold rises past them), fragmented: over a flood of long alerts RSS rose 40-50 MB
 # above the loaded voice and stayed there. Handed back after every step, the next step faulted
 # the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
-# is this far above its floor: just above one step's working memory (up to 26 MB at 96
-# phonemes), chosen by measurement (docs/architecture.md, "Memory and CPU").
+# is this far above its floor: above one step's working memory, chosen by measurement
+# (docs/architecture.md, "Memory and CPU").
 STEP_SLACK_MB = 32.0
 
 
