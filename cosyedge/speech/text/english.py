@@ -84,7 +84,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import fields, units
+from cosyedge.speech.text import fields, plant, units
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -108,6 +108,7 @@ _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
+_SIGNS |= {"≈": "about"}
 
 
 def _alternatives(words) -> str:
@@ -139,9 +140,6 @@ _TIME = re.compile(
 _CLOCK12 = re.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
-# A day and a month without a year: two digits each side (01/05, 12/31); `1/2` is a fraction.
-_DAY_MONTH = re.compile(rf"{_FIELD_START}(\d{{2}})/(\d{{2}})(?![\w/]|[.,:]\d)")
-_FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
 # Digits joined by commas: one number only where the commas group thousands (1,450 and
 # 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
 _COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
@@ -162,6 +160,14 @@ _PHONE = re.compile(
     r"(\+\d{1,3}\s?)?(?:\((\d{3})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{3})\)\s?)"
     r"(\d{3,4}(?:-\d{3,4}){0,2})(?![\w-]|[.,]\d)"
 )
+# After "call", a number of people or things is counted, not dialled (call 100 staff): a
+# plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
+_COUNTED = re.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
+_EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
+# Three digits, a hyphen, four, alone: a local telephone number (555-1234). A range is written
+# with a unit (100-1000 rpm) or in round numbers (100-1000, 250-1200): with both ends
+# multiples of ten it stays a range.
+_LOCAL_PHONE = re.compile(r"(?<![\w.,-])(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
@@ -200,12 +206,26 @@ def _comma_list(m: re.Match[str]) -> str:
 
 def _phone(m: re.Match[str]) -> str:
     """Digit by digit, zero "oh", in the groups written, a pause between them: `+1 (555)
-    123-4567` → "plus one, five five five, one two three, four five six seven"."""
+    123-4567` → "plus one, five five five, one two three, four five six seven"; a count after
+    "call" (`call 100 staff`) is left for the number rules."""
     word, code, area, code_alone, area_alone, number = m.groups()
+    counted = "-" not in number and not (code or code_alone) and number not in _EMERGENCY
+    if counted and _COUNTED.match(m.string, m.end()):
+        return m.group(0)
     code, area = code or code_alone, area or area_alone
     groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
     said = ", ".join(digits(g, zero="oh") for g in [*groups, *number.split("-")])
     return (word or "") + ("plus " if code else "") + said
+
+
+def _local_phone(m: re.Match[str]) -> str:
+    """`555-1234` → "five five five, one two three four"; round ends are a range, left."""
+    head, tail = m.groups()
+    if int(head) % 10 == 0 and int(tail) % 10 == 0:
+        return m.group(0)
+    if units.UNIT_AHEAD.match(m.string, m.end()):
+        return m.group(0)  # 120-1450 rpm: a range with its unit
+    return f"{digits(head, zero='oh')}, {digits(tail, zero='oh')}"
 
 
 def _code(m: re.Match[str]) -> str:
@@ -234,15 +254,6 @@ def _date(m: re.Match[str]) -> str:
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
 
-def _day_and_month(m: re.Match[str]) -> str:
-    """`01/05` → "May first", `12/31` → "December thirty first" (day first unless it cannot
-    be); two digits that are no day and month (`25/50`) are left for the fraction rule."""
-    d, mo = _day_month(m.group(1), m.group(2))
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return m.group(0)
-    return f"{MONTHS[mo - 1]} {ordinal(d)}"
-
-
 def _ipv4(m: re.Match[str]) -> str:
     address, port, prefix = m.groups()
     octets = address.split(".")
@@ -258,15 +269,6 @@ def _ipv4(m: re.Match[str]) -> str:
 
 def _dotted(m: re.Match[str]) -> str:
     return " point ".join(number(part) for part in m.group(0).split("."))
-
-
-def _fraction(m: re.Match[str]) -> str:
-    whole, top, bottom = m.groups()
-    n, d = int(top), int(bottom)
-    if not 0 < n < d <= 100:
-        return f"{whole} " * bool(whole) + f"{top} slash {bottom}"
-    spoken = fraction(n, d)
-    return f"{number(whole)} and {spoken}" if whole else spoken
 
 
 def _seconds(seconds: str, decimals: str | None) -> str:
@@ -311,7 +313,9 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    *plant.FIELDS,
     Rule("telephone number", _PHONE, _phone),
+    Rule("telephone number", _LOCAL_PHONE, _local_phone),
     Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
@@ -323,10 +327,10 @@ _LINES = (
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
+    *plant.CLOCK,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
-    Rule("date", _DAY_MONTH, _day_and_month),
-    Rule("fraction", _FRACTION, _fraction),
+    *plant.SLASHES,
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
     rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
@@ -349,7 +353,13 @@ _LINES = (
 )
 
 
+# A vulgar fraction character written onto a whole number (1½): NFKC makes it 1, 1, the
+# fraction slash U+2044 and 2, which a space keeps apart from the whole (not eleven halves).
+_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+
+
 def _folded(text: str) -> str:
+    text = _VULGAR_AFTER_DIGIT.sub(" ", text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 

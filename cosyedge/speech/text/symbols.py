@@ -46,6 +46,8 @@ BASES = (
     *(Base("%", "", _NONE), Base("%RH", "", _NONE), Base("r/min", "", _NONE)),
     Base("\u2030", "", _NONE),  # per mille
     Base("Nm3", "", _NONE),  # normal cubic metres, of a gas at 0 °C and one atmosphere
+    # Gauge and absolute pressure, as plants mark them.
+    *(Base("bar(g)", "", _NONE), Base("bara", "", _NONE), Base("bar(a)", "", _NONE)),
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

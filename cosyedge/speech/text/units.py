@@ -56,6 +56,11 @@ WORDS = {
     "rpm": ("R P M", "R P M"),
     "ppm": ("part per million", "parts per million"),
     "ppb": ("part per billion", "parts per billion"),
+    "Nm3": ("normal cubic meter", "normal cubic meters"),
+    "t": ("tonne", "tonnes"),
+    "bar(g)": ("bar gauge", "bar gauge"),
+    "bara": ("bar absolute", "bar absolute"),
+    "bar(a)": ("bar absolute", "bar absolute"),
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
     "\u2030": ("per mille", "per mille"),
@@ -67,6 +72,8 @@ LETTERS = frozenset("AVWmshlL")
 GRAMMAR = Grammar.of(WORDS)
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+# A unit right after a number (or after a range, a pair): "a unit follows here".
+UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
 _LONE = re.compile("°C|°F|%|°|\u2030")
 
