@@ -113,7 +113,8 @@ FORMS = [
     ("\u00bd in", "one half inch"),
     ("1\u00bd in", "one and one half inches"),
     ("\u00be open", "three quarters open"),
-    ("1/2 bar", "one half bar"),
+    ("1/2 bar", "one half of a bar"),
+    ("3/4 kg", "three quarters of a kilogram"),
     ("2/3 of the pumps", "two thirds of the pumps"),
     ("Pumps 2/3 running", "Pumps two of three running"),
     ("10/20 pumps", "ten of twenty pumps"),
@@ -188,6 +189,48 @@ FORMS = [
     ("Dial 911", "Dial nine one one"),
     ("on 01/05", "on May first"),
     ("due 12/31 now", "due December thirty first now"),
+    # URLs with an address; money; hexadecimal codes; ratios; time ranges; compact ISO
+    # timestamps; plant units; counts after "call"; a local telephone number alone
+    (
+        "http://10.0.0.5:8080/status",
+        "H T T P colon slash slash one zero dot zero dot zero dot five port eight zero eight "
+        "zero slash status",
+    ),
+    (
+        "opc.tcp://192.168.1.20:4840",
+        "O P C dot T C P colon slash slash one nine two dot one six eight dot one dot two zero "
+        "port four eight four zero",
+    ),
+    ("cost $1,200", "cost one thousand two hundred dollars"),
+    ("\u20ac5.50", "five euros and fifty cents"),
+    ("\u00a330", "thirty pounds"),
+    ("\u00a5300 and \uffe5300", "three hundred yuan and three hundred yuan"),
+    ("CNY 300", "three hundred yuan"),
+    ("300 EUR", "three hundred euros"),
+    ("code 0x1F", "code hex one F"),
+    ("0xFF00", "hex F F zero zero"),
+    ("1Fh", "hex one F"),
+    ("10Ah", "ten amp hours"),  # amp hours, no hexadecimal code
+    ("ratio 1:50", "ratio one to fifty"),
+    ("ratio 3:1", "ratio three to one"),
+    ("\u2248 5 bar", "about five bar"),
+    ("~5 min", "about five minutes"),
+    ("shift 08:00-16:00", "shift oh eight hundred to sixteen hundred"),
+    ("08:00\u201316:00", "oh eight hundred to sixteen hundred"),
+    ("8-16h", "eight to sixteen hours"),
+    (
+        "at 20261130T074500Z",
+        "at November thirtieth twenty twenty six, oh seven forty five U T C",
+    ),
+    ("flow 120 Nm\u00b3/h", "flow one hundred twenty normal cubic meters per hour"),
+    ("12 Nm3/h", "twelve normal cubic meters per hour"),
+    ("2 t/h, 30 kg/h", "two tonnes per hour, thirty kilograms per hour"),
+    ("3 bar(g), 4 barg, 2 bara", "three bar gauge, four bar gauge, two bar absolute"),
+    ("call 100 staff", "call one hundred staff"),
+    ("call 911 now", "call nine one one now"),
+    ("555-1234", "five five five, one two three four"),
+    ("100-1000", "one hundred to one thousand"),  # round ends: a range
+    ("120-1450 rpm", "one hundred twenty to one thousand four hundred fifty R P M"),
     # a day and a month without a year only with a cue that a date is meant
     ("since 10/20", "since October twentieth"),
     ("Fri 10/20", "Fri October twentieth"),

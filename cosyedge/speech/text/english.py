@@ -167,7 +167,7 @@ _EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
 # Three digits, a hyphen, four, alone: a local telephone number (555-1234). A range is written
 # with a unit (100-1000 rpm) or in round numbers (100-1000, 250-1200): with both ends
 # multiples of ten it stays a range.
-_LOCAL_PHONE = re.compile(r"(?<![\w.,-])(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
+_LOCAL_PHONE = re.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.

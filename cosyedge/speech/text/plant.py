@@ -63,20 +63,40 @@ def _day_and_month(m: re.Match[str]) -> str:
 FRACTION_DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})
 # Words after a pair that say it is an amount of something: how far, how full, what size.
 _EXTENT = r"open|closed|full|empty|load|speed|capacity|turns?|way|of|bolt|pipe|hose|thread|nut"
-_INCH = r"in\b(?!\s+(?:the|a|an|line|service)\b)|inch(?:es)?\b|\"|\u2033"
+# An inch mark, or "in" where a size ends (1/2 in, 1/2 in pipe; not 2/3 in service).
+_INCH = rf"inch(?:es)?\b|\"|\u2032\u2032|in(?=\s*(?:$|[,.;:)!?]|(?:{_EXTENT}|valve|NPT|BSP)\b))"
 SLASH_PAIR = re.compile(
-    rf"{_FIELD_START}(?:(\d+) )?(\d+)([/\u2044])(\d+)(?![\w/\u2044]|[.,:]\d)"
-    rf"(?:(\s?(?:{_INCH}))|(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^]))()"
-    rf"|(?=\s(?:{_EXTENT})\b)())?"
+    rf"{_FIELD_START}(?:(\d+) )?(\d+)([/\u2044])(\d+)(?!\d)"
+    rf"(?:(\s?(?:{_INCH}))|(\s?(?:{units.GRAMMAR.pattern()}))(?![\w/²³^])"
+    rf"|(?=\s(?:{_EXTENT})\b)()|(?![\w/\u2044]|[.,:]\d))"
 )
+_INCHES = units.Unit((units.Term("", "in"),))
 
 
-def _inch(whole: str | None, n: int, d: int) -> str:
-    """`3/4"` → "three quarter inch": a size, the fraction an adjective; `1 1/2 in` → "one and
-    one half inches"."""
+def _unit(written: str | None, inch: str | None) -> units.Unit | None:
+    """The unit after a pair (an inch mark is inches); a lone letter is none, as it may be a
+    label (2/3 A)."""
+    if inch:
+        return _INCHES
+    unit = units.GRAMMAR.parse(written.strip()) if written else None
+    return None if unit is None or unit.lone_letter else unit
+
+
+def _quantity(whole: str | None, n: int, d: int, unit: units.Unit | None) -> str:
+    """A fraction. An inch size is said as the trade says it, the fraction an adjective:
+    `3/4"` → "three quarter inch"; another unit "of a": `3/4 kg` → "three quarters of a
+    kilogram"; after a mixed number the unit is plural: `1 1/2 in` → "one and one half
+    inches"."""
     if whole:
-        return f"{number(whole)} and {fraction(n, d)} inches"
-    return f"{fraction(n, d, plural=False)} inch"
+        said = f"{number(whole)} and {fraction(n, d)}"
+        return said + (f" {units.unit_words(unit, True)}" if unit else "")
+    if unit is None:
+        return fraction(n, d)
+    if unit is _INCHES:
+        return f"{fraction(n, d, plural=False)} inch"
+    words = units.unit_words(unit, False)
+    article = "an" if re.match("[aeiou]|hour", words) else "a"
+    return f"{fraction(n, d)} of {article} {words}"
 
 
 def _pair(top: str, bottom: str, before_unit: bool) -> str:
@@ -87,18 +107,23 @@ def _pair(top: str, bottom: str, before_unit: bool) -> str:
     return f"{top} slash {bottom}"
 
 
+def _closes_a_quote(m: re.Match[str], inch: str | None) -> bool:
+    """A double quote after a pair is an inch mark unless a quotation is open before it
+    ("½" is one half in quotes)."""
+    return inch == '"' and m.string.count('"', 0, m.start()) % 2 == 1
+
+
 def _slash_pair(m: re.Match[str]) -> str:
-    whole, top, slash, bottom, inch, unit, extent = m.groups()
-    n, d = int(top), int(bottom)
+    whole, top, slash, bottom, inch, unit_written, extent = m.groups()
+    if _closes_a_quote(m, inch):
+        return _slash_pair(SLASH_PAIR.match(m.string[: m.end() - 1], m.start())) + '"'
+    n, d, unit = int(top), int(bottom), _unit(unit_written, inch)
     written = slash == "\u2044"  # a vulgar fraction character: a fraction however used
-    quantity = whole is not None or inch or unit is not None or extent is not None
+    quantity = whole is not None or unit is not None or extent is not None
     if 0 < n < d and (written or (quantity and d in FRACTION_DENOMINATORS)):
-        if inch:
-            return _inch(whole, n, d)
-        spoken = fraction(n, d)
-        return f"{number(whole)} and {spoken}" if whole else spoken
-    said = f"{whole} " * bool(whole) + _pair(top, bottom, unit is not None)
-    return said + (" inch" if inch else "")
+        return _quantity(whole, n, d, unit)
+    said = f"{whole} " * bool(whole) + _pair(top, bottom, unit_written is not None)
+    return said + (" inch" if inch else unit_written or "")
 
 
 # --- URLs with an address: http://10.0.0.5:8080/status, opc.tcp://192.168.1.20:4840 -----------
@@ -125,7 +150,7 @@ def _url(m: re.Match[str]) -> str:
     said = f"{say_scheme(scheme)} colon slash slash "
     said += " dot ".join(digits(o) for o in address.split("."))
     said += f" port {digits(port)}" if port else ""
-    return said + "".join(f" slash {segment}" for segment in path.split("/")[1:])
+    return said + "".join(f" slash {segment}".rstrip() for segment in path.split("/")[1:])
 
 
 # --- money: $1,200, €5.50, £30, ¥300, CNY 300 --------------------------------------------------
@@ -148,7 +173,7 @@ _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SYMBOLS = "|".join(re.escape(c) for c in CURRENCIES)
 MONEY = re.compile(
     rf"(?<![\w.])(?:([$€£¥])\s?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})(?![\d.,]\d|\w)"
-    rf"|(?<![\w.,])({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
+    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
 )
 
 
@@ -173,7 +198,7 @@ def _money(m: re.Match[str]) -> str:
 # --- hexadecimal codes: 0x1F, 0xFF00, 1Fh -----------------------------------------------------
 
 HEX = re.compile(
-    r"(?<![\w.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?![\w.]|\.\w)"
+    r"(?<![\w.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
 )
 
 
@@ -186,12 +211,12 @@ def say_hex(written: str) -> str:
 # --- ratios, time ranges and compact timestamps ------------------------------------------------
 
 # After a word that says a ratio follows, `1:50` is no clock time.
-RATIO = re.compile(r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|gear)\s+)(\d+):(\d+)(?![\d:])")
+RATIO = re.compile(r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|gear)\s+)(\d+):(\d+)(?!\d|:\d)")
 # A dash between two clock times: the times are left for their rule.
 TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
 # the date and time rules.
-COMPACT_TIMESTAMP = re.compile(r"(?<![\w.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?![\w.])")
+COMPACT_TIMESTAMP = re.compile(r"(?<![\w.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?!\w|\.\d)")
 
 
 def _compact_timestamp(m: re.Match[str]) -> str:

@@ -34,7 +34,12 @@ class Base:
 
 _NONE = "none"
 BASES = (
-    *(Base("m", "nµμumck", "length"), Base("ft", "", "length"), Base("g", "µμumk")),
+    *(
+        Base("m", "nµμumck", "length"),
+        Base("ft", "", "length"),
+        Base("in", "", "length"),
+        Base("g", "µμumk"),
+    ),
     *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "µμumk")),
     *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),

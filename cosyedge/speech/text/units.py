@@ -24,6 +24,7 @@ PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "gig
 WORDS = {
     "m": ("meter", "meters"),
     "ft": ("foot", "feet"),
+    "in": ("inch", "inches"),  # said after a fraction only (plant.py): `in` is a word
     "g": ("gram", "grams"),
     "s": ("second", "seconds"),
     "min": ("minute", "minutes"),
@@ -69,7 +70,7 @@ WORDS = {
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
 LETTERS = frozenset("AVWmshlL")
-GRAMMAR = Grammar.of(WORDS)
+GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
 # A unit right after a number (or after a range, a pair): "a unit follows here".
