@@ -684,3 +684,56 @@ def counts_after_call(draw) -> Form:
     assume(str(n) not in ("911", "999", "112", "110", "119", "120"))
     noun = draw(st.sampled_from(COUNTED))
     return Form(f"call {n} {noun}", (n, noun))
+
+
+# --- Mandarin: slash pairs, a month and a day, ratios -------------------------------------------
+
+ZH_MEASURE_WORDS = ("台", "套", "组", "路", "条")
+
+
+@st.composite
+def slash_pairs_zh(draw) -> Form:
+    """What Mandarin alerts write: `2/3台泵运行`, `3/4开度`, `12/3`, `½寸`, `1 1/2寸`. Parts:
+    (the whole number or None, numerator, denominator, written as a character, the measure
+    word after it or "")."""
+    vulgar = draw(st.integers(0, 3)) == 0
+    if vulgar:
+        char = draw(st.sampled_from(sorted(VULGAR_FRACTIONS)))
+        (n, d), pair = VULGAR_FRACTIONS[char], char
+    else:
+        d = draw(st.one_of(st.integers(0, 12), st.integers(0, 9999)))
+        n = draw(st.one_of(st.integers(0, d + 1), st.integers(0, 9999)))
+        pair = f"{n}/{d}"
+    whole = draw(st.integers(1, 12)) if draw(st.integers(0, 3)) == 0 else None
+    measure = draw(st.sampled_from(["", "", *ZH_MEASURE_WORDS]))
+    joint = draw(st.sampled_from(["", " "])) if vulgar else " "
+    written = (f"{whole}{joint}" if whole else "") + pair + measure
+    return Form(written, (whole, n, d, vulgar, measure))
+
+
+ZH_DATE_CUES = ("日期", "日期\uff1a", "于", "截至", "周五", "星期一")
+
+
+@st.composite
+def month_days_zh(draw) -> Form:
+    """A month and a day, two digits each, after a word that says a date follows (`日期10/20`)
+    or before a time (`10/20 14:00`); month first, or day first where the day cannot be a
+    month (`31/12`). Parts: (month, day, the cue or "", the time's parts or None)."""
+    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    first, second = (day, month) if day > 12 and draw(st.booleans()) else (month, day)
+    cue = draw(st.sampled_from(["", *ZH_DATE_CUES]))
+    time = draw(clock_times(fractions=False, utc=False)) if not cue or draw(st.booleans()) else None
+    written = f"{cue}{first:02}/{second:02}" + (f" {time.written}" if time else "")
+    return Form(written, (month, day, cue, time.parts if time else None))
+
+
+ZH_RATIO_WORDS = ("比例", "配比", "变比", "传动比")
+
+
+@st.composite
+def ratios_zh(draw) -> Form:
+    """A ratio after a word that says one follows: `比例1:50`, `变比3:1`. Parts: (the word, the
+    two numbers)."""
+    word = draw(st.sampled_from(ZH_RATIO_WORDS))
+    a, b = draw(st.integers(1, 500)), draw(st.integers(1, 500))
+    return Form(f"{word}{a}:{b}", (word, a, b))

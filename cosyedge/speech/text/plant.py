@@ -216,10 +216,14 @@ RATIO = re.compile(r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|gear)\s+)(\d
 TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
 # the date and time rules.
-COMPACT_TIMESTAMP = re.compile(r"(?<![\w.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?!\w|\.\d)")
+COMPACT_TIMESTAMP = re.compile(
+    r"(?<![A-Za-z0-9.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?![A-Za-z0-9]|\.\d)"
+)
 
 
-def _compact_timestamp(m: re.Match[str]) -> str:
+def compact_timestamp(m: re.Match[str]) -> str:
+    """`20261130T074500Z` → `2026-11-30T07:45:00Z`, for both languages' date and time rules;
+    no such month or day: left as written."""
     year, month, day, hours, minutes, seconds, utc = m.groups()
     if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
         return m.group(0)
@@ -228,7 +232,7 @@ def _compact_timestamp(m: re.Match[str]) -> str:
 
 FIELDS = (
     Rule("URL", URL, _url),
-    Rule("timestamp", COMPACT_TIMESTAMP, _compact_timestamp),
+    Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),
 )

@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields
+from cosyedge.speech.zh import fields, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -148,15 +148,6 @@ def _number(m: re.Match[str]) -> str:
     return ("负" if sign else "") + reading
 
 
-def _fraction(m: re.Match[str]) -> str:
-    return f"{read_integer(int(m.group(2)))}分之{read_integer(int(m.group(1)))}"
-
-
-def _mixed_fraction(m: re.Match[str]) -> str:
-    whole = read_integer(int(m.group(1)))
-    return f"{whole}又{read_integer(int(m.group(3)))}分之{read_integer(int(m.group(2)))}"
-
-
 def _scientific(m: re.Match[str]) -> str:
     """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
     reading, negative = _signed(m.group(1), m.group(2))
@@ -204,6 +195,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
+    *plant.RULES,
     *fields.RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
     # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
@@ -262,8 +255,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
-    rule("fraction", r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
-    rule("fraction", r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
+    *plant.SLASHES,
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",
