@@ -737,3 +737,21 @@ def ratios_zh(draw) -> Form:
     word = draw(st.sampled_from(ZH_RATIO_WORDS))
     a, b = draw(st.integers(1, 500)), draw(st.integers(1, 500))
     return Form(f"{word}{a}:{b}", (word, a, b))
+
+
+@st.composite
+def order_numbers(draw) -> Form:
+    """A Siemens order number or a part number written like one: `6ES7 214-1AG40-0XB0`,
+    `3RT2026-1BB40`. Parts: (the groups, the joint before each group after the first)."""
+    capitals, alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    first = draw(st.sampled_from("123456789")) + draw(st.text(capitals, min_size=2, max_size=3))
+    first += draw(st.text("0123456789", min_size=1, max_size=4))
+    groups, joints = [first], []
+    if draw(st.booleans()):
+        groups.append(draw(st.text("0123456789", min_size=3, max_size=3)))
+        joints.append(" ")
+    for _ in range(draw(st.integers(1, 3))):
+        groups.append(draw(st.text(alnum, min_size=2, max_size=5)))
+        joints.append("-")
+    written = groups[0] + "".join(j + g for j, g in zip(joints, groups[1:], strict=True))
+    return Form(written, (tuple(groups), tuple(joints)))

@@ -454,3 +454,16 @@ def time_range(first: tuple, second: tuple) -> str:
 
 def count_after_call(n: int, noun: str) -> str:
     return f"call {cardinal(n)} {noun}"
+
+
+def order_number(groups: tuple, joints: tuple) -> str:
+    """Character by character (digits as words, zero "zero"), a pause where a space parts the
+    groups, "dash" for a hyphen."""
+
+    def group(g: str) -> str:
+        return " ".join(WORDS[int(c)] if c.isdigit() else letter(c) for c in g)
+
+    said = group(groups[0])
+    for joint, g in zip(joints, groups[1:], strict=True):
+        said += (", " if joint == " " else " dash ") + group(g)
+    return said

@@ -273,3 +273,16 @@ def ratio(word: str, a: int, b: int) -> str:
 
 def time_range(first: tuple, second: tuple) -> str:
     return clock(first) + "到" + clock(second)
+
+
+def order_number(groups: tuple, joints: tuple) -> str:
+    """Character by character, digits with 幺 for 1, a pause (a full-width comma) where a
+    space parts the groups, 杠 for a hyphen."""
+    said = digits_and_letters(groups[0])
+    for joint, g in zip(joints, groups[1:], strict=True):
+        said += ("，" if joint == " " else "杠") + digits_and_letters(g)
+    return said
+
+
+def digits_and_letters(group: str) -> str:
+    return "".join(c if c.isalpha() else digits(c, one="幺") for c in group)

@@ -29,6 +29,7 @@ from reading_forms import (
     local_phones,
     macs,
     money,
+    order_numbers,
     percent_ranges,
     phones_en,
     ratios,
@@ -254,6 +255,12 @@ def test_a_count_of_people_after_call_is_a_number(form, frame):
     assert heard(form.written, frame) == expected(ref.count_after_call(*form.parts), frame)
 
 
+@CLASSES
+@given(form=order_numbers(), frame=frames)
+def test_order_numbers_character_by_character_in_their_groups(form, frame):
+    assert heard(form.written, frame) == expected(ref.order_number(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
 # drops an ASCII digit without a sound).
 ALL_FORMS = st.one_of(
@@ -274,6 +281,7 @@ ALL_FORMS = st.one_of(
     slash_pairs(),
     urls(),
     money(),
+    order_numbers(),
     hex_codes(),
     ratios(),
     time_ranges(),

@@ -24,6 +24,7 @@ from reading_forms import (
     macs,
     money,
     month_days_zh,
+    order_numbers,
     percent_ranges,
     phone_numbers,
     ratios_zh,
@@ -196,6 +197,12 @@ def test_a_compact_iso_timestamp(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
 
 
+@CLASSES
+@given(form=order_numbers(), frame=frames)
+def test_order_numbers_character_by_character_in_their_groups(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.order_number(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
     durations(),
@@ -211,6 +218,7 @@ ALL_FORMS = st.one_of(
     month_days_zh(),
     urls(),
     money(),
+    order_numbers(),
     hex_codes(),
     ratios_zh(),
     time_ranges(),

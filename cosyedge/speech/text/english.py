@@ -102,7 +102,7 @@ from cosyedge.speech.text.words import (
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-4"
+VERSION = "en-5"
 
 _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}

@@ -208,6 +208,33 @@ def say_hex(written: str) -> str:
     return "hex " + " ".join(chars)
 
 
+# --- order numbers: 6ES7 214-1AG40-0XB0, 3RT2026-1BB40 ------------------------------------------
+
+# Siemens order numbers (MLFB) and part numbers written like them: a digit, two or three
+# capitals and digits, then groups of capitals and digits after a space or a hyphen.
+ORDER_FORM = r"\d[A-Z]{2,3}\d{1,4}(?:[ -][0-9A-Z]{3,5}(?![0-9A-Za-z]))?(?:-[0-9A-Z]{2,5}){1,3}"
+ORDER_NUMBER = re.compile(rf"(?<![\w.-])({ORDER_FORM})(?![\w-]|\.\w)")
+ORDER_GROUPS = re.compile(r"[0-9A-Z]+|[ -]")
+
+
+def say_order_number(written: str, say_char, joints: dict[str, str]) -> str:
+    """Character by character in the groups written, each joint said as `joints` has it."""
+    return "".join(
+        joints[piece] if piece in joints else " ".join(say_char(c) for c in piece)
+        for piece in ORDER_GROUPS.findall(written)
+    )
+
+
+def _order_char(c: str) -> str:
+    return digits(c) if c.isdigit() else letters(c)[0]
+
+
+def _order_number(m: re.Match[str]) -> str:
+    """`6ES7 214-1AG40-0XB0` → "six E S seven, two one four dash one eh G four zero dash zero X
+    B zero": a pause where a space parts the groups, "dash" for a hyphen."""
+    return say_order_number(m.group(1), _order_char, {" ": ", ", "-": " dash "})
+
+
 # --- ratios, time ranges and compact timestamps ------------------------------------------------
 
 # After a word that says a ratio follows, `1:50` is no clock time.
@@ -232,6 +259,7 @@ def compact_timestamp(m: re.Match[str]) -> str:
 
 FIELDS = (
     Rule("URL", URL, _url),
+    Rule("order number", ORDER_NUMBER, _order_number),
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),

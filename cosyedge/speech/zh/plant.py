@@ -21,7 +21,12 @@ from __future__ import annotations
 
 import re
 
-from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
+from cosyedge.speech.text.plant import (
+    COMPACT_TIMESTAMP,
+    ORDER_FORM,
+    compact_timestamp,
+    say_order_number,
+)
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.fields import count
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
@@ -93,6 +98,22 @@ def _url(m: re.Match[str]) -> str:
     return said + "".join(f"斜杠 {segment} " for segment in path.split("/")[1:])
 
 
+# --- order numbers: 6ES7 214-1AG40-0XB0 ---------------------------------------------------------
+
+ORDER_NUMBER = re.compile(rf"(?<![A-Za-z0-9.-])({ORDER_FORM})(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
+
+
+def _order_char(c: str) -> str:
+    return read_digits(c, one="幺") if c.isdigit() else f" {c} "
+
+
+def _order_number(m: re.Match[str]) -> str:
+    """六 E S 七, 二幺四杠幺 A G 四零杠零 X B 零: character by character, digits as codes
+    are read (幺 for 1), a pause (a full-width comma) where a space parts the groups, 杠 for
+    a hyphen."""
+    return say_order_number(m.group(1), _order_char, {" ": "，", "-": "杠"})
+
+
 # --- money, hexadecimal codes, ratios, time ranges -----------------------------------------------
 
 # Sign or code → the unit said after the amount.
@@ -137,6 +158,7 @@ ABOUT = re.compile(rf"(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*"
 
 RULES = (
     Rule("URL", URL, _url),
+    Rule("order number", ORDER_NUMBER, _order_number),
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, _hex),
     Rule("money", MONEY, _money),
