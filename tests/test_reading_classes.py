@@ -392,3 +392,9 @@ def test_read_explain_lists_each_stretch_with_its_class_or_none(tmp_path):
 def test_the_reference_counts_right(n, said):
     """The reference is itself checked, on hand-written readings."""
     assert ref.cardinal(n) == said
+
+
+def test_a_compact_utc_timestamp_is_said_in_local_time_too():
+    """With local_time_zone, `20240501T233000Z` is converted as `2024-05-01T23:30:00Z` is."""
+    local = in_local_time("Trip at 20240501T233000Z", "Asia/Shanghai")
+    assert normalize(local) == "Trip at May second twenty twenty four, oh seven thirty"

@@ -13,9 +13,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   follows after a space or a `T`;
 - a date or a time directly followed by a colon, as a heading writes it (`Report
   15/11/2026: ...`, `At 07:45: ...`), is still a date or a time;
-- a day and a month without a year, two digits each side, day first unless it cannot be:
-  `01/05` → "May first", `12/31` → "December thirty first" (a fraction is written with fewer
-  digits: `1/2`, `3/4`; `10/20` is a date, October twentieth);
+- a day and a month without a year, two digits each side, only with a cue that a date is
+  meant (on, since, until, from, by, due, date, a weekday before it, or a time after it),
+  day first unless it cannot be: `on 01/05` → "on May first", `due 12/31` → "due December
+  thirty first", `10/20 14:00` → "October twentieth, fourteen hundred" (text/plant.py);
 - the 12-hour clock: `7:45am` → "seven forty five eh M", `11 p.m.` → "eleven P M";
 - times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
   seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
@@ -55,9 +56,25 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
   `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
   pascals", and alone: `10^6` → "ten to the six";
-- fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
-  quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
-  number is read with "slash" (`12/3`);
+- integer slash pairs (text/plant.py): a count of a whole where the first is at most the
+  second, `Pumps 2/3 running` → "Pumps two of three running", `10/20 pumps` → "ten of twenty
+  pumps"; a fraction only where it is a quantity: before a unit, an inch mark or a word of
+  extent or size (`3/4 open` → "three quarters open", `3/4"` → "three quarter inch", `3/4 kg`
+  → "three quarters of a kilogram"), a mixed number (`1 1/2` → "one and one half"), a vulgar
+  fraction character (`½`, `1¾ in`); any other pair, and one before a unit, with "slash"
+  (`24/7`, `12/24 V`);
+- URLs with an address: `http://10.0.0.5:8080/status` → "H T T P colon slash slash one zero
+  dot zero dot zero dot five port eight zero eight zero slash status"; money: `$1,200` → "one
+  thousand two hundred dollars", `€5.50` → "five euros and fifty cents", `¥300`, `CNY 300` →
+  "three hundred yuan"; hexadecimal codes: `0x1F`, `1Fh` → "hex one F"; order numbers
+  character by character in their groups: `6ES7 214-1AG40-0XB0` → "six E S seven, two one
+  four dash one eh G four zero dash zero X B zero"; ratios after a word that says one
+  follows: `ratio 1:50` → "ratio one to fifty"; time ranges: `08:00-16:00` → "oh eight
+  hundred to sixteen hundred"; compact ISO timestamps `20261130T074500Z` as
+  `2026-11-30T07:45:00Z`; `≈` and `~` before a number "about";
+- a count after "call" is a number where people are counted (`call 100 staff`); three digits
+  and four alone (`555-1234`) are a telephone number unless both ends are round (`100-1000`
+  is a range) or a unit follows;
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
   `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent", `5‰` → "five per
   mille";
