@@ -666,10 +666,10 @@ def compact_timestamps(draw) -> Form:
 @st.composite
 def local_phones(draw) -> Form:
     """A local telephone number alone, three digits and four (`555-1234`), not both ends
-    round (those are a range: `100-1000`). Parts: (the two groups)."""
+    round, multiples of five (those are a range: `100-1000`). Parts: (the two groups)."""
     head = draw(st.text("0123456789", min_size=3, max_size=3))
     tail = draw(st.text("0123456789", min_size=4, max_size=4))
-    assume(int(head) % 10 or int(tail) % 10)
+    assume(int(head) % 5 or int(tail) % 5)
     return Form(f"{head}-{tail}", (head, tail))
 
 

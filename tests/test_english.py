@@ -230,6 +230,7 @@ FORMS = [
     ("call 911 now", "call nine one one now"),
     ("555-1234", "five five five, one two three four"),
     ("100-1000", "one hundred to one thousand"),  # round ends: a range
+    ("125-1500", "one hundred twenty five to one thousand five hundred"),
     ("120-1450 rpm", "one hundred twenty to one thousand four hundred fifty R P M"),
     # a day and a month without a year only with a cue that a date is meant
     ("since 10/20", "since October twentieth"),

@@ -73,8 +73,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   hundred to sixteen hundred"; compact ISO timestamps `20261130T074500Z` as
   `2026-11-30T07:45:00Z`; `≈` and `~` before a number "about";
 - a count after "call" is a number where people are counted (`call 100 staff`); three digits
-  and four alone (`555-1234`) are a telephone number unless both ends are round (`100-1000`
-  is a range) or a unit follows;
+  and four alone (`555-1234`) are a telephone number unless both ends are round, multiples
+  of five (`100-1000`, `125-1500` are ranges), or a unit follows;
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
   `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent", `5‰` → "five per
   mille";
@@ -182,8 +182,8 @@ _PHONE = re.compile(
 _COUNTED = re.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
 _EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
 # Three digits, a hyphen, four, alone: a local telephone number (555-1234). A range is written
-# with a unit (100-1000 rpm) or in round numbers (100-1000, 250-1200): with both ends
-# multiples of ten it stays a range.
+# with a unit (100-1000 rpm) or in round numbers (100-1000, 125-1500): with both ends
+# multiples of five it stays a range (a telephone number's are so one time in 25).
 _LOCAL_PHONE = re.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -238,7 +238,7 @@ def _phone(m: re.Match[str]) -> str:
 def _local_phone(m: re.Match[str]) -> str:
     """`555-1234` → "five five five, one two three four"; round ends are a range, left."""
     head, tail = m.groups()
-    if int(head) % 10 == 0 and int(tail) % 10 == 0:
+    if int(head) % 5 == 0 and int(tail) % 5 == 0:
         return m.group(0)
     if units.UNIT_AHEAD.match(m.string, m.end()):
         return m.group(0)  # 120-1450 rpm: a range with its unit
