@@ -77,7 +77,7 @@ UNIT_BASES = (
     *(("l", "µμumc", False), ("L", "µμumc", False), ("lb", "", False), ("lbf", "", False)),
 )
 # Units without prefixes or powers, which may stand only first above the line.
-UNIT_SIGNS = ("bar", "°C", "°F", "dB")
+UNIT_SIGNS = ("bar", "°C", "°F", "dB", "barg", "bar(g)", "bara", "bar(a)", "Nm3", "Nm³")
 _POWER_WRITTEN = {2: ["²", "2", "^2"], 3: ["³", "3", "^3"]}
 
 

@@ -129,6 +129,9 @@ UNIT_NAMES = {
     "°C": ("degree Celsius", "degrees Celsius"),
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
     "dB": ("decibel", "decibels"),
+    **dict.fromkeys(("barg", "bar(g)"), ("bar gauge", "bar gauge")),
+    **dict.fromkeys(("bara", "bar(a)"), ("bar absolute", "bar absolute")),
+    **dict.fromkeys(("Nm3", "Nm³"), ("normal cubic meter", "normal cubic meters")),
 }
 LENGTHS = {"m", "ft"}
 
