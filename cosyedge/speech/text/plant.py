@@ -114,6 +114,8 @@ def _closes_a_quote(m: re.Match[str], inch: str | None) -> bool:
 
 
 def _slash_pair(m: re.Match[str]) -> str:
+    """A pair as the module's docstring states: a fraction as a quantity, else a count of a
+    whole or "slash"; a unit after a pair that is no fraction is left for the unit rule."""
     whole, top, slash, bottom, inch, unit_written, extent = m.groups()
     if _closes_a_quote(m, inch):
         return _slash_pair(SLASH_PAIR.match(m.string[: m.end() - 1], m.start())) + '"'
@@ -170,7 +172,6 @@ CURRENCIES = {
     "JPY": ("yen", "yen", "sen", "sen"),
 }
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_SYMBOLS = "|".join(re.escape(c) for c in CURRENCIES)
 MONEY = re.compile(
     rf"(?<![\w.])(?:([$€£¥])\s?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})(?![\d.,]\d|\w)"
     rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
