@@ -693,9 +693,9 @@ ZH_MEASURE_WORDS = ("台", "套", "组", "路", "条")
 
 @st.composite
 def slash_pairs_zh(draw) -> Form:
-    """What Mandarin alerts write: `2/3台泵运行`, `3/4开度`, `12/3`, `½寸`, `1 1/2寸`. Parts:
-    (the whole number or None, numerator, denominator, written as a character, the measure
-    word after it or "")."""
+    """What Mandarin alerts write: `2/3台泵运行`, `3/4开度`, `12/3`, `½寸`, `1 1/2寸`, `3/4"`.
+    Parts: (the whole number or None, numerator, denominator, written as a character, the
+    measure word or the inch mark after it, or "")."""
     vulgar = draw(st.integers(0, 3)) == 0
     if vulgar:
         char = draw(st.sampled_from(sorted(VULGAR_FRACTIONS)))
@@ -705,7 +705,7 @@ def slash_pairs_zh(draw) -> Form:
         n = draw(st.one_of(st.integers(0, d + 1), st.integers(0, 9999)))
         pair = f"{n}/{d}"
     whole = draw(st.integers(1, 12)) if draw(st.integers(0, 3)) == 0 else None
-    measure = draw(st.sampled_from(["", "", *ZH_MEASURE_WORDS]))
+    measure = draw(st.sampled_from(["", "", '"', *ZH_MEASURE_WORDS]))
     joint = draw(st.sampled_from(["", " "])) if vulgar else " "
     written = (f"{whole}{joint}" if whole else "") + pair + measure
     return Form(written, (whole, n, d, vulgar, measure))

@@ -230,13 +230,16 @@ def counted(n: int) -> str:
 
 def slash_pair(whole: int | None, n: int, d: int, vulgar: bool, measure: str) -> str:
     """Before a measure word, a count out of those installed (`2/3台` → 三台中的两台); else a
-    share as a fraction (四分之三) where the first is below the second, a mixed number or a
-    vulgar fraction character a fraction (一又二分之一); any other pair with 斜杠."""
+    share as a fraction (四分之三) where the first is below the second, a mixed number, a
+    size in inches (`3/4"` → 四分之三英寸) or a vulgar fraction character a fraction (一又二分
+    之一); any other pair with 斜杠."""
     share = f"{integer(d)}分之{integer(n)}" if 0 < n < d else None
-    if share and (whole or vulgar):
+    inch = measure == '"'  # an inch mark: a size, 英寸
+    measure = "英寸" if inch else measure
+    if share and (whole or vulgar or inch):
         return (f"{integer(whole)}又" if whole else "") + share + measure
     head = integer(whole) if whole else ""
-    if measure and n <= d and d:
+    if measure and not inch and n <= d and d:
         return head + f"{counted(d)}{measure}中的{counted(n)}{measure}"
     return head + (share or f"{integer(n)}斜杠{integer(d)}") + measure
 

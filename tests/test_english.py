@@ -109,6 +109,7 @@ FORMS = [
     ("1/4 turn", "one quarter turn"),
     ("2 3/4 turns", "two and three quarters turns"),
     ("1/2 in pipe", "one half inch pipe"),
+    ('3/4" pipe and "\u00bd"', 'three quarter inch pipe and "one half"'),  # a quotation
     ('3/4" hose', "three quarter inch hose"),
     ("\u00bd in", "one half inch"),
     ("1\u00bd in", "one and one half inches"),

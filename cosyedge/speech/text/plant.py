@@ -107,10 +107,14 @@ def _pair(top: str, bottom: str, before_unit: bool) -> str:
     return f"{top} slash {bottom}"
 
 
+# A double quote that opens or closes a quotation: not an inch mark after a digit.
+_QUOTE = re.compile(r'(?<!\d)"')
+
+
 def _closes_a_quote(m: re.Match[str], inch: str | None) -> bool:
     """A double quote after a pair is an inch mark unless a quotation is open before it
     ("½" is one half in quotes)."""
-    return inch == '"' and m.string.count('"', 0, m.start()) % 2 == 1
+    return inch == '"' and len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 1
 
 
 def _slash_pair(m: re.Match[str]) -> str:

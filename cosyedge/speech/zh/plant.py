@@ -34,8 +34,11 @@ from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 # Measure words a count of plant units is written with.
 MEASURE_WORDS = "台套组个路条根只座辆块支把间层道片节级段"
 _START = r"(?<![\d./A-Za-z])"
+# An inch mark after a size: `3/4"管道` is 四分之三英寸管道.
+_INCH = r'"|\s?(?:inch(?:es)?|in)(?![A-Za-z])'
 SLASH_PAIR = re.compile(
-    rf"{_START}(?:(\d+)\s+)?(\d{{1,4}})([/\u2044])(\d{{1,4}})(?![\d./\u2044])([{MEASURE_WORDS}])?"
+    rf"{_START}(?:(\d+)\s+)?(\d{{1,4}})([/\u2044])(\d{{1,4}})(?![\d./\u2044])"
+    rf"([{MEASURE_WORDS}]|{_INCH})?"
 )
 
 
@@ -44,18 +47,21 @@ def _fraction(n: int, d: int) -> str:
 
 
 def _slash_pair(m: re.Match[str]) -> str:
-    """三台中的两台, 四分之三, 一又二分之一, 十二斜杠三 (see the module's docstring)."""
-    whole, top, slash, bottom, measure = m.groups()
+    """三台中的两台, 四分之三, 一又二分之一, 四分之三英寸, 十二斜杠三 (see the module's
+    docstring)."""
+    whole, top, slash, bottom, after = m.groups()
     n, d = int(top), int(bottom)
-    if 0 < n < d and (whole or slash == "\u2044"):
+    inch = bool(after) and after not in MEASURE_WORDS  # a size: a fraction, then 英寸
+    measure = "英寸" if inch else after or ""
+    if 0 < n < d and (whole or inch or slash == "\u2044"):
         said = _fraction(n, d)
-        return (f"{read_integer(int(whole))}又" if whole else "") + said + (measure or "")
+        return (f"{read_integer(int(whole))}又" if whole else "") + said + measure
     head = f"{read_integer(int(whole))} " if whole else ""
-    if measure and n <= d and d:
+    if measure and not inch and n <= d and d:
         return head + f"{count(bottom)}{measure}中的{count(top)}{measure}"
     if 0 < n < d:
-        return head + _fraction(n, d) + (measure or "")
-    return head + f"{read_number(top)}斜杠{read_number(bottom)}" + (measure or "")
+        return head + _fraction(n, d) + measure
+    return head + f"{read_number(top)}斜杠{read_number(bottom)}" + measure
 
 
 _DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]"
