@@ -77,7 +77,7 @@ UNIT_BASES = (
     *(("l", "µμumc", False), ("L", "µμumc", False), ("lb", "", False), ("lbf", "", False)),
 )
 # Units without prefixes or powers, which may stand only first above the line.
-UNIT_SIGNS = ("bar", "°C", "°F", "dB")
+UNIT_SIGNS = ("bar", "°C", "°F", "dB", "barg", "bar(g)", "bara", "bar(a)", "Nm3", "Nm³")
 _POWER_WRITTEN = {2: ["²", "2", "^2"], 3: ["³", "3", "^3"]}
 
 
@@ -521,10 +521,237 @@ def phones_en(draw) -> Form:
 # --- a day and a month without a year ------------------------------------------------------------
 
 
+# Words after which two digits each side are a day and a month (with the time after one,
+# the other cue).
+DATE_CUES = ("on ", "since ", "until ", "due ", "from ", "by ", "Fri ", "Monday ", "date: ")
+
+
 @st.composite
 def day_months(draw) -> Form:
-    """A day and a month, two digits each, `/` between: day first (`01/05`), or month first
-    where the day cannot be a month (`12/31`). Parts: (month, day)."""
+    """A day and a month, two digits each, `/` between, with a cue that a date is meant: a
+    word before it (`on 01/05`, `Fri 12/31`) or a time after it (`01/05 14:00`); day first
+    (`01/05`), or month first where the day cannot be a month (`12/31`). Parts: (month, day,
+    the cue word or "", the time's parts or None)."""
     month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
     first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
-    return Form(f"{first:02}/{second:02}", (month, day))
+    cue = draw(st.sampled_from(["", *DATE_CUES]))
+    time = draw(clock_times(fractions=False, utc=False)) if not cue or draw(st.booleans()) else None
+    written = f"{cue}{first:02}/{second:02}" + (f" {time.written}" if time else "")
+    return Form(written, (month, day, cue, time.parts if time else None))
+
+
+# --- integer slash pairs and fractions ----------------------------------------------------------
+
+VULGAR_FRACTIONS = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4)}
+VULGAR_FRACTIONS |= {"⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8), "⅕": (1, 5)}
+# What may follow a pair, as written, and its kind: a noun or a verb (nothing a quantity is
+# said of), a word of extent or size, a unit (no lone letter: those are labels too), an inch
+# mark (and what follows it: " in" is an inch where a size ends, as before "pipe").
+PAIR_AFTER = (
+    *(("", None, None), (" pumps", "noun", None), (" running", "noun", None)),
+    *((" trains online", "noun", None), (" open", "extent", None), (" full", "extent", None)),
+    *((" turn", "extent", None), (" of the tank", "extent", None), (" bolt", "extent", None)),
+    *((" bar", "unit", ("", "bar", 1)), (" kg", "unit", ("k", "g", 1))),
+    *((" mm", "unit", ("m", "m", 1)), ("kPa", "unit", ("k", "Pa", 1))),
+    *(('"', "inch", ""), (" inch", "inch", ""), (" in pipe", "inch", " pipe")),
+)
+
+
+@st.composite
+def slash_pairs(draw) -> Form:
+    """Whole numbers either side of a slash (`2/3`, `10/20 pumps`, `12/24 kPa`, `3/4 open`,
+    `1 1/2"`) or a vulgar fraction character (`½`, `1¾ in`), perhaps after a whole number,
+    then what follows it. Parts: (the whole number or None, numerator, denominator, written
+    as a character, (what follows as written, its kind, its unit's term or None))."""
+    vulgar = draw(st.booleans()) and draw(st.integers(0, 2)) == 0
+    if vulgar:
+        char = draw(st.sampled_from(sorted(VULGAR_FRACTIONS)))
+        (n, d), pair = VULGAR_FRACTIONS[char], char
+    else:
+        d = draw(st.one_of(st.sampled_from([2, 3, 4, 8, 16, 32, 64]), st.integers(0, 120)))
+        n = draw(st.one_of(st.integers(0, d + 1), st.integers(0, 120)))
+        pair = f"{n}/{d}"
+    whole = draw(st.integers(1, 12)) if draw(st.integers(0, 3)) == 0 else None
+    after = draw(st.sampled_from(PAIR_AFTER))
+    joint = draw(st.sampled_from(["", " "])) if vulgar else " "
+    written = (f"{whole}{joint}" if whole else "") + pair + after[0]
+    return Form(written, (whole, n, d, vulgar, after))
+
+
+# --- URLs, money, hexadecimal codes, ratios, time ranges, compact timestamps ---------------------
+
+URL_SCHEMES = ("http", "https", "opc.tcp", "mqtt", "ws", "HTTP")
+URL_PATHS = ("", "/", "/status", "/api/alarms")
+
+
+@st.composite
+def urls(draw) -> Form:
+    """A URL whose host is an IPv4 address: `http://10.0.0.5:8080/status`,
+    `opc.tcp://192.168.1.20:4840`. Parts: (scheme, octets, port or None, path)."""
+    scheme = draw(st.sampled_from(URL_SCHEMES))
+    octets = tuple(str(draw(st.integers(0, 255))) for _ in range(4))
+    port = str(draw(st.integers(1, 65535))) if draw(st.booleans()) else None
+    path = draw(st.sampled_from(URL_PATHS))
+    written = f"{scheme}://{'.'.join(octets)}" + (f":{port}" if port else "") + path
+    return Form(written, (scheme, octets, port, path))
+
+
+# How an amount of money is written: a sign or a code before the amount, or a code (or the euro
+# sign) after it.
+MONEY_BEFORE = ("$", "€", "£", "¥", "￥", "$ ", "USD ", "EUR ", "CNY ", "RMB ", "GBP ")
+MONEY_AFTER = (" EUR", " CNY", " USD", "€", " €")
+
+
+@st.composite
+def money(draw) -> Form:
+    """An amount of money: `$1,200`, `€5.50`, `£30`, `￥300`, `CNY 300`, `300 EUR`. Parts:
+    (the mark as written, without spaces, whole units, hundredths as written or None)."""
+    before = draw(st.booleans())
+    mark = draw(st.sampled_from(MONEY_BEFORE if before else MONEY_AFTER))
+    whole = draw(st.one_of(st.integers(0, 99), st.integers(100, 99999)))
+    cents = f"{draw(st.integers(0, 99)):02d}" if draw(st.booleans()) else None
+    amount = f"{whole:,}" if whole >= 1000 and draw(st.booleans()) else str(whole)
+    amount += f".{cents}" if cents else ""
+    written = mark + amount if before else amount + mark
+    return Form(written, (mark.strip(), whole, cents))
+
+
+@st.composite
+def hex_codes(draw) -> Form:
+    """A hexadecimal code: `0x1F`, `0xff00`, or digits first with an `h` after (`1Fh`,
+    `0FFh`). Parts: (the hex digits as written)."""
+    if draw(st.booleans()):
+        digits = draw(st.text("0123456789abcdefABCDEF", min_size=1, max_size=8))
+        return Form("0x" + digits, (digits,))
+    head = draw(st.text("0123456789", min_size=1, max_size=3))
+    tail = draw(st.text("0123456789BCDEF", min_size=0, max_size=3))
+    digits = head + draw(st.sampled_from("BCDEF")) + tail
+    return Form(digits + "h", (digits,))
+
+
+RATIO_WORDS = ("ratio", "Ratio", "scale", "mix", "dilution", "gear")
+
+
+@st.composite
+def ratios(draw) -> Form:
+    """A ratio after a word that says one follows: `ratio 1:50`, `scale 1:25`, `mix 3:1`.
+    Parts: (the word, the two numbers)."""
+    word = draw(st.sampled_from(RATIO_WORDS))
+    a, b = draw(st.integers(1, 500)), draw(st.integers(1, 500))
+    return Form(f"{word} {a}:{b}", (word, a, b))
+
+
+@st.composite
+def time_ranges(draw) -> Form:
+    """Two times on the 24-hour clock with a dash, an en dash or a tilde between them:
+    `08:00-16:00`, `22:00 ~ 06:00`. Parts: (the first time's parts, the second's)."""
+    first, second = (draw(clock_times(fractions=False, utc=False)) for _ in range(2))
+    dash = draw(st.sampled_from(["-", "\u2013", "~", " - ", " \u2013 "]))
+    return Form(first.written + dash + second.written, (first.parts, second.parts))
+
+
+@st.composite
+def compact_timestamps(draw) -> Form:
+    """An ISO 8601 timestamp without separators: `20261130T074500Z`, `20261130T0745`. Parts:
+    (date parts, time parts as clock_times gives them)."""
+    year, month = draw(st.integers(1990, 2099)), draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    h, mi = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    seconds = f"{draw(st.integers(0, 59)):02d}" if draw(st.booleans()) else None
+    utc = draw(st.booleans())
+    written = f"{year}{month:02d}{day:02d}T{h:02d}{mi:02d}{seconds or ''}" + "Z" * utc
+    return Form(written, ((year, month, day), ("24", f"{h:02d}", mi, seconds, None, utc)))
+
+
+@st.composite
+def local_phones(draw) -> Form:
+    """A local telephone number alone, three digits and four (`555-1234`), not both ends
+    round, multiples of five (those are a range: `100-1000`). Parts: (the two groups)."""
+    head = draw(st.text("0123456789", min_size=3, max_size=3))
+    tail = draw(st.text("0123456789", min_size=4, max_size=4))
+    assume(int(head) % 5 or int(tail) % 5)
+    return Form(f"{head}-{tail}", (head, tail))
+
+
+COUNTED = ("staff", "people", "operators", "electricians", "crew")
+
+
+@st.composite
+def counts_after_call(draw) -> Form:
+    """A count after "call" (`call 100 staff`): people are counted, not dialled. Parts: (the
+    count, the noun)."""
+    n = draw(st.integers(100, 9999))
+    assume(str(n) not in ("911", "999", "112", "110", "119", "120"))
+    noun = draw(st.sampled_from(COUNTED))
+    return Form(f"call {n} {noun}", (n, noun))
+
+
+# --- Mandarin: slash pairs, a month and a day, ratios -------------------------------------------
+
+ZH_MEASURE_WORDS = ("台", "套", "组", "路", "条")
+
+
+@st.composite
+def slash_pairs_zh(draw) -> Form:
+    """What Mandarin alerts write: `2/3台泵运行`, `3/4开度`, `12/3`, `½寸`, `1 1/2寸`, `3/4"`.
+    Parts: (the whole number or None, numerator, denominator, written as a character, the
+    measure word or the inch mark after it, or "")."""
+    vulgar = draw(st.integers(0, 3)) == 0
+    if vulgar:
+        char = draw(st.sampled_from(sorted(VULGAR_FRACTIONS)))
+        (n, d), pair = VULGAR_FRACTIONS[char], char
+    else:
+        d = draw(st.one_of(st.integers(0, 12), st.integers(0, 9999)))
+        n = draw(st.one_of(st.integers(0, d + 1), st.integers(0, 9999)))
+        pair = f"{n}/{d}"
+    whole = draw(st.integers(1, 12)) if draw(st.integers(0, 3)) == 0 else None
+    measure = draw(st.sampled_from(["", "", '"', *ZH_MEASURE_WORDS]))
+    joint = draw(st.sampled_from(["", " "])) if vulgar else " "
+    written = (f"{whole}{joint}" if whole else "") + pair + measure
+    return Form(written, (whole, n, d, vulgar, measure))
+
+
+ZH_DATE_CUES = ("日期", "日期\uff1a", "于", "截至", "周五", "星期一")
+
+
+@st.composite
+def month_days_zh(draw) -> Form:
+    """A month and a day, two digits each, after a word that says a date follows (`日期10/20`)
+    or before a time (`10/20 14:00`); month first, or day first where the day cannot be a
+    month (`31/12`). Parts: (month, day, the cue or "", the time's parts or None)."""
+    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    first, second = (day, month) if day > 12 and draw(st.booleans()) else (month, day)
+    cue = draw(st.sampled_from(["", *ZH_DATE_CUES]))
+    time = draw(clock_times(fractions=False, utc=False)) if not cue or draw(st.booleans()) else None
+    written = f"{cue}{first:02}/{second:02}" + (f" {time.written}" if time else "")
+    return Form(written, (month, day, cue, time.parts if time else None))
+
+
+ZH_RATIO_WORDS = ("比例", "配比", "变比", "传动比")
+
+
+@st.composite
+def ratios_zh(draw) -> Form:
+    """A ratio after a word that says one follows: `比例1:50`, `变比3:1`. Parts: (the word, the
+    two numbers)."""
+    word = draw(st.sampled_from(ZH_RATIO_WORDS))
+    a, b = draw(st.integers(1, 500)), draw(st.integers(1, 500))
+    return Form(f"{word}{a}:{b}", (word, a, b))
+
+
+@st.composite
+def order_numbers(draw) -> Form:
+    """A Siemens order number or a part number written like one: `6ES7 214-1AG40-0XB0`,
+    `3RT2026-1BB40`. Parts: (the groups, the joint before each group after the first)."""
+    capitals, alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    first = draw(st.sampled_from("123456789")) + draw(st.text(capitals, min_size=2, max_size=3))
+    first += draw(st.text("0123456789", min_size=1, max_size=4))
+    groups, joints = [first], []
+    if draw(st.booleans()):
+        groups.append(draw(st.text("0123456789", min_size=3, max_size=3)))
+        joints.append(" ")
+    for _ in range(draw(st.integers(1, 3))):
+        groups.append(draw(st.text(alnum, min_size=2, max_size=5)))
+        joints.append("-")
+    written = groups[0] + "".join(j + g for j, g in zip(joints, groups[1:], strict=True))
+    return Form(written, (tuple(groups), tuple(joints)))

@@ -129,6 +129,9 @@ UNIT_NAMES = {
     "°C": ("degree Celsius", "degrees Celsius"),
     "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
     "dB": ("decibel", "decibels"),
+    **dict.fromkeys(("barg", "bar(g)"), ("bar gauge", "bar gauge")),
+    **dict.fromkeys(("bara", "bar(a)"), ("bar absolute", "bar absolute")),
+    **dict.fromkeys(("Nm3", "Nm³"), ("normal cubic meter", "normal cubic meters")),
 }
 LENGTHS = {"m", "ft"}
 
@@ -348,3 +351,122 @@ def phone(word: str, groups: tuple, code: bool, extension: str) -> str:
 def day_month(month: int, day: int) -> str:
     """`01/05` → "May first": the month, then the day as an ordinal."""
     return f"{MONTHS[month - 1]} {ordinal(day)}"
+
+
+def dated_day_month(month: int, day: int, cue: str, time: tuple | None) -> str:
+    """The cue as written, the date, and a time after a pause (a comma)."""
+    said = cue + day_month(month, day)
+    return said + (", " + clock(time) if time else "")
+
+
+# --- integer slash pairs and fractions --------------------------------------------------------
+
+FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
+SIZE_DENOMINATORS = (2, 3, 4, 8, 16, 32, 64)
+
+
+def fraction_words(n: int, d: int, many: bool = True) -> str:
+    """`3, 4` → "three quarters", `5, 8` → "five eighths"; not `many`: "three quarter"."""
+    one, more = FRACTION_NAMES.get(d, (ordinal(d), ordinal(d) + "s"))
+    return f"{cardinal(n)} {more if many and n != 1 else one}"
+
+
+def slash_pair(whole: int | None, n: int, d: int, vulgar: bool, after: tuple) -> str:
+    """A fraction where it is a quantity (a vulgar fraction character; a numerator below a
+    denominator a size is written in, after a whole number or before a unit, an inch mark or
+    a word of extent); else "n of d" for a count of a whole, "n slash d" past the whole or
+    before a unit. `after`: (as written, its kind, the unit's term or what follows an inch
+    mark)."""
+    written, kind, extra = after
+    unit = extra if kind == "unit" else None
+    rest = extra if kind == "inch" else ("" if kind == "unit" else written)
+    quantity = whole is not None or kind in ("extent", "unit", "inch")
+    if 0 < n < d and (vulgar or (quantity and d in SIZE_DENOMINATORS)):
+        return _fraction_said(whole, n, d, kind, unit) + rest
+    said = f"{cardinal(whole)} " if whole is not None else ""
+    if kind == "unit":
+        return said + f"{cardinal(n)} slash " + quantity_said(d, unit)
+    joint = "of" if n <= d and d else "slash"
+    said += f"{cardinal(n)} {joint} {cardinal(d)}"
+    return said + (" inch" if kind == "inch" else "") + rest
+
+
+def quantity_said(n: int, unit: tuple) -> str:
+    return quantity(str(n), [unit], [])
+
+
+def _fraction_said(whole, n, d, kind, unit) -> str:
+    if whole is not None:
+        said = f"{cardinal(whole)} and {fraction_words(n, d)}"
+        if kind == "inch":
+            return said + " inches"
+        return said + (" " + unit_term(*unit, many=True) if kind == "unit" else "")
+    if kind == "inch":
+        return f"{fraction_words(n, d, many=False)} inch"
+    if kind == "unit":
+        name = unit_term(*unit, many=False)
+        return f"{fraction_words(n, d)} of {'an' if name[0] in 'aeiou' else 'a'} {name}"
+    return fraction_words(n, d)
+
+
+# --- URLs, money, hexadecimal codes, ratios, time ranges -------------------------------------
+
+SCHEME_SIGNS = {".": "dot", "+": "plus", "-": "dash"}
+
+
+def url(scheme: str, octets: tuple, port: str | None, path: str) -> str:
+    """The scheme letter by letter ("dot" inside), "colon slash slash", the address as an
+    address, "port", the path with "slash"."""
+    said = " ".join(SCHEME_SIGNS.get(c) or letter(c.upper()) for c in scheme)
+    said += " colon slash slash " + address(octets, port, None)
+    return said + "".join(
+        " slash" + (" " + segment if segment else "") for segment in path.split("/")[1:]
+    )
+
+
+# Mark → (one, many, a hundredth, hundredths).
+MONEY = {
+    **dict.fromkeys(("$", "USD"), ("dollar", "dollars", "cent", "cents")),
+    **dict.fromkeys(("€", "EUR"), ("euro", "euros", "cent", "cents")),
+    **dict.fromkeys(("£", "GBP"), ("pound", "pounds", "penny", "pence")),
+    **dict.fromkeys(("¥", "￥", "CNY", "RMB"), ("yuan", "yuan", "fen", "fen")),
+}
+
+
+def money(mark: str, whole: int, cents: str | None) -> str:
+    """The whole units, then "and" the hundredths unless none."""
+    one, many, hundredth, hundredths = MONEY[mark]
+    said = f"{cardinal(whole)} {one if whole == 1 else many}"
+    if cents and int(cents):
+        said += f" and {cardinal(int(cents))} {hundredth if int(cents) == 1 else hundredths}"
+    return said
+
+
+def hex_code(written: str) -> str:
+    """ "hex", then each character: digits as words, letters as capitals."""
+    return "hex " + " ".join(digit_words(c) if c.isdigit() else letter(c.upper()) for c in written)
+
+
+def ratio(word: str, a: int, b: int) -> str:
+    return f"{word} {cardinal(a)} to {cardinal(b)}"
+
+
+def time_range(first: tuple, second: tuple) -> str:
+    return f"{clock(first)} to {clock(second)}"
+
+
+def count_after_call(n: int, noun: str) -> str:
+    return f"call {cardinal(n)} {noun}"
+
+
+def order_number(groups: tuple, joints: tuple) -> str:
+    """Character by character (digits as words, zero "zero"), a pause where a space parts the
+    groups, "dash" for a hyphen."""
+
+    def group(g: str) -> str:
+        return " ".join(WORDS[int(c)] if c.isdigit() else letter(c) for c in g)
+
+    said = group(groups[0])
+    for joint, g in zip(joints, groups[1:], strict=True):
+        said += (", " if joint == " " else " dash ") + group(g)
+    return said

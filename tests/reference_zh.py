@@ -111,6 +111,8 @@ UNIT_NAMES = {
     *(("varh", "乏时"), ("Ah", "安时"), ("Pa", "帕"), ("Hz", "赫兹"), ("Ω", "欧"), ("J", "焦")),
     *(("N", "牛"), ("Nm", "牛米"), ("l", "升"), ("L", "升"), ("lb", "磅"), ("lbf", "磅力")),
     *(("bar", "巴"), ("°C", "摄氏度"), ("°F", "华氏度"), ("dB", "分贝")),
+    *(("barg", "巴表压"), ("bar(g)", "巴表压"), ("bara", "巴绝压"), ("bar(a)", "巴绝压")),
+    *(("Nm3", "标准立方米"), ("Nm³", "标准立方米")),
 }
 UNIT_NAMES = dict(UNIT_NAMES)
 LENGTHS = {"m", "ft"}
@@ -216,3 +218,76 @@ def caret_power(mantissa: str | None, sign: str, power: str, unit: tuple | None)
     if mantissa is None:
         return said
     return decimal(mantissa) + "乘" + said + (unit_term(*unit, False) if unit else "")
+
+
+# --- slash pairs, a month and a day, URLs, money, codes, ratios, time ranges --------------------
+
+
+def counted(n: int) -> str:
+    """A count before a measure word: 两 for two."""
+    return "两" if n == 2 else integer(n)
+
+
+def slash_pair(whole: int | None, n: int, d: int, vulgar: bool, measure: str) -> str:
+    """Before a measure word, a count out of those installed (`2/3台` → 三台中的两台); else a
+    share as a fraction (四分之三) where the first is below the second, a mixed number, a
+    size in inches (`3/4"` → 四分之三英寸) or a vulgar fraction character a fraction (一又二分
+    之一); any other pair with 斜杠."""
+    share = f"{integer(d)}分之{integer(n)}" if 0 < n < d else None
+    inch = measure == '"'  # an inch mark: a size, 英寸
+    measure = "英寸" if inch else measure
+    if share and (whole or vulgar or inch):
+        return (f"{integer(whole)}又" if whole else "") + share + measure
+    head = integer(whole) if whole else ""
+    if measure and not inch and n <= d and d:
+        return head + f"{counted(d)}{measure}中的{counted(n)}{measure}"
+    return head + (share or f"{integer(n)}斜杠{integer(d)}") + measure
+
+
+def month_day(month: int, day: int, cue: str, time: tuple | None) -> str:
+    return cue + f"{integer(month)}月{integer(day)}日" + (clock(time) if time else "")
+
+
+SCHEME_SIGNS = {".": "点", "+": "加", "-": "杠"}
+
+
+def url(scheme: str, octets: tuple, port: str | None, path: str) -> str:
+    """The scheme letter by letter, 冒号斜杠斜杠, the address, 端口, the path with 斜杠 (its
+    letters spelled, as any Latin word the Mandarin front end is given alone)."""
+    said = "".join(SCHEME_SIGNS.get(c) or c.upper() for c in scheme) + "冒号斜杠斜杠"
+    said += address(octets, port, None)
+    return said + "".join("斜杠" + segment.upper() for segment in path.split("/")[1:])
+
+
+MONEY = {**dict.fromkeys(("$", "USD"), "美元"), **dict.fromkeys(("€", "EUR"), "欧元")}
+MONEY |= {**dict.fromkeys(("£", "GBP"), "英镑"), **dict.fromkeys(("¥", "￥", "CNY", "RMB"), "元")}
+
+
+def money(mark: str, whole: int, cents: str | None) -> str:
+    """The amount as a decimal, then the currency's word."""
+    return integer(whole) + ("点" + digits(cents) if cents else "") + MONEY[mark]
+
+
+def hex_code(written: str) -> str:
+    return "十六进制" + "".join(c.upper() if c.isalpha() else digits(c, one="幺") for c in written)
+
+
+def ratio(word: str, a: int, b: int) -> str:
+    return f"{word}{integer(a)}比{integer(b)}"
+
+
+def time_range(first: tuple, second: tuple) -> str:
+    return clock(first) + "到" + clock(second)
+
+
+def order_number(groups: tuple, joints: tuple) -> str:
+    """Character by character, digits with 幺 for 1, a pause (a full-width comma) where a
+    space parts the groups, 杠 for a hyphen."""
+    said = digits_and_letters(groups[0])
+    for joint, g in zip(joints, groups[1:], strict=True):
+        said += ("，" if joint == " " else "杠") + digits_and_letters(g)
+    return said
+
+
+def digits_and_letters(group: str) -> str:
+    return "".join(c if c.isalpha() else digits(c, one="幺") for c in group)

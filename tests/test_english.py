@@ -98,19 +98,32 @@ FORMS = [
     ("v2.1.0-rc1", "version two point one point zero dash R C one"),
     ("firmware 4.12.07", "firmware four point twelve point zero seven"),
     ("999.1.1.1", "nine hundred ninety nine point one point one point one"),  # no such address
-    # fractions: a < b <= 100; any other number slash number with "slash"
+    # slash pairs: a fraction only as a quantity (before a unit, an inch mark or a word of
+    # extent or size, a mixed number, a vulgar fraction character); a count of a whole "N of
+    # M" where N <= M; "slash" otherwise and before a unit
     ("valve 1/2 open", "valve one half open"),
     ("3/4 load", "three quarters load"),
-    ("pipe 1 1/2 in", "pipe one and one half in"),
+    ("pipe 1 1/2 in", "pipe one and one half inches"),
     ("2/3 full", "two thirds full"),
     ("5/8 bolt", "five eighths bolt"),
-    ("1/3", "one third"),
-    ("1/10", "one tenth"),
-    ("7/16", "seven sixteenths"),
-    ("1/100", "one one hundredth"),  # as "one one-hundredth"
     ("1/4 turn", "one quarter turn"),
     ("2 3/4 turns", "two and three quarters turns"),
-    ("9/20", "nine twentieths"),
+    ("1/2 in pipe", "one half inch pipe"),
+    ('3/4" pipe and "\u00bd"', 'three quarter inch pipe and "one half"'),  # a quotation
+    ('3/4" hose', "three quarter inch hose"),
+    ("\u00bd in", "one half inch"),
+    ("1\u00bd in", "one and one half inches"),
+    ("\u00be open", "three quarters open"),
+    ("1/2 bar", "one half of a bar"),
+    ("3/4 kg", "three quarters of a kilogram"),
+    ("2/3 of the pumps", "two thirds of the pumps"),
+    ("Pumps 2/3 running", "Pumps two of three running"),
+    ("10/20 pumps", "ten of twenty pumps"),
+    ("1/2 trains", "one of two trains"),
+    ("3/3 ok", "three of three ok"),
+    ("1/3", "one of three"),
+    ("9/20", "nine of twenty"),
+    ("12/24 V", "twelve slash twenty four volts"),
     ("fault 12/3", "fault twelve slash three"),
     ("3/2", "three slash two"),
     ("24/7", "twenty four slash seven"),
@@ -177,6 +190,55 @@ FORMS = [
     ("Dial 911", "Dial nine one one"),
     ("on 01/05", "on May first"),
     ("due 12/31 now", "due December thirty first now"),
+    # URLs with an address; money; hexadecimal codes; ratios; time ranges; compact ISO
+    # timestamps; plant units; counts after "call"; a local telephone number alone
+    (
+        "http://10.0.0.5:8080/status",
+        "H T T P colon slash slash one zero dot zero dot zero dot five port eight zero eight "
+        "zero slash status",
+    ),
+    (
+        "opc.tcp://192.168.1.20:4840",
+        "O P C dot T C P colon slash slash one nine two dot one six eight dot one dot two zero "
+        "port four eight four zero",
+    ),
+    ("cost $1,200", "cost one thousand two hundred dollars"),
+    ("\u20ac5.50", "five euros and fifty cents"),
+    ("\u00a330", "thirty pounds"),
+    ("\u00a5300 and \uffe5300", "three hundred yuan and three hundred yuan"),
+    ("CNY 300", "three hundred yuan"),
+    ("300 EUR", "three hundred euros"),
+    ("code 0x1F", "code hex one F"),
+    ("0xFF00", "hex F F zero zero"),
+    ("1Fh", "hex one F"),
+    ("10Ah", "ten amp hours"),  # amp hours, no hexadecimal code
+    ("ratio 1:50", "ratio one to fifty"),
+    ("ratio 3:1", "ratio three to one"),
+    ("\u2248 5 bar", "about five bar"),
+    ("~5 min", "about five minutes"),
+    ("shift 08:00-16:00", "shift oh eight hundred to sixteen hundred"),
+    ("08:00\u201316:00", "oh eight hundred to sixteen hundred"),
+    ("8-16h", "eight to sixteen hours"),
+    (
+        "at 20261130T074500Z",
+        "at November thirtieth twenty twenty six, oh seven forty five U T C",
+    ),
+    ("flow 120 Nm\u00b3/h", "flow one hundred twenty normal cubic meters per hour"),
+    ("12 Nm3/h", "twelve normal cubic meters per hour"),
+    ("2 t/h, 30 kg/h", "two tonnes per hour, thirty kilograms per hour"),
+    ("3 bar(g), 4 barg, 2 bara", "three bar gauge, four bar gauge, two bar absolute"),
+    ("call 100 staff", "call one hundred staff"),
+    ("call 911 now", "call nine one one now"),
+    ("555-1234", "five five five, one two three four"),
+    ("100-1000", "one hundred to one thousand"),  # round ends: a range
+    ("125-1500", "one hundred twenty five to one thousand five hundred"),
+    ("120-1450 rpm", "one hundred twenty to one thousand four hundred fifty R P M"),
+    # a day and a month without a year only with a cue that a date is meant
+    ("since 10/20", "since October twentieth"),
+    ("Fri 10/20", "Fri October twentieth"),
+    ("Date: 10/20", "Date: October twentieth"),
+    ("10/20 14:00 trip", "October twentieth, fourteen hundred trip"),
+    ("10/20 trips", "ten of twenty trips"),
     ("tank 3m high", "tank three meters high"),
     ("2w later", "two W later"),
     ("2x pumps", "two times pumps"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import reference_en as ref
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
@@ -17,18 +17,28 @@ from reading_forms import (
     Form,
     caret_powers,
     comma_lists,
+    compact_timestamps,
+    counts_after_call,
     day_months,
     durations,
     glued_letters,
+    hex_codes,
     identifiers,
     joined_fields,
     local_parts,
+    local_phones,
     macs,
+    money,
+    order_numbers,
     percent_ranges,
     phones_en,
+    ratios,
+    slash_pairs,
+    time_ranges,
     timestamps,
     unit_ranges,
     units,
+    urls,
     utc_timestamps,
     versions,
 )
@@ -180,8 +190,75 @@ def test_telephone_numbers(form, frame):
 
 @CLASSES
 @given(form=day_months(), frame=frames)
-def test_a_day_and_a_month_without_a_year(form, frame):
-    assert heard(form.written, frame) == expected(ref.day_month(*form.parts), frame)
+def test_a_day_and_a_month_without_a_year_after_a_date_cue(form, frame):
+    assert heard(form.written, frame) == expected(ref.dated_day_month(*form.parts), frame)
+
+
+# Frames with no word that says a date follows ("Date: 10/20" is a day and a month).
+undated_frames = st.sampled_from([f for f in FRAMES if "Date" not in f[0]])
+
+
+@CLASSES
+@given(form=slash_pairs(), frame=undated_frames)
+def test_integer_slash_pairs_and_fractions(form, frame):
+    """`2/3 pumps` is "two of three pumps", `3/4"` "three quarter inch", `24/7` "twenty four
+    slash seven", `½` "one half". Inside a quotation, an inch mark would be its close."""
+    assume(not ('"' in frame[0] and '"' in form.written))
+    assert heard(form.written, frame) == expected(ref.slash_pair(*form.parts), frame)
+
+
+@CLASSES
+@given(form=urls(), frame=frames)
+def test_a_url_with_an_address(form, frame):
+    assert heard(form.written, frame) == expected(ref.url(*form.parts), frame)
+
+
+@CLASSES
+@given(form=money(), frame=frames)
+def test_money(form, frame):
+    assert heard(form.written, frame) == expected(ref.money(*form.parts), frame)
+
+
+@CLASSES
+@given(form=hex_codes(), frame=frames)
+def test_hexadecimal_codes(form, frame):
+    assert heard(form.written, frame) == expected(ref.hex_code(*form.parts), frame)
+
+
+@CLASSES
+@given(form=ratios(), frame=frames)
+def test_a_ratio_after_a_word_that_says_one_follows(form, frame):
+    assert heard(form.written, frame) == expected(ref.ratio(*form.parts), frame)
+
+
+@CLASSES
+@given(form=time_ranges(), frame=frames)
+def test_a_range_of_clock_times(form, frame):
+    assert heard(form.written, frame) == expected(ref.time_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=compact_timestamps(), frame=frames)
+def test_a_compact_iso_timestamp(form, frame):
+    assert heard(form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=local_phones(), frame=frames)
+def test_a_local_telephone_number_alone(form, frame):
+    assert heard(form.written, frame) == expected(ref.phone("", form.parts, False, ""), frame)
+
+
+@CLASSES
+@given(form=counts_after_call(), frame=frames)
+def test_a_count_of_people_after_call_is_a_number(form, frame):
+    assert heard(form.written, frame) == expected(ref.count_after_call(*form.parts), frame)
+
+
+@CLASSES
+@given(form=order_numbers(), frame=frames)
+def test_order_numbers_character_by_character_in_their_groups(form, frame):
+    assert heard(form.written, frame) == expected(ref.order_number(*form.parts), frame)
 
 
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice (hibari
@@ -201,6 +278,16 @@ ALL_FORMS = st.one_of(
     glued_letters(),
     phones_en(),
     day_months(),
+    slash_pairs(),
+    urls(),
+    money(),
+    order_numbers(),
+    hex_codes(),
+    ratios(),
+    time_ranges(),
+    compact_timestamps(),
+    local_phones(),
+    counts_after_call(),
 )
 
 
@@ -245,6 +332,9 @@ EXPLAINED = [
     (units(), "unit"),
     (joined_fields(), "field inside a token"),
     (versions(), "version"),
+    (urls(), "URL"),
+    (money(), "money"),
+    (hex_codes(), "hexadecimal"),
     (st.sampled_from(sorted(ref.WORD_ACRONYMS)).map(lambda a: Form(a, ())), "acronym"),
 ]
 
@@ -302,3 +392,9 @@ def test_read_explain_lists_each_stretch_with_its_class_or_none(tmp_path):
 def test_the_reference_counts_right(n, said):
     """The reference is itself checked, on hand-written readings."""
     assert ref.cardinal(n) == said
+
+
+def test_a_compact_utc_timestamp_is_said_in_local_time_too():
+    """With local_time_zone, `20240501T233000Z` is converted as `2024-05-01T23:30:00Z` is."""
+    local = in_local_time("Trip at 20240501T233000Z", "Asia/Shanghai")
+    assert normalize(local) == "Trip at May second twenty twenty four, oh seven thirty"

@@ -16,14 +16,23 @@ from reading_forms import (
     ZONES,
     caret_powers,
     comma_lists,
+    compact_timestamps,
     durations,
+    hex_codes,
     joined_fields,
     local_parts,
     macs,
+    money,
+    month_days_zh,
+    order_numbers,
     percent_ranges,
     phone_numbers,
+    ratios_zh,
+    slash_pairs_zh,
+    time_ranges,
     timestamps_zh,
     units,
+    urls,
     utc_timestamps,
 )
 
@@ -139,6 +148,61 @@ def test_a_power_of_ten_written_with_a_caret(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.caret_power(*form.parts), frame)
 
 
+@CLASSES
+@given(form=slash_pairs_zh(), frame=frames)
+def test_integer_slash_pairs_and_fractions(front, form, frame):
+    """`2/3台` is 三台中的两台, `3/4` 四分之三, `12/3` 十二斜杠三, `½` 二分之一."""
+    assert heard(front, form.written, frame) == expected(ref.slash_pair(*form.parts), frame)
+
+
+@CLASSES
+@given(form=month_days_zh(), frame=frames)
+def test_a_month_and_a_day_after_a_date_cue(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.month_day(*form.parts), frame)
+
+
+@CLASSES
+@given(form=urls(), frame=frames)
+def test_a_url_with_an_address(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.url(*form.parts), frame)
+
+
+@CLASSES
+@given(form=money(), frame=frames)
+def test_money(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.money(*form.parts), frame)
+
+
+@CLASSES
+@given(form=hex_codes(), frame=frames)
+def test_hexadecimal_codes(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.hex_code(*form.parts), frame)
+
+
+@CLASSES
+@given(form=ratios_zh(), frame=frames)
+def test_a_ratio_after_a_word_that_says_one_follows(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.ratio(*form.parts), frame)
+
+
+@CLASSES
+@given(form=time_ranges(), frame=frames)
+def test_a_range_of_clock_times(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.time_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=compact_timestamps(), frame=frames)
+def test_a_compact_iso_timestamp(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=order_numbers(), frame=frames)
+def test_order_numbers_character_by_character_in_their_groups(front, form, frame):
+    assert heard(front, form.written, frame) == expected(ref.order_number(*form.parts), frame)
+
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
     durations(),
@@ -150,6 +214,15 @@ ALL_FORMS = st.one_of(
     comma_lists(),
     percent_ranges(),
     caret_powers(latin_x=False),
+    slash_pairs_zh(),
+    month_days_zh(),
+    urls(),
+    money(),
+    order_numbers(),
+    hex_codes(),
+    ratios_zh(),
+    time_ranges(),
+    compact_timestamps(),
 )
 
 
@@ -178,6 +251,10 @@ EXPLAINED = [
     (joined_fields(), "field inside a token"),
     (phone_numbers(), "telephone number"),
     (timestamps_zh(utc=True), ""),  # a date, a time, or a time in UTC
+    (urls(), "URL"),
+    (money(), "money"),
+    (hex_codes(), "hexadecimal"),
+    (slash_pairs_zh(), "slash pair"),
 ]
 
 

@@ -13,9 +13,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   follows after a space or a `T`;
 - a date or a time directly followed by a colon, as a heading writes it (`Report
   15/11/2026: ...`, `At 07:45: ...`), is still a date or a time;
-- a day and a month without a year, two digits each side, day first unless it cannot be:
-  `01/05` → "May first", `12/31` → "December thirty first" (a fraction is written with fewer
-  digits: `1/2`, `3/4`; `10/20` is a date, October twentieth);
+- a day and a month without a year, two digits each side, only with a cue that a date is
+  meant (on, since, until, from, by, due, date, a weekday before it, or a time after it),
+  day first unless it cannot be: `on 01/05` → "on May first", `due 12/31` → "due December
+  thirty first", `10/20 14:00` → "October twentieth, fourteen hundred" (text/plant.py);
 - the 12-hour clock: `7:45am` → "seven forty five eh M", `11 p.m.` → "eleven P M";
 - times on the 24-hour clock: `14:48` → "fourteen forty eight", `09:05` → "oh nine oh five",
   seconds after "and": `14:05:30` → "fourteen oh five and thirty seconds"; a trailing `Z` is
@@ -55,9 +56,25 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
   `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
   pascals", and alone: `10^6` → "ten to the six";
-- fractions `a/b` with a < b ≤ 100 as a fraction: `1/2` → "one half", `3/4` → "three
-  quarters", `1 1/2` → "one and one half", `5/8` → "five eighths"; any other number slash
-  number is read with "slash" (`12/3`);
+- integer slash pairs (text/plant.py): a count of a whole where the first is at most the
+  second, `Pumps 2/3 running` → "Pumps two of three running", `10/20 pumps` → "ten of twenty
+  pumps"; a fraction only where it is a quantity: before a unit, an inch mark or a word of
+  extent or size (`3/4 open` → "three quarters open", `3/4"` → "three quarter inch", `3/4 kg`
+  → "three quarters of a kilogram"), a mixed number (`1 1/2` → "one and one half"), a vulgar
+  fraction character (`½`, `1¾ in`); any other pair, and one before a unit, with "slash"
+  (`24/7`, `12/24 V`);
+- URLs with an address: `http://10.0.0.5:8080/status` → "H T T P colon slash slash one zero
+  dot zero dot zero dot five port eight zero eight zero slash status"; money: `$1,200` → "one
+  thousand two hundred dollars", `€5.50` → "five euros and fifty cents", `¥300`, `CNY 300` →
+  "three hundred yuan"; hexadecimal codes: `0x1F`, `1Fh` → "hex one F"; order numbers
+  character by character in their groups: `6ES7 214-1AG40-0XB0` → "six E S seven, two one
+  four dash one eh G four zero dash zero X B zero"; ratios after a word that says one
+  follows: `ratio 1:50` → "ratio one to fifty"; time ranges: `08:00-16:00` → "oh eight
+  hundred to sixteen hundred"; compact ISO timestamps `20261130T074500Z` as
+  `2026-11-30T07:45:00Z`; `≈` and `~` before a number "about";
+- a count after "call" is a number where people are counted (`call 100 staff`); three digits
+  and four alone (`555-1234`) are a telephone number unless both ends are round, multiples
+  of five (`100-1000`, `125-1500` are ranges), or a unit follows;
 - units after a number, singular for one: `32.9 A.` → "thirty two point nine amps.", `1 bar`,
   `-5 °C` → "minus five degrees Celsius", `61%` → "sixty one percent", `5‰` → "five per
   mille";
@@ -84,7 +101,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import fields, units
+from cosyedge.speech.text import fields, plant, units
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -102,12 +119,13 @@ from cosyedge.speech.text.words import (
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
 # Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-4"
+VERSION = "en-5"
 
 _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
+_SIGNS |= {"≈": "about"}
 
 
 def _alternatives(words) -> str:
@@ -139,9 +157,6 @@ _TIME = re.compile(
 _CLOCK12 = re.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
-# A day and a month without a year: two digits each side (01/05, 12/31); `1/2` is a fraction.
-_DAY_MONTH = re.compile(rf"{_FIELD_START}(\d{{2}})/(\d{{2}})(?![\w/]|[.,:]\d)")
-_FRACTION = re.compile(rf"{_FIELD_START}(?:(\d+) )?(\d+)/(\d+)(?![\w/]|[.,:]\d)")
 # Digits joined by commas: one number only where the commas group thousands (1,450 and
 # 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
 _COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
@@ -162,6 +177,14 @@ _PHONE = re.compile(
     r"(\+\d{1,3}\s?)?(?:\((\d{3})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{3})\)\s?)"
     r"(\d{3,4}(?:-\d{3,4}){0,2})(?![\w-]|[.,]\d)"
 )
+# After "call", a number of people or things is counted, not dialled (call 100 staff): a
+# plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
+_COUNTED = re.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
+_EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
+# Three digits, a hyphen, four, alone: a local telephone number (555-1234). A range is written
+# with a unit (100-1000 rpm) or in round numbers (100-1000, 125-1500): with both ends
+# multiples of five it stays a range (a telephone number's are so one time in 25).
+_LOCAL_PHONE = re.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
@@ -200,12 +223,26 @@ def _comma_list(m: re.Match[str]) -> str:
 
 def _phone(m: re.Match[str]) -> str:
     """Digit by digit, zero "oh", in the groups written, a pause between them: `+1 (555)
-    123-4567` → "plus one, five five five, one two three, four five six seven"."""
+    123-4567` → "plus one, five five five, one two three, four five six seven"; a count after
+    "call" (`call 100 staff`) is left for the number rules."""
     word, code, area, code_alone, area_alone, number = m.groups()
+    counted = "-" not in number and not (code or code_alone) and number not in _EMERGENCY
+    if counted and _COUNTED.match(m.string, m.end()):
+        return m.group(0)
     code, area = code or code_alone, area or area_alone
     groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
     said = ", ".join(digits(g, zero="oh") for g in [*groups, *number.split("-")])
     return (word or "") + ("plus " if code else "") + said
+
+
+def _local_phone(m: re.Match[str]) -> str:
+    """`555-1234` → "five five five, one two three four"; round ends are a range, left."""
+    head, tail = m.groups()
+    if int(head) % 5 == 0 and int(tail) % 5 == 0:
+        return m.group(0)
+    if units.UNIT_AHEAD.match(m.string, m.end()):
+        return m.group(0)  # 120-1450 rpm: a range with its unit
+    return f"{digits(head, zero='oh')}, {digits(tail, zero='oh')}"
 
 
 def _code(m: re.Match[str]) -> str:
@@ -234,15 +271,6 @@ def _date(m: re.Match[str]) -> str:
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
 
-def _day_and_month(m: re.Match[str]) -> str:
-    """`01/05` → "May first", `12/31` → "December thirty first" (day first unless it cannot
-    be); two digits that are no day and month (`25/50`) are left for the fraction rule."""
-    d, mo = _day_month(m.group(1), m.group(2))
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return m.group(0)
-    return f"{MONTHS[mo - 1]} {ordinal(d)}"
-
-
 def _ipv4(m: re.Match[str]) -> str:
     address, port, prefix = m.groups()
     octets = address.split(".")
@@ -258,15 +286,6 @@ def _ipv4(m: re.Match[str]) -> str:
 
 def _dotted(m: re.Match[str]) -> str:
     return " point ".join(number(part) for part in m.group(0).split("."))
-
-
-def _fraction(m: re.Match[str]) -> str:
-    whole, top, bottom = m.groups()
-    n, d = int(top), int(bottom)
-    if not 0 < n < d <= 100:
-        return f"{whole} " * bool(whole) + f"{top} slash {bottom}"
-    spoken = fraction(n, d)
-    return f"{number(whole)} and {spoken}" if whole else spoken
 
 
 def _seconds(seconds: str, decimals: str | None) -> str:
@@ -311,7 +330,9 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    *plant.FIELDS,
     Rule("telephone number", _PHONE, _phone),
+    Rule("telephone number", _LOCAL_PHONE, _local_phone),
     Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
@@ -323,10 +344,10 @@ _LINES = (
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
+    *plant.CLOCK,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
-    Rule("date", _DAY_MONTH, _day_and_month),
-    Rule("fraction", _FRACTION, _fraction),
+    *plant.SLASHES,
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
     rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
@@ -349,7 +370,13 @@ _LINES = (
 )
 
 
+# A vulgar fraction character written onto a whole number (1½): NFKC makes it 1, 1, the
+# fraction slash U+2044 and 2, which a space keeps apart from the whole (not eleven halves).
+_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+
+
 def _folded(text: str) -> str:
+    text = _VULGAR_AFTER_DIGIT.sub(" ", text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 

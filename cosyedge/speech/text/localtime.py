@@ -14,6 +14,8 @@ import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
+
 TIMESTAMP = re.compile(
     r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?Z"
     r"(?![A-Za-z0-9])"
@@ -32,8 +34,10 @@ def _local(m: re.Match[str], zone: ZoneInfo) -> str:
 
 
 def in_local_time(text: str, zone: str | None) -> str:
-    """`text` with every dated UTC timestamp in `zone`'s local time (none: as it is)."""
+    """`text` with every dated UTC timestamp in `zone`'s local time (none: as it is); a
+    compact one (`20261130T074500Z`) is given its separators first, as the rules read it."""
     if zone is None:
         return text
     found = ZoneInfo(zone)  # the configuration has checked it (cached by zoneinfo)
+    text = COMPACT_TIMESTAMP.sub(compact_timestamp, text)
     return TIMESTAMP.sub(lambda m: _local(m, found), text)

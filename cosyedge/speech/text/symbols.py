@@ -34,7 +34,12 @@ class Base:
 
 _NONE = "none"
 BASES = (
-    *(Base("m", "nµμumck", "length"), Base("ft", "", "length"), Base("g", "µμumk")),
+    *(
+        Base("m", "nµμumck", "length"),
+        Base("ft", "", "length"),
+        Base("in", "", "length"),
+        Base("g", "µμumk"),
+    ),
     *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "µμumk")),
     *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
@@ -46,6 +51,8 @@ BASES = (
     *(Base("%", "", _NONE), Base("%RH", "", _NONE), Base("r/min", "", _NONE)),
     Base("\u2030", "", _NONE),  # per mille
     Base("Nm3", "", _NONE),  # normal cubic metres, of a gas at 0 °C and one atmosphere
+    # Gauge and absolute pressure, as plants mark them.
+    *(Base("bar(g)", "", _NONE), Base("bara", "", _NONE), Base("bar(a)", "", _NONE)),
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

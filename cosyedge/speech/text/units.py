@@ -24,6 +24,7 @@ PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "gig
 WORDS = {
     "m": ("meter", "meters"),
     "ft": ("foot", "feet"),
+    "in": ("inch", "inches"),  # said after a fraction only (plant.py): `in` is a word
     "g": ("gram", "grams"),
     "s": ("second", "seconds"),
     "min": ("minute", "minutes"),
@@ -56,6 +57,11 @@ WORDS = {
     "rpm": ("R P M", "R P M"),
     "ppm": ("part per million", "parts per million"),
     "ppb": ("part per billion", "parts per billion"),
+    "Nm3": ("normal cubic meter", "normal cubic meters"),
+    "t": ("tonne", "tonnes"),
+    "bar(g)": ("bar gauge", "bar gauge"),
+    "bara": ("bar absolute", "bar absolute"),
+    "bar(a)": ("bar absolute", "bar absolute"),
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
     "\u2030": ("per mille", "per mille"),
@@ -64,9 +70,11 @@ WORDS = {
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
 LETTERS = frozenset("AVWmshlL")
-GRAMMAR = Grammar.of(WORDS)
+GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+# A unit right after a number (or after a range, a pair): "a unit follows here".
+UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
 _LONE = re.compile("°C|°F|%|°|\u2030")
 

@@ -78,14 +78,15 @@ def year(n: int) -> str:
     return f"{cardinal(high)} {'oh ' if low < 10 else ''}{cardinal(low)}"
 
 
-def fraction(numerator: int, denominator: int) -> str:
-    """`1, 2` → "one half", `3, 4` → "three quarters", `5, 8` → "five eighths"."""
-    singular, plural = _FRACTION_NAMES.get(denominator) or (ordinal(denominator),) * 2
-    if numerator == 1:
-        return f"one {singular}"
+def fraction(numerator: int, denominator: int, plural: bool = True) -> str:
+    """`1, 2` → "one half", `3, 4` → "three quarters", `5, 8` → "five eighths"; not `plural`,
+    as a size is said before its unit: "three quarter", "five eighth"."""
+    singular, many = _FRACTION_NAMES.get(denominator) or (ordinal(denominator),) * 2
+    if numerator == 1 or not plural:
+        return f"{cardinal(numerator)} {singular}"
     if denominator not in _FRACTION_NAMES:
-        plural += "s"
-    return f"{cardinal(numerator)} {plural}"
+        many += "s"
+    return f"{cardinal(numerator)} {many}"
 
 
 def exponent(written: str) -> str:

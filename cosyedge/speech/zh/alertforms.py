@@ -44,7 +44,15 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - percentages 百分之, ranges 到 (`-`, `~` or an en dash): `5~10℃` → 五到十摄氏度, `10%-20%` →
   百分之十到百分之二十 (the hyphen between two percentages is no 负);
 - other dotted numbers (versions) with 点 between cardinals: `2.1.0` → 二点一点零;
-- fractions 分之: `3/4` → 四分之三, `1 1/2` → 一又二分之一.
+- slash pairs (zh/plant.py): before a measure word a count, `2/3台泵运行` → 三台中的两台泵运行;
+  otherwise a share 分之 where the first is below the second, `3/4` → 四分之三, `1 1/2` →
+  一又二分之一, `½` → 二分之一; any other pair 斜杠: `12/3` → 十二斜杠三; a month and a day
+  after a date word or before a time: `日期10/20` → 日期十月二十日;
+- URLs with an address (`http://10.0.0.5:8080` → H T T P 冒号斜杠斜杠幺零点零点零点五端口
+  八零八零), money (`￥300` → 三百元, `$1,200` → 一千二百美元), hexadecimal codes (`0x1F` →
+  十六进制幺 F), order numbers character by character (`6ES7 214-1AG40-0XB0`), ratios after
+  a ratio word (`比例1:50` → 比例一比五十), time ranges (`08:00-16:00` → 八点到十六点),
+  compact ISO timestamps (`20261130T074500Z`), `≈` and a leading `~` as 约.
 """
 
 from __future__ import annotations
@@ -52,7 +60,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields
+from cosyedge.speech.zh import fields, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -148,15 +156,6 @@ def _number(m: re.Match[str]) -> str:
     return ("负" if sign else "") + reading
 
 
-def _fraction(m: re.Match[str]) -> str:
-    return f"{read_integer(int(m.group(2)))}分之{read_integer(int(m.group(1)))}"
-
-
-def _mixed_fraction(m: re.Match[str]) -> str:
-    whole = read_integer(int(m.group(1)))
-    return f"{whole}又{read_integer(int(m.group(3)))}分之{read_integer(int(m.group(2)))}"
-
-
 def _scientific(m: re.Match[str]) -> str:
     """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
     reading, negative = _signed(m.group(1), m.group(2))
@@ -204,6 +203,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
+    *plant.RULES,
     *fields.RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
     # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
@@ -262,8 +263,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
-    rule("fraction", r"(?<![\d./])(\d+)\s+(\d{1,3})/(\d{1,3})(?![\d./])", _mixed_fraction),
-    rule("fraction", r"(?<![\d./])(\d{1,3})/(\d{1,3})(?![\d./])", _fraction),
+    *plant.SLASHES,
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",

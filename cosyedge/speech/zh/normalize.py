@@ -49,8 +49,14 @@ _SYMBOLS = (
 _LEFT_DIGIT = re.compile(r"(?s)\A.*\d.*\Z")
 
 
+# A vulgar fraction character written onto a whole number (1½): NFKC makes it the digits and
+# the fraction slash U+2044, which a space keeps apart from the whole (not eleven halves).
+_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+
+
 def _folded(text: str) -> str:
     # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
+    text = _VULGAR_AFTER_DIGIT.sub(" ", text)
     return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
 
 

@@ -46,6 +46,11 @@ WORDS = {
     "N": "牛",
     "Nm": "牛米",
     "Nm3": "标准立方米",
+    # Gauge and absolute pressure, as plants mark them: 表压, 绝压.
+    "barg": "巴表压",
+    "bar(g)": "巴表压",
+    "bara": "巴绝压",
+    "bar(a)": "巴绝压",
     "l": "升",
     "L": "升",
     "lb": "磅",

@@ -1,0 +1,282 @@
+"""English readings of forms plant text writes that a general rule would misread: integer
+slash pairs (`2/3 pumps`), a day and a month without a year, addresses inside URLs, money,
+hexadecimal codes, ratios, time ranges and compact ISO timestamps.
+
+Slash pairs, the rule chosen (`Pumps 2/3 running` was "two thirds", `10/20 pumps` "October
+twentieth"):
+- two digits each side (`10/20`) are a day and a month only with a cue that a date is
+  meant: a word before it (on, since, until, from, by, due, date, a weekday) or a time after
+  it (`10/20 14:00`); day first unless it cannot be;
+- a fraction only where it is clearly a quantity: a vulgar fraction character (`½`, `1½`),
+  a mixed number (`1 1/2`), or a numerator below a denominator of 2, 3, 4, 8, 16, 32 or 64
+  followed by a unit, an inch mark (`1/2 in`, `3/4"`) or a word of extent or size (`3/4
+  open`, `5/8 bolt`, `2/3 of`);
+- any other integer pair is a count of a whole, as plants write running units: `2/3` → "two
+  of three" where the first is at most the second; "slash" otherwise (`24/7`, `12/3`), and
+  before a unit (`12/24 V` is a dual rating, not a share).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text import units
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import MONTHS, digits, fraction, letters, number, ordinal
+
+# Not inside a word, an address or another field (as english.py's fields start).
+_FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
+_WEEKDAYS = "Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday"
+_WEEKDAYS += "|Saturday|Sunday"
+# Words after which two digits each side name a day: a date is meant.
+_DATE_CUES = rf"on|since|until|till|from|by|due|before|after|date|dated|{_WEEKDAYS}"
+_TIME_AHEAD = r"(?=\s+\d{1,2}:\d\d)"
+DAY_MONTH = re.compile(
+    rf"(?:(?<![\w.])((?i:{_DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{2}})/(\d{{2}})"
+    rf"(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
+)
+
+
+def day_month(first: str, second: str) -> tuple[int, int] | None:
+    """(day, month) of `first/second`, day first unless it cannot be a day of a month the
+    second names (05/31); None for no such day."""
+    a, b = int(first), int(second)
+    d, mo = (b, a) if b > 12 >= a else (a, b)
+    return (d, mo) if 1 <= mo <= 12 and 1 <= d <= 31 else None
+
+
+def _day_and_month(m: re.Match[str]) -> str:
+    """`on 10/20` → "on October twentieth", `10/20 14:00` → "October twentieth, 14:00"; without
+    a cue the pair is left for the slash-pair rule."""
+    cue, between, first, second, time = m.groups()
+    found = day_month(first, second)
+    if found is None or not (cue or time is not None):
+        return m.group(0)
+    d, mo = found
+    said = f"{MONTHS[mo - 1]} {ordinal(d)}" + ("," if time is not None else "")
+    return (cue + between if cue else "") + said
+
+
+# --- integer slash pairs and fractions ---------------------------------------------------------
+
+# Denominators a quantity is written in: halves, thirds, quarters and the inch's fractions.
+FRACTION_DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})
+# Words after a pair that say it is an amount of something: how far, how full, what size.
+_EXTENT = r"open|closed|full|empty|load|speed|capacity|turns?|way|of|bolt|pipe|hose|thread|nut"
+# An inch mark, or "in" where a size ends (1/2 in, 1/2 in pipe; not 2/3 in service).
+_INCH = rf"inch(?:es)?\b|\"|\u2032\u2032|in(?=\s*(?:$|[,.;:)!?]|(?:{_EXTENT}|valve|NPT|BSP)\b))"
+SLASH_PAIR = re.compile(
+    rf"{_FIELD_START}(?:(\d+) )?(\d+)([/\u2044])(\d+)(?!\d)"
+    rf"(?:(\s?(?:{_INCH}))|(\s?(?:{units.GRAMMAR.pattern()}))(?![\w/²³^])"
+    rf"|(?=\s(?:{_EXTENT})\b)()|(?![\w/\u2044]|[.,:]\d))"
+)
+_INCHES = units.Unit((units.Term("", "in"),))
+
+
+def _unit(written: str | None, inch: str | None) -> units.Unit | None:
+    """The unit after a pair (an inch mark is inches); a lone letter is none, as it may be a
+    label (2/3 A)."""
+    if inch:
+        return _INCHES
+    unit = units.GRAMMAR.parse(written.strip()) if written else None
+    return None if unit is None or unit.lone_letter else unit
+
+
+def _quantity(whole: str | None, n: int, d: int, unit: units.Unit | None) -> str:
+    """A fraction. An inch size is said as the trade says it, the fraction an adjective:
+    `3/4"` → "three quarter inch"; another unit "of a": `3/4 kg` → "three quarters of a
+    kilogram"; after a mixed number the unit is plural: `1 1/2 in` → "one and one half
+    inches"."""
+    if whole:
+        said = f"{number(whole)} and {fraction(n, d)}"
+        return said + (f" {units.unit_words(unit, True)}" if unit else "")
+    if unit is None:
+        return fraction(n, d)
+    if unit is _INCHES:
+        return f"{fraction(n, d, plural=False)} inch"
+    words = units.unit_words(unit, False)
+    article = "an" if re.match("[aeiou]|hour", words) else "a"
+    return f"{fraction(n, d)} of {article} {words}"
+
+
+def _pair(top: str, bottom: str, before_unit: bool) -> str:
+    """`2/3` → "2 of 3" (a count of a whole), `12/3` → "12 slash 3"; the numbers are left for
+    the number rule."""
+    if int(top) <= int(bottom) and int(bottom) and not before_unit:
+        return f"{top} of {bottom}"
+    return f"{top} slash {bottom}"
+
+
+# A double quote that opens or closes a quotation: not an inch mark after a digit.
+_QUOTE = re.compile(r'(?<!\d)"')
+
+
+def _closes_a_quote(m: re.Match[str], inch: str | None) -> bool:
+    """A double quote after a pair is an inch mark unless a quotation is open before it
+    ("½" is one half in quotes)."""
+    return inch == '"' and len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 1
+
+
+def _slash_pair(m: re.Match[str]) -> str:
+    """A pair as the module's docstring states: a fraction as a quantity, else a count of a
+    whole or "slash"; a unit after a pair that is no fraction is left for the unit rule."""
+    whole, top, slash, bottom, inch, unit_written, extent = m.groups()
+    if _closes_a_quote(m, inch):
+        return _slash_pair(SLASH_PAIR.match(m.string[: m.end() - 1], m.start())) + '"'
+    n, d, unit = int(top), int(bottom), _unit(unit_written, inch)
+    written = slash == "\u2044"  # a vulgar fraction character: a fraction however used
+    quantity = whole is not None or unit is not None or extent is not None
+    if 0 < n < d and (written or (quantity and d in FRACTION_DENOMINATORS)):
+        return _quantity(whole, n, d, unit)
+    said = f"{whole} " * bool(whole) + _pair(top, bottom, unit_written is not None)
+    return said + (" inch" if inch else unit_written or "")
+
+
+# --- URLs with an address: http://10.0.0.5:8080/status, opc.tcp://192.168.1.20:4840 -----------
+
+URL = re.compile(
+    r"(?<![\w.])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
+    r"((?:/[\w.~%-]*)*)(?![\w/])"
+)
+
+
+def say_scheme(scheme: str) -> str:
+    """`opc.tcp` → "O P C dot T C P": the letters of each part, as it is typed."""
+    parts = re.split(r"([.+-])", scheme.upper())
+    words = {".": "dot", "+": "plus", "-": "dash"}
+    return " ".join(words.get(p) or " ".join(letters(p)) for p in parts if p)
+
+
+def _url(m: re.Match[str]) -> str:
+    """Scheme, "colon slash slash", the address digit by digit, its port, then the path with
+    "slash" (its words left for the other rules)."""
+    scheme, address, port, path = m.groups()
+    if any(int(o) > 255 for o in address.split(".")):
+        return m.group(0)
+    said = f"{say_scheme(scheme)} colon slash slash "
+    said += " dot ".join(digits(o) for o in address.split("."))
+    said += f" port {digits(port)}" if port else ""
+    return said + "".join(f" slash {segment}".rstrip() for segment in path.split("/")[1:])
+
+
+# --- money: $1,200, €5.50, £30, ¥300, CNY 300 --------------------------------------------------
+
+# Symbol or code → (one, many, the hundredth's one, many). ¥ and ￥ (NFKC folds one into the
+# other) are yuan: the sites this reads for price in renminbi; JPY names yen.
+CURRENCIES = {
+    "$": ("dollar", "dollars", "cent", "cents"),
+    "USD": ("dollar", "dollars", "cent", "cents"),
+    "€": ("euro", "euros", "cent", "cents"),
+    "EUR": ("euro", "euros", "cent", "cents"),
+    "£": ("pound", "pounds", "penny", "pence"),
+    "GBP": ("pound", "pounds", "penny", "pence"),
+    "¥": ("yuan", "yuan", "fen", "fen"),
+    "CNY": ("yuan", "yuan", "fen", "fen"),
+    "RMB": ("yuan", "yuan", "fen", "fen"),
+    "JPY": ("yen", "yen", "sen", "sen"),
+}
+_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+MONEY = re.compile(
+    rf"(?<![\w.])(?:([$€£¥])\s?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})(?![\d.,]\d|\w)"
+    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
+)
+
+
+def say_money(amount: str, currency: str) -> str:
+    """`1,200`, `$` → "one thousand two hundred dollars"; two decimals are the hundredths:
+    `5.50`, `€` → "five euros and fifty cents"; other decimals "point"."""
+    one, many, cent, cents = CURRENCIES[currency]
+    whole, _, part = amount.replace(",", "").partition(".")
+    if part and len(part) != 2:
+        return f"{number(amount)} {many}"
+    said = f"{number(whole)} {one if whole == '1' else many}"
+    if part and int(part):
+        said += f" and {number(str(int(part)))} {cent if part == '01' else cents}"
+    return said
+
+
+def _money(m: re.Match[str]) -> str:
+    symbol, code, amount, amount_after, code_after = m.groups()
+    return say_money(amount or amount_after, symbol or code or code_after)
+
+
+# --- hexadecimal codes: 0x1F, 0xFF00, 1Fh -----------------------------------------------------
+
+HEX = re.compile(
+    r"(?<![\w.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
+)
+
+
+def say_hex(written: str) -> str:
+    """`1F` → "hex one F": "hex", then each character, digits as words, letters as capitals."""
+    chars = [digits(c) if c.isdigit() else letters(c.upper())[0] for c in written]
+    return "hex " + " ".join(chars)
+
+
+# --- order numbers: 6ES7 214-1AG40-0XB0, 3RT2026-1BB40 ------------------------------------------
+
+# Siemens order numbers (MLFB) and part numbers written like them: a digit, two or three
+# capitals and digits, then groups of capitals and digits after a space or a hyphen.
+ORDER_FORM = r"\d[A-Z]{2,3}\d{1,4}(?:[ -][0-9A-Z]{3,5}(?![0-9A-Za-z]))?(?:-[0-9A-Z]{2,5}){1,3}"
+ORDER_NUMBER = re.compile(rf"(?<![\w.-])({ORDER_FORM})(?![\w-]|\.\w)")
+ORDER_GROUPS = re.compile(r"[0-9A-Z]+|[ -]")
+
+
+def say_order_number(written: str, say_char, joints: dict[str, str]) -> str:
+    """Character by character in the groups written, each joint said as `joints` has it."""
+    return "".join(
+        joints[piece] if piece in joints else " ".join(say_char(c) for c in piece)
+        for piece in ORDER_GROUPS.findall(written)
+    )
+
+
+def _order_char(c: str) -> str:
+    return digits(c) if c.isdigit() else letters(c)[0]
+
+
+def _order_number(m: re.Match[str]) -> str:
+    """`6ES7 214-1AG40-0XB0` → "six E S seven, two one four dash one eh G four zero dash zero X
+    B zero": a pause where a space parts the groups, "dash" for a hyphen."""
+    return say_order_number(m.group(1), _order_char, {" ": ", ", "-": " dash "})
+
+
+# --- ratios, time ranges and compact timestamps ------------------------------------------------
+
+# After a word that says a ratio follows, `1:50` is no clock time.
+RATIO = re.compile(r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|gear)\s+)(\d+):(\d+)(?!\d|:\d)")
+# A dash between two clock times: the times are left for their rule.
+TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
+# 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
+# the date and time rules.
+COMPACT_TIMESTAMP = re.compile(
+    r"(?<![A-Za-z0-9.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?![A-Za-z0-9]|\.\d)"
+)
+
+
+def compact_timestamp(m: re.Match[str]) -> str:
+    """`20261130T074500Z` → `2026-11-30T07:45:00Z`, for both languages' date and time rules;
+    no such month or day: left as written."""
+    year, month, day, hours, minutes, seconds, utc = m.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return m.group(0)
+    return f"{year}-{month}-{day}T{hours}:{minutes}" + (f":{seconds}" if seconds else "") + utc
+
+
+FIELDS = (
+    Rule("URL", URL, _url),
+    Rule("order number", ORDER_NUMBER, _order_number),
+    Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
+    Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
+    Rule("money", MONEY, _money),
+)
+"""Read before every other field: their digits are no amounts, tags or ranges."""
+
+CLOCK = (
+    Rule("date", DAY_MONTH, _day_and_month),
+    Rule("ratio", RATIO, lambda m: f"{m[1]}{m[2]} to {m[3]}"),
+    Rule("range", TIME_RANGE, lambda m: " to "),
+)
+"""Read before the clock times."""
+
+SLASHES = (Rule("slash pair", SLASH_PAIR, _slash_pair),)
+"""Read after the clock times, where the fractions were."""

@@ -1,0 +1,179 @@
+"""Mandarin readings of forms plant text writes that the general rules would misread:
+integer slash pairs (`2/3台泵运行`), a month and a day without a year, addresses inside URLs,
+money, hexadecimal codes, ratios, time ranges and compact ISO timestamps.
+
+Slash pairs, the rule chosen (`2/3台泵运行` was 三分之二台, `10/20` 二十分之十):
+- before a measure word (台, 套, 组, ...) the pair counts units out of those installed, and an
+  operator says it as such: `2/3台泵运行` → 三台中的两台泵运行. 三分之二台 is a share of one
+  machine, and 二比三 a ratio; "two of the three" is what the loudspeaker must carry, with the
+  measure word repeated as it is spoken (where the first is more than the second it is no
+  count: 斜杠);
+- otherwise a numerator below its denominator is a fraction, as Chinese text writes a share:
+  `3/4开度` → 四分之三开度; any other pair is said as written, 斜杠 between: `12/3` → 十二斜杠三
+  (it was 三分之十二);
+- a vulgar fraction character is a fraction: `½寸` → 二分之一寸, `1½寸` → 一又二分之一寸;
+- two digits each side after a word that says a date follows (日期, 于, 从, 自, 至, 截至,
+  截止, a weekday) or before a time are a month and a day, month first as Chinese writes them
+  unless the first cannot be a month: `日期10/20` → 日期十月二十日.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.plant import (
+    COMPACT_TIMESTAMP,
+    ORDER_FORM,
+    compact_timestamp,
+    say_order_number,
+)
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.zh.fields import count
+from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+
+# Measure words a count of plant units is written with.
+MEASURE_WORDS = "台套组个路条根只座辆块支把间层道片节级段"
+_START = r"(?<![\d./A-Za-z])"
+# An inch mark after a size: `3/4"管道` is 四分之三英寸管道.
+_INCH = r'"|\s?(?:inch(?:es)?|in)(?![A-Za-z])'
+SLASH_PAIR = re.compile(
+    rf"{_START}(?:(\d+)\s+)?(\d{{1,4}})([/\u2044])(\d{{1,4}})(?![\d./\u2044])"
+    rf"([{MEASURE_WORDS}]|{_INCH})?"
+)
+
+
+def _fraction(n: int, d: int) -> str:
+    return f"{read_integer(d)}分之{read_integer(n)}"
+
+
+def _slash_pair(m: re.Match[str]) -> str:
+    """三台中的两台, 四分之三, 一又二分之一, 四分之三英寸, 十二斜杠三 (see the module's
+    docstring)."""
+    whole, top, slash, bottom, after = m.groups()
+    n, d = int(top), int(bottom)
+    inch = bool(after) and after not in MEASURE_WORDS  # a size: a fraction, then 英寸
+    measure = "英寸" if inch else after or ""
+    if 0 < n < d and (whole or inch or slash == "\u2044"):
+        said = _fraction(n, d)
+        return (f"{read_integer(int(whole))}又" if whole else "") + said + measure
+    head = f"{read_integer(int(whole))} " if whole else ""
+    if measure and not inch and n <= d and d:
+        return head + f"{count(bottom)}{measure}中的{count(top)}{measure}"
+    if 0 < n < d:
+        return head + _fraction(n, d) + measure
+    return head + f"{read_number(top)}斜杠{read_number(bottom)}" + measure
+
+
+_DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]"
+MONTH_DAY = re.compile(
+    rf"(?:({_DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{2}})/(\d{{2}})(?![\d./])"
+    r"(?=(\s*\d{1,2}[:：]\d\d))?"
+)
+
+
+def _month_day(m: re.Match[str]) -> str:
+    """日期10/20 → 日期十月二十日: month first unless the first cannot be a month (20/10)."""
+    cue, first, second, time = m.groups()
+    a, b = int(first), int(second)
+    month, day = (b, a) if a > 12 >= b else (a, b)
+    if not (cue or time) or not (1 <= month <= 12 and 1 <= day <= 31):
+        return m.group(0)
+    return (m.group(0)[: m.start(2) - m.start()] if cue else "") + (
+        f"{read_integer(month)}月{read_integer(day)}日"
+    )
+
+
+# --- URLs with an address ------------------------------------------------------------------------
+
+URL = re.compile(
+    r"(?<![A-Za-z0-9.])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
+    r"((?:/[A-Za-z0-9_.~%-]*)*)(?![A-Za-z0-9/])"
+)
+_SCHEME_SIGNS = {".": "点", "+": "加", "-": "杠"}
+
+
+def _url(m: re.Match[str]) -> str:
+    """H T T P 冒号斜杠斜杠 幺零点零点零点五 端口 八零八零 斜杠 status: the scheme letter by
+    letter, the address as an address, the path's words left for the voice."""
+    scheme, address, port, path = m.groups()
+    if any(int(o) > 255 for o in address.split(".")):
+        return m.group(0)
+    said = "".join(_SCHEME_SIGNS.get(c) or f" {c.upper()} " for c in scheme) + "冒号斜杠斜杠"
+    said += "点".join(read_digits(o, one="幺") for o in address.split("."))
+    said += f"端口{read_digits(port, one='幺')}" if port else ""
+    return said + "".join(f"斜杠 {segment} " for segment in path.split("/")[1:])
+
+
+# --- order numbers: 6ES7 214-1AG40-0XB0 ---------------------------------------------------------
+
+ORDER_NUMBER = re.compile(rf"(?<![A-Za-z0-9.-])({ORDER_FORM})(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
+
+
+def _order_char(c: str) -> str:
+    return read_digits(c, one="幺") if c.isdigit() else f" {c} "
+
+
+def _order_number(m: re.Match[str]) -> str:
+    """六 E S 七, 二幺四杠幺 A G 四零杠零 X B 零: character by character, digits as codes
+    are read (幺 for 1), a pause (a full-width comma) where a space parts the groups, 杠 for
+    a hyphen."""
+    return say_order_number(m.group(1), _order_char, {" ": "，", "-": "杠"})
+
+
+# --- money, hexadecimal codes, ratios, time ranges -----------------------------------------------
+
+# Sign or code → the unit said after the amount.
+CURRENCIES = {"$": "美元", "USD": "美元", "€": "欧元", "EUR": "欧元", "£": "英镑", "GBP": "英镑"}
+CURRENCIES |= {"¥": "元", "CNY": "元", "RMB": "元", "JPY": "日元"}
+_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_CODES = "USD|EUR|GBP|CNY|RMB|JPY"
+MONEY = re.compile(
+    rf"(?<![A-Za-z0-9.])(?:([$€£¥])\s?|({_CODES})\s?)({_AMOUNT})(?![\d.,]\d|[A-Za-z])"
+    rf"|(?<![A-Za-z0-9.])(?<!\d,)({_AMOUNT})\s?({_CODES}|€)(?![A-Za-z])"
+)
+
+
+def _money(m: re.Match[str]) -> str:
+    """￥300 → 三百元, $1,200 → 一千二百美元, 5.50€ → 五点五零欧元."""
+    sign, code, amount, amount_after, code_after = m.groups()
+    unit = CURRENCIES[sign or code or code_after]
+    return read_number((amount or amount_after).replace(",", "")) + unit
+
+
+HEX = re.compile(
+    r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)"
+    r"(?![A-Za-z0-9]|\.[A-Za-z0-9])"
+)
+
+
+def _hex(m: re.Match[str]) -> str:
+    """0x1F → 十六进制 幺 F: 十六进制, then each character, digits with 幺 as codes are read."""
+    written = m.group(1) or m.group(2)
+    return "十六进制" + "".join(
+        read_digits(c, one="幺") if c.isdigit() else f" {c.upper()} " for c in written
+    )
+
+
+RATIO = re.compile(
+    r"(比例|配比|混合比|稀释比|传动比|变比|比)\s*[:：]?\s*(\d+)[:：](\d+)(?!\d|[:：]\d)"
+)
+TIME_RANGE = re.compile(r"(?<=\d[:：]\d\d)\s*[-\u2013~]\s*(?=\d{1,2}[:：]\d\d)")
+# A tilde before a number, not after one: about (~5min), not a range's 到; ≈ is about.
+_NOT_ABOUT = r"\d%‰A-Za-z.#)°℃"  # after which a tilde joins a range (5~10, 1#~3#)
+ABOUT = re.compile(rf"(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*")
+
+RULES = (
+    Rule("URL", URL, _url),
+    Rule("order number", ORDER_NUMBER, _order_number),
+    Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
+    Rule("hexadecimal", HEX, _hex),
+    Rule("money", MONEY, _money),
+    Rule("ratio", RATIO, lambda m: f"{m[1]}{read_integer(int(m[2]))}比{read_integer(int(m[3]))}"),
+    Rule("range", TIME_RANGE, lambda m: "到"),
+    Rule("about", ABOUT, lambda m: "约"),
+    Rule("date", MONTH_DAY, _month_day),
+)
+"""Read before every other rule of the alert pre-pass."""
+
+SLASHES = (Rule("slash pair", SLASH_PAIR, _slash_pair),)
+"""Read where the fractions were."""
