@@ -190,15 +190,16 @@ class SavedTables:
         )
 
     def open(self, british: bool) -> G2PTables | None:
-        """The dialect's tables, made now if there are none usable; None (warned) if they
-        can be neither read nor made here."""
+        """The dialect's tables, the package's or made now if there are none usable; None
+        (warned) if they can be neither read nor made here."""
         path = self.kept(british).ensure()
         return None if path is None else G2PTables.open(path)
 
 
 def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:
-    """hibari's G2P for one dialect: on tables kept in `saved_dir`, else (none given, or
-    they cannot be kept there) hibari's own, which holds them all in memory."""
+    """hibari's G2P for one dialect: on the package's tables or tables kept in `saved_dir`,
+    else (none given, or they cannot be kept there) hibari's own, which holds them all in
+    memory."""
     tables = SavedTables(saved_dir).open(british) if saved_dir else None
     if tables is not None:
         return TablesG2P(tables, oov, british)
