@@ -5,12 +5,16 @@ sd_notify message systemd's Type=notify waits for (the daemon sends it once the 
 acknowledged its subscriptions), read from a datagram socket named in NOTIFY_SOCKET as
 systemd would be; and when each `starting: ...` STATUS came, so the time is seen by phase.
 
-- first start: an empty `state_dir` and cache, as on a gateway right after the package is
-  installed: the daemon makes hibari's G2P tables, pypinyin's reading tables and the voices'
+- first start, packaged: an empty `state_dir` and cache, as on a gateway right after the
+  package is installed: hibari's G2P tables and pypinyin's reading tables are where the package
+  ships them, made as scripts/package makes them (`devtools/tables.py`) under the prefix of a
+  venv laid out as the package's (it reads this one's packages); the daemon makes the voices'
   optimized graphs in `state_dir/models`, then renders the fallback phrases;
+- first start, development install: the same without shipped tables (a source checkout), so
+  the daemon also makes the tables in `state_dir/models`;
 - warm restart: the same directories again, as every later start finds them.
 
-Each run is a fresh process against a local Mosquitto, taking turns (first, warm, first, ...),
+Each run is a fresh process against a local Mosquitto, taking turns (packaged, first, warm, ...),
 on an ALSA file sink (no sound card needed). Libraries are in the page cache after the first
 run; a gateway's very first start after installing also reads them from its disk, which this
 does not measure. Prints a markdown table with the date, CPU, cores and the load average, and
@@ -28,6 +32,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -47,12 +52,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_once(config: Path, env: dict[str, str], notify: socket.socket) -> dict[str, float]:
-    """One start to READY: seconds to READY, to the first of each STATUS's phase, and to each
-    kept file the start made (its log line)."""
+def run_once(
+    config: Path, env: dict[str, str], notify: socket.socket, python: str = sys.executable
+) -> dict[str, float]:
+    """One start to READY with `python`: seconds to READY, to the first of each STATUS's
+    phase, and to each kept file the start made (its log line)."""
     started = time.monotonic()
     daemon = subprocess.Popen(
-        [sys.executable, "-m", "cosyedge", "run", "--config", str(config)],
+        [python, "-m", "cosyedge", "run", "--config", str(config)],
         cwd=REPO,
         env=env,
         stderr=subprocess.PIPE,
@@ -106,17 +113,33 @@ def measure(reps: int, tmp: Path) -> dict[str, list[dict[str, float]]]:
         "NOTIFY_SOCKET": str(tmp / "notify"),
         "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{asoundrc}",
     }
-    runs: dict[str, list[dict[str, float]]] = {"first": [], "warm": []}
+    packaged = packaged_python(tmp / "venv")
+    runs: dict[str, list[dict[str, float]]] = {"packaged": [], "first": [], "warm": []}
     try:
         for rep in range(reps):
+            config = _fresh(tmp / f"packaged{rep}", port)
+            runs["packaged"].append(run_once(config, env, notify, packaged))
             config = _fresh(tmp / f"gateway{rep}", port)
             runs["first"].append(run_once(config, env, notify))
             runs["warm"].append(run_once(config, env, notify))
-            print(f"rep {rep + 1}: {runs['first'][-1]} / {runs['warm'][-1]}", file=sys.stderr)
+            print(f"rep {rep + 1}: {[runs[k][-1] for k in runs]}", file=sys.stderr)
     finally:
         notify.close()
         broker.stop()
     return runs
+
+
+def packaged_python(prefix: Path) -> str:
+    """The interpreter of a venv at `prefix` laid out as the package's for its tables (in
+    `share/cosyedge/tables`, made as scripts/package makes them), reading this venv's
+    packages (a .pth file adds its site-packages)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(prefix)], check=True)
+    site = Path(sysconfig.get_paths(vars={"base": str(prefix)})["purelib"])
+    ours = sysconfig.get_paths()["purelib"]
+    (site / "development.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    tables = prefix / "share" / "cosyedge" / "tables"
+    subprocess.run([sys.executable, "-m", "devtools.tables", str(tables)], cwd=REPO, check=True)
+    return str(prefix / "bin" / "python")
 
 
 def _fresh(directory: Path, port: int) -> Path:
@@ -134,7 +157,12 @@ def _fresh(directory: Path, port: int) -> Path:
 def table(runs: dict[str, list[dict[str, float]]]) -> str:
     lines = ["| start | to READY, median | min-max | phases (median s from exec) |"]
     lines.append("|---|---:|---:|---|")
-    for kind, label in (("first", "first start (empty state_dir)"), ("warm", "warm restart")):
+    kinds = (
+        ("packaged", "first start, tables shipped (empty state_dir)"),
+        ("first", "first start, development install (empty state_dir)"),
+        ("warm", "warm restart"),
+    )
+    for kind, label in kinds:
         ready = [r["ready_s"] for r in runs[kind]]
         phases = sorted({p for r in runs[kind] for p in r if p != "ready_s"})
         shown = "; ".join(

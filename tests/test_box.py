@@ -119,6 +119,14 @@ def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_sh
     # The figures docs/operations.md quotes ("Measured for operations"), printed with -s.
     print(f"box: READY {first:.2f} s after the first start, {warm:.2f} s after a warm restart")
     assert "mqtt: connected" in box.show(UNIT, "StatusText")
+    # The tables came with the package: the first start made none (only the optimized graphs,
+    # which depend on the CPU), and found nothing wrong with the package's.
+    kept = box.sh("ls /var/lib/cosyedge/models").stdout.split()
+    assert [n for n in kept if n.startswith(("hibari-g2p-", "pypinyin-readings-"))] == [], kept
+    assert any(n.startswith("hibari-") and n.endswith(".onnx") for n in kept), kept
+    said = journal(box)
+    assert "made hibari's G2P tables" not in said and "made pypinyin's" not in said, said
+    assert "shipped with the package are not usable" not in said, said
     # One broker: the system Mosquitto, on every loopback address; the service started none.
     assert box.show("mosquitto.service", "ActiveState") == "active"
     assert "using it" in journal(box)

@@ -1,5 +1,8 @@
-"""Files made once from an installed package's data and kept under the saved-models directory
-(`state_dir/models`): hibari's G2P tables, pypinyin's reading tables.
+"""Files made once from an installed package's data: hibari's G2P tables, pypinyin's reading
+tables. The Debian package ships them, made when it is built (`devtools/tables.py`), read-only
+in `SHIPPED`; elsewhere (a source checkout, a development install), or where a shipped one is
+missing or does not verify (said with a warning), they are made at the first start and kept
+under the saved-models directory (`state_dir/models`).
 
 Such a file is never trusted blindly. What it was made from (our format, the package's
 version, the sha256 of each source file) names it and is recorded in a JSON sidecar with the
@@ -10,6 +13,11 @@ a file; a temporary file left by a process that died (killed mid-write, a power 
 removed at the next start, so it cannot keep a small disk full. Where the file can be neither
 read nor made, the caller is told (None), the saved-models directory's observer is told what
 was not kept (`SavedDir.unkept`), and the caller reads the package's own data in memory.
+
+A shipped file is checked the same way at every load, against the same record beside it, but
+never removed: it is the package's (a read-only /opt, owned by root), and only a reinstall
+mends it. While one verifies, the family's files in the saved-models directory are removed: an
+earlier version's, left by the starts before an upgrade, would never be read again.
 """
 
 from __future__ import annotations
@@ -38,6 +46,10 @@ log = logging.getLogger(__name__)
 MAKE_TIMEOUT_S = 600
 TEMP_PREFIX = ".tmp-"  # then the writer's pid and a dash: `.tmp-1234-...`
 LEGACY_TEMP_S = 3600.0  # a temporary name without a pid (older versions) is stale after this
+# Where the package ships the files, made when it is built: beside the venv's own files
+# (/opt/cosyedge/share/...). Its absence means no package (a checkout): they are made.
+SHIPPED = Path(sys.prefix) / "share" / "cosyedge" / "tables"
+_NONE_SHIPPED = "none made from the files installed now is there"
 
 # What making a file may raise when it cannot be made here; anything else is a bug.
 MAKE_ERRORS = (
@@ -185,8 +197,9 @@ def file_digest(path: Path) -> str:
 @dataclass(frozen=True)
 class KeptFile:
     """One file made by `make` (given the path to write) from what `made_from` records, kept
-    in `saved` as `{family}-{key}{suffix}`, `key` a digest of `made_from`. `what` names it
-    in the log ("hibari's G2P tables"), `detail` says which one when it is made ("us")."""
+    in `saved` as `{family}-{key}{suffix}`, `key` a digest of `made_from`, unless the
+    package ships it under that name in `shipped`. `what` names it in the log ("hibari's G2P
+    tables"), `detail` says which one when it is made ("us")."""
 
     saved: SavedDir
     family: str
@@ -195,6 +208,7 @@ class KeptFile:
     made_from: dict[str, Any]
     make: Callable[[Path], None]
     suffix: str = ".sqlite"
+    shipped: Path = SHIPPED  # where the package has them, read-only: none there, made here
 
     @property
     def directory(self) -> Path:
@@ -210,8 +224,14 @@ class KeptFile:
         return path.with_name(path.name + ".json")
 
     def ensure(self) -> Path | None:
-        """The file's path, made now if there is none usable; None (warned, and told as not
-        kept) if it can be neither read nor made here."""
+        """The shipped file's path when it verifies; else the kept file's, made now if there
+        is none usable; None (warned, and told as not kept) if it can be neither read nor
+        made here."""
+        shipped = self._shipped()
+        if shipped is not None:
+            self._prune(keep=None)
+            self.saved.unkept(self.what, None)
+            return shipped
         self.saved.sweep()
         try:
             found = self._check()
@@ -222,25 +242,37 @@ class KeptFile:
             return None
         return self.path
 
+    def _shipped(self) -> Path | None:
+        """The package's file if it ships one that verifies; a missing or damaged one is
+        said (it is left as it is: the package's, mended by a reinstall). None, unsaid,
+        where the family is not shipped at all (a checkout)."""
+        path = self.shipped / self.path.name
+        try:
+            if not any(self.shipped.glob(f"{self.family}-*")):
+                return None  # not a package, or one without this family (a British voice's)
+            problem = problem_with(path, self.made_from) if path.exists() else _NONE_SHIPPED
+        except OSError as exc:
+            problem = f"it cannot be read ({exc})"
+        if problem is None:
+            log.debug("%s (%s): the package's %s", self.what, self.detail, path)
+            return path
+        log.warning(
+            "%s shipped with the package are not usable (%s: %s); making them in %s instead",
+            self.what, path, problem, self.directory,
+        )  # fmt: skip
+        return None
+
     def _check(self) -> bool:
         """Whether the file is there and intact; a damaged or stale one is removed."""
         if not self.path.exists():
             return False
-        try:
-            record = json.loads(self.sidecar(self.path).read_text(encoding="utf-8"))
-            recorded, expected = record["made_from"], record["sha256"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            return self._discard(f"its record is missing or unreadable ({exc})")
-        if recorded != self.made_from:
-            return self._discard("it was made from other files or by another version")
-        if file_digest(self.path) != expected:
-            return self._discard("its sha256 does not match the one recorded when made")
-        return True
-
-    def _discard(self, reason: str) -> bool:
-        log.warning("%s %s are not usable: %s; making them again", self.what, self.path, reason)
-        _remove(self.path)
-        return False
+        problem = problem_with(self.path, self.made_from)
+        if problem is not None:
+            log.warning(
+                "%s %s are not usable: %s; making them again", self.what, self.path, problem
+            )
+            _remove(self.path)
+        return problem is None
 
     def _made(self) -> bool:
         try:
@@ -258,7 +290,7 @@ class KeptFile:
                     left.unlink()
         log.info("made %s (%s) in %s", self.what, self.detail, self.path)
         self.saved.unkept(self.what, None)
-        self._prune()
+        self._prune(keep=self.path)
         return True
 
     def _unmade(self, exc: BaseException) -> bool:
@@ -270,16 +302,37 @@ class KeptFile:
         # The record first: a reader that finds the file finds its record too. A record
         # without its file (the rename is what failed) is removed at the next check.
         self.saved.check(self.path)
-        record = {"made_from": self.made_from, "sha256": file_digest(tmp)}
-        write_whole(self.sidecar(self.path), json.dumps(record, indent=1).encode())
+        write_whole(self.sidecar(self.path), record_of(self.made_from, tmp))
         os.replace(tmp, self.path)
 
-    def _prune(self) -> None:
-        """Remove the family's files made from earlier sources or formats."""
+    def _prune(self, keep: Path | None) -> None:
+        """Remove the family's files here but `keep`: made from earlier sources or formats,
+        or (None kept: the package's are read) all of them."""
         for old in self.directory.glob(f"{self.family}-*{self.suffix}"):
-            if old != self.path:
-                log.info("removing %s of an earlier version: %s", self.what, old)
+            if old != keep:
+                log.info("removing %s no longer read: %s", self.what, old)
                 _remove(old)
+
+
+def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
+    """What is wrong with the file at `path` (which exists) for it to be used now, made from
+    `made_from`, as its record beside it tells; None when it is intact. Raises OSError when
+    the file cannot be read."""
+    try:
+        record = json.loads(KeptFile.sidecar(path).read_text(encoding="utf-8"))
+        recorded, expected = record["made_from"], record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"its record is missing or unreadable ({exc})"
+    if recorded != made_from:
+        return "it was made from other files or by another version"
+    if file_digest(path) != expected:
+        return "its sha256 does not match the one recorded when made"
+    return None
+
+
+def record_of(made_from: dict[str, Any], path: Path) -> bytes:
+    """The record kept beside the file at `path`, made from `made_from`."""
+    return json.dumps({"made_from": made_from, "sha256": file_digest(path)}, indent=1).encode()
 
 
 def write_whole(path: Path, data: bytes) -> None:

@@ -2,11 +2,13 @@
 dialect in one SQLite file, read a word at a time, instead of parsed into Python dicts at every
 load (about 100 MB of objects and half a second).
 
-The file is made once from the installed hibari package, in a process of its own (parsing
-hibari's files in the daemon raised its peak at a first start by about 15 MB), kept under the
-saved-models directory (`state_dir/models`) and checked at every load (`speech/kept.py`): a
-damaged or stale one (torn write, disk error, edits, another hibari) is deleted and made
-again. Where it cannot be made or kept, hibari's own G2P is used, with a warning: the same
+The Debian package ships the US tables, made when it is built; elsewhere (a checkout, a
+British model, a shipped file that does not verify) the file is made once from the installed
+hibari package, in a process of its own (parsing hibari's files in the daemon raised its peak
+at a first start by about 15 MB), and kept under the saved-models directory
+(`state_dir/models`). Either is checked at every load (`speech/kept.py`): a kept one that is
+damaged or stale (torn write, disk error, edits, another hibari) is deleted and made again.
+Where it can be neither read nor made, hibari's own G2P is used, with a warning: the same
 speech, in more memory.
 
 The tables answer what hibari's lexicon and tagger ask of their dicts (`get`, `in`), so
@@ -166,8 +168,8 @@ def _tagger(tables: G2PTables) -> Tagger:
 
 
 class SavedTables:
-    """Tables made once per dialect and source, kept in `saved` beside the optimized
-    graphs, checked at every load (`KeptFile`)."""
+    """Tables of each dialect and source: the package's, or made once and kept in `saved`
+    beside the optimized graphs; checked at every load (`KeptFile`)."""
 
     def __init__(self, saved: SavedDir) -> None:
         self.saved = saved
@@ -188,15 +190,16 @@ class SavedTables:
         )
 
     def open(self, british: bool) -> G2PTables | None:
-        """The dialect's tables, made now if there are none usable; None (warned) if they
-        can be neither read nor made here."""
+        """The dialect's tables, the package's or made now if there are none usable; None
+        (warned) if they can be neither read nor made here."""
         path = self.kept(british).ensure()
         return None if path is None else G2PTables.open(path)
 
 
 def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:
-    """hibari's G2P for one dialect: on tables kept in `saved_dir`, else (none given, or
-    they cannot be kept there) hibari's own, which holds them all in memory."""
+    """hibari's G2P for one dialect: on the package's tables or tables kept in `saved_dir`,
+    else (none given, or they cannot be kept there) hibari's own, which holds them all in
+    memory."""
     tables = SavedTables(saved_dir).open(british) if saved_dir else None
     if tables is not None:
         return TablesG2P(tables, oov, british)

@@ -9,10 +9,11 @@ character left over from its character dictionary. The tables hold what pypinyin
 for each of those words and characters; `TableReadings` cuts the run as pypinyin does and
 reads the pieces from them, so a run reads exactly as pypinyin reads it.
 
-The tables are made once, in a process of their own (importing pypinyin there costs this
-process nothing), under the saved-models directory, and checked at every load (`KeptFile`).
-Where they can be neither read nor made, pypinyin's own dictionaries are used, with a warning:
-the same readings, in more memory.
+The Debian package ships the tables, made when it is built; elsewhere (a checkout, a shipped
+file that does not verify) they are made once, in a process of their own (importing pypinyin
+there costs this process nothing), under the saved-models directory. Either is checked at
+every load (`KeptFile`). Where they can be neither read nor made, pypinyin's own dictionaries
+are used, with a warning: the same readings, in more memory.
 
 `python -m cosyedge.speech.zh.readings make PATH` writes the tables to PATH.
 """
@@ -178,8 +179,9 @@ def kept(saved: SavedDir) -> KeptFile:
 
 
 def load_readings(saved_dir: SavedDir | None) -> Readings:
-    """Readings from tables kept in `saved_dir`, made now if needed; else (none given, or they
-    cannot be kept there) pypinyin's own, which holds its dictionaries in memory."""
+    """Readings from the package's tables, or from tables kept in `saved_dir`, made now if
+    needed; else (none given, or they cannot be kept there) pypinyin's own, which holds its
+    dictionaries in memory."""
     path = kept(saved_dir).ensure() if saved_dir else None
     if path is not None:
         return TableReadings.open(path)
