@@ -301,7 +301,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     for warning in lexicon_warnings(config.pronunciations):
         log.warning("%s", warning)
     saved = SavedDir(config.state_dir / "models", faults, observer or Observer())
-    voices = {lang: _voice(config, lang, saved) for lang in config.voices}
+    voices = {lang: _voice(config, lang, saved, faults) for lang in config.voices}
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)
     renderer = Renderer(mixed_voices(voices, config.local_time_zone), cache, observer=observer)
@@ -317,7 +317,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 
 
-def _voice(config: Config, lang: str, saved: SavedDir) -> SheddableVoice:
+def _voice(config: Config, lang: str, saved: SavedDir, faults: Faults) -> SheddableVoice:
     """`lang`'s voice, loaded now, keeping what it makes in `saved` where it can (else in
     memory); VoiceFailed names its key when it cannot be loaded at all."""
     lexicon = lexicon_for(config.pronunciations, lang)
@@ -325,6 +325,7 @@ def _voice(config: Config, lang: str, saved: SavedDir) -> SheddableVoice:
         load_voice, lang, config.voices[lang], saved, lexicon, config.memory.ceiling_mb
     )
     try:
+        faults.check("voices.load", lang)
         return SheddableVoice(load)
     except Exception as exc:  # a pack that does not verify, a model that cannot be read
         raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc

@@ -106,13 +106,12 @@ class Daemon:
         if self.voices.failed is not None:
             raise VoiceFailed(self.voices.failed)
         announcer = self.voiced.announcer if self.voiced else None
-        # The announcer stuck in a device write or a synthesis, or a voice still loading:
-        # do not wait for it.
-        if self._synthesizing or self.voices.loading() or (announcer and announcer.current):
-            log.error("speech did not stop within %g s; exiting without it", STOP_GRACE_S)
-            logging.shutdown()
-            os._exit(code)
-        return code
+        if self._synthesizing or (announcer and announcer.current):  # a device write, say
+            log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
+        elif not self.voices.loading():  # else a model's load, which cannot be cut short
+            return code
+        logging.shutdown()
+        os._exit(code)
 
     def _serve(self) -> int:
         """Take in alerts at once, load the voices meanwhile, speak once they are loaded."""
