@@ -28,11 +28,11 @@ TEMPLATES = """templates:
 """
 
 
-def held(tmp_path, **entry) -> dict[str, str]:
-    """The environment of a daemon whose voices are held loading (and then fail, with an
-    `errno`), from a fault plan in `tmp_path`."""
+def held(tmp_path, hang: float = HOLD_S, **entry) -> dict[str, str]:
+    """The environment of a daemon whose voices are held loading for `hang` s (and then
+    fail, with an `errno`), from a fault plan in `tmp_path`."""
     plan = tmp_path / "faults.json"
-    write_plan(plan, {"voices.load": {"hang": HOLD_S, **entry}})
+    write_plan(plan, {"voices.load": {"hang": hang, **entry}})
     return {"COSYEDGE_FAULTS": str(plan)}
 
 
@@ -215,3 +215,57 @@ def test_duplicated_and_retained_alerts_during_the_start_are_said_once(
     assert all(r["outcome"] != "spoken" for r in again), again
     assert daemon.log().count("spoke alert kept ") == 1
     reports.close()
+
+
+def test_a_flood_during_the_start_is_said_most_urgent_first_each_alert_once(
+    broker, make_daemon, tmp_path
+):
+    """30 alerts while the voices load, the critical ones last: once the voices are loaded
+    the critical ones are said first, the rest as the flood rules say (gathered into
+    summaries past the threshold), each with exactly one outcome; nothing is said as the
+    generic phrase, so the memory ceiling (256 MB) held with the voices loading beside the
+    queue."""
+    reports = Listener(broker.port, REPORT)
+    extra = "memory:\n  ceiling_mb: 256\n"
+    env = held(tmp_path)
+    daemon = make_daemon(config_text(broker, tmp_path, extra), env=env, start=False).start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    low = [(n, f"low{n}", "low") for n in range(1, 26)]
+    critical = [(n, f"crit{n}", "critical") for n in range(26, 31)]
+    send(broker.port, [alert(n, i, p) for n, i, p in low + critical])
+    daemon.wait_for_log(r"accepted alert crit30 ")
+    assert "ready: the voices" not in daemon.log(), "the voices loaded before the flood"
+    ids = [i for _, i, _ in low + critical]
+    told = outcomes(reports, ids, timeout=180)
+    assert {i: len(rs) for i, rs in told.items()} == dict.fromkeys(ids, 1), told
+    spoken = [r[0] for r in told.values() if r[0]["outcome"] == "spoken"]
+    assert all(r.get("source") != "generic" for r in spoken), spoken
+    first = sorted(spoken, key=lambda r: r["start"])[:5]
+    assert {r["id"] for r in first} == {i for _, i, _ in critical}, first
+    reports.close()
+
+
+def test_canaries_prove_the_filters_while_the_voices_load(
+    tmp_path, alsa_sink, make_daemon, notify_socket
+):
+    """The self-watch runs from the subscription on: a broker that stops delivering the
+    canary is the fault `intake` before the voices are loaded, and canaries are never taken
+    in as alerts."""
+    from support import Broker
+
+    topics = ("say", "report", "event", "error", "status", "command")  # not the canary's
+    no_canary = "".join(f"topic readwrite cosyedge/{t}\n" for t in topics)
+    broker = Broker(tmp_path / "broker", acl=no_canary).start()
+    events = Listener(broker.port, EVENT)
+    monitor = "monitor:\n  canary_interval_s: 1\n  canary_timeout_s: 2\n"
+    env = {**held(tmp_path, hang=60), **notify_socket.env()}  # longer than the canary's timeout
+    config = site_yaml(broker.port, tmp_path) + monitor
+    daemon = make_daemon(config, env=env, start=False).start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    intake = lambda e: any(x.get("event") == "fault" and x.get("fault") == "intake" for x in e)  # noqa: E731
+    events.wait_for(EVENT, intake, 50, "the fault intake while the voices load")
+    log = daemon.log()
+    assert "ready: the voices" not in log and not notify_socket.with_key("READY")
+    assert "accepted alert" not in log  # no canary was taken for an alert
+    broker.kill()
+    events.close()
