@@ -38,7 +38,6 @@ from cosyedge.observe import Observer, Observers
 from cosyedge.service.notify import Notifier
 from cosyedge.service.selfwatch import SelfWatch, Telling
 from cosyedge.service.statedir import StateWatch
-from cosyedge.speech import zh
 from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang
@@ -49,7 +48,6 @@ from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer
 from cosyedge.speech.upkeep import SpeechUpkeep
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
-from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
 log = logging.getLogger(__name__)
 
@@ -298,6 +296,11 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     phrases (short, and what is left if all fails) and the fault phrases, rendered now.
     `observer` hears the cache's troubles, what the voices cannot keep in `state_dir/models`
     and each clause's synthesis time."""
+    # Imported here, on the voices' thread: the Mandarin front end takes half a second to
+    # import, which the subscription at the start must not wait for.
+    from cosyedge.speech import zh
+    from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
+
     for warning in lexicon_warnings(config.pronunciations):
         log.warning("%s", warning)
     saved = SavedDir(config.state_dir / "models", faults, observer or Observer())

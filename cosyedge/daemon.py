@@ -277,7 +277,8 @@ class Daemon:
             return False, f"failed while applying it: {error_text(exc)}"
         self.refused, self.origin = None, FILE  # the file is in force: no longer refused
         self.core.health.clear("config")
-        lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
+        if self.voiced is not None:  # else saved once its voices loaded (`_speak`)
+            lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         return True, detail
 
     def _apply(self, new: Config) -> str:
