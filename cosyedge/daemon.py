@@ -189,8 +189,7 @@ class Daemon:
             lastgood.save(self.config, self.config_path, core.observers, self.faults)
 
     def _turn_on(self, config: Config) -> None:
-        """Start the live features `config` turns on; while the voices load, they are
-        started with the others once loaded."""
+        """Start the live features `config` turns on (once the voices are loaded)."""
         if self.voiced is None:
             return
         for part in self.voiced.beside.turned_on(config):
@@ -234,6 +233,7 @@ class Daemon:
         clock.join(timeout=STOP_WAIT_S)
         if voiced is not None:
             self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
+        core.journal.flush(REPORT_DRAIN_S)  # the acks of what was just taken in, given
         core.desk.publish_status("offline")
         if not core.reporter.drain(timeout=REPORT_DRAIN_S):
             log.info("reports not yet acknowledged by the broker are sent again at next start")

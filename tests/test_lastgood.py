@@ -20,6 +20,7 @@ from cosyedge import build, cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
+from cosyedge.faults import Faults
 from cosyedge.speech.kept import SavedDir
 
 RICH = """
@@ -315,7 +316,7 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"))
+        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"), Faults())
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):

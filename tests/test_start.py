@@ -122,7 +122,8 @@ def test_a_voice_that_fails_after_alerts_came_in_has_them_said_by_the_fallback_v
     send(broker.port, [alert(1, "doomed1"), alert(2, "doomed2")])
     for ident in ids:
         daemon.wait_for_log(rf"accepted alert {ident} ")
-    write_plan(tmp_path / "faults.json", {})  # the load under way fails; the next one loads
+    daemon.wait_for_log(r"injected hang of .* at voices\.load")  # the load under way fails
+    write_plan(tmp_path / "faults.json", {})  # and the next one loads
     assert not notify_socket.with_key("READY")
     told = outcomes(reports, ids, timeout=120)
     assert {i: [r["outcome"] for r in rs] for i, rs in told.items()} == {
