@@ -1,9 +1,12 @@
 """Start-up, the first start apart from warm restarts: `python -m bench.starts [--reps N]`.
 
-How long `cosyedge run` on the default configuration takes from its exec to READY, the
-sd_notify message systemd's Type=notify waits for (the daemon sends it once the broker has
-acknowledged its subscriptions), read from a datagram socket named in NOTIFY_SOCKET as
-systemd would be; and when each `starting: ...` STATUS came, so the time is seen by phase.
+How long `cosyedge run` on the default configuration takes from its exec to hearing alerts
+(`subscribed_s`: the broker acknowledged the subscriptions, so alerts are journaled and
+queued from then on; read from the daemon's log line) and to READY, the sd_notify message
+systemd's Type=notify waits for (`ready_s`: the voices are loaded as well, so alerts are
+said), read from a datagram socket named in NOTIFY_SOCKET as systemd would be; and when each
+`starting: ...` STATUS came, so the time is seen by phase. `--ref REV` runs a git revision
+(a worktree made for the run) taking turns with this checkout, for figures side by side.
 
 - first start, packaged: an empty `state_dir` and cache, as on a gateway right after the
   package is installed: hibari's G2P tables and pypinyin's reading tables are where the package
@@ -53,15 +56,20 @@ def free_port() -> int:
 
 
 def run_once(
-    config: Path, env: dict[str, str], notify: socket.socket, python: str = sys.executable
+    config: Path,
+    env: dict[str, str],
+    notify: socket.socket,
+    repo: Path = REPO,
+    python: str = sys.executable,
 ) -> dict[str, float]:
-    """One start to READY with `python`: seconds to READY, to the first of each STATUS's
-    phase, and to each kept file the start made (its log line)."""
+    """One start to READY of the code in `repo` with `python`: seconds to READY, to
+    subscribed, to the first of each STATUS's phase, and to each kept file the start made (its
+    log line)."""
     started = time.monotonic()
     daemon = subprocess.Popen(
         [python, "-m", "cosyedge", "run", "--config", str(config)],
-        cwd=REPO,
-        env=env,
+        cwd=repo,
+        env={**env, "PYTHONPATH": str(repo)},
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -69,7 +77,11 @@ def run_once(
     reader = threading.Thread(target=_made, args=(daemon, started, made), daemon=True)
     reader.start()
     try:
-        return {**_until_ready(notify, started), **made}
+        times = _until_ready(notify, started)
+        deadline = time.monotonic() + 5  # the log line of the subscription, before READY
+        while "subscribed_s" not in made and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return {**times, **made}
     finally:
         daemon.terminate()
         daemon.wait(timeout=60)
@@ -80,6 +92,8 @@ def _made(daemon: subprocess.Popen, started: float, made: dict[str, float]) -> N
     optimized model for <model>`."""
     assert daemon.stderr is not None
     for line in daemon.stderr:
+        if "subscribed to" in line:
+            made.setdefault("subscribed_s", time.monotonic() - started)
         found = re.search(r"(made [^(]+?) \(|(saved optimized model for \S+)", line)
         if found:
             made.setdefault(found.group(1) or found.group(2), time.monotonic() - started)
@@ -100,7 +114,8 @@ def _until_ready(notify: socket.socket, started: float) -> dict[str, float]:
     raise TimeoutError(f"no READY within {READY_TIMEOUT_S:g} s")
 
 
-def measure(reps: int, tmp: Path) -> dict[str, list[dict[str, float]]]:
+def measure(reps: int, tmp: Path, sides: dict[str, Path]) -> dict[str, list[dict[str, float]]]:
+    """`reps` first starts and warm restarts of each side (name: its checkout), taking turns."""
     port = free_port()
     broker = LocalBroker("127.0.0.1", port, tmp / "broker")
     broker.start()
@@ -114,15 +129,17 @@ def measure(reps: int, tmp: Path) -> dict[str, list[dict[str, float]]]:
         "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{asoundrc}",
     }
     packaged = packaged_python(tmp / "venv")
-    runs: dict[str, list[dict[str, float]]] = {"packaged": [], "first": [], "warm": []}
+    runs: dict[str, list[dict[str, float]]] = {}
     try:
         for rep in range(reps):
-            config = _fresh(tmp / f"packaged{rep}", port)
-            runs["packaged"].append(run_once(config, env, notify, packaged))
-            config = _fresh(tmp / f"gateway{rep}", port)
-            runs["first"].append(run_once(config, env, notify))
-            runs["warm"].append(run_once(config, env, notify))
-            print(f"rep {rep + 1}: {[runs[k][-1] for k in runs]}", file=sys.stderr)
+            for side, repo in sides.items():
+                starts = [("packaged", _fresh(tmp / f"packaged-{side}-{rep}", port), packaged)]
+                config = _fresh(tmp / f"gateway-{side}-{rep}", port)
+                starts += [("first", config, sys.executable), ("warm", config, sys.executable)]
+                for kind, config, python in starts:
+                    run = run_once(config, env, notify, repo, python)
+                    runs.setdefault(f"{side}:{kind}", []).append(run)
+                    print(f"rep {rep + 1} {side} {kind}: {run}", file=sys.stderr)
     finally:
         notify.close()
         broker.stop()
@@ -142,6 +159,14 @@ def packaged_python(prefix: Path) -> str:
     return str(prefix / "bin" / "python")
 
 
+def checkout(rev: str, directory: Path) -> Path:
+    """The code of git revision `rev`, exported into `directory` (the repository untouched)."""
+    directory.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=REPO, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive.stdout, check=True)
+    return directory
+
+
 def _fresh(directory: Path, port: int) -> Path:
     """A gateway just installed: the default configuration, nothing in state or cache."""
     shutil.rmtree(directory, ignore_errors=True)
@@ -155,31 +180,45 @@ def _fresh(directory: Path, port: int) -> Path:
 
 
 def table(runs: dict[str, list[dict[str, float]]]) -> str:
-    lines = ["| start | to READY, median | min-max | phases (median s from exec) |"]
-    lines.append("|---|---:|---:|---|")
-    kinds = (
-        ("packaged", "first start, tables shipped (empty state_dir)"),
-        ("first", "first start, development install (empty state_dir)"),
-        ("warm", "warm restart"),
-    )
-    for kind, label in kinds:
-        ready = [r["ready_s"] for r in runs[kind]]
-        phases = sorted({p for r in runs[kind] for p in r if p != "ready_s"})
+    lines = [
+        "| start | code | to subscribed, median | to READY, median | READY min-max | phases"
+        " (median s from exec) |"
+    ]
+    lines.append("|---|---|---:|---:|---:|---|")
+    labels = {
+        "packaged": "first start, tables shipped (empty state_dir)",
+        "first": "first start, development install (empty state_dir)",
+        "warm": "warm restart",
+    }
+    for key in sorted(runs, key=lambda k: (k.split(":")[1], k)):
+        side, kind = key.split(":")
+        done = runs[key]
+        ready = [r["ready_s"] for r in done]
+        subscribed = [r["subscribed_s"] for r in done if "subscribed_s" in r]
+        phases = sorted({p for r in done for p in r if p not in ("ready_s", "subscribed_s")})
         shown = "; ".join(
-            f"{p}: {statistics.median(r[p] for r in runs[kind] if p in r):.1f}" for p in phases
+            f"{p}: {statistics.median(r[p] for r in done if p in r):.1f}" for p in phases
         )
+        heard = f"{statistics.median(subscribed):.2f} s" if subscribed else "-"
         span = f"{min(ready):.1f}-{max(ready):.1f} s"
-        lines.append(f"| {label} | {statistics.median(ready):.1f} s | {span} | {shown} |")
+        lines.append(
+            f"| {labels[kind]} | {side} | {heard} | {statistics.median(ready):.1f} s | {span}"
+            f" | {shown} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.starts", description=__doc__)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--ref", help="a git revision to run side by side (e.g. main)")
     args = parser.parse_args()
     at_start = machine()
     with tempfile.TemporaryDirectory(prefix="bench-starts-") as tmp:
-        runs = measure(args.reps, Path(tmp))
+        sides = {"this checkout": REPO}
+        if args.ref:
+            sides = {args.ref: checkout(args.ref, Path(tmp) / "ref"), **sides}
+        runs = measure(args.reps, Path(tmp), sides)
     report = {"machine": at_start, "load_average_end": os.getloadavg(), "runs": runs}
     print(f"{report['machine']}, load average at the end {report['load_average_end']}")
     print(table(runs))

@@ -38,7 +38,6 @@ from cosyedge.observe import Observer, Observers
 from cosyedge.service.notify import Notifier
 from cosyedge.service.selfwatch import SelfWatch, Telling
 from cosyedge.service.statedir import StateWatch
-from cosyedge.speech import zh
 from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang
@@ -49,7 +48,6 @@ from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer
 from cosyedge.speech.upkeep import SpeechUpkeep
 from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
-from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +60,20 @@ class VoiceFailed(RuntimeError):
 
 @dataclass
 class Core:
-    """The alert path, and what its stages share."""
+    """The alert path up to the queue, and what its stages share: all that takes an alert
+    in, journals, reports and queues it, made without a voice so that a start subscribes
+    before the voices are loaded (`Voices` loads them and what speaks with them)."""
 
     config: Config
     observers: Observers
     state_watch: StateWatch  # what the state directory could not keep: the fault `state`
     health: Health
-    speech: Speech
     player: Player
+    sound: Sound
     journal: Journal
     reporter: Reporter
     history: History
     desk: AlarmDesk
-    announcer: Announcer
     selfwatch: SelfWatch
     door: Door
     link: Link
@@ -82,13 +81,17 @@ class Core:
     beats: list[Heartbeat]
     stop: threading.Event  # set to stop the daemon
 
+    def components(self) -> list[Component]:
+        """The components of the path: reconfigured and ticked with those beside it from
+        the start on, the voices loaded or not."""
+        return [self.door, self.link, self.state_watch, self.selfwatch, self.player]
+
     def state(self, detail: Detail) -> dict[str, Any]:
         """The alert path's part of the snapshot."""
         return {
             "queue": self.desk.waiting(),
             "reports_unconfirmed": self.reporter.unconfirmed(),
             "status": self.desk.status(),
-            "last": self.announcer.last,
         }
 
 
@@ -105,16 +108,15 @@ class Start:
 
 
 def build_core(config: Config, start: Start, faults: Faults) -> Core:
-    """The stages in the order an alert passes through them, the self-watch beside them."""
+    """The stages in the order an alert passes through them, up to the queue, and the
+    self-watch beside them: quick to make, no voice among them."""
     observers = Observers()
     state_watch = StateWatch(config.state_dir)
     observers.add(state_watch)  # first: the voices tell what they cannot keep as they load
     health = Health(observers.fault)
     beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
-    announcer_beat, player_beat, journal_beat = beats
+    _, player_beat, journal_beat = beats
     activity = Activity(observers)  # held while an alert is rendered or played
-    start.notifier.status("starting: loading voices")
-    speech = build_speech(config, faults, observers)
     player = Player(config.audio.device, config.audio.block_ms, player_beat)
     check_service_limit(config.memory.ceiling_mb)
     link: Link | None = None  # the session: made once the door it hands messages to is
@@ -141,9 +143,6 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         observer=observers,
     )
     desk = AlarmDesk(AlarmPolicy(alarms), reporter, journal, health, history)
-    stop = threading.Event()
-    sound = Sound(alarms)
-    announcer = Announcer(desk, speech, player, sound, stop, activity, announcer_beat)
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
@@ -154,9 +153,57 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     door = Door(config, journal, desk, (selfwatch,), observers)
     link = Link(config, door, observers, faults)
     return Core(
-        config, observers, state_watch, health, speech, player, journal, reporter, history, desk,
-        announcer, selfwatch, door, link, activity, beats, stop,
+        config, observers, state_watch, health, player, Sound(alarms), journal, reporter,
+        history, desk, selfwatch, door, link, activity, beats, threading.Event(),
     )  # fmt: skip
+
+
+@dataclass
+class Voiced:
+    """What needs the voices: the speech, the announcer that speaks with it (its thread not
+    yet started) and the components beside the alert path."""
+
+    speech: Speech
+    announcer: Announcer
+    beside: Beside
+
+
+class Voices:
+    """The voices loaded on a thread of their own while the alert path already takes alerts
+    in: alerts are journaled, reported accepted and queued meanwhile, and said once `done`
+    is set with `voiced`. `failed`, when they cannot be loaded: the reason, naming the key
+    (VoiceFailed's text) where it can; the start then runs the next configuration."""
+
+    def __init__(self, core: Core, start: Start, faults: Faults) -> None:
+        self.core, self.start_, self.faults = core, start, faults
+        self.done = threading.Event()
+        self.voiced: Voiced | None = None
+        self.failed: str | None = None
+        self._thread = threading.Thread(target=self._load, name="voices", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def loading(self) -> bool:
+        """Started and not yet done: a stop then does not wait for it (a model's load
+        cannot be cut short)."""
+        return self._thread.is_alive()
+
+    def _load(self) -> None:
+        core = self.core
+        try:
+            speech = build_speech(core.config, self.faults, core.observers)
+            beat = core.beats[0]
+            announcer = Announcer(
+                core.desk, speech, core.player, core.sound, core.stop, core.activity, beat
+            )
+            beside = build_beside(core, speech, self.start_)
+            self.voiced = Voiced(speech, announcer, beside)
+        except Exception as exc:  # whatever stops this configuration, the next one is tried
+            log.exception("cannot load the voices")
+            self.failed = str(exc) if isinstance(exc, VoiceFailed) else error_text(exc)
+        finally:
+            self.done.set()
 
 
 def _status_detail(snapshot: Callable[[Detail], Snapshot]) -> dict[str, Any]:
@@ -184,15 +231,15 @@ class Beside:
         return [c for components in built.values() for c in components]
 
 
-def build_beside(core: Core, start: Start) -> Beside:
-    """The self-watch, the cache's upkeep and the premium tier, the speech's memory, the
-    player, then the optional features the configuration turns on."""
-    config, speech, cache = core.config, core.speech, core.speech.renderer.cache
+def build_beside(core: Core, speech: Speech, start: Start) -> Beside:
+    """The cache's upkeep and the premium tier, the speech's memory, then the optional
+    features the configuration turns on: the components that need the voices."""
+    config, cache = core.config, speech.renderer.cache
     phrases = declared_phrases(config.templates)
     premiums = premium_voices(config.voices, config.pronunciations)
     speech.renderer.use_premium(identities(premiums))
     upkeep = CacheUpkeep(cache, speech.renderer, phrases, core.activity, stop_wait_s=STOP_WAIT_S)
-    parts: list[Component] = [core.selfwatch, upkeep]
+    parts: list[Component] = [upkeep]
     premium = None
     if premiums:
         live = functools.partial(_live_identities, speech.renderer)
@@ -204,7 +251,6 @@ def build_beside(core: Core, start: Start) -> Beside:
         parts.append(premium)
     idle = functools.partial(_idle, core)
     parts += [SpeechUpkeep(config, speech.renderer, speech.memory, speech.voices, idle, premium)]
-    parts.append(core.player)
     wiring = Wiring(
         config.voices, core.door, speech, core.desk, core.history, core.activity, core.observers,
         start.snapshot, core.link.publish,
@@ -250,10 +296,15 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     phrases (short, and what is left if all fails) and the fault phrases, rendered now.
     `observer` hears the cache's troubles, what the voices cannot keep in `state_dir/models`
     and each clause's synthesis time."""
+    # Imported here, on the voices' thread: the Mandarin front end takes half a second to
+    # import, which the subscription at the start must not wait for.
+    from cosyedge.speech import zh
+    from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK_VOICE_NAME
+
     for warning in lexicon_warnings(config.pronunciations):
         log.warning("%s", warning)
     saved = SavedDir(config.state_dir / "models", faults, observer or Observer())
-    voices = {lang: _voice(config, lang, saved) for lang in config.voices}
+    voices = {lang: _voice(config, lang, saved, faults) for lang in config.voices}
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)
     renderer = Renderer(mixed_voices(voices, config.local_time_zone), cache, observer=observer)
@@ -269,7 +320,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 
 
-def _voice(config: Config, lang: str, saved: SavedDir) -> SheddableVoice:
+def _voice(config: Config, lang: str, saved: SavedDir, faults: Faults) -> SheddableVoice:
     """`lang`'s voice, loaded now, keeping what it makes in `saved` where it can (else in
     memory); VoiceFailed names its key when it cannot be loaded at all."""
     lexicon = lexicon_for(config.pronunciations, lang)
@@ -277,6 +328,7 @@ def _voice(config: Config, lang: str, saved: SavedDir) -> SheddableVoice:
         load_voice, lang, config.voices[lang], saved, lexicon, config.memory.ceiling_mb
     )
     try:
+        faults.check("voices.load", lang)
         return SheddableVoice(load)
     except Exception as exc:  # a pack that does not verify, a model that cannot be read
         raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc

@@ -321,19 +321,52 @@ def _dispatch(config: Config, args: argparse.Namespace) -> int:
 def _run(path: Path | None) -> int:
     """The daemon on the file, or on what stands in for a refused one (config/lastgood.py);
     exit 2 only when nothing at all can announce, which a restart cannot mend."""
-    from cosyedge.daemon import CannotStart, open_daemon
-
     setup_logging("info")
     try:
-        daemon = open_daemon(path)
-        logging.getLogger().setLevel(daemon.config.log_level.upper())
-        return daemon.run()
+        return run_daemon(path)
     except CannotStart as exc:
         log.critical("cosyedge run: cannot start: %s", exc)
         return 2
     except (RuntimeError, OSError) as exc:  # a refused start, e.g. a second broker
         log.error("cosyedge run: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
+
+
+class CannotStart(RuntimeError):
+    """Not even the safe core can announce: every configuration tried failed (the reasons)."""
+
+
+def run_daemon(path: Path | None) -> int:
+    """Run the daemon on the file at `path`; when the file is refused, or its daemon cannot
+    be built or its voices loaded, on the last good configuration, else on the safe core,
+    with the fault `config` saying why (config/lastgood.py). The voices load after the
+    broker has the subscriptions: what a configuration whose voice then fails took in stays
+    in the journal, and the next one says it. CannotStart, with every reason, when not even
+    the safe core can announce."""
+    from cosyedge.config.lastgood import StartPlan
+    from cosyedge.daemon import Daemon, VoiceFailed
+    from cosyedge.model import error_text
+    from cosyedge.service.notify import Notifier
+
+    plan = StartPlan.read(path)
+    notifier = Notifier()  # one for every attempt: the first takes NOTIFY_SOCKET
+    for choice in plan.choices():
+        refused = plan.refusal(choice)
+        if refused is not None:
+            log.error("configuration refused: %s", "; ".join(plan.problems))
+        try:
+            daemon = Daemon(choice.config, path, refused, choice.origin, notifier)
+        except Exception as exc:  # whatever stops building this configuration, the next one
+            log.exception("cannot start on %s", choice.what)
+            plan.failed(choice, error_text(exc))
+            continue
+        logging.getLogger().setLevel(daemon.config.log_level.upper())
+        try:
+            return daemon.run()
+        except VoiceFailed as exc:  # built and subscribed, then its voices did not load
+            log.error("cannot start on %s: %s", choice.what, exc)
+            plan.failed(choice, str(exc))
+    raise CannotStart("nothing to announce with: " + "; ".join(plan.problems))
 
 
 def _check(config: Config, path: Path | None) -> int:

@@ -2,9 +2,12 @@
 
 MQTT session (or the local HTTP API) → the door (intake) → journal → alarm desk → announcer →
 speech → audio, with reports going back out through the session (docs/architecture.md).
-Everything is built when the daemon is made (build.py); `run` takes up what the last run
-left, starts the alert path's threads and the components, connects, and ticks the components
-until stopped; a stop winds the components down, then the alert path.
+The alert path up to the queue is built when the daemon is made (build.py); `run` takes up
+what the last run left, connects and subscribes at once, while the voices load on a thread of
+their own (alerts are journaled, reported accepted and queued meanwhile), then starts the
+announcer and the components beside the path, and ticks them until stopped; the phase
+`starting` is in the fault set until then, READY=1 at its end (docs/architecture.md, "A start
+that hears at once"). A stop winds the components down, then the alert path.
 """
 
 from __future__ import annotations
@@ -17,16 +20,17 @@ import time
 from pathlib import Path
 
 from cosyedge import __version__
+from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
-from cosyedge.build import STOP_WAIT_S, Start, VoiceFailed, build_beside, build_core
+from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, build_core
 from cosyedge.component import Component, Detail
 from cosyedge.config import lastgood
-from cosyedge.config.lastgood import FILE, SAFE_CORE, StartPlan
+from cosyedge.config.lastgood import FILE, SAFE_CORE
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.model import error_text
-from cosyedge.mqtt.broker import LocalBroker
+from cosyedge.mqtt.broker import local_broker
 from cosyedge.service.notify import Notifier, Watchdog
 from cosyedge.service.reload import ANSWER_FILE, Answers, effective_config, restart_fault
 from cosyedge.speech.allocator import one_malloc_arena
@@ -36,30 +40,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 
-__all__ = ["CannotStart", "Daemon", "VoiceFailed", "open_daemon"]
-
-
-class CannotStart(RuntimeError):
-    """Not even the safe core can announce: every configuration tried failed (the reasons)."""
-
-
-def open_daemon(path: Path | None) -> Daemon:
-    """The daemon on the file at `path`; when the file is refused, or its daemon cannot be
-    built (a voice that does not load), on the last good configuration, else on the safe
-    core, with the fault `config` saying why (config/lastgood.py). Raises CannotStart, with
-    every reason, when not even the safe core can be built."""
-    plan = StartPlan.read(path)
-    notifier = Notifier()
-    for choice in plan.choices():
-        refused = plan.refusal(choice)
-        if refused is not None:
-            log.error("configuration refused: %s", "; ".join(plan.problems))
-        try:
-            return Daemon(choice.config, path, refused, choice.origin, notifier)
-        except Exception as exc:  # whatever stops this configuration, the next one is tried
-            log.exception("cannot start on %s", choice.what)
-            plan.failed(choice, str(exc) if isinstance(exc, VoiceFailed) else error_text(exc))
-    raise CannotStart("nothing to announce with: " + "; ".join(plan.problems))
+__all__ = ["Daemon", "VoiceFailed"]
 
 
 class Daemon:
@@ -79,15 +60,16 @@ class Daemon:
         self.refused, self.origin = refused, origin
         self.notifier = notifier or Notifier()
         self._reload = threading.Event()
-        self._starting = ""  # what the start waits for, in the status line; empty once ready
         self._synthesizing = False  # a synthesis did not stop at shutdown
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
         self.faults = Faults.from_env()
         self.core = build_core(config, start, self.faults)
-        self.beside = build_beside(self.core, start)
-        self.parts = list(self.beside.parts)  # beside the alert path, in the order they start
-        # Reconfigured and ticked with them, started and stopped in their place.
-        self.path: list[Component] = [self.core.door, self.core.link, self.core.state_watch]
+        self.voices = Voices(self.core, start, self.faults)
+        self.voiced: Voiced | None = None  # once the voices are loaded
+        self._speaker: threading.Thread | None = None  # the announcer's, once they are
+        self._subscribed = False  # the broker acknowledged the subscriptions once
+        self.parts: list[Component] = []  # beside the alert path, once the voices are loaded
+        self.path = self.core.components()  # reconfigured and ticked with the parts
         answers = config.state_dir / ANSWER_FILE
         self.answers = Answers(
             answers, config_path, self.core.link, self.core.observers, self.faults
@@ -98,101 +80,134 @@ class Daemon:
         what more than the cheap fields it holds (none unless asked)."""
         detail = detail or Detail()
         fields = self.core.state(detail)
+        if self.voiced is not None:
+            fields["last"] = self.voiced.announcer.last
         for part in [*self.path, *self.parts]:
             fields.update(part.state(detail))
-        return Snapshot(**fields, starting=self._starting)
+        return Snapshot(**fields)
 
     def status_line(self) -> str:
         return status_line(self.snapshot())
 
     # -- lifecycle ---------------------------------------------------------------------------
     def run(self) -> int:
+        """Serve until stopped: the exit code; VoiceFailed (after a stop) if no voice loads."""
         self.answers.started()  # which file a reload rereads, before SIGHUP is taken
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.core.stop.set())
         signal.signal(signal.SIGHUP, lambda *_: self._reload.set())
-        broker = self._local_broker()
+        core = self.core
+        broker = local_broker(self.config, core.observers, core.health.fault)
         try:
             code = self._serve()
         finally:
             if broker:
                 broker.stop()
-        if self._synthesizing or self.core.announcer.current is not None:
-            # The announcer is stuck in a device write or a synthesis: do not wait for it.
+        if self.voices.failed is not None:
+            raise VoiceFailed(self.voices.failed)
+        announcer = self.voiced.announcer if self.voiced else None
+        if self._synthesizing or (announcer and announcer.current):  # a device write, say
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
-            logging.shutdown()
-            os._exit(code)
-        return code
-
-    def _local_broker(self) -> LocalBroker | None:
-        """The loopback Mosquitto, when configured and started. One that cannot start (not
-        installed, another broker on a loopback address) is the fault `local-broker`, said
-        aloud, while the session keeps trying host:port: never a silent exit."""
-        mqtt = self.config.mqtt
-        if not mqtt.local_broker:
-            return None
-        persist = self.config.state_dir / "mosquitto"
-        broker = LocalBroker(mqtt.host, mqtt.port, persist, self.core.observers)
-        try:
-            broker.start()
-        except (RuntimeError, OSError) as exc:
-            log.error("local broker: %s", exc)
-            self.core.health.set("local-broker", str(exc))
-            return None
-        return broker
+        elif not self.voices.loading():  # else a model's load, which cannot be cut short
+            return code
+        logging.shutdown()
+        os._exit(code)
 
     def _serve(self) -> int:
+        """Take in alerts at once, load the voices meanwhile, speak once they are loaded."""
         core = self.core
         self._take_up()
-        threads = [
-            threading.Thread(target=core.announcer.run, name="announcer", daemon=True),
-            threading.Thread(
-                target=core.desk.run_clock, args=(core.stop,), name="clock", daemon=True
-            ),
-        ]
-        for thread in threads:
-            thread.start()
-        for part in self.parts:
-            part.start()
+        clock = threading.Thread(
+            target=core.desk.run_clock, args=(core.stop,), name="clock", daemon=True
+        )
+        clock.start()
+        core.selfwatch.start()
         # After every fault of the start is known: a status published before the connection
         # may reach the broker after the one published at it, and be the one retained.
         core.link.start()
-        if self.origin == FILE:
-            lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
-        watchdog = Watchdog(self.notifier, core.beats)
-        self._starting = f"waiting for the MQTT broker at {core.link.address}"
-        while not core.link.subscribed.is_set():
-            self._tick(self.path)  # a broker that never answers is the fault `connection`
-            self.notifier.status(self.status_line())
-            watchdog.tick()
-            if core.stop.wait(watchdog.tick_seconds):
-                return self._shutdown(threads)
-        self._starting = ""
-        log.info("ready")
-        core.selfwatch.subscribed(time.monotonic())  # timeouts from now, not from before
-        self.notifier.ready(self.status_line())
+        self.voices.start()
+        watchdog = Watchdog(self.notifier, core.beats)  # fed while the voices load, too
         while not core.stop.wait(watchdog.tick_seconds):
             if self._reload.is_set():
                 self._reload.clear()
                 self._reload_config()
-            if self.answers.poll(time.monotonic()):  # the reload is over
+            started = STARTING not in core.health.faults()
+            if self.answers.poll(time.monotonic()) and started:  # the reload is over
                 self.notifier.ready(self.status_line())
+            self._advance()
             self._tick()
             watchdog.tick()
             self.notifier.status(self.status_line())
-        return self._shutdown(threads)
+        return self._shutdown(clock)
 
-    def _tick(self, parts: list[Component] | None = None) -> None:
-        """Each part's periodic work (of `parts`, else all), and its faults into the fault set."""
+    def _advance(self) -> None:
+        """The start's steps as they come: subscribed (alerts taken in), voices loaded
+        (alerts said), both (READY). The stop that follows a voice that failed keeps what
+        was taken in for the configuration tried next."""
+        core, voices = self.core, self.voices
+        if self.voiced is None and voices.done.is_set():
+            if voices.failed is not None:
+                core.stop.set()
+                return
+            self._speak(voices.voiced)
+        if not self._subscribed and core.link.subscribed.is_set():
+            self._subscribed = True
+            core.selfwatch.subscribed(time.monotonic())  # timeouts from now, not from before
+            if self.voiced is None:
+                log.info("subscribed: alerts are journaled and queued while the voices load")
+        waiting = [] if self.voiced else ["loading voices"]
+        if not self._subscribed:
+            waiting.append(f"waiting for the MQTT broker at {core.link.address}")
+        if waiting:
+            core.health.fault(STARTING, "; ".join(waiting))
+        elif STARTING in core.health.faults():
+            core.health.clear(STARTING)
+            log.info("ready: the voices are loaded and the broker has the subscriptions")
+            self.notifier.ready(self.status_line())
+
+    def _speak(self, voiced: Voiced | None) -> None:
+        """The voices are loaded: the announcer and the components beside the path start,
+        on the configuration now in force (a reload may have come while they loaded)."""
+        assert voiced is not None
+        core, self.voiced, beside = self.core, voiced, voiced.beside
+        speak = voiced.announcer.run
+        self._speaker = threading.Thread(target=speak, name="announcer", daemon=True)
+        self._speaker.start()
+        cache = voiced.speech.renderer.cache
+        if not cache.writable:
+            core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
+        for name, reason in beside.unstarted.items():
+            core.health.fault(name, reason)
+        for part in beside.parts:
+            if self.config is not core.config:
+                part.reconfigure(self.config)
+            part.start()
+            self.parts.append(part)
+        if self.config is not core.config:  # reloaded while they loaded
+            self._turn_on(self.config)
+        if self.origin == FILE:  # its voices load: a good configuration
+            lastgood.save(self.config, self.config_path, core.observers, self.faults)
+
+    def _turn_on(self, config: Config) -> None:
+        """Start the live features `config` turns on (once the voices are loaded)."""
+        if self.voiced is None:
+            return
+        for part in self.voiced.beside.turned_on(config):
+            part.start()
+            self.parts.append(part)
+
+    def _tick(self) -> None:
+        """Each part's periodic work, and its faults into the fault set."""
         now = time.monotonic()
-        for part in [*self.path, *self.parts] if parts is None else parts:
+        for part in [*self.path, *self.parts]:
             for name, reason in part.tick(now).items():
                 self.core.health.set(name, reason)
 
     def _take_up(self) -> None:
         """What the last run left: the journal's open alerts, reports and alarm state; then
-        the faults of the start."""
+        the faults of the start, the phase `starting` first."""
         core = self.core
+        core.health.fault(STARTING, "loading voices")
         recovered = core.journal.open()
         core.history.start()
         core.history.record("start", version=__version__, pid=os.getpid())
@@ -201,26 +216,24 @@ class Daemon:
             log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
         if recovered.unsent:
             log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        cache = core.speech.renderer.cache
-        if not cache.writable:
-            core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
-        for name, reason in {**self.beside.unstarted, "state": core.state_watch.reason}.items():
-            core.health.set(name, reason)
+        core.health.set("state", core.state_watch.reason)
         if self.refused is not None:
             core.health.fault("config", self.refused)
 
-    def _shutdown(self, threads: list[threading.Thread]) -> int:
+    def _shutdown(self, clock: threading.Thread) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
-        core = self.core
+        core, voiced = self.core, self.voiced
         log.info("stopping")
         self.notifier.stopping("stopping: finishing the clause being spoken")
         self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()
-        announcer, clock = threads
-        announcer.join(timeout=STOP_GRACE_S)
+        if self._speaker is not None:
+            self._speaker.join(timeout=STOP_GRACE_S)
         clock.join(timeout=STOP_WAIT_S)
-        self._synthesizing = not core.speech.renderer.stop(timeout=STOP_GRACE_S)
+        if voiced is not None:
+            self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
+        core.journal.flush(REPORT_DRAIN_S)  # the acks of what was just taken in, given
         core.desk.publish_status("offline")
         if not core.reporter.drain(timeout=REPORT_DRAIN_S):
             log.info("reports not yet acknowledged by the broker are sent again at next start")
@@ -231,8 +244,8 @@ class Daemon:
         unsaid = core.journal.unsaid()
         if unsaid:
             log.warning("%d unsaid alerts saved for the next start", unsaid)
-        if not announcer.is_alive():
-            core.speech.renderer.cache.close()  # else the stuck announcer may still use it
+        if voiced is not None and voiced.announcer.current is None:
+            voiced.speech.renderer.cache.close()  # else the stuck announcer may still use it
         return 0
 
     # -- reload ------------------------------------------------------------------------------
@@ -264,7 +277,8 @@ class Daemon:
             return False, f"failed while applying it: {error_text(exc)}"
         self.refused, self.origin = None, FILE  # the file is in force: no longer refused
         self.core.health.clear("config")
-        lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
+        if self.voiced is not None:  # else saved once its voices loaded (`_speak`)
+            lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         return True, detail
 
     def _apply(self, new: Config) -> str:
@@ -274,9 +288,7 @@ class Daemon:
         self.config = new
         for part in [*self.path, *self.parts]:
             part.reconfigure(new)
-        for part in self.beside.turned_on(new):  # a live feature switched on
-            part.start()
-            self.parts.append(part)
+        self._turn_on(new)
         logging.getLogger().setLevel(new.log_level.upper())
         for key in waiting:
             log.warning("reload: %s changed; that takes effect at the next restart", key)

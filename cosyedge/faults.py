@@ -6,7 +6,8 @@ entry fails its site until the wall-clock time `until`, or `times` more calls (`
 or, with neither, for as long as it stays in the plan; `match` limits it to calls whose
 subject (e.g. the text being spoken) holds that string, `crash: true` makes the process
 die there (SIGKILL) instead of raising, and `hang: S` makes the call take S seconds longer
-(a stuck device or disk) instead of failing. The file is read again whenever it
+(a stuck device or disk, a slow first start) instead of failing, or before failing when the
+entry also names an `errno`. The file is read again whenever it
 changes, so a test can start and end a fault while the daemon runs. In the spirit of
 SQLite's I/O-error tests: every site below is walked in turn by tests/test_faults.py.
 """
@@ -38,6 +39,7 @@ SITES = {
     "cache.read": "reading a phrase from the cache",
     "mqtt.publish": "handing a report to the MQTT client",
     "speech.render": "starting to speak an item (with crash: the daemon dies there)",
+    "voices.load": "loading a configured voice at start (subject: its language)",
     "history.write": "appending facts to the alarm history",
     "models.write": "keeping an optimized graph, its record, the models' digests or a table in "
     "state_dir/models (subject: the file)",
@@ -79,7 +81,8 @@ class Faults:
         if entry.get("hang"):
             log.warning("injected hang of %s s at %s", entry["hang"], site)
             time.sleep(float(entry["hang"]))
-            return
+            if "errno" not in entry:
+                return
         code = getattr(errno, str(entry.get("errno", "EIO")), errno.EIO)
         raise OSError(code, f"{os.strerror(code)} (injected at {site})")
 

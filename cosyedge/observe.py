@@ -92,7 +92,9 @@ class Observers(Observer):
         self._listeners: list[Observer] = []
 
     def add(self, listener: Observer) -> None:
-        self._listeners.append(listener)
+        # A new list, not an append: the voices' thread adds listeners (the parts that need
+        # the voices) while other threads may be telling the old ones.
+        self._listeners = [*self._listeners, listener]
 
     def _tell(self, name: str, *args: Any) -> None:
         for listener in self._listeners:

@@ -283,6 +283,10 @@ class SwappableSink:
         return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in files]
 
 
+READY_LOG = r"ready: the voices are loaded"  # the daemon's line as the start ends (READY=1)
+SUBSCRIBED_LOG = r"subscribed to \d+ topic filters"  # alerts taken in, voices loaded or not
+
+
 class Daemon:
     """`cosyedge run` as a real subprocess, stderr captured to a file."""
 
@@ -317,8 +321,8 @@ class Daemon:
             cwd=self.directory,
             preexec_fn=self.preexec,
         )
-        if wait_ready:
-            self.wait_for_log(r"subscribed to \d+ topic filters", timeout=60)
+        if wait_ready:  # subscribed and the voices loaded: said as soon as received
+            self.wait_for_log(READY_LOG, timeout=60)
         return self
 
     def log(self) -> str:

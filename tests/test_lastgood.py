@@ -20,6 +20,7 @@ from cosyedge import build, cli, installed
 from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
+from cosyedge.faults import Faults
 from cosyedge.speech.kept import SavedDir
 
 RICH = """
@@ -257,16 +258,22 @@ def test_a_last_good_one_this_machine_cannot_run_now_gives_the_safe_core(
 
 
 class FakeDaemon:
-    """Stands for the daemon: fails to build on configurations whose template says so; keeps
-    the systemd notifier each attempt was given."""
+    """Stands for the daemon: its voices fail to load (after it was built and subscribed, as
+    the real one's do) on configurations whose template says so; keeps the systemd notifier
+    each attempt was given, and the daemon that ran."""
 
     notifiers: ClassVar[list] = []
+    ran: ClassVar[list] = []
 
     def __init__(self, config, path, refused=None, origin=FILE, notifier=None) -> None:
         FakeDaemon.notifiers.append(notifier)
-        if config.templates[0].text.startswith("Broken voice"):
-            raise daemon_module.VoiceFailed("voices.zh: cannot be loaded: PackError: bad hash")
         self.config, self.refused, self.origin = config, refused, origin
+
+    def run(self) -> int:
+        if self.config.templates[0].text.startswith("Broken voice"):
+            raise daemon_module.VoiceFailed("voices.zh: cannot be loaded: PackError: bad hash")
+        FakeDaemon.ran.append(self)
+        return 0
 
 
 def test_a_voice_that_does_not_load_starts_the_last_good_one_naming_its_key(
@@ -278,7 +285,8 @@ def test_a_voice_that_does_not_load_starts_the_last_good_one_naming_its_key(
     path = tmp_path / "site.yaml"
     path.write_text(f'state_dir: {state}\ntemplates:\n  - {{topic: a/b, text: "Broken voice"}}\n')
     FakeDaemon.notifiers.clear()
-    started = daemon_module.open_daemon(path)
+    assert cli.run_daemon(path) == 0
+    started = FakeDaemon.ran[-1]
     assert (started.origin, started.config) == (LAST_GOOD, kept)
     assert started.refused.startswith(f"{path}: voices.zh: cannot be loaded: PackError")
     # One notifier for every attempt: the first takes NOTIFY_SOCKET from the environment,
@@ -286,7 +294,8 @@ def test_a_voice_that_does_not_load_starts_the_last_good_one_naming_its_key(
     first, second = FakeDaemon.notifiers
     assert first is second is not None
     (state / lastgood.LAST_GOOD_FILE).unlink()  # first install: the safe core
-    started = daemon_module.open_daemon(path)  # in the file's state_dir, on its broker
+    assert cli.run_daemon(path) == 0  # in the file's state_dir, on its broker
+    started = FakeDaemon.ran[-1]
     assert (started.origin, started.config) == (SAFE_CORE, replace(Config(), state_dir=state))
 
 
@@ -295,8 +304,8 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
         raise daemon_module.VoiceFailed("voices.en: cannot be loaded: OSError: gone")
 
     monkeypatch.setattr(daemon_module, "Daemon", nothing)
-    with pytest.raises(daemon_module.CannotStart, match=r"nothing to announce with: .*voices\.en"):
-        daemon_module.open_daemon(None)
+    with pytest.raises(cli.CannotStart, match=r"nothing to announce with: .*voices\.en"):
+        cli.run_daemon(None)
 
 
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
@@ -307,7 +316,7 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"))
+        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"), Faults())
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):

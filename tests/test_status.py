@@ -34,6 +34,7 @@ from support import (
 from support import Daemon as Process
 
 from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.health import STARTING, state_of
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.snapshot import Snapshot, problems, status_line, status_report
 from cosyedge.config import ReportsConfig, parse_config
@@ -79,12 +80,14 @@ def fault_metrics(port: int) -> set[str]:
 
 
 def snapshot(faults: dict[str, str], starting: str = "") -> Snapshot:
-    """A snapshot with these faults; the desk's part of it (`status`) says all is well, as it
+    """A snapshot with these faults, and the phase `starting` among them when `starting`
+    says what the start waits for; the desk's part of it (`status`) says all is well, as it
     may have a moment before the fault set changed: the renderings go by `faults` alone."""
     desk = {"state": "online", "queue": 0, "faults": {}}
+    phase = {STARTING: starting} if starting else {}
     return Snapshot(
         0, 1, 1, 1, 1, 100.0, 512.0, True, False, 0,
-        faults=faults, status=desk, audio="ok", memory="ok", last="", starting=starting,
+        faults={**faults, **phase}, status=desk, audio="ok", memory="ok", last="",
     )  # fmt: skip
 
 
@@ -96,20 +99,26 @@ SEVERAL = {
 
 
 @pytest.mark.parametrize("faults", [{}, {"audio": "sound device unavailable"}, SEVERAL])
-@pytest.mark.parametrize("starting", ["", "waiting for the MQTT broker at localhost:1883"])
+@pytest.mark.parametrize(
+    "starting", ["", "loading voices", "loading voices; waiting for the MQTT broker at h:1883"]
+)
 def test_every_rendering_of_one_snapshot_names_the_same_faults(faults, starting):
+    """While starting, no rendering says all is well: the state is `starting` (`degraded`
+    with a fault beside it), /healthz names the phase, STATUS says what the start waits for
+    without calling it a fault, the metrics count it."""
     s = snapshot(faults, starting)
     report = status_report(s)
-    assert (report["state"], report["faults"]) == ("degraded" if faults else "online", faults)
-    assert problems(s) == [f"{name}: {reason}" for name, reason in faults.items()]
+    shown = {**faults, STARTING: starting} if starting else faults
+    state = "degraded" if faults else ("starting" if starting else "online")
+    assert (report["state"], report["faults"]) == (state, shown)
+    assert problems(s) == [f"{name}: {reason}" for name, reason in shown.items()]
     line = status_line(s)
     assert line.startswith("degraded: ") == bool(faults)
     assert all(f"{name}: {reason}" in line for name, reason in faults.items())
     assert (f"starting: {starting}" in line) == bool(starting)
+    assert line.count("starting:") == bool(starting)
     scraped = Metrics(lambda: s).text().decode()
-    assert {n for n in faults} == set(
-        re.findall(r'^cosyedge_fault\{fault="([^"]+)"\} 1', scraped, re.M)
-    )
+    assert set(shown) == set(re.findall(r'^cosyedge_fault\{fault="([^"]+)"\} 1', scraped, re.M))
 
 
 class Troubles(Observer):
@@ -208,7 +217,7 @@ class View:
     def disagreements(self) -> list[str]:
         """Where a rendering says otherwise than `/v1/status`'s faults; none when all agree."""
         faults, found = self.faults, []
-        state = "degraded" if faults else "online"
+        state = state_of(faults)
         if self.status["state"] != state:
             found.append(f"/v1/status: state {self.status['state']} with faults {faults}")
         healthy = {"healthy": not faults, "problems": [f"{n}: {r}" for n, r in faults.items()]}
@@ -217,7 +226,7 @@ class View:
         if self.metric_faults != set(faults):
             found.append(f"/metrics: cosyedge_fault {sorted(self.metric_faults)}")
         told = all(f"{n}: {r}" in self.line for n, r in faults.items())
-        if self.line.startswith("degraded: ") != bool(faults) or not told:
+        if self.line.startswith("degraded: ") != (state == "degraded") or not told:
             found.append(f"STATUS: {self.line}")
         if self.retained is not None and (
             self.retained.get("state"),
@@ -432,7 +441,7 @@ def test_every_rendering_says_the_same_while_a_fault_lasts_and_after(
             assert told, f"no retained status after {name} named {sorted(faults)}: {after}"
         # And no retained status ever said one thing in its state and another in its faults.
         statuses = [s for s in listener.on(STATUS) if isinstance(s, dict)]
-        torn = [s for s in statuses if s["state"] != ("degraded" if s.get("faults") else "online")]
+        torn = [s for s in statuses if s["state"] != state_of(s.get("faults", {}))]
         assert not torn, torn
     finally:
         listener.close()

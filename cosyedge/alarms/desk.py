@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from cosyedge.alarms.health import Health
+from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.policy import AlarmPolicy, Standing
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
@@ -294,7 +294,8 @@ class AlarmDesk:
         return status["queue"] + status["held"]
 
     def publish_status(self, state: str | None = None) -> None:
-        """The retained status now: `online`, `degraded` while a fault lasts, or `state`."""
+        """The retained status now: `online`, `starting`, `degraded` while a fault lasts, or
+        `state`."""
         with self._cond:
             status = self._full_status()
         self._status = status
@@ -414,8 +415,9 @@ def _priority(verdict: Verdict) -> str | None:
 
 
 def _state(status: dict) -> str:
-    """`degraded` while the status names any fault, else `online`."""
-    return "degraded" if status["faults"] else "online"
+    """`degraded` while the status names a fault, `starting` while only that phase lasts,
+    else `online` (health.py `state_of`)."""
+    return state_of(status["faults"])
 
 
 def _on_clock(wall: float) -> float:

@@ -4,6 +4,11 @@ Each stage that can fail without stopping the daemon (the journal's disk, the br
 report publishing, the announcer) names its fault here while it lasts and clears it when it
 is over. The status is `degraded` while any fault is active, never `online`; every start and
 end of a fault goes to `on_change`, which tells the broker, the log and systemd.
+
+One entry is no trouble but a phase: `starting`, held from the process's start until the
+voices are loaded and the broker has the subscriptions. It is in the same set so that every
+rendering (STATUS, the retained status, /healthz, /metrics) says the daemon is not yet well
+from the one source; `state_of` names it `starting` rather than `degraded`.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from cosyedge.observe import Fault
 
@@ -20,6 +25,15 @@ log = logging.getLogger(__name__)
 # While a fault lasts, a new reason (a count that grows, another filter named) is told at most
 # this often: kept in the status at once, but not an event, a report and a log line each time.
 RETELL_S = 60.0
+STARTING = "starting"  # the phase before the daemon can speak: no trouble, not yet well
+
+
+def state_of(faults: Mapping[str, str]) -> str:
+    """The status's `state` for a fault set: `degraded` while a fault other than `starting`
+    lasts, `starting` while only that phase does, else `online`."""
+    if faults.keys() - {STARTING}:
+        return "degraded"
+    return STARTING if faults else "online"
 
 
 Change = Callable[[str, Fault | None], None]  # (name, the fault, or None once it cleared)
@@ -45,14 +59,16 @@ class Health:
         if quiet:  # the status has it at its next tick; the log says it in passing
             log.info("fault: %s: %s", name, reason)
             return
-        log.error("fault: %s: %s", name, reason)
+        log.log(logging.INFO if name == STARTING else logging.ERROR, "fault: %s: %s", name, reason)
         self._changed(name, fault)
 
     def clear(self, name: str) -> None:
         with self._lock:
             fault = self._faults.pop(name, None)
         if fault is not None:
-            log.warning("fault cleared: %s (lasted %.0f s)", name, time.time() - fault.since)
+            lasted = time.time() - fault.since
+            level = logging.INFO if name == STARTING else logging.WARNING
+            log.log(level, "fault cleared: %s (lasted %.0f s)", name, lasted)
             self._changed(name, None)
 
     def set(self, name: str, reason: str | None) -> None:

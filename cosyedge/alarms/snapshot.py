@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cosyedge.alarms.health import STARTING, state_of
 from cosyedge.alarms.kpi import Figures
 from cosyedge.speech.cache.index import hit_rate
 
@@ -41,15 +42,17 @@ class Snapshot:
     """The daemon's state at one moment."""
 
     queue: int  # items waiting to be said, or held in their on-delay
-    cache_entries: int | None  # None: the cache index cannot be read, or was not asked for
-    cache_bytes: int | None
-    cache_lookups: int | None  # since the cache was made, kept across restarts
-    cache_hits: int | None
-    rss_mb: float
-    ceiling_mb: float
-    audio_up: bool
-    broker_connected: bool
-    reports_unconfirmed: int  # outcomes whose reports the broker has not acknowledged
+    # The parts that need the voices give the cache's and memory's fields once they are
+    # loaded; while starting they are these defaults.
+    cache_entries: int | None = None  # None: the index cannot be read, or was not asked for
+    cache_bytes: int | None = None
+    cache_lookups: int | None = None  # since the cache was made, kept across restarts
+    cache_hits: int | None = None
+    rss_mb: float = 0.0
+    ceiling_mb: float = 0.0
+    audio_up: bool = False
+    broker_connected: bool = False
+    reports_unconfirmed: int = 0  # outcomes whose reports the broker has not acknowledged
     cache_evictions: int = 0  # since start
     sheds: Mapping[str, int] = field(default_factory=dict)  # the memory guard's, since start
     faults: Mapping[str, str] = field(default_factory=dict)
@@ -62,18 +65,24 @@ class Snapshot:
     audio: str = ""  # the sound device, in words
     memory: str = ""  # the memory guard, in words
     last: str = ""  # what was spoken last, and when
-    starting: str = ""  # what the start still waits for; empty once ready
+
+    @property
+    def starting(self) -> str:
+        """What the start still waits for (the phase `starting` in the fault set); empty
+        once the voices are loaded and the broker has the subscriptions."""
+        return self.faults.get(STARTING, "")
 
 
 def state(s: Snapshot) -> str:
-    """`degraded` while any fault lasts, else `online`: the status's `state`."""
-    return "degraded" if s.faults else "online"
+    """The status's `state`: `degraded` while any fault lasts, `starting` while only that
+    phase does, else `online` (health.py `state_of`)."""
+    return state_of(s.faults)
 
 
 def status_line(s: Snapshot) -> str:
     """systemd's STATUS: `degraded: ` and every fault first while any lasts; then what the
     start waits for, or once ready how each part does."""
-    faults = "; ".join(problems(s))
+    faults = "; ".join(p for p in problems(s) if not p.startswith(f"{STARTING}: "))
     degraded = f"degraded: {faults}; " if faults else ""
     if s.starting:
         return f"{degraded}starting: {s.starting}"
@@ -108,6 +117,6 @@ def status_report(s: Snapshot) -> dict[str, Any]:
 
 
 def problems(s: Snapshot) -> list[str]:
-    """Why the daemon is not healthy (`/healthz`): each fault, as `name: reason`; none while
-    the status is `online`."""
+    """Why the daemon is not healthy (`/healthz`): each fault, as `name: reason`, the phase
+    `starting` among them; none while the status is `online`."""
     return [f"{name}: {reason}" for name, reason in s.faults.items()]

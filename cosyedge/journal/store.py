@@ -391,6 +391,14 @@ class Journal:
         self._queue.append(_Record(record, line_of(record), then))
         self._lock.notify()
 
+    def flush(self, timeout: float) -> bool:
+        """Wait at most `timeout` s until everything recorded so far is on disk, and the broker
+        acks waiting on it were given: a stop calls it before the session closes, so what was
+        taken in just before is not delivered again at the next start. False if not in time."""
+        written = threading.Event()
+        self.when_written(written.set)
+        return written.wait(timeout)
+
     def unsaid(self) -> int:
         """Accepted messages without an outcome; exact once stopped."""
         return len(self._pending)

@@ -18,9 +18,14 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cosyedge.observe import Observer
+
+if TYPE_CHECKING:
+    from cosyedge.config.schema import Config
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +40,26 @@ def is_listening(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def local_broker(
+    config: Config, observer: Observer, refused: Callable[[str, str], None]
+) -> LocalBroker | None:
+    """The loopback Mosquitto, when configured and started. One that cannot start (not
+    installed, another broker on a loopback address) is told to `refused` as the fault
+    `local-broker`, said aloud, while the session keeps trying host:port: never a silent
+    exit."""
+    mqtt = config.mqtt
+    if not mqtt.local_broker:
+        return None
+    broker = LocalBroker(mqtt.host, mqtt.port, config.state_dir / "mosquitto", observer)
+    try:
+        broker.start()
+    except (RuntimeError, OSError) as exc:
+        log.error("local broker: %s", exc)
+        refused("local-broker", str(exc))
+        return None
+    return broker
 
 
 class LocalBroker:

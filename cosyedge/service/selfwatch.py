@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.health import Health
+from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
 from cosyedge.component import Component, Detail
 from cosyedge.config.alarms import MonitorConfig
@@ -524,6 +524,10 @@ class SelfWatch(Component, Observer):
         the retained status and systemd's STATUS follow at once, and the fault is said (with
         its tone, until acknowledged) or its end is said once."""
         t = self.telling
+        if name == STARTING:  # a phase, not a trouble: shown, neither reported nor said
+            t.desk.publish_status()
+            t.notifier.status(t.status_line())
+            return
         if fault is None:
             t.reporter.event(Event("fault_cleared", {"fault": name}))
             t.history.record("fault_cleared", fault=name)
