@@ -146,6 +146,7 @@ class Daemon:
         was taken in for the configuration tried next."""
         core, voices = self.core, self.voices
         if self.voiced is None and voices.done.is_set():
+            core.observers.settle()
             if voices.failed is not None:
                 core.stop.set()
                 return

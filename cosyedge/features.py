@@ -95,9 +95,11 @@ def _http(wiring: Wiring, config: Config) -> list[Component]:
         server = ApiServer(config.http, local, board, metrics, turns)
     except (OSError, RuntimeError) as exc:  # the port in use, an empty token file
         raise Unstartable(f"http.listen {config.http.listen}: {error_text(exc)}") from None
+    for listener in (board, metrics):  # alerts taken in while the voices loaded count too
+        wiring.observers.add(listener, catch_up=True)
+    # Not caught up: what the start recorded is in the history it reads back.
     figures = AlarmFigures(wiring.history.directory, wiring.desk)
-    for listener in (board, metrics, figures):
-        wiring.observers.add(listener)
+    wiring.observers.add(figures)
     return [figures, server]
 
 

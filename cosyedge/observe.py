@@ -10,6 +10,7 @@ listener must not raise, block, or call back into the teller.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -86,22 +87,51 @@ class Observer:
 
 class Observers(Observer):
     """Tells every listener added, in the order they were added; a listener that raises is
-    logged and the others are told all the same."""
+    logged and the others are told all the same.
 
-    def __init__(self) -> None:
+    While the daemon starts, alerts are taken in before the listeners built with the voices
+    (the metrics, the outcome board) exist. With `remember`, the first that many tellings are
+    kept until `settle`, and a listener added with `catch_up` is told them first, so it counts
+    what came before it exactly once; past `remember`, they are counted as `forgotten` and
+    `settle` logs that those listeners missed them."""
+
+    def __init__(self, remember: int = 0) -> None:
         self._listeners: list[Observer] = []
+        self._lock = threading.Lock()  # a telling is kept and its listeners read as one step
+        self._told: list[tuple[str, tuple[Any, ...]]] | None = [] if remember else None
+        self._remember = remember
+        self.forgotten = 0
 
-    def add(self, listener: Observer) -> None:
-        # A new list, not an append: the voices' thread adds listeners (the parts that need
-        # the voices) while other threads may be telling the old ones.
-        self._listeners = [*self._listeners, listener]
+    def add(self, listener: Observer, catch_up: bool = False) -> None:
+        with self._lock:
+            if catch_up:
+                for name, args in self._told or ():
+                    _call(listener, name, args)
+            # A new list, not an append: the voices' thread adds listeners (the parts that
+            # need the voices) while other threads may be telling the old ones.
+            self._listeners = [*self._listeners, listener]
+
+    def settle(self) -> None:
+        """The start is over: nothing more is kept for listeners added later."""
+        with self._lock:
+            self._told = None
+        if self.forgotten:
+            log.warning(
+                "%d events of the start came after the first %d kept: the metrics and "
+                "outcome board do not count them",
+                self.forgotten,
+                self._remember,
+            )
 
     def _tell(self, name: str, *args: Any) -> None:
-        for listener in self._listeners:
-            try:
-                getattr(listener, name)(*args)
-            except Exception:  # telling must never become a failure of the teller
-                log.exception("%s could not be told %s", type(listener).__name__, name)
+        with self._lock:
+            listeners = self._listeners
+            if self._told is not None and len(self._told) < self._remember:
+                self._told.append((name, args))
+            elif self._told is not None:
+                self.forgotten += 1
+        for listener in listeners:
+            _call(listener, name, args)
 
     def trouble(self, part: str, reason: str | None) -> None:
         self._tell("trouble", part, reason)
@@ -144,3 +174,10 @@ class Observers(Observer):
 
     def replaced(self, ids: range) -> None:
         self._tell("replaced", ids)
+
+
+def _call(listener: Observer, name: str, args: tuple[Any, ...]) -> None:
+    try:
+        getattr(listener, name)(*args)
+    except Exception:  # telling must never become a failure of the teller
+        log.exception("%s could not be told %s", type(listener).__name__, name)

@@ -270,3 +270,33 @@ def test_canaries_prove_the_filters_while_the_voices_load(
     assert "accepted alert" not in log  # no canary was taken for an alert
     broker.kill()
     events.close()
+
+
+def test_the_metrics_and_outcome_board_count_what_came_in_while_the_voices_loaded(
+    broker, make_daemon, tmp_path, notify_socket
+):
+    """The HTTP API is built with the voices; the alerts taken in before it are counted all
+    the same, once each: received, accepted, and their outcomes."""
+    from support import free_port, wait_until
+    from test_http import call
+
+    http_port = free_port()
+    reports = Listener(broker.port, REPORT)
+    extra = f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n"
+    env = {**held(tmp_path), **notify_socket.env()}
+    daemon = make_daemon(config_text(broker, tmp_path, extra), env=env, start=False).start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    ids = ["m1", "m2", "m3"]
+    send(broker.port, [alert(n, i) for n, i in enumerate(ids, 1)])
+    for ident in ids:
+        daemon.wait_for_log(rf"accepted alert {ident} ")
+    assert not notify_socket.with_key("READY"), "the voices loaded before the alerts came"
+    told = outcomes(reports, ids, timeout=120)
+    assert all(len(rs) == 1 and rs[0]["outcome"] == "spoken" for rs in told.values()), told
+    wanted = 'cosyedge_alert_outcomes_total{outcome="spoken"} 3.0'
+    text = wait_until(
+        lambda: wanted in (t := call(http_port, "GET", "/metrics")[1].decode()) and t, 20, wanted
+    )
+    assert 'cosyedge_alerts_received_total{via="mqtt"} 3.0' in text
+    assert 'cosyedge_alerts_accepted_total{via="mqtt"} 3.0' in text
+    reports.close()
