@@ -147,7 +147,8 @@ session = ort.InferenceSession(str(out / "llm_step.onnx"), providers=["CPUExecut
 encoder = llm.llm
 layers, attn = len(encoder.encoders), encoder.encoders[0].self_attn
 width = session.get_inputs()[1].shape[3]
-xs = torch.randn(1, 9, llm.llm_embedding.weight.shape[1], generator=torch.Generator().manual_seed(3))
+d = llm.llm_embedding.weight.shape[1]
+xs = torch.randn(1, 9, d, generator=torch.Generator().manual_seed(3))
 mask = torch.tril(torch.ones(1, 9, 9, dtype=torch.bool))
 reference_cache = torch.zeros(layers, attn.h, 0, 2 * attn.d_k)
 cache = np.zeros((layers, attn.h, 0, width), np.float32)
@@ -157,7 +158,8 @@ with torch.no_grad():
         y, reference_cache, _ = encoder.forward_chunk(
             xs, reference_cache.shape[2], -1, reference_cache, torch.zeros(0, 0, 0, 0), mask)
         reference = llm.llm_decoder(y[:, -1]).log_softmax(-1).numpy()
-        logp, cache = session.run(None, {"xs": xs.numpy(), "att_cache": cache, "mask": mask.numpy()})
+        feeds = {"xs": xs.numpy(), "att_cache": cache, "mask": mask.numpy()}
+        logp, cache = session.run(None, feeds)
         logp_diff.append(float(np.abs(logp - reference).max()))
         kv = cache[..., : 2 * attn.d_k] - reference_cache.numpy()
         kv_diff.append(float(np.abs(kv).max()))
