@@ -41,13 +41,14 @@ print(json.dumps(out, ensure_ascii=False))
 """
 
 
-def _rules(rules: ParagraphRules) -> list[int]:
-    return [rules.max_len, rules.min_len, rules.merge_len]
+# Lengths (max, min, merge): the reference's text_normalize's; the voice's (one step); and
+# none at all, so that every piece the marks cut is a clause of its own.
+LENGTHS = {"reference": (80, 60, 20), "voice": (40, 30, 20), "pieces": (1, 0, 0)}
 
 
 def test_a_heading_with_a_colon_is_not_a_clause_of_its_own():
     """The reference cuts at a full-width colon but joins pieces up to its length: the alert
-    is one clause (the pack cut `注意：` off on its own before)."""
+    is one clause (the pack cut its heading and colon off on their own before)."""
     units = text_units("zh")
     assert list(units("注意：温度过高，请立即检查七号线。", NO_LEXICON, [])) == [
         "注意：温度过高，请立即检查七号线。"
@@ -62,13 +63,13 @@ def test_clauses_are_the_reference_frontends():
     reason = conversion_unavailable()
     if reason:
         pytest.skip(reason)
-    settings = {"reference": _rules(ParagraphRules()), "voice": _rules(ZH_CLAUSES)}
     done = run_cosyvoice_python(
-        "-c", REFERENCE, json.dumps(TEXTS, ensure_ascii=False), json.dumps(settings)
+        "-c", REFERENCE, json.dumps(TEXTS, ensure_ascii=False), json.dumps(LENGTHS)
     )
     assert done.returncode == 0, done.stderr
     reference = json.loads(done.stdout.strip().splitlines()[-1])
-    for name, rules in (("reference", ParagraphRules()), ("voice", ZH_CLAUSES)):
+    pieces = ParagraphRules(max_len=1, min_len=0, merge_len=0)
+    for name, rules in (("reference", ParagraphRules()), ("voice", ZH_CLAUSES), ("pieces", pieces)):
         ours = [paragraph_clauses(text, rules) for text in TEXTS]
         assert ours == reference[name], name
     assert any(len(clauses) > 1 for clauses in reference["voice"])  # the texts do get cut
