@@ -67,6 +67,9 @@ ZH_UNIT_CHARS = 40
 # Chinese clauses as the reference frontend cuts and joins them (split_paragraph, its Chinese
 # profile), its lengths (80, 60 characters) brought within one step (40, and 30 for its 3:4).
 ZH_CLAUSES = ParagraphRules(max_len=ZH_UNIT_CHARS, min_len=ZH_UNIT_CHARS * 3 // 4)
+# In a Chinese voice's identity: its clauses are no longer cut at every comma and colon, so
+# its cached audio is made again (an English voice's clauses, and its cache, are as they were).
+ZH_CLAUSES_VERSION = "zh-clauses-2"
 
 
 class CosyvoiceError(Exception):
@@ -385,13 +388,20 @@ def _normalizer(lang: str) -> Normalizer:
     return normalizer_for(lang)
 
 
-def _front_end(lang: str, pack: CosyPack, lexicon: Lexicon, seed: int) -> FrontEnd:
-    normalizer = _normalizer(lang)
+def _identity_parts(lang: str, pack: CosyPack, seed: int) -> list[str]:
+    """What, beside the engine and the normalizer, decides the audio of a phrase."""
     parts = [pack.digest(), f"seed={seed}"]
+    if lang.split("-")[0] == "zh":
+        parts.append(ZH_CLAUSES_VERSION)
     steps = pack_flow_steps(pack)
     if steps != FLOW_STEPS:  # packs at the released count keep the audio they had cached
         parts.append(f"flow_steps={steps}")
-    identity = identity_of(ENGINE_VERSION, normalizer.version, *parts)
+    return parts
+
+
+def _front_end(lang: str, pack: CosyPack, lexicon: Lexicon, seed: int) -> FrontEnd:
+    normalizer = _normalizer(lang)
+    identity = identity_of(ENGINE_VERSION, normalizer.version, *_identity_parts(lang, pack, seed))
     name = f"cosyvoice-{pack.manifest['speaker']['name']}"
     return FrontEnd(
         name,
