@@ -9,9 +9,15 @@ for one alert of two clauses with a fixed length (`--tokens` speech tokens a cla
 2 s of speech, sampled as the reference samples but never ending early), so both runtimes
 produce the same amount of audio whatever random weights decide: time to the first
 clause's audio, real-time factor, the LM's time per token, the estimator's per Euler step,
-HiFT's per clause, load time, RSS after load and peak RSS. Beside them, the seeds' claims:
+HiFT's per clause, load time, RSS after load and peak RSS, and for each clause the LM's mean
+ms a token over its first and its last 20 tokens (`lm_ms_by_clause`: with `--tokens 200`, a
+clause of 4 s). Beside them, the seeds' claims:
 RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights: speed and memory only, quality is
 not measured. Writes JSON under bench/results/.
+
+`--lm-before-after` times the LM step alone, as the converter exported it before (every
+relative distance projected at every step) and as it does now (projections cached), fp32 and
+int8, side by side: see bench/cosyvoice_lm.py.
 """
 
 from __future__ import annotations
@@ -211,7 +217,20 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--worker", choices=("ort", "torch"))
     parser.add_argument("--path", type=Path)
+    parser.add_argument(
+        "--lm-before-after",
+        action="store_true",
+        help="only the LM step, exported as before and as now, ms a token early and late in a "
+        "clause of --tokens (bench/cosyvoice_lm.py)",
+    )
     args = parser.parse_args(argv)
+    if args.lm_before_after:
+        from bench.cosyvoice_lm import before_after
+
+        work = RESULTS / "lm-steps"
+        before_after(args.model_dir, work, args.torch_python, int(args.threads.split(",")[0]),
+                     args.tokens)  # fmt: skip
+        return
     if args.worker:
         work = worker_ort if args.worker == "ort" else worker_torch
         print(json.dumps(work(args.path, int(args.threads), args.tokens)))

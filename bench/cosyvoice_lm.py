@@ -10,7 +10,8 @@ directory in the CosyVoice conversion venv (`--torch-python`), then quantized as
 `--int8` packs are; each graph is timed in its own process of this Python (onnxruntime, no
 torch): a prefill of `PROMPT_POSITIONS` random positions, then `--tokens` greedy decode
 steps (the end of speech never chosen), each fed the previous token's embedding. Reported
-per graph: mean ms of the first and of the last 20 steps, the graph's size, RSS after
+per graph: the median ms of the first and of the last 20 steps (the median, as the machine is
+shared), the graph's size, RSS after
 loading and at peak, and a digest of the greedy tokens (equal digests: the same tokens).
 """
 
@@ -119,8 +120,8 @@ def time_variant(graph: Path, work: Path, threads: int, tokens: int) -> dict:
         mask = np.ones((1, 1, cache.shape[2] + 1), dtype=bool)
     steps = seconds[1:]
     return {
-        f"ms_first_{EDGE_TOKENS}": round(1000 * float(np.mean(steps[:EDGE_TOKENS])), 1),
-        f"ms_last_{EDGE_TOKENS}": round(1000 * float(np.mean(steps[-EDGE_TOKENS:])), 1),
+        f"ms_first_{EDGE_TOKENS}": round(1000 * float(np.median(steps[:EDGE_TOKENS])), 1),
+        f"ms_last_{EDGE_TOKENS}": round(1000 * float(np.median(steps[-EDGE_TOKENS:])), 1),
         "context": int(cache.shape[2]),
         "graph_mb": round(graph.stat().st_size / 1e6, 1),
         "rss_loaded_mb": round(rss_loaded),

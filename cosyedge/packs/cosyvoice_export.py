@@ -86,12 +86,22 @@ def relative_scores(q_v: Any, table: Any, keys: int) -> Any:
     (distances K-1..-(K-1)) gives the same entries."""
     import torch
 
-    bd = torch.matmul(q_v, table.transpose(-2, -1))
+    bd = by_rows(table, q_v)  # (1, h, K+T-1, T)
     queries = q_v.shape[2]
-    rows = torch.arange(queries, dtype=torch.int64).unsqueeze(1)
-    cols = torch.arange(keys, dtype=torch.int64).unsqueeze(0)
-    index = (keys - 1 + rows - cols).expand(bd.shape[0], bd.shape[1], queries, keys)
-    return torch.gather(bd, -1, index)
+    rows = torch.arange(keys, dtype=torch.int64).unsqueeze(1)
+    cols = torch.arange(queries, dtype=torch.int64).unsqueeze(0)
+    index = (keys - 1 + cols - rows).expand(bd.shape[0], bd.shape[1], keys, queries)
+    return torch.gather(bd, 2, index).transpose(-2, -1)
+
+
+def by_rows(rows: Any, queries: Any) -> Any:
+    """(1, h, N, T): each of `rows` (1, h, N, d_k) dotted with each of `queries` (1, h, T, d_k).
+    The same products as queries @ rows^T, but the transposed operand is the queries (one row
+    a step), not the cache (K rows): onnxruntime copies a transposed operand whole, which at
+    full size and context 220 took 13 ms a step."""
+    import torch
+
+    return torch.matmul(rows, queries.transpose(-2, -1))
 
 
 def position_cached_attention(attn: Any) -> Any:
@@ -117,7 +127,7 @@ def position_cached_attention(attn: Any) -> Any:
             q = q.transpose(1, 2)
             q_u = (q + attn.pos_bias_u).transpose(1, 2)
             q_v = (q + attn.pos_bias_v).transpose(1, 2)
-            ac = torch.matmul(q_u, k.transpose(-2, -1))
+            ac = by_rows(k, q_u).transpose(-2, -1)  # (1, h, T, K)
             table = torch.cat([p[:, :, : queries - 1], distances], dim=2)
             scores = (ac + relative_scores(q_v, table, k.shape[2])) / math.sqrt(attn.d_k)
             out = attn.forward_attention(v, scores, mask)
