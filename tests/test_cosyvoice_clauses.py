@@ -10,7 +10,7 @@ from cosyvoice_support import conversion_unavailable, run_cosyvoice_python
 
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.voices.clauses import ParagraphRules, paragraph_clauses
-from cosyedge.speech.voices.cosyvoice import ZH_CLAUSES, text_units
+from cosyedge.speech.voices.cosyvoice import ZH_CLAUSES, ZH_UNIT_CHARS, text_units
 
 TEXTS = (
     "注意：温度过高，请立即检查七号线。",
@@ -73,3 +73,19 @@ def test_clauses_are_the_reference_frontends():
         ours = [paragraph_clauses(text, rules) for text in TEXTS]
         assert ours == reference[name], name
     assert any(len(clauses) > 1 for clauses in reference["voice"])  # the texts do get cut
+
+
+def test_a_clause_longer_than_a_step_is_cut_at_its_marks_not_in_a_word():
+    """The reference's joining can leave a clause over one step (a short last sentence joins
+    the one before): it is cut at its marks, commas included, and never inside a word."""
+    units = text_units("zh")
+    text = (
+        "七号线压力过高，请值班人员立即到现场检查阀门和压力表是否正常。"
+        "二号泵已经停止运行，请尽快处理。"
+    )
+    assert len(paragraph_clauses(text, ZH_CLAUSES)) == 1  # joined, 46 characters
+    assert list(units(text, NO_LEXICON, [])) == [
+        "七号线压力过高，请值班人员立即到现场检查阀门和压力表是否正常。",
+        "二号泵已经停止运行，请尽快处理。",
+    ]
+    assert all(len(u) <= ZH_UNIT_CHARS for u in units("甲" * 90, NO_LEXICON, []))

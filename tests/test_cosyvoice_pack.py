@@ -374,7 +374,8 @@ from pathlib import Path
 from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 pack = Path(sys.argv[1])
 out = {}
-for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", "7号线压力过高，请检查。")):
+zh = "7号线压力过高，请值班人员立即到现场检查阀门和压力表是否正常。2号泵已经停止运行，请尽快处理。"
+for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", zh)):
     voice = CosyvoiceVoice.load(lang, pack)
     runs = [[c.tobytes() for c in voice.synthesize(text)] for _ in range(2)]
     out[lang] = {

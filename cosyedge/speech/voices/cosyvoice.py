@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -70,6 +71,9 @@ ZH_CLAUSES = ParagraphRules(max_len=ZH_UNIT_CHARS, min_len=ZH_UNIT_CHARS * 3 // 
 # In a Chinese voice's identity: its clauses are no longer cut at every comma and colon, so
 # its cached audio is made again (an English voice's clauses, and its cache, are as they were).
 ZH_CLAUSES_VERSION = "zh-clauses-2"
+# Where a clause longer than one step is cut first: after any mark, commas included (the
+# reference's own joining can leave one of 40-60 characters: a short last sentence joins it).
+_ZH_BREAK = re.compile(r"(?<=[，。！？；：,.!?;:])")
 
 
 class CosyvoiceError(Exception):
@@ -365,9 +369,24 @@ def text_units(lang: str) -> Callable[[str, Lexicon, list[Applied]], Iterator[st
     def units(words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
         limit = ZH_UNIT_CHARS if chinese else MAX_CLAUSE_CHARS
         for clause in clauses(words):
-            yield from even_pieces(clause, limit)
+            for part in within_step(clause, limit) if chinese else [clause]:
+                yield from even_pieces(part, limit)
 
     return units
+
+
+def within_step(clause: str, limit: int) -> list[str]:
+    """`clause` whole if within `limit` characters, else its pieces after each mark (commas
+    included) joined while they fit; a piece longer than `limit` stays as it is."""
+    if len(clause) <= limit:
+        return [clause]
+    parts: list[str] = []
+    for piece in (p for p in _ZH_BREAK.split(clause) if p.strip()):
+        if parts and len(parts[-1]) + len(piece) <= limit:
+            parts[-1] += piece
+        else:
+            parts.append(piece)
+    return [part.strip() for part in parts]
 
 
 def front_end(lang: str, pack_dir: Path, lexicon: Lexicon = NO_LEXICON, seed: int = 0) -> FrontEnd:
