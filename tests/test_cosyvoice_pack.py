@@ -601,3 +601,34 @@ def test_the_prompts_log_mel_is_whispers(tiny_model):
     assert done.returncode == 0, done.stderr
     same_shape, difference = done.stdout.split()
     assert same_shape == "True" and float(difference) < 1e-5
+
+
+def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
+    """The manifest's `flow_steps` decides how often the estimator runs and is part of the
+    voice's identity (10, the released count, keeps the identity a pack had without it); a
+    count outside 1-10 is refused; fewer steps' audio is measured against 10 steps'."""
+    from cosyedge.packs.cosyvoice_flow import distances_to_released
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+
+    manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
+    manifest.pop("flow_steps", None)
+
+    def identity(steps: int | None) -> str:
+        (tmp_path / "manifest.json").write_text(
+            json.dumps({**manifest, **({} if steps is None else {"flow_steps": steps})})
+        )
+        return front_end("en", tmp_path).base_identity
+
+    assert identity(None) == identity(10) != identity(4)
+    with pytest.raises(CosyvoiceError, match="flow_steps 11"):
+        identity(11)
+    models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), flow_steps=4)
+    runs = []
+    estimator = models.sessions["estimator"]
+    models.sessions["estimator"] = type("Counted", (), {"run": lambda _, *a: runs.append(1)
+                                                        or estimator.run(*a)})()  # fmt: skip
+    models.mel(list(range(100, 150)), np.zeros((1, 80, models.mel_frames(50)), np.float32))
+    assert len(runs) == 4
+    distances = distances_to_released(cosyvoice_pack, (10, 4))
+    print(f"log-mel dB to 10 steps: {distances}")
+    assert distances[10] == 0.0 and distances[4] > 0.1

@@ -120,18 +120,21 @@ def position_cached_attention(attn: Any) -> Any:
         def forward(self, query, key, value, mask, pos_emb, cache):
             q, k, v = attn.forward_qkv(query, key, value)  # (1, h, T, d_k)
             queries = q.shape[2]
-            old_k, old_v, old_p = torch.split(cache, cache.shape[-1] // 3, dim=-1)
-            k, v = torch.cat([old_k, k], dim=2), torch.cat([old_v, v], dim=2)
             p = attn.linear_pos(pos_emb).view(1, -1, attn.h, attn.d_k).transpose(1, 2)
-            distances = torch.cat([old_p, p[:, :, queries - 1 :]], dim=2)  # 0..K-1
+            # The new rows joined first, then to the cache: the whole cache is copied once
+            # on the way in (and split once), where keys, values and distances apart and
+            # joined again after cost two copies more (the cache's copies are what grows
+            # with the context once the projections are cached).
+            new = torch.cat([k, v, p[:, :, queries - 1 :]], dim=-1)
+            full = torch.cat([cache, new], dim=2)  # distances 0..K-1 in the last third
+            k, v, distances = torch.split(full, attn.d_k, dim=-1)
             q = q.transpose(1, 2)
             q_u = (q + attn.pos_bias_u).transpose(1, 2)
             q_v = (q + attn.pos_bias_v).transpose(1, 2)
             ac = by_rows(k, q_u).transpose(-2, -1)  # (1, h, T, K)
             table = torch.cat([p[:, :, : queries - 1], distances], dim=2)
             scores = (ac + relative_scores(q_v, table, k.shape[2])) / math.sqrt(attn.d_k)
-            out = attn.forward_attention(v, scores, mask)
-            return out, torch.cat([k, v, distances], dim=-1)
+            return attn.forward_attention(v, scores, mask), full
 
     return PositionCachedAttention()
 
