@@ -10,10 +10,10 @@ for one alert of two clauses with a fixed length (`--tokens` speech tokens a cla
 produce the same amount of audio whatever random weights decide: time to the first
 clause's audio, real-time factor, the LM's time per token, the estimator's per Euler step,
 HiFT's per clause, load time, RSS after load and peak RSS, and for each clause the LM's mean
-ms a token over its first and its last 20 tokens (`lm_ms_by_clause`: with `--tokens 200`, a
-clause of 4 s). Beside them, the seeds' claims:
-RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights: speed and memory only, quality is
-not measured. Writes JSON under bench/results/.
+ms a token over its first and its last 20 tokens (`lm_ms_by_clause`; a clause holds at most
+20 speech tokens a text token, fewer than 200 for these two: bench/cosyvoice_lm.py times 200).
+Beside them, the seeds' claims: RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights:
+speed and memory only, quality is not measured. Writes JSON under bench/results/.
 
 `--lm-before-after` times the LM step alone, as the converter exported it before (every
 relative distance projected at every step) and as it does now (projections cached), fp32 and
