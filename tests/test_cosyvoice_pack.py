@@ -632,3 +632,52 @@ def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
     distances = distances_to_released(cosyvoice_pack, (10, 4))
     print(f"log-mel dB to 10 steps: {distances}")
     assert distances[10] == 0.0 and distances[4] > 0.1
+
+
+FLOW_STEPS_REFERENCE = """
+import json, sys
+from dataclasses import replace
+from pathlib import Path
+import numpy as np, torch
+from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
+from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosyvoice import CosyvoiceModels
+
+torch.set_num_threads(1)
+model_dir, pack_dir = Path(sys.argv[1]), Path(sys.argv[2])
+flow = load_models(model_dir)["flow"]
+embedding = sft_embedding(model_dir, "英文女")
+ours = CosyvoiceModels.load(CosyPack.open(pack_dir))
+tokens, none = list(range(300, 380)), torch.zeros(1, 0, dtype=torch.int32)
+decoder_forward = flow.decoder.forward
+reference, out = {}, {}
+for n in (10, 4):  # the reference's flow, its decoder given n steps in place of its 10
+    flow.decoder.forward = lambda *a, n=n, **k: decoder_forward(*a, **{**k, "n_timesteps": n})
+    torch.manual_seed(1)
+    with torch.no_grad():
+        mel, _ = flow.inference(
+            torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), none,
+            torch.tensor([0]), torch.zeros(1, 0, 80), torch.tensor([0]), embedding,
+            torch.zeros(1, 80, 0, 2))
+    torch.manual_seed(1)
+    noise = torch.randn(1, 80, mel.shape[2]).numpy()
+    reference[n] = mel[0].numpy()
+    mine = replace(ours, flow_steps=n).mel(tokens, noise)
+    out[n] = float(np.abs(mine - reference[n]).max())
+out["4_against_10"] = float(np.abs(reference[4] - reference[10]).max())
+print(json.dumps(out))
+"""
+
+
+def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model):
+    """The pack's flow at 4 steps against the reference's flow whose decoder is given 4 steps
+    (its inference says 10), from the same noise: the same mel to float rounding, while 4
+    steps and 10 are far apart."""
+    done = run_cosyvoice_python(
+        "-c", FLOW_STEPS_REFERENCE, str(tiny_model), str(cosyvoice_pack.directory)
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"mel max |d| against the reference: {figures}")
+    assert figures["10"] < 1e-3 and figures["4"] < 1e-3
+    assert figures["4_against_10"] > 0.1
