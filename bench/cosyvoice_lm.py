@@ -152,7 +152,23 @@ def before_after(model_dir: Path, work: Path, torch_python: Path, threads: int,
             "error": done.stderr.strip().splitlines()[-1:]}  # fmt: skip
         rows.append({"graph": variant, "threads": threads, **result})
         print(json.dumps(rows[-1]), flush=True)
+    print(side_by_side(rows))
     return rows
+
+
+def side_by_side(rows: list[dict]) -> str:
+    """One line a precision: ms a token over the first and the last 20, before and now."""
+    first, last = f"ms_first_{EDGE_TOKENS}", f"ms_last_{EDGE_TOKENS}"
+    by_name = {row["graph"]: row for row in rows if first in row}
+    lines = []
+    for precision in ("fp32", "int8"):
+        cells = [
+            f"{kind} {by_name[name][first]:.0f} -> {by_name[name][last]:.0f} ms"
+            for kind in ("before", "now")
+            if (name := f"{kind} {precision}") in by_name
+        ]
+        lines.append(f"{precision}, first -> last {EDGE_TOKENS} tokens: " + ", ".join(cells))
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> None:
