@@ -121,22 +121,30 @@ def position_cached_attention(attn: Any) -> Any:
             q, k, v = attn.forward_qkv(query, key, value)  # (1, h, T, d_k)
             queries = q.shape[2]
             p = attn.linear_pos(pos_emb).view(1, -1, attn.h, attn.d_k).transpose(1, 2)
-            # The new rows joined first, then to the cache: the whole cache is copied once
-            # on the way in (and split once), where keys, values and distances apart and
-            # joined again after cost two copies more (the cache's copies are what grows
-            # with the context once the projections are cached).
-            new = torch.cat([k, v, p[:, :, queries - 1 :]], dim=-1)
-            full = torch.cat([cache, new], dim=2)  # distances 0..K-1 in the last third
+            full = joined_cache(cache, k, v, p[:, :, queries - 1 :])
             k, v, distances = torch.split(full, attn.d_k, dim=-1)
+            table = torch.cat([p[:, :, : queries - 1], distances], dim=2)
+            return attn.forward_attention(v, self.scores(q, k, table), mask), full
+
+        def scores(self, q, k, table):
+            """Content and position terms, as the reference adds and scales them."""
             q = q.transpose(1, 2)
             q_u = (q + attn.pos_bias_u).transpose(1, 2)
             q_v = (q + attn.pos_bias_v).transpose(1, 2)
             ac = by_rows(k, q_u).transpose(-2, -1)  # (1, h, T, K)
-            table = torch.cat([p[:, :, : queries - 1], distances], dim=2)
-            scores = (ac + relative_scores(q_v, table, k.shape[2])) / math.sqrt(attn.d_k)
-            return attn.forward_attention(v, scores, mask), full
+            return (ac + relative_scores(q_v, table, k.shape[2])) / math.sqrt(attn.d_k)
 
     return PositionCachedAttention()
+
+
+def joined_cache(cache: Any, k: Any, v: Any, distances: Any) -> Any:
+    """(1, h, C+T, 3 d_k): the cache with the new positions' keys, values and projected
+    distances. The new rows are joined first, then to the cache: the whole cache is copied
+    once, where keys, values and distances each joined to their part and put together again
+    would copy it twice more (the cache's copies are what still grows with the context)."""
+    import torch
+
+    return torch.cat([cache, torch.cat([k, v, distances], dim=-1)], dim=2)
 
 
 def position_cached_chunk(encoder: Any, xs: Any, att_cache: Any, mask: Any) -> tuple[Any, Any]:
