@@ -9,9 +9,15 @@ for one alert of two clauses with a fixed length (`--tokens` speech tokens a cla
 2 s of speech, sampled as the reference samples but never ending early), so both runtimes
 produce the same amount of audio whatever random weights decide: time to the first
 clause's audio, real-time factor, the LM's time per token, the estimator's per Euler step,
-HiFT's per clause, load time, RSS after load and peak RSS. Beside them, the seeds' claims:
-RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights: speed and memory only, quality is
-not measured. Writes JSON under bench/results/.
+HiFT's per clause, load time, RSS after load and peak RSS, and for each clause the LM's mean
+ms a token over its first and its last 20 tokens (`lm_ms_by_clause`; a clause holds at most
+20 speech tokens a text token, fewer than 200 for these two: bench/cosyvoice_lm.py times 200).
+Beside them, the seeds' claims: RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights:
+speed and memory only, quality is not measured. Writes JSON under bench/results/.
+
+`--lm-before-after` times the LM step alone, as the converter exported it before (every
+relative distance projected at every step) and as it does now (projections cached), fp32 and
+int8, side by side: see bench/cosyvoice_lm.py.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
 CLAUSES = ("Pressure alarm on line seven,", "pump two has stopped, check the valve.")
 SEEDS_CLAIMS = {"rtf": 0.35, "first_packet_ms": 210, "rss_gb": "1.1-1.4"}
+EDGE_TOKENS = 20
 
 
 def _rss_mb() -> float:
@@ -44,18 +51,29 @@ def _peak_mb() -> float:
 
 
 class Timer:
-    """Wraps a callable, adding up its time and calls."""
+    """Wraps a callable, adding up its time and calls, and keeping each call's time."""
 
     def __init__(self, fn):
-        self.fn, self.seconds, self.calls = fn, 0.0, 0
+        self.fn, self.seconds, self.calls, self.each = fn, 0.0, 0, []
 
     def __call__(self, *args, **kwargs):
         started = time.perf_counter()
         try:
             return self.fn(*args, **kwargs)
         finally:
-            self.seconds += time.perf_counter() - started
+            self.each.append(time.perf_counter() - started)
+            self.seconds += self.each[-1]
             self.calls += 1
+
+
+def first_last_ms(each: list[float], edge: int = EDGE_TOKENS) -> dict[str, float]:
+    """Mean ms of the first and of the last `edge` of a clause's decode steps (the prefill,
+    call 0, left out): the LM's cost per token early and late in a clause."""
+    steps = each[1:]
+    return {
+        f"ms_first_{edge}": round(1000 * sum(steps[:edge]) / len(steps[:edge]), 1),
+        f"ms_last_{edge}": round(1000 * sum(steps[-edge:]) / len(steps[-edge:]), 1),
+    }
 
 
 class TimedSession:
@@ -98,7 +116,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
     for role in ("llm_step", "estimator", "hift_core", "hift_source"):
         models.sessions[role] = TimedSession(models.sessions[role])
         timers[role] = models.sessions[role].run
-    clause_s, samples = [], 0
+    clause_s, samples, per_clause = [], 0, []
     for i, clause in enumerate(CLAUSES):
         rng = np.random.default_rng(i)
         ras = RasSampler(rng, models.eos)
@@ -110,7 +128,9 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
 
         t0 = time.perf_counter()
         ids = bpe.encode(clause)
+        calls = timers["llm_step"].calls
         out = models.speech_tokens(ids, fixed)
+        per_clause.append(first_last_ms(timers["llm_step"].each[calls:]))
         frames = models.mel_frames(len(out))
         mel = models.mel(out, rng.standard_normal((1, 80, frames), dtype=np.float32))
         phase = rng.uniform(-np.pi, np.pi, (1, 9, 1)).astype(np.float32)
@@ -121,6 +141,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
     result = _figures(clause_s, samples, pack.sample_rate, loaded)
     result["rss_loaded_mb"] = round(rss_loaded)
     result["ms_per_token"] = round(1000 * timers["llm_step"].seconds / timers["llm_step"].calls)
+    result["lm_ms_by_clause"] = per_clause
     result["estimator_s_per_step"] = round(
         timers["estimator"].seconds / timers["estimator"].calls, 3
     )
@@ -196,7 +217,20 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--worker", choices=("ort", "torch"))
     parser.add_argument("--path", type=Path)
+    parser.add_argument(
+        "--lm-before-after",
+        action="store_true",
+        help="only the LM step, exported as before and as now, ms a token early and late in a "
+        "clause of --tokens (bench/cosyvoice_lm.py)",
+    )
     args = parser.parse_args(argv)
+    if args.lm_before_after:
+        from bench.cosyvoice_lm import before_after
+
+        work = RESULTS / "lm-steps"
+        before_after(args.model_dir, work, args.torch_python, int(args.threads.split(",")[0]),
+                     args.tokens)  # fmt: skip
+        return
     if args.worker:
         work = worker_ort if args.worker == "ort" else worker_torch
         print(json.dumps(work(args.path, int(args.threads), args.tokens)))

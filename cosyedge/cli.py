@@ -171,6 +171,15 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
     convert.add_argument(
         "--int8", action="store_true", help="int8 transformer weights, if the audio stays close"
     )
+    convert.add_argument(
+        "--flow-steps",
+        type=int,
+        default=10,
+        choices=range(1, 11),
+        metavar="N",
+        help="Euler steps of the flow, 1-10 (10 as released; fewer are faster, and the pack "
+        "records how far their audio is from 10 steps')",
+    )
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
@@ -183,7 +192,7 @@ def _convert_cosyvoice(args: argparse.Namespace) -> int:
         return 2
     choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
     try:
-        pack = convert(args.model_dir, args.out, choice, args.force, args.int8)
+        pack = convert(args.model_dir, args.out, choice, args.force, args.int8, args.flow_steps)
     except ConversionError as exc:
         log.error("%s", exc)
         return 1

@@ -131,6 +131,63 @@ def test_a_voiced_clause_keeps_its_harmonic_phase(tiny_model, tmp_path):
     assert figures["source_max_abs"] < 1e-3
 
 
+LM_STEPS = """
+import json, sys
+from pathlib import Path
+import numpy as np, onnxruntime as ort, torch
+from cosyedge.packs.convert_cosyvoice import load_models
+from cosyedge.packs.cosyvoice_export import export_all
+
+torch.set_num_threads(1)
+model_dir, out, steps = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+models = load_models(model_dir)
+llm = models["llm"]
+export_all(models, out, ("llm_step",))
+session = ort.InferenceSession(str(out / "llm_step.onnx"), providers=["CPUExecutionProvider"])
+encoder = llm.llm
+layers, attn = len(encoder.encoders), encoder.encoders[0].self_attn
+width = session.get_inputs()[1].shape[3]
+d = llm.llm_embedding.weight.shape[1]
+xs = torch.randn(1, 9, d, generator=torch.Generator().manual_seed(3))
+mask = torch.tril(torch.ones(1, 9, 9, dtype=torch.bool))
+reference_cache = torch.zeros(layers, attn.h, 0, 2 * attn.d_k)
+cache = np.zeros((layers, attn.h, 0, width), np.float32)
+logp_diff, kv_diff, tokens_equal, early, late = [], [], True, [], []
+with torch.no_grad():
+    for step in range(steps + 1):
+        y, reference_cache, _ = encoder.forward_chunk(
+            xs, reference_cache.shape[2], -1, reference_cache, torch.zeros(0, 0, 0, 0), mask)
+        reference = llm.llm_decoder(y[:, -1]).log_softmax(-1).numpy()
+        feeds = {"xs": xs.numpy(), "att_cache": cache, "mask": mask.numpy()}
+        logp, cache = session.run(None, feeds)
+        logp_diff.append(float(np.abs(logp - reference).max()))
+        kv = cache[..., : 2 * attn.d_k] - reference_cache.numpy()
+        kv_diff.append(float(np.abs(kv).max()))
+        token = int(np.argmax(reference[0]))
+        tokens_equal &= token == int(np.argmax(logp[0]))
+        xs = llm.speech_embedding.weight[token % 4096].reshape(1, 1, -1)
+        mask = torch.ones(1, 1, reference_cache.shape[2] + 1, dtype=torch.bool)
+print(json.dumps({"width": width, "d_k": attn.d_k, "cache_positions": cache.shape[2],
+                  "logp_max_abs": max(logp_diff), "kv_max_abs": max(kv_diff),
+                  "tokens_equal": tokens_equal}))
+"""
+
+
+def test_the_lm_step_is_the_references_forward_chunk_over_a_long_clause(tiny_model, tmp_path):
+    """The exported LM step (projected distances cached beside keys and values) against the
+    reference's forward_chunk, which projects all 2K-1 distances at every step: a causal
+    prefill of 9 positions, then 200 decode steps, each fed the reference's greedy token.
+    Same log-probabilities and keys/values to float rounding at every step, same tokens."""
+    done = run_cosyvoice_python("-c", LM_STEPS, str(tiny_model), str(tmp_path), "200")
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"LM step against forward_chunk: {figures}")
+    assert figures["width"] == 3 * figures["d_k"] and figures["cache_positions"] == 9 + 200
+    assert figures["tokens_equal"]
+    # 3.8e-5 measured; the position terms read one distance off gave 0.09 (and keys 3e-3).
+    assert figures["logp_max_abs"] < 1e-3 and figures["kv_max_abs"] < 1e-4
+
+
 SCRAMBLE_AND_CHECK = """
 import json, shutil, sys
 from pathlib import Path
@@ -317,7 +374,8 @@ from pathlib import Path
 from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 pack = Path(sys.argv[1])
 out = {}
-for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", "7号线压力过高，请检查。")):
+zh = "7号线压力过高，请值班人员立即到现场检查阀门和压力表是否正常。2号泵已经停止运行，请尽快处理。"
+for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", zh)):
     voice = CosyvoiceVoice.load(lang, pack)
     runs = [[c.tobytes() for c in voice.synthesize(text)] for _ in range(2)]
     out[lang] = {
@@ -543,3 +601,83 @@ def test_the_prompts_log_mel_is_whispers(tiny_model):
     assert done.returncode == 0, done.stderr
     same_shape, difference = done.stdout.split()
     assert same_shape == "True" and float(difference) < 1e-5
+
+
+def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
+    """The manifest's `flow_steps` decides how often the estimator runs and is part of the
+    voice's identity (10, the released count, keeps the identity a pack had without it); a
+    count outside 1-10 is refused; fewer steps' audio is measured against 10 steps'."""
+    from cosyedge.packs.cosyvoice_flow import distances_to_released
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+
+    manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
+    manifest.pop("flow_steps", None)
+
+    def identity(steps: int | None) -> str:
+        (tmp_path / "manifest.json").write_text(
+            json.dumps({**manifest, **({} if steps is None else {"flow_steps": steps})})
+        )
+        return front_end("en", tmp_path).base_identity
+
+    assert identity(None) == identity(10) != identity(4)
+    with pytest.raises(CosyvoiceError, match="flow_steps 11"):
+        identity(11)
+    models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), flow_steps=4)
+    runs = []
+    estimator = models.sessions["estimator"]
+    models.sessions["estimator"] = type("Counted", (), {"run": lambda _, *a: runs.append(1)
+                                                        or estimator.run(*a)})()  # fmt: skip
+    models.mel(list(range(100, 150)), np.zeros((1, 80, models.mel_frames(50)), np.float32))
+    assert len(runs) == 4
+    distances = distances_to_released(cosyvoice_pack, (10, 4))
+    print(f"log-mel dB to 10 steps: {distances}")
+    assert distances[10] == 0.0 and distances[4] > 0.1
+
+
+FLOW_STEPS_REFERENCE = """
+import json, sys
+from dataclasses import replace
+from pathlib import Path
+import numpy as np, torch
+from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
+from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosyvoice import CosyvoiceModels
+
+torch.set_num_threads(1)
+model_dir, pack_dir = Path(sys.argv[1]), Path(sys.argv[2])
+flow = load_models(model_dir)["flow"]
+embedding = sft_embedding(model_dir, "英文女")
+ours = CosyvoiceModels.load(CosyPack.open(pack_dir))
+tokens, none = list(range(300, 380)), torch.zeros(1, 0, dtype=torch.int32)
+decoder_forward = flow.decoder.forward
+reference, out = {}, {}
+for n in (10, 4):  # the reference's flow, its decoder given n steps in place of its 10
+    flow.decoder.forward = lambda *a, n=n, **k: decoder_forward(*a, **{**k, "n_timesteps": n})
+    torch.manual_seed(1)
+    with torch.no_grad():
+        mel, _ = flow.inference(
+            torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), none,
+            torch.tensor([0]), torch.zeros(1, 0, 80), torch.tensor([0]), embedding,
+            torch.zeros(1, 80, 0, 2))
+    torch.manual_seed(1)
+    noise = torch.randn(1, 80, mel.shape[2]).numpy()
+    reference[n] = mel[0].numpy()
+    mine = replace(ours, flow_steps=n).mel(tokens, noise)
+    out[n] = float(np.abs(mine - reference[n]).max())
+out["4_against_10"] = float(np.abs(reference[4] - reference[10]).max())
+print(json.dumps(out))
+"""
+
+
+def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model):
+    """The pack's flow at 4 steps against the reference's flow whose decoder is given 4 steps
+    (its inference says 10), from the same noise: the same mel to float rounding, while 4
+    steps and 10 are far apart."""
+    done = run_cosyvoice_python(
+        "-c", FLOW_STEPS_REFERENCE, str(tiny_model), str(cosyvoice_pack.directory)
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"mel max |d| against the reference: {figures}")
+    assert figures["10"] < 1e-3 and figures["4"] < 1e-3
+    assert figures["4_against_10"] > 0.1

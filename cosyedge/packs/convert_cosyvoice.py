@@ -42,6 +42,7 @@ from cosyedge.speech.voices.cosypack import (
     CosyPack,
     file_sha256,
 )
+from cosyedge.speech.voices.cosyvoice import FLOW_STEPS
 
 log = logging.getLogger(__name__)
 
@@ -337,11 +338,15 @@ def _write_manifest(work: Path, manifest: dict) -> None:
 
 
 def convert(
-    model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False
-) -> CosyPack:
+    model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False,
+    flow_steps: int = FLOW_STEPS,
+) -> CosyPack:  # fmt: skip
     """Convert into `out` (created; replaced only with `force`) and return the opened pack;
-    with `int8`, the transformer graphs' weights in int8 if the gate lets them."""
+    with `int8`, the transformer graphs' weights in int8 if the gate lets them; the flow
+    runs `flow_steps` Euler steps (1 to 10; fewer than 10 measured against 10)."""
     check_conversion_modules()
+    if not 1 <= flow_steps <= FLOW_STEPS:
+        raise ConversionError(f"--flow-steps {flow_steps}: 1 to {FLOW_STEPS}")
     if out.exists() and any(out.iterdir()) and not force:
         raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     prompt = check_prompt_wav(choice.prompt_wav) if choice.prompt_wav is not None else None
@@ -351,13 +356,21 @@ def convert(
     check_onnx_models(model_dir)
     speaker = _speaker(model_dir, config, choice, prompt)
     with staged_dir(out) as work:
-        _build(model_dir, config, choice, speaker, work, int8)
+        _build(model_dir, config, choice, speaker, work, Options(int8, flow_steps))
     return CosyPack.open(out)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the pack is made with beyond the model and the speaker."""
+
+    int8: bool = False
+    flow_steps: int = FLOW_STEPS
 
 
 def _build(
     model_dir: Path, config: dict, choice: SpeakerChoice, speaker: SpeakerInput, work: Path,
-    int8: bool,
+    options: Options,
 ) -> None:  # fmt: skip
     from cosyedge.packs import cosyvoice_parity
     from cosyedge.packs.cosyvoice_export import export_all
@@ -382,14 +395,28 @@ def _build(
     log.info("parity with the reference: %s", parity.as_dict())
     manifest["parity"] = {"checked": True, **parity.as_dict()}
     manifest["precision"] = "fp32"
-    if int8:
+    if options.int8:
         manifest["int8"] = _int8(work)
         manifest["precision"] = "int8 weights (transformers), fp32 HiFT"
         manifest["files"] = _files(work)
         _write_manifest(work, manifest)
+    manifest.update(_flow_steps(work, options.flow_steps))
+    _write_manifest(work, manifest)
     manifest["memory"] = _measure_memory(work)
     _write_manifest(work, manifest)
     (work / "LICENCE.txt").write_text(LICENCE_NOTES + "\n", encoding="utf-8")
+
+
+def _flow_steps(work: Path, steps: int) -> dict:
+    """The manifest's flow steps and, when fewer than the released 10, how far their audio is
+    from the 10 steps' (mean log-mel dB over the parity sentences, same tokens and noise)."""
+    if steps == FLOW_STEPS:
+        return {"flow_steps": steps}
+    from cosyedge.packs.cosyvoice_flow import distances_to_released
+
+    distance = distances_to_released(CosyPack.open(work), (steps,))[steps]
+    log.info("%d flow steps against %d: %.3f dB log-mel", steps, FLOW_STEPS, distance)
+    return {"flow_steps": steps, "flow_steps_log_mel_db": distance}
 
 
 def _int8(work: Path) -> dict:

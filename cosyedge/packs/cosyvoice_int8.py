@@ -56,7 +56,8 @@ class Int8Report:
         return asdict(self)
 
 
-def _quantize(source: Path, target: Path) -> None:
+def quantize_graph(source: Path, target: Path) -> None:
+    """Dynamic int8 quantization of the MatMul and Gemm weights of `source` into `target`."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quantize_dynamic(
@@ -71,7 +72,9 @@ def _models_with(pack: CosyPack, replaced: dict[str, Path]) -> CosyvoiceModels:
     return fp32
 
 
-def _speak(models: CosyvoiceModels, tokens: list[int], seed: int) -> np.ndarray:
+def speak(models: CosyvoiceModels, tokens: list[int], seed: int) -> np.ndarray:
+    """Float audio of `tokens`, every random draw (flow noise, source phases and noise) from
+    `seed`: two models given the same tokens and seed differ only by their graphs."""
     rng = np.random.default_rng(seed)
     frames = models.mel_frames(len(tokens))
     mel = models.mel(tokens, rng.standard_normal((1, 80, frames), dtype=np.float32))
@@ -94,12 +97,12 @@ def compare(pack: CosyPack, replaced: dict[str, Path]) -> tuple[float, float]:
         other = int8.speech_tokens(ids, greedy_sampler(int8.eos))
         agree += sum(a == b for a, b in zip(tokens, other, strict=False))
         total += len(tokens)
-        a, b = _speak(fp32, tokens, i), _speak(int8, tokens, i)
-        distances.append(evaluate.log_mel_distance(_pcm(a), _pcm(b), pack.sample_rate))
+        a, b = speak(fp32, tokens, i), speak(int8, tokens, i)
+        distances.append(evaluate.log_mel_distance(pcm16(a), pcm16(b), pack.sample_rate))
     return float(np.mean(distances)), agree / max(total, 1)
 
 
-def _pcm(audio: np.ndarray) -> np.ndarray:
+def pcm16(audio: np.ndarray) -> np.ndarray:
     return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
 
 
@@ -112,7 +115,7 @@ def quantize_pack(directory: Path) -> Int8Report:
     try:
         replaced = {role: staging / pack.path(role).name for role in INT8_GRAPHS}
         for role, target in replaced.items():
-            _quantize(pack.path(role), target)
+            quantize_graph(pack.path(role), target)
         distance, agreement = compare(pack, replaced)
         fp32_bytes = sum(pack.path(role).stat().st_size for role in INT8_GRAPHS)
         int8_bytes = sum(path.stat().st_size for path in replaced.values())

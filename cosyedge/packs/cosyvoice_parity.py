@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from cosyedge.packs.zhtts_parity import log_mel_db, log_mel_distance
 from cosyedge.speech.voices.cosypack import CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.cosyvoice import (
+    FLOW_STEPS,
     HARMONICS,
     MEL_HOP,
     CosyvoiceModels,
@@ -171,8 +172,9 @@ def reference_run(
 
 def check(pack: CosyPack, models: dict[str, Any], embedding: Any, tokenizer: Any) -> Parity:
     """Run both sides on `SENTENCES` (SFT speaker `embedding`, reference `models` as loaded
-    from the model directory, weight norm still in place)."""
-    ours = CosyvoiceModels.load(pack)
+    from the model directory, weight norm still in place). The flow runs the reference's 10
+    Euler steps whatever the pack's `flow_steps` says."""
+    ours = replace(CosyvoiceModels.load(pack), flow_steps=FLOW_STEPS)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
     tokenizer_equal = all(bpe.encode(s) == tokenizer.encode(s) for s in SENTENCES)
     tokens_equal, count = True, 0

@@ -8,6 +8,8 @@ word boundary, before a conjunction when there is one.
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
 
 _BREAK = re.compile(r"(?<=[.!?;:,])\s+")
 _CONJUNCTION = re.compile(r"\s+(?=(?:and|or|but|then|while|because|so)\s)")
@@ -58,3 +60,65 @@ def even_pieces(text: str, limit: int) -> list[str]:
     count = -(-len(text) // limit)
     size = -(-len(text) // count)
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@dataclass(frozen=True)
+class ParagraphRules:
+    """CosyVoice's frontend rules for cutting a paragraph into the clauses it speaks one at a
+    time (its `split_paragraph`, Chinese profile, lengths in characters): cut after each of
+    `marks` (not at commas), a closing quote staying with the clause it closes; then join
+    pieces while a clause stays within `max_len`, or while it is not yet over `min_len`; a
+    last clause under `merge_len` joins the one before. Text not ending in a mark gets
+    `final_mark`, as the reference's does; clauses of punctuation alone are dropped."""
+
+    marks: str = "。？！；：、.?!;"  # noqa: RUF001 (the full-width marks are the point)
+    closing_quotes: str = '"”'
+    final_mark: str = "。"
+    max_len: int = 80
+    min_len: int = 60
+    merge_len: int = 20
+
+
+def paragraph_clauses(text: str, rules: ParagraphRules = ParagraphRules()) -> list[str]:
+    """`text` cut and joined by `rules` (see ParagraphRules)."""
+    if not text:
+        return []
+    if text[-1] not in rules.marks:
+        text += rules.final_mark
+    clauses = _joined(_cut_after_marks(text, rules), rules)
+    return [clause for clause in clauses if not _only_punctuation(clause)]
+
+
+def _cut_after_marks(text: str, rules: ParagraphRules) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for i, char in enumerate(text):
+        if char not in rules.marks:
+            continue
+        if i > start:
+            pieces.append(text[start:i] + char)
+        quoted = i + 1 < len(text) and text[i + 1] in rules.closing_quotes
+        if quoted and pieces:  # the quote closes the piece just cut
+            pieces[-1] += text[i + 1]
+        start = i + 2 if quoted else i + 1
+    return pieces
+
+
+def _joined(pieces: list[str], rules: ParagraphRules) -> list[str]:
+    clauses: list[str] = []
+    current = ""
+    for piece in pieces:
+        if len(current + piece) > rules.max_len and len(current) > rules.min_len:
+            clauses.append(current)
+            current = ""
+        current += piece
+    if current and len(current) < rules.merge_len and clauses:
+        clauses[-1] += current
+    elif current:
+        clauses.append(current)
+    return clauses
+
+
+def _only_punctuation(text: str) -> bool:
+    """Empty, or only punctuation and symbols (Unicode categories P and S)."""
+    return all(unicodedata.category(char)[0] in "PS" for char in text)

@@ -2,8 +2,9 @@
 
 Per clause: our text front end (English or Mandarin normalization), whisper's BPE tokens,
 the LLM's speech tokens (50 a second: prefill, then one decode step per token with an
-explicit attention cache, sampled as the reference samples), the flow's mel (10 Euler steps
-of the estimator with classifier-free guidance), then HiFT's audio (22.05 kHz).
+explicit attention cache, sampled as the reference samples), the flow's mel (the pack's Euler
+steps of the estimator with classifier-free guidance, 10 as released), then HiFT's audio
+(22.05 kHz).
 
 Every random draw comes from one numpy generator seeded per clause from the voice's seed and
 the clause's text, so a phrase renders the same way twice. CosyVoice is far slower than real
@@ -27,7 +28,13 @@ from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
-from cosyedge.speech.voices.clauses import MAX_CLAUSE_CHARS, even_pieces, split_clauses
+from cosyedge.speech.voices.clauses import (
+    MAX_CLAUSE_CHARS,
+    ParagraphRules,
+    even_pieces,
+    paragraph_clauses,
+    split_clauses,
+)
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
@@ -45,7 +52,8 @@ MIN_TOKENS_PER_TEXT_TOKEN = 2
 MAX_TOKENS_PER_TEXT_TOKEN = 20
 TOP_P, TOP_K, WIN_SIZE, TAU_R = 0.8, 25, 10, 0.1
 MAX_EOS_REDRAWS = 100
-# The flow: Euler steps on a cosine schedule, guidance weight, the regulator's edges.
+# The flow: Euler steps on a cosine schedule (the released 10 unless the pack's manifest says
+# fewer: `flow_steps`), guidance weight, the regulator's edges.
 FLOW_STEPS = 10
 CFG_RATE = 0.7
 REGULATOR_EDGE_TOKENS = 20
@@ -57,6 +65,14 @@ HARMONICS = 9  # the fundamental and 8 overtones
 # The longest Chinese one step takes: about 12 s of speech, as long as the 120 characters
 # split_clauses leaves of other text.
 ZH_UNIT_CHARS = 40
+# Chinese clauses as the reference frontend cuts and joins them (split_paragraph, its Chinese
+# profile), its lengths (80, 60 characters) brought within one step (40, and 30 for its 3:4).
+ZH_CLAUSES = ParagraphRules(max_len=ZH_UNIT_CHARS, min_len=ZH_UNIT_CHARS * 3 // 4)
+# In a Chinese voice's identity: its clauses are no longer cut at every comma and colon, so
+# its cached audio is made again (an English voice's clauses, and its cache, are as they were).
+ZH_CLAUSES_VERSION = "zh-clauses-2"
+# Where a clause longer than one step is cut first: after any mark, commas included (the
+# reference's own joining can leave one of 40-60 characters: a short last sentence joins it).
 _ZH_BREAK = re.compile(r"(?<=[，。！？；：,.!?;:])")
 
 
@@ -195,6 +211,17 @@ def istft(magnitude: np.ndarray, phase: np.ndarray) -> np.ndarray:
     return (out[trimmed] / np.maximum(envelope[trimmed], 1e-11)).astype(np.float32)
 
 
+def pack_flow_steps(pack: CosyPack) -> int:
+    """The pack's Euler steps for the flow: its manifest's `flow_steps` (1 to FLOW_STEPS),
+    FLOW_STEPS (the released count) for a pack that does not say."""
+    steps = pack.manifest.get("flow_steps", FLOW_STEPS)
+    if not isinstance(steps, int) or not 1 <= steps <= FLOW_STEPS:
+        raise CosyvoiceError(
+            f"voice pack {pack.directory}: flow_steps {steps!r}, not 1 to {FLOW_STEPS}"
+        )
+    return steps
+
+
 @dataclass
 class CosyvoiceModels:
     """The pack's graphs and speaker: text tokens in, speech tokens, mel and audio out."""
@@ -203,6 +230,7 @@ class CosyvoiceModels:
     speaker: Speaker
     speech_embedding: np.ndarray  # (4096, D): the LM's input for each speech token
     eos: int
+    flow_steps: int = FLOW_STEPS  # the Euler steps of the flow (the pack's `flow_steps`)
 
     @classmethod
     def load(
@@ -219,7 +247,8 @@ class CosyvoiceModels:
         }
         speaker = Speaker.load(pack.path("speaker"))
         table = np.load(pack.path("speech_embedding"))
-        return cls(sessions, speaker, table, int(pack.manifest["speech_tokens"]))
+        speech_tokens = int(pack.manifest["speech_tokens"])
+        return cls(sessions, speaker, table, speech_tokens, pack_flow_steps(pack))
 
     def _run(self, role: str, **feeds: np.ndarray) -> list[np.ndarray]:
         return self.sessions[role].run(None, feeds)
@@ -279,7 +308,8 @@ class CosyvoiceModels:
     def _euler(self, x: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray:
         """The reference's Euler solver on a cosine schedule, the estimator run as a batch of
         two: with conditions, and without (classifier-free guidance)."""
-        t_span = np.linspace(0, 1, FLOW_STEPS + 1, dtype=np.float32)
+        steps = self.flow_steps
+        t_span = np.linspace(0, 1, steps + 1, dtype=np.float32)
         t_span = (1 - np.cos(t_span * np.float32(0.5 * np.pi))).astype(np.float32)
         t, dt = t_span[0], t_span[1] - t_span[0]
         frames = x.shape[2]
@@ -287,7 +317,7 @@ class CosyvoiceModels:
         mu_in = np.concatenate([mu, np.zeros_like(mu)])
         spks = np.stack([self.speaker.flow_spks, np.zeros_like(self.speaker.flow_spks)])
         cond_in = np.concatenate([cond, np.zeros_like(cond)])
-        for step in range(1, FLOW_STEPS + 1):
+        for step in range(1, steps + 1):
             (dphi,) = self._run(
                 "estimator",
                 x=np.concatenate([x, x]),
@@ -299,7 +329,7 @@ class CosyvoiceModels:
             )
             x = x + dt * ((1.0 + CFG_RATE) * dphi[:1] - CFG_RATE * dphi[1:])
             t = t + dt
-            if step < FLOW_STEPS:
+            if step < steps:
                 dt = t_span[step + 1] - t
         return x.astype(np.float32)
 
@@ -332,16 +362,31 @@ def text_units(lang: str) -> Callable[[str, Lexicon, list[Applied]], Iterator[st
 
     def clauses(words: str) -> Iterator[str]:
         if chinese:
-            yield from (part.strip() for part in _ZH_BREAK.split(words) if part.strip())
+            yield from (part.strip() for part in paragraph_clauses(words, ZH_CLAUSES))
         else:
             yield from split_clauses(words)
 
     def units(words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
         limit = ZH_UNIT_CHARS if chinese else MAX_CLAUSE_CHARS
         for clause in clauses(words):
-            yield from even_pieces(clause, limit)
+            for part in within_step(clause, limit) if chinese else [clause]:
+                yield from even_pieces(part, limit)
 
     return units
+
+
+def within_step(clause: str, limit: int) -> list[str]:
+    """`clause` whole if within `limit` characters, else its pieces after each mark (commas
+    included) joined while they fit; a piece longer than `limit` stays as it is."""
+    if len(clause) <= limit:
+        return [clause]
+    parts: list[str] = []
+    for piece in (p for p in _ZH_BREAK.split(clause) if p.strip()):
+        if parts and len(parts[-1]) + len(piece) <= limit:
+            parts[-1] += piece
+        else:
+            parts.append(piece)
+    return [part.strip() for part in parts]
 
 
 def front_end(lang: str, pack_dir: Path, lexicon: Lexicon = NO_LEXICON, seed: int = 0) -> FrontEnd:
@@ -362,9 +407,20 @@ def _normalizer(lang: str) -> Normalizer:
     return normalizer_for(lang)
 
 
+def _identity_parts(lang: str, pack: CosyPack, seed: int) -> list[str]:
+    """What, beside the engine and the normalizer, decides the audio of a phrase."""
+    parts = [pack.digest(), f"seed={seed}"]
+    if lang.split("-")[0] == "zh":
+        parts.append(ZH_CLAUSES_VERSION)
+    steps = pack_flow_steps(pack)
+    if steps != FLOW_STEPS:  # packs at the released count keep the audio they had cached
+        parts.append(f"flow_steps={steps}")
+    return parts
+
+
 def _front_end(lang: str, pack: CosyPack, lexicon: Lexicon, seed: int) -> FrontEnd:
     normalizer = _normalizer(lang)
-    identity = identity_of(ENGINE_VERSION, normalizer.version, pack.digest(), f"seed={seed}")
+    identity = identity_of(ENGINE_VERSION, normalizer.version, *_identity_parts(lang, pack, seed))
     name = f"cosyvoice-{pack.manifest['speaker']['name']}"
     return FrontEnd(
         name,

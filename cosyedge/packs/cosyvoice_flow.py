@@ -1,0 +1,48 @@
+"""Fewer Euler steps for a CosyVoice pack's flow, measured against the released 10.
+
+The flow's mel is the estimator run `flow_steps` times (a batch of two, for classifier-free
+guidance): at full size 0.2-0.4 s a step for 2 s of speech (docs/cosyvoice.md), about as
+much as the LM. A pack may say fewer steps in its manifest (`convert-cosyvoice
+--flow-steps N`); what that costs is measured here the way the int8 gate measures int8: the
+parity sentences' greedy tokens spoken at 10 steps and at N with the same noise, the mean
+log-mel distance (dB) of the two audios recorded in the manifest. Random weights (the tests,
+the benchmark) say how the schedule behaves, not how released weights sound with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from cosyedge.config.voices import SessionConfig
+from cosyedge.packs import evaluate
+from cosyedge.packs.cosyvoice_int8 import pcm16, speak
+from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
+from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosytokens import BpeTokenizer
+from cosyedge.speech.voices.cosyvoice import FLOW_STEPS, CosyvoiceModels, greedy_sampler
+
+
+def distances_to_released(
+    pack: CosyPack, counts: tuple[int, ...], sentences: tuple[str, ...] = SENTENCES[:SPOKEN]
+) -> dict[int, float]:
+    """Step count → mean log-mel distance (dB) of its audio to the FLOW_STEPS audio, over
+    `sentences` (greedy tokens, one seed a sentence for every count)."""
+    released = replace(
+        CosyvoiceModels.load(pack, SessionConfig(save_optimized=False)), flow_steps=FLOW_STEPS
+    )
+    bpe = BpeTokenizer.load(pack.path("tokenizer"))
+    spoken = []
+    for i, sentence in enumerate(sentences):
+        tokens = released.speech_tokens(bpe.encode(sentence), greedy_sampler(released.eos))
+        spoken.append((tokens, pcm16(speak(released, tokens, i))))
+    return {n: _mean_distance(replace(released, flow_steps=n), spoken, pack) for n in counts}
+
+
+def _mean_distance(models: CosyvoiceModels, spoken: list, pack: CosyPack) -> float:
+    distances = [
+        evaluate.log_mel_distance(reference, pcm16(speak(models, tokens, i)), pack.sample_rate)
+        for i, (tokens, reference) in enumerate(spoken)
+    ]
+    return round(float(np.mean(distances)), 3)
