@@ -22,7 +22,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from cosyedge.config.pronunciation import PronunciationConfig, at_word_edges
-from cosyedge.speech.lang import languages_at
 
 
 @dataclass(frozen=True)
@@ -164,6 +163,8 @@ def say_phrase(
     inside Chinese text (1.5L/min), not to the same letters in an English sentence. At one
     place the phrase's own language is tried first; then, in each language, the first entry
     in its list that matches."""
+    from cosyedge.speech.lang import languages_at  # its rules compiled only when text is read
+
     heard = languages_at(text, lang, voices)
     order = sorted(lexicons, key=lambda code: code != lang)
     found = []

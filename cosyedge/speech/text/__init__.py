@@ -15,6 +15,10 @@ from cosyedge.speech.text.spans import Explained
 # is read, or what is read with the place each reading class read (`cosyedge read --explain`).
 Normalize = Callable[[str, Collection[str]], str]
 Explain = Callable[[str, Collection[str]], Explained]
+# Bump whenever a rule of english.py changes what any text reads as: it is part of the voice
+# identity. Kept here, so an identity (all a phrase in the cache needs) is had without
+# compiling the rules.
+ENGLISH_VERSION = "en-5"
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,19 @@ def unexplained(text: str, keep: Collection[str] = ()) -> Explained:
 def normalizer_for(lang: str) -> Normalizer:
     """The normalizer for a language code such as `en` or `en-GB`; other languages pass through."""
     if lang.split("-")[0] == "en":
-        from cosyedge.speech.text import english
-
-        return Normalizer(english.VERSION, english.normalize, english.explain_text)
+        return Normalizer(ENGLISH_VERSION, _english, _english_explained)
     return Normalizer("none", _unchanged, unexplained)
+
+
+# english.py is imported at the first text read, not with the front end: a phrase said from
+# the cache is never read, and compiling the rules is most of what `cosyedge say` of one costs.
+def _english(text: str, keep: Collection[str] = ()) -> str:
+    from cosyedge.speech.text import english
+
+    return english.normalize(text, keep)
+
+
+def _english_explained(text: str, keep: Collection[str] = ()) -> Explained:
+    from cosyedge.speech.text import english
+
+    return english.explain_text(text, keep)

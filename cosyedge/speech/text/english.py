@@ -101,7 +101,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import fields, plant, units
+from cosyedge.speech.text import ENGLISH_VERSION, fields, plant, units
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -118,8 +118,7 @@ from cosyedge.speech.text.words import (
 
 __all__ = ["VERSION", "cardinal", "explain_text", "fraction", "normalize", "ordinal", "year"]
 
-# Bump whenever a rule below changes what any text reads as: it is part of the voice identity.
-VERSION = "en-5"
+VERSION = ENGLISH_VERSION  # bumped in speech/text/__init__.py whenever a rule below changes
 
 _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}

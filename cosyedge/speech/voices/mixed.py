@@ -16,9 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosyedge.speech.cost import Estimate
-from cosyedge.speech.lang import split_runs, why_unsaid
 from cosyedge.speech.lexicon import Lexicon, say_phrase
-from cosyedge.speech.text.localtime import in_local_time
 from cosyedge.speech.voices import FrontEnd, Voice
 
 log = logging.getLogger(__name__)
@@ -73,6 +71,8 @@ def said_phrase(text: str, lang: str, voices: Mapping[str, object]) -> str:
 def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Estimate:
     """What `lang`'s mixed voice will take to say `text`: each run by its own voice's
     reading, runs no voice says counting nothing (they are left out)."""
+    from cosyedge.speech.lang import split_runs  # see `MixedVoice.synthesize`
+
     seconds, largest, silence = 0.0, 0, 0.0
     text = said_phrase(text, lang, fronts)
     for run in split_runs(text, lang, fronts):
@@ -106,6 +106,11 @@ class MixedVoice:
         return mixed_identity(self.lang, self.sample_rate, identities, self.local_time_zone)
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        # Imported at the first text read, not with the voice: a phrase said from the cache is
+        # never split, and compiling the splitting rules is much of what `cosyedge say` costs.
+        from cosyedge.speech.lang import split_runs, why_unsaid
+        from cosyedge.speech.text.localtime import in_local_time
+
         previous_text = ""
         text = said_phrase(in_local_time(text, self.local_time_zone), self.lang, self.voices)
         for run in split_runs(text, self.lang, self.voices):

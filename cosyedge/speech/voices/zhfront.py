@@ -3,16 +3,20 @@ lexicon's `pinyin` words read as given instead of looked up."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cosyedge.speech.cost import SYLLABLE_PACE
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import Applied, Lexicon
+from cosyedge.speech.text.spans import Explained
 from cosyedge.speech.voices import FrontEnd
-from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
 from cosyedge.speech.zh.readings import Readings, ReadingsOnFirstUse, pypinyin_readings
+
+if TYPE_CHECKING:
+    from cosyedge.speech.zh.normalize import MandarinNormalizer
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def mandarin_front_end(
     readings = ReadingsOnFirstUse(saved_dir)
     if prepare:
         readings.prepare()
-    normalizer = MandarinNormalizer()
+    normalizer = MandarinOnFirstUse()
     units = PinyinUnits(readings)
     return FrontEnd(
         name,
@@ -61,3 +65,25 @@ def mandarin_front_end(
         SYLLABLE_PACE,
         normalizer.explain,
     )
+
+
+class MandarinOnFirstUse:
+    """The Mandarin normalizer, made (its rules imported and compiled) at the first text it
+    reads: a phrase said from the cache reads none, and a site that never says Chinese never
+    pays for them. Two threads reading at once may each make one; either reads alike."""
+
+    def __init__(self) -> None:
+        self._made: MandarinNormalizer | None = None
+
+    def normalize(self, text: str, keep: Collection[str] = ()) -> str:
+        return self._normalizer().normalize(text, keep)
+
+    def explain(self, text: str, keep: Collection[str] = ()) -> Explained:
+        return self._normalizer().explain(text, keep)
+
+    def _normalizer(self) -> MandarinNormalizer:
+        if self._made is None:
+            from cosyedge.speech.zh.normalize import MandarinNormalizer
+
+            self._made = MandarinNormalizer()
+        return self._made
