@@ -755,3 +755,33 @@ def order_numbers(draw) -> Form:
         joints.append("-")
     written = groups[0] + "".join(j + g for j, g in zip(joints, groups[1:], strict=True))
     return Form(written, (tuple(groups), tuple(joints)))
+
+
+@st.composite
+def timestamp_like(draw) -> str:
+    """Text shaped like a dated UTC timestamp, any field possibly out of range: a leap second
+    (`2024-05-01T23:59:60Z`), the last or first year a date holds (`99991231T235959Z`,
+    `0001-01-01T00:00:00Z`), no such day or hour; compact or with separators, or offsets."""
+    year = draw(
+        st.sampled_from(["0000", "0001", "1970", "2024", "9999"])
+        | st.from_regex(r"\d{4}", fullmatch=True)
+    )
+    month, day, hours, minutes, seconds = (
+        draw(st.integers(0, 99).map(lambda n: f"{n:02d}")) for _ in range(5)
+    )
+    compact = draw(st.booleans())
+    if compact:
+        stamp = f"{year}{month}{day}T{hours}{minutes}{seconds}"
+    else:
+        joint = draw(st.sampled_from(["T", " "]))
+        stamp = f"{year}-{month}-{day}{joint}{hours}:{minutes}:{seconds}"
+    zone = draw(st.sampled_from(["Z", "", "+08:00", "-05:30", " UTC", "+00:00"]))
+    before = draw(st.sampled_from(["", "Event ", "at "]))
+    return before + stamp + zone + draw(st.sampled_from(["", ".", " on line 3"]))
+
+
+def all_zones() -> st.SearchStrategy[str]:
+    """Every time zone this machine's zone database knows."""
+    from zoneinfo import available_timezones
+
+    return st.sampled_from(sorted(available_timezones()))

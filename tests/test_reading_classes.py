@@ -15,6 +15,7 @@ from reading_forms import (
     CLASSES,
     ZONES,
     Form,
+    all_zones,
     caret_powers,
     comma_lists,
     compact_timestamps,
@@ -35,6 +36,7 @@ from reading_forms import (
     ratios,
     slash_pairs,
     time_ranges,
+    timestamp_like,
     timestamps,
     unit_ranges,
     units,
@@ -398,3 +400,29 @@ def test_a_compact_utc_timestamp_is_said_in_local_time_too():
     """With local_time_zone, `20240501T233000Z` is converted as `2024-05-01T23:30:00Z` is."""
     local = in_local_time("Trip at 20240501T233000Z", "Asia/Shanghai")
     assert normalize(local) == "Trip at May second twenty twenty four, oh seven thirty"
+
+
+@CLASSES
+@given(text=timestamp_like(), zone=all_zones())
+def test_no_timestamp_like_text_raises_in_any_time_zone(text, zone):
+    """A timestamp that cannot be converted (a leap second, year 9999 pushed past the last
+    date, no such day) is left as written, in UTC: neither converting nor reading raises."""
+    assert isinstance(normalize(in_local_time(text, zone)), str)
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        (
+            "Event 2024-05-01T23:59:60Z",
+            "Event May first twenty twenty four, twenty three fifty nine and sixty seconds U T C",
+        ),
+        (
+            "Event 99991231T235959Z",
+            "Event December thirty first ninety nine ninety nine, twenty three fifty nine and"
+            " fifty nine seconds U T C",
+        ),
+    ],
+)
+def test_a_timestamp_that_cannot_be_converted_is_read_in_utc(written, said):
+    assert normalize(in_local_time(written, "Asia/Shanghai")) == said

@@ -312,7 +312,8 @@ def _clock12(m: re.Match[str]) -> str:
 def _time(m: re.Match[str]) -> str:
     hours, minutes, seconds, decimals, utc = m.groups()
     h, mi = int(hours), int(minutes)
-    if len(minutes) != 2 or h > 24 or mi > 59 or (seconds and int(seconds) > 59):
+    # A leap second (23:59:60) is a real time: said as written.
+    if len(minutes) != 2 or h > 24 or mi > 59 or (seconds and int(seconds) > 60):
         if seconds or utc:
             return m.group(0)
         return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1

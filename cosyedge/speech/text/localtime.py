@@ -23,19 +23,26 @@ TIMESTAMP = re.compile(
 
 
 def _local(m: re.Match[str], zone: ZoneInfo) -> str:
+    """The timestamp in `zone`'s local time; one that cannot be converted (no such date, a
+    leap second `23:59:60Z`, a local time past the last year a date can hold) is left as
+    written, so it is read in UTC, never raised."""
     year, month, day, joint, hours, minutes, seconds, fraction = m.groups()
     try:
-        written = datetime(int(year), int(month), int(day), int(hours), int(minutes))
-    except ValueError:
-        return m.group(0)  # no such date or time: left for the rules to read as written
-    local = written.replace(second=int(seconds or 0), tzinfo=UTC).astimezone(zone)
-    said = f"{local:%Y-%m-%d}{joint}{local:%H:%M}"
+        written = datetime(
+            int(year), int(month), int(day), int(hours), int(minutes), int(seconds or 0), tzinfo=UTC
+        )
+        local = written.astimezone(zone)
+    except (ValueError, OverflowError):
+        return m.group(0)  # left for the rules to read as written, in UTC
+    # The year padded by hand: strftime writes year 1 as "1", which no date rule reads.
+    said = f"{local.year:04d}-{local:%m-%d}{joint}{local:%H:%M}"
     return said + (f":{local:%S}{fraction or ''}" if seconds else "")
 
 
 def in_local_time(text: str, zone: str | None) -> str:
     """`text` with every dated UTC timestamp in `zone`'s local time (none: as it is); a
-    compact one (`20261130T074500Z`) is given its separators first, as the rules read it."""
+    compact one (`20261130T074500Z`) is given its separators first, as the rules read it.
+    Never raises for any text: a timestamp that cannot be converted stays in UTC."""
     if zone is None:
         return text
     found = ZoneInfo(zone)  # the configuration has checked it (cached by zoneinfo)
