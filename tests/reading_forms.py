@@ -785,3 +785,47 @@ def all_zones() -> st.SearchStrategy[str]:
     from zoneinfo import available_timezones
 
     return st.sampled_from(sorted(available_timezones()))
+
+
+# --- superscript exponents and dashes that are minus signs ---------------------------------------
+
+_SUPERSCRIPTS = dict(
+    zip(
+        "+-0123456789",
+        "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079",
+        strict=True,
+    )
+)
+
+
+@st.composite
+def superscript_powers(draw) -> Form:
+    """A power written in superscript digits: of ten after a times sign or alone
+    (`1×10⁻⁶ mbar`, `10⁻³`), or of another number alone (`5²`, `2¹⁰`). Parts: (the number or
+    None, the base, the exponent's sign, the exponent, the unit's term or None)."""
+    sign = draw(st.sampled_from(["", "", "-", "+"]))
+    power = str(draw(st.integers(1, 24)))
+    raised = "".join(_SUPERSCRIPTS[c] for c in sign + power)
+    if draw(st.booleans()):
+        base = draw(st.sampled_from(["2", "3", "5", "12", "1.5"]))
+        return Form(base + raised, (None, base, sign, power, None))
+    mantissa = draw(st.sampled_from([None, "1", "3.2", "6.02"]))
+    if mantissa is None:
+        return Form("10" + raised, (None, "10", sign, power, None))
+    unit = draw(st.sampled_from([None, ("m", "bar", 1), ("k", "Pa", 1)]))
+    written = mantissa + draw(st.sampled_from(["\u00d7", "*"])) + "10" + raised
+    if unit:
+        written += draw(st.sampled_from(["", " "])) + unit[0] + unit[1]
+    return Form(written, (mantissa, "10", sign, power, unit))
+
+
+@st.composite
+def dash_minus(draw) -> Form:
+    """A negative number written with a dash other than the hyphen-minus (en dash, minus
+    sign, hyphen characters): `–5 °C`, `−0.5 bar`. Parts: (the number, the unit's term)."""
+    dash = draw(st.sampled_from(["\u2013", "\u2212", "\u2010", "\u2011", "\u2012", "\ufe63"]))
+    amount = draw(st.sampled_from(["5", "0.5", "12", "40", "1.25"]))
+    unit = draw(st.sampled_from([("m", "bar", 1), ("k", "Pa", 1), ("", "bar", 1)]))
+    return Form(
+        dash + amount + draw(st.sampled_from(["", " "])) + unit[0] + unit[1], (amount, unit)
+    )

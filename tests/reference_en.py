@@ -470,3 +470,21 @@ def order_number(groups: tuple, joints: tuple) -> str:
     for joint, g in zip(joints, groups[1:], strict=True):
         said += (", " if joint == " " else " dash ") + group(g)
     return said
+
+
+def power(mantissa: str | None, base: str, sign: str, exponent: str, unit: tuple | None) -> str:
+    """`1×10⁻⁶ mbar` → "one times ten to the minus six millibar"; `5²` → "five squared",
+    `2³` "two cubed", `2¹⁰` → "two to the ten" (a plus sign silent)."""
+    if base != "10" and sign != "-" and exponent in ("2", "3"):
+        return decimal(base) + (" squared" if exponent == "2" else " cubed")
+    said = ("ten" if base == "10" else decimal(base)) + " to the "
+    said += ("minus " if sign == "-" else "") + cardinal(int(exponent))
+    if mantissa is None:
+        return said
+    said = decimal(mantissa) + " times " + said
+    return said + (" " + unit_term(*unit, many=True) if unit else "")
+
+
+def negative(amount: str, unit: tuple) -> str:
+    """`–5 bar` (any dash that stands for a minus) → "minus five bars"."""
+    return "minus " + decimal(amount) + " " + unit_term(*unit, many=amount != "1")

@@ -20,6 +20,7 @@ from reading_forms import (
     comma_lists,
     compact_timestamps,
     counts_after_call,
+    dash_minus,
     day_months,
     durations,
     glued_letters,
@@ -35,6 +36,7 @@ from reading_forms import (
     phones_en,
     ratios,
     slash_pairs,
+    superscript_powers,
     time_ranges,
     timestamp_like,
     timestamps,
@@ -426,3 +428,15 @@ def test_no_timestamp_like_text_raises_in_any_time_zone(text, zone):
 )
 def test_a_timestamp_that_cannot_be_converted_is_read_in_utc(written, said):
     assert normalize(in_local_time(written, "Asia/Shanghai")) == said
+
+
+@CLASSES
+@given(form=superscript_powers(), frame=frames)
+def test_a_power_written_in_superscript_digits(form, frame):
+    assert heard(form.written, frame) == expected(ref.power(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dash_minus(), frame=frames)
+def test_a_dash_that_stands_for_a_minus_is_said(form, frame):
+    assert heard(form.written, frame) == expected(ref.negative(*form.parts), frame)

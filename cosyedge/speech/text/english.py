@@ -165,6 +165,8 @@ _TIMES_POWER = re.compile(
     rf"{_NUMBER_START}(\d+(?:\.\d+)?)\s?[x\u00d7*·⋅]\s?10\^([-+]?\d+)(?![\d^])"
 )
 _POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
+# Another number raised to a power (5^2, from 5²; a unit's exponent, m², is the unit's).
+_BASE_POWER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)\^([-+]?\d+)(?![\d^])")
 # A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x starts a hexadecimal number.
 _TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
 # One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
@@ -270,6 +272,15 @@ def _date(m: re.Match[str]) -> str:
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
 
+def _power(base: str, power: str) -> str:
+    """`5^2` → "five squared", `2^10` → "two to the ten", `2^-1` → "two to the minus one"."""
+    if power in ("2", "+2"):
+        return f"{number(base)} squared"
+    if power in ("3", "+3"):
+        return f"{number(base)} cubed"
+    return number(base) + exponent(power).removeprefix(" times ten")
+
+
 def _ipv4(m: re.Match[str]) -> str:
     address, port, prefix = m.groups()
     octets = address.split(".")
@@ -340,6 +351,7 @@ _LINES = (
     Rule(
         "scientific notation", _POWER, lambda m: "ten" + exponent(m[1]).removeprefix(" times ten")
     ),
+    Rule("power", _BASE_POWER, lambda m: _power(m[1], m[2])),
     Rule("date", _DATE, _date),
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
@@ -375,8 +387,24 @@ _LINES = (
 _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
+# Superscript digits after a number are its exponent (10⁻⁶, 5²): written with a caret, as NFKC
+# would make them plain digits (10-6, a range; 52, another number). After a unit (m²) they
+# stay the unit's.
+_SUPERSCRIPT = re.compile("(?<=\\d)[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+_SUPERSCRIPT_DIGITS = str.maketrans(
+    "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789"
+)
+# A dash other than the hyphen-minus (en dash, minus sign, hyphen characters) where a minus
+# stands, before a number and not after a word or a number: the minus it is (–5 °C).
+_DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
+
+
 def _folded(text: str) -> str:
+    """`text` with its characters in one form: compatibility forms folded (NFKC), exponents
+    written with a caret, every dash that is a minus a hyphen-minus."""
     text = _VULGAR_AFTER_DIGIT.sub(" ", text)
+    text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
+    text = _DASH_MINUS.sub("-", text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 
