@@ -634,11 +634,15 @@ RATIO_WORDS = ("ratio", "Ratio", "scale", "mix", "dilution", "gear")
 
 @st.composite
 def ratios(draw) -> Form:
-    """A ratio after a word that says one follows: `ratio 1:50`, `scale 1:25`, `mix 3:1`.
-    Parts: (the word, the two numbers)."""
+    """A ratio after a word that says one follows, directly or a bracket, a colon or a verb
+    away: `ratio 1:50`, `Ratio (1:50)`, `ratio:1:50`, `mix ratio is 1:50`, `scale 1:25:100`.
+    Parts: (the word, what joins it to the ratio, the terms)."""
     word = draw(st.sampled_from(RATIO_WORDS))
-    a, b = draw(st.integers(1, 500)), draw(st.integers(1, 500))
-    return Form(f"{word} {a}:{b}", (word, a, b))
+    joint, close = draw(
+        st.sampled_from([(" ", ""), (" (", ")"), (":", ""), (" is ", ""), (" = ", "")])
+    )
+    terms = tuple(draw(st.lists(st.integers(1, 500), min_size=2, max_size=3)))
+    return Form(word + joint + ":".join(map(str, terms)) + close, (word, joint, terms, close))
 
 
 @st.composite
@@ -829,3 +833,13 @@ def dash_minus(draw) -> Form:
     return Form(
         dash + amount + draw(st.sampled_from(["", " "])) + unit[0] + unit[1], (amount, unit)
     )
+
+
+@st.composite
+def impossible_times(draw) -> Form:
+    """Two digits after a colon that cannot be a clock time: `13:70`, `25:00`. Parts: (the
+    hours, the minutes as written)."""
+    hours = draw(st.integers(0, 99))
+    low = 60 if hours <= 24 else 0
+    minutes = f"{draw(st.integers(low, 99)):02d}"
+    return Form(f"{hours}:{minutes}", (hours, minutes))

@@ -447,8 +447,14 @@ def hex_code(written: str) -> str:
     return "hex " + " ".join(digit_words(c) if c.isdigit() else letter(c.upper()) for c in written)
 
 
-def ratio(word: str, a: int, b: int) -> str:
-    return f"{word} {cardinal(a)} to {cardinal(b)}"
+def ratio(word: str, joint: str, terms: tuple, close: str) -> str:
+    """`Ratio (1:50)` → "Ratio (one to fifty)": the terms joined by "to"."""
+    return word + joint + " to ".join(cardinal(t) for t in terms) + close
+
+
+def not_a_time(hours: int, minutes: str) -> str:
+    """`13:70` → "thirteen colon seventy": no such time, said as written."""
+    return f"{cardinal(hours)} colon {digit_words(minutes) if minutes.startswith('0') else cardinal(int(minutes))}"
 
 
 def time_range(first: tuple, second: tuple) -> str:

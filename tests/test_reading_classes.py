@@ -26,6 +26,7 @@ from reading_forms import (
     glued_letters,
     hex_codes,
     identifiers,
+    impossible_times,
     joined_fields,
     local_parts,
     local_phones,
@@ -440,3 +441,9 @@ def test_a_power_written_in_superscript_digits(form, frame):
 @given(form=dash_minus(), frame=frames)
 def test_a_dash_that_stands_for_a_minus_is_said(form, frame):
     assert heard(form.written, frame) == expected(ref.negative(*form.parts), frame)
+
+
+@CLASSES
+@given(form=impossible_times(), frame=frames)
+def test_a_time_that_cannot_be_one_is_said_as_written(form, frame):
+    assert heard(form.written, frame) == expected(ref.not_a_time(*form.parts), frame)

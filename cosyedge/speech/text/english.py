@@ -327,7 +327,10 @@ def _time(m: re.Match[str]) -> str:
     if len(minutes) != 2 or h > 24 or mi > 59 or (seconds and int(seconds) > 60):
         if seconds or utc:
             return m.group(0)
-        return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1
+        if len(minutes) != 2:
+            return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1
+        # Written as a time but none (13:70, 25:00): said as written, no ratio invented.
+        return f"{number(hours)} colon {number(minutes)}"
     # 09:05 is "oh nine oh five"; the hour after midnight is "zero zero", as on a 24-hour watch.
     if h == 0:
         spoken = "zero zero"

@@ -242,8 +242,23 @@ def _order_number(m: re.Match[str]) -> str:
 
 # --- ratios, time ranges and compact timestamps ------------------------------------------------
 
-# After a word that says a ratio follows, `1:50` is no clock time.
-RATIO = re.compile(r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|gear)\s+)(\d+):(\d+)(?!\d|:\d)")
+# After a word that says a ratio follows, `1:50` is no clock time; the cue may be a few
+# words or a bracket away (`Ratio (1:50)`, `ratio:1:50`, `mix ratio is 1:50`), and a ratio
+# may have three terms (`1:50:100`).
+RATIO = re.compile(
+    r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|dilute|diluted|gear)"
+    r"(?:\s*[(:=]\s*|\s+(?:(?i:is|of|at|to|was|set\s+to|should\s+be)\s+)?(?:\(\s*)?))"
+    r"(\d+):(\d+)(?::(\d+))?(?!\d|:\d)"
+)
+
+
+def _ratio(m: re.Match[str]) -> str:
+    """`ratio 1:50` → "ratio 1 to 50", `1:50:100` → "1 to 50 to 100" (numbers left for
+    their rule)."""
+    cue, *terms = m.groups()
+    return cue + " to ".join(t for t in terms if t is not None)
+
+
 # A dash between two clock times: the times are left for their rule.
 TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
@@ -273,7 +288,7 @@ FIELDS = (
 
 CLOCK = (
     Rule("date", DAY_MONTH, _day_and_month),
-    Rule("ratio", RATIO, lambda m: f"{m[1]}{m[2]} to {m[3]}"),
+    Rule("ratio", RATIO, _ratio),
     Rule("range", TIME_RANGE, lambda m: " to "),
 )
 """Read before the clock times."""
