@@ -843,3 +843,40 @@ def impossible_times(draw) -> Form:
     low = 60 if hours <= 24 else 0
     minutes = f"{draw(st.integers(low, 99)):02d}"
     return Form(f"{hours}:{minutes}", (hours, minutes))
+
+
+# --- characters no voice says: control and format characters, escape sequences -----------------
+
+_UNSAID = (
+    "\x07",
+    "\x00",
+    "\x1b[31m",
+    "\x1b[0m",
+    "\x1b[1;32m",
+    "\u200b",
+    "\ufeff",
+    "\u200d",
+    "\x7f",
+)
+_ROMAN_NUMERALS = {chr(0x2160 + i): i + 1 for i in range(12)} | {
+    chr(0x2170 + i): i + 1 for i in range(12)
+}
+
+
+@st.composite
+def unsaid_characters(draw) -> Form:
+    """An alert with control characters, terminal colour codes or zero-width characters
+    around its words and number: `\\x07Pump 3 bar\\x1b[31m`. Parts: (the word, the amount)."""
+    word = draw(st.sampled_from(["Pump", "Alarm", "Tank"]))
+    amount = draw(st.integers(2, 999))
+    noise = [draw(st.sampled_from(["", *_UNSAID])) for _ in range(4)]
+    written = f"{noise[0]}{word}{noise[1]} {amount}{noise[2]} bar{noise[3]}"
+    return Form(written, (word, amount))
+
+
+@st.composite
+def roman_numerals(draw) -> Form:
+    """A Roman numeral character as a label: `Pump Ⅲ`, `Line ⅻ`. Parts: (the word, the value)."""
+    word = draw(st.sampled_from(["Pump", "Line", "Unit"]))
+    numeral = draw(st.sampled_from(sorted(_ROMAN_NUMERALS)))
+    return Form(f"{word} {numeral}", (word, _ROMAN_NUMERALS[numeral]))

@@ -494,3 +494,13 @@ def power(mantissa: str | None, base: str, sign: str, exponent: str, unit: tuple
 def negative(amount: str, unit: tuple) -> str:
     """`–5 bar` (any dash that stands for a minus) → "minus five bars"."""
     return "minus " + decimal(amount) + " " + unit_term(*unit, many=amount != "1")
+
+
+def unsaid_characters(word: str, amount: int) -> str:
+    """`\\x07Pump 3 bar\\x1b[31m` → "Pump three bars": control characters are not said."""
+    return f"{word} {cardinal(amount)} {'bar' if amount == 1 else 'bars'}"
+
+
+def roman_numeral(word: str, value: int) -> str:
+    """`Pump Ⅲ` → "Pump three"."""
+    return f"{word} {cardinal(value)}"

@@ -36,6 +36,7 @@ from reading_forms import (
     percent_ranges,
     phones_en,
     ratios,
+    roman_numerals,
     slash_pairs,
     superscript_powers,
     time_ranges,
@@ -43,6 +44,7 @@ from reading_forms import (
     timestamps,
     unit_ranges,
     units,
+    unsaid_characters,
     urls,
     utc_timestamps,
     versions,
@@ -447,3 +449,30 @@ def test_a_dash_that_stands_for_a_minus_is_said(form, frame):
 @given(form=impossible_times(), frame=frames)
 def test_a_time_that_cannot_be_one_is_said_as_written(form, frame):
     assert heard(form.written, frame) == expected(ref.not_a_time(*form.parts), frame)
+
+
+@CLASSES
+@given(form=unsaid_characters())
+def test_control_and_format_characters_are_not_said(form):
+    assert normalize(form.written) == ref.unsaid_characters(*form.parts)
+
+
+@CLASSES
+@given(form=roman_numerals(), frame=frames)
+def test_a_roman_numeral_character_is_its_number(form, frame):
+    assert heard(form.written, frame) == expected(ref.roman_numeral(*form.parts), frame)
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("Tank T-101；85%", [("en", "Tank T-101；85%")]),
+        ("Tank T-101，85%，ok", [("en", "Tank T-101，85%，ok")]),
+        ("压力；温度", [("zh", "压力；温度")]),
+        ("Pump ok；压力5MPa", [("en", "Pump ok"), ("zh", "；压力5MPa")]),
+    ],
+)
+def test_full_width_punctuation_between_english_words_stays_english(text, runs):
+    from cosyedge.speech.lang import split_runs
+
+    assert [(r.lang, r.text) for r in split_runs(text, "en")] == runs

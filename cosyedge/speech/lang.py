@@ -25,13 +25,16 @@ from cosyedge.speech.zh import units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]")
+_FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # Fields written in Latin letters and digits that are read as one whatever the script around
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
 _QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 _TOKEN = re.compile(
     rf"(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
-    rf"|(?P<han>[{_HAN_CHARS}，。！？；：、“”‘’（）《》【】]+)"
+    # Full-width punctuation is Mandarin next to Chinese characters; alone between English
+    # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is.
+    rf"|(?P<han>[{_FULL_WIDTH}]*[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
     r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
     r"|(?P<space>\s+)"

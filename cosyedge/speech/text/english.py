@@ -402,10 +402,35 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
 _DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
 
 
+# A terminal's escape sequence (ANSI colours, `\x1b[31m`), then any other control or format
+# character (BEL, a zero-width space, a byte order mark): none is text a voice can say.
+_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+_ROMAN = re.compile("[\u2160-\u2188]")
+
+
+def _printable(text: str) -> str:
+    """`text` without escape sequences or control and format characters (a line break or a
+    tab is a space); a Roman numeral character is its number (`Ⅲ` → 3)."""
+    text = _ESCAPE.sub("", text)
+    text = "".join(
+        " " if c in "\t\n\r\v\f" else c
+        for c in text
+        if unicodedata.category(c) not in ("Cc", "Cf") or c in "\t\n\r\v\f"
+    )
+    return _ROMAN.sub(_roman, text)
+
+
+def _roman(m: re.Match[str]) -> str:
+    """`Ⅲ` → "3", set apart from a letter or digit it is written onto (`PumpⅢ`)."""
+    before = " " if m.start() and m.string[m.start() - 1].isalnum() else ""
+    after = " " if m.string[m.end() : m.end() + 1].isalnum() else ""
+    return f"{before}{int(unicodedata.numeric(m.group(0)))}{after}"
+
+
 def _folded(text: str) -> str:
-    """`text` with its characters in one form: compatibility forms folded (NFKC), exponents
-    written with a caret, every dash that is a minus a hyphen-minus."""
-    text = _VULGAR_AFTER_DIGIT.sub(" ", text)
+    """`text` with its characters in one form: no control characters, compatibility forms
+    folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus."""
+    text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
