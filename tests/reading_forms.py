@@ -805,7 +805,7 @@ _SUPERSCRIPTS = dict(
 @st.composite
 def superscript_powers(draw) -> Form:
     """A power written in superscript digits: of ten after a times sign or alone
-    (`1×10⁻⁶ mbar`, `10⁻³`), or of another number alone (`5²`, `2¹⁰`). Parts: (the number or
+    (`1\u00d710⁻⁶ mbar`, `10⁻³`), or of another number alone (`5²`, `2¹⁰`). Parts: (the number or
     None, the base, the exponent's sign, the exponent, the unit's term or None)."""
     sign = draw(st.sampled_from(["", "", "-", "+"]))
     power = str(draw(st.integers(1, 24)))
@@ -826,7 +826,7 @@ def superscript_powers(draw) -> Form:
 @st.composite
 def dash_minus(draw) -> Form:
     """A negative number written with a dash other than the hyphen-minus (en dash, minus
-    sign, hyphen characters): `–5 °C`, `−0.5 bar`. Parts: (the number, the unit's term)."""
+    sign, hyphen characters): `\u20135 °C`, `\u22120.5 bar`. Parts: (the number, the unit's term)."""
     dash = draw(st.sampled_from(["\u2013", "\u2212", "\u2010", "\u2011", "\u2012", "\ufe63"]))
     amount = draw(st.sampled_from(["5", "0.5", "12", "40", "1.25"]))
     unit = draw(st.sampled_from([("m", "bar", 1), ("k", "Pa", 1), ("", "bar", 1)]))

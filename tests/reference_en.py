@@ -454,7 +454,8 @@ def ratio(word: str, joint: str, terms: tuple, close: str) -> str:
 
 def not_a_time(hours: int, minutes: str) -> str:
     """`13:70` → "thirteen colon seventy": no such time, said as written."""
-    return f"{cardinal(hours)} colon {digit_words(minutes) if minutes.startswith('0') else cardinal(int(minutes))}"
+    said = digit_words(minutes) if minutes.startswith("0") else cardinal(int(minutes))
+    return f"{cardinal(hours)} colon {said}"
 
 
 def time_range(first: tuple, second: tuple) -> str:
@@ -479,7 +480,7 @@ def order_number(groups: tuple, joints: tuple) -> str:
 
 
 def power(mantissa: str | None, base: str, sign: str, exponent: str, unit: tuple | None) -> str:
-    """`1×10⁻⁶ mbar` → "one times ten to the minus six millibar"; `5²` → "five squared",
+    """`1\u00d710⁻⁶ mbar` → "one times ten to the minus six millibar"; `5²` → "five squared",
     `2³` "two cubed", `2¹⁰` → "two to the ten" (a plus sign silent)."""
     if base != "10" and sign != "-" and exponent in ("2", "3"):
         return decimal(base) + (" squared" if exponent == "2" else " cubed")
@@ -492,13 +493,13 @@ def power(mantissa: str | None, base: str, sign: str, exponent: str, unit: tuple
 
 
 def negative(amount: str, unit: tuple) -> str:
-    """`–5 bar` (any dash that stands for a minus) → "minus five bars"."""
+    """`\u20135 bar` (any dash that stands for a minus) → "minus five bars"."""
     return "minus " + decimal(amount) + " " + unit_term(*unit, many=amount != "1")
 
 
 def unsaid_characters(word: str, amount: int) -> str:
-    """`\\x07Pump 3 bar\\x1b[31m` → "Pump three bars": control characters are not said."""
-    return f"{word} {cardinal(amount)} {'bar' if amount == 1 else 'bars'}"
+    """`\\x07Pump 3 bar\\x1b[31m` → "Pump three bar": control characters are not said."""
+    return f"{word} {cardinal(amount)} {unit_term('', 'bar', 1, many=amount != 1)}"
 
 
 def roman_numeral(word: str, value: int) -> str:

@@ -466,10 +466,10 @@ def test_a_roman_numeral_character_is_its_number(form, frame):
 @pytest.mark.parametrize(
     ("text", "runs"),
     [
-        ("Tank T-101；85%", [("en", "Tank T-101；85%")]),
-        ("Tank T-101，85%，ok", [("en", "Tank T-101，85%，ok")]),
-        ("压力；温度", [("zh", "压力；温度")]),
-        ("Pump ok；压力5MPa", [("en", "Pump ok"), ("zh", "；压力5MPa")]),
+        ("Tank T-101\uff1b85%", [("en", "Tank T-101\uff1b85%")]),
+        ("Tank T-101\uff0c85%\uff0cok", [("en", "Tank T-101\uff0c85%\uff0cok")]),
+        ("压力\uff1b温度", [("zh", "压力\uff1b温度")]),
+        ("Pump ok\uff1b压力5MPa", [("en", "Pump ok"), ("zh", "\uff1b压力5MPa")]),
     ],
 )
 def test_full_width_punctuation_between_english_words_stays_english(text, runs):

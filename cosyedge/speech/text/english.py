@@ -398,7 +398,7 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
     "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789"
 )
 # A dash other than the hyphen-minus (en dash, minus sign, hyphen characters) where a minus
-# stands, before a number and not after a word or a number: the minus it is (–5 °C).
+# stands, before a number and not after a word or a number: the minus it is (U+2013 before 5 °C).
 _DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
 
 
