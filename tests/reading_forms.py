@@ -826,7 +826,8 @@ def superscript_powers(draw) -> Form:
 @st.composite
 def dash_minus(draw) -> Form:
     """A negative number written with a dash other than the hyphen-minus (en dash, minus
-    sign, hyphen characters): `\u20135 °C`, `\u22120.5 bar`. Parts: (the number, the unit's term)."""
+    sign, hyphen characters): `\u20135 °C`, `\u22120.5 bar`. Parts: (the number,
+    the unit's term)."""
     dash = draw(st.sampled_from(["\u2013", "\u2212", "\u2010", "\u2011", "\u2012", "\ufe63"]))
     amount = draw(st.sampled_from(["5", "0.5", "12", "40", "1.25"]))
     unit = draw(st.sampled_from([("m", "bar", 1), ("k", "Pa", 1), ("", "bar", 1)]))
