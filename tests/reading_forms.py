@@ -524,6 +524,8 @@ def phones_en(draw) -> Form:
 # Words after which two digits each side are a day and a month (with the time after one,
 # the other cue).
 DATE_CUES = ("on ", "since ", "until ", "due ", "from ", "by ", "Fri ", "Monday ", "date: ")
+DATE_CUES += ("scheduled for ", "ETA ", "Next PM ", "planned ", "deadline ", "expires ")
+DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # February in a leap year
 
 
 @st.composite
@@ -531,13 +533,49 @@ def day_months(draw) -> Form:
     """A day and a month, two digits each, `/` between, with a cue that a date is meant: a
     word before it (`on 01/05`, `Fri 12/31`) or a time after it (`01/05 14:00`); day first
     (`01/05`), or month first where the day cannot be a month (`12/31`). Parts: (month, day,
-    the cue word or "", the time's parts or None)."""
-    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    the cue word or "", the time's parts or None, the year or None). With a cue, a two-digit
+    year may follow (`on 10/20/26`)."""
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, DAYS_IN_MONTH[month - 1]))
     first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
     cue = draw(st.sampled_from(["", *DATE_CUES]))
     time = draw(clock_times(fractions=False, utc=False)) if not cue or draw(st.booleans()) else None
-    written = f"{cue}{first:02}/{second:02}" + (f" {time.written}" if time else "")
-    return Form(written, (month, day, cue, time.parts if time else None))
+    short_year = draw(st.integers(0, 99)) if cue and draw(st.booleans()) else None
+    if short_year is not None and month == 2 and day == 29 and short_year % 4:
+        short_year = 24
+    written = f"{cue}{first:02}/{second:02}" + (
+        f"/{short_year:02}" if short_year is not None else ""
+    )
+    written += f" {time.written}" if time else ""
+    full_year = None if short_year is None else 2000 + short_year
+    return Form(written, (month, day, cue, time.parts if time else None, full_year))
+
+
+@st.composite
+def impossible_dates(draw) -> Form:
+    """A date the calendar has not: a day past the month's last (`2026-04-31`, `31/04/2026`,
+    `29/02/2025`). Parts: (the numbers as written, the separator)."""
+    year = draw(st.integers(1990, 2099))
+    month = draw(st.sampled_from([2, 4, 6, 9, 11]))  # the months of fewer than 31 days
+    last = (29 if year % 4 == 0 else 28) if month == 2 else DAYS_IN_MONTH[month - 1]
+    day = draw(st.integers(last + 1, 31))
+    sep = draw(st.sampled_from(["-", "/", "."]))
+    if draw(st.booleans()):
+        parts = (str(year), f"{month:02}", f"{day:02}")
+    else:
+        parts = (f"{day:02}", f"{month:02}", str(year))
+    return Form(sep.join(parts), (parts, sep))
+
+
+@st.composite
+def compact_dates(draw) -> Form:
+    """An eight-digit date after a word that says a date follows: `Event 20261130`, `due
+    20270105`. Parts: (the cue, year, month, day)."""
+    cue = draw(st.sampled_from(["Event ", "due ", "on ", "logged ", "Backup: "]))
+    year = draw(st.integers(1990, 2099))
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    return Form(f"{cue}{year}{month:02}{day:02}", (cue, year, month, day))
 
 
 # --- integer slash pairs and fractions ----------------------------------------------------------

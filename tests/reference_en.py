@@ -353,9 +353,11 @@ def day_month(month: int, day: int) -> str:
     return f"{MONTHS[month - 1]} {ordinal(day)}"
 
 
-def dated_day_month(month: int, day: int, cue: str, time: tuple | None) -> str:
-    """The cue as written, the date, and a time after a pause (a comma)."""
-    said = cue + day_month(month, day)
+def dated_day_month(
+    month: int, day: int, cue: str, time: tuple | None, full_year: int | None = None
+) -> str:
+    """The cue as written, the date (its year after it), and a time after a pause (a comma)."""
+    said = cue + day_month(month, day) + (f" {year(full_year)}" if full_year else "")
     return said + (", " + clock(time) if time else "")
 
 
@@ -505,3 +507,22 @@ def unsaid_characters(word: str, amount: int) -> str:
 def roman_numeral(word: str, value: int) -> str:
     """`Pump Ⅲ` → "Pump three"."""
     return f"{word} {cardinal(value)}"
+
+
+SEPARATOR_WORDS = {"-": "dash", "/": "slash", ".": "dot"}
+
+
+def written_number(text: str) -> str:
+    """A number as written: a leading zero makes it digits (`04` → "zero four")."""
+    return digit_words(text) if len(text) > 1 and text.startswith("0") else cardinal(int(text))
+
+
+def impossible_date(parts: tuple, sep: str) -> str:
+    """`2026-04-31` → "two thousand twenty six dash zero four dash thirty one": no such day,
+    said as written."""
+    return f" {SEPARATOR_WORDS[sep]} ".join(written_number(p) for p in parts)
+
+
+def compact_date(cue: str, y: int, month: int, day: int) -> str:
+    """`Event 20261130` → "Event November thirtieth twenty twenty six"."""
+    return f"{cue}{MONTHS[month - 1]} {ordinal(day)} {year(y)}"

@@ -18,6 +18,7 @@ from reading_forms import (
     all_zones,
     caret_powers,
     comma_lists,
+    compact_dates,
     compact_timestamps,
     counts_after_call,
     dash_minus,
@@ -26,6 +27,7 @@ from reading_forms import (
     glued_letters,
     hex_codes,
     identifiers,
+    impossible_dates,
     impossible_times,
     joined_fields,
     local_parts,
@@ -476,3 +478,15 @@ def test_full_width_punctuation_between_english_words_stays_english(text, runs):
     from cosyedge.speech.lang import split_runs
 
     assert [(r.lang, r.text) for r in split_runs(text, "en")] == runs
+
+
+@CLASSES
+@given(form=impossible_dates(), frame=frames)
+def test_a_date_the_calendar_has_not_is_said_as_written(form, frame):
+    assert heard(form.written, frame) == expected(ref.impossible_date(*form.parts), frame)
+
+
+@CLASSES
+@given(form=compact_dates(), frame=frames)
+def test_an_eight_digit_date_after_a_cue(form, frame):
+    assert heard(form.written, frame) == expected(ref.compact_date(*form.parts), frame)

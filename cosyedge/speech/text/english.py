@@ -266,8 +266,8 @@ def _date(m: re.Match[str]) -> str:
     else:
         y = int(m.group(8))
         d, mo = _day_month(m.group(5), m.group(7))
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return m.group(0)
+    if not plant.real_date(y, mo, d):
+        return _as_written(m)
     pause = ", " if m.group(9) else ""  # between a date and its time, as the T or space
     return f"{MONTHS[mo - 1]} {ordinal(d)} {year(y)}{pause}"
 
@@ -279,6 +279,18 @@ def _power(base: str, power: str) -> str:
     if power in ("3", "+3"):
         return f"{number(base)} cubed"
     return number(base) + exponent(power).removeprefix(" times ten")
+
+
+def _as_written(m: re.Match[str]) -> str:
+    """A date the calendar has not (`2026-04-31`, `29/02/2025`), said as written: each
+    number, then "dash", "slash" or "dot"; a time after it keeps its pause."""
+    sep = m.group(2) or m.group(6)
+    parts = m.group(1, 3, 4) if m.group(1) else m.group(5, 7, 8)
+    said = f" {_SEPARATORS[sep]} ".join(number(p) for p in parts)
+    return said + (", " if m.group(9) else "")
+
+
+_SEPARATORS = {"-": "dash", "/": "slash", ".": "dot"}
 
 
 def _ipv4(m: re.Match[str]) -> str:

@@ -18,43 +18,80 @@ twentieth"):
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from cosyedge.speech.text import units
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import MONTHS, digits, fraction, letters, number, ordinal
+from cosyedge.speech.text.words import MONTHS, digits, fraction, letters, number, ordinal, year
 
 # Not inside a word, an address or another field (as english.py's fields start).
 _FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
 _WEEKDAYS = "Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday"
 _WEEKDAYS += "|Saturday|Sunday"
-# Words after which two digits each side name a day: a date is meant.
-_DATE_CUES = rf"on|since|until|till|from|by|due|before|after|date|dated|{_WEEKDAYS}"
+# Words after which two digits each side name a day: a date is meant (when a thing happens,
+# is planned or is due: `scheduled for 10/20`, `ETA 10/20`, `Next PM 10/20`).
+DATE_CUES = (
+    rf"on|since|until|till|from|by|due|before|after|date|dated|{_WEEKDAYS}|for|ETA|ETD|"
+    r"scheduled|planned|deadline|expires|expiry|starting|effective|through|thru|PM"
+)
 _TIME_AHEAD = r"(?=\s+\d{1,2}:\d\d)"
+# With a cue, a two-digit year may follow (`on 10/20/26`).
 DAY_MONTH = re.compile(
-    rf"(?:(?<![\w.])((?i:{_DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{2}})/(\d{{2}})"
-    rf"(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
+    rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{2}})/(\d{{2}})"
+    rf"(?:/(\d{{2}}))?(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
 )
 
 
-def day_month(first: str, second: str) -> tuple[int, int] | None:
+def real_date(year: int | None, month: int, day: int) -> bool:
+    """Whether the day is one of the month's (of the year's, when one is given: 29/02/2025 is
+    none; without a year 29/02 may be)."""
+    if not 1 <= month <= 12:
+        return False
+    return 1 <= day <= calendar.monthrange(2024 if year is None else year, month)[1]
+
+
+def day_month(first: str, second: str, year: int | None = None) -> tuple[int, int] | None:
     """(day, month) of `first/second`, day first unless it cannot be a day of a month the
-    second names (05/31); None for no such day."""
+    second names (05/31); None for no such day (31/04)."""
     a, b = int(first), int(second)
     d, mo = (b, a) if b > 12 >= a else (a, b)
-    return (d, mo) if 1 <= mo <= 12 and 1 <= d <= 31 else None
+    return (d, mo) if real_date(year, mo, d) else None
 
 
 def _day_and_month(m: re.Match[str]) -> str:
-    """`on 10/20` → "on October twentieth", `10/20 14:00` → "October twentieth, 14:00"; without
-    a cue the pair is left for the slash-pair rule."""
-    cue, between, first, second, time = m.groups()
-    found = day_month(first, second)
+    """`on 10/20` → "on October twentieth", `on 10/20/26` → "on October twentieth twenty
+    twenty six", `10/20 14:00` → "October twentieth, 14:00"; without a cue the pair is left
+    for the slash-pair rule, and so is a day the month does not have."""
+    cue, between, first, second, short_year, time = m.groups()
+    if short_year and not cue:
+        return m.group(0)
+    full_year = 2000 + int(short_year) if short_year else None
+    found = day_month(first, second, full_year)
     if found is None or not (cue or time is not None):
         return m.group(0)
+    if (cue or "").lower() == "for" and _COUNTED_AHEAD.match(m.string, m.end()):
+        return m.group(0)  # wait for 10/20 pumps: a count of a whole, not a date
     d, mo = found
-    said = f"{MONTHS[mo - 1]} {ordinal(d)}" + ("," if time is not None else "")
+    said = f"{MONTHS[mo - 1]} {ordinal(d)}" + (f" {year(full_year)}" if full_year else "")
+    said += "," if time is not None else ""
     return (cue + between if cue else "") + said
+
+
+# Plural nouns after a pair: what a count is of (10/20 pumps).
+_COUNTED_AHEAD = re.compile(r"\s+(?:[a-z]+s|running|online|open)\b")
+# An eight-digit date after a cue (`Event 20261130`): alone it stays an amount.
+COMPACT_DATE = re.compile(
+    rf"(?<![\w.])((?i:{DATE_CUES}|event|logged|recorded|created|updated|backup|report):?\s+)"
+    r"((?:19|20)\d\d)(\d\d)(\d\d)(?![\w-]|[.,:]\d)"
+)
+
+
+def _compact_date(m: re.Match[str]) -> str:
+    cue, y, mo, d = m.groups()
+    if not real_date(int(y), int(mo), int(d)):
+        return m.group(0)
+    return f"{cue}{MONTHS[int(mo) - 1]} {ordinal(int(d))} {year(int(y))}"
 
 
 # --- integer slash pairs and fractions ---------------------------------------------------------
@@ -287,6 +324,7 @@ FIELDS = (
 """Read before every other field: their digits are no amounts, tags or ranges."""
 
 CLOCK = (
+    Rule("date", COMPACT_DATE, _compact_date),
     Rule("date", DAY_MONTH, _day_and_month),
     Rule("ratio", RATIO, _ratio),
     Rule("range", TIME_RANGE, lambda m: " to "),
