@@ -500,11 +500,16 @@ def phones_en(draw) -> Form:
     `tel: 555-123-4567`) or with a country code and a bracketed area code (`+1 (555)
     123-4567`), perhaps an extension (`ext. 204`). Parts: (the word as written, the groups,
     whether a country code leads them, the extension)."""
-    word = draw(st.sampled_from(["call ", "Call ", "Dial ", "phone ", "tel: ", "Fax "]))
-    sizes = draw(st.sampled_from([(3,), (3, 4), (3, 3, 4), (4, 4)]))
+    word = draw(st.sampled_from(["call ", "Call ", "Dial ", "phone ", "tel: ", "Fax ", "Tel "]))
+    sizes = draw(st.sampled_from([(3,), (3, 4), (3, 3, 4), (4, 4), (4, 3, 3), (3, 4, 4)]))
     groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
-    written, code = word + "-".join(groups), False
-    if draw(st.integers(0, 2)) == 0:
+    joint = draw(st.sampled_from(["-", " "]))  # Dial 0800 123 456: parted by spaces too
+    written, code = word + joint.join(groups), False
+    if len(groups) > 1 and draw(st.integers(0, 2)) == 0:  # Tel +86 138 1234 5678
+        country = draw(st.sampled_from(["1", "44", "86", "49"]))
+        written, code = f"{word}+{country} " + joint.join(groups), True
+        groups = [country, *groups]
+    elif draw(st.integers(0, 2)) == 0:
         country, area = (
             draw(st.sampled_from(["1", "44", "86"])),
             draw(st.text(_DIGITS, min_size=3, max_size=3)),
@@ -707,11 +712,12 @@ def compact_timestamps(draw) -> Form:
 
 @st.composite
 def local_phones(draw) -> Form:
-    """A local telephone number alone, three digits and four (`555-1234`), not both ends
-    round, multiples of five (those are a range: `100-1000`). Parts: (the two groups)."""
+    """A local telephone number alone, three digits and four (`555-1234`, `555-1235`), not
+    a round range (a multiple of five, then a multiple of a hundred above it: `100-1000`,
+    `125-1500`). Parts: (the two groups)."""
     head = draw(st.text("0123456789", min_size=3, max_size=3))
     tail = draw(st.text("0123456789", min_size=4, max_size=4))
-    assume(int(head) % 5 or int(tail) % 5)
+    assume(int(head) % 5 or int(tail) % 100 or int(head) >= int(tail))
     return Form(f"{head}-{tail}", (head, tail))
 
 

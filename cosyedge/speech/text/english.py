@@ -171,20 +171,29 @@ _BASE_POWER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)\^([-+]?\d+)(?![\d^])"
 _TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
 # One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
 _NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
-# Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911), or
-# with a country code and an area code in brackets (+1 (555) 123-4567); an extension after.
+# A group parted by a space is the number's unless it is an amount or a count (Call 1234 5
+# bar, Call 911 12 times).
+_NOT_A_QUANTITY = (
+    rf"(?!\d|[.,]\d|\s?[%\u2030]|\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^])"
+    r"|\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b)"
+)
+# Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911, Tel +86
+# 138 1234 5678, Dial 0800 123 456: groups parted by hyphens or spaces), or with a country
+# code and an area code in brackets (+1 (555) 123-4567); an extension after.
 _PHONE = re.compile(
-    r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|[Tt]el\.?|[Ff]ax|[Hh]otline):?\s+)"
-    r"(\+\d{1,3}\s?)?(?:\((\d{3})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{3})\)\s?)"
-    r"(\d{3,4}(?:-\d{3,4}){0,2})(?![\w-]|[.,]\d)"
+    r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
+    r"|[Hh]otline|[Mm]obile|[Cc]ell):?\s+)"
+    r"(\+\d{1,3}\s?)?(?:\((\d{2,4})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{2,4})\)\s?)"
+    rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,3}})(?![\w-]|[.,]\d)"
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
 _COUNTED = re.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
 _EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
-# Three digits, a hyphen, four, alone: a local telephone number (555-1234). A range is written
-# with a unit (100-1000 rpm) or in round numbers (100-1000, 125-1500): with both ends
-# multiples of five it stays a range (a telephone number's are so one time in 25).
+# Three digits, a hyphen, four, alone: a local telephone number (555-1234, 555-1235). A range
+# is written with a unit (100-1000 rpm) or in round numbers (100-1000, 125-1500): a first end
+# a multiple of five and a second a multiple of a hundred above it stays a range (a telephone
+# number is so one time in 2000).
 _LOCAL_PHONE = re.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -227,19 +236,20 @@ def _phone(m: re.Match[str]) -> str:
     123-4567` → "plus one, five five five, one two three, four five six seven"; a count after
     "call" (`call 100 staff`) is left for the number rules."""
     word, code, area, code_alone, area_alone, number = m.groups()
-    counted = "-" not in number and not (code or code_alone) and number not in _EMERGENCY
-    if counted and _COUNTED.match(m.string, m.end()):
-        return m.group(0)
+    alone = not (code or code_alone or area or area_alone)
+    counted = alone and number.isdigit() and number not in _EMERGENCY
+    if counted and (_COUNTED.match(m.string, m.end()) or len(number) < 3):
+        return m.group(0)  # call 100 staff, call 12: a count
     code, area = code or code_alone, area or area_alone
     groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
-    said = ", ".join(digits(g, zero="oh") for g in [*groups, *number.split("-")])
+    said = ", ".join(digits(g, zero="oh") for g in [*groups, *re.split("[- ]", number)])
     return (word or "") + ("plus " if code else "") + said
 
 
 def _local_phone(m: re.Match[str]) -> str:
     """`555-1234` → "five five five, one two three four"; round ends are a range, left."""
     head, tail = m.groups()
-    if int(head) % 5 == 0 and int(tail) % 5 == 0:
+    if int(head) % 5 == 0 and int(tail) % 100 == 0 and int(head) < int(tail):
         return m.group(0)
     if units.UNIT_AHEAD.match(m.string, m.end()):
         return m.group(0)  # 120-1450 rpm: a range with its unit
