@@ -925,3 +925,22 @@ def roman_numerals(draw) -> Form:
     word = draw(st.sampled_from(["Pump", "Line", "Unit"]))
     numeral = draw(st.sampled_from(sorted(_ROMAN_NUMERALS)))
     return Form(f"{word} {numeral}", (word, _ROMAN_NUMERALS[numeral]))
+
+
+@st.composite
+def signed_money(draw) -> Form:
+    """Money with a minus before or after the sign (`-$50`, `$-50`), a magnitude (`$1.5M`,
+    `$2.3k`, `€4 million`) or a decimal comma after the euro sign (`€5,50`). Parts: (whether
+    minus, the sign, the amount, the magnitude as the reference names it, the hundredths)."""
+    mark = draw(st.sampled_from(["$", "€", "£"]))
+    minus = draw(st.sampled_from(["", "-", "after"]))
+    written_sign = ("-" + mark) if minus == "-" else (mark + "-") if minus else mark
+    kind = draw(st.sampled_from(["magnitude", "comma", "plain"]))
+    if kind == "magnitude":
+        amount = draw(st.sampled_from(["1", "1.5", "2.3", "12", "250"]))
+        magnitude = draw(st.sampled_from(["k", "M", "B", " million"]))
+        return Form(written_sign + amount + magnitude, (bool(minus), mark, amount, magnitude, None))
+    whole = draw(st.integers(0, 999))
+    cents = f"{draw(st.integers(0, 99)):02d}"
+    comma = "," if kind == "comma" and mark == "€" else "."
+    return Form(f"{written_sign}{whole}{comma}{cents}", (bool(minus), mark, str(whole), "", cents))

@@ -436,12 +436,26 @@ MONEY = {
 
 
 def money(mark: str, whole: int, cents: str | None) -> str:
-    """The whole units, then "and" the hundredths unless none."""
+    """The whole units, then "and" the hundredths unless none; no whole units: the
+    hundredths alone (`$0.99` → "ninety nine cents")."""
     one, many, hundredth, hundredths = MONEY[mark]
     said = f"{cardinal(whole)} {one if whole == 1 else many}"
     if cents and int(cents):
-        said += f" and {cardinal(int(cents))} {hundredth if int(cents) == 1 else hundredths}"
+        part = f"{cardinal(int(cents))} {hundredth if int(cents) == 1 else hundredths}"
+        said = part if whole == 0 else f"{said} and {part}"
     return said
+
+
+MAGNITUDE_WORDS = {"k": "thousand", "M": "million", "B": "billion", " million": "million"}
+
+
+def signed_money(minus: bool, mark: str, amount: str, magnitude: str, cents: str | None) -> str:
+    """`-$50` → "minus fifty dollars", `$1.5M` → "one point five million dollars", `€5,50`
+    → "five euros and fifty cents"."""
+    said = "minus " if minus else ""
+    if magnitude:
+        return f"{said}{decimal(amount)} {MAGNITUDE_WORDS[magnitude]} {MONEY[mark][1]}"
+    return said + money(mark, int(amount), cents)
 
 
 def hex_code(written: str) -> str:

@@ -39,6 +39,7 @@ from reading_forms import (
     phones_en,
     ratios,
     roman_numerals,
+    signed_money,
     slash_pairs,
     superscript_powers,
     time_ranges,
@@ -490,3 +491,9 @@ def test_a_date_the_calendar_has_not_is_said_as_written(form, frame):
 @given(form=compact_dates(), frame=frames)
 def test_an_eight_digit_date_after_a_cue(form, frame):
     assert heard(form.written, frame) == expected(ref.compact_date(*form.parts), frame)
+
+
+@CLASSES
+@given(form=signed_money(), frame=frames)
+def test_money_with_a_sign_a_magnitude_or_a_decimal_comma(form, frame):
+    assert heard(form.written, frame) == expected(ref.signed_money(*form.parts), frame)

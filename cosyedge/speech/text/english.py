@@ -393,6 +393,7 @@ _LINES = (
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
     *units.RULES,
+    *plant.LATE,
     Rule("number with letters", _NUMBER_LETTER, lambda m: f"{m[1]} {m[2].upper()}"),
     Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
     rule("label A", _LABEL_A, "eh"),

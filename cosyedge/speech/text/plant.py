@@ -212,29 +212,53 @@ CURRENCIES = {
     "RMB": ("yuan", "yuan", "fen", "fen"),
     "JPY": ("yen", "yen", "sen", "sen"),
 }
-_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# A euro amount may be written with a decimal comma (€5,50: two digits after it, never three,
+# which group thousands).
+_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d\d(?!\d))?"
+# A magnitude after the amount: $1.5M, $2.3k, $1.5 million.
+MAGNITUDES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
+MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion"}
+_MAGNITUDE = r"(?:\s?(k|K|M|B|bn)|\s(thousand|million|billion))(?![\w.,]\w|\w)"
+# A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
-    rf"(?<![\w.])(?:([$€£¥])\s?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})(?![\d.,]\d|\w)"
+    rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
+    rf"(?:{_MAGNITUDE}|(?![\d.,]\d|\w))"
     rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
 )
 
 
-def say_money(amount: str, currency: str) -> str:
+def say_money(amount: str, currency: str, magnitude: str | None = None) -> str:
     """`1,200`, `$` → "one thousand two hundred dollars"; two decimals are the hundredths:
-    `5.50`, `€` → "five euros and fifty cents"; other decimals "point"."""
+    `5.50`, `€` → "five euros and fifty cents" (`€5,50` too), `0.99` → "ninety nine cents";
+    other decimals "point"; a magnitude before the currency: `1.5`, `$`, `M` → "one point
+    five million dollars"."""
     one, many, cent, cents = CURRENCIES[currency]
+    if currency in ("€", "EUR") and re.fullmatch(r"\d+,\d\d", amount):
+        amount = amount.replace(",", ".")
+    if magnitude:
+        return f"{number(amount.replace(',', ''))} {MAGNITUDES[magnitude]} {many}"
     whole, _, part = amount.replace(",", "").partition(".")
     if part and len(part) != 2:
         return f"{number(amount)} {many}"
     said = f"{number(whole)} {one if whole == '1' else many}"
-    if part and int(part):
-        said += f" and {number(str(int(part)))} {cent if part == '01' else cents}"
-    return said
+    if not (part and int(part)):
+        return said
+    hundredths = f"{number(str(int(part)))} {cent if part == '01' else cents}"
+    return hundredths if not int(whole) else f"{said} and {hundredths}"
 
 
 def _money(m: re.Match[str]) -> str:
-    symbol, code, amount, amount_after, code_after = m.groups()
-    return say_money(amount or amount_after, symbol or code or code_after)
+    sign, symbol, sign_after, code, amount, big, big_word, amount_after, code_after = m.groups()
+    written = amount or amount_after
+    currency = symbol or code or code_after
+    if re.fullmatch(r"\d+,\d\d", written) and currency not in ("€", "EUR"):
+        return m.group(0)  # $5,50: a list, not a guessed decimal comma
+    said = say_money(written, currency, big or big_word)
+    return ("minus " if sign or sign_after else "") + said
+
+
+# A currency sign alone (`Cost in $`, `€/kWh`): its name.
+LONE_CURRENCY = re.compile(r"[$€£¥]")
 
 
 # --- hexadecimal codes: 0x1F, 0xFF00, 1Fh -----------------------------------------------------
@@ -321,6 +345,8 @@ FIELDS = (
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),
 )
+LATE = (Rule("currency", LONE_CURRENCY, lambda m: f" {CURRENCIES[m.group(0)][1]} "),)
+"""Read after the units: a currency sign no amount follows."""
 """Read before every other field: their digits are no amounts, tags or ranges."""
 
 CLOCK = (
