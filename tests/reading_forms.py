@@ -944,3 +944,33 @@ def signed_money(draw) -> Form:
     cents = f"{draw(st.integers(0, 99)):02d}"
     comma = "," if kind == "comma" and mark == "€" else "."
     return Form(f"{written_sign}{whole}{comma}{cents}", (bool(minus), mark, str(whole), "", cents))
+
+
+# Units of other trades and spellings: (as written, terms above, terms below).
+TRADE_UNITS = (
+    ("Nm³/hr", [("", "Nm3", 1)], [("", "hr", 1)]),
+    ("Sm³/h", [("", "Sm3", 1)], [("", "h", 1)]),
+    ("t/d", [("", "t", 1)], [("", "d", 1)]),
+    *((u, [("", u, 1)], []) for u in ("psig", "psia", "gpm", "scfm", "inHg", "inH2O", "mph")),
+    ("pF", [("p", "F", 1)], []),
+    ("µF", [("µ", "F", 1)], []),
+    ("TB", [("T", "B", 1)], []),
+    ("GB", [("G", "B", 1)], []),
+    ("dBm", [("", "dBm", 1)], []),
+)
+
+
+@st.composite
+def trade_units(draw) -> Form:
+    """A number and a unit of another trade or spelling: `5 Nm³/hr`, `12 psig`, `47 pF`,
+    `300 K` (kelvin only apart from its number), `24V DC` (a lone V before the current's
+    kind). Parts: (amount, terms above, terms below, what follows the unit)."""
+    amount = draw(st.sampled_from(["1", "2", "0.5", "12", "250", "1.25"]))
+    if draw(st.integers(0, 3)) == 0:
+        return Form(f"{amount} K", (amount, [("", "K", 1)], [], ""))
+    if draw(st.integers(0, 3)) == 0:
+        space, current = draw(st.sampled_from(["", " "])), draw(st.sampled_from(["DC", "AC"]))
+        return Form(f"{amount}{space}V {current}", (amount, [("", "V", 1)], [], " " + current))
+    written, above, below = draw(st.sampled_from(TRADE_UNITS))
+    space = draw(st.sampled_from(["", " "]))
+    return Form(amount + space + written, (amount, above, below, ""))

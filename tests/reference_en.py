@@ -132,6 +132,21 @@ UNIT_NAMES = {
     **dict.fromkeys(("barg", "bar(g)"), ("bar gauge", "bar gauge")),
     **dict.fromkeys(("bara", "bar(a)"), ("bar absolute", "bar absolute")),
     **dict.fromkeys(("Nm3", "Nm³"), ("normal cubic meter", "normal cubic meters")),
+    **dict.fromkeys(("Sm3", "Sm³"), ("standard cubic meter", "standard cubic meters")),
+    "hr": ("hour", "hours"),
+    "d": ("day", "days"),
+    "t": ("tonne", "tonnes"),
+    "psig": ("P S I gauge", "P S I gauge"),
+    "psia": ("P S I absolute", "P S I absolute"),
+    "gpm": ("gallon per minute", "gallons per minute"),
+    "scfm": ("standard cubic foot per minute", "standard cubic feet per minute"),
+    "inHg": ("inch of mercury", "inches of mercury"),
+    "inH2O": ("inch of water", "inches of water"),
+    "mph": ("mile per hour", "miles per hour"),
+    "K": ("kelvin", "kelvin"),
+    "F": ("farad", "farads"),
+    "B": ("byte", "bytes"),
+    "dBm": ("D B M", "D B M"),
 }
 LENGTHS = {"m", "ft"}
 

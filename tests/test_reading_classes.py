@@ -45,6 +45,7 @@ from reading_forms import (
     time_ranges,
     timestamp_like,
     timestamps,
+    trade_units,
     unit_ranges,
     units,
     unsaid_characters,
@@ -497,3 +498,10 @@ def test_an_eight_digit_date_after_a_cue(form, frame):
 @given(form=signed_money(), frame=frames)
 def test_money_with_a_sign_a_magnitude_or_a_decimal_comma(form, frame):
     assert heard(form.written, frame) == expected(ref.signed_money(*form.parts), frame)
+
+
+@CLASSES
+@given(form=trade_units(), frame=frames)
+def test_units_of_other_trades_and_spellings(form, frame):
+    amount, above, below, after = form.parts
+    assert heard(form.written, frame) == expected(ref.quantity(amount, above, below) + after, frame)

@@ -53,6 +53,13 @@ BASES = (
     Base("Nm3", "", _NONE),  # normal cubic metres, of a gas at 0 °C and one atmosphere
     # Gauge and absolute pressure, as plants mark them.
     *(Base("bar(g)", "", _NONE), Base("bara", "", _NONE), Base("bar(a)", "", _NONE)),
+    # Other spellings and other trades' units: hours and days below a quotient sign (Nm³/hr,
+    # t/d), standard cubic metres, US pressure and flow units, kelvin, farads, bytes.
+    *(Base("hr"), Base("d"), Base("Sm3", "", _NONE), Base("psig", "", _NONE)),
+    *(Base("psia", "", _NONE), Base("gpm", "", _NONE), Base("scfm", "", _NONE)),
+    *(Base("inHg", "", _NONE), Base("inH2O", "", _NONE), Base("mph", "", _NONE)),
+    *(Base("K", "", _NONE), Base("F", "pnµμum", _NONE), Base("B", "kMGT", _NONE)),
+    Base("dBm", "", _NONE),
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

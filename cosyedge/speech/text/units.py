@@ -62,6 +62,21 @@ WORDS = {
     "bar(g)": ("bar gauge", "bar gauge"),
     "bara": ("bar absolute", "bar absolute"),
     "bar(a)": ("bar absolute", "bar absolute"),
+    # Plant units in other spellings and of other trades (en-6).
+    "hr": ("hour", "hours"),
+    "d": ("day", "days"),  # below a quotient sign (t/d); alone a letter
+    "Sm3": ("standard cubic meter", "standard cubic meters"),
+    "psig": ("P S I gauge", "P S I gauge"),
+    "psia": ("P S I absolute", "P S I absolute"),
+    "gpm": ("gallon per minute", "gallons per minute"),
+    "scfm": ("standard cubic foot per minute", "standard cubic feet per minute"),
+    "inHg": ("inch of mercury", "inches of mercury"),
+    "inH2O": ("inch of water", "inches of water"),
+    "mph": ("mile per hour", "miles per hour"),
+    "K": ("kelvin", "kelvin"),  # with a space after its number (5K is five thousand)
+    "F": ("farad", "farads"),  # with a prefix (47 pF); alone a letter
+    "B": ("byte", "bytes"),  # with a prefix (2 TB); alone a letter
+    "dBm": ("D B M", "D B M"),
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
     "\u2030": ("per mille", "per mille"),
@@ -69,7 +84,10 @@ WORDS = {
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
-LETTERS = frozenset("AVWmshlL")
+# A kelvin is one anywhere, but only apart from its number (300 K; 5K is five thousand).
+LETTERS = frozenset("AVWmshlLK")
+# A lone V, A or W before the kind of current is a unit anywhere (24V DC, 230 V AC).
+_CURRENT_AHEAD = re.compile(r"\s?(?:AC|DC)\b")
 GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
@@ -106,7 +124,13 @@ def _with_unit(m: re.Match[str]) -> str:
         return m.group(0)
     # A small letter written onto its number is its unit anywhere (3m high, 5s then).
     glued = symbol.islower() and m.group(0) == written + symbol
-    if unit.lone_letter and not glued and not _CLAUSE_END.match(m.string, m.end()):
+    if symbol == "K" and m.group(0) == written + symbol:
+        return m.group(0)  # 5K: a number and a letter (thousand), not kelvin
+    # Kelvin apart from its number (300 K), a lone V, A or W before AC or DC: units anywhere.
+    kelvin = symbol == "K"
+    current = symbol in "VAW" and _CURRENT_AHEAD.match(m.string, m.end())
+    ends = _CLAUSE_END.match(m.string, m.end())
+    if unit.lone_letter and not (glued or kelvin or current or ends):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
 
