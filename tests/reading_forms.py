@@ -974,3 +974,44 @@ def trade_units(draw) -> Form:
     written, above, below = draw(st.sampled_from(TRADE_UNITS))
     space = draw(st.sampled_from(["", " "]))
     return Form(amount + space + written, (amount, above, below, ""))
+
+
+@st.composite
+def radix_codes(draw) -> Form:
+    """A number with its radix first, as IEC 61131-3 writes it: `16#FF00`, `2#1010_0001`,
+    `8#777`. Parts: (the radix, the digits without underscores)."""
+    radix = draw(st.sampled_from(["16", "8", "2"]))
+    alphabet = {"16": "0123456789ABCDEF", "8": "01234567", "2": "01"}[radix]
+    digits = draw(st.text(alphabet, min_size=1, max_size=8))
+    written = digits
+    if len(digits) > 4 and draw(st.booleans()):
+        written = digits[:4] + "_" + digits[4:]
+    return Form(f"{radix}#{written}", (radix, digits))
+
+
+TIME_WORDS = {"hour": "hour", "hours": "hour", "h": "hour", "hr": "hour", "min": "minute"}
+TIME_WORDS |= {"minute": "minute", "shift": "shift", "day": "day"}
+
+
+@st.composite
+def time_fractions(draw) -> Form:
+    """A fraction of a time unit: `1/2 hour`, `3/4 h`, `1/3 shift`, `1 1/2 h`. Parts: (the
+    whole number or None, numerator, denominator, the unit's name)."""
+    d = draw(st.sampled_from([2, 3, 4, 8]))
+    n = draw(st.integers(1, d - 1))
+    written_unit = draw(st.sampled_from(sorted(TIME_WORDS)))
+    whole = draw(st.sampled_from([None, None, 1, 2]))
+    written = (f"{whole} " if whole else "") + f"{n}/{d}"
+    written += draw(st.sampled_from(["", " "])) if len(written_unit) <= 2 else " "
+    return Form(written + written_unit, (whole, n, d, TIME_WORDS[written_unit]))
+
+
+@st.composite
+def inch_marks(draw) -> Form:
+    """A size with an inch mark (`Pipe 2"`, `2.5" valve`) or feet and inches (`5'10"`).
+    Parts: (feet or None, inches as written)."""
+    inches = draw(st.sampled_from(["1", "2", "4", "10", "2.5"]))
+    if draw(st.booleans()):
+        feet = draw(st.sampled_from(["1", "5", "6"]))
+        return Form(f"{feet}'{inches}\"", (feet, inches))
+    return Form(f'{inches}"', (None, inches))

@@ -555,3 +555,28 @@ def impossible_date(parts: tuple, sep: str) -> str:
 def compact_date(cue: str, y: int, month: int, day: int) -> str:
     """`Event 20261130` → "Event November thirtieth twenty twenty six"."""
     return f"{cue}{MONTHS[month - 1]} {ordinal(day)} {year(y)}"
+
+
+def radix_code(radix: str, written: str) -> str:
+    """`16#FF00` → "hex F F zero zero", `2#1010` → "binary one zero one zero"."""
+    word = {"16": "hex", "8": "octal", "2": "binary"}[radix]
+    return word + " " + " ".join(digit_words(c) if c.isdigit() else letter(c) for c in written)
+
+
+def time_fraction(whole: int | None, n: int, d: int, unit: str) -> str:
+    """`1/2 hour` → "half an hour", `3/4 h` → "three quarters of an hour", `1 1/2 h` → "one
+    and one half hours"."""
+    if whole:
+        return f"{cardinal(whole)} and {fraction_words(n, d)} {unit}s"
+    article = "an" if unit == "hour" else "a"
+    if (n, d) == (1, 2):
+        return f"half {article} {unit}"
+    return f"{fraction_words(n, d)} of {article} {unit}"
+
+
+def inch_mark(feet: str | None, inches: str) -> str:
+    """`2"` → "two inch" (a size, as the trade says it); `5'10"` → "five feet ten inches"."""
+    if feet is None:
+        return decimal(inches) + " inch"
+    feet_said = decimal(feet) + (" foot" if feet == "1" else " feet")
+    return f"{feet_said} {decimal(inches)} " + ("inch" if inches == "1" else "inches")

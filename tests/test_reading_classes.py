@@ -29,6 +29,7 @@ from reading_forms import (
     identifiers,
     impossible_dates,
     impossible_times,
+    inch_marks,
     joined_fields,
     local_parts,
     local_phones,
@@ -37,11 +38,13 @@ from reading_forms import (
     order_numbers,
     percent_ranges,
     phones_en,
+    radix_codes,
     ratios,
     roman_numerals,
     signed_money,
     slash_pairs,
     superscript_powers,
+    time_fractions,
     time_ranges,
     timestamp_like,
     timestamps,
@@ -505,3 +508,22 @@ def test_money_with_a_sign_a_magnitude_or_a_decimal_comma(form, frame):
 def test_units_of_other_trades_and_spellings(form, frame):
     amount, above, below, after = form.parts
     assert heard(form.written, frame) == expected(ref.quantity(amount, above, below) + after, frame)
+
+
+@CLASSES
+@given(form=radix_codes(), frame=frames)
+def test_a_number_with_its_radix_first(form, frame):
+    assert heard(form.written, frame) == expected(ref.radix_code(*form.parts), frame)
+
+
+@CLASSES
+@given(form=time_fractions(), frame=frames)
+def test_a_fraction_of_a_time_unit(form, frame):
+    assert heard(form.written, frame) == expected(ref.time_fraction(*form.parts), frame)
+
+
+# The inch mark is itself a double quote: frames with quotes are the quotation's class.
+@CLASSES
+@given(form=inch_marks(), frame=st.sampled_from([f for f in FRAMES if '"' not in f[0]]))
+def test_an_inch_mark_and_feet_and_inches(form, frame):
+    assert heard(form.written, frame) == expected(ref.inch_mark(*form.parts), frame)

@@ -268,6 +268,22 @@ HEX = re.compile(
 )
 
 
+# A number with its radix first, as IEC 61131-3 writes it: 16#FF00, 2#1010_0001, 8#777.
+RADIX = re.compile(r"(?<![\w.#])(16|8|2)#([0-9A-Fa-f](?:_?[0-9A-Fa-f])*)(?![\w#])")
+_RADIX_WORDS = {"16": "hex", "8": "octal", "2": "binary"}
+_RADIX_DIGITS = {"16": "0123456789ABCDEFabcdef", "8": "01234567", "2": "01"}
+
+
+def _radix(m: re.Match[str]) -> str:
+    """`16#FF00` → "hex F F zero zero", `2#1010` → "binary one zero one zero" (the underscores
+    that group the digits are silent); a digit the radix has not: left as written."""
+    radix, written = m.groups()
+    plain = written.replace("_", "")
+    if any(c not in _RADIX_DIGITS[radix] for c in plain):
+        return m.group(0)
+    return _RADIX_WORDS[radix] + say_hex(plain).removeprefix("hex")
+
+
 def say_hex(written: str) -> str:
     """`1F` → "hex one F": "hex", then each character, digits as words, letters as capitals."""
     chars = [digits(c) if c.isdigit() else letters(c.upper())[0] for c in written]
@@ -340,6 +356,7 @@ def compact_timestamp(m: re.Match[str]) -> str:
 
 FIELDS = (
     Rule("URL", URL, _url),
+    Rule("hexadecimal", RADIX, _radix),
     Rule("order number", ORDER_NUMBER, _order_number),
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
@@ -357,5 +374,63 @@ CLOCK = (
 )
 """Read before the clock times."""
 
-SLASHES = (Rule("slash pair", SLASH_PAIR, _slash_pair),)
+# A fraction of a time unit, a word or a symbol (1/2 hour, 3/4 h, 1/4 min): an amount of time.
+_TIME_UNITS = {"hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "h": "hour"}
+_TIME_UNITS |= {"minute": "minute", "minutes": "minute", "min": "minute", "mins": "minute"}
+_TIME_UNITS |= {"second": "second", "seconds": "second", "s": "second", "sec": "second"}
+_TIME_UNITS |= {"day": "day", "days": "day", "d": "day", "week": "week", "weeks": "week"}
+_TIME_UNITS |= {"shift": "shift", "shifts": "shift"}
+_TIME_WORDS = "|".join(sorted(_TIME_UNITS, key=len, reverse=True))
+# After a whole number, a mixed number (1 1/2 h).
+TIME_FRACTION = re.compile(
+    rf"{_FIELD_START}(?:(\d+) )?(\d{{1,2}})/(\d{{1,2}})\s?({_TIME_WORDS})"
+    r"(?![\w/²³^])"
+)
+
+
+def _time_fraction(m: re.Match[str]) -> str:
+    """`1/2 hour` → "half an hour", `3/4 h` → "three quarters of an hour", `1/3 shift` → "one
+    third of a shift", `1 1/2 h` → "one and one half hours"; a pair that is no fraction
+    (5/4 h) is left for the slash-pair rule."""
+    whole, top, bottom, written = m.groups()
+    n, d = int(top), int(bottom)
+    if not (0 < n < d and d in FRACTION_DENOMINATORS):
+        return m.group(0)
+    unit = _TIME_UNITS[written]
+    if whole:  # 1 1/2 h: "one and one half hours"
+        return f"{number(whole)} and {fraction(n, d)} {unit}s"
+    article = "an" if unit == "hour" else "a"
+    if (n, d) == (1, 2):
+        return f"half {article} {unit}"
+    return f"{fraction(n, d)} of {article} {unit}"
+
+
+# Feet and inches with their marks (5'10"), and an inch mark alone after a size (Pipe 2",
+# 2" valve): a double quote that closes a quotation is none.
+FEET_INCHES = re.compile(
+    r"(?<![\w.'])(\d{1,2})['\u2032](\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
+)
+INCH_MARK = re.compile(r"(?<![\w./])(?<!\d,)(\d{1,3}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])")
+
+
+def _feet_inches(m: re.Match[str]) -> str:
+    """`5'10"` → "five feet ten inches" (numbers left for their rule)."""
+    feet, inches = m.groups()
+    feet_word = "foot" if feet == "1" else "feet"
+    return f"{feet} {feet_word} {inches} {'inch' if inches == '1' else 'inches'}"
+
+
+def _inch_mark(m: re.Match[str]) -> str:
+    """`2"` → "2 inch", as the trade says a size; a closing quote (`"2"`) is left."""
+    if len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 1:
+        return m.group(0)
+    return f"{m.group(1)} inch"
+
+
+SLASHES = (
+    Rule("fraction of a time", TIME_FRACTION, _time_fraction),
+    Rule("slash pair", SLASH_PAIR, _slash_pair),
+    Rule("feet and inches", FEET_INCHES, _feet_inches),
+    Rule("inch mark", INCH_MARK, _inch_mark),
+)
 """Read after the clock times, where the fractions were."""
