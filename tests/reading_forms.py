@@ -1015,3 +1015,27 @@ def inch_marks(draw) -> Form:
         feet = draw(st.sampled_from(["1", "5", "6"]))
         return Form(f"{feet}'{inches}\"", (feet, inches))
     return Form(f'{inches}"', (None, inches))
+
+
+@st.composite
+def offset_timestamps(draw) -> Form:
+    """A dated timestamp written with a numeric offset from UTC (`2024-05-01T08:30:00+08:00`,
+    `...-0500`) or the word (`2024-05-01 08:30 UTC`). Parts: as `utc_timestamps`' (the moment
+    in UTC, whether seconds are written, fraction)."""
+    from datetime import timedelta
+
+    utc = draw(utc_timestamps())
+    moment, seconds, fraction = utc.parts
+    hours, minutes = draw(st.sampled_from([(8, 0), (-5, 0), (5, 30), (0, 0), (-3, 30), (14, 0)]))
+    offset = timedelta(hours=hours, minutes=minutes if hours >= 0 else -minutes)
+    there = moment + offset
+    joint = draw(st.sampled_from(["T", " "]))
+    written = f"{there:%Y-%m-%d}{joint}{there:%H:%M}" + (
+        f":{there:%S}{fraction}" if seconds else ""
+    )
+    sign = "-" if offset < timedelta(0) else "+"
+    colon = draw(st.sampled_from([":", ""]))
+    zone = f"{sign}{abs(hours):02d}{colon}{minutes:02d}"
+    if not (hours or minutes) and draw(st.booleans()):
+        zone = draw(st.sampled_from([" UTC", "UTC"]))
+    return Form(written + zone, (moment, seconds, fraction))

@@ -35,6 +35,7 @@ from reading_forms import (
     local_phones,
     macs,
     money,
+    offset_timestamps,
     order_numbers,
     percent_ranges,
     phones_en,
@@ -527,3 +528,31 @@ def test_a_fraction_of_a_time_unit(form, frame):
 @given(form=inch_marks(), frame=st.sampled_from([f for f in FRAMES if '"' not in f[0]]))
 def test_an_inch_mark_and_feet_and_inches(form, frame):
     assert heard(form.written, frame) == expected(ref.inch_mark(*form.parts), frame)
+
+
+@CLASSES
+@given(form=offset_timestamps(), zone=st.sampled_from(ZONES), frame=frames)
+def test_a_timestamp_with_an_offset_from_utc_is_said_in_local_time(form, zone, frame):
+    before, after = frame
+    local = in_local_time(before + form.written + after, zone)
+    assert normalize(local) == expected(ref.timestamp(*local_parts(form.parts, zone)), frame)
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        (
+            "2024-05-01T08:30:00+08:00",
+            "May first twenty twenty four, oh eight thirty U T C plus eight",
+        ),
+        ("2024-05-01T08:30:00+00:00", "May first twenty twenty four, oh eight thirty U T C"),
+        (
+            "2024-05-01T08:30-05:30",
+            "May first twenty twenty four, oh eight thirty U T C minus five thirty",
+        ),
+        ("08:30:00+08:00", "oh eight thirty U T C plus eight"),
+        ("08:00:00-16:00:00", "oh eight hundred to sixteen hundred"),
+    ],
+)
+def test_an_offset_from_utc_without_a_local_time_zone_is_said(written, said):
+    assert normalize(written) == said

@@ -11,27 +11,41 @@ depend on the day it is said, as daylight saving time comes and goes.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
 
+# The zone is UTC written as Z or as the word (`08:30 UTC`), or a numeric offset from it
+# (`+08:00`, `-0500`): the time converted is the written one less the offset.
 TIMESTAMP = re.compile(
-    r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?Z"
-    r"(?![A-Za-z0-9])"
+    r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?"
+    r"(Z|\s?UTC|[+-]\d{2}:?\d{2})(?![A-Za-z0-9]|:\d)"
 )
+
+
+def _offset(zone: str) -> timedelta:
+    """`+08:00` → eight hours, `-0530` → minus five and a half, Z or UTC → none; ValueError
+    for an offset no clock has (`+23:99`)."""
+    if zone[0] not in "+-":
+        return timedelta(0)
+    digits = zone[1:].replace(":", "")
+    if int(digits[:2]) > 23 or int(digits[2:]) > 59:
+        raise ValueError(f"no such offset: {zone}")
+    size = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return size if zone[0] == "+" else -size
 
 
 def _local(m: re.Match[str], zone: ZoneInfo) -> str:
     """The timestamp in `zone`'s local time; one that cannot be converted (no such date, a
     leap second `23:59:60Z`, a local time past the last year a date can hold) is left as
     written, so it is read in UTC, never raised."""
-    year, month, day, joint, hours, minutes, seconds, fraction = m.groups()
+    year, month, day, joint, hours, minutes, seconds, fraction, written_zone = m.groups()
     try:
         written = datetime(
             int(year), int(month), int(day), int(hours), int(minutes), int(seconds or 0), tzinfo=UTC
         )
-        local = written.astimezone(zone)
+        local = (written - _offset(written_zone)).astimezone(zone)
     except (ValueError, OverflowError):
         return m.group(0)  # left for the rules to read as written, in UTC
     # The year padded by hand: strftime writes year 1 as "1", which no date rule reads.
@@ -40,7 +54,8 @@ def _local(m: re.Match[str], zone: ZoneInfo) -> str:
 
 
 def in_local_time(text: str, zone: str | None) -> str:
-    """`text` with every dated UTC timestamp in `zone`'s local time (none: as it is); a
+    """`text` with every dated timestamp in UTC or with an offset from it (`Z`, `UTC`,
+    `+08:00`) in `zone`'s local time (none: as it is); a
     compact one (`20261130T074500Z`) is given its separators first, as the rules read it.
     Never raises for any text: a timestamp that cannot be converted stays in UTC."""
     if zone is None:

@@ -336,6 +336,28 @@ def _ratio(m: re.Match[str]) -> str:
     return cue + " to ".join(t for t in terms if t is not None)
 
 
+# A numeric offset from UTC after a dated time (2024-05-01T08:30:00+08:00, 08:30-05:00 after
+# a date), or a plus one after a time with seconds (08:30:00+08:00): no range, said as the
+# offset from UTC, the timestamp left for the date and time rules.
+DATED_OFFSET = re.compile(
+    r"(?<![\d.])(\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)"
+    r"([+-])(\d\d):?(\d\d)(?![\w:]|\.\d)"
+)
+UTC_OFFSET = re.compile(r"(?<=\d:\d\d:\d\d)()(\+)(\d\d):?(\d\d)(?![\w:]|\.\d)")
+
+
+def _utc_offset(m: re.Match[str]) -> str:
+    """`+08:00` → " U T C plus eight", `-05:30` → " U T C minus five thirty", `+00:00` → " U
+    T C"; an offset no clock has is left as written."""
+    stamp, sign, hours, minutes = m.groups()
+    if int(hours) > 23 or int(minutes) > 59:
+        return m.group(0)
+    if not int(hours) and not int(minutes):
+        return f"{stamp} U T C"
+    said = f"{stamp} U T C {'plus' if sign == '+' else 'minus'} {number(str(int(hours)))}"
+    return said + (f" {number(minutes)}" if int(minutes) else "")
+
+
 # A dash between two clock times: the times are left for their rule.
 TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
@@ -356,6 +378,7 @@ def compact_timestamp(m: re.Match[str]) -> str:
 
 FIELDS = (
     Rule("URL", URL, _url),
+    Rule("UTC offset", DATED_OFFSET, _utc_offset),
     Rule("hexadecimal", RADIX, _radix),
     Rule("order number", ORDER_NUMBER, _order_number),
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
@@ -370,6 +393,7 @@ CLOCK = (
     Rule("date", COMPACT_DATE, _compact_date),
     Rule("date", DAY_MONTH, _day_and_month),
     Rule("ratio", RATIO, _ratio),
+    Rule("UTC offset", UTC_OFFSET, _utc_offset),
     Rule("range", TIME_RANGE, lambda m: " to "),
 )
 """Read before the clock times."""
