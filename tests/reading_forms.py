@@ -1039,3 +1039,36 @@ def offset_timestamps(draw) -> Form:
     if not (hours or minutes) and draw(st.booleans()):
         zone = draw(st.sampled_from([" UTC", "UTC"]))
     return Form(written + zone, (moment, seconds, fraction))
+
+
+# --- addresses with host names, e-mail and IPv6 addresses ---------------------------------------
+
+_LABELS = ("scada", "plant", "local", "broker", "gw", "example", "com", "net", "ops", "help")
+
+
+@st.composite
+def host_addresses(draw) -> Form:
+    """An address dictated piece by piece: a URL with a host name or an IPv6 address
+    (`mqtt://broker:1883`, `https://scada.plant.local/alarms?id=42`, `http://[fe80::1]:8080/`),
+    a `www.` host, an e-mail address (`ops@plant.com`), an IPv6 address alone (`fe80::1`).
+    Parts: (the kind, the scheme or None, the host's pieces, the port or None, the path)."""
+    kind = draw(st.sampled_from(["url", "www", "mail", "ipv6", "url6"]))
+    labels = draw(st.lists(st.sampled_from(_LABELS), min_size=2, max_size=3))
+    ipv6 = draw(st.sampled_from(["fe80::1", "2001:db8::8a2e:370:7334", "::1", "fe80::a00:27ff"]))
+    path = draw(st.sampled_from(["", "/", "/status", "/alarms?id=42", "/help/index"]))
+    if kind == "mail":
+        user = draw(st.sampled_from(["ops", "j.smith", "alarm-desk"]))
+        return Form(
+            f"{user}@{'.'.join(labels)}", (kind, None, user + "@" + ".".join(labels), None, "")
+        )
+    if kind == "www":
+        return Form(
+            "www." + ".".join(labels) + path, (kind, None, "www." + ".".join(labels), None, path)
+        )
+    if kind == "ipv6":
+        return Form(ipv6, (kind, None, ipv6, None, ""))
+    scheme = draw(st.sampled_from(["http", "https", "mqtt", "opc.tcp", "ftp"]))
+    port = draw(st.sampled_from([None, "1883", "8080", "443"]))
+    host = f"[{ipv6}]" if kind == "url6" else ".".join(labels[: draw(st.integers(1, len(labels)))])
+    written = f"{scheme}://{host}" + (f":{port}" if port else "") + path
+    return Form(written, (kind, scheme, host, port, path))

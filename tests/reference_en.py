@@ -7,6 +7,8 @@ Each function states the reading of one class, as the docs list them.
 
 from __future__ import annotations
 
+import re
+
 WORDS = [
     *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
     *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
@@ -580,3 +582,47 @@ def inch_mark(feet: str | None, inches: str) -> str:
         return decimal(inches) + " inch"
     feet_said = decimal(feet) + (" foot" if feet == "1" else " feet")
     return f"{feet_said} {decimal(inches)} " + ("inch" if inches == "1" else "inches")
+
+
+MARK_WORDS = {"/": "slash", ".": "dot", "-": "dash", "?": "question mark", "=": "equals"}
+MARK_WORDS |= {"@": "at", ":": "colon"}
+
+
+def dictate(written: str) -> str:
+    """Words as written, digits one by one, marks named; "www" as its letters."""
+    said, word = [], ""
+    for c in written + " ":
+        if c.isalpha():
+            word += c
+            continue
+        if word:
+            said.append("W W W" if word == "www" else word)
+            word = ""
+        if c.isdigit():
+            said.append(digit_words(c))
+        elif c in MARK_WORDS:
+            said.append(MARK_WORDS[c])
+    return " ".join(said)
+
+
+def ipv6(written: str) -> str:
+    """`fe80::1` → "F E eight zero colon colon one": each character, a colon "colon"."""
+    return " ".join(
+        "colon" if c == ":" else digit_words(c) if c.isdigit() else letter(c.upper())
+        for c in written
+    )
+
+
+def host_address(kind: str, scheme: str | None, host: str, port: str | None, path: str) -> str:
+    """`mqtt://broker:1883` → "M Q T T colon slash slash broker port one eight eight three"."""
+    if kind == "ipv6":
+        return ipv6(host)
+    if kind in ("mail", "www"):
+        return dictate(host + path)
+    said = " ".join(
+        "dot" if part == "." else " ".join(letter(c) for c in part.upper())
+        for part in re.split(r"(\.)", scheme)
+    )
+    said += " colon slash slash " + (ipv6(host[1:-1]) if host.startswith("[") else dictate(host))
+    said += f" port {digit_words(port)}" if port else ""
+    return said + (" " + dictate(path) if path else "")

@@ -26,6 +26,7 @@ from reading_forms import (
     durations,
     glued_letters,
     hex_codes,
+    host_addresses,
     identifiers,
     impossible_dates,
     impossible_times,
@@ -556,3 +557,9 @@ def test_a_timestamp_with_an_offset_from_utc_is_said_in_local_time(form, zone, f
 )
 def test_an_offset_from_utc_without_a_local_time_zone_is_said(written, said):
     assert normalize(written) == said
+
+
+@CLASSES
+@given(form=host_addresses(), frame=frames)
+def test_urls_with_host_names_mail_and_ipv6_addresses_are_dictated(form, frame):
+    assert heard(form.written, frame) == expected(ref.host_address(*form.parts), frame)
