@@ -1072,3 +1072,28 @@ def host_addresses(draw) -> Form:
     host = f"[{ipv6}]" if kind == "url6" else ".".join(labels[: draw(st.integers(1, len(labels)))])
     written = f"{scheme}://{host}" + (f":{port}" if port else "") + path
     return Form(written, (kind, scheme, host, port, path))
+
+
+MONTH_SPELLINGS = ("Jan", "Feb", "Mar.", "April", "May", "Jun", "July", "Aug", "Sept", "Oct")
+MONTH_SPELLINGS += ("Nov", "December")
+
+
+@st.composite
+def month_dates(draw) -> Form:
+    """A date with its month written as a word (`Nov 30, 2026`, `30 Nov 2026`, `November
+    2026`) or a quarter and its year (`Q3 2026`). Parts: (the kind, month or quarter, day or
+    None, year)."""
+    y = draw(st.integers(1990, 2099))
+    if draw(st.integers(0, 3)) == 0:
+        q = draw(st.integers(1, 4))
+        return Form(f"Q{q} {y}", ("quarter", q, None, y))
+    index = draw(st.integers(0, 11))
+    month = MONTH_SPELLINGS[index]
+    day = draw(st.sampled_from([None, *range(1, 29)]))
+    if day is None:
+        return Form(f"{month} {y}", ("month", index + 1, None, y))
+    if draw(st.booleans()):
+        return Form(f"{day} {month} {y}", ("month", index + 1, day, y))
+    return Form(
+        f"{month} {day}{draw(st.sampled_from([',', '']))} {y}", ("month", index + 1, day, y)
+    )

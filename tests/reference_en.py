@@ -244,8 +244,9 @@ def joined(before, joiner, field, after_joiner, after) -> str:
 
 
 def clock(parts: tuple) -> str:
-    """24-hour: "oh" before a written leading zero, "zero zero" for the hour after midnight,
-    "hundred" on the hour, seconds after "and" unless none; Z is "U T C". 12-hour: the hour
+    """24-hour: "oh" before a written leading zero (and before a one-digit hour on the
+    hour, `8:00` as `08:00`), "zero zero" for the hour after midnight but midnight itself
+    "zero hundred", "hundred" on the hour, seconds after "and" unless none; Z is "U T C". 12-hour: the hour
     as a number, minutes unless none, then "eh M" or "P M"."""
     if parts[0] == "12":
         _, h, mi, seconds, am = parts
@@ -254,7 +255,8 @@ def clock(parts: tuple) -> str:
         return said + (" eh M" if am else " P M")
     _, hours, mi, seconds, decimals, utc = parts
     h = int(hours)
-    said = "zero zero" if h == 0 else ("oh " if hours[0] == "0" else "") + cardinal(h)
+    oh = "oh " if hours[0] == "0" or (len(hours) == 1 and mi == 0) else ""
+    said = ("zero" if mi == 0 else "zero zero") if h == 0 else oh + cardinal(h)
     said += _minutes(mi, on_the_hour=" hundred")
     if seconds and (int(seconds) or decimals):
         said += f" and {seconds_said(seconds, decimals)}"
@@ -626,3 +628,11 @@ def host_address(kind: str, scheme: str | None, host: str, port: str | None, pat
     said += " colon slash slash " + (ipv6(host[1:-1]) if host.startswith("[") else dictate(host))
     said += f" port {digit_words(port)}" if port else ""
     return said + (" " + dictate(path) if path else "")
+
+
+def month_date(kind: str, month: int, day: int | None, y: int) -> str:
+    """`Nov 30, 2026` → "November thirtieth twenty twenty six", `Q3 2026` → "Q three twenty
+    twenty six"."""
+    if kind == "quarter":
+        return f"Q {cardinal(month)} {year(y)}"
+    return MONTHS[month - 1] + (f" {ordinal(day)}" if day else "") + f" {year(y)}"

@@ -36,6 +36,7 @@ from reading_forms import (
     local_phones,
     macs,
     money,
+    month_dates,
     offset_timestamps,
     order_numbers,
     percent_ranges,
@@ -563,3 +564,24 @@ def test_an_offset_from_utc_without_a_local_time_zone_is_said(written, said):
 @given(form=host_addresses(), frame=frames)
 def test_urls_with_host_names_mail_and_ipv6_addresses_are_dictated(form, frame):
     assert heard(form.written, frame) == expected(ref.host_address(*form.parts), frame)
+
+
+@CLASSES
+@given(form=month_dates(), frame=frames)
+def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
+    assert heard(form.written, frame) == expected(ref.month_date(*form.parts), frame)
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("at ~14:00", "at about fourteen hundred"),
+        ("Alarm @ 14:00", "Alarm at fourteen hundred"),
+        ("8:00-16:30", "oh eight hundred to sixteen thirty"),
+        ("Shutdown at 00:00", "Shutdown at zero hundred"),
+        ("Coil 40001", "Coil four zero zero zero one"),
+        ("Build 1.2.3.4", "Build one point two point three point four"),
+    ],
+)
+def test_times_identifiers_and_builds_after_their_cue(written, said):
+    assert normalize(written) == said

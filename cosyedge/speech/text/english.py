@@ -342,6 +342,16 @@ def _clock12(m: re.Match[str]) -> str:
     return spoken + (" eh M" if half in "aA" else " P M")
 
 
+def _hour(hours: str, mi: int) -> str:
+    """The hour of a 24-hour time: "oh" before a written leading zero or a one-digit hour on
+    the hour; "zero zero" after midnight, "zero" at midnight (then "hundred")."""
+    h = int(hours)
+    if h == 0:
+        return "zero" if mi == 0 else "zero zero"
+    oh = (hours.startswith("0") and len(hours) == 2) or (len(hours) == 1 and mi == 0)
+    return ("oh " if oh else "") + cardinal(h)
+
+
 def _time(m: re.Match[str]) -> str:
     hours, minutes, seconds, decimals, utc = m.groups()
     h, mi = int(hours), int(minutes)
@@ -353,11 +363,10 @@ def _time(m: re.Match[str]) -> str:
             return f"{number(hours)} to {number(minutes)}"  # not a clock time: a ratio, 3:1
         # Written as a time but none (13:70, 25:00): said as written, no ratio invented.
         return f"{number(hours)} colon {number(minutes)}"
-    # 09:05 is "oh nine oh five"; the hour after midnight is "zero zero", as on a 24-hour watch.
-    if h == 0:
-        spoken = "zero zero"
-    else:
-        spoken = ("oh " if hours.startswith("0") and len(hours) == 2 else "") + cardinal(h)
+    # 09:05 is "oh nine oh five", 8:00 "oh eight hundred" (as 08:00; "eight hundred" is a
+    # number); the hour after midnight is "zero zero", as on a 24-hour watch, and midnight
+    # itself "zero hundred".
+    spoken = _hour(hours, mi)
     spoken += _minutes(mi) if mi else " hundred"
     if seconds and (int(seconds) or decimals):  # 14:05:00 is said as 14:05
         spoken += f" and {_seconds(seconds, decimals)}"

@@ -88,7 +88,7 @@ def _mac(m: re.Match[str]) -> str:
 # A version after a v, or after a word that says one follows (then two parts are a version
 # too: firmware 4.12 is four point twelve, not a decimal).
 VERSION = re.compile(
-    r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev)\s+)(?=\d+\.\d))"
+    r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev|build)\s+)(?=\d+\.\d))"
     r"(\d+(?:\.\d+){1,3})(?:-([A-Za-z]{1,5})(\d*))?(?![\w-]|\.\d)"
 )
 
@@ -114,7 +114,7 @@ def _version(m: re.Match[str]) -> str:
 # Words that say an identifier follows: its digits are a name, not an amount.
 _ID_WORDS = (
     r"S/?N|P/N|serial(?:\s+(?:no\.?|number))?|part\s+(?:no\.?|number)|order(?:\s+(?:no\.?|number))?"
-    r"|PO|batch|lot"
+    r"|PO|batch|lot|coil|register|reg|ticket|invoice|job"
 )
 _DATES = r"\d{4}-\d{1,2}-\d{1,2}(?![\d-])|\d{1,2}-\d{1,2}-\d{4}(?![\d-])"
 _NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address

@@ -449,6 +449,39 @@ def compact_timestamp(m: re.Match[str]) -> str:
     return f"{year}-{month}-{day}T{hours}:{minutes}" + (f":{seconds}" if seconds else "") + utc
 
 
+# A month written as a word, with its day and year (Nov 30, 2026; 30 Nov 2026; November
+# 2026) and a quarter with its year (Q3 2026): the year said as a year.
+_MONTH_WORDS = r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+_MONTH = rf"(?P<month>(?:{_MONTH_WORDS})(?:[a-z]+|\.)?)"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)(?![\w-]|[.,:/]\d)"
+_MONTH_AFTER_DAY = _MONTH.replace("month", "month2")
+_MONTH_ALONE = _MONTH.replace("month", "month3")
+MONTH_DATE = re.compile(
+    rf"(?<![\w.])(?:{_MONTH}\s+{_DAY},?\s+|(?P<day_first>\d{{1,2}})\s+{_MONTH_AFTER_DAY}\s+"
+    rf"|{_MONTH_ALONE}\s+){_YEAR}"
+)
+QUARTER = re.compile(r"(?<![\w.])Q([1-4])\s+((?:19|20)\d\d)(?![\w-]|[.,:/]\d)")
+_MONTH_NAMES = {name[:3]: i for i, name in enumerate(MONTHS)}
+
+
+def _month_date(m: re.Match[str]) -> str:
+    """`Nov 30, 2026` and `30 Nov 2026` → "November thirtieth twenty twenty six", `November
+    2026` → "November twenty twenty six"; a word that is no month (Mayday) or a day the month
+    has not: left as written."""
+    written = m["month"] or m["month2"] or m["month3"]
+    index = _MONTH_NAMES.get(written[:3])
+    full = MONTHS[index] if index is not None else ""
+    if index is None or not (full.startswith(written.rstrip(".")) or written in ("Sept", "Sept.")):
+        return m.group(0)
+    day = m["day"] or m["day_first"]
+    if day is None:
+        return f"{full} {year(int(m['year']))}"
+    if not real_date(int(m["year"]), index + 1, int(day)):
+        return m.group(0)
+    return f"{full} {ordinal(int(day))} {year(int(m['year']))}"
+
+
 FIELDS = (
     Rule("URL", URL, _url),
     Rule("address", ADDRESS, _address),
@@ -458,6 +491,8 @@ FIELDS = (
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),
+    Rule("date", MONTH_DATE, _month_date),
+    Rule("quarter", QUARTER, lambda m: f"Q {number(m[1])} {year(int(m[2]))}"),
 )
 LATE = (Rule("currency", LONE_CURRENCY, lambda m: f" {CURRENCIES[m.group(0)][1]} "),)
 """Read after the units: a currency sign no amount follows."""
@@ -469,6 +504,9 @@ CLOCK = (
     Rule("ratio", RATIO, _ratio),
     Rule("UTC offset", UTC_OFFSET, _utc_offset),
     Rule("range", TIME_RANGE, lambda m: " to "),
+    # After the ranges (08:00 ~ 16:00): a tilde or an at sign before a time (~14:00, @ 14:00).
+    Rule("sign", re.compile(r"[~\u2248]\s?(?=\d{1,2}:\d\d)"), lambda m: "about "),
+    Rule("sign", re.compile(r"@\s?(?=\d{1,2}:\d\d)"), lambda m: "at "),
 )
 """Read before the clock times."""
 
