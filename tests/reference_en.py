@@ -246,8 +246,8 @@ def joined(before, joiner, field, after_joiner, after) -> str:
 def clock(parts: tuple) -> str:
     """24-hour: "oh" before a written leading zero (and before a one-digit hour on the
     hour, `8:00` as `08:00`), "zero zero" for the hour after midnight but midnight itself
-    "zero hundred", "hundred" on the hour, seconds after "and" unless none; Z is "U T C". 12-hour: the hour
-    as a number, minutes unless none, then "eh M" or "P M"."""
+    "zero hundred", "hundred" on the hour, seconds after "and" unless none; Z is "U T C".
+    12-hour: the hour as a number, minutes unless none, then "eh M" or "P M"."""
     if parts[0] == "12":
         _, h, mi, seconds, am = parts
         said = cardinal(h) + _minutes(mi, on_the_hour="")
