@@ -86,6 +86,19 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - acronyms plants say as words (text/acronyms.py): `LOTO` → "low-toe", `HAZOP` → "hazop",
   `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
+- (en-6) superscript exponents: `1×10⁻⁶` → "one times ten to the minus six", `5²` → "five
+  squared"; a dash or a minus sign before a number is "minus" (`–5 °C`); a ratio a bracket
+  or a few words after its cue (`Ratio (1:50)`, `mix ratio is 1:50`), three terms
+  (`1:50:100`); a clock time that cannot be one said as written (`13:70` → "thirteen colon
+  seventy"); a day the month has not said as written (`31/04`, `2026-02-29`); a two-digit
+  year after a cued day and month (`on 10/20/26`), an eight-digit date after a cue (`Event
+  20261130`), a month as a word with its year (`Nov 30, 2026`), a quarter (`Q3 2026`); money
+  with a minus, a magnitude or a euro decimal comma (`-$50`, `$1.5M`, `€5,50`), cents alone
+  (`$0.99`); IEC radix numbers (`16#FF00`); fractions of a time unit (`1/2 hour` → "half an
+  hour"); inch marks (`Pipe 2"`, `5'10"`); offsets from UTC (`+08:00` → "U T C plus
+  eight"); URLs with a host name, `www.` hosts, e-mail and IPv6 addresses dictated (text/
+  plant.py); `~14:00` → "about fourteen hundred"; control and format characters and
+  terminal escape sequences are not said, a Roman numeral character is its number.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -182,7 +195,7 @@ _NOT_A_QUANTITY = (
 # code and an area code in brackets (+1 (555) 123-4567); an extension after.
 _PHONE = re.compile(
     r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
-    r"|[Hh]otline|[Mm]obile|[Cc]ell):?\s+)"
+    r"|[Hh]otline|[Mm]obile):?\s+)"
     r"(\+\d{1,3}\s?)?(?:\((\d{2,4})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{2,4})\)\s?)"
     rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,3}})(?![\w-]|[.,]\d)"
 )
