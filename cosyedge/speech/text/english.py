@@ -86,8 +86,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - acronyms plants say as words (text/acronyms.py): `LOTO` → "low-toe", `HAZOP` → "hazop",
   `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
-- (en-6) superscript exponents: `1×10⁻⁶` → "one times ten to the minus six", `5²` → "five
-  squared"; a dash or a minus sign before a number is "minus" (`–5 °C`); a ratio a bracket
+- (en-6) superscript exponents: `1*10⁻⁶` → "one times ten to the minus six", `5²` → "five
+  squared"; an en dash or a minus sign before a number is "minus" (`-5 °C`); a ratio a bracket
   or a few words after its cue (`Ratio (1:50)`, `mix ratio is 1:50`), three terms
   (`1:50:100`); a clock time that cannot be one said as written (`13:70` → "thirteen colon
   seventy"); a day the month has not said as written (`31/04`, `2026-02-29`); a two-digit
