@@ -581,6 +581,10 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
         ("Shutdown at 00:00", "Shutdown at zero hundred"),
         ("Coil 40001", "Coil four zero zero zero one"),
         ("Build 1.2.3.4", "Build one point two point three point four"),
+        ("Shift 08:00Z-16:00Z", "Shift oh eight hundred U T C to sixteen hundred U T C"),
+        ("12/24 V supply lost", "twelve slash twenty four volts supply lost"),
+        ("10/20/26", "ten slash twenty slash twenty six"),
+        ("Tank T-101\uff1b85%", "Tank T one oh one; eighty five percent"),
     ],
 )
 def test_times_identifiers_and_builds_after_their_cue(written, said):

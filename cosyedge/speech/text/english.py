@@ -444,6 +444,7 @@ _SUPERSCRIPT_DIGITS = str.maketrans(
 )
 # A dash other than the hyphen-minus (en dash, minus sign, hyphen characters) where a minus
 # stands, before a number and not after a word or a number: the minus it is (U+2013 before 5 °C).
+_FULL_WIDTH_MARK = re.compile("[\uff0c\uff1b\uff1a\uff01\uff1f]")
 _DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
 
 
@@ -478,6 +479,8 @@ def _folded(text: str) -> str:
     text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
+    # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
+    text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 

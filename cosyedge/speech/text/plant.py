@@ -65,7 +65,7 @@ def _day_and_month(m: re.Match[str]) -> str:
     for the slash-pair rule, and so is a day the month does not have."""
     cue, between, first, second, short_year, time = m.groups()
     if short_year and not cue:
-        return m.group(0)
+        return f"{first} slash {second} slash {short_year}"  # 10/20/26 alone: as written
     full_year = 2000 + int(short_year) if short_year else None
     found = day_month(first, second, full_year)
     if found is None or not (cue or time is not None):
@@ -166,6 +166,10 @@ def _slash_pair(m: re.Match[str]) -> str:
     if 0 < n < d and (written or (quantity and d in FRACTION_DENOMINATORS)):
         return _quantity(whole, n, d, unit)
     said = f"{whole} " * bool(whole) + _pair(top, bottom, unit_written is not None)
+    if unit is None and unit_written and unit_written.strip() == "V":
+        # 12/24 V supply lost: a dual voltage rating (a lone A may be a label: 2/3 A)
+        written_unit = units.GRAMMAR.parse(unit_written.strip())
+        return f"{said} {units.unit_words(written_unit, True)}"
     return said + (" inch" if inch else unit_written or "")
 
 
@@ -432,7 +436,7 @@ def _utc_offset(m: re.Match[str]) -> str:
 
 
 # A dash between two clock times: the times are left for their rule.
-TIME_RANGE = re.compile(r"(?<=\d:\d\d)\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
+TIME_RANGE = re.compile(r"(?:(?<=\d:\d\d)|(?<=\d:\d\dZ))\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
 # the date and time rules.
 COMPACT_TIMESTAMP = re.compile(
