@@ -46,7 +46,7 @@ FORMS = [
         "2024-05-01 14:05:30.250",
         "May first twenty twenty four, fourteen oh five and thirty point two five zero seconds",
     ),
-    ("2024-02-29T00:00:00Z", "February twenty ninth twenty twenty four, zero zero hundred U T C"),
+    ("2024-02-29T00:00:00Z", "February twenty ninth twenty twenty four, zero hundred U T C"),
     # a date or a time followed by a colon, as a heading writes it
     ("Report 15/11/2026: all clear", "Report November fifteenth twenty twenty six: all clear"),
     ("2026-11-15: inspection due", "November fifteenth twenty twenty six: inspection due"),
