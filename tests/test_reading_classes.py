@@ -305,6 +305,21 @@ ALL_FORMS = st.one_of(
     compact_timestamps(),
     local_phones(),
     counts_after_call(),
+    superscript_powers(),
+    dash_minus(),
+    impossible_times(),
+    impossible_dates(),
+    compact_dates(),
+    signed_money(),
+    trade_units(),
+    radix_codes(),
+    time_fractions(),
+    inch_marks(),
+    offset_timestamps(),
+    host_addresses(),
+    month_dates(),
+    roman_numerals(),
+    unsaid_characters(),
 )
 
 
