@@ -600,6 +600,11 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
         ("12/24 V supply lost", "twelve slash twenty four volts supply lost"),
         ("10/20/26", "ten slash twenty slash twenty six"),
         ("Tank T-101\uff1b85%", "Tank T one oh one; eighty five percent"),
+        ("Energy cost 0.12 $/kWh", "Energy cost zero point one two dollars per kilowatt hour"),
+        ("Price $5/t", "Price five dollars per tonne"),
+        ("Cost 3 \u00a2", "Cost three cents"),
+        ("Level 2 ft 6 in", "Level two feet six inches"),
+        ("Angle 45\u00b0 30'", "Angle forty five degrees thirty minutes"),
     ],
 )
 def test_times_identifiers_and_builds_after_their_cue(written, said):

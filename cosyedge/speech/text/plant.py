@@ -336,6 +336,18 @@ def _money(m: re.Match[str]) -> str:
 
 # A currency sign alone (`Cost in $`, `€/kWh`): its name.
 LONE_CURRENCY = re.compile(r"[$€£¥]")
+# A price per unit after the currency's name (five dollars/t, dollars /kWh, cents/month).
+_CURRENCY_NAMES = "dollars?|euros?|pounds?|pence|penny|cents?|yuan|fen|yen"
+PER_UNIT = re.compile(rf"\b({_CURRENCY_NAMES})\s?/\s?([A-Za-z°%][\w°²³]*)(?!\w)")
+# Cents written with their sign (3 ¢).
+CENTS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?\u00a2(?!\w)")
+
+
+def _per_unit(m: re.Match[str]) -> str:
+    """`dollars/kWh` → "dollars per kilowatt hour", `dollars/month` → "dollars per month"."""
+    currency, written = m.groups()
+    unit = units.GRAMMAR.parse(written)
+    return f"{currency} per {units.unit_words(unit, False) if unit else written}"
 
 
 # --- hexadecimal codes: 0x1F, 0xFF00, 1Fh -----------------------------------------------------
@@ -495,10 +507,14 @@ FIELDS = (
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),
+    Rule("money", CENTS, lambda m: f"{m[1]} {'cent' if m[1] == '1' else 'cents'}"),
     Rule("date", MONTH_DATE, _month_date),
     Rule("quarter", QUARTER, lambda m: f"Q {number(m[1])} {year(int(m[2]))}"),
 )
-LATE = (Rule("currency", LONE_CURRENCY, lambda m: f" {CURRENCIES[m.group(0)][1]} "),)
+LATE = (
+    Rule("currency", LONE_CURRENCY, lambda m: f" {CURRENCIES[m.group(0)][1]} "),
+    Rule("money", PER_UNIT, _per_unit),
+)
 """Read after the units: a currency sign no amount follows."""
 """Read before every other field: their digits are no amounts, tags or ranges."""
 
@@ -567,7 +583,25 @@ def _inch_mark(m: re.Match[str]) -> str:
     return f"{m.group(1)} inch"
 
 
+# Feet and inches written with their symbols (2 ft 6 in), degrees and minutes of an angle
+# (45° 30'): the inch and the minute are no word and no quote.
+FEET_AND_INCHES = re.compile(r"(?<![\w.])(\d+)\s?ft\s+(\d+(?:\.\d+)?)\s?in\b")
+ANGLE_MINUTES = re.compile(r"(?<=°)\s?(\d{1,2}(?:\.\d+)?)['\u2032](?![\w'])")
+
 SLASHES = (
+    Rule(
+        "feet and inches",
+        FEET_AND_INCHES,
+        lambda m: (
+            f"{m[1]} {'foot' if m[1] == '1' else 'feet'} {m[2]} "
+            + ("inch" if m[2] == "1" else "inches")
+        ),
+    ),
+    Rule(
+        "angle",
+        ANGLE_MINUTES,
+        lambda m: f" {m[1]} {'minute' if m[1] == '1' else 'minutes'}",
+    ),
     Rule("fraction of a time", TIME_FRACTION, _time_fraction),
     Rule("slash pair", SLASH_PAIR, _slash_pair),
     Rule("feet and inches", FEET_INCHES, _feet_inches),
