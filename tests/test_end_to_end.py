@@ -201,7 +201,23 @@ def test_say_of_a_cached_phrase_imports_no_engine(tmp_path):
         "pypinyin",
     }
     assert engines == set()
+    # Nor the reading rules: a cache key is the phrase as written and the voice's identity.
+    rules = {"cosyedge.speech.text.english", "cosyedge.speech.zh.normalize", "cosyedge.speech.lang"}
+    assert rules & set(loaded["modules"]) == set()
     assert np.array_equal(wav_samples(tmp_path / "b.wav")[1], wav_samples(tmp_path / "a.wav")[1])
+
+
+def test_a_loaded_mandarin_voice_has_its_reading_rules_ready_before_its_first_alert():
+    """The daemon's Mandarin voice makes its normalizer at its load, not at the first Chinese
+    alert, which would otherwise wait for its rules to be compiled."""
+    code = (
+        "import sys\n"
+        "from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice\n"
+        "EspeakPinyinVoice.load()\n"
+        "print('cosyedge.speech.zh.normalize' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.split() == ["True"], done.stderr
 
 
 @pytest.mark.system

@@ -49,11 +49,12 @@ def mandarin_front_end(
 ) -> FrontEnd:
     """Characters are read from pypinyin's tables kept in `saved_dir` (`readings.py`), opened
     (made, the first time) now if `prepare`, as a voice does at its load so that no alert
-    waits for them, else at the first Chinese phrase."""
+    waits for them, else at the first Chinese phrase; the normalizer's rules likewise."""
     readings = ReadingsOnFirstUse(saved_dir)
+    normalizer = MandarinOnFirstUse()
     if prepare:
         readings.prepare()
-    normalizer = MandarinOnFirstUse()
+        normalizer.prepare()
     units = PinyinUnits(readings)
     return FrontEnd(
         name,
@@ -74,6 +75,10 @@ class MandarinOnFirstUse:
 
     def __init__(self) -> None:
         self._made: MandarinNormalizer | None = None
+
+    def prepare(self) -> None:
+        """Made now, as a voice does at its load, so that no alert waits for it."""
+        self._normalizer()
 
     def normalize(self, text: str, keep: Collection[str] = ()) -> str:
         return self._normalizer().normalize(text, keep)
