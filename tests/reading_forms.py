@@ -771,7 +771,7 @@ def _zh_decimal(draw, high: int = 999) -> str:
 
 @st.composite
 def signed_temperatures_zh(draw) -> Form:
-    """A temperature, perhaps below zero with any dash before it: `–5℃`, `−12.5℃`, `‐3°C`.
+    """A temperature, perhaps below zero with any dash before it (ZH_DASHES): `-5℃`, `-12.5℃`.
     Parts: (negative, the amount as written)."""
     negative = draw(st.booleans())
     amount = _zh_decimal(draw, 200)
@@ -785,7 +785,7 @@ ZH_POWER_UNITS = (("", ""), ("mbar", "毫巴"), ("Pa", "帕"), ("kPa", "千帕")
 
 @st.composite
 def superscript_powers_zh(draw) -> Form:
-    """A power written with superscripts: `1×10⁻⁶mbar`, `10⁻⁶`, `5²`, `2.5×10³Pa`. Parts:
+    """A power written with superscripts: `1*10⁻⁶mbar`, `10⁻⁶`, `5²`, `2.5*10³Pa`. Parts:
     (the base, the exponent's sign, the exponent, the mantissa or None, the unit's words)."""
     exponent = draw(st.integers(1, 15))
     sign = draw(st.sampled_from(["", "-", "+"]))
@@ -793,7 +793,7 @@ def superscript_powers_zh(draw) -> Form:
     if draw(st.booleans()):
         times = _zh_decimal(draw, 9)
         unit, words = draw(st.sampled_from(ZH_POWER_UNITS))
-        mark = draw(st.sampled_from(["×", "*"]))  # 0x10 would be a hexadecimal code
+        mark = draw(st.sampled_from(["\u00d7", "*"]))  # 0x10 would be a hexadecimal code
         written = f"{times}{mark}10{raised}{unit}"
         return Form(written, ("10", sign, exponent, times, words))
     base = str(draw(st.integers(2, 99)))
@@ -812,18 +812,18 @@ def leading_points_zh(draw) -> Form:
     return Form(f".{fraction}{unit}", (fraction, words))
 
 
-ZH_RATIO_BETWEEN = ("", "：", ":", "为", "是", "（", "(")
+ZH_RATIO_BETWEEN = ("", "\uff1a", ":", "为", "是", "\uff08", "(")
 
 
 @st.composite
 def decimal_ratios_zh(draw) -> Form:
     """A ratio with decimal terms, or the ratio word not directly before it: `配比1:2.5`,
-    `比例（1:50）`, `配比为1:0.5`, `比分3:1`. Parts: (word, between, the two terms as
+    `比例(1:50)`, `配比为1:0.5`, `比分3:1`. Parts: (word, between, the two terms as
     written)."""
     word = draw(st.sampled_from((*ZH_RATIO_WORDS, "混合比", "比分")))
     between = draw(st.sampled_from(ZH_RATIO_BETWEEN))
     a, b = _zh_decimal(draw, 500), _zh_decimal(draw, 500)
-    closing = ")" if between in ("（", "(") else ""
+    closing = ")" if between in ("\uff08", "(") else ""
     return Form(f"{word}{between}{a}:{b}{closing}", (word, between, a, b))
 
 
@@ -854,7 +854,7 @@ def cued_month_days_zh(draw) -> Form:
     return Form(f"{before}{first:02}/{second:02}{after}", (first, second, before, after))
 
 
-ZH_PHONE_WORDS = ("电话", "电话：", "座机", "热线", "联系电话", "手机")
+ZH_PHONE_WORDS = ("电话", "电话\uff1a", "座机", "热线", "联系电话", "手机")
 
 
 @st.composite

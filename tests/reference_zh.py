@@ -304,7 +304,7 @@ def signed_temperature(negative: bool, amount: str) -> str:
 
 
 def power(base: str, sign: str, exponent: int, times: str | None, unit: str) -> str:
-    """`1×10⁻⁶mbar` → 一乘十的负六次方毫巴, `5²` → 五的二次方: the base's power (负 for a minus),
+    """`1*10⁻⁶mbar` → 一乘十的负六次方毫巴, `5²` → 五的二次方: the base's power (负 for a minus),
     after the mantissa and 乘 where one is written."""
     said = ("负" if sign == "-" else "") + integer(exponent) + "次方"
     head = f"{decimal(times)}乘" if times is not None else ""

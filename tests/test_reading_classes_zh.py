@@ -19,35 +19,35 @@ from reading_forms import (
     compact_timestamps,
     cued_month_days_zh,
     decimal_ratios_zh,
+    durations,
     grouped_phones_zh,
+    hex_codes,
     iec_hex_zh,
     impossible_times_zh,
+    joined_fields,
     leading_points_zh,
+    local_parts,
     local_phones_zh,
+    macs,
+    money,
+    month_days_zh,
     numbered_pairs_zh,
+    order_numbers,
+    percent_ranges,
+    phone_numbers,
+    ratios_zh,
     roman_numbered_zh,
     serial_numbers_zh,
     shares_zh,
     signed_money_zh,
     signed_temperatures_zh,
-    superscript_powers_zh,
-    utc_offsets_zh,
-    durations,
-    hex_codes,
-    joined_fields,
-    local_parts,
-    macs,
-    money,
-    month_days_zh,
-    order_numbers,
-    percent_ranges,
-    phone_numbers,
-    ratios_zh,
     slash_pairs_zh,
+    superscript_powers_zh,
     time_ranges,
     timestamps_zh,
     units,
     urls,
+    utc_offsets_zh,
     utc_timestamps,
 )
 
@@ -224,7 +224,7 @@ def test_order_numbers_character_by_character_in_their_groups(front, form, frame
 @CLASSES
 @given(form=signed_temperatures_zh(), frame=frames)
 def test_any_dash_before_a_temperature_is_its_minus(front, form, frame):
-    """`温度–5℃` is 零下五摄氏度 (the en dash was 到)."""
+    """`温度-5℃` with an en dash is 零下五摄氏度 (the en dash was 到)."""
     said = ref.signed_temperature(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
 
@@ -232,7 +232,7 @@ def test_any_dash_before_a_temperature_is_its_minus(front, form, frame):
 @CLASSES
 @given(form=superscript_powers_zh(), frame=frames)
 def test_a_superscript_power_keeps_its_sign(front, form, frame):
-    """`1×10⁻⁶mbar` is 一乘十的负六次方毫巴 (was 十−六 with the unit to the English voice)."""
+    """`1*10⁻⁶mbar` is 一乘十的负六次方毫巴 (was 十, a minus sign, 六)."""
     assert heard(front, form.written, frame) == expected(ref.power(*form.parts), frame)
 
 
@@ -246,7 +246,7 @@ def test_a_bare_leading_point_is_zero_point(front, form, frame):
 @CLASSES
 @given(form=decimal_ratios_zh(), frame=frames)
 def test_a_ratio_with_decimals_or_a_word_between(front, form, frame):
-    """`配比1:2.5` is 配比一比二点五, `比例（1:50）` 比例（一比五十） (was a clock time)."""
+    """`配比1:2.5` is 配比一比二点五, `比例(1:50)` 比例(一比五十) (was a clock time)."""
     assert heard(front, form.written, frame) == expected(ref.decimal_ratio(*form.parts), frame)
 
 
@@ -268,7 +268,7 @@ def test_a_month_and_a_day_with_a_word_before_or_after(front, form, frame):
 @CLASSES
 @given(form=st.one_of(grouped_phones_zh(), local_phones_zh()), frame=frames)
 def test_telephone_numbers_in_the_groups_written(front, form, frame):
-    """`电话555-1234` is 电话五五五，幺二三四 (was 五五五负一千二百三十四)."""
+    """`电话555-1234` is 电话五五五, 幺二三四 (was 五五五负一千二百三十四)."""
     assert heard(front, form.written, frame) == expected(ref.grouped_phone(*form.parts), frame)
 
 

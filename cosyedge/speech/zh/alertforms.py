@@ -36,7 +36,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   `GW2-10.20.30.40-A` → G W 二 杠 幺零点二零点三零点四零 杠 A;
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
-- negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
+- negative values 负 (零下 for degrees Celsius), written with a hyphen, a minus sign, an en
+  dash or a Unicode hyphen where no letter or digit comes before; a bare leading point is
+  零点 (`.5MPa` → 零点五兆帕); a superscript power after a number keeps its sign
+  (`1*10⁻⁶mbar` → 一乘十的负六次方毫巴, `5²` → 五的二次方); scientific notation 乘十的…次方:
   `1.5e-3` → 一点五乘十的负三次方, `3.2*10^5Pa` (or with the multiplication sign) →
   三点二乘十的五次方帕, `10^6` → 十的六次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
 - units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
@@ -52,7 +55,15 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   八零八零), money (`￥300` → 三百元, `$1,200` → 一千二百美元), hexadecimal codes (`0x1F` →
   十六进制幺 F), order numbers character by character (`6ES7 214-1AG40-0XB0`), ratios after
   a ratio word (`比例1:50` → 比例一比五十), time ranges (`08:00-16:00` → 八点到十六点),
-  compact ISO timestamps (`20261130T074500Z`), `≈` and a leading `~` as 约.
+  compact ISO timestamps (`20261130T074500Z`), `≈` and a leading `~` as 约;
+- groups of digits joined by hyphens that are no date or telephone number digit by digit, 杠
+  between (`8842-1190-07` → 八八四二杠幺幺九零杠零七, a date that cannot be: `2026-13-01`);
+  numbered units before 号: `1-3号泵` → 一到三号泵, `2/3号泵` → 二号和三号泵; any other two
+  numbers a dash joins are a range (`1-3米` → 一到三米), a local number (`555-1234`) is dialled;
+- a time that cannot be (`13:70`) is said as written, 冒号 between; an offset from UTC after
+  a time is its zone: `+08:00` → 东八区, `+05:30` → 协调世界时加五小时三十分 (a minus offset only
+  after the T of a timestamp, as a dash between times is a range); `UTC` after a time as `Z`;
+- parts per million and billion are shares: `1200ppm` → 百万分之一千二百.
 """
 
 from __future__ import annotations
@@ -218,13 +229,9 @@ def _comma_list(m: re.Match[str]) -> str:
 def _power(m: re.Match[str]) -> str:
     """10^6 → 十的六次方, 10^-3 → 十的负三次方, 5^2 → 五的二次方: a power of a number alone."""
     base, power = m.group(1), m.group(2)
-    negative = power.startswith(("-", "−"))
-    return (
-        f"{read_number(base)}的"
-        + "负" * negative
-        + read_integer(int(power[1:] if power[:1] in "+-−" else power))
-        + "次方"
-    )
+    sign, digits = (power[0], power[1:]) if power[:1] in "+-−" else ("", power)
+    minus = "负" if sign in ("-", "−") else ""
+    return f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
 
 
 def _serial(m: re.Match[str]) -> str:
@@ -233,7 +240,8 @@ def _serial(m: re.Match[str]) -> str:
 
 
 def _local_phone(m: re.Match[str]) -> str:
-    """555-1234 → 五五五，幺二三四; 100-1000 (both multiples of five) → 一百到一千."""
+    """555-1234 → 五五五, 幺二三四 (a pause between); 100-1000, both multiples of five, is a
+    range: 一百到一千."""
     head, tail = m.group(1), m.group(2)
     if int(head) % 5 == 0 and int(tail) % 5 == 0:
         return f"{read_number(head)}到{read_number(tail)}"

@@ -194,7 +194,7 @@ RATIO = re.compile(
 
 
 def _ratio(m: re.Match[str]) -> str:
-    """比例1:50 → 比例一比五十, 比例（1:50） → 比例（一比五十）, 配比为1:2.5 → 配比为一比二点五."""
+    """比例1:50 → 比例一比五十, 配比为1:2.5 → 配比为一比二点五; a bracket between is kept."""
     between = m.group(2).strip()
     between = "" if between in (":", "：") else between
     return f"{m[1]}{between}{read_number(m[3])}比{read_number(m[4])}"
