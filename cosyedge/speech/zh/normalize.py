@@ -89,6 +89,9 @@ _SYMBOL_WORDS = dict(_SYMBOLS)
 # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
 _BEFORE = (rule("spacing", _LOOSE_SPACE, ""),)
 _AFTER = (
+    # A hyphen no rule read joins two parts of one name (v2.1.0-rc1): 杠, as in a tag. Every
+    # minus sign has been read by then, with its number.
+    rule("hyphen", r"(?<=\S)\s*-\s*(?=[A-Za-z\u4e00-\u9fff])", "杠"),
     rule("sign", _SYMBOL, lambda m: _SYMBOL_WORDS[m.group(0)]),
     rule("letters spelled", _LATIN, lambda m: " " + " ".join(m.group(0).upper()) + " "),
 )
