@@ -393,6 +393,13 @@ EXPLAINED = [
     (money(), "money"),
     (hex_codes(), "hexadecimal"),
     (slash_pairs_zh(), "slash pair"),
+    (signed_money_zh(), "money"),
+    (grouped_phones_zh(), "telephone number"),
+    (serial_numbers_zh(), "serial number"),
+    (cued_month_days_zh(), "date"),
+    (iec_hex_zh(), "hexadecimal"),
+    (utc_offsets_zh(), "time zone offset"),
+    (leading_points_zh(), ""),  # a unit, or a number alone
 ]
 
 

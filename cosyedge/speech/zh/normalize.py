@@ -92,6 +92,8 @@ _AFTER = (
     # A hyphen no rule read joins two parts of one name (v2.1.0-rc1): 杠, as in a tag. Every
     # minus sign has been read by then, with its number.
     rule("hyphen", r"(?<=\S)\s*-\s*(?=[A-Za-z\u4e00-\u9fff])", "杠"),
+    # A price per unit after money (0.65元/度, 300美元/吨): 每, as a quotient unit says it.
+    rule("money", r"(?<=[元镑])/(?=[\u4e00-\u9fff])", "每"),
     rule("sign", _SYMBOL, lambda m: _SYMBOL_WORDS[m.group(0)]),
     rule("letters spelled", _LATIN, lambda m: " " + " ".join(m.group(0).upper()) + " "),
 )
