@@ -411,6 +411,7 @@ ATTACKED = [
     # a hyphen no rule read joins a name: 杠
     ("版本v2.1.0-rc1", "版本 V 二点一点零杠 R C 一"),
     ("电费0.65元/度", "电费零点六五元每度"),
+    ("第1st", "第一"),
 ]
 
 

@@ -349,7 +349,7 @@ RULES: tuple[Rule, ...] = (
     rule("equipment number", r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
     rule(
         "ordinal",
-        r"(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",
+        r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st
         lambda m: "第" + read_integer(int(m[1])),
     ),
     # Two numbers a slash parts that no rule above read (decimals: 1.5/3): 斜杠 as written.
