@@ -64,6 +64,27 @@ def _slash_pair(m: re.Match[str]) -> str:
     return head + f"{read_number(top)}斜杠{read_number(bottom)}" + measure
 
 
+# A pair in quotation marks: the closing mark is no inch mark (`"2/3"台运行`).
+# The marks must pair: in `“3/4"”` the ASCII mark is an inch mark.
+QUOTED_PAIR = re.compile(
+    rf'(?:"(\d{{1,4}})/(\d{{1,4}})"|“(\d{{1,4}})/(\d{{1,4}})”)([{MEASURE_WORDS}])?'
+)
+
+
+def _quoted_pair(m: re.Match[str]) -> str:
+    """`"2/3"台运行` → “三台中的两台”运行: the pair as a count of the measure word after the
+    quotation (which moves inside it), a share, or 斜杠, between full-width quotation marks."""
+    top, bottom, measure = m[1] or m[3], m[2] or m[4], m[5]
+    n, d = int(top), int(bottom)
+    if measure and n <= d and d:
+        said = f"{count(bottom)}{measure}中的{count(top)}{measure}"
+    elif 0 < n < d:
+        said = _fraction(n, d) + (measure or "")
+    else:
+        said = f"{read_number(top)}斜杠{read_number(bottom)}" + (measure or "")
+    return f"“{said}”"
+
+
 _DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]|在|计划|预计|定于|安排|期限"
 # Words after the pair that say it is a day: 日 (said once; 号 may number equipment), a
 # deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后: `10/10后恢复` may
@@ -220,5 +241,8 @@ RULES = (
 )
 """Read before every other rule of the alert pre-pass."""
 
-SLASHES = (Rule("slash pair", SLASH_PAIR, _slash_pair),)
+SLASHES = (
+    Rule("slash pair", QUOTED_PAIR, _quoted_pair),
+    Rule("slash pair", SLASH_PAIR, _slash_pair),
+)
 """Read where the fractions were."""
