@@ -113,13 +113,15 @@ _HYPHENATED = r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}(?!-\d)"
 # After a telephone word, or alone with a country code: groups of digits as written, parted
 # by hyphens or spaces (555-1234, 021 6012 1234, +86 138 1234 5678), an extension after 转.
 _GROUPED = r"\+?\d{1,4}(?:[-\s]\d{2,4}){1,4}(?:转\d{1,6})?"
+_EXTENSION = r"(?:转\d{1,6})?"
 _INTERNATIONAL = r"\+\d{1,3}(?:[-\s]\d{2,5}){2,4}"
 # After such a word, any number of three digits or more; alone, a landline with its area
 # code or a mobile number (a short number alone is an amount: 阈值110).
 PHONE = re.compile(
     rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)"
-    rf"({_HYPHENATED}|{_LANDLINE}(?![-\s]\d)|{_MOBILE}|{_GROUPED}|\+?\d{{3,12}})"
-    rf"|(?<![\d.-])({_HYPHENATED}|{_LANDLINE}|{_MOBILE}|{_INTERNATIONAL}))(?![\d.])"
+    rf"((?:{_HYPHENATED}|{_LANDLINE}(?![-\s]\d)|{_MOBILE}|{_GROUPED}|\+?\d{{3,12}}){_EXTENSION})"
+    rf"|(?<![\d.-])((?:{_HYPHENATED}|{_LANDLINE}|{_MOBILE}|{_INTERNATIONAL}){_EXTENSION}))"
+    r"(?![\d.]|-\d)"
 )
 _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
 
@@ -127,20 +129,20 @@ _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-
 def phone_groups(number: str) -> tuple[list[str], str]:
     """A number's groups as it is said, and its extension: a mobile 3-4-4; a landline its
     area code, then its own number in two (three or four, then four); one written in hyphenated
-    groups in those groups; any other whole."""
+    groups in those groups (spaces or hyphens); any other whole. The extension follows 转."""
+    number, _, extension = number.partition("转")
     if re.fullmatch(_HYPHENATED, number):
-        return number.split("-"), ""
+        return number.split("-"), extension
     if re.search(r"\d[-\s]\d|\+", number) and not re.fullmatch(_LANDLINE, number):
-        number, _, extension = number.partition("转")
         return re.split(r"[-\s]+", number), extension
     if re.fullmatch(_MOBILE, number):
         digits = re.sub(r"\D", "", number)
-        return [digits[:3], digits[3:7], digits[7:]], ""
+        return [digits[:3], digits[3:7], digits[7:]], extension
     landline = _LANDLINE_PARTS.fullmatch(number)
     if landline:
-        area, head, tail, extension = landline.groups()
-        return [area, head, tail], extension or ""
-    return [number], ""
+        area, head, tail, hyphenated = landline.groups()
+        return [area, head, tail], extension or hyphenated or ""
+    return [number], extension
 
 
 def say_phone(number: str) -> str:
