@@ -767,7 +767,8 @@ def month_days_zh(draw) -> Form:
     """A month and a day, two digits each, after a word that says a date follows (`日期10/20`)
     or before a time (`10/20 14:00`); month first, or day first where the day cannot be a
     month (`31/12`). Parts: (month, day, the cue or "", the time's parts or None)."""
-    month, day = draw(st.integers(1, 12)), draw(st.integers(1, 31))
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]))
     first, second = (day, month) if day > 12 and draw(st.booleans()) else (month, day)
     cue = draw(st.sampled_from(["", *ZH_DATE_CUES]))
     time = draw(clock_times(fractions=False, utc=False)) if not cue or draw(st.booleans()) else None
@@ -1097,3 +1098,207 @@ def month_dates(draw) -> Form:
     return Form(
         f"{month} {day}{draw(st.sampled_from([',', '']))} {y}", ("month", index + 1, day, y)
     )
+
+
+# --- Mandarin, attacked again: signs and powers, decimals, dates, phones, money, codes, tags --
+# (zh-front-6)
+
+ZH_DASHES = ("-", "\u2212", "\u2013", "\u2010")  # hyphen, minus, en dash, Unicode hyphen
+
+
+def _zh_decimal(draw, high: int = 999) -> str:
+    whole = str(draw(st.integers(0, high)))
+    return whole + (f".{draw(st.integers(0, 99))}" if draw(st.booleans()) else "")
+
+
+@st.composite
+def signed_temperatures_zh(draw) -> Form:
+    """A temperature, perhaps below zero with any dash before it (ZH_DASHES): `-5℃`, `-12.5℃`.
+    Parts: (negative, the amount as written)."""
+    negative = draw(st.booleans())
+    amount = _zh_decimal(draw, 200)
+    sign = draw(st.sampled_from(ZH_DASHES)) if negative else ""
+    return Form(sign + amount + draw(st.sampled_from(["℃", "°C"])), (negative, amount))
+
+
+SUPERSCRIPTS = dict(zip("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", strict=True))
+ZH_POWER_UNITS = (("", ""), ("mbar", "毫巴"), ("Pa", "帕"), ("kPa", "千帕"))
+
+
+@st.composite
+def superscript_powers_zh(draw) -> Form:
+    """A power written with superscripts: `1*10⁻⁶mbar`, `10⁻⁶`, `5²`, `2.5*10³Pa`. Parts:
+    (the base, the exponent's sign, the exponent, the mantissa or None, the unit's words)."""
+    exponent = draw(st.integers(1, 15))
+    sign = draw(st.sampled_from(["", "-", "+"]))
+    raised = "".join(SUPERSCRIPTS[c] for c in sign + str(exponent))
+    if draw(st.booleans()):
+        times = _zh_decimal(draw, 9)
+        unit, words = draw(st.sampled_from(ZH_POWER_UNITS))
+        mark = draw(st.sampled_from(["\u00d7", "*"]))  # 0x10 would be a hexadecimal code
+        written = f"{times}{mark}10{raised}{unit}"
+        return Form(written, ("10", sign, exponent, times, words))
+    base = str(draw(st.integers(2, 99)))
+    return Form(base + raised, (base, sign, exponent, None, ""))
+
+
+ZH_POINT_UNITS = (("MPa", "兆帕"), ("bar", "巴"), ("A", "安"), ("V", "伏"), ("", ""))
+
+
+@st.composite
+def leading_points_zh(draw) -> Form:
+    """A decimal written without its zero: `.5MPa`, `.75`. Parts: (the digits after the point,
+    the unit's words)."""
+    fraction = str(draw(st.integers(0, 999)))
+    unit, words = draw(st.sampled_from(ZH_POINT_UNITS))
+    return Form(f".{fraction}{unit}", (fraction, words))
+
+
+ZH_RATIO_BETWEEN = ("", "\uff1a", ":", "为", "是", "\uff08", "(")
+
+
+@st.composite
+def decimal_ratios_zh(draw) -> Form:
+    """A ratio with decimal terms, or the ratio word not directly before it: `配比1:2.5`,
+    `比例(1:50)`, `配比为1:0.5`, `比分3:1`. Parts: (word, between, the two terms as
+    written)."""
+    word = draw(st.sampled_from((*ZH_RATIO_WORDS, "混合比", "比分")))
+    between = draw(st.sampled_from(ZH_RATIO_BETWEEN))
+    a, b = _zh_decimal(draw, 500), _zh_decimal(draw, 500)
+    closing = ")" if between in ("\uff08", "(") else ""
+    return Form(f"{word}{between}{a}:{b}{closing}", (word, between, a, b))
+
+
+@st.composite
+def impossible_times_zh(draw) -> Form:
+    """Hours and minutes that are no time: `13:70`, `25:00`. Parts: (hours, minutes as
+    written)."""
+    if draw(st.booleans()):
+        hours, minutes = draw(st.integers(25, 99)), draw(st.integers(0, 59))
+    else:
+        hours, minutes = draw(st.integers(0, 23)), draw(st.integers(60, 99))
+    return Form(f"{hours}:{minutes:02d}", (hours, f"{minutes:02d}"))
+
+
+ZH_DAY_CUES_BEFORE = ("", "在", "计划", "预计", "日期", "于", "定于")
+ZH_DAY_CUES_AFTER = ("", "检修", "前完成", "之前", "日检修", "日", "保养", "到期")
+
+
+@st.composite
+def cued_month_days_zh(draw) -> Form:
+    """Two digits each side with a word before or after that says a day is meant:
+    `10/20检修`, `请在10/20前完成`, `10/20日`; a pair that is no day of the year (`31/04`,
+    `02/30`) too. Parts: (first, second, the word before, the word after)."""
+    first, second = draw(st.integers(1, 31)), draw(st.integers(1, 31))
+    before = draw(st.sampled_from(ZH_DAY_CUES_BEFORE))
+    after = draw(st.sampled_from(ZH_DAY_CUES_AFTER))
+    assume(before or after)
+    return Form(f"{before}{first:02}/{second:02}{after}", (first, second, before, after))
+
+
+ZH_PHONE_WORDS = ("电话", "电话\uff1a", "座机", "热线", "联系电话", "手机")
+
+
+@st.composite
+def grouped_phones_zh(draw) -> Form:
+    """A telephone number after a word that says one follows, in the groups written, with
+    spaces or hyphens, perhaps a country code and an extension: `电话555-1234`, `座机021 6012
+    1234`, `电话+86 138 1234 5678`. Parts: (word, plus, the groups, the extension)."""
+    word = draw(st.sampled_from(ZH_PHONE_WORDS))
+    groups = draw(st.lists(st.text("0123456789", min_size=3, max_size=4), min_size=2, max_size=3))
+    plus = draw(st.booleans())
+    if plus:
+        groups.insert(0, draw(st.text("123456789", min_size=1, max_size=2)))
+    joint = draw(st.sampled_from(["-", " "]))
+    extension = draw(st.text("0123456789", min_size=2, max_size=4)) if draw(st.booleans()) else ""
+    written = word + "+" * plus + joint.join(groups) + (f"转{extension}" if extension else "")
+    return Form(written, (word, plus, tuple(groups), extension))
+
+
+@st.composite
+def local_phones_zh(draw) -> Form:
+    """A local number alone, three digits and four (`555-1234`): digit by digit, never 负.
+    Parts: ("", False, the two groups, "")."""
+    form = draw(local_phones())
+    return Form(form.written, ("", False, form.parts, ""))
+
+
+ZH_MONEY_MARKS = ("¥", "￥", "$", "€")
+
+
+@st.composite
+def signed_money_zh(draw) -> Form:
+    """Money with a sign before or after its mark, a magnitude after it, or 元 written after
+    a yuan sign: `￥1.5万`, `成本￥-50`, `-$50`, `$1.5M`, `¥300元`. Parts: (negative, mark,
+    whole units, cents or None, magnitude)."""
+    mark = draw(st.sampled_from(ZH_MONEY_MARKS))
+    whole = draw(st.integers(0, 9999))
+    cents = f"{draw(st.integers(0, 99)):02d}" if draw(st.booleans()) else None
+    magnitude = draw(st.sampled_from(["", "", "万", "亿", "k", "M"]))
+    negative = draw(st.booleans())
+    sign = draw(st.sampled_from(["-", "\u2212"])) if negative else ""
+    amount = str(whole) + (f".{cents}" if cents else "")
+    written = f"{sign}{mark}{amount}" if draw(st.booleans()) else f"{mark}{sign}{amount}"
+    written += magnitude + ("元" if mark in "¥￥" and draw(st.booleans()) else "")
+    return Form(written, (negative, "¥" if mark == "￥" else mark, whole, cents, magnitude))
+
+
+@st.composite
+def serial_numbers_zh(draw) -> Form:
+    """Three or four groups of digits joined by hyphens that are no date or telephone number:
+    `8842-1190-07`. Parts: (the groups)."""
+    groups = draw(st.lists(st.text("0123456789", min_size=2, max_size=5), min_size=3, max_size=4))
+    written = "-".join(groups)
+    # A date's shape anywhere in it is a date joined to the rest (a field inside a token).
+    assume(not re.search(r"(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)", written))
+    assume(not re.fullmatch(r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}", written))
+    assume(not re.fullmatch(r"1[3-9]\d-\d{4}-\d{4}", written))  # a mobile number
+    return Form(written, (tuple(groups),))
+
+
+@st.composite
+def numbered_pairs_zh(draw) -> Form:
+    """Two numbered units before 号: a range `1-3号`, a pair `2/3号`, `第3/5号`. Parts: (the
+    joint, whether 第 is written, the two numbers)."""
+    kind = draw(st.sampled_from(["-", "/"]))
+    ordinal = kind == "/" and draw(st.booleans())
+    a, b = draw(st.integers(1, 99)), draw(st.integers(1, 99))
+    written = ("第" if ordinal else "") + f"{a}{kind}{b}号"
+    return Form(written, (kind, ordinal, a, b))
+
+
+@st.composite
+def utc_offsets_zh(draw) -> Form:
+    """A time with its offset east of UTC: `07:45:00+08:00`, `08:30+0530` (a minus is one only
+    after the T of an ISO timestamp, the example tables' case: after a time alone a dash makes
+    a range). Parts: (the time's parts, the sign, hours, minutes)."""
+    sign = "+"
+    time = draw(clock_times(fractions=False, utc=False))
+    hours, minutes = draw(st.integers(0, 14)), draw(st.sampled_from([0, 0, 30, 45]))
+    colon = draw(st.sampled_from([":", ""]))
+    return Form(
+        f"{time.written}{sign}{hours:02d}{colon}{minutes:02d}", (time.parts, sign, hours, minutes)
+    )
+
+
+@st.composite
+def shares_zh(draw) -> Form:
+    """Parts per million or billion: `1200ppm`, `0.5ppb`. Parts: (amount, symbol)."""
+    amount = _zh_decimal(draw, 99999)
+    symbol = draw(st.sampled_from(["ppm", "ppb"]))
+    return Form(amount + symbol, (amount, symbol))
+
+
+@st.composite
+def iec_hex_zh(draw) -> Form:
+    """An IEC 61131-3 hexadecimal literal: `16#FF00`. Parts: (the hex digits)."""
+    digits = draw(st.text("0123456789ABCDEF", min_size=2, max_size=8))
+    return Form("16#" + digits, (digits,))
+
+
+@st.composite
+def roman_numbered_zh(draw) -> Form:
+    """A Roman numeral character before 号 or 类: `Ⅲ号泵`, `Ⅱ类`. Parts: (the number, the word)."""
+    n = draw(st.integers(1, 12))
+    word = draw(st.sampled_from(["号泵", "类", "期"]))
+    return Form(chr(0x215F + n) + word, (n, word))

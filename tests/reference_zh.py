@@ -264,7 +264,9 @@ MONEY |= {**dict.fromkeys(("£", "GBP"), "英镑"), **dict.fromkeys(("¥", "￥"
 
 
 def money(mark: str, whole: int, cents: str | None) -> str:
-    """The amount as a decimal, then the currency's word."""
+    """The amount as a decimal without the zeros that end its cents (5.50 五点五, 5.00 五),
+    then the currency's word."""
+    cents = (cents or "").rstrip("0")
     return integer(whole) + ("点" + digits(cents) if cents else "") + MONEY[mark]
 
 
@@ -291,3 +293,112 @@ def order_number(groups: tuple, joints: tuple) -> str:
 
 def digits_and_letters(group: str) -> str:
     return "".join(c if c.isalpha() else digits(c, one="幺") for c in group)
+
+
+# --- Mandarin, attacked again: signs, powers, decimals, dates, phones, money, codes, tags -------
+
+
+def signed_temperature(negative: bool, amount: str) -> str:
+    """A temperature in degrees Celsius, 零下 before a negative one whatever dash wrote it."""
+    return ("零下" if negative else "") + decimal(amount) + "摄氏度"
+
+
+def power(base: str, sign: str, exponent: int, times: str | None, unit: str) -> str:
+    """`1*10⁻⁶mbar` → 一乘十的负六次方毫巴, `5²` → 五的二次方: the base's power (负 for a minus),
+    after the mantissa and 乘 where one is written."""
+    said = ("负" if sign == "-" else "") + integer(exponent) + "次方"
+    head = f"{decimal(times)}乘" if times is not None else ""
+    return head + decimal(base) + "的" + said + unit
+
+
+def leading_point(fraction: str, unit: str) -> str:
+    """`.5MPa` → 零点五兆帕: a bare leading point is 零点."""
+    return "零点" + digits(fraction) + unit
+
+
+def decimal_ratio(word: str, between: str, a: str, b: str) -> str:
+    """`配比为1:2.5` → 配比为一比二点五; a colon after the word is not said, a bracket is."""
+    shown = "" if between in (":", "\uff1a") else between.strip()
+    closing = {"（": "）", "(": "）"}.get(shown, "")
+    return f"{word}{shown.replace('(', '（')}{decimal(a)}比{decimal(b)}{closing}"
+
+
+def impossible_time(hours: int, minutes: str) -> str:
+    """`13:70` → 十三冒号七十: said as written, never as a time."""
+    head = (
+        digits(minutes) if len(minutes) > 1 and minutes.startswith("0") else integer(int(minutes))
+    )
+    return integer(hours) + "冒号" + head
+
+
+DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def month_day_cued(first: int, second: int, before: str, after: str) -> str:
+    """A pair two digits each side with a word before or after it that says it is a day:
+    the month and the day (日 said once), or as written with 斜杠 for no day of the year."""
+    month, day = (second, first) if first > 12 >= second else (first, second)
+    if 1 <= month <= 12 and 1 <= day <= DAYS_IN_MONTH[month - 1]:
+        return before + f"{integer(month)}月{integer(day)}日" + after.removeprefix("日")
+    return before + f"{two(first)}斜杠{two(second)}" + after
+
+
+def two(n: int) -> str:
+    """Two digits as written: 04 零四, 12 十二."""
+    return digits(f"{n:02}") if n < 10 else integer(n)
+
+
+def grouped_phone(word: str, plus: bool, groups: tuple, extension: str) -> str:
+    """Groups as written, digit by digit with 幺, a pause between, 加 for a plus, 转 before
+    an extension."""
+    said = "，".join(
+        ("加" if plus and i == 0 else "") + digits(g, one="幺") for i, g in enumerate(groups)
+    )
+    return word + said + (f"转{digits(extension, one='幺')}" if extension else "")
+
+
+MAGNITUDE_WORDS = {"万": "万", "亿": "亿", "k": "千", "M": "百万"}
+
+
+def money_more(negative: bool, mark: str, whole: int, cents: str | None, magnitude: str) -> str:
+    """A signed amount, perhaps with a magnitude after it (一点五万元, 负五十元)."""
+    said = money(mark, whole, cents)
+    word = MONEY[mark]
+    said = said[: -len(word)] + MAGNITUDE_WORDS.get(magnitude, "") + word
+    return ("负" if negative else "") + said
+
+
+def serial(groups: tuple) -> str:
+    """Groups of digits joined by hyphens: digit by digit with 幺, 杠 between."""
+    return "杠".join(digits(g, one="幺") for g in groups)
+
+
+def numbered(kind: str, ordinal: bool, a: int, b: int) -> str:
+    """`1-3号` → 一到三号, `2/3号` → 二号和三号, `第3/5号` → 第三号和第五号."""
+    if kind == "-":
+        return f"{integer(a)}到{integer(b)}号"
+    head = "第" if ordinal else ""
+    return f"{head}{integer(a)}号和{head}{integer(b)}号"
+
+
+def offset(clock_parts: tuple, sign: str, hours: int, minutes: int) -> str:
+    """A time with its offset from UTC after it: 东八区, 西五区, 协调世界时 for none, else
+    协调世界时加/减 hours 小时 minutes 分."""
+    if not (hours or minutes):
+        zone = "协调世界时"
+    elif not minutes and hours <= 12:
+        zone = ("东" if sign == "+" else "西") + integer(hours) + "区"
+    else:
+        zone = "协调世界时" + ("加" if sign == "+" else "减") + integer(hours) + "小时"
+        zone += integer(minutes) + "分" if minutes else ""
+    return clock(clock_parts) + zone
+
+
+def share(amount: str, symbol: str) -> str:
+    """`1200ppm` → 百万分之一千二百, `5ppb` → 十亿分之五."""
+    return {"ppm": "百万分之", "ppb": "十亿分之"}[symbol] + decimal(amount)
+
+
+def hex_iec(written: str) -> str:
+    """`16#FF00` → 十六进制 F F 零零."""
+    return hex_code(written)

@@ -17,22 +17,37 @@ from reading_forms import (
     caret_powers,
     comma_lists,
     compact_timestamps,
+    cued_month_days_zh,
+    decimal_ratios_zh,
     durations,
+    grouped_phones_zh,
     hex_codes,
+    iec_hex_zh,
+    impossible_times_zh,
     joined_fields,
+    leading_points_zh,
     local_parts,
+    local_phones_zh,
     macs,
     money,
     month_days_zh,
+    numbered_pairs_zh,
     order_numbers,
     percent_ranges,
     phone_numbers,
     ratios_zh,
+    roman_numbered_zh,
+    serial_numbers_zh,
+    shares_zh,
+    signed_money_zh,
+    signed_temperatures_zh,
     slash_pairs_zh,
+    superscript_powers_zh,
     time_ranges,
     timestamps_zh,
     units,
     urls,
+    utc_offsets_zh,
     utc_timestamps,
 )
 
@@ -203,6 +218,128 @@ def test_order_numbers_character_by_character_in_their_groups(front, form, frame
     assert heard(front, form.written, frame) == expected(ref.order_number(*form.parts), frame)
 
 
+# --- attacked again (zh-front-6) ---------------------------------------------------------------
+
+
+@CLASSES
+@given(form=signed_temperatures_zh(), frame=frames)
+def test_any_dash_before_a_temperature_is_its_minus(front, form, frame):
+    """`温度-5℃` with an en dash is 零下五摄氏度 (the en dash was 到)."""
+    said = ref.signed_temperature(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=superscript_powers_zh(), frame=frames)
+def test_a_superscript_power_keeps_its_sign(front, form, frame):
+    """`1*10⁻⁶mbar` is 一乘十的负六次方毫巴 (was 十, a minus sign, 六)."""
+    assert heard(front, form.written, frame) == expected(ref.power(*form.parts), frame)
+
+
+@CLASSES
+@given(form=leading_points_zh(), frame=frames)
+def test_a_bare_leading_point_is_zero_point(front, form, frame):
+    """`压力.5MPa` is 压力零点五兆帕 (was .五, heard as five)."""
+    assert heard(front, form.written, frame) == expected(ref.leading_point(*form.parts), frame)
+
+
+@CLASSES
+@given(form=decimal_ratios_zh(), frame=frames)
+def test_a_ratio_with_decimals_or_a_word_between(front, form, frame):
+    """`配比1:2.5` is 配比一比二点五, `比例(1:50)` 比例(一比五十) (was a clock time)."""
+    assert heard(front, form.written, frame) == expected(ref.decimal_ratio(*form.parts), frame)
+
+
+@CLASSES
+@given(form=impossible_times_zh(), frame=frames)
+def test_a_time_that_cannot_be_is_said_as_written(front, form, frame):
+    """`13:70` is 十三冒号七十: neither a time nor a ratio."""
+    assert heard(front, form.written, frame) == expected(ref.impossible_time(*form.parts), frame)
+
+
+@CLASSES
+@given(form=cued_month_days_zh(), frame=frames)
+def test_a_month_and_a_day_with_a_word_before_or_after(front, form, frame):
+    """`10/20检修`, `请在10/20前完成` are 十月二十日 (were 二十分之十); `31/04` 三十一斜杠零四."""
+    said = ref.month_day_cued(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=st.one_of(grouped_phones_zh(), local_phones_zh()), frame=frames)
+def test_telephone_numbers_in_the_groups_written(front, form, frame):
+    """`电话555-1234` is 电话五五五, 幺二三四 (was 五五五负一千二百三十四)."""
+    assert heard(front, form.written, frame) == expected(ref.grouped_phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=signed_money_zh(), frame=frames)
+def test_money_with_a_sign_or_a_magnitude(front, form, frame):
+    """`￥1.5万` is 一点五万元, `成本￥-50` 成本负五十元, `¥300元` 三百元."""
+    assert heard(front, form.written, frame) == expected(ref.money_more(*form.parts), frame)
+
+
+@CLASSES
+@given(form=serial_numbers_zh(), frame=frames)
+def test_serial_numbers_digit_by_digit_in_their_groups(front, form, frame):
+    """`8842-1190-07` is 八八四二杠幺幺九零杠零七 (was amounts and raw hyphens)."""
+    assert heard(front, form.written, frame) == expected(ref.serial(*form.parts), frame)
+
+
+@CLASSES
+@given(form=numbered_pairs_zh(), frame=frames)
+def test_two_numbered_units(front, form, frame):
+    """`1-3号泵` is 一到三号泵, `2/3号泵` 二号和三号泵 (was 三分之二号)."""
+    assert heard(front, form.written, frame) == expected(ref.numbered(*form.parts), frame)
+
+
+@CLASSES
+@given(form=utc_offsets_zh(), frame=frames)
+def test_an_offset_from_utc_after_a_time(front, form, frame):
+    """`07:45:00+08:00` is 七点四十五分东八区 (was 加八点)."""
+    assert heard(front, form.written, frame) == expected(ref.offset(*form.parts), frame)
+
+
+@CLASSES
+@given(form=shares_zh(), frame=frames)
+def test_parts_per_million_are_a_share(front, form, frame):
+    """`1200ppm` is 百万分之一千二百 (was 一千二百 P P M)."""
+    assert heard(front, form.written, frame) == expected(ref.share(*form.parts), frame)
+
+
+@CLASSES
+@given(form=iec_hex_zh(), frame=frames)
+def test_an_iec_hexadecimal_literal(front, form, frame):
+    """`16#FF00` is 十六进制 F F 零零 (was 十六号 F F 零零)."""
+    assert heard(front, form.written, frame) == expected(ref.hex_iec(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_numbered_zh(), frame=frames)
+def test_a_roman_numeral_character_is_a_number(front, form, frame):
+    """`Ⅲ号泵` is 三号泵 (was I I I 号泵)."""
+    n, word = form.parts
+    assert heard(front, form.written, frame) == expected(ref.integer(n) + word, frame)
+
+
+ATTACKED_AGAIN = (
+    signed_temperatures_zh(),
+    superscript_powers_zh(),
+    leading_points_zh(),
+    decimal_ratios_zh(),
+    impossible_times_zh(),
+    cued_month_days_zh(),
+    grouped_phones_zh(),
+    local_phones_zh(),
+    signed_money_zh(),
+    serial_numbers_zh(),
+    numbered_pairs_zh(),
+    utc_offsets_zh(),
+    shares_zh(),
+    iec_hex_zh(),
+    roman_numbered_zh(),
+)
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
     durations(),
@@ -223,6 +360,7 @@ ALL_FORMS = st.one_of(
     ratios_zh(),
     time_ranges(),
     compact_timestamps(),
+    *ATTACKED_AGAIN,
 )
 
 
@@ -255,6 +393,13 @@ EXPLAINED = [
     (money(), "money"),
     (hex_codes(), "hexadecimal"),
     (slash_pairs_zh(), "slash pair"),
+    (signed_money_zh(), "money"),
+    (grouped_phones_zh(), "telephone number"),
+    (serial_numbers_zh(), "serial number"),
+    (cued_month_days_zh(), "date"),
+    (iec_hex_zh(), "hexadecimal"),
+    (utc_offsets_zh(), "time zone offset"),
+    (leading_points_zh(), ""),  # a unit, or a number alone
 ]
 
 

@@ -36,7 +36,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   `GW2-10.20.30.40-A` → G W 二 杠 幺零点二零点三零点四零 杠 A;
 - IPv4 addresses digit by digit with 幺 and 点, a port after 端口: `192.168.1.10:1883` →
   幺九二点幺六八点幺点幺零端口幺八八三;
-- negative values 负 (零下 for degrees Celsius), scientific notation 乘十的…次方:
+- negative values 负 (零下 for degrees Celsius), written with a hyphen, a minus sign, an en
+  dash or a Unicode hyphen where no letter or digit comes before; a bare leading point is
+  零点 (`.5MPa` → 零点五兆帕); a superscript power after a number keeps its sign
+  (`1*10⁻⁶mbar` → 一乘十的负六次方毫巴, `5²` → 五的二次方); scientific notation 乘十的…次方:
   `1.5e-3` → 一点五乘十的负三次方, `3.2*10^5Pa` (or with the multiplication sign) →
   三点二乘十的五次方帕, `10^6` → 十的六次方; tolerances `±0.5`, `+/-0.5` → 正负零点五;
 - units read from their parts (zh/units.py): `5kvar·h` → 五千乏时, `12ft·lbf` → 十二英尺磅力,
@@ -52,7 +55,15 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   八零八零), money (`￥300` → 三百元, `$1,200` → 一千二百美元), hexadecimal codes (`0x1F` →
   十六进制幺 F), order numbers character by character (`6ES7 214-1AG40-0XB0`), ratios after
   a ratio word (`比例1:50` → 比例一比五十), time ranges (`08:00-16:00` → 八点到十六点),
-  compact ISO timestamps (`20261130T074500Z`), `≈` and a leading `~` as 约.
+  compact ISO timestamps (`20261130T074500Z`), `≈` and a leading `~` as 约;
+- groups of digits joined by hyphens that are no date or telephone number digit by digit, 杠
+  between (`8842-1190-07` → 八八四二杠幺幺九零杠零七, a date that cannot be: `2026-13-01`);
+  numbered units before 号: `1-3号泵` → 一到三号泵, `2/3号泵` → 二号和三号泵; any other two
+  numbers a dash joins are a range (`1-3米` → 一到三米), a local number (`555-1234`) is dialled;
+- a time that cannot be (`13:70`) is said as written, 冒号 between; an offset from UTC after
+  a time is its zone: `+08:00` → 东八区, `+05:30` → 协调世界时加五小时三十分 (a minus offset only
+  after the T of a timestamp, as a dash between times is a range); `UTC` after a time as `Z`;
+- parts per million and billion are shares: `1200ppm` → 百万分之一千二百.
 """
 
 from __future__ import annotations
@@ -66,12 +77,15 @@ from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
 
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
-_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"
+# A bare leading point is a decimal too (.5MPa is 零点五兆帕), where no digit, letter or point
+# comes before it (v2.5, 1.1.5 are other forms).
+_NUMBER = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
 # Digits joined by commas; one number only where the commas group thousands.
 _COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-# A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives).
-_SIGN = r"(?:(?<![A-Za-z0-9])[-−])?"
+# A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives);
+# an en dash before a number is one as well (温度–5℃), as texts pasted from documents write it.
+_SIGN = r"(?:(?<![A-Za-z0-9])[-−\u2013])?"
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
 _UNIT_END = r"(?![A-Za-z0-9²³])"
 
@@ -100,19 +114,37 @@ def _date(m: re.Match[str]) -> str:
 
 
 def _time(m: re.Match[str]) -> str:
-    return fields.say_time(m.group(1), m.group(2), m.group(3), m.group(4) or "") or m.group(0)
+    """A clock time; one that cannot be (13:70, 25:00) is said as written, 冒号 between its
+    numbers: no hour is guessed, and no ratio without a word that says one follows."""
+    said = fields.say_time(m.group(1), m.group(2), m.group(3), m.group(4) or "")
+    if said is not None:
+        return said
+    parts = [p for p in m.group(1, 2, 3) if p is not None]
+    return "冒号".join(read_number(p) for p in parts) + (
+        "点" + read_digits(m.group(4)) if m.group(4) else ""
+    )
 
 
 def _signed(sign: str, number: str) -> tuple[str, bool]:
     return _number_text(number), bool(sign)
 
 
+# Parts per million and billion are said as the share they are: 百万分之五, not 五 P P M.
+_SHARES = {"ppm": "百万分之", "ppb": "十亿分之"}
+
+
+def _quantity(reading: str, unit: str) -> str:
+    """A number's reading with its unit's words: after it, or the share word before it."""
+    share = _SHARES.get(unit)
+    return share + reading if share else reading + say_unit(unit)
+
+
 def _with_unit(m: re.Match[str]) -> str:
     reading, negative = _signed(m.group(1), m.group(2))
-    unit = say_unit(m.group(3))
+    said = _quantity(reading, m.group(3))
     if negative:
-        return ("零下" if unit == "摄氏度" else "负") + reading + unit
-    return reading + unit
+        return ("零下" if say_unit(m.group(3)) == "摄氏度" else "负") + said
+    return said
 
 
 def _percent(m: re.Match[str]) -> str:
@@ -135,6 +167,8 @@ def _range(m: re.Match[str]) -> str:
     low, high = _bound(m.group(1), m.group(2), unit), _bound(m.group(3), m.group(4), unit)
     if unit in ("%", "％"):
         return f"百分之{low}到百分之{high}"
+    if unit in _SHARES:
+        return f"{_quantity(low, unit)}到{_quantity(high, unit)}"
     return f"{low}到{high}{say_unit(unit)}"
 
 
@@ -193,9 +227,32 @@ def _comma_list(m: re.Match[str]) -> str:
 
 
 def _power(m: re.Match[str]) -> str:
-    """10^6 → 十的六次方, 10^-3 → 十的负三次方: a power of ten alone."""
-    power = m.group(1)
-    return "十的" + "负" * power.startswith("-") + read_integer(int(power.lstrip("+-"))) + "次方"
+    """10^6 → 十的六次方, 10^-3 → 十的负三次方, 5^2 → 五的二次方: a power of a number alone."""
+    base, power = m.group(1), m.group(2)
+    sign, digits = (power[0], power[1:]) if power[:1] in "+-−" else ("", power)
+    minus = "负" if sign in ("-", "−") else ""
+    return f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
+
+
+def _serial(m: re.Match[str]) -> str:
+    """8842-1190-07 → 八八四二杠幺幺九零杠零七: groups of digits digit by digit, 幺 for 1."""
+    return "杠".join(read_digits(group, one="幺") for group in m.group(0).split("-"))
+
+
+def _local_phone(m: re.Match[str]) -> str:
+    """555-1234 → 五五五, 幺二三四 (a pause between); 100-1000, both multiples of five, is a
+    range: 一百到一千."""
+    head, tail = m.group(1), m.group(2)
+    if int(head) % 5 == 0 and int(tail) % 5 == 0:
+        return f"{read_number(head)}到{read_number(tail)}"
+    return fields.say_phone(f"{head}-{tail}")
+
+
+def _numbered_pair(m: re.Match[str]) -> str:
+    """2/3号泵 → 二号和三号泵, 第3/5号 → 第三号和第五号: two numbered units, both named."""
+    ordinal = m.group(1) or ""
+    first, second = (ordinal + _numbered(n) for n in m.group(2, 3))
+    return f"{first}和{second}"
 
 
 def _year(m: re.Match[str]) -> str:
@@ -204,6 +261,8 @@ def _year(m: re.Match[str]) -> str:
 
 RULES: tuple[Rule, ...] = (
     # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
+    # An offset from UTC after a time (+08:00), before a range could take its dash.
+    rule("time zone offset", fields.OFFSET, fields.say_offset_after),
     *plant.RULES,
     *fields.RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
@@ -211,10 +270,15 @@ RULES: tuple[Rule, ...] = (
     # as 3.2e5Pa); alone (10^6) it is said as a power.
     rule(
         "scientific notation",
-        r"(?<![\d.])(\d+(?:\.\d+)?)\s*[x×*·⋅]\s*10\^([-+]?\d+)(?![\d^])",
-        r"\1e\2",
+        r"(?<![\d.])(\d+(?:\.\d+)?)\s*[x×*·⋅]\s*10\^([-+−]?\d+)(?![\d^])",
+        lambda m: f"{m[1]}e{m[2].replace('−', '-')}",
     ),
-    rule("scientific notation", r"(?<![\d.^A-Za-z])10\^([-+]?\d+)(?![\d^])", _power),
+    # A caret or superscript power of a number alone: 10^6, 10⁻⁶, 5².
+    rule(
+        "scientific notation",
+        r"(?<![\d.^A-Za-z])(\d+(?:\.\d+)?)\^([-+−]?\d+)(?![\d^])",
+        _power,
+    ),
     # A tolerance written in ASCII, so its minus is not read as a negative sign.
     rule("tolerance", r"\+\s*/?\s*-(?=\s*\d)", lambda m: "±"),
     rule(
@@ -236,6 +300,9 @@ RULES: tuple[Rule, ...] = (
         r"(?<![\d.])(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})(?:[日号]|T(?=\d)|(?![\d.]))",
         _date,
     ),
+    # Three groups of digits or more joined by hyphens that are no date (a serial number, a
+    # date that cannot be: 2026-13-01): digit by digit, 杠 between the groups as written.
+    rule("serial number", r"(?<![A-Za-z0-9.-])\d+(?:-\d+){2,}(?![A-Za-z0-9-]|\.\d)", _serial),
     rule("dotted number", r"(?<![\d.])\d+(?:\.\d+){2,}(?![\d.])", _dotted),
     rule("year", r"(?<!\d)(\d{4})年", _year),
     # A colon after the time ends a heading (07:45：停机), as one before it starts a field.
@@ -263,6 +330,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
+    # Numbered units before 号: a range (1-3号泵 → 一到三号泵), a pair (2/3号泵 → 二号和三号泵).
+    rule(
+        "equipment number",
+        r"(?<![A-Za-z0-9./-])(\d+)\s*[-~\u2013]\s*(\d+)号",
+        lambda m: f"{read_integer(int(m[1]))}到{_numbered(m[2])}",
+    ),
+    rule("equipment number", r"(?<![A-Za-z0-9./])(第)?(\d+)/(\d+)号", _numbered_pair),
     *plant.SLASHES,
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
@@ -275,8 +349,23 @@ RULES: tuple[Rule, ...] = (
     rule("equipment number", r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
     rule(
         "ordinal",
-        r"(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",
+        r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st
         lambda m: "第" + read_integer(int(m[1])),
+    ),
+    # Two numbers a slash parts that no rule above read (decimals: 1.5/3): 斜杠 as written.
+    rule(
+        "slash pair",
+        r"(?<![A-Za-z0-9./])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?![\d./])",
+        lambda m: f"{read_number(m[1])}斜杠{read_number(m[2])}",
+    ),
+    # A local telephone number (three digits, four): digit by digit, as dialled; two round
+    # numbers, multiples of five, are a range. Any other two numbers a dash joins are a range:
+    # 1-3米 → 一到三米 (a hyphen between digits is never 负).
+    rule("telephone number", r"(?<![A-Za-z0-9.-])(\d{3})-(\d{4})(?![\d.-])", _local_phone),
+    rule(
+        "range",
+        r"(?<![A-Za-z0-9.-])(\d+(?:\.\d+)?)\s*[-~\u2013]\s*(\d+(?:\.\d+)?)(?![\d.-])",
+        lambda m: f"{read_number(m[1])}到{read_number(m[2])}",
     ),
     rule("number", rf"({_SIGN})({_NUMBER})", _number),
 )

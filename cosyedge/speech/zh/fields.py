@@ -5,6 +5,7 @@ them could be (`3h40m` would be 三 H 四十米, a MAC address clock times and a
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 
@@ -27,8 +28,12 @@ _START = r"(?<![A-Za-z0-9./-])(?<!\d[,:])"
 
 
 def say_date(year: str, month: str, day: str) -> str | None:
-    """二零二四年五月一日: the year digit by digit; None for no such month or day."""
-    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+    """二零二四年五月一日: the year digit by digit; None for no such day of that year (2026-02-30,
+    2026-04-31, 2026-13-01), which is then said as written, never as a date."""
+    if (
+        not 1 <= int(month) <= 12
+        or not 1 <= int(day) <= calendar.monthrange(int(year) or 2000, int(month))[1]
+    ):
         return None
     return f"{read_digits(year)}年{read_integer(int(month))}月{read_integer(int(day))}日"
 
@@ -50,9 +55,38 @@ def say_time(hours: str, minutes: str, seconds: str | None, fraction: str = "") 
 # operator knows before the hour that it is not local time.
 UTC = re.compile(
     r"(?<![\d.])(?:(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(T|\s+))?"
-    r"(\d{1,2})[:：](\d{2})(?:[:：](\d{2})(?:\.(\d+))?)?Z(?![A-Za-z0-9])"
+    r"(\d{1,2})[:：](\d{2})(?:[:：](\d{2})(?:\.(\d+))?)?(?:Z|\s?(?:UTC|GMT))(?![A-Za-z0-9])"
 )
 UTC_WORD = "协调世界时"
+
+
+# A numeric offset after a time (+08:00, -0500): its zone said after the time, 东八区 for a
+# whole number of hours east (西五区 west), else the offset from UTC in hours and minutes.
+# A minus offset only after the time of an ISO timestamp (2026-11-30T07:45:00-05:00): after
+# a time alone, a dash is a range's (08:00-16:00, 08:00:00-16:00).
+_CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
+OFFSET = re.compile(
+    rf"(?<![\d.])((?<=T){_CLOCK}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
+)
+
+
+def say_offset(sign: str, hours: int, minutes: int) -> str | None:
+    """+08:00 → 东八区, -05:00 → 西五区, +00:00 → 协调世界时, +05:30 → 协调世界时加五小时三十分;
+    None for no such offset (beyond 14 hours, or 60 minutes or more)."""
+    if hours > 14 or minutes > 59:
+        return None
+    if not (hours or minutes):
+        return UTC_WORD
+    if not minutes and hours <= 12:
+        return ("东" if sign == "+" else "西") + read_integer(hours) + "区"
+    said = UTC_WORD + ("加" if sign == "+" else "减") + read_integer(hours) + "小时"
+    return said + (read_integer(minutes) + "分" if minutes else "")
+
+
+def say_offset_after(m: re.Match[str]) -> str:
+    """The time as written (the time rule reads it), then its zone: 08:00+08:00 → 08:00东八区."""
+    zone = say_offset(m.group(2), int(m.group(3)), int(m.group(4)))
+    return m.group(0) if zone is None else m.group(1) + zone
 
 
 def _utc(m: re.Match[str]) -> str:
@@ -69,18 +103,25 @@ def _utc(m: re.Match[str]) -> str:
 # Words a telephone number follows: any number after them is dialled, not counted.
 PHONE_WORDS = (
     r"拨打|呼叫|致电|(?:报警|求救|联系|值班)?电话(?:号码)?|手机(?:号码?)?|分机号?"
-    r"|火警|急救|匪警|热线"
+    r"|火警|急救|匪警|热线|座机|固话|传真|(?<![\u4e00-\u9fff])转(?![\u4e00-\u9fff])"
 )
 _LANDLINE = r"(?:\(0\d{2,3}\)|0\d{2,3})[-\s]?\d{7,8}(?:(?:转|-)\d{1,6})?"
 _MOBILE = r"1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}"
 # An area code or a 400/800 service prefix, then the number in two hyphenated groups, as
 # business cards write them: 021-6012-1234, 0755-8888-6666, 400-820-8820.
 _HYPHENATED = r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}(?!-\d)"
+# After a telephone word, or alone with a country code: groups of digits as written, parted
+# by hyphens or spaces (555-1234, 021 6012 1234, +86 138 1234 5678), an extension after 转.
+_GROUPED = r"\+?\d{1,4}(?:[-\s]\d{2,4}){1,4}(?:转\d{1,6})?"
+_EXTENSION = r"(?:转\d{1,6})?"
+_INTERNATIONAL = r"\+\d{1,3}(?:[-\s]\d{2,5}){2,4}"
 # After such a word, any number of three digits or more; alone, a landline with its area
 # code or a mobile number (a short number alone is an amount: 阈值110).
 PHONE = re.compile(
-    rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)({_HYPHENATED}|{_LANDLINE}|{_MOBILE}|\d{{3,12}})"
-    rf"|(?<![\d.-])({_HYPHENATED}|{_LANDLINE}|{_MOBILE}))(?![\d.])"
+    rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)"
+    rf"((?:{_HYPHENATED}|{_LANDLINE}(?![-\s]\d)|{_MOBILE}|{_GROUPED}|\+?\d{{3,12}}){_EXTENSION})"
+    rf"|(?<![\d.-])((?:{_HYPHENATED}|{_LANDLINE}|{_MOBILE}|{_INTERNATIONAL}){_EXTENSION}))"
+    r"(?![\d.]|-\d)"
 )
 _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
 
@@ -88,24 +129,29 @@ _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-
 def phone_groups(number: str) -> tuple[list[str], str]:
     """A number's groups as it is said, and its extension: a mobile 3-4-4; a landline its
     area code, then its own number in two (three or four, then four); one written in hyphenated
-    groups in those groups; any other whole."""
+    groups in those groups (spaces or hyphens); any other whole. The extension follows 转."""
+    number, _, extension = number.partition("转")
     if re.fullmatch(_HYPHENATED, number):
-        return number.split("-"), ""
+        return number.split("-"), extension
+    if re.search(r"\d[-\s]\d|\+", number) and not re.fullmatch(_LANDLINE, number):
+        return re.split(r"[-\s]+", number), extension
     if re.fullmatch(_MOBILE, number):
         digits = re.sub(r"\D", "", number)
-        return [digits[:3], digits[3:7], digits[7:]], ""
+        return [digits[:3], digits[3:7], digits[7:]], extension
     landline = _LANDLINE_PARTS.fullmatch(number)
     if landline:
-        area, head, tail, extension = landline.groups()
-        return [area, head, tail], extension or ""
-    return [number], ""
+        area, head, tail, hyphenated = landline.groups()
+        return [area, head, tail], extension or hyphenated or ""
+    return [number], extension
 
 
 def say_phone(number: str) -> str:
     """Digit by digit with 幺 for 1, as a number is dialled aloud, a pause between groups, an
     extension after 转."""
     groups, extension = phone_groups(number)
-    said = "，".join(read_digits(group, one="幺") for group in groups)
+    said = "，".join(
+        "加" * group.startswith("+") + read_digits(group, one="幺") for group in groups
+    )
     return said + (f"转{read_digits(extension, one='幺')}" if extension else "")
 
 

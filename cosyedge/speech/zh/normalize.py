@@ -54,9 +54,27 @@ _LEFT_DIGIT = re.compile(r"(?s)\A.*\d.*\Z")
 _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
+# Superscript digits after a number are its power (10⁻⁶, 5²): written with a caret before NFKC
+# makes them plain digits and loses the difference (10⁻⁶ would be 10−6). After a letter they
+# stay the power of a unit (m², s⁻¹), which NFKC folds into the digits the unit rules know.
+_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+_SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS + "\u207a\u207b", "0123456789+-")
+_POWER_AFTER_DIGIT = re.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]+")
+# Hyphens that are no en dash (‐ ‑ ‒) are the hyphen: a tag's joint, a minus where no
+# alphanumeric comes before.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-"})
+# Roman numeral characters (Ⅲ号泵, Ⅱ类) are numbers: NFKC would make them Latin letters (III),
+# which the voice would spell.
+_ROMAN = {chr(0x2160 + i): str(i + 1) for i in range(12)}
+_ROMAN |= {chr(0x2170 + i): str(i + 1) for i in range(12)}
+_ROMAN_NUMERALS = str.maketrans(_ROMAN)
+
+
 def _folded(text: str) -> str:
     # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
     text = _VULGAR_AFTER_DIGIT.sub(" ", text)
+    text = _POWER_AFTER_DIGIT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
+    text = text.translate(_HYPHENS).translate(_ROMAN_NUMERALS)
     return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
 
 
@@ -71,6 +89,11 @@ _SYMBOL_WORDS = dict(_SYMBOLS)
 # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
 _BEFORE = (rule("spacing", _LOOSE_SPACE, ""),)
 _AFTER = (
+    # A hyphen no rule read joins two parts of one name (v2.1.0-rc1): 杠, as in a tag. Every
+    # minus sign has been read by then, with its number.
+    rule("hyphen", r"(?<=\S)\s*-\s*(?=[A-Za-z\u4e00-\u9fff])", "杠"),
+    # A price per unit after money (0.65元/度, 300美元/吨): 每, as a quotient unit says it.
+    rule("money", r"(?<=[元镑])/(?=[\u4e00-\u9fff])", "每"),
     rule("sign", _SYMBOL, lambda m: _SYMBOL_WORDS[m.group(0)]),
     rule("letters spelled", _LATIN, lambda m: " " + " ".join(m.group(0).upper()) + " "),
 )

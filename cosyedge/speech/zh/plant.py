@@ -64,23 +64,55 @@ def _slash_pair(m: re.Match[str]) -> str:
     return head + f"{read_number(top)}斜杠{read_number(bottom)}" + measure
 
 
-_DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]"
-MONTH_DAY = re.compile(
-    rf"(?:({_DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{2}})/(\d{{2}})(?![\d./])"
-    r"(?=(\s*\d{1,2}[:：]\d\d))?"
+# A pair in quotation marks: the closing mark is no inch mark (`"2/3"台运行`).
+# The marks must pair: in `“3/4"”` the ASCII mark is an inch mark.
+QUOTED_PAIR = re.compile(
+    rf'(?:"(\d{{1,4}})/(\d{{1,4}})"|“(\d{{1,4}})/(\d{{1,4}})”)([{MEASURE_WORDS}])?'
 )
 
 
+def _quoted_pair(m: re.Match[str]) -> str:
+    """`"2/3"台运行` → “三台中的两台”运行: the pair as a count of the measure word after the
+    quotation (which moves inside it), a share, or 斜杠, between full-width quotation marks."""
+    top, bottom, measure = m[1] or m[3], m[2] or m[4], m[5]
+    n, d = int(top), int(bottom)
+    if measure and n <= d and d:
+        said = f"{count(bottom)}{measure}中的{count(top)}{measure}"
+    elif 0 < n < d:
+        said = _fraction(n, d) + (measure or "")
+    else:
+        said = f"{read_number(top)}斜杠{read_number(bottom)}" + (measure or "")
+    return f"“{said}”"
+
+
+_DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]|在|计划|预计|定于|安排|期限"
+# Words after the pair that say it is a day: 日 (said once; 号 may number equipment), a
+# deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后: `10/10后恢复` may
+# as well be a share (a fraction before a verb), and is left to the slash pairs.
+_AFTER_DATE = (
+    r"日|之?前|以前|起|检修|维修|维护|保养|巡检|校准|更换|完成|到期|停机|开始|结束|交付|执行"
+)
+MONTH_DAY = re.compile(
+    rf"(?:({_DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{2}})/(\d{{2}})(?![\d./{MEASURE_WORDS}])"
+    rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({_AFTER_DATE}))?(日)?"
+)
+# Days in each month; 29 in February, as a date without its year may be in a leap year.
+_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
 def _month_day(m: re.Match[str]) -> str:
-    """日期10/20 → 日期十月二十日: month first unless the first cannot be a month (20/10)."""
-    cue, first, second, time = m.groups()
+    """日期10/20, 10/20检修, 请在10/20前 → 十月二十日: month first unless the first cannot be a
+    month (20/10). A pair a cue calls a date that is no day of the year (31/04, 02/30) is said
+    as written, 斜杠 between: never a date, nor the fraction of one."""
+    cue, first, second, time, after, day_mark = m.groups()
+    if not (cue or time or after):
+        return m.group(0)
     a, b = int(first), int(second)
     month, day = (b, a) if a > 12 >= b else (a, b)
-    if not (cue or time) or not (1 <= month <= 12 and 1 <= day <= 31):
-        return m.group(0)
-    return (m.group(0)[: m.start(2) - m.start()] if cue else "") + (
-        f"{read_integer(month)}月{read_integer(day)}日"
-    )
+    head = m.group(0)[: m.start(2) - m.start()] if cue else ""
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS[month - 1]):
+        return head + f"{read_number(first)}斜杠{read_number(second)}" + (day_mark or "")
+    return head + f"{read_integer(month)}月{read_integer(day)}日"
 
 
 # --- URLs with an address ------------------------------------------------------------------------
@@ -127,40 +159,74 @@ CURRENCIES = {"$": "美元", "USD": "美元", "€": "欧元", "EUR": "欧元", 
 CURRENCIES |= {"¥": "元", "CNY": "元", "RMB": "元", "JPY": "日元"}
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _CODES = "USD|EUR|GBP|CNY|RMB|JPY"
+# A magnitude written after the amount ($1.5M, ￥1.5万, $2.3k): said before the currency.
+MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千", "M": "百万", "B": "十亿"}
+_MINUS = r"[-−\u2013]"
 MONEY = re.compile(
-    rf"(?<![A-Za-z0-9.])(?:([$€£¥])\s?|({_CODES})\s?)({_AMOUNT})(?![\d.,]\d|[A-Za-z])"
-    rf"|(?<![A-Za-z0-9.])(?<!\d,)({_AMOUNT})\s?({_CODES}|€)(?![A-Za-z])"
+    rf"(?<![A-Za-z0-9.])(?P<sign>{_MINUS}?)"
+    rf"(?:(?P<mark>[$€£¥])\s?(?P<sign_after>{_MINUS}?)|(?P<code>{_CODES})\s?)"
+    rf"(?P<amount>{_AMOUNT})(?P<magnitude>[万亿千]|[kKMB](?![A-Za-z]))?"
+    rf"(?P<yuan>元)?(?![\d.,]\d|[A-Za-z]|-[A-Za-z0-9])"
+    rf"|(?<![A-Za-z0-9.])(?<!\d,)(?P<sign_before>{_MINUS}?)(?P<written>{_AMOUNT})\s?"
+    rf"(?P<code_after>{_CODES}|€)(?![A-Za-z])"
 )
 
 
+def say_amount(amount: str) -> str:
+    """An amount of money: a decimal without the zeros that end its cents, as an operator
+    says it (5.50 → 五点五, 5.00 → 五, 1.05 → 一点零五)."""
+    whole, _, cents = amount.replace(",", "").partition(".")
+    cents = cents.rstrip("0")
+    return read_number(whole + ("." + cents if cents else ""))
+
+
 def _money(m: re.Match[str]) -> str:
-    """￥300 → 三百元, $1,200 → 一千二百美元, 5.50€ → 五点五零欧元."""
-    sign, code, amount, amount_after, code_after = m.groups()
-    unit = CURRENCIES[sign or code or code_after]
-    return read_number((amount or amount_after).replace(",", "")) + unit
+    """￥300 → 三百元, $1,200 → 一千二百美元, 5.50€ → 五点五欧元, ￥1.5万 → 一点五万元,
+    ￥-50 → 负五十元; ¥300元 says 元 once."""
+    unit = CURRENCIES[m["mark"] or m["code"] or m["code_after"]]
+    negative = m["sign"] or m["sign_after"] or m["sign_before"]
+    magnitude = MAGNITUDES.get(m["magnitude"] or "", "")
+    said = "负" * bool(negative) + say_amount(m["amount"] or m["written"]) + magnitude + unit
+    return said + ("元" if m["yuan"] and unit != "元" else "")
 
 
+# 0x1F, 1Fh, and the IEC 61131-3 literal 16#FF00 (PLC status words), at least two characters
+# after 16# (16#1 could be a number and an equipment number).
 HEX = re.compile(
-    r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)"
-    r"(?![A-Za-z0-9]|\.[A-Za-z0-9])"
+    r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h"
+    r"|16#([0-9A-Fa-f]{2,}))(?![A-Za-z0-9#]|\.[A-Za-z0-9])"
 )
 
 
 def _hex(m: re.Match[str]) -> str:
     """0x1F → 十六进制 幺 F: 十六进制, then each character, digits with 幺 as codes are read."""
-    written = m.group(1) or m.group(2)
+    written = m.group(1) or m.group(2) or m.group(3)
     return "十六进制" + "".join(
         read_digits(c, one="幺") if c.isdigit() else f" {c.upper()} " for c in written
     )
 
 
+# A ratio word, then perhaps a colon, 为 or 是, or an opening bracket (比例（1:50）, 配比为1:50),
+# then the ratio; its terms may be decimals (配比1:2.5). 比分 (a score) is one too: 三比一.
 RATIO = re.compile(
-    r"(比例|配比|混合比|稀释比|传动比|变比|比)\s*[:：]?\s*(\d+)[:：](\d+)(?!\d|[:：]\d)"
+    r"(比例|配比|混合比|稀释比|传动比|变比|比分|比)(\s*(?:[:：]|为|是|约为|设为|[（(])?\s*)"
+    r"(\d+(?:\.\d+)?)[:：](\d+(?:\.\d+)?)(?!\d|[:：]\d)"
 )
-TIME_RANGE = re.compile(r"(?<=\d[:：]\d\d)\s*[-\u2013~]\s*(?=\d{1,2}[:：]\d\d)")
-# A tilde before a number, not after one: about (~5min), not a range's 到; ≈ is about.
+
+
+def _ratio(m: re.Match[str]) -> str:
+    """比例1:50 → 比例一比五十, 配比为1:2.5 → 配比为一比二点五; a bracket between is kept."""
+    between = m.group(2).strip()
+    between = "" if between in (":", "：") else between
+    return f"{m[1]}{between}{read_number(m[3])}比{read_number(m[4])}"
+
+
+# Between two clock times a dash, an en or em dash or a tilde is 到 (08:00—16:00).
+TIME_RANGE = re.compile(r"(?<=\d[:：]\d\d)\s*[-\u2013\u2014~]\s*(?=\d{1,2}[:：]\d\d)")
+# A tilde before a number, not after one: about (~5min), not a range's 到; ≈ is about. A 约
+# written before it is the same word (约~5min is 约五分钟, once).
 _NOT_ABOUT = r"\d%‰A-Za-z.#)°℃"  # after which a tilde joins a range (5~10, 1#~3#)
-ABOUT = re.compile(rf"(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*")
+ABOUT = re.compile(rf"(?:大?约\s*)?(?:(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*)")
 
 RULES = (
     Rule("URL", URL, _url),
@@ -168,12 +234,15 @@ RULES = (
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
     Rule("hexadecimal", HEX, _hex),
     Rule("money", MONEY, _money),
-    Rule("ratio", RATIO, lambda m: f"{m[1]}{read_integer(int(m[2]))}比{read_integer(int(m[3]))}"),
+    Rule("ratio", RATIO, _ratio),
     Rule("range", TIME_RANGE, lambda m: "到"),
-    Rule("about", ABOUT, lambda m: "约"),
+    Rule("about", ABOUT, lambda m: "大约" if m.group(0).startswith("大") else "约"),
     Rule("date", MONTH_DAY, _month_day),
 )
 """Read before every other rule of the alert pre-pass."""
 
-SLASHES = (Rule("slash pair", SLASH_PAIR, _slash_pair),)
+SLASHES = (
+    Rule("slash pair", QUOTED_PAIR, _quoted_pair),
+    Rule("slash pair", SLASH_PAIR, _slash_pair),
+)
 """Read where the fractions were."""

@@ -59,7 +59,10 @@ WORDS = {
     "°F": "华氏度",
     "°": "度",
     "dB": "分贝",
+    # Said as shares before the number (百万分之五, alertforms.py); spelled where no number is.
     "ppm": "P P M",
+    "ppb": "P P B",
+    "psi": "磅每平方英寸",
     "rpm": "转每分",
     "r/min": "转每分",
 }
