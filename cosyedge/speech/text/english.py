@@ -389,6 +389,7 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *plant.FIELDS,
+    Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
     Rule("telephone number", _PHONE, _phone),
     Rule("telephone number", _LOCAL_PHONE, _local_phone),
     Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),

@@ -120,10 +120,12 @@ _DATES = r"\d{4}-\d{1,2}-\d{1,2}(?![\d-])|\d{1,2}-\d{1,2}-\d{4}(?![\d-])"
 _NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address
 # After such a word: four digits or more, or groups joined by hyphens. Without one: three
 # groups or more (two are a range, 5-10).
+_CUED = rf"(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
 SERIAL = re.compile(
-    rf"(?<![\w./-])(?<!\d,)(?:(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
-    rf"|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
+    rf"(?<![\w./-])(?<!\d,)(?:{_CUED}|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
 )
+# The cued form alone, read before telephone numbers: SN 555-1234 is no number to dial.
+CUED_SERIAL = re.compile(rf"(?<![\w./-])(?<!\d,){_CUED}()(?![\w-]|[.,]\d)")
 
 
 def say_identifier(written: str) -> str:
@@ -139,7 +141,7 @@ def _id_word(word: str) -> str:
     return re.sub(r"(?i)\bno\.?$", "number", word)
 
 
-def _serial(m: re.Match[str]) -> str:
+def read_serial(m: re.Match[str]) -> str:
     word, between, after_word, alone = m.groups()
     if alone:
         return say_identifier(alone)
@@ -200,7 +202,7 @@ RULES = (
     # A version's numbers may look like an address (firmware 10.2.0.1-rc1): it goes first.
     Rule("version", VERSION, _version),
     # Hyphenated digit groups are one identifier before a date inside them could be taken.
-    Rule("identifier", SERIAL, _serial),
+    Rule("identifier", SERIAL, read_serial),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
     Rule("duration", DURATION, functools.partial(read_duration, say_duration)),

@@ -240,10 +240,10 @@ def _serial(m: re.Match[str]) -> str:
 
 
 def _local_phone(m: re.Match[str]) -> str:
-    """555-1234 → 五五五, 幺二三四 (a pause between); 100-1000, both multiples of five, is a
-    range: 一百到一千."""
+    """555-1234 → 五五五, 幺二三四 (a pause between); 100-1000, a multiple of five up to a
+    larger multiple of a hundred, is a range: 一百到一千 (as English reads it)."""
     head, tail = m.group(1), m.group(2)
-    if int(head) % 5 == 0 and int(tail) % 5 == 0:
+    if int(head) % 5 == 0 and int(tail) % 100 == 0 and int(head) < int(tail):
         return f"{read_number(head)}到{read_number(tail)}"
     return fields.say_phone(f"{head}-{tail}")
 
@@ -358,8 +358,9 @@ RULES: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9./])(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?![\d./])",
         lambda m: f"{read_number(m[1])}斜杠{read_number(m[2])}",
     ),
-    # A local telephone number (three digits, four): digit by digit, as dialled; two round
-    # numbers, multiples of five, are a range. Any other two numbers a dash joins are a range:
+    # A local telephone number (three digits, four): digit by digit, as dialled; a multiple of
+    # five then a multiple of a hundred above it is a range. Any other two numbers a dash joins
+    # are a range:
     # 1-3米 → 一到三米 (a hyphen between digits is never 负).
     rule("telephone number", r"(?<![A-Za-z0-9.-])(\d{3})-(\d{4})(?![\d.-])", _local_phone),
     rule(
