@@ -62,7 +62,7 @@ STEP_DECAY = 0.5
 REFERENCE_TEXT = (
     "attention please the pressure in the main steam line of boiler house two is rising "
     "above the upper alarm limit of eighty bar now, "
-    "and the operator on duty must check the feed pump and the relief valve of the boiler at once"
+    "and the operator on duty must check the feed pump at once"
 )
 
 

@@ -27,23 +27,22 @@ from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
-from cosyedge.speech.voices.clauses import even_pieces
+from cosyedge.speech.voices.clauses import even_pieces, split_clauses
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
 if TYPE_CHECKING:
     import onnxruntime as ort
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "hibari-3"
+ENGINE_VERSION = "hibari-2"
 SAMPLE_RATE = 24000
 # One inference's working memory grows with its input, about 4 MB per second of audio (in
 # process, above the loaded voice: 40 phonemes 12 MB, 60 15 MB, 113 30 MB). Longer sentences
-# are cut at word boundaries into the fewest steps of at most this many phonemes (about 6 s of
-# speech). Each step has a fixed cost besides (about 4 ms of CPU here): at 64 phonemes a fifth
-# of the shared alert set's clauses were cut and the voice took 1.04-1.17x the CPU per second
-# of audio of hibari's own runtime; at 96, 0.97x, while a step's memory stays well inside the
-# flood's bound (docs/measurements.md, "Memory and CPU of a phrase").
-MAX_PHONEMES = 96
+# are cut at word boundaries into the fewest steps of at most this many phonemes (about 4 s of
+# speech). Measured in the proving ground's flood, steps handed back: peak 157-159 MB with
+# whole clauses (up to 120 characters), 153-156 MB at 64; 48 gave 145 MB but cut a third of
+# the shared alert set's clauses instead of a fifth.
+MAX_PHONEMES = 64
 PRIMARY_STRESS = "\u02c8"  # as hibari's G2P marks it, on every content word
 PAUSE_MARKS = ",.;:!?"  # kept by hibari's G2P at the end of a word's phonemes
 # At a cut, as long as the voice's own pause at a phrase break within one step (0.35 s), not
@@ -64,9 +63,8 @@ MEMORY_ARENA = False
 # mmap threshold rises past them), fragmented: over a flood of long alerts RSS rose 40-50 MB
 # above the loaded voice and stayed there. Handed back after every step, the next step faulted
 # the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
-# is this far above its floor: above one step's working memory, chosen by measurement
-# (docs/architecture.md, "Memory and CPU").
-STEP_SLACK_MB = 32.0
+# is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
+STEP_SLACK_MB = 24.0
 
 
 # hibari's package is found, its registry and version read, without importing it: its import
@@ -144,17 +142,15 @@ class HibariG2P:
         return cls(g2p, spelled=frozenset(g2p(word) for word in SPELLED_WORDS))
 
     def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
-        """A step per sentence, as hibari's own runtime takes them, cut only past MAX_PHONEMES:
-        not a step per clause. Each step costs a few ms of CPU besides its audio, and this voice
-        renders a whole sentence faster than a chime lasts, so shorter first steps would buy
-        nothing; the voice pauses at a clause's comma or colon by itself."""
-        yield from self._phonemes(lexicon.mark(words, _markup, applied))
+        marked = lexicon.mark(words, _markup, applied)
+        for clause in split_clauses(marked):
+            yield from self._phonemes(clause)
 
-    def _phonemes(self, text: str) -> list[str]:
+    def _phonemes(self, clause: str) -> list[str]:
         from hibari import Hibari
 
         pieces = []
-        for sentence in Hibari.split_sentences(text):
+        for sentence in Hibari.split_sentences(clause):
             with self.lock:  # hibari's G2P is not documented as thread-safe
                 phonemes = self.g2p(sentence)
             pieces += cut_phonemes(phonemes, MAX_PHONEMES, self.spelled)
