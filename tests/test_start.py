@@ -59,6 +59,21 @@ def outcomes(reports: Listener, ids: list[str], timeout: float = 90) -> dict[str
     return {i: [r for r in told if r["id"] == i] for i in ids}
 
 
+def both_outcomes(reports: Listener, ident: str, timeout: float = 120) -> list[dict]:
+    """The reports about alert `ident` and its one duplicate: once there are two, or once
+    `timeout` passed (fewer: one of them ended without an outcome), and a second after."""
+
+    def two(told: list[dict]) -> bool:
+        return len([r for r in told if r.get("id") == ident]) >= 2
+
+    try:
+        reports.wait_for(REPORT, two, timeout, f"two outcomes for {ident}")
+    except AssertionError:
+        pass  # the assertion on what came says more
+    time.sleep(1.0)
+    return [r for r in reports.on(REPORT) if r.get("id") == ident]
+
+
 def line_of(log: str, pattern: str) -> int:
     """The index of the first log line holding `pattern` (the order things happened in)."""
     lines = log.splitlines()
@@ -299,4 +314,45 @@ def test_the_metrics_and_outcome_board_count_what_came_in_while_the_voices_loade
     )
     assert 'cosyedge_alerts_received_total{via="mqtt"} 3.0' in text
     assert 'cosyedge_alerts_accepted_total{via="mqtt"} 3.0' in text
+    reports.close()
+
+
+def test_an_alert_sent_twice_and_left_unsaid_by_a_stop_while_loading_is_said_once(
+    broker, make_daemon, tmp_path
+):
+    """An alert and its duplicate taken in while the voices load, then a stop: the next
+    start says the original (the journal hands it back unsaid) and the duplicate stays
+    the one `deduplicated` report; the duplicate's outcome never makes the original one."""
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(config_text(broker, tmp_path), env=held(tmp_path), start=False)
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(6, "twice", "critical"), alert(6, "twice", "critical")])
+    daemon.wait_for_log(r"alert twice: deduplicated")
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=HOLD_S + 10) == 0
+    (tmp_path / "faults.json").unlink()
+    daemon.start()
+    told = both_outcomes(reports, "twice")
+    assert sorted(r["outcome"] for r in told) == ["deduplicated", "spoken"], told
+    reports.close()
+
+
+def test_an_alert_sent_twice_while_a_voice_fails_is_said_once_by_the_fallback_voice(
+    broker, make_daemon, tmp_path
+):
+    """The same in one process: the file's voice fails after an alert and its duplicate
+    came in; the configuration that runs instead says the original once."""
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(
+        config_text(broker, tmp_path), env=held(tmp_path, errno="EIO"), start=False
+    )
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(6, "twice", "critical"), alert(6, "twice", "critical")])
+    daemon.wait_for_log(r"alert twice: deduplicated")
+    daemon.wait_for_log(r"injected hang of .* at voices\.load")
+    write_plan(tmp_path / "faults.json", {})  # the next configuration's voice loads
+    told = both_outcomes(reports, "twice")
+    assert sorted(r["outcome"] for r in told) == ["deduplicated", "spoken"], told
     reports.close()

@@ -86,7 +86,8 @@ class Reporter(Observer):
         if ticket.hermes is not None:
             messages += hermes.answers(ticket.hermes, outcome.kind, report)
         key = outcome.detail.get("id")
-        self.journal.close(ticket.seq, key, ticket.topic, ticket.received, messages)
+        handled = None if outcome.copy else key  # a copy's id is its original's (Outcome)
+        self.journal.close(ticket.seq, handled, ticket.topic, ticket.received, messages)
         self.send(ticket.seq, messages)
         self.observer.reported(report)
         if outcome.kind == "failed":
