@@ -358,7 +358,7 @@ def run_daemon(path: Path | None) -> int:
     from cosyedge.service.notify import Notifier
 
     plan = StartPlan.read(path)
-    notifier = Notifier()  # one for every attempt: the first takes NOTIFY_SOCKET
+    notifier = Notifier()  # one for every attempt: it takes NOTIFY_SOCKET and the watchdog
     for choice in plan.choices():
         refused = plan.refusal(choice)
         if refused is not None:

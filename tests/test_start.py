@@ -356,3 +356,19 @@ def test_an_alert_sent_twice_while_a_voice_fails_is_said_once_by_the_fallback_vo
     told = both_outcomes(reports, "twice")
     assert sorted(r["outcome"] for r in told) == ["deduplicated", "spoken"], told
     reports.close()
+
+
+def test_the_configuration_run_after_a_voice_fails_feeds_the_watchdog(
+    broker, make_daemon, tmp_path, notify_socket
+):
+    """The same process runs the next configuration when a voice fails: it is watched by
+    systemd all the same, so it feeds the watchdog after its READY=1 as the first did."""
+    env = {**held(tmp_path, hang=1.0, errno="EIO"), **notify_socket.env(watchdog_s=2.0)}
+    daemon = make_daemon(config_text(broker, tmp_path), env=env, start=False).start(False)
+    daemon.wait_for_log(r"injected hang of .* at voices\.load", timeout=60)
+    write_plan(tmp_path / "faults.json", {})  # the next configuration's voice loads
+    ready_at, _ = notify_socket.wait_for("READY", "1", timeout=120)
+    time.sleep(3.5)  # more than one watchdog interval
+    pets = [t for t, _ in notify_socket.with_key("WATCHDOG") if t > ready_at]
+    assert len(pets) >= 2, "the watchdog is not fed after the fallback's READY=1"
+    assert "cannot start on" in daemon.log()

@@ -23,8 +23,14 @@ log = logging.getLogger(__name__)
 
 
 class Notifier:
+    """systemd's ear for this process: made once, for every configuration a start runs.
+    It takes NOTIFY_SOCKET and the watchdog's WATCHDOG_USEC/WATCHDOG_PID from `environ`
+    (children, e.g. Mosquitto, must not speak for the service), so each configuration
+    the process runs in turn is watched as the first was (`watchdog_s`)."""
+
     def __init__(self, environ: MutableMapping[str, str] = os.environ) -> None:
-        address = environ.pop("NOTIFY_SOCKET", "")  # children (e.g. Mosquitto) must not speak
+        address = environ.pop("NOTIFY_SOCKET", "")
+        self.watchdog_s = _watchdog_interval(environ)  # None: not watched
         self._socket: socket.socket | None = None
         self._address = "\0" + address[1:] if address.startswith("@") else address
         self._last_status = ""
@@ -74,15 +80,10 @@ class Watchdog:
     one audio block never takes that long unless something hangs.
     """
 
-    def __init__(
-        self,
-        notifier: Notifier,
-        heartbeats: Iterable[Heartbeat],
-        environ: MutableMapping[str, str] = os.environ,
-    ) -> None:
+    def __init__(self, notifier: Notifier, heartbeats: Iterable[Heartbeat]) -> None:
         self.notifier = notifier
         self.heartbeats = list(heartbeats)
-        self.interval = _watchdog_interval(environ)
+        self.interval = notifier.watchdog_s  # the same for every configuration run
         self._next = 0.0
         self._withheld: set[str] = set()
 
