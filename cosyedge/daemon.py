@@ -19,7 +19,6 @@ import threading
 import time
 from pathlib import Path
 
-from cosyedge import __version__
 from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
 from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, build_core
@@ -51,10 +50,12 @@ class Daemon:
         refused: str | None = None,
         origin: str = FILE,
         notifier: Notifier | None = None,
+        voices_by: float | None = None,
     ) -> None:
         """Runs `config`, which came from `origin` (config/lastgood.py); `refused`, when it
         is not the file's, says why the file is not run (the fault `config`). `notifier`:
-        systemd's, shared by every configuration a start tries (it takes NOTIFY_SOCKET)."""
+        systemd's, shared by every configuration a start tries (it takes NOTIFY_SOCKET);
+        `voices_by`: the monotonic time its voices must be loaded by (build.Voices)."""
         one_malloc_arena()  # before any thread starts
         self.config, self.config_path = config, config_path
         self.refused, self.origin = refused, origin
@@ -64,7 +65,7 @@ class Daemon:
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
         self.faults = Faults.from_env()
         self.core = build_core(config, start, self.faults)
-        self.voices = Voices(self.core, start, self.faults)
+        self.voices = Voices(self.core, start, self.faults, voices_by)
         self.voiced: Voiced | None = None  # once the voices are loaded
         self._speaker: threading.Thread | None = None  # the announcer's, once they are
         self._subscribed = False  # the broker acknowledged the subscriptions once
@@ -116,7 +117,7 @@ class Daemon:
     def _serve(self) -> int:
         """Take in alerts at once, load the voices meanwhile, speak once they are loaded."""
         core = self.core
-        self._take_up()
+        core.take_up(self.refused)
         clock = threading.Thread(
             target=core.desk.run_clock, args=(core.stop,), name="clock", daemon=True
         )
@@ -145,6 +146,10 @@ class Daemon:
         (alerts said), both (READY). The stop that follows a voice that failed keeps what
         was taken in for the configuration tried next."""
         core, voices = self.core, self.voices
+        hung = None if self.voiced else voices.overdue(time.monotonic())
+        if hung is not None:  # said as a fault; the next configuration runs (cli.py)
+            log.error("voices given up on: %s", hung)
+            core.health.fault("voices", hung)
         if self.voiced is None and voices.done.is_set():
             core.observers.settle()
             if voices.failed is not None:
@@ -203,23 +208,6 @@ class Daemon:
         for part in [*self.path, *self.parts]:
             for name, reason in part.tick(now).items():
                 self.core.health.set(name, reason)
-
-    def _take_up(self) -> None:
-        """What the last run left: the journal's open alerts, reports and alarm state; then
-        the faults of the start, the phase `starting` first."""
-        core = self.core
-        core.health.fault(STARTING, "loading voices")
-        recovered = core.journal.open()
-        core.history.start()
-        core.history.record("start", version=__version__, pid=os.getpid())
-        core.desk.recover(recovered, core.door.intake.read_journaled)
-        if recovered.pending:
-            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
-        if recovered.unsent:
-            log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        core.health.set("state", core.state_watch.reason)
-        if self.refused is not None:
-            core.health.fault("config", self.refused)
 
     def _shutdown(self, clock: threading.Thread) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
