@@ -212,6 +212,9 @@ class Daemon:
     def _shutdown(self, clock: threading.Thread) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
         core, voiced = self.core, self.voiced
+        # Intake first: what comes now is left to the broker for the next start, so nothing
+        # is journaled that the session closes on before its acknowledgement.
+        core.link.refuse()
         log.info("stopping")
         self.notifier.stopping("stopping: finishing the clause being spoken")
         self.answers.settle("before the daemon stopped")
@@ -223,6 +226,7 @@ class Daemon:
         if voiced is not None:
             self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
         core.journal.flush(REPORT_DRAIN_S)  # the acks of what was just taken in, given
+        core.link.settle(REPORT_DRAIN_S)  # and read by the broker
         core.desk.publish_status("offline")
         if not core.reporter.drain(timeout=REPORT_DRAIN_S):
             log.info("reports not yet acknowledged by the broker are sent again at next start")
