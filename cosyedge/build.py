@@ -27,6 +27,7 @@ from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
+from cosyedge.config.lastgood import VOICES_WAIT_S
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
@@ -55,12 +56,6 @@ from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle
 log = logging.getLogger(__name__)
 
 STOP_WAIT_S = 1.0  # at a stop, how long background work may take to end
-# How long a start waits for voices that do not load (a model on hung storage, a file that
-# never ends): a first start takes up to ~20 s on a loaded 2-core gateway. The file's and the
-# last good configuration's share this wait; the safe core then has its own, so that READY=1
-# comes within systemd's TimeoutStartSec (120 s) even when both waits run out.
-VOICES_WAIT_S = 60.0
-SAFE_CORE_WAIT_S = 40.0
 # What the start tells before the voices load, kept for the metrics and the outcome board
 # built with them: about 4 tellings an alert, so a flood of 5,000 alerts during a start (a
 # few MB at most).

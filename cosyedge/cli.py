@@ -8,7 +8,6 @@ import importlib.util
 import logging
 import os
 import sys
-import time
 import wave
 from collections.abc import Callable
 from pathlib import Path
@@ -351,27 +350,23 @@ def run_daemon(path: Path | None) -> int:
     be built or its voices loaded, on the last good configuration, else on the safe core,
     with the fault `config` saying why (config/lastgood.py). The voices load after the
     broker has the subscriptions: what a configuration whose voice then fails took in stays
-    in the journal, and the next one says it. Voices that do not load in time (a load that
-    hangs) fail the same way: the file's and the last good configuration's share one wait,
-    the safe core has its own (build.py VOICES_WAIT_S). CannotStart, with every reason, when
-    not even the safe core can announce."""
-    from cosyedge.build import SAFE_CORE_WAIT_S, VOICES_WAIT_S
-    from cosyedge.config.lastgood import SAFE_CORE, StartPlan
+    in the journal, and the next one says it; so do voices not loaded in time (a load that
+    hangs: `StartPlan.voices_by`). CannotStart, with every reason, when not even the safe
+    core can announce."""
+    from cosyedge.config.lastgood import StartPlan
     from cosyedge.daemon import Daemon, VoiceFailed
     from cosyedge.model import error_text
     from cosyedge.service.notify import Notifier
 
     plan = StartPlan.read(path)
     notifier = Notifier()  # one for every attempt: it takes NOTIFY_SOCKET and the watchdog
-    voices_by = time.monotonic() + VOICES_WAIT_S
     for choice in plan.choices():
         refused = plan.refusal(choice)
         if refused is not None:
             log.error("configuration refused: %s", "; ".join(plan.problems))
-        if choice.origin == SAFE_CORE:  # its built-in voice: a wait of its own
-            voices_by = time.monotonic() + SAFE_CORE_WAIT_S
+        by = plan.voices_by(choice)
         try:
-            daemon = Daemon(choice.config, path, refused, choice.origin, notifier, voices_by)
+            daemon = Daemon(choice.config, path, refused, choice.origin, notifier, by)
         except Exception as exc:  # whatever stops building this configuration, the next one
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, error_text(exc))

@@ -216,7 +216,10 @@ class Daemon:
         # is journaled that the session closes on before its acknowledgement.
         core.link.refuse()
         log.info("stopping")
-        self.notifier.stopping("stopping: finishing the clause being spoken")
+        if self.voices.failed is None:
+            self.notifier.stopping("stopping: finishing the clause being spoken")
+        else:  # no STOPPING=1: this process runs the next configuration (systemd: Type=notify)
+            self.notifier.status("starting: the voices did not load; the next configuration runs")
         self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()

@@ -152,6 +152,8 @@ def test_a_voice_that_fails_after_alerts_came_in_has_them_said_by_the_fallback_v
         e["fault"] == "config" and "voices.en: cannot be loaded" in e["reason"] for e in faults
     ), faults
     assert daemon.alive()
+    # Type=notify: the process goes on with the next configuration, so no STOPPING=1.
+    assert not notify_socket.with_key("STOPPING"), "STOPPING=1 before the fallback's READY=1"
     reports.close()
 
 
@@ -204,6 +206,9 @@ def test_a_reload_while_the_voices_load_is_answered_and_in_force_once_they_are(
     told = outcomes(reports, ["after-reload"], timeout=120)
     assert [r["outcome"] for r in told["after-reload"]] == ["spoken"], told
     assert len(notify_socket.with_key("READY")) == 1
+    ready_at, _ = notify_socket.with_key("READY")[0]
+    early = [t for t, _ in notify_socket.with_key("RELOADING") if t < ready_at]
+    assert not early, "RELOADING=1 before the start's READY=1"
     reports.close()
 
 
@@ -381,7 +386,7 @@ def test_a_voice_load_that_hangs_is_given_up_on_and_the_fallback_says_what_came_
     wait for the voices (VOICES_WAIT_S) is over it is the fault `voices`, the configuration
     run instead says the fault `config` naming the voices, and the alert taken in is said
     once; READY=1 within systemd's TimeoutStartSec."""
-    from cosyedge.build import VOICES_WAIT_S
+    from cosyedge.config.lastgood import VOICES_WAIT_S
 
     reports = Listener(broker.port, REPORT, EVENT)
     env = {**held(tmp_path, hang=3600), **notify_socket.env(watchdog_s=2.0)}
@@ -448,3 +453,29 @@ def test_a_stop_during_a_burst_leaves_each_alert_one_outcome(broker, make_daemon
     twice = {i: [r["outcome"] for r in rs] for i, rs in told.items() if len(rs) != 1}
     assert not twice, twice
     reports.close()
+
+
+def test_the_retained_status_while_the_voices_load_counts_what_the_journal_queued(
+    broker, make_daemon, tmp_path
+):
+    """At a start, the retained status is of the daemon with the last run's unsaid alerts
+    queued: no status from before it took them up is left retained over it."""
+    daemon = make_daemon(config_text(broker, tmp_path), env=held(tmp_path), start=False)
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(1, "left1", "critical")])
+    daemon.wait_for_log(r"accepted alert left1 ")
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=HOLD_S + 10) == 0
+    statuses = Listener(broker.port, STATUS)
+    time.sleep(0.5)
+    daemon.start(False)  # held loading again
+    daemon.wait_for_log(r"subscribed: alerts are journaled", timeout=60)
+    time.sleep(1.0)
+    told = [s for s in statuses.on(STATUS) if s.get("state") != "offline"]
+    assert told and all(s["queue"] == 1 and s["restarts_last_hour"] >= 1 for s in told), told
+    retained = Listener(broker.port, STATUS)  # what the broker keeps, as a newcomer sees it
+    status = retained.wait_for(STATUS, lambda s: "state" in s[-1])[-1]
+    assert status["state"] == "starting" and status["queue"] == 1, status
+    retained.close()
+    statuses.close()

@@ -34,6 +34,7 @@ class Notifier:
         self._socket: socket.socket | None = None
         self._address = "\0" + address[1:] if address.startswith("@") else address
         self._last_status = ""
+        self._ready = False  # READY=1 sent: the start is over
         self._lock = threading.Lock()
         if address:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
@@ -60,10 +61,14 @@ class Notifier:
             self.send(f"STATUS={text}")
 
     def ready(self, status: str) -> None:
-        self._last_status = status
+        self._last_status, self._ready = status, True
         self.send("READY=1", f"STATUS={status}")
 
     def reloading(self) -> None:
+        """RELOADING=1, once the start is over: a reload before READY=1 is part of the
+        start for systemd (Type=notify), whose READY=1 still ends it."""
+        if not self._ready:
+            return
         self.send(
             "RELOADING=1", f"MONOTONIC_USEC={time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000}"
         )
