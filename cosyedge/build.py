@@ -66,6 +66,11 @@ class VoiceFailed(RuntimeError):
     """A configured voice cannot be loaded; the message starts with its key path."""
 
 
+class VoicesHung(VoiceFailed):
+    """The voices were not loaded in time (a load that hangs, on storage that may come
+    back): unlike a voice that fails, a restart may mend it."""
+
+
 @dataclass
 class Core:
     """The alert path up to the queue, and what its stages share: all that takes an alert
@@ -204,6 +209,7 @@ class Voices:
         self.done = threading.Event()
         self.voiced: Voiced | None = None
         self.failed: str | None = None
+        self.hung = False  # given up on: not loaded in time (`overdue`)
         self._lock = threading.Lock()  # the load's end against `overdue`: one of them decides
         self._began = 0.0
         self._thread = threading.Thread(target=self._load, name="voices", daemon=True)
@@ -224,6 +230,7 @@ class Voices:
             keys = ", ".join(f"voices.{lang}" for lang in self.core.config.voices)
             waited = now - self._began
             self.failed = f"{keys}: not loaded within {waited:.0f} s (the load hangs)"
+            self.hung = True
             self.done.set()
             return self.failed
 

@@ -352,14 +352,15 @@ def run_daemon(path: Path | None) -> int:
     broker has the subscriptions: what a configuration whose voice then fails took in stays
     in the journal, and the next one says it; so do voices not loaded in time (a load that
     hangs: `StartPlan.voices_by`). CannotStart, with every reason, when not even the safe
-    core can announce."""
+    core can announce; RuntimeError (exit 1, systemd restarts it) when a load hung."""
     from cosyedge.config.lastgood import StartPlan
-    from cosyedge.daemon import Daemon, VoiceFailed
+    from cosyedge.daemon import Daemon, VoiceFailed, VoicesHung
     from cosyedge.model import error_text
     from cosyedge.service.notify import Notifier
 
     plan = StartPlan.read(path)
     notifier = Notifier()  # one for every attempt: it takes NOTIFY_SOCKET and the watchdog
+    hung = False  # a configuration's voices were not loaded in time
     for choice in plan.choices():
         refused = plan.refusal(choice)
         if refused is not None:
@@ -377,7 +378,9 @@ def run_daemon(path: Path | None) -> int:
         except VoiceFailed as exc:  # built and subscribed, then its voices did not load
             log.error("cannot start on %s: %s", choice.what, exc)
             plan.failed(choice, str(exc))
-    raise CannotStart("nothing to announce with: " + "; ".join(plan.problems))
+            hung = hung or isinstance(exc, VoicesHung)
+    why = "nothing to announce with: " + "; ".join(plan.problems)
+    raise (RuntimeError if hung else CannotStart)(why)  # a hang: a restart may mend it
 
 
 def _check(config: Config, path: Path | None) -> int:

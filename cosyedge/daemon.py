@@ -21,7 +21,7 @@ from pathlib import Path
 
 from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
-from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, build_core
+from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, VoicesHung, build_core
 from cosyedge.component import Component, Detail
 from cosyedge.config import lastgood
 from cosyedge.config.lastgood import FILE, SAFE_CORE
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 
-__all__ = ["Daemon", "VoiceFailed"]
+__all__ = ["Daemon", "VoiceFailed", "VoicesHung"]
 
 
 class Daemon:
@@ -105,7 +105,7 @@ class Daemon:
             if broker:
                 broker.stop()
         if self.voices.failed is not None:
-            raise VoiceFailed(self.voices.failed)
+            raise (VoicesHung if self.voices.hung else VoiceFailed)(self.voices.failed)
         announcer = self.voiced.announcer if self.voiced else None
         if self._synthesizing or (announcer and announcer.current):  # a device write, say
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)

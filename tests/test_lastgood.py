@@ -310,6 +310,24 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
         cli.run_daemon(None)
 
 
+class HungDaemon(FakeDaemon):
+    """Its voices are never loaded in time (a load that hangs), whatever it runs."""
+
+    def run(self) -> int:
+        raise daemon_module.VoicesHung("voices.en: not loaded within 60 s (the load hangs)")
+
+
+def test_voices_that_hang_in_every_configuration_exit_for_a_restart(tmp_path, monkeypatch):
+    """Not CannotStart (exit 2, which systemd does not restart): hung storage may come back."""
+    monkeypatch.setattr(daemon_module, "Daemon", HungDaemon)
+    path = tmp_path / "site.yaml"
+    path.write_text(f"state_dir: {tmp_path}/state\n")
+    with pytest.raises(RuntimeError, match=r"nothing to announce with: .*the load hangs") as e:
+        cli.run_daemon(path)
+    assert not isinstance(e.value, cli.CannotStart)
+    assert cli.main(["run", "--config", str(path)]) == 1
+
+
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()
