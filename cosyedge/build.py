@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cosyedge import __version__
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.health import Health
+from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.snapshot import Snapshot, status_detail
@@ -24,6 +27,7 @@ from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
+from cosyedge.config.lastgood import VOICES_WAIT_S
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
@@ -62,6 +66,11 @@ class VoiceFailed(RuntimeError):
     """A configured voice cannot be loaded; the message starts with its key path."""
 
 
+class VoicesHung(VoiceFailed):
+    """The voices were not loaded in time (a load that hangs, on storage that may come
+    back): unlike a voice that fails, a restart may mend it."""
+
+
 @dataclass
 class Core:
     """The alert path up to the queue, and what its stages share: all that takes an alert
@@ -89,6 +98,22 @@ class Core:
         """The components of the path: reconfigured and ticked with those beside it from
         the start on, the voices loaded or not."""
         return [self.door, self.link, self.state_watch, self.selfwatch, self.player]
+
+    def take_up(self, refused: str | None) -> None:
+        """What the last run left: the journal's open alerts, reports and alarm state; then
+        the faults of the start, the phase `starting` first; `refused`: the fault `config`."""
+        self.health.fault(STARTING, "loading voices")
+        recovered = self.journal.open()
+        self.history.start()
+        self.history.record("start", version=__version__, pid=os.getpid())
+        self.desk.recover(recovered, self.door.intake.read_journaled)
+        if recovered.pending:
+            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
+        if recovered.unsent:
+            log.info("%d reports of the last run are sent again", len(recovered.unsent))
+        self.health.set("state", self.state_watch.reason)
+        if refused is not None:
+            self.health.fault("config", refused)
 
     def state(self, detail: Detail) -> dict[str, Any]:
         """The alert path's part of the snapshot."""
@@ -175,18 +200,39 @@ class Voiced:
 class Voices:
     """The voices loaded on a thread of their own while the alert path already takes alerts
     in: alerts are journaled, reported accepted and queued meanwhile, and said once `done`
-    is set with `voiced`. `failed`, when they cannot be loaded: the reason, naming the key
-    (VoiceFailed's text) where it can; the start then runs the next configuration."""
+    is set with `voiced`. `failed`, when they cannot be loaded, or not by the monotonic
+    time `by` (None: VOICES_WAIT_S after they start; `overdue`): the reason, naming the
+    key (VoiceFailed's text) where it can; the start then runs the next configuration."""
 
-    def __init__(self, core: Core, start: Start, faults: Faults) -> None:
-        self.core, self.start_, self.faults = core, start, faults
+    def __init__(self, core: Core, start: Start, faults: Faults, by: float | None) -> None:
+        self.core, self.start_, self.faults, self.by = core, start, faults, by
         self.done = threading.Event()
         self.voiced: Voiced | None = None
         self.failed: str | None = None
+        self.hung = False  # given up on: not loaded in time (`overdue`)
+        self._lock = threading.Lock()  # the load's end against `overdue`: one of them decides
+        self._began = 0.0
         self._thread = threading.Thread(target=self._load, name="voices", daemon=True)
 
     def start(self) -> None:
+        self._began = time.monotonic()
+        self.by = self.by or self._began + VOICES_WAIT_S
         self._thread.start()
+
+    def overdue(self, now: float) -> str | None:
+        """Given up on, when not loaded by `by`: `failed` says so, `done` is set, and the
+        reason is returned (None while there is time, or once they are done). The thread
+        cannot be cut short (a read of hung storage blocks in the kernel): it is left behind,
+        a daemon thread that ends with the process, and what it loads after is dropped."""
+        with self._lock:
+            if self.done.is_set() or not self._began or now < (self.by or 0):
+                return None
+            keys = ", ".join(f"voices.{lang}" for lang in self.core.config.voices)
+            waited = now - self._began
+            self.failed = f"{keys}: not loaded within {waited:.0f} s (the load hangs)"
+            self.hung = True
+            self.done.set()
+            return self.failed
 
     def loading(self) -> bool:
         """Started and not yet done: a stop then does not wait for it (a model's load
@@ -194,20 +240,27 @@ class Voices:
         return self._thread.is_alive()
 
     def _load(self) -> None:
-        core = self.core
+        voiced, failed = None, None
         try:
-            speech = build_speech(core.config, self.faults, core.observers)
-            beat = core.beats[0]
-            announcer = Announcer(
-                core.desk, speech, core.player, core.sound, core.stop, core.activity, beat
-            )
-            beside = build_beside(core, speech, self.start_)
-            self.voiced = Voiced(speech, announcer, beside)
+            voiced = self._voiced()
         except Exception as exc:  # whatever stops this configuration, the next one is tried
             log.exception("cannot load the voices")
-            self.failed = str(exc) if isinstance(exc, VoiceFailed) else error_text(exc)
-        finally:
+            failed = str(exc) if isinstance(exc, VoiceFailed) else error_text(exc)
+        with self._lock:
+            if self.done.is_set():  # given up on (`overdue`): the next configuration runs
+                log.warning("the voices ended loading after the start gave up on them")
+                return
+            self.voiced, self.failed = voiced, failed
             self.done.set()
+
+    def _voiced(self) -> Voiced:
+        core = self.core
+        speech = build_speech(core.config, self.faults, core.observers)
+        beat = core.beats[0]
+        announcer = Announcer(
+            core.desk, speech, core.player, core.sound, core.stop, core.activity, beat
+        )
+        return Voiced(speech, announcer, build_beside(core, speech, self.start_))
 
 
 def _status_detail(snapshot: Callable[[Detail], Snapshot]) -> dict[str, Any]:

@@ -350,21 +350,24 @@ def run_daemon(path: Path | None) -> int:
     be built or its voices loaded, on the last good configuration, else on the safe core,
     with the fault `config` saying why (config/lastgood.py). The voices load after the
     broker has the subscriptions: what a configuration whose voice then fails took in stays
-    in the journal, and the next one says it. CannotStart, with every reason, when not even
-    the safe core can announce."""
+    in the journal, and the next one says it; so do voices not loaded in time (a load that
+    hangs: `StartPlan.voices_by`). CannotStart, with every reason, when not even the safe
+    core can announce; RuntimeError (exit 1, systemd restarts it) when a load hung."""
     from cosyedge.config.lastgood import StartPlan
-    from cosyedge.daemon import Daemon, VoiceFailed
+    from cosyedge.daemon import Daemon, VoiceFailed, VoicesHung
     from cosyedge.model import error_text
     from cosyedge.service.notify import Notifier
 
     plan = StartPlan.read(path)
-    notifier = Notifier()  # one for every attempt: the first takes NOTIFY_SOCKET
+    notifier = Notifier()  # one for every attempt: it takes NOTIFY_SOCKET and the watchdog
+    hung = False  # a configuration's voices were not loaded in time
     for choice in plan.choices():
         refused = plan.refusal(choice)
         if refused is not None:
             log.error("configuration refused: %s", "; ".join(plan.problems))
+        by = plan.voices_by(choice)
         try:
-            daemon = Daemon(choice.config, path, refused, choice.origin, notifier)
+            daemon = Daemon(choice.config, path, refused, choice.origin, notifier, by)
         except Exception as exc:  # whatever stops building this configuration, the next one
             log.exception("cannot start on %s", choice.what)
             plan.failed(choice, error_text(exc))
@@ -375,7 +378,9 @@ def run_daemon(path: Path | None) -> int:
         except VoiceFailed as exc:  # built and subscribed, then its voices did not load
             log.error("cannot start on %s: %s", choice.what, exc)
             plan.failed(choice, str(exc))
-    raise CannotStart("nothing to announce with: " + "; ".join(plan.problems))
+            hung = hung or isinstance(exc, VoicesHung)
+    why = "nothing to announce with: " + "; ".join(plan.problems)
+    raise (RuntimeError if hung else CannotStart)(why)  # a hang: a restart may mend it
 
 
 def _check(config: Config, path: Path | None) -> int:

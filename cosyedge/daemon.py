@@ -19,10 +19,9 @@ import threading
 import time
 from pathlib import Path
 
-from cosyedge import __version__
 from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
-from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, build_core
+from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, VoicesHung, build_core
 from cosyedge.component import Component, Detail
 from cosyedge.config import lastgood
 from cosyedge.config.lastgood import FILE, SAFE_CORE
@@ -40,7 +39,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 5.0  # SIGTERM: how long the clause being spoken may take to finish
 REPORT_DRAIN_S = 2.0  # a stop waits this long for the broker to acknowledge the last reports
 
-__all__ = ["Daemon", "VoiceFailed"]
+__all__ = ["Daemon", "VoiceFailed", "VoicesHung"]
 
 
 class Daemon:
@@ -51,10 +50,12 @@ class Daemon:
         refused: str | None = None,
         origin: str = FILE,
         notifier: Notifier | None = None,
+        voices_by: float | None = None,
     ) -> None:
         """Runs `config`, which came from `origin` (config/lastgood.py); `refused`, when it
         is not the file's, says why the file is not run (the fault `config`). `notifier`:
-        systemd's, shared by every configuration a start tries (it takes NOTIFY_SOCKET)."""
+        systemd's, shared by every configuration a start tries (it takes NOTIFY_SOCKET);
+        `voices_by`: the monotonic time its voices must be loaded by (build.Voices)."""
         one_malloc_arena()  # before any thread starts
         self.config, self.config_path = config, config_path
         self.refused, self.origin = refused, origin
@@ -64,7 +65,7 @@ class Daemon:
         start = Start(self.notifier, self.snapshot, self.status_line, origin == SAFE_CORE)
         self.faults = Faults.from_env()
         self.core = build_core(config, start, self.faults)
-        self.voices = Voices(self.core, start, self.faults)
+        self.voices = Voices(self.core, start, self.faults, voices_by)
         self.voiced: Voiced | None = None  # once the voices are loaded
         self._speaker: threading.Thread | None = None  # the announcer's, once they are
         self._subscribed = False  # the broker acknowledged the subscriptions once
@@ -104,7 +105,7 @@ class Daemon:
             if broker:
                 broker.stop()
         if self.voices.failed is not None:
-            raise VoiceFailed(self.voices.failed)
+            raise (VoicesHung if self.voices.hung else VoiceFailed)(self.voices.failed)
         announcer = self.voiced.announcer if self.voiced else None
         if self._synthesizing or (announcer and announcer.current):  # a device write, say
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
@@ -116,7 +117,7 @@ class Daemon:
     def _serve(self) -> int:
         """Take in alerts at once, load the voices meanwhile, speak once they are loaded."""
         core = self.core
-        self._take_up()
+        core.take_up(self.refused)
         clock = threading.Thread(
             target=core.desk.run_clock, args=(core.stop,), name="clock", daemon=True
         )
@@ -145,6 +146,10 @@ class Daemon:
         (alerts said), both (READY). The stop that follows a voice that failed keeps what
         was taken in for the configuration tried next."""
         core, voices = self.core, self.voices
+        hung = None if self.voiced else voices.overdue(time.monotonic())
+        if hung is not None:  # said as a fault; the next configuration runs (cli.py)
+            log.error("voices given up on: %s", hung)
+            core.health.fault("voices", hung)
         if self.voiced is None and voices.done.is_set():
             core.observers.settle()
             if voices.failed is not None:
@@ -204,28 +209,17 @@ class Daemon:
             for name, reason in part.tick(now).items():
                 self.core.health.set(name, reason)
 
-    def _take_up(self) -> None:
-        """What the last run left: the journal's open alerts, reports and alarm state; then
-        the faults of the start, the phase `starting` first."""
-        core = self.core
-        core.health.fault(STARTING, "loading voices")
-        recovered = core.journal.open()
-        core.history.start()
-        core.history.record("start", version=__version__, pid=os.getpid())
-        core.desk.recover(recovered, core.door.intake.read_journaled)
-        if recovered.pending:
-            log.info("%d alerts left unsaid by the last run are queued", len(recovered.pending))
-        if recovered.unsent:
-            log.info("%d reports of the last run are sent again", len(recovered.unsent))
-        core.health.set("state", core.state_watch.reason)
-        if self.refused is not None:
-            core.health.fault("config", self.refused)
-
     def _shutdown(self, clock: threading.Thread) -> int:
         """The clause being spoken ends; whatever is unsaid stays in the journal for next time."""
         core, voiced = self.core, self.voiced
+        # Intake first: what comes now is left to the broker for the next start, so nothing
+        # is journaled that the session closes on before its acknowledgement.
+        core.link.refuse()
         log.info("stopping")
-        self.notifier.stopping("stopping: finishing the clause being spoken")
+        if self.voices.failed is None:
+            self.notifier.stopping("stopping: finishing the clause being spoken")
+        else:  # no STOPPING=1: this process runs the next configuration (systemd: Type=notify)
+            self.notifier.status("starting: the voices did not load; the next configuration runs")
         self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()
@@ -235,6 +229,7 @@ class Daemon:
         if voiced is not None:
             self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
         core.journal.flush(REPORT_DRAIN_S)  # the acks of what was just taken in, given
+        core.link.settle(REPORT_DRAIN_S)  # and read by the broker
         core.desk.publish_status("offline")
         if not core.reporter.drain(timeout=REPORT_DRAIN_S):
             log.info("reports not yet acknowledged by the broker are sent again at next start")

@@ -160,6 +160,11 @@ class Outcome:
     kind: str  # see OUTCOMES
     detail: Mapping[str, Any]
     alarm: str | None = None  # its announcement's alarm, for the alarm history
+    # A copy of an alert heard before (same id, a retained message replayed): its id stays
+    # that alert's. The journal keeps the id as handled only from the alert's own outcome,
+    # so that a copy's outcome never makes an original the journal hands back unsaid (a
+    # stop before it was said) a duplicate of its own copy.
+    copy: bool = False
 
 
 @dataclass(frozen=True)

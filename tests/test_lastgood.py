@@ -265,7 +265,9 @@ class FakeDaemon:
     notifiers: ClassVar[list] = []
     ran: ClassVar[list] = []
 
-    def __init__(self, config, path, refused=None, origin=FILE, notifier=None) -> None:
+    def __init__(
+        self, config, path, refused=None, origin=FILE, notifier=None, voices_by=None
+    ) -> None:
         FakeDaemon.notifiers.append(notifier)
         self.config, self.refused, self.origin = config, refused, origin
 
@@ -306,6 +308,24 @@ def test_nothing_to_announce_with_stops_the_start_with_every_reason(tmp_path, mo
     monkeypatch.setattr(daemon_module, "Daemon", nothing)
     with pytest.raises(cli.CannotStart, match=r"nothing to announce with: .*voices\.en"):
         cli.run_daemon(None)
+
+
+class HungDaemon(FakeDaemon):
+    """Its voices are never loaded in time (a load that hangs), whatever it runs."""
+
+    def run(self) -> int:
+        raise daemon_module.VoicesHung("voices.en: not loaded within 60 s (the load hangs)")
+
+
+def test_voices_that_hang_in_every_configuration_exit_for_a_restart(tmp_path, monkeypatch):
+    """Not CannotStart (exit 2, which systemd does not restart): hung storage may come back."""
+    monkeypatch.setattr(daemon_module, "Daemon", HungDaemon)
+    path = tmp_path / "site.yaml"
+    path.write_text(f"state_dir: {tmp_path}/state\n")
+    with pytest.raises(RuntimeError, match=r"nothing to announce with: .*the load hangs") as e:
+        cli.run_daemon(path)
+    assert not isinstance(e.value, cli.CannotStart)
+    assert cli.main(["run", "--config", str(path)]) == 1
 
 
 def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
@@ -481,3 +501,19 @@ def test_a_section_given_twice_in_a_refused_file_is_not_guessed_at(tmp_path, sta
     assert (core.config.state_dir, core.config.cache.dir) == (state, tmp_path / "phrases")
     assert f"mqtt of the embedded defaults, not the file's: {path}: line " in core.what
     assert "key 'mqtt' given twice" in core.what
+
+
+def test_the_file_and_the_last_good_share_the_voices_wait_the_safe_core_has_its_own(tmp_path):
+    """A load that hangs costs one wait for the site's voices, whichever configuration runs
+    them, and the safe core's own after it: READY=1 within TimeoutStartSec (120 s)."""
+    from cosyedge.config.lastgood import SAFE_CORE_WAIT_S, VOICES_WAIT_S, Choice
+
+    plan = StartPlan(None, Config(), tmp_path)
+    first = plan.voices_by(Choice(Config(), FILE, "the file"))
+    asked = time.monotonic()
+    time.sleep(0.05)
+    assert plan.voices_by(Choice(Config(), LAST_GOOD, "the last good")) == first
+    assert 0 < first - asked <= VOICES_WAIT_S
+    safe = plan.voices_by(Choice(Config(), SAFE_CORE, "the safe core"))
+    assert safe - first >= SAFE_CORE_WAIT_S - VOICES_WAIT_S + 0.05
+    assert VOICES_WAIT_S + SAFE_CORE_WAIT_S < 120

@@ -53,6 +53,13 @@ class Run:
         self.door.on_message(topic, json.dumps(payload).encode(), acked.set)
         assert acked.wait(5)
 
+    def receive_as(self, how: str, topic: str, payload: dict) -> None:
+        """`sent`: as `receive`; `retained`: replayed by the broker from its retained store."""
+        acked = threading.Event()
+        data = json.dumps(payload).encode()
+        self.door.on_message(topic, data, acked.set, retained=how == "retained")
+        assert acked.wait(5)
+
     def outcomes(self) -> list[dict]:
         return [p for t, p in self.published if t == self.config.reports.outcome_topic]
 
@@ -146,3 +153,39 @@ def test_a_damaged_decision_is_not_trusted(said):
     with pytest.raises(ValueError, match="bad 'said'"):
         check_record(record)
     check_record({**record, "said": {"key": "k", "clear": True}})
+
+
+# How one alert (id `x`) reaches two runs: each copy sent plainly or replayed retained by
+# the broker; the first run ends (a stop, a crash, a voice's fallback) before it is said.
+ORDERINGS = {
+    "sent twice": (["sent", "sent"], []),
+    "sent three times": (["sent", "sent", "sent"], []),
+    "sent, then replayed retained at each start": (["sent", "retained"], ["retained"]),
+    "replayed retained first, then sent": (["retained", "sent"], ["retained"]),
+    "sent, then delivered again at the next start": (["sent"], ["sent"]),
+    "sent twice, then again at the next start": (["sent", "sent"], ["sent", "retained"]),
+}
+
+
+@pytest.mark.parametrize("ordering", ORDERINGS)
+def test_an_alert_left_unsaid_is_said_once_whatever_copies_came(tmp_path, ordering):
+    """The journal hands the alert back unsaid: the next run says it once, and each copy,
+    before or after, is one `deduplicated` report; a copy's outcome never makes the alert
+    a duplicate of it."""
+    before, after = ORDERINGS[ordering]
+    config = parse_config(SITE.format(dir=tmp_path))
+    payload = {"value": 97, "id": "x", "priority": "critical"}
+    first = Run(config)
+    for how in before:
+        first.receive_as(how, "plant/7/temperature", payload)
+    first.journal.stop()
+    second = Run(config)
+    for how in after:
+        second.receive_as(how, "plant/7/temperature", payload)
+    said = said_by(second.take())
+    assert said.text == "Temperature alarm on line 7: 97 degrees."
+    assert second.take() is None
+    # By seq: a report the broker was not known to have is sent again by the next run.
+    told = {o["seq"]: o["outcome"] for o in first.outcomes() + second.outcomes()}
+    assert list(told.values()) == ["deduplicated"] * (len(before) + len(after) - 1)
+    second.journal.stop()

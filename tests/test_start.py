@@ -9,10 +9,12 @@ never at how long they took.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from support import READY_LOG, SUBSCRIBED_LOG, Listener, publish, site_yaml
@@ -57,6 +59,19 @@ def outcomes(reports: Listener, ids: list[str], timeout: float = 90) -> dict[str
     time.sleep(1.0)
     told = [r for r in reports.on(REPORT) if r.get("id") in ids]
     return {i: [r for r in told if r["id"] == i] for i in ids}
+
+
+def both_outcomes(reports: Listener, ident: str, timeout: float = 120) -> list[dict]:
+    """The reports about alert `ident` and its one duplicate: once there are two, or once
+    `timeout` passed (fewer: one of them ended without an outcome), and a second after."""
+
+    def two(told: list[dict]) -> bool:
+        return len([r for r in told if r.get("id") == ident]) >= 2
+
+    with contextlib.suppress(AssertionError):  # the assertion on what came says more
+        reports.wait_for(REPORT, two, timeout, f"two outcomes for {ident}")
+    time.sleep(1.0)
+    return [r for r in reports.on(REPORT) if r.get("id") == ident]
 
 
 def line_of(log: str, pattern: str) -> int:
@@ -137,6 +152,8 @@ def test_a_voice_that_fails_after_alerts_came_in_has_them_said_by_the_fallback_v
         e["fault"] == "config" and "voices.en: cannot be loaded" in e["reason"] for e in faults
     ), faults
     assert daemon.alive()
+    # Type=notify: the process goes on with the next configuration, so no STOPPING=1.
+    assert not notify_socket.with_key("STOPPING"), "STOPPING=1 before the fallback's READY=1"
     reports.close()
 
 
@@ -189,6 +206,9 @@ def test_a_reload_while_the_voices_load_is_answered_and_in_force_once_they_are(
     told = outcomes(reports, ["after-reload"], timeout=120)
     assert [r["outcome"] for r in told["after-reload"]] == ["spoken"], told
     assert len(notify_socket.with_key("READY")) == 1
+    ready_at, _ = notify_socket.with_key("READY")[0]
+    early = [t for t, _ in notify_socket.with_key("RELOADING") if t < ready_at]
+    assert not early, "RELOADING=1 before the start's READY=1"
     reports.close()
 
 
@@ -300,3 +320,162 @@ def test_the_metrics_and_outcome_board_count_what_came_in_while_the_voices_loade
     assert 'cosyedge_alerts_received_total{via="mqtt"} 3.0' in text
     assert 'cosyedge_alerts_accepted_total{via="mqtt"} 3.0' in text
     reports.close()
+
+
+def test_an_alert_sent_twice_and_left_unsaid_by_a_stop_while_loading_is_said_once(
+    broker, make_daemon, tmp_path
+):
+    """An alert and its duplicate taken in while the voices load, then a stop: the next
+    start says the original (the journal hands it back unsaid) and the duplicate stays
+    the one `deduplicated` report; the duplicate's outcome never makes the original one."""
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(config_text(broker, tmp_path), env=held(tmp_path), start=False)
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(6, "twice", "critical"), alert(6, "twice", "critical")])
+    daemon.wait_for_log(r"alert twice: deduplicated")
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=HOLD_S + 10) == 0
+    (tmp_path / "faults.json").unlink()
+    daemon.start()
+    told = both_outcomes(reports, "twice")
+    assert sorted(r["outcome"] for r in told) == ["deduplicated", "spoken"], told
+    reports.close()
+
+
+def test_an_alert_sent_twice_while_a_voice_fails_is_said_once_by_the_fallback_voice(
+    broker, make_daemon, tmp_path
+):
+    """The same in one process: the file's voice fails after an alert and its duplicate
+    came in; the configuration that runs instead says the original once."""
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(
+        config_text(broker, tmp_path), env=held(tmp_path, errno="EIO"), start=False
+    )
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(6, "twice", "critical"), alert(6, "twice", "critical")])
+    daemon.wait_for_log(r"alert twice: deduplicated")
+    daemon.wait_for_log(r"injected hang of .* at voices\.load")
+    write_plan(tmp_path / "faults.json", {})  # the next configuration's voice loads
+    told = both_outcomes(reports, "twice")
+    assert sorted(r["outcome"] for r in told) == ["deduplicated", "spoken"], told
+    reports.close()
+
+
+def test_the_configuration_run_after_a_voice_fails_feeds_the_watchdog(
+    broker, make_daemon, tmp_path, notify_socket
+):
+    """The same process runs the next configuration when a voice fails: it is watched by
+    systemd all the same, so it feeds the watchdog after its READY=1 as the first did."""
+    env = {**held(tmp_path, hang=1.0, errno="EIO"), **notify_socket.env(watchdog_s=2.0)}
+    daemon = make_daemon(config_text(broker, tmp_path), env=env, start=False).start(False)
+    daemon.wait_for_log(r"injected hang of .* at voices\.load", timeout=60)
+    write_plan(tmp_path / "faults.json", {})  # the next configuration's voice loads
+    ready_at, _ = notify_socket.wait_for("READY", "1", timeout=120)
+    time.sleep(3.5)  # more than one watchdog interval
+    pets = [t for t, _ in notify_socket.with_key("WATCHDOG") if t > ready_at]
+    assert len(pets) >= 2, "the watchdog is not fed after the fallback's READY=1"
+    assert "cannot start on" in daemon.log()
+
+
+def test_a_voice_load_that_hangs_is_given_up_on_and_the_fallback_says_what_came_in(
+    broker, make_daemon, tmp_path, notify_socket
+):
+    """A load that never ends (a model on hung storage) is no silent start: once the start's
+    wait for the voices (VOICES_WAIT_S) is over it is the fault `voices`, the configuration
+    run instead says the fault `config` naming the voices, and the alert taken in is said
+    once; READY=1 within systemd's TimeoutStartSec."""
+    from cosyedge.config.lastgood import VOICES_WAIT_S
+
+    reports = Listener(broker.port, REPORT, EVENT)
+    env = {**held(tmp_path, hang=3600), **notify_socket.env(watchdog_s=2.0)}
+    daemon = make_daemon(config_text(broker, tmp_path), env=env, start=False).start(False)
+    began = time.monotonic()
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(3, "hung1", "critical")])
+    daemon.wait_for_log(r"accepted alert hung1 ")
+    daemon.wait_for_log(r"injected hang of .* at voices\.load")
+    write_plan(tmp_path / "faults.json", {})  # the fallback's (built-in) voice loads
+    daemon.wait_for_log(r"voices given up on: voices\.en.*: not loaded within", VOICES_WAIT_S + 30)
+    told = outcomes(reports, ["hung1"], timeout=120)
+    assert [r["outcome"] for r in told["hung1"]] == ["spoken"], told
+    ready_at, _ = notify_socket.wait_for("READY", "1", timeout=60)
+    assert ready_at - began < 120, "READY=1 later than systemd's TimeoutStartSec"
+    faults = [e for e in reports.on(EVENT) if e.get("event") == "fault"]
+    assert any(e["fault"] == "config" and "not loaded within" in e["reason"] for e in faults), (
+        faults
+    )
+    reports.close()
+
+
+def burst(port: int, alerts: list[tuple[str, str]], gap_s: float) -> threading.Thread:
+    """Publish `alerts` (QoS 1) `gap_s` apart from one client, on a thread of its own."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    def run() -> None:
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="test-burst")
+        client.connect("127.0.0.1", port)
+        client.loop_start()
+        sent = [
+            client.publish(topic, payload, qos=1)
+            for topic, payload in alerts
+            if not time.sleep(gap_s)
+        ]
+        for info in sent:
+            info.wait_for_publish(timeout=10)
+        client.disconnect()
+        client.loop_stop()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_stop_during_a_burst_leaves_each_alert_one_outcome(broker, make_daemon, tmp_path):
+    """SIGTERM while alerts pour in: what the stopping daemon took in it journaled and
+    acknowledged, what it did not the broker delivers to the next start; no alert is both
+    (journaled, then delivered again and reported `deduplicated`)."""
+    reports = Listener(broker.port, REPORT)
+    daemon = make_daemon(config_text(broker, tmp_path), env=held(tmp_path), start=False)
+    daemon.start(False)  # held loading: its stop is quick, the burst goes on through it
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    ids = [f"burst{n}" for n in range(150)]
+    sending = burst(broker.port, [alert(n % 9, i, "low") for n, i in enumerate(ids)], 0.002)
+    daemon.wait_for_log(r"accepted alert burst20 ")
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=30) == 0
+    sending.join(timeout=30)
+    (tmp_path / "faults.json").unlink()
+    daemon.start()
+    told = outcomes(reports, ids, timeout=120)
+    twice = {i: [r["outcome"] for r in rs] for i, rs in told.items() if len(rs) != 1}
+    assert not twice, twice
+    reports.close()
+
+
+def test_the_retained_status_while_the_voices_load_counts_what_the_journal_queued(
+    broker, make_daemon, tmp_path
+):
+    """At a start, the retained status is of the daemon with the last run's unsaid alerts
+    queued: no status from before it took them up is left retained over it."""
+    daemon = make_daemon(config_text(broker, tmp_path), env=held(tmp_path), start=False)
+    daemon.start(False)
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(1, "left1", "critical")])
+    daemon.wait_for_log(r"accepted alert left1 ")
+    daemon.process.send_signal(signal.SIGTERM)
+    assert daemon.process.wait(timeout=HOLD_S + 10) == 0
+    statuses = Listener(broker.port, STATUS)
+    time.sleep(0.5)
+    daemon.start(False)  # held loading again
+    daemon.wait_for_log(r"subscribed: alerts are journaled", timeout=60)
+    time.sleep(1.0)
+    told = [s for s in statuses.on(STATUS) if s.get("state") != "offline"]
+    assert told and all(s["queue"] == 1 and s["restarts_last_hour"] >= 1 for s in told), told
+    retained = Listener(broker.port, STATUS)  # what the broker keeps, as a newcomer sees it
+    status = retained.wait_for(STATUS, lambda s: "state" in s[-1])[-1]
+    assert status["state"] == "starting" and status["queue"] == 1, status
+    retained.close()
+    statuses.close()

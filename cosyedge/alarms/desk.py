@@ -17,6 +17,7 @@ import base64
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health, state_of
@@ -187,7 +188,9 @@ class AlarmDesk:
     def _heard_before(self, verdict: Verdict) -> None:
         if isinstance(verdict, Refusal):  # what is known of it, as its first report had
             reason = "retained message already heard"
-            self._close(verdict.ticket, "deduplicated", reason, **verdict.detail)
+            outcome = Outcome(verdict.ticket, "deduplicated", {**verdict.detail, "reason": reason})
+            with self._cond:
+                self.reporter.outcome(replace(outcome, copy=True))
             return
         with self._cond:
             self._emit(self.policy.heard_before(verdict))

@@ -15,7 +15,7 @@ import itertools
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from paho.mqtt.client import topic_matches_sub
@@ -89,6 +89,12 @@ def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
     return Outcome(offer.ticket, kind, detail, alarm)
 
 
+def _copy(offer: Offer, reason: str) -> Outcome:
+    """A copy of an alert heard before: `deduplicated`, the id left to the alert's own
+    outcome (Outcome.copy)."""
+    return replace(_outcome(offer, "deduplicated", reason=reason), copy=True)
+
+
 class AlarmPolicy:
     def __init__(self, config: AlarmsConfig) -> None:
         self.config = config
@@ -135,13 +141,12 @@ class AlarmPolicy:
     def heard_before(self, offer: Offer) -> list[Effect]:
         """A retained message the broker replays (at a start, a new subscription) that was
         heard on its topic before: not said again, and told as every outcome of an alert is."""
-        return [_outcome(offer, "deduplicated", reason="retained message already heard")]
+        return [_copy(offer, "retained message already heard")]
 
     def offer(self, offer: Offer, now: float) -> list[Effect]:
         self._forget_seen(now)
         if offer.key in self._seen:
-            window = self.config.dedup_window_s
-            return [_outcome(offer, "deduplicated", reason=f"same id within {window:g} s")]
+            return [_copy(offer, f"same id within {self.config.dedup_window_s:g} s")]
         self._seen[offer.key] = (offer.at, offer.source)
         if offer.announcement is None:
             return self._clear_message(offer, now)

@@ -53,6 +53,12 @@ SAFE_CORE = "safe core"
 # What the safe core keeps of the configuration it stands in for: where the gateway keeps its
 # files, and how it reaches its broker (state_dir first: it is where the plan looked).
 KEPT = ("state_dir", "mqtt", "cache")
+# How long a start waits for voices that do not load (a model on hung storage, a file that
+# never ends): a first start takes up to ~20 s on a loaded 2-core gateway. The file's and the
+# last good configuration's share this wait; the safe core then has its own, so that READY=1
+# comes within systemd's TimeoutStartSec (120 s) even when both waits run out.
+VOICES_WAIT_S = 60.0
+SAFE_CORE_WAIT_S = 40.0
 
 
 @dataclass(frozen=True)
@@ -179,6 +185,7 @@ class StartPlan:
     config: Config | None  # the file's; None when it is refused
     state_dir: Path  # where the last good configuration is looked for
     problems: list[str] = field(default_factory=list)
+    _voices_by: float | None = None  # the shared wait's end, once asked (`voices_by`)
 
     @classmethod
     def read(cls, path: Path | None) -> StartPlan:
@@ -235,6 +242,17 @@ class StartPlan:
             except ConfigError as exc:
                 why[name] = exc.problems[0]
         return mine, why
+
+    def voices_by(self, choice: Choice) -> float:
+        """The monotonic time `choice`'s voices must be loaded by, asked as it is run: the
+        file's and the last good configuration's share VOICES_WAIT_S from the first asking
+        on; the safe core, whose built-in voice is another, has SAFE_CORE_WAIT_S of its own."""
+        now = time.monotonic()
+        if choice.origin == SAFE_CORE:
+            return now + SAFE_CORE_WAIT_S
+        if self._voices_by is None:
+            self._voices_by = now + VOICES_WAIT_S
+        return self._voices_by
 
     def failed(self, choice: Choice, reason: str) -> None:
         """Running `choice` failed for `reason`, which names the key when it can."""

@@ -86,6 +86,20 @@ class Link(Component):
     def start(self) -> None:
         self.session.start()
 
+    def refuse(self) -> None:
+        """A stop begins: nothing more is taken in that the broker would deliver again
+        (MqttSession.refuse)."""
+        self.session.refuse()
+
+    def settle(self, timeout_s: float) -> bool:
+        """A round trip through the broker before the session closes: the retained status
+        left `offline` (as the Last Will would), acknowledged within `timeout_s`. MQTT keeps
+        a connection's packets in order, so the broker then has every acknowledgement given
+        before it; closed at once, a connection the broker still sends on is reset, and the
+        acknowledgements not yet read by the broker are lost with it (and their messages
+        delivered again). False when not connected or not in time."""
+        return self.session.farewell(self._config.reports.status_topic, OFFLINE, timeout_s)
+
     def stop(self) -> None:
         self.session.stop()
 

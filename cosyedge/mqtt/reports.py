@@ -59,7 +59,8 @@ class Reporter(Observer):
         self._taken: dict[int, list[tuple[str, str]]] = {}  # seq -> what is waiting, to resend
         self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
         self._since: dict[int, float] = {}  # seq -> when it was sent first, until acknowledged
-        self._status_due: tuple[str, str] | None = None  # a status whose publish failed
+        self._status_due: tuple[str, str] | None = None  # a status not yet published
+        self._connected = False  # the session connected once: statuses are published
         self._trouble: str | None = None  # why publishing fails
         self._told: str | None = None  # the trouble the observer last heard of
         self.observer = observer or Observer()
@@ -86,7 +87,8 @@ class Reporter(Observer):
         if ticket.hermes is not None:
             messages += hermes.answers(ticket.hermes, outcome.kind, report)
         key = outcome.detail.get("id")
-        self.journal.close(ticket.seq, key, ticket.topic, ticket.received, messages)
+        handled = None if outcome.copy else key  # a copy's id is its original's (Outcome)
+        self.journal.close(ticket.seq, handled, ticket.topic, ticket.received, messages)
         self.send(ticket.seq, messages)
         self.observer.reported(report)
         if outcome.kind == "failed":
@@ -119,13 +121,22 @@ class Reporter(Observer):
         self._fire(self.config.error_topic, _json({"error": error, **context}))
 
     def status(self, state: str, **detail: Any) -> None:
+        """The retained status, now if the session ever connected, else at its connection:
+        paho keeps what is published before the first connection and sends it after what
+        is published at it, so an early status (an empty queue, before the journal's unsaid
+        alerts were taken up) would be the one left retained."""
         status = {"state": state, **detail, **self.status_detail()}
         self._status_due = (self.config.status_topic, _json(status))
         self._send_status()
 
+    def connected(self) -> None:
+        """The session connected (paho's network thread): the status kept until then goes."""
+        self._connected = True
+        self._send_status()
+
     def _send_status(self) -> None:
         due = self._status_due
-        if due is not None and self._fire(*due, retain=True):
+        if due is not None and self._connected and self._fire(*due, retain=True):
             self._status_due = None
 
     def _fire(self, topic: str, payload: str, retain: bool = False) -> bool:

@@ -164,6 +164,7 @@ class MqttSession:
         self._delay_s = _delay(config.reconnect_min_s)  # the shortest reconnect delay now
         self.subscribed = threading.Event()  # set once the broker acknowledged our filters
         self._stopping = False  # set by stop: the disconnect is ours
+        self._refusing = False  # set by refuse: a stop takes nothing more in
         self._subscribing = self.filters
         for warning in config.exposed_secrets():  # at start and at every reconnecting reload
             log.warning("%s", warning)
@@ -185,6 +186,13 @@ class MqttSession:
         log.info("connecting to MQTT broker %s:%d", self.config.host, self.config.port)
         self.client.connect_async(self.config.host, self.config.port, self.config.keepalive_s)
         self.client.loop_start()
+
+    def refuse(self) -> None:
+        """Take nothing more in (a stop begins): a message that can come again (QoS 1 and 2)
+        is neither handed on nor acknowledged, so the broker delivers it to the next start;
+        what was handed on before is acknowledged once journaled, before the session closes.
+        QoS 0 messages are still handed on: the broker never delivers them again."""
+        self._refusing = True
 
     def stop(self) -> None:
         self._stopping = True  # the disconnect that follows is ours, not a lost connection
@@ -316,6 +324,10 @@ class MqttSession:
             self._on_published(self._id_base + mid)
 
     def _message(self, client, userdata, message: mqtt.MQTTMessage) -> None:
+        if self._refusing and message.qos > 0:  # left unacknowledged: it comes again
+            log.debug("stopping: message on %r left to the next start", message.topic)
+            return
+
         def ack() -> None:
             client.ack(message.mid, message.qos)
 

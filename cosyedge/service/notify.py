@@ -23,11 +23,18 @@ log = logging.getLogger(__name__)
 
 
 class Notifier:
+    """systemd's ear for this process: made once, for every configuration a start runs.
+    It takes NOTIFY_SOCKET and the watchdog's WATCHDOG_USEC/WATCHDOG_PID from `environ`
+    (children, e.g. Mosquitto, must not speak for the service), so each configuration
+    the process runs in turn is watched as the first was (`watchdog_s`)."""
+
     def __init__(self, environ: MutableMapping[str, str] = os.environ) -> None:
-        address = environ.pop("NOTIFY_SOCKET", "")  # children (e.g. Mosquitto) must not speak
+        address = environ.pop("NOTIFY_SOCKET", "")
+        self.watchdog_s = _watchdog_interval(environ)  # None: not watched
         self._socket: socket.socket | None = None
         self._address = "\0" + address[1:] if address.startswith("@") else address
         self._last_status = ""
+        self._ready = False  # READY=1 sent: the start is over
         self._lock = threading.Lock()
         if address:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
@@ -54,10 +61,14 @@ class Notifier:
             self.send(f"STATUS={text}")
 
     def ready(self, status: str) -> None:
-        self._last_status = status
+        self._last_status, self._ready = status, True
         self.send("READY=1", f"STATUS={status}")
 
     def reloading(self) -> None:
+        """RELOADING=1, once the start is over: a reload before READY=1 is part of the
+        start for systemd (Type=notify), whose READY=1 still ends it."""
+        if not self._ready:
+            return
         self.send(
             "RELOADING=1", f"MONOTONIC_USEC={time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000}"
         )
@@ -74,15 +85,10 @@ class Watchdog:
     one audio block never takes that long unless something hangs.
     """
 
-    def __init__(
-        self,
-        notifier: Notifier,
-        heartbeats: Iterable[Heartbeat],
-        environ: MutableMapping[str, str] = os.environ,
-    ) -> None:
+    def __init__(self, notifier: Notifier, heartbeats: Iterable[Heartbeat]) -> None:
         self.notifier = notifier
         self.heartbeats = list(heartbeats)
-        self.interval = _watchdog_interval(environ)
+        self.interval = notifier.watchdog_s  # the same for every configuration run
         self._next = 0.0
         self._withheld: set[str] = set()
 
