@@ -1302,3 +1302,212 @@ def roman_numbered_zh(draw) -> Form:
     n = draw(st.integers(1, 12))
     word = draw(st.sampled_from(["号泵", "类", "期"]))
     return Form(chr(0x215F + n) + word, (n, word))
+
+
+# Mandarin, zh-front-7
+
+ZH_OFFSET_MINUTES = (0, 0, 30, 45)
+
+
+@st.composite
+def utc_word_offsets_zh(draw) -> Form:
+    """An offset touching UTC or GMT, perhaps after a time: `08:30 UTC+8`, `14:00 UTC-5`,
+    `UTC+05:30`, `GMT-0330` (or a minus sign), `08:30 UTC+0`. Parts: (the time's parts or
+    None, negative, hours, minutes)."""
+    time = draw(clock_times(fractions=False, utc=False)) if draw(st.booleans()) else None
+    negative = draw(st.booleans())
+    sign = draw(st.sampled_from(["-", "\u2212"])) if negative else "+"
+    hours, minutes = draw(st.integers(0, 14)), draw(st.sampled_from(ZH_OFFSET_MINUTES))
+    padded = f"{hours:02d}" if draw(st.booleans()) else str(hours)
+    if minutes or draw(st.booleans()):
+        padded = f"{hours:02d}" + draw(st.sampled_from([":", ""])) + f"{minutes:02d}"
+    head = time.written + draw(st.sampled_from(["", " "])) if time else ""
+    written = head + draw(st.sampled_from(["UTC", "GMT"])) + sign + padded
+    return Form(written, (time.parts if time else None, negative, hours, minutes))
+
+
+@st.composite
+def timestamp_ranges_zh(draw) -> Form:
+    """Two times joined by a dash, perhaps after a date with a T or a space:
+    `2026-11-30T08:00-09:30`, `2026-11-30 08:00-09:30`, `08:00-09:30` (the end is no offset
+    from UTC). Parts: (the date's parts or None, the two times' parts)."""
+    date = draw(dates(day_first=False)) if draw(st.booleans()) else None
+    first = draw(clock_times(fractions=False, utc=False))
+    second = draw(clock_times(fractions=False, utc=False))
+    assume(first.parts[3] is None)  # with seconds and a T, -HH:MM is an ISO offset
+    joint = draw(st.sampled_from(["T", " "])) if date else ""
+    head = date.written + joint if date else ""
+    return Form(f"{head}{first.written}-{second.written}", (date, first.parts, second.parts))
+
+
+@st.composite
+def european_numbers_zh(draw) -> Form:
+    """A number grouped the European way where nothing else is meant: with the euro sign
+    or EUR (`€1.234,56`, `1.234,56 €`, `€5,50`), two dot groups or more before a decimal
+    comma (`1.234.567,8kg`), or groups parted by a no-break, narrow no-break or thin space
+    (`1 234 567`, `1 234,5`). Parts: (the whole number, the decimals or "", the kind, the
+    unit's words)."""
+    kind = draw(st.sampled_from(["euro", "dots", "space"]))
+    whole = draw(st.integers(1000 if kind != "euro" else 0, 10**9))
+    if kind == "dots":
+        whole = max(whole, 1_000_000)
+    decimals = str(draw(st.integers(0, 999))) if kind != "space" or draw(st.booleans()) else ""
+    if kind == "euro" and whole < 1000:
+        decimals = f"{draw(st.integers(0, 99)):02d}"  # €5,50: two decimals after a comma
+    space = draw(st.sampled_from(["\u00a0", "\u202f", "\u2009"]))
+    grouped = f"{whole:,}".replace(",", space if kind == "space" else ".")
+    written = grouped + (f",{decimals}" if decimals else "")
+    unit, words = draw(st.sampled_from([("", ""), ("kg", "千克"), ("bar", "巴")]))
+    if kind == "euro":
+        unit, words = "", ""
+        written = draw(st.sampled_from(["€{}", "€ {}", "{} €", "{}€", "EUR {}"])).format(written)
+    return Form(written + unit, (whole, decimals, kind, words))
+
+
+ZH_RANGE_UNITS = (("°C", "摄氏度"), ("℃", "摄氏度"), ("bar", "巴"), ("MPa", "兆帕"), ("A", "安"))
+
+
+@st.composite
+def signed_unit_ranges_zh(draw) -> Form:
+    """A range with its unit at both ends or at the end only, either end perhaps below zero:
+    `-5°C-10°C`, `-5°C--10°C`, `-1.5--2.5bar`, `5A~10A`. Parts: (first negative, first amount,
+    second negative, second amount, the unit's words, whether the unit is written twice)."""
+    unit, words = draw(st.sampled_from(ZH_RANGE_UNITS))
+    ends = [(draw(st.booleans()), _zh_decimal(draw, 200)) for _ in range(2)]
+    twice = draw(st.booleans())
+    dash = draw(st.sampled_from(["-", "~", "\u2013"]))
+    written = ""
+    for i, (negative, amount) in enumerate(ends):
+        sign = draw(st.sampled_from(ZH_DASHES[:3])) if negative else ""
+        written += sign + amount + (unit if twice or i else "") + (dash if not i else "")
+    return Form(written, (*ends[0], *ends[1], words, twice))
+
+
+@st.composite
+def money_ranges_zh(draw) -> Form:
+    """An amount of money to another, the mark before both or the first only: `$5-$10`,
+    `￥100~￥200`, `€5-10`. Parts: (mark, first, second, the mark written twice)."""
+    mark = draw(st.sampled_from(ZH_MONEY_MARKS))
+    low, high = draw(st.integers(0, 9999)), draw(st.integers(0, 9999))
+    twice = draw(st.booleans())
+    dash = draw(st.sampled_from(["-", "~", "\u2013"]))
+    written = f"{mark}{low}{dash}{mark if twice else ''}{high}"
+    return Form(written, ("¥" if mark == "￥" else mark, low, high, twice))
+
+
+ZH_FIRM_DATE_CUES = ("日期", "日期\uff1a", "于", "截至", "截止", "周五", "星期一", "定于", "预计")
+
+
+@st.composite
+def short_month_days_zh(draw) -> Form:
+    """A month and a day with one digit on either side after a firm cue: `日期2/3`, `于9/30`,
+    `截至12/5`; a pair that is no day of the year (`日期2/30`) is said as written. Parts:
+    (the cue, first, second)."""
+    first, second = draw(st.integers(1, 31)), draw(st.integers(1, 31))
+    assume(first < 10 or second < 10)
+    cue = draw(st.sampled_from(ZH_FIRM_DATE_CUES))
+    return Form(f"{cue}{first}/{second}", (cue, first, second))
+
+
+ZH_COMPACT_CUES = (("在", ""), ("于", ""), ("日期", ""), ("", "检修"), ("", "到期"), ("计划", "前"))
+
+
+@st.composite
+def compact_dates_zh(draw) -> Form:
+    """Eight digits after or before a word that says a day is meant: `在20261130检修`,
+    `20261130到期`; digits that are no day of the calendar stay a number. Parts: (year,
+    month, day, the word before, the word after)."""
+    year = draw(st.integers(1970, 2099))
+    month, day = draw(st.integers(0, 13)), draw(st.integers(0, 32))
+    before, after = draw(st.sampled_from(ZH_COMPACT_CUES))
+    return Form(f"{before}{year}{month:02d}{day:02d}{after}", (year, month, day, before, after))
+
+
+@st.composite
+def trunk_zero_phones_zh(draw) -> Form:
+    """An international number with the trunk zero in brackets, or in five groups or more:
+    `+44 (0)20 7946 0958`, `+49 30 1234 5678 90`. Parts: (the groups as said, the first
+    being the country code)."""
+    country = str(draw(st.integers(1, 999)))
+    groups = draw(st.lists(st.text("0123456789", min_size=2, max_size=4), min_size=2, max_size=5))
+    if draw(st.booleans()):
+        written = f"+{country} (0)" + " ".join(groups)
+        return Form(written, (country, "0", *groups))
+    assume(len(groups) >= 4)
+    return Form(f"+{country} " + " ".join(groups), (country, *groups))
+
+
+ZH_NEGATIVE_UNITS = (
+    ("m⁻¹", (), (("", "m", 1),)),
+    ("s⁻¹", (), (("", "s", 1),)),
+    ("kg·m⁻³", (("k", "g", 1),), (("", "m", 3),)),
+    ("W·m⁻²", (("", "W", 1),), (("", "m", 2),)),
+    ("J·kg⁻¹", (("", "J", 1),), (("k", "g", 1),)),
+    ("N·m⁻²", (("", "N", 1),), (("", "m", 2),)),
+)
+
+
+@st.composite
+def negative_unit_powers_zh(draw) -> Form:
+    """A unit raised to a negative power, perhaps after a number: `m⁻¹`, `0.5m⁻¹`,
+    `1000kg·m⁻³`, `10⁻⁶mbar`. Parts: (the amount or None, terms above, terms below) as for
+    `units`, or for a power of ten (None, the exponent, the unit's words)."""
+    if draw(st.integers(0, 3)) == 0:
+        exponent = draw(st.integers(1, 15))
+        unit, words = draw(st.sampled_from(ZH_POWER_UNITS[1:]))
+        raised = "".join(SUPERSCRIPTS[c] for c in f"-{exponent}")
+        return Form(f"10{raised}{unit}", (None, exponent, words))
+    written, above, below = draw(st.sampled_from(ZH_NEGATIVE_UNITS))
+    amount = draw(st.sampled_from(["", "0.5", "12", "1000", "2.25"]))
+    return Form(amount + written, (amount or None, list(above), list(below)))
+
+
+@st.composite
+def spaced_minus_zh(draw) -> Form:
+    """A minus parted from its value by a space after a colon or an equals sign:
+    `温度: - 5°C`, `= - 5 °C`, `偏差 : - 3%` (the colon full-width too). Parts: (the word
+    before, the amount, the unit's words or "%")."""
+    word = draw(st.sampled_from(["温度:", "温度\uff1a", "=", "设定值 =", "偏差:"]))
+    amount = _zh_decimal(draw, 200)
+    unit, words = draw(
+        st.sampled_from([("°C", "摄氏度"), ("℃", "摄氏度"), ("bar", "巴"), ("%", "%")])
+    )
+    spaces = draw(st.sampled_from([" ", "  "])), draw(st.sampled_from(["", " "]))
+    written = f"{word}{spaces[0]}-{spaces[0]}{amount}{spaces[1]}{unit}"
+    return Form(written, (word, amount, words))
+
+
+ZH_DILUTION_WORDS = ("稀释", "混合", "兑水", "稀释比")
+
+
+@st.composite
+def dilution_ratios_zh(draw) -> Form:
+    """A ratio after a word of mixing: `稀释1:10`, `兑水1:50` (was a clock time). Parts: (the
+    word, the two numbers)."""
+    word = draw(st.sampled_from(ZH_DILUTION_WORDS))
+    a, b = draw(st.integers(1, 99)), draw(st.integers(1, 999))
+    return Form(f"{word}{a}:{b}", (word, a, b))
+
+
+_ROMAN_STEPS = (
+    *((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L")),
+    *((40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")),
+)
+# Where each letter is among the Roman numeral characters (from U+2160, lower case U+2170).
+_ROMAN_CODES = {"I": 0, "V": 4, "X": 9, "L": 12, "C": 13, "D": 14, "M": 15}
+
+
+@st.composite
+def roman_runs_zh(draw) -> Form:
+    """A Roman numeral written with Roman numeral characters, upper or lower case, in the
+    standard way (small one and small five for four; ten, four, 号机 for 十四号机). Parts: (the
+    number, the word after)."""
+    n = left = draw(st.integers(1, 3999))
+    letters = ""
+    for value, roman in _ROMAN_STEPS:
+        count, left = divmod(left, value)
+        letters += roman * count
+    first = 0x2170 if draw(st.booleans()) else 0x2160
+    written = "".join(chr(first + _ROMAN_CODES[c]) for c in letters)
+    word = draw(st.sampled_from(["号机", "类", "期", ""]))
+    return Form(written + word, (n, word))

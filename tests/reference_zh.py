@@ -402,3 +402,97 @@ def share(amount: str, symbol: str) -> str:
 def hex_iec(written: str) -> str:
     """`16#FF00` → 十六进制 F F 零零."""
     return hex_code(written)
+
+
+# --- Mandarin, zh-front-7 ------------------------------------------------------------------------
+
+
+def zone(negative: bool, hours: int, minutes: int) -> str:
+    """An offset from UTC as a zone: 东八区 / 西五区 for whole hours up to twelve, else
+    协调世界时加/减 hours 小时 minutes 分."""
+    if not minutes and hours <= 12:
+        return ("西" if negative else "东") + integer(hours) + "区"
+    said = "协调世界时" + ("减" if negative else "加") + integer(hours) + "小时"
+    return said + (integer(minutes) + "分" if minutes else "")
+
+
+def utc_word_offset(time: tuple | None, negative: bool, hours: int, minutes: int) -> str:
+    """`08:30 UTC+8` → 八点三十分东八区, as `08:30+08:00` is said; an offset of nothing is UTC,
+    said before the time (`08:30 UTC+0` → 协调世界时八点三十分)."""
+    said = clock(time) if time else ""
+    if not (hours or minutes):
+        return "协调世界时" + said
+    return said + zone(negative, hours, minutes)
+
+
+def timestamp_range(date_form, first: tuple, second: tuple) -> str:
+    """The date, then the first time 到 the second."""
+    head = date(*date_form.parts[:3]) if date_form else ""
+    return head + clock(first) + "到" + clock(second)
+
+
+def european_number(whole: int, decimals: str, kind: str, words: str) -> str:
+    """The number grouping and a decimal comma write: cardinal, decimals digit by digit; in
+    euros as money is said (the zeros ending the cents left out)."""
+    if kind == "euro":
+        return money("€", whole, decimals)
+    return integer(whole) + ("点" + digits(decimals) if decimals else "") + words
+
+
+def signed_unit_range(
+    low_negative: bool, low: str, high_negative: bool, high: str, words: str, twice: bool
+) -> str:
+    """Each end with 零下 (degrees Celsius) or 负 where it is below zero; the unit after each
+    end where it is written after each, else once at the end."""
+    minus = "零下" if words == "摄氏度" else "负"
+    first = minus * low_negative + decimal(low) + (words if twice else "")
+    return first + "到" + minus * high_negative + decimal(high) + words
+
+
+def money_range(mark: str, low: int, high: int, twice: bool) -> str:
+    """`$5-$10` → 五美元到十美元, `$5-10` → 五到十美元."""
+    word = MONEY[mark]
+    return integer(low) + (word if twice else "") + "到" + integer(high) + word
+
+
+def short_month_day(cue: str, first: int, second: int) -> str:
+    """Month first unless the first cannot be a month; a pair that is no day of the year as
+    written, 斜杠 between (a colon after the cue said full-width)."""
+    month, day = (second, first) if first > 12 >= second else (first, second)
+    if 1 <= month <= 12 and 1 <= day <= DAYS_IN_MONTH[month - 1]:
+        return cue + f"{integer(month)}月{integer(day)}日"
+    return cue + f"{integer(first)}斜杠{integer(second)}"
+
+
+def compact_date(year: int, month: int, day: int, before: str, after: str) -> str:
+    """A day of the calendar: the year digit by digit, month and day; anything else the eight
+    digits as a cardinal (fewer than nine digits, no leading zero)."""
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if 1 <= month <= 12 and 1 <= day <= days[month - 1]:
+        return before + date(year, month, day) + after
+    return before + integer(year * 10000 + month * 100 + day) + after
+
+
+def spelled_phone(groups: tuple) -> str:
+    """加 the country code, then each group as written (the trunk zero its own), digit by digit
+    with 幺, a pause between."""
+    return "加" + "，".join(digits(g, one="幺") for g in groups)
+
+
+def negative_unit(amount: str | None, above, below) -> str:
+    """`0.5m⁻¹` → 零点五每米, `kg·m⁻³` → 千克每立方米; `10⁻⁶mbar` → 十的负六次方毫巴."""
+    if amount is None and isinstance(above, int):
+        return "十的负" + integer(above) + "次方" + below
+    said = decimal(amount) if amount else ""
+    said += "".join(unit_term(*t, len(above) > 1) for t in above)
+    return said + "每" + "".join(unit_term(*t, len(below) > 1) for t in below)
+
+
+def spaced_minus(word: str, amount: str, words: str) -> str:
+    """The minus read with its value: 零下 for degrees Celsius, 负 else; 百分之 for a percentage;
+    = is 等于, a colon full-width."""
+    said_word = word.replace("=", "等于").replace(":", "：")
+    if words == "%":
+        return said_word + "负百分之" + decimal(amount)
+    return said_word + ("零下" if words == "摄氏度" else "负") + decimal(amount) + words

@@ -16,10 +16,13 @@ from reading_forms import (
     ZONES,
     caret_powers,
     comma_lists,
+    compact_dates_zh,
     compact_timestamps,
     cued_month_days_zh,
     decimal_ratios_zh,
+    dilution_ratios_zh,
     durations,
+    european_numbers_zh,
     grouped_phones_zh,
     hex_codes,
     iec_hex_zh,
@@ -30,25 +33,34 @@ from reading_forms import (
     local_phones_zh,
     macs,
     money,
+    money_ranges_zh,
     month_days_zh,
+    negative_unit_powers_zh,
     numbered_pairs_zh,
     order_numbers,
     percent_ranges,
     phone_numbers,
     ratios_zh,
     roman_numbered_zh,
+    roman_runs_zh,
     serial_numbers_zh,
     shares_zh,
+    short_month_days_zh,
     signed_money_zh,
     signed_temperatures_zh,
+    signed_unit_ranges_zh,
     slash_pairs_zh,
+    spaced_minus_zh,
     superscript_powers_zh,
     time_ranges,
+    timestamp_ranges_zh,
     timestamps_zh,
+    trunk_zero_phones_zh,
     units,
     urls,
     utc_offsets_zh,
     utc_timestamps,
+    utc_word_offsets_zh,
 )
 
 from cosyedge.speech.lang import Run, split_runs
@@ -340,6 +352,121 @@ ATTACKED_AGAIN = (
     roman_numbered_zh(),
 )
 
+# --- zh-front-7 ----------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=utc_word_offsets_zh(), frame=frames)
+def test_an_offset_after_utc_is_the_zone(front, form, frame):
+    """`08:30 UTC+8` is 八点三十分东八区 (was 协调世界时八点三十分加八), `14:00 UTC-5` 十四点西五区
+    (the minus was lost)."""
+    said = ref.utc_word_offset(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=timestamp_ranges_zh(), frame=frames)
+def test_the_end_of_a_timestamp_range_is_no_offset(front, form, frame):
+    """`2026-11-30T08:00-09:30` ends at 九点三十分 (was 协调世界时减九小时三十分)."""
+    said = ref.timestamp_range(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=european_numbers_zh(), frame=frames)
+def test_european_grouping_where_nothing_else_is_meant(front, form, frame):
+    """`€1.234,56` is 一千二百三十四点五六欧元 (was 一点二三欧元四、五十六); digits grouped by a
+    no-break space are one number."""
+    said = ref.european_number(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=signed_unit_ranges_zh(), frame=frames)
+def test_a_signed_range_with_its_unit_at_both_ends(front, form, frame):
+    """`-5°C--10°C` is 零下五摄氏度到零下十摄氏度 (was 负五度 C 杠 ...)."""
+    said = ref.signed_unit_range(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=money_ranges_zh(), frame=frames)
+def test_a_range_of_money(front, form, frame):
+    """`$5-$10` is 五美元到十美元 (was 五美元杠十美元)."""
+    assert heard(front, form.written, frame) == expected(ref.money_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=short_month_days_zh(), frame=frames)
+def test_a_month_and_a_day_with_one_digit_after_a_firm_cue(front, form, frame):
+    """`日期2/3` is 日期二月三日 (was 日期三分之二), `于9/30` 于九月三十日."""
+    said = ref.short_month_day(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=compact_dates_zh(), frame=frames)
+def test_a_compact_date_after_a_date_word(front, form, frame):
+    """`在20261130检修` is 在二零二六年十一月三十日检修 (was 在两千零二十六万...)."""
+    said = ref.compact_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=trunk_zero_phones_zh(), frame=frames)
+def test_an_international_number_with_its_trunk_zero_or_many_groups(front, form, frame):
+    """`+44 (0)20 7946 0958` is 加四四, 零, 二零, 七九四六, 零九五八 (was 加四十四 (零) 二十 ...),
+    a pause between the groups."""
+    said = ref.spelled_phone(form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=negative_unit_powers_zh(), frame=frames)
+def test_a_unit_to_a_negative_power(front, form, frame):
+    """`kg·m⁻³` is 千克每立方米 (was 千克米负三), `10⁻⁶mbar` 十的负六次方毫巴 (was ... M B A R)."""
+    said = ref.negative_unit(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=spaced_minus_zh(), frame=frames)
+def test_a_minus_a_space_parts_from_its_value(front, form, frame):
+    """`温度: - 5°C` is 温度 零下五摄氏度 (was 温度 杠五摄氏度)."""
+    said = ref.spaced_minus(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=dilution_ratios_zh(), frame=frames)
+def test_a_dilution_is_a_ratio(front, form, frame):
+    """`稀释1:10` is 稀释一比十 (was the time 一点十分)."""
+    assert heard(front, form.written, frame) == expected(ref.ratio(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_runs_zh(), frame=frames)
+def test_a_run_of_roman_numeral_characters_is_one_number(front, form, frame):
+    """Small one, small five (U+2170 U+2174) is 四 (was 十五: one, then five)."""
+    n, word = form.parts
+    assert heard(front, form.written, frame) == expected(ref.integer(n) + word, frame)
+
+
+FRONT_7 = (
+    utc_word_offsets_zh(),
+    timestamp_ranges_zh(),
+    european_numbers_zh(),
+    signed_unit_ranges_zh(),
+    money_ranges_zh(),
+    short_month_days_zh(),
+    compact_dates_zh(),
+    trunk_zero_phones_zh(),
+    negative_unit_powers_zh(),
+    spaced_minus_zh(),
+    dilution_ratios_zh(),
+    roman_runs_zh(),
+)
+
 # Every generator: what any of them draws, in any frame, leaves no digit to the voice.
 ALL_FORMS = st.one_of(
     durations(),
@@ -361,6 +488,7 @@ ALL_FORMS = st.one_of(
     time_ranges(),
     compact_timestamps(),
     *ATTACKED_AGAIN,
+    *FRONT_7,
 )
 
 

@@ -416,6 +416,68 @@ ATTACKED = [
     ('"3/4"', "“四分之三”"),
 ]
 
+# The classes a review of zh-front-6 found read wrong, each with the examples it gave (zh-front-7).
+FRONT_7 = [
+    # an offset after UTC or GMT is the zone, as after a time
+    ("08:30 UTC+8", "八点三十分东八区"),
+    ("14:00 UTC-5", "十四点西五区"),
+    ("UTC+05:30", "协调世界时加五小时三十分"),
+    ("2026-11-30 08:30 GMT+8", "二零二六年十一月三十日 八点三十分东八区"),
+    ("08:30 UTC+0", "协调世界时八点三十分"),
+    # the end of a timestamp range is no offset
+    ("2026-11-30T08:00-09:30", "二零二六年十一月三十日八点到九点三十分"),
+    ("2026-11-30 08:00-09:30", "二零二六年十一月三十日 八点到九点三十分"),
+    ("08:00-09:30", "八点到九点三十分"),
+    # European grouping, only where nothing else is meant
+    ("€1.234,56", "一千二百三十四点五六欧元"),
+    ("1.234,56 €", "一千二百三十四点五六欧元"),
+    ("€5,50", "五点五欧元"),
+    ("1.234.567,8kg", "一百二十三万四千五百六十七点八千克"),
+    ("1\u00a0234\u00a0567", "一百二十三万四千五百六十七"),
+    ("1\u202f234,5kg", "一千二百三十四点五千克"),
+    ("1.234,5kg", "一点二三四、五千克"),
+    # ranges with the unit or the currency at both ends
+    ("-5°C--10°C", "零下五摄氏度到零下十摄氏度"),
+    ("-5°C-10°C", "零下五摄氏度到十摄氏度"),
+    ("-1.5--2.5bar", "负一点五到负二点五巴"),
+    ("$5-$10", "五美元到十美元"),
+    ("¥100~200", "一百到两百元"),
+    # a month and a day with one digit, after a firm cue
+    ("日期2/3", "日期二月三日"),
+    ("于9/30", "于九月三十日"),
+    ("处于1/2开度", "处于二分之一开度"),
+    ("降至1/2", "降至二分之一"),
+    ("1/2完成", "二分之一完成"),
+    # a compact date after a word that says a day is meant
+    ("在20261130检修", "在二零二六年十一月三十日检修"),
+    ("20261130到期", "二零二六年十一月三十日到期"),
+    ("订单号20261130", "订单号两千零二十六万一千一百三十"),
+    ("在20261340检修", "在两千零二十六万一千三百四十检修"),
+    # telephone numbers with the trunk zero, or many groups
+    ("+44 (0)20 7946 0958", "加四四，零，二零，七九四六，零九五八"),
+    ("+49 30 1234 5678 90", "加四九，三零，幺二三四，五六七八，九零"),
+    # units to a negative power
+    ("m⁻¹", "每米"),
+    ("密度1000kg·m⁻³", "密度一千千克每立方米"),
+    ("真空10⁻⁶mbar", "真空十的负六次方毫巴"),
+    ("1.2×10⁻³Pa", "一点二乘十的负三次方帕"),
+    # a minus a space parts from its value, where only a value can follow
+    ("温度: - 5°C", "温度：零下五摄氏度"),
+    ("设定 = - 5 °C", "设定 等于 零下五摄氏度"),
+    ("状态: - 5号泵停机", "状态：杠五号泵停机"),
+    # ratios after a word of mixing
+    ("稀释1:10", "稀释一比十"),
+    ("配比3:1", "配比三比一"),
+    # runs of Roman numeral characters
+    ("Ⅳ", "四"),
+    ("ⅰⅴ号机", "四号机"),
+    ("ⅩⅣ类", "十四类"),
+    # impossible dates said as written, an alarm code, fractional seconds
+    ("2026年13月40日", "二零二六年十三月四十日"),
+    ("报警110", "报警一百一十"),
+    ("08:30:15.250", "八点三十分十五点二五零秒"),
+]
+
 
 @pytest.fixture(scope="module")
 def normalizer():
@@ -427,7 +489,7 @@ def test_the_table_covers_enough_forms():
     assert len(ALERTS) + len(FORMS) + len(PLANT_FORMS) >= 160
 
 
-@pytest.mark.parametrize(("text", "expected"), ALERTS + FORMS + PLANT_FORMS + ATTACKED)
+@pytest.mark.parametrize(("text", "expected"), ALERTS + FORMS + PLANT_FORMS + ATTACKED + FRONT_7)
 def test_alert_reading(normalizer, text, expected):
     assert normalizer.normalize(text) == expected
 
@@ -478,6 +540,6 @@ def test_wetext_would_change_nothing_the_prepass_leaves():
     from wetext import Normalizer
 
     wetext = Normalizer(lang="zh", operator="tn")
-    for written, _ in ALERTS + FORMS + PLANT_FORMS + ATTACKED:
+    for written, _ in ALERTS + FORMS + PLANT_FORMS + ATTACKED + FRONT_7:
         left = prepass(unicodedata.normalize("NFKC", written))
         assert wetext.normalize(left) == left, written

@@ -71,7 +71,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields, plant
+from cosyedge.speech.zh import fields, notation, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -183,8 +183,9 @@ def _percent_range(m: re.Match[str]) -> str:
 def _number(m: re.Match[str]) -> str:
     sign, digits = m.group(1), m.group(2).replace(",", "")
     whole = digits.partition(".")[0]
-    if "." not in digits and (len(whole) >= 9 or (len(whole) > 1 and whole[0] == "0")):
-        reading = read_digits(whole)  # identifiers, not quantities
+    identifier = len(whole) >= 9 or (len(whole) > 1 and whole[0] == "0")
+    if "." not in digits and "," not in m.group(2) and identifier:
+        reading = read_digits(whole)  # identifiers, not quantities (which grouping marks)
     else:
         reading = read_number(digits)
     return ("负" if sign else "") + reading
@@ -227,11 +228,13 @@ def _comma_list(m: re.Match[str]) -> str:
 
 
 def _power(m: re.Match[str]) -> str:
-    """10^6 → 十的六次方, 10^-3 → 十的负三次方, 5^2 → 五的二次方: a power of a number alone."""
+    """10^6 → 十的六次方, 10^-3 → 十的负三次方, 5^2 → 五的二次方: a power of a number alone,
+    its unit after it (10^-6mbar → 十的负六次方毫巴)."""
     base, power = m.group(1), m.group(2)
     sign, digits = (power[0], power[1:]) if power[:1] in "+-−" else ("", power)
     minus = "负" if sign in ("-", "−") else ""
-    return f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
+    said = f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
+    return said + say_unit(m.group(3) or "")
 
 
 def _serial(m: re.Match[str]) -> str:
@@ -260,11 +263,14 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Offsets after UTC, European grouping, spaced minus signs, compact dates, money ranges.
+    *notation.RULES,
     # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
     # An offset from UTC after a time (+08:00), before a range could take its dash.
     rule("time zone offset", fields.OFFSET, fields.say_offset_after),
     *plant.RULES,
     *fields.RULES,
+    *notation.UNIT_RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
     # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
     # as 3.2e5Pa); alone (10^6) it is said as a power.
@@ -273,10 +279,11 @@ RULES: tuple[Rule, ...] = (
         r"(?<![\d.])(\d+(?:\.\d+)?)\s*[x×*·⋅]\s*10\^([-+−]?\d+)(?![\d^])",
         lambda m: f"{m[1]}e{m[2].replace('−', '-')}",
     ),
-    # A caret or superscript power of a number alone: 10^6, 10⁻⁶, 5².
+    # A caret or superscript power of a number alone: 10^6, 10⁻⁶, 5², with a unit after it
+    # if one follows (10⁻⁶mbar).
     rule(
         "scientific notation",
-        r"(?<![\d.^A-Za-z])(\d+(?:\.\d+)?)\^([-+−]?\d+)(?![\d^])",
+        rf"(?<![\d.^A-Za-z])(\d+(?:\.\d+)?)\^([-+−]?\d+)(?![\d^])(?:\s*({UNIT}){_UNIT_END})?",
         _power,
     ),
     # A tolerance written in ASCII, so its minus is not read as a negative sign.

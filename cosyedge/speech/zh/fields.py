@@ -62,11 +62,14 @@ UTC_WORD = "协调世界时"
 
 # A numeric offset after a time (+08:00, -0500): its zone said after the time, 东八区 for a
 # whole number of hours east (西五区 west), else the offset from UTC in hours and minutes.
-# A minus offset only after the time of an ISO timestamp (2026-11-30T07:45:00-05:00): after
-# a time alone, a dash is a range's (08:00-16:00, 08:00:00-16:00).
+# A minus offset only after the time of an ISO timestamp with its seconds
+# (2026-11-30T07:45:00-05:00): after a time alone or one without seconds, a dash is a range's
+# (08:00-16:00, 08:00:00-16:00, 2026-11-30T08:00-09:30).
 _CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
+# The minus offset of an ISO timestamp comes after its seconds: `T08:00-09:30` is a range.
+_SECONDS = r"\d{1,2}[:：]\d{2}[:：]\d{2}(?:\.\d+)?"
 OFFSET = re.compile(
-    rf"(?<![\d.])((?<=T){_CLOCK}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
+    rf"(?<![\d.])((?<=T){_SECONDS}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
 )
 
 
@@ -114,7 +117,10 @@ _HYPHENATED = r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}(?!-\d)"
 # by hyphens or spaces (555-1234, 021 6012 1234, +86 138 1234 5678), an extension after 转.
 _GROUPED = r"\+?\d{1,4}(?:[-\s]\d{2,4}){1,4}(?:转\d{1,6})?"
 _EXTENSION = r"(?:转\d{1,6})?"
-_INTERNATIONAL = r"\+\d{1,3}(?:[-\s]\d{2,5}){2,4}"
+# A country code, perhaps the trunk zero in brackets (+44 (0)20 7946 0958), then up to six
+# groups (+49 30 1234 5678 90).
+_TRUNK = r"(?:\s?\(0\)\s?\d{1,5})"
+_INTERNATIONAL = rf"\+\d{{1,3}}(?:{_TRUNK}|[-\s]\d{{2,5}})(?:[-\s]\d{{2,5}}){{1,5}}"
 # After such a word, any number of three digits or more; alone, a landline with its area
 # code or a mobile number (a short number alone is an amount: 阈值110).
 PHONE = re.compile(
@@ -129,12 +135,14 @@ _LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-
 def phone_groups(number: str) -> tuple[list[str], str]:
     """A number's groups as it is said, and its extension: a mobile 3-4-4; a landline its
     area code, then its own number in two (three or four, then four); one written in hyphenated
-    groups in those groups (spaces or hyphens); any other whole. The extension follows 转."""
+    groups in those groups (spaces or hyphens; the trunk zero in brackets, `(0)`, one of them);
+    any other whole. The extension follows 转."""
     number, _, extension = number.partition("转")
     if re.fullmatch(_HYPHENATED, number):
         return number.split("-"), extension
     if re.search(r"\d[-\s]\d|\+", number) and not re.fullmatch(_LANDLINE, number):
-        return re.split(r"[-\s]+", number), extension
+        # The trunk zero in brackets is a group of its own: said, as it is written.
+        return re.split(r"[-\s]+", re.sub(r"\s?\(0\)\s?", " 0 ", number)), extension
     if re.fullmatch(_MOBILE, number):
         digits = re.sub(r"\D", "", number)
         return [digits[:3], digits[3:7], digits[7:]], extension

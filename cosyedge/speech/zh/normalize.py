@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from cosyedge.speech.text.spans import Explained, explain, read, rule
 from cosyedge.speech.zh.alertforms import RULES
+from cosyedge.speech.zh.notation import fold_grouping
 
 if TYPE_CHECKING:
     from wetext import Normalizer
@@ -64,17 +65,50 @@ _POWER_AFTER_DIGIT = re.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]
 # alphanumeric comes before.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-"})
 # Roman numeral characters (Ⅲ号泵, Ⅱ类) are numbers: NFKC would make them Latin letters (III),
-# which the voice would spell.
-_ROMAN = {chr(0x2160 + i): str(i + 1) for i in range(12)}
-_ROMAN |= {chr(0x2170 + i): str(i + 1) for i in range(12)}
-_ROMAN_NUMERALS = str.maketrans(_ROMAN)
+# which the voice would spell. A run of them is one numeral (ⅰⅴ is four, not one and five).
+_ROMAN_RUN = re.compile("[\u2160-\u217f]+")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+# A superscript power after a unit's letter (m⁻¹, kg·m⁻³) with a caret, so its minus is no
+# hyphen once NFKC has made it ASCII; a positive one NFKC makes the digits units know (m²).
+_NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_DIGITS}])")
+
+
+def _roman(m: re.Match[str]) -> str:
+    """A run of Roman numeral characters as its number: the letters NFKC makes of them read
+    as a Roman numeral (small one, small five: IV, 4); a run written no standard way (five,
+    five: VV) each character's number, apart."""
+    letters = unicodedata.normalize("NFKC", m.group(0)).upper()
+    if _to_roman(_roman_value(letters)) == letters:
+        return str(_roman_value(letters))
+    return " ".join(str(_roman_value(unicodedata.normalize("NFKC", c).upper())) for c in m[0])
+
+
+def _roman_value(letters: str) -> int:
+    """IV → 4, XII → 12: a letter before a larger one is taken away."""
+    values = [_ROMAN_VALUES[c] for c in letters]
+    return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+
+
+def _to_roman(n: int) -> str:
+    """The standard way to write `n` (1 to 3999) in Roman numerals."""
+    said = ""
+    for value, letters in zip(
+        (1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1),
+        ("M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"),
+        strict=True,
+    ):
+        count, n = divmod(n, value)
+        said += letters * count
+    return said
 
 
 def _folded(text: str) -> str:
     # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
     text = _VULGAR_AFTER_DIGIT.sub(" ", text)
     text = _POWER_AFTER_DIGIT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
-    text = text.translate(_HYPHENS).translate(_ROMAN_NUMERALS)
+    text = _NEGATIVE_AFTER_LETTER.sub(lambda m: "^-" + m.group(1).translate(_SUPERSCRIPTS), text)
+    text = fold_grouping(text.translate(_HYPHENS))
+    text = _ROMAN_RUN.sub(_roman, text)
     return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
 
 

@@ -13,8 +13,14 @@ Slash pairs, the rule chosen (`2/3台泵运行` was 三分之二台, `10/20` 二
   (it was 三分之十二);
 - a vulgar fraction character is a fraction: `½寸` → 二分之一寸, `1½寸` → 一又二分之一寸;
 - two digits each side after a word that says a date follows (日期, 于, 从, 自, 至, 截至,
-  截止, a weekday) or before a time are a month and a day, month first as Chinese writes them
-  unless the first cannot be a month: `日期10/20` → 日期十月二十日.
+  截止, a weekday, 在, 计划, ...), before a word that says a day is meant (日, 前, 检修, ...)
+  or before a time are a month and a day, month first as Chinese writes them (and as the
+  English rules read `10/20`) unless the first cannot be a month: `日期10/20` → 日期十月二十日;
+  one digit on either side too, after a firm cue (日期, 于, 截至, 截止, a weekday, 计划, 预计,
+  定于, ...: not 从, 自, 至 or 在, which come before shares as often, `降至1/2`) or before a
+  firm word after (日, 前, 检修, 保养, 到期, ...: not 起, 完成, 开始, 结束, 停机, 执行 or 更换,
+  which may follow a share, `1/2完成`): `日期2/3` → 日期二月三日, `于9/30` → 于九月三十日.
+  于 ending a word (处于, 低于, 等于) is no cue.
 """
 
 from __future__ import annotations
@@ -85,16 +91,23 @@ def _quoted_pair(m: re.Match[str]) -> str:
     return f"“{said}”"
 
 
-_DATE_CUES = r"日期|于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]|在|计划|预计|定于|安排|期限"
+# 于 after a word it ends (处于, 低于, 等于, ...) says no date.
+DATE_CUES = (
+    r"日期|(?<![处位等大小低高属由对关基相鉴用介])于|从|自|至|截至|截止|(?:周|星期)[一二三四五六日天]"
+    r"|在|计划|预计|定于|安排|期限"
+)
 # Words after the pair that say it is a day: 日 (said once; 号 may number equipment), a
 # deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后: `10/10后恢复` may
 # as well be a share (a fraction before a verb), and is left to the slash pairs.
-_AFTER_DATE = (
+AFTER_DATE = (
     r"日|之?前|以前|起|检修|维修|维护|保养|巡检|校准|更换|完成|到期|停机|开始|结束|交付|执行"
 )
+# Cues that name a date before two digits each side, but may as well come before a share.
+_LOOSE_CUES = ("从", "自", "至", "在")
+_LOOSE_AFTER = ("起", "完成", "停机", "开始", "结束", "执行", "更换")
 MONTH_DAY = re.compile(
-    rf"(?:({_DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{2}})/(\d{{2}})(?![\d./{MEASURE_WORDS}])"
-    rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({_AFTER_DATE}))?(日)?"
+    rf"(?:({DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{1,2}})/(\d{{1,2}})(?![\d./{MEASURE_WORDS}])"
+    rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({AFTER_DATE}))?(日)?"
 )
 # Days in each month; 29 in February, as a date without its year may be in a leap year.
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
@@ -105,7 +118,10 @@ def _month_day(m: re.Match[str]) -> str:
     month (20/10). A pair a cue calls a date that is no day of the year (31/04, 02/30) is said
     as written, 斜杠 between: never a date, nor the fraction of one."""
     cue, first, second, time, after, day_mark = m.groups()
-    if not (cue or time or after):
+    # A single digit is as often a share (降至1/2, 在1/2开度): only a firm cue makes it a day.
+    short = len(first) < 2 or len(second) < 2
+    firm_after = after and not (short and after in _LOOSE_AFTER)
+    if not (time or firm_after or (cue and not (short and cue in _LOOSE_CUES))):
         return m.group(0)
     a, b = int(first), int(second)
     month, day = (b, a) if a > 12 >= b else (a, b)
@@ -209,7 +225,7 @@ def _hex(m: re.Match[str]) -> str:
 # A ratio word, then perhaps a colon, 为 or 是, or an opening bracket (比例（1:50）, 配比为1:50),
 # then the ratio; its terms may be decimals (配比1:2.5). 比分 (a score) is one too: 三比一.
 RATIO = re.compile(
-    r"(比例|配比|混合比|稀释比|传动比|变比|比分|比)(\s*(?:[:：]|为|是|约为|设为|[（(])?\s*)"
+    r"(比例|配比|混合比|稀释比|传动比|变比|比分|稀释|混合|兑水|比)(\s*(?:[:：]|为|是|约为|设为|[（(])?\s*)"
     r"(\d+(?:\.\d+)?)[:：](\d+(?:\.\d+)?)(?!\d|[:：]\d)"
 )
 
