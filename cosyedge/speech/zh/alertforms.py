@@ -63,7 +63,13 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - a time that cannot be (`13:70`) is said as written, 冒号 between; an offset from UTC after
   a time is its zone: `+08:00` → 东八区, `+05:30` → 协调世界时加五小时三十分 (a minus offset only
   after the T of a timestamp, as a dash between times is a range); `UTC` after a time as `Z`;
-- parts per million and billion are shares: `1200ppm` → 百万分之一千二百.
+- parts per million and billion are shares: `1200ppm` → 百万分之一千二百;
+- (zh/notation.py) an offset after `UTC` or `GMT` as the zone (`08:30 UTC+8` → 八点三十分东八区),
+  European grouping where nothing else is meant (`€1.234,56`), ranges with the unit or the
+  currency at both ends (`-5°C--10°C`, `$5-$10`), units to a negative power (`kg·m⁻³` →
+  千克每立方米), a minus a space parts from its value after a colon or `=`, a compact date after
+  a date word (`在20261130检修`); `报警` alone is no dialling word (`报警110` → 报警一百一十: an
+  alarm's code; 报警电话 is one).
 """
 
 from __future__ import annotations
