@@ -1511,3 +1511,40 @@ def roman_runs_zh(draw) -> Form:
     written = "".join(chr(first + _ROMAN_CODES[c]) for c in letters)
     word = draw(st.sampled_from(["号机", "类", "期", ""]))
     return Form(written + word, (n, word))
+
+
+@st.composite
+def money_magnitudes_zh(draw) -> Form:
+    """Millions and billions of money: `$1.5B`, `￥2M`, `€0.25B`. Parts: (negative, mark,
+    whole units, cents or None, magnitude), as for `signed_money_zh`."""
+    mark = draw(st.sampled_from(ZH_MONEY_MARKS))
+    whole = draw(st.integers(0, 9999))
+    cents = f"{draw(st.integers(0, 99)):02d}" if draw(st.booleans()) else None
+    magnitude = draw(st.sampled_from(["M", "B"]))
+    amount = str(whole) + (f".{cents}" if cents else "")
+    return Form(
+        f"{mark}{amount}{magnitude}",
+        (False, "¥" if mark == "￥" else mark, whole, cents, magnitude),
+    )
+
+
+@st.composite
+def inch_sizes_zh(draw) -> Form:
+    """A size with an inch mark: `管道2"`, `1.5"阀门`. Parts: (the word before, the size, the
+    word after)."""
+    before = draw(st.sampled_from(["管道", "DN", "口径", ""]))
+    size = _zh_decimal(draw, 60)
+    after = draw(st.sampled_from(["", "阀门", "管道"]))
+    assume(before != "DN")  # DN50 is a tag's way
+    return Form(f'{before}{size}"{after}', (before, size, after))
+
+
+@st.composite
+def kelvin_zh(draw) -> Form:
+    """Kelvin after a temperature word: `温度300K`, `低温: 77 K`. Parts: (the word as said,
+    the amount)."""
+    word = draw(st.sampled_from(["温度", "温升", "低温", "高温"]))
+    between = draw(st.sampled_from(["", ":", "为"]))
+    amount = _zh_decimal(draw, 999)
+    space = draw(st.sampled_from(["", " "]))
+    return Form(f"{word}{between}{amount}{space}K", (word + between.replace(":", "\uff1a"), amount))

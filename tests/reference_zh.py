@@ -357,15 +357,33 @@ def grouped_phone(word: str, plus: bool, groups: tuple, extension: str) -> str:
     return word + said + (f"转{digits(extension, one='幺')}" if extension else "")
 
 
-MAGNITUDE_WORDS = {"万": "万", "亿": "亿", "k": "千", "M": "百万"}
+MAGNITUDE_WORDS = {"万": "万", "亿": "亿", "k": "千"}
+# Millions and billions as Chinese counts them: in 万 (ten thousand), from 10^8 in 亿.
+MAGNITUDE_SIZES = {"M": 10**6, "B": 10**9}
 
 
 def money_more(negative: bool, mark: str, whole: int, cents: str | None, magnitude: str) -> str:
-    """A signed amount, perhaps with a magnitude after it (一点五万元, 负五十元)."""
-    said = money(mark, whole, cents)
+    """A signed amount, perhaps with a magnitude after it (一点五万元, 负五十元); millions and
+    billions counted in 万 or 亿 (`$1.5M` → 一百五十万美元, `$1.5B` → 十五亿美元)."""
     word = MONEY[mark]
-    said = said[: -len(word)] + MAGNITUDE_WORDS.get(magnitude, "") + word
+    if magnitude in MAGNITUDE_SIZES:
+        hundredths = (whole * 100 + int(cents or 0)) * MAGNITUDE_SIZES[magnitude]
+        said = counted_in_myriads(hundredths) + word
+    else:
+        said = money(mark, whole, cents)
+        said = said[: -len(word)] + MAGNITUDE_WORDS.get(magnitude, "") + word
     return ("负" if negative else "") + said
+
+
+def counted_in_myriads(hundredths: int) -> str:
+    """An amount given in hundredths, in 亿 from 10^8, else in 万 (nothing: 零): the whole
+    number of them, and any decimals digit by digit without the zeros that end them."""
+    if not hundredths:
+        return "零"
+    unit, word = (10**10, "亿") if hundredths >= 10**10 else (10**6, "万")
+    whole, rest = divmod(hundredths, unit)
+    decimals = str(rest).zfill(len(str(unit)) - 1).rstrip("0")
+    return integer(whole) + ("点" + digits(decimals) if decimals else "") + word
 
 
 def serial(groups: tuple) -> str:
@@ -496,3 +514,11 @@ def spaced_minus(word: str, amount: str, words: str) -> str:
     if words == "%":
         return said_word + "负百分之" + decimal(amount)
     return said_word + ("零下" if words == "摄氏度" else "负") + decimal(amount) + words
+
+
+def inch_size(before: str, size: str, after: str) -> str:
+    return before + decimal(size) + "英寸" + after
+
+
+def kelvin(word: str, amount: str) -> str:
+    return word + decimal(amount) + "开尔文"

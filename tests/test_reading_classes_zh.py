@@ -27,12 +27,15 @@ from reading_forms import (
     hex_codes,
     iec_hex_zh,
     impossible_times_zh,
+    inch_sizes_zh,
     joined_fields,
+    kelvin_zh,
     leading_points_zh,
     local_parts,
     local_phones_zh,
     macs,
     money,
+    money_magnitudes_zh,
     money_ranges_zh,
     month_days_zh,
     negative_unit_powers_zh,
@@ -452,7 +455,31 @@ def test_a_run_of_roman_numeral_characters_is_one_number(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.integer(n) + word, frame)
 
 
+@CLASSES
+@given(form=money_magnitudes_zh(), frame=frames)
+def test_millions_and_billions_are_counted_in_wan_and_yi(front, form, frame):
+    """`$1.5B` is 十五亿美元 (was 一点五十亿美元), `$1.5M` 一百五十万美元 (was 一点五百万美元)."""
+    assert heard(front, form.written, frame) == expected(ref.money_more(*form.parts), frame)
+
+
+@CLASSES
+@given(form=inch_sizes_zh(), frame=frames)
+def test_an_inch_mark_after_a_size(front, form, frame):
+    """`管道2"` is 管道二英寸 (the mark was left to the voice)."""
+    assert heard(front, form.written, frame) == expected(ref.inch_size(*form.parts), frame)
+
+
+@CLASSES
+@given(form=kelvin_zh(), frame=frames)
+def test_kelvin_after_a_temperature_word(front, form, frame):
+    """`温度300K` is 温度三百开尔文 (was 温度三百 K)."""
+    assert heard(front, form.written, frame) == expected(ref.kelvin(*form.parts), frame)
+
+
 FRONT_7 = (
+    money_magnitudes_zh(),
+    inch_sizes_zh(),
+    kelvin_zh(),
     utc_word_offsets_zh(),
     timestamp_ranges_zh(),
     european_numbers_zh(),

@@ -385,7 +385,7 @@ ATTACKED = [
     ("成本￥-50", "成本负五十元"),
     ("-$50", "负五十美元"),
     ("¥300元", "三百元"),
-    ("$1.5M", "一点五百万美元"),
+    ("$1.5M", "一百五十万美元"),
     ("€5.50", "五点五欧元"),
     ("5.00€", "五欧元"),
     # hexadecimal, serial numbers, numbered units
@@ -472,6 +472,13 @@ FRONT_7 = [
     ("Ⅳ", "四"),
     ("ⅰⅴ号机", "四号机"),
     ("ⅩⅣ类", "十四类"),
+    # millions and billions in 万 and 亿, inch marks, kelvin after a temperature word
+    ("$1.5B", "十五亿美元"),
+    ("$0.05B", "五千万美元"),
+    ('管道2"', "管道二英寸"),
+    ('"2"', '"二"'),
+    ("温度300K", "温度三百开尔文"),
+    ("5K", "五 K"),
     # impossible dates said as written, an alarm code, fractional seconds
     ("2026年13月40日", "二零二六年十三月四十日"),
     ("报警110", "报警一百一十"),

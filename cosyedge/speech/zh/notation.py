@@ -19,6 +19,9 @@ The choices made where a form is ambiguous:
 - a minus a space parts from its number is one only right after a colon or an equals sign and
   before a value with a unit or a percentage, or a number ending the clause (`温度: - 5°C`,
   `= - 5 °C`); elsewhere a spaced dash may be a separator or a list's bullet and is left;
+- an inch mark after a number is inches unless it closes a quotation (`管道2"` → 管道二英寸,
+  `"2"` is a quoted two); a K after a temperature word is kelvin (`温度300K` → 温度三百开尔文),
+  elsewhere a letter (`5K`);
 - eight digits are a date (`在20261130检修` → 在二零二六年十一月三十日检修) only when they are one
   (years 1970 to 2099, a day of that month) and a word before or after says a day is meant
   (the month and day words of plant.py); an order or serial number has no such word and
@@ -191,6 +194,24 @@ def _compact_date(m: re.Match[str]) -> str:
     return m.group(0)[: m.start(2) - m.start()] + said
 
 
+# --- inch marks and kelvin ---------------------------------------------------------------------
+
+# A size in inches: a number and an inch mark that closes no quotation (`管道2"`, not `"2"`).
+INCHES = re.compile(r'(?<![\d./\u2044A-Za-z])(\d+(?:\.\d+)?)"(?![\d"])')
+
+
+def _inches(m: re.Match[str]) -> str:
+    """管道2" → 管道二英寸; a mark after an odd number of them closes a quotation: as written."""
+    if m.string.count('"', 0, m.start()) % 2:
+        return m.group(0)
+    return read_number(m.group(1)) + "英寸"
+
+
+# A K after a temperature word is kelvin (温度300K); elsewhere `5K` is a number and a letter.
+KELVIN = re.compile(
+    r"((?:温度|温升|低温|高温|热力学温度)\s*(?:[:：=]|为|是)?\s*)(\d+(?:\.\d+)?)\s?K(?![A-Za-z0-9])"
+)
+
 RULES = (
     Rule("time zone offset", UTC_OFFSET, _utc_offset),
     Rule("European grouping", EUROPEAN, lambda m: _plain(m.group(0).strip())),
@@ -201,6 +222,8 @@ RULES = (
 """Read before every other rule of the alert pre-pass."""
 
 UNIT_RULES = (
+    Rule("unit", INCHES, _inches),
+    Rule("unit", KELVIN, lambda m: m[1] + read_number(m[2]) + "开尔文"),
     Rule("range", UNIT_RANGE, _unit_range),
     Rule("unit", NEGATIVE_POWER, _negative_power),
 )

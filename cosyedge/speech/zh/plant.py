@@ -18,14 +18,15 @@ Slash pairs, the rule chosen (`2/3台泵运行` was 三分之二台, `10/20` 二
   English rules read `10/20`) unless the first cannot be a month: `日期10/20` → 日期十月二十日;
   one digit on either side too, after a firm cue (日期, 于, 截至, 截止, a weekday, 计划, 预计,
   定于, ...: not 从, 自, 至 or 在, which come before shares as often, `降至1/2`) or before a
-  firm word after (日, 前, 检修, 保养, 到期, ...: not 起, 完成, 开始, 结束, 停机, 执行 or 更换,
-  which may follow a share, `1/2完成`): `日期2/3` → 日期二月三日, `于9/30` → 于九月三十日.
-  于 ending a word (处于, 低于, 等于) is no cue.
+  word after (日, 前, 检修, 保养, 到期, ...; never 起, 完成, 开始, 结束, 停机, 执行 or 更换, for
+  any pair, as a share may come before them, `1/2完成`): `日期2/3` → 日期二月三日, `于9/30` →
+  于九月三十日. 于 ending a word (处于, 低于, 等于) is no cue.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from cosyedge.speech.text.plant import (
     COMPACT_TIMESTAMP,
@@ -97,14 +98,12 @@ DATE_CUES = (
     r"|在|计划|预计|定于|安排|期限"
 )
 # Words after the pair that say it is a day: 日 (said once; 号 may number equipment), a
-# deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后: `10/10后恢复` may
-# as well be a share (a fraction before a verb), and is left to the slash pairs.
-AFTER_DATE = (
-    r"日|之?前|以前|起|检修|维修|维护|保养|巡检|校准|更换|完成|到期|停机|开始|结束|交付|执行"
-)
+# deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后, 起, 完成, 开始,
+# 结束, 停机, 执行 or 更换: `10/10后恢复`, `10/10结束` may as well be a share before a verb,
+# and are left to the slash pairs unless a word before says a date.
+AFTER_DATE = r"日|之?前|以前|检修|维修|维护|保养|巡检|校准|到期|交付"
 # Cues that name a date before two digits each side, but may as well come before a share.
 _LOOSE_CUES = ("从", "自", "至", "在")
-_LOOSE_AFTER = ("起", "完成", "停机", "开始", "结束", "执行", "更换")
 MONTH_DAY = re.compile(
     rf"(?:({DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{1,2}})/(\d{{1,2}})(?![\d./{MEASURE_WORDS}])"
     rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({AFTER_DATE}))?(日)?"
@@ -120,8 +119,7 @@ def _month_day(m: re.Match[str]) -> str:
     cue, first, second, time, after, day_mark = m.groups()
     # A single digit is as often a share (降至1/2, 在1/2开度): only a firm cue makes it a day.
     short = len(first) < 2 or len(second) < 2
-    firm_after = after and not (short and after in _LOOSE_AFTER)
-    if not (time or firm_after or (cue and not (short and cue in _LOOSE_CUES))):
+    if not (time or after or (cue and not (short and cue in _LOOSE_CUES))):
         return m.group(0)
     a, b = int(first), int(second)
     month, day = (b, a) if a > 12 >= b else (a, b)
@@ -176,7 +174,10 @@ CURRENCIES |= {"¥": "元", "CNY": "元", "RMB": "元", "JPY": "日元"}
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _CODES = "USD|EUR|GBP|CNY|RMB|JPY"
 # A magnitude written after the amount ($1.5M, ￥1.5万, $2.3k): said before the currency.
-MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千", "M": "百万", "B": "十亿"}
+MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千"}
+# Millions and billions are counted in 万 and 亿, as Chinese counts: $1.5M is 一百五十万美元
+# (一点五百万 is no way to say it), $1.5B 十五亿美元; the size of one of them in 万.
+_IN_WAN = {"M": 100, "B": 100_000}
 _MINUS = r"[-−\u2013]"
 MONEY = re.compile(
     rf"(?<![A-Za-z0-9.])(?P<sign>{_MINUS}?)"
@@ -196,13 +197,28 @@ def say_amount(amount: str) -> str:
     return read_number(whole + ("." + cents if cents else ""))
 
 
+def in_wan(amount: str, size: int) -> tuple[str, str]:
+    """An amount of millions (`size` 100) or billions (100,000) as Chinese counts it: in 亿
+    from a hundred million, else in 万 (1.5, 100 → 150, 万; 1.5, 100,000 → 15, 亿)."""
+    wan = Decimal(amount.replace(",", "")) * size
+    if not wan:
+        return "0", ""
+    if wan >= 10_000:
+        return format((wan / 10_000).normalize(), "f"), "亿"
+    return format(wan.normalize(), "f"), "万"
+
+
 def _money(m: re.Match[str]) -> str:
     """￥300 → 三百元, $1,200 → 一千二百美元, 5.50€ → 五点五欧元, ￥1.5万 → 一点五万元,
-    ￥-50 → 负五十元; ¥300元 says 元 once."""
+    $1.5M → 一百五十万美元, $1.5B → 十五亿美元, ￥-50 → 负五十元; ¥300元 says 元 once."""
     unit = CURRENCIES[m["mark"] or m["code"] or m["code_after"]]
     negative = m["sign"] or m["sign_after"] or m["sign_before"]
-    magnitude = MAGNITUDES.get(m["magnitude"] or "", "")
-    said = "负" * bool(negative) + say_amount(m["amount"] or m["written"]) + magnitude + unit
+    amount = m["amount"] or m["written"]
+    if m["magnitude"] in _IN_WAN:
+        amount, magnitude = in_wan(amount, _IN_WAN[m["magnitude"]])
+    else:
+        magnitude = MAGNITUDES.get(m["magnitude"] or "", "")
+    said = "负" * bool(negative) + say_amount(amount) + magnitude + unit
     return said + ("元" if m["yuan"] and unit != "元" else "")
 
 
