@@ -1330,12 +1330,16 @@ def utc_word_offsets_zh(draw) -> Form:
 def timestamp_ranges_zh(draw) -> Form:
     """Two times joined by a dash, perhaps after a date with a T or a space:
     `2026-11-30T08:00-09:30`, `2026-11-30 08:00-09:30`, `08:00-09:30` (the end is no offset
-    from UTC). Parts: (the date's parts or None, the two times' parts)."""
+    from UTC). After a T the range ends later and the first time has no seconds (else the
+    dash and two digits each side are an ISO offset: `T07:45-05:00`, `T07:45:00-09:30`).
+    Parts: (the date's parts or None, the two times' parts)."""
     date = draw(dates(day_first=False)) if draw(st.booleans()) else None
     first = draw(clock_times(fractions=False, utc=False))
     second = draw(clock_times(fractions=False, utc=False))
-    assume(first.parts[3] is None)  # with seconds and a T, -HH:MM is an ISO offset
     joint = draw(st.sampled_from(["T", " "])) if date else ""
+    if joint == "T":
+        later = (int(second.parts[1]), second.parts[2]) > (int(first.parts[1]), first.parts[2])
+        assume(first.parts[3] is None and (later or second.parts[3] is not None))
     head = date.written + joint if date else ""
     return Form(f"{head}{first.written}-{second.written}", (date, first.parts, second.parts))
 

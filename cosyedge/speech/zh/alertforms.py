@@ -62,7 +62,8 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   numbers a dash joins are a range (`1-3米` → 一到三米), a local number (`555-1234`) is dialled;
 - a time that cannot be (`13:70`) is said as written, 冒号 between; an offset from UTC after
   a time is its zone: `+08:00` → 东八区, `+05:30` → 协调世界时加五小时三十分 (a minus offset only
-  after the T of a timestamp, as a dash between times is a range); `UTC` after a time as `Z`;
+  after the T of a timestamp, and not before a later time after one without seconds, as a dash
+  between times is a range); `UTC` after a time as `Z`;
 - parts per million and billion are shares: `1200ppm` → 百万分之一千二百;
 - (zh/notation.py) an offset after `UTC` or `GMT` as the zone (`08:30 UTC+8` → 八点三十分东八区),
   European grouping where nothing else is meant (`€1.234,56`), ranges with the unit or the

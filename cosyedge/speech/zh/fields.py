@@ -62,14 +62,13 @@ UTC_WORD = "协调世界时"
 
 # A numeric offset after a time (+08:00, -0500): its zone said after the time, 东八区 for a
 # whole number of hours east (西五区 west), else the offset from UTC in hours and minutes.
-# A minus offset only after the time of an ISO timestamp with its seconds
-# (2026-11-30T07:45:00-05:00): after a time alone or one without seconds, a dash is a range's
-# (08:00-16:00, 08:00:00-16:00, 2026-11-30T08:00-09:30).
+# A minus offset only after the time of an ISO timestamp (2026-11-30T07:45:00-05:00), and
+# after one without seconds only where it is no later time (T07:45-05:00): after a time
+# alone a dash is a range's (08:00-16:00, 08:00:00-16:00), and so after a T before a later
+# time (2026-11-30T08:00-09:30).
 _CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
-# The minus offset of an ISO timestamp comes after its seconds: `T08:00-09:30` is a range.
-_SECONDS = r"\d{1,2}[:：]\d{2}[:：]\d{2}(?:\.\d+)?"
 OFFSET = re.compile(
-    rf"(?<![\d.])((?<=T){_SECONDS}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
+    rf"(?<![\d.])((?<=T){_CLOCK}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
 )
 
 
@@ -87,9 +86,21 @@ def say_offset(sign: str, hours: int, minutes: int) -> str | None:
 
 
 def say_offset_after(m: re.Match[str]) -> str:
-    """The time as written (the time rule reads it), then its zone: 08:00+08:00 → 08:00东八区."""
-    zone = say_offset(m.group(2), int(m.group(3)), int(m.group(4)))
-    return m.group(0) if zone is None else m.group(1) + zone
+    """The time as written (the time rule reads it), then its zone: 08:00+08:00 → 08:00东八区.
+    A minus after a time without seconds before a later time is a range's (T08:00-09:30),
+    left as written."""
+    time, sign, hours, minutes = m.groups()
+    if sign != "+" and _ends_a_range(time, int(hours), int(minutes)):
+        return m.group(0)
+    zone = say_offset(sign, int(hours), int(minutes))
+    return m.group(0) if zone is None else time + zone
+
+
+def _ends_a_range(time: str, hours: int, minutes: int) -> bool:
+    """Whether -HH:MM after `time` ends a range instead: the time has no seconds (an ISO
+    timestamp with an offset writes them) and HH:MM is later in the day."""
+    parts = re.split("[:：]", time)
+    return len(parts) == 2 and (hours, minutes) > (int(parts[0]), int(parts[1]))
 
 
 def _utc(m: re.Match[str]) -> str:

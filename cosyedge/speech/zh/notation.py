@@ -118,7 +118,7 @@ def _unit_range(m: re.Match[str]) -> str:
 
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 MONEY_RANGE = re.compile(
-    rf"(?<![A-Za-z0-9.])([$€£¥])\s?({_AMOUNT}){_DASH}(\1)?\s?({_AMOUNT})(?![\d.,]\d|[A-Za-z%])"
+    rf"(?<![A-Za-z0-9.])([$€£¥])\s?({_AMOUNT}){_DASH}(\1)?\s?({_AMOUNT})(?!\d|[.,]\d|[A-Za-z%])"
 )
 
 
@@ -201,8 +201,9 @@ INCHES = re.compile(r'(?<![\d./\u2044A-Za-z])(\d+(?:\.\d+)?)"(?![\d"])')
 
 
 def _inches(m: re.Match[str]) -> str:
-    """管道2" → 管道二英寸; a mark after an odd number of them closes a quotation: as written."""
-    if m.string.count('"', 0, m.start()) % 2:
+    """管道2" → 管道二英寸; inside a quotation (an odd number of marks before it that are no
+    inch marks, none after a digit) the mark closes it (`"2"`): as written."""
+    if len(re.findall(r'(?<!\d)"', m.string[: m.start()])) % 2:
         return m.group(0)
     return read_number(m.group(1)) + "英寸"
 
