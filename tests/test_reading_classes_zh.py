@@ -555,6 +555,14 @@ EXPLAINED = [
     (iec_hex_zh(), "hexadecimal"),
     (utc_offsets_zh(), "time zone offset"),
     (leading_points_zh(), ""),  # a unit, or a number alone
+    (utc_word_offsets_zh(), "time zone offset"),
+    (signed_unit_ranges_zh(), "range"),
+    (money_ranges_zh(), "range"),
+    (short_month_days_zh(), "date"),
+    (trunk_zero_phones_zh(), "telephone number"),
+    (european_numbers_zh(), ""),  # money, a unit or a number, once grouping is read
+    (negative_unit_powers_zh(), ""),  # a unit, or a power of ten
+    (compact_dates_zh(), ""),  # a date, or a number where none can be
 ]
 
 

@@ -253,8 +253,12 @@ def _ratio(m: re.Match[str]) -> str:
     return f"{m[1]}{between}{read_number(m[3])}比{read_number(m[4])}"
 
 
-# Between two clock times a dash, an en or em dash or a tilde is 到 (08:00—16:00).
-TIME_RANGE = re.compile(r"(?<=\d[:：]\d\d)\s*[-\u2013\u2014~]\s*(?=\d{1,2}[:：]\d\d)")
+# Between two clock times a dash, an en or em dash or a tilde is 到 (08:00—16:00), also
+# after a time in UTC (08:00 UTC-09:00 UTC, 08:00Z-16:00Z).
+TIME_RANGE = re.compile(
+    r"(?:(?<=\d[:：]\d\d)|(?<=\d\dZ)|(?<=\d UTC)|(?<=\dUTC))"
+    r"\s*[-\u2013\u2014~]\s*(?=\d{1,2}[:：]\d\d)"
+)
 # A tilde before a number, not after one: about (~5min), not a range's 到; ≈ is about. A 约
 # written before it is the same word (约~5min is 约五分钟, once).
 _NOT_ABOUT = r"\d%‰A-Za-z.#)°℃"  # after which a tilde joins a range (5~10, 1#~3#)
