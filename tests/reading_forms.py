@@ -1552,3 +1552,15 @@ def kelvin_zh(draw) -> Form:
     amount = _zh_decimal(draw, 999)
     space = draw(st.sampled_from(["", " "]))
     return Form(f"{word}{between}{amount}{space}K", (word + between.replace(":", "\uff1a"), amount))
+
+
+@st.composite
+def year_last_dates_zh(draw) -> Form:
+    """A date with slashes and its year last, month first or day first where the day is over
+    twelve: `11/30/2026`, `2/3/2026`, `30/11/2026`; a day the month has not (`31/04/2026`).
+    Parts: (first, second, year, written with two digits each)."""
+    first, second = draw(st.integers(1, 31)), draw(st.integers(1, 31))
+    year = draw(st.integers(1970, 2099))
+    pad = draw(st.booleans())
+    written = f"{first:02d}/{second:02d}" if pad else f"{first}/{second}"
+    return Form(f"{written}/{year}", (first, second, year, pad))

@@ -522,3 +522,15 @@ def inch_size(before: str, size: str, after: str) -> str:
 
 def kelvin(word: str, amount: str) -> str:
     return word + decimal(amount) + "开尔文"
+
+
+def year_last_date(first: int, second: int, year: int, pad: bool) -> str:
+    """Month first unless the first cannot be a month; a day the month has not (in that year)
+    as written, 斜杠 between the numbers (a leading zero said)."""
+    month, day = (second, first) if first > 12 >= second else (first, second)
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if 1 <= month <= 12 and 1 <= day <= days[month - 1]:
+        return date(year, month, day)
+    said = two if pad else integer
+    return f"{said(first)}斜杠{said(second)}斜杠{integer(year)}"

@@ -64,6 +64,7 @@ from reading_forms import (
     utc_offsets_zh,
     utc_timestamps,
     utc_word_offsets_zh,
+    year_last_dates_zh,
 )
 
 from cosyedge.speech.lang import Run, split_runs
@@ -476,7 +477,16 @@ def test_kelvin_after_a_temperature_word(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.kelvin(*form.parts), frame)
 
 
+@CLASSES
+@given(form=year_last_dates_zh(), frame=frames)
+def test_a_date_with_its_year_last(front, form, frame):
+    """`11/30/2026` is 二零二六年十一月三十日 (the slashes reached the voice)."""
+    said = ref.year_last_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
 FRONT_7 = (
+    year_last_dates_zh(),
     money_magnitudes_zh(),
     inch_sizes_zh(),
     kelvin_zh(),

@@ -22,6 +22,8 @@ The choices made where a form is ambiguous:
 - an inch mark after a number is inches unless it closes a quotation (`管道2"` → 管道二英寸,
   `"2"` is a quoted two); a K after a temperature word is kelvin (`温度300K` → 温度三百开尔文),
   elsewhere a letter (`5K`);
+- a date with its year last and slashes (`11/30/2026`, `日期2/3/2026`) is month first, as the
+  pairs without a year are, unless the first cannot be a month (`30/11/2026`);
 - eight digits are a date (`在20261130检修` → 在二零二六年十一月三十日检修) only when they are one
   (years 1970 to 2099, a day of that month) and a word before or after says a day is meant
   (the month and day words of plant.py); an order or serial number has no such word and
@@ -213,7 +215,26 @@ KELVIN = re.compile(
     r"((?:温度|温升|低温|高温|热力学温度)\s*(?:[:：=]|为|是)?\s*)(\d+(?:\.\d+)?)\s?K(?![A-Za-z0-9])"
 )
 
+# --- a date with its year last: 11/30/2026 -----------------------------------------------------
+
+YEAR_LAST = re.compile(r"(?<![\d./A-Za-z])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/]|\.\d)")
+
+
+def _year_last(m: re.Match[str]) -> str:
+    """11/30/2026 → 二零二六年十一月三十日: month first, as the pairs without a year are read,
+    unless the first cannot be a month (30/11/2026); no day of the calendar is said as written,
+    斜杠 between (never a date, nor raw slashes)."""
+    first, second, year = m.groups()
+    a, b = int(first), int(second)
+    month, day = (b, a) if a > 12 >= b else (a, b)
+    said = fields.say_date(year, str(month), str(day))
+    if said is None:
+        return "斜杠".join(read_number(part) for part in m.groups())
+    return said
+
+
 RULES = (
+    Rule("date", YEAR_LAST, _year_last),
     Rule("time zone offset", UTC_OFFSET, _utc_offset),
     Rule("European grouping", EUROPEAN, lambda m: _plain(m.group(0).strip())),
     Rule("minus", SPACED_MINUS, lambda m: m.group(1) + "-"),
