@@ -1564,3 +1564,17 @@ def year_last_dates_zh(draw) -> Form:
     pad = draw(st.booleans())
     written = f"{first:02d}/{second:02d}" if pad else f"{first}/{second}"
     return Form(f"{written}/{year}", (first, second, year, pad))
+
+
+@st.composite
+def impossible_cjk_dates_zh(draw) -> Form:
+    """A date written with 年, 月 and 日 that the calendar has not: `2026年13月40日`,
+    `2026年02月30日`, `2025年2月29日`. Parts: (year, month, day)."""
+    year = draw(st.integers(1970, 2099))
+    month, day = draw(st.integers(0, 99)), draw(st.integers(0, 99))
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    assume(not (1 <= month <= 12 and 1 <= day <= days[month - 1]))
+    pad = draw(st.booleans())
+    written = f"{year}年{month:02d}月{day:02d}日" if pad else f"{year}年{month}月{day}日"
+    return Form(written, (year, month, day))

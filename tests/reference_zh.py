@@ -534,3 +534,9 @@ def year_last_date(first: int, second: int, year: int, pad: bool) -> str:
         return date(year, month, day)
     said = two if pad else integer
     return f"{said(first)}斜杠{said(second)}斜杠{integer(year)}"
+
+
+def impossible_cjk_date(year: int, month: int, day: int) -> str:
+    """Said as written: the year digit by digit before 年, the month and the day as numbers
+    (a zero written before them not said), never another day."""
+    return f"{digits(str(year))}年{integer(month)}月{integer(day)}日"

@@ -26,6 +26,7 @@ from reading_forms import (
     grouped_phones_zh,
     hex_codes,
     iec_hex_zh,
+    impossible_cjk_dates_zh,
     impossible_times_zh,
     inch_sizes_zh,
     joined_fields,
@@ -485,7 +486,16 @@ def test_a_date_with_its_year_last(front, form, frame):
     assert heard(front, form.written, frame) == expected(said, frame)
 
 
+@CLASSES
+@given(form=impossible_cjk_dates_zh(), frame=frames)
+def test_a_day_the_calendar_has_not_is_said_as_written(front, form, frame):
+    """`2026年02月30日` is 二零二六年二月三十日 (was 二零二六年零二月三十日)."""
+    said = ref.impossible_cjk_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
 FRONT_7 = (
+    impossible_cjk_dates_zh(),
     year_last_dates_zh(),
     money_magnitudes_zh(),
     inch_sizes_zh(),

@@ -486,6 +486,7 @@ FRONT_7 = [
     ("5K", "五 K"),
     # impossible dates said as written, an alarm code, fractional seconds
     ("2026年13月40日", "二零二六年十三月四十日"),
+    ("2026年02月30日", "二零二六年二月三十日"),
     ("报警110", "报警一百一十"),
     ("08:30:15.250", "八点三十分十五点二五零秒"),
 ]

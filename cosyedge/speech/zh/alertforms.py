@@ -117,7 +117,17 @@ def _number_text(written: str) -> str:
 
 
 def _date(m: re.Match[str]) -> str:
-    return fields.say_date(m.group(1), m.group(2), m.group(3)) or m.group(0)
+    """二零二四年五月一日; a day the calendar has not is said as written: with 年 and 月 its
+    numbers as numbers (`2026年02月30日` → 二零二六年二月三十日), else left to the serial rule
+    (`2026-02-30` → 二零二六杠零二杠三零), never as another day."""
+    said = fields.say_date(m.group(1), m.group(2), m.group(3))
+    if said is not None:
+        return said
+    if "年" not in m.group(0) or "月" not in m.group(0):
+        return m.group(0)
+    ending = m.group(0)[-1] if m.group(0)[-1] in "日号" else ""
+    month, day = read_integer(int(m.group(2))), read_integer(int(m.group(3)))
+    return f"{read_digits(m.group(1))}年{month}月{day}{ending}"
 
 
 def _time(m: re.Match[str]) -> str:
