@@ -1389,14 +1389,16 @@ def signed_unit_ranges_zh(draw) -> Form:
 
 @st.composite
 def money_ranges_zh(draw) -> Form:
-    """An amount of money to another, the mark before both or the first only: `$5-$10`,
-    `￥100~￥200`, `€5-10`. Parts: (mark, first, second, the mark written twice)."""
+    """An amount of money to another, the mark before both or the first only, each perhaps
+    with a magnitude: `$5-$10`, `￥100~￥200`, `€5-10`, `$1.5M-$2M`. Parts: (mark, first,
+    its magnitude, second, its magnitude, the mark written twice)."""
     mark = draw(st.sampled_from(ZH_MONEY_MARKS))
     low, high = draw(st.integers(0, 9999)), draw(st.integers(0, 9999))
+    sizes = [draw(st.sampled_from(["", "", "万", "亿", "k", "M", "B"])) for _ in range(2)]
     twice = draw(st.booleans())
     dash = draw(st.sampled_from(["-", "~", "\u2013"]))
-    written = f"{mark}{low}{dash}{mark if twice else ''}{high}"
-    return Form(written, ("¥" if mark == "￥" else mark, low, high, twice))
+    written = f"{mark}{low}{sizes[0]}{dash}{mark if twice else ''}{high}{sizes[1]}"
+    return Form(written, ("¥" if mark == "￥" else mark, low, sizes[0], high, sizes[1], twice))
 
 
 ZH_FIRM_DATE_CUES = ("日期", "日期\uff1a", "于", "截至", "截止", "周五", "星期一", "定于", "预计")

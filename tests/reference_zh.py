@@ -467,10 +467,15 @@ def signed_unit_range(
     return first + "到" + minus * high_negative + decimal(high) + words
 
 
-def money_range(mark: str, low: int, high: int, twice: bool) -> str:
-    """`$5-$10` → 五美元到十美元, `$5-10` → 五到十美元."""
+def money_range(mark: str, low: int, low_size: str, high: int, high_size: str, twice: bool) -> str:
+    """`$5-$10` → 五美元到十美元, `$5-10` → 五到十美元, `$1M-$2M` → 一百万美元到两百万美元: each
+    end with its magnitude, as `money_more` says one."""
     word = MONEY[mark]
-    return integer(low) + (word if twice else "") + "到" + integer(high) + word
+    ends = [
+        money_more(False, mark, n, None, size)[: -len(word)]
+        for n, size in ((low, low_size), (high, high_size))
+    ]
+    return ends[0] + (word if twice else "") + "到" + ends[1] + word
 
 
 def short_month_day(cue: str, first: int, second: int) -> str:

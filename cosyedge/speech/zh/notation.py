@@ -119,16 +119,20 @@ def _unit_range(m: re.Match[str]) -> str:
 
 
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_MAGNITUDE = plant.MAGNITUDE
 MONEY_RANGE = re.compile(
-    rf"(?<![A-Za-z0-9.])([$€£¥])\s?({_AMOUNT}){_DASH}(\1)?\s?({_AMOUNT})(?!\d|[.,]\d|[A-Za-z%])"
+    rf"(?<![A-Za-z0-9.])([$€£¥])\s?({_AMOUNT})({_MAGNITUDE})?{_DASH}(\1)?\s?({_AMOUNT})"
+    rf"({_MAGNITUDE})?(?!\d|[.,]\d|[A-Za-z%])"
 )
 
 
 def _money_range(m: re.Match[str]) -> str:
-    """$5-$10 → 五美元到十美元, $5-10 → 五到十美元 (the currency said where it is written)."""
-    word = plant.CURRENCIES[m[1]]
-    low = plant.say_amount(m[2]) + (word if m[3] else "")
-    return f"{low}到{plant.say_amount(m[4])}{word}"
+    """$5-$10 → 五美元到十美元, $5-10 → 五到十美元 (the currency said where it is written),
+    $1.5M-$2M → 一百五十万美元到两百万美元 (each end with its magnitude)."""
+    mark, low, low_size, again, high, high_size = m.groups()
+    word = plant.CURRENCIES[mark]
+    said = plant.say_sum(low, low_size) + (word if again else "")
+    return f"{said}到{plant.say_sum(high, high_size)}{word}"
 
 
 # --- a unit raised to a negative power: m⁻¹, kg·m⁻³ --------------------------------------------

@@ -178,11 +178,12 @@ MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千"}
 # Millions and billions are counted in 万 and 亿, as Chinese counts: $1.5M is 一百五十万美元
 # (一点五百万 is no way to say it), $1.5B 十五亿美元; the size of one of them in 万.
 _IN_WAN = {"M": 100, "B": 100_000}
+MAGNITUDE = r"[万亿千]|[kKMB](?![A-Za-z])"
 _MINUS = r"[-−\u2013]"
 MONEY = re.compile(
     rf"(?<![A-Za-z0-9.])(?P<sign>{_MINUS}?)"
     rf"(?:(?P<mark>[$€£¥])\s?(?P<sign_after>{_MINUS}?)|(?P<code>{_CODES})\s?)"
-    rf"(?P<amount>{_AMOUNT})(?P<magnitude>[万亿千]|[kKMB](?![A-Za-z]))?"
+    rf"(?P<amount>{_AMOUNT})(?P<magnitude>{MAGNITUDE})?"
     rf"(?P<yuan>元)?(?![\d.,]\d|[A-Za-z]|-[A-Za-z0-9])"
     rf"|(?<![A-Za-z0-9.])(?<!\d,)(?P<sign_before>{_MINUS}?)(?P<written>{_AMOUNT})\s?"
     rf"(?P<code_after>{_CODES}|€)(?![A-Za-z])"
@@ -208,17 +209,21 @@ def in_wan(amount: str, size: int) -> tuple[str, str]:
     return format(wan.normalize(), "f"), "万"
 
 
+def say_sum(amount: str, magnitude: str | None) -> str:
+    """An amount with the magnitude written after it, without its currency: 一点五万,
+    一百五十万 ($1.5M), 十五亿 ($1.5B)."""
+    if magnitude in _IN_WAN:
+        amount, word = in_wan(amount, _IN_WAN[magnitude])
+        return say_amount(amount) + word
+    return say_amount(amount) + MAGNITUDES.get(magnitude or "", "")
+
+
 def _money(m: re.Match[str]) -> str:
     """￥300 → 三百元, $1,200 → 一千二百美元, 5.50€ → 五点五欧元, ￥1.5万 → 一点五万元,
     $1.5M → 一百五十万美元, $1.5B → 十五亿美元, ￥-50 → 负五十元; ¥300元 says 元 once."""
     unit = CURRENCIES[m["mark"] or m["code"] or m["code_after"]]
     negative = m["sign"] or m["sign_after"] or m["sign_before"]
-    amount = m["amount"] or m["written"]
-    if m["magnitude"] in _IN_WAN:
-        amount, magnitude = in_wan(amount, _IN_WAN[m["magnitude"]])
-    else:
-        magnitude = MAGNITUDES.get(m["magnitude"] or "", "")
-    said = "负" * bool(negative) + say_amount(amount) + magnitude + unit
+    said = "负" * bool(negative) + say_sum(m["amount"] or m["written"], m["magnitude"]) + unit
     return said + ("元" if m["yuan"] and unit != "元" else "")
 
 
