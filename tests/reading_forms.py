@@ -1031,11 +1031,13 @@ def offset_timestamps(draw) -> Form:
     offset = timedelta(hours=hours, minutes=minutes if hours >= 0 else -minutes)
     there = moment + offset
     joint = draw(st.sampled_from(["T", " "]))
+    sign = "-" if offset < timedelta(0) else "+"
+    colon = draw(st.sampled_from([":", ""]))
+    if joint == " " and not seconds and sign == "-" and colon:
+        joint = "T"  # after a space, `08:30-05:30` is a range of times (en-7)
     written = f"{there:%Y-%m-%d}{joint}{there:%H:%M}" + (
         f":{there:%S}{fraction}" if seconds else ""
     )
-    sign = "-" if offset < timedelta(0) else "+"
-    colon = draw(st.sampled_from([":", ""]))
     zone = f"{sign}{abs(hours):02d}{colon}{minutes:02d}"
     if not (hours or minutes) and draw(st.booleans()):
         zone = draw(st.sampled_from([" UTC", "UTC"]))
@@ -1302,3 +1304,58 @@ def roman_numbered_zh(draw) -> Form:
     n = draw(st.integers(1, 12))
     word = draw(st.sampled_from(["号泵", "类", "期"]))
     return Form(chr(0x215F + n) + word, (n, word))
+
+
+# English, en-7
+
+
+@st.composite
+def zone_word_offsets(draw) -> Form:
+    """`UTC` or `GMT` with an offset after it, after a time or alone: `08:30 UTC+8`, `14:00
+    UTC-5`, `UTC+05:30`, `GMT +1`, `09:00 UTC`. Parts: (the time's parts or None, the word,
+    the sign or None, hours, minutes or None)."""
+    time = draw(clock_times(fractions=False, utc=False)) if draw(st.booleans()) else None
+    word = draw(st.sampled_from(["UTC", "GMT"]))
+    sign = draw(st.sampled_from(["+", "-", None]))
+    hours, minutes = draw(st.integers(0, 14)), draw(st.sampled_from([None, 0, 30, 45]))
+    written = (time.written + " " if time else "") + word
+    if sign:
+        padded = f"{hours:02d}" if minutes is not None or draw(st.booleans()) else str(hours)
+        written += draw(st.sampled_from(["", " "])) + sign + padded
+        written += "" if minutes is None else draw(st.sampled_from([":", ""])) + f"{minutes:02d}"
+    return Form(written, (time.parts if time else None, word, sign, hours, minutes))
+
+
+@st.composite
+def dated_time_ranges(draw) -> Form:
+    """A date, a space and two times with a dash between, the first without seconds:
+    `2026-11-30 08:00-09:30` (a range, not an offset from UTC). Parts: (the date's parts,
+    the first time's, the second's)."""
+    date = draw(dates())
+    first = draw(clock_times(fractions=False, utc=False).filter(lambda t: t.parts[3] is None))
+    second = draw(clock_times(fractions=False, utc=False))
+    dash = draw(st.sampled_from(["-", "\u2013", " - ", "~"]))
+    written = f"{date.written} {first.written}{dash}{second.written}"
+    return Form(written, (date.parts, first.parts, second.parts))
+
+
+LARGE_MAGNITUDES = ("M", "B", "bn", "T", "tn", " million", " billion", " trillion")
+
+
+@st.composite
+def large_money(draw) -> Form:
+    """A sum of a hundred million or more, grouped by commas or not, with cents or none
+    (`$120,000,000`, `€250000000.50`), or a decimal with a magnitude (`$1.5T`, `$250M`,
+    `£3 billion`). Parts: (mark, whole, cents or None, the amount with a magnitude or None,
+    the magnitude)."""
+    mark = draw(st.sampled_from(["$", "€", "£", "USD ", "EUR "]))
+    if draw(st.booleans()):
+        amount = str(draw(st.integers(1, 999)))
+        amount += f".{draw(st.integers(1, 9))}" if draw(st.booleans()) else ""
+        magnitude = draw(st.sampled_from(LARGE_MAGNITUDES))
+        return Form(mark + amount + magnitude, (mark.strip(), 0, None, amount, magnitude))
+    whole = draw(st.integers(10**8, 10**13))
+    cents = f"{draw(st.integers(0, 99)):02d}" if draw(st.booleans()) else None
+    written = f"{whole:,}" if draw(st.booleans()) else str(whole)
+    written += f".{cents}" if cents else ""
+    return Form(mark + written, (mark.strip(), whole, cents, None, ""))

@@ -636,3 +636,33 @@ def month_date(kind: str, month: int, day: int | None, y: int) -> str:
     if kind == "quarter":
         return f"Q {cardinal(month)} {year(y)}"
     return MONTHS[month - 1] + (f" {ordinal(day)}" if day else "") + f" {year(y)}"
+
+
+# --- en-7 ----------------------------------------------------------------------------------
+
+
+def zone_word(time: tuple | None, word: str, sign: str | None, hours: int, minutes) -> str:
+    """The time, then the word spelled, then "plus" or "minus" the hours and the minutes
+    unless none; an offset of nothing is no words (`UTC+0` → "U T C")."""
+    said = (clock(time) + " " if time else "") + " ".join(word)
+    if sign and (hours or minutes):
+        said += f" {'plus' if sign == '+' else 'minus'} {cardinal(hours)}"
+        said += f" {cardinal(minutes)}" if minutes else ""
+    return said
+
+
+def dated_time_range(date_parts: tuple, first: tuple, second: tuple) -> str:
+    return f"{date(*date_parts)}, {time_range(first, second)}"
+
+
+LARGE_MAGNITUDE_WORDS = {"M": "million", "B": "billion", "bn": "billion", "T": "trillion"}
+LARGE_MAGNITUDE_WORDS |= {"tn": "trillion", " million": "million", " billion": "billion"}
+LARGE_MAGNITUDE_WORDS |= {" trillion": "trillion"}
+
+
+def large_money(mark: str, whole: int, cents: str | None, amount: str | None, magnitude) -> str:
+    """An amount, however large, in words: `$120,000,000` → "one hundred twenty million
+    dollars"; with a magnitude, the decimal then the magnitude then the currency."""
+    if amount is not None:
+        return f"{decimal(amount)} {LARGE_MAGNITUDE_WORDS[magnitude]} {MONEY[mark][1]}"
+    return money(mark, whole, cents)

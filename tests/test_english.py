@@ -510,3 +510,34 @@ def test_hygiene_is_applied_before_phonemes(hibari_voice, piper_voice):
         pcm = np.concatenate(list(voice.synthesize("Pressure 6.49 bar.")))
         heard = transcribe(pcm, voice.sample_rate).split()
         assert {"six", "point", "four", "nine"} & set(heard), (voice.name, heard)
+
+
+# Classes read right since en-7, a few examples each (each has a generator in
+# test_reading_classes.py).
+EN7_FORMS = [
+    # an offset after UTC or GMT
+    ("Shift starts 08:30 UTC+8", "Shift starts oh eight thirty U T C plus eight"),
+    ("Call at 14:00 UTC-5", "Call at fourteen hundred U T C minus five"),
+    ("Window UTC+05:30", "Window U T C plus five thirty"),
+    ("at 09:00 GMT", "at oh nine hundred G M T"),
+    # the end of a range after a dated time
+    (
+        "Stop 2026-11-30 08:00-09:30",
+        "Stop November thirtieth twenty twenty six, oh eight hundred to oh nine thirty",
+    ),
+    ("Stop 08:00-09:30", "Stop oh eight hundred to oh nine thirty"),
+    (
+        "2026-11-30T08:00-09:30",
+        "November thirtieth twenty twenty six, oh eight hundred U T C minus nine thirty",
+    ),
+    # money of a hundred million and more
+    ("Loss $120,000,000", "Loss one hundred twenty million dollars"),
+    ("Budget $1.5T", "Budget one point five trillion dollars"),
+    ("Capex $250M", "Capex two hundred fifty million dollars"),
+    ("€300000000.50", "three hundred million euros and fifty cents"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN7_FORMS)
+def test_en7_classes(written, spoken):
+    assert normalize(written) == spoken

@@ -22,6 +22,7 @@ from reading_forms import (
     compact_timestamps,
     counts_after_call,
     dash_minus,
+    dated_time_ranges,
     day_months,
     durations,
     glued_letters,
@@ -32,6 +33,7 @@ from reading_forms import (
     impossible_times,
     inch_marks,
     joined_fields,
+    large_money,
     local_parts,
     local_phones,
     macs,
@@ -58,6 +60,7 @@ from reading_forms import (
     urls,
     utc_timestamps,
     versions,
+    zone_word_offsets,
 )
 
 from cosyedge.speech.text.english import explain_text, normalize
@@ -320,6 +323,9 @@ ALL_FORMS = st.one_of(
     month_dates(),
     roman_numerals(),
     unsaid_characters(),
+    zone_word_offsets(),
+    dated_time_ranges(),
+    large_money(),
 )
 
 
@@ -609,3 +615,44 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
 )
 def test_times_identifiers_and_builds_after_their_cue(written, said):
     assert normalize(written) == said
+
+
+# --- en-7 ------------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=zone_word_offsets(), frame=frames)
+def test_an_offset_after_utc_or_gmt_is_said(form, frame):
+    assert heard(form.written, frame) == expected(ref.zone_word(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dated_time_ranges(), zone=st.sampled_from(ZONES), frame=frames)
+def test_the_end_of_a_range_after_a_dated_time_is_no_offset(form, zone, frame):
+    """Read as a range, and not converted to local time (it has no zone to convert from)."""
+    before, after = frame
+    assert heard(form.written, frame) == expected(ref.dated_time_range(*form.parts), frame)
+    local = in_local_time(before + form.written + after, zone)
+    assert normalize(local) == expected(ref.dated_time_range(*form.parts), frame)
+
+
+@pytest.mark.parametrize(
+    ("written", "zone", "said"),
+    [
+        ("2026-11-30 08:30 UTC+8", "UTC", "November thirtieth twenty twenty six, zero zero thirty"),
+        ("2026-11-30 08:30 GMT-5", "UTC", "November thirtieth twenty twenty six, thirteen thirty"),
+        (
+            "2026-11-30T20:00UTC+05:30",
+            "Asia/Shanghai",
+            "November thirtieth twenty twenty six, twenty two thirty",
+        ),
+    ],
+)
+def test_a_dated_time_with_a_zone_word_and_offset_is_converted(written, zone, said):
+    assert normalize(in_local_time(written, zone)) == said
+
+
+@CLASSES
+@given(form=large_money(), frame=frames)
+def test_money_of_a_hundred_million_and_more_is_an_amount(form, frame):
+    assert heard(form.written, frame) == expected(ref.large_money(*form.parts), frame)

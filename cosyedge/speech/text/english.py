@@ -99,6 +99,12 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   eight"); URLs with a host name, `www.` hosts, e-mail and IPv6 addresses dictated (text/
   plant.py); `~14:00` → "about fourteen hundred"; control and format characters and
   terminal escape sequences are not said, a Roman numeral character is its number.
+- (en-7, text/zones.py) an offset after `UTC` or `GMT` (`08:30 UTC+8` → "oh eight thirty U T
+  C plus eight", `14:00 UTC-5` → "... minus five"); a dash and a time after a dated time
+  parted by a space, without seconds, end a range (`2026-11-30 08:00-09:30` → "... oh eight
+  hundred to oh nine thirty"), an offset being written after a `T` or seconds; money of any
+  size as an amount (`$120,000,000` → "one hundred twenty million dollars", `$1.5T` → "one
+  point five trillion dollars").
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -114,7 +120,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, fields, plant, units
+from cosyedge.speech.text import ENGLISH_VERSION, fields, plant, units, zones
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -389,6 +395,7 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *plant.FIELDS,
+    *zones.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
     Rule("telephone number", _PHONE, _phone),
     Rule("telephone number", _LOCAL_PHONE, _local_phone),

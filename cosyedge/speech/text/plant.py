@@ -25,7 +25,17 @@ import re
 from cosyedge.speech.text import units
 from cosyedge.speech.text.addresses import ADDRESS, URL, read_address, read_url
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import MONTHS, digits, fraction, letters, number, ordinal, year
+from cosyedge.speech.text.words import (
+    MONTHS,
+    cardinal,
+    digits,
+    fraction,
+    letters,
+    number,
+    ordinal,
+    year,
+)
+from cosyedge.speech.text.zones import is_range_end
 
 # Not inside a word, an address or another field (as english.py's fields start).
 _FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
@@ -196,8 +206,9 @@ CURRENCIES = {
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d\d(?!\d))?"
 # A magnitude after the amount: $1.5M, $2.3k, $1.5 million.
 MAGNITUDES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
+MAGNITUDES |= {"T": "trillion", "tn": "trillion", "trillion": "trillion"}
 MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion"}
-_MAGNITUDE = r"(?:\s?(k|K|M|B|bn)|\s(thousand|million|billion))(?![\w.,]\w|\w)"
+_MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w)"
 # A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
     rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
@@ -215,15 +226,25 @@ def say_money(amount: str, currency: str, magnitude: str | None = None) -> str:
     if currency in ("€", "EUR") and re.fullmatch(r"\d+,\d\d", amount):
         amount = amount.replace(",", ".")
     if magnitude:
-        return f"{number(amount.replace(',', ''))} {MAGNITUDES[magnitude]} {many}"
+        return f"{_amount(amount)} {MAGNITUDES[magnitude]} {many}"
     whole, _, part = amount.replace(",", "").partition(".")
     if part and len(part) != 2:
-        return f"{number(amount)} {many}"
-    said = f"{number(whole)} {one if whole == '1' else many}"
+        return f"{_amount(amount)} {many}"
+    said = f"{_amount(whole)} {one if whole == '1' else many}"
     if not (part and int(part)):
         return said
     hundredths = f"{number(str(int(part)))} {cent if part == '01' else cents}"
     return hundredths if not int(whole) else f"{said} and {hundredths}"
+
+
+def _amount(written: str) -> str:
+    """A sum of money is an amount however many digits it has (`120,000,000`, `250000000` →
+    "two hundred fifty million"), up to the trillions; longer, or with a leading zero, the
+    number rule's reading (digit by digit)."""
+    whole, _, decimals = written.replace(",", "").partition(".")
+    if len(whole) > 15 or (len(whole) > 1 and whole.startswith("0")):
+        return number(written)
+    return cardinal(int(whole or "0")) + (f" point {digits(decimals)}" if decimals else "")
 
 
 def _money(m: re.Match[str]) -> str:
@@ -341,8 +362,8 @@ def _utc_offset(m: re.Match[str]) -> str:
     """`+08:00` → " U T C plus eight", `-05:30` → " U T C minus five thirty", `+00:00` → " U
     T C"; an offset no clock has is left as written."""
     stamp, sign, hours, minutes = m.groups()
-    if int(hours) > 23 or int(minutes) > 59:
-        return m.group(0)
+    if int(hours) > 23 or int(minutes) > 59 or is_range_end(stamp, sign, m.group(0)[len(stamp) :]):
+        return m.group(0)  # no such offset, or the end of a range (2026-11-30 08:00-09:30)
     if not int(hours) and not int(minutes):
         return f"{stamp} U T C"
     said = f"{stamp} U T C {'plus' if sign == '+' else 'minus'} {number(str(int(hours)))}"
