@@ -402,11 +402,13 @@ _LIST_ITEMS = st.one_of(
 @st.composite
 def comma_lists(draw) -> Form:
     """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
-    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5 kg` (a European grouping). Parts: (the
-    numbers as written, the unit's terms or None)."""
+    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5,6` (`1.234,5`, a European grouping, is
+    one number). Parts: (the numbers as written, the unit's terms or None)."""
     items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
     written = ",".join(items)
     assume(not _GROUPED.fullmatch(written))
+    # 1.234,5 is a European grouping (en-7), not a list.
+    assume(not re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+,\d+", written))
     unit = draw(st.sampled_from([None, ("", "bar", 1), ("k", "g", 1)]))
     if unit is None:
         return Form(written, (tuple(items), None))
@@ -1359,3 +1361,72 @@ def large_money(draw) -> Form:
     written = f"{whole:,}" if draw(st.booleans()) else str(whole)
     written += f".{cents}" if cents else ""
     return Form(mark + written, (mark.strip(), whole, cents, None, ""))
+
+
+GROUP_SPACES = ("\u00a0", "\u202f", "\u2009")
+GROUPED_UNITS = (
+    ("kg", "kilogram", "kilograms"),
+    ("bar", "bar", "bar"),
+    ("kW", "kilowatt", "kilowatts"),
+)
+
+
+@st.composite
+def european_numbers(draw) -> Form:
+    """A number of a thousand or more grouped by dots with a decimal comma (`1.234,5 kg`,
+    `€1.234,56`) or by no-break or thin spaces, a decimal dot or comma after or none (`12 345
+    kg`, `1 234,5`). Parts: (the currency mark or None, whole, decimals or None, the unit or
+    None)."""
+    whole = draw(st.integers(1000, 10**9 - 1))
+    spaces = draw(st.booleans())
+    joint = draw(st.sampled_from(GROUP_SPACES)) if spaces else "."
+    written = f"{whole:,}".replace(",", joint)
+    if draw(st.booleans()):
+        cents = f"{draw(st.integers(0, 99)):02d}"
+        return Form(f"€{written},{cents}", ("€", whole, cents, None))
+    decimals = None if spaces and draw(st.booleans()) else str(draw(st.integers(0, 999)))
+    if decimals:
+        written += ("," if not spaces else draw(st.sampled_from(".,"))) + decimals
+    unit = draw(st.sampled_from([None, *GROUPED_UNITS]))
+    written += f" {unit[0]}" if unit else ""
+    return Form(written, (None, whole, decimals, unit))
+
+
+_SIGNED_ENDS = st.one_of(
+    st.integers(-999, 999).map(str),
+    st.tuples(st.integers(-99, 99), st.integers(0, 9)).map(lambda p: f"{p[0]}.{p[1]}"),
+).filter(lambda v: v not in ("0", "-0") and not v.startswith("-0"))
+RANGE_UNITS = (
+    ("°C", "degree Celsius", "degrees Celsius"),
+    ("bar", "bar", "bar"),
+    ("kPa", "kilopascal", "kilopascals"),
+    ("mm", "millimeter", "millimeters"),
+)
+
+
+@st.composite
+def signed_ranges(draw) -> Form:
+    """A range whose ends carry a sign, a unit or a currency: a unit on both ends
+    (`-5°C-10°C`, `-5 °C--10 °C`), a minus on the second end (`-1.5--2.5 bar`), money on both
+    ends (`$5-$10`, `€5.50-€10`, `$1.5M-$2M`). Parts: (kind, low, high, the unit or the
+    currency mark, the magnitude)."""
+    kind = draw(st.sampled_from(["unit", "minus", "money"]))
+    dash = draw(st.sampled_from(["-", "\u2013", "~", " - "]))
+    if kind == "money":
+        mark, magnitude = draw(st.sampled_from("$€£")), draw(st.sampled_from(["", "", "M", "k"]))
+        low, high = sorted(draw(st.lists(st.integers(0, 999), min_size=2, max_size=2, unique=True)))
+        ends = [str(low), str(high)]
+        if not magnitude and draw(st.booleans()):
+            ends[0] += f".{draw(st.integers(0, 99)):02d}"
+        written = f"{mark}{ends[0]}{magnitude}{dash}{mark}{ends[1]}{magnitude}"
+        return Form(written, (kind, ends[0], ends[1], mark, magnitude))
+    low = draw(_SIGNED_ENDS)
+    high = draw(_SIGNED_ENDS.filter(lambda v: v.startswith("-"))) if kind == "minus" else None
+    high = high or draw(_SIGNED_ENDS)
+    space = draw(st.sampled_from(["", " "]))
+    unit = draw(st.sampled_from(RANGE_UNITS))
+    if kind == "minus":
+        after = f" {unit[0]}" if draw(st.booleans()) else ""
+        return Form(f"{low}{dash}{high}{after}", (kind, low, high, unit if after else None, ""))
+    written = f"{low}{space}{unit[0]}{dash}{high}{space}{unit[0]}"
+    return Form(written, (kind, low, high, unit, ""))

@@ -666,3 +666,38 @@ def large_money(mark: str, whole: int, cents: str | None, amount: str | None, ma
     if amount is not None:
         return f"{decimal(amount)} {LARGE_MAGNITUDE_WORDS[magnitude]} {MONEY[mark][1]}"
     return money(mark, whole, cents)
+
+
+def grouped_number(mark: str | None, whole: int, decimals: str | None, unit) -> str:
+    """A number grouped by dots or spaces is the one number: `1.234,5 kg` → "one thousand two
+    hundred thirty four point five kilograms"; euros with their cents."""
+    if mark:
+        return money(mark, whole, decimals)
+    said = cardinal(whole) + (" point " + digit_words(decimals) if decimals else "")
+    return said + (f" {unit[2]}" if unit else "")
+
+
+def _signed(written: str) -> str:
+    return ("minus " if written.startswith("-") else "") + decimal(written.lstrip("-"))
+
+
+MAGNITUDE_WORDS_EN7 = {"M": "million", "k": "thousand"}
+
+
+def signed_range(kind: str, low: str, high: str, unit_or_mark, magnitude: str) -> str:
+    """Each end with its sign, "to" between, the unit once at the end (singular after one);
+    money: the currency once at the end, or each end said whole where one has cents or a
+    magnitude."""
+    if kind == "money":
+        many = MONEY[unit_or_mark][1]
+        if magnitude:
+            word = MAGNITUDE_WORDS_EN7[magnitude]
+            return f"{decimal(low)} {word} {many} to {decimal(high)} {word} {many}"
+        whole, _, cents = low.partition(".")
+        said = money(unit_or_mark, int(whole), cents or None) if cents else cardinal(int(low))
+        return f"{said} to {money(unit_or_mark, int(high), None)}"
+    said = f"{_signed(low)} to {_signed(high)}"
+    if unit_or_mark is None:
+        return said
+    _, one, many = unit_or_mark
+    return f"{said} {one if high.lstrip('-') == '1' else many}"

@@ -175,7 +175,7 @@ FORMS = [
     ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
     ("Value 1,5 bar", "Value one, five bar"),
     ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
-    ("1.234,5 kg", "one point two three four, five kilograms"),
+    ("1.234,5 kg", "one thousand two hundred thirty four point five kilograms"),  # en-7
     ("10%-20%", "ten to twenty percent"),
     ("5\u2030", "five per mille"),
     ("leak 0.5 \u2030 now", "leak zero point five per mille now"),
@@ -535,6 +535,19 @@ EN7_FORMS = [
     ("Budget $1.5T", "Budget one point five trillion dollars"),
     ("Capex $250M", "Capex two hundred fifty million dollars"),
     ("€300000000.50", "three hundred million euros and fifty cents"),
+    # European and space groupings
+    ("€1.234,56", "one thousand two hundred thirty four euros and fifty six cents"),
+    ("Load 12\u00a0345 kg", "Load twelve thousand three hundred forty five kilograms"),
+    ("Load 12\u202f345,5 kg", "Load twelve thousand three hundred forty five point five kilograms"),
+    ("Mass 1.234 kg", "Mass one point two three four kilograms"),  # dots alone: a decimal
+    ("Tel 555\u00a0123\u00a0456", "Tel five five five, one two three, four five six"),
+    # ranges with signs, units or currencies on their ends
+    ("-5°C-10°C", "minus five to ten degrees Celsius"),
+    ("-5°C--10°C", "minus five to minus ten degrees Celsius"),
+    ("-1.5--2.5 bar", "minus one point five to minus two point five bar"),
+    ("$5-$10", "five to ten dollars"),
+    ("$1.5M-$2M", "one point five million dollars to two million dollars"),
+    ("-5 to -10 °C", "minus five to minus ten degrees Celsius"),
 ]
 
 

@@ -25,6 +25,7 @@ from reading_forms import (
     dated_time_ranges,
     day_months,
     durations,
+    european_numbers,
     glued_letters,
     hex_codes,
     host_addresses,
@@ -47,6 +48,7 @@ from reading_forms import (
     ratios,
     roman_numerals,
     signed_money,
+    signed_ranges,
     slash_pairs,
     superscript_powers,
     time_fractions,
@@ -326,6 +328,8 @@ ALL_FORMS = st.one_of(
     zone_word_offsets(),
     dated_time_ranges(),
     large_money(),
+    european_numbers(),
+    signed_ranges(),
 )
 
 
@@ -656,3 +660,15 @@ def test_a_dated_time_with_a_zone_word_and_offset_is_converted(written, zone, sa
 @given(form=large_money(), frame=frames)
 def test_money_of_a_hundred_million_and_more_is_an_amount(form, frame):
     assert heard(form.written, frame) == expected(ref.large_money(*form.parts), frame)
+
+
+@CLASSES
+@given(form=european_numbers(), frame=frames)
+def test_a_european_or_space_grouping_is_one_number(form, frame):
+    assert heard(form.written, frame) == expected(ref.grouped_number(*form.parts), frame)
+
+
+@CLASSES
+@given(form=signed_ranges(), frame=frames)
+def test_a_range_with_signs_units_or_currencies_on_its_ends(form, frame):
+    assert heard(form.written, frame) == expected(ref.signed_range(*form.parts), frame)

@@ -50,8 +50,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
   digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `1,5
-  bar` → "one, five bar", `1.234,5 kg` → "one point two three four, five kilograms" (a
-  decimal comma or a European grouping is never guessed: a list invents no magnitude);
+  bar` → "one, five bar" (a decimal comma is never guessed: a list invents no magnitude);
+  a European grouping, dots before groups of three then a decimal comma, is one number
+  (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
+  kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
 - scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
   minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
   `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
@@ -104,7 +106,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   parted by a space, without seconds, end a range (`2026-11-30 08:00-09:30` → "... oh eight
   hundred to oh nine thirty"), an offset being written after a `T` or seconds; money of any
   size as an amount (`$120,000,000` → "one hundred twenty million dollars", `$1.5T` → "one
-  point five trillion dollars").
+  point five trillion dollars"); a range with a unit on both ends (`-5°C-10°C` → "minus
+  five to ten degrees Celsius"), a minus on its second end (`-1.5--2.5 bar` → "... to minus
+  two point five bar") or money on both (`$5-$10` → "five to ten dollars"; text/amounts.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -120,7 +124,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, fields, plant, units, zones
+from cosyedge.speech.text import ENGLISH_VERSION, amounts, fields, plant, units, zones
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -245,7 +249,8 @@ _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
 def _comma_list(m: re.Match[str]) -> str:
     """Digits joined by commas that do not group thousands, as the list they are written as:
     `3,4,5` → "3, 4, 5", `1,5` → "1, 5" (a decimal comma would be a guess: a list reading
-    never invents a magnitude), `1.234,5` → "1.234, 5" (no European grouping is assumed)."""
+    never invents a magnitude); a European grouping (`1.234,5`) was made one number before
+    (amounts.py)."""
     written = m.group(0)
     return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
 
@@ -394,6 +399,7 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    *amounts.RULES,
     *plant.FIELDS,
     *zones.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
@@ -416,6 +422,7 @@ _LINES = (
     Rule("time", _TIME, _time),
     *plant.SLASHES,
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
+    *amounts.RANGES,
     rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
@@ -483,12 +490,15 @@ def _roman(m: re.Match[str]) -> str:
 
 def _folded(text: str) -> str:
     """`text` with its characters in one form: no control characters, compatibility forms
-    folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus."""
+    folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus,
+    numbers grouped the European way or by spaces grouped by commas (amounts.py)."""
     text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
     # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
     text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
+    # Before NFKC, which makes a no-break space between groups of digits a plain one.
+    text = amounts.regroup(text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 
