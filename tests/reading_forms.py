@@ -1430,3 +1430,19 @@ def signed_ranges(draw) -> Form:
         return Form(f"{low}{dash}{high}{after}", (kind, low, high, unit if after else None, ""))
     written = f"{low}{space}{unit[0]}{dash}{high}{space}{unit[0]}"
     return Form(written, (kind, low, high, unit, ""))
+
+
+ONLY_DATE_CUES = ("on ", "due ", "date ", "Date: ", "since ", "until ", "Fri ", "ETA ")
+
+
+@st.composite
+def short_day_months(draw) -> Form:
+    """A day and a month, one of them a single digit, after a word only a date follows: `on
+    9/30`, `due 3/4`, `date 2/3`; day first, or month first where the day cannot be a month.
+    Parts: as `day_months`' (month, day, the cue, None, None)."""
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, DAYS_IN_MONTH[month - 1]))
+    assume(month < 10 or day < 10)
+    first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
+    cue = draw(st.sampled_from(ONLY_DATE_CUES))
+    return Form(f"{cue}{first}/{second}", (month, day, cue, None, None))

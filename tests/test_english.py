@@ -548,6 +548,12 @@ EN7_FORMS = [
     ("$5-$10", "five to ten dollars"),
     ("$1.5M-$2M", "one point five million dollars to two million dollars"),
     ("-5 to -10 °C", "minus five to minus ten degrees Celsius"),
+    # a one-digit day or month after a word only a date follows
+    ("Inspection on 9/30", "Inspection on September thirtieth"),
+    ("Filter due 3/4", "Filter due April third"),
+    ("date 2/3", "date March second"),
+    ("open by 1/2 turn", "open by one half turn"),  # no date cue: a fraction
+    ("running on 2/3 pumps", "running on two of three pumps"),  # a count
 ]
 
 

@@ -47,6 +47,7 @@ from reading_forms import (
     radix_codes,
     ratios,
     roman_numerals,
+    short_day_months,
     signed_money,
     signed_ranges,
     slash_pairs,
@@ -330,6 +331,7 @@ ALL_FORMS = st.one_of(
     large_money(),
     european_numbers(),
     signed_ranges(),
+    short_day_months(),
 )
 
 
@@ -672,3 +674,9 @@ def test_a_european_or_space_grouping_is_one_number(form, frame):
 @given(form=signed_ranges(), frame=frames)
 def test_a_range_with_signs_units_or_currencies_on_its_ends(form, frame):
     assert heard(form.written, frame) == expected(ref.signed_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=short_day_months(), frame=frames)
+def test_a_one_digit_day_or_month_after_a_word_only_a_date_follows(form, frame):
+    assert heard(form.written, frame) == expected(ref.dated_day_month(*form.parts), frame)

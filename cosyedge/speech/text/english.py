@@ -108,7 +108,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   size as an amount (`$120,000,000` → "one hundred twenty million dollars", `$1.5T` → "one
   point five trillion dollars"); a range with a unit on both ends (`-5°C-10°C` → "minus
   five to ten degrees Celsius"), a minus on its second end (`-1.5--2.5 bar` → "... to minus
-  two point five bar") or money on both (`$5-$10` → "five to ten dollars"; text/amounts.py).
+  two point five bar") or money on both (`$5-$10` → "five to ten dollars"; text/amounts.py);
+  a one-digit day or month after a word only a date follows (`on 9/30` → "on September
+  thirtieth", `due 3/4` → "due April third"; text/plant.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a

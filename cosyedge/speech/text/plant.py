@@ -7,7 +7,9 @@ Slash pairs, the rule chosen (`Pumps 2/3 running` was "two thirds", `10/20 pumps
 twentieth"):
 - two digits each side (`10/20`) are a day and a month only with a cue that a date is
   meant: a word before it (on, since, until, from, by, due, date, a weekday) or a time after
-  it (`10/20 14:00`); day first unless it cannot be;
+  it (`10/20 14:00`); day first unless it cannot be; a one-digit side (`on 9/30`, `due 3/4`)
+  only after a word only a date follows (on, since, until, due, date, a weekday, ...), with
+  no unit, count or extent after it (en-7);
 - a fraction only where it is clearly a quantity: a vulgar fraction character (`½`, `1½`),
   a mixed number (`1 1/2`), or a numerator below a denominator of 2, 3, 4, 8, 16, 32 or 64
   followed by a unit, an inch mark (`1/2 in`, `3/4"`) or a word of extent or size (`3/4
@@ -50,7 +52,7 @@ DATE_CUES = (
 _TIME_AHEAD = r"(?=\s+\d{1,2}:\d\d)"
 # With a cue, a two-digit year may follow (`on 10/20/26`).
 DAY_MONTH = re.compile(
-    rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{2}})/(\d{{2}})"
+    rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{1,2}})/(\d{{1,2}})"
     rf"(?:/(\d{{2}}))?(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
 )
 
@@ -76,6 +78,8 @@ def _day_and_month(m: re.Match[str]) -> str:
     twenty six", `10/20 14:00` → "October twentieth, 14:00"; without a cue the pair is left
     for the slash-pair rule, and so is a day the month does not have."""
     cue, between, first, second, short_year, time = m.groups()
+    if len(first + second) < 4 and not _short_date(m):
+        return m.group(0)  # 2/3 pumps, by 1/2: a count or a fraction, for the slash-pair rule
     if short_year and not cue:
         return f"{first} slash {second} slash {short_year}"  # 10/20/26 alone: as written
     full_year = 2000 + int(short_year) if short_year else None
@@ -88,6 +92,25 @@ def _day_and_month(m: re.Match[str]) -> str:
     said = f"{MONTHS[mo - 1]} {ordinal(d)}" + (f" {year(full_year)}" if full_year else "")
     said += "," if time is not None else ""
     return (cue + between if cue else "") + said
+
+
+# A one-digit day or month (en-7) is a date only after a word that only a date follows, and
+# with no unit, count or extent after it (`on 9/30`, `due 3/4`; not `by 1/2`, `on 2/3 pumps`).
+_ONLY_DATE_CUES = re.compile(
+    rf"(?i:on|since|until|till|due|date|dated|{_WEEKDAYS}|ETA|ETD|scheduled|planned|deadline"
+    r"|expires|expiry|starting|effective)"
+)
+
+
+def _short_date(m: re.Match[str]) -> bool:
+    """Whether a pair with a one-digit side is a day and a month (see _ONLY_DATE_CUES)."""
+    cue = m.group(1)
+    if not cue or not _ONLY_DATE_CUES.fullmatch(cue):
+        return False
+    rest = m.string[m.end() :]
+    return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
+        units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
+    )
 
 
 # Plural nouns after a pair: what a count is of (10/20 pumps).
