@@ -1446,3 +1446,20 @@ def short_day_months(draw) -> Form:
     first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
     cue = draw(st.sampled_from(ONLY_DATE_CUES))
     return Form(f"{cue}{first}/{second}", (month, day, cue, None, None))
+
+
+@st.composite
+def long_phones(draw) -> Form:
+    """A telephone number with a country code, the trunk prefix in brackets or more than
+    four groups, with a word before it or none: `+44 (0)20 7946 0958`, `+49 30 1234 5678
+    90`, `Tel +44 (0) 20 7946 0958 ext. 12`. Parts: as `phones_en`' (the `(0)` is not
+    dialled from abroad, so not said)."""
+    word = draw(st.sampled_from(["", "", "Tel ", "call ", "Dial "]))
+    country = draw(st.sampled_from(["44", "49", "33", "31", "352"]))
+    trunk = draw(st.sampled_from(["", "(0)", "(0) "]))
+    sizes = draw(st.sampled_from([(2, 4, 4), (2, 4, 4, 2), (3, 3, 4), (2, 3, 3, 2, 2), (4, 6, 2)]))
+    groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
+    written = f"{word}+{country} {trunk}" + " ".join(groups)
+    extension = draw(st.sampled_from(["", "", "12"]))
+    written += f" ext. {extension}" if extension else ""
+    return Form(written, (word, (country, *groups), True, extension))

@@ -554,6 +554,16 @@ EN7_FORMS = [
     ("date 2/3", "date March second"),
     ("open by 1/2 turn", "open by one half turn"),  # no date cue: a fraction
     ("running on 2/3 pumps", "running on two of three pumps"),  # a count
+    # telephone numbers with a trunk prefix or many groups
+    (
+        "Support +44 (0)20 7946 0958",
+        "Support plus four four, two oh, seven nine four six, oh nine five eight",
+    ),
+    (
+        "+49 30 1234 5678 90",
+        "plus four nine, three oh, one two three four, five six seven eight, nine oh",
+    ),
+    ("drift +5 10 bar", "drift plus five ten bar"),  # a sign, no country code
 ]
 
 

@@ -37,6 +37,7 @@ from reading_forms import (
     large_money,
     local_parts,
     local_phones,
+    long_phones,
     macs,
     money,
     month_dates,
@@ -332,6 +333,7 @@ ALL_FORMS = st.one_of(
     european_numbers(),
     signed_ranges(),
     short_day_months(),
+    long_phones(),
 )
 
 
@@ -680,3 +682,9 @@ def test_a_range_with_signs_units_or_currencies_on_its_ends(form, frame):
 @given(form=short_day_months(), frame=frames)
 def test_a_one_digit_day_or_month_after_a_word_only_a_date_follows(form, frame):
     assert heard(form.written, frame) == expected(ref.dated_day_month(*form.parts), frame)
+
+
+@CLASSES
+@given(form=long_phones(), frame=frames)
+def test_a_telephone_number_with_a_trunk_prefix_or_many_groups(form, frame):
+    assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)

@@ -110,7 +110,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   five to ten degrees Celsius"), a minus on its second end (`-1.5--2.5 bar` → "... to minus
   two point five bar") or money on both (`$5-$10` → "five to ten dollars"; text/amounts.py);
   a one-digit day or month after a word only a date follows (`on 9/30` → "on September
-  thirtieth", `due 3/4` → "due April third"; text/plant.py).
+  thirtieth", `due 3/4` → "due April third"; text/plant.py); a telephone number's trunk
+  prefix not said (`+44 (0)20 7946 0958` → "plus four four, two oh, ..."), a country code
+  and three groups or more a number without a word (`+49 30 1234 5678 90`).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -205,11 +207,15 @@ _NOT_A_QUANTITY = (
 # Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911, Tel +86
 # 138 1234 5678, Dial 0800 123 456: groups parted by hyphens or spaces), or with a country
 # code and an area code in brackets (+1 (555) 123-4567); an extension after.
+# (en-7) The trunk prefix a country code makes no part of the number dialled is not said (+44
+# (0)20 ...), and a country code with three groups or more after it is a number without a
+# word (+49 30 1234 5678 90); up to six groups.
+_TRUNK = r"(?:\(0\)\s?)?"
 _PHONE = re.compile(
     r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
-    r"|[Hh]otline|[Mm]obile):?\s+)"
-    r"(\+\d{1,3}\s?)?(?:\((\d{2,4})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{2,4})\)\s?)"
-    rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,3}})(?![\w-]|[.,]\d)"
+    rf"|[Hh]otline|[Mm]obile):?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
+    rf"|(?<![\w.])(\+\d{{1,3}}\s?){_TRUNK}(?:\((\d{{2,4}})\)\s?|(?=\d{{2,5}}(?:[\s-]\d{{2,8}}){{2}})))"
+    rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
