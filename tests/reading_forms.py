@@ -1463,3 +1463,28 @@ def long_phones(draw) -> Form:
     extension = draw(st.sampled_from(["", "", "12"]))
     written += f" ext. {extension}" if extension else ""
     return Form(written, (word, (country, *groups), True, extension))
+
+
+NEGATIVE_ABOVE = ("", "", "kg", "N", "W", "J")
+NEGATIVE_BELOW = ("m", "s", "min", "h")
+_MINUS_SUPERSCRIPTS = {1: "\u207b\u00b9", 2: "\u207b\u00b2", 3: "\u207b\u00b3"}
+POWER_UNITS = ("mbar", "Pa", "bar", "kPa")
+
+
+@st.composite
+def negative_powers(draw) -> Form:
+    """A unit with a negative superscript power on its last term, a number before it or none
+    (`5 s⁻¹`, `1000 kg·m⁻³`, `m⁻¹`), or a power of ten in superscripts before a unit
+    (`10⁻⁶ mbar`). Parts: (kind, the amount or None, the term above or "", the term below or
+    the unit, the power)."""
+    if draw(st.integers(0, 3)) == 0:
+        power, unit = draw(st.integers(1, 12)), draw(st.sampled_from(POWER_UNITS))
+        written = "10" + "".join(_SUPERSCRIPTS[c] for c in f"-{power}")
+        return Form(f"{written} {unit}", ("ten", None, "", unit, power))
+    amount = draw(st.sampled_from([None, "1", "5", "1000", "2.5", "0.75"]))
+    above = draw(st.sampled_from(NEGATIVE_ABOVE))
+    below = draw(st.sampled_from(NEGATIVE_BELOW))
+    power = draw(st.integers(1, 3)) if below in ("m", "s") else 1
+    unit = (f"{above}\u00b7" if above else "") + below + _MINUS_SUPERSCRIPTS[power]
+    written = f"{amount}{draw(st.sampled_from(['', ' ']))}{unit}" if amount else unit
+    return Form(written, ("unit", amount, above, below, power))

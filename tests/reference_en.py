@@ -701,3 +701,26 @@ def signed_range(kind: str, low: str, high: str, unit_or_mark, magnitude: str) -
         return said
     _, one, many = unit_or_mark
     return f"{said} {one if high.lstrip('-') == '1' else many}"
+
+
+NEGATIVE_WORDS = {"kg": "kilogram", "N": "newton", "W": "watt", "J": "joule", "s": "second"}
+NEGATIVE_WORDS |= {"m": "meter", "min": "minute", "h": "hour"}
+POWER_UNIT_WORDS = {"mbar": "millibar", "Pa": "pascals", "bar": "bar", "kPa": "kilopascals"}
+
+
+def negative_power(kind: str, amount: str | None, above: str, below, power: int) -> str:
+    """A term with a negative power is below the line: "per", then the term, a length
+    "square" or "cubic" before it, another unit "squared" or "cubed" after; the terms above
+    plural unless the amount is one. A power of ten before a unit: "ten to the minus ..."
+    then the unit, plural."""
+    if kind == "ten":
+        return f"ten to the minus {cardinal(power)} {POWER_UNIT_WORDS[below]}"
+    word = NEGATIVE_WORDS[below]
+    if power > 1 and below == "m":
+        word = f"{ {2: 'square', 3: 'cubic'}[power] } {word}"
+    elif power > 1:
+        word += {2: " squared", 3: " cubed"}[power]
+    said = decimal(amount) + " " if amount else ""
+    if above:
+        said += NEGATIVE_WORDS[above] + ("" if amount == "1" else "s") + " "
+    return said + "per " + word

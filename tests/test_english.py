@@ -564,6 +564,13 @@ EN7_FORMS = [
         "plus four nine, three oh, one two three four, five six seven eight, nine oh",
     ),
     ("drift +5 10 bar", "drift plus five ten bar"),  # a sign, no country code
+    # negative powers on units
+    ("Rate 5 s⁻¹", "Rate five per second"),
+    ("Density 1000 kg·m⁻³", "Density one thousand kilograms per cubic meter"),
+    ("Absorption m⁻¹", "Absorption per meter"),
+    ("Leak 10⁻⁶ mbar", "Leak ten to the minus six millibar"),
+    ("1.2\u00d710⁻³ Pa", "one point two times ten to the minus three pascals"),
+    ("k⁻¹", "k to the minus one"),  # no unit: the power said
 ]
 
 

@@ -41,6 +41,7 @@ from reading_forms import (
     macs,
     money,
     month_dates,
+    negative_powers,
     offset_timestamps,
     order_numbers,
     percent_ranges,
@@ -334,6 +335,7 @@ ALL_FORMS = st.one_of(
     signed_ranges(),
     short_day_months(),
     long_phones(),
+    negative_powers(),
 )
 
 
@@ -688,3 +690,9 @@ def test_a_one_digit_day_or_month_after_a_word_only_a_date_follows(form, frame):
 @given(form=long_phones(), frame=frames)
 def test_a_telephone_number_with_a_trunk_prefix_or_many_groups(form, frame):
     assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=negative_powers(), frame=frames)
+def test_a_negative_power_on_a_unit_is_per(form, frame):
+    assert heard(form.written, frame) == expected(ref.negative_power(*form.parts), frame)

@@ -112,7 +112,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   a one-digit day or month after a word only a date follows (`on 9/30` → "on September
   thirtieth", `due 3/4` → "due April third"; text/plant.py); a telephone number's trunk
   prefix not said (`+44 (0)20 7946 0958` → "plus four four, two oh, ..."), a country code
-  and three groups or more a number without a word (`+49 30 1234 5678 90`).
+  and three groups or more a number without a word (`+49 30 1234 5678 90`); a negative
+  power on a unit's last term is "per" (`5 s⁻¹` → "five per second", `kg·m⁻³` → "kilograms
+  per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -416,6 +418,7 @@ _LINES = (
     Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    *units.POWERS,
     rule("scientific notation", _TIMES_POWER, r"\1e\2"),
     Rule(
         "scientific notation", _POWER, lambda m: "ten" + exponent(m[1]).removeprefix(" times ten")
@@ -462,6 +465,9 @@ _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 # would make them plain digits (10-6, a range; 52, another number). After a unit (m²) they
 # stay the unit's.
 _SUPERSCRIPT = re.compile("(?<=\\d)[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+# A negative superscript power after a unit's letter (s⁻¹, m⁻³): with a caret, as NFKC would
+# make it a hyphen and a digit (s-1, a code) (en-7).
+_UNIT_MINUS_POWER = re.compile("(?<=[A-Za-z\u00b5\u03bc\u03a9])\u207b[\u00b9\u00b2\u00b3]")
 _SUPERSCRIPT_DIGITS = str.maketrans(
     "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789"
 )
@@ -502,6 +508,7 @@ def _folded(text: str) -> str:
     numbers grouped the European way or by spaces grouped by commas (amounts.py)."""
     text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
+    text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
     # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
     text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
