@@ -1488,3 +1488,21 @@ def negative_powers(draw) -> Form:
     unit = (f"{above}\u00b7" if above else "") + below + _MINUS_SUPERSCRIPTS[power]
     written = f"{amount}{draw(st.sampled_from(['', ' ']))}{unit}" if amount else unit
     return Form(written, ("unit", amount, above, below, power))
+
+
+SPACED_MINUS_WORDS = ("Temp", "Setpoint", "Value", "dP", "Offset")
+SPACED_MINUS_UNITS = (("", "", ""), (" °C", "degree Celsius", "degrees Celsius"))
+SPACED_MINUS_UNITS += (("bar", "bar", "bar"), (" kPa", "kilopascal", "kilopascals"))
+
+
+@st.composite
+def spaced_minus(draw) -> Form:
+    """A minus parted from its number by a space right after a colon or an equals sign:
+    `Temp: - 5 °C`, `Setpoint = - 2.5 bar`, `dP:\u2013 10 kPa`. Parts: (the word and its mark as
+    written, the amount, the unit)."""
+    word = draw(st.sampled_from(SPACED_MINUS_WORDS))
+    mark = draw(st.sampled_from([": ", ":", " = ", "="]))
+    minus = draw(st.sampled_from(["- ", "-  ", "\u2013 ", "\u2212 "]))
+    amount = draw(st.sampled_from(["5", "1", "12", "2.5", "0.75", "130"]))
+    unit = draw(st.sampled_from(SPACED_MINUS_UNITS))
+    return Form(f"{word}{mark}{minus}{amount}{unit[0]}", (word + mark, amount, unit))

@@ -724,3 +724,11 @@ def negative_power(kind: str, amount: str | None, above: str, below, power: int)
     if above:
         said += NEGATIVE_WORDS[above] + ("" if amount == "1" else "s") + " "
     return said + "per " + word
+
+
+def spaced_minus(before: str, amount: str, unit: tuple) -> str:
+    """The word and its mark as written, "minus", the amount, the unit (singular after one)."""
+    said = f"{before}minus {decimal(amount)}"
+    if unit[0]:
+        said += " " + (unit[1] if amount == "1" else unit[2])
+    return said

@@ -571,6 +571,11 @@ EN7_FORMS = [
     ("Leak 10⁻⁶ mbar", "Leak ten to the minus six millibar"),
     ("1.2\u00d710⁻³ Pa", "one point two times ten to the minus three pascals"),
     ("k⁻¹", "k to the minus one"),  # no unit: the power said
+    # a minus parted from its number after a colon or an equals sign
+    ("Temp: - 5°C", "Temp: minus five degrees Celsius"),
+    ("Set = - 5 °C", "Set = minus five degrees Celsius"),
+    ("Line 3 - 5 faults", "Line three to five faults"),  # a range, left
+    ("Temp - 5 °C", "Temp - five degrees Celsius"),  # a dash or a minus: left as it was
 ]
 
 

@@ -53,6 +53,7 @@ from reading_forms import (
     signed_money,
     signed_ranges,
     slash_pairs,
+    spaced_minus,
     superscript_powers,
     time_fractions,
     time_ranges,
@@ -336,6 +337,7 @@ ALL_FORMS = st.one_of(
     short_day_months(),
     long_phones(),
     negative_powers(),
+    spaced_minus(),
 )
 
 
@@ -696,3 +698,9 @@ def test_a_telephone_number_with_a_trunk_prefix_or_many_groups(form, frame):
 @given(form=negative_powers(), frame=frames)
 def test_a_negative_power_on_a_unit_is_per(form, frame):
     assert heard(form.written, frame) == expected(ref.negative_power(*form.parts), frame)
+
+
+@CLASSES
+@given(form=spaced_minus(), frame=frames)
+def test_a_minus_parted_from_its_number_after_a_colon_or_equals_sign(form, frame):
+    assert heard(form.written, frame) == expected(ref.spaced_minus(*form.parts), frame)

@@ -114,7 +114,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   prefix not said (`+44 (0)20 7946 0958` → "plus four four, two oh, ..."), a country code
   and three groups or more a number without a word (`+49 30 1234 5678 90`); a negative
   power on a unit's last term is "per" (`5 s⁻¹` → "five per second", `kg·m⁻³` → "kilograms
-  per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py).
+  per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py);
+  a minus parted from its number by a space right after a colon or an equals sign (`Temp: -
+  5 °C` → "Temp: minus five degrees Celsius"; `Temp - 5 °C` and `Line 3 - 5` are left, a dash
+  between spaces there may be a range or a dash).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -241,6 +244,10 @@ _UNIT_RANGE = re.compile(
 )
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
+# A minus parted from its number by a space right after a colon or an equals sign (`Temp: -
+# 5 °C`, `SP = - 5`): a value follows there, never a range (en-7). Elsewhere (`Line 3 - 5`) a
+# dash between spaces is left for the range and dash rules.
+_SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 _ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
@@ -438,6 +445,7 @@ _LINES = (
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
+    rule("sign", _SPACED_MINUS, r"\1minus "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
     *units.RULES,
