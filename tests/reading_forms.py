@@ -1506,3 +1506,25 @@ def spaced_minus(draw) -> Form:
     amount = draw(st.sampled_from(["5", "1", "12", "2.5", "0.75", "130"]))
     unit = draw(st.sampled_from(SPACED_MINUS_UNITS))
     return Form(f"{word}{mark}{minus}{amount}{unit[0]}", (word + mark, amount, unit))
+
+
+_ROMAN_DIGITS = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"))
+_ROMAN_DIGITS += ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+# The Roman numeral characters one letter each, capital (U+2160...) and small (U+2170...).
+_ROMAN_CHARACTERS = {"I": 0, "V": 4, "X": 9, "L": 12, "C": 13, "D": 14, "M": 15}
+
+
+@st.composite
+def roman_runs(draw) -> Form:
+    """A run of Roman numeral characters, one letter each, capitals or small, as one numeral:
+    `Unit \u2170\u2174` (small i, v), `Line \u2169\u2163`. Parts: (the word, the value)."""
+    n = draw(st.integers(1, 3999))
+    letters = ""
+    rest = n
+    for value, symbol in _ROMAN_DIGITS:
+        count, rest = divmod(rest, value)
+        letters += symbol * count
+    base = draw(st.sampled_from([0x2160, 0x2170]))
+    run = "".join(chr(base + _ROMAN_CHARACTERS[c]) for c in letters)
+    word = draw(st.sampled_from(["Pump", "Line", "Unit"]))
+    return Form(f"{word} {run}", (word, n))

@@ -576,6 +576,11 @@ EN7_FORMS = [
     ("Set = - 5 °C", "Set = minus five degrees Celsius"),
     ("Line 3 - 5 faults", "Line three to five faults"),  # a range, left
     ("Temp - 5 °C", "Temp - five degrees Celsius"),  # a dash or a minus: left as it was
+    # a run of Roman numeral characters
+    ("Unit \u2170\u2174", "Unit four"),
+    ("Line \u2169\u2163", "Line fourteen"),
+    ("Pump \u216b", "Pump twelve"),
+    ("\u2164\u2169", "five ten"),  # no numeral: each its number
 ]
 
 

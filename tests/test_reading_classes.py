@@ -49,6 +49,7 @@ from reading_forms import (
     radix_codes,
     ratios,
     roman_numerals,
+    roman_runs,
     short_day_months,
     signed_money,
     signed_ranges,
@@ -338,6 +339,7 @@ ALL_FORMS = st.one_of(
     long_phones(),
     negative_powers(),
     spaced_minus(),
+    roman_runs(),
 )
 
 
@@ -704,3 +706,17 @@ def test_a_negative_power_on_a_unit_is_per(form, frame):
 @given(form=spaced_minus(), frame=frames)
 def test_a_minus_parted_from_its_number_after_a_colon_or_equals_sign(form, frame):
     assert heard(form.written, frame) == expected(ref.spaced_minus(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_runs(), frame=frames)
+def test_a_run_of_roman_numeral_characters_is_one_numeral(form, frame):
+    assert heard(form.written, frame) == expected(ref.roman_numeral(*form.parts), frame)
+
+
+def test_no_character_of_the_roman_numeral_block_raises():
+    """Ↄ and ↄ have no numeric value (they raised before en-7): left as written."""
+    for code in range(0x2160, 0x2190):
+        for text in (chr(code), chr(code) * 2, f"Pump {chr(code)}\u2163"):
+            assert isinstance(normalize(text), str)
+    assert normalize("Unit \u2183") == "Unit \u2183"

@@ -100,7 +100,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   hour"); inch marks (`Pipe 2"`, `5'10"`); offsets from UTC (`+08:00` → "U T C plus
   eight"); URLs with a host name, `www.` hosts, e-mail and IPv6 addresses dictated (text/
   plant.py); `~14:00` → "about fourteen hundred"; control and format characters and
-  terminal escape sequences are not said, a Roman numeral character is its number.
+  terminal escape sequences are not said, a Roman numeral character is its number (a run of
+  them one numeral, en-7).
 - (en-7, text/zones.py) an offset after `UTC` or `GMT` (`08:30 UTC+8` → "oh eight thirty U T
   C plus eight", `14:00 UTC-5` → "... minus five"); a dash and a time after a dated time
   parted by a space, without seconds, end a range (`2026-11-30 08:00-09:30` → "... oh eight
@@ -145,6 +146,7 @@ from cosyedge.speech.text.words import (
     letters,
     number,
     ordinal,
+    roman_value,
     year,
 )
 
@@ -488,7 +490,7 @@ _DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\
 # A terminal's escape sequence (ANSI colours, `\x1b[31m`), then any other control or format
 # character (BEL, a zero-width space, a byte order mark): none is text a voice can say.
 _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
-_ROMAN = re.compile("[\u2160-\u2188]")
+_ROMAN = re.compile("[\u2160-\u2188]+")
 
 
 def _printable(text: str) -> str:
@@ -504,10 +506,21 @@ def _printable(text: str) -> str:
 
 
 def _roman(m: re.Match[str]) -> str:
-    """`Ⅲ` → "3", set apart from a letter or digit it is written onto (`PumpⅢ`)."""
+    """`Ⅲ` → "3", a run of them one numeral (small i then small v → "4", en-7), set apart from
+    a letter or digit it is written onto (`PumpⅢ`); a run that is no numeral (V then X) each
+    its number."""
     before = " " if m.start() and m.string[m.start() - 1].isalnum() else ""
     after = " " if m.string[m.end() : m.end() + 1].isalnum() else ""
-    return f"{before}{int(unicodedata.numeric(m.group(0)))}{after}"
+    run = m.group(0)
+    value = roman_value(unicodedata.normalize("NFKC", run)) if len(run) > 1 else None
+    # Ↄ and ↄ (reversed C) are in the block but have no value: left as written.
+    values = [str(value)] if value else [_numeral(c) for c in run]
+    return f"{before}{' '.join(values)}{after}"
+
+
+def _numeral(c: str) -> str:
+    value = unicodedata.numeric(c, None)
+    return c if value is None else str(int(value))
 
 
 def _folded(text: str) -> str:
