@@ -1528,3 +1528,21 @@ def roman_runs(draw) -> Form:
     run = "".join(chr(base + _ROMAN_CHARACTERS[c]) for c in letters)
     word = draw(st.sampled_from(["Pump", "Line", "Unit"]))
     return Form(f"{word} {run}", (word, n))
+
+
+TAG_MEMBERS = ("PV", "SP", "OUT", "MV", "ALM", "HI")
+HEX_CUES = ("Error ", "error ", "Fault code: ", "Alarm ", "Status: ", "CODE ")
+
+
+@st.composite
+def tag_members_and_cued_hex(draw) -> Form:
+    """A device tag with a member after a dot (`TIC-2001.PV`), or letters A to F with an h
+    after a word that says a code follows (`Error FFh`). Parts: (kind, the tag's parts or the
+    cue, the member or the letters)."""
+    if draw(st.booleans()):
+        tag = draw(tags())
+        member = draw(st.sampled_from(TAG_MEMBERS))
+        return Form(f"{tag.written}.{member}", ("member", tag.parts, member))
+    cue = draw(st.sampled_from(HEX_CUES))
+    written = draw(st.text("ABCDEF", min_size=2, max_size=6))
+    return Form(f"{cue}{written}h", ("hex", cue, written))

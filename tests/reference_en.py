@@ -732,3 +732,10 @@ def spaced_minus(before: str, amount: str, unit: tuple) -> str:
     if unit[0]:
         said += " " + (unit[1] if amount == "1" else unit[2])
     return said
+
+
+def tag_member_or_cued_hex(kind: str, first, second: str) -> str:
+    """A tag, "dot", its member spelled; or the cue as written, "hex", each letter."""
+    if kind == "member":
+        return f"{tag(*first)} dot {' '.join(letter(c) for c in second)}"
+    return f"{first}hex {' '.join(letter(c) for c in second)}"

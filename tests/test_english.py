@@ -581,6 +581,11 @@ EN7_FORMS = [
     ("Line \u2169\u2163", "Line fourteen"),
     ("Pump \u216b", "Pump twelve"),
     ("\u2164\u2169", "five ten"),  # no numeral: each its number
+    # a tag's member, a hexadecimal code of letters after its cue
+    ("TIC-2001.PV high", "T I C two oh oh one dot P V high"),
+    ("P-101.Then", "P one oh one.Then"),  # no member: a sentence goes on
+    ("Error FFh", "Error hex F F"),
+    ("Fault code: ABh", "Fault code: hex eh B"),
 ]
 
 

@@ -56,6 +56,7 @@ from reading_forms import (
     slash_pairs,
     spaced_minus,
     superscript_powers,
+    tag_members_and_cued_hex,
     time_fractions,
     time_ranges,
     timestamp_like,
@@ -340,6 +341,7 @@ ALL_FORMS = st.one_of(
     negative_powers(),
     spaced_minus(),
     roman_runs(),
+    tag_members_and_cued_hex(),
 )
 
 
@@ -720,3 +722,34 @@ def test_no_character_of_the_roman_numeral_block_raises():
         for text in (chr(code), chr(code) * 2, f"Pump {chr(code)}\u2163"):
             assert isinstance(normalize(text), str)
     assert normalize("Unit \u2183") == "Unit \u2183"
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        (
+            "请访问HTTP://10.0.0.5查看",
+            [("zh", "请访问"), ("en", "HTTP://10.0.0.5"), ("zh", "查看")],
+        ),
+        (
+            "opc.tcp://10.0.0.1:4840连接失败",
+            [("en", "opc.tcp://10.0.0.1:4840"), ("zh", "连接失败")],
+        ),
+        (
+            "请访问 HTTPS://10.0.0.5/状态",
+            [("zh", "请访问"), ("en", "HTTPS://10.0.0.5/"), ("zh", "状态")],
+        ),
+    ],
+)
+def test_a_url_inside_mandarin_text_is_english(text, runs):
+    """A URL is said by the English voice however its scheme is written and whatever its
+    host; it ends at a space, a Chinese character or full-width punctuation."""
+    from cosyedge.speech.lang import split_runs
+
+    assert [(r.lang, r.text) for r in split_runs(text, "zh")] == runs
+
+
+@CLASSES
+@given(form=tag_members_and_cued_hex(), frame=frames)
+def test_a_tag_s_member_and_a_hex_code_of_letters_after_its_cue(form, frame):
+    assert heard(form.written, frame) == expected(ref.tag_member_or_cued_hex(*form.parts), frame)

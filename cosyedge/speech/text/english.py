@@ -118,7 +118,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py);
   a minus parted from its number by a space right after a colon or an equals sign (`Temp: -
   5 °C` → "Temp: minus five degrees Celsius"; `Temp - 5 °C` and `Line 3 - 5` are left, a dash
-  between spaces there may be a range or a dash).
+  between spaces there may be a range or a dash); a tag's member (`TIC-2001.PV` → "T I C
+  two oh oh one dot P V") and letters A to F with an h after a code's cue (`Error FFh` →
+  "Error hex F F"; text/codes.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -134,7 +136,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, amounts, fields, plant, units, zones
+from cosyedge.speech.text import ENGLISH_VERSION, amounts, codes, fields, plant, units, zones
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -421,6 +423,7 @@ _LINES = (
     *amounts.RULES,
     *plant.FIELDS,
     *zones.RULES,
+    *codes.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
     Rule("telephone number", _PHONE, _phone),
     Rule("telephone number", _LOCAL_PHONE, _local_phone),
