@@ -586,6 +586,13 @@ EN7_FORMS = [
     ("P-101.Then", "P one oh one.Then"),  # no member: a sentence goes on
     ("Error FFh", "Error hex F F"),
     ("Fault code: ABh", "Fault code: hex eh B"),
+    # reviewed and kept as read before en-7
+    ("at 08:30:15.250", "at oh eight thirty and fifteen point two five zero seconds"),
+    ("fw v2.1.0-rc1", "fw version two point one point zero dash R C one"),
+    ("C1 47 pF", "C one forty seven picofarads"),
+    ("RSSI -30 dBm", "RSSI minus thirty D B M"),
+    ("T 300K", "T three hundred K"),  # glued: no kelvin without a space (5K is five thousand)
+    ("IP 10.0.0.256", "IP ten point zero point zero point two hundred fifty six"),  # no address
 ]
 
 
