@@ -1458,6 +1458,7 @@ def long_phones(draw) -> Form:
     country = draw(st.sampled_from(["44", "49", "33", "31", "352"]))
     trunk = draw(st.sampled_from(["", "(0)", "(0) "]))
     sizes = draw(st.sampled_from([(2, 4, 4), (2, 4, 4, 2), (3, 3, 4), (2, 3, 3, 2, 2), (4, 6, 2)]))
+    sizes = draw(st.sampled_from([sizes, (1, 2, 2, 2, 2)]))  # +33 1 23 45 67 89
     groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
     written = f"{word}+{country} {trunk}" + " ".join(groups)
     extension = draw(st.sampled_from(["", "", "12"]))

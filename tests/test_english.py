@@ -564,6 +564,12 @@ EN7_FORMS = [
         "plus four nine, three oh, one two three four, five six seven eight, nine oh",
     ),
     ("drift +5 10 bar", "drift plus five ten bar"),  # a sign, no country code
+    (
+        "Tel +33 1 23 45 67 89",
+        "Tel plus three three, one, two three, four five, six seven, eight nine",
+    ),
+    ("call 1 800 555 1234", "call one, eight oh oh, five five five, one two three four"),
+    ("call 5 now", "call five now"),  # a count
     # negative powers on units
     ("Rate 5 s⁻¹", "Rate five per second"),
     ("Density 1000 kg·m⁻³", "Density one thousand kilograms per cubic meter"),

@@ -218,13 +218,14 @@ _NOT_A_QUANTITY = (
 # code and an area code in brackets (+1 (555) 123-4567); an extension after.
 # (en-7) The trunk prefix a country code makes no part of the number dialled is not said (+44
 # (0)20 ...), and a country code with three groups or more after it is a number without a
-# word (+49 30 1234 5678 90); up to six groups.
+# word (+49 30 1234 5678 90); up to six groups, the first may be one digit (+33 1 23 45 67
+# 89; a count after "call", `call 5 now`, stays a count, see _phone).
 _TRUNK = r"(?:\(0\)\s?)?"
 _PHONE = re.compile(
     r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
     rf"|[Hh]otline|[Mm]obile):?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
-    rf"|(?<![\w.])(\+\d{{1,3}}\s?){_TRUNK}(?:\((\d{{2,4}})\)\s?|(?=\d{{2,5}}(?:[\s-]\d{{2,8}}){{2}})))"
-    rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
+    rf"|(?<![\w.])(\+\d{{1,3}}\s?){_TRUNK}(?:\((\d{{2,4}})\)\s?|(?=\d{{1,5}}(?:[\s-]\d{{2,8}}){{2}})))"
+    rf"(\d{{1,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
