@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
-from cosyedge.speech.text.zones import WORD_OFFSET, offset_minutes
+from cosyedge.speech.text.zones import WORD_OFFSET, is_range_end, offset_minutes
 
 # The zone is UTC written as Z or as the word (`08:30 UTC`), or a numeric offset from it
 # (`+08:00`, `-0500`): the time converted is the written one less the offset.
@@ -39,7 +39,8 @@ def _local(m: re.Match[str], zone: ZoneInfo) -> str:
     leap second `23:59:60Z`, a local time past the last year a date can hold) is left as
     written, so it is read in UTC, never raised."""
     year, month, day, joint, hours, minutes, seconds, fraction, written_zone = m.groups()
-    if joint == " " and not seconds and written_zone[0] == "-" and ":" in written_zone:
+    stamp = m.group(0)[: m.start(9) - m.start()]
+    if is_range_end(stamp, written_zone[0], written_zone):
         return m.group(0)  # 2026-11-30 08:00-09:30: a range of times (zones.py), not converted
     try:
         written = datetime(
