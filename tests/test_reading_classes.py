@@ -753,3 +753,27 @@ def test_a_url_inside_mandarin_text_is_english(text, runs):
 @given(form=tag_members_and_cued_hex(), frame=frames)
 def test_a_tag_s_member_and_a_hex_code_of_letters_after_its_cue(form, frame):
     assert heard(form.written, frame) == expected(ref.tag_member_or_cued_hex(*form.parts), frame)
+
+
+# Pieces the en-7 rules read, joined at random: no text made of them may make a reading raise.
+EN7_PIECES = st.sampled_from(
+    [
+        *list("0123456789.,:;-+/=() "),
+        *["\u00a0", "\u202f", "\u2009", "\u2013", "\u2212", "\u207b", "\u00b9", "\u00b3", "\u2076"],
+        *["\u2160", "\u2163", "\u2169", "\u2170", "\u2174", "\u2183", "\u00b7", "\u00d7"],
+        *["UTC", "GMT", "Z", "T", "$", "€", "°C", "bar", "kg", "m", "s", "h", "FF", "PV", "(0)"],
+        *["on ", "due ", "Tel ", "Error ", "10^", "e", "M", "B", "tn", "http://", "请", "时"],
+    ]
+)
+
+
+@CLASSES
+@given(pieces=st.lists(EN7_PIECES, max_size=24), zone=st.sampled_from(ZONES))
+def test_no_text_of_the_en7_pieces_raises(pieces, zone):
+    from cosyedge.speech.lang import split_runs
+
+    text = "".join(pieces)
+    assert isinstance(normalize(text), str)
+    assert isinstance(explain_text(text).said, str)
+    assert isinstance(normalize(in_local_time(text, zone)), str)
+    assert isinstance(split_runs(text, "zh"), list)
