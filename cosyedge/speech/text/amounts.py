@@ -38,6 +38,7 @@ SPACED = re.compile(
 
 
 def _regrouped(groups: str, decimals: str | None) -> str:
+    """`1,234` and `5` → `1,234.5`: the form the number rules read."""
     return groups + (f".{decimals}" if decimals else "")
 
 
@@ -46,6 +47,7 @@ _DIALLED = re.compile(r"(?i:call|dial|phone|tel|fax|hotline|mobile)\.?:?\s+(?:\+
 
 
 def _spaced(m: re.Match[str]) -> str:
+    """`12 345,5` → `12,345.5`, unless a word before it says a telephone number follows."""
     if _DIALLED.search(m.string, 0, m.start()):
         return m.group(0)  # Tel 555 123 456: a number dialled in its groups
     return _regrouped(re.sub(f"[{_GROUP_SPACES}]", ",", m[1]), m[2])

@@ -27,6 +27,7 @@ CUED_HEX = re.compile(
 
 
 def _tag_member(m: re.Match[str]) -> str:
+    """`TIC-2001.PV` → "TIC-2001 dot P V" (the tag left for the device-tag rule)."""
     tag, member = m.groups()
     return f"{tag} dot {' '.join(letters(member))}"
 

@@ -523,6 +523,8 @@ def _roman(m: re.Match[str]) -> str:
 
 
 def _numeral(c: str) -> str:
+    """One Roman numeral character's value as digits (`Ⅻ` → "12"); one without a value as
+    written."""
     value = unicodedata.numeric(c, None)
     return c if value is None else str(int(value))
 

@@ -182,6 +182,7 @@ POWER_WITH_UNIT = re.compile(
 
 
 def _power_with_unit(m: re.Match[str]) -> str:
+    """`10^-6 mbar` → "ten to the minus six millibar": the unit plural, as after any power."""
     power, symbol = m.groups()
     unit = GRAMMAR.parse(symbol)
     if unit is None or unit.lone_letter:
