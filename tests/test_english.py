@@ -535,6 +535,7 @@ EN7_FORMS = [
     ("Budget $1.5T", "Budget one point five trillion dollars"),
     ("Capex $250M", "Capex two hundred fifty million dollars"),
     ("€300000000.50", "three hundred million euros and fifty cents"),
+    ("Cost $5 T-101 failed", "Cost five dollars T one oh one failed"),  # a tag, no trillion
     # European and space groupings
     ("€1.234,56", "one thousand two hundred thirty four euros and fifty six cents"),
     ("Load 12\u00a0345 kg", "Load twelve thousand three hundred forty five kilograms"),

@@ -231,7 +231,8 @@ _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d\d(?!\d))?"
 MAGNITUDES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
 MAGNITUDES |= {"T": "trillion", "tn": "trillion", "trillion": "trillion"}
 MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion"}
-_MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w)"
+# Not a tag's letters after the amount (`$5 T-101`: five dollars, then the tag).
+_MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w|-\d)"
 # A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
     rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
