@@ -402,11 +402,13 @@ _LIST_ITEMS = st.one_of(
 @st.composite
 def comma_lists(draw) -> Form:
     """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
-    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5 kg` (a European grouping). Parts: (the
-    numbers as written, the unit's terms or None)."""
+    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5,6` (`1.234,5`, a European grouping, is
+    one number). Parts: (the numbers as written, the unit's terms or None)."""
     items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
     written = ",".join(items)
     assume(not _GROUPED.fullmatch(written))
+    # 1.234,5 is a European grouping (en-7), not a list.
+    assume(not re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+,\d+", written))
     unit = draw(st.sampled_from([None, ("", "bar", 1), ("k", "g", 1)]))
     if unit is None:
         return Form(written, (tuple(items), None))
@@ -1031,11 +1033,13 @@ def offset_timestamps(draw) -> Form:
     offset = timedelta(hours=hours, minutes=minutes if hours >= 0 else -minutes)
     there = moment + offset
     joint = draw(st.sampled_from(["T", " "]))
+    sign = "-" if offset < timedelta(0) else "+"
+    colon = draw(st.sampled_from([":", ""]))
+    if joint == " " and not seconds and sign == "-" and colon:
+        joint = "T"  # after a space, `08:30-05:30` is a range of times (en-7)
     written = f"{there:%Y-%m-%d}{joint}{there:%H:%M}" + (
         f":{there:%S}{fraction}" if seconds else ""
     )
-    sign = "-" if offset < timedelta(0) else "+"
-    colon = draw(st.sampled_from([":", ""]))
     zone = f"{sign}{abs(hours):02d}{colon}{minutes:02d}"
     if not (hours or minutes) and draw(st.booleans()):
         zone = draw(st.sampled_from([" UTC", "UTC"]))
@@ -1580,3 +1584,244 @@ def impossible_cjk_dates_zh(draw) -> Form:
     pad = draw(st.booleans())
     written = f"{year}年{month:02d}月{day:02d}日" if pad else f"{year}年{month}月{day}日"
     return Form(written, (year, month, day))
+
+
+# English, en-7
+
+
+@st.composite
+def zone_word_offsets(draw) -> Form:
+    """`UTC` or `GMT` with an offset after it, after a time or alone: `08:30 UTC+8`, `14:00
+    UTC-5`, `UTC+05:30`, `GMT +1`, `09:00 UTC`. Parts: (the time's parts or None, the word,
+    the sign or None, hours, minutes or None)."""
+    time = draw(clock_times(fractions=False, utc=False)) if draw(st.booleans()) else None
+    word = draw(st.sampled_from(["UTC", "GMT"]))
+    sign = draw(st.sampled_from(["+", "-", None]))
+    hours, minutes = draw(st.integers(0, 14)), draw(st.sampled_from([None, 0, 30, 45]))
+    written = (time.written + " " if time else "") + word
+    if sign:
+        padded = f"{hours:02d}" if minutes is not None or draw(st.booleans()) else str(hours)
+        written += draw(st.sampled_from(["", " "])) + sign + padded
+        written += "" if minutes is None else draw(st.sampled_from([":", ""])) + f"{minutes:02d}"
+    return Form(written, (time.parts if time else None, word, sign, hours, minutes))
+
+
+@st.composite
+def dated_time_ranges(draw) -> Form:
+    """A date, a space and two times with a dash between, the first without seconds:
+    `2026-11-30 08:00-09:30` (a range, not an offset from UTC). Parts: (the date's parts,
+    the first time's, the second's)."""
+    date = draw(dates())
+    first = draw(clock_times(fractions=False, utc=False).filter(lambda t: t.parts[3] is None))
+    second = draw(clock_times(fractions=False, utc=False))
+    dash = draw(st.sampled_from(["-", "\u2013", " - ", "~"]))
+    written = f"{date.written} {first.written}{dash}{second.written}"
+    return Form(written, (date.parts, first.parts, second.parts))
+
+
+LARGE_MAGNITUDES = ("M", "B", "bn", "T", "tn", " million", " billion", " trillion")
+
+
+@st.composite
+def large_money(draw) -> Form:
+    """A sum of a hundred million or more, grouped by commas or not, with cents or none
+    (`$120,000,000`, `€250000000.50`), or a decimal with a magnitude (`$1.5T`, `$250M`,
+    `£3 billion`). Parts: (mark, whole, cents or None, the amount with a magnitude or None,
+    the magnitude)."""
+    mark = draw(st.sampled_from(["$", "€", "£", "USD ", "EUR "]))
+    if draw(st.booleans()):
+        amount = str(draw(st.integers(1, 999)))
+        amount += f".{draw(st.integers(1, 9))}" if draw(st.booleans()) else ""
+        magnitude = draw(st.sampled_from(LARGE_MAGNITUDES))
+        return Form(mark + amount + magnitude, (mark.strip(), 0, None, amount, magnitude))
+    whole = draw(st.integers(10**8, 10**13))
+    cents = f"{draw(st.integers(0, 99)):02d}" if draw(st.booleans()) else None
+    written = f"{whole:,}" if draw(st.booleans()) else str(whole)
+    written += f".{cents}" if cents else ""
+    return Form(mark + written, (mark.strip(), whole, cents, None, ""))
+
+
+GROUP_SPACES = ("\u00a0", "\u202f", "\u2009")
+GROUPED_UNITS = (
+    ("kg", "kilogram", "kilograms"),
+    ("bar", "bar", "bar"),
+    ("kW", "kilowatt", "kilowatts"),
+)
+
+
+@st.composite
+def european_numbers(draw) -> Form:
+    """A number of a thousand or more grouped by dots with a decimal comma (`1.234,5 kg`,
+    `€1.234,56`) or by no-break or thin spaces, a decimal dot or comma after or none (`12 345
+    kg`, `1 234,5`). Parts: (the currency mark or None, whole, decimals or None, the unit or
+    None)."""
+    whole = draw(st.integers(1000, 10**9 - 1))
+    spaces = draw(st.booleans())
+    joint = draw(st.sampled_from(GROUP_SPACES)) if spaces else "."
+    written = f"{whole:,}".replace(",", joint)
+    if draw(st.booleans()):
+        cents = f"{draw(st.integers(0, 99)):02d}"
+        return Form(f"€{written},{cents}", ("€", whole, cents, None))
+    decimals = None if spaces and draw(st.booleans()) else str(draw(st.integers(0, 999)))
+    if decimals:
+        written += ("," if not spaces else draw(st.sampled_from(".,"))) + decimals
+    unit = draw(st.sampled_from([None, *GROUPED_UNITS]))
+    written += f" {unit[0]}" if unit else ""
+    return Form(written, (None, whole, decimals, unit))
+
+
+_SIGNED_ENDS = st.one_of(
+    st.integers(-999, 999).map(str),
+    st.tuples(st.integers(-99, 99), st.integers(0, 9)).map(lambda p: f"{p[0]}.{p[1]}"),
+).filter(lambda v: v not in ("0", "-0") and not v.startswith("-0"))
+RANGE_UNITS = (
+    ("°C", "degree Celsius", "degrees Celsius"),
+    ("bar", "bar", "bar"),
+    ("kPa", "kilopascal", "kilopascals"),
+    ("mm", "millimeter", "millimeters"),
+)
+
+
+@st.composite
+def signed_ranges(draw) -> Form:
+    """A range whose ends carry a sign, a unit or a currency: a unit on both ends
+    (`-5°C-10°C`, `-5 °C--10 °C`), a minus on the second end (`-1.5--2.5 bar`), money on both
+    ends (`$5-$10`, `€5.50-€10`, `$1.5M-$2M`). Parts: (kind, low, high, the unit or the
+    currency mark, the magnitude)."""
+    kind = draw(st.sampled_from(["unit", "minus", "money"]))
+    dash = draw(st.sampled_from(["-", "\u2013", "~", " - "]))
+    if kind == "money":
+        mark, magnitude = draw(st.sampled_from("$€£")), draw(st.sampled_from(["", "", "M", "k"]))
+        low, high = sorted(draw(st.lists(st.integers(0, 999), min_size=2, max_size=2, unique=True)))
+        ends = [str(low), str(high)]
+        if not magnitude and draw(st.booleans()):
+            ends[0] += f".{draw(st.integers(0, 99)):02d}"
+        written = f"{mark}{ends[0]}{magnitude}{dash}{mark}{ends[1]}{magnitude}"
+        return Form(written, (kind, ends[0], ends[1], mark, magnitude))
+    low = draw(_SIGNED_ENDS)
+    high = draw(_SIGNED_ENDS.filter(lambda v: v.startswith("-"))) if kind == "minus" else None
+    high = high or draw(_SIGNED_ENDS)
+    space = draw(st.sampled_from(["", " "]))
+    unit = draw(st.sampled_from(RANGE_UNITS))
+    if kind == "minus":
+        after = f" {unit[0]}" if draw(st.booleans()) else ""
+        return Form(f"{low}{dash}{high}{after}", (kind, low, high, unit if after else None, ""))
+    written = f"{low}{space}{unit[0]}{dash}{high}{space}{unit[0]}"
+    return Form(written, (kind, low, high, unit, ""))
+
+
+ONLY_DATE_CUES = ("on ", "due ", "date ", "Date: ", "since ", "until ", "Fri ", "ETA ")
+
+
+@st.composite
+def short_day_months(draw) -> Form:
+    """A day and a month, one of them a single digit, after a word only a date follows: `on
+    9/30`, `due 3/4`, `date 2/3`; day first, or month first where the day cannot be a month.
+    Parts: as `day_months`' (month, day, the cue, None, None)."""
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, DAYS_IN_MONTH[month - 1]))
+    assume(month < 10 or day < 10)
+    first, second = (month, day) if day > 12 and draw(st.booleans()) else (day, month)
+    cue = draw(st.sampled_from(ONLY_DATE_CUES))
+    return Form(f"{cue}{first}/{second}", (month, day, cue, None, None))
+
+
+@st.composite
+def long_phones(draw) -> Form:
+    """A telephone number with a country code, the trunk prefix in brackets or more than
+    four groups, with a word before it or none: `+44 (0)20 7946 0958`, `+49 30 1234 5678
+    90`, `Tel +44 (0) 20 7946 0958 ext. 12`. Parts: as `phones_en`' (the `(0)` is not
+    dialled from abroad, so not said)."""
+    word = draw(st.sampled_from(["", "", "Tel ", "call ", "Dial "]))
+    country = draw(st.sampled_from(["44", "49", "33", "31", "352"]))
+    trunk = draw(st.sampled_from(["", "(0)", "(0) "]))
+    sizes = draw(st.sampled_from([(2, 4, 4), (2, 4, 4, 2), (3, 3, 4), (2, 3, 3, 2, 2), (4, 6, 2)]))
+    sizes = draw(st.sampled_from([sizes, (1, 2, 2, 2, 2)]))  # +33 1 23 45 67 89
+    groups = [draw(st.text(_DIGITS, min_size=n, max_size=n)) for n in sizes]
+    written = f"{word}+{country} {trunk}" + " ".join(groups)
+    extension = draw(st.sampled_from(["", "", "12"]))
+    written += f" ext. {extension}" if extension else ""
+    return Form(written, (word, (country, *groups), True, extension))
+
+
+NEGATIVE_ABOVE = ("", "", "kg", "N", "W", "J")
+NEGATIVE_BELOW = ("m", "s", "min", "h")
+_MINUS_SUPERSCRIPTS = {1: "\u207b\u00b9", 2: "\u207b\u00b2", 3: "\u207b\u00b3"}
+POWER_UNITS = ("mbar", "Pa", "bar", "kPa")
+
+
+@st.composite
+def negative_powers(draw) -> Form:
+    """A unit with a negative superscript power on its last term, a number before it or none
+    (`5 s⁻¹`, `1000 kg·m⁻³`, `m⁻¹`), or a power of ten in superscripts before a unit
+    (`10⁻⁶ mbar`). Parts: (kind, the amount or None, the term above or "", the term below or
+    the unit, the power)."""
+    if draw(st.integers(0, 3)) == 0:
+        power, unit = draw(st.integers(1, 12)), draw(st.sampled_from(POWER_UNITS))
+        written = "10" + "".join(_SUPERSCRIPTS[c] for c in f"-{power}")
+        return Form(f"{written} {unit}", ("ten", None, "", unit, power))
+    amount = draw(st.sampled_from([None, "1", "5", "1000", "2.5", "0.75"]))
+    above = draw(st.sampled_from(NEGATIVE_ABOVE))
+    below = draw(st.sampled_from(NEGATIVE_BELOW))
+    power = draw(st.integers(1, 3)) if below in ("m", "s") else 1
+    unit = (f"{above}\u00b7" if above else "") + below + _MINUS_SUPERSCRIPTS[power]
+    written = f"{amount}{draw(st.sampled_from(['', ' ']))}{unit}" if amount else unit
+    return Form(written, ("unit", amount, above, below, power))
+
+
+SPACED_MINUS_WORDS = ("Temp", "Setpoint", "Value", "dP", "Offset")
+SPACED_MINUS_UNITS = (("", "", ""), (" °C", "degree Celsius", "degrees Celsius"))
+SPACED_MINUS_UNITS += (("bar", "bar", "bar"), (" kPa", "kilopascal", "kilopascals"))
+
+
+@st.composite
+def spaced_minus(draw) -> Form:
+    """A minus parted from its number by a space right after a colon or an equals sign:
+    `Temp: - 5 °C`, `Setpoint = - 2.5 bar`, `dP:\u2013 10 kPa`. Parts: (the word and its mark as
+    written, the amount, the unit)."""
+    word = draw(st.sampled_from(SPACED_MINUS_WORDS))
+    mark = draw(st.sampled_from([": ", ":", " = ", "="]))
+    minus = draw(st.sampled_from(["- ", "-  ", "\u2013 ", "\u2212 "]))
+    amount = draw(st.sampled_from(["5", "1", "12", "2.5", "0.75", "130"]))
+    unit = draw(st.sampled_from(SPACED_MINUS_UNITS))
+    return Form(f"{word}{mark}{minus}{amount}{unit[0]}", (word + mark, amount, unit))
+
+
+_ROMAN_DIGITS = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"))
+_ROMAN_DIGITS += ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+# The Roman numeral characters one letter each, capital (U+2160...) and small (U+2170...).
+_ROMAN_CHARACTERS = {"I": 0, "V": 4, "X": 9, "L": 12, "C": 13, "D": 14, "M": 15}
+
+
+@st.composite
+def roman_runs(draw) -> Form:
+    """A run of Roman numeral characters, one letter each, capitals or small, as one numeral:
+    `Unit \u2170\u2174` (small i, v), `Line \u2169\u2163`. Parts: (the word, the value)."""
+    n = draw(st.integers(1, 3999))
+    letters = ""
+    rest = n
+    for value, symbol in _ROMAN_DIGITS:
+        count, rest = divmod(rest, value)
+        letters += symbol * count
+    base = draw(st.sampled_from([0x2160, 0x2170]))
+    run = "".join(chr(base + _ROMAN_CHARACTERS[c]) for c in letters)
+    word = draw(st.sampled_from(["Pump", "Line", "Unit"]))
+    return Form(f"{word} {run}", (word, n))
+
+
+TAG_MEMBERS = ("PV", "SP", "OUT", "MV", "ALM", "HI")
+HEX_CUES = ("Error ", "error ", "Fault code: ", "Alarm ", "Status: ", "CODE ")
+
+
+@st.composite
+def tag_members_and_cued_hex(draw) -> Form:
+    """A device tag with a member after a dot (`TIC-2001.PV`), or letters A to F with an h
+    after a word that says a code follows (`Error FFh`). Parts: (kind, the tag's parts or the
+    cue, the member or the letters)."""
+    if draw(st.booleans()):
+        tag = draw(tags())
+        member = draw(st.sampled_from(TAG_MEMBERS))
+        return Form(f"{tag.written}.{member}", ("member", tag.parts, member))
+    cue = draw(st.sampled_from(HEX_CUES))
+    written = draw(st.text("ABCDEF", min_size=2, max_size=6))
+    return Form(f"{cue}{written}h", ("hex", cue, written))

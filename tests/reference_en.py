@@ -636,3 +636,106 @@ def month_date(kind: str, month: int, day: int | None, y: int) -> str:
     if kind == "quarter":
         return f"Q {cardinal(month)} {year(y)}"
     return MONTHS[month - 1] + (f" {ordinal(day)}" if day else "") + f" {year(y)}"
+
+
+# --- en-7 ----------------------------------------------------------------------------------
+
+
+def zone_word(time: tuple | None, word: str, sign: str | None, hours: int, minutes) -> str:
+    """The time, then the word spelled, then "plus" or "minus" the hours and the minutes
+    unless none; an offset of nothing is no words (`UTC+0` → "U T C")."""
+    said = (clock(time) + " " if time else "") + " ".join(word)
+    if sign and (hours or minutes):
+        said += f" {'plus' if sign == '+' else 'minus'} {cardinal(hours)}"
+        said += f" {cardinal(minutes)}" if minutes else ""
+    return said
+
+
+def dated_time_range(date_parts: tuple, first: tuple, second: tuple) -> str:
+    return f"{date(*date_parts)}, {time_range(first, second)}"
+
+
+LARGE_MAGNITUDE_WORDS = {"M": "million", "B": "billion", "bn": "billion", "T": "trillion"}
+LARGE_MAGNITUDE_WORDS |= {"tn": "trillion", " million": "million", " billion": "billion"}
+LARGE_MAGNITUDE_WORDS |= {" trillion": "trillion"}
+
+
+def large_money(mark: str, whole: int, cents: str | None, amount: str | None, magnitude) -> str:
+    """An amount, however large, in words: `$120,000,000` → "one hundred twenty million
+    dollars"; with a magnitude, the decimal then the magnitude then the currency."""
+    if amount is not None:
+        return f"{decimal(amount)} {LARGE_MAGNITUDE_WORDS[magnitude]} {MONEY[mark][1]}"
+    return money(mark, whole, cents)
+
+
+def grouped_number(mark: str | None, whole: int, decimals: str | None, unit) -> str:
+    """A number grouped by dots or spaces is the one number: `1.234,5 kg` → "one thousand two
+    hundred thirty four point five kilograms"; euros with their cents."""
+    if mark:
+        return money(mark, whole, decimals)
+    said = cardinal(whole) + (" point " + digit_words(decimals) if decimals else "")
+    return said + (f" {unit[2]}" if unit else "")
+
+
+def _signed(written: str) -> str:
+    return ("minus " if written.startswith("-") else "") + decimal(written.lstrip("-"))
+
+
+MAGNITUDE_WORDS_EN7 = {"M": "million", "k": "thousand"}
+
+
+def signed_range(kind: str, low: str, high: str, unit_or_mark, magnitude: str) -> str:
+    """Each end with its sign, "to" between, the unit once at the end (singular after one);
+    money: the currency once at the end, or each end said whole where one has cents or a
+    magnitude."""
+    if kind == "money":
+        many = MONEY[unit_or_mark][1]
+        if magnitude:
+            word = MAGNITUDE_WORDS_EN7[magnitude]
+            return f"{decimal(low)} {word} {many} to {decimal(high)} {word} {many}"
+        whole, _, cents = low.partition(".")
+        said = money(unit_or_mark, int(whole), cents or None) if cents else cardinal(int(low))
+        return f"{said} to {money(unit_or_mark, int(high), None)}"
+    said = f"{_signed(low)} to {_signed(high)}"
+    if unit_or_mark is None:
+        return said
+    _, one, many = unit_or_mark
+    return f"{said} {one if high.lstrip('-') == '1' else many}"
+
+
+NEGATIVE_WORDS = {"kg": "kilogram", "N": "newton", "W": "watt", "J": "joule", "s": "second"}
+NEGATIVE_WORDS |= {"m": "meter", "min": "minute", "h": "hour"}
+POWER_UNIT_WORDS = {"mbar": "millibar", "Pa": "pascals", "bar": "bar", "kPa": "kilopascals"}
+
+
+def negative_power(kind: str, amount: str | None, above: str, below, power: int) -> str:
+    """A term with a negative power is below the line: "per", then the term, a length
+    "square" or "cubic" before it, another unit "squared" or "cubed" after; the terms above
+    plural unless the amount is one. A power of ten before a unit: "ten to the minus ..."
+    then the unit, plural."""
+    if kind == "ten":
+        return f"ten to the minus {cardinal(power)} {POWER_UNIT_WORDS[below]}"
+    word = NEGATIVE_WORDS[below]
+    if power > 1 and below == "m":
+        word = f"{ {2: 'square', 3: 'cubic'}[power] } {word}"
+    elif power > 1:
+        word += {2: " squared", 3: " cubed"}[power]
+    said = decimal(amount) + " " if amount else ""
+    if above:
+        said += NEGATIVE_WORDS[above] + ("" if amount == "1" else "s") + " "
+    return said + "per " + word
+
+
+def spaced_minus(before: str, amount: str, unit: tuple) -> str:
+    """The word and its mark as written, "minus", the amount, the unit (singular after one)."""
+    said = f"{before}minus {decimal(amount)}"
+    if unit[0]:
+        said += " " + (unit[1] if amount == "1" else unit[2])
+    return said
+
+
+def tag_member_or_cued_hex(kind: str, first, second: str) -> str:
+    """A tag, "dot", its member spelled; or the cue as written, "hex", each letter."""
+    if kind == "member":
+        return f"{tag(*first)} dot {' '.join(letter(c) for c in second)}"
+    return f"{first}hex {' '.join(letter(c) for c in second)}"

@@ -175,7 +175,7 @@ FORMS = [
     ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
     ("Value 1,5 bar", "Value one, five bar"),
     ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
-    ("1.234,5 kg", "one point two three four, five kilograms"),
+    ("1.234,5 kg", "one thousand two hundred thirty four point five kilograms"),  # en-7
     ("10%-20%", "ten to twenty percent"),
     ("5\u2030", "five per mille"),
     ("leak 0.5 \u2030 now", "leak zero point five per mille now"),
@@ -510,3 +510,99 @@ def test_hygiene_is_applied_before_phonemes(hibari_voice, piper_voice):
         pcm = np.concatenate(list(voice.synthesize("Pressure 6.49 bar.")))
         heard = transcribe(pcm, voice.sample_rate).split()
         assert {"six", "point", "four", "nine"} & set(heard), (voice.name, heard)
+
+
+# Classes read right since en-7, a few examples each (each has a generator in
+# test_reading_classes.py).
+EN7_FORMS = [
+    # an offset after UTC or GMT
+    ("Shift starts 08:30 UTC+8", "Shift starts oh eight thirty U T C plus eight"),
+    ("Call at 14:00 UTC-5", "Call at fourteen hundred U T C minus five"),
+    ("Window UTC+05:30", "Window U T C plus five thirty"),
+    ("at 09:00 GMT", "at oh nine hundred G M T"),
+    # the end of a range after a dated time
+    (
+        "Stop 2026-11-30 08:00-09:30",
+        "Stop November thirtieth twenty twenty six, oh eight hundred to oh nine thirty",
+    ),
+    ("Stop 08:00-09:30", "Stop oh eight hundred to oh nine thirty"),
+    (
+        "2026-11-30T08:00-09:30",
+        "November thirtieth twenty twenty six, oh eight hundred U T C minus nine thirty",
+    ),
+    # money of a hundred million and more
+    ("Loss $120,000,000", "Loss one hundred twenty million dollars"),
+    ("Budget $1.5T", "Budget one point five trillion dollars"),
+    ("Capex $250M", "Capex two hundred fifty million dollars"),
+    ("€300000000.50", "three hundred million euros and fifty cents"),
+    ("Cost $5 T-101 failed", "Cost five dollars T one oh one failed"),  # a tag, no trillion
+    # European and space groupings
+    ("€1.234,56", "one thousand two hundred thirty four euros and fifty six cents"),
+    ("Load 12\u00a0345 kg", "Load twelve thousand three hundred forty five kilograms"),
+    ("Load 12\u202f345,5 kg", "Load twelve thousand three hundred forty five point five kilograms"),
+    ("Mass 1.234 kg", "Mass one point two three four kilograms"),  # dots alone: a decimal
+    ("Tel 555\u00a0123\u00a0456", "Tel five five five, one two three, four five six"),
+    # ranges with signs, units or currencies on their ends
+    ("-5°C-10°C", "minus five to ten degrees Celsius"),
+    ("-5°C--10°C", "minus five to minus ten degrees Celsius"),
+    ("-1.5--2.5 bar", "minus one point five to minus two point five bar"),
+    ("$5-$10", "five to ten dollars"),
+    ("$1.5M-$2M", "one point five million dollars to two million dollars"),
+    ("-5 to -10 °C", "minus five to minus ten degrees Celsius"),
+    # a one-digit day or month after a word only a date follows
+    ("Inspection on 9/30", "Inspection on September thirtieth"),
+    ("Filter due 3/4", "Filter due April third"),
+    ("date 2/3", "date March second"),
+    ("open by 1/2 turn", "open by one half turn"),  # no date cue: a fraction
+    ("running on 2/3 pumps", "running on two of three pumps"),  # a count
+    # telephone numbers with a trunk prefix or many groups
+    (
+        "Support +44 (0)20 7946 0958",
+        "Support plus four four, two oh, seven nine four six, oh nine five eight",
+    ),
+    (
+        "+49 30 1234 5678 90",
+        "plus four nine, three oh, one two three four, five six seven eight, nine oh",
+    ),
+    ("drift +5 10 bar", "drift plus five ten bar"),  # a sign, no country code
+    (
+        "Tel +33 1 23 45 67 89",
+        "Tel plus three three, one, two three, four five, six seven, eight nine",
+    ),
+    ("call 1 800 555 1234", "call one, eight oh oh, five five five, one two three four"),
+    ("call 5 now", "call five now"),  # a count
+    # negative powers on units
+    ("Rate 5 s⁻¹", "Rate five per second"),
+    ("Density 1000 kg·m⁻³", "Density one thousand kilograms per cubic meter"),
+    ("Absorption m⁻¹", "Absorption per meter"),
+    ("Leak 10⁻⁶ mbar", "Leak ten to the minus six millibar"),
+    ("1.2\u00d710⁻³ Pa", "one point two times ten to the minus three pascals"),
+    ("k⁻¹", "k to the minus one"),  # no unit: the power said
+    # a minus parted from its number after a colon or an equals sign
+    ("Temp: - 5°C", "Temp: minus five degrees Celsius"),
+    ("Set = - 5 °C", "Set = minus five degrees Celsius"),
+    ("Line 3 - 5 faults", "Line three to five faults"),  # a range, left
+    ("Temp - 5 °C", "Temp - five degrees Celsius"),  # a dash or a minus: left as it was
+    # a run of Roman numeral characters
+    ("Unit \u2170\u2174", "Unit four"),
+    ("Line \u2169\u2163", "Line fourteen"),
+    ("Pump \u216b", "Pump twelve"),
+    ("\u2164\u2169", "five ten"),  # no numeral: each its number
+    # a tag's member, a hexadecimal code of letters after its cue
+    ("TIC-2001.PV high", "T I C two oh oh one dot P V high"),
+    ("P-101.Then", "P one oh one.Then"),  # no member: a sentence goes on
+    ("Error FFh", "Error hex F F"),
+    ("Fault code: ABh", "Fault code: hex eh B"),
+    # reviewed and kept as read before en-7
+    ("at 08:30:15.250", "at oh eight thirty and fifteen point two five zero seconds"),
+    ("fw v2.1.0-rc1", "fw version two point one point zero dash R C one"),
+    ("C1 47 pF", "C one forty seven picofarads"),
+    ("RSSI -30 dBm", "RSSI minus thirty D B M"),
+    ("T 300K", "T three hundred K"),  # glued: no kelvin without a space (5K is five thousand)
+    ("IP 10.0.0.256", "IP ten point zero point zero point two hundred fifty six"),  # no address
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN7_FORMS)
+def test_en7_classes(written, spoken):
+    assert normalize(written) == spoken

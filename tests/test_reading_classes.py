@@ -22,8 +22,10 @@ from reading_forms import (
     compact_timestamps,
     counts_after_call,
     dash_minus,
+    dated_time_ranges,
     day_months,
     durations,
+    european_numbers,
     glued_letters,
     hex_codes,
     host_addresses,
@@ -32,11 +34,14 @@ from reading_forms import (
     impossible_times,
     inch_marks,
     joined_fields,
+    large_money,
     local_parts,
     local_phones,
+    long_phones,
     macs,
     money,
     month_dates,
+    negative_powers,
     offset_timestamps,
     order_numbers,
     percent_ranges,
@@ -44,9 +49,14 @@ from reading_forms import (
     radix_codes,
     ratios,
     roman_numerals,
+    roman_runs,
+    short_day_months,
     signed_money,
+    signed_ranges,
     slash_pairs,
+    spaced_minus,
     superscript_powers,
+    tag_members_and_cued_hex,
     time_fractions,
     time_ranges,
     timestamp_like,
@@ -58,6 +68,7 @@ from reading_forms import (
     urls,
     utc_timestamps,
     versions,
+    zone_word_offsets,
 )
 
 from cosyedge.speech.text.english import explain_text, normalize
@@ -320,6 +331,17 @@ ALL_FORMS = st.one_of(
     month_dates(),
     roman_numerals(),
     unsaid_characters(),
+    zone_word_offsets(),
+    dated_time_ranges(),
+    large_money(),
+    european_numbers(),
+    signed_ranges(),
+    short_day_months(),
+    long_phones(),
+    negative_powers(),
+    spaced_minus(),
+    roman_runs(),
+    tag_members_and_cued_hex(),
 )
 
 
@@ -609,3 +631,149 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
 )
 def test_times_identifiers_and_builds_after_their_cue(written, said):
     assert normalize(written) == said
+
+
+# --- en-7 ------------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=zone_word_offsets(), frame=frames)
+def test_an_offset_after_utc_or_gmt_is_said(form, frame):
+    assert heard(form.written, frame) == expected(ref.zone_word(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dated_time_ranges(), zone=st.sampled_from(ZONES), frame=frames)
+def test_the_end_of_a_range_after_a_dated_time_is_no_offset(form, zone, frame):
+    """Read as a range, and not converted to local time (it has no zone to convert from)."""
+    before, after = frame
+    assert heard(form.written, frame) == expected(ref.dated_time_range(*form.parts), frame)
+    local = in_local_time(before + form.written + after, zone)
+    assert normalize(local) == expected(ref.dated_time_range(*form.parts), frame)
+
+
+@pytest.mark.parametrize(
+    ("written", "zone", "said"),
+    [
+        ("2026-11-30 08:30 UTC+8", "UTC", "November thirtieth twenty twenty six, zero zero thirty"),
+        ("2026-11-30 08:30 GMT-5", "UTC", "November thirtieth twenty twenty six, thirteen thirty"),
+        (
+            "2026-11-30T20:00UTC+05:30",
+            "Asia/Shanghai",
+            "November thirtieth twenty twenty six, twenty two thirty",
+        ),
+    ],
+)
+def test_a_dated_time_with_a_zone_word_and_offset_is_converted(written, zone, said):
+    assert normalize(in_local_time(written, zone)) == said
+
+
+@CLASSES
+@given(form=large_money(), frame=frames)
+def test_money_of_a_hundred_million_and_more_is_an_amount(form, frame):
+    assert heard(form.written, frame) == expected(ref.large_money(*form.parts), frame)
+
+
+@CLASSES
+@given(form=european_numbers(), frame=frames)
+def test_a_european_or_space_grouping_is_one_number(form, frame):
+    assert heard(form.written, frame) == expected(ref.grouped_number(*form.parts), frame)
+
+
+@CLASSES
+@given(form=signed_ranges(), frame=frames)
+def test_a_range_with_signs_units_or_currencies_on_its_ends(form, frame):
+    assert heard(form.written, frame) == expected(ref.signed_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=short_day_months(), frame=frames)
+def test_a_one_digit_day_or_month_after_a_word_only_a_date_follows(form, frame):
+    assert heard(form.written, frame) == expected(ref.dated_day_month(*form.parts), frame)
+
+
+@CLASSES
+@given(form=long_phones(), frame=frames)
+def test_a_telephone_number_with_a_trunk_prefix_or_many_groups(form, frame):
+    assert heard(form.written, frame) == expected(ref.phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=negative_powers(), frame=frames)
+def test_a_negative_power_on_a_unit_is_per(form, frame):
+    assert heard(form.written, frame) == expected(ref.negative_power(*form.parts), frame)
+
+
+@CLASSES
+@given(form=spaced_minus(), frame=frames)
+def test_a_minus_parted_from_its_number_after_a_colon_or_equals_sign(form, frame):
+    assert heard(form.written, frame) == expected(ref.spaced_minus(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_runs(), frame=frames)
+def test_a_run_of_roman_numeral_characters_is_one_numeral(form, frame):
+    assert heard(form.written, frame) == expected(ref.roman_numeral(*form.parts), frame)
+
+
+def test_no_character_of_the_roman_numeral_block_raises():
+    """Ↄ and ↄ have no numeric value (they raised before en-7): left as written."""
+    for code in range(0x2160, 0x2190):
+        for text in (chr(code), chr(code) * 2, f"Pump {chr(code)}\u2163"):
+            assert isinstance(normalize(text), str)
+    assert normalize("Unit \u2183") == "Unit \u2183"
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        (
+            "请访问HTTP://10.0.0.5查看",
+            [("zh", "请访问"), ("en", "HTTP://10.0.0.5"), ("zh", "查看")],
+        ),
+        (
+            "opc.tcp://10.0.0.1:4840连接失败",
+            [("en", "opc.tcp://10.0.0.1:4840"), ("zh", "连接失败")],
+        ),
+        (
+            "请访问 HTTPS://10.0.0.5/状态",
+            [("zh", "请访问"), ("en", "HTTPS://10.0.0.5/"), ("zh", "状态")],
+        ),
+    ],
+)
+def test_a_url_inside_mandarin_text_is_english(text, runs):
+    """A URL is said by the English voice however its scheme is written and whatever its
+    host; it ends at a space, a Chinese character or full-width punctuation."""
+    from cosyedge.speech.lang import split_runs
+
+    assert [(r.lang, r.text) for r in split_runs(text, "zh")] == runs
+
+
+@CLASSES
+@given(form=tag_members_and_cued_hex(), frame=frames)
+def test_a_tag_s_member_and_a_hex_code_of_letters_after_its_cue(form, frame):
+    assert heard(form.written, frame) == expected(ref.tag_member_or_cued_hex(*form.parts), frame)
+
+
+# Pieces the en-7 rules read, joined at random: no text made of them may make a reading raise.
+EN7_PIECES = st.sampled_from(
+    [
+        *list("0123456789.,:;-+/=() "),
+        *["\u00a0", "\u202f", "\u2009", "\u2013", "\u2212", "\u207b", "\u00b9", "\u00b3", "\u2076"],
+        *["\u2160", "\u2163", "\u2169", "\u2170", "\u2174", "\u2183", "\u00b7", "\u00d7"],
+        *["UTC", "GMT", "Z", "T", "$", "€", "°C", "bar", "kg", "m", "s", "h", "FF", "PV", "(0)"],
+        *["on ", "due ", "Tel ", "Error ", "10^", "e", "M", "B", "tn", "http://", "请", "时"],
+    ]
+)
+
+
+@CLASSES
+@given(pieces=st.lists(EN7_PIECES, max_size=24), zone=st.sampled_from(ZONES))
+def test_no_text_of_the_en7_pieces_raises(pieces, zone):
+    from cosyedge.speech.lang import split_runs
+
+    text = "".join(pieces)
+    assert isinstance(normalize(text), str)
+    assert isinstance(explain_text(text).said, str)
+    assert isinstance(normalize(in_local_time(text, zone)), str)
+    assert isinstance(split_runs(text, "zh"), list)

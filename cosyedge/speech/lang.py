@@ -30,8 +30,12 @@ _FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
 _QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
+# A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host
+# (an address of digits): it runs to a space, a Chinese character or full-width punctuation.
+_URL = rf"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9+.-]*://[^\s{_HAN_CHARS}{_FULL_WIDTH}]*"
 _TOKEN = re.compile(
-    rf"(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
+    rf"(?P<url>{_URL})"
+    rf"|(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
     # Full-width punctuation is Mandarin next to Chinese characters; alone between English
     # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is.
     rf"|(?P<han>[{_FULL_WIDTH}]*[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
@@ -93,7 +97,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if tokens and tokens[-1][0] == "letters" and _joins_letters(kind, value):
             tokens[-1] = ("letters", tokens[-1][1] + value)
             continue
-        if kind == "word":
+        if kind == "url":
+            kind = "en"
+        elif kind == "word":
             kind = "en" if _english_word(value, previous) else "neutral"
         elif kind == "han":
             kind = "zh"

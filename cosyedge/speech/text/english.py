@@ -50,8 +50,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
   digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `1,5
-  bar` → "one, five bar", `1.234,5 kg` → "one point two three four, five kilograms" (a
-  decimal comma or a European grouping is never guessed: a list invents no magnitude);
+  bar` → "one, five bar" (a decimal comma is never guessed: a list invents no magnitude);
+  a European grouping, dots before groups of three then a decimal comma, is one number
+  (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
+  kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
 - scientific notation with "times ten to the": `1.5e-3` → "one point five times ten to the
   minus three", `1.2E+05` → "... to the five"; a caret power after a times sign too:
   `3.2x10^5 Pa` (or the multiplication sign, `*`) → "three point two times ten to the five
@@ -98,7 +100,27 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   hour"); inch marks (`Pipe 2"`, `5'10"`); offsets from UTC (`+08:00` → "U T C plus
   eight"); URLs with a host name, `www.` hosts, e-mail and IPv6 addresses dictated (text/
   plant.py); `~14:00` → "about fourteen hundred"; control and format characters and
-  terminal escape sequences are not said, a Roman numeral character is its number.
+  terminal escape sequences are not said, a Roman numeral character is its number (a run of
+  them one numeral, en-7).
+- (en-7, text/zones.py) an offset after `UTC` or `GMT` (`08:30 UTC+8` → "oh eight thirty U T
+  C plus eight", `14:00 UTC-5` → "... minus five"); a dash and a time after a dated time
+  parted by a space, without seconds, end a range (`2026-11-30 08:00-09:30` → "... oh eight
+  hundred to oh nine thirty"), an offset being written after a `T` or seconds; money of any
+  size as an amount (`$120,000,000` → "one hundred twenty million dollars", `$1.5T` → "one
+  point five trillion dollars"); a range with a unit on both ends (`-5°C-10°C` → "minus
+  five to ten degrees Celsius"), a minus on its second end (`-1.5--2.5 bar` → "... to minus
+  two point five bar") or money on both (`$5-$10` → "five to ten dollars"; text/amounts.py);
+  a one-digit day or month after a word only a date follows (`on 9/30` → "on September
+  thirtieth", `due 3/4` → "due April third"; text/plant.py); a telephone number's trunk
+  prefix not said (`+44 (0)20 7946 0958` → "plus four four, two oh, ..."), a country code
+  and three groups or more a number without a word (`+49 30 1234 5678 90`); a negative
+  power on a unit's last term is "per" (`5 s⁻¹` → "five per second", `kg·m⁻³` → "kilograms
+  per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py);
+  a minus parted from its number by a space right after a colon or an equals sign (`Temp: -
+  5 °C` → "Temp: minus five degrees Celsius"; `Temp - 5 °C` and `Line 3 - 5` are left, a dash
+  between spaces there may be a range or a dash); a tag's member (`TIC-2001.PV` → "T I C
+  two oh oh one dot P V") and letters A to F with an h after a code's cue (`Error FFh` →
+  "Error hex F F"; text/codes.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
@@ -114,7 +136,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, fields, plant, units
+from cosyedge.speech.text import ENGLISH_VERSION, amounts, codes, fields, plant, units, zones
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -126,6 +148,7 @@ from cosyedge.speech.text.words import (
     letters,
     number,
     ordinal,
+    roman_value,
     year,
 )
 
@@ -193,11 +216,16 @@ _NOT_A_QUANTITY = (
 # Telephone numbers: after a word that says one is dialled (call 555-1234, Dial 911, Tel +86
 # 138 1234 5678, Dial 0800 123 456: groups parted by hyphens or spaces), or with a country
 # code and an area code in brackets (+1 (555) 123-4567); an extension after.
+# (en-7) The trunk prefix a country code makes no part of the number dialled is not said (+44
+# (0)20 ...), and a country code with three groups or more after it is a number without a
+# word (+49 30 1234 5678 90); up to six groups, the first may be one digit (+33 1 23 45 67
+# 89; a count after "call", `call 5 now`, stays a count, see _phone).
+_TRUNK = r"(?:\(0\)\s?)?"
 _PHONE = re.compile(
     r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
-    r"|[Hh]otline|[Mm]obile):?\s+)"
-    r"(\+\d{1,3}\s?)?(?:\((\d{2,4})\)\s?)?|(?<![\w.])(\+\d{1,3}\s?)\((\d{2,4})\)\s?)"
-    rf"(\d{{2,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,3}})(?![\w-]|[.,]\d)"
+    rf"|[Hh]otline|[Mm]obile):?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
+    rf"|(?<![\w.])(\+\d{{1,3}}\s?){_TRUNK}(?:\((\d{{2,4}})\)\s?|(?=\d{{1,5}}(?:[\s-]\d{{2,8}}){{2}})))"
+    rf"(\d{{1,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
@@ -221,6 +249,10 @@ _UNIT_RANGE = re.compile(
 )
 _RANGE = re.compile(rf"{_NUMBER_START}({_NUM})\s?[-\u2013~]\s?({_NUM})(?![\w.-]|\.\d)")
 _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
+# A minus parted from its number by a space right after a colon or an equals sign (`Temp: -
+# 5 °C`, `SP = - 5`): a value follows there, never a range (en-7). Elsewhere (`Line 3 - 5`) a
+# dash between spaces is left for the range and dash rules.
+_SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 _ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
@@ -239,7 +271,8 @@ _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
 def _comma_list(m: re.Match[str]) -> str:
     """Digits joined by commas that do not group thousands, as the list they are written as:
     `3,4,5` → "3, 4, 5", `1,5` → "1, 5" (a decimal comma would be a guess: a list reading
-    never invents a magnitude), `1.234,5` → "1.234, 5" (no European grouping is assumed)."""
+    never invents a magnitude); a European grouping (`1.234,5`) was made one number before
+    (amounts.py)."""
     written = m.group(0)
     return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
 
@@ -388,13 +421,17 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
+    *amounts.RULES,
     *plant.FIELDS,
+    *zones.RULES,
+    *codes.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
     Rule("telephone number", _PHONE, _phone),
     Rule("telephone number", _LOCAL_PHONE, _local_phone),
     Rule("telephone number", _EXTENSION, lambda m: "extension " + digits(m[1], zero="oh")),
     *fields.RULES,
     Rule("list of numbers", _COMMA_DIGITS, _comma_list),
+    *units.POWERS,
     rule("scientific notation", _TIMES_POWER, r"\1e\2"),
     Rule(
         "scientific notation", _POWER, lambda m: "ten" + exponent(m[1]).removeprefix(" times ten")
@@ -409,10 +446,12 @@ _LINES = (
     Rule("time", _TIME, _time),
     *plant.SLASHES,
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
+    *amounts.RANGES,
     rule("times", _TIMES, r"\1 times "),
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
+    rule("sign", _SPACED_MINUS, r"\1minus "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
     *units.RULES,
@@ -440,6 +479,9 @@ _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 # would make them plain digits (10-6, a range; 52, another number). After a unit (m²) they
 # stay the unit's.
 _SUPERSCRIPT = re.compile("(?<=\\d)[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+# A negative superscript power after a unit's letter (s⁻¹, m⁻³): with a caret, as NFKC would
+# make it a hyphen and a digit (s-1, a code) (en-7).
+_UNIT_MINUS_POWER = re.compile("(?<=[A-Za-z\u00b5\u03bc\u03a9])\u207b[\u00b9\u00b2\u00b3]")
 _SUPERSCRIPT_DIGITS = str.maketrans(
     "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789"
 )
@@ -452,7 +494,7 @@ _DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\
 # A terminal's escape sequence (ANSI colours, `\x1b[31m`), then any other control or format
 # character (BEL, a zero-width space, a byte order mark): none is text a voice can say.
 _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
-_ROMAN = re.compile("[\u2160-\u2188]")
+_ROMAN = re.compile("[\u2160-\u2188]+")
 
 
 def _printable(text: str) -> str:
@@ -468,20 +510,37 @@ def _printable(text: str) -> str:
 
 
 def _roman(m: re.Match[str]) -> str:
-    """`Ⅲ` → "3", set apart from a letter or digit it is written onto (`PumpⅢ`)."""
+    """`Ⅲ` → "3", a run of them one numeral (small i then small v → "4", en-7), set apart from
+    a letter or digit it is written onto (`PumpⅢ`); a run that is no numeral (V then X) each
+    its number."""
     before = " " if m.start() and m.string[m.start() - 1].isalnum() else ""
     after = " " if m.string[m.end() : m.end() + 1].isalnum() else ""
-    return f"{before}{int(unicodedata.numeric(m.group(0)))}{after}"
+    run = m.group(0)
+    value = roman_value(unicodedata.normalize("NFKC", run)) if len(run) > 1 else None
+    # Ↄ and ↄ (reversed C) are in the block but have no value: left as written.
+    values = [str(value)] if value else [_numeral(c) for c in run]
+    return f"{before}{' '.join(values)}{after}"
+
+
+def _numeral(c: str) -> str:
+    """One Roman numeral character's value as digits (`Ⅻ` → "12"); one without a value as
+    written."""
+    value = unicodedata.numeric(c, None)
+    return c if value is None else str(int(value))
 
 
 def _folded(text: str) -> str:
     """`text` with its characters in one form: no control characters, compatibility forms
-    folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus."""
+    folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus,
+    numbers grouped the European way or by spaces grouped by commas (amounts.py)."""
     text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
+    text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
     # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
     text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
+    # Before NFKC, which makes a no-break space between groups of digits a plain one.
+    text = amounts.regroup(text)
     return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
 
 

@@ -15,25 +15,23 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
+from cosyedge.speech.text.zones import WORD_OFFSET, is_range_end, offset_minutes
 
 # The zone is UTC written as Z or as the word (`08:30 UTC`), or a numeric offset from it
 # (`+08:00`, `-0500`): the time converted is the written one less the offset.
 TIMESTAMP = re.compile(
     r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?"
-    r"(Z|\s?UTC|[+-]\d{2}:?\d{2})(?![A-Za-z0-9]|:\d)"
+    rf"(Z|{WORD_OFFSET}|[+-]\d{{2}}:?\d{{2}})(?![A-Za-z0-9]|:\d)"
 )
 
 
 def _offset(zone: str) -> timedelta:
-    """`+08:00` → eight hours, `-0530` → minus five and a half, Z or UTC → none; ValueError
-    for an offset no clock has (`+23:99`)."""
-    if zone[0] not in "+-":
-        return timedelta(0)
-    digits = zone[1:].replace(":", "")
-    if int(digits[:2]) > 23 or int(digits[2:]) > 59:
+    """`+08:00` → eight hours, `-0530` → minus five and a half, `UTC+8` → eight hours, Z or
+    UTC → none; ValueError for an offset no clock has (`+23:99`)."""
+    minutes = offset_minutes(zone)
+    if minutes is None:
         raise ValueError(f"no such offset: {zone}")
-    size = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    return size if zone[0] == "+" else -size
+    return timedelta(minutes=minutes)
 
 
 def _local(m: re.Match[str], zone: ZoneInfo) -> str:
@@ -41,6 +39,9 @@ def _local(m: re.Match[str], zone: ZoneInfo) -> str:
     leap second `23:59:60Z`, a local time past the last year a date can hold) is left as
     written, so it is read in UTC, never raised."""
     year, month, day, joint, hours, minutes, seconds, fraction, written_zone = m.groups()
+    stamp = m.group(0)[: m.start(9) - m.start()]
+    if is_range_end(stamp, written_zone[0], written_zone):
+        return m.group(0)  # 2026-11-30 08:00-09:30: a range of times (zones.py), not converted
     try:
         written = datetime(
             int(year), int(month), int(day), int(hours), int(minutes), int(seconds or 0), tzinfo=UTC
@@ -55,7 +56,7 @@ def _local(m: re.Match[str], zone: ZoneInfo) -> str:
 
 def in_local_time(text: str, zone: str | None) -> str:
     """`text` with every dated timestamp in UTC or with an offset from it (`Z`, `UTC`,
-    `+08:00`) in `zone`'s local time (none: as it is); a
+    `+08:00`, `UTC+8`) in `zone`'s local time (none: as it is); a
     compact one (`20261130T074500Z`) is given its separators first, as the rules read it.
     Never raises for any text: a timestamp that cannot be converted stays in UTC."""
     if zone is None:

@@ -7,7 +7,9 @@ Slash pairs, the rule chosen (`Pumps 2/3 running` was "two thirds", `10/20 pumps
 twentieth"):
 - two digits each side (`10/20`) are a day and a month only with a cue that a date is
   meant: a word before it (on, since, until, from, by, due, date, a weekday) or a time after
-  it (`10/20 14:00`); day first unless it cannot be;
+  it (`10/20 14:00`); day first unless it cannot be; a one-digit side (`on 9/30`, `due 3/4`)
+  only after a word only a date follows (on, since, until, due, date, a weekday, ...), with
+  no unit, count or extent after it (en-7);
 - a fraction only where it is clearly a quantity: a vulgar fraction character (`½`, `1½`),
   a mixed number (`1 1/2`), or a numerator below a denominator of 2, 3, 4, 8, 16, 32 or 64
   followed by a unit, an inch mark (`1/2 in`, `3/4"`) or a word of extent or size (`3/4
@@ -25,7 +27,17 @@ import re
 from cosyedge.speech.text import units
 from cosyedge.speech.text.addresses import ADDRESS, URL, read_address, read_url
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import MONTHS, digits, fraction, letters, number, ordinal, year
+from cosyedge.speech.text.words import (
+    MONTHS,
+    cardinal,
+    digits,
+    fraction,
+    letters,
+    number,
+    ordinal,
+    year,
+)
+from cosyedge.speech.text.zones import is_range_end
 
 # Not inside a word, an address or another field (as english.py's fields start).
 _FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
@@ -40,7 +52,7 @@ DATE_CUES = (
 _TIME_AHEAD = r"(?=\s+\d{1,2}:\d\d)"
 # With a cue, a two-digit year may follow (`on 10/20/26`).
 DAY_MONTH = re.compile(
-    rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{2}})/(\d{{2}})"
+    rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{1,2}})/(\d{{1,2}})"
     rf"(?:/(\d{{2}}))?(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
 )
 
@@ -66,6 +78,8 @@ def _day_and_month(m: re.Match[str]) -> str:
     twenty six", `10/20 14:00` → "October twentieth, 14:00"; without a cue the pair is left
     for the slash-pair rule, and so is a day the month does not have."""
     cue, between, first, second, short_year, time = m.groups()
+    if len(first + second) < 4 and not _short_date(m):
+        return m.group(0)  # 2/3 pumps, by 1/2: a count or a fraction, for the slash-pair rule
     if short_year and not cue:
         return f"{first} slash {second} slash {short_year}"  # 10/20/26 alone: as written
     full_year = 2000 + int(short_year) if short_year else None
@@ -78,6 +92,25 @@ def _day_and_month(m: re.Match[str]) -> str:
     said = f"{MONTHS[mo - 1]} {ordinal(d)}" + (f" {year(full_year)}" if full_year else "")
     said += "," if time is not None else ""
     return (cue + between if cue else "") + said
+
+
+# A one-digit day or month (en-7) is a date only after a word that only a date follows, and
+# with no unit, count or extent after it (`on 9/30`, `due 3/4`; not `by 1/2`, `on 2/3 pumps`).
+_ONLY_DATE_CUES = re.compile(
+    rf"(?i:on|since|until|till|due|date|dated|{_WEEKDAYS}|ETA|ETD|scheduled|planned|deadline"
+    r"|expires|expiry|starting|effective)"
+)
+
+
+def _short_date(m: re.Match[str]) -> bool:
+    """Whether a pair with a one-digit side is a day and a month (see _ONLY_DATE_CUES)."""
+    cue = m.group(1)
+    if not cue or not _ONLY_DATE_CUES.fullmatch(cue):
+        return False
+    rest = m.string[m.end() :]
+    return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
+        units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
+    )
 
 
 # Plural nouns after a pair: what a count is of (10/20 pumps).
@@ -196,8 +229,10 @@ CURRENCIES = {
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d\d(?!\d))?"
 # A magnitude after the amount: $1.5M, $2.3k, $1.5 million.
 MAGNITUDES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "bn": "billion"}
+MAGNITUDES |= {"T": "trillion", "tn": "trillion", "trillion": "trillion"}
 MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion"}
-_MAGNITUDE = r"(?:\s?(k|K|M|B|bn)|\s(thousand|million|billion))(?![\w.,]\w|\w)"
+# Not a tag's letters after the amount (`$5 T-101`: five dollars, then the tag).
+_MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w|-\d)"
 # A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
     rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
@@ -215,15 +250,25 @@ def say_money(amount: str, currency: str, magnitude: str | None = None) -> str:
     if currency in ("€", "EUR") and re.fullmatch(r"\d+,\d\d", amount):
         amount = amount.replace(",", ".")
     if magnitude:
-        return f"{number(amount.replace(',', ''))} {MAGNITUDES[magnitude]} {many}"
+        return f"{_amount(amount)} {MAGNITUDES[magnitude]} {many}"
     whole, _, part = amount.replace(",", "").partition(".")
     if part and len(part) != 2:
-        return f"{number(amount)} {many}"
-    said = f"{number(whole)} {one if whole == '1' else many}"
+        return f"{_amount(amount)} {many}"
+    said = f"{_amount(whole)} {one if whole == '1' else many}"
     if not (part and int(part)):
         return said
     hundredths = f"{number(str(int(part)))} {cent if part == '01' else cents}"
     return hundredths if not int(whole) else f"{said} and {hundredths}"
+
+
+def _amount(written: str) -> str:
+    """A sum of money is an amount however many digits it has (`120,000,000`, `250000000` →
+    "two hundred fifty million"), up to the trillions; longer, or with a leading zero, the
+    number rule's reading (digit by digit)."""
+    whole, _, decimals = written.replace(",", "").partition(".")
+    if len(whole) > 15 or (len(whole) > 1 and whole.startswith("0")):
+        return number(written)
+    return cardinal(int(whole or "0")) + (f" point {digits(decimals)}" if decimals else "")
 
 
 def _money(m: re.Match[str]) -> str:
@@ -341,8 +386,8 @@ def _utc_offset(m: re.Match[str]) -> str:
     """`+08:00` → " U T C plus eight", `-05:30` → " U T C minus five thirty", `+00:00` → " U
     T C"; an offset no clock has is left as written."""
     stamp, sign, hours, minutes = m.groups()
-    if int(hours) > 23 or int(minutes) > 59:
-        return m.group(0)
+    if int(hours) > 23 or int(minutes) > 59 or is_range_end(stamp, sign, m.group(0)[len(stamp) :]):
+        return m.group(0)  # no such offset, or the end of a range (2026-11-30 08:00-09:30)
     if not int(hours) and not int(minutes):
         return f"{stamp} U T C"
     said = f"{stamp} U T C {'plus' if sign == '+' else 'minus'} {number(str(int(hours)))}"

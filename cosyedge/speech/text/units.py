@@ -16,7 +16,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
-from cosyedge.speech.text.words import is_one, number
+from cosyedge.speech.text.words import cardinal, is_one, number
 
 PREFIX_WORDS = {"p": "pico", "n": "nano", "µ": "micro", "μ": "micro", "u": "micro", "m": "milli"}
 PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
@@ -143,3 +143,60 @@ RULES = (
     Rule("unit", UNIT, _with_unit),
     Rule("unit", _LONE, _lone),
 )
+
+
+# --- negative powers (en-7): s⁻¹, kg·m⁻³, 10⁻⁶ mbar -------------------------------------------
+
+# One term written with a power of minus one to three (a caret, as english.py folds the
+# superscripts after a unit), the terms above it joined by a product sign, a number before
+# them or none: the term is below the line (`kg·m^-3` is `kg/m³`).
+_PLAIN_TERMS = sorted((k for k, t in GRAMMAR.above.items() if t.power == 1), key=len, reverse=True)
+_TERM = "|".join(re.escape(k) for k in _PLAIN_TERMS)
+NEGATIVE_POWER = re.compile(
+    rf"(?<![\w.])(?<!\d,)(?:({_NUM})\s?)?((?:(?:{_TERM})[·⋅*])*)({_TERM})\^-([123])(?![\w^])"
+)
+_SUPERSCRIPTS = {"1": "", "2": "²", "3": "³"}
+
+
+def _negative_power(m: re.Match[str]) -> str:
+    """`5 s^-1` → "five per second", `1.2 kg·m^-3` → "... kilograms per cubic meter", `m^-1`
+    → "per meter"; a term that takes no such power (`bar^-2`) is left as written."""
+    written, above, term, power = m.groups()
+    below = GRAMMAR.below.get(term + _SUPERSCRIPTS[power])
+    top = GRAMMAR.parse(above[:-1]) if above else None
+    if below is None or (above and top is None):
+        return m.group(0)
+    said = f"{number(written)} " if written else ""
+    if top is not None:
+        said += unit_words(top, written is None or not is_one(written)) + " "
+    return said + "per " + term_words(below, False)
+
+
+# A power of ten and a unit after it: `10^-6 mbar` → "ten to the minus six millibar".
+# Not after a times sign (1.2*10^-3 Pa is scientific notation, read with its mantissa).
+_TIMES_SIGNS = "\u00d7*\u00b7\u22c5"
+POWER_WITH_UNIT = re.compile(
+    rf"(?<![\w.^{_TIMES_SIGNS}])(?<![{_TIMES_SIGNS}] )10\^([-+]?\d+)\s?({GRAMMAR.pattern()})"
+    r"(?![\w/²³^])"
+)
+
+
+def _power_with_unit(m: re.Match[str]) -> str:
+    """`10^-6 mbar` → "ten to the minus six millibar": the unit plural, as after any power."""
+    power, symbol = m.groups()
+    unit = GRAMMAR.parse(symbol)
+    if unit is None or unit.lone_letter:
+        return m.group(0)  # 10^6 A: the letter may be a label, left for the power rule
+    sign = "minus " if power.startswith("-") else ""
+    return f"ten to the {sign}{cardinal(int(power.lstrip('+-')))} {unit_words(unit, True)}"
+
+
+# A negative power left after a letter that is no unit (k⁻¹): said, not dropped.
+_LEFT_POWER = re.compile(r"(?<=[^\W\d_])\^-([123])(?![\d^])")
+
+POWERS = (
+    Rule("unit", NEGATIVE_POWER, _negative_power),
+    Rule("scientific notation", POWER_WITH_UNIT, _power_with_unit),
+    Rule("power", _LEFT_POWER, lambda m: f" to the minus {cardinal(int(m[1]))}"),
+)
+"""Read before the signs and the powers: their minus is the power's."""

@@ -124,3 +124,28 @@ def letters(written: str) -> list[str]:
 
 def is_one(written: str) -> bool:
     return written.replace(",", "") == "1"
+
+
+_ROMAN_VALUES = (
+    *((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L")),
+    *((40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")),
+)
+
+
+def roman(n: int) -> str:
+    """`14` → "XIV": the canonical Roman numeral of 1 to 3999."""
+    out = ""
+    for value, written in _ROMAN_VALUES:
+        count, n = divmod(n, value)
+        out += written * count
+    return out
+
+
+def roman_value(written: str) -> int | None:
+    """`"IV"`, `"iv"` → 4; None for letters that are no canonical numeral (`"IIII"`, `"VX"`)."""
+    letters_ = written.upper()
+    total, rest = 0, letters_
+    for value, symbol in _ROMAN_VALUES:
+        while rest.startswith(symbol):
+            total, rest = total + value, rest[len(symbol) :]
+    return total if not rest and total and roman(total) == letters_ else None

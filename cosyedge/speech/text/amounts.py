@@ -1,0 +1,104 @@
+"""Numbers grouped the European way, and ranges whose ends carry a sign, a unit or a currency
+(en-7).
+
+Groupings, rewritten before the rules read the text, into the one form they read (`1,234.5`):
+- a dot before exactly three digits, repeated, then a decimal comma: `1.234,56` →
+  `1,234.56`, `€1.234,56` → "one thousand two hundred thirty four euros and fifty six cents";
+  the dots alone (`1.234`) stay a decimal, and a comma alone (`1,5`) a list: neither says
+  which mark groups;
+- a no-break, narrow no-break, thin or figure space between groups of three digits, the
+  decimal mark after it either a dot or a comma: `12 345 kg` → `12,345 kg`, `1 234,5` →
+  `1,234.5` (such a space groups digits; it never parts two numbers), but after a word
+  that says a telephone number follows (`Tel 555 123 456`) the groups are dialled.
+
+Ranges, read before the plain range rule:
+- a unit written on both ends (`-5°C-10°C` → "minus five to ten degrees Celsius"; with two
+  minuses, `-5°C--10°C` → "... to minus ten ..."): one unit, at the end, as a range of
+  percentages is said;
+- a minus on the second end (`-1.5--2.5 bar` → "minus one point five to minus two point five
+  bar"): the first dash is the range's;
+- money on both ends (`$5-$10` → "five to ten dollars"; with cents or a magnitude each end
+  said whole: `$1.5M-$2M` → "one point five million dollars to two million dollars").
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text import units
+from cosyedge.speech.text.spans import Rule
+
+_GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
+# Not inside a word, a dotted number or a list (as english.py's numbers start).
+_START = r"(?<![\w.])(?<!\d,)"
+EUROPEAN = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+),(\d+)(?!\w|[.,]\d)")
+SPACED = re.compile(
+    rf"{_START}([1-9]\d{{0,2}}(?:[{_GROUP_SPACES}]\d{{3}})+)(?:[.,](\d+))?(?!\w|[.,]\d)"
+)
+
+
+def _regrouped(groups: str, decimals: str | None) -> str:
+    """`1,234` and `5` → `1,234.5`: the form the number rules read."""
+    return groups + (f".{decimals}" if decimals else "")
+
+
+# A word that says a telephone number follows: its groups are dialled, not an amount.
+_DIALLED = re.compile(r"(?i:call|dial|phone|tel|fax|hotline|mobile)\.?:?\s+(?:\+\d{1,3}\s?)?\Z")
+
+
+def _spaced(m: re.Match[str]) -> str:
+    """`12 345,5` → `12,345.5`, unless a word before it says a telephone number follows."""
+    if _DIALLED.search(m.string, 0, m.start()):
+        return m.group(0)  # Tel 555 123 456: a number dialled in its groups
+    return _regrouped(re.sub(f"[{_GROUP_SPACES}]", ",", m[1]), m[2])
+
+
+def regroup(text: str) -> str:
+    """`text` with European and space groupings written with commas and a decimal dot; a
+    telephone number after its word is left."""
+    text = EUROPEAN.sub(lambda m: _regrouped(m[1].replace(".", ","), m[2]), text)
+    return SPACED.sub(_spaced, text)
+
+
+_NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
+_DASH = r"\s?[-\u2013~]\s?"
+_UNIT = rf"(?:{units.GRAMMAR.pattern()})(?![\w/²³^])"
+# Each end with its unit: the second unit the first's as written.
+UNIT_BOTH_ENDS = re.compile(
+    rf"(?<![\w.-])(?<!\d,)(-?{_NUM})\s?({units.GRAMMAR.pattern()}){_DASH}(-?{_NUM})\s?\2"
+    r"(?![\w/²³^-])"
+)
+# A minus on the second end: the first dash is the range's (-1.5--2.5, 5 - -3).
+MINUS_SECOND = re.compile(rf"{_START}(-?{_NUM}){_DASH}-(?=\.?\d)")
+MONEY_RANGE = re.compile(
+    rf"(?<![\w.])([$€£¥])({_NUM})((?:k|K|M|B|bn|T|tn)?){_DASH}\1({_NUM})\3(?![\w.,]\w|\w)"
+)
+
+
+def _unit_both_ends(m: re.Match[str]) -> str:
+    """`-5°C-10°C` → "-5 to 10 °C": the unit once, after the second end; a lone letter is a
+    unit only apart from its numbers (`20 A-30 A`: `0A-0A` is a code)."""
+    low, unit, high = m.groups()
+    parsed = units.GRAMMAR.parse(unit)
+    apart = f" {unit}" in m.group(0)
+    if parsed is None or (parsed.lone_letter and not (apart and unit in units.LETTERS)):
+        return m.group(0)
+    return f"{low} to {high} {unit}"
+
+
+def _money_range(m: re.Match[str]) -> str:
+    """`$5-$10` → "5 to $10" (the currency once, at the end); with cents or a magnitude,
+    `$5.50-$10` → "$5.50 to $10", each said whole."""
+    mark, low, magnitude, high = m.groups()
+    if magnitude or "." in low + high:
+        return f"{mark}{low}{magnitude} to {mark}{high}{magnitude}"
+    return f"{low} to {mark}{high}"
+
+
+RULES = (
+    Rule("range", MONEY_RANGE, _money_range),
+    Rule("range", UNIT_BOTH_ENDS, _unit_both_ends),
+)
+"""Read before money and device tags (`C-10` in `-5°C-10°C` is no tag)."""
+RANGES = (Rule("range", MINUS_SECOND, lambda m: f"{m[1]} to -"),)
+"""Read before the range rules."""

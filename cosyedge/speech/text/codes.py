@@ -1,0 +1,39 @@
+"""Codes a general rule leaves half read (en-7): a device tag with a member after a dot, as
+control systems name a tag's parameter, and a hexadecimal code of letters only after a word
+that says a code follows.
+
+- `TIC-2001.PV` → "TIC-2001 dot P V": the member spelled, the tag left for the device-tag
+  rule ("T I C two oh oh one"); a member is capitals only (PV, SP, OUT), so a sentence that
+  goes on after a tag's full stop (`P-101.Then`) is none.
+- `Error FFh` → "Error hex F F": letters A to F with an h after them are a hexadecimal code
+  only after error, code, fault, alarm or status (alone, `BEh` may be a word); with a digit
+  among them (`1Fh`) the hexadecimal rule reads them anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.plant import say_hex
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import letters
+
+# A device tag as english.py writes one (letters, digits, letters, hyphenated groups).
+_TAG = r"[A-Z]{1,4}-?\d{1,6}[A-Z]{0,2}(?:-\d{1,6})*"
+TAG_MEMBER = re.compile(rf"(?<![\w.-])({_TAG})\.([A-Z]{{1,6}})(?!\w|\.\w)")
+CUED_HEX = re.compile(
+    r"(?<![\w.])((?i:error|code|fault|alarm|status)(?::\s*|\s+))([A-F]{2,8})h(?!\w)"
+)
+
+
+def _tag_member(m: re.Match[str]) -> str:
+    """`TIC-2001.PV` → "TIC-2001 dot P V" (the tag left for the device-tag rule)."""
+    tag, member = m.groups()
+    return f"{tag} dot {' '.join(letters(member))}"
+
+
+RULES = (
+    Rule("device tag", TAG_MEMBER, _tag_member),
+    Rule("hexadecimal", CUED_HEX, lambda m: m[1] + say_hex(m[2])),
+)
+"""Read before the device tags."""
