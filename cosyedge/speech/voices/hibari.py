@@ -64,7 +64,7 @@ MEMORY_ARENA = False
 # above the loaded voice and stayed there. Handed back after every step, the next step faulted
 # the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
 # is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
-STEP_SLACK_MB = 24.0
+STEP_SLACK_MB = 48.0
 
 
 # hibari's package is found, its registry and version read, without importing it: its import
