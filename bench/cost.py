@@ -80,7 +80,9 @@ def measure(lang: str, engine: str, texts: list[str]) -> list[tuple[tuple[int, i
 def voice_config(lang: str, engine: str) -> VoiceConfig:
     from cosyedge.config import parse_config
 
-    config = parse_config(f"voices: {{en: {{engine: hibari}}, {lang}: {{engine: {engine}}}}}")
+    voices = {"en": "hibari", lang: engine}  # English is always configured
+    listed = ", ".join(f"{code}: {{engine: {name}}}" for code, name in voices.items())
+    config = parse_config(f"voices: {{{listed}}}")
     return config.voices[lang]
 
 

@@ -12,7 +12,7 @@ as the daemon says a phrase. It reports CPU seconds of the whole process per sec
 the peak RSS above the loaded voice (VmHWM, reset after the warm-up), and what RSS stays above
 it at the end. Variants: `hibari` (hibari's `Hibari`), `each step` (as before: a hand-back
 after every step, the vocoder's norms dropped), `slack N` (a hand-back once RSS is N MB above
-its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `sentences`,
+its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `clauses`,
 `arena`). Medians over reps; the load average at start and end.
 """
 
@@ -104,8 +104,8 @@ def child(variant: str, rounds: int) -> dict:
 
 def _use_variant(variant: str) -> None:
     """What `variant` hands back (and, after a comma, `steps N`: MAX_PHONEMES; `arena`:
-    onnxruntime's memory arena; `sentences`: a step per sentence, as hibari's own runtime
-    takes them, instead of a step per clause), set before the voice is made."""
+    onnxruntime's memory arena; `clauses`: a step per clause, as before, instead of a step per
+    sentence), set before the voice is made."""
     from cosyedge.speech.voices import hibari
 
     hand_back, *options = (part.strip() for part in variant.split(","))
@@ -119,18 +119,20 @@ def _use_variant(variant: str) -> None:
     for option in options:
         if option == "arena":
             hibari.MEMORY_ARENA = True
-        elif option == "sentences":
-            _step_per_sentence()
+        elif option == "clauses":
+            _step_per_clause()
         else:
             hibari.MAX_PHONEMES = int(option.split()[1])
 
 
-def _step_per_sentence() -> None:
-    """A step per sentence, cut only past MAX_PHONEMES, as hibari's own runtime takes them."""
+def _step_per_clause() -> None:
+    """As before: a step per clause (`split_clauses`), each cut past MAX_PHONEMES."""
     from cosyedge.speech.voices import hibari
+    from cosyedge.speech.voices.clauses import split_clauses
 
     def units(self, words, lexicon, applied):  # the method replaced
-        yield from self._phonemes(lexicon.mark(words, hibari._markup, applied))
+        for clause in split_clauses(lexicon.mark(words, hibari._markup, applied)):
+            yield from self._phonemes(clause)
 
     hibari.HibariG2P.units = units
 

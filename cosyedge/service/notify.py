@@ -43,6 +43,11 @@ class Notifier:
     def enabled(self) -> bool:
         return self._socket is not None
 
+    @property
+    def is_ready(self) -> bool:
+        """Whether READY=1 was sent: the start is over for systemd."""
+        return self._ready
+
     def send(self, *lines: str) -> None:
         if self._socket is None:
             return

@@ -9,16 +9,19 @@ holds process-wide state that Piper's phonemizer changes from other threads.
 from __future__ import annotations
 
 import io
+import json
+import logging
 import os
 import shutil
 import subprocess
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
-from cosyedge.speech.kept import SavedDir
+from cosyedge.speech.kept import SavedDir, write_whole
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.zhfront import mandarin_front_end
@@ -31,6 +34,10 @@ CLAUSE_PAUSE_S = 0.15
 NO_SOUND_SERVER = "unix:/dev/null"  # a PulseAudio server address that refuses at once
 WORDS_PER_MINUTE = 150  # espeak's default of 175 runs tone syllables together
 TIMEOUT_S = 20
+FACTS_FILE = "espeak-ng-facts.json"  # in the saved-models directory (`espeak_facts`)
+PHONEME_TABLE = "phontab"  # in espeak-ng's data directory: replaced by every upgrade of it
+
+log = logging.getLogger(__name__)
 
 
 class EspeakUnavailable(RuntimeError):
@@ -60,11 +67,74 @@ def front_end(
     """The voice's front end; espeak-ng speaks once, for its sample rate. `saved_dir` and
     `prepare`: see `mandarin_front_end`."""
     exe = find_espeak()
-    sample_rate, _ = _run(exe, "ni3 hao3")
-    identity = identity_of(
-        ENGINE_VERSION, FRONT_END_VERSION, espeak_version(exe), str(WORDS_PER_MINUTE)
-    )
-    return mandarin_front_end(VOICE_NAME, sample_rate, identity, lexicon, saved_dir, prepare)
+    facts = espeak_facts(exe, saved_dir)
+    identity = identity_of(ENGINE_VERSION, FRONT_END_VERSION, facts.version, str(WORDS_PER_MINUTE))
+    return mandarin_front_end(VOICE_NAME, facts.sample_rate, identity, lexicon, saved_dir, prepare)
+
+
+@dataclass(frozen=True)
+class EspeakFacts:
+    """What the voice's identity and sample rate are made of, as espeak-ng tells them."""
+
+    version: str  # `espeak-ng --version`: its version and where its data is
+    sample_rate: int  # of what the pinyin voice writes
+
+
+def espeak_facts(exe: str, saved_dir: SavedDir | None) -> EspeakFacts:
+    """espeak-ng's facts. Asking costs two runs of it (25 ms of CPU), which every command
+    needing the voice's identity would pay, a phrase said from the cache among them; so they
+    are kept in `saved_dir`, with the identity (path, size, mtime, inode) of the executable
+    and of its data's phoneme table. A record that cannot be read, or names files other than
+    those found now (an upgrade replaces both), is asked again and written anew; one that
+    cannot be written is not kept, and asked for again next time."""
+    record = saved_dir.path / FACTS_FILE if saved_dir is not None else None
+    kept = _kept_facts(record, exe) if record is not None else None
+    if kept is not None:
+        return kept
+    rate, _ = _run(exe, "ni3 hao3")
+    facts = EspeakFacts(espeak_version(exe), rate)
+    if record is not None and saved_dir is not None:
+        _keep_facts(saved_dir, record, exe, facts)
+    return facts
+
+
+def _kept_facts(record: Path, exe: str) -> EspeakFacts | None:
+    """The facts `record` holds if it is whole and names the files found now; else None."""
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+        facts = EspeakFacts(str(kept["version"]), int(kept["sample_rate"]))
+        if facts.sample_rate > 0 and kept["files"] == _file_identities(exe, facts.version):
+            return facts
+    except (OSError, ValueError, TypeError, KeyError):  # none yet, torn, or edited
+        pass
+    return None
+
+
+def _keep_facts(saved_dir: SavedDir, record: Path, exe: str, facts: EspeakFacts) -> None:
+    files = _file_identities(exe, facts.version)
+    data = {"version": facts.version, "sample_rate": facts.sample_rate, "files": files}
+    try:
+        saved_dir.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        saved_dir.check(record)
+        write_whole(record, json.dumps(data, indent=1).encode())
+    except OSError as exc:  # a full or read-only disk: asked again at the next start
+        log.debug("cannot keep espeak-ng's facts in %s (%s)", record, exc)
+
+
+def _file_identities(exe: str, version: str) -> list[list[object] | None]:
+    """The identity of the executable and of the phoneme table in the data directory its
+    version line names (`Data at: ...`); None for a file that is not there."""
+    data = version.rpartition("Data at:")[2].strip()
+    return [_identity(Path(exe)), _identity(Path(data) / PHONEME_TABLE) if data else None]
+
+
+def _identity(path: Path) -> list[object] | None:
+    try:
+        found = path.resolve()
+        st = found.stat()
+    except OSError:
+        return None
+    return [str(found), st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 @dataclass

@@ -27,14 +27,14 @@ from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
 from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
-from cosyedge.speech.voices.clauses import even_pieces, split_clauses
+from cosyedge.speech.voices.clauses import even_pieces
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
 
 if TYPE_CHECKING:
     import onnxruntime as ort
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "hibari-2"
+ENGINE_VERSION = "hibari-3"
 SAMPLE_RATE = 24000
 # One inference's working memory grows with its input, about 4 MB per second of audio (in
 # process, above the loaded voice: 40 phonemes 12 MB, 60 15 MB, 113 30 MB). Longer sentences
@@ -64,7 +64,7 @@ MEMORY_ARENA = False
 # above the loaded voice and stayed there. Handed back after every step, the next step faulted
 # the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
 # is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
-STEP_SLACK_MB = 24.0
+STEP_SLACK_MB = 48.0
 
 
 # hibari's package is found, its registry and version read, without importing it: its import
@@ -142,15 +142,19 @@ class HibariG2P:
         return cls(g2p, spelled=frozenset(g2p(word) for word in SPELLED_WORDS))
 
     def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
-        marked = lexicon.mark(words, _markup, applied)
-        for clause in split_clauses(marked):
-            yield from self._phonemes(clause)
+        """A step per sentence, as hibari's own runtime takes them, cut past MAX_PHONEMES at
+        its most natural pauses (`cut_phonemes`). Not a step per clause: every inference has
+        a cost of its own besides its audio (about 4 ms here), and steps per clause made
+        twice as many of them for the same speech (docs/measurements.md, "Memory and CPU of
+        a phrase"); the first step, the wait before anything is heard, stays bounded by
+        MAX_PHONEMES (a few tens of milliseconds)."""
+        yield from self._phonemes(lexicon.mark(words, _markup, applied))
 
-    def _phonemes(self, clause: str) -> list[str]:
+    def _phonemes(self, text: str) -> list[str]:
         from hibari import Hibari
 
         pieces = []
-        for sentence in Hibari.split_sentences(clause):
+        for sentence in Hibari.split_sentences(text):
             with self.lock:  # hibari's G2P is not documented as thread-safe
                 phonemes = self.g2p(sentence)
             pieces += cut_phonemes(phonemes, MAX_PHONEMES, self.spelled)
