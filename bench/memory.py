@@ -85,7 +85,7 @@ def child_zh_first(way: str, saved_dir: str) -> None:
     before = rss_mb()
     started = time.perf_counter()
     front = cosyedge.speech.voices.zhfront.mandarin_front_end("zh", 1, "zh", NO_LEXICON, saved)
-    words = front.words(ZH_PHRASE, [])
+    words = front.words(ZH_PHRASE)
     if way == "own":
         from wetext import Normalizer
 
