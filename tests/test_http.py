@@ -402,8 +402,8 @@ def test_kill_9_with_requests_in_flight_loses_no_accepted_alert(
     told = outcomes(reports)
     assert all(told[seq][0]["id"] == id_ for seq, id_ in accepted.items())
     # Reports are at least once: a repeat after the crash tells the same outcome again.
-    twice = {s: [r["outcome"] for r in told[s]] for s in accepted}
-    assert not {s: kinds for s, kinds in twice.items() if len(set(kinds)) > 1}
+    kinds = {seq: [r["outcome"] for r in told[seq]] for seq in accepted}
+    assert not {seq: k for seq, k in kinds.items() if len(set(k)) > 1}  # shown when it fails
     reports.close()
 
 
