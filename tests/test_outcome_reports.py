@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import wait_until
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.policy import AlarmPolicy
@@ -154,5 +155,25 @@ def test_an_outcome_is_told_only_once_the_journal_has_it_on_disk(tmp_path):
             reporter.outcome(Outcome(ticket, "spoken", {"id": f"a{n}"}))
         assert journal.flush(10)
         assert told == [(1, True), (2, True), (3, True)]
+    finally:
+        journal.stop()
+
+
+def test_while_the_journal_cannot_write_an_outcome_is_told_at_once(tmp_path):
+    """Nothing reaches the disk then: held for it, the reports would hide that alerts are
+    still spoken (the fault `journal` is told beside them)."""
+    plan = tmp_path / "faults.json"
+    write_plan(plan, {s: {"errno": "EROFS"} for s in ("journal.write", "journal.compact")})
+    journal = Journal(tmp_path / "journal.jsonl", 60, faults=Faults(plan))
+    journal.open()
+    told: list[int] = []
+    reporter = Reporter(
+        ReportsConfig(), lambda _, p, *r: told.append(json.loads(p)["seq"]), journal
+    )
+    try:
+        seq = journal.accept("plant/1/alarm", b"{}", time.time())
+        wait_until(lambda: journal.trouble is not None, 10, "the journal to fail")
+        reporter.outcome(Outcome(Ticket(seq, "plant/1/alarm", time.time()), "spoken", {}))
+        assert told == [seq]
     finally:
         journal.stop()

@@ -338,11 +338,16 @@ class Journal:
         send: list[tuple[str, str]],
         then: Callable[[], None] | None = None,
     ) -> None:
-        """The outcome of `seq` is decided; `send` are the reports that tell it, and `then`
-        runs once that is on disk (on the writer thread, in the order of the records)."""
+        """The outcome of `seq` is decided; `send` are the reports that tell it. `then` runs
+        once that is on disk (on the writer thread, in the order of the records), or at once
+        while the journal cannot write: nothing reaches the disk then, and the reports are
+        what shows that alerts are still spoken (the fault `journal` says the rest)."""
         record = {"out": seq, "key": key, "topic": topic, "at": round(received, 3), "send": send}
         with self._lock:
-            self._enqueue(record, then)
+            failing = self._failing is not None
+            self._enqueue(record, None if failing else then)
+        if failing and then is not None:
+            then()
 
     def sent(self, seq: int) -> None:
         with self._lock:

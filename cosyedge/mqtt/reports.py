@@ -2,9 +2,10 @@
 
 Each outcome is on disk in the journal, with the messages that tell it, before they are
 published (told ahead of its record, an outcome a crash lost would be decided again at the
-next start, perhaps otherwise), and marked sent once the broker has acknowledged them all, so
-a report lost to a crash is sent again at the next start (reports are at-least-once, like the
-alerts; `seq` tells repeats: a repeat tells the same outcome).
+next start, perhaps otherwise; only while the journal cannot write do they go at once), and
+marked sent once the broker has acknowledged them all, so a report lost to a crash is sent
+again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats: a
+repeat tells the same outcome).
 A publish that fails never reaches the caller: an outcome's reports are kept and sent again
 at every `confirm` until they go out, the latest status likewise, and the observer is told
 meanwhile that reports are not going out, and likewise while an outcome's reports have gone
