@@ -313,6 +313,8 @@ class Daemon:
     def start(self, wait_ready: bool = True) -> Daemon:
         seed_models(state_dir_of(self.config.read_text(), self.env), self.models)
         log = self.log_path.open("ab")
+        # The log is appended to: a restart waits for a ready line of its own.
+        earlier = len(re.findall(READY_LOG, self.log()))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "cosyedge", "run", "--config", str(self.config)],
             stdout=log,
@@ -322,7 +324,7 @@ class Daemon:
             preexec_fn=self.preexec,
         )
         if wait_ready:  # subscribed and the voices loaded: said as soon as received
-            self.wait_for_log(READY_LOG, timeout=60)
+            self.wait_for_log(READY_LOG, timeout=60, count=earlier + 1)
         return self
 
     def log(self) -> str:

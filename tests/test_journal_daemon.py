@@ -10,6 +10,8 @@ from pathlib import Path
 
 from support import Listener, SwappableSink, publish, site_yaml, wait_until
 
+from cosyedge.faults import write_plan
+
 REPORT = "cosyedge/report"
 TEMPLATES = """templates:
   - topic: "plant/{line}/temperature"
@@ -36,6 +38,17 @@ def accept(daemon, broker, ids: list[str]) -> None:
 def killed(daemon) -> None:
     daemon.process.kill()
     daemon.process.wait()
+
+
+def decided_on_disk(journal: Path) -> set[int]:
+    """The seqs whose outcome the journal file holds (a line torn by a kill left out)."""
+    decided = set()
+    for line in journal.read_bytes().splitlines():
+        try:
+            decided.add(json.loads(line)["out"])
+        except (ValueError, KeyError):
+            continue
+    return decided
 
 
 def spoken(reports: Listener, ids: list[str]) -> list[dict]:
@@ -94,3 +107,22 @@ def test_alerts_accepted_after_the_state_dir_was_emptied_survive_a_crash(
     assert [told[i]["outcome"] for i in ("before", "after")] == ["spoken", "spoken"], told
     assert told["after"]["seq"] == told["before"]["seq"] + 1  # numbering went on
     reports.close()
+
+
+def test_an_outcome_told_before_a_kill_is_on_disk_and_not_decided_again(
+    broker, make_daemon, tmp_path
+):
+    """An outcome report goes out only once the journal has the outcome on disk. The disk is
+    slow here (each write 1.5 s late, as under load), so a report sent ahead of its record
+    would be caught by the kill: the alert left open, decided again by the next start."""
+    plan = tmp_path / "faults.json"
+    write_plan(plan, {"journal.write": {"hang": 1.5}})
+    reports = Listener(broker.port, REPORT)
+    config = site_yaml(broker.port, tmp_path) + TEMPLATES
+    daemon = make_daemon(config, env={"COSYEDGE_FAULTS": str(plan)})
+    publish(broker.port, "plant/1/temperature", json.dumps({"value": 91, "id": "told"}))
+    told = reports.wait_for(REPORT, lambda r: any(x["id"] == "told" for x in r), 60)
+    killed(daemon)
+    assert told[0]["seq"] in decided_on_disk(tmp_path / "state" / "journal.jsonl")
+    daemon.start()
+    assert "left unsaid by the last run" not in daemon.log()

@@ -10,13 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
+from support import wait_until
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config import parse_config
+from cosyedge.config.mqtt import ReportsConfig
+from cosyedge.faults import Faults, write_plan
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal
-from cosyedge.model import OUTCOMES, Delivery, Item
+from cosyedge.model import OUTCOMES, Delivery, Item, Outcome, Ticket
 from cosyedge.mqtt.reports import Reporter
 
 CONFIG = """
@@ -73,6 +76,8 @@ class Wired:
         return item
 
     def reports(self) -> list[dict]:
+        """What was published, once every outcome decided so far is on disk (and so told)."""
+        assert self.journal.flush(5)
         with self._lock:
             return [p for t, p in self.published if t == self.config.reports.outcome_topic]
 
@@ -124,3 +129,51 @@ def test_every_outcome_report_carries_the_common_fields(wired):
     assert [(r["id"] is not None, r["priority"]) for r in unreadable] == [(True, "high")]
     said = [r for r in reports if r["outcome"] != "return_to_normal"]
     assert all(r["id"] and r["priority"] for r in said), said
+
+
+def test_an_outcome_is_told_only_once_the_journal_has_it_on_disk(tmp_path):
+    """Told before, a crash could lose the outcome's record: the next start would decide the
+    message again, perhaps otherwise (summarized with the others taken up, expired), and one
+    message would have two outcomes. The disk is slow here, as under load, so a report sent
+    ahead of its record shows."""
+    plan, path = tmp_path / "faults.json", tmp_path / "journal.jsonl"
+    write_plan(plan, {"journal.write": {"hang": 0.2}})
+    journal = Journal(path, 60, faults=Faults(plan))
+    journal.open()
+    told: list[tuple[int, bool]] = []  # (seq, its outcome on disk as it was published)
+
+    def publish(topic: str, payload: str, retain: bool = False) -> None:
+        seq = json.loads(payload)["seq"]
+        records = [json.loads(line) for line in path.read_bytes().splitlines()]
+        told.append((seq, any(r.get("out") == seq for r in records)))
+
+    reporter = Reporter(ReportsConfig(), publish, journal)
+    try:
+        for n in range(3):
+            seq = journal.accept("plant/1/alarm", b"{}", time.time())
+            ticket = Ticket(seq, "plant/1/alarm", time.time())
+            reporter.outcome(Outcome(ticket, "spoken", {"id": f"a{n}"}))
+        assert journal.flush(10)
+        assert told == [(1, True), (2, True), (3, True)]
+    finally:
+        journal.stop()
+
+
+def test_while_the_journal_cannot_write_an_outcome_is_told_at_once(tmp_path):
+    """Nothing reaches the disk then: held for it, the reports would hide that alerts are
+    still spoken (the fault `journal` is told beside them)."""
+    plan = tmp_path / "faults.json"
+    write_plan(plan, {s: {"errno": "EROFS"} for s in ("journal.write", "journal.compact")})
+    journal = Journal(tmp_path / "journal.jsonl", 60, faults=Faults(plan))
+    journal.open()
+    told: list[int] = []
+    reporter = Reporter(
+        ReportsConfig(), lambda _, p, *r: told.append(json.loads(p)["seq"]), journal
+    )
+    try:
+        seq = journal.accept("plant/1/alarm", b"{}", time.time())
+        wait_until(lambda: journal.trouble is not None, 10, "the journal to fail")
+        reporter.outcome(Outcome(Ticket(seq, "plant/1/alarm", time.time()), "spoken", {}))
+        assert told == [seq]
+    finally:
+        journal.stop()

@@ -61,6 +61,9 @@ class Run:
         assert acked.wait(5)
 
     def outcomes(self) -> list[dict]:
+        """The outcome reports, once every outcome decided so far is on disk (and so told;
+        a stopped journal wrote them before it stopped)."""
+        self.journal.flush(5)
         return [p for t, p in self.published if t == self.config.reports.outcome_topic]
 
     def take(self) -> Item | None:

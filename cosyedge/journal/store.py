@@ -330,12 +330,24 @@ class Journal:
             self._heard.popitem(last=False)
 
     def close(
-        self, seq: int, key: str | None, topic: str, received: float, send: list[tuple[str, str]]
+        self,
+        seq: int,
+        key: str | None,
+        topic: str,
+        received: float,
+        send: list[tuple[str, str]],
+        then: Callable[[], None] | None = None,
     ) -> None:
-        """The outcome of `seq` is decided; `send` are the reports that tell it."""
+        """The outcome of `seq` is decided; `send` are the reports that tell it. `then` runs
+        once that is on disk (on the writer thread, in the order of the records), or at once
+        while the journal cannot write: nothing reaches the disk then, and the reports are
+        what shows that alerts are still spoken (the fault `journal` says the rest)."""
         record = {"out": seq, "key": key, "topic": topic, "at": round(received, 3), "send": send}
         with self._lock:
-            self._enqueue(record, None)
+            failing = self._failing is not None
+            self._enqueue(record, None if failing else then)
+        if failing and then is not None:
+            then()
 
     def sent(self, seq: int) -> None:
         with self._lock:
@@ -394,7 +406,10 @@ class Journal:
     def flush(self, timeout: float) -> bool:
         """Wait at most `timeout` s until everything recorded so far is on disk, and the broker
         acks waiting on it were given: a stop calls it before the session closes, so what was
-        taken in just before is not delivered again at the next start. False if not in time."""
+        taken in just before is not delivered again at the next start. False if not in time,
+        and at once when stopped: its writer wrote what it had before it ended."""
+        if self._stopping:
+            return False
         written = threading.Event()
         self.when_written(written.set)
         return written.wait(timeout)

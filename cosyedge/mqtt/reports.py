@@ -1,8 +1,11 @@
 """What became of every alert, told on MQTT: outcome, event, error and retained status topics.
 
-Each outcome is journaled with the messages that tell it before they are published, and
+Each outcome is on disk in the journal, with the messages that tell it, before they are
+published (told ahead of its record, an outcome a crash lost would be decided again at the
+next start, perhaps otherwise; only while the journal cannot write do they go at once), and
 marked sent once the broker has acknowledged them all, so a report lost to a crash is sent
-again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats).
+again at the next start (reports are at-least-once, like the alerts; `seq` tells repeats: a
+repeat tells the same outcome).
 A publish that fails never reaches the caller: an outcome's reports are kept and sent again
 at every `confirm` until they go out, the latest status likewise, and the observer is told
 meanwhile that reports are not going out, and likewise while an outcome's reports have gone
@@ -14,6 +17,7 @@ broker, port, credentials, TLS or client id loses none.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -72,7 +76,8 @@ class Reporter(Observer):
     def outcome(self, outcome: Outcome) -> None:
         """Tell an outcome. Every report has the same common fields, whatever its outcome:
         `seq`, `outcome`, `topic`, `received`, `id` and `priority` (null where they cannot be
-        known: a journal line nobody can read has no id, a return to normal no priority)."""
+        known: a journal line nobody can read has no id, a return to normal no priority).
+        Published, and told the observer, once the journal has the outcome on disk."""
         ticket = outcome.ticket
         report: dict[str, Any] = {
             "seq": ticket.seq,
@@ -88,11 +93,18 @@ class Reporter(Observer):
             messages += hermes.answers(ticket.hermes, outcome.kind, report)
         key = outcome.detail.get("id")
         handled = None if outcome.copy else key  # a copy's id is its original's (Outcome)
-        self.journal.close(ticket.seq, handled, ticket.topic, ticket.received, messages)
-        self.send(ticket.seq, messages)
+        # Told once on disk: a crash could lose a record told before, and the next start
+        # decide its message again, perhaps otherwise (summarized with the others taken up,
+        # expired meanwhile): two outcomes. It costs the report one group commit.
+        on_disk = functools.partial(self._publish_outcome, report, messages)
+        self.journal.close(ticket.seq, handled, ticket.topic, ticket.received, messages, on_disk)
+
+    def _publish_outcome(self, report: dict[str, Any], messages: list[tuple[str, str]]) -> None:
+        """An outcome is on disk (the journal's writer thread): its reports go out."""
+        self.send(report["seq"], messages)
         self.observer.reported(report)
-        if outcome.kind == "failed":
-            self.error(str(outcome.detail.get("reason")), seq=ticket.seq, id=key)
+        if report["outcome"] == "failed":
+            self.error(str(report.get("reason")), seq=report["seq"], id=report["id"])
 
     def send(self, seq: int, messages: list[tuple[str, str]]) -> None:
         with self._lock:  # so that confirm() sees the ids before their acknowledgements
