@@ -120,7 +120,11 @@ def rig(tmp_path, hibari_voice, cosyvoice_pack):
 
 
 def wait_upgraded(r: Rig, count: int, timeout: float = 120) -> None:
+    """Until `count` phrases are upgraded; the counts the status shows have moved with them
+    by then (`upgraded` is read first: it never runs ahead of them)."""
     wait_until(lambda: r.upkeep.upgraded >= count, timeout, f"{count} phrases upgraded")
+    upgraded = r.upkeep.upgraded
+    assert r.upkeep.progress.premium >= upgraded, (r.upkeep.progress, upgraded)
 
 
 def test_declared_and_frequent_phrases_are_upgraded_and_then_served(rig, cosyvoice_pack):
