@@ -5,6 +5,7 @@ start, said again until acknowledged, its end said once, and no alert is lost me
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import os
 import re
@@ -513,12 +514,27 @@ def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_name
     daemon = make_daemon(site_yaml(broker.port, tmp_path) + monitor + f"templates:\n{templates}")
     daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60)
     before = len(canaries.messages)
-    sent = lambda: sorted(p[PAYLOAD_KEY]["sent"] for _, p in canaries.messages[before:])  # noqa: E731
-    stamps = wait_until(lambda: (s := sent()) and s[-1] - s[0] > 10 and s, LIMIT_S, "10 s of it")
-    seconds = [int(t - stamps[0]) for t in stamps if t - stamps[0] < 10]
+    sent = (
+        lambda: sorted(  # noqa: E731
+            (p[PAYLOAD_KEY]["sent"], p[PAYLOAD_KEY]["filter"])
+            for _, p in canaries.messages[before:]
+        )
+    )
+    got = wait_until(lambda: (s := sent()) and s[-1][0] - s[0][0] > 12 and s, LIMIT_S, "12 s")
+    seconds = [int(t - got[0][0]) for t, _ in got if t - got[0][0] < 10]
     per_second = [seconds.count(s) for s in range(10)]
-    print(f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a second")
-    assert 45 <= len(seconds) / 10 <= 55 and max(per_second) <= 60, per_second
+    by_filter: dict[str, list[float]] = {}
+    for t, which in got:
+        by_filter.setdefault(which, []).append(t)
+    # The round, as each filter sees it: a late tick's canaries follow at the most the rate
+    # allows, so a mean over a few seconds may be above 50 a second while the rounds hold.
+    gaps = [b - a for ts in by_filter.values() for a, b in itertools.pairwise(ts)]
+    round_s = statistics.median(gaps)
+    print(
+        f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a "
+        f"second, a filter's every {round_s:.2f} s (median)"
+    )
+    assert max(per_second) <= 60 and 3.6 <= round_s <= 4.4, (per_second, round_s)
     assert events(listen, "fault", "intake") == []
 
     denied = "".join(f"topic write line{i}/#\n" for i in range(200))  # no longer read
