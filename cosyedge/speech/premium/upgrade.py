@@ -250,7 +250,7 @@ class PremiumUpkeep(Component, Observer):
                 continue
             if not self._upgrade(candidate, todo):
                 return
-            self.progress = progress(self.cache, self.premiums, todo)
+            self.progress = progress(self.cache, self.premiums, todo)  # also a phrase failed
         self.progress = progress(self.cache, self.premiums, todo)
 
     def _upgrade(self, candidate: Candidate, todo: Sequence[Candidate]) -> bool:
