@@ -26,7 +26,7 @@ RECOVERING = {
 UNSAID_NOTHING = RECOVERING | {"faults", "retained", "hostile"}
 # The premium tier's upgrading is waited for while it moves, and its worker runs at the
 # lowest priority: on a loaded machine that takes longer than the suite's 300 s.
-LONGER = {"premium": pytest.mark.timeout(900)}
+LONGER = {"premium": pytest.mark.timeout(1200)}
 
 
 @pytest.mark.parametrize(
