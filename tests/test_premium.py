@@ -237,13 +237,14 @@ def test_a_worker_killed_while_loading_or_speaking_is_started_again(rig):
     assert r.upkeep.progress.failed == 0
 
 
+@pytest.mark.timeout(900)  # a rendering on a loaded machine: see the test above
 def test_a_full_disk_postpones_upgrades_and_keeps_the_live_entries(rig, tiny_fs):
     r = rig(cache_dir=tiny_fs / "cache")
     for text in DECLARED:
         assert r.say(text)[0] == "synth"
     filler = fill(tiny_fs)
     r.upkeep.start()
-    wait_until(lambda: r.events, 60, "the cache saying it cannot write")
+    wait_until(lambda: r.events, 240, "the cache saying it cannot write")
     time.sleep(1.0)  # several passes
     assert r.upkeep.upgraded == 0
     assert [e.kind for e in r.events] == ["unwritable"]
@@ -252,7 +253,7 @@ def test_a_full_disk_postpones_upgrades_and_keeps_the_live_entries(rig, tiny_fs)
         source, rate, _ = r.say(text)
         assert (source, rate) == ("cache", r.renderer.voice_for("en").sample_rate)
     filler.unlink()
-    wait_upgraded(r, len(DECLARED))
+    wait_upgraded(r, len(DECLARED), 360)
     assert [e.kind for e in r.events] == ["unwritable", "writable"]
     assert r.upkeep.progress.as_dict() == {"premium": 3, "pending": 0, "failed": 0}
 
