@@ -5,6 +5,7 @@ start, said again until acknowledged, its end said once, and no alert is lost me
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import os
 import re
@@ -16,14 +17,14 @@ import numpy as np
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from support import Broker, Listener, SwappableSink, site_yaml
+from support import Broker, Listener, SwappableSink, site_yaml, wait_until
 
 from cosyedge.announce.announcer import Announcer
 from cosyedge.audio.sound import BEEP_S, FAULT_TONE_HZ, GAP_S
 from cosyedge.config import MonitorConfig
 from cosyedge.faults import write_plan
 from cosyedge.model import Heartbeat
-from cosyedge.service.canary import Signer
+from cosyedge.service.canary import PAYLOAD_KEY, Signer
 from cosyedge.service.selfwatch import DropWatch, FilterWatch, StuckWatch, count_restarts
 
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"
@@ -318,15 +319,37 @@ def test_forged_replayed_stale_and_retained_canaries_prove_nothing_and_are_count
 def test_canaries_stay_within_the_rate_however_many_filters():
     sent: list[tuple[str, str]] = []
     filters = [f"plant/{i}/+" for i in range(200)]
-    watch = watch_of(filters, sent, canary_max_rate=5)
+    now = [0.0]
+    watch = watch_of(filters, sent, lambda: now[0], canary_max_rate=5)
     per_tick = []
     for i in range(160):  # the monitor's 0.5 s ticks: 80 s, two rounds of 40 s
         before = len(sent)
-        watch.tick(0.5 * i)
+        now[0] = 0.5 * i
+        watch.tick(now[0])
         per_tick.append(len(sent) - before)
     assert watch.round_s == 40  # 200 filters at 5 a second: longer than the 30 s interval
     assert max(per_tick[1:]) <= 3 and len(sent) == pytest.approx(80 * 5, abs=3)
     assert {t for t, _ in sent} == {f"plant/{i}/_cosyedge_canary" for i in range(200)}
+
+
+def test_a_late_tick_sends_what_is_due_at_the_rate_not_in_one_burst():
+    """The monitor's ticks stop for 2.5 s (a loaded machine, a slow part ticked first): the
+    canaries due meanwhile follow at `canary_max_rate`, no second has more than it, and the
+    round catches up with its pace."""
+    sent: list[tuple[str, str]] = []
+    now = [0.0]
+    filters = [f"line{i}/+/temperature" for i in range(200)]
+    monitor = {"canary_interval_s": 4, "canary_timeout_s": 8, "canary_max_rate": 60}
+    watch = watch_of(filters, sent, lambda: now[0], **monitor)
+    times: list[float] = []
+    for t in [0.5 * i for i in range(8)] + [0.5 * i for i in range(12, 40)]:  # none in 3.5-6
+        now[0] = t
+        before = len(sent)
+        watch.tick(t)
+        times += [t] * (len(sent) - before)
+    busiest = max(sum(start <= t < start + 1 for t in times) for start in times)
+    assert busiest == 60, busiest  # 125 were due at 6 s
+    assert len(sent) == 19.5 * 50 + 1  # every one due by the last tick: the pace is kept
 
 
 def test_restarts_are_counted_within_the_hour_and_a_damaged_record_is_none(tmp_path):
@@ -478,8 +501,10 @@ def test_the_broker_drop_count_is_kept_across_restarts_and_a_broker_restart_star
 def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_named(
     tmp_path, alsa_sink, make_daemon
 ):
-    """200 alert filters, a round every 4 s at most 60 canaries a second: the rate the broker
-    sees, and how long after their reads are denied each filter is named in the fault."""
+    """200 alert filters, a round every 4 s at most 60 canaries a second: the daemon's pace
+    (by each canary's own stamp: a loaded broker or listener may hand a backlog over in one
+    bunch, which says nothing of the pace), and how long after their reads are denied each
+    filter is named in the fault."""
     templates = "".join(
         f'  - topic: "line{i}/{{unit}}/temperature"\n    text: "Unit {{unit}} is hot."\n'
         for i in range(200)
@@ -490,13 +515,27 @@ def test_two_hundred_filters_each_proven_at_a_bounded_rate_and_each_silence_name
     listen = Listener(broker.port, EVENT)
     daemon = make_daemon(site_yaml(broker.port, tmp_path) + monitor + f"templates:\n{templates}")
     daemon.wait_for_log(r"cosyedge\.daemon: ready", timeout=60)
-    stamps: list[float] = []
-    canaries.client.on_message = lambda *_: stamps.append(time.monotonic())
-    time.sleep(12)
-    seconds = [int(t - stamps[0]) for t in stamps if t - stamps[0] < 10]
+    before = len(canaries.messages)
+
+    def sent() -> list[tuple[float, str]]:  # by the daemon's clock, whenever they arrived
+        canary = [p[PAYLOAD_KEY] for _, p in canaries.messages[before:]]
+        return sorted((c["sent"], c["filter"]) for c in canary)
+
+    got = wait_until(lambda: (s := sent()) and s[-1][0] - s[0][0] > 12 and s, LIMIT_S, "12 s")
+    seconds = [int(t - got[0][0]) for t, _ in got if t - got[0][0] < 10]
     per_second = [seconds.count(s) for s in range(10)]
-    print(f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a second")
-    assert 45 <= len(seconds) / 10 <= 55 and max(per_second) <= 60, per_second
+    by_filter: dict[str, list[float]] = {}
+    for t, which in got:
+        by_filter.setdefault(which, []).append(t)
+    # The round, as each filter sees it: a late tick's canaries follow at the most the rate
+    # allows, so a mean over a few seconds may be above 50 a second while the rounds hold.
+    gaps = [b - a for ts in by_filter.values() for a, b in itertools.pairwise(ts)]
+    round_s = statistics.median(gaps)
+    print(
+        f"200 filters: {len(seconds) / 10:.1f} canaries/s, at most {max(per_second)} in a "
+        f"second, a filter's every {round_s:.2f} s (median)"
+    )
+    assert max(per_second) <= 60 and 3.6 <= round_s <= 4.4, (per_second, round_s)
     assert events(listen, "fault", "intake") == []
 
     denied = "".join(f"topic write line{i}/#\n" for i in range(200))  # no longer read

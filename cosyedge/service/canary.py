@@ -16,7 +16,9 @@ delivers to one member only.
 A canary carries this run's id, a sequence number, the filter and an HMAC-SHA256 over them
 and its topic, with a key only this daemon knows (`state_dir/canary.key`, 0600, made at the
 first start). So no other client can keep a filter proven: not on purpose, not with a stale
-retained message, not by replaying a canary it saw.
+retained message, not by replaying a canary it saw. It also says when it was sent (`sent`,
+the daemon's monotonic clock in seconds, as its pace is kept by), so whoever watches the
+broker sees that pace whatever the delivery does to it; that is not signed and proves nothing.
 """
 
 from __future__ import annotations
@@ -102,10 +104,11 @@ class Signer:
         self.run = run or secrets.token_hex(8)
         self.gateway = gateway
 
-    def payload(self, seq: int, topic_filter: str, topic: str) -> str:
-        """The canary `seq` for `topic_filter`, sent on `topic`."""
+    def payload(self, seq: int, topic_filter: str, topic: str, sent: float = 0.0) -> str:
+        """The canary `seq` for `topic_filter`, sent on `topic` at `sent` (monotonic)."""
         body = {"gw": self.gateway, "run": self.run, "seq": seq, "filter": topic_filter}
         body["mac"] = self._mac(body, topic)
+        body["sent"] = round(sent, 6)
         return json.dumps({PAYLOAD_KEY: body}, separators=(",", ":"))
 
     def signed(self, topic: str, payload: bytes) -> bool:

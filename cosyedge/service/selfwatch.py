@@ -20,10 +20,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import secrets
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,9 @@ class FilterWatch:
     The filters' canaries go out in turn, one every `interval_s / len(filters)` seconds but
     never more than `max_rate` a second, so each filter gets one every `interval_s` (or
     `len(filters) / max_rate`, whichever is longer) and the broker a bounded rate however many
-    filters there are (`round_s`). A filter whose canaries have not come back for `timeout_s`
+    filters there are (`round_s`). The bound holds in any second by the clock the canaries go
+    out by, also when a tick comes late: those due meanwhile follow at `max_rate`, not in one
+    burst (`_room`). A filter whose canaries have not come back for `timeout_s`
     is silent: the broker no longer delivers what it matches to us. Only a canary of this run,
     signed with our key, that we sent and that has not come back before, proves its filter.
     `heard` runs on paho's network thread, the rest on the monitor's: one lock between them.
@@ -138,11 +141,12 @@ class FilterWatch:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.signer, self._publish = signer, publish
-        self._clock = clock  # when a canary came back
+        self._clock = clock  # when a canary came back, and when one goes out (the pace)
         self.monitor = monitor
         self.rejected = Rejected()
         self._lock = threading.Lock()
         self._sent: dict[int, float] = {}  # seq: when; those not back yet
+        self._recent: deque[float] = deque()  # when each canary of the last window went out
         self._seq = 0
         self._turn = 0
         self._next = 0.0
@@ -182,12 +186,28 @@ class FilterWatch:
         spacing = self.round_s / len(verifiable)
         if now - self._next > self.round_s:  # the monitor was stopped: no burst to catch up
             self._next = now
-        while now >= self._next:
+        while now >= self._next and (at := self._room()) is not None:
             self._next += spacing
-            self._send(verifiable[self._turn % len(verifiable)], now)
+            self._send(verifiable[self._turn % len(verifiable)], now, at)
             self._turn += 1
 
-    def _send(self, watched: Watched, now: float) -> None:
+    def _room(self) -> float | None:
+        """When one more canary goes out now, if that keeps the pace within `max_rate` (None
+        when it would not): at most n of them in any n / `max_rate` seconds, n the rate rounded
+        up (a whole rate: at most that many in any second). Timed by the clock at each send,
+        not by the tick: a tick that comes late (a loaded machine, a slow part ticked before)
+        or a batch the scheduler stretches must not put more than the rate into any second."""
+        most = math.ceil(self.monitor.canary_max_rate)
+        window_s, at = most / self.monitor.canary_max_rate, self._clock()
+        while self._recent and at - self._recent[0] >= window_s:
+            self._recent.popleft()
+        if len(self._recent) >= most:
+            return None
+        self._recent.append(at)
+        return at
+
+    def _send(self, watched: Watched, now: float, at: float) -> None:
+        """Publish `watched`'s next canary, stamped `at` (the pace's clock)."""
         assert watched.topic is not None
         with self._lock:
             self._seq += 1
@@ -196,7 +216,7 @@ class FilterWatch:
             # A canary not back after twice the timeout never will be; forget it.
             self._sent = {s: t for s, t in self._sent.items() if now - t <= 2 * self.timeout_s}
         try:
-            payload = self.signer.payload(seq, watched.topic_filter, watched.topic)
+            payload = self.signer.payload(seq, watched.topic_filter, watched.topic, at)
             self._publish(watched.topic, payload)
         except Exception as exc:  # the reports fault says why; the silence says the rest
             log.debug("canary not published on %r: %s", watched.topic, exc)

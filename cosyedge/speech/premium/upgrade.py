@@ -248,14 +248,15 @@ class PremiumUpkeep(Component, Observer):
                 continue
             if candidate.premium_key in failed or candidate.lang in self._cannot_run:
                 continue
-            if not self._upgrade(candidate):
+            if not self._upgrade(candidate, todo):
                 return
-            self.progress = progress(self.cache, self.premiums, todo)
+            self.progress = progress(self.cache, self.premiums, todo)  # also a phrase failed
         self.progress = progress(self.cache, self.premiums, todo)
 
-    def _upgrade(self, candidate: Candidate) -> bool:
+    def _upgrade(self, candidate: Candidate, todo: Sequence[Candidate]) -> bool:
         """Render one phrase; False when the pass should end here (stopping, no memory, the
-        cache cannot be written)."""
+        cache cannot be written). Once it is swapped in, the counts the status shows (of
+        `todo`) move before `upgraded` does, so whoever sees one moved sees both."""
         premium = self.premiums[candidate.lang]
         if not self.activity.wait_quiet(self.settle_s, self._stop):
             return False
@@ -279,6 +280,7 @@ class PremiumUpkeep(Component, Observer):
             # The cache said why (once); try again after a while rather than every pass.
             self._write_retry_at = time.monotonic() + UNWRITABLE_WAIT_PASSES * self.interval_s
             return False
+        self.progress = progress(self.cache, self.premiums, todo)
         self.upgraded += 1
         log.info(
             "premium: %r now said by %s (%.1f s of audio rendered in %.1f s)",
