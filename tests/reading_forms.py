@@ -905,6 +905,8 @@ _UNSAID = (
     "\ufeff",
     "\u200d",
     "\x7f",
+    "\ud800",  # a lone surrogate: what JSON's "\\ud800" decodes to (en-8)
+    "\udfff",
 )
 _ROMAN_NUMERALS = {chr(0x2160 + i): i + 1 for i in range(12)} | {
     chr(0x2170 + i): i + 1 for i in range(12)

@@ -37,6 +37,14 @@ def unexplained(text: str, keep: Collection[str] = ()) -> Explained:
     return Explained(text, text, ())
 
 
+def sayable(text: str) -> str:
+    """`text` without lone surrogates: no character and nothing said (JSON's `\\ud800`, an
+    argument's bytes that are not UTF-8), and no UTF-8 can hold them."""
+    if text.isascii():
+        return text
+    return "".join(c for c in text if not "\ud800" <= c <= "\udfff")
+
+
 def normalizer_for(lang: str) -> Normalizer:
     """The normalizer for a language code such as `en` or `en-GB`; other languages pass through."""
     if lang.split("-")[0] == "en":

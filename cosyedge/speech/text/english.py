@@ -498,13 +498,14 @@ _ROMAN = re.compile("[\u2160-\u2188]+")
 
 
 def _printable(text: str) -> str:
-    """`text` without escape sequences or control and format characters (a line break or a
-    tab is a space); a Roman numeral character is its number (`Ⅲ` → 3)."""
+    """`text` without escape sequences, control and format characters (a line break or a tab
+    is a space) or lone surrogates (no character: what JSON's `\\ud800` decodes to, en-8); a
+    Roman numeral character is its number (`Ⅲ` → 3)."""
     text = _ESCAPE.sub("", text)
     text = "".join(
         " " if c in "\t\n\r\v\f" else c
         for c in text
-        if unicodedata.category(c) not in ("Cc", "Cf") or c in "\t\n\r\v\f"
+        if unicodedata.category(c) not in ("Cc", "Cf", "Cs") or c in "\t\n\r\v\f"
     )
     return _ROMAN.sub(_roman, text)
 
