@@ -1827,3 +1827,19 @@ def tag_members_and_cued_hex(draw) -> Form:
     cue = draw(st.sampled_from(HEX_CUES))
     written = draw(st.text("ABCDEF", min_size=2, max_size=6))
     return Form(f"{cue}{written}h", ("hex", cue, written))
+
+
+# English, en-8
+
+GLUED_ID_WORDS = ("SN", "S/N", "PO", "Lot", "Batch", "Job", "Serial", "Ticket", "Invoice")
+
+
+@st.composite
+def glued_id_words(draw) -> Form:
+    """A word that says an identifier follows, the digits written onto it or after a colon:
+    `SN12345678`, `S/N10045`, `Lot:00123`, `PO 4500123456`. Parts: (the word, the digits, what
+    parts them)."""
+    word = draw(st.sampled_from(GLUED_ID_WORDS))
+    digits = draw(st.text("0123456789", min_size=4, max_size=10))
+    between = draw(st.sampled_from(["", "", ":", " ", ": "]))
+    return Form(f"{word}{between}{digits}", (word, digits, between))

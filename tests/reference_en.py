@@ -739,3 +739,13 @@ def tag_member_or_cued_hex(kind: str, first, second: str) -> str:
     if kind == "member":
         return f"{tag(*first)} dot {' '.join(letter(c) for c in second)}"
     return f"{first}hex {' '.join(letter(c) for c in second)}"
+
+
+# --- en-8 ----------------------------------------------------------------------------------
+
+
+def glued_id_word(word: str, digits: str, between: str) -> str:
+    """A two-letter word spelled (the slash of S/N silent), another as written; a colon kept
+    after it; then a space and the digits one by one, zero "zero"."""
+    spoken = " ".join(c for c in word if c != "/") if len(word.replace("/", "")) == 2 else word
+    return spoken + between.rstrip() + " " + " ".join(WORDS[int(c)] for c in digits)

@@ -614,6 +614,10 @@ EN8_FORMS = [
     # a lone surrogate is no character: left out as a control character is
     ("\ud800 bad surrogate 5 bar", "bad surrogate five bar"),
     ("Pump\udfff 5 bar", "Pump five bar"),
+    # digits written onto a word that names an identifier are a word apart (was "S None")
+    ("Serial SN12345678", "Serial S N one two three four five six seven eight"),
+    ("Ref SN1234567", "Ref S N one two three four five six seven"),
+    ("SN:10045", "S N: one zero zero four five"),
 ]
 
 

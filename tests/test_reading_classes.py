@@ -26,6 +26,7 @@ from reading_forms import (
     day_months,
     durations,
     european_numbers,
+    glued_id_words,
     glued_letters,
     hex_codes,
     host_addresses,
@@ -777,3 +778,13 @@ def test_no_text_of_the_en7_pieces_raises(pieces, zone):
     assert isinstance(explain_text(text).said, str)
     assert isinstance(normalize(in_local_time(text, zone)), str)
     assert isinstance(split_runs(text, "zh"), list)
+
+
+# --- en-8 ------------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=glued_id_words(), frame=frames)
+def test_digits_written_onto_a_word_that_names_an_identifier_are_a_word_apart(form, frame):
+    """`SN12345678` was "S None two three ...": the 1 fused with the N."""
+    assert heard(form.written, frame) == expected(ref.glued_id_word(*form.parts), frame)
