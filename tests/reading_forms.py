@@ -1843,3 +1843,28 @@ def glued_id_words(draw) -> Form:
     digits = draw(st.text("0123456789", min_size=4, max_size=10))
     between = draw(st.sampled_from(["", "", ":", " ", ": "]))
     return Form(f"{word}{between}{digits}", (word, digits, between))
+
+
+# A formula or a label ending in digits, as the voice is given it (tag() reads the rest).
+NAMES_ENDING_IN_DIGITS = {
+    "T1": "T one", "B2": "B two", "SF6": "S F six", "CH4": "C H four", "NH3": "N H three",
+    "H2": "H two", "CO2": "C O two", "PM10": "P M one oh", "PT101": "P T one oh one",
+}  # fmt: skip
+# (`%` leaves a space before a closing bracket or quote the frames add: see test_english.py)
+VALUE_UNITS = ("bar", "ppm", "°C", "kPa")
+
+
+@st.composite
+def names_before_values(draw) -> Form:
+    """A tag, formula or label ending in digits, a space, then a value with its unit: `Tank
+    T1 85 °C`, `SF6 5.5 bar`, `PT-101 5 bar`. Parts: (the name as said, the value, the unit)."""
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(sorted(NAMES_ENDING_IN_DIGITS)))
+        said = NAMES_ENDING_IN_DIGITS[name]
+    else:
+        form = draw(tags().filter(lambda t: not t.parts[2] and t.parts[0] not in ("UTC", "GMT")))
+        name, said = form.written, form.parts
+    whole = draw(st.integers(2, 999))
+    value = f"{whole}.{draw(st.integers(0, 9))}" if draw(st.booleans()) else str(whole)
+    unit = draw(st.sampled_from(VALUE_UNITS))
+    return Form(f"{name} {value} {unit}", (said, value, unit))

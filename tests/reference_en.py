@@ -749,3 +749,12 @@ def glued_id_word(word: str, digits: str, between: str) -> str:
     after it; then a space and the digits one by one, zero "zero"."""
     spoken = " ".join(c for c in word if c != "/") if len(word.replace("/", "")) == 2 else word
     return spoken + between.rstrip() + " " + " ".join(WORDS[int(c)] for c in digits)
+
+
+def name_before_value(name, value: str, unit: str) -> str:
+    """The name (a tag's parts, or a formula as said), a comma, the value and its unit: a
+    pause keeps the name's digits from running into the value's."""
+    said = tag(*name) if isinstance(name, tuple) else name
+    units = {"bar": "bar", "ppm": "parts per million", "°C": "degrees Celsius"}
+    units |= {"kPa": "kilopascals"}
+    return f"{said}, {decimal(value)} {units[unit]}"

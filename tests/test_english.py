@@ -141,7 +141,7 @@ FORMS = [
     ("cabinet 2A door open", "cabinet two eh door open"),
     ("level 3F.", "level three F."),
     ("P-201B", "P two oh one B"),
-    ("CO2 1200 ppm", "C O two one thousand two hundred parts per million"),
+    ("CO2 1200 ppm", "C O two, one thousand two hundred parts per million"),
     ("WO-10234 due 2024-06-15", "W O one oh two three four due June fifteenth twenty twenty four"),
     ("rack 4C slot 12", "rack four C slot twelve"),
     ("AB12-3-04", "eh B one two dash three dash oh four"),
@@ -596,7 +596,7 @@ EN7_FORMS = [
     # reviewed and kept as read before en-7
     ("at 08:30:15.250", "at oh eight thirty and fifteen point two five zero seconds"),
     ("fw v2.1.0-rc1", "fw version two point one point zero dash R C one"),
-    ("C1 47 pF", "C one forty seven picofarads"),
+    ("C1 47 pF", "C one, forty seven picofarads"),
     ("RSSI -30 dBm", "RSSI minus thirty D B M"),
     ("T 300K", "T three hundred K"),  # glued: no kelvin without a space (5K is five thousand)
     ("IP 10.0.0.256", "IP ten point zero point zero point two hundred fifty six"),  # no address
@@ -618,6 +618,14 @@ EN8_FORMS = [
     ("Serial SN12345678", "Serial S N one two three four five six seven eight"),
     ("Ref SN1234567", "Ref S N one two three four five six seven"),
     ("SN:10045", "S N: one zero zero four five"),
+    # a name ending in digits, then a spaced value: a pause between them (was one number)
+    ("Tank T1 85 %", "Tank T one, eighty five percent"),
+    ("SF6 5.5 bar", "S F six, five point five bar"),
+    ("CH4 5 % LEL", "C H four, five percent LEL"),
+    ("PT-101 5 bar", "P T one oh one, five bar"),
+    ("PM10 150", "P M one oh, one hundred fifty"),
+    ("Flow 5 m3 10 min", "Flow five cubic meters ten minutes"),  # a unit, not a name
+    ("Q3 2026", "Q three twenty twenty six"),  # a quarter and its year
 ]
 
 

@@ -42,6 +42,7 @@ from reading_forms import (
     macs,
     money,
     month_dates,
+    names_before_values,
     negative_powers,
     offset_timestamps,
     order_numbers,
@@ -788,3 +789,10 @@ def test_no_text_of_the_en7_pieces_raises(pieces, zone):
 def test_digits_written_onto_a_word_that_names_an_identifier_are_a_word_apart(form, frame):
     """`SN12345678` was "S None two three ...": the 1 fused with the N."""
     assert heard(form.written, frame) == expected(ref.glued_id_word(*form.parts), frame)
+
+
+@CLASSES
+@given(form=names_before_values(), frame=frames)
+def test_a_name_ending_in_digits_is_parted_from_a_value_after_it(form, frame):
+    """`Tank T1 85 %` was "T one eighty five percent", heard as T 185 %."""
+    assert heard(form.written, frame) == expected(ref.name_before_value(*form.parts), frame)

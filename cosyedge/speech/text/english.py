@@ -136,7 +136,16 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, amounts, codes, fields, plant, units, zones
+from cosyedge.speech.text import (
+    ENGLISH_VERSION,
+    amounts,
+    codes,
+    fields,
+    pauses,
+    plant,
+    units,
+    zones,
+)
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -420,6 +429,8 @@ def _time(m: re.Match[str]) -> str:
 
 
 _LINES = (
+    # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
+    *pauses.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
