@@ -1868,3 +1868,48 @@ def names_before_values(draw) -> Form:
     value = f"{whole}.{draw(st.integers(0, 9))}" if draw(st.booleans()) else str(whole)
     unit = draw(st.sampled_from(VALUE_UNITS))
     return Form(f"{name} {value} {unit}", (said, value, unit))
+
+
+@st.composite
+def offset_times(draw) -> Form:
+    """A time without a date, then an offset from UTC with a plus, with a colon, as four
+    digits or as its hours (`14:05+08:00`, `14:05:30+0530`, `14:05+08`); after seconds also
+    parted by a space, four digits with either sign (`14:05:30 +0800`, `14:05:30 -0500`).
+    Parts: (the time's parts, the sign, hours, minutes or None)."""
+    time = draw(clock_times(fractions=False, utc=False))
+    hours, minutes = draw(st.integers(0, 14)), draw(st.sampled_from([None, 0, 30, 45]))
+    if time.parts[3] is not None and draw(st.booleans()):
+        sign, minutes = draw(st.sampled_from("+-")), minutes or 0
+        return Form(
+            f"{time.written} {sign}{hours:02d}{minutes:02d}", (time.parts, sign, hours, minutes)
+        )
+    written = f"{time.written}+{hours:02d}"
+    if minutes is not None:
+        written += draw(st.sampled_from([":", ""])) + f"{minutes:02d}"
+    return Form(written, (time.parts, "+", hours, minutes))
+
+
+@st.composite
+def long_fraction_stamps(draw) -> Form:
+    """A dated timestamp whose seconds have seven to nine decimals (nanoseconds: OPC UA, Go,
+    InfluxDB), `Z` or none: `2026-11-30T14:05:30.123456789Z`. Parts: (the date's parts, the
+    time's parts)."""
+    year, month = draw(st.integers(1990, 2099)), draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    h, mi, s = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    decimals = draw(st.text("0123456789", min_size=7, max_size=9))
+    utc = draw(st.booleans())
+    written = f"{year}-{month:02d}-{day:02d}T{h:02d}:{mi:02d}:{s:02d}.{decimals}" + "Z" * utc
+    return Form(written, ((year, month, day), ("24", f"{h:02d}", mi, f"{s:02d}", decimals, utc)))
+
+
+@st.composite
+def spaced_compact_stamps(draw) -> Form:
+    """A compact date, a space and a compact time with seconds, `Z` or none: `20261130
+    140530`. Parts: (the date's parts, the time's parts)."""
+    year, month = draw(st.integers(1990, 2099)), draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    h, mi, s = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    utc = draw(st.booleans())
+    written = f"{year}{month:02d}{day:02d} {h:02d}{mi:02d}{s:02d}" + "Z" * utc
+    return Form(written, ((year, month, day), ("24", f"{h:02d}", mi, f"{s:02d}", None, utc)))

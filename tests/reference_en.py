@@ -758,3 +758,14 @@ def name_before_value(name, value: str, unit: str) -> str:
     units = {"bar": "bar", "ppm": "parts per million", "°C": "degrees Celsius"}
     units |= {"kPa": "kilopascals"}
     return f"{said}, {decimal(value)} {units[unit]}"
+
+
+def offset_time(time: tuple, sign: str, hours: int, minutes) -> str:
+    """The time, then "U T C" and the offset as after the word (`14:05+08:00` is said as
+    `14:05 UTC+8`)."""
+    return zone_word(time, "UTC", sign, hours, minutes)
+
+
+def dated_clock(date_parts: tuple, time: tuple) -> str:
+    """The date, a comma, the time: all its decimals, "U T C" for a Z."""
+    return f"{date(*date_parts)}, {clock(time)}"

@@ -626,6 +626,23 @@ EN8_FORMS = [
     ("PM10 150", "P M one oh, one hundred fifty"),
     ("Flow 5 m3 10 min", "Flow five cubic meters ten minutes"),  # a unit, not a name
     ("Q3 2026", "Q three twenty twenty six"),  # a quarter and its year
+    # an offset after a bare time, nanoseconds, a compact date and time parted by a space
+    ("14:05+08:00", "fourteen oh five U T C plus eight"),
+    (
+        "2026-11-30 14:05:30 +0800",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty seconds U T C"
+        " plus eight",
+    ),
+    ("14:05-15:00", "fourteen oh five to fifteen hundred"),  # a range, as before
+    (
+        "2026-11-30T14:05:30.123456789Z",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty point one two three"
+        " four five six seven eight nine seconds U T C",
+    ),
+    (
+        "20261130 140530",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty seconds",
+    ),
 ]
 
 

@@ -38,12 +38,14 @@ from reading_forms import (
     large_money,
     local_parts,
     local_phones,
+    long_fraction_stamps,
     long_phones,
     macs,
     money,
     month_dates,
     names_before_values,
     negative_powers,
+    offset_times,
     offset_timestamps,
     order_numbers,
     percent_ranges,
@@ -56,6 +58,7 @@ from reading_forms import (
     signed_money,
     signed_ranges,
     slash_pairs,
+    spaced_compact_stamps,
     spaced_minus,
     superscript_powers,
     tag_members_and_cued_hex,
@@ -796,3 +799,24 @@ def test_digits_written_onto_a_word_that_names_an_identifier_are_a_word_apart(fo
 def test_a_name_ending_in_digits_is_parted_from_a_value_after_it(form, frame):
     """`Tank T1 85 %` was "T one eighty five percent", heard as T 185 %."""
     assert heard(form.written, frame) == expected(ref.name_before_value(*form.parts), frame)
+
+
+@CLASSES
+@given(form=offset_times(), frame=frames)
+def test_an_offset_after_a_time_without_a_date_is_said(form, frame):
+    """`14:05+08:00` was "fourteen oh five+oh eight hundred"."""
+    assert heard(form.written, frame) == expected(ref.offset_time(*form.parts), frame)
+
+
+@CLASSES
+@given(form=long_fraction_stamps(), frame=frames)
+def test_a_timestamp_with_nanoseconds_is_a_timestamp(form, frame):
+    """Seven to nine decimals were said with the colons as written and the Z glued on."""
+    assert heard(form.written, frame) == expected(ref.dated_clock(*form.parts), frame)
+
+
+@CLASSES
+@given(form=spaced_compact_stamps(), frame=frames)
+def test_a_compact_date_and_time_parted_by_a_space_is_a_timestamp(form, frame):
+    """`20261130 140530` was two large numbers run together."""
+    assert heard(form.written, frame) == expected(ref.dated_clock(*form.parts), frame)

@@ -143,6 +143,7 @@ from cosyedge.speech.text import (
     fields,
     pauses,
     plant,
+    stamps,
     units,
     zones,
 )
@@ -194,7 +195,7 @@ _DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
 _CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
 # A colon after a time ends a heading (At 07:45: ...), as one before it starts a field.
 _TIME = re.compile(
-    r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
+    r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
 )
 # The 12-hour clock: 7:45am, 7:45 p.m., 11pm (the dot after the m is left where it may end a
 # sentence).
@@ -434,6 +435,7 @@ _LINES = (
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
+    *stamps.FIELDS,
     *zones.RULES,
     *codes.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
@@ -452,6 +454,7 @@ _LINES = (
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
+    *stamps.OFFSETS,
     *plant.CLOCK,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
