@@ -1913,3 +1913,30 @@ def spaced_compact_stamps(draw) -> Form:
     utc = draw(st.booleans())
     written = f"{year}{month:02d}{day:02d} {h:02d}{mi:02d}{s:02d}" + "Z" * utc
     return Form(written, ((year, month, day), ("24", f"{h:02d}", mi, f"{s:02d}", None, utc)))
+
+
+@st.composite
+def dot_grouped_numbers(draw) -> Form:
+    """A number grouped by dots with two groups or more and no decimal (`1.234.567 kg`), or
+    after the euro sign with one or more (`€1.000`). Parts: (the currency mark or None,
+    whole, None, the unit or None), as european_numbers gives them."""
+    if draw(st.booleans()):
+        whole = draw(st.integers(1000, 10**9 - 1))
+        return Form("€" + f"{whole:,}".replace(",", "."), ("€", whole, None, None))
+    whole = draw(st.integers(10**6, 10**12 - 1))
+    parts = f"{whole:,}".split(",")
+    assume(not (len(parts) == 4 and all(int(p) <= 255 for p in parts)))  # an IPv4 address
+    unit = draw(st.sampled_from([None, *GROUPED_UNITS]))
+    written = ".".join(parts) + (f" {unit[0]}" if unit else "")
+    return Form(written, (None, whole, None, unit))
+
+
+@st.composite
+def descending_hyphens(draw) -> Form:
+    """Two whole numbers joined by a hyphen, the second the smaller, after a word or not:
+    `CPU 1516-3`, `EN 60204-1`, `Model 2000-10`. Parts: (the word or None, the groups)."""
+    first = draw(st.integers(1, 99999))
+    second = draw(st.integers(0, first - 1))
+    word = draw(st.sampled_from([None, "CPU", "Model", "Standard", "Part"]))
+    written = (f"{word} " if word else "") + f"{first}-{second}"
+    return Form(written, (word, (str(first), str(second))))

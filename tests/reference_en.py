@@ -769,3 +769,8 @@ def offset_time(time: tuple, sign: str, hours: int, minutes) -> str:
 def dated_clock(date_parts: tuple, time: tuple) -> str:
     """The date, a comma, the time: all its decimals, "U T C" for a Z."""
     return f"{date(*date_parts)}, {clock(time)}"
+
+
+def descending_hyphen(word: str | None, groups: tuple) -> str:
+    """No range runs down: an identifier, digit by digit in its groups, "dash" between."""
+    return (f"{word} " if word else "") + " dash ".join(digit_words(g) for g in groups)

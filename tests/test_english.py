@@ -643,6 +643,19 @@ EN8_FORMS = [
         "20261130 140530",
         "November thirtieth twenty twenty six, fourteen oh five and thirty seconds",
     ),
+    # two dot groups or more, or dot groups after the euro sign: one number
+    (
+        "Weight 1.234.567 kg",
+        "Weight one million two hundred thirty four thousand five hundred sixty seven kilograms",
+    ),
+    ("Price €1.000", "Price one thousand euros"),
+    ("$1.000", "one point zero zero zero dollars"),  # only the euro says its cents are two
+    ("IP 192.168.100.200", "IP one nine two dot one six eight dot one zero zero dot two zero zero"),
+    # no range runs down: a model, standard or part number
+    ("CPU 1516-3 PN/DP", "CPU one five one six dash three PN/DP"),
+    ("EN 60204-1", "EN six zero two zero four dash one"),
+    ("Line 3-5", "Line three to five"),
+    ("80-60 °C", "eighty to sixty degrees Celsius"),  # values with a unit: a range
 ]
 
 

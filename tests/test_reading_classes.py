@@ -24,6 +24,8 @@ from reading_forms import (
     dash_minus,
     dated_time_ranges,
     day_months,
+    descending_hyphens,
+    dot_grouped_numbers,
     durations,
     european_numbers,
     glued_id_words,
@@ -820,3 +822,17 @@ def test_a_timestamp_with_nanoseconds_is_a_timestamp(form, frame):
 def test_a_compact_date_and_time_parted_by_a_space_is_a_timestamp(form, frame):
     """`20261130 140530` was two large numbers run together."""
     assert heard(form.written, frame) == expected(ref.dated_clock(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dot_grouped_numbers(), frame=frames)
+def test_two_dot_groups_or_a_euro_with_dot_groups_make_one_number(form, frame):
+    """`1.234.567 kg` was "one point two hundred thirty four point ..." and lost its unit."""
+    assert heard(form.written, frame) == expected(ref.grouped_number(*form.parts), frame)
+
+
+@CLASSES
+@given(form=descending_hyphens(), frame=frames)
+def test_no_range_runs_down_a_descending_pair_is_an_identifier(form, frame):
+    """`CPU 1516-3` was "one thousand five hundred sixteen to three"."""
+    assert heard(form.written, frame) == expected(ref.descending_hyphen(*form.parts), frame)
