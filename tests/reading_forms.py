@@ -1940,3 +1940,37 @@ def descending_hyphens(draw) -> Form:
     word = draw(st.sampled_from([None, "CPU", "Model", "Standard", "Part"]))
     written = (f"{word} " if word else "") + f"{first}-{second}"
     return Form(written, (word, (str(first), str(second))))
+
+
+# (a lone V before a word is left a letter, a class of its own: volts are in test_english.py)
+PHASE_VOLTAGES = (("50 Hz", "fifty hertz"), ("60Hz", "sixty hertz"))
+COUNTDOWN_UNITS = (("seconds", "seconds", "second"), ("hours", "hours", "hour"))
+COUNTDOWN_UNITS += (("min", "minutes", "minute"), ("minutes", "minutes", "minute"))
+DEGREE_LOOK_ALIKES = ("\u2070", "\u00ba", "\u02da")
+
+
+@st.composite
+def plant_notations(draw) -> Form:
+    """A notation a general rule misread: phases before a frequency (`3~ 50 Hz`, `1~60Hz`),
+    a hyphenated pipe size (`1-1/2"`), a binary literal (`0b1011`), a countdown (`T-10
+    seconds`), a degree look-alike (`5⁰C`, `5ºC`). Parts: (kind, what the kind needs)."""
+    kind = draw(st.sampled_from(["phases", "pipe", "binary", "countdown", "degrees"]))
+    if kind == "phases":
+        phases, space = draw(st.sampled_from("13")), draw(st.sampled_from(["", " "]))
+        value = draw(st.sampled_from(PHASE_VOLTAGES))
+        return Form(f"{phases}~{space}{value[0]}", (kind, (phases, value[1])))
+    if kind == "pipe":
+        whole, d = draw(st.integers(1, 12)), draw(st.sampled_from([2, 4, 8]))
+        n = draw(st.integers(1, d - 1))
+        # (`"` in quotes closes them, `in` before a quote is a word: see test_english.py)
+        mark = draw(st.sampled_from([" inch", " inches"]))
+        return Form(f"{whole}-{n}/{d}{mark}", (kind, (whole, n, d)))
+    if kind == "binary":
+        bits = draw(st.text("01", min_size=1, max_size=16))
+        return Form(f"0b{bits}", (kind, bits))
+    if kind == "countdown":
+        count, unit = draw(st.integers(2, 999)), draw(st.sampled_from(COUNTDOWN_UNITS))
+        return Form(f"T-{count} {unit[0]}", (kind, (count, unit)))
+    value, mark = draw(st.integers(2, 999)), draw(st.sampled_from(DEGREE_LOOK_ALIKES))
+    scale = draw(st.sampled_from("CF"))
+    return Form(f"{value}{mark}{scale}", (kind, (value, scale)))

@@ -774,3 +774,21 @@ def dated_clock(date_parts: tuple, time: tuple) -> str:
 def descending_hyphen(word: str | None, groups: tuple) -> str:
     """No range runs down: an identifier, digit by digit in its groups, "dash" between."""
     return (f"{word} " if word else "") + " dash ".join(digit_words(g) for g in groups)
+
+
+def plant_notation(kind: str, parts) -> str:
+    """Phases: "three phase" or "single phase" then the value; a pipe size a mixed number in
+    inches; binary digit by digit after "binary"; a countdown "T minus" the count and its
+    unit; a degree look-alike the degree sign."""
+    if kind == "phases":
+        return f"{'three' if parts[0] == '3' else 'single'} phase {parts[1]}"
+    if kind == "pipe":
+        whole, n, d = parts
+        return f"{cardinal(whole)} and {fraction_words(n, d)} inches"
+    if kind == "binary":
+        return "binary " + digit_words(parts)
+    if kind == "countdown":
+        count, (_, many, one) = parts
+        return f"T minus {cardinal(count)} {one if count == 1 else many}"
+    value, scale = parts
+    return f"{cardinal(value)} degrees {'Celsius' if scale == 'C' else 'Fahrenheit'}"

@@ -656,6 +656,21 @@ EN8_FORMS = [
     ("EN 60204-1", "EN six zero two zero four dash one"),
     ("Line 3-5", "Line three to five"),
     ("80-60 °C", "eighty to sixty degrees Celsius"),  # values with a unit: a range
+    # plant notations a general rule misread
+    ("Supply 3~ 400 V", "Supply three phase four hundred volts"),
+    ("3~400V", "three phase four hundred volts"),
+    ("Range 3~ 7", "Range three to seven"),  # no voltage, frequency or word after: a range
+    ("3~10kV", "three to ten kilovolts"),  # no mains voltage: a range
+    ('Pipe 1-1/2"', "Pipe one and one half inches"),
+    ("Setpoint 1-1/2 in", "Setpoint one and one half inches"),
+    ("Level 1⅓ m", "Level one and one third meters"),
+    ("Level 3½%", "Level three and one half percent"),
+    ("Error 0b1011", "Error binary one zero one one"),
+    ("T-10 seconds to start", "T minus ten seconds to start"),
+    ("Restart in T-30 s", "Restart in T minus thirty seconds"),
+    ("T-101 tripped", "T one oh one tripped"),  # a tag: no time unit after it
+    ("Temp 5⁰C", "Temp five degrees Celsius"),
+    ("Temp 5ºC", "Temp five degrees Celsius"),
 ]
 
 

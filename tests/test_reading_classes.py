@@ -52,6 +52,7 @@ from reading_forms import (
     order_numbers,
     percent_ranges,
     phones_en,
+    plant_notations,
     radix_codes,
     ratios,
     roman_numerals,
@@ -836,3 +837,11 @@ def test_two_dot_groups_or_a_euro_with_dot_groups_make_one_number(form, frame):
 def test_no_range_runs_down_a_descending_pair_is_an_identifier(form, frame):
     """`CPU 1516-3` was "one thousand five hundred sixteen to three"."""
     assert heard(form.written, frame) == expected(ref.descending_hyphen(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plant_notations(), frame=frames)
+def test_plant_notations_a_general_rule_misread(form, frame):
+    """`3~ 400 V` was a range, `1-1/2"` "one to one/two", `0b1011` "zerob one thousand
+    eleven", `T-10 seconds` the tag "T one oh", `5⁰C` "five to the zeroC"."""
+    assert heard(form.written, frame) == expected(ref.plant_notation(*form.parts), frame)

@@ -142,6 +142,7 @@ from cosyedge.speech.text import (
     codes,
     fields,
     hyphens,
+    notations,
     pauses,
     plant,
     stamps,
@@ -433,6 +434,7 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
+    *notations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
@@ -550,7 +552,7 @@ def _folded(text: str) -> str:
     """`text` with its characters in one form: no control characters, compatibility forms
     folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus,
     numbers grouped the European way or by spaces grouped by commas (amounts.py)."""
-    text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
+    text = _VULGAR_AFTER_DIGIT.sub(" ", notations.fold_degrees(_printable(text)))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)
