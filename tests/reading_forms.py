@@ -1974,3 +1974,13 @@ def plant_notations(draw) -> Form:
     value, mark = draw(st.integers(2, 999)), draw(st.sampled_from(DEGREE_LOOK_ALIKES))
     scale = draw(st.sampled_from("CF"))
     return Form(f"{value}{mark}{scale}", (kind, (value, scale)))
+
+
+@st.composite
+def dot_ranges(draw) -> Form:
+    """Two numbers joined by two or three dots (S7 and Codesys ranges), the unit written on
+    the second, spaced or not: `4...20 mA`, `0.5..1.5mm`. Parts: as unit_ranges gives them."""
+    low, high = draw(st.sampled_from(_RANGE_ENDS)), draw(st.sampled_from(_RANGE_ENDS))
+    unit = draw(st.sampled_from(_RANGE_UNITS))
+    dots, space = draw(st.sampled_from(["..", "..."])), draw(st.sampled_from(["", " "]))
+    return Form(low + dots + high + space + unit[0] + unit[1], (low, high, unit))

@@ -671,6 +671,10 @@ EN8_FORMS = [
     ("T-101 tripped", "T one oh one tripped"),  # a tag: no time unit after it
     ("Temp 5⁰C", "Temp five degrees Celsius"),
     ("Temp 5ºC", "Temp five degrees Celsius"),
+    # two or three dots between numbers: a range
+    ("Range 4...20 mA", "Range four to twenty milliamps"),
+    ("Span -1..+1 bar", "Span minus one to plus one bar"),
+    ("wait...", "wait..."),
 ]
 
 

@@ -26,6 +26,7 @@ from reading_forms import (
     day_months,
     descending_hyphens,
     dot_grouped_numbers,
+    dot_ranges,
     durations,
     european_numbers,
     glued_id_words,
@@ -845,3 +846,10 @@ def test_plant_notations_a_general_rule_misread(form, frame):
     """`3~ 400 V` was a range, `1-1/2"` "one to one/two", `0b1011` "zerob one thousand
     eleven", `T-10 seconds` the tag "T one oh", `5⁰C` "five to the zeroC"."""
     assert heard(form.written, frame) == expected(ref.plant_notation(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dot_ranges(), frame=frames)
+def test_two_or_three_dots_between_numbers_make_a_range(form, frame):
+    """`4...20 mA` was "four...20 mA": the second number and the unit left raw."""
+    assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)

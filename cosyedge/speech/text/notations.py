@@ -8,6 +8,8 @@
 - A binary literal (`0b1011`): "binary one zero one one", not "zero b one thousand eleven".
 - A countdown (`T-10 seconds`, `T-5 min`) before a time unit: "T minus ten seconds", not the
   tag "T one oh".
+- Two or three dots between numbers (`4...20 mA`, `-1..+1 bar`, S7 and Codesys ranges): a
+  range, "four to twenty milliamps".
 - A degree sign's look-alikes before C or F (`5⁰C`, `5ºC`, `5˚C`): the degree sign (the
   superscript zero was read as a power, "five to the zero").
 """
@@ -26,6 +28,8 @@ MIXED_INCHES = re.compile(r"(?<![\w.\-/])(\d{1,2})-(\d{1,2})/(\d{1,2})(?=\s?(?:\
 BINARY = re.compile(r"(?<![\w.])0b([01]{1,64})(?!\w|\.\d)")
 _TIME_UNIT = r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?"
 COUNTDOWN = re.compile(rf"(?<![\w.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT})\b)")
+_END = r"[-+]?\d+(?:\.\d+)?"
+DOTS_RANGE = re.compile(rf"(?<![\w.])({_END})\.{{2,3}}({_END})(?!\d|[.,]\d)")
 _DEGREE_LIKE = re.compile("(?<=\\d)(\\s?)[\u2070\u00ba\u02da](?=\\s?[CF](?!\\w))")
 
 
@@ -43,5 +47,6 @@ RULES = (
     Rule("mixed number", MIXED_INCHES, lambda m: f"{m[1]} {m[2]}/{m[3]}"),
     Rule("binary", BINARY, _binary),
     Rule("countdown", COUNTDOWN, lambda m: f"T minus {m[1]}"),
+    Rule("range", DOTS_RANGE, lambda m: f"{m[1]} to {m[2]}"),
 )
 """Read first, before ranges, tags and numbers take their pieces."""
