@@ -17,6 +17,7 @@ ORDINARY = "Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-
 SHAPES = [
     "1-", "1/", "1-0-", "1.", "1:", "1,", "- 1 ", "1 ", "12 ", "1-1 ", "a-", "ab-", "A/",
     "1+", "1x", "0.", "1;", "(", "1%", "$1", "1e", "a.",
+    "T1 ", "1~", "1..", "0b1", "SN1", "1.000.", "14:05+", "20261130 ", "T-1 ",
 ]  # fmt: skip
 # How much slower than an ordinary text of the same length a run may read (it reads in a few
 # hundredths of a second at 2,000 characters; a super-linear path takes seconds).
