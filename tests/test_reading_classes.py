@@ -853,3 +853,27 @@ def test_plant_notations_a_general_rule_misread(form, frame):
 def test_two_or_three_dots_between_numbers_make_a_range(form, frame):
     """`4...20 mA` was "four...20 mA": the second number and the unit left raw."""
     assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
+
+
+# Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
+EN8_PIECES = st.sampled_from(
+    [
+        *list('0123456789.,:;-+/~" '),
+        *["\ud800", "\udfff", "\u2070", "\u00ba", "\u02da", "\u2153", "\u00bd", "\u2044"],
+        *["SN", "S/N", "Lot", "T", "PT", "CH", "Q", "UTC", "Z", "0b", "€", "$", "°C", "C", "F"],
+        *["V", "kV", "Hz", "in", "%", "seconds", "min", "version ", "CPU ", "..", "..."],
+    ]
+)
+
+
+@CLASSES
+@given(pieces=st.lists(EN8_PIECES, max_size=24), zone=st.sampled_from(ZONES))
+def test_no_text_of_the_en8_pieces_raises(pieces, zone):
+    from cosyedge.speech.lang import split_runs
+
+    text = "".join(pieces)
+    said = normalize(text)
+    assert not any("\ud800" <= c <= "\udfff" for c in said)  # never a surrogate
+    assert isinstance(explain_text(text).said, str)
+    assert isinstance(normalize(in_local_time(text, zone)), str)
+    assert isinstance(split_runs(text, "zh"), list)
