@@ -1850,7 +1850,7 @@ NAMES_ENDING_IN_DIGITS = {
     "T1": "T one", "B2": "B two", "SF6": "S F six", "CH4": "C H four", "NH3": "N H three",
     "H2": "H two", "CO2": "C O two", "PM10": "P M one oh", "PT101": "P T one oh one",
 }  # fmt: skip
-# (`%` leaves a space before a closing bracket or quote the frames add: see test_english.py)
+# (`%` leaves a space before a closing quote the frames add: see test_english.py)
 VALUE_UNITS = ("bar", "ppm", "°C", "kPa")
 
 

@@ -675,6 +675,8 @@ EN8_FORMS = [
     ("Range 4...20 mA", "Range four to twenty milliamps"),
     ("Span -1..+1 bar", "Span minus one to plus one bar"),
     ("wait...", "wait..."),
+    # no space is left before a closing bracket
+    ("(see 85 %)", "(see eighty five percent)"),
 ]
 
 

@@ -277,7 +277,7 @@ _NUMBER = re.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
 _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
 _SPACES = re.compile(r"[ \t\r\n]+")
-_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
+_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?)\]])")
 
 
 def _comma_list(m: re.Match[str]) -> str:
