@@ -739,3 +739,56 @@ def tag_member_or_cued_hex(kind: str, first, second: str) -> str:
     if kind == "member":
         return f"{tag(*first)} dot {' '.join(letter(c) for c in second)}"
     return f"{first}hex {' '.join(letter(c) for c in second)}"
+
+
+# --- en-8 ----------------------------------------------------------------------------------
+
+
+def glued_id_word(word: str, digits: str, between: str) -> str:
+    """A two-letter word spelled (the slash of S/N silent), another as written; a colon kept
+    after it; then a space and the digits one by one, zero "zero"."""
+    spoken = " ".join(c for c in word if c != "/") if len(word.replace("/", "")) == 2 else word
+    return spoken + between.rstrip() + " " + " ".join(WORDS[int(c)] for c in digits)
+
+
+def name_before_value(name, value: str, unit: str) -> str:
+    """The name (a tag's parts, or a formula as said), a comma, the value and its unit: a
+    pause keeps the name's digits from running into the value's."""
+    said = tag(*name) if isinstance(name, tuple) else name
+    units = {"bar": "bar", "ppm": "parts per million", "°C": "degrees Celsius"}
+    units |= {"kPa": "kilopascals"}
+    return f"{said}, {decimal(value)} {units[unit]}"
+
+
+def offset_time(time: tuple, sign: str, hours: int, minutes) -> str:
+    """The time, then "U T C" and the offset as after the word (`14:05+08:00` is said as
+    `14:05 UTC+8`)."""
+    return zone_word(time, "UTC", sign, hours, minutes)
+
+
+def dated_clock(date_parts: tuple, time: tuple) -> str:
+    """The date, a comma, the time: all its decimals, "U T C" for a Z."""
+    return f"{date(*date_parts)}, {clock(time)}"
+
+
+def descending_hyphen(word: str | None, groups: tuple) -> str:
+    """No range runs down: an identifier, digit by digit in its groups, "dash" between."""
+    return (f"{word} " if word else "") + " dash ".join(digit_words(g) for g in groups)
+
+
+def plant_notation(kind: str, parts) -> str:
+    """Phases: "three phase" or "single phase" then the value; a pipe size a mixed number in
+    inches; binary digit by digit after "binary"; a countdown "T minus" the count and its
+    unit; a degree look-alike the degree sign."""
+    if kind == "phases":
+        return f"{'three' if parts[0] == '3' else 'single'} phase {parts[1]}"
+    if kind == "pipe":
+        whole, n, d = parts
+        return f"{cardinal(whole)} and {fraction_words(n, d)} inches"
+    if kind == "binary":
+        return "binary " + digit_words(parts)
+    if kind == "countdown":
+        count, (_, many, one) = parts
+        return f"T minus {cardinal(count)} {one if count == 1 else many}"
+    value, scale = parts
+    return f"{cardinal(value)} degrees {'Celsius' if scale == 'C' else 'Fahrenheit'}"

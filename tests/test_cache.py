@@ -412,3 +412,7 @@ def test_an_archive_manifest_nested_too_deeply_is_refused(tmp_path: Path):
         tar.addfile(member, io.BytesIO(DEEP))
     with pytest.raises(ArchiveError, match=r"no readable manifest\.json"):
         import_cache(PhraseCache(tmp_path / "cache"), archive, {})
+
+
+def test_a_lone_surrogate_is_no_part_of_a_key():
+    assert cache_key("\ud800 Pump 5 bar", "v", "en") == cache_key("Pump 5 bar", "v", "en")

@@ -141,7 +141,7 @@ FORMS = [
     ("cabinet 2A door open", "cabinet two eh door open"),
     ("level 3F.", "level three F."),
     ("P-201B", "P two oh one B"),
-    ("CO2 1200 ppm", "C O two one thousand two hundred parts per million"),
+    ("CO2 1200 ppm", "C O two, one thousand two hundred parts per million"),
     ("WO-10234 due 2024-06-15", "W O one oh two three four due June fifteenth twenty twenty four"),
     ("rack 4C slot 12", "rack four C slot twelve"),
     ("AB12-3-04", "eh B one two dash three dash oh four"),
@@ -596,7 +596,7 @@ EN7_FORMS = [
     # reviewed and kept as read before en-7
     ("at 08:30:15.250", "at oh eight thirty and fifteen point two five zero seconds"),
     ("fw v2.1.0-rc1", "fw version two point one point zero dash R C one"),
-    ("C1 47 pF", "C one forty seven picofarads"),
+    ("C1 47 pF", "C one, forty seven picofarads"),
     ("RSSI -30 dBm", "RSSI minus thirty D B M"),
     ("T 300K", "T three hundred K"),  # glued: no kelvin without a space (5K is five thousand)
     ("IP 10.0.0.256", "IP ten point zero point zero point two hundred fifty six"),  # no address
@@ -605,4 +605,81 @@ EN7_FORMS = [
 
 @pytest.mark.parametrize(("written", "spoken"), EN7_FORMS)
 def test_en7_classes(written, spoken):
+    assert normalize(written) == spoken
+
+
+# Classes read right since en-8, a few examples each (each has a generator in
+# reading_forms.py and a reference reading in reference_en.py).
+EN8_FORMS = [
+    # a lone surrogate is no character: left out as a control character is
+    ("\ud800 bad surrogate 5 bar", "bad surrogate five bar"),
+    ("Pump\udfff 5 bar", "Pump five bar"),
+    # digits written onto a word that names an identifier are a word apart (was "S None")
+    ("Serial SN12345678", "Serial S N one two three four five six seven eight"),
+    ("Ref SN1234567", "Ref S N one two three four five six seven"),
+    ("SN:10045", "S N: one zero zero four five"),
+    # a name ending in digits, then a spaced value: a pause between them (was one number)
+    ("Tank T1 85 %", "Tank T one, eighty five percent"),
+    ("SF6 5.5 bar", "S F six, five point five bar"),
+    ("CH4 5 % LEL", "C H four, five percent LEL"),
+    ("PT-101 5 bar", "P T one oh one, five bar"),
+    ("PM10 150", "P M one oh, one hundred fifty"),
+    ("Flow 5 m3 10 min", "Flow five cubic meters ten minutes"),  # a unit, not a name
+    ("Q3 2026", "Q three twenty twenty six"),  # a quarter and its year
+    # an offset after a bare time, nanoseconds, a compact date and time parted by a space
+    ("14:05+08:00", "fourteen oh five U T C plus eight"),
+    (
+        "2026-11-30 14:05:30 +0800",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty seconds U T C"
+        " plus eight",
+    ),
+    ("14:05-15:00", "fourteen oh five to fifteen hundred"),  # a range, as before
+    (
+        "2026-11-30T14:05:30.123456789Z",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty point one two three"
+        " four five six seven eight nine seconds U T C",
+    ),
+    (
+        "20261130 140530",
+        "November thirtieth twenty twenty six, fourteen oh five and thirty seconds",
+    ),
+    # two dot groups or more, or dot groups after the euro sign: one number
+    (
+        "Weight 1.234.567 kg",
+        "Weight one million two hundred thirty four thousand five hundred sixty seven kilograms",
+    ),
+    ("Price €1.000", "Price one thousand euros"),
+    ("$1.000", "one point zero zero zero dollars"),  # only the euro says its cents are two
+    ("IP 192.168.100.200", "IP one nine two dot one six eight dot one zero zero dot two zero zero"),
+    # no range runs down: a model, standard or part number
+    ("CPU 1516-3 PN/DP", "CPU one five one six dash three PN/DP"),
+    ("EN 60204-1", "EN six zero two zero four dash one"),
+    ("Line 3-5", "Line three to five"),
+    ("80-60 °C", "eighty to sixty degrees Celsius"),  # values with a unit: a range
+    # plant notations a general rule misread
+    ("Supply 3~ 400 V", "Supply three phase four hundred volts"),
+    ("3~400V", "three phase four hundred volts"),
+    ("Range 3~ 7", "Range three to seven"),  # no voltage, frequency or word after: a range
+    ("3~10kV", "three to ten kilovolts"),  # no mains voltage: a range
+    ('Pipe 1-1/2"', "Pipe one and one half inches"),
+    ("Setpoint 1-1/2 in", "Setpoint one and one half inches"),
+    ("Level 1⅓ m", "Level one and one third meters"),
+    ("Level 3½%", "Level three and one half percent"),
+    ("Error 0b1011", "Error binary one zero one one"),
+    ("T-10 seconds to start", "T minus ten seconds to start"),
+    ("Restart in T-30 s", "Restart in T minus thirty seconds"),
+    ("T-101 tripped", "T one oh one tripped"),  # a tag: no time unit after it
+    ("Temp 5⁰C", "Temp five degrees Celsius"),
+    ("Temp 5ºC", "Temp five degrees Celsius"),
+    # two or three dots between numbers: a range
+    ("Range 4...20 mA", "Range four to twenty milliamps"),
+    ("Span -1..+1 bar", "Span minus one to plus one bar"),
+    ("wait...", "wait..."),
+    # no space is left before a closing bracket
+    ("(see 85 %)", "(see eighty five percent)"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN8_FORMS)
+def test_en8_classes(written, spoken):
     assert normalize(written) == spoken

@@ -337,3 +337,11 @@ def test_a_reload_that_changes_the_lexicon_has_the_phrase_synthesized_anew(
     streams = wait_until(lambda: len(alsa_sink.streams()) == 4 and alsa_sink.streams(), 10, "4")
     assert len(streams[2]) > len(streams[0])  # "feed water valve": the longer words are heard
     assert len(list((tmp_path / "cache").rglob("*.wav"))) == 2
+
+
+def test_read_leaves_out_bytes_of_the_phrase_that_are_no_utf8(site):
+    # An argument's bytes that are not UTF-8 come to Python as lone surrogates (`\udc80`).
+    done = cosyedge("read", "\udc80 bad surrogate 5 bar", "--json", "--config", str(site))
+    assert done.returncode == 0, done.stderr
+    reading = json.loads(done.stdout)
+    assert [run["words"] for run in reading["runs"]] == ["bad surrogate five bar"]

@@ -134,3 +134,15 @@ def test_a_hermes_text_of_the_wrong_type_is_named_with_the_type_expected(kind):
     payload = {"text": JSON_TYPES[kind], "siteId": "default"}
     why = reason(read("hermes/tts/say", payload))
     assert why == f"hermes/tts/say: text: expected a string, got {kind}", why
+
+
+# -- a lone surrogate (JSON's "\ud800", which no UTF-8 can hold) ---------------------------------
+@pytest.mark.parametrize("escaped", ["\\ud800", "\\udfff", "\\udc80"])
+def test_a_lone_surrogate_in_a_field_is_left_out_and_the_rest_is_said(escaped):
+    body = f'{{"value": 71.5, "state": "{escaped}rising"}}'.encode()
+    assert said(read("plant/3/temperature", body)) == "Temperature on line 3: 71.5 degrees, rising."
+    text = said(read("room/a", f'{{"text": "{escaped} bad surrogate 5 bar"}}'.encode()))
+    assert text == "bad surrogate 5 bar"
+    text.encode()  # it can be written out, hashed and stored
+    # Nothing but a surrogate is an empty text: refused, naming the field.
+    assert "missing field 'text'" in reason(read("room/a", f'{{"text": "{escaped}"}}'.encode()))

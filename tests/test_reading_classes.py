@@ -24,8 +24,12 @@ from reading_forms import (
     dash_minus,
     dated_time_ranges,
     day_months,
+    descending_hyphens,
+    dot_grouped_numbers,
+    dot_ranges,
     durations,
     european_numbers,
+    glued_id_words,
     glued_letters,
     hex_codes,
     host_addresses,
@@ -37,15 +41,19 @@ from reading_forms import (
     large_money,
     local_parts,
     local_phones,
+    long_fraction_stamps,
     long_phones,
     macs,
     money,
     month_dates,
+    names_before_values,
     negative_powers,
+    offset_times,
     offset_timestamps,
     order_numbers,
     percent_ranges,
     phones_en,
+    plant_notations,
     radix_codes,
     ratios,
     roman_numerals,
@@ -54,6 +62,7 @@ from reading_forms import (
     signed_money,
     signed_ranges,
     slash_pairs,
+    spaced_compact_stamps,
     spaced_minus,
     superscript_powers,
     tag_members_and_cued_hex,
@@ -774,6 +783,97 @@ def test_no_text_of_the_en7_pieces_raises(pieces, zone):
 
     text = "".join(pieces)
     assert isinstance(normalize(text), str)
+    assert isinstance(explain_text(text).said, str)
+    assert isinstance(normalize(in_local_time(text, zone)), str)
+    assert isinstance(split_runs(text, "zh"), list)
+
+
+# --- en-8 ------------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=glued_id_words(), frame=frames)
+def test_digits_written_onto_a_word_that_names_an_identifier_are_a_word_apart(form, frame):
+    """`SN12345678` was "S None two three ...": the 1 fused with the N."""
+    assert heard(form.written, frame) == expected(ref.glued_id_word(*form.parts), frame)
+
+
+@CLASSES
+@given(form=names_before_values(), frame=frames)
+def test_a_name_ending_in_digits_is_parted_from_a_value_after_it(form, frame):
+    """`Tank T1 85 %` was "T one eighty five percent", heard as T 185 %."""
+    assert heard(form.written, frame) == expected(ref.name_before_value(*form.parts), frame)
+
+
+@CLASSES
+@given(form=offset_times(), frame=frames)
+def test_an_offset_after_a_time_without_a_date_is_said(form, frame):
+    """`14:05+08:00` was "fourteen oh five+oh eight hundred"."""
+    assert heard(form.written, frame) == expected(ref.offset_time(*form.parts), frame)
+
+
+@CLASSES
+@given(form=long_fraction_stamps(), frame=frames)
+def test_a_timestamp_with_nanoseconds_is_a_timestamp(form, frame):
+    """Seven to nine decimals were said with the colons as written and the Z glued on."""
+    assert heard(form.written, frame) == expected(ref.dated_clock(*form.parts), frame)
+
+
+@CLASSES
+@given(form=spaced_compact_stamps(), frame=frames)
+def test_a_compact_date_and_time_parted_by_a_space_is_a_timestamp(form, frame):
+    """`20261130 140530` was two large numbers run together."""
+    assert heard(form.written, frame) == expected(ref.dated_clock(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dot_grouped_numbers(), frame=frames)
+def test_two_dot_groups_or_a_euro_with_dot_groups_make_one_number(form, frame):
+    """`1.234.567 kg` was "one point two hundred thirty four point ..." and lost its unit."""
+    assert heard(form.written, frame) == expected(ref.grouped_number(*form.parts), frame)
+
+
+@CLASSES
+@given(form=descending_hyphens(), frame=frames)
+def test_no_range_runs_down_a_descending_pair_is_an_identifier(form, frame):
+    """`CPU 1516-3` was "one thousand five hundred sixteen to three"."""
+    assert heard(form.written, frame) == expected(ref.descending_hyphen(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plant_notations(), frame=frames)
+def test_plant_notations_a_general_rule_misread(form, frame):
+    """`3~ 400 V` was a range, `1-1/2"` "one to one/two", `0b1011` "zerob one thousand
+    eleven", `T-10 seconds` the tag "T one oh", `5⁰C` "five to the zeroC"."""
+    assert heard(form.written, frame) == expected(ref.plant_notation(*form.parts), frame)
+
+
+@CLASSES
+@given(form=dot_ranges(), frame=frames)
+def test_two_or_three_dots_between_numbers_make_a_range(form, frame):
+    """`4...20 mA` was "four...20 mA": the second number and the unit left raw."""
+    assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
+
+
+# Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
+EN8_PIECES = st.sampled_from(
+    [
+        *list('0123456789.,:;-+/~" '),
+        *["\ud800", "\udfff", "\u2070", "\u00ba", "\u02da", "\u2153", "\u00bd", "\u2044"],
+        *["SN", "S/N", "Lot", "T", "PT", "CH", "Q", "UTC", "Z", "0b", "€", "$", "°C", "C", "F"],
+        *["V", "kV", "Hz", "in", "%", "seconds", "min", "version ", "CPU ", "..", "..."],
+    ]
+)
+
+
+@CLASSES
+@given(pieces=st.lists(EN8_PIECES, max_size=24), zone=st.sampled_from(ZONES))
+def test_no_text_of_the_en8_pieces_raises(pieces, zone):
+    from cosyedge.speech.lang import split_runs
+
+    text = "".join(pieces)
+    said = normalize(text)
+    assert not any("\ud800" <= c <= "\udfff" for c in said)  # never a surrogate
     assert isinstance(explain_text(text).said, str)
     assert isinstance(normalize(in_local_time(text, zone)), str)
     assert isinstance(split_runs(text, "zh"), list)

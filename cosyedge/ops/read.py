@@ -15,6 +15,7 @@ from cosyedge.config.schema import Config
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.lang import Run, split_runs, why_unsaid
 from cosyedge.speech.lexicon import Applied, say_phrase
+from cosyedge.speech.text import sayable
 from cosyedge.speech.text.localtime import in_local_time
 from cosyedge.speech.text.spans import Explained
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
@@ -37,6 +38,7 @@ def front_ends(config: Config) -> dict[str, FrontEnd]:
 def read(config: Config, text: str, lang: str, explain: bool = False) -> dict[str, Any]:
     """The phrase as the daemon would say it in `lang` (a configured voice language); with
     `explain`, each run also tells which reading class read each stretch of it."""
+    text = sayable(text)  # an argument's bytes that are not UTF-8 are not said
     fronts = front_ends(config)
     identities = {other: front.identity for other, front in fronts.items()}
     zone = config.local_time_zone

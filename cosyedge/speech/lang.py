@@ -32,7 +32,7 @@ _QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 # A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host
 # (an address of digits): it runs to a space, a Chinese character or full-width punctuation.
-_URL = rf"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9+.-]*://[^\s{_HAN_CHARS}{_FULL_WIDTH}]*"
+_URL = rf"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s{_HAN_CHARS}{_FULL_WIDTH}]*"
 _TOKEN = re.compile(
     rf"(?P<url>{_URL})"
     rf"|(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"

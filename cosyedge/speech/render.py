@@ -27,6 +27,7 @@ from cosyedge.model import error_text
 from cosyedge.observe import Observer
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key, normalize_text
 from cosyedge.speech.memory import is_out_of_memory
+from cosyedge.speech.text import sayable
 from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
@@ -270,7 +271,9 @@ class Renderer:
         return [cache_key(text, premium, lang), live] if premium else [live]
 
     def render(self, text: str, lang: str = "en", record: bool = True) -> Rendering:
-        """`record=False` (pre-warming) leaves the cache's hit statistics alone."""
+        """`record=False` (pre-warming) leaves the cache's hit statistics alone; a lone
+        surrogate (no character) is not said."""
+        text = sayable(text)
         return self.cached(text, lang, record) or self._synthesize(text, lang)
 
     def synthesize(self, text: str, lang: str = "en") -> Rendering:

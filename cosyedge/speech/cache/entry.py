@@ -23,7 +23,10 @@ _CHUNK = struct.Struct("<4sI")
 
 
 def normalize_text(text: str) -> str:
-    """The spelling the key is taken from: NFC and single spaces, so cosmetic variants hit."""
+    """The spelling the key is taken from: NFC and single spaces, so cosmetic variants hit; a
+    lone surrogate (no character, nothing said, and no UTF-8 for it) is left out."""
+    if not text.isascii():
+        text = "".join(c for c in text if not "\ud800" <= c <= "\udfff")
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 

@@ -18,7 +18,7 @@ Explain = Callable[[str, Collection[str]], Explained]
 # Bump whenever a rule of english.py changes what any text reads as: it is part of the voice
 # identity. Kept here, so an identity (all a phrase in the cache needs) is had without
 # compiling the rules.
-ENGLISH_VERSION = "en-7"
+ENGLISH_VERSION = "en-8"
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,14 @@ def _unchanged(text: str, keep: Collection[str] = ()) -> str:
 def unexplained(text: str, keep: Collection[str] = ()) -> Explained:
     """A text no reading class reads: as it is."""
     return Explained(text, text, ())
+
+
+def sayable(text: str) -> str:
+    """`text` without lone surrogates: no character and nothing said (JSON's `\\ud800`, an
+    argument's bytes that are not UTF-8), and no UTF-8 can hold them."""
+    if text.isascii():
+        return text
+    return "".join(c for c in text if not "\ud800" <= c <= "\udfff")
 
 
 def normalizer_for(lang: str) -> Normalizer:

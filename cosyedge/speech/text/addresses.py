@@ -11,7 +11,7 @@ from cosyedge.speech.text.words import digits, letters
 # --- URLs with an address: http://10.0.0.5:8080/status, opc.tcp://192.168.1.20:4840 -----------
 
 URL = re.compile(
-    r"(?<![\w.])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
+    r"(?<![\w.+-])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
     r"((?:/[\w.~%-]*)*)(?![\w/])"
 )
 
@@ -50,7 +50,7 @@ _AFTER_ADDRESS = r"(?=[.,;:!?)\"']*(?:\s|$))"
 _IPV6 = r"(?:[0-9A-Fa-f]{1,4})?(?::[0-9A-Fa-f]{0,4}){2,7}"
 ADDRESS = re.compile(
     # a URL with a host name or an IPv6 address: mqtt://broker:1883, http://[fe80::1]:8080/
-    rf"(?<![\w.])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>{_HOST}(?:\.{_HOST})*|\[{_IPV6}\])"
+    rf"(?<![\w.+-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>{_HOST}(?:\.{_HOST})*|\[{_IPV6}\])"
     rf"(?::(?P<port>\d{{1,5}}))?(?P<path>{_PATH}){_AFTER_ADDRESS}"
     # www.example.com/help
     rf"|(?<![\w.])(?P<www>www\.{_HOST}(?:\.{_HOST})+{_PATH}){_AFTER_ADDRESS}"

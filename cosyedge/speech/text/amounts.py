@@ -53,10 +53,32 @@ def _spaced(m: re.Match[str]) -> str:
     return _regrouped(re.sub(f"[{_GROUP_SPACES}]", ",", m[1]), m[2])
 
 
+# (en-8) Two dot groups or more with no decimal (`1.234.567 kg`): no decimal has two points,
+# so the dots group. One dot group after the euro sign (`€1.000`): a euro amount has two
+# decimals, never three. A version after its word keeps its dots (`version 1.234.567`), and
+# so does an address.
+DOT_GROUPS = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}}){{2,}})(?!\w|[.,]\d)")
+EURO_DOT_GROUPS = re.compile(r"(?<=€)([1-9]\d{0,2}(?:\.\d{3})+)(?!\w|[.,]\d)")
+_VERSION_WORD = re.compile(r"(?i:version|firmware|fw|software|sw|release|rev|build|ver)\.?:?\s*\Z")
+
+
+def _dot_groups(m: re.Match[str]) -> str:
+    """`1.234.567` → `1,234,567`; a version after its word, or four parts none over 255 (an
+    address: 192.168.100.200), as written."""
+    if _VERSION_WORD.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return m.group(0)
+    parts = m[1].split(".")
+    if len(parts) == 4 and all(int(p) <= 255 for p in parts):
+        return m.group(0)
+    return m[1].replace(".", ",")
+
+
 def regroup(text: str) -> str:
     """`text` with European and space groupings written with commas and a decimal dot; a
     telephone number after its word is left."""
     text = EUROPEAN.sub(lambda m: _regrouped(m[1].replace(".", ","), m[2]), text)
+    text = DOT_GROUPS.sub(_dot_groups, text)
+    text = EURO_DOT_GROUPS.sub(lambda m: m[1].replace(".", ","), text)
     return SPACED.sub(_spaced, text)
 
 

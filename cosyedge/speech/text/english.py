@@ -136,7 +136,19 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from cosyedge.speech.text import ENGLISH_VERSION, amounts, codes, fields, plant, units, zones
+from cosyedge.speech.text import (
+    ENGLISH_VERSION,
+    amounts,
+    codes,
+    fields,
+    hyphens,
+    notations,
+    pauses,
+    plant,
+    stamps,
+    units,
+    zones,
+)
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
@@ -185,7 +197,7 @@ _DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
 _CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
 # A colon after a time ends a heading (At 07:45: ...), as one before it starts a field.
 _TIME = re.compile(
-    r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
+    r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
 )
 # The 12-hour clock: 7:45am, 7:45 p.m., 11pm (the dot after the m is left where it may end a
 # sentence).
@@ -265,7 +277,7 @@ _NUMBER = re.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
 _LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
 _SPACES = re.compile(r"[ \t\r\n]+")
-_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?])")
+_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?)\]])")
 
 
 def _comma_list(m: re.Match[str]) -> str:
@@ -420,9 +432,13 @@ def _time(m: re.Match[str]) -> str:
 
 
 _LINES = (
+    # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
+    *pauses.RULES,
+    *notations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
+    *stamps.FIELDS,
     *zones.RULES,
     *codes.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
@@ -441,10 +457,12 @@ _LINES = (
     Rule("IP address", _IPV4, _ipv4),
     Rule("dotted number", _DOTTED, _dotted),
     Rule("device tag", _CODE, _code),
+    *stamps.OFFSETS,
     *plant.CLOCK,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
     *plant.SLASHES,
+    *hyphens.RULES,
     Rule("range", _PERCENT_RANGE, lambda m: f"{m[1]} to {m[3]} {_PER[m[2]]}"),
     *amounts.RANGES,
     rule("times", _TIMES, r"\1 times "),
@@ -498,13 +516,14 @@ _ROMAN = re.compile("[\u2160-\u2188]+")
 
 
 def _printable(text: str) -> str:
-    """`text` without escape sequences or control and format characters (a line break or a
-    tab is a space); a Roman numeral character is its number (`Ⅲ` → 3)."""
+    """`text` without escape sequences, control and format characters (a line break or a tab
+    is a space) or lone surrogates (no character: what JSON's `\\ud800` decodes to, en-8); a
+    Roman numeral character is its number (`Ⅲ` → 3)."""
     text = _ESCAPE.sub("", text)
     text = "".join(
         " " if c in "\t\n\r\v\f" else c
         for c in text
-        if unicodedata.category(c) not in ("Cc", "Cf") or c in "\t\n\r\v\f"
+        if unicodedata.category(c) not in ("Cc", "Cf", "Cs") or c in "\t\n\r\v\f"
     )
     return _ROMAN.sub(_roman, text)
 
@@ -533,7 +552,7 @@ def _folded(text: str) -> str:
     """`text` with its characters in one form: no control characters, compatibility forms
     folded (NFKC), exponents written with a caret, every dash that is a minus a hyphen-minus,
     numbers grouped the European way or by spaces grouped by commas (amounts.py)."""
-    text = _VULGAR_AFTER_DIGIT.sub(" ", _printable(text))
+    text = _VULGAR_AFTER_DIGIT.sub(" ", notations.fold_degrees(_printable(text)))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _DASH_MINUS.sub("-", text)

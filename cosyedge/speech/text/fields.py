@@ -145,7 +145,8 @@ def read_serial(m: re.Match[str]) -> str:
     word, between, after_word, alone = m.groups()
     if alone:
         return say_identifier(alone)
-    between = " number " if "#" in between else between
+    # Written onto the word (SN12345678), the digits are still a word apart: never "S None".
+    between = " number " if "#" in between else between.rstrip() + " "
     return _id_word(word) + between + say_identifier(after_word)
 
 

@@ -197,6 +197,8 @@ def _slash_pair(m: re.Match[str]) -> str:
         return _slash_pair(SLASH_PAIR.match(m.string[: m.end() - 1], m.start())) + '"'
     n, d, unit = int(top), int(bottom), _unit(unit_written, inch)
     written = slash == "\u2044"  # a vulgar fraction character: a fraction however used
+    if unit is None and unit_written and (whole or written):  # 1⅓ m: a quantity, no label (en-8)
+        unit = units.GRAMMAR.parse(unit_written.strip())
     quantity = whole is not None or unit is not None or extent is not None
     if 0 < n < d and (written or (quantity and d in FRACTION_DENOMINATORS)):
         return _quantity(whole, n, d, unit)

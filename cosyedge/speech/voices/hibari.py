@@ -156,9 +156,28 @@ class HibariG2P:
         pieces = []
         for sentence in Hibari.split_sentences(text):
             with self.lock:  # hibari's G2P is not documented as thread-safe
-                phonemes = self.g2p(sentence)
+                phonemes = self.g2p(unjoined(sentence))
             pieces += cut_phonemes(phonemes, MAX_PHONEMES, self.spelled)
         return pieces
+
+
+# hibari's G2P tries the ways of merging the pieces of a word joined by hyphens, slashes or
+# colons: its time grows as a power of their number (40 pieces take a second, 100 ten). A
+# word of more pieces than a compound or a code has is given to it as those pieces, apart.
+MAX_JOINTS = 6
+_JOINT = re.compile(r"[-/:]+")
+
+
+def unjoined(sentence: str) -> str:
+    """`sentence` with each word of more than MAX_JOINTS joints (`one-one-one-…`) given as its
+    pieces; a site lexicon's markup (`[word](/phonemes/)`) is left whole."""
+    words = sentence.split(" ")
+    for i, word in enumerate(words):
+        if "[" in word or "(" in word or "]" in word:
+            continue
+        if len(_JOINT.findall(word)) > MAX_JOINTS:
+            words[i] = " ".join(_JOINT.sub(" ", word).split())
+    return " ".join(words)
 
 
 def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset()) -> list[str]:

@@ -1,0 +1,52 @@
+"""Plant notations a general rule misreads (en-8).
+
+- `3~` (three-phase alternating current, IEC 60617) before a mains voltage (volts in three
+  digits or more), the mains frequency (50 or 60 Hz) or a word: "three phase", not a range
+  (`3~ 400 V` was "three to four hundred volts"); `1~` "single phase". `3~10kV` is a range.
+- A pipe size written as a mixed number with a hyphen (`1-1/2"`, `1-1/2 in`): "one and one
+  half inches", not the range "one to one/two".
+- A binary literal (`0b1011`): "binary one zero one one", not "zero b one thousand eleven".
+- A countdown (`T-10 seconds`, `T-5 min`) before a time unit: "T minus ten seconds", not the
+  tag "T one oh".
+- Two or three dots between numbers (`4...20 mA`, `-1..+1 bar`, S7 and Codesys ranges): a
+  range, "four to twenty milliamps".
+- A degree sign's look-alikes before C or F (`5⁰C`, `5ºC`, `5˚C`): the degree sign (the
+  superscript zero was read as a power, "five to the zero").
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import digits
+
+PHASES = re.compile(
+    r"(?<![\w.~])([13])~(?=\s?(?:\d{3,}\s?V|(?:50|60)\s?Hz)(?![\w/])|\s*(?:$|[^\d\s~.,+-]))"
+)
+MIXED_INCHES = re.compile(r"(?<![\w.\-/])(\d{1,2})-(\d{1,2})/(\d{1,2})(?=\s?(?:\"|in\b|inch))")
+BINARY = re.compile(r"(?<![\w.])0b([01]{1,64})(?!\w|\.\d)")
+_TIME_UNIT = r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?"
+COUNTDOWN = re.compile(rf"(?<![\w.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT})\b)")
+_END = r"[-+]?\d+(?:\.\d+)?"
+DOTS_RANGE = re.compile(rf"(?<![\w.])({_END})\.{{2,3}}({_END})(?!\d|[.,]\d)")
+_DEGREE_LIKE = re.compile("(?<=\\d)(\\s?)[\u2070\u00ba\u02da](?=\\s?[CF](?!\\w))")
+
+
+def fold_degrees(text: str) -> str:
+    """`5⁰C`, `5ºC`, `5 ˚C` → `5°C`, `5 °C`: the degree sign meant."""
+    return _DEGREE_LIKE.sub(lambda m: m.group(1) + "\u00b0", text)
+
+
+def _binary(m: re.Match[str]) -> str:
+    return "binary " + digits(m.group(1))
+
+
+RULES = (
+    Rule("phases", PHASES, lambda m: ("three" if m[1] == "3" else "single") + " phase "),
+    Rule("mixed number", MIXED_INCHES, lambda m: f"{m[1]} {m[2]}/{m[3]}"),
+    Rule("binary", BINARY, _binary),
+    Rule("countdown", COUNTDOWN, lambda m: f"T minus {m[1]}"),
+    Rule("range", DOTS_RANGE, lambda m: f"{m[1]} to {m[2]}"),
+)
+"""Read first, before ranges, tags and numbers take their pieces."""

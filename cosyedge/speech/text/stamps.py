@@ -1,0 +1,68 @@
+"""Time stamps just beside the forms the date and time rules read (en-8).
+
+- An offset from UTC after a time without a date or seconds, or with only its hours, or
+  parted from the seconds by a space: `14:05+08:00` → "fourteen oh five U T C plus eight",
+  `14:05:30+08`, `14:05:30 +0800`. A plus is an offset however it is written; a minus only
+  as four digits after seconds (`14:05:30 -0500`): `14:05-15:00` is a range.
+- A compact date and time parted by a space, as logs write them: `20261130 140530` →
+  "November thirtieth twenty twenty six, fourteen oh five and thirty seconds" (the seconds
+  written: six digits after eight).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import cardinal
+
+_END = r"(?!\w|[:.]\d)"
+PLUS_OFFSET = re.compile(rf"(?<=\d:\d\d)(\+)(\d\d)(?::?(\d\d))?{_END}")
+SPACED_OFFSET = re.compile(rf"(?<=\d:\d\d:\d\d) ([+-])(\d\d)(:?)(\d\d){_END}")
+SPACED_COMPACT = re.compile(
+    r"(?<![\w./:-])(?<!\d,)((?:19|20)\d\d)(\d\d)(\d\d) (\d\d)(\d\d)(\d\d)(Z?)"
+    r"(?![\w/-]|[.,:]\d)"
+)
+
+
+def _offset(sign: str, hours: str, minutes: str | None) -> str | None:
+    """ " U T C plus eight", " U T C minus five thirty", " U T C" for none; None for an offset
+    no clock has."""
+    if int(hours) > 23 or int(minutes or 0) > 59:
+        return None
+    said = " U T C"
+    if int(hours) or int(minutes or 0):
+        said += f" {'plus' if sign == '+' else 'minus'} {cardinal(int(hours))}"
+        said += f" {cardinal(int(minutes))}" if minutes and int(minutes) else ""
+    return said
+
+
+def _plus_offset(m: re.Match[str]) -> str:
+    said = _offset(*m.groups())
+    return m.group(0) if said is None else said
+
+
+def _spaced_offset(m: re.Match[str]) -> str:
+    sign, hours, colon, minutes = m.groups()
+    said = None if sign == "-" and colon else _offset(sign, hours, minutes)
+    return m.group(0) if said is None else said
+
+
+def _spaced_compact(m: re.Match[str]) -> str:
+    """`20261130 140530` → `2026-11-30T14:05:30`, for the date and time rules; no such month,
+    day, hour or minute: as written."""
+    year, month, day, hours, minutes, seconds, utc = m.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return m.group(0)
+    if int(hours) > 23 or int(minutes) > 59 or int(seconds) > 60:
+        return m.group(0)
+    return f"{year}-{month}-{day}T{hours}:{minutes}:{seconds}{utc}"
+
+
+FIELDS = (Rule("timestamp", SPACED_COMPACT, _spaced_compact),)
+"""Read with the other whole fields, before any number."""
+OFFSETS = (
+    Rule("UTC offset", PLUS_OFFSET, _plus_offset),
+    Rule("UTC offset", SPACED_OFFSET, _spaced_offset),
+)
+"""Read before the clock times."""

@@ -1,0 +1,77 @@
+"""Reading a long text takes time in proportion to its length, whatever it is made of: a run
+of single digits joined by dashes or slashes (a bit pattern or a path cut short) once took
+seconds for 200 characters and minutes for 400."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cosyedge.speech.lang import split_runs
+from cosyedge.speech.text.english import normalize
+from cosyedge.speech.voices.hibari import MAX_JOINTS, unjoined
+
+ORDINARY = "Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3, see ticket 7. "
+# Runs an alert made by a program can hold, each repeated to the length tested.
+SHAPES = [
+    "1-", "1/", "1-0-", "1.", "1:", "1,", "- 1 ", "1 ", "12 ", "1-1 ", "a-", "ab-", "A/",
+    "1+", "1x", "0.", "1;", "(", "1%", "$1", "1e", "a.",
+    "T1 ", "1~", "1..", "0b1", "SN1", "1.000.", "14:05+", "20261130 ", "T-1 ",
+]  # fmt: skip
+# How much slower than an ordinary text of the same length a run may read (it reads in a few
+# hundredths of a second at 2,000 characters; a super-linear path takes seconds).
+SLOWER = 20
+
+
+def _seconds(read, text: str) -> float:
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        read(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _long(piece: str, length: int) -> str:
+    return (piece * (length // len(piece) + 1))[:length]
+
+
+@pytest.mark.parametrize("prefix", ["", "Bits "])
+def test_runs_of_2000_characters_read_about_as_fast_as_ordinary_text(prefix):
+    ordinary = _seconds(normalize, _long(ORDINARY, 2000))
+    for shape in SHAPES:
+        text = prefix + _long(shape, 2000)
+        assert _seconds(normalize, text) < SLOWER * ordinary + 0.05, shape
+        assert _seconds(lambda t: split_runs(t, "en"), text) < SLOWER * ordinary + 0.05, shape
+
+
+def test_runs_of_10000_characters_read_in_proportion_to_their_length():
+    ordinary = _seconds(normalize, _long(ORDINARY, 10_000))
+    for shape in ("1-", "1/", "1-0-", "a-", "ab-", "- 1 ", "1:"):
+        assert _seconds(normalize, _long(shape, 10_000)) < SLOWER * ordinary, shape
+
+
+def test_a_word_of_many_joined_pieces_is_given_to_the_g2p_as_its_pieces():
+    assert unjoined("one-one-one") == "one-one-one"  # a compound or a code: as written
+    ones = ["one"] * (MAX_JOINTS + 2)
+    assert unjoined(f"bits {'-'.join(ones)}- end") == f"bits {' '.join(ones)} end"
+    assert unjoined("a/b/c/d/e/f/g/h/i") == "a b c d e f g h i"
+    markup = "[x-x-x-x-x-x-x-x-x](/ɛks/)"
+    assert unjoined(markup) == markup  # a site lexicon's entry is left whole
+
+
+def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text():
+    from hibari.g2p import G2P
+
+    from cosyedge.speech.lexicon import NO_LEXICON
+    from cosyedge.speech.voices.hibari import HibariG2P
+
+    g2p = HibariG2P(G2P(oov=False))
+
+    def phonemes(text: str) -> None:
+        list(g2p.units(normalize(text), NO_LEXICON, []))
+
+    ordinary = _seconds(phonemes, _long(ORDINARY, 400))
+    for shape in ("1-", "1/", "1-0-", "a-", "1:"):
+        assert _seconds(phonemes, _long(shape, 400)) < SLOWER * ordinary, shape
