@@ -144,9 +144,9 @@ class HibariG2P:
     def units(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
         """A step per sentence, as hibari's own runtime takes them, cut past MAX_PHONEMES at
         its most natural pauses (`cut_phonemes`). Not a step per clause: every inference has
-        a cost of its own besides its audio (about 4 ms here), and steps per clause made
-        twice as many of them for the same speech (docs/measurements.md, "Memory and CPU of
-        a phrase"); the first step, the wait before anything is heard, stays bounded by
+        a cost of its own besides its audio (about 3.5 ms here), and steps per clause made a
+        third more of them for the same speech (docs/measurements.md, "Memory and CPU of a
+        phrase"); the first step, the wait before anything is heard, stays bounded by
         MAX_PHONEMES (a few tens of milliseconds)."""
         yield from self._phonemes(lexicon.mark(words, _markup, applied))
 
