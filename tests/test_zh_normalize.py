@@ -557,3 +557,27 @@ def test_wetext_would_change_nothing_the_prepass_leaves():
     for written, _ in ALERTS + FORMS + PLANT_FORMS + ATTACKED + FRONT_7:
         left = prepass(unicodedata.normalize("NFKC", written))
         assert wetext.normalize(left) == left, written
+
+
+# Long runs of digits and separators (a dumped register array) take time in proportion to
+# their length, as ordinary text does (zh-front-8): `'1' * 10000` took 110 s.
+LONG_SHAPES = ["1", "1.", "1-", "1/", "\uff11", "1 ", "1A", "1,", "1:", "1#", "A1", "-1", "1号"]
+
+
+def _best_time(normalizer, text: str) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        normalizer.normalize(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("shape", LONG_SHAPES)
+def test_a_long_run_takes_time_in_proportion_to_its_length(normalizer, shape):
+    length = 10_000
+    ordinary = _best_time(normalizer, ("温度过高请检查" * length)[:length])
+    run = _best_time(normalizer, (shape * length)[:length])
+    assert run < 20 * max(ordinary, 0.005)

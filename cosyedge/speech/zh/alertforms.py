@@ -86,7 +86,9 @@ from cosyedge.speech.zh.units import say_unit
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
 # A bare leading point is a decimal too (.5MPa is 零点五兆帕), where no digit, letter or point
 # comes before it (v2.5, 1.1.5 are other forms).
-_NUMBER = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
+# A number never starts inside a run of digits: a pattern failing at the run's first digit
+# would otherwise be tried again at each later one (quadratic time on a long digit run).
+_NUMBER = r"(?:(?<!\d)(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
 # Digits joined by commas; one number only where the commas group thousands.
 _COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -338,7 +340,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "scientific notation",
-        rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
+        rf"({_SIGN})(?<!\d)(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
         _scientific,
     ),
     rule(
@@ -365,7 +367,7 @@ RULES: tuple[Rule, ...] = (
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",
-        r"(\d+)#\s*[-~\u2013]\s*(\d+)#",
+        r"(?<!\d)(\d+)#\s*[-~\u2013]\s*(\d+)#",
         lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}",
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
