@@ -1825,3 +1825,23 @@ def tag_members_and_cued_hex(draw) -> Form:
     cue = draw(st.sampled_from(HEX_CUES))
     written = draw(st.text("ABCDEF", min_size=2, max_size=6))
     return Form(f"{cue}{written}h", ("hex", cue, written))
+
+
+# Mandarin, zh-front-8
+
+UNSAID_ZH = ("\x1b[31m", "\x1b[0m", "\x1b[1;33m", "\x07", "\x00", "\u200b", "\ufeff", "\u202e")
+UNSAID_ZH += ("\u00ad", "\ud800", "\udfff", "\x1b]0;title\x07", "\x7f", "\x85")
+UNSAID_WORDS_ZH = ("报警", "温度过高", "泵", "停机", "请检查", "阀门")
+
+
+@st.composite
+def unsaid_characters_zh(draw) -> Form:
+    """Chinese words with terminal escape sequences, control and format characters and lone
+    surrogates between and around them: `\\x1b[31m报警\\x1b[0m`, `温度\\udfff过高`. Parts: (the
+    words)."""
+    words = draw(st.lists(st.sampled_from(UNSAID_WORDS_ZH), min_size=1, max_size=4))
+    written = ""
+    for word in words:
+        written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2))) + word
+    written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2)))
+    return Form(written, ("".join(words),))

@@ -545,3 +545,12 @@ def impossible_cjk_date(year: int, month: int, day: int) -> str:
     """Said as written: the year digit by digit before 年, the month and the day as numbers
     (a zero written before them not said), never another day."""
     return f"{digits(str(year))}年{integer(month)}月{integer(day)}日"
+
+
+# --- Mandarin, zh-front-8 ------------------------------------------------------------------------
+
+
+def unsaid(words: str) -> str:
+    """Escape sequences, control and format characters and lone surrogates are not said: the
+    words alone."""
+    return words

@@ -61,6 +61,7 @@ from reading_forms import (
     timestamps_zh,
     trunk_zero_phones_zh,
     units,
+    unsaid_characters_zh,
     urls,
     utc_offsets_zh,
     utc_timestamps,
@@ -606,6 +607,19 @@ def test_explain_names_the_class_of_every_instance_and_reads_as_normalize_does(
         assert not any(c.isdigit() for c in unread), explained.unread()
 
     check()
+
+
+# --- zh-front-8 ----------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=unsaid_characters_zh(), frame=frames)
+def test_escape_sequences_controls_and_surrogates_are_not_said(front, form, frame):
+    """`\x1b[31m报警\x1b[0m` is 报警 (was [三十一米报警[零米); `温度\udfff过高` is 温度过高 (a lone
+    surrogate raised)."""
+    said = front.normalize(form.written)
+    said.encode("utf-8")
+    assert heard(front, form.written, frame) == expected(ref.unsaid(*form.parts), frame)
 
 
 @pytest.mark.parametrize(
