@@ -1845,3 +1845,22 @@ def unsaid_characters_zh(draw) -> Form:
         written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2))) + word
     written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2)))
     return Form(written, ("".join(words),))
+
+
+LABEL_WORDS_ZH = ("北区", "南区", "东站", "二期", "备用泵", "主线", "A区", "B线")
+LABEL_TAILS_ZH = ("", "号", "号泵", "号阀门")
+
+
+@st.composite
+def label_hyphens_zh(draw) -> Form:
+    """A place or machine word, a hyphen, a number, perhaps a numbered unit after it: `北区-3`,
+    `A区-2`, `3号机-2号泵`, `二期-3号`. Parts: (the word, its number before it or None, the
+    number, the tail)."""
+    word = draw(st.sampled_from(LABEL_WORDS_ZH))
+    before = draw(st.none() | st.integers(1, 12))
+    if before is not None:
+        word = draw(st.sampled_from(("机", "炉", "泵")))
+    n = draw(st.integers(1, 99))
+    tail = draw(st.sampled_from(LABEL_TAILS_ZH))
+    head = f"{before}号{word}" if before is not None else word
+    return Form(f"{head}-{n}{tail}", (word, before, n, tail))

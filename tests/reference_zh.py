@@ -554,3 +554,9 @@ def unsaid(words: str) -> str:
     """Escape sequences, control and format characters and lone surrogates are not said: the
     words alone."""
     return words
+
+
+def label_hyphen(word: str, before: int | None, n: int, tail: str) -> str:
+    """A hyphen after a place or machine word joins a label: 杠, the number a cardinal."""
+    head = (integer(before) + "号" if before is not None else "") + word
+    return head + "杠" + integer(n) + tail

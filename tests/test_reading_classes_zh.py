@@ -31,6 +31,7 @@ from reading_forms import (
     inch_sizes_zh,
     joined_fields,
     kelvin_zh,
+    label_hyphens_zh,
     leading_points_zh,
     local_parts,
     local_phones_zh,
@@ -620,6 +621,13 @@ def test_escape_sequences_controls_and_surrogates_are_not_said(front, form, fram
     said = front.normalize(form.written)
     said.encode("utf-8")
     assert heard(front, form.written, frame) == expected(ref.unsaid(*form.parts), frame)
+
+
+@CLASSES
+@given(form=label_hyphens_zh(), frame=frames)
+def test_a_hyphen_after_a_place_or_machine_word_joins_a_label(front, form, frame):
+    """`北区-3` is 北区杠三 (was 北区负三: a sign invented), `3号机-2号泵` 三号机杠二号泵."""
+    assert heard(front, form.written, frame) == expected(ref.label_hyphen(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields, notation, plant
+from cosyedge.speech.zh import fields, labels, notation, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -282,6 +282,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Labels, durations, dates, versions and addresses the number rules would misread.
+    *labels.RULES,
     # Offsets after UTC, European grouping, spaced minus signs, compact dates, money ranges.
     *notation.RULES,
     # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
