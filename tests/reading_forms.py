@@ -1864,3 +1864,21 @@ def label_hyphens_zh(draw) -> Form:
     tail = draw(st.sampled_from(LABEL_TAILS_ZH))
     head = f"{before}号{word}" if before is not None else word
     return Form(f"{head}-{n}{tail}", (word, before, n, tail))
+
+
+LETTER_LABEL_NOUNS_ZH = ("泵", "区", "电机", "皮带", "风机", "线", "机组")
+
+
+@st.composite
+def letter_labels_zh(draw) -> Form:
+    """A number with A written onto it before a machine or place word, perhaps with a second
+    label before it in a list: `2A泵`, `1A区`, `1A、1B泵`. Parts: (the labels as (number,
+    letter) pairs, the joint, the noun)."""
+    n = draw(st.integers(1, 40))
+    labels = [(n, "A")]
+    joint = draw(st.sampled_from(["", "、", "/"]))
+    if joint:
+        labels.append((draw(st.integers(1, 40)), draw(st.sampled_from("AB"))))
+    noun = draw(st.sampled_from(LETTER_LABEL_NOUNS_ZH))
+    written = joint.join(f"{k}{letter}" for k, letter in labels) + noun
+    return Form(written, (tuple(labels), joint, noun))

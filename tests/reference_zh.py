@@ -560,3 +560,8 @@ def label_hyphen(word: str, before: int | None, n: int, tail: str) -> str:
     """A hyphen after a place or machine word joins a label: 杠, the number a cardinal."""
     head = (integer(before) + "号" if before is not None else "") + word
     return head + "杠" + integer(n) + tail
+
+
+def letter_label(labels: tuple, joint: str, noun: str) -> str:
+    """Each label its number as a cardinal and its letter spelled, then the noun: 二 A 泵."""
+    return joint.join(integer(n) + letter for n, letter in labels) + noun

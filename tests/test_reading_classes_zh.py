@@ -33,6 +33,7 @@ from reading_forms import (
     kelvin_zh,
     label_hyphens_zh,
     leading_points_zh,
+    letter_labels_zh,
     local_parts,
     local_phones_zh,
     macs,
@@ -628,6 +629,13 @@ def test_escape_sequences_controls_and_surrogates_are_not_said(front, form, fram
 def test_a_hyphen_after_a_place_or_machine_word_joins_a_label(front, form, frame):
     """`北区-3` is 北区杠三 (was 北区负三: a sign invented), `3号机-2号泵` 三号机杠二号泵."""
     assert heard(front, form.written, frame) == expected(ref.label_hyphen(*form.parts), frame)
+
+
+@CLASSES
+@given(form=letter_labels_zh(), frame=frames)
+def test_a_number_and_a_before_a_machine_word_is_a_label(front, form, frame):
+    """`2A泵` is 二 A 泵 (was 二安泵: "pump 2 amps"), `1A、1B泵` 一 A、一 B 泵."""
+    assert heard(front, form.written, frame) == expected(ref.letter_label(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

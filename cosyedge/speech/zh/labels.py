@@ -3,11 +3,18 @@
 - A hyphen between a place or equipment word and a number joins a label, never a sign:
   `北区-3` → 北区杠三, `3号机-2号泵` → 三号机杠二号泵 (was 北区负三); between two numbered units a
   range: `3号-5号泵` → 三号到五号泵. A number with a unit after it is still a value (`北区-3℃`).
+- A number with the letter A written onto it, right before a machine or place word or a list's
+  next label, is a label (A/B redundant pumps), not amperes: `2A泵` → 二 A 泵, `1A、1B泵` →
+  一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
+  `5A保险丝` → 五安保险丝, `0~5A报警`.
 """
 
 from __future__ import annotations
 
+import re
+
 from cosyedge.speech.text.spans import Rule, rule
+from cosyedge.speech.zh.numbers import read_digits, read_integer
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # Words that end a place's or a machine's name: 北区, 3号机, 2期, 1号炉, A线.
@@ -19,8 +26,29 @@ _VALUE_AFTER = (
     rf"(?:(?:{UNIT})(?![A-Za-z0-9²³])|[%％‰℃])"
 )
 
+# Words an ampere rating goes before: a fuse, a switch, a socket, a current, a load.
+_RATED = "保险|熔|空开|断路|开关|插座|继电|接触器|电流|电源|负载|负荷|额定|充电"
+_RATED += "|以|左右|的|过|时|档|及"
+# The machine and place words a label goes before (anything else after 5A, 离线 or 报警, may
+# follow a current: `0~5A报警`).
+LABELLED = (
+    "泵|区|电机|皮带|风机|线|机组|机|炉|罐|阀|段|柜|站|车间|仓|池|塔|槽|箱|回路|侧|单元|工位|楼|层"
+)
+_LETTER_LABEL = (
+    r"(?:(?<=\d[A-Z]/)|(?<![A-Za-z0-9.#/_~～\u2013到至-]))(\d{1,4})A"
+    rf"(?=(?!{_RATED})(?:{LABELLED})|\s*[、,，/和]\s*\d{{1,4}}[A-Z](?![A-Za-z0-9]))"
+)
+
+
+def _letter_label(m: re.Match[str]) -> str:
+    """2A泵 → 二 A (泵): the number as a label's, the letter spelled."""
+    number = m[1]
+    said = read_digits(number) if number.startswith("0") and len(number) > 1 else number
+    return (said if said != number else read_integer(int(number))) + " A "
+
 
 RULES: tuple[Rule, ...] = (
     rule("equipment number", r"(?<=\d号)\s*-\s*(?=\d+号)", "到"),
+    rule("equipment label", _LETTER_LABEL, _letter_label),
     rule("label", rf"(?<=[{LABEL_ENDS}])\s*-\s*(?=\d)(?!{_VALUE_AFTER})", "杠"),
 )
