@@ -1882,3 +1882,19 @@ def letter_labels_zh(draw) -> Form:
     noun = draw(st.sampled_from(LETTER_LABEL_NOUNS_ZH))
     written = joint.join(f"{k}{letter}" for k, letter in labels) + noun
     return Form(written, (tuple(labels), joint, noun))
+
+
+DURATION_WORDS_ZH = ("运行时长", "停机时长", "持续时间", "用时", "耗时", "历时")
+
+
+@st.composite
+def clock_durations_zh(draw) -> Form:
+    """A duration word, perhaps a colon, then hh:mm:ss: `运行时长02:15:00`, `耗时:00:45:10`.
+    Parts: (the word as said with its mark, hours, minutes, seconds)."""
+    word = draw(st.sampled_from(DURATION_WORDS_ZH))
+    colon = "\uff1a"  # the full-width colon the front end says a colon as
+    marks = [("", ""), (":", colon), (colon, colon), ("为", "为")]
+    mark, said_mark = draw(st.sampled_from(marks))
+    h, m, s = draw(st.integers(0, 99)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    hours = f"{h:02d}" if draw(st.booleans()) else str(h)
+    return Form(f"{word}{mark}{hours}:{m:02d}:{s:02d}", (word + said_mark, h, m, s))

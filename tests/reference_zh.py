@@ -565,3 +565,9 @@ def label_hyphen(word: str, before: int | None, n: int, tail: str) -> str:
 def letter_label(labels: tuple, joint: str, noun: str) -> str:
     """Each label its number as a cardinal and its letter spelled, then the noun: 二 A 泵."""
     return joint.join(integer(n) + letter for n, letter in labels) + noun
+
+
+def clock_duration(word: str, hours: int, minutes: int, seconds: int) -> str:
+    """After a duration word, hh:mm:ss is hours, minutes and seconds as a duration is said."""
+    parts = [(str(hours), "hour"), (str(minutes), "minute"), (str(seconds), "second")]
+    return word + duration(parts)

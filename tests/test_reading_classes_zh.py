@@ -15,6 +15,7 @@ from reading_forms import (
     CLASSES,
     ZONES,
     caret_powers,
+    clock_durations_zh,
     comma_lists,
     compact_dates_zh,
     compact_timestamps,
@@ -636,6 +637,13 @@ def test_a_hyphen_after_a_place_or_machine_word_joins_a_label(front, form, frame
 def test_a_number_and_a_before_a_machine_word_is_a_label(front, form, frame):
     """`2A泵` is 二 A 泵 (was 二安泵: "pump 2 amps"), `1A、1B泵` 一 A、一 B 泵."""
     assert heard(front, form.written, frame) == expected(ref.letter_label(*form.parts), frame)
+
+
+@CLASSES
+@given(form=clock_durations_zh(), frame=frames)
+def test_a_time_after_a_duration_word_is_a_duration(front, form, frame):
+    """`运行时长02:15:00` is 运行时长两小时十五分钟 (was 二点十五分, a time of day)."""
+    assert heard(front, form.written, frame) == expected(ref.clock_duration(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

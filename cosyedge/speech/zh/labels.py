@@ -7,6 +7,9 @@
   next label, is a label (A/B redundant pumps), not amperes: `2A泵` → 二 A 泵, `1A、1B泵` →
   一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
   `5A保险丝` → 五安保险丝, `0~5A报警`.
+- A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时) is a
+  duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
+  二点十五分, a time of day), `耗时00:45:10` → 耗时四十五分十秒.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, rule
+from cosyedge.speech.zh.fields import say_duration
 from cosyedge.speech.zh.numbers import read_digits, read_integer
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
@@ -47,7 +51,24 @@ def _letter_label(m: re.Match[str]) -> str:
     return (said if said != number else read_integer(int(number))) + " A "
 
 
+DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时")
+_DURATION = (
+    rf"({'|'.join(DURATION_WORDS)})(\s*(?:[:：=]|为|是|约)?\s*)"
+    r"(?<!\d)(\d{1,3})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
+)
+
+
+def _duration(m: re.Match[str]) -> str:
+    """运行时长02:15:00 → 运行时长两小时十五分钟; minutes or seconds of 60 or more: no duration."""
+    hours, minutes, seconds = m.group(3, 4, 5)
+    if int(minutes) >= 60 or int(seconds) >= 60:
+        return m[0]
+    parts = [(hours, "h"), (minutes, "m"), (seconds, "s")]
+    return m[1] + m[2] + say_duration(parts)
+
+
 RULES: tuple[Rule, ...] = (
+    rule("duration", _DURATION, _duration),
     rule("equipment number", r"(?<=\d号)\s*-\s*(?=\d+号)", "到"),
     rule("equipment label", _LETTER_LABEL, _letter_label),
     rule("label", rf"(?<=[{LABEL_ENDS}])\s*-\s*(?=\d)(?!{_VALUE_AFTER})", "杠"),
