@@ -1898,3 +1898,25 @@ def clock_durations_zh(draw) -> Form:
     h, m, s = draw(st.integers(0, 99)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
     hours = f"{h:02d}" if draw(st.booleans()) else str(h)
     return Form(f"{word}{mark}{hours}:{m:02d}:{s:02d}", (word + said_mark, h, m, s))
+
+
+DASHED_DATE_CUES_ZH = (("日期", ""), ("计划", ""), ("", "检修"), ("", " 08:00"), ("截至", "前"))
+
+
+@st.composite
+def day_first_and_dashed_dates_zh(draw) -> Form:
+    """A dotted date day first (`30.11.2026`, `5.1.2026`), or a month and a day of two digits
+    each joined by a hyphen after a date word, before a day's word or before a time
+    (`日期11-30`, `11-30检修`, `12-01 08:00`). Parts: (kind, year or None, month, day, the
+    words before and after)."""
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    if draw(st.booleans()):
+        year = draw(st.integers(1990, 2099))
+        pad = draw(st.booleans())
+        written = f"{day:02d}.{month:02d}.{year}" if pad else f"{day}.{month}.{year}"
+        return Form(written, ("dotted", year, month, day, "", ""))
+    before, after = draw(st.sampled_from(DASHED_DATE_CUES_ZH))
+    return Form(
+        f"{before}{month:02d}-{day:02d}{after}", ("dashed", None, month, day, before, after)
+    )

@@ -571,3 +571,11 @@ def clock_duration(word: str, hours: int, minutes: int, seconds: int) -> str:
     """After a duration word, hh:mm:ss is hours, minutes and seconds as a duration is said."""
     parts = [(str(hours), "hour"), (str(minutes), "minute"), (str(seconds), "second")]
     return word + duration(parts)
+
+
+def day_first_or_dashed_date(kind, year: int | None, month: int, day: int, before, after) -> str:
+    """The date, year digit by digit; a time after it said as a time."""
+    said = date(year, month, day) if year else f"{integer(month)}月{integer(day)}日"
+    if after.strip() == "08:00":
+        after = " 八点"
+    return before + said + after

@@ -20,6 +20,7 @@ from reading_forms import (
     compact_dates_zh,
     compact_timestamps,
     cued_month_days_zh,
+    day_first_and_dashed_dates_zh,
     decimal_ratios_zh,
     dilution_ratios_zh,
     durations,
@@ -644,6 +645,15 @@ def test_a_number_and_a_before_a_machine_word_is_a_label(front, form, frame):
 def test_a_time_after_a_duration_word_is_a_duration(front, form, frame):
     """`运行时长02:15:00` is 运行时长两小时十五分钟 (was 二点十五分, a time of day)."""
     assert heard(front, form.written, frame) == expected(ref.clock_duration(*form.parts), frame)
+
+
+@CLASSES
+@given(form=day_first_and_dashed_dates_zh(), frame=frames)
+def test_a_dotted_date_day_first_and_a_dashed_month_day_after_a_cue(front, form, frame):
+    """`30.11.2026` is 二零二六年十一月三十日 (was 三十点十一点两千零二十六), `日期11-30`
+    日期十一月三十日 (was 日期十一到三十)."""
+    said = ref.day_first_or_dashed_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,22 @@
 - A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时) is a
   duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
   二点十五分, a time of day), `耗时00:45:10` → 耗时四十五分十秒.
+- A day, a month and a year with dots is a date, day first as dotted dates are written:
+  `30.11.2026` → 二零二六年十一月三十日 (was 三十点十一点两千零二十六). A month and a day of two
+  digits each joined by a hyphen are a date where a slash pair would be (after a date word,
+  before a word that says a day or before a time): `日期11-30` → 日期十一月三十日, `计划12-05停机`,
+  `12-01 08:00` (a range otherwise: `11-30` → 十一到三十).
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
 from cosyedge.speech.zh.numbers import read_digits, read_integer
+from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # Words that end a place's or a machine's name: 北区, 3号机, 2期, 1号炉, A线.
@@ -67,7 +74,46 @@ def _duration(m: re.Match[str]) -> str:
     return m[1] + m[2] + say_duration(parts)
 
 
+def _say_date(year: str, month: int, day: int) -> str:
+    return f"{read_digits(year)}年{read_integer(month)}月{read_integer(day)}日"
+
+
+_DOTTED_DATE = r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)"
+
+
+def _dotted_date(m: re.Match[str]) -> str:
+    """30.11.2026 → 二零二六年十一月三十日; a day no month has: no date."""
+    day, month, year = int(m[1]), int(m[2]), m[3]
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(int(year), month)[1]):
+        return m[0]
+    return _say_date(year, month, day)
+
+
+# Cues that name a date before two digits each side, but may as well come before a range.
+_LOOSE_CUES = ("从", "自", "至", "在")
+_DASHED_MONTH_DAY = (
+    rf"(?:({DATE_CUES})\s*[:：]?\s*)?(?<![A-Za-z0-9./-])(?<!\d:)(\d{{2}})-(\d{{2}})(?!\d|[./:-]\d)"
+    rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({AFTER_DATE}))?(日)?"
+)
+
+
+def _dashed_month_day(m: re.Match[str]) -> str:
+    """日期11-30, 11-30检修, 12-01 08:00 → 十一月三十日; without a cue a range, as before."""
+    cue, first, second, time, after, _ = m.groups()
+    if not (time or after or (cue and cue not in _LOOSE_CUES)):
+        return m[0]
+    month, day = int(first), int(second)
+    if not (
+        1 <= month <= 12 and 1 <= day <= (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
+    ):
+        return m[0]
+    head = m[0][: m.start(2) - m.start()] if cue else ""
+    return head + f"{read_integer(month)}月{read_integer(day)}日"
+
+
 RULES: tuple[Rule, ...] = (
+    rule("date", _DOTTED_DATE, _dotted_date),
+    rule("date", _DASHED_MONTH_DAY, _dashed_month_day),
     rule("duration", _DURATION, _duration),
     rule("equipment number", r"(?<=\d号)\s*-\s*(?=\d+号)", "到"),
     rule("equipment label", _LETTER_LABEL, _letter_label),
