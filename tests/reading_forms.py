@@ -1920,3 +1920,20 @@ def day_first_and_dashed_dates_zh(draw) -> Form:
     return Form(
         f"{before}{month:02d}-{day:02d}{after}", ("dashed", None, month, day, before, after)
     )
+
+
+@st.composite
+def zero_padded_versions_zh(draw) -> Form:
+    """A version of three parts or more, some with leading zeros, perhaps after V or 版本:
+    `V1.02.003`, `固件1.00.05`, `版本01.02.03`. Parts: (the word, the parts as written)."""
+    word = draw(st.sampled_from(["", "V", "版本", "固件"]))
+    count = 3  # four parts of 255 or less are an IPv4 address
+    parts = tuple(
+        draw(st.sampled_from(["0", "1", "2", "10", "01", "02", "00", "003", "05", "12"]))
+        for _ in range(count)
+    )
+    if not any(len(p) > 1 and p.startswith("0") for p in parts):
+        parts = (*parts[:-1], "05")
+    if all(len(p) == 3 for p in parts[1:]):  # 1.003.003 groups thousands
+        parts = (*parts[:-1], "05")
+    return Form(word + ".".join(parts), (word, parts))

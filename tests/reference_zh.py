@@ -579,3 +579,11 @@ def day_first_or_dashed_date(kind, year: int | None, month: int, day: int, befor
     if after.strip() == "08:00":
         after = " 八点"
     return before + said + after
+
+
+def zero_padded_version(word: str, parts: tuple) -> str:
+    """Each part a cardinal, one with a leading zero digit by digit; 点 between."""
+    said = "点".join(
+        digits(p) if len(p) > 1 and p.startswith("0") else integer(int(p)) for p in parts
+    )
+    return word + said

@@ -71,6 +71,7 @@ from reading_forms import (
     utc_timestamps,
     utc_word_offsets_zh,
     year_last_dates_zh,
+    zero_padded_versions_zh,
 )
 
 from cosyedge.speech.lang import Run, split_runs
@@ -653,6 +654,14 @@ def test_a_dotted_date_day_first_and_a_dashed_month_day_after_a_cue(front, form,
     """`30.11.2026` is 二零二六年十一月三十日 (was 三十点十一点两千零二十六), `日期11-30`
     日期十一月三十日 (was 日期十一到三十)."""
     said = ref.day_first_or_dashed_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=zero_padded_versions_zh(), frame=frames)
+def test_a_version_keeps_its_leading_zeros(front, form, frame):
+    """`V1.02.003` is V 一点零二点零零三 (was V 一点二点三: another version)."""
+    said = ref.zero_padded_version(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
 
 

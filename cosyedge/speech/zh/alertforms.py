@@ -231,7 +231,13 @@ def _ipv4(m: re.Match[str]) -> str:
 
 
 def _dotted(m: re.Match[str]) -> str:
-    return "点".join(read_integer(int(part)) for part in m.group(0).split("."))
+    """1.2.3 → 一点二点三; a part with a leading zero digit by digit, as a version writes it:
+    1.02.003 → 一点零二点零零三 (1.2.3 is another version)."""
+    return "点".join(_version_part(part) for part in m.group(0).split("."))
+
+
+def _version_part(part: str) -> str:
+    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_integer(int(part))
 
 
 def _numbered(number: str) -> str:
