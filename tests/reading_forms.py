@@ -1937,3 +1937,14 @@ def zero_padded_versions_zh(draw) -> Form:
     if all(len(p) == 3 for p in parts[1:]):  # 1.003.003 groups thousands
         parts = (*parts[:-1], "05")
     return Form(word + ".".join(parts), (word, parts))
+
+
+@st.composite
+def dot_grouped_numbers_zh(draw) -> Form:
+    """A number grouped by dots in threes, two groups or more, perhaps with a unit after it:
+    `1.234.567`, `重量1.234.567kg`. Parts: (the number, the words before, the unit's words)."""
+    n = draw(st.integers(1_000_000, 999_999_999))  # four groups may be an IPv4 address
+    written = f"{n:,}".replace(",", ".")
+    before = draw(st.sampled_from(["", "重量", "计数"]))
+    unit, words = draw(st.sampled_from([("", ""), ("kg", "千克"), ("m", "米")]))
+    return Form(before + written + unit, (n, before, words))

@@ -587,3 +587,8 @@ def zero_padded_version(word: str, parts: tuple) -> str:
         digits(p) if len(p) > 1 and p.startswith("0") else integer(int(p)) for p in parts
     )
     return word + said
+
+
+def dot_grouped_number(n: int, before: str, words: str) -> str:
+    """Dots grouping thousands: one cardinal, its unit after it."""
+    return before + integer(n) + words

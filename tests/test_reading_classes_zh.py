@@ -23,6 +23,7 @@ from reading_forms import (
     day_first_and_dashed_dates_zh,
     decimal_ratios_zh,
     dilution_ratios_zh,
+    dot_grouped_numbers_zh,
     durations,
     european_numbers_zh,
     grouped_phones_zh,
@@ -662,6 +663,14 @@ def test_a_dotted_date_day_first_and_a_dashed_month_day_after_a_cue(front, form,
 def test_a_version_keeps_its_leading_zeros(front, form, frame):
     """`V1.02.003` is V 一点零二点零零三 (was V 一点二点三: another version)."""
     said = ref.zero_padded_version(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=dot_grouped_numbers_zh(), frame=frames)
+def test_two_dot_groups_of_three_or_more_group_thousands(front, form, frame):
+    """`1.234.567` is 一百二十三万四千五百六十七 (was 一点两百三十四点五百六十七)."""
+    said = ref.dot_grouped_number(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
 
 

@@ -15,6 +15,9 @@
   digits each joined by a hyphen are a date where a slash pair would be (after a date word,
   before a word that says a day or before a time): `日期11-30` → 日期十一月三十日, `计划12-05停机`,
   `12-01 08:00` (a range otherwise: `11-30` → 十一到三十).
+- Two groups of three digits or more after dots are thousands (European grouping): `1.234.567`
+  → 一百二十三万四千五百六十七, `1.234.567kg` with its unit (was 一点两百三十四点五百六十七 K G).
+  Four groups that could be an IPv4 address stay one, and a letter before makes a version.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from cosyedge.speech.zh.fields import say_duration
 from cosyedge.speech.zh.numbers import read_digits, read_integer
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
+from cosyedge.speech.zh.units import say_unit
 
 # Words that end a place's or a machine's name: 北区, 3号机, 2期, 1号炉, A线.
 LABEL_ENDS = "区号机泵期线段楼层室站库厂车柜箱台组列排座栋房池罐塔炉桥门井路阀釜仓架轴"
@@ -111,7 +115,23 @@ def _dashed_month_day(m: re.Match[str]) -> str:
     return head + f"{read_integer(month)}月{read_integer(day)}日"
 
 
+_DOT_GROUPED = (
+    r"(?<![A-Za-z0-9.])([1-9]\d{0,2}(?:\.\d{3}){2,})(?!\d|[.,]\d)"
+    rf"(?:\s*({UNIT})(?![A-Za-z0-9²³]))?"
+)
+
+
+def _dot_grouped(m: re.Match[str]) -> str:
+    """1.234.567kg → 一百二十三万四千五百六十七千克 (grouped: a quantity, however long); an IPv4
+    address left as it is."""
+    groups = m[1].split(".")
+    if len(groups) == 4 and all(int(g) <= 255 for g in groups):
+        return m[0]
+    return read_integer(int("".join(groups))) + say_unit(m[2] or "")
+
+
 RULES: tuple[Rule, ...] = (
+    rule("European grouping", _DOT_GROUPED, _dot_grouped),
     rule("date", _DOTTED_DATE, _dotted_date),
     rule("date", _DASHED_MONTH_DAY, _dashed_month_day),
     rule("duration", _DURATION, _duration),
