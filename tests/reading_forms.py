@@ -1948,3 +1948,19 @@ def dot_grouped_numbers_zh(draw) -> Form:
     before = draw(st.sampled_from(["", "重量", "计数"]))
     unit, words = draw(st.sampled_from([("", ""), ("kg", "千克"), ("m", "米")]))
     return Form(before + written + unit, (n, before, words))
+
+
+PLC_LETTERS_ZH = ("I", "Q", "IX", "QX", "AI", "DI", "DO", "AO", "PM", "DBX", "M")
+
+
+@st.composite
+def plc_addresses_zh(draw) -> Form:
+    """Capitals with a decimal written onto them, perhaps `%` before or a data block and a
+    dot: `AI1.5`, `%IX0.1`, `PM2.5`, `DB10.DBX2.3`. Parts: (percent, the block's number or
+    None, the letters, the decimal)."""
+    percent = draw(st.booleans())
+    block = draw(st.none() | st.integers(1, 999))
+    letters = draw(st.sampled_from(PLC_LETTERS_ZH))
+    bit = f"{draw(st.integers(0, 99))}.{draw(st.integers(0, 7))}"
+    head = f"DB{block}." if block is not None else ""
+    return Form(("%" if percent else "") + head + letters + bit, (percent, block, letters, bit))

@@ -592,3 +592,12 @@ def zero_padded_version(word: str, parts: tuple) -> str:
 def dot_grouped_number(n: int, before: str, words: str) -> str:
     """Dots grouping thousands: one cardinal, its unit after it."""
     return before + integer(n) + words
+
+
+def plc_address(percent: bool, block: int | None, letters: str, bit: str) -> str:
+    """百分号 for `%`, letters spelled, a data block's number digit by digit with 幺 then 点,
+    the address's decimal as a decimal is said."""
+    said = "百分号" if percent else ""
+    if block is not None:
+        said += "DB" + digits(str(block), one="幺") + "点"
+    return said + letters + decimal(bit)

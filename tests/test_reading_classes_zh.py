@@ -49,6 +49,7 @@ from reading_forms import (
     order_numbers,
     percent_ranges,
     phone_numbers,
+    plc_addresses_zh,
     ratios_zh,
     roman_numbered_zh,
     roman_runs_zh,
@@ -672,6 +673,14 @@ def test_two_dot_groups_of_three_or_more_group_thousands(front, form, frame):
     """`1.234.567` is 一百二十三万四千五百六十七 (was 一点两百三十四点五百六十七)."""
     said = ref.dot_grouped_number(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=plc_addresses_zh(), frame=frames)
+def test_capitals_with_a_decimal_are_one_address(front, form, frame):
+    """`AI1.5` is A I 一点五 (was A I 幺 零点五: two numbers), `PM2.5` P M 二点五, `%IX0.1`
+    百分号 I X 零点一."""
+    assert heard(front, form.written, frame) == expected(ref.plc_address(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,10 @@
 - Two groups of three digits or more after dots are thousands (European grouping): `1.234.567`
   → 一百二十三万四千五百六十七, `1.234.567kg` with its unit (was 一点两百三十四点五百六十七 K G).
   Four groups that could be an IPv4 address stay one, and a letter before makes a version.
+- Capitals and a decimal written onto them (a PLC bit address, an analog channel, PM2.5) are
+  one address: the letters spelled, the number whole, `%` before them 百分号 (IEC 61131-3):
+  `AI1.5` → A I 一点五, `%IX0.1` → 百分号 I X 零点一, `PM2.5` → P M 二点五 (was P M 二 零点五),
+  `DB10.DBX2.3` → D B 幺零 点 D B X 二点三 (the data block's number as a tag's digits).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
-from cosyedge.speech.zh.numbers import read_digits, read_integer
+from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -130,7 +134,23 @@ def _dot_grouped(m: re.Match[str]) -> str:
     return read_integer(int("".join(groups))) + say_unit(m[2] or "")
 
 
+_ADDRESS = (
+    r"(?<![A-Za-z0-9.%])(%?)(?:([A-Z]{1,4})(\d+)\.(?=[A-Z]))?([A-Z]{1,4})(\d+\.\d+)"
+    r"(?![A-Za-z0-9]|\.\d)"
+)
+
+
+def _address(m: re.Match[str]) -> str:
+    """%IX0.1 → 百分号 I X 零点一; DB10.DBX2.3 → D B 幺零 点 D B X 二点三."""
+    percent, block, number, letters, bit = m.groups()
+    said = "百分号" if percent else ""
+    if block:
+        said += f" {' '.join(block)} {read_digits(number, one='幺')} 点"
+    return said + f" {' '.join(letters)} {read_number(bit)}"
+
+
 RULES: tuple[Rule, ...] = (
+    rule("PLC address", _ADDRESS, _address),
     rule("European grouping", _DOT_GROUPED, _dot_grouped),
     rule("date", _DOTTED_DATE, _dotted_date),
     rule("date", _DASHED_MONTH_DAY, _dashed_month_day),
