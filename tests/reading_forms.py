@@ -1964,3 +1964,26 @@ def plc_addresses_zh(draw) -> Form:
     bit = f"{draw(st.integers(0, 99))}.{draw(st.integers(0, 7))}"
     head = f"DB{block}." if block is not None else ""
     return Form(("%" if percent else "") + head + letters + bit, (percent, block, letters, bit))
+
+
+DIFFERENCE_WORDS_ZH = ("偏差", "温差", "误差", "温升", "漂移")
+
+
+@st.composite
+def zero_below_and_minus_zh(draw) -> Form:
+    """A temperature with a minus after 零下 (`零下-5℃`), a difference of temperatures with a
+    minus (`偏差-3℃`), or a range joined by 至 or 到 with a minus at its first end
+    (`-5到-10℃`). Parts: (kind, the word, the amounts, whether the second is negative)."""
+    kind = draw(st.sampled_from(["zero below", "difference", "range"]))
+    a = draw(st.sampled_from(["5", "3", "12", "2.5", "0.5"]))
+    degree = draw(st.sampled_from(["℃", "°C"]))
+    if kind == "zero below":
+        return Form(f"温度零下-{a}{degree}", (kind, "温度", (a,), False))
+    if kind == "difference":
+        word = draw(st.sampled_from(DIFFERENCE_WORDS_ZH))
+        return Form(f"{word}-{a}{degree}", (kind, word, (a,), False))
+    b = draw(st.sampled_from(["5", "10", "1.5"]))
+    negative = draw(st.booleans())
+    joint = draw(st.sampled_from(["至", "到"]))
+    written = f"温度-{a}{joint}{'-' if negative else ''}{b}{degree}"
+    return Form(written, (kind, "温度", (a, b), negative))

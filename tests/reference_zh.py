@@ -601,3 +601,14 @@ def plc_address(percent: bool, block: int | None, letters: str, bit: str) -> str
     if block is not None:
         said += "DB" + digits(str(block), one="幺") + "点"
     return said + letters + decimal(bit)
+
+
+def zero_below_or_minus(kind: str, word: str, amounts: tuple, negative: bool) -> str:
+    """零下 once (after a written 零下 a minus is not said again); 负 for a difference; a range
+    joined by 至 or 到 said as a dash's range, 零下 at each end below zero."""
+    if kind == "zero below":
+        return word + "零下" + decimal(amounts[0]) + "摄氏度"
+    if kind == "difference":
+        return word + "负" + decimal(amounts[0]) + "摄氏度"
+    low, high = amounts
+    return word + "零下" + decimal(low) + "到" + "零下" * negative + decimal(high) + "摄氏度"

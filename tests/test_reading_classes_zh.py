@@ -73,6 +73,7 @@ from reading_forms import (
     utc_timestamps,
     utc_word_offsets_zh,
     year_last_dates_zh,
+    zero_below_and_minus_zh,
     zero_padded_versions_zh,
 )
 
@@ -681,6 +682,15 @@ def test_capitals_with_a_decimal_are_one_address(front, form, frame):
     """`AI1.5` is A I 一点五 (was A I 幺 零点五: two numbers), `PM2.5` P M 二点五, `%IX0.1`
     百分号 I X 零点一."""
     assert heard(front, form.written, frame) == expected(ref.plc_address(*form.parts), frame)
+
+
+@CLASSES
+@given(form=zero_below_and_minus_zh(), frame=frames)
+def test_zero_below_and_minus_said_once_and_alike(front, form, frame):
+    """`零下-5℃` is 零下五摄氏度 (was 零下零下五), `偏差-3℃` 偏差负三摄氏度 (a difference is never
+    below zero), `-5到-10℃` 零下五到零下十摄氏度 (was 负五到零下十)."""
+    said = ref.zero_below_or_minus(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
 
 
 @pytest.mark.parametrize(

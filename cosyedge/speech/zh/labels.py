@@ -22,6 +22,9 @@
   one address: the letters spelled, the number whole, `%` before them 百分号 (IEC 61131-3):
   `AI1.5` → A I 一点五, `%IX0.1` → 百分号 I X 零点一, `PM2.5` → P M 二点五 (was P M 二 零点五),
   `DB10.DBX2.3` → D B 幺零 点 D B X 二点三 (the data block's number as a tag's digits).
+- 零下 and 负 said once and alike: a minus after 零下 is not said again (`零下-5℃` → 零下五摄氏度);
+  a difference of temperatures is 负, never 零下 (`偏差-3℃` → 偏差负三摄氏度); both ends of a range
+  joined by 至 or 到 as a dash joins them (`-5到-10℃` → 零下五到零下十摄氏度).
 """
 
 from __future__ import annotations
@@ -149,7 +152,24 @@ def _address(m: re.Match[str]) -> str:
     return said + f" {' '.join(letters)} {read_number(bit)}"
 
 
+_SIGN = "[-\u2212\u2013]"
+# Words that name a difference or a change of temperature: below zero is no place for it.
+DIFFERENCES = "偏差|温差|误差|差值|变化量|变化|温升|温降|漂移|降幅|升幅|修正|补偿"
+# A minus a space parts from its value is the spaced minus's (notation.py), read as before.
+_DIFFERENCE = rf"({DIFFERENCES})(\s*(?:[:：=]|为)?\s*){_SIGN}(\d+(?:\.\d+)?)\s*°C(?![A-Za-z0-9])"
+_WORDED_RANGE = (
+    rf"({_SIGN}\d+(?:\.\d+)?)\s*(?:至|到)\s*(?={_SIGN}?\d+(?:\.\d+)?\s*°C(?![A-Za-z0-9]))"
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule("sign", rf"(?<=零下)\s*{_SIGN}(?=\d)", ""),
+    rule(
+        "sign",
+        _DIFFERENCE,
+        lambda m: f"{m[1]}{m[2]}负{read_number(m[3])}摄氏度",
+    ),
+    rule("range", _WORDED_RANGE, lambda m: f"{m[1]}~"),
     rule("PLC address", _ADDRESS, _address),
     rule("European grouping", _DOT_GROUPED, _dot_grouped),
     rule("date", _DOTTED_DATE, _dotted_date),
