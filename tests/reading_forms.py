@@ -1987,3 +1987,16 @@ def zero_below_and_minus_zh(draw) -> Form:
     joint = draw(st.sampled_from(["至", "到"]))
     written = f"温度-{a}{joint}{'-' if negative else ''}{b}{degree}"
     return Form(written, (kind, "温度", (a, b), negative))
+
+
+LETTER_ROMANS_ZH = {"I": 1, "II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
+LETTER_ROMANS_ZH |= {"XI": 11, "XII": 12}
+
+
+@st.composite
+def letter_romans_zh(draw) -> Form:
+    """A Roman numeral in capitals before a counting word: `II段母线`, `IV号线`, `III期`.
+    Parts: (the number, the words after)."""
+    letters = draw(st.sampled_from(sorted(LETTER_ROMANS_ZH)))
+    after = draw(st.sampled_from(["段母线", "号线", "期", "类", "级"]))
+    return Form(letters + after, (LETTER_ROMANS_ZH[letters], after))

@@ -612,3 +612,8 @@ def zero_below_or_minus(kind: str, word: str, amounts: tuple, negative: bool) ->
         return word + "负" + decimal(amounts[0]) + "摄氏度"
     low, high = amounts
     return word + "零下" + decimal(low) + "到" + "零下" * negative + decimal(high) + "摄氏度"
+
+
+def letter_roman(n: int, after: str) -> str:
+    """The Roman numeral's number as a cardinal, then the counting word."""
+    return integer(n) + after

@@ -37,6 +37,7 @@ from reading_forms import (
     label_hyphens_zh,
     leading_points_zh,
     letter_labels_zh,
+    letter_romans_zh,
     local_parts,
     local_phones_zh,
     macs,
@@ -691,6 +692,13 @@ def test_zero_below_and_minus_said_once_and_alike(front, form, frame):
     below zero), `-5到-10℃` 零下五到零下十摄氏度 (was 负五到零下十)."""
     said = ref.zero_below_or_minus(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=letter_romans_zh(), frame=frames)
+def test_a_roman_numeral_in_capitals_before_a_counting_word(front, form, frame):
+    """`II段母线` is 二段母线 (was I I 段母线), `IV号线` 四号线."""
+    assert heard(front, form.written, frame) == expected(ref.letter_roman(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,9 @@
 - 零下 and 负 said once and alike: a minus after 零下 is not said again (`零下-5℃` → 零下五摄氏度);
   a difference of temperatures is 负, never 零下 (`偏差-3℃` → 偏差负三摄氏度); both ends of a range
   joined by 至 or 到 as a dash joins them (`-5到-10℃` → 零下五到零下十摄氏度).
+- A Roman numeral in capital letters right before a counting word (段, 期, 号, 类, 级, ...) is a
+  number, as the Roman numeral characters are: `II段母线` → 二段母线, `IV号线` → 四号线 (a lone
+  V or X may be a letter, and stays one).
 """
 
 from __future__ import annotations
@@ -162,7 +165,16 @@ _WORDED_RANGE = (
 )
 
 
+_ROMAN_VALUES = {"I": 1, "II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
+_ROMAN_VALUES |= {"XI": 11, "XII": 12}
+COUNTED = "段|期|号|类|级|区|回|组|母线|线|单元|工段|机组|标段"
+_LETTER_ROMAN = (
+    rf"(?<![A-Za-z0-9])({'|'.join(sorted(_ROMAN_VALUES, key=len, reverse=True))})(?={COUNTED})"
+)
+
+
 RULES: tuple[Rule, ...] = (
+    rule("Roman numeral", _LETTER_ROMAN, lambda m: read_integer(_ROMAN_VALUES[m[1]])),
     rule("sign", rf"(?<=零下)\s*{_SIGN}(?=\d)", ""),
     rule(
         "sign",
