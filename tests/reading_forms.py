@@ -2000,3 +2000,12 @@ def letter_romans_zh(draw) -> Form:
     letters = draw(st.sampled_from(sorted(LETTER_ROMANS_ZH)))
     after = draw(st.sampled_from(["段母线", "号线", "期", "类", "级"]))
     return Form(letters + after, (LETTER_ROMANS_ZH[letters], after))
+
+
+@st.composite
+def binary_literals_zh(draw) -> Form:
+    """A binary literal, perhaps after a word: `0b1011`, `错误0b11110000`. Parts: (the word, the
+    digits)."""
+    word = draw(st.sampled_from(["", "错误", "状态字", "掩码"]))
+    digits = draw(st.text("01", min_size=1, max_size=16))
+    return Form(f"{word}0{draw(st.sampled_from('bB'))}{digits}", (word, digits))

@@ -617,3 +617,8 @@ def zero_below_or_minus(kind: str, word: str, amounts: tuple, negative: bool) ->
 def letter_roman(n: int, after: str) -> str:
     """The Roman numeral's number as a cardinal, then the counting word."""
     return integer(n) + after
+
+
+def binary_literal(word: str, written: str) -> str:
+    """二进制, then each digit, 幺 for one as a code is read."""
+    return word + "二进制" + digits(written, one="幺")

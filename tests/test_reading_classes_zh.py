@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     ZONES,
+    binary_literals_zh,
     caret_powers,
     clock_durations_zh,
     comma_lists,
@@ -699,6 +700,13 @@ def test_zero_below_and_minus_said_once_and_alike(front, form, frame):
 def test_a_roman_numeral_in_capitals_before_a_counting_word(front, form, frame):
     """`II段母线` is 二段母线 (was I I 段母线), `IV号线` 四号线."""
     assert heard(front, form.written, frame) == expected(ref.letter_roman(*form.parts), frame)
+
+
+@CLASSES
+@given(form=binary_literals_zh(), frame=frames)
+def test_a_binary_literal_digit_by_digit(front, form, frame):
+    """`0b1011` is 二进制幺零幺幺 (was 零 B 一千零一十一: a decimal number invented)."""
+    assert heard(front, form.written, frame) == expected(ref.binary_literal(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

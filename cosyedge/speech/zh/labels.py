@@ -28,6 +28,8 @@
 - A Roman numeral in capital letters right before a counting word (段, 期, 号, 类, 级, ...) is a
   number, as the Roman numeral characters are: `II段母线` → 二段母线, `IV号线` → 四号线 (a lone
   V or X may be a letter, and stays one).
+- A binary literal is said as hexadecimal is, its digits one by one: `0b1011` → 二进制幺零幺幺
+  (was 零 B 一千零一十一, a decimal number invented).
 """
 
 from __future__ import annotations
@@ -173,7 +175,11 @@ _LETTER_ROMAN = (
 )
 
 
+_BINARY = r"(?<![A-Za-z0-9.])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
+
+
 RULES: tuple[Rule, ...] = (
+    rule("binary", _BINARY, lambda m: "二进制" + read_digits(m[1], one="幺")),
     rule("Roman numeral", _LETTER_ROMAN, lambda m: read_integer(_ROMAN_VALUES[m[1]])),
     rule("sign", rf"(?<=零下)\s*{_SIGN}(?=\d)", ""),
     rule(
