@@ -2009,3 +2009,13 @@ def binary_literals_zh(draw) -> Form:
     word = draw(st.sampled_from(["", "错误", "状态字", "掩码"]))
     digits = draw(st.text("01", min_size=1, max_size=16))
     return Form(f"{word}0{draw(st.sampled_from('bB'))}{digits}", (word, digits))
+
+
+@st.composite
+def roman_lists_zh(draw) -> Form:
+    """Two Roman numeral characters, the second of several letters and no smaller than the
+    first: sections I and II, `ⅠⅡ段`, `ⅡⅢ期`. Parts: (the numbers, the word)."""
+    first = draw(st.integers(1, 11))
+    second = draw(st.integers(max(first, 2), 12).filter(lambda n: n not in (5, 10)))
+    word = draw(st.sampled_from(["段", "期", "号机"]))
+    return Form(chr(0x215F + first) + chr(0x215F + second) + word, ((first, second), word))

@@ -622,3 +622,8 @@ def letter_roman(n: int, after: str) -> str:
 def binary_literal(word: str, written: str) -> str:
     """二进制, then each digit, 幺 for one as a code is read."""
     return word + "二进制" + digits(written, one="幺")
+
+
+def roman_list(numbers: tuple, word: str) -> str:
+    """Each numeral its number, 、 between: 一、二段."""
+    return "、".join(integer(n) for n in numbers) + word

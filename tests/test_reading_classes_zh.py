@@ -53,6 +53,7 @@ from reading_forms import (
     phone_numbers,
     plc_addresses_zh,
     ratios_zh,
+    roman_lists_zh,
     roman_numbered_zh,
     roman_runs_zh,
     serial_numbers_zh,
@@ -707,6 +708,13 @@ def test_a_roman_numeral_in_capitals_before_a_counting_word(front, form, frame):
 def test_a_binary_literal_digit_by_digit(front, form, frame):
     """`0b1011` is 二进制幺零幺幺 (was 零 B 一千零一十一: a decimal number invented)."""
     assert heard(front, form.written, frame) == expected(ref.binary_literal(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_lists_zh(), frame=frames)
+def test_roman_numeral_characters_no_numeral_writes_are_a_list(front, form, frame):
+    """`ⅠⅡ段` is 一、二段 (was 三段: two sections summed into one)."""
+    assert heard(front, form.written, frame) == expected(ref.roman_list(*form.parts), frame)
 
 
 @pytest.mark.parametrize(

@@ -555,6 +555,9 @@ FRONT_8 = [
     # a binary literal digit by digit
     ("0b1011", "二进制幺零幺幺"),
     ("错误0b11110000", "错误二进制幺幺幺幺零零零零"),
+    # Roman numeral characters no numeral writes that way are a list
+    ("ⅠⅡ段", "一、二段"),
+    ("ⅩⅡ号", "十二号"),
 ]
 
 

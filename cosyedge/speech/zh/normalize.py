@@ -76,8 +76,15 @@ _NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_
 def _roman(m: re.Match[str]) -> str:
     """A run of Roman numeral characters as its number: the letters NFKC makes of them read
     as a Roman numeral (small one, small five: IV, 4); a run written no standard way (five,
-    five: VV) each character's number, apart."""
+    five: VV) each character's number, apart; numerals of several letters after one no larger
+    (ⅠⅡ) a list."""
     letters = unicodedata.normalize("NFKC", m.group(0)).upper()
+    each = [unicodedata.normalize("NFKC", c).upper() for c in m.group(0)]
+    values = [_roman_value(c) for c in each]
+    # A character of several letters after one no larger (ⅠⅡ段: sections I and II) starts
+    # another numeral: no numeral is written that way (Ⅲ is three). A list, 、 between.
+    if any(a <= b and len(c) > 1 for a, b, c in zip(values, values[1:], each[1:], strict=False)):
+        return "、".join(str(v) for v in values)
     if _to_roman(_roman_value(letters)) == letters:
         return str(_roman_value(letters))
     return " ".join(str(_roman_value(unicodedata.normalize("NFKC", c).upper())) for c in m[0])
