@@ -2019,3 +2019,14 @@ def roman_lists_zh(draw) -> Form:
     second = draw(st.integers(max(first, 2), 12).filter(lambda n: n not in (5, 10)))
     word = draw(st.sampled_from(["段", "期", "号机"]))
     return Form(chr(0x215F + first) + chr(0x215F + second) + word, ((first, second), word))
+
+
+@st.composite
+def twelve_hour_times_zh(draw) -> Form:
+    """A time of the twelve-hour clock with AM or PM: `2:05 PM`, `9:30am`, `12:00 P.M.`.
+    Parts: (hour, minute, afternoon)."""
+    hour, minute = draw(st.integers(1, 12)), draw(st.integers(0, 59))
+    afternoon = draw(st.booleans())
+    mark = draw(st.sampled_from(["PM", "pm", "P.M."] if afternoon else ["AM", "am", "A.M."]))
+    space = draw(st.sampled_from(["", " "]))
+    return Form(f"{hour}:{minute:02d}{space}{mark}", (hour, minute, afternoon))

@@ -627,3 +627,15 @@ def binary_literal(word: str, written: str) -> str:
 def roman_list(numbers: tuple, word: str) -> str:
     """Each numeral its number, 、 between: 一、二段."""
     return "、".join(integer(n) for n in numbers) + word
+
+
+def twelve_hour_time(hour: int, minute: int, afternoon: bool) -> str:
+    """上午 before noon (凌晨零点 for twelve at night), 中午 for twelve noon, 下午 until five,
+    晚上 after; 两点 for two; minutes below ten with 零."""
+    if not afternoon:
+        part, said = ("凌晨", "零") if hour == 12 else ("上午", None)
+    else:
+        part, said = ("中午" if hour == 12 else "下午" if hour < 6 else "晚上"), None
+    said = said or ("两" if hour == 2 else integer(hour))
+    tail = ("零" if minute < 10 else "") + integer(minute) + "分" if minute else ""
+    return part + said + "点" + tail

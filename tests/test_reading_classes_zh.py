@@ -69,6 +69,7 @@ from reading_forms import (
     timestamp_ranges_zh,
     timestamps_zh,
     trunk_zero_phones_zh,
+    twelve_hour_times_zh,
     units,
     unsaid_characters_zh,
     urls,
@@ -715,6 +716,14 @@ def test_a_binary_literal_digit_by_digit(front, form, frame):
 def test_roman_numeral_characters_no_numeral_writes_are_a_list(front, form, frame):
     """`ⅠⅡ段` is 一、二段 (was 三段: two sections summed into one)."""
     assert heard(front, form.written, frame) == expected(ref.roman_list(*form.parts), frame)
+
+
+@CLASSES
+@given(form=twelve_hour_times_zh(), frame=frames)
+def test_a_twelve_hour_time_with_its_part_of_the_day(front, form, frame):
+    """`2:05 PM` is 下午两点零五分 (was 二点零五分 P M), `12:00 PM` 中午十二点."""
+    said = ref.twelve_hour_time(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
 
 
 @pytest.mark.parametrize(

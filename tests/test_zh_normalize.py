@@ -558,6 +558,10 @@ FRONT_8 = [
     # Roman numeral characters no numeral writes that way are a list
     ("ⅠⅡ段", "一、二段"),
     ("ⅩⅡ号", "十二号"),
+    # a twelve-hour time with its part of the day
+    ("12:00 PM", "中午十二点"),
+    ("2:05 PM", "下午两点零五分"),
+    ("9:30 AM", "上午九点三十分"),
 ]
 
 

@@ -30,6 +30,9 @@
   V or X may be a letter, and stays one).
 - A binary literal is said as hexadecimal is, its digits one by one: `0b1011` → 二进制幺零幺幺
   (was 零 B 一千零一十一, a decimal number invented).
+- A time of the twelve-hour clock with AM or PM after it is said with the part of the day
+  before it, as Chinese says it: `9:30 AM` → 上午九点三十分, `2:05 PM` → 下午两点零五分,
+  `12:00 PM` → 中午十二点, `8:00 PM` → 晚上八点 (was 八点 P M), `12:30 AM` → 凌晨零点三十分.
 """
 
 from __future__ import annotations
@@ -178,7 +181,26 @@ _LETTER_ROMAN = (
 _BINARY = r"(?<![A-Za-z0-9.])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
 
 
+_TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})[:：](\d{2})\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
+
+
+def _twelve_hour(m: re.Match[str]) -> str:
+    """2:05 PM → 下午两点零五分; an hour that is no hour of a twelve-hour clock: as written."""
+    hour, minute = int(m[1]), int(m[2])
+    if not (1 <= hour <= 12 and minute < 60):
+        return m[0]
+    if m[3] in "Aa":
+        part = "凌晨" if hour == 12 else "上午"
+    else:
+        part = "中午" if hour == 12 else "下午" if hour < 6 else "晚上"
+    said = part + ("两" if hour == 2 else "零" if part == "凌晨" else read_integer(hour)) + "点"
+    if minute:
+        said += ("零" if minute < 10 else "") + read_integer(minute) + "分"
+    return said
+
+
 RULES: tuple[Rule, ...] = (
+    rule("time", _TWELVE_HOUR, _twelve_hour),
     rule("binary", _BINARY, lambda m: "二进制" + read_digits(m[1], one="幺")),
     rule("Roman numeral", _LETTER_ROMAN, lambda m: read_integer(_ROMAN_VALUES[m[1]])),
     rule("sign", rf"(?<=零下)\s*{_SIGN}(?=\d)", ""),
