@@ -2030,3 +2030,20 @@ def twelve_hour_times_zh(draw) -> Form:
     mark = draw(st.sampled_from(["PM", "pm", "P.M."] if afternoon else ["AM", "am", "A.M."]))
     space = draw(st.sampled_from(["", " "]))
     return Form(f"{hour}:{minute:02d}{space}{mark}", (hour, minute, afternoon))
+
+
+TWO_MEASURES_ZH = ("个人", "倍", "次", "台泵", "千克", "千米", "小时", "天")
+
+
+@st.composite
+def twos_and_mixed_inches_zh(draw) -> Form:
+    """Two before a measure word (`2个人`, `2倍`, `2千克`), or a whole number, a hyphen and a
+    fraction before an inch mark (`1-1/2"`, `2-3/4寸`). Parts: (kind, the numbers, the word)."""
+    if draw(st.booleans()):
+        word = draw(st.sampled_from(TWO_MEASURES_ZH))
+        return Form(f"2{word}", ("two", (), word))
+    whole = draw(st.integers(1, 12))
+    den = draw(st.sampled_from([2, 4, 8, 16]))
+    num = draw(st.integers(1, den - 1))
+    mark, word = draw(st.sampled_from([('"', "英寸"), ("寸", "寸"), ("英寸", "英寸")]))
+    return Form(f"{whole}-{num}/{den}{mark}", ("inches", (whole, num, den), word))

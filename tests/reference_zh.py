@@ -639,3 +639,12 @@ def twelve_hour_time(hour: int, minute: int, afternoon: bool) -> str:
     said = said or ("两" if hour == 2 else integer(hour))
     tail = ("零" if minute < 10 else "") + integer(minute) + "分" if minute else ""
     return part + said + "点" + tail
+
+
+def two_or_mixed_inches(kind: str, numbers: tuple, word: str) -> str:
+    """两 before a measure word; a mixed number 又 its fraction (分之, as written: 2/4 is
+    四分之二), then inches."""
+    if kind == "two":
+        return "两" + word
+    whole, num, den = numbers
+    return integer(whole) + "又" + integer(den) + "分之" + integer(num) + word

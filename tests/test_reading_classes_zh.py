@@ -70,6 +70,7 @@ from reading_forms import (
     timestamps_zh,
     trunk_zero_phones_zh,
     twelve_hour_times_zh,
+    twos_and_mixed_inches_zh,
     units,
     unsaid_characters_zh,
     urls,
@@ -723,6 +724,14 @@ def test_roman_numeral_characters_no_numeral_writes_are_a_list(front, form, fram
 def test_a_twelve_hour_time_with_its_part_of_the_day(front, form, frame):
     """`2:05 PM` is 下午两点零五分 (was 二点零五分 P M), `12:00 PM` 中午十二点."""
     said = ref.twelve_hour_time(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=twos_and_mixed_inches_zh(), frame=frames)
+def test_two_before_a_measure_word_and_a_hyphenated_mixed_number(front, form, frame):
+    """`2个人` is 两个人 (was 二个人), `1-1/2"` 一又二分之一英寸 (was 一杠二分之一)."""
+    said = ref.two_or_mixed_inches(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
 
 

@@ -33,6 +33,9 @@
 - A time of the twelve-hour clock with AM or PM after it is said with the part of the day
   before it, as Chinese says it: `9:30 AM` → 上午九点三十分, `2:05 PM` → 下午两点零五分,
   `12:00 PM` → 中午十二点, `8:00 PM` → 晚上八点 (was 八点 P M), `12:30 AM` → 凌晨零点三十分.
+- Two alone before a measure word is 两: `2个人` → 两个人, `2倍` → 两倍, `2千克` → 两千克 (第2次
+  is an ordinal: 第二次). A whole number, a hyphen and a fraction before an inch mark are a
+  mixed number (ANSI pipe sizes): `1-1/2"` → 一又二分之一英寸 (was 一杠二分之一).
 """
 
 from __future__ import annotations
@@ -199,7 +202,17 @@ def _twelve_hour(m: re.Match[str]) -> str:
     return said
 
 
+MEASURE_WORDS = (
+    "个|倍|次|台|件|位|名|人|天|小时|分钟|秒钟|秒|周|条|根|只|把|套|块|张|辆|批|项|处|种"
+)
+MEASURE_WORDS += "|千米|千克|公里|公斤|吨"
+_TWO = rf"(?<![\d./\u2044第\-−–$¥￥€£])(?<!\d[:,])2(?=(?:{MEASURE_WORDS}))"
+_MIXED_INCHES = r"(?<![\d./-])(\d+)-(?=\d+/\d+(?:\"|英寸|寸))"
+
+
 RULES: tuple[Rule, ...] = (
+    rule("count", _TWO, "两"),
+    rule("fraction", _MIXED_INCHES, r"\1 "),
     rule("time", _TWELVE_HOUR, _twelve_hour),
     rule("binary", _BINARY, lambda m: "二进制" + read_digits(m[1], one="幺")),
     rule("Roman numeral", _LETTER_ROMAN, lambda m: read_integer(_ROMAN_VALUES[m[1]])),
