@@ -412,3 +412,9 @@ def test_an_archive_manifest_nested_too_deeply_is_refused(tmp_path: Path):
         tar.addfile(member, io.BytesIO(DEEP))
     with pytest.raises(ArchiveError, match=r"no readable manifest\.json"):
         import_cache(PhraseCache(tmp_path / "cache"), archive, {})
+
+
+def test_a_lone_surrogate_makes_a_key_and_other_texts_keep_theirs():
+    """`温度\\udfff5℃` (an escaped half pair an MQTT payload decoded) raised while hashing."""
+    assert cache_key("温度\udfff5℃", "voice-a", "zh") != cache_key("温度5℃", "voice-a", "zh")
+    assert cache_key("报警", "voice-a", "zh") == cache_key("报警", "voice-a", "zh")
