@@ -1984,3 +1984,225 @@ def dot_ranges(draw) -> Form:
     unit = draw(st.sampled_from(_RANGE_UNITS))
     dots, space = draw(st.sampled_from(["..", "..."])), draw(st.sampled_from(["", " "]))
     return Form(low + dots + high + space + unit[0] + unit[1], (low, high, unit))
+
+
+# Mandarin, zh-front-8
+
+UNSAID_ZH = ("\x1b[31m", "\x1b[0m", "\x1b[1;33m", "\x07", "\x00", "\u200b", "\ufeff", "\u202e")
+UNSAID_ZH += ("\u00ad", "\ud800", "\udfff", "\x1b]0;title\x07", "\x7f", "\x85")
+UNSAID_WORDS_ZH = ("报警", "温度过高", "泵", "停机", "请检查", "阀门")
+
+
+@st.composite
+def unsaid_characters_zh(draw) -> Form:
+    """Chinese words with terminal escape sequences, control and format characters and lone
+    surrogates between and around them: `\\x1b[31m报警\\x1b[0m`, `温度\\udfff过高`. Parts: (the
+    words)."""
+    words = draw(st.lists(st.sampled_from(UNSAID_WORDS_ZH), min_size=1, max_size=4))
+    written = ""
+    for word in words:
+        written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2))) + word
+    written += "".join(draw(st.lists(st.sampled_from(UNSAID_ZH), max_size=2)))
+    return Form(written, ("".join(words),))
+
+
+LABEL_WORDS_ZH = ("北区", "南区", "东站", "二期", "备用泵", "主线", "A区", "B线")
+LABEL_TAILS_ZH = ("", "号", "号泵", "号阀门")
+
+
+@st.composite
+def label_hyphens_zh(draw) -> Form:
+    """A place or machine word, a hyphen, a number, perhaps a numbered unit after it: `北区-3`,
+    `A区-2`, `3号机-2号泵`, `二期-3号`. Parts: (the word, its number before it or None, the
+    number, the tail)."""
+    word = draw(st.sampled_from(LABEL_WORDS_ZH))
+    before = draw(st.none() | st.integers(1, 12))
+    if before is not None:
+        word = draw(st.sampled_from(("机", "炉", "泵")))
+    n = draw(st.integers(1, 99))
+    tail = draw(st.sampled_from(LABEL_TAILS_ZH))
+    head = f"{before}号{word}" if before is not None else word
+    return Form(f"{head}-{n}{tail}", (word, before, n, tail))
+
+
+LETTER_LABEL_NOUNS_ZH = ("泵", "区", "电机", "皮带", "风机", "线", "机组")
+
+
+@st.composite
+def letter_labels_zh(draw) -> Form:
+    """A number with A written onto it before a machine or place word, perhaps with a second
+    label before it in a list: `2A泵`, `1A区`, `1A、1B泵`. Parts: (the labels as (number,
+    letter) pairs, the joint, the noun)."""
+    n = draw(st.integers(1, 40))
+    labels = [(n, "A")]
+    joint = draw(st.sampled_from(["", "、", "/"]))
+    if joint:
+        labels.append((draw(st.integers(1, 40)), draw(st.sampled_from("AB"))))
+    noun = draw(st.sampled_from(LETTER_LABEL_NOUNS_ZH))
+    written = joint.join(f"{k}{letter}" for k, letter in labels) + noun
+    return Form(written, (tuple(labels), joint, noun))
+
+
+DURATION_WORDS_ZH = ("运行时长", "停机时长", "持续时间", "用时", "耗时", "历时")
+
+
+@st.composite
+def clock_durations_zh(draw) -> Form:
+    """A duration word, perhaps a colon, then hh:mm:ss: `运行时长02:15:00`, `耗时:00:45:10`.
+    Parts: (the word as said with its mark, hours, minutes, seconds)."""
+    word = draw(st.sampled_from(DURATION_WORDS_ZH))
+    colon = "\uff1a"  # the full-width colon the front end says a colon as
+    marks = [("", ""), (":", colon), (colon, colon), ("为", "为")]
+    mark, said_mark = draw(st.sampled_from(marks))
+    h, m, s = draw(st.integers(0, 99)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    hours = f"{h:02d}" if draw(st.booleans()) else str(h)
+    return Form(f"{word}{mark}{hours}:{m:02d}:{s:02d}", (word + said_mark, h, m, s))
+
+
+DASHED_DATE_CUES_ZH = (("日期", ""), ("计划", ""), ("", "检修"), ("", " 08:00"), ("截至", "前"))
+
+
+@st.composite
+def day_first_and_dashed_dates_zh(draw) -> Form:
+    """A dotted date day first (`30.11.2026`, `5.1.2026`), or a month and a day of two digits
+    each joined by a hyphen after a date word, before a day's word or before a time
+    (`日期11-30`, `11-30检修`, `12-01 08:00`). Parts: (kind, year or None, month, day, the
+    words before and after)."""
+    month = draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    if draw(st.booleans()):
+        year = draw(st.integers(1990, 2099))
+        pad = draw(st.booleans())
+        written = f"{day:02d}.{month:02d}.{year}" if pad else f"{day}.{month}.{year}"
+        return Form(written, ("dotted", year, month, day, "", ""))
+    before, after = draw(st.sampled_from(DASHED_DATE_CUES_ZH))
+    return Form(
+        f"{before}{month:02d}-{day:02d}{after}", ("dashed", None, month, day, before, after)
+    )
+
+
+@st.composite
+def zero_padded_versions_zh(draw) -> Form:
+    """A version of three parts or more, some with leading zeros, perhaps after V or 版本:
+    `V1.02.003`, `固件1.00.05`, `版本01.02.03`. Parts: (the word, the parts as written)."""
+    word = draw(st.sampled_from(["", "V", "版本", "固件"]))
+    count = 3  # four parts of 255 or less are an IPv4 address
+    parts = tuple(
+        draw(st.sampled_from(["0", "1", "2", "10", "01", "02", "00", "003", "05", "12"]))
+        for _ in range(count)
+    )
+    if not any(len(p) > 1 and p.startswith("0") for p in parts):
+        parts = (*parts[:-1], "05")
+    if all(len(p) == 3 for p in parts[1:]):  # 1.003.003 groups thousands
+        parts = (*parts[:-1], "05")
+    return Form(word + ".".join(parts), (word, parts))
+
+
+@st.composite
+def dot_grouped_numbers_zh(draw) -> Form:
+    """A number grouped by dots in threes, two groups or more, perhaps with a unit after it:
+    `1.234.567`, `重量1.234.567kg`. Parts: (the number, the words before, the unit's words)."""
+    n = draw(st.integers(1_000_000, 999_999_999))  # four groups may be an IPv4 address
+    written = f"{n:,}".replace(",", ".")
+    before = draw(st.sampled_from(["", "重量", "计数"]))
+    unit, words = draw(st.sampled_from([("", ""), ("kg", "千克"), ("m", "米")]))
+    return Form(before + written + unit, (n, before, words))
+
+
+PLC_LETTERS_ZH = ("I", "Q", "IX", "QX", "AI", "DI", "DO", "AO", "PM", "DBX", "M")
+
+
+@st.composite
+def plc_addresses_zh(draw) -> Form:
+    """Capitals with a decimal written onto them, perhaps `%` before or a data block and a
+    dot: `AI1.5`, `%IX0.1`, `PM2.5`, `DB10.DBX2.3`. Parts: (percent, the block's number or
+    None, the letters, the decimal)."""
+    percent = draw(st.booleans())
+    block = draw(st.none() | st.integers(1, 999))
+    letters = draw(st.sampled_from(PLC_LETTERS_ZH))
+    bit = f"{draw(st.integers(0, 99))}.{draw(st.integers(0, 7))}"
+    head = f"DB{block}." if block is not None else ""
+    return Form(("%" if percent else "") + head + letters + bit, (percent, block, letters, bit))
+
+
+DIFFERENCE_WORDS_ZH = ("偏差", "温差", "误差", "温升", "漂移")
+
+
+@st.composite
+def zero_below_and_minus_zh(draw) -> Form:
+    """A temperature with a minus after 零下 (`零下-5℃`), a difference of temperatures with a
+    minus (`偏差-3℃`), or a range joined by 至 or 到 with a minus at its first end
+    (`-5到-10℃`). Parts: (kind, the word, the amounts, whether the second is negative)."""
+    kind = draw(st.sampled_from(["zero below", "difference", "range"]))
+    a = draw(st.sampled_from(["5", "3", "12", "2.5", "0.5"]))
+    degree = draw(st.sampled_from(["℃", "°C"]))
+    if kind == "zero below":
+        return Form(f"温度零下-{a}{degree}", (kind, "温度", (a,), False))
+    if kind == "difference":
+        word = draw(st.sampled_from(DIFFERENCE_WORDS_ZH))
+        return Form(f"{word}-{a}{degree}", (kind, word, (a,), False))
+    b = draw(st.sampled_from(["5", "10", "1.5"]))
+    negative = draw(st.booleans())
+    joint = draw(st.sampled_from(["至", "到"]))
+    written = f"温度-{a}{joint}{'-' if negative else ''}{b}{degree}"
+    return Form(written, (kind, "温度", (a, b), negative))
+
+
+LETTER_ROMANS_ZH = {"I": 1, "II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
+LETTER_ROMANS_ZH |= {"XI": 11, "XII": 12}
+
+
+@st.composite
+def letter_romans_zh(draw) -> Form:
+    """A Roman numeral in capitals before a counting word: `II段母线`, `IV号线`, `III期`.
+    Parts: (the number, the words after)."""
+    letters = draw(st.sampled_from(sorted(LETTER_ROMANS_ZH)))
+    after = draw(st.sampled_from(["段母线", "号线", "期", "类", "级"]))
+    return Form(letters + after, (LETTER_ROMANS_ZH[letters], after))
+
+
+@st.composite
+def binary_literals_zh(draw) -> Form:
+    """A binary literal, perhaps after a word: `0b1011`, `错误0b11110000`. Parts: (the word, the
+    digits)."""
+    word = draw(st.sampled_from(["", "错误", "状态字", "掩码"]))
+    digits = draw(st.text("01", min_size=1, max_size=16))
+    return Form(f"{word}0{draw(st.sampled_from('bB'))}{digits}", (word, digits))
+
+
+@st.composite
+def roman_lists_zh(draw) -> Form:
+    """Two Roman numeral characters, the second of several letters and no smaller than the
+    first: sections I and II, `ⅠⅡ段`, `ⅡⅢ期`. Parts: (the numbers, the word)."""
+    first = draw(st.integers(1, 11))
+    second = draw(st.integers(max(first, 2), 12).filter(lambda n: n not in (5, 10)))
+    word = draw(st.sampled_from(["段", "期", "号机"]))
+    return Form(chr(0x215F + first) + chr(0x215F + second) + word, ((first, second), word))
+
+
+@st.composite
+def twelve_hour_times_zh(draw) -> Form:
+    """A time of the twelve-hour clock with AM or PM: `2:05 PM`, `9:30am`, `12:00 P.M.`.
+    Parts: (hour, minute, afternoon)."""
+    hour, minute = draw(st.integers(1, 12)), draw(st.integers(0, 59))
+    afternoon = draw(st.booleans())
+    mark = draw(st.sampled_from(["PM", "pm", "P.M."] if afternoon else ["AM", "am", "A.M."]))
+    space = draw(st.sampled_from(["", " "]))
+    return Form(f"{hour}:{minute:02d}{space}{mark}", (hour, minute, afternoon))
+
+
+TWO_MEASURES_ZH = ("个人", "倍", "次", "台泵", "千克", "千米", "小时", "天")
+
+
+@st.composite
+def twos_and_mixed_inches_zh(draw) -> Form:
+    """Two before a measure word (`2个人`, `2倍`, `2千克`), or a whole number, a hyphen and a
+    fraction before an inch mark (`1-1/2"`, `2-3/4寸`). Parts: (kind, the numbers, the word)."""
+    if draw(st.booleans()):
+        word = draw(st.sampled_from(TWO_MEASURES_ZH))
+        return Form(f"2{word}", ("two", (), word))
+    whole = draw(st.integers(1, 12))
+    den = draw(st.sampled_from([2, 4, 8, 16]))
+    num = draw(st.integers(1, den - 1))
+    mark, word = draw(st.sampled_from([('"', "英寸"), ("寸", "寸"), ("英寸", "英寸")]))
+    return Form(f"{whole}-{num}/{den}{mark}", ("inches", (whole, num, den), word))

@@ -545,3 +545,106 @@ def impossible_cjk_date(year: int, month: int, day: int) -> str:
     """Said as written: the year digit by digit before 年, the month and the day as numbers
     (a zero written before them not said), never another day."""
     return f"{digits(str(year))}年{integer(month)}月{integer(day)}日"
+
+
+# --- Mandarin, zh-front-8 ------------------------------------------------------------------------
+
+
+def unsaid(words: str) -> str:
+    """Escape sequences, control and format characters and lone surrogates are not said: the
+    words alone."""
+    return words
+
+
+def label_hyphen(word: str, before: int | None, n: int, tail: str) -> str:
+    """A hyphen after a place or machine word joins a label: 杠, the number a cardinal."""
+    head = (integer(before) + "号" if before is not None else "") + word
+    return head + "杠" + integer(n) + tail
+
+
+def letter_label(labels: tuple, joint: str, noun: str) -> str:
+    """Each label its number as a cardinal and its letter spelled, then the noun: 二 A 泵."""
+    return joint.join(integer(n) + letter for n, letter in labels) + noun
+
+
+def clock_duration(word: str, hours: int, minutes: int, seconds: int) -> str:
+    """After a duration word, hh:mm:ss is hours, minutes and seconds as a duration is said."""
+    parts = [(str(hours), "hour"), (str(minutes), "minute"), (str(seconds), "second")]
+    return word + duration(parts)
+
+
+def day_first_or_dashed_date(kind, year: int | None, month: int, day: int, before, after) -> str:
+    """The date, year digit by digit; a time after it said as a time."""
+    said = date(year, month, day) if year else f"{integer(month)}月{integer(day)}日"
+    if after.strip() == "08:00":
+        after = " 八点"
+    return before + said + after
+
+
+def zero_padded_version(word: str, parts: tuple) -> str:
+    """Each part a cardinal, one with a leading zero digit by digit; 点 between."""
+    said = "点".join(
+        digits(p) if len(p) > 1 and p.startswith("0") else integer(int(p)) for p in parts
+    )
+    return word + said
+
+
+def dot_grouped_number(n: int, before: str, words: str) -> str:
+    """Dots grouping thousands: one cardinal, its unit after it."""
+    return before + integer(n) + words
+
+
+def plc_address(percent: bool, block: int | None, letters: str, bit: str) -> str:
+    """百分号 for `%`, letters spelled, a data block's number digit by digit with 幺 then 点,
+    the address's decimal as a decimal is said."""
+    said = "百分号" if percent else ""
+    if block is not None:
+        said += "DB" + digits(str(block), one="幺") + "点"
+    return said + letters + decimal(bit)
+
+
+def zero_below_or_minus(kind: str, word: str, amounts: tuple, negative: bool) -> str:
+    """零下 once (after a written 零下 a minus is not said again); 负 for a difference; a range
+    joined by 至 or 到 said as a dash's range, 零下 at each end below zero."""
+    if kind == "zero below":
+        return word + "零下" + decimal(amounts[0]) + "摄氏度"
+    if kind == "difference":
+        return word + "负" + decimal(amounts[0]) + "摄氏度"
+    low, high = amounts
+    return word + "零下" + decimal(low) + "到" + "零下" * negative + decimal(high) + "摄氏度"
+
+
+def letter_roman(n: int, after: str) -> str:
+    """The Roman numeral's number as a cardinal, then the counting word."""
+    return integer(n) + after
+
+
+def binary_literal(word: str, written: str) -> str:
+    """二进制, then each digit, 幺 for one as a code is read."""
+    return word + "二进制" + digits(written, one="幺")
+
+
+def roman_list(numbers: tuple, word: str) -> str:
+    """Each numeral its number, 、 between: 一、二段."""
+    return "、".join(integer(n) for n in numbers) + word
+
+
+def twelve_hour_time(hour: int, minute: int, afternoon: bool) -> str:
+    """上午 before noon (凌晨零点 for twelve at night), 中午 for twelve noon, 下午 until five,
+    晚上 after; 两点 for two; minutes below ten with 零."""
+    if not afternoon:
+        part, said = ("凌晨", "零") if hour == 12 else ("上午", None)
+    else:
+        part, said = ("中午" if hour == 12 else "下午" if hour < 6 else "晚上"), None
+    said = said or ("两" if hour == 2 else integer(hour))
+    tail = ("零" if minute < 10 else "") + integer(minute) + "分" if minute else ""
+    return part + said + "点" + tail
+
+
+def two_or_mixed_inches(kind: str, numbers: tuple, word: str) -> str:
+    """两 before a measure word; a mixed number 又 its fraction (分之, as written: 2/4 is
+    四分之二), then inches."""
+    if kind == "two":
+        return "两" + word
+    whole, num, den = numbers
+    return integer(whole) + "又" + integer(den) + "分之" + integer(num) + word

@@ -416,3 +416,4 @@ def test_an_archive_manifest_nested_too_deeply_is_refused(tmp_path: Path):
 
 def test_a_lone_surrogate_is_no_part_of_a_key():
     assert cache_key("\ud800 Pump 5 bar", "v", "en") == cache_key("Pump 5 bar", "v", "en")
+    assert cache_key("温度\udfff5℃", "v", "zh") == cache_key("温度5℃", "v", "zh")

@@ -14,13 +14,17 @@ from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     ZONES,
+    binary_literals_zh,
     caret_powers,
+    clock_durations_zh,
     comma_lists,
     compact_dates_zh,
     compact_timestamps,
     cued_month_days_zh,
+    day_first_and_dashed_dates_zh,
     decimal_ratios_zh,
     dilution_ratios_zh,
+    dot_grouped_numbers_zh,
     durations,
     european_numbers_zh,
     grouped_phones_zh,
@@ -31,7 +35,10 @@ from reading_forms import (
     inch_sizes_zh,
     joined_fields,
     kelvin_zh,
+    label_hyphens_zh,
     leading_points_zh,
+    letter_labels_zh,
+    letter_romans_zh,
     local_parts,
     local_phones_zh,
     macs,
@@ -44,7 +51,9 @@ from reading_forms import (
     order_numbers,
     percent_ranges,
     phone_numbers,
+    plc_addresses_zh,
     ratios_zh,
+    roman_lists_zh,
     roman_numbered_zh,
     roman_runs_zh,
     serial_numbers_zh,
@@ -60,12 +69,17 @@ from reading_forms import (
     timestamp_ranges_zh,
     timestamps_zh,
     trunk_zero_phones_zh,
+    twelve_hour_times_zh,
+    twos_and_mixed_inches_zh,
     units,
+    unsaid_characters_zh,
     urls,
     utc_offsets_zh,
     utc_timestamps,
     utc_word_offsets_zh,
     year_last_dates_zh,
+    zero_below_and_minus_zh,
+    zero_padded_versions_zh,
 )
 
 from cosyedge.speech.lang import Run, split_runs
@@ -606,6 +620,119 @@ def test_explain_names_the_class_of_every_instance_and_reads_as_normalize_does(
         assert not any(c.isdigit() for c in unread), explained.unread()
 
     check()
+
+
+# --- zh-front-8 ----------------------------------------------------------------------------------
+
+
+@CLASSES
+@given(form=unsaid_characters_zh(), frame=frames)
+def test_escape_sequences_controls_and_surrogates_are_not_said(front, form, frame):
+    """`\x1b[31m报警\x1b[0m` is 报警 (was [三十一米报警[零米); `温度\udfff过高` is 温度过高 (a lone
+    surrogate raised)."""
+    said = front.normalize(form.written)
+    said.encode("utf-8")
+    assert heard(front, form.written, frame) == expected(ref.unsaid(*form.parts), frame)
+
+
+@CLASSES
+@given(form=label_hyphens_zh(), frame=frames)
+def test_a_hyphen_after_a_place_or_machine_word_joins_a_label(front, form, frame):
+    """`北区-3` is 北区杠三 (was 北区负三: a sign invented), `3号机-2号泵` 三号机杠二号泵."""
+    assert heard(front, form.written, frame) == expected(ref.label_hyphen(*form.parts), frame)
+
+
+@CLASSES
+@given(form=letter_labels_zh(), frame=frames)
+def test_a_number_and_a_before_a_machine_word_is_a_label(front, form, frame):
+    """`2A泵` is 二 A 泵 (was 二安泵: "pump 2 amps"), `1A、1B泵` 一 A、一 B 泵."""
+    assert heard(front, form.written, frame) == expected(ref.letter_label(*form.parts), frame)
+
+
+@CLASSES
+@given(form=clock_durations_zh(), frame=frames)
+def test_a_time_after_a_duration_word_is_a_duration(front, form, frame):
+    """`运行时长02:15:00` is 运行时长两小时十五分钟 (was 二点十五分, a time of day)."""
+    assert heard(front, form.written, frame) == expected(ref.clock_duration(*form.parts), frame)
+
+
+@CLASSES
+@given(form=day_first_and_dashed_dates_zh(), frame=frames)
+def test_a_dotted_date_day_first_and_a_dashed_month_day_after_a_cue(front, form, frame):
+    """`30.11.2026` is 二零二六年十一月三十日 (was 三十点十一点两千零二十六), `日期11-30`
+    日期十一月三十日 (was 日期十一到三十)."""
+    said = ref.day_first_or_dashed_date(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=zero_padded_versions_zh(), frame=frames)
+def test_a_version_keeps_its_leading_zeros(front, form, frame):
+    """`V1.02.003` is V 一点零二点零零三 (was V 一点二点三: another version)."""
+    said = ref.zero_padded_version(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=dot_grouped_numbers_zh(), frame=frames)
+def test_two_dot_groups_of_three_or_more_group_thousands(front, form, frame):
+    """`1.234.567` is 一百二十三万四千五百六十七 (was 一点两百三十四点五百六十七)."""
+    said = ref.dot_grouped_number(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=plc_addresses_zh(), frame=frames)
+def test_capitals_with_a_decimal_are_one_address(front, form, frame):
+    """`AI1.5` is A I 一点五 (was A I 幺 零点五: two numbers), `PM2.5` P M 二点五, `%IX0.1`
+    百分号 I X 零点一."""
+    assert heard(front, form.written, frame) == expected(ref.plc_address(*form.parts), frame)
+
+
+@CLASSES
+@given(form=zero_below_and_minus_zh(), frame=frames)
+def test_zero_below_and_minus_said_once_and_alike(front, form, frame):
+    """`零下-5℃` is 零下五摄氏度 (was 零下零下五), `偏差-3℃` 偏差负三摄氏度 (a difference is never
+    below zero), `-5到-10℃` 零下五到零下十摄氏度 (was 负五到零下十)."""
+    said = ref.zero_below_or_minus(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=letter_romans_zh(), frame=frames)
+def test_a_roman_numeral_in_capitals_before_a_counting_word(front, form, frame):
+    """`II段母线` is 二段母线 (was I I 段母线), `IV号线` 四号线."""
+    assert heard(front, form.written, frame) == expected(ref.letter_roman(*form.parts), frame)
+
+
+@CLASSES
+@given(form=binary_literals_zh(), frame=frames)
+def test_a_binary_literal_digit_by_digit(front, form, frame):
+    """`0b1011` is 二进制幺零幺幺 (was 零 B 一千零一十一: a decimal number invented)."""
+    assert heard(front, form.written, frame) == expected(ref.binary_literal(*form.parts), frame)
+
+
+@CLASSES
+@given(form=roman_lists_zh(), frame=frames)
+def test_roman_numeral_characters_no_numeral_writes_are_a_list(front, form, frame):
+    """`ⅠⅡ段` is 一、二段 (was 三段: two sections summed into one)."""
+    assert heard(front, form.written, frame) == expected(ref.roman_list(*form.parts), frame)
+
+
+@CLASSES
+@given(form=twelve_hour_times_zh(), frame=frames)
+def test_a_twelve_hour_time_with_its_part_of_the_day(front, form, frame):
+    """`2:05 PM` is 下午两点零五分 (was 二点零五分 P M), `12:00 PM` 中午十二点."""
+    said = ref.twelve_hour_time(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=twos_and_mixed_inches_zh(), frame=frames)
+def test_two_before_a_measure_word_and_a_hyphenated_mixed_number(front, form, frame):
+    """`2个人` is 两个人 (was 二个人), `1-1/2"` 一又二分之一英寸 (was 一杠二分之一)."""
+    said = ref.two_or_mixed_inches(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)
 
 
 @pytest.mark.parametrize(

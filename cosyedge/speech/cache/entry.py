@@ -33,7 +33,9 @@ def normalize_text(text: str) -> str:
 def cache_key(text: str, voice_identity: str, lang: str) -> str:
     """Same key only for the same words, voice (model bytes, settings, engine) and language."""
     material = f"{voice_identity}\0{lang}\0{normalize_text(text)}"
-    return hashlib.sha256(material.encode()).hexdigest()
+    # normalize_text left lone surrogates out (json.loads makes one of an escaped half pair);
+    # surrogatepass keeps a key from ever raising on one all the same.
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def checksum(data: bytes | memoryview) -> int:

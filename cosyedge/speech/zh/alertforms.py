@@ -78,7 +78,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields, notation, plant
+from cosyedge.speech.zh import fields, labels, notation, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -86,7 +86,9 @@ from cosyedge.speech.zh.units import say_unit
 # A comma before exactly three digits groups thousands: 1,450 and 12,500.5 are one number each.
 # A bare leading point is a decimal too (.5MPa is 零点五兆帕), where no digit, letter or point
 # comes before it (v2.5, 1.1.5 are other forms).
-_NUMBER = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
+# A number never starts inside a run of digits: a pattern failing at the run's first digit
+# would otherwise be tried again at each later one (quadratic time on a long digit run).
+_NUMBER = r"(?:(?<!\d)(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
 # Digits joined by commas; one number only where the commas group thousands.
 _COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -229,7 +231,13 @@ def _ipv4(m: re.Match[str]) -> str:
 
 
 def _dotted(m: re.Match[str]) -> str:
-    return "点".join(read_integer(int(part)) for part in m.group(0).split("."))
+    """1.2.3 → 一点二点三; a part with a leading zero digit by digit, as a version writes it:
+    1.02.003 → 一点零二点零零三 (1.2.3 is another version)."""
+    return "点".join(_version_part(part) for part in m.group(0).split("."))
+
+
+def _version_part(part: str) -> str:
+    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_integer(int(part))
 
 
 def _numbered(number: str) -> str:
@@ -280,6 +288,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Labels, durations, dates, versions and addresses the number rules would misread.
+    *labels.RULES,
     # Offsets after UTC, European grouping, spaced minus signs, compact dates, money ranges.
     *notation.RULES,
     # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
@@ -338,7 +348,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "scientific notation",
-        rf"({_SIGN})(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
+        rf"({_SIGN})(?<!\d)(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
         _scientific,
     ),
     rule(
@@ -365,7 +375,7 @@ RULES: tuple[Rule, ...] = (
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",
-        r"(\d+)#\s*[-~\u2013]\s*(\d+)#",
+        r"(?<!\d)(\d+)#\s*[-~\u2013]\s*(\d+)#",
         lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}",
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),

@@ -76,8 +76,15 @@ _NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_
 def _roman(m: re.Match[str]) -> str:
     """A run of Roman numeral characters as its number: the letters NFKC makes of them read
     as a Roman numeral (small one, small five: IV, 4); a run written no standard way (five,
-    five: VV) each character's number, apart."""
+    five: VV) each character's number, apart; numerals of several letters after one no larger
+    (ⅠⅡ) a list."""
     letters = unicodedata.normalize("NFKC", m.group(0)).upper()
+    each = [unicodedata.normalize("NFKC", c).upper() for c in m.group(0)]
+    values = [_roman_value(c) for c in each]
+    # A character of several letters after one no larger (ⅠⅡ段: sections I and II) starts
+    # another numeral: no numeral is written that way (Ⅲ is three). A list, 、 between.
+    if any(a <= b and len(c) > 1 for a, b, c in zip(values, values[1:], each[1:], strict=False)):
+        return "、".join(str(v) for v in values)
     if _to_roman(_roman_value(letters)) == letters:
         return str(_roman_value(letters))
     return " ".join(str(_roman_value(unicodedata.normalize("NFKC", c).upper())) for c in m[0])
@@ -102,7 +109,27 @@ def _to_roman(n: int) -> str:
     return said
 
 
+# A terminal's escape sequence (ANSI colours `\x1b[31m`, a window title), then any other
+# control or format character (BEL, a zero-width space, a byte order mark) and any lone
+# UTF-16 surrogate (what `json.loads` makes of an escaped half pair): none is text a voice can
+# say, and a surrogate cannot be encoded (pypinyin, espeak, a cache key). A line break or a
+# tab is a space.
+_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_UNSAID = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_BLANKS = re.compile(r"[\t\n\r\v\f]")
+
+
+def printable(text: str) -> str:
+    """`text` without escape sequences, control or format characters or lone surrogates."""
+    text = _UNSAID.sub("", _ESCAPE.sub("", text))
+    text = _BLANKS.sub(" ", text)
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
 def _folded(text: str) -> str:
+    text = printable(text)
     # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
     text = _VULGAR_AFTER_DIGIT.sub(" ", text)
     text = _POWER_AFTER_DIGIT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)

@@ -42,7 +42,7 @@ from cosyedge.speech.zh.units import GRAMMAR, say_unit, unit_words
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # As alertforms.py writes them (imported there from here would be circular).
-_NUMBER = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)"
+_NUMBER = r"(?:(?<!\d)(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)"
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−\u2013])?"
 _UNIT_END = r"(?![A-Za-z0-9²³])"
 # A value not inside a tag (PT-101A-102A) or another token: no letter, digit or dash before.

@@ -228,9 +228,10 @@ def _money(m: re.Match[str]) -> str:
 
 
 # 0x1F, 1Fh, and the IEC 61131-3 literal 16#FF00 (PLC status words), at least two characters
-# after 16# (16#1 could be a number and an equipment number).
+# after 16# (16#1 could be a number and an equipment number). The letter the h form needs is
+# looked for ahead, once: placing it inside the run would be tried at every character.
 HEX = re.compile(
-    r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h"
+    r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)(?=\d*[A-F])([0-9][0-9A-F]*)h"
     r"|16#([0-9A-Fa-f]{2,}))(?![A-Za-z0-9#]|\.[A-Za-z0-9])"
 )
 
