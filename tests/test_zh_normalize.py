@@ -346,7 +346,7 @@ PLANT_FORMS = [
 ]
 
 # The classes an attack on zh-front-5 found read wrong, each as the attack wrote it (zh-front-6).
-ATTACKED = [
+HOSTILE_FORMS = [
     # superscript powers and any dash as a minus
     ("真空度1×10⁻⁶mbar", "真空度一乘十的负六次方毫巴"),
     ("面积5²", "面积五的二次方"),
@@ -416,7 +416,7 @@ ATTACKED = [
     ('"3/4"', "“四分之三”"),
 ]
 
-# The classes a review of zh-front-6 found read wrong, each with the examples it gave (zh-front-7).
+# The classes zh-front-6 read wrong, each with its examples (read right since zh-front-7).
 FRONT_7 = [
     # an offset after UTC or GMT is the zone, as after a time
     ("08:30 UTC+8", "八点三十分东八区"),
@@ -493,7 +493,7 @@ FRONT_7 = [
 ]
 
 
-# The classes a review of zh-front-7 found read wrong, each with the examples it gave (zh-front-8).
+# The classes zh-front-7 read wrong, each with its examples (read right since zh-front-8).
 FRONT_8 = [
     # escape sequences, control and format characters and lone surrogates are not said
     ("\x1b[31m报警\x1b[0m", "报警"),
@@ -581,7 +581,7 @@ def test_the_table_covers_enough_forms():
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"), ALERTS + FORMS + PLANT_FORMS + ATTACKED + FRONT_7 + FRONT_8
+    ("text", "expected"), ALERTS + FORMS + PLANT_FORMS + HOSTILE_FORMS + FRONT_7 + FRONT_8
 )
 def test_alert_reading(normalizer, text, expected):
     assert normalizer.normalize(text) == expected
@@ -633,7 +633,7 @@ def test_wetext_would_change_nothing_the_prepass_leaves():
     from wetext import Normalizer
 
     wetext = Normalizer(lang="zh", operator="tn")
-    for written, _ in ALERTS + FORMS + PLANT_FORMS + ATTACKED + FRONT_7:
+    for written, _ in ALERTS + FORMS + PLANT_FORMS + HOSTILE_FORMS + FRONT_7:
         left = prepass(unicodedata.normalize("NFKC", written))
         assert wetext.normalize(left) == left, written
 
