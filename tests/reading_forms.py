@@ -2206,3 +2206,15 @@ def twos_and_mixed_inches_zh(draw) -> Form:
     num = draw(st.integers(1, den - 1))
     mark, word = draw(st.sampled_from([('"', "英寸"), ("寸", "寸"), ("英寸", "英寸")]))
     return Form(f"{whole}-{num}/{den}{mark}", ("inches", (whole, num, den), word))
+
+
+@st.composite
+def named_values_zh(draw) -> Form:
+    """A tag written with or without its hyphen, a space, then a percentage: `PT101 5%`,
+    `FT-12 80%`. Parts: (letters, hyphen, digits, amount)."""
+    # ISA-5.1 tag letters (a currency code before digits is money: USD5)
+    letters = draw(st.sampled_from(["PT", "TT", "FT", "LT", "AT", "PIC", "TIC", "FIC", "LIT"]))
+    hyphen = draw(st.sampled_from(["", "-"]))
+    numbers = draw(st.text("0123456789", min_size=1, max_size=4))
+    amount = draw(st.integers(0, 999))
+    return Form(f"{letters}{hyphen}{numbers} {amount}%", (letters, hyphen, numbers, amount))

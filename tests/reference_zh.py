@@ -648,3 +648,10 @@ def two_or_mixed_inches(kind: str, numbers: tuple, word: str) -> str:
         return "两" + word
     whole, num, den = numbers
     return integer(whole) + "又" + integer(den) + "分之" + integer(num) + word
+
+
+def named_value(letters: str, hyphen: str, numbers: str, amount: int) -> str:
+    """`PT101 5%` → P T 幺零幺, a full-width comma, 百分之五: the tag, a pause, the value (the
+    digits of the two must not run together)."""
+    spelled = [*letters, *(["杠"] if hyphen else []), digits(numbers, one="幺")]
+    return " ".join(spelled) + "，百分之" + integer(amount)

@@ -46,6 +46,7 @@ from reading_forms import (
     money_magnitudes_zh,
     money_ranges_zh,
     month_days_zh,
+    named_values_zh,
     negative_unit_powers_zh,
     numbered_pairs_zh,
     order_numbers,
@@ -745,3 +746,10 @@ def test_two_before_a_measure_word_and_a_hyphenated_mixed_number(front, form, fr
 def test_the_reference_counts_right(n, said):
     """The reference is itself checked, on hand-written readings."""
     assert ref.integer(n) == said
+
+
+@CLASSES
+@given(form=named_values_zh(), frame=frames)
+def test_a_value_after_a_tag_is_parted_from_it(front, form, frame):
+    """`PT101 5%` is P T 幺零幺 and a pause before 百分之五 (the digits ran together)."""
+    assert heard(front, form.written, frame) == expected(ref.named_value(*form.parts), frame)

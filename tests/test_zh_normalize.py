@@ -495,6 +495,12 @@ FRONT_7 = [
 
 # The classes zh-front-7 read wrong, each with its examples (read right since zh-front-8).
 FRONT_8 = [
+    # a tag, a formula or a label ending in digits is parted from a spaced value after it
+    ("PT101 5bar", "P T 幺零幺，五巴"),
+    ("T1 85℃", "T 一，八十五摄氏度"),
+    ("压力表PT-101 2.5MPa", "压力表 P T 杠 幺零幺，二点五兆帕"),
+    ("Q3 2026产量", "Q 三 两千零二十六产量"),
+    ("5 m3 10分钟", "五立方米 十分钟"),
     # escape sequences, control and format characters and lone surrogates are not said
     ("\x1b[31m报警\x1b[0m", "报警"),
     ("温度\udfff5℃", "温度五摄氏度"),

@@ -36,6 +36,11 @@
 - Two alone before a measure word is 两: `2个人` → 两个人, `2倍` → 两倍, `2千克` → 两千克 (第2次
   is an ordinal: 第二次). A whole number, a hyphen and a fraction before an inch mark are a
   mixed number (ANSI pipe sizes): `1-1/2"` → 一又二分之一英寸 (was 一杠二分之一).
+- A tag, a formula or a label that ends in digits, then a spaced value, is parted from it by
+  a pause, a full-width comma: `PT101 5bar` → P T 幺零幺 then 五巴, `T1 85℃` → T 一 then
+  八十五摄氏度 (said without it, the digits of the two run together: 幺零幺五, heard as
+  1015). Not an offset (UTC-8 5), not a quarter before its year (Q3 2026), not a unit with a
+  power after a number (5 m3 10).
 """
 
 from __future__ import annotations
@@ -210,7 +215,26 @@ _TWO = rf"(?<![\d./\u2044第\-−–$¥￥€£])(?<!\d[:,])2(?=(?:{MEASURE_WORD
 _MIXED_INCHES = r"(?<![\d./-])(\d+)-(?=\d+/\d+(?:\"|英寸|寸))"
 
 
+# Letters, an optional hyphen, digits: a whole token (after Chinese, a space or punctuation),
+# then spaces and a number with its sign.
+_NAME_BEFORE_VALUE = re.compile(
+    r"(?<![A-Za-z0-9./+\-#_])(?<!\d:)(?!(?:UTC|GMT)-?\d|Q[1-4]\s+\d{4}(?!\d))"
+    r"([A-Za-z]{1,6}-?\d{1,6})(?=\s+[-+]?\.?\d)"
+)
+_UNIT_POWER = re.compile(r"(?:[a-z]{1,3}|Nm|Sm)[23]")
+_NUMBER_BEFORE = re.compile(r"(?<![\w.])[-+]?\d[\d.,]*\s+$")
+
+
+def _paused(m: re.Match[str]) -> str:
+    """The name and a pause; a unit with a power after a number as it is."""
+    before = m.string[max(0, m.start() - 24) : m.start()]
+    if _UNIT_POWER.fullmatch(m[1]) and _NUMBER_BEFORE.search(before):
+        return m[0]
+    return m[1] + "，"
+
+
 RULES: tuple[Rule, ...] = (
+    rule("pause after a name", _NAME_BEFORE_VALUE, _paused),
     rule("count", _TWO, "两"),
     rule("fraction", _MIXED_INCHES, r"\1 "),
     rule("time", _TWELVE_HOUR, _twelve_hour),
