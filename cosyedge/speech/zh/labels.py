@@ -48,6 +48,7 @@ from __future__ import annotations
 import calendar
 import re
 
+from cosyedge.speech.text.pauses import pause_after_name
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
@@ -215,26 +216,13 @@ _TWO = rf"(?<![\d./\u2044第\-−–$¥￥€£])(?<!\d[:,])2(?=(?:{MEASURE_WORD
 _MIXED_INCHES = r"(?<![\d./-])(\d+)-(?=\d+/\d+(?:\"|英寸|寸))"
 
 
-# Letters, an optional hyphen, digits: a whole token (after Chinese, a space or punctuation),
-# then spaces and a number with its sign.
-_NAME_BEFORE_VALUE = re.compile(
-    r"(?<![A-Za-z0-9./+\-#_])(?<!\d:)(?!(?:UTC|GMT)-?\d|Q[1-4]\s+\d{4}(?!\d))"
-    r"([A-Za-z]{1,6}-?\d{1,6})(?=\s+[-+]?\.?\d)"
-)
-_UNIT_POWER = re.compile(r"(?:[a-z]{1,3}|Nm|Sm)[23]")
-_NUMBER_BEFORE = re.compile(r"(?<![\w.])[-+]?\d[\d.,]*\s+$")
-
-
-def _paused(m: re.Match[str]) -> str:
-    """The name and a pause; a unit with a power after a number as it is."""
-    before = m.string[max(0, m.start() - 24) : m.start()]
-    if _UNIT_POWER.fullmatch(m[1]) and _NUMBER_BEFORE.search(before):
-        return m[0]
-    return m[1] + "，"
+# A name right after Chinese, a space or punctuation (English's may not follow a word
+# character, and every Chinese character is one); not a time's minutes (12:30 5).
+_PAUSE_AFTER_NAME = pause_after_name(r"(?<![A-Za-z0-9./+\-#_])(?<!\d:)", "，")
 
 
 RULES: tuple[Rule, ...] = (
-    rule("pause after a name", _NAME_BEFORE_VALUE, _paused),
+    _PAUSE_AFTER_NAME,
     rule("count", _TWO, "两"),
     rule("fraction", _MIXED_INCHES, r"\1 "),
     rule("time", _TWELVE_HOUR, _twelve_hour),
