@@ -144,8 +144,8 @@ class Daemon:
 
     def _advance(self) -> None:
         """The start's steps as they come: subscribed (alerts taken in), voices loaded
-        (alerts said), both (READY). The stop that follows a voice that failed keeps what
-        was taken in for the configuration tried next."""
+        (alerts said, READY), both (`starting` cleared). The stop that follows a voice that
+        failed keeps what was taken in for the configuration tried next."""
         core, voices = self.core, self.voices
         hung = None if self.voiced else voices.overdue(time.monotonic())
         if hung is not None:  # said as a fault; the next configuration runs (cli.py)

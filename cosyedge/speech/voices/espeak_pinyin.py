@@ -64,7 +64,7 @@ def espeak_version(exe: str) -> str:
 def front_end(
     lexicon: Lexicon = NO_LEXICON, saved_dir: SavedDir | None = None, prepare: bool = False
 ) -> FrontEnd:
-    """The voice's front end; espeak-ng speaks once, for its sample rate. `saved_dir` and
+    """The voice's front end, made of espeak-ng's facts (`espeak_facts`). `saved_dir` and
     `prepare`: see `mandarin_front_end`."""
     exe = find_espeak()
     facts = espeak_facts(exe, saved_dir)
@@ -87,15 +87,19 @@ def espeak_facts(exe: str, saved_dir: SavedDir | None) -> EspeakFacts:
     and of its data's phoneme table. A record that cannot be read, or names files other than
     those found now (an upgrade replaces both), is asked again and written anew; one that
     cannot be written is not kept, and asked for again next time."""
-    record = saved_dir.path / FACTS_FILE if saved_dir is not None else None
-    kept = _kept_facts(record, exe) if record is not None else None
-    if kept is not None:
-        return kept
-    rate, _ = _run(exe, "ni3 hao3")
-    facts = EspeakFacts(espeak_version(exe), rate)
-    if record is not None and saved_dir is not None:
+    if saved_dir is None:
+        return _asked_facts(exe)
+    record = saved_dir.path / FACTS_FILE
+    facts = _kept_facts(record, exe)
+    if facts is None:
+        facts = _asked_facts(exe)
         _keep_facts(saved_dir, record, exe, facts)
     return facts
+
+
+def _asked_facts(exe: str) -> EspeakFacts:
+    rate, _ = _run(exe, "ni3 hao3")
+    return EspeakFacts(espeak_version(exe), rate)
 
 
 def _kept_facts(record: Path, exe: str) -> EspeakFacts | None:
