@@ -1259,6 +1259,7 @@ def serial_numbers_zh(draw) -> Form:
     assume(not re.search(r"(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)", written))
     assume(not re.fullmatch(r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}", written))
     assume(not re.fullmatch(r"1[3-9]\d-\d{4}-\d{4}", written))  # a mobile number
+    assume(not re.fullmatch(r"(?:1[3-9]|[2-9]\d)-\d\d-\d\d", written))  # a yy-mm-dd date
     return Form(written, (tuple(groups),))
 
 
@@ -2218,3 +2219,83 @@ def named_values_zh(draw) -> Form:
     numbers = draw(st.text("0123456789", min_size=1, max_size=4))
     amount = draw(st.integers(0, 999))
     return Form(f"{letters}{hyphen}{numbers} {amount}%", (letters, hyphen, numbers, amount))
+
+
+@st.composite
+def descending_pairs_zh(draw) -> Form:
+    """Two whole numbers a hyphen joins, the second the smaller, perhaps after a model's or a
+    standard's letters: `CPU 1516-3`, `EN 60204-1`, `型号2000-10`; or any pair after a
+    standard's letters: `GB 2626-2019`. Parts: (the words before, the two numbers)."""
+    before = draw(st.sampled_from(["", "CPU ", "EN ", "型号", "GB ", "IEC ", "GB/T "]))
+    first = draw(st.integers(10, 99999))
+    if before.strip() in ("GB", "IEC", "GB/T", "EN"):
+        second = draw(st.integers(0, 99999))
+    else:
+        second = draw(st.integers(0, first - 1))
+    return Form(f"{before}{first}-{second}", (before, str(first), str(second)))
+
+
+@st.composite
+def countdowns_zh(draw) -> Form:
+    """A countdown: `T-5分钟`, `T-10s`, `倒计时T-30`. Parts: (the word before, the number, the
+    unit's words)."""
+    n = draw(st.integers(0, 9999))
+    word = draw(st.sampled_from(["", "倒计时", "倒数"]))
+    unit, words = draw(
+        st.sampled_from([("秒", "秒"), ("分钟", "分钟"), ("小时", "小时"), ("s", "秒")])
+        | st.sampled_from([("min", "分钟"), ("h", "小时")] + ([("", "")] if word else []))
+    )
+    return Form(f"{word}T-{n}{unit}", (word, n, words))
+
+
+@st.composite
+def fault_codes_zh(draw) -> Form:
+    """A code after a fault, alarm or error word, letters before its digits (`故障F30001`,
+    `报警A1234`), or after a code word with or without letters (`错误代码E05`, `报警代码1001`,
+    `寄存器40001`). Parts: (the word, the letters, the digits)."""
+    word = draw(st.sampled_from(["故障", "报警", "告警", "错误", "异常", "错误代码", "故障码"]))
+    code_word = word.endswith(("码", "代码"))
+    letters = draw(st.text("ABCDEFGHJKLMNPQRSUVWXYZ", min_size=0 if code_word else 1, max_size=3))
+    number = draw(st.text("0123456789", min_size=1, max_size=6))
+    return Form(f"{word}{letters}{number}", (word, letters, number))
+
+
+@st.composite
+def spaced_phones_zh(draw) -> Form:
+    """A landline with its area code, or a 400 or 800 number, in groups parted by spaces and
+    no word before: `0571 8888 6666`, `010 8888 6666`, `400 820 8820`. Parts: (the groups)."""
+    head = draw(st.sampled_from(["400", "800"]) | st.text("0123456789", min_size=2, max_size=3))
+    head = head if head in ("400", "800") else "0" + head
+    middle = draw(st.text("0123456789", min_size=3, max_size=4))
+    tail = draw(st.text("0123456789", min_size=4, max_size=4))
+    return Form(f"{head} {middle} {tail}", ((head, middle, tail),))
+
+
+@st.composite
+def short_year_dates_zh(draw) -> Form:
+    """A date with a two-digit year: year first where the first part cannot be a month
+    (`26-11-30`, `26/11/30`), month first with slashes where the day cannot be a month
+    (`11/30/26`). Parts: (year, month, day)."""
+    year, month = draw(st.integers(13, 99)), draw(st.integers(1, 12))
+    days = (31, 29 if year % 4 == 0 else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
+    if draw(st.booleans()):
+        day = draw(st.integers(1, days))
+        joint = draw(st.sampled_from(["-", "/"]))
+        return Form(f"{year}{joint}{month:02d}{joint}{day:02d}", (year, month, day))
+    day = draw(st.integers(13, days))
+    return Form(f"{month:02d}/{day}/{year}", (year, month, day))
+
+
+ZH_ZONE_WORDS = {"CST": "北京时间", "BJT": "北京时间", "JST": "日本标准时间", "CET": "欧洲中部时间"}
+
+
+@st.composite
+def zone_abbreviations_zh(draw) -> Form:
+    """A time and a zone's abbreviation after it: `14:05 CST`, `08:30:15CET`. Parts: (the
+    zone's words, hours, minutes, seconds or None)."""
+    hours, minutes = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    seconds = draw(st.none() | st.integers(0, 59))
+    zone = draw(st.sampled_from(sorted(ZH_ZONE_WORDS)))
+    space = draw(st.sampled_from(["", " "]))
+    clock = f"{hours:02d}:{minutes:02d}" + ("" if seconds is None else f":{seconds:02d}")
+    return Form(clock + space + zone, (ZH_ZONE_WORDS[zone], hours, minutes, seconds))

@@ -655,3 +655,28 @@ def named_value(letters: str, hyphen: str, numbers: str, amount: int) -> str:
     digits of the two must not run together)."""
     spelled = [*letters, *(["杠"] if hyphen else []), digits(numbers, one="幺")]
     return " ".join(spelled) + "，百分之" + integer(amount)
+
+
+def descending_pair(before: str, first: str, second: str) -> str:
+    """`CPU 1516-3` → C P U 幺五幺六杠三: an identifier in its groups, digit by digit with 幺."""
+    return before + digits(first, one="幺") + "杠" + digits(second, one="幺")
+
+
+def countdown(word: str, n: int, words: str) -> str:
+    """`倒计时T-5分钟` → 倒计时 T 减五分钟."""
+    return f"{word}T减{integer(n)}{words}"
+
+
+def fault_code(word: str, letters: str, number: str) -> str:
+    """`故障F30001` → 故障 F 三零零零幺: letters spelled, digits one by one with 幺."""
+    return word + letters + digits(number, one="幺")
+
+
+def short_year_date(year: int, month: int, day: int) -> str:
+    """`26-11-30` → 二六年十一月三十日: the year as written, digit by digit."""
+    return f"{digits(str(year))}年{integer(month)}月{integer(day)}日"
+
+
+def zone_abbreviation(words: str, hours: int, minutes: int, seconds: int | None) -> str:
+    """`14:05 CST` → 北京时间十四点零五分: the zone before the time."""
+    return words + clock((None, hours, minutes, seconds, None, None))

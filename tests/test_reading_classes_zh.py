@@ -20,13 +20,16 @@ from reading_forms import (
     comma_lists,
     compact_dates_zh,
     compact_timestamps,
+    countdowns_zh,
     cued_month_days_zh,
     day_first_and_dashed_dates_zh,
     decimal_ratios_zh,
+    descending_pairs_zh,
     dilution_ratios_zh,
     dot_grouped_numbers_zh,
     durations,
     european_numbers_zh,
+    fault_codes_zh,
     grouped_phones_zh,
     hex_codes,
     iec_hex_zh,
@@ -60,11 +63,13 @@ from reading_forms import (
     serial_numbers_zh,
     shares_zh,
     short_month_days_zh,
+    short_year_dates_zh,
     signed_money_zh,
     signed_temperatures_zh,
     signed_unit_ranges_zh,
     slash_pairs_zh,
     spaced_minus_zh,
+    spaced_phones_zh,
     superscript_powers_zh,
     time_ranges,
     timestamp_ranges_zh,
@@ -81,6 +86,7 @@ from reading_forms import (
     year_last_dates_zh,
     zero_below_and_minus_zh,
     zero_padded_versions_zh,
+    zone_abbreviations_zh,
 )
 
 from cosyedge.speech.lang import Run, split_runs
@@ -753,3 +759,47 @@ def test_the_reference_counts_right(n, said):
 def test_a_value_after_a_tag_is_parted_from_it(front, form, frame):
     """`PT101 5%` is P T 幺零幺 and a pause before 百分之五 (the digits ran together)."""
     assert heard(front, form.written, frame) == expected(ref.named_value(*form.parts), frame)
+
+
+@CLASSES
+@given(form=descending_pairs_zh(), frame=frames)
+def test_a_pair_that_runs_down_is_an_identifier(front, form, frame):
+    """`CPU 1516-3` is C P U 幺五幺六杠三 (was 一千五百一十六到三: a range that runs down)."""
+    assert heard(front, form.written, frame) == expected(ref.descending_pair(*form.parts), frame)
+
+
+@CLASSES
+@given(form=countdowns_zh(), frame=frames)
+def test_a_countdown_is_t_minus(front, form, frame):
+    """`倒计时T-5分钟` is 倒计时 T 减五分钟 (was T 杠 五: a tag)."""
+    assert heard(front, form.written, frame) == expected(ref.countdown(*form.parts), frame)
+
+
+@CLASSES
+@given(form=fault_codes_zh(), frame=frames)
+def test_a_fault_code_is_read_as_a_code(front, form, frame):
+    """`故障F30001` is 故障 F 三零零零幺 (was F 三万零一: an amount)."""
+    assert heard(front, form.written, frame) == expected(ref.fault_code(*form.parts), frame)
+
+
+@CLASSES
+@given(form=spaced_phones_zh(), frame=frames)
+def test_a_landline_in_spaced_groups_is_dialled(front, form, frame):
+    """`0571 8888 6666` is 零五七幺, 八八八八, 六六六六 (was 零五七一 八千八百八十八 ...)."""
+    assert heard(front, form.written, frame) == expected(ref.phone("", *form.parts, ""), frame)
+
+
+@CLASSES
+@given(form=short_year_dates_zh(), frame=frames)
+def test_a_date_with_a_two_digit_year(front, form, frame):
+    """`26-11-30` is 二六年十一月三十日 (was 二六杠幺幺杠三零), `11/30/26` too (was
+    十一/三十/二十六)."""
+    assert heard(front, form.written, frame) == expected(ref.short_year_date(*form.parts), frame)
+
+
+@CLASSES
+@given(form=zone_abbreviations_zh(), frame=frames)
+def test_a_zone_abbreviation_after_a_time(front, form, frame):
+    """`14:05 CST` is 北京时间十四点零五分 (was 十四点零五分 C S T)."""
+    said = ref.zone_abbreviation(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)

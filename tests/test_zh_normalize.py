@@ -495,6 +495,42 @@ FRONT_7 = [
 
 # The classes zh-front-7 read wrong, each with its examples (read right since zh-front-8).
 FRONT_8 = [
+    # a pair that runs down is a model, standard or part number, not a range
+    ("PLC CPU 1516-3 PN/DP故障", "P L C C P U 幺五幺六杠三 P N / D P 故障"),
+    ("EN 60204-1", "E N 六零二零四杠幺"),
+    ("GB 2626-2019", "G B 二六二六杠二零幺九"),
+    ("3-5", "三到五"),
+    ("80-60℃", "八十到六十摄氏度"),
+    ("1-3号泵", "一到三号泵"),
+    # a degree sign's look-alikes before C or F
+    ("温度5⁰C", "温度五摄氏度"),
+    ("温度5ºC", "温度五摄氏度"),
+    ("温度5˚C", "温度五摄氏度"),
+    ("5²", "五的二次方"),
+    # a countdown before a time unit or after 倒计时
+    ("倒计时T-5分钟", "倒计时 T 减五分钟"),
+    ("T-10s后启动", "T 减十秒后启动"),
+    ("T-5", "T 杠 五"),
+    # a landline or a 400 number in spaced groups, no word before
+    ("0571 8888 6666", "零五七幺，八八八八，六六六六"),
+    ("400 820 8820", "四零零，八二零，八八二零"),
+    ("800 600 1200rpm", "八百 六百 一千二百转每分"),
+    # a code after a fault, alarm, error or code word
+    ("故障F30001", "故障 F 三零零零幺"),
+    ("报警A1234", "报警 A 幺二三四"),
+    ("错误代码E05", "错误代码 E 零五"),
+    ("寄存器40001", "寄存器 四零零零幺"),
+    ("报警110", "报警一百一十"),
+    # a date with a two-digit year
+    ("26-11-30", "二六年十一月三十日"),
+    ("26/11/30", "二六年十一月三十日"),
+    ("11/30/26", "二六年十一月三十日"),
+    ("11/12/10", "十一斜杠十二斜杠十"),
+    ("01-02-03", "零幺杠零二杠零三"),
+    # a zone's abbreviation after a time
+    ("14:05 CST", "北京时间十四点零五分"),
+    ("08:00-16:00 CST", "北京时间八点到十六点"),
+    ("09:30 JST", "日本标准时间九点三十分"),
     # a tag, a formula or a label ending in digits is parted from a spaced value after it
     ("PT101 5bar", "P T 幺零幺，五巴"),
     ("T1 85℃", "T 一，八十五摄氏度"),

@@ -78,7 +78,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import fields, labels, notation, plant
+from cosyedge.speech.zh import codes, fields, labels, notation, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -290,6 +290,8 @@ def _year(m: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     # Labels, durations, dates, versions and addresses the number rules would misread.
     *labels.RULES,
+    # Zones after times, short-year dates, countdowns and fault codes (codes.py).
+    *codes.RULES,
     # Offsets after UTC, European grouping, spaced minus signs, compact dates, money ranges.
     *notation.RULES,
     # URLs, money, codes, ratios, time ranges: their digits are no amounts, tags or times.
@@ -364,6 +366,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
+    # A pair that runs down is an identifier (CPU 1516-3), not a range.
+    *codes.HYPHENS,
     # Numbered units before 号: a range (1-3号泵 → 一到三号泵), a pair (2/3号泵 → 二号和三号泵).
     rule(
         "equipment number",

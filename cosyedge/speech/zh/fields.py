@@ -121,9 +121,12 @@ PHONE_WORDS = (
 )
 _LANDLINE = r"(?:\(0\d{2,3}\)|0\d{2,3})[-\s]?\d{7,8}(?:(?:转|-)\d{1,6})?"
 _MOBILE = r"1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}"
-# An area code or a 400/800 service prefix, then the number in two hyphenated groups, as
-# business cards write them: 021-6012-1234, 0755-8888-6666, 400-820-8820.
-_HYPHENATED = r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}(?!-\d)"
+# An area code or a 400/800 service prefix, then the number in two groups parted by hyphens
+# or by spaces, as business cards write them: 021-6012-1234, 0755-8888-6666, 400-820-8820,
+# 0571 8888 6666, 400 820 8820 (spaced, not before a unit or a letter: values in a list).
+_HYPHENATED = (
+    r"(?:0\d{2,3}|[48]00)(?:-\d{3,4}-\d{4}(?!-\d)|\s\d{3,4}\s\d{4}(?!\d|\s?[A-Za-z%％‰℃°]))"
+)
 # After a telephone word, or alone with a country code: groups of digits as written, parted
 # by hyphens or spaces (555-1234, 021 6012 1234, +86 138 1234 5678), an extension after 转.
 _GROUPED = r"\+?\d{1,4}(?:[-\s]\d{2,4}){1,4}(?:转\d{1,6})?"
@@ -150,7 +153,7 @@ def phone_groups(number: str) -> tuple[list[str], str]:
     any other whole. The extension follows 转."""
     number, _, extension = number.partition("转")
     if re.fullmatch(_HYPHENATED, number):
-        return number.split("-"), extension
+        return re.split(r"[-\s]", number), extension
     if re.search(r"\d[-\s]\d|\+", number) and not re.fullmatch(_LANDLINE, number):
         # The trunk zero in brackets is a group of its own: said, as it is written.
         return re.split(r"[-\s]+", re.sub(r"\s?\(0\)\s?", " 0 ", number)), extension

@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from cosyedge.speech.text.notations import fold_degrees
 from cosyedge.speech.text.spans import Explained, explain, read, rule
 from cosyedge.speech.zh.alertforms import RULES
 from cosyedge.speech.zh.notation import fold_grouping
@@ -132,6 +133,9 @@ def _folded(text: str) -> str:
     text = printable(text)
     # NFKC folds full-width digits and letters (１２.５Ａ) into the forms the rules know.
     text = _VULGAR_AFTER_DIGIT.sub(" ", text)
+    # A degree sign's look-alikes before C or F (5⁰C, 5ºC): the superscript zero would
+    # otherwise be a power (五的零次方).
+    text = fold_degrees(text)
     text = _POWER_AFTER_DIGIT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
     text = _NEGATIVE_AFTER_LETTER.sub(lambda m: "^-" + m.group(1).translate(_SUPERSCRIPTS), text)
     text = fold_grouping(text.translate(_HYPHENS))

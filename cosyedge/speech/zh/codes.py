@@ -1,0 +1,154 @@
+"""Mandarin readings of codes, countdowns, short dates and zones the number rules would take
+for amounts or ranges (zh-front-8).
+
+- No range runs down: two whole numbers a hyphen joins where the second is the smaller are a
+  model, standard or part number, read as an identifier in its groups, digit by digit with 幺
+  for 1, 杠 for the hyphen: `CPU 1516-3` → C P U 幺五幺六杠三 (was 一千五百一十六到三),
+  `EN 60204-1` → E N 六零二零四杠幺. After a standard's letters (GB, GB/T, IEC, ISO, EN, DIN,
+  JB/T, ...) the pair is the standard's number and year whichever is larger:
+  `GB 2626-2019` → G B 二六二六杠二零幺九. A range is kept where the second is not smaller
+  (`3-5`), where a unit, a percent sign, 号 or a measure word follows (`80-60℃`), and where
+  the dash is an en dash or a tilde, or is spaced.
+- A countdown `T-5` before a time unit (`T-5分钟`, `T-10s`) or after 倒计时 or 倒数 is T 减:
+  `倒计时T-5分钟` → 倒计时 T 减五分钟 (was T 杠 五, a tag). Alone, `T-5` stays a tag.
+- A code after a word that says a fault, an alarm or an error (故障, 报警, 告警, 错误, 异常)
+  with letters before its digits, or any code after a code word (代码, 故障码, 错误码, 寄存器,
+  地址, ...), is read as codes are: letters spelled, digits one by one with 幺 for 1:
+  `故障F30001` → 故障 F 三零零零幺 (was F 三万零一), `报警代码1001` → 报警代码幺零零幺.
+  Digits alone after 报警 or 故障 stay a number (`报警110` → 报警一百一十).
+- A date of three two-digit parts with a two-digit year. With hyphens or slashes, year first
+  (yy-mm-dd, as Chinese and ISO 8601 write dates) where the first part cannot be a month (13
+  to 99):
+  `26-11-30`, `26/11/30` → 二六年十一月三十日 (the year as written, no century guessed).
+  Where the first could be a day (13 to 31), the middle is the month either way: the month is
+  never wrong, the year first is the choice. With slashes, month first (mm/dd/yy) where the
+  first can be a month and the middle cannot: `11/30/26` → 二六年十一月三十日. Any other
+  slashed triple (`11/12/10`: which part is the year cannot be told) is said as written, 斜杠
+  between its numbers; a hyphenated one is a serial number, as before.
+- A zone's abbreviation after a time is said before it, as 北京时间 is: `14:05 CST` →
+  北京时间十四点零五分. CST is China Standard Time (a Chinese alert does not mean US Central);
+  BJT too; HKT 香港时间, JST 日本标准时间, KST 韩国标准时间, SGT 新加坡时间, CET 欧洲中部时间,
+  CEST 欧洲中部夏令时间, MSK 莫斯科时间. UTC and GMT are 协调世界时 (fields.py), as before.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.zh.labels import MEASURE_WORDS
+from cosyedge.speech.zh.numbers import read_digits, read_number
+from cosyedge.speech.zh.units import PATTERN as UNIT
+
+# --- no range runs down ----------------------------------------------------------------------
+
+# Standards bodies whose numbers are written number-year (GB/T 19001-2016) or number-part
+# (IEC 61131-3): after them the pair is an identifier, rising or not.
+STANDARDS = r"GB(?:/[TZ])?|JB(?:/T)?|DL(?:/T)?|HG(?:/T)?|NB(?:/T)?|SH(?:/T)?|IEC|ISO|EN|DIN|ANSI"
+STANDARDS += r"|IEEE|NFPA|JIS|UL|ASTM|BS"
+# What makes the pair values a range reads: a unit, a percent or degree sign, 号 (1-3号泵),
+# or a Chinese measure or time word.
+_VALUES_AFTER = (
+    rf"\s?(?:{UNIT})(?![A-Za-z0-9/²³^])|\s?[%％‰℃°#号]|(?:{MEASURE_WORDS})"
+    r"|[米度元万亿千百分秒天年月日周层台套组个]"
+)
+DESCENDING = re.compile(
+    rf"(?:(?<![A-Za-z])({STANDARDS})\s?)?(?<![A-Za-z0-9.+\-/])(?<!\d[,:])(\d+)-(\d+)"
+    rf"(?![A-Za-z0-9\-]|[.,:/]\d)(?!{_VALUES_AFTER})"
+)
+
+
+def _descending(m: re.Match[str]) -> str:
+    """1516-3 → 幺五幺六杠三; a rising pair (3-5) left to the range rule, unless a standard's
+    letters come before it."""
+    standard, first, second = m.groups()
+    # More digits written after the hyphen (001-0000) is no run down: a local number.
+    if not standard and (int(second) >= int(first) or len(second) > len(first)):
+        return m.group(0)
+    said = "杠".join(read_digits(group, one="幺") for group in (first, second))
+    return (f"{standard} " if standard else "") + said
+
+
+# --- countdowns ------------------------------------------------------------------------------
+
+_TIME_UNIT = r"(?:s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?)(?![A-Za-z])|秒|分钟|分|小时|天"
+COUNTDOWN = re.compile(
+    rf"(?:(?<=倒计时)|(?<=倒数))\s*T-(\d{{1,4}})(?![\d.])"
+    rf"|(?<![A-Za-z0-9.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT}))"
+)
+
+# --- codes after a fault, alarm or error word --------------------------------------------------
+
+# Words a code follows, whatever it is written with; words a code follows only with letters
+# before its digits (报警110 is an alarm's number, documented as such).
+CODE_WORDS = r"故障代码|故障码|错误代码|错误码|报警代码|报警码|告警代码|告警码|代码|寄存器|地址"
+FAULT_WORDS = r"故障|报警|告警|错误|异常"
+FAULT_CODE = re.compile(
+    rf"(?:({CODE_WORDS})|({FAULT_WORDS}))(\s*(?:[:：=]|为|是)?\s*)"
+    rf"(?<![A-Za-z0-9])([A-Za-z]{{1,3}})?(\d+)"
+    rf"(?![A-Za-z0-9_]|[.,:：/\-][A-Za-z0-9]|\s?(?:{UNIT})(?![A-Za-z0-9])|\s?[%％‰℃°#号])"
+)
+
+
+def _fault_code(m: re.Match[str]) -> str:
+    """故障F30001 → 故障 F 三零零零幺; digits alone after a fault word: as written."""
+    code_word, fault_word, between, letters, number = m.groups()
+    if not (code_word or letters):
+        return m.group(0)
+    spelled = " ".join(letters.upper()) + " " if letters else ""
+    return f"{code_word or fault_word}{between} {spelled}{read_digits(number, one='幺')} "
+
+
+# --- dates with a two-digit year -------------------------------------------------------------
+
+SHORT_YEAR_DATE = re.compile(
+    r"(?<![A-Za-z0-9./\-])(?<!\d:)(\d{2})([-/])(\d{2})\2(\d{2})(?![A-Za-z0-9]|[-/.:][A-Za-z0-9])"
+)
+
+
+def _is_day(year: int, month: int, day: int) -> bool:
+    """Whether `day` is in `month`: a two-digit year's leap years are the same in 19yy and
+    20yy (00 is never a year here: a year comes first only above 12)."""
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(2000 + year, month)[1]
+
+
+def _short_year_date(m: re.Match[str]) -> str:
+    """26-11-30, 11/30/26 → 二六年十一月三十日 (see the module's docstring for which part is
+    the year); no date: a slashed triple with 斜杠 between its numbers, a hyphenated one as
+    written (a serial number)."""
+    a, joint, b, c = m.group(1), m.group(2), m.group(3), m.group(4)
+    x, y, z = int(a), int(b), int(c)
+    if x > 12 and _is_day(x, y, z):
+        year, month, day = a, y, z
+    elif joint == "/" and 1 <= x <= 12 < y and _is_day(z, x, y):
+        year, month, day = c, x, y
+    else:
+        return m.group(0) if joint == "-" else "斜杠".join(read_number(p) for p in (a, b, c))
+    return f"{read_digits(year)}年{read_number(str(month))}月{read_number(str(day))}日"
+
+
+# --- a zone's abbreviation after a time --------------------------------------------------------
+
+ZONES = {"CST": "北京时间", "BJT": "北京时间", "HKT": "香港时间", "JST": "日本标准时间"}
+ZONES |= {"KST": "韩国标准时间", "SGT": "新加坡时间", "CET": "欧洲中部时间"}
+ZONES |= {"CEST": "欧洲中部夏令时间", "MSK": "莫斯科时间"}
+_CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
+# A range of times before the zone is in it (08:00-16:00 CST): the zone said before both.
+ZONE = re.compile(
+    rf"(?<![\d.])(?<!\d:)((?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}(?:T|\s+))?{_CLOCK}"
+    rf"(?:\s*[-\u2013\u2014~]\s*{_CLOCK})?)\s?"
+    rf"({'|'.join(ZONES)})(?![A-Za-z0-9])"
+)
+
+
+RULES = (
+    Rule("time zone", ZONE, lambda m: ZONES[m[2]] + m[1]),
+    Rule("date", SHORT_YEAR_DATE, _short_year_date),
+    Rule("countdown", COUNTDOWN, lambda m: f" T 减{m[1] or m[2]}"),
+    Rule("fault code", FAULT_CODE, _fault_code),
+)
+"""Read before the dates, times, tags and numbers take their pieces."""
+
+HYPHENS = (Rule("identifier", DESCENDING, _descending),)
+"""Read after the values with units, before the ranges and equipment numbers."""
