@@ -70,7 +70,11 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   currency at both ends (`-5°C--10°C`, `$5-$10`), units to a negative power (`kg·m⁻³` →
   千克每立方米), a minus a space parts from its value after a colon or `=`, a compact date after
   a date word (`在20261130检修`); `报警` alone is no dialling word (`报警110` → 报警一百一十: an
-  alarm's code; 报警电话 is one).
+  alarm's code; 报警电话 is one);
+- (zh/codes.py) a hyphenated pair that runs down is an identifier (`CPU 1516-3` →
+  C P U 幺五幺六杠三), a countdown is T 减 (`T-5分钟`), a code after a fault or code word is
+  spelled (`故障F30001` → 故障 F 三零零零幺), a date with a two-digit year (`26-11-30`) and a
+  zone's abbreviation after a time (`14:05 CST` → 北京时间十四点零五分).
 """
 
 from __future__ import annotations
