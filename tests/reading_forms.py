@@ -2299,3 +2299,40 @@ def zone_abbreviations_zh(draw) -> Form:
     space = draw(st.sampled_from(["", " "]))
     clock = f"{hours:02d}:{minutes:02d}" + ("" if seconds is None else f":{seconds:02d}")
     return Form(clock + space + zone, (ZH_ZONE_WORDS[zone], hours, minutes, seconds))
+
+
+@st.composite
+def dots_ranges_zh(draw) -> Form:
+    """Two or three dots between numbers, a range as S7 and Codesys write it: `12..5米`,
+    `4...20mA`. Parts: (low, high, the unit's words)."""
+    low, high = draw(st.integers(0, 999)), draw(st.integers(0, 999))
+    dots = draw(st.sampled_from(["..", "..."]))
+    unit, words = draw(st.sampled_from([("米", "米"), ("mA", "毫安"), ("bar", "巴"), ("", "")]))
+    return Form(f"{low}{dots}{high}{unit}", (low, high, words))
+
+
+@st.composite
+def place_numbers_zh(draw) -> Form:
+    """A room's, a bed's or a storage place's number, a word before or after it: `房间3-105`,
+    `3-105室`, `库位12-3`. Parts: (the word before, the two numbers, the word after)."""
+    first = draw(st.text("0123456789", min_size=1, max_size=4))
+    second = draw(st.text("0123456789", min_size=1, max_size=5))
+    before = draw(st.sampled_from(["", "房间", "床位", "库位"]))
+    after = draw(st.sampled_from(["室", "床"] if not before else ["", "室"]))
+    return Form(f"{before}{first}-{second}{after}", (before, first, second, after))
+
+
+@st.composite
+def plus_86_phones_zh(draw) -> Form:
+    """A Chinese number with +86 written onto it, unspaced or with hyphens: `+8613812345678`,
+    `+86-10-88886666`. Parts: (the groups after 86)."""
+    joint = draw(st.sampled_from(["", "-"]))
+    if draw(st.booleans()):
+        head = "1" + draw(st.text("3456789", min_size=1, max_size=1))
+        head += draw(st.text("0123456789", min_size=1, max_size=1))
+        middle = draw(st.text("0123456789", min_size=4, max_size=4))
+    else:
+        head = draw(st.sampled_from(["10", "21", "571", "755"]))
+        middle = draw(st.text("0123456789", min_size=4, max_size=4))
+    tail = draw(st.text("0123456789", min_size=4, max_size=4))
+    return Form(f"+86{joint}{head}{joint}{middle}{joint}{tail}", ((head, middle, tail),))

@@ -680,3 +680,18 @@ def short_year_date(year: int, month: int, day: int) -> str:
 def zone_abbreviation(words: str, hours: int, minutes: int, seconds: int | None) -> str:
     """`14:05 CST` → 北京时间十四点零五分: the zone before the time."""
     return words + clock((None, hours, minutes, seconds, None, None))
+
+
+def dots_range(low: int, high: int, words: str) -> str:
+    """`12..5米` → 十二到五米: a range, its unit after it."""
+    return f"{integer(low)}到{integer(high)}{words}"
+
+
+def place_number(before: str, first: str, second: str, after: str) -> str:
+    """`房间3-105` → 房间三杠幺零五: digit by digit with 幺, 杠 between."""
+    return before + digits(first, one="幺") + "杠" + digits(second, one="幺") + after
+
+
+def plus_86_phone(groups: tuple) -> str:
+    """`+8613812345678` → 加八六, then the mobile in its groups (a pause between)."""
+    return spelled_phone(("86", *groups))

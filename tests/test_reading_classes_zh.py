@@ -27,6 +27,7 @@ from reading_forms import (
     descending_pairs_zh,
     dilution_ratios_zh,
     dot_grouped_numbers_zh,
+    dots_ranges_zh,
     durations,
     european_numbers_zh,
     fault_codes_zh,
@@ -55,7 +56,9 @@ from reading_forms import (
     order_numbers,
     percent_ranges,
     phone_numbers,
+    place_numbers_zh,
     plc_addresses_zh,
+    plus_86_phones_zh,
     ratios_zh,
     roman_lists_zh,
     roman_numbered_zh,
@@ -803,3 +806,24 @@ def test_a_zone_abbreviation_after_a_time(front, form, frame):
     """`14:05 CST` is 北京时间十四点零五分 (was 十四点零五分 C S T)."""
     said = ref.zone_abbreviation(*form.parts)
     assert heard(front, form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=dots_ranges_zh(), frame=frames)
+def test_two_or_three_dots_between_numbers_are_a_range(front, form, frame):
+    """`液位12..5米` is 液位十二到五米 (was 十二..五米: heard as 十二五米)."""
+    assert heard(front, form.written, frame) == expected(ref.dots_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=place_numbers_zh(), frame=frames)
+def test_a_room_or_bed_number_is_no_range(front, form, frame):
+    """`房间3-105` is 房间三杠幺零五 (was 房间三到一百零五)."""
+    assert heard(front, form.written, frame) == expected(ref.place_number(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plus_86_phones_zh(), frame=frames)
+def test_a_number_with_plus_86_written_on_is_grouped(front, form, frame):
+    """`+8613812345678` is 加八六 and the mobile's groups (was one run of thirteen digits)."""
+    assert heard(front, form.written, frame) == expected(ref.plus_86_phone(*form.parts), frame)

@@ -142,7 +142,45 @@ ZONE = re.compile(
 )
 
 
+# --- scores, rooms, ranges with dots and numbers with +86 written on ---------------------------
+
+# A score after 比分 with a hyphen, as with a colon (比分3:1): 三比一.
+SCORE = re.compile(r"(比分)(\s*(?:[:：]|为|是)?\s*)(\d{1,3})\s*-\s*(\d{1,3})(?![\d.])")
+# A room, a bed or a storage place: a word before (房间3-105) or after (3-105室) says the pair
+# is its number, rising or not.
+_PLACE_BEFORE = r"房间号?|房号|宿舍|病房|床位号?|床号|门牌号?|库位号?|货位号?|储位号?|仓位号?"
+PLACE_NUMBER = re.compile(
+    rf"(?:({_PLACE_BEFORE})\s*[:：]?\s*)?(?<![A-Za-z0-9.+\-/])(?<!\d[,:])(\d{{1,4}})-(\d{{1,5}})"
+    r"(?![A-Za-z0-9\-]|[.,:/]\d)(?=(室|房间|号房|床|库位|货位))?"
+)
+
+
+def _place_number(m: re.Match[str]) -> str:
+    """房间3-105, 3-105室 → 三杠幺零五: the building's, then the room's number; without such a
+    word as written (a range or an identifier, for the rules after)."""
+    word, first, second, after = m.groups()
+    if not (word or after):
+        return m.group(0)
+    said = "杠".join(read_digits(group, one="幺") for group in (first, second))
+    return (word or "") + said
+
+
+# Two or three dots between numbers (S7 and Codesys write a range so: 4..20, 12...5) are a
+# range's dash, so the range rules read it with its unit: 液位12..5米 → 十二到五米.
+DOTS_RANGE = re.compile(r"(?<![\d.])(-?\d+(?:\.\d+)?)\.{2,3}\+?(-?\d+(?:\.\d+)?)(?!\d|[.,]\d)")
+# A Chinese mobile or landline number with +86 written onto it (+8613812345678): grouped as
+# the telephone rule reads +86 138 1234 5678; a two-digit area code is 10 or 2x.
+PLUS_86 = re.compile(
+    r"(?<![\dA-Za-z+])\+86-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})|(10|2\d|[3-9]\d\d)-?(\d{3,4})-?(\d{4}))"
+    r"(?![\d.-])"
+)
+
+
 RULES = (
+    Rule("telephone number", PLUS_86, lambda m: "+86 " + " ".join(g for g in m.groups() if g)),
+    Rule("ratio", SCORE, lambda m: f"{m[1]}{m[2]}{read_number(m[3])}比{read_number(m[4])}"),
+    Rule("range", DOTS_RANGE, lambda m: f"{m[1]}~{m[2]}"),
+    Rule("place number", PLACE_NUMBER, _place_number),
     Rule("time zone", ZONE, lambda m: ZONES[m[2]] + m[1]),
     Rule("date", SHORT_YEAR_DATE, _short_year_date),
     Rule("countdown", COUNTDOWN, lambda m: f" T 减{m[1] or m[2]}"),
