@@ -29,6 +29,14 @@ for amounts or ranges (zh-front-8).
   北京时间十四点零五分. CST is China Standard Time (a Chinese alert does not mean US Central);
   BJT too; HKT 香港时间, JST 日本标准时间, KST 韩国标准时间, SGT 新加坡时间, CET 欧洲中部时间,
   CEST 欧洲中部夏令时间, MSK 莫斯科时间. UTC and GMT are 协调世界时 (fields.py), as before.
+- A room's, a bed's or a storage place's number, a word before (房间, 床位, 库位, ...) or after
+  (室, 床) saying so, is its number, not a range: `房间3-105` → 房间三杠幺零五 (was
+  三到一百零五). A score after 比分 with a hyphen is a score: `比分3-1` → 比分三比一.
+- Two or three dots between numbers are a range (S7 and Codesys write one so): `液位12..5米`
+  → 液位十二到五米 (was 十二..五米, heard as 十二五米), `4...20mA` → 四到二十毫安.
+- +86 written onto a Chinese number, unspaced or with hyphens, is grouped as the telephone
+  rule reads `+86 138 1234 5678`: `+8613812345678` → 加八六 and 幺三八, 幺二三四, 五六七八 (a
+  two-digit area code is 10 or 2x, as China's are).
 """
 
 from __future__ import annotations
