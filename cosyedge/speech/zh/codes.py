@@ -34,6 +34,9 @@ for amounts or ranges (zh-front-8).
   三到一百零五). A score after 比分 with a hyphen is a score: `比分3-1` → 比分三比一.
 - Two or three dots between numbers are a range (S7 and Codesys write one so): `液位12..5米`
   → 液位十二到五米 (was 十二..五米, heard as 十二五米), `4...20mA` → 四到二十毫安.
+- A star between numbers is a times sign (`4*2.5mm²` → 四乘二点五平方毫米); a plus sign
+  before a value with its unit or a percent sign is its sign, 正 (`温度+25℃` →
+  温度正二十五摄氏度, `+0.5%` → 正百分之零点五).
 - +86 written onto a Chinese number, unspaced or with hyphens, is grouped as the telephone
   rule reads `+86 138 1234 5678`: `+8613812345678` → 加八六 and 幺三八, 幺二三四, 五六七八 (a
   two-digit area code is 10 or 2x, as China's are).
@@ -183,12 +186,25 @@ PLUS_86 = re.compile(
     r"(?![\d.-])"
 )
 
+# A star between numbers is a times sign (a cable's cores and cross-section, 4*2.5mm²), unless
+# a power of ten follows (scientific notation, read as such later): it was left to the voice,
+# which says nothing for it (四二点五, heard as 42.5).
+TIMES = re.compile(r"(?<=\d)\s*\*\s*(?=\d)(?!10\^)")
+# A plus sign before a value with its unit or a percent sign, nothing before it that it could
+# add to (nor a caret: a power's sign): the value's sign, 正 as 负 is said (温度+25℃ was
+# 加二十五摄氏度).
+PLUS_SIGN = re.compile(
+    rf"(?<![A-Za-z0-9)）%％℃°.^])\+(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT})(?![A-Za-z0-9])))"
+)
+
 
 RULES = (
+    Rule("times", TIMES, "×"),
     Rule("telephone number", PLUS_86, lambda m: "+86 " + " ".join(g for g in m.groups() if g)),
     Rule("ratio", SCORE, lambda m: f"{m[1]}{m[2]}{read_number(m[3])}比{read_number(m[4])}"),
     Rule("range", DOTS_RANGE, lambda m: f"{m[1]}~{m[2]}"),
     Rule("place number", PLACE_NUMBER, _place_number),
+    Rule("sign", PLUS_SIGN, "正"),
     Rule("time zone", ZONE, lambda m: ZONES[m[2]] + m[1]),
     Rule("date", SHORT_YEAR_DATE, _short_year_date),
     Rule("countdown", COUNTDOWN, lambda m: f" T 减{m[1] or m[2]}"),
