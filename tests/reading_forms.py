@@ -2336,3 +2336,18 @@ def plus_86_phones_zh(draw) -> Form:
         middle = draw(st.text("0123456789", min_size=4, max_size=4))
     tail = draw(st.text("0123456789", min_size=4, max_size=4))
     return Form(f"+86{joint}{head}{joint}{middle}{joint}{tail}", ((head, middle, tail),))
+
+
+@st.composite
+def plates_and_long_values_zh(draw) -> Form:
+    """A licence plate (`京A12345`, `粤BD1234`) or nine digits or more after a word that says a
+    value (`数值1000000000`). Parts: (kind, the written pieces)."""
+    if draw(st.booleans()):
+        province = draw(st.sampled_from("京沪粤苏浙川鲁"))
+        letter = draw(st.sampled_from("ABCDEFGHJK"))
+        body = draw(st.text("ABCDEFGHJK0123456789", min_size=4, max_size=5))
+        body += draw(st.text("0123456789", min_size=1, max_size=1))
+        return Form(f"{province}{letter}{body}", ("plate", province, letter + body))
+    word = draw(st.sampled_from(["数值", "计数器", "累计", "读数", "产量"]))
+    n = draw(st.integers(10**8, 10**16 - 1))
+    return Form(f"{word}{n}", ("value", word, n))

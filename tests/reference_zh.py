@@ -695,3 +695,10 @@ def place_number(before: str, first: str, second: str, after: str) -> str:
 def plus_86_phone(groups: tuple) -> str:
     """`+8613812345678` → 加八六, then the mobile in its groups (a pause between)."""
     return spelled_phone(("86", *groups))
+
+
+def plate_or_long_value(kind: str, head: str, rest) -> str:
+    """`京A12345` → 京 A 幺二三四五; `数值1000000000` → 数值十亿."""
+    if kind == "value":
+        return head + integer(rest)
+    return head + "".join(digits(c, one="幺") if c.isdigit() else c for c in rest)

@@ -57,6 +57,7 @@ from reading_forms import (
     percent_ranges,
     phone_numbers,
     place_numbers_zh,
+    plates_and_long_values_zh,
     plc_addresses_zh,
     plus_86_phones_zh,
     ratios_zh,
@@ -827,3 +828,12 @@ def test_a_room_or_bed_number_is_no_range(front, form, frame):
 def test_a_number_with_plus_86_written_on_is_grouped(front, form, frame):
     """`+8613812345678` is 加八六 and the mobile's groups (was one run of thirteen digits)."""
     assert heard(front, form.written, frame) == expected(ref.plus_86_phone(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plates_and_long_values_zh(), frame=frames)
+def test_a_plate_one_by_one_and_a_long_value_as_a_cardinal(front, form, frame):
+    """`京A12345` is 京 A 幺二三四五 (was 一万二千三百四十五), `数值1000000000` 数值十亿 (was ten
+    digits one by one)."""
+    said = ref.plate_or_long_value(*form.parts)
+    assert heard(front, form.written, frame) == expected(said, frame)

@@ -37,9 +37,13 @@ for amounts or ranges (zh-front-8).
 - A star between numbers is a times sign (`4*2.5mm²` → 四乘二点五平方毫米); a plus sign
   before a value with its unit or a percent sign is its sign, 正 (`温度+25℃` →
   温度正二十五摄氏度, `+0.5%` → 正百分之零点五).
+- A licence plate (a province's character, a letter, five or six letters or digits) one by
+  one: `京A12345` → 京 A 幺二三四五. Nine digits or more after a word that says a value (数值,
+  计数器, 累计, 读数, 总量, 产量) are a cardinal: `数值1000000000` → 数值十亿 (alone they stay
+  an identifier's, digit by digit).
 - +86 written onto a Chinese number, unspaced or with hyphens, is grouped as the telephone
   rule reads `+86 138 1234 5678`: `+8613812345678` → 加八六 and 幺三八, 幺二三四, 五六七八 (a
-  two-digit area code is 10 or 2x, as China's are).
+  two-digit area code is 10 or 2x, as China's are); 0086 so too, said 零零八六 as dialled.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.labels import MEASURE_WORDS
-from cosyedge.speech.zh.numbers import read_digits, read_number
+from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # --- no range runs down ----------------------------------------------------------------------
@@ -197,9 +201,41 @@ PLUS_SIGN = re.compile(
     rf"(?<![A-Za-z0-9)）%％℃°.^])\+(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT})(?![A-Za-z0-9])))"
 )
 
+# A licence plate: a province's character, the city's letter, then five letters or digits (six
+# on a new-energy plate), read as plates are, one by one (京A12345 was 京 A 一万二千三百四十五).
+_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+PLATE = re.compile(rf"([{_PROVINCES}])([A-Z])[\s·]?([A-Z0-9]{{5,6}})(?![A-Za-z0-9])(?<=\d)")
+
+
+def _plate(m: re.Match[str]) -> str:
+    """京A12345 → 京 A 幺二三四五: letters spelled, digits one by one with 幺."""
+    chars = m[2] + m[3]
+    return m[1] + "".join(read_digits(c, one="幺") if c.isdigit() else f" {c} " for c in chars)
+
+
+# A count after a word that says a value is one (数值, 计数器, 累计, 读数, 总量, 产量): a
+# cardinal however many its digits (nine or more alone are an identifier's).
+VALUE_WORDS = r"数值|计数值|计数器|计数|累计值|累计|读数|总数|总量|产量"
+LONG_VALUE = re.compile(
+    rf"({VALUE_WORDS})(\s*(?:[:：=]|为|是)?\s*)(?<![\d.])([1-9]\d{{8,15}})(?!\d|[.,]\d|[A-Za-z])"
+)
+# +86 or 0086 written with hyphens or none: 0086 is said as it is dialled, 零零八六.
+ZERO_86 = re.compile(
+    r"(?<![\dA-Za-z+])0086-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})|(10|2\d|[3-9]\d\d)-?(\d{3,4})-?(\d{4}))"
+    r"(?![\d.-])"
+)
+
+
+def _zero_86(m: re.Match[str]) -> str:
+    """0086-10-88886666 → 零零八六, 幺零, 八八八八, 六六六六 (a pause between groups)."""
+    return "，".join(read_digits(g, one="幺") for g in ("0086", *m.groups()) if g)
+
 
 RULES = (
     Rule("times", TIMES, "×"),
+    Rule("licence plate", PLATE, _plate),
+    Rule("telephone number", ZERO_86, _zero_86),
+    Rule("number", LONG_VALUE, lambda m: m[1] + m[2] + read_integer(int(m[3]))),
     Rule("telephone number", PLUS_86, lambda m: "+86 " + " ".join(g for g in m.groups() if g)),
     Rule("ratio", SCORE, lambda m: f"{m[1]}{m[2]}{read_number(m[3])}比{read_number(m[4])}"),
     Rule("range", DOTS_RANGE, lambda m: f"{m[1]}~{m[2]}"),
