@@ -52,7 +52,7 @@ import calendar
 import re
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.zh.labels import MEASURE_WORDS
+from cosyedge.speech.zh.labels import LABEL_ENDS, MEASURE_WORDS
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
@@ -103,6 +103,8 @@ FAULT_CODE = re.compile(
     rf"(?:({CODE_WORDS})|({FAULT_WORDS}))(\s*(?:[:：=]|为|是)?\s*)"
     rf"(?<![A-Za-z0-9])([A-Za-z]{{1,3}})?(\d+)"
     rf"(?![A-Za-z0-9_]|[.,:：/\-][A-Za-z0-9]|\s?(?:{UNIT})(?![A-Za-z0-9])|\s?[%％‰℃°#号])"
+    # A place's or a machine's label (报警A1区: zone A1) keeps its reading.
+    rf"(?![{LABEL_ENDS}])"
 )
 
 
