@@ -15,16 +15,18 @@ for amounts or ranges (zh-front-8).
   with letters before its digits, or any code after a code word (代码, 故障码, 错误码, 寄存器,
   地址, ...), is read as codes are: letters spelled, digits one by one with 幺 for 1:
   `故障F30001` → 故障 F 三零零零幺 (was F 三万零一), `报警代码1001` → 报警代码幺零零幺.
-  Digits alone after 报警 or 故障 stay a number (`报警110` → 报警一百一十).
+  Digits alone after 报警 or 故障 stay a number (`报警110` → 报警一百一十), and a label before a
+  place or machine word keeps its reading (`报警A1区` → 报警 A 一区).
 - A date of three two-digit parts with a two-digit year. With hyphens or slashes, year first
   (yy-mm-dd, as Chinese and ISO 8601 write dates) where the first part cannot be a month (13
-  to 99):
-  `26-11-30`, `26/11/30` → 二六年十一月三十日 (the year as written, no century guessed).
-  Where the first could be a day (13 to 31), the middle is the month either way: the month is
-  never wrong, the year first is the choice. With slashes, month first (mm/dd/yy) where the
-  first can be a month and the middle cannot: `11/30/26` → 二六年十一月三十日. Any other
-  slashed triple (`11/12/10`: which part is the year cannot be told) is said as written, 斜杠
-  between its numbers; a hyphenated one is a serial number, as before.
+  to 99): `26-11-30`, `26/11/30` → 二六年十一月三十日 (the year as written, no century
+  guessed). Where the first could be a day (13 to 31), the middle is the month either way, so
+  the month is never wrong; year first is the choice, and a day-first writer's `30/11/26` is
+  heard as 三零年十一月二十六日 (day and year swapped: write four-digit years for that). With
+  slashes, month first (mm/dd/yy) where the first can be a month and the middle cannot:
+  `11/30/26` → 二六年十一月三十日. Any other slashed triple (`11/12/10`: which part is the
+  year cannot be told) is said as written, 斜杠 between its numbers; a hyphenated one is a
+  serial number, as before.
 - A zone's abbreviation after a time is said before it, as 北京时间 is: `14:05 CST` →
   北京时间十四点零五分. CST is China Standard Time (a Chinese alert does not mean US Central);
   BJT too; HKT 香港时间, JST 日本标准时间, KST 韩国标准时间, SGT 新加坡时间, CET 欧洲中部时间,
