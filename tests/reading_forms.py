@@ -2218,3 +2218,69 @@ def named_values_zh(draw) -> Form:
     numbers = draw(st.text("0123456789", min_size=1, max_size=4))
     amount = draw(st.integers(0, 999))
     return Form(f"{letters}{hyphen}{numbers} {amount}%", (letters, hyphen, numbers, amount))
+
+
+# English, en-8: units of water, radiation, noise, light, heat and data; values in a row
+
+# (as written, singular, plural): prefixes as plants write them with these units.
+PLANT_UNITS = (
+    ("µS/cm", "microsiemens per centimeter", "microsiemens per centimeter"),
+    ("mS/cm", "millisiemens per centimeter", "millisiemens per centimeter"),
+    ("kPag", "kilopascal gauge", "kilopascals gauge"),
+    ("kPa(g)", "kilopascal gauge", "kilopascals gauge"),
+    ("kPa(a)", "kilopascal absolute", "kilopascals absolute"),
+    ("mmHg", "millimeter of mercury", "millimeters of mercury"),
+    ("dB(A)", "decibel A-weighted", "decibels A-weighted"),
+    ("dBA", "decibel A-weighted", "decibels A-weighted"),
+    ("mSv", "millisievert", "millisieverts"),
+    ("µSv/h", "microsievert per hour", "microsieverts per hour"),
+    ("GPM", "gallon per minute", "gallons per minute"),
+    ("gal/min", "gallon per minute", "gallons per minute"),
+    ("SCFM", "standard cubic foot per minute", "standard cubic feet per minute"),
+    ("BTU", "B T U", "B T U"),
+    ("BTU/h", "B T U per hour", "B T U per hour"),
+    ("lx", "lux", "lux"),
+    ("Mb/s", "megabit per second", "megabits per second"),
+    ("Mbps", "megabit per second", "megabits per second"),
+    ("hp", "horsepower", "horsepower"),
+    ("kVAr", "kilovar", "kilovars"),
+    ("GJ", "gigajoule", "gigajoules"),
+    ("atm", "atmosphere", "atmospheres"),
+    ("cSt", "centistoke", "centistokes"),
+    ("hrs", "hour", "hours"),
+    ("mins", "minute", "minutes"),
+    ("secs", "second", "seconds"),
+    ("%vol", "percent by volume", "percent by volume"),
+    ("min-1", "per minute", "per minute"),
+    ("1/min", "per minute", "per minute"),
+    ("min\u207b\u00b9", "per minute", "per minute"),
+)
+# Lone letters in a row of values, as a motor's plate gives them.
+ROW_UNITS = (("V", "volt", "volts"), ("A", "amp", "amps"), ("W", "watt", "watts"))
+ROW_UNITS += (
+    ("Hz", "hertz", "hertz"),
+    ("kW", "kilowatt", "kilowatts"),
+    ("Ah", "amp hour", "amp hours"),
+)
+
+
+@st.composite
+def plant_units(draw) -> Form:
+    """A number and a plant unit the table lacked (`5 µS/cm`, `85 dB(A)`, `1480 min-1`), or
+    two to three values in a row whose units may be lone letters, glued or spaced, parted by
+    spaces or slashes (`400V 50Hz`, `5.5 kW / 400 V / 11 A`). Parts: ((amount, singular,
+    plural), ...) and what parts them."""
+    amount = draw(st.sampled_from(["1", "2", "0.5", "12", "250", "1480"]))
+    if draw(st.booleans()):
+        written, one, many = draw(st.sampled_from(PLANT_UNITS))
+        space = " " if written[0] in "1%" else draw(st.sampled_from(["", " "]))
+        return Form(amount + space + written, (((amount, one, many),), " "))
+    row = draw(st.lists(st.sampled_from(ROW_UNITS), min_size=2, max_size=3))
+    amounts = draw(
+        st.lists(
+            st.sampled_from(["2", "11", "50", "400", "5.5"]), min_size=len(row), max_size=len(row)
+        )
+    )
+    space, joint = draw(st.sampled_from(["", " "])), draw(st.sampled_from([" ", " / "]))
+    written = joint.join(f"{a}{space}{u[0]}" for a, u in zip(amounts, row, strict=True))
+    return Form(written, (tuple((a, u[1], u[2]) for a, u in zip(amounts, row, strict=True)), joint))

@@ -792,3 +792,8 @@ def plant_notation(kind: str, parts) -> str:
         return f"T minus {cardinal(count)} {one if count == 1 else many}"
     value, scale = parts
     return f"{cardinal(value)} degrees {'Celsius' if scale == 'C' else 'Fahrenheit'}"
+
+
+def plant_units(values: tuple, joint: str) -> str:
+    """Each value, then its unit (singular after one), parted as written."""
+    return joint.join(f"{decimal(a)} {one if a == '1' else many}" for a, one, many in values)

@@ -677,6 +677,26 @@ EN8_FORMS = [
     ("wait...", "wait..."),
     # no space is left before a closing bracket
     ("(see 85 %)", "(see eighty five percent)"),
+    # plant units the table lacked; a lone letter in a row of values is their unit
+    ("Conductivity 5 µS/cm", "Conductivity five microsiemens per centimeter"),
+    ("Noise 85 dB(A)", "Noise eighty five decibels A-weighted"),
+    ("Dose 5 µSv/h", "Dose five microsieverts per hour"),
+    ("Pressure 250 kPag", "Pressure two hundred fifty kilopascals gauge"),
+    ("Vacuum 5 mmHg", "Vacuum five millimeters of mercury"),
+    ("Link 100 Mb/s", "Link one hundred megabits per second"),
+    ("Speed 1480 min-1", "Speed one thousand four hundred eighty per minute"),
+    ("Speed 1480 1/min", "Speed one thousand four hundred eighty per minute"),
+    ("Motor 3~ 400V 50Hz", "Motor three phase four hundred volts fifty hertz"),
+    ("Voltage 400V 3~ 50Hz", "Voltage four hundred volts three phase fifty hertz"),
+    (
+        "Motor 5.5 kW / 400 V / 11 A",
+        "Motor five point five kilowatts / four hundred volts / eleven amps",
+    ),
+    ("Battery 12V 7Ah", "Battery twelve volts seven amp hours"),
+    ("Supply 230V then", "Supply two hundred thirty volts then"),
+    ("Pump 3 A failed", "Pump three eh failed"),  # no value beside it: a label
+    ("Fuse 5A blown", "Fuse five eh blown"),
+    ("Status 5 b", "Status five b"),  # a bit only with its prefix
 ]
 
 

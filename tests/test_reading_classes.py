@@ -54,6 +54,7 @@ from reading_forms import (
     percent_ranges,
     phones_en,
     plant_notations,
+    plant_units,
     radix_codes,
     ratios,
     roman_numerals,
@@ -853,6 +854,14 @@ def test_plant_notations_a_general_rule_misread(form, frame):
 def test_two_or_three_dots_between_numbers_make_a_range(form, frame):
     """`4...20 mA` was "four...20 mA": the second number and the unit left raw."""
     assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plant_units(), frame=frames)
+def test_plant_units_and_lone_letters_in_a_row_of_values(form, frame):
+    """`5 µS/cm`, `85 dB(A)`, `1480 min-1` were left as written; `400V 50Hz` was "four
+    hundred V fifty hertz"."""
+    assert heard(form.written, frame) == expected(ref.plant_units(*form.parts), frame)
 
 
 # Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
