@@ -2284,3 +2284,85 @@ def plant_units(draw) -> Form:
     space, joint = draw(st.sampled_from(["", " "])), draw(st.sampled_from([" ", " / "]))
     written = joint.join(f"{a}{space}{u[0]}" for a, u in zip(amounts, row, strict=True))
     return Form(written, (tuple((a, u[1], u[2]) for a, u in zip(amounts, row, strict=True)), joint))
+
+
+# English, en-8: plant designations taken for decimals, times, ratios, ranges or counts
+
+NUMBERING_WORDS = ("Phase", "Unit", "Line", "Train", "Stage", "Class", "Zone")
+ROMANS = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "IX": 9, "XII": 12}
+PLACE_WORDS = ("Room", "Bed", "Cell", "Cabinet", "Terminal", "Contact", "Locker")
+PROPORTION_WORDS = ("Gain", "Level", "Load", "Yield", "Duty", "Opening")
+STANDARD_WORDS = ("ISO", "IEC", "EN", "DIN", "IEC/EN")
+VALUE_WORDS = ("Value", "Reading", "Counter", "Total", "PV")
+
+
+@st.composite
+def plc_addresses(draw) -> Form:
+    """An IEC 61131 address (`%I0.1`, `%QW4`, `I0.1`), an S7 data block address (`DB1.DBD4`,
+    `DB10.DBX2.3`), an Allen-Bradley file address (`N7:0`, `B3:0/1`, `T4:0.ACC`) or a Modbus
+    register with its table (`4x0001`). Parts: (kind, the pieces as said)."""
+    kind = draw(st.sampled_from(["iec", "s7", "ab", "modbus"]))
+    number = st.integers(0, 999).map(str)
+    bit = str(draw(st.integers(0, 7)))
+    if kind == "iec":
+        area, size = draw(st.sampled_from("IQM")), draw(st.sampled_from(["", "X", "B", "W", "D"]))
+        byte, with_bit = draw(number), draw(st.booleans())
+        sign = "%" if not with_bit or draw(st.booleans()) else ""
+        written = f"{sign}{area}{size}{byte}" + (f".{bit}" if with_bit else "")
+        return Form(written, (kind, (area + size, byte, bit if with_bit else None)))
+    if kind == "s7":
+        block, size, offset = draw(number), draw(st.sampled_from("XBWD")), draw(number)
+        with_bit = size == "X"
+        written = f"DB{block}.DB{size}{offset}" + (f".{bit}" if with_bit else "")
+        return Form(written, (kind, (block, size, offset, bit if with_bit else None)))
+    if kind == "ab":
+        file_kind, file = draw(st.sampled_from("BNFTC")), str(draw(st.integers(3, 255)))
+        element, with_bit = draw(number), draw(st.booleans())
+        written = f"{file_kind}{file}:{element}" + (f"/{bit}" if with_bit else "")
+        return Form(written, (kind, (file_kind, file, element, bit if with_bit else None)))
+    table, register = draw(st.sampled_from("134")), f"0{draw(st.integers(1, 9999)):03d}"
+    return Form(f"{table}x{register}", (kind, (table, register)))
+
+
+@st.composite
+def designations(draw) -> Form:
+    """Voting (`2oo3`), a metric thread (`M12x1.5`), a Roman numeral after a numbering word
+    (`Phase II`), a place number (`Room 3-105`), a proportion (`Gain 1/2`), a standard's
+    edition (`ISO 9001:2015`), a ratio with a decimal (`1:2.5`), a long value after its word
+    (`Value 1000000000`). Parts: (kind, what the kind needs)."""
+    kind = draw(st.sampled_from(["voting", "thread", "roman", "place", "proportion"]))
+    kind = draw(st.sampled_from([kind, "edition", "ratio", "value"]))
+    if kind == "voting":
+        n, d = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+        diagnostic = draw(st.sampled_from(["", "D"]))
+        return Form(f"{n}oo{d}{diagnostic}", (kind, (n, d, diagnostic)))
+    if kind == "thread":
+        size = draw(st.sampled_from(["6", "8", "10", "12", "16", "20", "24"]))
+        pitch = draw(st.sampled_from(["1", "1.25", "1.5", "2", "0.75"]))
+        times = draw(st.sampled_from(["x", " x ", "\u00d7"]))
+        return Form(f"M{size}{times}{pitch}", (kind, (size, pitch)))
+    if kind == "roman":
+        word, numeral = (
+            draw(st.sampled_from(NUMBERING_WORDS)),
+            draw(st.sampled_from(sorted(ROMANS))),
+        )
+        return Form(f"{word} {numeral}", (kind, (word, ROMANS[numeral])))
+    if kind == "place":
+        word = draw(st.sampled_from(PLACE_WORDS))
+        first, second = str(draw(st.integers(1, 99))), str(draw(st.integers(1, 9999)))
+        return Form(f"{word} {first}-{second}", (kind, (word, first, second)))
+    if kind == "proportion":
+        word, d = draw(st.sampled_from(PROPORTION_WORDS)), draw(st.sampled_from([2, 3, 4, 8, 16]))
+        n, colon = draw(st.integers(1, d - 1)), draw(st.sampled_from([" ", ": ", " = "]))
+        return Form(f"{word}{colon}{n}/{d}", (kind, (word + colon, n, d)))
+    if kind == "edition":
+        word, edition = draw(st.sampled_from(STANDARD_WORDS)), draw(st.integers(1990, 2030))
+        number = str(draw(st.integers(1000, 99999)))
+        return Form(f"{word} {number}:{edition}", (kind, (word, number, edition)))
+    if kind == "ratio":
+        first = draw(st.sampled_from(["1", "16.5", "2.5", "3"]))
+        second = draw(st.sampled_from(["1", "2.5", "0.75", "1000", "250000"]))
+        assume("." in first + second or len(second) > 2)
+        return Form(f"{first}:{second}", (kind, (first, second)))
+    word, value = draw(st.sampled_from(VALUE_WORDS)), draw(st.integers(10**8, 10**15 - 1))
+    return Form(f"{word} {value}", (kind, (word, value)))

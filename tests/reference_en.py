@@ -797,3 +797,59 @@ def plant_notation(kind: str, parts) -> str:
 def plant_units(values: tuple, joint: str) -> str:
     """Each value, then its unit (singular after one), parted as written."""
     return joint.join(f"{decimal(a)} {one if a == '1' else many}" for a, one, many in values)
+
+
+def _spelled(written: str) -> str:
+    return " ".join(letter(c) for c in written)
+
+
+def plc_address(kind: str, parts: tuple) -> str:
+    """Letters spelled, numbers digit by digit, "dot", "colon" or "slash" as written; the
+    percent sign silent; a Modbus table's x "X"."""
+    if kind == "iec":
+        letters, byte, bit = parts
+        return f"{_spelled(letters)} {digit_words(byte)}" + (f" dot {bit_word(bit)}" if bit else "")
+    if kind == "s7":
+        block, size, offset, bit = parts
+        said = f"D B {digit_words(block)} dot D B {size} {digit_words(offset)}"
+        return said + (f" dot {bit_word(bit)}" if bit else "")
+    if kind == "ab":
+        file_kind, file, element, bit = parts
+        said = f"{file_kind} {digit_words(file)} colon {digit_words(element)}"
+        return said + (f" slash {bit_word(bit)}" if bit else "")
+    return f"{digit_words(parts[0])} X {digit_words(parts[1])}"
+
+
+def bit_word(bit: str | None) -> str:
+    return digit_words(bit) if bit is not None else ""
+
+
+def _place_group(group: str) -> str:
+    if len(group) > 2 or (len(group) > 1 and group.startswith("0")):
+        return " ".join("oh" if c == "0" else WORDS[int(c)] for c in group)
+    return cardinal(int(group))
+
+
+def designation(kind: str, parts: tuple) -> str:
+    """Voting "out of"; a thread "M", the size, "by", the pitch; a Roman numeral its number;
+    a place's groups (one or two digits a cardinal, more digit by digit, zero "oh") with
+    "dash"; a proportion a fraction; an edition "colon" and the year; a ratio "to"; a long
+    value a cardinal."""
+    if kind == "voting":
+        n, d, diagnostic = parts
+        return f"{cardinal(n)} out of {cardinal(d)}" + (" D" if diagnostic else "")
+    if kind == "thread":
+        return f"M {decimal(parts[0])} by {decimal(parts[1])}"
+    if kind == "roman":
+        return f"{parts[0]} {cardinal(parts[1])}"
+    if kind == "place":
+        word, first, second = parts
+        return f"{word} {_place_group(first)} dash {_place_group(second)}"
+    if kind == "proportion":
+        return parts[0] + fraction_words(parts[1], parts[2])
+    if kind == "edition":
+        word, number, edition = parts
+        return f"{word} {cardinal(int(number))} colon {year(edition)}"
+    if kind == "ratio":
+        return f"{decimal(parts[0])} to {decimal(parts[1])}"
+    return f"{parts[0]} {cardinal(parts[1])}"

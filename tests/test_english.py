@@ -697,6 +697,47 @@ EN8_FORMS = [
     ("Pump 3 A failed", "Pump three eh failed"),  # no value beside it: a label
     ("Fuse 5A blown", "Fuse five eh blown"),
     ("Status 5 b", "Status five b"),  # a bit only with its prefix
+    # PLC addresses are identifiers, never a decimal, a time or a ratio
+    ("Input %I0.1 on", "Input I zero dot one on"),
+    ("Output %QW4", "Output Q W four"),
+    ("Input I0.1 on", "Input I zero dot one on"),
+    ("Address N7:0", "Address N seven colon zero"),
+    ("Bit B3:0/1 set", "Bit B three colon zero slash one set"),
+    ("Timer T4:0.ACC", "Timer T four colon zero dot eh C C"),
+    ("Tag DB1.DBD4", "Tag D B one dot D B D four"),
+    ("Flag DB10.DBX2.3", "Flag D B one zero dot D B X two dot three"),
+    ("Holding register 4x0001", "Holding register four X zero zero zero one"),
+    ("M12 pump", "M one two pump"),  # no sign and no bit: a tag
+    ("Error 0x1F", "Error hex one F"),
+    # voting, threads, product codes, Roman numerals after a numbering word, places
+    ("2oo3 voting", "two out of three voting"),
+    ("Trip 1oo2D", "Trip one out of two D"),
+    ("Bolt M12x1.5", "Bolt M twelve by one point five"),
+    ("CPU S7-1214C", "CPU S seven dash one two one four C"),
+    ("Phase II alarm", "Phase two alarm"),
+    ("Unit IV tripped", "Unit four tripped"),
+    ("Class I Division 2", "Class one Division two"),
+    ("Room 3-105", "Room three dash one oh five"),
+    ("Contact 13-14 open", "Contact thirteen dash fourteen open"),
+    ("Line 3-5", "Line three to five"),  # no place: a range
+    # a proportion is a fraction; a count stays a count
+    ("Gain 1/2", "Gain one half"),
+    ("Level: 3/4", "Level: three quarters"),
+    ("Pumps 2/3 running", "Pumps two of three running"),
+    # a standard's edition, ratios with decimals, long values after their word
+    ("ISO 9001:2015", "ISO nine thousand one colon twenty fifteen"),
+    ("IEC 61508-2:2010", "IEC six one five zero eight dash two colon twenty ten"),
+    ("Gear ratio 16.5:1", "Gear ratio sixteen point five to one"),
+    ("Mix 1:2.5", "Mix one to two point five"),
+    ("Scale 1:1000000", "Scale one to one million"),
+    ("at 14:05", "at fourteen oh five"),
+    ("Value 1000000000", "Value one billion"),
+    (
+        "Counter 4294967295",
+        "Counter four billion two hundred ninety four million nine hundred"
+        " sixty seven thousand two hundred ninety five",
+    ),
+    ("order 20251130044", "order two zero two five one one three zero zero four four"),
 ]
 
 

@@ -25,6 +25,7 @@ from reading_forms import (
     dated_time_ranges,
     day_months,
     descending_hyphens,
+    designations,
     dot_grouped_numbers,
     dot_ranges,
     durations,
@@ -55,6 +56,7 @@ from reading_forms import (
     phones_en,
     plant_notations,
     plant_units,
+    plc_addresses,
     radix_codes,
     ratios,
     roman_numerals,
@@ -864,6 +866,23 @@ def test_plant_units_and_lone_letters_in_a_row_of_values(form, frame):
     assert heard(form.written, frame) == expected(ref.plant_units(*form.parts), frame)
 
 
+@CLASSES
+@given(form=plc_addresses(), frame=frames)
+def test_plc_addresses_are_identifiers(form, frame):
+    """`%I0.1` was "percent I0.1", `N7:0` "N seven:zero", `B3:0/1` "... zero of one",
+    `DB1.DBD4` "D B one.DBD4", `4x0001` "four times zero zero zero one"."""
+    assert heard(form.written, frame) == expected(ref.plc_address(*form.parts), frame)
+
+
+@CLASSES
+@given(form=designations(), frame=frames)
+def test_plant_designations_are_no_decimal_time_range_or_count(form, frame):
+    """`2oo3` was "two oo three", `Phase II` left, `Room 3-105` a range, `Gain 1/2` "one of
+    two", `ISO 9001:2015` "...:two thousand fifteen", `16.5:1` with its colon, `Value
+    1000000000` ten digits."""
+    assert heard(form.written, frame) == expected(ref.designation(*form.parts), frame)
+
+
 # Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
 EN8_PIECES = st.sampled_from(
     [
@@ -871,6 +890,8 @@ EN8_PIECES = st.sampled_from(
         *["\ud800", "\udfff", "\u2070", "\u00ba", "\u02da", "\u2153", "\u00bd", "\u2044"],
         *["SN", "S/N", "Lot", "T", "PT", "CH", "Q", "UTC", "Z", "0b", "€", "$", "°C", "C", "F"],
         *["V", "kV", "Hz", "in", "%", "seconds", "min", "version ", "CPU ", "..", "..."],
+        *["%I", "DB", ".DBX", "N", "B", "x", "oo", "M", "Phase ", "II", "Room ", "Gain "],
+        *["ISO ", "Value ", "µS/cm", "dB(A)", "min-1", "1/min", "A", "W"],
     ]
 )
 

@@ -140,6 +140,7 @@ from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
     codes,
+    designations,
     fields,
     hyphens,
     notations,
@@ -435,6 +436,7 @@ _LINES = (
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
+    *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
