@@ -2366,3 +2366,42 @@ def designations(draw) -> Form:
         return Form(f"{first}:{second}", (kind, (first, second)))
     word, value = draw(st.sampled_from(VALUE_WORDS)), draw(st.integers(10**8, 10**15 - 1))
     return Form(f"{word} {value}", (kind, (word, value)))
+
+
+# English, en-8: date and time forms beside the documented ones
+
+MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct")
+MONTH_ABBREVIATIONS += ("Nov", "Dec")
+WEEKDAY_ABBREVIATIONS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday"}
+WEEKDAY_ABBREVIATIONS |= {"Thu": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
+
+
+@st.composite
+def date_forms(draw) -> Form:
+    """A day, month abbreviation and year joined by hyphens or slashes (`30-Nov-2026`), the
+    Unix `date` form (`Mon Nov 30 14:05:30 UTC 2026`), an ISO week (`2026-W48`, `2026-W48-3`)
+    or the military clock after `at` (`at 1405 hrs`, `0800 hours`). Parts: (kind, what the
+    kind needs)."""
+    kind = draw(st.sampled_from(["joined", "unix", "week", "military"]))
+    full_year, month = draw(st.integers(1990, 2099)), draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    abbreviation = MONTH_ABBREVIATIONS[month - 1]
+    if kind == "joined":
+        joint = draw(st.sampled_from("-/"))
+        return Form(
+            f"{day}{joint}{abbreviation}{joint}{full_year}", (kind, (full_year, month, day))
+        )
+    h, mi, s = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    if kind == "unix":
+        weekday = draw(st.sampled_from(sorted(WEEKDAY_ABBREVIATIONS)))
+        written = f"{weekday} {abbreviation} {day} {h:02d}:{mi:02d}:{s:02d} UTC {full_year}"
+        time = ("24", f"{h:02d}", mi, f"{s:02d}", None, False)
+        return Form(
+            written, (kind, (WEEKDAY_ABBREVIATIONS[weekday], (full_year, month, day), time))
+        )
+    if kind == "week":
+        week, weekday = draw(st.integers(1, 53)), draw(st.sampled_from([None, 1, 3, 7]))
+        written = f"{full_year}-W{week:02d}" + (f"-{weekday}" if weekday else "")
+        return Form(written, (kind, (full_year, week, weekday)))
+    word = draw(st.sampled_from(["hrs", "hours"]))
+    return Form(f"at {h:02d}{mi:02d} {word}", (kind, ("24", f"{h:02d}", mi, None, None, False)))

@@ -853,3 +853,19 @@ def designation(kind: str, parts: tuple) -> str:
     if kind == "ratio":
         return f"{decimal(parts[0])} to {decimal(parts[1])}"
     return f"{parts[0]} {cardinal(parts[1])}"
+
+
+def date_form(kind: str, parts: tuple) -> str:
+    """A date as the month-date rule says it; the Unix form the weekday, the date, a comma,
+    the time and "U T C"; an ISO week "week", its number, "of" the year, then "day" and the
+    day; the military clock "at", the time, "hours"."""
+    if kind == "joined":
+        return date(*parts)
+    if kind == "unix":
+        weekday, date_parts, time = parts
+        return f"{weekday} {date(*date_parts)}, {clock(time)} U T C"
+    if kind == "week":
+        full_year, week, weekday = parts
+        said = f"week {cardinal(week)} of {year(full_year)}"
+        return said + (f", day {cardinal(weekday)}" if weekday else "")
+    return f"at {clock(parts)} hours"

@@ -738,6 +738,15 @@ EN8_FORMS = [
         " sixty seven thousand two hundred ninety five",
     ),
     ("order 20251130044", "order two zero two five one one three zero zero four four"),
+    # date and time forms beside the documented ones
+    (
+        "Mon Nov 30 14:05:30 UTC 2026",
+        "Monday November thirtieth twenty twenty six, fourteen oh five and thirty seconds U T C",
+    ),
+    ("30-Nov-2026 14:05", "November thirtieth twenty twenty six, fourteen oh five"),
+    ("Week 2026-W48", "Week forty eight of twenty twenty six"),
+    ("at 1405 hrs", "at fourteen oh five hours"),
+    ("Runtime 1405 hrs", "Runtime one thousand four hundred five hours"),  # a duration
 ]
 
 

@@ -22,6 +22,7 @@ from reading_forms import (
     compact_timestamps,
     counts_after_call,
     dash_minus,
+    date_forms,
     dated_time_ranges,
     day_months,
     descending_hyphens,
@@ -883,6 +884,15 @@ def test_plant_designations_are_no_decimal_time_range_or_count(form, frame):
     assert heard(form.written, frame) == expected(ref.designation(*form.parts), frame)
 
 
+@CLASSES
+@given(form=date_forms(), frame=frames)
+def test_date_and_time_forms_beside_the_documented_ones(form, frame):
+    """`30-Nov-2026` was "thirty-Nov-two thousand twenty six", `Mon Nov 30 14:05:30 UTC 2026`
+    ended in "two thousand twenty six", `2026-W48` "... dash W four eight", `at 1405 hrs`
+    "one thousand four hundred five"."""
+    assert heard(form.written, frame) == expected(ref.date_form(*form.parts), frame)
+
+
 # Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
 EN8_PIECES = st.sampled_from(
     [
@@ -892,6 +902,7 @@ EN8_PIECES = st.sampled_from(
         *["V", "kV", "Hz", "in", "%", "seconds", "min", "version ", "CPU ", "..", "..."],
         *["%I", "DB", ".DBX", "N", "B", "x", "oo", "M", "Phase ", "II", "Room ", "Gain "],
         *["ISO ", "Value ", "µS/cm", "dB(A)", "min-1", "1/min", "A", "W"],
+        *["-Nov-", "Mon ", "Nov ", "-W", "W", "at ", "hrs", " hours", "2026"],
     ]
 )
 

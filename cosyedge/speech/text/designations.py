@@ -59,11 +59,9 @@ MODBUS = re.compile(rf"{_START}([134])x(0\d{{3,4}})(?!\w|\.\d)")
 VOTING = re.compile(rf"{_START}([1-9])oo([1-9])(D?)(?!\w)")
 # A product code whose last group ends in letters (`S7-1214C`; `S7-1500` is a device tag).
 PRODUCT = re.compile(
-    rf"{_START}([A-Z]{{1,4}})(\d{{1,4}})((?:-\d{{1,6}})+)([A-Z]{{1,3}})(?![\w-]|\.\d)"
+    rf"{_START}([A-Z]{{1,4}})(\d{{1,4}})((?:-\d{{1,6}})+)([A-Z]{{1,3}})(?![\w-]|[:./]\w)"
 )
-THREAD = re.compile(
-    rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)"
-)
+THREAD = re.compile(rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)")
 _NUMBERING = (
     "Phase|Unit|Line|Train|Stage|Section|Class|Division|Zone|Type|Category|Block|Building"
     "|Area|Group|Tier|Mk|Mark|Grade|Bus|Feeder|Sector|Level|Plant|Reactor|Kiln|Mill|Boiler"
@@ -91,9 +89,7 @@ EDITION = re.compile(
 _TERM = r"\d{1,7}(?:\.\d{1,4})?"
 DECIMAL_RATIO = re.compile(rf"{_START}({_TERM}):({_TERM})(?!\w|:\d|[.,]\d)")
 _VALUE_WORDS = "value|reading|counter|total|totalizer|sum|quantity|qty|amount|result|pv"
-LONG_VALUE = re.compile(
-    rf"\b((?i:{_VALUE_WORDS})(?:\s*[:=]\s*|\s+))([1-9]\d{{8,14}})(?!\w|[.,]\d)"
-)
+LONG_VALUE = re.compile(rf"\b((?i:{_VALUE_WORDS})(?:\s*[:=]\s*|\s+))([1-9]\d{{8,14}})(?!\w|[.,]\d)")
 _SIZE_AHEAD = re.compile(rf"\s?(?:in\b|inch|{units.GRAMMAR.pattern()})")
 # Proportions are halves to sixty-fourths, as a quantity is written (plant.py).
 _DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})

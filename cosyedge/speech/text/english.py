@@ -140,6 +140,7 @@ from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
     codes,
+    dateforms,
     designations,
     fields,
     hyphens,
@@ -436,6 +437,7 @@ _LINES = (
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
+    *dateforms.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
