@@ -402,8 +402,8 @@ _LIST_ITEMS = st.one_of(
 @st.composite
 def comma_lists(draw) -> Form:
     """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
-    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5,6` (`1.234,5`, a European grouping, is
-    one number). Parts: (the numbers as written, the unit's terms or None)."""
+    `3,4`, `3,4,5`, `1,5 bar` (a decimal comma, en-8), `6,49 bar`, `1.234,5,6` (`1.234,5`, a
+    European grouping, is one number). Parts: (the numbers as written, the unit's terms or None)."""
     items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
     written = ",".join(items)
     assume(not _GROUPED.fullmatch(written))

@@ -314,7 +314,15 @@ WORD_ACRONYMS = dict(WORD_ACRONYMS)
 
 def number_list(items: tuple, unit: tuple | None) -> str:
     """Numbers joined by commas that do not group thousands: the list as written, the unit
-    after the last (`1,5 bar` → "one, five bar"); no magnitude is guessed."""
+    after the last (`3,4 kg` → "three, four kilograms"); two items, one to three digits then
+    one or two, before a unit are a decimal comma (`1,5 bar` → "one point five bar")."""
+    if (
+        unit
+        and len(items) == 2
+        and re.fullmatch(r"\d{1,3}", items[0])
+        and re.fullmatch(r"\d{1,2}", items[1])
+    ):
+        return quantity(f"{items[0]}.{items[1]}", [unit], [])
     said = [decimal(item) for item in items]
     if unit:
         said[-1] = quantity(items[-1], [unit], [])

@@ -173,8 +173,10 @@ FORMS = [
     ("12,500.5 kg", "twelve thousand five hundred point five kilograms"),
     ("Lines 3,4 down", "Lines three, four down"),
     ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
-    ("Value 1,5 bar", "Value one, five bar"),
-    ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
+    ("Value 1,5 bar", "Value one point five bar"),  # a decimal comma before a unit (en-8)
+    ("Value 1,500 bar", "Value one thousand five hundred bar"),
+    ("Value 1,5", "Value one, five"),  # no unit: a list
+    ("Pressure 6,49 bar", "Pressure six point four nine bar"),
     ("1.234,5 kg", "one thousand two hundred thirty four point five kilograms"),  # en-7
     ("10%-20%", "ten to twenty percent"),
     ("5\u2030", "five per mille"),
@@ -747,6 +749,14 @@ EN8_FORMS = [
     ("Week 2026-W48", "Week forty eight of twenty twenty six"),
     ("at 1405 hrs", "at fourteen oh five hours"),
     ("Runtime 1405 hrs", "Runtime one thousand four hundred five hours"),  # a duration
+    # a decimal comma: one or two digits after one comma, then a unit
+    ("Temp -5,5 °C", "Temp minus five point five degrees Celsius"),
+    ("Pressure 3,5 bar", "Pressure three point five bar"),
+    ("Level 12,75 %", "Level twelve point seven five percent"),
+    ("Weight 1,500 kg", "Weight one thousand five hundred kilograms"),
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("3,4,5 bar", "three, four, five bar"),
+    ("Fuses 1,2 A", "Fuses one, two amps"),  # a lone letter: a list
 ]
 
 

@@ -57,9 +57,10 @@ AB_ADDRESS = re.compile(
 )
 MODBUS = re.compile(rf"{_START}([134])x(0\d{{3,4}})(?!\w|\.\d)")
 VOTING = re.compile(rf"{_START}([1-9])oo([1-9])(D?)(?!\w)")
-# A product code whose last group ends in letters (`S7-1214C`; `S7-1500` is a device tag).
+# A product code whose last group ends in letters (`S7-1214C`; `S7-1500` is a device tag);
+# groups of three digits or more, as a MAC address's pairs are none.
 PRODUCT = re.compile(
-    rf"{_START}([A-Z]{{1,4}})(\d{{1,4}})((?:-\d{{1,6}})+)([A-Z]{{1,3}})(?![\w-]|[:./]\w)"
+    rf"{_START}([A-Z]{{1,4}})(\d{{1,3}})((?:-\d{{3,6}})+)([A-Z]{{1,3}})(?![\w-]|[:./]\w)"
 )
 THREAD = re.compile(rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)")
 _NUMBERING = (

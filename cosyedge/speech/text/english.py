@@ -49,8 +49,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - decimals digit by digit after the point: `6.49` → "six point four nine"; thousands
   separators are silent: `12,500.5` → "twelve thousand five hundred point five" (a comma
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
-  digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `1,5
-  bar` → "one, five bar" (a decimal comma is never guessed: a list invents no magnitude);
+  digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `3,4
+  down` (a list invents no magnitude), but one comma with one or two digits after it before
+  a unit is a decimal comma (en-8): `1,5 bar` → "one point five bar";
   a European grouping, dots before groups of three then a decimal comma, is one number
   (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
   kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
@@ -289,8 +290,8 @@ _SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?)\]])")
 def _comma_list(m: re.Match[str]) -> str:
     """Digits joined by commas that do not group thousands, as the list they are written as:
     `3,4,5` → "3, 4, 5", `1,5` → "1, 5" (a decimal comma would be a guess: a list reading
-    never invents a magnitude); a European grouping (`1.234,5`) was made one number before
-    (amounts.py)."""
+    never invents a magnitude); a European grouping (`1.234,5`) and a decimal comma before a
+    unit (`1,5 bar`) were made one number before (amounts.py)."""
     written = m.group(0)
     return written if _THOUSANDS.fullmatch(written) else ", ".join(written.split(","))
 
