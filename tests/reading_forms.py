@@ -2405,3 +2405,36 @@ def date_forms(draw) -> Form:
         return Form(written, (kind, (full_year, week, weekday)))
     word = draw(st.sampled_from(["hrs", "hours"]))
     return Form(f"at {h:02d}{mi:02d} {word}", (kind, ("24", f"{h:02d}", mi, None, None, False)))
+
+
+# English, en-8: hyphenated international numbers, OPC UA node ids, zone abbreviations
+
+ZONE_ABBREVIATIONS = {"CET": "Central European Time", "EST": "Eastern Standard Time"}
+ZONE_ABBREVIATIONS |= {"PDT": "Pacific Daylight Time", "BJT": "Beijing Time", "CST": "C S T"}
+
+
+@st.composite
+def connections(draw) -> Form:
+    """An international number with hyphens (`+1-555-010-9999`), an OPC UA node id
+    (`ns=2;s=Line1.Pump3`, `ns=3;i=1001`) or a time and a zone's abbreviation (`14:05 CET`).
+    Parts: (kind, what the kind needs)."""
+    kind = draw(st.sampled_from(["phone", "node", "zone"]))
+    if kind == "phone":
+        code = str(draw(st.integers(1, 999)))
+        groups = draw(
+            st.lists(st.text("0123456789", min_size=3, max_size=4), min_size=2, max_size=4)
+        )
+        return Form(f"+{code}-" + "-".join(groups), (kind, (code, *groups)))
+    if kind == "node":
+        namespace, numeric = draw(st.integers(0, 99)), draw(st.booleans())
+        if numeric:
+            node = str(draw(st.integers(1, 99999)))
+            return Form(f"ns={namespace};i={node}", (kind, (namespace, "i", node)))
+        words = draw(
+            st.lists(st.sampled_from(["Line", "Pump", "Tank", "Temp"]), min_size=1, max_size=3)
+        )
+        return Form(f"ns={namespace};s=" + ".".join(words), (kind, (namespace, "s", words)))
+    h, mi = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    zone = draw(st.sampled_from(sorted(ZONE_ABBREVIATIONS)))
+    time = ("24", f"{h:02d}", mi, None, None, False)
+    return Form(f"{h:02d}:{mi:02d} {zone}", (kind, (time, ZONE_ABBREVIATIONS[zone])))

@@ -877,3 +877,17 @@ def date_form(kind: str, parts: tuple) -> str:
         said = f"week {cardinal(week)} of {year(full_year)}"
         return said + (f", day {cardinal(weekday)}" if weekday else "")
     return f"at {clock(parts)} hours"
+
+
+def connection(kind: str, parts: tuple) -> str:
+    """A number: "plus", each group dialled, a pause between; a node id: "namespace", its
+    number, a comma, the kind's word, a numeric id digit by digit or a string's words joined
+    by "dot"; a time, then the zone's name."""
+    if kind == "phone":
+        return "plus " + ", ".join(_dialled(g) for g in parts)
+    if kind == "node":
+        namespace, kind_letter, node = parts
+        said = digit_words(node) if kind_letter == "i" else " dot ".join(node)
+        word = "numeric" if kind_letter == "i" else "string"
+        return f"namespace {cardinal(namespace)}, {word} {said}"
+    return f"{clock(parts[0])} {parts[1]}"

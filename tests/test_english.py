@@ -757,6 +757,17 @@ EN8_FORMS = [
     ("Lines 3,4 down", "Lines three, four down"),
     ("3,4,5 bar", "three, four, five bar"),
     ("Fuses 1,2 A", "Fuses one, two amps"),  # a lone letter: a list
+    # hyphenated international numbers, OPC UA node ids, zone abbreviations
+    ("Call +1-555-010-9999", "Call plus one, five five five, oh one oh, nine nine nine nine"),
+    (
+        "Cell +86-138-1234-5678",
+        "Cell plus eight six, one three eight, one two three four, five six seven eight",
+    ),
+    ("Node ns=2;s=Line1.Pump3.", "Node namespace two, string Line one dot Pump three."),
+    ("Node ns=3;i=1001", "Node namespace three, numeric one zero zero one"),
+    ("14:05 CET", "fourteen oh five Central European Time"),
+    ("at 14:05 CST", "at fourteen oh five C S T"),  # China or US Central: spelled
+    ("5 EST", "five EST"),  # no time before it
 ]
 
 

@@ -20,6 +20,7 @@ from reading_forms import (
     comma_lists,
     compact_dates,
     compact_timestamps,
+    connections,
     counts_after_call,
     dash_minus,
     date_forms,
@@ -893,6 +894,14 @@ def test_date_and_time_forms_beside_the_documented_ones(form, frame):
     assert heard(form.written, frame) == expected(ref.date_form(*form.parts), frame)
 
 
+@CLASSES
+@given(form=connections(), frame=frames)
+def test_hyphenated_numbers_node_ids_and_zone_abbreviations(form, frame):
+    """`+1-555-010-9999` was "+one dash five five five ...", `ns=3;i=1001` "ns=three;i=one
+    thousand one", `14:05 CET` left the zone as letters."""
+    assert heard(form.written, frame) == expected(ref.connection(*form.parts), frame)
+
+
 # Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
 EN8_PIECES = st.sampled_from(
     [
@@ -903,6 +912,7 @@ EN8_PIECES = st.sampled_from(
         *["%I", "DB", ".DBX", "N", "B", "x", "oo", "M", "Phase ", "II", "Room ", "Gain "],
         *["ISO ", "Value ", "µS/cm", "dB(A)", "min-1", "1/min", "A", "W"],
         *["-Nov-", "Mon ", "Nov ", "-W", "W", "at ", "hrs", " hours", "2026"],
+        *["ns=", ";s=", ";i=", "CET", " CST", "+86-", "Line1"],
     ]
 )
 

@@ -145,6 +145,7 @@ from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
     codes,
+    connections,
     dateforms,
     designations,
     fields,
@@ -442,6 +443,7 @@ _LINES = (
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
+    *connections.RULES,
     *dateforms.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
