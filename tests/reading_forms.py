@@ -2416,9 +2416,23 @@ ZONE_ABBREVIATIONS |= {"PDT": "Pacific Daylight Time", "BJT": "Beijing Time", "C
 @st.composite
 def connections(draw) -> Form:
     """An international number with hyphens (`+1-555-010-9999`), an OPC UA node id
-    (`ns=2;s=Line1.Pump3`, `ns=3;i=1001`) or a time and a zone's abbreviation (`14:05 CET`).
+    (`ns=2;s=Line1.Pump3`, `ns=3;i=1001`), a time and a zone's abbreviation (`14:05 CET`), a
+    host name (`plc.plant.local`) or a semantic version (`2.0.0-rc.1`, `1.2.3+build.5`).
     Parts: (kind, what the kind needs)."""
-    kind = draw(st.sampled_from(["phone", "node", "zone"]))
+    kind = draw(st.sampled_from(["phone", "node", "zone", "host", "semver"]))
+    if kind == "host":
+        labels = draw(st.lists(st.sampled_from(["plc", "plant", "hmi", "scada", "gw"]), min_size=1))
+        domain = draw(st.sampled_from(["local", "lan", "corp"]))
+        return Form(".".join([*labels[:3], domain]), (kind, (*labels[:3], domain)))
+    if kind == "semver":
+        core = draw(st.tuples(*[st.integers(0, 20)] * 3))
+        pre = draw(st.sampled_from([None, ("rc", 1), ("beta", 4), ("alpha", 2)]))
+        build = draw(st.sampled_from([None, ("build", 5), ("build", 17)]))
+        assume(pre or build)
+        written = "v" * draw(st.booleans()) + ".".join(map(str, core))
+        written += f"-{pre[0]}.{pre[1]}" if pre else ""
+        written += f"+{build[0]}.{build[1]}" if build else ""
+        return Form(written, (kind, (core, pre, build)))
     if kind == "phone":
         code = str(draw(st.integers(1, 999)))
         groups = draw(

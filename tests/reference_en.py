@@ -885,6 +885,15 @@ def connection(kind: str, parts: tuple) -> str:
     by "dot"; a time, then the zone's name."""
     if kind == "phone":
         return "plus " + ", ".join(_dialled(g) for g in parts)
+    if kind == "host":
+        return " dot ".join(parts)
+    if kind == "semver":
+        core, pre, build = parts
+        said = "version " + " point ".join(cardinal(n) for n in core)
+        if pre:
+            word = "R C" if pre[0] == "rc" else pre[0]
+            said += f" dash {word} dot {cardinal(pre[1])}"
+        return said + (f" plus {build[0]} dot {cardinal(build[1])}" if build else "")
     if kind == "node":
         namespace, kind_letter, node = parts
         said = digit_words(node) if kind_letter == "i" else " dot ".join(node)

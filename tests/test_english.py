@@ -768,6 +768,12 @@ EN8_FORMS = [
     ("14:05 CET", "fourteen oh five Central European Time"),
     ("at 14:05 CST", "at fourteen oh five C S T"),  # China or US Central: spelled
     ("5 EST", "five EST"),  # no time before it
+    # host names and semantic versions with a pre-release of parts or build metadata
+    ("Host plc-01.plant.local", "Host plc dash zero one dot plant dot local"),
+    ("v2.0.0-rc.1", "version two point zero point zero dash R C dot one"),
+    ("App 1.2.3+build.5", "App version one point two point three plus build dot five"),
+    ("v2.1.0-rc1", "version two point one point zero dash R C one"),  # as before
+    ("ops@plant.com", "ops at plant dot com"),  # e-mail, as before
 ]
 
 
