@@ -2329,9 +2329,19 @@ def designations(draw) -> Form:
     """Voting (`2oo3`), a metric thread (`M12x1.5`), a Roman numeral after a numbering word
     (`Phase II`), a place number (`Room 3-105`), a proportion (`Gain 1/2`), a standard's
     edition (`ISO 9001:2015`), a ratio with a decimal (`1:2.5`), a long value after its word
-    (`Value 1000000000`). Parts: (kind, what the kind needs)."""
+    (`Value 1000000000`), a date inside an identifier after its word (`Lot 2026-11-30-A`).
+    Parts: (kind, what the kind needs)."""
     kind = draw(st.sampled_from(["voting", "thread", "roman", "place", "proportion"]))
-    kind = draw(st.sampled_from([kind, "edition", "ratio", "value"]))
+    kind = draw(st.sampled_from([kind, "edition", "ratio", "value", "dated id"]))
+    if kind == "dated id":
+        word, y = (
+            draw(st.sampled_from(["Lot", "Batch", "Sample", "Lot No."])),
+            draw(st.integers(1990, 2099)),
+        )
+        mo, d = draw(st.integers(1, 12)), draw(st.integers(1, 28))
+        tail = draw(st.sampled_from(["", "-A", "-B2", "-01"]))
+        groups = (str(y), f"{mo:02d}", f"{d:02d}", *([tail[1:]] if tail else []))
+        return Form(f"{word} {'-'.join(groups)}", (kind, (word, groups)))
     if kind == "voting":
         n, d = draw(st.integers(1, 9)), draw(st.integers(1, 9))
         diagnostic = draw(st.sampled_from(["", "D"]))

@@ -860,6 +860,10 @@ def designation(kind: str, parts: tuple) -> str:
         return f"{word} {cardinal(int(number))} colon {year(edition)}"
     if kind == "ratio":
         return f"{decimal(parts[0])} to {decimal(parts[1])}"
+    if kind == "dated id":
+        word, groups = parts
+        spelled = [" ".join(letter(c) if c.isalpha() else WORDS[int(c)] for c in g) for g in groups]
+        return word.replace("No.", "number") + " " + " dash ".join(spelled)
     return f"{parts[0]} {cardinal(parts[1])}"
 
 

@@ -774,6 +774,13 @@ EN8_FORMS = [
     ("App 1.2.3+build.5", "App version one point two point three plus build dot five"),
     ("v2.1.0-rc1", "version two point one point zero dash R C one"),  # as before
     ("ops@plant.com", "ops at plant dot com"),  # e-mail, as before
+    # a date inside an identifier after its word
+    (
+        "Lot No. 2026-11-30-A",
+        "Lot number two zero two six dash one one dash three zero dash eh",
+    ),
+    ("Sample S-2026-11-30", "Sample S dash two zero two six dash one one dash three zero"),
+    ("on 2026-11-30", "on November thirtieth twenty twenty six"),  # a date
 ]
 
 

@@ -18,6 +18,9 @@
 - Numbers joined by a hyphen after a word that names a place or a terminal (`Room 3-105`,
   `Contact 13-14`): the place, "Room three dash one oh five", never the range "three to one
   hundred five".
+- A date inside an identifier after a word that names one (lot, batch, sample, serial,
+  job, order): `Lot No. 2026-11-30-A` → "Lot number two zero two six dash one one dash three
+  zero dash eh", not a date and a letter.
 - A fraction after a word that names a proportion (`Gain 1/2`, `Level: 3/4`): "one half",
   not the count "one of two"; before a unit or an inch mark it is a size, left for the
   fraction rules.
@@ -92,13 +95,24 @@ DECIMAL_RATIO = re.compile(rf"{_START}({_TERM}):({_TERM})(?!\w|:\d|[.,]\d)")
 _VALUE_WORDS = "value|reading|counter|total|totalizer|sum|quantity|qty|amount|result|pv"
 LONG_VALUE = re.compile(rf"\b((?i:{_VALUE_WORDS})(?:\s*[:=]\s*|\s+))([1-9]\d{{8,14}})(?!\w|[.,]\d)")
 _SIZE_AHEAD = re.compile(rf"\s?(?:in\b|inch|{units.GRAMMAR.pattern()})")
+# A date inside an identifier after a word that names one (`Lot 2026-11-30-A`, `Sample
+# S-2026-11-30`): the identifier, not a date and a letter.
+_ID_WORDS = "lot|batch|sample|serial|sn|job|order|charge"
+DATED_ID = re.compile(
+    rf"\b((?i:{_ID_WORDS})(?:\s+(?:No|Nr)\.?)?(?:\s*[:#]\s*|\s+))"
+    r"((?:[A-Z]{1,4}-)?\d{4}-\d{2}-\d{2}(?:-[A-Z0-9]{1,6})*)(?![\w-]|[./]\w)"
+)
+_NUMERO = re.compile(r"\b(?:No|Nr)\.?(?=\s*$)")
+_RUNS = re.compile(r"[A-Z]+|\d+")
 # Proportions are halves to sixty-fourths, as a quantity is written (plant.py).
 _DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})
 
 
 def _spelled(*parts: str) -> str:
-    """Capitals one by one, digits digit by digit: `"DB", "10"` → "D B one zero"."""
-    return " ".join(" ".join(letters(p)) if p.isalpha() else digits(p) for p in parts if p)
+    """Capitals one by one, digits digit by digit: `"DB", "10"` → "D B one zero", `"B2"` → "B
+    two"."""
+    runs = [run for p in parts for run in _RUNS.findall(p)]
+    return " ".join(digits(r) if r.isdigit() else " ".join(letters(r)) for r in runs)
 
 
 def _iec(m: re.Match[str]) -> str:
@@ -172,6 +186,13 @@ def _proportion(m: re.Match[str]) -> str:
     return m[1] + fraction(n, d)
 
 
+def _dated_id(m: re.Match[str]) -> str:
+    """`Lot No. 2026-11-30-A` → "Lot number two zero two six dash one one dash three zero
+    dash eh": each group spelled, "dash" between."""
+    cue = _NUMERO.sub("number", m[1].rstrip()) + " "
+    return cue + " dash ".join(_spelled(group) for group in m[2].split("-"))
+
+
 def _ratio(m: re.Match[str]) -> str:
     """`16.5:1` → "sixteen point five to one", `1:1000` → "one to one thousand"; two plain
     terms the second of one or two digits are a time or a plain ratio, left (`14:05`)."""
@@ -197,6 +218,7 @@ RULES = (
         PLACE_NUMBER,
         lambda m: f"{m[1]}{_place_group(m[2])} dash {_place_group(m[3])}",
     ),
+    Rule("identifier", DATED_ID, _dated_id),
     Rule("fraction", PROPORTION, _proportion),
     Rule("standard", EDITION, lambda m: f"{m[1]}{m[2]} colon {year(int(m[3]))}"),
     Rule("ratio", DECIMAL_RATIO, _ratio),
