@@ -402,8 +402,8 @@ _LIST_ITEMS = st.one_of(
 @st.composite
 def comma_lists(draw) -> Form:
     """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
-    `3,4`, `3,4,5`, `1,5 bar`, `6,49 bar`, `1.234,5,6` (`1.234,5`, a European grouping, is
-    one number). Parts: (the numbers as written, the unit's terms or None)."""
+    `3,4`, `3,4,5`, `1,5 bar` (a decimal comma, en-8), `6,49 bar`, `1.234,5,6` (`1.234,5`, a
+    European grouping, is one number). Parts: (the numbers as written, the unit's terms or None)."""
     items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
     written = ",".join(items)
     assume(not _GROUPED.fullmatch(written))
@@ -2351,3 +2351,247 @@ def plates_and_long_values_zh(draw) -> Form:
     word = draw(st.sampled_from(["数值", "计数器", "累计", "读数", "产量"]))
     n = draw(st.integers(10**8, 10**16 - 1))
     return Form(f"{word}{n}", ("value", word, n))
+
+
+# English, en-8: units of water, radiation, noise, light, heat and data; values in a row
+
+# (as written, singular, plural): prefixes as plants write them with these units.
+PLANT_UNITS = (
+    ("µS/cm", "microsiemens per centimeter", "microsiemens per centimeter"),
+    ("mS/cm", "millisiemens per centimeter", "millisiemens per centimeter"),
+    ("kPag", "kilopascal gauge", "kilopascals gauge"),
+    ("kPa(g)", "kilopascal gauge", "kilopascals gauge"),
+    ("kPa(a)", "kilopascal absolute", "kilopascals absolute"),
+    ("mmHg", "millimeter of mercury", "millimeters of mercury"),
+    ("dB(A)", "decibel A-weighted", "decibels A-weighted"),
+    ("dBA", "decibel A-weighted", "decibels A-weighted"),
+    ("mSv", "millisievert", "millisieverts"),
+    ("µSv/h", "microsievert per hour", "microsieverts per hour"),
+    ("GPM", "gallon per minute", "gallons per minute"),
+    ("gal/min", "gallon per minute", "gallons per minute"),
+    ("SCFM", "standard cubic foot per minute", "standard cubic feet per minute"),
+    ("BTU", "B T U", "B T U"),
+    ("BTU/h", "B T U per hour", "B T U per hour"),
+    ("lx", "lux", "lux"),
+    ("Mb/s", "megabit per second", "megabits per second"),
+    ("Mbps", "megabit per second", "megabits per second"),
+    ("hp", "horsepower", "horsepower"),
+    ("kVAr", "kilovar", "kilovars"),
+    ("GJ", "gigajoule", "gigajoules"),
+    ("atm", "atmosphere", "atmospheres"),
+    ("cSt", "centistoke", "centistokes"),
+    ("hrs", "hour", "hours"),
+    ("mins", "minute", "minutes"),
+    ("secs", "second", "seconds"),
+    ("%vol", "percent by volume", "percent by volume"),
+    ("min-1", "per minute", "per minute"),
+    ("1/min", "per minute", "per minute"),
+    ("min\u207b\u00b9", "per minute", "per minute"),
+)
+# Lone letters in a row of values, as a motor's plate gives them.
+ROW_UNITS = (("V", "volt", "volts"), ("A", "amp", "amps"), ("W", "watt", "watts"))
+ROW_UNITS += (
+    ("Hz", "hertz", "hertz"),
+    ("kW", "kilowatt", "kilowatts"),
+    ("Ah", "amp hour", "amp hours"),
+)
+
+
+@st.composite
+def plant_units(draw) -> Form:
+    """A number and a plant unit the table lacked (`5 µS/cm`, `85 dB(A)`, `1480 min-1`), or
+    two to three values in a row whose units may be lone letters, glued or spaced, parted by
+    spaces or slashes (`400V 50Hz`, `5.5 kW / 400 V / 11 A`). Parts: ((amount, singular,
+    plural), ...) and what parts them."""
+    amount = draw(st.sampled_from(["1", "2", "0.5", "12", "250", "1480"]))
+    if draw(st.booleans()):
+        written, one, many = draw(st.sampled_from(PLANT_UNITS))
+        space = " " if written[0] in "1%" else draw(st.sampled_from(["", " "]))
+        return Form(amount + space + written, (((amount, one, many),), " "))
+    row = draw(st.lists(st.sampled_from(ROW_UNITS), min_size=2, max_size=3))
+    amounts = draw(
+        st.lists(
+            st.sampled_from(["2", "11", "50", "400", "5.5"]), min_size=len(row), max_size=len(row)
+        )
+    )
+    space, joint = draw(st.sampled_from(["", " "])), draw(st.sampled_from([" ", " / "]))
+    written = joint.join(f"{a}{space}{u[0]}" for a, u in zip(amounts, row, strict=True))
+    return Form(written, (tuple((a, u[1], u[2]) for a, u in zip(amounts, row, strict=True)), joint))
+
+
+# English, en-8: plant designations taken for decimals, times, ratios, ranges or counts
+
+NUMBERING_WORDS = ("Phase", "Unit", "Line", "Train", "Stage", "Class", "Zone")
+ROMANS = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "IX": 9, "XII": 12}
+PLACE_WORDS = ("Room", "Bed", "Cell", "Cabinet", "Terminal", "Contact", "Locker")
+PROPORTION_WORDS = ("Gain", "Level", "Load", "Yield", "Duty", "Opening")
+STANDARD_WORDS = ("ISO", "IEC", "EN", "DIN", "IEC/EN")
+VALUE_WORDS = ("Value", "Reading", "Counter", "Total", "PV")
+
+
+@st.composite
+def plc_addresses(draw) -> Form:
+    """An IEC 61131 address (`%I0.1`, `%QW4`, `I0.1`), an S7 data block address (`DB1.DBD4`,
+    `DB10.DBX2.3`), an Allen-Bradley file address (`N7:0`, `B3:0/1`, `T4:0.ACC`) or a Modbus
+    register with its table (`4x0001`). Parts: (kind, the pieces as said)."""
+    kind = draw(st.sampled_from(["iec", "s7", "ab", "modbus"]))
+    number = st.integers(0, 999).map(str)
+    bit = str(draw(st.integers(0, 7)))
+    if kind == "iec":
+        area, size = draw(st.sampled_from("IQM")), draw(st.sampled_from(["", "X", "B", "W", "D"]))
+        byte, with_bit = draw(number), draw(st.booleans())
+        sign = "%" if not with_bit or draw(st.booleans()) else ""
+        written = f"{sign}{area}{size}{byte}" + (f".{bit}" if with_bit else "")
+        return Form(written, (kind, (area + size, byte, bit if with_bit else None)))
+    if kind == "s7":
+        block, size, offset = draw(number), draw(st.sampled_from("XBWD")), draw(number)
+        with_bit = size == "X"
+        written = f"DB{block}.DB{size}{offset}" + (f".{bit}" if with_bit else "")
+        return Form(written, (kind, (block, size, offset, bit if with_bit else None)))
+    if kind == "ab":
+        file_kind, file = draw(st.sampled_from("BNFTC")), str(draw(st.integers(3, 255)))
+        element, with_bit = draw(number), draw(st.booleans())
+        written = f"{file_kind}{file}:{element}" + (f"/{bit}" if with_bit else "")
+        return Form(written, (kind, (file_kind, file, element, bit if with_bit else None)))
+    table, register = draw(st.sampled_from("134")), f"0{draw(st.integers(1, 9999)):03d}"
+    return Form(f"{table}x{register}", (kind, (table, register)))
+
+
+@st.composite
+def designations(draw) -> Form:
+    """Voting (`2oo3`), a metric thread (`M12x1.5`), a Roman numeral after a numbering word
+    (`Phase II`), a place number (`Room 3-105`), a proportion (`Gain 1/2`), a standard's
+    edition (`ISO 9001:2015`), a ratio with a decimal (`1:2.5`), a long value after its word
+    (`Value 1000000000`), a date inside an identifier after its word (`Lot 2026-11-30-A`).
+    Parts: (kind, what the kind needs)."""
+    kind = draw(st.sampled_from(["voting", "thread", "roman", "place", "proportion"]))
+    kind = draw(st.sampled_from([kind, "edition", "ratio", "value", "dated id"]))
+    if kind == "dated id":
+        word, y = (
+            draw(st.sampled_from(["Lot", "Batch", "Sample", "Lot No."])),
+            draw(st.integers(1990, 2099)),
+        )
+        mo, d = draw(st.integers(1, 12)), draw(st.integers(1, 28))
+        tail = draw(st.sampled_from(["", "-A", "-B2", "-01"]))
+        groups = (str(y), f"{mo:02d}", f"{d:02d}", *([tail[1:]] if tail else []))
+        return Form(f"{word} {'-'.join(groups)}", (kind, (word, groups)))
+    if kind == "voting":
+        n, d = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+        diagnostic = draw(st.sampled_from(["", "D"]))
+        return Form(f"{n}oo{d}{diagnostic}", (kind, (n, d, diagnostic)))
+    if kind == "thread":
+        size = draw(st.sampled_from(["6", "8", "10", "12", "16", "20", "24"]))
+        pitch = draw(st.sampled_from(["1", "1.25", "1.5", "2", "0.75"]))
+        times = draw(st.sampled_from(["x", " x ", "\u00d7"]))
+        return Form(f"M{size}{times}{pitch}", (kind, (size, pitch)))
+    if kind == "roman":
+        word, numeral = (
+            draw(st.sampled_from(NUMBERING_WORDS)),
+            draw(st.sampled_from(sorted(ROMANS))),
+        )
+        return Form(f"{word} {numeral}", (kind, (word, ROMANS[numeral])))
+    if kind == "place":
+        word = draw(st.sampled_from(PLACE_WORDS))
+        first, second = str(draw(st.integers(1, 99))), str(draw(st.integers(1, 9999)))
+        return Form(f"{word} {first}-{second}", (kind, (word, first, second)))
+    if kind == "proportion":
+        word, d = draw(st.sampled_from(PROPORTION_WORDS)), draw(st.sampled_from([2, 3, 4, 8, 16]))
+        n, colon = draw(st.integers(1, d - 1)), draw(st.sampled_from([" ", ": ", " = "]))
+        return Form(f"{word}{colon}{n}/{d}", (kind, (word + colon, n, d)))
+    if kind == "edition":
+        word, edition = draw(st.sampled_from(STANDARD_WORDS)), draw(st.integers(1990, 2030))
+        number = str(draw(st.integers(1000, 99999)))
+        return Form(f"{word} {number}:{edition}", (kind, (word, number, edition)))
+    if kind == "ratio":
+        first = draw(st.sampled_from(["1", "16.5", "2.5", "3"]))
+        second = draw(st.sampled_from(["1", "2.5", "0.75", "1000", "250000"]))
+        assume("." in first + second or len(second) > 2)
+        return Form(f"{first}:{second}", (kind, (first, second)))
+    word, value = draw(st.sampled_from(VALUE_WORDS)), draw(st.integers(10**8, 10**15 - 1))
+    return Form(f"{word} {value}", (kind, (word, value)))
+
+
+# English, en-8: date and time forms beside the documented ones
+
+MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct")
+MONTH_ABBREVIATIONS += ("Nov", "Dec")
+WEEKDAY_ABBREVIATIONS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday"}
+WEEKDAY_ABBREVIATIONS |= {"Thu": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
+
+
+@st.composite
+def date_forms(draw) -> Form:
+    """A day, month abbreviation and year joined by hyphens or slashes (`30-Nov-2026`), the
+    Unix `date` form (`Mon Nov 30 14:05:30 UTC 2026`), an ISO week (`2026-W48`, `2026-W48-3`)
+    or the military clock after `at` (`at 1405 hrs`, `0800 hours`). Parts: (kind, what the
+    kind needs)."""
+    kind = draw(st.sampled_from(["joined", "unix", "week", "military"]))
+    full_year, month = draw(st.integers(1990, 2099)), draw(st.integers(1, 12))
+    day = draw(st.integers(1, 28))
+    abbreviation = MONTH_ABBREVIATIONS[month - 1]
+    if kind == "joined":
+        joint = draw(st.sampled_from("-/"))
+        return Form(
+            f"{day}{joint}{abbreviation}{joint}{full_year}", (kind, (full_year, month, day))
+        )
+    h, mi, s = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    if kind == "unix":
+        weekday = draw(st.sampled_from(sorted(WEEKDAY_ABBREVIATIONS)))
+        written = f"{weekday} {abbreviation} {day} {h:02d}:{mi:02d}:{s:02d} UTC {full_year}"
+        time = ("24", f"{h:02d}", mi, f"{s:02d}", None, False)
+        return Form(
+            written, (kind, (WEEKDAY_ABBREVIATIONS[weekday], (full_year, month, day), time))
+        )
+    if kind == "week":
+        week, weekday = draw(st.integers(1, 53)), draw(st.sampled_from([None, 1, 3, 7]))
+        written = f"{full_year}-W{week:02d}" + (f"-{weekday}" if weekday else "")
+        return Form(written, (kind, (full_year, week, weekday)))
+    word = draw(st.sampled_from(["hrs", "hours"]))
+    return Form(f"at {h:02d}{mi:02d} {word}", (kind, ("24", f"{h:02d}", mi, None, None, False)))
+
+
+# English, en-8: hyphenated international numbers, OPC UA node ids, zone abbreviations
+
+ZONE_ABBREVIATIONS = {"CET": "Central European Time", "EST": "Eastern Standard Time"}
+ZONE_ABBREVIATIONS |= {"PDT": "Pacific Daylight Time", "BJT": "Beijing Time", "CST": "C S T"}
+
+
+@st.composite
+def connections(draw) -> Form:
+    """An international number with hyphens (`+1-555-010-9999`), an OPC UA node id
+    (`ns=2;s=Line1.Pump3`, `ns=3;i=1001`), a time and a zone's abbreviation (`14:05 CET`), a
+    host name (`plc.plant.local`) or a semantic version (`2.0.0-rc.1`, `1.2.3+build.5`).
+    Parts: (kind, what the kind needs)."""
+    kind = draw(st.sampled_from(["phone", "node", "zone", "host", "semver"]))
+    if kind == "host":
+        labels = draw(st.lists(st.sampled_from(["plc", "plant", "hmi", "scada", "gw"]), min_size=1))
+        domain = draw(st.sampled_from(["local", "lan", "corp"]))
+        return Form(".".join([*labels[:3], domain]), (kind, (*labels[:3], domain)))
+    if kind == "semver":
+        core = draw(st.tuples(*[st.integers(0, 20)] * 3))
+        pre = draw(st.sampled_from([None, ("rc", 1), ("beta", 4), ("alpha", 2)]))
+        build = draw(st.sampled_from([None, ("build", 5), ("build", 17)]))
+        assume(pre or build)
+        written = "v" * draw(st.booleans()) + ".".join(map(str, core))
+        written += f"-{pre[0]}.{pre[1]}" if pre else ""
+        written += f"+{build[0]}.{build[1]}" if build else ""
+        return Form(written, (kind, (core, pre, build)))
+    if kind == "phone":
+        code = str(draw(st.integers(1, 999)))
+        groups = draw(
+            st.lists(st.text("0123456789", min_size=3, max_size=4), min_size=2, max_size=4)
+        )
+        return Form(f"+{code}-" + "-".join(groups), (kind, (code, *groups)))
+    if kind == "node":
+        namespace, numeric = draw(st.integers(0, 99)), draw(st.booleans())
+        if numeric:
+            node = str(draw(st.integers(1, 99999)))
+            return Form(f"ns={namespace};i={node}", (kind, (namespace, "i", node)))
+        words = draw(
+            st.lists(st.sampled_from(["Line", "Pump", "Tank", "Temp"]), min_size=1, max_size=3)
+        )
+        return Form(f"ns={namespace};s=" + ".".join(words), (kind, (namespace, "s", words)))
+    h, mi = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    zone = draw(st.sampled_from(sorted(ZONE_ABBREVIATIONS)))
+    time = ("24", f"{h:02d}", mi, None, None, False)
+    return Form(f"{h:02d}:{mi:02d} {zone}", (kind, (time, ZONE_ABBREVIATIONS[zone])))

@@ -314,7 +314,15 @@ WORD_ACRONYMS = dict(WORD_ACRONYMS)
 
 def number_list(items: tuple, unit: tuple | None) -> str:
     """Numbers joined by commas that do not group thousands: the list as written, the unit
-    after the last (`1,5 bar` → "one, five bar"); no magnitude is guessed."""
+    after the last (`3,4 kg` → "three, four kilograms"); two items, one to three digits then
+    one or two, before a unit are a decimal comma (`1,5 bar` → "one point five bar")."""
+    if (
+        unit
+        and len(items) == 2
+        and re.fullmatch(r"\d{1,3}", items[0])
+        and re.fullmatch(r"\d{1,2}", items[1])
+    ):
+        return quantity(f"{items[0]}.{items[1]}", [unit], [])
     said = [decimal(item) for item in items]
     if unit:
         said[-1] = quantity(items[-1], [unit], [])
@@ -792,3 +800,107 @@ def plant_notation(kind: str, parts) -> str:
         return f"T minus {cardinal(count)} {one if count == 1 else many}"
     value, scale = parts
     return f"{cardinal(value)} degrees {'Celsius' if scale == 'C' else 'Fahrenheit'}"
+
+
+def plant_units(values: tuple, joint: str) -> str:
+    """Each value, then its unit (singular after one), parted as written."""
+    return joint.join(f"{decimal(a)} {one if a == '1' else many}" for a, one, many in values)
+
+
+def _spelled(written: str) -> str:
+    return " ".join(letter(c) for c in written)
+
+
+def plc_address(kind: str, parts: tuple) -> str:
+    """Letters spelled, numbers digit by digit, "dot", "colon" or "slash" as written; the
+    percent sign silent; a Modbus table's x "X"."""
+    if kind == "iec":
+        letters, byte, bit = parts
+        return f"{_spelled(letters)} {digit_words(byte)}" + (f" dot {bit_word(bit)}" if bit else "")
+    if kind == "s7":
+        block, size, offset, bit = parts
+        said = f"D B {digit_words(block)} dot D B {size} {digit_words(offset)}"
+        return said + (f" dot {bit_word(bit)}" if bit else "")
+    if kind == "ab":
+        file_kind, file, element, bit = parts
+        said = f"{file_kind} {digit_words(file)} colon {digit_words(element)}"
+        return said + (f" slash {bit_word(bit)}" if bit else "")
+    return f"{digit_words(parts[0])} X {digit_words(parts[1])}"
+
+
+def bit_word(bit: str | None) -> str:
+    return digit_words(bit) if bit is not None else ""
+
+
+def _place_group(group: str) -> str:
+    if len(group) > 2 or (len(group) > 1 and group.startswith("0")):
+        return " ".join("oh" if c == "0" else WORDS[int(c)] for c in group)
+    return cardinal(int(group))
+
+
+def designation(kind: str, parts: tuple) -> str:
+    """Voting "out of"; a thread "M", the size, "by", the pitch; a Roman numeral its number;
+    a place's groups (one or two digits a cardinal, more digit by digit, zero "oh") with
+    "dash"; a proportion a fraction; an edition "colon" and the year; a ratio "to"; a long
+    value a cardinal."""
+    if kind == "voting":
+        n, d, diagnostic = parts
+        return f"{cardinal(n)} out of {cardinal(d)}" + (" D" if diagnostic else "")
+    if kind == "thread":
+        return f"M {decimal(parts[0])} by {decimal(parts[1])}"
+    if kind == "roman":
+        return f"{parts[0]} {cardinal(parts[1])}"
+    if kind == "place":
+        word, first, second = parts
+        return f"{word} {_place_group(first)} dash {_place_group(second)}"
+    if kind == "proportion":
+        return parts[0] + fraction_words(parts[1], parts[2])
+    if kind == "edition":
+        word, number, edition = parts
+        return f"{word} {cardinal(int(number))} colon {year(edition)}"
+    if kind == "ratio":
+        return f"{decimal(parts[0])} to {decimal(parts[1])}"
+    if kind == "dated id":
+        word, groups = parts
+        spelled = [" ".join(letter(c) if c.isalpha() else WORDS[int(c)] for c in g) for g in groups]
+        return word.replace("No.", "number") + " " + " dash ".join(spelled)
+    return f"{parts[0]} {cardinal(parts[1])}"
+
+
+def date_form(kind: str, parts: tuple) -> str:
+    """A date as the month-date rule says it; the Unix form the weekday, the date, a comma,
+    the time and "U T C"; an ISO week "week", its number, "of" the year, then "day" and the
+    day; the military clock "at", the time, "hours"."""
+    if kind == "joined":
+        return date(*parts)
+    if kind == "unix":
+        weekday, date_parts, time = parts
+        return f"{weekday} {date(*date_parts)}, {clock(time)} U T C"
+    if kind == "week":
+        full_year, week, weekday = parts
+        said = f"week {cardinal(week)} of {year(full_year)}"
+        return said + (f", day {cardinal(weekday)}" if weekday else "")
+    return f"at {clock(parts)} hours"
+
+
+def connection(kind: str, parts: tuple) -> str:
+    """A number: "plus", each group dialled, a pause between; a node id: "namespace", its
+    number, a comma, the kind's word, a numeric id digit by digit or a string's words joined
+    by "dot"; a time, then the zone's name."""
+    if kind == "phone":
+        return "plus " + ", ".join(_dialled(g) for g in parts)
+    if kind == "host":
+        return " dot ".join(parts)
+    if kind == "semver":
+        core, pre, build = parts
+        said = "version " + " point ".join(cardinal(n) for n in core)
+        if pre:
+            word = "R C" if pre[0] == "rc" else pre[0]
+            said += f" dash {word} dot {cardinal(pre[1])}"
+        return said + (f" plus {build[0]} dot {cardinal(build[1])}" if build else "")
+    if kind == "node":
+        namespace, kind_letter, node = parts
+        said = digit_words(node) if kind_letter == "i" else " dot ".join(node)
+        word = "numeric" if kind_letter == "i" else "string"
+        return f"namespace {cardinal(namespace)}, {word} {said}"
+    return f"{clock(parts[0])} {parts[1]}"

@@ -173,8 +173,10 @@ FORMS = [
     ("12,500.5 kg", "twelve thousand five hundred point five kilograms"),
     ("Lines 3,4 down", "Lines three, four down"),
     ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
-    ("Value 1,5 bar", "Value one, five bar"),
-    ("Pressure 6,49 bar", "Pressure six, forty nine bar"),
+    ("Value 1,5 bar", "Value one point five bar"),  # a decimal comma before a unit (en-8)
+    ("Value 1,500 bar", "Value one thousand five hundred bar"),
+    ("Value 1,5", "Value one, five"),  # no unit: a list
+    ("Pressure 6,49 bar", "Pressure six point four nine bar"),
     ("1.234,5 kg", "one thousand two hundred thirty four point five kilograms"),  # en-7
     ("10%-20%", "ten to twenty percent"),
     ("5\u2030", "five per mille"),
@@ -677,6 +679,108 @@ EN8_FORMS = [
     ("wait...", "wait..."),
     # no space is left before a closing bracket
     ("(see 85 %)", "(see eighty five percent)"),
+    # plant units the table lacked; a lone letter in a row of values is their unit
+    ("Conductivity 5 µS/cm", "Conductivity five microsiemens per centimeter"),
+    ("Noise 85 dB(A)", "Noise eighty five decibels A-weighted"),
+    ("Dose 5 µSv/h", "Dose five microsieverts per hour"),
+    ("Pressure 250 kPag", "Pressure two hundred fifty kilopascals gauge"),
+    ("Vacuum 5 mmHg", "Vacuum five millimeters of mercury"),
+    ("Link 100 Mb/s", "Link one hundred megabits per second"),
+    ("Speed 1480 min-1", "Speed one thousand four hundred eighty per minute"),
+    ("Speed 1480 1/min", "Speed one thousand four hundred eighty per minute"),
+    ("Motor 3~ 400V 50Hz", "Motor three phase four hundred volts fifty hertz"),
+    ("Voltage 400V 3~ 50Hz", "Voltage four hundred volts three phase fifty hertz"),
+    (
+        "Motor 5.5 kW / 400 V / 11 A",
+        "Motor five point five kilowatts / four hundred volts / eleven amps",
+    ),
+    ("Battery 12V 7Ah", "Battery twelve volts seven amp hours"),
+    ("Supply 230V then", "Supply two hundred thirty volts then"),
+    ("Pump 3 A failed", "Pump three eh failed"),  # no value beside it: a label
+    ("Fuse 5A blown", "Fuse five eh blown"),
+    ("Status 5 b", "Status five b"),  # a bit only with its prefix
+    # PLC addresses are identifiers, never a decimal, a time or a ratio
+    ("Input %I0.1 on", "Input I zero dot one on"),
+    ("Output %QW4", "Output Q W four"),
+    ("Input I0.1 on", "Input I zero dot one on"),
+    ("Address N7:0", "Address N seven colon zero"),
+    ("Bit B3:0/1 set", "Bit B three colon zero slash one set"),
+    ("Timer T4:0.ACC", "Timer T four colon zero dot eh C C"),
+    ("Tag DB1.DBD4", "Tag D B one dot D B D four"),
+    ("Flag DB10.DBX2.3", "Flag D B one zero dot D B X two dot three"),
+    ("Holding register 4x0001", "Holding register four X zero zero zero one"),
+    ("M12 pump", "M one two pump"),  # no sign and no bit: a tag
+    ("Error 0x1F", "Error hex one F"),
+    # voting, threads, product codes, Roman numerals after a numbering word, places
+    ("2oo3 voting", "two out of three voting"),
+    ("Trip 1oo2D", "Trip one out of two D"),
+    ("Bolt M12x1.5", "Bolt M twelve by one point five"),
+    ("CPU S7-1214C", "CPU S seven dash one two one four C"),
+    ("Phase II alarm", "Phase two alarm"),
+    ("Unit IV tripped", "Unit four tripped"),
+    ("Class I Division 2", "Class one Division two"),
+    ("Room 3-105", "Room three dash one oh five"),
+    ("Contact 13-14 open", "Contact thirteen dash fourteen open"),
+    ("Line 3-5", "Line three to five"),  # no place: a range
+    # a proportion is a fraction; a count stays a count
+    ("Gain 1/2", "Gain one half"),
+    ("Level: 3/4", "Level: three quarters"),
+    ("Pumps 2/3 running", "Pumps two of three running"),
+    # a standard's edition, ratios with decimals, long values after their word
+    ("ISO 9001:2015", "ISO nine thousand one colon twenty fifteen"),
+    ("IEC 61508-2:2010", "IEC six one five zero eight dash two colon twenty ten"),
+    ("Gear ratio 16.5:1", "Gear ratio sixteen point five to one"),
+    ("Mix 1:2.5", "Mix one to two point five"),
+    ("Scale 1:1000000", "Scale one to one million"),
+    ("at 14:05", "at fourteen oh five"),
+    ("Value 1000000000", "Value one billion"),
+    (
+        "Counter 4294967295",
+        "Counter four billion two hundred ninety four million nine hundred"
+        " sixty seven thousand two hundred ninety five",
+    ),
+    ("order 20251130044", "order two zero two five one one three zero zero four four"),
+    # date and time forms beside the documented ones
+    (
+        "Mon Nov 30 14:05:30 UTC 2026",
+        "Monday November thirtieth twenty twenty six, fourteen oh five and thirty seconds U T C",
+    ),
+    ("30-Nov-2026 14:05", "November thirtieth twenty twenty six, fourteen oh five"),
+    ("Week 2026-W48", "Week forty eight of twenty twenty six"),
+    ("at 1405 hrs", "at fourteen oh five hours"),
+    ("Runtime 1405 hrs", "Runtime one thousand four hundred five hours"),  # a duration
+    # a decimal comma: one or two digits after one comma, then a unit
+    ("Temp -5,5 °C", "Temp minus five point five degrees Celsius"),
+    ("Pressure 3,5 bar", "Pressure three point five bar"),
+    ("Level 12,75 %", "Level twelve point seven five percent"),
+    ("Weight 1,500 kg", "Weight one thousand five hundred kilograms"),
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("3,4,5 bar", "three, four, five bar"),
+    ("Fuses 1,2 A", "Fuses one, two amps"),  # a lone letter: a list
+    # hyphenated international numbers, OPC UA node ids, zone abbreviations
+    ("Call +1-555-010-9999", "Call plus one, five five five, oh one oh, nine nine nine nine"),
+    (
+        "Cell +86-138-1234-5678",
+        "Cell plus eight six, one three eight, one two three four, five six seven eight",
+    ),
+    ("Node ns=2;s=Line1.Pump3.", "Node namespace two, string Line one dot Pump three."),
+    ("Node ns=3;i=1001", "Node namespace three, numeric one zero zero one"),
+    ("14:05 CET", "fourteen oh five Central European Time"),
+    ("at 14:05 CST", "at fourteen oh five C S T"),  # China or US Central: spelled
+    ("5 EST", "five EST"),  # no time before it
+    # host names and semantic versions with a pre-release of parts or build metadata
+    ("Host plc-01.plant.local", "Host plc dash zero one dot plant dot local"),
+    ("v2.0.0-rc.1", "version two point zero point zero dash R C dot one"),
+    ("App 1.2.3+build.5", "App version one point two point three plus build dot five"),
+    ("v2.1.0-rc1", "version two point one point zero dash R C one"),  # as before
+    ("ops@plant.com", "ops at plant dot com"),  # e-mail, as before
+    # a date inside an identifier after its word
+    (
+        "Lot No. 2026-11-30-A",
+        "Lot number two zero two six dash one one dash three zero dash eh",
+    ),
+    ("Sample S-2026-11-30", "Sample S dash two zero two six dash one one dash three zero"),
+    ("on 2026-11-30", "on November thirtieth twenty twenty six"),  # a date
 ]
 
 

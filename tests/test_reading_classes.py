@@ -20,11 +20,14 @@ from reading_forms import (
     comma_lists,
     compact_dates,
     compact_timestamps,
+    connections,
     counts_after_call,
     dash_minus,
+    date_forms,
     dated_time_ranges,
     day_months,
     descending_hyphens,
+    designations,
     dot_grouped_numbers,
     dot_ranges,
     durations,
@@ -54,6 +57,8 @@ from reading_forms import (
     percent_ranges,
     phones_en,
     plant_notations,
+    plant_units,
+    plc_addresses,
     radix_codes,
     ratios,
     roman_numerals,
@@ -855,6 +860,48 @@ def test_two_or_three_dots_between_numbers_make_a_range(form, frame):
     assert heard(form.written, frame) == expected(ref.unit_range(*form.parts), frame)
 
 
+@CLASSES
+@given(form=plant_units(), frame=frames)
+def test_plant_units_and_lone_letters_in_a_row_of_values(form, frame):
+    """`5 µS/cm`, `85 dB(A)`, `1480 min-1` were left as written; `400V 50Hz` was "four
+    hundred V fifty hertz"."""
+    assert heard(form.written, frame) == expected(ref.plant_units(*form.parts), frame)
+
+
+@CLASSES
+@given(form=plc_addresses(), frame=frames)
+def test_plc_addresses_are_identifiers(form, frame):
+    """`%I0.1` was "percent I0.1", `N7:0` "N seven:zero", `B3:0/1` "... zero of one",
+    `DB1.DBD4` "D B one.DBD4", `4x0001` "four times zero zero zero one"."""
+    assert heard(form.written, frame) == expected(ref.plc_address(*form.parts), frame)
+
+
+@CLASSES
+@given(form=designations(), frame=frames)
+def test_plant_designations_are_no_decimal_time_range_or_count(form, frame):
+    """`2oo3` was "two oo three", `Phase II` left, `Room 3-105` a range, `Gain 1/2` "one of
+    two", `ISO 9001:2015` "...:two thousand fifteen", `16.5:1` with its colon, `Value
+    1000000000` ten digits."""
+    assert heard(form.written, frame) == expected(ref.designation(*form.parts), frame)
+
+
+@CLASSES
+@given(form=date_forms(), frame=frames)
+def test_date_and_time_forms_beside_the_documented_ones(form, frame):
+    """`30-Nov-2026` was "thirty-Nov-two thousand twenty six", `Mon Nov 30 14:05:30 UTC 2026`
+    ended in "two thousand twenty six", `2026-W48` "... dash W four eight", `at 1405 hrs`
+    "one thousand four hundred five"."""
+    assert heard(form.written, frame) == expected(ref.date_form(*form.parts), frame)
+
+
+@CLASSES
+@given(form=connections(), frame=frames)
+def test_hyphenated_numbers_node_ids_and_zone_abbreviations(form, frame):
+    """`+1-555-010-9999` was "+one dash five five five ...", `ns=3;i=1001` "ns=three;i=one
+    thousand one", `14:05 CET` left the zone as letters."""
+    assert heard(form.written, frame) == expected(ref.connection(*form.parts), frame)
+
+
 # Pieces the en-8 rules read, joined at random: no text made of them may make a reading raise.
 EN8_PIECES = st.sampled_from(
     [
@@ -862,6 +909,10 @@ EN8_PIECES = st.sampled_from(
         *["\ud800", "\udfff", "\u2070", "\u00ba", "\u02da", "\u2153", "\u00bd", "\u2044"],
         *["SN", "S/N", "Lot", "T", "PT", "CH", "Q", "UTC", "Z", "0b", "€", "$", "°C", "C", "F"],
         *["V", "kV", "Hz", "in", "%", "seconds", "min", "version ", "CPU ", "..", "..."],
+        *["%I", "DB", ".DBX", "N", "B", "x", "oo", "M", "Phase ", "II", "Room ", "Gain "],
+        *["ISO ", "Value ", "µS/cm", "dB(A)", "min-1", "1/min", "A", "W"],
+        *["-Nov-", "Mon ", "Nov ", "-W", "W", "at ", "hrs", " hours", "2026"],
+        *["ns=", ";s=", ";i=", "CET", " CST", "+86-", "Line1"],
     ]
 )
 

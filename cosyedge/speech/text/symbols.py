@@ -44,7 +44,7 @@ BASES = (
     *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
     *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkM")),
-    *(Base("J", "kM"), Base("N", "k"), Base("Nm"), Base("l", "µμumc"), Base("L", "µμumc")),
+    *(Base("J", "kMG"), Base("N", "k"), Base("Nm"), Base("l", "µμumc"), Base("L", "µμumc")),
     *(Base("lb"), Base("lbf"), Base("°C", "", _NONE), Base("°F", "", _NONE)),
     *(Base("°", "", _NONE), Base("dB", "", _NONE), Base("psi", "", _NONE)),
     *(Base("rpm", "", _NONE), Base("ppm", "", _NONE), Base("ppb", "", _NONE)),
@@ -60,6 +60,15 @@ BASES = (
     *(Base("inHg", "", _NONE), Base("inH2O", "", _NONE), Base("mph", "", _NONE)),
     *(Base("K", "", _NONE), Base("F", "pnµμum", _NONE), Base("B", "kMGT", _NONE)),
     Base("dBm", "", _NONE),
+    # Water, radiation, noise, light, heat and data units (en-8): siemens for conductivity
+    # (µS/cm), sieverts for a dose, A-weighted decibels, lux, British thermal units, bits.
+    *(Base("S", "µμumk"), Base("Sv", "nµμum"), Base("dBA", "", _NONE), Base("dB(A)", "", _NONE)),
+    *(Base("lx", "k", _NONE), Base("BTU", "", _NONE), Base("b", "kMG", _NONE), Base("bps", "kMG")),
+    *(Base("Pag", "kM", _NONE), Base("Pa(g)", "kM", _NONE), Base("Paa", "kM", _NONE)),
+    *(Base("Pa(a)", "kM", _NONE), Base("mmHg", "", _NONE), Base("mmH2O", "", _NONE)),
+    *(Base("GPM", "", _NONE), Base("SCFM", "", _NONE), Base("gal"), Base("atm", "", _NONE)),
+    *(Base("hp", "", _NONE), Base("HP", "", _NONE), Base("VAr", "kM"), Base("cSt", "", _NONE)),
+    *(Base("hrs"), Base("mins"), Base("sec"), Base("secs"), Base("%vol", "", _NONE)),
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

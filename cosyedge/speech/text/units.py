@@ -80,6 +80,34 @@ WORDS = {
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
     "\u2030": ("per mille", "per mille"),
+    # Water, radiation, noise, light, heat, data and other trades' units (en-8).
+    "S": ("siemens", "siemens"),  # with a prefix (µS/cm); alone a letter
+    "Sv": ("sievert", "sieverts"),
+    "dBA": ("decibel A-weighted", "decibels A-weighted"),
+    "dB(A)": ("decibel A-weighted", "decibels A-weighted"),
+    "lx": ("lux", "lux"),
+    "BTU": ("B T U", "B T U"),
+    "b": ("bit", "bits"),  # with a prefix (Mb/s); alone a letter
+    "bps": ("bit per second", "bits per second"),
+    "Pag": ("pascal gauge", "pascals gauge"),
+    "Pa(g)": ("pascal gauge", "pascals gauge"),
+    "Paa": ("pascal absolute", "pascals absolute"),
+    "Pa(a)": ("pascal absolute", "pascals absolute"),
+    "mmHg": ("millimeter of mercury", "millimeters of mercury"),
+    "mmH2O": ("millimeter of water", "millimeters of water"),
+    "GPM": ("gallon per minute", "gallons per minute"),
+    "SCFM": ("standard cubic foot per minute", "standard cubic feet per minute"),
+    "gal": ("gallon", "gallons"),
+    "atm": ("atmosphere", "atmospheres"),
+    "hp": ("horsepower", "horsepower"),
+    "HP": ("horsepower", "horsepower"),
+    "VAr": ("var", "vars"),
+    "cSt": ("centistoke", "centistokes"),
+    "hrs": ("hour", "hours"),
+    "mins": ("minute", "minutes"),
+    "sec": ("second", "seconds"),
+    "secs": ("second", "seconds"),
+    "%vol": ("percent by volume", "percent by volume"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
@@ -94,6 +122,23 @@ UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²
 # A unit right after a number (or after a range, a pair): "a unit follows here".
 UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
+# Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
+# `400V three phase 50Hz`): values in a row, so the letter is their unit (en-8).
+_VALUE_AHEAD = re.compile(
+    rf"\s*/?\s*(?:(?:three|single) phase\s+)?[-+]?{_NUM}\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])"
+)
+# ... or before it (`400 V 50 Hz 2 A`), looked for in the few characters a value takes.
+_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})\s*/?\s+$")
+_BEHIND = 24
+
+
+def _in_a_row(m: re.Match[str]) -> bool:
+    """Whether a value with its unit stands right after or right before the match."""
+    if _VALUE_AHEAD.match(m.string, m.end()):
+        return True
+    return bool(_VALUE_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start()))
+
+
 _LONE = re.compile("°C|°F|%|°|\u2030")
 
 
@@ -130,7 +175,11 @@ def _with_unit(m: re.Match[str]) -> str:
     kelvin = symbol == "K"
     current = symbol in "VAW" and _CURRENT_AHEAD.match(m.string, m.end())
     ends = _CLAUSE_END.match(m.string, m.end())
-    if unit.lone_letter and not (glued or kelvin or current or ends):
+    # A volt or watt written onto its number is a unit anywhere (12V, 100W lamp): no plant
+    # labels a thing that way; an A may (Pump 2A), so it needs a value after it.
+    rating = symbol in "VW" and m.group(0) == written + symbol
+    values = unit.lone_letter and _in_a_row(m)
+    if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
 
@@ -194,7 +243,12 @@ def _power_with_unit(m: re.Match[str]) -> str:
 # A negative power left after a letter that is no unit (k⁻¹): said, not dropped.
 _LEFT_POWER = re.compile(r"(?<=[^\W\d_])\^-([123])(?![\d^])")
 
+# A reciprocal time unit after a number written without a superscript (`1480 min-1`, `1480
+# 1/min`, `50 s-1`): the negative power it stands for, read by the rule after (en-8).
+RECIPROCAL = re.compile(r"(?<=\d)(\s?)(?:(min|s|h)-1|1/(min|s|h))(?![\w/^-]|\.\d)")
+
 POWERS = (
+    Rule("unit", RECIPROCAL, lambda m: f"{m[1]}{m[2] or m[3]}^-1"),
     Rule("unit", NEGATIVE_POWER, _negative_power),
     Rule("scientific notation", POWER_WITH_UNIT, _power_with_unit),
     Rule("power", _LEFT_POWER, lambda m: f" to the minus {cardinal(int(m[1]))}"),

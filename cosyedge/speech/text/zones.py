@@ -11,6 +11,8 @@ offset or the end of a range (en-7).
   an offset from UTC is written after a `T` (ISO 8601) or after seconds
   (`2024-05-01T08:30-05:30`, `2024-05-01 08:30:00-05:00` stay offsets). A plus is an offset
   however it is written: no range is written with one.
+- A zone's abbreviation right after a time or a date (`14:05 CET`, en-8): its name,
+  "Central European Time"; one regions share (CST, IST) spelled.
 """
 
 from __future__ import annotations
@@ -68,4 +70,28 @@ def is_range_end(stamp: str, sign: str, written: str) -> bool:
     return sign == "-" and " " in stamp and stamp.count(":") == 1 and ":" in written
 
 
-RULES = (Rule("UTC offset", ZONE_WORD, _zone_word),)
+# Zone abbreviations after a time (en-8), said as the zone's name: `14:05 CET` → "fourteen oh
+# five Central European Time". One a region shares (CST: China or US Central; IST: India,
+# Ireland or Israel) is spelled, naming neither.
+ZONE_NAMES = {
+    "CET": "Central European Time", "CEST": "Central European Summer Time",
+    "EET": "Eastern European Time", "EEST": "Eastern European Summer Time",
+    "WET": "Western European Time", "WEST": "Western European Summer Time",
+    "BST": "British Summer Time", "MSK": "Moscow Time",
+    "EST": "Eastern Standard Time", "EDT": "Eastern Daylight Time",
+    "CDT": "Central Daylight Time", "MST": "Mountain Standard Time",
+    "MDT": "Mountain Daylight Time", "PST": "Pacific Standard Time",
+    "PDT": "Pacific Daylight Time", "JST": "Japan Standard Time",
+    "KST": "Korea Standard Time", "BJT": "Beijing Time", "HKT": "Hong Kong Time",
+    "SGT": "Singapore Time", "AEST": "Australian Eastern Standard Time",
+    "CST": "C S T", "IST": "I S T",
+}  # fmt: skip
+ZONE_NAME = re.compile(
+    r"(?:(?<=\d:\d\d)|(?<=\d[aApP][mM])|(?<=\d [aApP][mM]))"
+    rf"(\s?)({'|'.join(sorted(ZONE_NAMES, key=len, reverse=True))})(?![\w+-]|:\d)"
+)
+
+RULES = (
+    Rule("UTC offset", ZONE_WORD, _zone_word),
+    Rule("time zone", ZONE_NAME, lambda m: f"{m[1] or ' '}{ZONE_NAMES[m[2]]}"),
+)
