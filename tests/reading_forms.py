@@ -402,7 +402,7 @@ _LIST_ITEMS = st.one_of(
 @st.composite
 def comma_lists(draw) -> Form:
     """Numbers joined by commas that are not a thousands grouping, a unit after them or not:
-    `3,4`, `3,4,5`, `1,5 bar` (a decimal comma, en-8), `6,49 bar`, `1.234,5,6` (`1.234,5`, a
+    `3,4`, `3,4,5`, `1,5 bar` (a decimal comma, en-9), `6,49 bar`, `1.234,5,6` (`1.234,5`, a
     European grouping, is one number). Parts: (the numbers as written, the unit's terms or None)."""
     items = draw(st.lists(_LIST_ITEMS, min_size=2, max_size=4))
     written = ",".join(items)
@@ -2353,7 +2353,7 @@ def plates_and_long_values_zh(draw) -> Form:
     return Form(f"{word}{n}", ("value", word, n))
 
 
-# English, en-8: units of water, radiation, noise, light, heat and data; values in a row
+# English, en-9: units of water, radiation, noise, light, heat and data; values in a row
 
 # (as written, singular, plural): prefixes as plants write them with these units.
 PLANT_UNITS = (
@@ -2419,7 +2419,7 @@ def plant_units(draw) -> Form:
     return Form(written, (tuple((a, u[1], u[2]) for a, u in zip(amounts, row, strict=True)), joint))
 
 
-# English, en-8: plant designations taken for decimals, times, ratios, ranges or counts
+# English, en-9: plant designations taken for decimals, times, ratios, ranges or counts
 
 NUMBERING_WORDS = ("Phase", "Unit", "Line", "Train", "Stage", "Class", "Zone")
 ROMANS = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "IX": 9, "XII": 12}
@@ -2511,7 +2511,7 @@ def designations(draw) -> Form:
     return Form(f"{word} {value}", (kind, (word, value)))
 
 
-# English, en-8: date and time forms beside the documented ones
+# English, en-9: date and time forms beside the documented ones
 
 MONTH_ABBREVIATIONS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct")
 MONTH_ABBREVIATIONS += ("Nov", "Dec")
@@ -2550,7 +2550,7 @@ def date_forms(draw) -> Form:
     return Form(f"at {h:02d}{mi:02d} {word}", (kind, ("24", f"{h:02d}", mi, None, None, False)))
 
 
-# English, en-8: hyphenated international numbers, OPC UA node ids, zone abbreviations
+# English, en-9: hyphenated international numbers, OPC UA node ids, zone abbreviations
 
 ZONE_ABBREVIATIONS = {"CET": "Central European Time", "EST": "Eastern Standard Time"}
 ZONE_ABBREVIATIONS |= {"PDT": "Pacific Daylight Time", "BJT": "Beijing Time", "CST": "C S T"}

@@ -173,7 +173,7 @@ FORMS = [
     ("12,500.5 kg", "twelve thousand five hundred point five kilograms"),
     ("Lines 3,4 down", "Lines three, four down"),
     ("Pumps 3,4,5 tripped", "Pumps three, four, five tripped"),
-    ("Value 1,5 bar", "Value one point five bar"),  # a decimal comma before a unit (en-8)
+    ("Value 1,5 bar", "Value one point five bar"),  # a decimal comma before a unit (en-9)
     ("Value 1,500 bar", "Value one thousand five hundred bar"),
     ("Value 1,5", "Value one, five"),  # no unit: a list
     ("Pressure 6,49 bar", "Pressure six point four nine bar"),

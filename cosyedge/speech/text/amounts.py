@@ -6,7 +6,7 @@ Groupings, rewritten before the rules read the text, into the one form they read
   `1,234.56`, `€1.234,56` → "one thousand two hundred thirty four euros and fifty six cents";
   the dots alone (`1.234`) stay a decimal, and a comma alone (`1,5`) a list: neither says
   which mark groups; but a comma with one or two digits after it before a unit is a
-  decimal comma (`3,5 bar` → "three point five bar", en-8), as a measured value says;
+  decimal comma (`3,5 bar` → "three point five bar", en-9), as a measured value says;
 - a no-break, narrow no-break, thin or figure space between groups of three digits, the
   decimal mark after it either a dot or a comma: `12 345 kg` → `12,345 kg`, `1 234,5` →
   `1,234.5` (such a space groups digits; it never parts two numbers), but after a word
@@ -118,7 +118,7 @@ def _money_range(m: re.Match[str]) -> str:
     return f"{low} to {mark}{high}"
 
 
-# A decimal comma (en-8): one comma, one to three digits before it and one or two after,
+# A decimal comma (en-9): one comma, one to three digits before it and one or two after,
 # then a unit that is no lone letter (`3,5 bar`, `-5,5 °C`, `12,75 %`). Three digits after a
 # comma group thousands (`1,500 kg`), and without a unit after them digits joined by commas
 # stay a list (`Lines 3,4 down`): a decimal is guessed only where a measured value is

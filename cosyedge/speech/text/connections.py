@@ -1,4 +1,4 @@
-"""Ways to reach a device or a person, written beside the documented forms (en-8):
+"""Ways to reach a device or a person, written beside the documented forms (en-9):
 
 - An international telephone number with hyphens (`+1-555-010-9999`, `+86-138-1234-5678`):
   "plus", the country code, then each group digit by digit (zero "oh"), a pause between,

@@ -1,4 +1,4 @@
-"""Date and time forms beside the documented ones (en-8), written into the forms the date
+"""Date and time forms beside the documented ones (en-9), written into the forms the date
 and time rules read, or said here:
 
 - A day, a month's abbreviation and a year joined by hyphens or slashes (`30-Nov-2026`,

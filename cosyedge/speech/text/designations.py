@@ -1,5 +1,5 @@
 """Plant designations a general rule took for a decimal, a time, a ratio, a range or a count
-(en-8). Each is an identifier or a named quantity, read as one:
+(en-9). Each is an identifier or a named quantity, read as one:
 
 - IEC 61131 addresses (`%I0.1`, `%QW4`, `%IX0.1`; `I0.1`, `Q4.7` without the sign, a bit
   number 0 to 7 after the dot) and S7 data block addresses (`DB1.DBD4`, `DB10.DBX2.3`): the

@@ -51,7 +51,7 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
   digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `3,4
   down` (a list invents no magnitude), but one comma with one or two digits after it before
-  a unit is a decimal comma (en-8): `1,5 bar` → "one point five bar";
+  a unit is a decimal comma (en-9): `1,5 bar` → "one point five bar";
   a European grouping, dots before groups of three then a decimal comma, is one number
   (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
   kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
@@ -122,12 +122,12 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   between spaces there may be a range or a dash); a tag's member (`TIC-2001.PV` → "T I C
   two oh oh one dot P V") and letters A to F with an h after a code's cue (`Error FFh` →
   "Error hex F F"; text/codes.py).
-- (en-8) plant notations, designations and date forms beside the documented ones, each
+- (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
-en-8), or, a small one, written onto its number: `5s then` →
+en-9), or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
 number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
 "three times four hundred volts"; units are read from their parts (text/units.py): `5

@@ -60,7 +60,7 @@ BASES = (
     *(Base("inHg", "", _NONE), Base("inH2O", "", _NONE), Base("mph", "", _NONE)),
     *(Base("K", "", _NONE), Base("F", "pnµμum", _NONE), Base("B", "kMGT", _NONE)),
     Base("dBm", "", _NONE),
-    # Water, radiation, noise, light, heat and data units (en-8): siemens for conductivity
+    # Water, radiation, noise, light, heat and data units (en-9): siemens for conductivity
     # (µS/cm), sieverts for a dose, A-weighted decibels, lux, British thermal units, bits.
     *(Base("S", "µμumk"), Base("Sv", "nµμum"), Base("dBA", "", _NONE), Base("dB(A)", "", _NONE)),
     *(Base("lx", "k", _NONE), Base("BTU", "", _NONE), Base("b", "kMG", _NONE), Base("bps", "kMG")),

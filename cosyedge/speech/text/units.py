@@ -80,7 +80,7 @@ WORDS = {
     "%": ("percent", "percent"),
     "%RH": ("percent relative humidity", "percent relative humidity"),
     "\u2030": ("per mille", "per mille"),
-    # Water, radiation, noise, light, heat, data and other trades' units (en-8).
+    # Water, radiation, noise, light, heat, data and other trades' units (en-9).
     "S": ("siemens", "siemens"),  # with a prefix (µS/cm); alone a letter
     "Sv": ("sievert", "sieverts"),
     "dBA": ("decibel A-weighted", "decibels A-weighted"),
@@ -123,7 +123,7 @@ UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²
 UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
 _CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
 # Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
-# `400V three phase 50Hz`): values in a row, so the letter is their unit (en-8).
+# `400V three phase 50Hz`): values in a row, so the letter is their unit (en-9).
 _VALUE_AHEAD = re.compile(
     rf"\s*/?\s*(?:(?:three|single) phase\s+)?[-+]?{_NUM}\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])"
 )
@@ -244,7 +244,7 @@ def _power_with_unit(m: re.Match[str]) -> str:
 _LEFT_POWER = re.compile(r"(?<=[^\W\d_])\^-([123])(?![\d^])")
 
 # A reciprocal time unit after a number written without a superscript (`1480 min-1`, `1480
-# 1/min`, `50 s-1`): the negative power it stands for, read by the rule after (en-8).
+# 1/min`, `50 s-1`): the negative power it stands for, read by the rule after (en-9).
 RECIPROCAL = re.compile(r"(?<=\d)(\s?)(?:(min|s|h)-1|1/(min|s|h))(?![\w/^-]|\.\d)")
 
 POWERS = (

@@ -11,7 +11,7 @@ offset or the end of a range (en-7).
   an offset from UTC is written after a `T` (ISO 8601) or after seconds
   (`2024-05-01T08:30-05:30`, `2024-05-01 08:30:00-05:00` stay offsets). A plus is an offset
   however it is written: no range is written with one.
-- A zone's abbreviation right after a time or a date (`14:05 CET`, en-8): its name,
+- A zone's abbreviation right after a time or a date (`14:05 CET`, en-9): its name,
   "Central European Time"; one regions share (CST, IST) spelled.
 """
 
@@ -70,7 +70,7 @@ def is_range_end(stamp: str, sign: str, written: str) -> bool:
     return sign == "-" and " " in stamp and stamp.count(":") == 1 and ":" in written
 
 
-# Zone abbreviations after a time (en-8), said as the zone's name: `14:05 CET` → "fourteen oh
+# Zone abbreviations after a time (en-9), said as the zone's name: `14:05 CET` → "fourteen oh
 # five Central European Time". One a region shares (CST: China or US Central; IST: India,
 # Ireland or Israel) is spelled, naming neither.
 ZONE_NAMES = {

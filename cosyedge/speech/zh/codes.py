@@ -1,5 +1,5 @@
 """Mandarin readings of codes, countdowns, short dates and zones the number rules would take
-for amounts or ranges (zh-front-8).
+for amounts or ranges (zh-front-9).
 
 - No range runs down: two whole numbers a hyphen joins where the second is the smaller are a
   model, standard or part number, read as an identifier in its groups, digit by digit with 幺
