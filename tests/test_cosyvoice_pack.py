@@ -134,9 +134,11 @@ def test_a_voiced_clause_keeps_its_harmonic_phase(tiny_model, tmp_path):
 LM_STEPS = """
 import json, sys
 from pathlib import Path
-import numpy as np, onnxruntime as ort, torch
+import numpy as np, onnx, onnxruntime as ort, torch
 from cosyedge.packs.convert_cosyvoice import load_models
 from cosyedge.packs.cosyvoice_export import export_all
+from cosyedge.packs.cosyvoice_int8 import quantize_graph
+from cosyedge.speech.voices.cosycache import CACHE_PREFIX, LmCache
 
 torch.set_num_threads(1)
 model_dir, out, steps = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
@@ -146,43 +148,58 @@ export_all(models, out, ("llm_step",))
 session = ort.InferenceSession(str(out / "llm_step.onnx"), providers=["CPUExecutionProvider"])
 encoder = llm.llm
 layers, attn = len(encoder.encoders), encoder.encoders[0].self_attn
-width = session.get_inputs()[1].shape[3]
 d = llm.llm_embedding.weight.shape[1]
 xs = torch.randn(1, 9, d, generator=torch.Generator().manual_seed(3))
 mask = torch.tril(torch.ones(1, 9, 9, dtype=torch.bool))
 reference_cache = torch.zeros(layers, attn.h, 0, 2 * attn.d_k)
-cache = np.zeros((layers, attn.h, 0, width), np.float32)
-logp_diff, kv_diff, tokens_equal, early, late = [], [], True, [], []
+cache = LmCache(session)
+logp_diff, kv_diff, tokens_equal, capacities = [], [], True, set()
 with torch.no_grad():
     for step in range(steps + 1):
         y, reference_cache, _ = encoder.forward_chunk(
             xs, reference_cache.shape[2], -1, reference_cache, torch.zeros(0, 0, 0, 0), mask)
         reference = llm.llm_decoder(y[:, -1]).log_softmax(-1).numpy()
-        feeds = {"xs": xs.numpy(), "att_cache": cache, "mask": mask.numpy()}
-        logp, cache = session.run(None, feeds)
+        logp = cache.step(xs.numpy())
+        capacities.add(cache.capacity)
         logp_diff.append(float(np.abs(logp - reference).max()))
-        kv = cache[..., : 2 * attn.d_k] - reference_cache.numpy()
-        kv_diff.append(float(np.abs(kv).max()))
+        for i in range(layers):
+            ours = np.concatenate([cache.written(f"cache_{kind}_{i}") for kind in "kv"], -1)
+            kv_diff.append(float(np.abs(ours[0] - reference_cache[i].numpy()).max()))
         token = int(np.argmax(reference[0]))
         tokens_equal &= token == int(np.argmax(logp[0]))
         xs = llm.speech_embedding.weight[token % 4096].reshape(1, 1, -1)
         mask = torch.ones(1, 1, reference_cache.shape[2] + 1, dtype=torch.bool)
-print(json.dumps({"width": width, "d_k": attn.d_k, "cache_positions": cache.shape[2],
+quantize_graph(out / "llm_step.onnx", out / "llm_step.int8.onnx")
+readers = set()  # what reads a cache input, in the graph and in its int8 form
+for name in ("llm_step.onnx", "llm_step.int8.onnx"):
+    graph = onnx.load(str(out / name)).graph
+    for i in (i.name for i in graph.input if i.name.startswith(CACHE_PREFIX)):
+        ops = (node.op_type for node in graph.node if i in node.input)
+        readers.add(tuple(op for op in ops if op != "Shape"))  # Shape reads no data
+print(json.dumps({"names": [i.name for i in session.get_inputs()][:5],
+                  "cache_readers": sorted(readers),
+                  "cache_positions": cache.length, "capacities": sorted(capacities),
                   "logp_max_abs": max(logp_diff), "kv_max_abs": max(kv_diff),
                   "tokens_equal": tokens_equal}))
 """
 
 
 def test_the_lm_step_is_the_references_forward_chunk_over_a_long_clause(tiny_model, tmp_path):
-    """The exported LM step (projected distances cached beside keys and values) against the
-    reference's forward_chunk, which projects all 2K-1 distances at every step: a causal
-    prefill of 9 positions, then 200 decode steps, each fed the reference's greedy token.
-    Same log-probabilities and keys/values to float rounding at every step, same tokens."""
+    """The exported LM step (its cache kept in place, projected distances cached beside keys
+    and values) run by the runtime's LmCache, against the reference's forward_chunk, which
+    projects all 2K-1 distances at every step and gives back a new cache: a causal prefill of
+    9 positions, then 200 decode steps, each fed the reference's greedy token. Same
+    log-probabilities and keys/values to float rounding at every step, same tokens, and the
+    buffers grown block by block as the clause goes on. The cache inputs feed nothing but a
+    ScatterND each, fp32 and int8: what lets onnxruntime write the new rows in place."""
     done = run_cosyvoice_python("-c", LM_STEPS, str(tiny_model), str(tmp_path), "200")
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"LM step against forward_chunk: {figures}")
-    assert figures["width"] == 3 * figures["d_k"] and figures["cache_positions"] == 9 + 200
+    assert figures["names"] == ["xs", "offset", "cache_k_0", "cache_v_0", "cache_p_0"]
+    assert figures["cache_readers"] == [["ScatterND"]]
+    assert figures["cache_positions"] == 9 + 200
+    assert figures["capacities"] == list(range(32, 224 + 1, 32))
     assert figures["tokens_equal"]
     # 3.8e-5 measured; the position terms read one distance off gave 0.09 (and keys 3e-3).
     assert figures["logp_max_abs"] < 1e-3 and figures["kv_max_abs"] < 1e-4
@@ -421,6 +438,27 @@ def test_an_altered_pack_is_refused(cosyvoice_pack, tmp_path):
     (copy / "manifest.json").unlink()
     with pytest.raises(PackError, match="convert-cosyvoice"):
         CosyPack.open(copy)
+
+
+def test_a_pack_of_an_earlier_lm_step_is_refused_saying_what_to_do(cosyvoice_pack, tmp_path):
+    """A pack converted before the LM step kept its cache in place (no `lm_cache` in its
+    manifest) is refused in one line naming it and the command that makes it again; its
+    manifest alone still describes it (phrases rendered with it keep their identity)."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+
+    copy = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["lm_cache"]
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(PackError) as refused:
+        CosyvoiceVoice.load("en", copy)
+    message = str(refused.value)
+    assert message.startswith(f"voice pack {copy} was converted by an earlier cosyedge")
+    assert message.endswith("convert it again with `cosyedge voice convert-cosyvoice`")
+    assert "\n" not in message
+    assert CosyPack.described(copy).digest() == cosyvoice_pack.digest()
 
 
 def test_it_refuses_to_load_under_a_ceiling_it_cannot_fit(cosyvoice_pack):

@@ -32,6 +32,7 @@ from cosyedge.packs.cosyvoice_reference import (
     tokenizer_settings,
 )
 from cosyedge.packs.staging import staged_dir
+from cosyedge.speech.voices.cosycache import LM_CACHE
 from cosyedge.speech.voices.cosypack import (
     FILES,
     FORMAT,
@@ -306,6 +307,7 @@ def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) 
         "format_version": FORMAT_VERSION,
         "sample_rate": SAMPLE_RATE,
         "speech_tokens": int(models["llm"].speech_token_size),
+        "lm_cache": LM_CACHE,  # the LM step the runtime's LmCache runs
         "files": files,
         "speaker": _speaker_entry(choice),
         "source": {

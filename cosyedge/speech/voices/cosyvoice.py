@@ -1,8 +1,8 @@
 """The CosyVoice-300M voice, from a converted pack: onnxruntime and numpy only.
 
 Per clause: our text front end (English or Mandarin normalization), whisper's BPE tokens,
-the LLM's speech tokens (50 a second: prefill, then one decode step per token with an
-explicit attention cache, sampled as the reference samples), the flow's mel (the pack's Euler
+the LLM's speech tokens (50 a second: prefill, then one decode step per token, its attention
+cache kept in place (cosycache), sampled as the reference samples), the flow's mel (the pack's Euler
 steps of the estimator with classifier-free guidance, 10 as released), then HiFT's audio
 (22.05 kHz).
 
@@ -35,6 +35,7 @@ from cosyedge.speech.voices.clauses import (
     paragraph_clauses,
     split_clauses,
 )
+from cosyedge.speech.voices.cosycache import LmCache
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
@@ -253,19 +254,15 @@ class CosyvoiceModels:
     def _run(self, role: str, **feeds: np.ndarray) -> list[np.ndarray]:
         return self.sessions[role].run(None, feeds)
 
-    def _empty_cache(self) -> np.ndarray:
-        layers, heads, _, width = self.sessions["llm_step"].get_inputs()[1].shape
-        return np.zeros((layers, heads, 0, width), dtype=np.float32)
-
     def speech_tokens(self, text_ids: list[int], sample: Sampler) -> list[int]:
         """The LLM's speech tokens for the text (after the speaker's prompt text): the prompt
-        in one step under a causal mask, then one step per token."""
+        in one step under a causal mask, then one step per token, the cache kept in place."""
         sp = self.speaker
         text = np.array([[*sp.prompt_text.tolist(), *text_ids]], dtype=np.int64)
         (encoded,) = self._run("text_encoder", text=text)
         xs = np.concatenate([sp.llm_prefix, encoded, sp.llm_suffix], axis=1).astype(np.float32)
-        causal = np.tril(np.ones((1, xs.shape[1], xs.shape[1]), dtype=bool))
-        logp, cache = self._run("llm_step", xs=xs, att_cache=self._empty_cache(), mask=causal)
+        cache = LmCache(self.sessions["llm_step"])
+        logp = cache.step(xs)
         out: list[int] = []
         for i in range(len(text_ids) * MAX_TOKENS_PER_TEXT_TOKEN):
             scores = logp[0]
@@ -275,12 +272,7 @@ class CosyvoiceModels:
             if top == self.eos:
                 break
             out.append(top)
-            logp, cache = self._run(
-                "llm_step",
-                xs=self.speech_embedding[top].reshape(1, 1, -1),
-                att_cache=cache,
-                mask=np.ones((1, 1, cache.shape[2] + 1), dtype=bool),
-            )
+            logp = cache.step(self.speech_embedding[top].reshape(1, 1, -1))
         return out
 
     def mel_frames(self, tokens: int) -> int:
