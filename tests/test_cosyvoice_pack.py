@@ -672,6 +672,37 @@ def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
     assert distances[10] == 0.0 and distances[4] > 0.1
 
 
+def test_the_flow_runs_without_guidance_when_its_pack_says(cosyvoice_pack, tmp_path):
+    """The manifest's `flow_guidance` false runs the estimator as a batch of 1, once a step,
+    and is part of the voice's identity (true, as released, keeps the identity a pack had
+    without it); a value that is not a boolean is refused; the audio without guidance is
+    measured against the released flow's."""
+    from cosyedge.packs.cosyvoice_flow import distances_to_released
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+
+    manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
+    manifest.pop("flow_guidance", None)
+
+    def identity(guidance: object) -> str:
+        extra = {} if guidance is None else {"flow_guidance": guidance}
+        (tmp_path / "manifest.json").write_text(json.dumps({**manifest, **extra}))
+        return front_end("en", tmp_path).base_identity
+
+    assert identity(None) == identity(True) != identity(False)
+    with pytest.raises(CosyvoiceError, match="flow_guidance 'no'"):
+        identity("no")
+    models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), guidance=False)
+    batches = []
+    estimator = models.sessions["estimator"]
+    models.sessions["estimator"] = type("Counted", (), {"run": lambda _, out, feeds: batches.append(
+        feeds["x"].shape[0]) or estimator.run(out, feeds)})()  # fmt: skip
+    models.mel(list(range(100, 150)), np.zeros((1, 80, models.mel_frames(50)), np.float32))
+    assert batches == [1] * 10
+    distances = distances_to_released(cosyvoice_pack, (10,), guidance=False)
+    print(f"log-mel dB without guidance to with it: {distances}")
+    assert distances[10] > 0.1
+
+
 FLOW_STEPS_REFERENCE = """
 import json, sys
 from dataclasses import replace
@@ -703,6 +734,19 @@ for n in (10, 4):  # the reference's flow, its decoder given n steps in place of
     mine = replace(ours, flow_steps=n).mel(tokens, noise)
     out[n] = float(np.abs(mine - reference[n]).max())
 out["4_against_10"] = float(np.abs(reference[4] - reference[10]).max())
+# Without guidance: the reference's flow with a guidance weight of 0 (still a batch of 2).
+flow.decoder.forward, flow.decoder.inference_cfg_rate = decoder_forward, 0.0
+torch.manual_seed(1)
+with torch.no_grad():
+    unguided, _ = flow.inference(
+        torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), none,
+        torch.tensor([0]), torch.zeros(1, 0, 80), torch.tensor([0]), embedding,
+        torch.zeros(1, 80, 0, 2))
+torch.manual_seed(1)
+noise = torch.randn(1, 80, unguided.shape[2]).numpy()
+mine = replace(ours, guidance=False).mel(tokens, noise)
+out["unguided"] = float(np.abs(mine - unguided[0].numpy()).max())
+out["unguided_against_guided"] = float(np.abs(unguided[0].numpy() - reference[10]).max())
 print(json.dumps(out))
 """
 
@@ -710,7 +754,8 @@ print(json.dumps(out))
 def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model):
     """The pack's flow at 4 steps against the reference's flow whose decoder is given 4 steps
     (its inference says 10), from the same noise: the same mel to float rounding, while 4
-    steps and 10 are far apart."""
+    steps and 10 are far apart. Without guidance (the estimator a batch of 1), the pack's flow
+    is the reference's with a guidance weight of 0, far from the guided one."""
     done = run_cosyvoice_python(
         "-c", FLOW_STEPS_REFERENCE, str(tiny_model), str(cosyvoice_pack.directory)
     )
@@ -719,3 +764,4 @@ def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model
     print(f"mel max |d| against the reference: {figures}")
     assert figures["10"] < 1e-3 and figures["4"] < 1e-3
     assert figures["4_against_10"] > 0.1
+    assert figures["unguided"] < 1e-3 and figures["unguided_against_guided"] > 0.1

@@ -193,7 +193,12 @@ _DYNAMIC = {
     "llm_step": {},  # step_dynamic_axes
     "flow_encoder": {"token": {1: "N"}, "h": {1: "N"}},
     "flow_regulator": {"x": {2: "M"}, "mu": {1: "M"}},
-    "estimator": {k: {2: "M"} for k in ("x", "mask", "mu", "cond", "dphi_dt")},
+    # A batch of 2 with guidance, 1 without (a pack's `flow_guidance`).
+    "estimator": {
+        **{k: {0: "B", 2: "M"} for k in ("x", "mask", "mu", "cond", "dphi_dt")},
+        "t": {0: "B"},
+        "spks": {0: "B"},
+    },
     "hift_source": {"mel": {2: "F"}, "noise": {2: "S"}, "source": {2: "S"}},
     "hift_core": {
         "mel": {2: "F"},

@@ -212,6 +212,17 @@ def istft(magnitude: np.ndarray, phase: np.ndarray) -> np.ndarray:
     return (out[trimmed] / np.maximum(envelope[trimmed], 1e-11)).astype(np.float32)
 
 
+def pack_flow_guidance(pack: CosyPack) -> bool:
+    """Whether the pack's flow runs classifier-free guidance (the estimator as a batch of two,
+    as released): its manifest's `flow_guidance`, true for a pack that does not say."""
+    guidance = pack.manifest.get("flow_guidance", True)
+    if not isinstance(guidance, bool):
+        raise CosyvoiceError(
+            f"voice pack {pack.directory}: flow_guidance {guidance!r}, not true or false"
+        )
+    return guidance
+
+
 def pack_flow_steps(pack: CosyPack) -> int:
     """The pack's Euler steps for the flow: its manifest's `flow_steps` (1 to FLOW_STEPS),
     FLOW_STEPS (the released count) for a pack that does not say."""
@@ -232,6 +243,7 @@ class CosyvoiceModels:
     speech_embedding: np.ndarray  # (4096, D): the LM's input for each speech token
     eos: int
     flow_steps: int = FLOW_STEPS  # the Euler steps of the flow (the pack's `flow_steps`)
+    guidance: bool = True  # classifier-free guidance (the pack's `flow_guidance`)
 
     @classmethod
     def load(
@@ -249,7 +261,8 @@ class CosyvoiceModels:
         speaker = Speaker.load(pack.path("speaker"))
         table = np.load(pack.path("speech_embedding"))
         speech_tokens = int(pack.manifest["speech_tokens"])
-        return cls(sessions, speaker, table, speech_tokens, pack_flow_steps(pack))
+        steps, guidance = pack_flow_steps(pack), pack_flow_guidance(pack)
+        return cls(sessions, speaker, table, speech_tokens, steps, guidance)
 
     def _run(self, role: str, **feeds: np.ndarray) -> list[np.ndarray]:
         return self.sessions[role].run(None, feeds)
@@ -299,27 +312,32 @@ class CosyvoiceModels:
 
     def _euler(self, x: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray:
         """The reference's Euler solver on a cosine schedule, the estimator run as a batch of
-        two: with conditions, and without (classifier-free guidance)."""
+        two: with conditions, and without (classifier-free guidance). Without guidance, the
+        first alone: what the reference computes with a guidance weight of 0, at half the
+        estimator's work."""
         steps = self.flow_steps
         t_span = np.linspace(0, 1, steps + 1, dtype=np.float32)
         t_span = (1 - np.cos(t_span * np.float32(0.5 * np.pi))).astype(np.float32)
         t, dt = t_span[0], t_span[1] - t_span[0]
         frames = x.shape[2]
-        mask = np.ones((2, 1, frames), dtype=np.float32)
-        mu_in = np.concatenate([mu, np.zeros_like(mu)])
-        spks = np.stack([self.speaker.flow_spks, np.zeros_like(self.speaker.flow_spks)])
-        cond_in = np.concatenate([cond, np.zeros_like(cond)])
+        batch = 2 if self.guidance else 1
+        mask = np.ones((batch, 1, frames), dtype=np.float32)
+        mu_in = np.concatenate([mu, np.zeros_like(mu)])[:batch]
+        spks = np.stack([self.speaker.flow_spks, np.zeros_like(self.speaker.flow_spks)])[:batch]
+        cond_in = np.concatenate([cond, np.zeros_like(cond)])[:batch]
         for step in range(1, steps + 1):
             (dphi,) = self._run(
                 "estimator",
-                x=np.concatenate([x, x]),
+                x=np.concatenate([x] * batch),
                 mask=mask,
                 mu=mu_in,
-                t=np.array([t, t], dtype=np.float32),
+                t=np.full(batch, t, dtype=np.float32),
                 spks=spks.astype(np.float32),
                 cond=cond_in,
             )
-            x = x + dt * ((1.0 + CFG_RATE) * dphi[:1] - CFG_RATE * dphi[1:])
+            if self.guidance:
+                dphi = (1.0 + CFG_RATE) * dphi[:1] - CFG_RATE * dphi[1:]
+            x = x + dt * dphi
             t = t + dt
             if step < steps:
                 dt = t_span[step + 1] - t
@@ -407,6 +425,8 @@ def _identity_parts(lang: str, pack: CosyPack, seed: int) -> list[str]:
     steps = pack_flow_steps(pack)
     if steps != FLOW_STEPS:  # packs at the released count keep the audio they had cached
         parts.append(f"flow_steps={steps}")
+    if not pack_flow_guidance(pack):
+        parts.append("flow_guidance=off")
     return parts
 
 
