@@ -1,9 +1,10 @@
-"""The CosyVoice flow's Euler steps against what they cost, not in CI: `python -m
-bench.cosyvoice_flow --pack P [--steps 10,8,6,5,4,3,2] [--threads 1]`.
+"""The CosyVoice flow's Euler steps and guidance against what they cost, not in CI: `python -m
+bench.cosyvoice_flow --pack P [--steps 10,8,6,5,4,3,2] [--guidance on,off] [--threads 1]`.
 
-For each step count: the mean log-mel distance (dB) of its audio to the released 10 steps'
-(the parity sentences' greedy tokens, the same noise for every count: what `convert-cosyvoice
---flow-steps N` records in the manifest), and the flow's time per clause (the mel from the
+For each step count, with and without classifier-free guidance: the mean log-mel distance
+(dB) of its audio to the released flow's, 10 steps with guidance (the parity sentences'
+greedy tokens, the same noise for every count: what `convert-cosyvoice --flow-steps N
+[--no-guidance]` records in the manifest), and the flow's time per clause (the mel from the
 tokens: encoder, regulator and the estimator's steps), mean over the sentences. Runs with
 onnxruntime alone (no torch). On a random-weight pack the distances say how the schedule
 behaves on such a model, not how released weights sound with fewer steps. Writes JSON under
@@ -54,20 +55,23 @@ def flow_seconds(models: CosyvoiceModels, token_lists: list[list[int]]) -> float
     return float(np.mean(best))
 
 
-def measure(pack_dir: Path, counts: tuple[int, ...], threads: int) -> dict:
+def measure(
+    pack_dir: Path, counts: tuple[int, ...], threads: int, guidances: tuple[bool, ...] = (True,)
+) -> dict:
     pack = CosyPack.open(pack_dir)
     settings = SessionConfig(intra_op_threads=threads, save_optimized=False)
     models = CosyvoiceModels.load(pack, settings)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
     sentences = SENTENCES[:SPOKEN]
     tokens = [models.speech_tokens(bpe.encode(s), greedy_sampler(models.eos)) for s in sentences]
-    distances = distances_to_released(pack, counts, sentences)
     rows = []
-    for n in counts:
-        seconds = flow_seconds(replace(models, flow_steps=n), tokens)
-        rows.append({"steps": n, "log_mel_db_to_10": distances[n],
-                     "flow_s_per_clause": round(seconds, 4)})  # fmt: skip
-        print(json.dumps(rows[-1]), flush=True)
+    for guidance in guidances:
+        distances = distances_to_released(pack, counts, sentences, guidance)
+        for n in counts:
+            seconds = flow_seconds(replace(models, flow_steps=n, guidance=guidance), tokens)
+            rows.append({"steps": n, "guidance": guidance, "log_mel_db_to_10": distances[n],
+                         "flow_s_per_clause": round(seconds, 4)})  # fmt: skip
+            print(json.dumps(rows[-1]), flush=True)
     audio_s = float(np.mean([len(t) for t in tokens])) / 50
     return {"pack": str(pack_dir), "threads": threads, "clause_audio_s": audio_s, "rows": rows,
             "other_noise_log_mel_db": other_noise(pack, models, tokens)}  # fmt: skip
@@ -91,10 +95,12 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pack", type=Path, required=True)
     parser.add_argument("--steps", default="10,8,6,5,4,3,2")
+    parser.add_argument("--guidance", default="on", help="on, off or on,off")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     counts = tuple(int(n) for n in args.steps.split(","))
-    report = measure(args.pack, counts, args.threads)
+    guidances = tuple(g == "on" for g in args.guidance.split(","))
+    report = measure(args.pack, counts, args.threads, guidances)
     report["machine"] = {"cpu": platform.machine(), "cores": os.cpu_count(),
                          "load_average": os.getloadavg()}  # fmt: skip
     RESULTS.mkdir(parents=True, exist_ok=True)

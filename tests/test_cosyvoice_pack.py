@@ -134,9 +134,11 @@ def test_a_voiced_clause_keeps_its_harmonic_phase(tiny_model, tmp_path):
 LM_STEPS = """
 import json, sys
 from pathlib import Path
-import numpy as np, onnxruntime as ort, torch
+import numpy as np, onnx, onnxruntime as ort, torch
 from cosyedge.packs.convert_cosyvoice import load_models
 from cosyedge.packs.cosyvoice_export import export_all
+from cosyedge.packs.cosyvoice_int8 import quantize_graph
+from cosyedge.speech.voices.cosycache import CACHE_PREFIX, LmCache
 
 torch.set_num_threads(1)
 model_dir, out, steps = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
@@ -146,43 +148,58 @@ export_all(models, out, ("llm_step",))
 session = ort.InferenceSession(str(out / "llm_step.onnx"), providers=["CPUExecutionProvider"])
 encoder = llm.llm
 layers, attn = len(encoder.encoders), encoder.encoders[0].self_attn
-width = session.get_inputs()[1].shape[3]
 d = llm.llm_embedding.weight.shape[1]
 xs = torch.randn(1, 9, d, generator=torch.Generator().manual_seed(3))
 mask = torch.tril(torch.ones(1, 9, 9, dtype=torch.bool))
 reference_cache = torch.zeros(layers, attn.h, 0, 2 * attn.d_k)
-cache = np.zeros((layers, attn.h, 0, width), np.float32)
-logp_diff, kv_diff, tokens_equal, early, late = [], [], True, [], []
+cache = LmCache(session)
+logp_diff, kv_diff, tokens_equal, capacities = [], [], True, set()
 with torch.no_grad():
     for step in range(steps + 1):
         y, reference_cache, _ = encoder.forward_chunk(
             xs, reference_cache.shape[2], -1, reference_cache, torch.zeros(0, 0, 0, 0), mask)
         reference = llm.llm_decoder(y[:, -1]).log_softmax(-1).numpy()
-        feeds = {"xs": xs.numpy(), "att_cache": cache, "mask": mask.numpy()}
-        logp, cache = session.run(None, feeds)
+        logp = cache.step(xs.numpy())
+        capacities.add(cache.capacity)
         logp_diff.append(float(np.abs(logp - reference).max()))
-        kv = cache[..., : 2 * attn.d_k] - reference_cache.numpy()
-        kv_diff.append(float(np.abs(kv).max()))
+        for i in range(layers):
+            ours = np.concatenate([cache.written(f"cache_{kind}_{i}") for kind in "kv"], -1)
+            kv_diff.append(float(np.abs(ours[0] - reference_cache[i].numpy()).max()))
         token = int(np.argmax(reference[0]))
         tokens_equal &= token == int(np.argmax(logp[0]))
         xs = llm.speech_embedding.weight[token % 4096].reshape(1, 1, -1)
         mask = torch.ones(1, 1, reference_cache.shape[2] + 1, dtype=torch.bool)
-print(json.dumps({"width": width, "d_k": attn.d_k, "cache_positions": cache.shape[2],
+quantize_graph(out / "llm_step.onnx", out / "llm_step.int8.onnx")
+readers = set()  # what reads a cache input, in the graph and in its int8 form
+for name in ("llm_step.onnx", "llm_step.int8.onnx"):
+    graph = onnx.load(str(out / name)).graph
+    for i in (i.name for i in graph.input if i.name.startswith(CACHE_PREFIX)):
+        ops = (node.op_type for node in graph.node if i in node.input)
+        readers.add(tuple(op for op in ops if op != "Shape"))  # Shape reads no data
+print(json.dumps({"names": [i.name for i in session.get_inputs()][:5],
+                  "cache_readers": sorted(readers),
+                  "cache_positions": cache.length, "capacities": sorted(capacities),
                   "logp_max_abs": max(logp_diff), "kv_max_abs": max(kv_diff),
                   "tokens_equal": tokens_equal}))
 """
 
 
 def test_the_lm_step_is_the_references_forward_chunk_over_a_long_clause(tiny_model, tmp_path):
-    """The exported LM step (projected distances cached beside keys and values) against the
-    reference's forward_chunk, which projects all 2K-1 distances at every step: a causal
-    prefill of 9 positions, then 200 decode steps, each fed the reference's greedy token.
-    Same log-probabilities and keys/values to float rounding at every step, same tokens."""
+    """The exported LM step (its cache kept in place, projected distances cached beside keys
+    and values) run by the runtime's LmCache, against the reference's forward_chunk, which
+    projects all 2K-1 distances at every step and gives back a new cache: a causal prefill of
+    9 positions, then 200 decode steps, each fed the reference's greedy token. Same
+    log-probabilities and keys/values to float rounding at every step, same tokens, and the
+    buffers grown block by block as the clause goes on. The cache inputs feed nothing but a
+    ScatterND each, fp32 and int8: what lets onnxruntime write the new rows in place."""
     done = run_cosyvoice_python("-c", LM_STEPS, str(tiny_model), str(tmp_path), "200")
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"LM step against forward_chunk: {figures}")
-    assert figures["width"] == 3 * figures["d_k"] and figures["cache_positions"] == 9 + 200
+    assert figures["names"] == ["xs", "offset", "cache_k_0", "cache_v_0", "cache_p_0"]
+    assert figures["cache_readers"] == [["ScatterND"]]
+    assert figures["cache_positions"] == 9 + 200
+    assert figures["capacities"] == list(range(32, 224 + 1, 32))
     assert figures["tokens_equal"]
     # 3.8e-5 measured; the position terms read one distance off gave 0.09 (and keys 3e-3).
     assert figures["logp_max_abs"] < 1e-3 and figures["kv_max_abs"] < 1e-4
@@ -423,6 +440,27 @@ def test_an_altered_pack_is_refused(cosyvoice_pack, tmp_path):
         CosyPack.open(copy)
 
 
+def test_a_pack_of_an_earlier_lm_step_is_refused_saying_what_to_do(cosyvoice_pack, tmp_path):
+    """A pack converted before the LM step kept its cache in place (no `lm_cache` in its
+    manifest) is refused in one line naming it and the command that makes it again; its
+    manifest alone still describes it (phrases rendered with it keep their identity)."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
+
+    copy = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["lm_cache"]
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(PackError) as refused:
+        CosyvoiceVoice.load("en", copy)
+    message = str(refused.value)
+    assert message.startswith(f"voice pack {copy} was converted by an earlier cosyedge")
+    assert message.endswith("convert it again with `cosyedge voice convert-cosyvoice`")
+    assert "\n" not in message
+    assert CosyPack.described(copy).digest() == cosyvoice_pack.digest()
+
+
 def test_it_refuses_to_load_under_a_ceiling_it_cannot_fit(cosyvoice_pack):
     from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceVoice, memory_needed_mb
 
@@ -634,6 +672,37 @@ def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
     assert distances[10] == 0.0 and distances[4] > 0.1
 
 
+def test_the_flow_runs_without_guidance_when_its_pack_says(cosyvoice_pack, tmp_path):
+    """The manifest's `flow_guidance` false runs the estimator as a batch of 1, once a step,
+    and is part of the voice's identity (true, as released, keeps the identity a pack had
+    without it); a value that is not a boolean is refused; the audio without guidance is
+    measured against the released flow's."""
+    from cosyedge.packs.cosyvoice_flow import distances_to_released
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+
+    manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
+    manifest.pop("flow_guidance", None)
+
+    def identity(guidance: object) -> str:
+        extra = {} if guidance is None else {"flow_guidance": guidance}
+        (tmp_path / "manifest.json").write_text(json.dumps({**manifest, **extra}))
+        return front_end("en", tmp_path).base_identity
+
+    assert identity(None) == identity(True) != identity(False)
+    with pytest.raises(CosyvoiceError, match="flow_guidance 'no'"):
+        identity("no")
+    models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), guidance=False)
+    batches = []
+    estimator = models.sessions["estimator"]
+    models.sessions["estimator"] = type("Counted", (), {"run": lambda _, out, feeds: batches.append(
+        feeds["x"].shape[0]) or estimator.run(out, feeds)})()  # fmt: skip
+    models.mel(list(range(100, 150)), np.zeros((1, 80, models.mel_frames(50)), np.float32))
+    assert batches == [1] * 10
+    distances = distances_to_released(cosyvoice_pack, (10,), guidance=False)
+    print(f"log-mel dB without guidance to with it: {distances}")
+    assert distances[10] > 0.1
+
+
 FLOW_STEPS_REFERENCE = """
 import json, sys
 from dataclasses import replace
@@ -665,6 +734,19 @@ for n in (10, 4):  # the reference's flow, its decoder given n steps in place of
     mine = replace(ours, flow_steps=n).mel(tokens, noise)
     out[n] = float(np.abs(mine - reference[n]).max())
 out["4_against_10"] = float(np.abs(reference[4] - reference[10]).max())
+# Without guidance: the reference's flow with a guidance weight of 0 (still a batch of 2).
+flow.decoder.forward, flow.decoder.inference_cfg_rate = decoder_forward, 0.0
+torch.manual_seed(1)
+with torch.no_grad():
+    unguided, _ = flow.inference(
+        torch.tensor([tokens], dtype=torch.int32), torch.tensor([len(tokens)]), none,
+        torch.tensor([0]), torch.zeros(1, 0, 80), torch.tensor([0]), embedding,
+        torch.zeros(1, 80, 0, 2))
+torch.manual_seed(1)
+noise = torch.randn(1, 80, unguided.shape[2]).numpy()
+mine = replace(ours, guidance=False).mel(tokens, noise)
+out["unguided"] = float(np.abs(mine - unguided[0].numpy()).max())
+out["unguided_against_guided"] = float(np.abs(unguided[0].numpy() - reference[10]).max())
 print(json.dumps(out))
 """
 
@@ -672,7 +754,8 @@ print(json.dumps(out))
 def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model):
     """The pack's flow at 4 steps against the reference's flow whose decoder is given 4 steps
     (its inference says 10), from the same noise: the same mel to float rounding, while 4
-    steps and 10 are far apart."""
+    steps and 10 are far apart. Without guidance (the estimator a batch of 1), the pack's flow
+    is the reference's with a guidance weight of 0, far from the guided one."""
     done = run_cosyvoice_python(
         "-c", FLOW_STEPS_REFERENCE, str(tiny_model), str(cosyvoice_pack.directory)
     )
@@ -681,3 +764,4 @@ def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model
     print(f"mel max |d| against the reference: {figures}")
     assert figures["10"] < 1e-3 and figures["4"] < 1e-3
     assert figures["4_against_10"] > 0.1
+    assert figures["unguided"] < 1e-3 and figures["unguided_against_guided"] > 0.1

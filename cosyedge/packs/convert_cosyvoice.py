@@ -32,6 +32,7 @@ from cosyedge.packs.cosyvoice_reference import (
     tokenizer_settings,
 )
 from cosyedge.packs.staging import staged_dir
+from cosyedge.speech.voices.cosycache import LM_CACHE
 from cosyedge.speech.voices.cosypack import (
     FILES,
     FORMAT,
@@ -306,6 +307,7 @@ def _manifest(model_dir: Path, choice: SpeakerChoice, work: Path, models: dict) 
         "format_version": FORMAT_VERSION,
         "sample_rate": SAMPLE_RATE,
         "speech_tokens": int(models["llm"].speech_token_size),
+        "lm_cache": LM_CACHE,  # the LM step the runtime's LmCache runs
         "files": files,
         "speaker": _speaker_entry(choice),
         "source": {
@@ -339,11 +341,12 @@ def _write_manifest(work: Path, manifest: dict) -> None:
 
 def convert(
     model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False,
-    flow_steps: int = FLOW_STEPS,
+    flow_steps: int = FLOW_STEPS, guidance: bool = True,
 ) -> CosyPack:  # fmt: skip
     """Convert into `out` (created; replaced only with `force`) and return the opened pack;
     with `int8`, the transformer graphs' weights in int8 if the gate lets them; the flow
-    runs `flow_steps` Euler steps (1 to 10; fewer than 10 measured against 10)."""
+    runs `flow_steps` Euler steps (1 to 10; fewer than 10 measured against 10), with
+    classifier-free guidance unless `guidance` is false (measured against guidance)."""
     check_conversion_modules()
     if not 1 <= flow_steps <= FLOW_STEPS:
         raise ConversionError(f"--flow-steps {flow_steps}: 1 to {FLOW_STEPS}")
@@ -356,7 +359,7 @@ def convert(
     check_onnx_models(model_dir)
     speaker = _speaker(model_dir, config, choice, prompt)
     with staged_dir(out) as work:
-        _build(model_dir, config, choice, speaker, work, Options(int8, flow_steps))
+        _build(model_dir, config, choice, speaker, work, Options(int8, flow_steps, guidance))
     return CosyPack.open(out)
 
 
@@ -366,6 +369,7 @@ class Options:
 
     int8: bool = False
     flow_steps: int = FLOW_STEPS
+    guidance: bool = True
 
 
 def _build(
@@ -400,23 +404,28 @@ def _build(
         manifest["precision"] = "int8 weights (transformers), fp32 HiFT"
         manifest["files"] = _files(work)
         _write_manifest(work, manifest)
-    manifest.update(_flow_steps(work, options.flow_steps))
+    manifest.update(_flow(work, options.flow_steps, options.guidance))
     _write_manifest(work, manifest)
     manifest["memory"] = _measure_memory(work)
     _write_manifest(work, manifest)
     (work / "LICENCE.txt").write_text(LICENCE_NOTES + "\n", encoding="utf-8")
 
 
-def _flow_steps(work: Path, steps: int) -> dict:
-    """The manifest's flow steps and, when fewer than the released 10, how far their audio is
-    from the 10 steps' (mean log-mel dB over the parity sentences, same tokens and noise)."""
-    if steps == FLOW_STEPS:
+def _flow(work: Path, steps: int, guidance: bool) -> dict:
+    """The manifest's flow steps and guidance and, when they are not the released 10 steps
+    with guidance, how far their audio is from those's (mean log-mel dB over the parity
+    sentences, same tokens and noise): `flow_steps_log_mel_db` for fewer steps with
+    guidance, `flow_guidance_log_mel_db` without guidance (at the pack's steps)."""
+    if steps == FLOW_STEPS and guidance:
         return {"flow_steps": steps}
     from cosyedge.packs.cosyvoice_flow import distances_to_released
 
-    distance = distances_to_released(CosyPack.open(work), (steps,))[steps]
-    log.info("%d flow steps against %d: %.3f dB log-mel", steps, FLOW_STEPS, distance)
-    return {"flow_steps": steps, "flow_steps_log_mel_db": distance}
+    distance = distances_to_released(CosyPack.open(work), (steps,), guidance=guidance)[steps]
+    log.info("%d flow steps, guidance %s, against %d with guidance: %.3f dB log-mel", steps,
+             "on" if guidance else "off", FLOW_STEPS, distance)  # fmt: skip
+    if guidance:
+        return {"flow_steps": steps, "flow_steps_log_mel_db": distance}
+    return {"flow_steps": steps, "flow_guidance": False, "flow_guidance_log_mel_db": distance}
 
 
 def _int8(work: Path) -> dict:

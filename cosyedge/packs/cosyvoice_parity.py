@@ -174,7 +174,7 @@ def check(pack: CosyPack, models: dict[str, Any], embedding: Any, tokenizer: Any
     """Run both sides on `SENTENCES` (SFT speaker `embedding`, reference `models` as loaded
     from the model directory, weight norm still in place). The flow runs the reference's 10
     Euler steps whatever the pack's `flow_steps` says."""
-    ours = replace(CosyvoiceModels.load(pack), flow_steps=FLOW_STEPS)
+    ours = replace(CosyvoiceModels.load(pack), flow_steps=FLOW_STEPS, guidance=True)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
     tokenizer_equal = all(bpe.encode(s) == tokenizer.encode(s) for s in SENTENCES)
     tokens_equal, count = True, 0

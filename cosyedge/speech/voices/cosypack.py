@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from pathlib import Path
+from typing import ClassVar, Self
 
+from cosyedge.speech.voices.cosycache import LM_CACHE
 from cosyedge.speech.voices.pack import MANIFEST, Pack, PackError, file_sha256
 
 FORMAT = "cosyedge-cosyvoice-pack"
@@ -51,6 +53,20 @@ class CosyPack(Pack):
     FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
     FILES: ClassVar[Mapping[str, str]] = FILES
     MADE_BY: ClassVar[str] = "cosyedge voice convert-cosyvoice"
+
+    @classmethod
+    def open(cls, directory: Path, verify: bool = True) -> Self:
+        """As Pack.open, and refused when its LM step is not the one the runtime runs: packs
+        converted before the step kept its cache in place (their manifest has no `lm_cache`)
+        give the cache back whole at every token. Their manifest alone (`described`) still
+        serves: phrases rendered with them keep their identity."""
+        pack = super().open(directory, verify)
+        if pack.manifest.get("lm_cache") != LM_CACHE:
+            raise PackError(
+                f"voice pack {directory} was converted by an earlier cosyedge (its LM step "
+                f"copies its cache at every token): convert it again with `{cls.MADE_BY}`"
+            )
+        return pack
 
     def describe(self) -> list[str]:
         m = self.manifest

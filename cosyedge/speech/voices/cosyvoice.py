@@ -1,8 +1,8 @@
 """The CosyVoice-300M voice, from a converted pack: onnxruntime and numpy only.
 
 Per clause: our text front end (English or Mandarin normalization), whisper's BPE tokens,
-the LLM's speech tokens (50 a second: prefill, then one decode step per token with an
-explicit attention cache, sampled as the reference samples), the flow's mel (the pack's Euler
+the LLM's speech tokens (50 a second: prefill, then one decode step per token, its attention
+cache kept in place (cosycache), sampled as the reference samples), the flow's mel (the pack's Euler
 steps of the estimator with classifier-free guidance, 10 as released), then HiFT's audio
 (22.05 kHz).
 
@@ -35,6 +35,7 @@ from cosyedge.speech.voices.clauses import (
     paragraph_clauses,
     split_clauses,
 )
+from cosyedge.speech.voices.cosycache import LmCache
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
@@ -211,6 +212,17 @@ def istft(magnitude: np.ndarray, phase: np.ndarray) -> np.ndarray:
     return (out[trimmed] / np.maximum(envelope[trimmed], 1e-11)).astype(np.float32)
 
 
+def pack_flow_guidance(pack: CosyPack) -> bool:
+    """Whether the pack's flow runs classifier-free guidance (the estimator as a batch of two,
+    as released): its manifest's `flow_guidance`, true for a pack that does not say."""
+    guidance = pack.manifest.get("flow_guidance", True)
+    if not isinstance(guidance, bool):
+        raise CosyvoiceError(
+            f"voice pack {pack.directory}: flow_guidance {guidance!r}, not true or false"
+        )
+    return guidance
+
+
 def pack_flow_steps(pack: CosyPack) -> int:
     """The pack's Euler steps for the flow: its manifest's `flow_steps` (1 to FLOW_STEPS),
     FLOW_STEPS (the released count) for a pack that does not say."""
@@ -231,6 +243,7 @@ class CosyvoiceModels:
     speech_embedding: np.ndarray  # (4096, D): the LM's input for each speech token
     eos: int
     flow_steps: int = FLOW_STEPS  # the Euler steps of the flow (the pack's `flow_steps`)
+    guidance: bool = True  # classifier-free guidance (the pack's `flow_guidance`)
 
     @classmethod
     def load(
@@ -248,24 +261,21 @@ class CosyvoiceModels:
         speaker = Speaker.load(pack.path("speaker"))
         table = np.load(pack.path("speech_embedding"))
         speech_tokens = int(pack.manifest["speech_tokens"])
-        return cls(sessions, speaker, table, speech_tokens, pack_flow_steps(pack))
+        steps, guidance = pack_flow_steps(pack), pack_flow_guidance(pack)
+        return cls(sessions, speaker, table, speech_tokens, steps, guidance)
 
     def _run(self, role: str, **feeds: np.ndarray) -> list[np.ndarray]:
         return self.sessions[role].run(None, feeds)
 
-    def _empty_cache(self) -> np.ndarray:
-        layers, heads, _, width = self.sessions["llm_step"].get_inputs()[1].shape
-        return np.zeros((layers, heads, 0, width), dtype=np.float32)
-
     def speech_tokens(self, text_ids: list[int], sample: Sampler) -> list[int]:
         """The LLM's speech tokens for the text (after the speaker's prompt text): the prompt
-        in one step under a causal mask, then one step per token."""
+        in one step under a causal mask, then one step per token, the cache kept in place."""
         sp = self.speaker
         text = np.array([[*sp.prompt_text.tolist(), *text_ids]], dtype=np.int64)
         (encoded,) = self._run("text_encoder", text=text)
         xs = np.concatenate([sp.llm_prefix, encoded, sp.llm_suffix], axis=1).astype(np.float32)
-        causal = np.tril(np.ones((1, xs.shape[1], xs.shape[1]), dtype=bool))
-        logp, cache = self._run("llm_step", xs=xs, att_cache=self._empty_cache(), mask=causal)
+        cache = LmCache(self.sessions["llm_step"])
+        logp = cache.step(xs)
         out: list[int] = []
         for i in range(len(text_ids) * MAX_TOKENS_PER_TEXT_TOKEN):
             scores = logp[0]
@@ -275,12 +285,7 @@ class CosyvoiceModels:
             if top == self.eos:
                 break
             out.append(top)
-            logp, cache = self._run(
-                "llm_step",
-                xs=self.speech_embedding[top].reshape(1, 1, -1),
-                att_cache=cache,
-                mask=np.ones((1, 1, cache.shape[2] + 1), dtype=bool),
-            )
+            logp = cache.step(self.speech_embedding[top].reshape(1, 1, -1))
         return out
 
     def mel_frames(self, tokens: int) -> int:
@@ -307,27 +312,32 @@ class CosyvoiceModels:
 
     def _euler(self, x: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray:
         """The reference's Euler solver on a cosine schedule, the estimator run as a batch of
-        two: with conditions, and without (classifier-free guidance)."""
+        two: with conditions, and without (classifier-free guidance). Without guidance, the
+        first alone: what the reference computes with a guidance weight of 0, at half the
+        estimator's work."""
         steps = self.flow_steps
         t_span = np.linspace(0, 1, steps + 1, dtype=np.float32)
         t_span = (1 - np.cos(t_span * np.float32(0.5 * np.pi))).astype(np.float32)
         t, dt = t_span[0], t_span[1] - t_span[0]
         frames = x.shape[2]
-        mask = np.ones((2, 1, frames), dtype=np.float32)
-        mu_in = np.concatenate([mu, np.zeros_like(mu)])
-        spks = np.stack([self.speaker.flow_spks, np.zeros_like(self.speaker.flow_spks)])
-        cond_in = np.concatenate([cond, np.zeros_like(cond)])
+        batch = 2 if self.guidance else 1
+        mask = np.ones((batch, 1, frames), dtype=np.float32)
+        mu_in = np.concatenate([mu, np.zeros_like(mu)])[:batch]
+        spks = np.stack([self.speaker.flow_spks, np.zeros_like(self.speaker.flow_spks)])[:batch]
+        cond_in = np.concatenate([cond, np.zeros_like(cond)])[:batch]
         for step in range(1, steps + 1):
             (dphi,) = self._run(
                 "estimator",
-                x=np.concatenate([x, x]),
+                x=np.concatenate([x] * batch),
                 mask=mask,
                 mu=mu_in,
-                t=np.array([t, t], dtype=np.float32),
+                t=np.full(batch, t, dtype=np.float32),
                 spks=spks.astype(np.float32),
                 cond=cond_in,
             )
-            x = x + dt * ((1.0 + CFG_RATE) * dphi[:1] - CFG_RATE * dphi[1:])
+            if self.guidance:
+                dphi = (1.0 + CFG_RATE) * dphi[:1] - CFG_RATE * dphi[1:]
+            x = x + dt * dphi
             t = t + dt
             if step < steps:
                 dt = t_span[step + 1] - t
@@ -415,6 +425,8 @@ def _identity_parts(lang: str, pack: CosyPack, seed: int) -> list[str]:
     steps = pack_flow_steps(pack)
     if steps != FLOW_STEPS:  # packs at the released count keep the audio they had cached
         parts.append(f"flow_steps={steps}")
+    if not pack_flow_guidance(pack):
+        parts.append("flow_guidance=off")
     return parts
 
 
