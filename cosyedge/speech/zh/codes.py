@@ -208,13 +208,19 @@ PLUS_SIGN = re.compile(
 # A licence plate: a province's character, the city's letter, then five letters or digits (six
 # on a new-energy plate), read as plates are, one by one (京A12345 was 京 A 一万二千三百四十五).
 _PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
-PLATE = re.compile(rf"([{_PROVINCES}])([A-Z])[\s·]?([A-Z0-9]{{5,6}})(?![A-Za-z0-9])(?<=\d)")
+# A digit among them (a word is no plate); a new-energy plate's letter may end it (粤B12345D),
+# and a coach's, a police or a trailer plate's character (鲁Q 1234学) (zh-front-9).
+PLATE = re.compile(
+    rf"([{_PROVINCES}])([A-Z])[\s·]?(?=[A-Z]*\d)([A-Z0-9]{{5,6}}|[A-Z0-9]{{4}}[学警挂])"
+    r"(?![A-Za-z0-9])"
+)
 
 
 def _plate(m: re.Match[str]) -> str:
     """京A12345 → 京 A 幺二三四五: letters spelled, digits one by one with 幺."""
     chars = m[2] + m[3]
-    return m[1] + "".join(read_digits(c, one="幺") if c.isdigit() else f" {c} " for c in chars)
+    said = (read_digits(c, one="幺") if c.isdigit() else c if c > "Z" else f" {c} " for c in chars)
+    return m[1] + "".join(said)
 
 
 # A count after a word that says a value is one (数值, 计数器, 累计, 读数, 总量, 产量): a

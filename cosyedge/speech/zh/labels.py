@@ -73,9 +73,14 @@ _RATED += "|以|左右|的|过|时|档|及"
 LABELLED = (
     "泵|区|电机|皮带|风机|线|机组|机|炉|罐|阀|段|柜|站|车间|仓|池|塔|槽|箱|回路|侧|单元|工位|楼|层"
 )
+# A list's next label: another letter (1A、1B), or A again where the list of them ends before a
+# machine or place word (2A、3A泵); a list of A's before nothing such is of currents (zh-front-9:
+# `3A/5A` was 三 A then 五安, the first heard as a letter).
+_LIST = r"\s*[、,，/和]\s*\d{1,4}"
+_NEXT_LABEL = rf"{_LIST}(?:[B-Z](?![A-Za-z0-9])|A(?:{_LIST}A)*(?:{LABELLED}))"
 _LETTER_LABEL = (
     r"(?:(?<=\d[A-Z]/)|(?<![A-Za-z0-9.#/_~～\u2013到至-]))(\d{1,4})A"
-    rf"(?=(?!{_RATED})(?:{LABELLED})|\s*[、,，/和]\s*\d{{1,4}}[A-Z](?![A-Za-z0-9]))"
+    rf"(?=(?!{_RATED})(?:{LABELLED})|{_NEXT_LABEL})"
 )
 
 
