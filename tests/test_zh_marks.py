@@ -74,7 +74,20 @@ FORMS = [
     ("5S管理", "五 S 管理"),
     ("成本3.5元/m³", "成本三点五元每立方米"),
     ("包装线速度120包/min", "包装线速度一百二十包每分钟"),
+    # Promises of the reading tables: codes after …码, No. in capitals, % before a PLC
+    # address, the zeros ending the cents before 元, a spaced plus after a value word.
+    ("状态码404", "状态码 四零四"),
+    ("校验码1234", "校验码 幺二三四"),
+    ("NO.12", "十二号"),
+    ("%MW100", "百分号 M W 幺零零"),
+    ("1,250.00元", "一千二百五十元"),
+    ("温度 + 5℃", "温度正五摄氏度"),
 ]
+
+
+@pytest.mark.parametrize("text", ["温度+25℃", "4*2.5mm²", "温度 - 5℃", "HK$300"])
+def test_a_form_is_explained_as_it_is_said(normalizer, text):
+    assert normalizer.explain(text).said == normalizer.normalize(text)
 
 
 @pytest.fixture(scope="module")

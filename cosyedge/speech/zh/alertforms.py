@@ -391,7 +391,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
     rule("equipment number", r"#(\d+)", lambda m: _numbered(m.group(1))),
-    rule("equipment number", r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
+    rule("equipment number", r"(?:[Nn]o|NO)\.\s*(\d+)", lambda m: _numbered(m.group(1))),
     rule(
         "ordinal",
         r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st

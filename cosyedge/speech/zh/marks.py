@@ -45,6 +45,7 @@ from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.codes import STANDARDS
 from cosyedge.speech.zh.fields import MAC, say_date, say_duration, say_time
 from cosyedge.speech.zh.numbers import read_digits, read_integer
+from cosyedge.speech.zh.plant import say_amount
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import is_unit, say_unit
 
@@ -178,9 +179,20 @@ def _date_time(m: re.Match[str]) -> str:
 VALUE_WORDS = r"温度|温差|偏差|误差|差值|差压|压差|压力|流量|液位|电压|电流|功率|频率|转速|速度"
 VALUE_WORDS += r"|补偿|修正|读数|数值|设定值|实际值|值|为|是|到|至"
 SPACED_MINUS = re.compile(
-    rf"({VALUE_WORDS})\s*[-−]\s+"
+    rf"({VALUE_WORDS})\s*([-−+])\s+"
     rf"(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT}){_UNIT_END}))"
 )
+
+# --- an amount before 元, and the % of a PLC address -------------------------------------------
+
+# An amount with cents before 元 is money as after ￥: the zeros ending the cents are not said
+# (1,250.00元 was 一千二百五十点零零元). After a currency mark or a sign the money rule reads it.
+YUAN = re.compile(
+    r"(?<![\d.,$€£¥₩₹\-−\u2013])(?<![$€£¥₩₹]\s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?=元)"
+)
+# The % before an IEC 61131-3 address with no decimal (%MW100, %IW64) is 百分号, as before one
+# with a decimal (%IX0.1): the voice says nothing for a bare %.
+PLC_PERCENT = re.compile(r"(?<![A-Za-z0-9])%(?=[IQM][XBWDL]?\d)")
 
 # --- versions after a version word --------------------------------------------------------------
 
@@ -207,7 +219,9 @@ RULES = (
     Rule("identifier", STANDARD_NUMBER, _standard),
     Rule("list of values", SLASHED_VALUES, _slashed),
     Rule("number", ZERO_PIECES, lambda m: "零，"),
-    Rule("sign", SPACED_MINUS, lambda m: m[1] + "-"),
+    Rule("sign", SPACED_MINUS, lambda m: m[1] + m[2]),
+    Rule("money", YUAN, lambda m: say_amount(m[1])),
+    Rule("PLC address", PLC_PERCENT, lambda m: "百分号"),
     Rule("unit", PER_UNIT, lambda m: "每" + say_unit(m[1])),
 )
 """Read after the labels (labels.py), before the other rules of the alert pre-pass."""
