@@ -7,8 +7,8 @@
   next label, is a label (A/B redundant pumps), not amperes: `2A泵` → 二 A 泵, `1A、1B泵` →
   一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
   `5A保险丝` → 五安保险丝, `0~5A报警`.
-- A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时) is a
-  duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
+- A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时; and
+  倒计时, 剩余时间, 超时 in zh-front-9) is a duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
   二点十五分, a time of day), `耗时00:45:10` → 耗时四十五分十秒.
 - A day, a month and a year with dots is a date, day first as dotted dates are written:
   `30.11.2026` → 二零二六年十一月三十日 (was 三十点十一点两千零二十六). A month and a day of two
@@ -91,7 +91,9 @@ def _letter_label(m: re.Match[str]) -> str:
     return (said if said != number else read_integer(int(number))) + " A "
 
 
-DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时")
+# A countdown, what is left and a timeout are durations too (zh-front-9: `倒计时00:05:00` was
+# 零点零五分, a time of day).
+DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时", "倒计时", "剩余时间", "超时")
 _DURATION = (
     rf"({'|'.join(DURATION_WORDS)})(\s*(?:[:：=]|为|是|约)?\s*)"
     r"(?<!\d)(\d{1,3})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
