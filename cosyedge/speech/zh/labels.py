@@ -8,8 +8,9 @@
   一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
   `5A保险丝` → 五安保险丝, `0~5A报警`.
 - A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时; and
-  倒计时, 剩余时间, 超时 in zh-front-9) is a duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
-  二点十五分, a time of day), `耗时00:45:10` → 耗时四十五分十秒.
+  倒计时, 剩余时间, 超时 in zh-front-9) is a duration, as compact durations are said:
+  `运行时长02:15:00` → 运行时长两小时十五分钟 (was 二点十五分, a time of day),
+  `耗时00:45:10` → 耗时四十五分十秒.
 - A day, a month and a year with dots is a date, day first as dotted dates are written:
   `30.11.2026` → 二零二六年十一月三十日 (was 三十点十一点两千零二十六). A month and a day of two
   digits each joined by a hyphen are a date where a slash pair would be (after a date word,
