@@ -82,7 +82,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, labels, notation, plant
+from cosyedge.speech.zh import codes, fields, labels, marks, notation, plant
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -294,6 +294,8 @@ def _year(m: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     # Labels, durations, dates, versions and addresses the number rules would misread.
     *labels.RULES,
+    # Codes, pairs, countdowns and stamps the value rules would misread (marks.py).
+    *marks.RULES,
     # Zones after times, short-year dates, countdowns and fault codes (codes.py).
     *codes.RULES,
     # Offsets after UTC, European grouping, spaced minus signs, compact dates, money ranges.
@@ -303,6 +305,7 @@ RULES: tuple[Rule, ...] = (
     rule("time zone offset", fields.OFFSET, fields.say_offset_after),
     *plant.RULES,
     *fields.RULES,
+    *marks.CODES,
     *notation.UNIT_RULES,
     rule("list of numbers", _COMMA_DIGITS, _comma_list),
     # A caret power of ten after a times sign is scientific notation (3.2×10^5Pa, read below
@@ -388,7 +391,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
     rule("equipment number", r"#(\d+)", lambda m: _numbered(m.group(1))),
-    rule("equipment number", r"[Nn]o\.\s*(\d+)", lambda m: _numbered(m.group(1))),
+    rule("equipment number", r"(?:[Nn]o|NO)\.\s*(\d+)", lambda m: _numbered(m.group(1))),
     rule(
         "ordinal",
         r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st

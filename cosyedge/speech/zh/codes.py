@@ -100,6 +100,10 @@ COUNTDOWN = re.compile(
 # Words a code follows, whatever it is written with; words a code follows only with letters
 # before its digits (报警110 is an alarm's number, documented as such).
 CODE_WORDS = r"故障代码|故障码|错误代码|错误码|报警代码|报警码|告警代码|告警码|代码|寄存器|地址"
+# Other words ending in 码 that name a code (zh-front-9: `状态码404` was 四百零四).
+CODE_WORDS += (
+    r"|状态码|响应码|校验码|返回码|条形码|条码|功能码|诊断码|事件码|结果码|识别码|指令码|命令码"
+)
 FAULT_WORDS = r"故障|报警|告警|错误|异常"
 FAULT_CODE = re.compile(
     rf"(?:({CODE_WORDS})|({FAULT_WORDS}))(\s*(?:[:：=]|为|是)?\s*)"
@@ -208,13 +212,19 @@ PLUS_SIGN = re.compile(
 # A licence plate: a province's character, the city's letter, then five letters or digits (six
 # on a new-energy plate), read as plates are, one by one (京A12345 was 京 A 一万二千三百四十五).
 _PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
-PLATE = re.compile(rf"([{_PROVINCES}])([A-Z])[\s·]?([A-Z0-9]{{5,6}})(?![A-Za-z0-9])(?<=\d)")
+# A digit among them (a word is no plate); a new-energy plate's letter may end it (粤B12345D),
+# and a coach's, a police or a trailer plate's character (鲁Q 1234学) (zh-front-9).
+PLATE = re.compile(
+    rf"([{_PROVINCES}])([A-Z])[\s·]?(?=[A-Z]*\d)([A-Z0-9]{{5,6}}|[A-Z0-9]{{4}}[学警挂])"
+    r"(?![A-Za-z0-9])"
+)
 
 
 def _plate(m: re.Match[str]) -> str:
     """京A12345 → 京 A 幺二三四五: letters spelled, digits one by one with 幺."""
     chars = m[2] + m[3]
-    return m[1] + "".join(read_digits(c, one="幺") if c.isdigit() else f" {c} " for c in chars)
+    said = (read_digits(c, one="幺") if c.isdigit() else c if c > "Z" else f" {c} " for c in chars)
+    return m[1] + "".join(said)
 
 
 # A count after a word that says a value is one (数值, 计数器, 累计, 读数, 总量, 产量): a
@@ -236,7 +246,7 @@ def _zero_86(m: re.Match[str]) -> str:
 
 
 RULES = (
-    Rule("times", TIMES, "×"),
+    Rule("times", TIMES, lambda m: "×"),
     Rule("licence plate", PLATE, _plate),
     Rule("telephone number", ZERO_86, _zero_86),
     Rule("number", LONG_VALUE, lambda m: m[1] + m[2] + read_integer(int(m[3]))),
@@ -244,7 +254,7 @@ RULES = (
     Rule("ratio", SCORE, lambda m: f"{m[1]}{m[2]}{read_number(m[3])}比{read_number(m[4])}"),
     Rule("range", DOTS_RANGE, lambda m: f"{m[1]}~{m[2]}"),
     Rule("place number", PLACE_NUMBER, _place_number),
-    Rule("sign", PLUS_SIGN, "正"),
+    Rule("sign", PLUS_SIGN, lambda m: "正"),
     Rule("time zone", ZONE, lambda m: ZONES[m[2]] + m[1]),
     Rule("date", SHORT_YEAR_DATE, _short_year_date),
     Rule("countdown", COUNTDOWN, lambda m: f" T 减{m[1] or m[2]}"),

@@ -7,9 +7,10 @@
   next label, is a label (A/B redundant pumps), not amperes: `2A泵` → 二 A 泵, `1A、1B泵` →
   一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
   `5A保险丝` → 五安保险丝, `0~5A报警`.
-- A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时) is a
-  duration, as compact durations are said: `运行时长02:15:00` → 运行时长两小时十五分钟 (was
-  二点十五分, a time of day), `耗时00:45:10` → 耗时四十五分十秒.
+- A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时; and
+  倒计时, 剩余时间, 超时 in zh-front-9) is a duration, as compact durations are said:
+  `运行时长02:15:00` → 运行时长两小时十五分钟 (was 二点十五分, a time of day),
+  `耗时00:45:10` → 耗时四十五分十秒.
 - A day, a month and a year with dots is a date, day first as dotted dates are written:
   `30.11.2026` → 二零二六年十一月三十日 (was 三十点十一点两千零二十六). A month and a day of two
   digits each joined by a hyphen are a date where a slash pair would be (after a date word,
@@ -73,9 +74,14 @@ _RATED += "|以|左右|的|过|时|档|及"
 LABELLED = (
     "泵|区|电机|皮带|风机|线|机组|机|炉|罐|阀|段|柜|站|车间|仓|池|塔|槽|箱|回路|侧|单元|工位|楼|层"
 )
+# A list's next label: another letter (1A、1B), or A again where the list of them ends before a
+# machine or place word (2A、3A泵); a list of A's before nothing such is of currents (zh-front-9:
+# `3A/5A` was 三 A then 五安, the first heard as a letter).
+_LIST = r"\s*[、,，/和]\s*\d{1,4}"
+_NEXT_LABEL = rf"{_LIST}(?:[B-Z](?![A-Za-z0-9])|A(?:{_LIST}A)*(?:{LABELLED}))"
 _LETTER_LABEL = (
     r"(?:(?<=\d[A-Z]/)|(?<![A-Za-z0-9.#/_~～\u2013到至-]))(\d{1,4})A"
-    rf"(?=(?!{_RATED})(?:{LABELLED})|\s*[、,，/和]\s*\d{{1,4}}[A-Z](?![A-Za-z0-9]))"
+    rf"(?=(?!{_RATED})(?:{LABELLED})|{_NEXT_LABEL})"
 )
 
 
@@ -86,7 +92,9 @@ def _letter_label(m: re.Match[str]) -> str:
     return (said if said != number else read_integer(int(number))) + " A "
 
 
-DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时")
+# A countdown, what is left and a timeout are durations too (zh-front-9: `倒计时00:05:00` was
+# 零点零五分, a time of day).
+DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时", "倒计时", "剩余时间", "超时")
 _DURATION = (
     rf"({'|'.join(DURATION_WORDS)})(\s*(?:[:：=]|为|是|约)?\s*)"
     r"(?<!\d)(\d{1,3})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"

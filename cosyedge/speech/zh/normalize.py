@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from cosyedge.speech.text.notations import fold_degrees
 from cosyedge.speech.text.spans import Explained, explain, read, rule
 from cosyedge.speech.zh.alertforms import RULES
+from cosyedge.speech.zh.marks import fold_dashes
 from cosyedge.speech.zh.notation import fold_grouping
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def _folded(text: str) -> str:
     text = fold_degrees(text)
     text = _POWER_AFTER_DIGIT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPTS), text)
     text = _NEGATIVE_AFTER_LETTER.sub(lambda m: "^-" + m.group(1).translate(_SUPERSCRIPTS), text)
-    text = fold_grouping(text.translate(_HYPHENS))
+    text = fold_dashes(fold_grouping(text.translate(_HYPHENS)))
     text = _ROMAN_RUN.sub(_roman, text)
     return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
 

@@ -171,8 +171,13 @@ def _order_number(m: re.Match[str]) -> str:
 # Sign or code → the unit said after the amount.
 CURRENCIES = {"$": "美元", "USD": "美元", "€": "欧元", "EUR": "欧元", "£": "英镑", "GBP": "英镑"}
 CURRENCIES |= {"¥": "元", "CNY": "元", "RMB": "元", "JPY": "日元"}
+# Dollars of other places marked before the sign, the won and the rupee, their codes
+# (zh-front-9: HK$300 was H K then a bare 三百, the currency lost).
+CURRENCIES |= {"HK$": "港元", "US$": "美元", "NT$": "新台币", "A$": "澳元", "C$": "加元"}
+CURRENCIES |= {"S$": "新加坡元", "₩": "韩元", "₹": "卢比", "HKD": "港元", "TWD": "新台币"}
+CURRENCIES |= {"KRW": "韩元", "INR": "卢比", "AUD": "澳元", "CAD": "加元", "SGD": "新加坡元"}
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_CODES = "USD|EUR|GBP|CNY|RMB|JPY"
+_CODES = "USD|EUR|GBP|CNY|RMB|JPY|HKD|TWD|KRW|INR|AUD|CAD|SGD"
 # A magnitude written after the amount ($1.5M, ￥1.5万, $2.3k): said before the currency.
 MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千"}
 # Millions and billions are counted in 万 and 亿, as Chinese counts: $1.5M is 一百五十万美元
@@ -182,7 +187,7 @@ MAGNITUDE = r"[万亿千]|[kKMB](?![A-Za-z])"
 _MINUS = r"[-−\u2013]"
 MONEY = re.compile(
     rf"(?<![A-Za-z0-9.])(?P<sign>{_MINUS}?)"
-    rf"(?:(?P<mark>[$€£¥])\s?(?P<sign_after>{_MINUS}?)|(?P<code>{_CODES})\s?)"
+    rf"(?:(?P<mark>(?:HK|US|NT|[ACS])\$|[$€£¥₩₹])\s?(?P<sign_after>{_MINUS}?)|(?P<code>{_CODES})\s?)"
     rf"(?P<amount>{_AMOUNT})(?P<magnitude>{MAGNITUDE})?"
     rf"(?P<yuan>元)?(?![\d.,]\d|[A-Za-z]|-[A-Za-z0-9])"
     rf"|(?<![A-Za-z0-9.])(?<!\d,)(?P<sign_before>{_MINUS}?)(?P<written>{_AMOUNT})\s?"

@@ -64,12 +64,15 @@ WORDS = {
     "ppb": "P P B",
     "psi": "磅每平方英寸",
     "rpm": "转每分",
+    # Siemens, for conductivity (µS/cm, μS/cm) (zh-front-9).
+    "S": "西门子",
     "r/min": "转每分",
 }
 # An hour and a minute inside a product are 时 and 分: 千瓦时, not 千瓦小时.
 _IN_PRODUCT = {"h": "时", "min": "分"}
 GRAMMAR = Grammar.of(WORDS)
-PATTERN = GRAMMAR.pattern()
+# An S alone (5S: a method) is no unit; with a prefix or a quotient (µS/cm, mS) siemens.
+PATTERN = rf"(?!S(?![A-Za-z0-9/·⋅*^]))(?:{GRAMMAR.pattern()})"
 
 
 def term_words(term: Term, in_product: bool) -> str:

@@ -1,0 +1,144 @@
+"""Mandarin readings of codes, pairs, countdowns, stamps, money and units the value rules
+would hear wrong (zh-front-9): each form as an operator must hear it, and the forms next to
+it that keep their reading."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cosyedge.speech.zh.normalize import MandarinNormalizer
+from cosyedge.speech.zh.numbers import read_digits
+
+FORMS = [
+    # A capital written onto digits inside a code is the code's, not amperes.
+    ("设备号12A-3", "设备号 幺二 A 杠三"),
+    ("型号ACS880-01-045A-3", "型号 A C S 八八零 杠 零幺 杠 零四五 A 杠三"),
+    ("MAC 001A.2B3C.4D5E", "M A C 零零幺 A，二 B 三 C，四 D 五 E"),
+    ("UL 508A认证", "U L 五零八 A 认证"),
+    ("ISO 9001:2015", "I S O 九零零幺冒号二零幺五"),
+    ("TSG 21-2016", "T S G 二幺杠二零幺六"),
+    ("车牌京A 1234A", "车牌京 A 幺二三四 A"),
+    ("粤B12345D", "粤 B 幺二三四五 D"),
+    ("鲁Q 1234学", "鲁 Q 幺二三四学"),
+    ("5A-10A", "五安到十安"),
+    ("5A保险丝", "五安保险丝"),
+    # Values with the same unit a slash or a list parts all keep it.
+    ("3A/5A", "三安斜杠五安"),
+    ("规格16A/32A", "规格十六安斜杠三十二安"),
+    ("2A、3A", "二安、三安"),
+    ("1A/2A/3A", "一安斜杠二安斜杠三安"),
+    ("25℃/31℃", "二十五摄氏度斜杠三十一摄氏度"),
+    ("2A、3A泵", "二 A、三 A 泵"),
+    ("1A、1B泵", "一 A、一 B 泵"),
+    # A tag with a dotted suffix is one tag: no 零点 value invented.
+    ("FIC-101.5流量高", "F I C 杠幺零幺点五 流量高"),
+    ("TT-12.3温度高", "T T 杠幺二点三 温度高"),
+    ("FT-305.2A", "F T 杠三零五点二 A"),
+    # En and em dashes between digit groups.
+    ("电话021–60121234", "电话零二幺，六零幺二，幺二三四"),
+    ("手机139–1234–5678", "手机幺三九，幺二三四，五六七八"),
+    ("日期2026–12–02", "日期二零二六年十二月二日"),
+    ("序列号8842–1190–07", "序列号八八四二杠幺幺九零杠零七"),
+    ("20—30℃", "二十到三十摄氏度"),
+    # A version after a version word is no date.
+    ("版本2024.11.2", "版本二零二四点十一点二"),
+    ("HA 2024.11.2", "H A 二零二四点十一点二"),
+    ("日期2024.11.2", "日期二零二四年十一月二日"),
+    # Money marked before a dollar sign, the won and the rupee.
+    ("HK$300", "三百港元"),
+    ("US$1,200", "一千二百美元"),
+    ("NT$500", "五百新台币"),
+    ("₩50000", "五万韩元"),
+    ("₹500", "五百卢比"),
+    # A spaced minus after a word that names a value, before a value with a unit.
+    ("温度 - 5℃", "温度零下五摄氏度"),
+    ("偏差 - 2%", "偏差负百分之二"),
+    ("压力 - 0.1MPa", "压力负零点一兆帕"),
+    ("温度 -5℃ 到 - 3℃", "温度 零下五摄氏度 到零下三摄氏度"),
+    ("温度高 - 85℃", "温度高杠八十五摄氏度"),
+    # A count of nothing before 件.
+    ("库存0件", "库存零，件"),
+    ("不良0件", "不良零，件"),
+    ("库存10件", "库存十件"),
+    # A countdown in hours, minutes and seconds; a compact date and time.
+    ("T-00:05:00", "T 减五分钟"),
+    ("T-00:10:00开始", "T 减十分钟开始"),
+    ("20261202 063015 报警", "二零二六年十二月二日六点三十分十五秒报警"),
+    ("时间20261202 06:30", "时间二零二六年十二月二日六点三十分"),
+    ("20261202 0630 停机", "二零二六年十二月二日六点三十分停机"),
+    # Units: siemens with the micro sign or the Greek mu, a unit per which a price is given.
+    ("电导率1250μS/cm", "电导率一千二百五十微西门子每厘米"),
+    ("电导率1250\u00b5S/cm", "电导率一千二百五十微西门子每厘米"),
+    ("5S管理", "五 S 管理"),
+    ("成本3.5元/m³", "成本三点五元每立方米"),
+    ("包装线速度120包/min", "包装线速度一百二十包每分钟"),
+    # Promises of the reading tables: codes after …码, No. in capitals, % before a PLC
+    # address, the zeros ending the cents before 元, a spaced plus after a value word.
+    ("状态码404", "状态码 四零四"),
+    ("校验码1234", "校验码 幺二三四"),
+    ("NO.12", "十二号"),
+    ("%MW100", "百分号 M W 幺零零"),
+    ("1,250.00元", "一千二百五十元"),
+    ("温度 + 5℃", "温度正五摄氏度"),
+    # A time with seconds after 倒计时, 剩余时间 or 超时 is how long.
+    ("倒计时00:05:00", "倒计时五分钟"),
+    ("剩余时间00:05:00", "剩余时间五分钟"),
+    ("超时00:00:30", "超时三十秒"),
+]
+
+
+@pytest.mark.parametrize("text", ["温度+25℃", "4*2.5mm²", "温度 - 5℃", "HK$300"])
+def test_a_form_is_explained_as_it_is_said(normalizer, text):
+    assert normalizer.explain(text).said == normalizer.normalize(text)
+
+
+@pytest.fixture(scope="module")
+def normalizer() -> MandarinNormalizer:
+    return MandarinNormalizer()
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMS)
+def test_form_reading(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+_GROUPS = st.lists(st.from_regex(r"[1-9][0-9]{2,3}", fullmatch=True), min_size=3, max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(groups=_GROUPS, dash=st.sampled_from(["\u2013", "\u2014"]))
+def test_digit_groups_an_en_or_em_dash_joins_are_read_as_a_hyphen_joins_them(
+    normalizer, groups, dash
+):
+    """Never 负 nor 到 between the groups: whatever a hyphen makes of them."""
+    said = normalizer.normalize("序列号" + dash.join(groups))
+    assert said == normalizer.normalize("序列号" + "-".join(groups))
+    assert "负" not in said and "到" not in said
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    digits=st.from_regex(r"[1-9][0-9]{0,3}", fullmatch=True),
+    after=st.from_regex(r"[1-9][0-9]{0,2}", fullmatch=True),
+    joint=st.sampled_from(["-", "."]),
+)
+def test_a_letter_written_onto_digits_inside_a_code_is_no_unit(normalizer, digits, after, joint):
+    said = normalizer.normalize(f"设备号{digits}A{joint}{after}")
+    word = "杠" if joint == "-" else "点"
+    expected = f"设备号 {read_digits(digits, one='幺')} A {word}{read_digits(after, one='幺')}"
+    assert said == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.integers(1, 999), min_size=2, max_size=4),
+    unit=st.sampled_from([("A", "安"), ("V", "伏"), ("kW", "千瓦")]),
+)
+def test_values_a_slash_parts_each_keep_their_unit(normalizer, values, unit):
+    written, word = unit
+    said = normalizer.normalize("/".join(f"{v}{written}" for v in values))
+    alone = (normalizer.normalize(f"{v}{written}") for v in values)
+    assert said == "斜杠".join(alone)
+    assert said.count(word) == len(values)
