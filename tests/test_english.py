@@ -663,6 +663,8 @@ EN8_FORMS = [
     ("3~400V", "three phase four hundred volts"),
     ("Range 3~ 7", "Range three to seven"),  # no voltage, frequency or word after: a range
     ("3~10kV", "three to ten kilovolts"),  # no mains voltage: a range
+    ("$1~$2", "one to two dollars"),  # an amount's number: a range of money
+    ("€3~€5", "three to five euros"),
     ('Pipe 1-1/2"', "Pipe one and one half inches"),
     ("Setpoint 1-1/2 in", "Setpoint one and one half inches"),
     ("Level 1⅓ m", "Level one and one third meters"),
