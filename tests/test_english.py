@@ -782,6 +782,8 @@ EN8_FORMS = [
         "Lot number two zero two six dash one one dash three zero dash eh",
     ),
     ("Sample S-2026-11-30", "Sample S dash two zero two six dash one one dash three zero"),
+    ("SN 0000-00-00", "S N zero zero zero zero dash zero zero dash zero zero"),  # as a serial
+    ("Lot #2026-11-30", "Lot number two zero two six dash one one dash three zero"),
     ("on 2026-11-30", "on November thirtieth twenty twenty six"),  # a date
 ]
 

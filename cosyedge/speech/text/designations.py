@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text import units
+from cosyedge.speech.text.fields import id_word
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import (
     cardinal,
@@ -189,7 +190,10 @@ def _proportion(m: re.Match[str]) -> str:
 def _dated_id(m: re.Match[str]) -> str:
     """`Lot No. 2026-11-30-A` → "Lot number two zero two six dash one one dash three zero
     dash eh": each group spelled, "dash" between."""
-    cue = _NUMERO.sub("number", m[1].rstrip()) + " "
+    cue = _NUMERO.sub("number", m[1].rstrip())
+    word = cue.split()[0].rstrip(":#")
+    rest = re.sub(r"\s*#", " number", cue[len(word) :])  # Lot #…, as a serial's # is said
+    cue = id_word(word) + rest + " "  # SN as its letters, as a serial's is said
     return cue + " dash ".join(_spelled(group) for group in m[2].split("-"))
 
 

@@ -134,7 +134,7 @@ def say_identifier(written: str) -> str:
     return " dash ".join(digits(group) for group in written.split("-"))
 
 
-def _id_word(word: str) -> str:
+def id_word(word: str) -> str:
     """`S/N` → "S N", `PO` → "P O" (letters, the slash silent), `Order No.` → "Order number"."""
     if re.fullmatch(r"[A-Za-z]/?[A-Za-z]", word) or word == "PO":
         return " ".join(c.upper() for c in word if c != "/")
@@ -147,7 +147,7 @@ def read_serial(m: re.Match[str]) -> str:
         return say_identifier(alone)
     # Written onto the word (SN12345678), the digits are still a word apart: never "S None".
     between = " number " if "#" in between else between.rstrip() + " "
-    return _id_word(word) + between + say_identifier(after_word)
+    return id_word(word) + between + say_identifier(after_word)
 
 
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
