@@ -1260,6 +1260,9 @@ def serial_numbers_zh(draw) -> Form:
     assume(not re.fullmatch(r"(?:0\d{2,3}|[48]00)-\d{3,4}-\d{4}", written))
     assume(not re.fullmatch(r"1[3-9]\d-\d{4}-\d{4}", written))  # a mobile number
     assume(not re.fullmatch(r"(?:1[3-9]|[2-9]\d)-\d\d-\d\d", written))  # a yy-mm-dd date
+    # China's international prefix before a mobile or an area code and number: dialled.
+    phone = r"0086-(?:1[3-9]\d-\d{4}|(?:10|2\d|[3-9]\d\d)-\d{3,4})-\d{4}"
+    assume(not re.fullmatch(phone, written))
     return Form(written, (tuple(groups),))
 
 
