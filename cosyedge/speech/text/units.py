@@ -139,6 +139,14 @@ def _in_a_row(m: re.Match[str]) -> bool:
     return bool(_VALUE_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start()))
 
 
+# A capital A written onto a whole number at the end of a clause is amps only after a word
+# of electric current (`Current 4A.`, `fuse 10A.`) or among values; else it is a label's
+# letter, as a gate, a cabinet or a standard is numbered (`gate 4A.`, `UL 508A.`, en-9). A
+# decimal is a measurement (`12.5A.`).
+_CURRENT_BEHIND = re.compile(
+    r"\b(?i:current|amps?|amperage|load|draw|fuses?|breaker|mcb|rated|rating|overcurrent|"
+    r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
+)
 _LONE = re.compile("°C|°F|%|°|\u2030")
 
 
@@ -179,6 +187,8 @@ def _with_unit(m: re.Match[str]) -> str:
     # labels a thing that way; an A may (Pump 2A), so it needs a value after it.
     rating = symbol in "VW" and m.group(0) == written + symbol
     values = unit.lone_letter and _in_a_row(m)
+    if ends and symbol == "A" and written.isdigit() and m.group(0) == written + symbol:
+        ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start())
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"

@@ -1,0 +1,31 @@
+"""English readings new in en-9, each class with its neighbours that must not change."""
+
+from __future__ import annotations
+
+import pytest
+
+from cosyedge.speech.text.english import normalize
+
+EN9_FORMS = [
+    # A letter after a number that is no unit: a label's letter, a hexadecimal code, a decade.
+    ("Fire alarm at gate 4A.", "Fire alarm at gate four eh."),
+    ("Motor 12A.", "Motor twelve eh."),
+    ("Per UL 508A.", "Per UL five hundred eight eh."),
+    ("Per UL 508A panel", "Per UL five hundred eight eh panel"),
+    ("Current 4A.", "Current four amps."),  # after a word of current: amps
+    ("Fuse F3 10A.", "Fuse F three, ten amps."),
+    ("Rated 12.5A.", "Rated twelve point five amps."),
+    ("12.5A", "twelve point five amps"),  # a decimal is a measurement
+    ("Fault code 8000h.", "Fault code hex eight zero zero zero."),
+    ("Error code: 0100h", "Error code: hex zero one zero zero"),
+    ("Runtime 8000h", "Runtime eight thousand hours"),  # no code cue: hours
+    ("In 1980s plant.", "In nineteen eighties plant."),
+    ("Since the 2020s.", "Since the twenty twenties."),
+    ("Timer 1800s", "Timer one thousand eight hundred seconds"),  # no decade cue
+    ("Retry in 30s", "Retry in thirty seconds"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_FORMS)
+def test_en9_classes(written, spoken):
+    assert normalize(written) == spoken
