@@ -23,6 +23,18 @@ EN9_FORMS = [
     ("Since the 2020s.", "Since the twenty twenties."),
     ("Timer 1800s", "Timer one thousand eight hundred seconds"),  # no decade cue
     ("Retry in 30s", "Retry in thirty seconds"),
+    # An offset from UTC after seconds, a minus written onto them, a fraction before it.
+    ("Event at 14:05:00-05:00.", "Event at fourteen oh five U T C minus five."),
+    ("At 14:05:00.5-05:00", "At fourteen oh five and zero point five seconds U T C minus five"),
+    (
+        "At 06:31:00.123 +01:00",
+        "At oh six thirty one and zero point one two three seconds U T C plus one",
+    ),
+    (
+        "14:05:30 -05:00",
+        "fourteen oh five and thirty seconds to oh five hundred",
+    ),  # spaced: a range
+    ("14:05-15:00", "fourteen oh five to fifteen hundred"),
 ]
 
 
