@@ -35,6 +35,19 @@ EN9_FORMS = [
         "fourteen oh five and thirty seconds to oh five hundred",
     ),  # spaced: a range
     ("14:05-15:00", "fourteen oh five to fifteen hundred"),
+    # A slash between values is said.
+    ("Alarm 12.5/13.0 bar.", "Alarm twelve point five slash thirteen point zero bar."),
+    (
+        "L1/L2/L3: 230/231/229 V",
+        "L one slash L two slash L three: two hundred thirty slash two hundred thirty one slash two hundred twenty nine volts",
+    ),
+    (
+        "Tolerance +0.1/-0.2 mm",
+        "Tolerance plus zero point one slash minus zero point two millimeters",
+    ),
+    ("Pumps 2/3 running", "Pumps two of three running"),
+    ("due 12/31/2026", "due December thirty first twenty twenty six"),
+    ("10.0.0.0/24", "one zero dot zero dot zero dot zero slash twenty four"),
 ]
 
 

@@ -537,6 +537,9 @@ def _inch_mark(m: re.Match[str]) -> str:
 FEET_AND_INCHES = re.compile(r"(?<![\w.])(\d+)\s?ft\s+(\d+(?:\.\d+)?)\s?in\b")
 ANGLE_MINUTES = re.compile(r"(?<=°)\s?(\d{1,2}(?:\.\d+)?)['\u2032](?![\w'])")
 
+VALUE_SLASH = re.compile(r"(?<=\d)/(?=[-+]?\.?\d)")
+
+
 SLASHES = (
     Rule(
         "feet and inches",
@@ -555,5 +558,8 @@ SLASHES = (
     Rule("slash pair", SLASH_PAIR, _slash_pair),
     Rule("feet and inches", FEET_INCHES, _feet_inches),
     Rule("inch mark", INCH_MARK, _inch_mark),
+    # Any other slash between values (`12.5/13.0 bar`, `230/231/229 V`, en-9) is said: the
+    # voice reads a bare slash as nothing, and the values would run together.
+    Rule("slash", VALUE_SLASH, lambda m: " slash "),
 )
 """Read after the clock times, where the fractions were."""
