@@ -38,8 +38,8 @@ EN9_FORMS = [
     # A slash between values is said.
     ("Alarm 12.5/13.0 bar.", "Alarm twelve point five slash thirteen point zero bar."),
     (
-        "L1/L2/L3: 230/231/229 V",
-        "L one slash L two slash L three: two hundred thirty slash two hundred thirty one slash two hundred twenty nine volts",
+        "230/231/229 V",
+        "two hundred thirty slash two hundred thirty one slash two hundred twenty nine volts",
     ),
     (
         "Tolerance +0.1/-0.2 mm",
@@ -48,6 +48,17 @@ EN9_FORMS = [
     ("Pumps 2/3 running", "Pumps two of three running"),
     ("due 12/31/2026", "due December thirty first twenty twenty six"),
     ("10.0.0.0/24", "one zero dot zero dot zero dot zero slash twenty four"),
+    # A tolerance pair keeps both signs.
+    (
+        "D 25 +0.02 -0.01 mm.",
+        "D twenty five plus zero point zero two minus zero point zero one millimeters.",
+    ),
+    (
+        "D 25 -0.01 +0.02 mm.",
+        "D twenty five minus zero point zero one plus zero point zero two millimeters.",
+    ),
+    ("Range 2-5 bar", "Range two to five bar"),
+    ("Temp -5 - +10", "Temp minus five - plus ten"),
 ]
 
 
