@@ -59,6 +59,20 @@ EN9_FORMS = [
     ),
     ("Range 2-5 bar", "Range two to five bar"),
     ("Temp -5 - +10", "Temp minus five - plus ten"),
+    # Hexadecimal identifiers are spelled, not read as scientific notation.
+    (
+        "UUID 123e4567-e89b-12d3-a456-426614174000",
+        "UUID one two three E four five six seven dash"
+        " E eight nine B dash one two D three dash eh four five six dash four two six six one four"
+        " one seven four zero zero zero",
+    ),
+    ("Hash 9f86d081.", "Hash nine F eight six D zero eight one."),
+    ("Checksum 3e5e3e5e", "Checksum three E five E three E five E"),
+    ("Code 1E3.", "Code one E three."),
+    ("Value 1E3", "Value one times ten to the three"),
+    ("Value 1.5e-3", "Value one point five times ten to the minus three"),
+    ("Batch 20261130", "Batch two zero two six one one three zero"),
+    ("deadbeef", "deadbeef"),
 ]
 
 

@@ -190,6 +190,8 @@ def _dated_id(m: re.Match[str]) -> str:
     """`Lot No. 2026-11-30-A` → "Lot number two zero two six dash one one dash three zero
     dash eh": each group spelled, "dash" between."""
     cue = _NUMERO.sub("number", m[1].rstrip()) + " "
+    # The serial number's letters, as fields.py says them (SN: → "S N:").
+    cue = re.sub(r"^(?i:sn)\b", "S N", cue).replace(" #", " number").replace("#", " number")
     return cue + " dash ".join(_spelled(group) for group in m[2].split("-"))
 
 
