@@ -73,9 +73,34 @@ EN9_FORMS = [
     ("Value 1.5e-3", "Value one point five times ten to the minus three"),
     ("Batch 20261130", "Batch two zero two six one one three zero"),
     ("deadbeef", "deadbeef"),
+    # Not equal is said so.
+    ("Value != 0.", "Value not equal to zero."),
+    ("Value <> 0", "Value not equal to zero"),
+    ("a <= 5", "a at most five"),
+]
+
+EN9_GROUPINGS = [
+    # Groupings by underscore, apostrophe, Indian pairs, dots before a euro written after.
+    ("Value 1_000_000", "Value one million"),
+    (
+        "Budget CHF 1'250.50.",
+        "Budget one thousand two hundred fifty Swiss francs and fifty centimes.",
+    ),
+    ("Budget INR 12,50,000.", "Budget one million two hundred fifty thousand rupees."),
+    ("Budget \u20b95,000.", "Budget five thousand rupees."),
+    ("Penalty 2.500 \u20ac.", "Penalty two thousand five hundred euros."),
+    ("Cost 12.5 \u20ac", "Cost twelve point five euros"),
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("1,250 units", "one thousand two hundred fifty units"),
+    ("x_1_000", "x_1_000"),
 ]
 
 
 @pytest.mark.parametrize(("written", "spoken"), EN9_FORMS)
 def test_en9_classes(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_GROUPINGS)
+def test_en9_groupings(written, spoken):
     assert normalize(written) == spoken

@@ -180,7 +180,7 @@ _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
-_SIGNS |= {"≈": "about"}
+_SIGNS |= {"≈": "about", "!=": "not equal to", "<>": "not equal to", "≠": "not equal to"}
 
 
 def _alternatives(words) -> str:

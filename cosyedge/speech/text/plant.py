@@ -225,6 +225,9 @@ CURRENCIES = {
     "CNY": ("yuan", "yuan", "fen", "fen"),
     "RMB": ("yuan", "yuan", "fen", "fen"),
     "JPY": ("yen", "yen", "sen", "sen"),
+    "\u20b9": ("rupee", "rupees", "paisa", "paise"),  # the rupee sign (en-9)
+    "INR": ("rupee", "rupees", "paisa", "paise"),
+    "CHF": ("Swiss franc", "Swiss francs", "centime", "centimes"),
 }
 # A euro amount may be written with a decimal comma (€5,50: two digits after it, never three,
 # which group thousands).
@@ -237,9 +240,9 @@ MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion
 _MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w|-\d)"
 # A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
-    rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
+    rf"(?<![\w.])(-\s?)?(?:([$€£¥\u20b9])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\s)({_AMOUNT})"
     rf"(?:{_MAGNITUDE}|(?![\d.,]\d|\w))"
-    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
+    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF|[€])(?!\w)"
 )
 
 
@@ -284,7 +287,7 @@ def _money(m: re.Match[str]) -> str:
 
 
 # A currency sign alone (`Cost in $`, `€/kWh`): its name.
-LONE_CURRENCY = re.compile(r"[$€£¥]")
+LONE_CURRENCY = re.compile(r"[$€£¥\u20b9]")
 # A price per unit after the currency's name (five dollars/t, dollars /kWh, cents/month).
 _CURRENCY_NAMES = "dollars?|euros?|pounds?|pence|penny|cents?|yuan|fen|yen"
 PER_UNIT = re.compile(rf"\b({_CURRENCY_NAMES})\s?/\s?([A-Za-z°%][\w°²³]*)(?!\w)")
