@@ -93,6 +93,24 @@ EN9_GROUPINGS = [
     ("Lines 3,4 down", "Lines three, four down"),
     ("1,250 units", "one thousand two hundred fifty units"),
     ("x_1_000", "x_1_000"),
+    # Decimal commas: a range's first end, a zero before the comma.
+    ("Range 2,5-3,5 bar.", "Range two point five to three point five bar."),
+    ("Weight 0,750 kg.", "Weight zero point seven five zero kilograms."),
+    ("x 0,750", "x zero seven five zero"),  # no unit: as written
+    ("1,500 kg", "one thousand five hundred kilograms"),
+]
+
+EN9_MARKS = [
+    # Enclosed numbers side by side are a list.
+    ("Line \u2460\u2461\u2462 stopped.", "Line one, two, three stopped."),
+    ("Step \u2461 done", "Step two done"),
+    # Feet and inches with a space between.
+    ("Length 12' 6\".", "Length twelve feet six inches."),
+    ("5'10\"", "five feet ten inches"),
+    # A month and a year.
+    ("12/2026 inventory.", "December twenty twenty six inventory."),
+    ("Count 5/2000 parts", "Count five of two thousand parts"),
+    ("due 12/31/2026", "due December thirty first twenty twenty six"),
 ]
 
 
@@ -103,4 +121,9 @@ def test_en9_classes(written, spoken):
 
 @pytest.mark.parametrize(("written", "spoken"), EN9_GROUPINGS)
 def test_en9_groupings(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_MARKS)
+def test_en9_marks(written, spoken):
     assert normalize(written) == spoken

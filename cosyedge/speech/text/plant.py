@@ -516,7 +516,7 @@ def _time_fraction(m: re.Match[str]) -> str:
 # Feet and inches with their marks (5'10"), and an inch mark alone after a size (Pipe 2",
 # 2" valve): a double quote that closes a quotation is none.
 FEET_INCHES = re.compile(
-    r"(?<![\w.'])(\d{1,2})['\u2032](\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
+    r"(?<![\w.'])(\d{1,2})['\u2032] ?(\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
 )
 INCH_MARK = re.compile(r"(?<![\w./])(?<!\d,)(\d{1,3}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])")
 
