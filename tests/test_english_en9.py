@@ -111,6 +111,13 @@ EN9_MARKS = [
     ("12/2026 inventory.", "December twenty twenty six inventory."),
     ("Count 5/2000 parts", "Count five of two thousand parts"),
     ("due 12/31/2026", "due December thirty first twenty twenty six"),
+    # A unit after a lone slash or "per"; microstrain, gigohms.
+    ("Count 3520 /m\u00b3.", "Count three thousand five hundred twenty per cubic meter."),
+    ("Particles 10,000 per ft\u00b3.", "Particles ten thousand per cubic foot."),
+    ("5 kg/m\u00b3", "five kilograms per cubic meter"),
+    ("5 per s", "five per s"),  # a lone letter without a power stays a letter
+    ("Strain 1200 \u00b5\u03b5 on beam.", "Strain one thousand two hundred microstrain on beam."),
+    ("Insulation 1.2 G\u03a9.", "Insulation one point two gigohms."),
 ]
 
 

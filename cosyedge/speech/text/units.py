@@ -108,9 +108,10 @@ WORDS = {
     "sec": ("second", "seconds"),
     "secs": ("second", "seconds"),
     "%vol": ("percent by volume", "percent by volume"),
+    "\u03b5": ("strain", "strain"),  # with a prefix (µε, en-9); alone a letter
 }
 # Where the prefix and the unit run together as one word.
-_JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
+_JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
 # A kelvin is one anywhere, but only apart from its number (300 K; 5K is five thousand).
 LETTERS = frozenset("AVWmshlLK")
@@ -198,8 +199,21 @@ def _lone(m: re.Match[str]) -> str:
     return " " + WORDS[m.group(0)][1] + " "
 
 
+# A unit after a slash written onto a value or after "per", no unit above it (`3520 /m³`,
+# `10,000 per ft³`, en-9): "per cubic meter". A lone letter without a power stays a letter.
+PER_ALONE = re.compile(rf"(?:(?<=\d)\s?/\s?|(?<![\w/])per\s+)({GRAMMAR.pattern()})(?![\w/²³^])")
+
+
+def _per_alone(m: re.Match[str]) -> str:
+    unit = GRAMMAR.parse(m[1])
+    if unit is None or unit.below or (unit.lone_letter and unit.above[0].power == 1):
+        return m.group(0)
+    return " per " + unit_words(unit, False)
+
+
 RULES = (
     Rule("unit", UNIT, _with_unit),
+    Rule("unit", PER_ALONE, _per_alone),
     Rule("unit", _LONE, _lone),
 )
 
