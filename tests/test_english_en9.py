@@ -118,6 +118,16 @@ EN9_MARKS = [
     ("5 per s", "five per s"),  # a lone letter without a power stays a letter
     ("Strain 1200 \u00b5\u03b5 on beam.", "Strain one thousand two hundred microstrain on beam."),
     ("Insulation 1.2 G\u03a9.", "Insulation one point two gigohms."),
+    # A 12-hour time written with a dot.
+    ("Shift change at 6.00 am.", "Shift change at six eh M."),
+    ("Stop at 10.30 p.m.", "Stop at ten thirty P M."),
+    ("Value 6.00 amps", "Value six point zero zero amps"),
+    # Capitals, a hyphen and a long digit group with groups after it: an identifier.
+    (
+        "Batch B-20261201-03 released.",
+        "Batch B two zero two six one two zero one dash zero three released.",
+    ),
+    ("PT-101", "P T one oh one"),
 ]
 
 

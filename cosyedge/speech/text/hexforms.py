@@ -8,12 +8,16 @@
 - A number, an E and a number after a word that says a code follows (code, error, fault,
   alarm, id, model, part, type): `Code 1E3` → "Code one E three", not "one times ten to the
   three" (`Value 1E3` stays scientific notation).
+- Capitals, a hyphen, six digits or more and hyphenated groups (`B-20261201-03`): an
+  identifier in its groups, "B two zero two six one two zero one dash zero three", not an
+  amount and a range.
 """
 
 from __future__ import annotations
 
 import re
 
+from cosyedge.speech.text.fields import say_identifier
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits, letters
 
@@ -24,6 +28,8 @@ CUED_EXPONENT = re.compile(
     r"\b((?i:code|error|fault|alarm|id|model|part|type)(?:\s*[:#]\s*|\s+))"
     r"(\d+[eE]\d+)(?![\w-]|[.,]\d)"
 )
+
+LETTERED_ID = re.compile(r"(?<![\w.-])([A-Z]{1,4})-(\d{6,}(?:-\d{1,6})+)(?![\w-]|\.\w)")
 
 
 def spelled(written: str) -> str:
@@ -37,5 +43,6 @@ RULES = (
     Rule("identifier", UUID, lambda m: spelled(m[1])),
     Rule("identifier", HEX_RUN, lambda m: spelled(m[1])),
     Rule("identifier", CUED_EXPONENT, lambda m: m[1] + spelled(m[2])),
+    Rule("identifier", LETTERED_ID, lambda m: " ".join([*letters(m[1]), say_identifier(m[2])])),
 )
 """Read before any number."""
