@@ -128,6 +128,11 @@ EN9_MARKS = [
         "Batch B two zero two six one two zero one dash zero three released.",
     ),
     ("PT-101", "P T one oh one"),
+    # An inch size after a fitting's word; a thread.
+    ("Pipe 3/4 in leaking.", "Pipe three quarter inch leaking."),
+    ("Valve 1/4 in the tank", "Valve one of four in the tank"),
+    ("Pipes 2/3 in service", "Pipes two of three in service"),
+    ("Bolt 3/8-16 UNC loose.", "Bolt three eighth inch sixteen U N C loose."),
 ]
 
 
