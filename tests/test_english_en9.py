@@ -133,6 +133,9 @@ EN9_MARKS = [
     ("Valve 1/4 in the tank", "Valve one of four in the tank"),
     ("Pipes 2/3 in service", "Pipes two of three in service"),
     ("Bolt 3/8-16 UNC loose.", "Bolt three eighth inch sixteen U N C loose."),
+    # A tilde between amounts is a range, not single phase.
+    ("$1~$2", "one to two dollars"),
+    ("Pump 3~", "Pump three phase"),
 ]
 
 

@@ -22,7 +22,7 @@ from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits
 
 PHASES = re.compile(
-    r"(?<![\w.~])([13])~(?=\s?(?:\d{3,}\s?V|(?:50|60)\s?Hz)(?![\w/])|\s*(?:$|[^\d\s~.,+-]))"
+    r"(?<![\w.~])([13])~(?=\s?(?:\d{3,}\s?V|(?:50|60)\s?Hz)(?![\w/])|\s*(?:$|[^\d\s~.,+$€£¥-]))"
 )
 MIXED_INCHES = re.compile(r"(?<![\w.\-/])(\d{1,2})-(\d{1,2})/(\d{1,2})(?=\s?(?:\"|in\b|inch))")
 BINARY = re.compile(r"(?<![\w.])0b([01]{1,64})(?!\w|\.\d)")
