@@ -693,9 +693,13 @@ def ratios(draw) -> Form:
 @st.composite
 def time_ranges(draw) -> Form:
     """Two times on the 24-hour clock with a dash, an en dash or a tilde between them:
-    `08:00-16:00`, `22:00 ~ 06:00`. Parts: (the first time's parts, the second's)."""
+    `08:00-16:00`, `22:00 ~ 06:00`. Parts: (the first time's parts, the second's). Not a
+    hyphen written onto seconds before a time of hours and minutes up to 14:59
+    (`14:05:00-05:00`): that is an offset from UTC, as ISO 8601 writes one (en-9)."""
     first, second = (draw(clock_times(fractions=False, utc=False)) for _ in range(2))
     dash = draw(st.sampled_from(["-", "\u2013", "~", " - ", " \u2013 "]))
+    offset = second.parts[3] is None and int(second.parts[1]) <= 14
+    assume(not (dash == "-" and first.parts[3] is not None and offset))
     return Form(first.written + dash + second.written, (first.parts, second.parts))
 
 

@@ -59,6 +59,12 @@ def test_a_word_of_many_joined_pieces_is_given_to_the_g2p_as_its_pieces():
     assert unjoined("a/b/c/d/e/f/g/h/i") == "a b c d e f g h i"
     markup = "[x-x-x-x-x-x-x-x-x](/ɛks/)"
     assert unjoined(markup) == markup  # a site lexicon's entry is left whole
+    assert unjoined(f"a {markup}b") == f"a {markup}b"
+    # Runs of letters, digits and marks: a word of more than MAX_RUNS of them as its runs.
+    assert unjoined("hash 9f86d081") == "hash 9f86d081"
+    assert unjoined("x " + "1e" * 9) == "x " + " ".join(["1", "e"] * 9)
+    assert unjoined("(" * 9 + "one" + ")" * 9) == " ".join(["("] * 9 + ["one"] + [")"] * 9)
+    assert unjoined(f"{'(' * 20}{markup}") == "( " * 19 + "(" + markup
 
 
 def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text():
@@ -75,3 +81,36 @@ def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text():
     ordinary = _seconds(phonemes, _long(ORDINARY, 400))
     for shape in ("1-", "1/", "1-0-", "a-", "1:"):
         assert _seconds(phonemes, _long(shape, 400)) < SLOWER * ordinary, shape
+
+
+# Runs whose words once took the voice's G2P time growing as a power of their length: a word
+# of many runs of letters and digits (`1e1e…`, a hex checksum, brackets nested), and a long
+# sentence of short words (digits, a dotted run, an address repeated), whose cut into steps
+# counted the pieces left from every space anew.
+GROWING = [
+    ("", "1e", 100), ("Checksum mismatch: ", "3e5e", 100), ("", "(", 1000), ("", "1", 2000),
+    ("", "1.", 2000), ("", "192.168.1.", 1000), ("0x", "F", 2000), ("Bits ", "a(b", 300),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("prefix", "shape", "length"), GROWING)
+def test_hibaris_g2p_reads_four_times_the_text_in_about_four_times_the_time(prefix, shape, length):
+    from hibari.g2p import G2P
+
+    from cosyedge.speech.lexicon import NO_LEXICON
+    from cosyedge.speech.voices.hibari import HibariG2P
+
+    g2p = HibariG2P(G2P(oov=False))
+
+    def phonemes(text: str) -> None:
+        list(g2p.units(normalize(text), NO_LEXICON, []))
+
+    # The best of several runs, each length in turn: other work on the machine (tests run in
+    # parallel) slows a single run, not every one.
+    short = long = float("inf")
+    for _ in range(3):
+        short = min(short, _seconds(phonemes, prefix + _long(shape, length)))
+        long = min(long, _seconds(phonemes, prefix + _long(shape, 4 * length)))
+    # In proportion: about 4 times; a square would be 16, a cube 64. The constant allows for
+    # the clock's grain on a short text.
+    assert long < 8 * short + 0.02, (shape, short, long)

@@ -80,7 +80,22 @@ def regroup(text: str) -> str:
     text = EUROPEAN.sub(lambda m: _regrouped(m[1].replace(".", ","), m[2]), text)
     text = DOT_GROUPS.sub(_dot_groups, text)
     text = EURO_DOT_GROUPS.sub(lambda m: m[1].replace(".", ","), text)
+    text = EURO_AFTER.sub(lambda m: m[1].replace(".", ","), text)
+    text = MARKED.sub(lambda m: _regrouped(re.sub("[_'\u2019]", ",", m[1]), m[2]), text)
+    text = INDIAN.sub(lambda m: _regrouped(f"{int(m[1].replace(',', '')):,}", m[2]), text)
     return SPACED.sub(_spaced, text)
+
+
+# (en-9) Groups of three parted by an underscore, as code writes them (`1_000_000`), or by an
+# apostrophe, as Switzerland does (`CHF 1'250.50`); the Indian grouping, pairs before the
+# last three digits (`INR 12,50,000`, twelve lakh); dot groups before the euro written after
+# the amount (`2.500 €`): one number each, not digits, a list or a decimal.
+MARKED = re.compile(
+    rf"{_START}([1-9]\d{{0,2}}(?:_\d{{3}})+|[1-9]\d{{0,2}}(?:['\u2019]\d{{3}})+)(?:\.(\d+))?"
+    r"(?![\w'\u2019]|[.,]\d)"
+)
+INDIAN = re.compile(rf"{_START}([1-9]\d?(?:,\d\d)+,\d{{3}})(?:\.(\d+))?(?!\w|[.,]\d)")
+EURO_AFTER = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+)(?=\s?(?:€|EUR\b))")
 
 
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
@@ -128,6 +143,31 @@ DECIMAL_COMMA = re.compile(
 )
 
 
+# (en-9) A range of two decimal commas before a unit (`2,5-3,5 bar`): the first end is one as
+# the second is; and a zero before the comma (`0,750 kg`, `0,5 bar`) is no thousands group.
+_UNIT_AFTER = rf"(?=\s?({units.GRAMMAR.pattern()})(?![\w/²³^]))"
+DECIMAL_COMMA_RANGE = re.compile(
+    rf"{_START}(\d{{1,3}}),(\d{{1,2}})(\s?[-\u2013~]\s?)(\d{{1,3}}),(\d{{1,2}}){_UNIT_AFTER}"
+)
+ZERO_COMMA = re.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
+
+
+def _decimal_comma_range(m: re.Match[str]) -> str:
+    """`2,5-3,5 bar` → `2.5-3.5 bar`; before a lone letter as written."""
+    unit = units.GRAMMAR.parse(m[6])
+    if unit is None or (unit.lone_letter and m[6].isalpha()):
+        return m.group(0)
+    return f"{m[1]}.{m[2]}{m[3]}{m[4]}.{m[5]}"
+
+
+def _zero_comma(m: re.Match[str]) -> str:
+    """`0,750 kg` → `0.750 kg`; before a lone letter as written."""
+    unit = units.GRAMMAR.parse(m[2])
+    if unit is None or (unit.lone_letter and m[2].isalpha()):
+        return m.group(0)
+    return f"0.{m[1]}"
+
+
 def _decimal_comma(m: re.Match[str]) -> str:
     """`3,5 bar` → `3.5 bar` for the number and unit rules; before a lone letter (`1,2 A`)
     the digits stay a list."""
@@ -138,6 +178,8 @@ def _decimal_comma(m: re.Match[str]) -> str:
 
 
 RULES = (
+    Rule("decimal comma", DECIMAL_COMMA_RANGE, _decimal_comma_range),
+    Rule("decimal comma", ZERO_COMMA, _zero_comma),
     Rule("decimal comma", DECIMAL_COMMA, _decimal_comma),
     Rule("range", MONEY_RANGE, _money_range),
     Rule("range", UNIT_BOTH_ENDS, _unit_both_ends),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech.text import hexforms, suffixes
 from cosyedge.speech.text.plant import say_hex
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters
@@ -35,5 +36,7 @@ def _tag_member(m: re.Match[str]) -> str:
 RULES = (
     Rule("device tag", TAG_MEMBER, _tag_member),
     Rule("hexadecimal", CUED_HEX, lambda m: m[1] + say_hex(m[2])),
+    *suffixes.RULES,  # a letter after a number that is no unit (en-9)
+    *hexforms.RULES,  # hexadecimal identifiers, not scientific notation (en-9)
 )
 """Read before the device tags."""

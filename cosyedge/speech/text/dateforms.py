@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import cardinal, year
+from cosyedge.speech.text.words import MONTHS, cardinal, year
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 _DAYS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday"}
@@ -64,8 +64,20 @@ def _iso_week(m: re.Match[str]) -> str:
     return said + (f", day {cardinal(int(day))}" if day else "")
 
 
+# A month and a year of four digits (en-9): `12/2026` → "December twenty twenty six", not the
+# count "twelve of two thousand twenty six"; years 1970 to 2099 but 2000 (`5/2000 parts` is a
+# count). A date (`12/31/2026`) has its day between them.
+MONTH_YEAR = re.compile(r"(?<![\w/.,-])(0?[1-9]|1[0-2])/(19[7-9]\d|20(?!00)\d\d)(?![\w/-]|[.,:]\d)")
+
+# A 12-hour time written with a dot (en-9): `6.00 am`, `10.30 p.m.` are `6:00 am`, `10:30 p.m.`
+# for the time rule, not decimals.
+DOTTED_CLOCK12 = re.compile(r"(?<![\w.])(1[0-2]|0?[1-9])\.([0-5]\d)(?=\s?[aApP]\.?[mM]\b)")
+
+
 RULES = (
+    Rule("time", DOTTED_CLOCK12, lambda m: f"{m[1]}:{m[2]}"),
     Rule("date", JOINED_MONTH, _joined_month),
+    Rule("date", MONTH_YEAR, lambda m: f"{MONTHS[int(m[1]) - 1]} {year(int(m[2]))}"),
     Rule("timestamp", UNIX_DATE, _unix_date),
     Rule("week", ISO_WEEK, _iso_week),
     Rule("time", MILITARY_TIME, lambda m: f"{m[1]}{m[2]}:{m[3]} hours"),

@@ -86,9 +86,9 @@ _PROPORTIONS = (
 PROPORTION = re.compile(
     rf"\b((?i:{_PROPORTIONS})(?:\s*[:=]\s*|\s+))(\d{{1,2}})/(\d{{1,2}})(?![\w/]|[.,]\d)"
 )
-_STANDARDS = "ISO|IEC|EN|DIN|IEEE|ANSI|BS|NFPA|API|ASME|UL|ISA|NEMA|VDE|GB|GB/T|JIS|IEC/EN"
+STANDARDS = "ISO|IEC|EN|DIN|IEEE|ANSI|BS|NFPA|API|ASME|UL|ISA|NEMA|VDE|GB|GB/T|JIS|IEC/EN"
 EDITION = re.compile(
-    rf"\b((?:{_STANDARDS})(?:[ /](?:ISO|IEC|EN|TR|TS))*\s)"
+    rf"\b((?:{STANDARDS})(?:[ /](?:ISO|IEC|EN|TR|TS))*\s)"
     rf"(\d{{2,6}}(?:-\d{{1,3}})*):(\d{{4}})(?!\d)"
 )
 _TERM = r"\d{1,7}(?:\.\d{1,4})?"

@@ -180,7 +180,7 @@ _PER = {"%": "percent", "\u2030": "per mille"}
 _SIGNS = {"+/-": "plus or minus", "+-": "plus or minus"}
 _SIGNS |= {"<=": "at most", ">=": "at least", "≤": "at most", "≥": "at least"}
 _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or minus"}
-_SIGNS |= {"≈": "about"}
+_SIGNS |= {"≈": "about", "!=": "not equal to", "<>": "not equal to", "≠": "not equal to"}
 
 
 def _alternatives(words) -> str:
@@ -188,7 +188,7 @@ def _alternatives(words) -> str:
 
 
 # A comma before exactly three digits groups thousands; an exponent needs digits after the e.
-_NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![^\W_]))?"
 # Not inside a word, a code or another number (a comma after a digit groups thousands; after
 # a word it is punctuation: Down,5 bar).
 _NUMBER_START = r"(?<![\w.])(?<!\d,)"

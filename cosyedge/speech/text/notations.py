@@ -36,8 +36,16 @@ DOTS_RANGE = re.compile(rf"(?<![\w.])({_END})\.{{2,3}}({_END})(?!\d|[.,]\d)")
 _DEGREE_LIKE = re.compile("(?<=\\d)(\\s?)[\u2070\u00ba\u02da](?=\\s?[CF](?!\\w))")
 
 
+# Circled, parenthesized and full-stop numbers (①, ⑴, ⒈, ❶) side by side are a list (en-9):
+# NFKC would make `①②③` the one number 123.
+_ENCLOSED = "\u2460-\u24ff\u2776-\u2793"
+_BETWEEN_ENCLOSED = re.compile(f"(?<=[{_ENCLOSED}])(?=[{_ENCLOSED}])")
+
+
 def fold_degrees(text: str) -> str:
-    """`5⁰C`, `5ºC`, `5 ˚C` → `5°C`, `5 °C`: the degree sign meant."""
+    """`5⁰C`, `5ºC`, `5 ˚C` → `5°C`, `5 °C`: the degree sign meant; enclosed numbers side by
+    side parted by a comma (`①②` → `①, ②`), each its own number."""
+    text = _BETWEEN_ENCLOSED.sub(", ", text)
     return _DEGREE_LIKE.sub(lambda m: m.group(1) + "\u00b0", text)
 
 

@@ -225,6 +225,9 @@ CURRENCIES = {
     "CNY": ("yuan", "yuan", "fen", "fen"),
     "RMB": ("yuan", "yuan", "fen", "fen"),
     "JPY": ("yen", "yen", "sen", "sen"),
+    "\u20b9": ("rupee", "rupees", "paisa", "paise"),  # the rupee sign (en-9)
+    "INR": ("rupee", "rupees", "paisa", "paise"),
+    "CHF": ("Swiss franc", "Swiss francs", "centime", "centimes"),
 }
 # A euro amount may be written with a decimal comma (€5,50: two digits after it, never three,
 # which group thousands).
@@ -237,9 +240,9 @@ MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion
 _MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w|-\d)"
 # A minus before the sign or after it: -$50, $-50.
 MONEY = re.compile(
-    rf"(?<![\w.])(-\s?)?(?:([$€£¥])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY)\s)({_AMOUNT})"
+    rf"(?<![\w.])(-\s?)?(?:([$€£¥\u20b9])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\s)({_AMOUNT})"
     rf"(?:{_MAGNITUDE}|(?![\d.,]\d|\w))"
-    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|[€])(?!\w)"
+    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF|[€])(?!\w)"
 )
 
 
@@ -284,7 +287,7 @@ def _money(m: re.Match[str]) -> str:
 
 
 # A currency sign alone (`Cost in $`, `€/kWh`): its name.
-LONE_CURRENCY = re.compile(r"[$€£¥]")
+LONE_CURRENCY = re.compile(r"[$€£¥\u20b9]")
 # A price per unit after the currency's name (five dollars/t, dollars /kWh, cents/month).
 _CURRENCY_NAMES = "dollars?|euros?|pounds?|pence|penny|cents?|yuan|fen|yen"
 PER_UNIT = re.compile(rf"\b({_CURRENCY_NAMES})\s?/\s?([A-Za-z°%][\w°²³]*)(?!\w)")
@@ -513,7 +516,7 @@ def _time_fraction(m: re.Match[str]) -> str:
 # Feet and inches with their marks (5'10"), and an inch mark alone after a size (Pipe 2",
 # 2" valve): a double quote that closes a quotation is none.
 FEET_INCHES = re.compile(
-    r"(?<![\w.'])(\d{1,2})['\u2032](\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
+    r"(?<![\w.'])(\d{1,2})['\u2032] ?(\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
 )
 INCH_MARK = re.compile(r"(?<![\w./])(?<!\d,)(\d{1,3}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])")
 
@@ -537,6 +540,9 @@ def _inch_mark(m: re.Match[str]) -> str:
 FEET_AND_INCHES = re.compile(r"(?<![\w.])(\d+)\s?ft\s+(\d+(?:\.\d+)?)\s?in\b")
 ANGLE_MINUTES = re.compile(r"(?<=°)\s?(\d{1,2}(?:\.\d+)?)['\u2032](?![\w'])")
 
+VALUE_SLASH = re.compile(r"(?<=\d)/(?=[-+]?\.?\d)")
+
+
 SLASHES = (
     Rule(
         "feet and inches",
@@ -555,5 +561,8 @@ SLASHES = (
     Rule("slash pair", SLASH_PAIR, _slash_pair),
     Rule("feet and inches", FEET_INCHES, _feet_inches),
     Rule("inch mark", INCH_MARK, _inch_mark),
+    # Any other slash between values (`12.5/13.0 bar`, `230/231/229 V`, en-9) is said: the
+    # voice reads a bare slash as nothing, and the values would run together.
+    Rule("slash", VALUE_SLASH, lambda m: " slash "),
 )
 """Read after the clock times, where the fractions were."""

@@ -3,7 +3,9 @@
 - An offset from UTC after a time without a date or seconds, or with only its hours, or
   parted from the seconds by a space: `14:05+08:00` → "fourteen oh five U T C plus eight",
   `14:05:30+08`, `14:05:30 +0800`. A plus is an offset however it is written; a minus only
-  as four digits after seconds (`14:05:30 -0500`): `14:05-15:00` is a range.
+  after seconds, written onto them or as four digits after a space (`14:05:00-05:00`,
+  `14:05:30 -0500`, en-9): `14:05-15:00` is a range. Seconds may have a fraction
+  (`06:31:00.123 +01:00`).
 - A compact date and time parted by a space, as logs write them: `20261130 140530` →
   "November thirtieth twenty twenty six, fourteen oh five and thirty seconds" (the seconds
   written: six digits after eight).
@@ -19,6 +21,8 @@ from cosyedge.speech.text.words import cardinal
 _END = r"(?!\w|[:.]\d)"
 PLUS_OFFSET = re.compile(rf"(?<=\d:\d\d)(\+)(\d\d)(?::?(\d\d))?{_END}")
 SPACED_OFFSET = re.compile(rf"(?<=\d:\d\d:\d\d) ([+-])(\d\d)(:?)(\d\d){_END}")
+# After seconds, with their fraction if any (en-9): the ISO 8601 offset, `-05:00` included.
+AFTER_SECONDS = re.compile(rf"(?<=\d:\d\d:\d\d)(\.\d{{1,9}})?( ?)([+-])(\d\d)(:?)(\d\d){_END}")
 SPACED_COMPACT = re.compile(
     r"(?<![\w./:-])(?<!\d,)((?:19|20)\d\d)(\d\d)(\d\d) (\d\d)(\d\d)(\d\d)(Z?)"
     r"(?![\w/-]|[.,:]\d)"
@@ -48,6 +52,17 @@ def _spaced_offset(m: re.Match[str]) -> str:
     return m.group(0) if said is None else said
 
 
+def _after_seconds(m: re.Match[str]) -> str:
+    """The seconds' fraction, then the offset (`.123 U T C plus one`); a spaced minus with a
+    colon (`14:05:30 -05:00`) or before more than 14 hours (`14:05:00-16:00`) is a range's
+    dash, left as written."""
+    fraction, space, sign, hours, colon, minutes = m.groups()
+    if sign == "-" and ((space and colon) or int(hours) > 14):
+        return m.group(0)  # no offset is more than 14 hours behind UTC: a range's dash
+    said = _offset(sign, hours, minutes)
+    return m.group(0) if said is None else (fraction or "") + said
+
+
 def _spaced_compact(m: re.Match[str]) -> str:
     """`20261130 140530` → `2026-11-30T14:05:30`, for the date and time rules; no such month,
     day, hour or minute: as written."""
@@ -62,6 +77,7 @@ def _spaced_compact(m: re.Match[str]) -> str:
 FIELDS = (Rule("timestamp", SPACED_COMPACT, _spaced_compact),)
 """Read with the other whole fields, before any number."""
 OFFSETS = (
+    Rule("UTC offset", AFTER_SECONDS, _after_seconds),
     Rule("UTC offset", PLUS_OFFSET, _plus_offset),
     Rule("UTC offset", SPACED_OFFSET, _spaced_offset),
 )

@@ -43,7 +43,7 @@ BASES = (
     *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "µμumk")),
     *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
-    *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkM")),
+    *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkMG")),
     *(Base("J", "kMG"), Base("N", "k"), Base("Nm"), Base("l", "µμumc"), Base("L", "µμumc")),
     *(Base("lb"), Base("lbf"), Base("°C", "", _NONE), Base("°F", "", _NONE)),
     *(Base("°", "", _NONE), Base("dB", "", _NONE), Base("psi", "", _NONE)),
@@ -69,6 +69,7 @@ BASES = (
     *(Base("GPM", "", _NONE), Base("SCFM", "", _NONE), Base("gal"), Base("atm", "", _NONE)),
     *(Base("hp", "", _NONE), Base("HP", "", _NONE), Base("VAr", "kM"), Base("cSt", "", _NONE)),
     *(Base("hrs"), Base("mins"), Base("sec"), Base("secs"), Base("%vol", "", _NONE)),
+    Base("\u03b5", "µμu", _NONE),  # strain, only with its prefix (µε, en-9)
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

@@ -108,9 +108,10 @@ WORDS = {
     "sec": ("second", "seconds"),
     "secs": ("second", "seconds"),
     "%vol": ("percent by volume", "percent by volume"),
+    "\u03b5": ("strain", "strain"),  # with a prefix (µε, en-9); alone a letter
 }
 # Where the prefix and the unit run together as one word.
-_JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg"}
+_JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
 # A kelvin is one anywhere, but only apart from its number (300 K; 5K is five thousand).
 LETTERS = frozenset("AVWmshlLK")
@@ -139,6 +140,14 @@ def _in_a_row(m: re.Match[str]) -> bool:
     return bool(_VALUE_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start()))
 
 
+# A capital A written onto a whole number at the end of a clause is amps only after a word
+# of electric current (`Current 4A.`, `fuse 10A.`) or among values; else it is a label's
+# letter, as a gate, a cabinet or a standard is numbered (`gate 4A.`, `UL 508A.`, en-9). A
+# decimal is a measurement (`12.5A.`).
+_CURRENT_BEHIND = re.compile(
+    r"\b(?i:current|amps?|amperage|load|draw|fuses?|breaker|mcb|rated|rating|overcurrent|"
+    r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
+)
 _LONE = re.compile("°C|°F|%|°|\u2030")
 
 
@@ -179,6 +188,8 @@ def _with_unit(m: re.Match[str]) -> str:
     # labels a thing that way; an A may (Pump 2A), so it needs a value after it.
     rating = symbol in "VW" and m.group(0) == written + symbol
     values = unit.lone_letter and _in_a_row(m)
+    if ends and symbol == "A" and written.isdigit() and m.group(0) == written + symbol:
+        ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start())
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
@@ -188,8 +199,21 @@ def _lone(m: re.Match[str]) -> str:
     return " " + WORDS[m.group(0)][1] + " "
 
 
+# A unit after a slash written onto a value or after "per", no unit above it (`3520 /m³`,
+# `10,000 per ft³`, en-9): "per cubic meter". A lone letter without a power stays a letter.
+PER_ALONE = re.compile(rf"(?:(?<=\d)\s?/\s?|(?<![\w/])per\s+)({GRAMMAR.pattern()})(?![\w/²³^])")
+
+
+def _per_alone(m: re.Match[str]) -> str:
+    unit = GRAMMAR.parse(m[1])
+    if unit is None or unit.below or (unit.lone_letter and unit.above[0].power == 1):
+        return m.group(0)
+    return " per " + unit_words(unit, False)
+
+
 RULES = (
     Rule("unit", UNIT, _with_unit),
+    Rule("unit", PER_ALONE, _per_alone),
     Rule("unit", _LONE, _lone),
 )
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "hibari-3"
+ENGINE_VERSION = "hibari-4"
 SAMPLE_RATE = 24000
 # One inference's working memory grows with its input, about 4 MB per second of audio (in
 # process, above the loaded voice: 40 phonemes 12 MB, 60 15 MB, 113 30 MB). Longer sentences
@@ -166,17 +166,37 @@ class HibariG2P:
 # word of more pieces than a compound or a code has is given to it as those pieces, apart.
 MAX_JOINTS = 6
 _JOINT = re.compile(r"[-/:]+")
+# The same holds for the runs of letters, digits and marks inside a word (en-9): `1e1e1e…`
+# is 2 pieces a pair, and 200 characters of it took a second, 800 over a minute. No word a
+# reading leaves (a name, a code spelled, a hash's pieces) has more than a few of them.
+MAX_RUNS = 16
+_RUN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_+")
+
+
+# A site lexicon's entry as `_markup` writes it, which hibari's G2P reads as one word.
+_MARKUP = re.compile(r"\[[^\]]+\]\(/[^)]*/\)")
 
 
 def unjoined(sentence: str) -> str:
-    """`sentence` with each word of more than MAX_JOINTS joints (`one-one-one-…`) given as its
+    """`sentence` with each word of more than MAX_JOINTS joints (`one-one-one-…`) or more
+    than MAX_RUNS runs of letters, digits and marks (`onee1e1e…`, `((((one))))`) given as its
     pieces; a site lexicon's markup (`[word](/phonemes/)`) is left whole."""
-    words = sentence.split(" ")
+    pieces, at = [], 0
+    for m in _MARKUP.finditer(sentence):
+        pieces += [_unjoined_words(sentence[at : m.start()]), m.group(0)]
+        at = m.end()
+    return "".join([*pieces, _unjoined_words(sentence[at:])])
+
+
+def _unjoined_words(text: str) -> str:
+    """`text` (no markup in it) with its long joined words given as their pieces."""
+    words = text.split(" ")
     for i, word in enumerate(words):
-        if "[" in word or "(" in word or "]" in word:
-            continue
         if len(_JOINT.findall(word)) > MAX_JOINTS:
-            words[i] = " ".join(_JOINT.sub(" ", word).split())
+            word = " ".join(_JOINT.sub(" ", word).split())
+        if len(_RUN.findall(word)) > MAX_RUNS:
+            word = " ".join(_RUN.findall(word))
+        words[i] = word
     return " ".join(words)
 
 
@@ -188,40 +208,47 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
     words, letters), not to be cut between. A word longer than `limit` (a run of spelled
     capitals, a hash, a URL) is cut inside into even pieces, so no step is longer than `limit`
     whatever the text: a step's memory grows with its length. Nothing is lost but the spaces
-    cut at."""
-    pieces = []
-    rest = phonemes.strip()
-    while len(rest) > limit:
-        cut = _cut_at(rest, limit, spelled)
+    cut at. Time in proportion to the length (en-9): each place is counted from once."""
+    text = phonemes.strip()
+    needed = _Needed(text, limit)
+    pieces, at = [], 0
+    while len(text) - at > limit:
+        cut = _cut_at(text, at, limit, spelled, needed)
         if cut is None:
             break
-        pieces.append(rest[:cut].rstrip())
-        rest = rest[cut + 1 :].lstrip()
+        pieces.append(text[at:cut].rstrip())
+        at = _SPACES.match(text, cut + 1).end()  # type: ignore[union-attr]
+    rest = text[at:]
     pieces = [*pieces, rest] if rest else pieces
     return [part for piece in pieces for part in even_pieces(piece, limit)]
 
 
-def _cut_at(rest: str, limit: int, spelled: frozenset[str]) -> int | None:
-    """The space to cut `rest` at; None if it has none."""
-    needed = _pieces_needed(rest, limit)
+_SPACES = re.compile(r"\s*")
+
+
+def _cut_at(text: str, at: int, limit: int, spelled: frozenset[str], needed: _Needed) -> int | None:
+    """Where in `text` to cut what is left from `at`: a space's index; None if it has none."""
+    count = needed(at)
     fits = [
         i
-        for i, c in enumerate(rest[: limit + 1])
-        if c == " " and i > 0 and _pieces_needed(rest[i + 1 :], limit) < needed
+        for i in range(at + 1, min(len(text), at + limit + 1))
+        if text[i] == " " and needed(_SPACES.match(text, i + 1).end()) < count  # type: ignore[union-attr]
     ]
     if not fits:  # the first word is longer than a step
-        cut = rest.find(" ")
-        return cut if cut > 0 else None
-    share = len(rest) / needed
-    near = [i for i in fits if abs(i - share) < share / 2] or fits
-    return min(near, key=lambda i: (_pause_rank(rest, i, spelled), abs(i - share)))
+        cut = text.find(" ", at)
+        return cut if cut > at else None
+    share = (len(text) - at) / count
+    near = [i for i in fits if abs(i - at - share) < share / 2] or fits
+    return min(near, key=lambda i: (_pause_rank(text, at, i, spelled), abs(i - at - share)))
 
 
-def _pause_rank(phonemes: str, space: int, spelled: frozenset[str]) -> int:
-    """How natural a pause at `space` is: 0 after punctuation, 1 before a function word (no
-    primary stress: the, of, at, is, and), 2 between other words, 3 inside a number or tag."""
-    before = phonemes[:space].rsplit(" ", 1)[-1]
-    after = phonemes[space + 1 :].split(" ", 1)[0]
+def _pause_rank(phonemes: str, at: int, space: int, spelled: frozenset[str]) -> int:
+    """How natural a pause at `space` is, in what is left from `at`: 0 after punctuation, 1
+    before a function word (no primary stress: the, of, at, is, and), 2 between other words,
+    3 inside a number or tag."""
+    before = phonemes[max(phonemes.rfind(" ", at, space) + 1, at) : space]
+    end = phonemes.find(" ", space + 1)
+    after = phonemes[space + 1 : end if end >= 0 else len(phonemes)]
     if before and before[-1] in PAUSE_MARKS:
         return 0
     if before in spelled:
@@ -229,17 +256,37 @@ def _pause_rank(phonemes: str, space: int, spelled: frozenset[str]) -> int:
     return 1 if PRIMARY_STRESS not in after else 2
 
 
-def _pieces_needed(phonemes: str, limit: int) -> int:
-    """How many pieces cutting at the last space within `limit` makes: the fewest possible."""
-    count, rest = 0, phonemes.strip()
-    while len(rest) > limit:
-        cut = rest.rfind(" ", 0, limit + 1)
-        if cut <= 0:
-            cut = rest.find(" ")
-            if cut < 0:
+@dataclass
+class _Needed:
+    """How many pieces cutting `text` (no space at its end) from a place at the last space
+    within `limit` makes: the fewest possible. Each place's count is kept, so counting from
+    every space of a long text takes time in proportion to its length, not its square."""
+
+    text: str
+    limit: int
+    counts: dict[int, int] = field(default_factory=dict)
+
+    def __call__(self, start: int) -> int:
+        text, limit, counts = self.text, self.limit, self.counts
+        chain: list[int] = []
+        at = start
+        while at not in counts:
+            if len(text) - at <= limit:
+                counts[at] = 1 if at < len(text) else 0
                 break
-        count, rest = count + 1, rest[cut + 1 :].lstrip()
-    return count + (1 if rest else 0)
+            cut = text.rfind(" ", at, at + limit + 1)
+            if cut <= at:
+                cut = text.find(" ", at)
+                if cut < 0:
+                    counts[at] = 1
+                    break
+            chain.append(at)
+            at = _SPACES.match(text, cut + 1).end()  # type: ignore[union-attr]
+        total = counts[at]
+        for place in reversed(chain):
+            total += 1
+            counts[place] = total
+        return counts[start]
 
 
 @dataclass

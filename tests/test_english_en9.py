@@ -1,0 +1,154 @@
+"""English readings new in en-9, each class with its neighbours that must not change."""
+
+from __future__ import annotations
+
+import pytest
+
+from cosyedge.speech.text.english import normalize
+
+EN9_FORMS = [
+    # A letter after a number that is no unit: a label's letter, a hexadecimal code, a decade.
+    ("Fire alarm at gate 4A.", "Fire alarm at gate four eh."),
+    ("Motor 12A.", "Motor twelve eh."),
+    ("Per UL 508A.", "Per UL five hundred eight eh."),
+    ("Per UL 508A panel", "Per UL five hundred eight eh panel"),
+    ("Current 4A.", "Current four amps."),  # after a word of current: amps
+    ("Fuse F3 10A.", "Fuse F three, ten amps."),
+    ("Rated 12.5A.", "Rated twelve point five amps."),
+    ("12.5A", "twelve point five amps"),  # a decimal is a measurement
+    ("Fault code 8000h.", "Fault code hex eight zero zero zero."),
+    ("Error code: 0100h", "Error code: hex zero one zero zero"),
+    ("Runtime 8000h", "Runtime eight thousand hours"),  # no code cue: hours
+    ("In 1980s plant.", "In nineteen eighties plant."),
+    ("Since the 2020s.", "Since the twenty twenties."),
+    ("Timer 1800s", "Timer one thousand eight hundred seconds"),  # no decade cue
+    ("Retry in 30s", "Retry in thirty seconds"),
+    # An offset from UTC after seconds, a minus written onto them, a fraction before it.
+    ("Event at 14:05:00-05:00.", "Event at fourteen oh five U T C minus five."),
+    ("At 14:05:00.5-05:00", "At fourteen oh five and zero point five seconds U T C minus five"),
+    (
+        "At 06:31:00.123 +01:00",
+        "At oh six thirty one and zero point one two three seconds U T C plus one",
+    ),
+    (
+        "14:05:30 -05:00",
+        "fourteen oh five and thirty seconds to oh five hundred",
+    ),  # spaced: a range
+    ("14:05-15:00", "fourteen oh five to fifteen hundred"),
+    # A slash between values is said.
+    ("Alarm 12.5/13.0 bar.", "Alarm twelve point five slash thirteen point zero bar."),
+    (
+        "230/231/229 V",
+        "two hundred thirty slash two hundred thirty one slash two hundred twenty nine volts",
+    ),
+    (
+        "Tolerance +0.1/-0.2 mm",
+        "Tolerance plus zero point one slash minus zero point two millimeters",
+    ),
+    ("Pumps 2/3 running", "Pumps two of three running"),
+    ("due 12/31/2026", "due December thirty first twenty twenty six"),
+    ("10.0.0.0/24", "one zero dot zero dot zero dot zero slash twenty four"),
+    # A tolerance pair keeps both signs.
+    (
+        "D 25 +0.02 -0.01 mm.",
+        "D twenty five plus zero point zero two minus zero point zero one millimeters.",
+    ),
+    (
+        "D 25 -0.01 +0.02 mm.",
+        "D twenty five minus zero point zero one plus zero point zero two millimeters.",
+    ),
+    ("Range 2-5 bar", "Range two to five bar"),
+    ("Temp -5 - +10", "Temp minus five - plus ten"),
+    # Hexadecimal identifiers are spelled, not read as scientific notation.
+    (
+        "UUID 123e4567-e89b-12d3-a456-426614174000",
+        "UUID one two three E four five six seven dash"
+        " E eight nine B dash one two D three dash eh four five six dash four two six six one four"
+        " one seven four zero zero zero",
+    ),
+    ("Hash 9f86d081.", "Hash nine F eight six D zero eight one."),
+    ("Checksum 3e5e3e5e", "Checksum three E five E three E five E"),
+    ("Code 1E3.", "Code one E three."),
+    ("Value 1E3", "Value one times ten to the three"),
+    ("Value 1.5e-3", "Value one point five times ten to the minus three"),
+    ("Batch 20261130", "Batch two zero two six one one three zero"),
+    ("deadbeef", "deadbeef"),
+    # Not equal is said so.
+    ("Value != 0.", "Value not equal to zero."),
+    ("Value <> 0", "Value not equal to zero"),
+    ("a <= 5", "a at most five"),
+]
+
+EN9_GROUPINGS = [
+    # Groupings by underscore, apostrophe, Indian pairs, dots before a euro written after.
+    ("Value 1_000_000", "Value one million"),
+    (
+        "Budget CHF 1'250.50.",
+        "Budget one thousand two hundred fifty Swiss francs and fifty centimes.",
+    ),
+    ("Budget INR 12,50,000.", "Budget one million two hundred fifty thousand rupees."),
+    ("Budget \u20b95,000.", "Budget five thousand rupees."),
+    ("Penalty 2.500 \u20ac.", "Penalty two thousand five hundred euros."),
+    ("Cost 12.5 \u20ac", "Cost twelve point five euros"),
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("1,250 units", "one thousand two hundred fifty units"),
+    ("x_1_000", "x_1_000"),
+    # Decimal commas: a range's first end, a zero before the comma.
+    ("Range 2,5-3,5 bar.", "Range two point five to three point five bar."),
+    ("Weight 0,750 kg.", "Weight zero point seven five zero kilograms."),
+    ("x 0,750", "x zero seven five zero"),  # no unit: as written
+    ("1,500 kg", "one thousand five hundred kilograms"),
+]
+
+EN9_MARKS = [
+    # Enclosed numbers side by side are a list.
+    ("Line \u2460\u2461\u2462 stopped.", "Line one, two, three stopped."),
+    ("Step \u2461 done", "Step two done"),
+    # Feet and inches with a space between.
+    ("Length 12' 6\".", "Length twelve feet six inches."),
+    ("5'10\"", "five feet ten inches"),
+    # A month and a year.
+    ("12/2026 inventory.", "December twenty twenty six inventory."),
+    ("Count 5/2000 parts", "Count five of two thousand parts"),
+    ("due 12/31/2026", "due December thirty first twenty twenty six"),
+    # A unit after a lone slash or "per"; microstrain, gigohms.
+    ("Count 3520 /m\u00b3.", "Count three thousand five hundred twenty per cubic meter."),
+    ("Particles 10,000 per ft\u00b3.", "Particles ten thousand per cubic foot."),
+    ("5 kg/m\u00b3", "five kilograms per cubic meter"),
+    ("5 per s", "five per s"),  # a lone letter without a power stays a letter
+    ("Strain 1200 \u00b5\u03b5 on beam.", "Strain one thousand two hundred microstrain on beam."),
+    ("Insulation 1.2 G\u03a9.", "Insulation one point two gigohms."),
+    # A 12-hour time written with a dot.
+    ("Shift change at 6.00 am.", "Shift change at six eh M."),
+    ("Stop at 10.30 p.m.", "Stop at ten thirty P M."),
+    ("Value 6.00 amps", "Value six point zero zero amps"),
+    # Capitals, a hyphen and a long digit group with groups after it: an identifier.
+    (
+        "Batch B-20261201-03 released.",
+        "Batch B two zero two six one two zero one dash zero three released.",
+    ),
+    ("PT-101", "P T one oh one"),
+    # An inch size after a fitting's word; a thread.
+    ("Pipe 3/4 in leaking.", "Pipe three quarter inch leaking."),
+    ("Valve 1/4 in the tank", "Valve one of four in the tank"),
+    ("Pipes 2/3 in service", "Pipes two of three in service"),
+    ("Bolt 3/8-16 UNC loose.", "Bolt three eighth inch sixteen U N C loose."),
+    # A tilde between amounts is a range, not single phase.
+    ("$1~$2", "one to two dollars"),
+    ("Pump 3~", "Pump three phase"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_FORMS)
+def test_en9_classes(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_GROUPINGS)
+def test_en9_groupings(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_MARKS)
+def test_en9_marks(written, spoken):
+    assert normalize(written) == spoken
