@@ -87,6 +87,7 @@ EN9_GROUPINGS = [
         "Budget one thousand two hundred fifty Swiss francs and fifty centimes.",
     ),
     ("Budget INR 12,50,000.", "Budget one million two hundred fifty thousand rupees."),
+    ("Valves 1,10,100 open", "Valves one, ten, one hundred open"),  # no rupee: a list
     ("Budget \u20b95,000.", "Budget five thousand rupees."),
     ("Penalty 2.500 \u20ac.", "Penalty two thousand five hundred euros."),
     ("Cost 12.5 \u20ac", "Cost twelve point five euros"),

@@ -82,19 +82,21 @@ def regroup(text: str) -> str:
     text = EURO_DOT_GROUPS.sub(lambda m: m[1].replace(".", ","), text)
     text = EURO_AFTER.sub(lambda m: m[1].replace(".", ","), text)
     text = MARKED.sub(lambda m: _regrouped(re.sub("[_'\u2019]", ",", m[1]), m[2]), text)
-    text = INDIAN.sub(lambda m: _regrouped(f"{int(m[1].replace(',', '')):,}", m[2]), text)
+    text = INDIAN.sub(lambda m: m[1] + _regrouped(f"{int(m[2].replace(',', '')):,}", m[3]), text)
     return SPACED.sub(_spaced, text)
 
 
 # (en-9) Groups of three parted by an underscore, as code writes them (`1_000_000`), or by an
 # apostrophe, as Switzerland does (`CHF 1'250.50`); the Indian grouping, pairs before the
-# last three digits (`INR 12,50,000`, twelve lakh); dot groups before the euro written after
-# the amount (`2.500 €`): one number each, not digits, a list or a decimal.
+# last three digits after the rupee's sign or code (`INR 12,50,000`, twelve lakh); dot
+# groups before the euro written after the amount (`2.500 €`): one number each, not digits,
+# a list or a decimal.
 MARKED = re.compile(
     rf"{_START}([1-9]\d{{0,2}}(?:_\d{{3}})+|[1-9]\d{{0,2}}(?:['\u2019]\d{{3}})+)(?:\.(\d+))?"
     r"(?![\w'\u2019]|[.,]\d)"
 )
-INDIAN = re.compile(rf"{_START}([1-9]\d?(?:,\d\d)+,\d{{3}})(?:\.(\d+))?(?!\w|[.,]\d)")
+# Only after the rupee's sign or code: elsewhere `1,10,100` is a list, as the table says.
+INDIAN = re.compile(r"((?:₹|\bINR|\bRs\.?)\s?)([1-9]\d?(?:,\d\d)+,\d{3})(?:\.(\d+))?(?!\w|[.,]\d)")
 EURO_AFTER = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+)(?=\s?(?:€|EUR\b))")
 
 
