@@ -194,8 +194,8 @@ def _unjoined_words(text: str) -> str:
     for i, word in enumerate(words):
         if len(_JOINT.findall(word)) > MAX_JOINTS:
             word = " ".join(_JOINT.sub(" ", word).split())
-        if len(_RUN.findall(word)) > MAX_RUNS:
-            word = " ".join(_RUN.findall(word))
+        if len(runs := _RUN.findall(word)) > MAX_RUNS:
+            word = " ".join(runs)
         words[i] = word
     return " ".join(words)
 
