@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import re
@@ -116,10 +117,35 @@ def seed_models(state_dir: Path | None, made: Path | None) -> None:
     shutil.copytree(made, state_dir / "models", ignore=shutil.ignore_patterns(".made"))
 
 
+def _worker_ports() -> itertools.cycle:
+    """This test process's own block of ports, below the kernel's ephemeral range.
+
+    A port the kernel hands out for bind(0) is free only until it is closed:
+    another worker's bind(0), or any outgoing connection's source port, can take
+    it before the daemon or broker under test binds it, and the test then talks
+    to a stranger. Ports below 32768 are never given to outgoing connections,
+    and each xdist worker gets a block no other worker draws from.
+    """
+    index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    count = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    size = (32000 - 12000) // max(count, index + 1)
+    start = 12000 + index * size
+    return itertools.cycle(range(start, start + size))
+
+
+_PORTS = _worker_ports()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port of this worker's block that nothing is bound to now."""
+    for port in itertools.islice(_PORTS, 20000):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("every port of this worker's block is in use")
 
 
 def config_problems(text: str) -> list[str]:
