@@ -30,6 +30,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # reads its /etc/cosyedge/cosyedge.yaml when given no --config: here, no --config means
     # the embedded defaults (tests of that rule name the file in $COSYEDGE_CONFIG).
     os.environ["COSYEDGE_CONFIG"] = ""
+    # The conversion venvs are installed without bytecode (scripts/setup: compiling all of
+    # torch and TensorFlow took minutes); written at first use instead, the modules a
+    # conversion imports are compiled once a machine, not in every process (9 s of 24).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     config.addinivalue_line(
         "markers",
         "system: runs real processes (the daemon, Mosquitto, the command line, systemd, "
