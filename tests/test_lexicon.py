@@ -297,7 +297,7 @@ def test_read_gives_the_cache_key_the_voices_use(site):
 
 def test_read_explain_shows_the_class_of_each_stretch_of_every_run(site):
     done = cosyedge(
-        "read", "FV at 2.5 bar, 泵房 3h40m", "--explain", "--json", "--config", str(site)
+        "read", "FV at 2.5 bar, 泵房运行3h40m", "--explain", "--json", "--config", str(site)
     )
     assert done.returncode == 0, done.stderr
     english, chinese = json.loads(done.stdout)["runs"]

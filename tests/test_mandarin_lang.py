@@ -44,6 +44,18 @@ from cosyedge.speech.lang import Run, says_anything, split_runs
         ("12.5", "zh", [("zh", "12.5")]),
         ("12.5", "en", [("en", "12.5")]),
         ("", "en", []),
+        # a number on its own written onto Chinese characters is theirs
+        ("Alarm 12月31日", "en", [("en", "Alarm"), ("zh", "12月31日")]),
+        ("Pump 2台", "zh", [("en", "Pump"), ("zh", "2台")]),
+        ("Alarm（1号泵）", "en", [("en", "Alarm（"), ("zh", "1号泵）")]),
+        ("Tank PT-144读数 high", "en", [("en", "Tank PT-144"), ("zh", "读数"), ("en", "high")]),
+        # in an English phrase, a Chinese name or place between English words
+        ("Operator 张伟 12.5 bar", "en", [("en", "Operator"), ("zh", "张伟"), ("en", "12.5 bar")]),
+        ("Area 北区 TT-101 45 °C", "en", [("en", "Area"), ("zh", "北区"), ("en", "TT-101 45 °C")]),
+        ("Zone 北区 -5 °C", "en", [("en", "Zone"), ("zh", "北区"), ("en", "-5 °C")]),
+        ("温度 85 ℃ 过高", "en", [("zh", "温度 85 ℃ 过高")]),  # no English word: Mandarin
+        ("Alarm 温度 85 ℃ 过高", "en", [("en", "Alarm"), ("zh", "温度 85 ℃ 过高")]),
+        ("张伟 12.5 bar", "zh", [("zh", "张伟 12.5 bar")]),
     ],
 )
 def test_runs(text, lang, runs):

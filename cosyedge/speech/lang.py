@@ -1,15 +1,16 @@
 """Which language says which part of a phrase: split mixed Chinese/English text into runs.
 
-Chinese characters are Mandarin and English words are English, whatever the template says;
-what neither script decides (numbers, device tags, units, punctuation) goes with the run
-before it, or the run after it at the start. A phrase with no letters of either script is
-said in the language the template or alert asked for. Words of other scripts (Cyrillic,
-Arabic, ...) are only given to a voice whose language is neither English nor Mandarin: that
-voice is taken to read its own script, the English and Mandarin voices do not.
+Chinese characters are Mandarin and English words are English, whatever the template says; what
+neither script decides (numbers, device tags, units, punctuation) goes with the run before it, or
+the run after it at the start; a number on its own written onto Chinese characters is theirs, and in
+an English phrase what follows a Chinese name after a space is English again. A phrase with no
+letters of either script is said in the language the template or alert asked for. Words of other
+scripts (Cyrillic, Arabic, ...) are only given to a voice whose language is neither English nor
+Mandarin: that voice is taken to read its own script, the English and Mandarin voices do not.
 
-Given the languages that have a voice, a run none of them can say is kept but marked unsaid,
-and the script-neutral text around it goes to a voice that can say it: with only an English
-voice, `第三线: 21.5` still says "twenty one point five".
+Given the languages that have a voice, a run none of them can say is kept but marked unsaid, and
+the script-neutral text around it goes to a voice that can say it: with only an English voice,
+`第三线: 21.5` still says "twenty one point five".
 """
 
 from __future__ import annotations
@@ -88,8 +89,8 @@ def _foreign(letters: str) -> bool:
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
-    """(kind, text): kind is zh, en, foreign, neutral or space. A combining mark, and letters
-    after one, stay with the letters before them (Devanagari, Thai)."""
+    """(kind, text): kind is zh, zh number, en, foreign, neutral or space. A combining mark,
+    and letters after one, stay with the letters before them (Devanagari, Thai)."""
     tokens: list[tuple[str, str]] = []
     previous = ""
     for m in _TOKEN.finditer(text):
@@ -108,7 +109,22 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         tokens.append((kind, value))
         if kind != "space":
             previous = "number" if m.lastgroup == "number" else kind
-    return [(_letters_kind(v) if k == "letters" else k, v) for k, v in tokens]
+    tokens = [(_letters_kind(v) if k == "letters" else k, v) for k, v in tokens]
+    return _numbers_of_han(tokens)
+
+
+def _numbers_of_han(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A number standing on its own (after a space, punctuation or nothing) and written onto
+    Chinese characters is theirs: `Alarm 12月31日`, `Pump 2台` are read 十二月, 两台, not
+    "twelve" then 月. A number written onto letters or a hyphen (`PT-144读数`) stays with its
+    tag; with no Mandarin voice it is neutral, said by a voice that can."""
+    out = list(tokens)
+    for i, (kind, value) in enumerate(tokens[:-1]):
+        before = tokens[i - 1][1][-1:] if i else ""
+        alone = not before or not (before.isalnum() or before in "-_.")
+        if kind == "neutral" and value[:1].isdigit() and alone and tokens[i + 1][0] == "zh":
+            out[i] = ("zh number", value)
+    return out
 
 
 def _joins_letters(kind: str, value: str) -> bool:
@@ -160,7 +176,32 @@ def _targets(
         if d is not None and d[1]:
             current = d
         out.append(d if d is not None else current)
+    if lang == "en" and ("en", True) in said:
+        out = _after_a_name(tokens, decided, out)
     return _spaces_follow(tokens, out)
+
+
+def _after_a_name(
+    tokens: list[tuple[str, str]],
+    decided: list[tuple[str, bool] | None],
+    targets: list[tuple[str, bool]],
+) -> list[tuple[str, bool]]:
+    """In an English phrase, Chinese characters between English words are a name or a place
+    (`Operator 张伟 12.5 bar`, `Area 北区 TT-101 45 °C`): what follows them after a space,
+    up to the next English word or the end, is English again, not read in Mandarin. Before
+    more Chinese (`温度 85 ℃ 过高`) it stays Mandarin."""
+    out = list(targets)
+    ahead: tuple[str, bool] | None = None  # the next said decided token, from the end
+    spaced = [False] * len(tokens)
+    for i in range(1, len(tokens)):  # a space since the last decided token
+        spaced[i] = decided[i - 1] is None and (spaced[i - 1] or tokens[i - 1][0] == "space")
+    for i in range(len(tokens) - 1, -1, -1):
+        d = decided[i]
+        if d is not None and d[1]:
+            ahead = d
+        elif d is None and out[i][0] == "zh" and spaced[i] and ahead in (None, ("en", True)):
+            out[i] = ("en", True)
+    return out
 
 
 def _spaces_follow(
@@ -184,6 +225,8 @@ def _decided(kind: str, lang: str, voices: Collection[str] | None) -> tuple[str,
 
     if kind == "zh":
         return ("zh", has("zh"))
+    if kind == "zh number":
+        return ("zh", True) if has("zh") else None
     if kind == "en":
         if has("en"):
             return ("en", True)
