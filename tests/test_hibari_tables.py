@@ -159,3 +159,28 @@ def test_where_tables_cannot_be_kept_hibaris_own_g2p_reads(tmp_path, caplog):
     assert "cannot keep hibari's G2P tables" in caplog.text
     assert "holds its lexicons in memory instead" in caplog.text
     assert g2p("Valve open.")
+
+
+def test_tables_removed_before_they_are_open_leave_hibaris_own_g2p(
+    made, tmp_path, caplog, monkeypatch
+):
+    """A state directory removed underneath (another process, an operator) between the check
+    and the open: warned, and hibari's own G2P reads, instead of an exception out of the load."""
+    from cosyedge.speech.kept import KeptFile
+
+    for kept in made.iterdir():
+        shutil.copy(kept, tmp_path)
+    checked = KeptFile.ensure
+
+    def checked_then_removed(self: KeptFile) -> Path | None:
+        path = checked(self)
+        if path is not None:
+            path.unlink()
+        return path
+
+    monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)
+    with caplog.at_level(logging.WARNING):
+        g2p = load_g2p(False, False, SavedDir(tmp_path))
+    assert type(g2p) is G2P
+    assert "unable to open database file" in caplog.text
+    assert g2p("Valve open.")

@@ -182,3 +182,28 @@ def test_where_tables_cannot_be_kept_pypinyins_own_dictionaries_are_read(tmp_pat
     assert readings is pypinyin_readings
     assert "cannot keep pypinyin's reading tables" in caplog.text
     assert "holds its dictionaries in memory instead" in caplog.text
+
+
+def test_tables_removed_before_they_are_open_leave_pypinyins_own(
+    made, tmp_path, caplog, monkeypatch
+):
+    """A state directory removed underneath between the check and the open: warned, and
+    pypinyin's own dictionaries read, instead of an exception out of the load."""
+    from cosyedge.speech.kept import KeptFile
+
+    for kept_file in made.iterdir():
+        shutil.copy(kept_file, tmp_path)
+    checked = KeptFile.ensure
+
+    def checked_then_removed(self: KeptFile) -> Path | None:
+        path = checked(self)
+        if path is not None:
+            path.unlink()
+        return path
+
+    monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)
+    with caplog.at_level(logging.WARNING):
+        readings = load_readings(SavedDir(tmp_path))
+    assert readings is pypinyin_readings
+    assert "unable to open database file" in caplog.text
+    assert readings("温度") == pypinyin_readings("温度")

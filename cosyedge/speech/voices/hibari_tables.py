@@ -191,9 +191,18 @@ class SavedTables:
 
     def open(self, british: bool) -> G2PTables | None:
         """The dialect's tables, the package's or made now if there are none usable; None
-        (warned) if they can be neither read nor made here."""
+        (warned) if they can be neither read nor made here, or are gone before they are open
+        (a state directory removed underneath: the open file then stays readable)."""
         path = self.kept(british).ensure()
-        return None if path is None else G2PTables.open(path)
+        if path is None:
+            return None
+        try:
+            tables = G2PTables.open(path)
+            tables.tags()  # SQLite opens the file at its first read, not at connect
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("%s: %s", path, exc)
+            return None
+        return tables
 
 
 def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:

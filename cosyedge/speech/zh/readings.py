@@ -183,11 +183,24 @@ def load_readings(saved_dir: SavedDir | None) -> Readings:
     needed; else (none given, or they cannot be kept there) pypinyin's own, which holds its
     dictionaries in memory."""
     path = kept(saved_dir).ensure() if saved_dir else None
-    if path is not None:
-        return TableReadings.open(path)
+    readings = _opened(path) if path is not None else None
+    if readings is not None:
+        return readings
     if saved_dir:
         log.warning("pypinyin holds its dictionaries in memory instead (about 55 MB more)")
     return pypinyin_readings
+
+
+def _opened(path: Path) -> TableReadings | None:
+    """The tables at `path`, or None (warned) when they are gone before they are open (a
+    state directory removed underneath: once open, the file stays readable)."""
+    try:
+        readings = TableReadings.open(path)
+        readings.db.execute("SELECT 1 FROM phrases LIMIT 1")  # SQLite opens at its first read
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("%s: %s", path, exc)
+        return None
+    return readings
 
 
 @dataclass
