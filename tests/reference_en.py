@@ -177,17 +177,22 @@ def quantity(amount: str, above: list, below: list) -> str:
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August"]
 MONTHS += ["September", "October", "November", "December"]
-ORDINALS = {1: "first", 2: "second", 3: "third", 5: "fifth", 8: "eighth", 9: "ninth"}
-ORDINALS |= {12: "twelfth", 20: "twentieth", 30: "thirtieth"}
+
+
+_LAST_WORD = {"one": "first", "two": "second", "three": "third", "five": "fifth",
+              "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}  # fmt: skip
 
 
 def ordinal(n: int) -> str:
-    """1-31 as days of the month are said."""
-    if n in ORDINALS:
-        return ORDINALS[n]
-    if n > 20 and n % 10:
-        return f"{TENS[n // 10]} {ordinal(n % 10)}"
-    return cardinal(n) + "th"
+    """Any whole number as an ordinal: the cardinal with its last word made ordinal."""
+    *head, last = cardinal(n).split()
+    if last in _LAST_WORD:
+        last = _LAST_WORD[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ieth"
+    else:
+        last += "th"
+    return " ".join([*head, last])
 
 
 def year(y: int) -> str:

@@ -928,3 +928,14 @@ def test_no_text_of_the_en8_pieces_raises(pieces, zone):
     assert isinstance(explain_text(text).said, str)
     assert isinstance(normalize(in_local_time(text, zone)), str)
     assert isinstance(split_runs(text, "zh"), list)
+
+
+@CLASSES
+@given(n=st.integers(1, 999_999), frame=frames)
+def test_ordinals_in_capitals(n, frame):
+    """`1ST`, `22ND`, `113TH`, as all-caps texts write them: the ordinal; a suffix its number
+    does not take (`3ND`) leaves the letters."""
+    right = "TH" if n % 100 in (11, 12, 13) else {1: "ST", 2: "ND", 3: "RD"}.get(n % 10, "TH")
+    assert heard(f"{n}{right} SHIFT", frame) == expected(f"{ref.ordinal(n)} SHIFT", frame)
+    wrong = "ND" if right != "ND" else "RD"
+    assert ref.ordinal(n) not in heard(f"{n}{wrong} SHIFT", frame)

@@ -85,7 +85,7 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   to twenty milliamps", `0.5-1.5mm`; `10%-20%` → "ten to twenty percent", the
   hyphen between two percentages is no minus) and ratios `3:1` with "to"; comparison signs;
   tolerances `±0.5`, `+/-0.5` → "plus or minus"; `#5`, `5#`, `No. 5` → "number five"; `&`;
-  ordinals `1st`, `22nd`;
+  ordinals `1st`, `22nd`, and in capitals with the suffix their number takes (`1ST SHIFT`);
 - acronyms plants say as words (text/acronyms.py): `LOTO` → "low-toe", `HAZOP` → "hazop",
   `ATEX` → "A-tex", `ESTOP` → "E stop" (other words of capitals are spelled by the voice);
 - a capital A used as a label (`pump A is on`, `PT-101A`) as the letter, not the article.
@@ -276,6 +276,17 @@ _SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 _ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
+# An ordinal in capitals, as all-caps texts write it (1ST SHIFT, 22ND): only with the suffix
+# its number takes, so other capitals after a number stay letters (3ND is "three N D").
+_UPPER_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,6}})(ST|ND|RD|TH)\b")
+
+
+def _upper_ordinal(m: re.Match[str]) -> str:
+    n = int(m[1])
+    suffix = "TH" if n % 100 in (11, 12, 13) else {1: "ST", 2: "ND", 3: "RD"}.get(n % 10, "TH")
+    return ordinal(n) if m[2] == suffix else m.group(0)
+
+
 _HASH = re.compile(r"#\s?(?=\d)")
 _HASH_AFTER = re.compile(rf"{_NUMBER_START}(\d+)\s?#(?![\w#])")
 _NUMERO = re.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
@@ -485,6 +496,7 @@ _LINES = (
     rule("sign", _PLUS, "plus "),
     *units.RULES,
     *plant.LATE,
+    Rule("ordinal", _UPPER_ORDINAL, _upper_ordinal),
     Rule("number with letters", _NUMBER_LETTER, lambda m: f"{m[1]} {m[2].upper()}"),
     Rule("number with letters", _NUMBER_LETTERS, lambda m: " ".join([m[1], *letters(m[2])])),
     rule("label A", _LABEL_A, "eh"),
