@@ -20,7 +20,7 @@ from cosyedge.speech.text.spans import Rule
 
 PLAIN_GROUPS = re.compile(
     r"(?<![\w.+-])(?<!\d,)(?<!\d )([1-9]\d{0,2}(?: \d{3})+)(?!\d|\.\d)"
-    rf"(?:,(\d+)(?![\d,])|(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^])))"
+    rf"(?:,(\d+)(?!\d|,\d)|(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^])))"
 )
 # Words that number the thing after them: the first group is its number, not thousands.
 _NAMED = re.compile(
