@@ -125,6 +125,11 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
+- (en-9) identifiers, telephone numbers and groupings, each module's docstring stating its
+  forms: text/registers.py (`Register 40001.3`, `Valve/B3:0/1`), text/phones.py (`Phone:
+  555.123.4567`, `Telephone 0171 2345678`), text/serials.py (`S/N: A1B2C3D4`, `asset
+  10023`), text/spacegroups.py (`1 234 567 kg`); versions with a pre-release or a letter
+  (`1.0.0-beta`, `v3.2a`, text/fields.py), `0X4302` as `0x4302`.
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
