@@ -198,6 +198,18 @@ EN9_IDENTIFIERS = [
     ("1 000,5 kg", "one thousand point five kilograms"),
     ("1 234 567", "one two hundred thirty four five hundred sixty seven"),
     ("Tank 3 500 kg", "Tank three five hundred kilograms"),  # the tank's number
+    # Words of an all-capital alert: levels, function words, ISA mnemonics.
+    (
+        "PRESSURE 12.5 BAR AT 07:45",
+        "PRESSURE twelve point five BAR at oh seven forty five",
+    ),
+    ("TEMP HI HI 98.5", "TEMP high high ninety eight point five"),
+    ("HIHI", "high high"),
+    ("LO LO", "low low"),
+    ("HEX CODE 0X4F2A ON DRIVE 3", "HEX CODE hex four F two eh on DRIVE three"),
+    ("PAH", "P eh H"),
+    ("SIS trip", "S I S trip"),
+    ("Meet AT 5", "Meet AT five"),  # no all-capital sentence
 ]
 
 

@@ -1118,6 +1118,55 @@ def test_thousands_grouped_by_plain_spaces_before_a_unit_or_a_decimal_comma(form
     assert heard(form.written, frame) == expected(form.parts[0], frame)
 
 
+# Capital words no rule reads, function words and what they are said as, alarm levels, ISA
+# mnemonics.
+CAPITAL_NOUNS = ("PRESSURE", "PUMP", "TANK", "ALARM", "TRIP", "VALVE", "DRIVE", "FAULT")
+CAPITAL_WORDS = ("AT", "ON", "IN", "OF", "TO", "FOR", "AND", "OR", "THE", "BY", "FROM", "WITH")
+CAPITAL_LEVELS = (("HI", "high"), ("HI HI", "high high"), ("HIHI", "high high"), ("LO", "low"))
+CAPITAL_LEVELS += (("LO LO", "low low"), ("LOLO", "low low"), ("HI-HI", "high high"))
+CAPITAL_MNEMONICS = ("PAH", "TAL", "LAHH", "PSL", "FSHH", "SIS", "UPS", "TAH", "LALL")
+CAPITAL_FRAMES = [("", ""), ("", "."), ("ALERT: ", "!"), ("(", ")"), ("CHECK ", " NOW.")]
+
+
+@st.composite
+def capital_sentences(draw) -> Form:
+    """An all-capital sentence: nouns, function words, alarm levels and ISA mnemonics, e.g.
+    `PUMP HI HI AT TANK PAH`. Parts: (the reading,)."""
+    written, said = [draw(st.sampled_from(CAPITAL_NOUNS))] * 2
+    written, said = [written], [said]
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["noun", "word", "level", "mnemonic"]))
+        if kind == "noun":
+            word = draw(st.sampled_from(CAPITAL_NOUNS))
+            written.append(word), said.append(word)
+        elif kind == "word":
+            word = draw(st.sampled_from(CAPITAL_WORDS))
+            written.append(word), said.append(word.lower())
+        elif kind == "level":
+            word, level = draw(st.sampled_from(CAPITAL_LEVELS))
+            written.append(word), said.append(level)
+        else:
+            word = draw(st.sampled_from(CAPITAL_MNEMONICS))
+            written.append(word), said.append(" ".join(ref.letter(c) for c in word))
+    return Form(" ".join(written), (" ".join(said),))
+
+
+@CLASSES
+@given(form=capital_sentences(), frame=st.sampled_from(CAPITAL_FRAMES))
+def test_words_of_an_all_capital_sentence(form, frame):
+    """`BAR AT 07:45` was "BAR A T ...", `HI HI` "aitch-eye aitch-eye", `PAH` "pah"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+def test_words_of_capitals_in_a_lower_case_sentence_and_in_the_site_lexicon():
+    """A function word outside an all-capital sentence is left to the voice; a level and a
+    mnemonic are read anywhere; a word the site gives phonemes for is left as written."""
+    assert normalize("Meet AT 5") == "Meet AT five"
+    assert normalize("Level HI on tank 3") == "Level high on tank three"
+    assert normalize("TEMP HI HI AT TANK", keep={"HI"}) == "TEMP HI HI at TANK"
+    assert normalize("ASH HANDLING") == "ASH HANDLING"  # no analysis switch: a word
+
+
 @CLASSES
 @given(form=designations(), frame=frames)
 def test_plant_designations_are_no_decimal_time_range_or_count(form, frame):

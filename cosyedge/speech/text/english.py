@@ -129,7 +129,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   forms: text/registers.py (`Register 40001.3`, `Valve/B3:0/1`), text/phones.py (`Phone:
   555.123.4567`, `Telephone 0171 2345678`), text/serials.py (`S/N: A1B2C3D4`, `asset
   10023`), text/spacegroups.py (`1 234 567 kg`); versions with a pre-release or a letter
-  (`1.0.0-beta`, `v3.2a`, text/fields.py), `0X4302` as `0x4302`.
+  (`1.0.0-beta`, `v3.2a`, text/fields.py), `0X4302` as `0x4302`; words of alerts written
+  in capitals, text/capitals.py (`HI HI` → "high high", `AT` a word, `PAH` spelled).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
@@ -149,6 +150,7 @@ from collections.abc import Collection
 from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
+    capitals,
     codes,
     connections,
     dateforms,
@@ -452,6 +454,8 @@ def _time(m: re.Match[str]) -> str:
 
 
 _LINES = (
+    # Words of an all-capital text, before any rule writes a small letter near them (en-9).
+    *capitals.RULES,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
@@ -596,10 +600,13 @@ def _tidy(text: str) -> str:
 
 
 def _lines(keep: Collection[str]) -> tuple[Rule, ...]:
-    """The rules, the acronyms in `keep` left as written (a site says them its own way)."""
+    """The rules, the acronyms and capital words in `keep` left as written (a site says them
+    its own way)."""
     if not keep:
         return _LINES
-    return tuple(acronym_rule(keep) if line is ACRONYMS else line for line in _LINES)
+    return tuple(
+        acronym_rule(keep) if line is ACRONYMS else capitals.kept(line, keep) for line in _LINES
+    )
 
 
 def normalize(text: str, keep: Collection[str] = ()) -> str:
