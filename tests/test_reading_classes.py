@@ -920,11 +920,15 @@ SLASH_WORDS = (("Valve", "Valve"), ("Line3", "Line three"), ("PLC", "PLC"), ("pu
 
 @st.composite
 def slashed_addresses(draw) -> Form:
-    """A PLC address (plc_addresses), a register after its word or a compact duration after
-    a word and a slash: `Valve/B3:0/1`, `Line3/I0.1`, `Valve/register 30001`, `PLC/3h40m`.
+    """A PLC address (plc_addresses), a register after its word, a compact duration or voting
+    after a word and a slash: `Valve/B3:0/1`, `Line3/I0.1`, `Valve/register 30001`,
+    `PLC/3h40m`, `Trip/2oo3`.
     Parts: (the word said, what follows the slash said)."""
     word, said = draw(st.sampled_from(SLASH_WORDS))
-    kind = draw(st.sampled_from(["plc", "plc", "register", "duration"]))
+    kind = draw(st.sampled_from(["plc", "plc", "register", "duration", "voting"]))
+    if kind == "voting":
+        n, d = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+        return Form(f"{word}/{n}oo{d}", (said, f"{ref.cardinal(n)} out of {ref.cardinal(d)}"))
     if kind == "plc":
         address = draw(plc_addresses())
         return Form(f"{word}/{address.written}", (said, ref.plc_address(*address.parts)))

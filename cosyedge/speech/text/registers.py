@@ -5,9 +5,10 @@
   three", never the decimal "forty thousand one point three". A bit is 0 to 15 (a 16-bit
   register); a larger number after the dot is said "dot" and digit by digit, still no
   decimal.
-- A PLC address, a Modbus register, a compact duration or a number after a word that names
-  an identifier, written after a word and a slash (`Valve/B3:0/1`, `Valve/I0.1`,
-  `Line3/3h40m`, `Valve/register 30001`): "slash", then the address read as it is alone
+- A PLC address, a Modbus register, a compact duration, a number after a word that names
+  an identifier or a designation (voting, a thread, a product code), written after a word
+  and a slash (`Valve/B3:0/1`, `Valve/I0.1`, `Line3/3h40m`, `Valve/register 30001`,
+  `Trip/2oo3`): "slash", then the address read as it is alone
   ("Valve slash B three colon zero slash one"), as a device tag after a slash is
   (`line3/PT-101A`); a count "of one", a decimal or a ratio is never made of it. The word
   before the slash must hold a letter and not be part of a URL (`http://host/N7:0`).
@@ -30,11 +31,14 @@ REGISTER_BIT = re.compile(
 # What each address form starts with (its own rule checks the rest): an Allen-Bradley file
 # (B3:0, O:0), an IEC bit or signed address (I0.1, %QW4), an S7 data block (DB1.DBX0.1), a
 # Modbus register with its table (4x40001), a compact duration (3h40m), an identifier's word
-# and its digits (register 30001).
+# and its digits (register 30001), another designation.
 _AB = r"(?:[BNFTCRLS]|ST)\d{1,3}:\d|[IO]:\d"
 _IEC = r"%[IQM][XBWDL]?\d|[IQM][XBWDL]?\d{1,5}\.[0-7](?!\d)|%?DB\d{1,5}\.DB"
 _CUED = rf"(?i:{ID_WORDS}|{_REGISTER_WORDS})(?:\s*[:#]\s*|\s+)\d"
-_ADDRESS_AHEAD = rf"(?:{_AB}|{_IEC}|[134]x\d{{4,6}}(?!\w)|{DURATION_FORM}|{_CUED})"
+# Voting (2oo3), a metric thread (M12x1.5) and a product code (S7-1214C) are designations
+# read alone too.
+_DESIGNATION = r"[1-9]oo[1-9]|M\d{1,3}(?:\.\d)?\s?[x\u00d7]\d|[A-Z]{1,4}\d{1,3}(?:-\d{3,6})+[A-Z]"
+_ADDRESS_AHEAD = rf"(?:{_AB}|{_IEC}|[134]x\d{{4,6}}(?!\w)|{DURATION_FORM}|{_CUED}|{_DESIGNATION})"
 SLASHED_ADDRESS = re.compile(rf"(?<=[A-Za-z0-9_])/(?={_ADDRESS_AHEAD})")
 # How far back a word before the slash is looked at: a path's word is short, and a bound
 # keeps a reading linear in the length of the text.
