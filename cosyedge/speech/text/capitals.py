@@ -24,10 +24,13 @@ from collections.abc import Collection
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters
 
-LEVELS = re.compile(r"(?<![\w-])(?:(HI)(?:[ -]?HI)?|(LO)(?:[ -]?LO)?)(?![\w-])")
+# A word alone: not a tag's member (`PT-101.HI`), a path's piece or a field's.
+_START = r"(?<![\w.:/-])"
+_END = r"(?![\w-]|[.:/]\w)"
+LEVELS = re.compile(rf"{_START}(?:(HI)(?:[ -]?HI)?|(LO)(?:[ -]?LO)?){_END}")
 _FUNCTION_WORDS = "AT|ON|IN|OF|TO|FOR|AND|OR|THE|BY|FROM|WITH"
-FUNCTION_WORD = re.compile(rf"(?<![\w-])(?:{_FUNCTION_WORDS})(?![\w-])")
-SPELLED = re.compile(r"(?<![\w-])(?:[DEFJLPSTVWZ][AS](?:HH|LL|H|L)|SIS|UPS)(?![\w-])")
+FUNCTION_WORD = re.compile(rf"{_START}(?:{_FUNCTION_WORDS}){_END}")
+SPELLED = re.compile(rf"{_START}(?:[DEFJLPSTVWZ][AS](?:HH|LL|H|L)|SIS|UPS){_END}")
 # How far either side a small letter makes a sentence no all-capital one; a bound keeps a
 # reading linear in the length of the text.
 _REACH = 40
