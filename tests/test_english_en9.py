@@ -184,6 +184,8 @@ EN9_IDENTIFIERS = [
     ),
     ("batch 2611-A", "batch two six one one dash eh"),
     ("Tag: PT-101", "Tag: P T one oh one"),
+    ("batch 500kg complete", "batch five hundred kilograms complete"),  # an amount
+    ("order 12A", "order one two eh"),
     # Equipment identifiers digit by digit; a small number after the word stays a number.
     ("WO#12345", "W O number one two three four five"),
     ("asset 10023", "asset one zero zero two three"),

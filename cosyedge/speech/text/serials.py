@@ -7,7 +7,8 @@
   A1B2C3D4` → "S N: eh one B two C three D four", `batch b-20261202-03` → "batch B two zero
   two six one two zero two dash zero three", `batch 2611-A` → "batch two six one one dash
   eh"; never an amount, a range or a word the voice guesses. A device tag after the word
-  (`Tag: PT-101`) stays the tag rule's.
+  (`Tag: PT-101`) stays the tag rule's, and a number with its unit (`batch 500kg`) an
+  amount.
 - Alone, capitals and digits in turn, two runs of each at least, the first a capital
   (`A1B2C3D4`, `AB12CD34`, `L1L2L3`, `H2SO4`), perhaps with hyphenated groups after: the same,
   character by character. One run of each is a device tag (`PT101A`, english.py).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from cosyedge.speech.text import units
 from cosyedge.speech.text.fields import ID_WORDS, id_word
 from cosyedge.speech.text.hexforms import spelled
 from cosyedge.speech.text.spans import Rule
@@ -31,6 +33,9 @@ CUED_CODE = re.compile(
     rf"(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])(?!{_TAG}{_END})"
     r"([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)" + _END
 )
+# A number with a unit of two characters or more written on (`500kg`): an amount, not an
+# identifier; a lone letter after digits (`order 12A`) is the identifier's.
+_QUANTITY = re.compile(rf"\d+(?=\D{{2}})(?:{units.GRAMMAR.pattern()})")
 INTERLEAVED = re.compile(r"(?<![\w.-])([A-Z]+\d+[A-Z]+\d[A-Z0-9]*(?:-[A-Z0-9]+)*)" + _END)
 
 
@@ -52,8 +57,16 @@ def say_groups(written: str) -> str:
     return said
 
 
+def _cued_code(m: re.Match[str]) -> str:
+    """The word, then the identifier's groups; a quantity after the word (`batch 500kg`) is
+    left for the unit rules."""
+    if _QUANTITY.fullmatch(m[3]):
+        return m.group(0)
+    return say_cue(m[1], m[2]) + say_groups(m[3])
+
+
 RULES = (
-    Rule("identifier", CUED_CODE, lambda m: say_cue(m[1], m[2]) + say_groups(m[3])),
+    Rule("identifier", CUED_CODE, _cued_code),
     Rule("identifier", INTERLEAVED, lambda m: say_groups(m[1])),
 )
 """Read after the order numbers and dated identifiers, before the device tags and ranges."""
