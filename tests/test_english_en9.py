@@ -140,6 +140,86 @@ EN9_MARKS = [
 ]
 
 
+EN9_IDENTIFIERS = [
+    # Modbus registers written whole, a register's bit; a count before a unit stays a count.
+    ("4x40001", "four X four zero zero zero one"),
+    ("1x10001", "one X one zero zero zero one"),
+    ("Register 40001.3", "Register four zero zero zero one, bit three"),
+    ("Reg 40001.17", "Reg four zero zero zero one dot one seven"),  # no 16-bit register's bit
+    ("40001.3", "forty thousand one point three"),  # no register's word: a decimal
+    ("3x400V", "three times four hundred volts"),
+    # An address after a word and a slash, read as it is alone; a URL's path is the URL's.
+    ("Valve/B3:0/1 open", "Valve slash B three colon zero slash one open"),
+    ("Valve/T4:0.ACC open", "Valve slash T four colon zero dot eh C C open"),
+    ("Valve/register 30001 open", "Valve slash register three zero zero zero one open"),
+    ("Line3/3h40m", "Line three slash three hours and forty minutes"),
+    ("http://host/N7:0", "H T T P colon slash slash host slash N seven colon zero"),
+    # The hexadecimal prefix in capitals.
+    ("BAD QUALITY (0X80310000)", "BAD QUALITY (hex eight zero three one zero zero zero zero)"),
+    # Versions with a pre-release or a letter; a hyphenated word after a decimal is none.
+    ("1.0.0-beta", "version one point zero point zero dash beta"),
+    ("firmware v4.12b", "firmware version four point twelve B"),
+    ("V2.0.1-hotfix", "version two point zero point one dash hotfix"),
+    ("1.5-fold", "one point five-fold"),
+    # Telephone numbers in dot groups, after more words, with a trunk prefix.
+    ("Phone: 555.123.4567", "Phone: five five five, one two three, four five six seven"),
+    ("+1.555.123.4567", "plus one, five five five, one two three, four five six seven"),
+    ("Tel 555.123.456", "Tel five five five, one two three, four five six"),
+    ("Phone 0171/2345678", "Phone oh one seven one, two three four five six seven eight"),
+    (
+        "Phone no. 0171 2345678",
+        "Phone number oh one seven one, two three four five six seven eight",
+    ),
+    ("+49 (0)30 1234567", "plus four nine, three oh, one two three four five six seven"),
+    ("Cell 12 tripped", "Cell twelve tripped"),  # a load cell is numbered, not dialled
+    (
+        "Value 2.345.678 kg",
+        "Value two million three hundred forty five thousand six hundred seventy eight kilograms",
+    ),
+    # Serials and batches of letters and digits; a tag after its word stays a tag.
+    ("S/N: A1B2C3D4", "S N: eh one B two C three D four"),
+    (
+        "batch b-20261202-03 complete",
+        "batch B two zero two six one two zero two dash zero three complete",
+    ),
+    ("batch 2611-A", "batch two six one one dash eh"),
+    ("Tag: PT-101", "Tag: P T one oh one"),
+    ("batch 500kg complete", "batch five hundred kilograms complete"),  # an amount
+    ("order 12A", "order one two eh"),
+    # Equipment identifiers digit by digit; a small number after the word stays a number.
+    ("WO#12345", "W O number one two three four five"),
+    ("asset 10023", "asset one zero zero two three"),
+    ("HR 40100", "H R four zero one zero zero"),
+    ("Unit no. 4711", "Unit number four seven one one"),
+    ("Recipe 12 loaded", "Recipe twelve loaded"),
+    # Thousands grouped by plain spaces only before a unit or a decimal comma.
+    (
+        "1 234 567 kg",
+        "one million two hundred thirty four thousand five hundred sixty seven kilograms",
+    ),
+    ("1 000,5 kg", "one thousand point five kilograms"),
+    ("1 234 567", "one two hundred thirty four five hundred sixty seven"),
+    ("Tank 3 500 kg", "Tank three five hundred kilograms"),  # the tank's number
+    # Words of an all-capital alert: levels, function words, ISA mnemonics.
+    (
+        "PRESSURE 12.5 BAR AT 07:45",
+        "PRESSURE twelve point five BAR at oh seven forty five",
+    ),
+    ("TEMP HI HI 98.5", "TEMP high high ninety eight point five"),
+    ("HIHI", "high high"),
+    ("LO LO", "low low"),
+    ("HEX CODE 0X4F2A ON DRIVE 3", "HEX CODE hex four F two eh on DRIVE three"),
+    ("PAH", "P eh H"),
+    ("SIS trip", "S I S trip"),
+    ("Meet AT 5", "Meet AT five"),  # no all-capital sentence
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_IDENTIFIERS)
+def test_en9_identifiers_and_groupings(written, spoken):
+    assert normalize(written) == spoken
+
+
 @pytest.mark.parametrize(("written", "spoken"), EN9_FORMS)
 def test_en9_classes(written, spoken):
     assert normalize(written) == spoken

@@ -7,6 +7,8 @@ normalizer; the tables in test_english.py document the classes with examples.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import reference_en as ref
 from hypothesis import assume, given
@@ -874,6 +876,299 @@ def test_plc_addresses_are_identifiers(form, frame):
     """`%I0.1` was "percent I0.1", `N7:0` "N seven:zero", `B3:0/1` "... zero of one",
     `DB1.DBD4` "D B one.DBD4", `4x0001` "four times zero zero zero one"."""
     assert heard(form.written, frame) == expected(ref.plc_address(*form.parts), frame)
+
+
+# --- en-9: registers, hexadecimal prefixes, versions, telephone numbers, identifiers ----------
+
+REGISTER_CUES = (("Register", "Register"), ("register", "register"), ("REG", "REG"))
+REGISTER_CUES += (("HR", "H R"), ("holding register", "holding register"), ("coil", "coil"))
+
+
+def _cue_said(said: str, between: str) -> str:
+    """A cue's word, then a colon as written or a `#` as "number"."""
+    return said + (" number " if "#" in between else between.rstrip() + " ")
+
+
+@st.composite
+def modbus_registers(draw) -> Form:
+    """A Modbus register written whole after its table (`4x40001`, `1x10001`, `4x400001`),
+    or a register's bit after its word (`Register 40001.3`, `HR: 40001.15`). Parts: the
+    reading, built here from the digits."""
+    table = draw(st.sampled_from("134"))
+    register = table + draw(st.text("0123456789", min_size=4, max_size=5))
+    if draw(st.booleans()):
+        said = f"{ref.WORDS[int(table)]} X {ref.digit_words(register)}"
+        return Form(f"{table}x{register}", (said,))
+    written_cue, said_cue = draw(st.sampled_from(REGISTER_CUES))
+    between = draw(st.sampled_from([" ", ": ", "#"]))
+    bit = draw(st.integers(0, 15))
+    said = f"{_cue_said(said_cue, between)}{ref.digit_words(register)}, bit {ref.cardinal(bit)}"
+    return Form(f"{written_cue}{between}{register}.{bit}", (said,))
+
+
+@CLASSES
+@given(form=modbus_registers(), frame=frames)
+def test_a_modbus_register_and_a_register_s_bit_are_identifiers(form, frame):
+    """`4x40001` was "four times forty thousand one", `Register 40001.3` "forty thousand one
+    point three"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+# Words before a slash and how they are said.
+SLASH_WORDS = (("Valve", "Valve"), ("Line3", "Line three"), ("PLC", "PLC"), ("pump", "pump"))
+
+
+@st.composite
+def slashed_addresses(draw) -> Form:
+    """A PLC address (plc_addresses), a register after its word, a compact duration or voting
+    after a word and a slash: `Valve/B3:0/1`, `Line3/I0.1`, `Valve/register 30001`,
+    `PLC/3h40m`, `Trip/2oo3`.
+    Parts: (the word said, what follows the slash said)."""
+    word, said = draw(st.sampled_from(SLASH_WORDS))
+    kind = draw(st.sampled_from(["plc", "plc", "register", "duration", "voting"]))
+    if kind == "voting":
+        n, d = draw(st.integers(1, 9)), draw(st.integers(1, 9))
+        return Form(f"{word}/{n}oo{d}", (said, f"{ref.cardinal(n)} out of {ref.cardinal(d)}"))
+    if kind == "plc":
+        address = draw(plc_addresses())
+        return Form(f"{word}/{address.written}", (said, ref.plc_address(*address.parts)))
+    if kind == "register":
+        register = draw(st.text("0123456789", min_size=5, max_size=6))
+        return Form(f"{word}/register {register}", (said, f"register {ref.digit_words(register)}"))
+    hours, minutes = draw(st.integers(1, 99)), draw(st.integers(1, 59))
+    duration = f"{ref.cardinal(hours)} hour{'s' * (hours > 1)} and {ref.cardinal(minutes)}"
+    duration += f" minute{'s' * (minutes > 1)}"
+    return Form(f"{word}/{hours}h{minutes:02d}m", (said, duration))
+
+
+@CLASSES
+@given(form=slashed_addresses(), frame=frames)
+def test_an_address_after_a_word_and_a_slash_is_read_as_alone(form, frame):
+    """`Valve/B3:0/1` was "Valve/B three:zero of one", `Valve/register 30001` "thirty thousand
+    one", `Line3/3h40m` "threeh fortym"."""
+    word, address = form.parts
+    assert heard(form.written, frame) == expected(f"{word} slash {address}", frame)
+
+
+@CLASSES
+@given(digits=st.text("0123456789ABCDEFabcdef", min_size=1, max_size=8), frame=frames)
+def test_an_upper_case_hexadecimal_prefix(digits, frame):
+    """`0X4302` was "zeroX4302"."""
+    said = " ".join(ref.WORDS[int(c)] if c.isdigit() else ref.letter(c.upper()) for c in digits)
+    assert heard(f"0X{digits}", frame) == expected(f"hex {said}", frame)
+
+
+PRE_RELEASES = ("beta", "rc", "alpha", "hotfix", "dev", "RC", "Beta")
+
+
+@st.composite
+def suffixed_versions(draw) -> Form:
+    """A version with a pre-release after a hyphen (`1.0.0-beta`, `v2.1.0-rc1`,
+    `V2.0.1-hotfix`) or a letter written onto it (`v3.2a`, `fw 1.2.3b`); without a v or a
+    word, a pre-release word or three parts. Parts: (the reading,)."""
+    parts = [str(draw(st.integers(0, 30)))]
+    parts += [str(draw(st.integers(0, 99))) for _ in range(draw(st.integers(1, 2)))]
+    head = draw(st.sampled_from(["v", "V", "fw v", "firmware ", "fw ", ""]))
+    glued = draw(st.booleans()) and (head or len(parts) == 3)
+    said = {"": "version", "v": "version", "V": "version", "fw v": "fw version"}.get(head)
+    said = (said or head.strip()) + " " + " point ".join(ref.cardinal(int(p)) for p in parts)
+    if glued:
+        letter = draw(st.sampled_from("abcdefghkmnprstxyz"))
+        return Form(head + ".".join(parts) + letter, (f"{said} {ref.letter(letter.upper())}",))
+    tag = draw(st.sampled_from(PRE_RELEASES))
+    number = draw(st.sampled_from(["", "", "1", "2", "12"]))
+    tag_said = " ".join(tag.upper()) if len(tag) <= 3 else tag.lower()
+    tag_said += f" {ref.cardinal(int(number))}" if number else ""
+    return Form(f"{head}{'.'.join(parts)}-{tag}{number}", (f"{said} dash {tag_said}",))
+
+
+@CLASSES
+@given(form=suffixed_versions(), frame=frames)
+def test_a_version_with_a_pre_release_or_a_letter(form, frame):
+    """`1.0.0-beta` was "one point zero.0-beta", `v3.2a` "v three point twoa"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+DIAL_CUES = (("Phone: ", "Phone: "), ("Tel ", "Tel "), ("Tel.: ", "Tel.: "), ("Fax ", "Fax "))
+DIAL_CUES += (("Mobile ", "Mobile "), ("Telephone ", "Telephone "), ("Mob. ", "Mob. "))
+DIAL_CUES += (("Phone no. ", "Phone number "), ("PHONE: ", "PHONE: "), ("Hotline ", "Hotline "))
+
+
+def _dialled(groups: list[str]) -> str:
+    return ", ".join(" ".join("oh" if c == "0" else ref.WORDS[int(c)] for c in g) for g in groups)
+
+
+@st.composite
+def phone_numbers(draw) -> Form:
+    """A telephone number in dot groups (`Phone: 555.123.4567`, `+1.555.123.4567`,
+    `555.123.4567`), any national grouping after a word (`Tel 01632 960123`, `Phone
+    0171/2345678`), or a country code and a trunk prefix (`+49 (0)30 1234567`). Parts: (the
+    reading,)."""
+    kind = draw(st.sampled_from(["dotted", "cued", "trunk"]))
+    group = st.text("0123456789", min_size=3, max_size=4)
+    if kind == "trunk":
+        code, area = (
+            str(draw(st.integers(1, 99))),
+            draw(st.text("123456789", min_size=2, max_size=3)),
+        )
+        rest = draw(st.text("0123456789", min_size=6, max_size=8))
+        return Form(f"+{code} (0){area} {rest}", ("plus " + _dialled([code, area, rest]),))
+    cue, cue_said = draw(st.sampled_from((("", ""), *DIAL_CUES)))
+    code = draw(st.sampled_from(["", "1", "44"])) if kind == "dotted" else ""
+    if kind == "dotted" and not (cue or code):
+        groups = [draw(st.text("0123456789", min_size=n, max_size=n)) for n in (3, 3, 4)]
+    else:
+        groups = [draw(st.text("0123456789", min_size=3, max_size=5)), draw(group), draw(group)]
+        groups = groups[: draw(st.integers(2 if kind == "cued" else 3, 3))]
+    cue = cue or ("Tel " if kind == "cued" else "")
+    cue_said = cue_said or cue
+    separator = "." if kind == "dotted" else draw(st.sampled_from([" ", "/", "-"]))
+    written = cue + (f"+{code}." if code else "") + separator.join(groups)
+    said = cue_said + ("plus " if code else "") + _dialled(([code] if code else []) + groups)
+    return Form(written, (said,))
+
+
+@CLASSES
+@given(form=phone_numbers(), frame=frames)
+def test_telephone_numbers_in_dot_groups_and_any_grouping_after_their_word(form, frame):
+    """`Phone: 555.123.4567` was "five hundred fifty five point ...", `Telephone 0171
+    2345678` "zero one seven one two million ...", `+49 (0)30 1234567` "(zero)thirty ..."."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+SERIAL_CUES = (("S/N: ", "S N: "), ("SN ", "S N "), ("batch ", "batch "), ("Lot ", "Lot "))
+SERIAL_CUES += (("serial ", "serial "), ("asset ", "asset "), ("WO#", "W O number "))
+SERIAL_CUES += (("ticket ", "ticket "), ("tag ", "tag "), ("recipe ", "recipe "))
+SERIAL_CUES += (("HR ", "H R "), ("work order ", "work order "), ("Asset no. ", "Asset number "))
+_TAG_SHAPE = re.compile(r"[A-Z]{1,4}-?\d{1,6}[A-Z]{0,2}(?:-\d{1,6})*")
+_ORDER_SHAPE = re.compile(r"\d[A-Z]{2,3}\d")
+
+
+def _spelled_groups(groups: list[str]) -> str:
+    """Each group character by character; "dash" between, silent after letters alone."""
+    said = []
+    for i, g in enumerate(groups):
+        if i:
+            said.append("" if groups[i - 1].isalpha() and g[0].isdigit() else "dash")
+        said.append(
+            " ".join(ref.WORDS[int(c)] if c.isdigit() else ref.letter(c.upper()) for c in g)
+        )
+    return " ".join(s for s in said if s)
+
+
+@st.composite
+def lettered_identifiers(draw) -> Form:
+    """Letters and digits after a word that names an identifier (`S/N: A1B2C3D4`, `batch
+    b-20261202-03`, `batch 2611-A`), digits alone after an equipment word (`asset 10023`,
+    `WO#12345`), or capitals and digits in turn alone (`A1B2C3D4`). Parts: (the reading,)."""
+    kind = draw(st.sampled_from(["cued", "digits", "alone"]))
+    if kind == "digits":
+        cue, said = draw(st.sampled_from(SERIAL_CUES))
+        number = draw(st.text("0123456789", min_size=4, max_size=8))
+        return Form(cue + number, (said + ref.digit_words(number),))
+    runs = st.text("BCDEFGHKLMNPRSTUVWXYZ", min_size=1, max_size=3)
+    numbers = st.text("0123456789", min_size=1, max_size=6)
+    if kind == "alone":
+        pieces = [draw(runs), draw(numbers), draw(runs), draw(numbers)]
+        token = "".join(pieces) + draw(st.sampled_from(["", draw(runs)]))
+        return Form(token, (_spelled_groups([token]),))
+    groups = draw(
+        st.lists(
+            st.sampled_from([draw(runs), draw(numbers), draw(runs) + draw(numbers)]),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    token = "-".join(groups)
+    assume(re.search(r"\d", token) and re.search("[A-Z]", token))
+    assume(not _TAG_SHAPE.fullmatch(token) and not _ORDER_SHAPE.search(token))
+    if draw(st.booleans()):
+        token, groups = token.lower(), [g.lower() for g in groups]
+    cue, said = draw(st.sampled_from(SERIAL_CUES))
+    return Form(cue + token, (said + _spelled_groups(groups),))
+
+
+@CLASSES
+@given(form=lettered_identifiers(), frame=frames)
+def test_serials_batches_and_equipment_ids_character_by_character(form, frame):
+    """`A1B2C3D4` was left to the voice ("bitessy"), `batch 2611-A` "two thousand six hundred
+    eleven-A", `asset 10023` "ten thousand twenty three"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+UNITS_SPOKEN = (("kg", "kilograms"), ("bar", "bar"), ("kW", "kilowatts"), ("mm", "millimeters"))
+
+
+@st.composite
+def space_grouped_numbers(draw) -> Form:
+    """Groups of three digits parted by plain spaces before a unit or a decimal comma: `1 234
+    567 kg`, `1 000,5 kg`. Parts: (the reading,)."""
+    value = draw(st.integers(1000, 999_999_999))
+    written = f"{value:,}".replace(",", " ")
+    said = ref.cardinal(value)
+    if draw(st.booleans()):
+        decimals = draw(st.text("0123456789", min_size=1, max_size=3))
+        written, said = f"{written},{decimals}", f"{said} point {ref.digit_words(decimals)}"
+    unit, unit_said = draw(st.sampled_from((("", ""), *UNITS_SPOKEN)))
+    assume(unit or "," in written)
+    space = draw(st.sampled_from(["", " "])) if unit else ""
+    return Form(written + space + unit, (said + (f" {unit_said}" if unit else ""),))
+
+
+@CLASSES
+@given(form=space_grouped_numbers(), frame=frames)
+def test_thousands_grouped_by_plain_spaces_before_a_unit_or_a_decimal_comma(form, frame):
+    """`1 234 567 kg` was "one two hundred thirty four five hundred sixty seven kilograms"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+# Capital words no rule reads, function words and what they are said as, alarm levels, ISA
+# mnemonics.
+CAPITAL_NOUNS = ("PRESSURE", "PUMP", "TANK", "ALARM", "TRIP", "VALVE", "DRIVE", "FAULT")
+CAPITAL_WORDS = ("AT", "ON", "IN", "OF", "TO", "FOR", "AND", "OR", "THE", "BY", "FROM", "WITH")
+CAPITAL_LEVELS = (("HI", "high"), ("HI HI", "high high"), ("HIHI", "high high"), ("LO", "low"))
+CAPITAL_LEVELS += (("LO LO", "low low"), ("LOLO", "low low"), ("HI-HI", "high high"))
+CAPITAL_MNEMONICS = ("PAH", "TAL", "LAHH", "PSL", "FSHH", "SIS", "UPS", "TAH", "LALL")
+CAPITAL_FRAMES = [("", ""), ("", "."), ("ALERT: ", "!"), ("(", ")"), ("CHECK ", " NOW.")]
+
+
+@st.composite
+def capital_sentences(draw) -> Form:
+    """An all-capital sentence: nouns, function words, alarm levels and ISA mnemonics, e.g.
+    `PUMP HI HI AT TANK PAH`. Parts: (the reading,)."""
+    written, said = [draw(st.sampled_from(CAPITAL_NOUNS))] * 2
+    written, said = [written], [said]
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["noun", "word", "level", "mnemonic"]))
+        if kind == "noun":
+            word = draw(st.sampled_from(CAPITAL_NOUNS))
+            written.append(word), said.append(word)
+        elif kind == "word":
+            word = draw(st.sampled_from(CAPITAL_WORDS))
+            written.append(word), said.append(word.lower())
+        elif kind == "level":
+            word, level = draw(st.sampled_from(CAPITAL_LEVELS))
+            written.append(word), said.append(level)
+        else:
+            word = draw(st.sampled_from(CAPITAL_MNEMONICS))
+            written.append(word), said.append(" ".join(ref.letter(c) for c in word))
+    return Form(" ".join(written), (" ".join(said),))
+
+
+@CLASSES
+@given(form=capital_sentences(), frame=st.sampled_from(CAPITAL_FRAMES))
+def test_words_of_an_all_capital_sentence(form, frame):
+    """`BAR AT 07:45` was "BAR A T ...", `HI HI` "aitch-eye aitch-eye", `PAH` "pah"."""
+    assert heard(form.written, frame) == expected(form.parts[0], frame)
+
+
+def test_words_of_capitals_in_a_lower_case_sentence_and_in_the_site_lexicon():
+    """A function word outside an all-capital sentence is left to the voice; a level and a
+    mnemonic are read anywhere; a word the site gives phonemes for is left as written."""
+    assert normalize("Meet AT 5") == "Meet AT five"
+    assert normalize("Level HI on tank 3") == "Level high on tank three"
+    assert normalize("TEMP HI HI AT TANK", keep={"HI"}) == "TEMP HI HI at TANK"
+    assert normalize("ASH HANDLING") == "ASH HANDLING"  # no analysis switch: a word
 
 
 @CLASSES

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from cosyedge.speech.text import units
+from cosyedge.speech.text import phones, units
 from cosyedge.speech.text.spans import Rule
 
 _GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
@@ -63,10 +63,17 @@ EURO_DOT_GROUPS = re.compile(r"(?<=€)([1-9]\d{0,2}(?:\.\d{3})+)(?!\w|[.,]\d)")
 _VERSION_WORD = re.compile(r"(?i:version|firmware|fw|software|sw|release|rev|build|ver)\.?:?\s*\Z")
 
 
+# A telephone number's dot groups after its word or its country code (`Tel 555.123.456`,
+# `+1.555.123.456`, en-9): dialled, no thousands (phones.py).
+_DIALLED_DOTS = re.compile(rf"(?:{phones.DIAL_WORDS}:?\s+(?:\+\d{{1,3}}[.\s])?|\+)\Z")
+
+
 def _dot_groups(m: re.Match[str]) -> str:
-    """`1.234.567` → `1,234,567`; a version after its word, or four parts none over 255 (an
-    address: 192.168.100.200), as written."""
+    """`1.234.567` → `1,234,567`; a version after its word, a telephone number after its
+    word or a plus, or four parts none over 255 (an address: 192.168.100.200), as written."""
     if _VERSION_WORD.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return m.group(0)
+    if _DIALLED_DOTS.search(m.string[max(0, m.start() - 24) : m.start()]):
         return m.group(0)
     parts = m[1].split(".")
     if len(parts) == 4 and all(int(p) <= 255 for p in parts):

@@ -7,8 +7,9 @@
   dot one", never "zero point one".
 - Allen-Bradley file addresses (`N7:0`, `B3:0/1`, `T4:0.ACC`, `I:0/1`): "N seven colon
   zero", "B three colon zero slash one", never a ratio or a count "of one".
-- Modbus register numbers with their table (`4x0001`, `3x00010`, the number zero-padded):
-  "four X zero zero zero one", not "four times one" (`0x` starts a hexadecimal number).
+- Modbus register numbers with their table (`4x0001`, `3x00010`, the number zero-padded, or
+  whole, its first digit the table's: `4x40001`, `1x10001`): "four X zero zero zero one",
+  not "four times one" (`0x` starts a hexadecimal number).
 - Voting of redundant channels (`2oo3`, `1oo2D`): "two out of three", "one out of two D".
 - A product code whose last group ends in letters (`S7-1214C`): as a device tag, "S seven
   dash one two one four C", not "one thousand two hundred fourteen C".
@@ -59,7 +60,9 @@ AB_ADDRESS = re.compile(
     rf"{_START}(?:([BNFTCRLS]|ST)(\d{{1,3}})|([IO])):(\d{{1,4}})(?:\.(\d{{1,3}}))?"
     rf"(?:/(\d{{1,2}}))?(?:\.([A-Z]{{2,3}}))?{_END}"
 )
-MODBUS = re.compile(rf"{_START}([134])x(0\d{{3,4}})(?!\w|\.\d)")
+# The register zero-padded (`4x0001`) or written whole, its first digit the table's
+# (`4x40001`, `1x10001`, `4x400001`, en-9); a unit after it makes it a count (`3x30000 W`).
+MODBUS = re.compile(rf"{_START}([134])x(0\d{{3,4}}|\1\d{{4,5}})(?!\w|\.\d)")
 VOTING = re.compile(rf"{_START}([1-9])oo([1-9])(D?)(?!\w)")
 # A product code whose last group ends in letters (`S7-1214C`; `S7-1500` is a device tag);
 # groups of three digits or more, as a MAC address's pairs are none.
@@ -67,17 +70,17 @@ PRODUCT = re.compile(
     rf"{_START}([A-Z]{{1,4}})(\d{{1,3}})((?:-\d{{3,6}})+)([A-Z]{{1,3}})(?![\w-]|[:./]\w)"
 )
 THREAD = re.compile(rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)")
-_NUMBERING = (
+NUMBERING = (
     "Phase|Unit|Line|Train|Stage|Section|Class|Division|Zone|Type|Category|Block|Building"
     "|Area|Group|Tier|Mk|Mark|Grade|Bus|Feeder|Sector|Level|Plant|Reactor|Kiln|Mill|Boiler"
 )
-ROMAN_AFTER_WORD = re.compile(rf"\b({_NUMBERING})(\s+)([IVX]{{1,5}})(?![\w'\u2019-])")
-_PLACES = (
+ROMAN_AFTER_WORD = re.compile(rf"\b({NUMBERING})(\s+)([IVX]{{1,5}})(?![\w'\u2019-])")
+PLACES = (
     "Room|Rm|Bed|Cell|Cabinet|Rack|Slot|Panel|Terminal|Contact|Door|Gate|Dock|Locker|Suite"
     "|Desk|Seat|Berth|Pier|Cubicle|Drawer|Shelf|Apt|Flat|Office|Lab|Ward"
 )
 PLACE_NUMBER = re.compile(
-    rf"\b((?i:{_PLACES})\.?\s+)(\d{{1,4}})-(\d{{1,4}})(?![\w-]|\.\d|\s?(?:%|°))"
+    rf"\b((?i:{PLACES})\.?\s+)(\d{{1,4}})-(\d{{1,4}})(?![\w-]|\.\d|\s?(?:%|°))"
 )
 _PROPORTIONS = (
     "gain|level|load|yield|scale|factor|duty|fill|opening|position|stroke|output|share"
@@ -142,6 +145,14 @@ def _ab(m: re.Match[str]) -> str:
     if bit:
         said += f" slash {digits(bit)}"
     return said + (f" dot {_spelled(member)}" if member else "")
+
+
+def _modbus(m: re.Match[str]) -> str:
+    """`4x40001` → "four X four zero zero zero one"; before a unit (`3x30000 W`) a count, left
+    for the times rule."""
+    if units.UNIT_AHEAD.match(m.string, m.end()):
+        return m.group(0)
+    return f"{_spelled(m[1])} X {digits(m[2])}"
 
 
 def _voting(m: re.Match[str]) -> str:
@@ -212,7 +223,7 @@ RULES = (
     Rule("PLC address", S7_ADDRESS, _s7),
     Rule("PLC address", AB_ADDRESS, _ab),
     Rule("PLC address", IEC_ADDRESS, _iec),
-    Rule("Modbus register", MODBUS, lambda m: f"{_spelled(m[1])} X {digits(m[2])}"),
+    Rule("Modbus register", MODBUS, _modbus),
     Rule("voting", VOTING, _voting),
     Rule("product code", PRODUCT, _product),
     Rule("thread", THREAD, lambda m: f"M {number(m[1])} by {number(m[2])}"),

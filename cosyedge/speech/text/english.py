@@ -69,7 +69,7 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - URLs with an address: `http://10.0.0.5:8080/status` → "H T T P colon slash slash one zero
   dot zero dot zero dot five port eight zero eight zero slash status"; money: `$1,200` → "one
   thousand two hundred dollars", `€5.50` → "five euros and fifty cents", `¥300`, `CNY 300` →
-  "three hundred yuan"; hexadecimal codes: `0x1F`, `1Fh` → "hex one F"; order numbers
+  "three hundred yuan"; hexadecimal codes: `0x1F`, `0X1F`, `1Fh` → "hex one F"; order numbers
   character by character in their groups: `6ES7 214-1AG40-0XB0` → "six E S seven, two one
   four dash one eh G four zero dash zero X B zero"; ratios after a word that says one
   follows: `ratio 1:50` → "ratio one to fifty"; time ranges: `08:00-16:00` → "oh eight
@@ -125,6 +125,12 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
+- (en-9) identifiers, telephone numbers and groupings, each module's docstring stating its
+  forms: text/registers.py (`Register 40001.3`, `Valve/B3:0/1`), text/phones.py (`Phone:
+  555.123.4567`, `Telephone 0171 2345678`), text/serials.py (`S/N: A1B2C3D4`, `asset
+  10023`), text/spacegroups.py (`1 234 567 kg`); versions with a pre-release or a letter
+  (`1.0.0-beta`, `v3.2a`, text/fields.py), `0X4302` as `0x4302`; words of alerts written
+  in capitals, text/capitals.py (`HI HI` → "high high", `AT` a word, `PAH` spelled).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
@@ -144,6 +150,7 @@ from collections.abc import Collection
 from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
+    capitals,
     codes,
     connections,
     dateforms,
@@ -152,7 +159,11 @@ from cosyedge.speech.text import (
     hyphens,
     notations,
     pauses,
+    phones,
     plant,
+    registers,
+    serials,
+    spacegroups,
     stamps,
     units,
     zones,
@@ -223,8 +234,8 @@ _TIMES_POWER = re.compile(
 _POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
 # Another number raised to a power (5^2, from 5²; a unit's exponent, m², is the unit's).
 _BASE_POWER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)\^([-+]?\d+)(?![\d^])")
-# A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x starts a hexadecimal number.
-_TIMES = re.compile(rf"{_NUMBER_START}(?!0x)(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
+# A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x or 0X starts a hexadecimal number.
+_TIMES = re.compile(rf"{_NUMBER_START}(?!0[xX])(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
 # One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
 _NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
 # A group parted by a space is the number's unless it is an amount or a count (Call 1234 5
@@ -240,12 +251,15 @@ _NOT_A_QUANTITY = (
 # (0)20 ...), and a country code with three groups or more after it is a number without a
 # word (+49 30 1234 5678 90); up to six groups, the first may be one digit (+33 1 23 45 67
 # 89; a count after "call", `call 5 now`, stays a count, see _phone).
+# (en-9) The words are phones.DIAL_WORDS (`Telephone`, `Phone no.`, `Mob.`); a slash may part
+# the groups (`Phone 0171/2345678`), and with a trunk prefix two groups are a number without a
+# word (`+49 (0)30 1234567`).
 _TRUNK = r"(?:\(0\)\s?)?"
 _PHONE = re.compile(
-    r"(?:(?<![\w.])((?:[Cc]all|CALL|[Dd]ial|DIAL|[Pp]hone|PHONE|[Tt]el\.?|TEL|[Ff]ax|FAX"
-    rf"|[Hh]otline|[Mm]obile):?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
-    rf"|(?<![\w.])(\+\d{{1,3}}\s?){_TRUNK}(?:\((\d{{2,4}})\)\s?|(?=\d{{1,5}}(?:[\s-]\d{{2,8}}){{2}})))"
-    rf"(\d{{1,11}}(?:-\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
+    rf"(?:(?<![\w.])({phones.DIAL_WORDS}:?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
+    rf"|(?<![\w.])(\+\d{{1,3}}\s?)(?:\(0\)\s?(?=\d{{1,5}}[\s-]\d{{2,8}})|"
+    rf"(?:\((\d{{2,4}})\)\s?|(?=\d{{1,5}}(?:[\s-]\d{{2,8}}){{2}}))))"
+    rf"(\d{{1,11}}(?:[-/]\d{{2,8}}|\s\d{{2,8}}{_NOT_A_QUANTITY}){{0,5}})(?![\w-]|[.,]\d)"
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
@@ -319,8 +333,8 @@ def _phone(m: re.Match[str]) -> str:
         return m.group(0)  # call 100 staff, call 12: a count
     code, area = code or code_alone, area or area_alone
     groups = ([code.strip().lstrip("+")] if code else []) + ([area] if area else [])
-    said = ", ".join(digits(g, zero="oh") for g in [*groups, *re.split("[- ]", number)])
-    return (word or "") + ("plus " if code else "") + said
+    said = ", ".join(digits(g, zero="oh") for g in [*groups, *re.split("[-/ ]", number)])
+    return phones.say_word(word) + ("plus " if code else "") + said
 
 
 def _local_phone(m: re.Match[str]) -> str:
@@ -451,17 +465,23 @@ def _time(m: re.Match[str]) -> str:
 
 
 _LINES = (
+    # Words of an all-capital text, before any rule writes a small letter near them (en-9).
+    *capitals.RULES,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
     *connections.RULES,
     *dateforms.RULES,
+    *registers.RULES,  # before the PLC addresses: a word and a slash before one
+    *phones.RULES,  # before the amounts: dot groups of three are no thousands there
+    *spacegroups.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
     *plant.FIELDS,
     *stamps.FIELDS,
     *zones.RULES,
+    *serials.RULES,  # letters and digits of an identifier, before the tags take a piece
     *codes.RULES,
     Rule("identifier", fields.CUED_SERIAL, fields.read_serial),
     Rule("telephone number", _PHONE, _phone),
@@ -592,10 +612,13 @@ def _tidy(text: str) -> str:
 
 
 def _lines(keep: Collection[str]) -> tuple[Rule, ...]:
-    """The rules, the acronyms in `keep` left as written (a site says them its own way)."""
+    """The rules, the acronyms and capital words in `keep` left as written (a site says them
+    its own way)."""
     if not keep:
         return _LINES
-    return tuple(acronym_rule(keep) if line is ACRONYMS else line for line in _LINES)
+    return tuple(
+        acronym_rule(keep) if line is ACRONYMS else capitals.kept(line, keep) for line in _LINES
+    )
 
 
 def normalize(text: str, keep: Collection[str] = ()) -> str:

@@ -86,10 +86,20 @@ def _mac(m: re.Match[str]) -> str:
 # --- version strings: v4.0.2, fw v1.12.3, firmware 4.12 -------------------------------------
 
 # A version after a v, or after a word that says one follows (then two parts are a version
-# too: firmware 4.12 is four point twelve, not a decimal).
+# too: firmware 4.12 is four point twelve, not a decimal). (en-9) A pre-release tag after a
+# hyphen (`-rc1`, `-beta.2`, `-hotfix`) or a letter written onto the last part (`v4.12b`,
+# `v1.2rc1`); without a v or a word, dotted numbers are a version only with a pre-release
+# word after a hyphen (`1.0.0-beta`, `2.1.0-rc1`) or, three parts, a small letter written
+# onto them (`1.2.3b`): a decimal has one point, and `1.5-fold` is no version.
+_PRE_RELEASE = (
+    r"(?i:alpha|beta|rc|pre|preview|dev|hotfix|patch|snapshot|nightly|final|stable|lts|build)"
+)
+_BARE_VERSION = rf"\d+(?:\.\d+){{1,3}}-{_PRE_RELEASE}|\d+(?:\.\d+){{2}}[a-z]"
 VERSION = re.compile(
-    r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev|build)\s+)(?=\d+\.\d))"
-    r"(\d+(?:\.\d+){1,3})(?:-([A-Za-z]{1,5})(\d*))?(?![\w-]|\.\d)"
+    r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev|build)\s+)(?=\d+\.\d)"
+    rf"|(?=(?:{_BARE_VERSION})(?:[.-]?\d+)?(?![\w-]|\.\d)))"
+    rf"(\d+(?:\.\d+){{1,3}})(?:-([A-Za-z]{{1,10}})(?:[.-]?(\d+))?|({_PRE_RELEASE}|[A-Za-z])(\d*))?"
+    r"(?![\w-]|\.\d)"
 )
 
 
@@ -99,28 +109,41 @@ def say_version(written: str) -> str:
     return " point ".join(number(part) for part in written.split("."))
 
 
+def _version_tag(tag: str, tag_number: str | None) -> str:
+    """`rc`, `1` → "R C one": a tag of three letters or fewer spelled, a longer one a word
+    (beta, hotfix); its number a cardinal."""
+    said = " ".join(tag.upper()) if len(tag) <= 3 else tag.lower()
+    return said + (f" {cardinal(int(tag_number))}" if tag_number else "")
+
+
 def _version(m: re.Match[str]) -> str:
-    word, parts, tag, tag_number = m.groups()
+    """`v2.1.0-rc1` → "version two point one point zero dash R C one", `fw 1.2.3b` → "fw one
+    point two point three B"."""
+    word, parts, tag, tag_number, glued, glued_number = m.groups()
     said = f"{word} " if word else "version "
     said += say_version(parts)
     if tag:  # v2.1.0-rc1: "dash R C one"; a longer tag is a word (beta)
-        said += " dash " + (" ".join(tag.upper()) if len(tag) <= 3 else tag)
-        said += f" {cardinal(int(tag_number))}" if tag_number else ""
+        said += " dash " + _version_tag(tag, tag_number)
+    elif glued:  # v4.12b: the letter said after the number, no dash written
+        said += " " + _version_tag(glued, glued_number)
     return said
 
 
 # --- serial numbers and other identifiers: SN 8842-1190-07, order 20251130044 ----------------
 
 # Words that say an identifier follows: its digits are a name, not an amount.
-_ID_WORDS = (
+ID_WORDS = (
     r"S/?N|P/N|serial(?:\s+(?:no\.?|number))?|part\s+(?:no\.?|number)|order(?:\s+(?:no\.?|number))?"
     r"|PO|batch|lot|coil|register|reg|ticket|invoice|job"
+    # (en-9) equipment and work identifiers, said as the words above are
+    r"|asset(?:\s+(?:no\.?|number|id))?|unit\s+(?:no\.?|number)|recipe|WO|work\s+order"
+    r"(?:\s+(?:no\.?|number))?|HR|IR|tag"
 )
 _DATES = r"\d{4}-\d{1,2}-\d{1,2}(?![\d-])|\d{1,2}-\d{1,2}-\d{4}(?![\d-])"
 _NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address
 # After such a word: four digits or more, or groups joined by hyphens. Without one: three
 # groups or more (two are a range, 5-10).
-_CUED = rf"(?i:({_ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
+_CUED = rf"(?i:({ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
 SERIAL = re.compile(
     rf"(?<![\w./-])(?<!\d,)(?:{_CUED}|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
 )

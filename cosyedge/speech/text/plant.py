@@ -302,10 +302,11 @@ def _per_unit(m: re.Match[str]) -> str:
     return f"{currency} per {units.unit_words(unit, False) if unit else written}"
 
 
-# --- hexadecimal codes: 0x1F, 0xFF00, 1Fh -----------------------------------------------------
+# --- hexadecimal codes: 0x1F, 0XFF00, 1Fh -----------------------------------------------------
 
+# The prefix in either case: all-capital SCADA text writes `0X4302` (en-9).
 HEX = re.compile(
-    r"(?<![\w.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
+    r"(?<![\w.])(?:0[xX]([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
 )
 
 
