@@ -10,9 +10,7 @@ and time rules read, or said here:
   after the zone.
 - An ISO week (`2026-W48`, `2026W48-3`): "week forty eight of twenty twenty six", a day
   after it "day three" ("week" said once after the word week).
-- The military clock with "hours" (`at 1405 hrs`, `0800 hours`): a time, "fourteen oh five
-  hours"; four digits with a leading zero, or after a word that says a time follows (at,
-  from, until, by, since, before, after). Elsewhere `1405 hrs` is a duration.
+- The military clock (`at 1405 hrs`, `1405Z`) is read in clocks.py.
 """
 
 from __future__ import annotations
@@ -33,11 +31,6 @@ UNIX_DATE = re.compile(
     r"\s+([A-Z]{3,5})\s+(\d{4})(?!\w|[.:-]\d)"
 )
 ISO_WEEK = re.compile(r"(?<![\w.-])((?:19|20)\d\d)-?W(\d\d)(?:-?([1-7]))?(?![\w/-]|[.:]\d)")
-_TIME_CUES = "at|@|from|until|till|by|since|before|after"
-MILITARY_TIME = re.compile(
-    rf"(\b(?i:{_TIME_CUES})\s+|(?<![\w.,:-])(?=0))([01]\d|2[0-3])([0-5]\d)"
-    r"\s?(?:hrs|hours)\b"
-)
 _WEEK_BEFORE = re.compile(r"(?i:week)\s+$")
 
 
@@ -80,6 +73,5 @@ RULES = (
     Rule("date", MONTH_YEAR, lambda m: f"{MONTHS[int(m[1]) - 1]} {year(int(m[2]))}"),
     Rule("timestamp", UNIX_DATE, _unix_date),
     Rule("week", ISO_WEEK, _iso_week),
-    Rule("time", MILITARY_TIME, lambda m: f"{m[1]}{m[2]}:{m[3]} hours"),
 )
 """Read first, before numbers, ranges and units take their pieces."""

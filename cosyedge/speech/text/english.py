@@ -144,6 +144,7 @@ from collections.abc import Collection
 from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
+    clocks,
     codes,
     connections,
     dateforms,
@@ -445,6 +446,7 @@ _LINES = (
     *notations.RULES,
     *connections.RULES,
     *dateforms.RULES,
+    *clocks.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
@@ -470,6 +472,7 @@ _LINES = (
     Rule("device tag", _CODE, _code),
     *stamps.OFFSETS,
     *plant.CLOCK,
+    *clocks.LENGTHS,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
     *plant.SLASHES,
