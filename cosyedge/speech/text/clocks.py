@@ -55,9 +55,10 @@ _GAP = r"(?:\s*[:=]\s*|\s+)"
 _HHMM = r"([01]\d|2[0-3])([0-5]\d)"
 _ZONES = "|".join(sorted(ZONE_NAMES, key=len, reverse=True))
 _MARK = rf"\s?(?:hrs|hours)\b|Z(?!\w)|(?=\s?(?:UTC|GMT|{_ZONES})(?![A-Za-z]))"
+# A word before the digits, or nothing a number is part of (`1.1400`, `B-1400`).
 _CUED = (
     rf"(?:(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP})"
-    rf"|((?i:{DURATION_WORDS}){_GAP})))?(?<![\w.,:/@-])"
+    rf"|((?i:{DURATION_WORDS}){_GAP}))|(?<![\w.,:/@-]))"
 )
 # Not before more digits, a decimal, a date's or an identifier's dash (`at 2024-05-01`).
 _ALONE = r"(?!\w|[.,:/\u2013-]\d)"
@@ -140,12 +141,12 @@ _MINUTE_UNIT = r"min|mins|minutes"
 _UNIT_AFTER = rf"(\s?(?:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
 CUED_LENGTH = re.compile(
     rf"(?<![\w.])(?:((?i:{_SCHEDULED}))\s+)?((?i:{DURATION_WORDS}))({_GAP}){_CLOCK}"
-    rf"(?![\d:]|\.\d){_UNIT_AFTER}"
+    rf"(?!\d|[:.]\d){_UNIT_AFTER}"
 )
 LENGTH_BEFORE_WORD = re.compile(
-    rf"(?<![\w.:]){_CLOCK}(?![\d:]|\.\d){_UNIT_AFTER}(?={_AFTER_LENGTH})"
+    rf"(?<![\w.:]){_CLOCK}(?!\d|[:.]\d){_UNIT_AFTER}(?={_AFTER_LENGTH})"
 )
-LONG_LENGTH = re.compile(r"(?<![\w.:])(\d{2,}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?![\d:]|\.\d)")
+LONG_LENGTH = re.compile(r"(?<![\w.:])(\d{2,}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?!\d|[:.]\d)")
 
 
 def say_length(parts: list[tuple[str, str]]) -> str:
@@ -216,7 +217,7 @@ ISO_DURATION = re.compile(
     + "".join(_ISO_PART.format(u) for u, _ in _ISO_UNITS)
     + r"(?:T(?=\d)"
     + "".join(_ISO_PART.format(u) for u, _ in _ISO_TIME_UNITS)
-    + r")?(?![\w.-])"
+    + r")?(?![\w-]|[.,]\d)"
 )
 
 

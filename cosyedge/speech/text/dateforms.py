@@ -2,8 +2,8 @@
 and time rules read, or said here:
 
 - A day, a month's abbreviation and a year joined by hyphens or slashes (`30-Nov-2026`,
-  `30/Nov/2026`, as Oracle and many loggers write them): "November thirtieth twenty twenty
-  six", a pause before a time after it.
+  `30/Nov/2026`, as Oracle and many loggers write them; `02-DEC-26`, a year of two digits
+  in this century): "November thirtieth twenty twenty six", a pause before a time after it.
 - The Unix `date` form (`Mon Nov 30 14:05:30 UTC 2026`): the weekday, the date with its
   year, a pause, the time and its zone ("Monday November thirtieth twenty twenty six,
   fourteen oh five and thirty seconds U T C"), not a year said as "two thousand twenty six"
@@ -24,7 +24,8 @@ _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 _DAYS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday"}
 _DAYS |= {"Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
 JOINED_MONTH = re.compile(
-    rf"(?<![\w.-])(\d{{1,2}})([-/])((?i:{_MONTHS}))\2(\d{{4}})(?![\w/-]|[.:]\d)(\s+(?=\d{{1,2}}:\d\d))?"
+    rf"(?<![\w.-])(\d{{1,2}})([-/])((?i:{_MONTHS}))\2(\d{{4}}|\d\d)(?![\w/-]|[.:]\d)"
+    r"(\s+(?=\d{1,2}:\d\d))?"
 )
 UNIX_DATE = re.compile(
     rf"\b({'|'.join(_DAYS)})\s+({_MONTHS})\s+(\d{{1,2}})\s+(\d{{1,2}}:\d\d(?::\d\d)?)"
@@ -35,8 +36,10 @@ _WEEK_BEFORE = re.compile(r"(?i:week)\s+$")
 
 
 def _joined_month(m: re.Match[str]) -> str:
-    """`30-Nov-2026` → `30 Nov 2026` for the month-date rule; a comma before a time after."""
-    day, _, month, full_year, time_after = m.groups()
+    """`30-Nov-2026` → `30 Nov 2026` for the month-date rule, a year of two digits in this
+    century (`02-DEC-26` → `02 Dec 2026`); a comma before a time after."""
+    day, _, month, written_year, time_after = m.groups()
+    full_year = written_year if len(written_year) == 4 else f"20{written_year}"
     return f"{day} {month.title()} {full_year}" + (", " if time_after else "")
 
 

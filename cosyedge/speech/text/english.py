@@ -148,6 +148,7 @@ from cosyedge.speech.text import (
     codes,
     connections,
     dateforms,
+    daydates,
     designations,
     fields,
     hyphens,
@@ -446,6 +447,7 @@ _LINES = (
     *notations.RULES,
     *connections.RULES,
     *dateforms.RULES,
+    *daydates.RULES,
     *clocks.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.

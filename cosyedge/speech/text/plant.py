@@ -105,12 +105,23 @@ _ONLY_DATE_CUES = re.compile(
 def _short_date(m: re.Match[str]) -> bool:
     """Whether a pair with a one-digit side is a day and a month (see _ONLY_DATE_CUES)."""
     cue = m.group(1)
-    if not cue or not _ONLY_DATE_CUES.fullmatch(cue):
+    if not cue or not _ONLY_DATE_CUES.fullmatch(cue) or _share_after_on(m):
         return False
     rest = m.string[m.end() :]
+    # An inch mark after it (`1/4" line`) is a size; a quote closing a quotation is none.
+    inch = rest.startswith('"') and len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 0
     return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
-        units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
+        inch or units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
     )
+
+
+def _share_after_on(m: re.Match[str]) -> bool:
+    """Whether a pair after "on" may be a share or a fraction (en-9): "on" also stands
+    before a vote or an amount (`Trip on 2/3 voting`, `open on 3/4`), so a pair that can be
+    one (a first below a second of 2, 3, 4, 8, 16, 32 or 64) is none of a date; one that
+    can only be a date (`on 9/30`, `on 5/4`) stays one, as after a stronger cue (`due 3/4`)."""
+    top, bottom = int(m.group(3)), int(m.group(4))
+    return m.group(1).lower() == "on" and 0 < top < bottom and bottom in FRACTION_DENOMINATORS
 
 
 # Plural nouns after a pair: what a count is of (10/20 pumps).
@@ -420,14 +431,15 @@ def compact_timestamp(m: re.Match[str]) -> str:
 # A month written as a word, with its day and year (Nov 30, 2026; 30 Nov 2026; November
 # 2026) and a quarter with its year (Q3 2026): the year said as a year.
 _MONTH_WORDS = r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-_MONTH = rf"(?P<month>(?:{_MONTH_WORDS})(?:[a-z]+|\.)?)"
+# In capitals too, as all-capitals alerts write them (`02 DEC 2026`, en-9).
+_MONTH = rf"(?P<month>(?:{_MONTH_WORDS})(?:[a-z]+|\.)?|(?:{_MONTH_WORDS.upper()})(?:[A-Z]+|\.)?)"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)(?![\w-]|[.,:/]\d)"
 _MONTH_AFTER_DAY = _MONTH.replace("month", "month2")
 _MONTH_ALONE = _MONTH.replace("month", "month3")
 MONTH_DATE = re.compile(
     rf"(?<![\w.])(?:{_MONTH}\s+{_DAY},?\s+|(?P<day_first>\d{{1,2}})\s+{_MONTH_AFTER_DAY}\s+"
-    rf"|{_MONTH_ALONE}\s+){_YEAR}"
+    rf"|{_MONTH_ALONE}\s+){_YEAR}(?P<time>\s+(?=\d{{1,2}}:\d\d))?"
 )
 QUARTER = re.compile(r"(?<![\w.])Q([1-4])\s+((?:19|20)\d\d)(?![\w-]|[.,:/]\d)")
 _MONTH_NAMES = {name[:3]: i for i, name in enumerate(MONTHS)}
@@ -437,7 +449,7 @@ def _month_date(m: re.Match[str]) -> str:
     """`Nov 30, 2026` and `30 Nov 2026` → "November thirtieth twenty twenty six", `November
     2026` → "November twenty twenty six"; a word that is no month (Mayday) or a day the month
     has not: left as written."""
-    written = m["month"] or m["month2"] or m["month3"]
+    written = (m["month"] or m["month2"] or m["month3"]).title()
     index = _MONTH_NAMES.get(written[:3])
     full = MONTHS[index] if index is not None else ""
     if index is None or not (full.startswith(written.rstrip(".")) or written in ("Sept", "Sept.")):
@@ -447,7 +459,8 @@ def _month_date(m: re.Match[str]) -> str:
         return f"{full} {year(int(m['year']))}"
     if not real_date(int(m["year"]), index + 1, int(day)):
         return m.group(0)
-    return f"{full} {ordinal(int(day))} {year(int(m['year']))}"
+    # A pause before a time after the date (`15 JAN 2027 14:00`), as after any date.
+    return f"{full} {ordinal(int(day))} {year(int(m['year']))}" + (", " if m["time"] else "")
 
 
 FIELDS = (
