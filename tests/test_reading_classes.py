@@ -635,7 +635,8 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
         ("Build 1.2.3.4", "Build one point two point three point four"),
         ("Shift 08:00Z-16:00Z", "Shift oh eight hundred U T C to sixteen hundred U T C"),
         ("12/24 V supply lost", "twelve slash twenty four volts supply lost"),
-        ("10/20/26", "ten slash twenty slash twenty six"),
+        ("10/20/26", "October twentieth twenty twenty six"),  # a date without a cue (en-9)
+        ("10/40/26", "ten slash forty slash twenty six"),
         ("Tank T-101\uff1b85%", "Tank T one oh one; eighty five percent"),
         ("Energy cost 0.12 $/kWh", "Energy cost zero point one two dollars per kilowatt hour"),
         ("Price $5/t", "Price five dollars per tonne"),

@@ -9,7 +9,8 @@ and time rules read, or said here:
   fourteen oh five and thirty seconds U T C"), not a year said as "two thousand twenty six"
   after the zone.
 - An ISO week (`2026-W48`, `2026W48-3`): "week forty eight of twenty twenty six", a day
-  after it "day three" ("week" said once after the word week).
+  after it "day three" ("week" said once after the word week); a week and its year after a
+  W or KW (`W49/2026`, `KW49/2026`) too.
 - The military clock (`at 1405 hrs`, `1405Z`) is read in clocks.py.
 """
 
@@ -31,6 +32,8 @@ UNIX_DATE = re.compile(
     rf"\b({'|'.join(_DAYS)})\s+({_MONTHS})\s+(\d{{1,2}})\s+(\d{{1,2}}:\d\d(?::\d\d)?)"
     r"\s+([A-Z]{3,5})\s+(\d{4})(?!\w|[.:-]\d)"
 )
+# A week and its year after a W or KW (Kalenderwoche), as planners write them: `W49/2026`.
+SLASHED_WEEK = re.compile(r"(?<![\w.-])K?W(\d\d?)/((?:19|20)\d\d)(?![\w/-]|[.:]\d)")
 ISO_WEEK = re.compile(r"(?<![\w.-])((?:19|20)\d\d)-?W(\d\d)(?:-?([1-7]))?(?![\w/-]|[.:]\d)")
 _WEEK_BEFORE = re.compile(r"(?i:week)\s+$")
 
@@ -75,6 +78,8 @@ RULES = (
     Rule("date", JOINED_MONTH, _joined_month),
     Rule("date", MONTH_YEAR, lambda m: f"{MONTHS[int(m[1]) - 1]} {year(int(m[2]))}"),
     Rule("timestamp", UNIX_DATE, _unix_date),
+    # Written as an ISO week, for the rule after it.
+    Rule("week", SLASHED_WEEK, lambda m: f"{m[2]}-W{int(m[1]):02d}"),
     Rule("week", ISO_WEEK, _iso_week),
 )
 """Read first, before numbers, ranges and units take their pieces."""

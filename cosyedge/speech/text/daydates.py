@@ -10,12 +10,16 @@
   month's dot is no full stop unless the text ends or a capital follows it.
 - A range of days of one year, the year written once at its end (`01.12.-05.12.2026`):
   "December first to December fifth twenty twenty six".
+- A month's name or abbreviation and a day without a year, either first (`Dec 2`, `due
+  December 2`, `2 Dec`, `JAN 15`): "December second", a pause before a time after it; not
+  before a unit or a count (`May 5 bar`, `Mar 3 pumps`). Read after the dates with a year.
 """
 
 from __future__ import annotations
 
 import re
 
+from cosyedge.speech.text import units
 from cosyedge.speech.text.plant import DATE_CUES, real_date
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import MONTHS, ordinal, year
@@ -33,6 +37,18 @@ DAY_RANGE = re.compile(
     rf"{_START}(\d{{1,2}})\.(\d{{1,2}})\.?\s?[-\u2013]\s?(\d{{1,2}})\.(\d{{1,2}})\.(\d{{4}}){_END}"
 )
 _SENTENCE_AFTER = re.compile(r"\s*$|\s+[A-Z]")
+_NAMES = "|".join(MONTHS)
+_SHORT = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+# A month as a word: its name or abbreviation, title case or capitals (a dot after an
+# abbreviation is its own); not MAY, which all-capitals text writes as the verb.
+_MONTH = rf"(?!MAY\b)(?:{_NAMES}|{_NAMES.upper()}|(?:{_SHORT}|{_SHORT.upper()})\.?)"
+_ORDINAL = r"(?:st|nd|rd|th)?"
+MONTH_DAY = re.compile(
+    rf"(?<![\w.])(?:({_MONTH})\s+(\d{{1,2}}){_ORDINAL}|(\d{{1,2}}){_ORDINAL}\s+({_MONTH}))"
+    r"(?![\w/-]|[.,:]\d)(\s+(?=\d{1,2}:\d\d))?"
+)
+# What says the number is no day: a unit or a count of things after it.
+_NO_DAY_AHEAD = re.compile(r"\s+[a-z]+s\b")
 
 
 def _day(day: str, month: str, full_year: int | None = None) -> str | None:
@@ -68,6 +84,25 @@ def _day_range(m: re.Match[str]) -> str:
         return m.group(0)
     return f"{first.removesuffix(' ' + year(int(full_year)))} to {second}"
 
+
+def _month_day(m: re.Match[str]) -> str:
+    """`Dec 2` or `2 Dec` → "December second", a comma before a time after; before a unit
+    or a count, or no such day: as written."""
+    month, day, day_first, month_after, time = m.groups()
+    index = _month_index(month or month_after)
+    ahead = units.UNIT_AHEAD.match(m.string, m.end()) or _NO_DAY_AHEAD.match(m.string, m.end())
+    said = None if ahead or index is None else _day(day or day_first, str(index + 1))
+    return m.group(0) if said is None else said + (", " if time else "")
+
+
+def _month_index(written: str) -> int | None:
+    """`"DEC"`, `"Dec."`, `"December"` → 11; `"Sept"` → 8."""
+    key = written.rstrip(".").title()[:3]
+    return next((i for i, name in enumerate(MONTHS) if name.startswith(key)), None)
+
+
+LATE = (Rule("date", MONTH_DAY, _month_day),)
+"""Read after the dates with a year (`Dec 2, 2026`, plant.py) and before the clock times."""
 
 RULES = (
     Rule("date", DAY_RANGE, _day_range),

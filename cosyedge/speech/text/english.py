@@ -124,11 +124,14 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   "Error hex F F"; text/codes.py).
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
-  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
+  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
+  daydates.py (`31.12.26`, `Since 01.12.`), text/clocks.py (`at 1900`, `1405Z`, `offline
+  for 00:05:30`, `Downtime: 45m`, `PT1H30M`).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
-"five seconds then", `3m high` → "three meters high"; another small letter written onto a
+"five seconds then", `3m high` → "three meters high" (after a word of length minutes:
+`idle 15m` → "idle fifteen minutes", text/clocks.py); another small letter written onto a
 number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
 "three times four hundred volts"; units are read from their parts (text/units.py): `5
 kvar·h` → "five kilovar hours", `12 ft·lbf` → "twelve foot pounds force", `2 m/s²` → "two
@@ -474,6 +477,7 @@ _LINES = (
     Rule("device tag", _CODE, _code),
     *stamps.OFFSETS,
     *plant.CLOCK,
+    *daydates.LATE,
     *clocks.LENGTHS,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),

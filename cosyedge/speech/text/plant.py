@@ -5,7 +5,8 @@ ratios, time ranges and compact ISO timestamps; addresses are read as dictated
 
 Slash pairs, the rule chosen (`Pumps 2/3 running` was "two thirds", `10/20 pumps` "October
 twentieth"):
-- two digits each side (`10/20`) are a day and a month only with a cue that a date is
+- a two-digit year after them makes a date without a cue (`31/12/26`, en-9); without a
+  year two digits each side (`10/20`) are a day and a month only with a cue that a date is
   meant: a word before it (on, since, until, from, by, due, date, a weekday) or a time after
   it (`10/20 14:00`); day first unless it cannot be; a one-digit side (`on 9/30`, `due 3/4`)
   only after a word only a date follows (on, since, until, due, date, a weekday, ...), with
@@ -78,10 +79,10 @@ def _day_and_month(m: re.Match[str]) -> str:
     twenty six", `10/20 14:00` → "October twentieth, 14:00"; without a cue the pair is left
     for the slash-pair rule, and so is a day the month does not have."""
     cue, between, first, second, short_year, time = m.groups()
+    if short_year and not cue:
+        return _year_last(first, second, short_year, time is not None)
     if len(first + second) < 4 and not _short_date(m):
         return m.group(0)  # 2/3 pumps, by 1/2: a count or a fraction, for the slash-pair rule
-    if short_year and not cue:
-        return f"{first} slash {second} slash {short_year}"  # 10/20/26 alone: as written
     full_year = 2000 + int(short_year) if short_year else None
     found = day_month(first, second, full_year)
     if found is None or not (cue or time is not None):
@@ -92,6 +93,18 @@ def _day_and_month(m: re.Match[str]) -> str:
     said = f"{MONTHS[mo - 1]} {ordinal(d)}" + (f" {year(full_year)}" if full_year else "")
     said += "," if time is not None else ""
     return (cue + between if cue else "") + said
+
+
+def _year_last(first: str, second: str, short_year: str, time: bool) -> str:
+    """A day, a month and a two-digit year without a cue (en-9): a date, day first unless it
+    cannot be, as with a year of four digits (`31/12/26`, `2/12/26` → "December second
+    twenty twenty six"); no such day: as written (`10/40/26` → "10 slash 40 slash 26")."""
+    full_year = 2000 + int(short_year)
+    found = day_month(first, second, full_year)
+    if found is None:
+        return f"{first} slash {second} slash {short_year}"
+    d, mo = found
+    return f"{MONTHS[mo - 1]} {ordinal(d)} {year(full_year)}" + ("," if time else "")
 
 
 # A one-digit day or month (en-7) is a date only after a word that only a date follows, and
@@ -121,7 +134,8 @@ def _share_after_on(m: re.Match[str]) -> bool:
     one (a first below a second of 2, 3, 4, 8, 16, 32 or 64) is none of a date; one that
     can only be a date (`on 9/30`, `on 5/4`) stays one, as after a stronger cue (`due 3/4`)."""
     top, bottom = int(m.group(3)), int(m.group(4))
-    return m.group(1).lower() == "on" and 0 < top < bottom and bottom in FRACTION_DENOMINATORS
+    share = 0 < top < bottom and bottom in FRACTION_DENOMINATORS
+    return m.group(1).lower() == "on" and share and m.group(5) is None  # on 2/3/26: a date
 
 
 # Plural nouns after a pair: what a count is of (10/20 pumps).
