@@ -37,7 +37,11 @@ from cosyedge.speech.text.zones import ZONE_NAMES
 
 # Words after which a time of day follows. The first set never starts a year; the second
 # may (since 2020), so a year after it is left.
-_TIME_CUES = r"at|@|ETA|ETD|ETR|time|starts?|started|ends?|ended|begins?|shift\s+(?:start|end)s?"
+# "time" only as a field's label (`Time: 0745`): `cycle time 1200` is a length.
+_TIME_CUES = (
+    r"at|@|ETA|ETD|ETR|time(?=\s*[:=])|starts?|started|ends?|ended|begins?"
+    r"|shift\s+(?:start|end)s?"
+)
 _YEAR_CUES = r"from|until|till|since|by|before|after"
 # Words after which a length of time follows (`Downtime: 45m`, `Runtime 1405 hrs`).
 DURATION_WORDS = (
@@ -199,7 +203,9 @@ def _long_length(m: re.Match[str]) -> str:
 # --- minutes written m after a word of length -------------------------------------------------
 
 _AMOUNT = r"(\d+(?:\.\d+)?)\s?m(?![\w/²³^'\u2019+-]|\.\d)"
-CUED_MINUTES = re.compile(rf"(?<![\w.])((?i:{DURATION_WORDS}){_GAP}){_AMOUNT}")
+# Not within or total, which a distance takes as well (`within 5m of the robot`).
+_MINUTE_WORDS = DURATION_WORDS.replace("|within", "").replace("|total", "")
+CUED_MINUTES = re.compile(rf"(?<![\w.])((?i:{_MINUTE_WORDS}){_GAP}){_AMOUNT}")
 MINUTES_BEFORE_WORD = re.compile(rf"(?<![\w.,]){_AMOUNT}(?={_AFTER_MINUTES})")
 
 

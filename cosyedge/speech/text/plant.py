@@ -121,8 +121,10 @@ def _short_date(m: re.Match[str]) -> bool:
     if not cue or not _ONLY_DATE_CUES.fullmatch(cue) or _share_after_on(m):
         return False
     rest = m.string[m.end() :]
-    # An inch mark after it (`1/4" line`) is a size; a quote closing a quotation is none.
-    inch = rest.startswith('"') and len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 0
+    # An inch mark after it (`1/4" line`) is a size; a quote closing a quotation is none
+    # (quotes counted in the sentence's reach before it, so a long text reads in linear time).
+    before = _QUOTE.findall(m.string, max(0, m.start() - _QUOTE_REACH), m.start())
+    inch = rest.startswith('"') and len(before) % 2 == 0
     return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
         inch or units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
     )
@@ -138,6 +140,7 @@ def _share_after_on(m: re.Match[str]) -> bool:
     return m.group(1).lower() == "on" and share and m.group(5) is None  # on 2/3/26: a date
 
 
+_QUOTE_REACH = 200
 # Plural nouns after a pair: what a count is of (10/20 pumps).
 _COUNTED_AHEAD = re.compile(r"\s+(?:[a-z]+s|running|online|open)\b")
 # An eight-digit date after a cue (`Event 20261130`): alone it stays an amount.
