@@ -64,8 +64,9 @@ _CUED = (
     rf"(?:(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP})"
     rf"|((?i:{DURATION_WORDS}){_GAP}))|(?<![\w.,:/@-]))"
 )
-# Not before more digits, a decimal, a date's or an identifier's dash (`at 2024-05-01`).
-_ALONE = r"(?!\w|[.,:/\u2013-]\d)"
+# Not before more digits, a decimal, a date's or an identifier's dash (`at 2024-05-01`), or
+# a colon other than a heading's (`2001:db8::1`, `9001:2015`).
+_ALONE = r"(?!\w|[.,/\u2013-]\d|:\S)"
 MILITARY = re.compile(rf"{_CUED}{_HHMM}({_MARK}|(?=\s(?i:shift)\b))?{_ALONE}")
 # Two of them joined by a dash or a word, a cue before or a mark after for both (`from
 # 0600 to 1400`, `0600-1400 hrs`).
@@ -75,10 +76,13 @@ MILITARY_RANGE = re.compile(rf"{_CUED}{_HHMM}({_JOINT}){_HHMM}({_MARK})?{_ALONE}
 # 15.00`).
 RANGE_END = re.compile(rf"(?<=\d:\d\d)({_JOINT})([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}")
 # What says the digits are a quantity: a unit (with a power or a quotient), a times sign, a
-# currency's code (`at 1400 rpm`, `at 1000 m^-1`, `at 6.02x10^1`, `at 0.00 EUR`).
+# currency's code, a count's noun (`at 1400 rpm`, `at 1000 m^-1`, `at 6.02x10^1`, `at 0.00
+# EUR`, `starts 1200 times`).
 _QUANTITY_AHEAD = re.compile(
     rf"\s?(?:{units.GRAMMAR.pattern()})(?!\w)"
-    r"|\s?[x\u00d7*^\u00b7/%\u2030\u00b0$\u20ac\u00a3\u00a5\u20b9\u00a2]|\s?(?:USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\b"
+    r"|\s?[x\u00d7*^\u00b7/%\u2030\u00b0$\u20ac\u00a3\u00a5\u20b9\u00a2]"
+    r"|\s?(?:USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\b"
+    r"|\s+(?i:times|cycles|counts|units|pcs|parts|pieces|items|starts|trips|events|records)\b"
 )
 _YEAR = re.compile(r"19\d\d|20[0-5]\d")
 
