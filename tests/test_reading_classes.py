@@ -1009,16 +1009,23 @@ def test_no_digit_of_a_clock_form_is_left_for_the_voice(form, frame):
     assert not any("0" <= c <= "9" for c in said), said
 
 
-def test_a_long_text_of_clock_forms_reads_in_proportion_to_its_length():
-    """Each pattern repeated to 10,000 characters reads in about the time of 1,000 ten times
-    (no rule backtracks over the text)."""
+def test_a_long_text_of_clock_forms_reads_about_as_fast_as_ordinary_text():
+    """Each pattern repeated to 10,000 characters reads within a small multiple of the time
+    an ordinary alert of that length takes (a rule backtracking over the text takes many
+    times more): CPU time, best of two, as other work shares the machine."""
     import time
 
-    for piece in ("at 1400 ", "1400-", "for 1:30:00 ", "PT1H", "P1D", "01.12.", "on 1/2 ", "45m "):
-        times = []
-        for size in (1_000, 10_000):
-            text = (piece * (size // len(piece) + 1))[:size]
-            start = time.perf_counter()
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
             normalize(text)
-            times.append(time.perf_counter() - start)
-        assert times[1] < 25 * times[0] + 0.2, (piece, times)
+            best = min(best, time.process_time() - start)
+        return best
+
+    def long(piece: str) -> str:
+        return (piece * (10_000 // len(piece) + 1))[:10_000]
+
+    ordinary = cpu(long("Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3. "))
+    for piece in ("at 1400 ", "1400-", "for 1:30:00 ", "PT1H", "P1D", "01.12.", "on 1/2 ", "45m "):
+        assert cpu(long(piece)) < 20 * ordinary, piece

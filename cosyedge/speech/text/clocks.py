@@ -62,7 +62,7 @@ _MARK = rf"\s?(?:hrs|hours)\b|Z(?!\w)|(?=\s?(?:UTC|GMT|{_ZONES})(?![A-Za-z]))"
 # A word before the digits, or nothing a number is part of (`1.1400`, `B-1400`).
 _CUED = (
     rf"(?:(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP})"
-    rf"|((?i:{DURATION_WORDS}){_GAP}))|(?<![\w.,:/@-]))"
+    rf"|((?i:{DURATION_WORDS}){_GAP}))|(?<![\w.:/@-])(?<!\d,))"
 )
 # Not before more digits, a decimal, a date's or an identifier's dash (`at 2024-05-01`), or
 # a colon other than a heading's (`2001:db8::1`, `9001:2015`).
@@ -129,7 +129,7 @@ DOTTED_TIME = re.compile(
     rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}"
 )
 # A dotted time with its hour written in two digits before h or hrs (`07.45 h`, `14.30 h`).
-DOTTED_HOURS = re.compile(r"(?<![\w.,:/-])([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
+DOTTED_HOURS = re.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
 HOURS_AFTER_TIME = re.compile(r"(?<=\d:\d\d)\s?(?:hrs|hr|h)(?![\w/])")
 
 
@@ -210,7 +210,7 @@ _AMOUNT = r"(\d+(?:\.\d+)?)\s?m(?![\w/²³^'\u2019+-]|\.\d)"
 # Not within or total, which a distance takes as well (`within 5m of the robot`).
 _MINUTE_WORDS = DURATION_WORDS.replace("|within", "").replace("|total", "")
 CUED_MINUTES = re.compile(rf"(?<![\w.])((?i:{_MINUTE_WORDS}){_GAP}){_AMOUNT}")
-MINUTES_BEFORE_WORD = re.compile(rf"(?<![\w.,]){_AMOUNT}(?={_AFTER_MINUTES})")
+MINUTES_BEFORE_WORD = re.compile(rf"(?<![\w.])(?<!\d,){_AMOUNT}(?={_AFTER_MINUTES})")
 
 
 def _minutes(amount: str) -> str:
