@@ -233,3 +233,105 @@ def test_en9_groupings(written, spoken):
 @pytest.mark.parametrize(("written", "spoken"), EN9_MARKS)
 def test_en9_marks(written, spoken):
     assert normalize(written) == spoken
+
+
+# Clock times, lengths of time and day-first dates (clocks.py, daydates.py), with the
+# neighbours each must leave alone.
+EN9_CLOCKS = [
+    # The military clock where a word or a mark says a time is meant.
+    ("Shift ends 1400 hrs", "Shift ends fourteen hundred hours"),
+    ("Trip at 1905", "Trip at nineteen oh five"),
+    ("Time: 0745", "Time: oh seven forty five"),
+    ("0745 shift change", "oh seven forty five shift change"),
+    ("from 0600 to 1400", "from oh six hundred to fourteen hundred"),
+    ("0600-1400 hrs", "oh six hundred to fourteen hundred hours"),
+    ("ETA 1630", "ETA sixteen thirty"),
+    ("until 2300", "until twenty three hundred"),
+    ("1405Z", "fourteen oh five U T C"),
+    ("1405 UTC", "fourteen oh five U T C"),
+    ("Time: 1405 CET", "Time: fourteen oh five Central European Time"),
+    ("Runtime 1405 hrs", "Runtime one thousand four hundred five hours"),  # a length
+    ("at 1400 rpm", "at one thousand four hundred R P M"),  # a unit: a quantity
+    ("since 2020", "since two thousand twenty"),  # a year may be meant
+    ("from 1900 to 2300", "from nineteen hundred to twenty three hundred"),
+    ("Error 0745", "Error zero seven four five"),  # no word of time: a code
+    # A dotted or h time after a word of time; hours after a clock time.
+    ("at 7.45", "at seven forty five"),
+    ("from 14.30 to 15.00", "from fourteen thirty to fifteen hundred"),
+    ("07.45 h", "oh seven forty five hours"),
+    ("Time: 19h45", "Time: nineteen forty five"),
+    ("14:00 hrs", "fourteen hundred hours"),
+    ("14:00h", "fourteen hundred hours"),
+    ("at 7.45 bar", "at seven point four five bar"),
+    ("from 2.50 to 3.50", "from two point five zero to three point five zero"),
+    ("1h30", "one hour and thirty minutes"),  # no word of time: a duration
+    # Lengths of time in clock notation.
+    ("offline for 00:05:30", "offline for five minutes and thirty seconds"),
+    ("elapsed 00:00:45", "elapsed forty five seconds"),
+    ("Downtime: 01:30:00", "Downtime: one hour and thirty minutes"),
+    ("duration 0:45", "duration forty five minutes"),
+    ("Wait 05:30 min", "Wait five minutes and thirty seconds"),
+    ("uptime 123:45:00", "uptime one hundred twenty three hours and forty five minutes"),
+    ("00:10:00 remaining", "ten minutes remaining"),
+    ("scheduled for 14:00", "scheduled for fourteen hundred"),  # a time of day
+    ("at 01:30:00", "at oh one thirty"),
+    ("ratio 100:50:25", "ratio one hundred to fifty to twenty five"),
+    # Minutes written m after a word of length.
+    ("Downtime: 45m", "Downtime: forty five minutes"),
+    ("Stopped 5m ago", "Stopped five minutes ago"),
+    ("idle 15m", "idle fifteen minutes"),
+    ("3m high", "three meters high"),
+    ("1m left", "one meter left"),
+    # ISO 8601 durations.
+    ("PT5M", "five minutes"),
+    ("PT30S", "thirty seconds"),
+    ("PT1H30M", "one hour and thirty minutes"),
+    ("P1DT2H", "one day and two hours"),
+    ("P1Y2M", "one year and two months"),
+    ("P1D", "P one D"),  # one part without T: a label as well
+    ("PT-101", "P T one oh one"),
+    # A pair after "on" that can be a share.
+    ("Trip on 2/3 voting", "Trip on two of three voting"),
+    ("open on 3/4", "open on three of four"),
+    ('Leak on 1/4" line', "Leak on one quarter inch line"),
+    ("Alarm on 7/8.", "Alarm on seven of eight."),
+    ("Inspection on 9/30", "Inspection on September thirtieth"),
+    ("Filter due 3/4", "Filter due April third"),  # a stronger cue
+    # Day-first dates with dots, capitals, two-digit years.
+    ("31.12.26", "December thirty first twenty twenty six"),
+    ("1.1.27", "January first twenty twenty seven"),
+    ("Calibration due 15.12.26.", "Calibration due December fifteenth twenty twenty six."),
+    ("Since 01.12. the pump runs.", "Since December first the pump runs."),
+    ("Due 01.12.", "Due December first."),
+    ("01.12.-05.12.2026", "December first to December fifth twenty twenty six"),
+    ("02-DEC-26", "December second twenty twenty six"),
+    ("02-Dec-26", "December second twenty twenty six"),
+    ("02 DEC 2026", "December second twenty twenty six"),
+    ("15 JAN 2027 14:00", "January fifteenth twenty twenty seven, fourteen hundred"),
+    ("firmware 1.1.27", "firmware one point one point twenty seven"),  # a version
+    ("31.04.26", "thirty one point zero four point twenty six"),  # no such day
+    ("2.1.0", "two point one point zero"),
+    # A month and a day without a year; two-digit years without a cue; weeks after W.
+    ("due Dec 2", "due December second"),
+    ("December 2", "December second"),
+    ("Mon 2 Dec", "Mon December second"),
+    ("JAN 15", "January fifteenth"),
+    ("Dec 2 14:00", "December second, fourteen hundred"),
+    ("Sept. 5th", "September fifth"),
+    ("Mar 3 pumps", "Mar three pumps"),  # a count
+    ("May 5 bar", "May five bar"),  # a unit
+    ("PUMP MAY 2 FAIL", "PUMP MAY two FAIL"),  # the verb
+    ("DEC 2, 2026", "December second twenty twenty six"),
+    ("2/12/26", "December second twenty twenty six"),
+    ("31/12/26", "December thirty first twenty twenty six"),
+    ("on 2/3/26", "on March second twenty twenty six"),
+    ("10/40/26", "ten slash forty slash twenty six"),
+    ("12-02-26", "one two dash zero two dash two six"),  # which part is the year: left
+    ("W49/2026", "week forty nine of twenty twenty six"),
+    ("KW49/2026", "week forty nine of twenty twenty six"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_CLOCKS)
+def test_en9_clocks_lengths_and_day_first_dates(written, spoken):
+    assert normalize(written) == spoken

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import clock_forms
 import pytest
 import reference_en as ref
 from hypothesis import assume, given
@@ -636,7 +637,8 @@ def test_a_month_written_as_a_word_and_a_quarter_with_their_years(form, frame):
         ("Build 1.2.3.4", "Build one point two point three point four"),
         ("Shift 08:00Z-16:00Z", "Shift oh eight hundred U T C to sixteen hundred U T C"),
         ("12/24 V supply lost", "twelve slash twenty four volts supply lost"),
-        ("10/20/26", "ten slash twenty slash twenty six"),
+        ("10/20/26", "October twentieth twenty twenty six"),  # a date without a cue (en-9)
+        ("10/40/26", "ten slash forty slash twenty six"),
         ("Tank T-101\uff1b85%", "Tank T one oh one; eighty five percent"),
         ("Energy cost 0.12 $/kWh", "Energy cost zero point one two dollars per kilowatt hour"),
         ("Price $5/t", "Price five dollars per tonne"),
@@ -1234,3 +1236,102 @@ def test_ordinals_in_capitals(n, frame):
     assert heard(f"{n}{right} SHIFT", frame) == expected(f"{ref.ordinal(n)} SHIFT", frame)
     wrong = "ND" if right != "ND" else "RD"
     assert ref.ordinal(n) not in heard(f"{n}{wrong} SHIFT", frame)
+
+
+# --- en-9: clock times, lengths of time and day-first dates ------------------------------------
+
+
+def _military(cue: str, times: list, joint: str, mark: str) -> str:
+    """The cue as written (`@` is "at"), each time on the 24-hour clock, the joint's word
+    between, the mark's words after."""
+    said_cue = "at " if cue == "@" else cue
+    clocks = [ref.clock(("24", f"{h:02d}", mi, None, None, False)) for h, mi in times]
+    return said_cue + f" {joint} ".join(clocks) + mark
+
+
+@CLASSES
+@given(form=clock_forms.military_times(), frame=frames)
+def test_military_clock_times_after_a_word_of_time_or_before_a_mark(form, frame):
+    """`Shift ends 1400 hrs` was "one thousand four hundred hours", `Time: 0745` "zero seven
+    four five", `1405Z` "one thousand four hundred five Z"."""
+    assert heard(form.written, frame) == expected(_military(*form.parts), frame)
+
+
+@CLASSES
+@given(form=clock_forms.clock_lengths(), frame=frames)
+def test_lengths_of_time_in_clock_notation_are_durations(form, frame):
+    """`offline for 00:05:30` was "zero zero oh five and thirty seconds", `uptime
+    123:45:00` "one hundred twenty three:forty five:zero zero"."""
+    word, parts = form.parts
+    assert heard(form.written, frame) == expected(word + ref.duration(parts), frame)
+
+
+@CLASSES
+@given(form=clock_forms.minutes_written_m(), frame=frames)
+def test_a_small_m_after_a_word_of_length_is_minutes(form, frame):
+    """`Downtime: 45m` was "forty five meters"."""
+    before, amount, after = form.parts
+    said = before + ref.duration([(amount, "minute")]) + after
+    assert heard(form.written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(form=clock_forms.iso_durations(), frame=frames)
+def test_iso_8601_durations(form, frame):
+    """`PT5M` was "P T five M", `PT1H30M` left as written."""
+    assert heard(form.written, frame) == expected(ref.duration(list(form.parts)), frame)
+
+
+@CLASSES
+@given(form=clock_forms.dotted_short_years(), frame=frames)
+def test_a_dotted_date_with_a_two_digit_year_is_day_first(form, frame):
+    """`31.12.26` was "thirty one point twelve point twenty six"."""
+    assert heard(form.written, frame) == expected(ref.date(*form.parts), frame)
+
+
+@CLASSES
+@given(form=clock_forms.shares_after_on(), frame=undated_frames)
+def test_a_pair_after_on_that_can_be_a_share_is_no_date(form, frame):
+    """`Trip on 2/3 voting` was "Trip on March second voting"."""
+    top, bottom = form.parts
+    said = f"on {ref.cardinal(top)} of {ref.cardinal(bottom)}"
+    assert heard(form.written, frame) == expected(said, frame)
+
+
+EN9_CLOCK_FORMS = st.one_of(
+    clock_forms.military_times(),
+    clock_forms.clock_lengths(),
+    clock_forms.minutes_written_m(),
+    clock_forms.iso_durations(),
+    clock_forms.dotted_short_years(),
+    clock_forms.shares_after_on(),
+)
+
+
+@CLASSES
+@given(form=EN9_CLOCK_FORMS, frame=frames)
+def test_no_digit_of_a_clock_form_is_left_for_the_voice(form, frame):
+    said = heard(form.written, frame)
+    assert not any("0" <= c <= "9" for c in said), said
+
+
+def test_a_long_text_of_clock_forms_reads_about_as_fast_as_ordinary_text():
+    """Each pattern repeated to 10,000 characters reads within a small multiple of the time
+    an ordinary alert of that length takes (a rule backtracking over the text takes many
+    times more): CPU time, best of two, as other work shares the machine."""
+    import time
+
+    def cpu(text: str) -> float:
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
+            normalize(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    def long(piece: str) -> str:
+        return (piece * (10_000 // len(piece) + 1))[:10_000]
+
+    ordinary = cpu(long("Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3. "))
+    for piece in ("at 1400 ", "1400-", "for 1:30:00 ", "PT1H", "P1D", "01.12.", "on 1/2 ", "45m "):
+        assert cpu(long(piece)) < 20 * ordinary, piece

@@ -2,17 +2,16 @@
 and time rules read, or said here:
 
 - A day, a month's abbreviation and a year joined by hyphens or slashes (`30-Nov-2026`,
-  `30/Nov/2026`, as Oracle and many loggers write them): "November thirtieth twenty twenty
-  six", a pause before a time after it.
+  `30/Nov/2026`, as Oracle and many loggers write them; `02-DEC-26`, a year of two digits
+  in this century): "November thirtieth twenty twenty six", a pause before a time after it.
 - The Unix `date` form (`Mon Nov 30 14:05:30 UTC 2026`): the weekday, the date with its
   year, a pause, the time and its zone ("Monday November thirtieth twenty twenty six,
   fourteen oh five and thirty seconds U T C"), not a year said as "two thousand twenty six"
   after the zone.
 - An ISO week (`2026-W48`, `2026W48-3`): "week forty eight of twenty twenty six", a day
-  after it "day three" ("week" said once after the word week).
-- The military clock with "hours" (`at 1405 hrs`, `0800 hours`): a time, "fourteen oh five
-  hours"; four digits with a leading zero, or after a word that says a time follows (at,
-  from, until, by, since, before, after). Elsewhere `1405 hrs` is a duration.
+  after it "day three" ("week" said once after the word week); a week and its year after a
+  W or KW (`W49/2026`, `KW49/2026`) too.
+- The military clock (`at 1405 hrs`, `1405Z`) is read in clocks.py.
 """
 
 from __future__ import annotations
@@ -26,24 +25,24 @@ _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 _DAYS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday"}
 _DAYS |= {"Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
 JOINED_MONTH = re.compile(
-    rf"(?<![\w.-])(\d{{1,2}})([-/])((?i:{_MONTHS}))\2(\d{{4}})(?![\w/-]|[.:]\d)(\s+(?=\d{{1,2}}:\d\d))?"
+    rf"(?<![\w.-])(\d{{1,2}})([-/])((?i:{_MONTHS}))\2(\d{{4}}|\d\d)(?![\w/-]|[.:]\d)"
+    r"(\s+(?=\d{1,2}:\d\d))?"
 )
 UNIX_DATE = re.compile(
     rf"\b({'|'.join(_DAYS)})\s+({_MONTHS})\s+(\d{{1,2}})\s+(\d{{1,2}}:\d\d(?::\d\d)?)"
     r"\s+([A-Z]{3,5})\s+(\d{4})(?!\w|[.:-]\d)"
 )
+# A week and its year after a W or KW (Kalenderwoche), as planners write them: `W49/2026`.
+SLASHED_WEEK = re.compile(r"(?<![\w.-])K?W(\d\d?)/((?:19|20)\d\d)(?![\w/-]|[.:]\d)")
 ISO_WEEK = re.compile(r"(?<![\w.-])((?:19|20)\d\d)-?W(\d\d)(?:-?([1-7]))?(?![\w/-]|[.:]\d)")
-_TIME_CUES = "at|@|from|until|till|by|since|before|after"
-MILITARY_TIME = re.compile(
-    rf"(\b(?i:{_TIME_CUES})\s+|(?<![\w.,:-])(?=0))([01]\d|2[0-3])([0-5]\d)"
-    r"\s?(?:hrs|hours)\b"
-)
 _WEEK_BEFORE = re.compile(r"(?i:week)\s+$")
 
 
 def _joined_month(m: re.Match[str]) -> str:
-    """`30-Nov-2026` → `30 Nov 2026` for the month-date rule; a comma before a time after."""
-    day, _, month, full_year, time_after = m.groups()
+    """`30-Nov-2026` → `30 Nov 2026` for the month-date rule, a year of two digits in this
+    century (`02-DEC-26` → `02 Dec 2026`); a comma before a time after."""
+    day, _, month, written_year, time_after = m.groups()
+    full_year = written_year if len(written_year) == 4 else f"20{written_year}"
     return f"{day} {month.title()} {full_year}" + (", " if time_after else "")
 
 
@@ -79,7 +78,8 @@ RULES = (
     Rule("date", JOINED_MONTH, _joined_month),
     Rule("date", MONTH_YEAR, lambda m: f"{MONTHS[int(m[1]) - 1]} {year(int(m[2]))}"),
     Rule("timestamp", UNIX_DATE, _unix_date),
+    # Written as an ISO week, for the rule after it.
+    Rule("week", SLASHED_WEEK, lambda m: f"{m[2]}-W{int(m[1]):02d}"),
     Rule("week", ISO_WEEK, _iso_week),
-    Rule("time", MILITARY_TIME, lambda m: f"{m[1]}{m[2]}:{m[3]} hours"),
 )
 """Read first, before numbers, ranges and units take their pieces."""

@@ -124,7 +124,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   "Error hex F F"; text/codes.py).
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
-  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
+  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
+  daydates.py (`31.12.26`, `Since 01.12.`), text/clocks.py (`at 1900`, `1405Z`, `offline
+  for 00:05:30`, `Downtime: 45m`, `PT1H30M`).
 - (en-9) identifiers, telephone numbers and groupings, each module's docstring stating its
   forms: text/registers.py (`Register 40001.3`, `Valve/B3:0/1`), text/phones.py (`Phone:
   555.123.4567`, `Telephone 0171 2345678`), text/serials.py (`S/N: A1B2C3D4`, `asset
@@ -134,7 +136,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
-"five seconds then", `3m high` → "three meters high"; another small letter written onto a
+"five seconds then", `3m high` → "three meters high" (after a word of length minutes:
+`idle 15m` → "idle fifteen minutes", text/clocks.py); another small letter written onto a
 number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
 "three times four hundred volts"; units are read from their parts (text/units.py): `5
 kvar·h` → "five kilovar hours", `12 ft·lbf` → "twelve foot pounds force", `2 m/s²` → "two
@@ -151,9 +154,11 @@ from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
     capitals,
+    clocks,
     codes,
     connections,
     dateforms,
+    daydates,
     designations,
     fields,
     hyphens,
@@ -475,6 +480,8 @@ _LINES = (
     *registers.RULES,  # before the PLC addresses: a word and a slash before one
     *phones.RULES,  # before the amounts: dot groups of three are no thousands there
     *spacegroups.RULES,
+    *daydates.RULES,
+    *clocks.RULES,
     *designations.RULES,
     # Whole fields first: their digits must not be taken for ranges, ratios or decimals.
     *amounts.RULES,
@@ -501,6 +508,8 @@ _LINES = (
     Rule("device tag", _CODE, _code),
     *stamps.OFFSETS,
     *plant.CLOCK,
+    *daydates.LATE,
+    *clocks.LENGTHS,
     Rule("time", _CLOCK12, _clock12),
     Rule("time", _TIME, _time),
     *plant.SLASHES,

@@ -5,7 +5,8 @@ ratios, time ranges and compact ISO timestamps; addresses are read as dictated
 
 Slash pairs, the rule chosen (`Pumps 2/3 running` was "two thirds", `10/20 pumps` "October
 twentieth"):
-- two digits each side (`10/20`) are a day and a month only with a cue that a date is
+- a two-digit year after them makes a date without a cue (`31/12/26`, en-9); without a
+  year two digits each side (`10/20`) are a day and a month only with a cue that a date is
   meant: a word before it (on, since, until, from, by, due, date, a weekday) or a time after
   it (`10/20 14:00`); day first unless it cannot be; a one-digit side (`on 9/30`, `due 3/4`)
   only after a word only a date follows (on, since, until, due, date, a weekday, ...), with
@@ -78,10 +79,10 @@ def _day_and_month(m: re.Match[str]) -> str:
     twenty six", `10/20 14:00` → "October twentieth, 14:00"; without a cue the pair is left
     for the slash-pair rule, and so is a day the month does not have."""
     cue, between, first, second, short_year, time = m.groups()
+    if short_year and not cue:
+        return _year_last(first, second, short_year, time is not None)
     if len(first + second) < 4 and not _short_date(m):
         return m.group(0)  # 2/3 pumps, by 1/2: a count or a fraction, for the slash-pair rule
-    if short_year and not cue:
-        return f"{first} slash {second} slash {short_year}"  # 10/20/26 alone: as written
     full_year = 2000 + int(short_year) if short_year else None
     found = day_month(first, second, full_year)
     if found is None or not (cue or time is not None):
@@ -92,6 +93,18 @@ def _day_and_month(m: re.Match[str]) -> str:
     said = f"{MONTHS[mo - 1]} {ordinal(d)}" + (f" {year(full_year)}" if full_year else "")
     said += "," if time is not None else ""
     return (cue + between if cue else "") + said
+
+
+def _year_last(first: str, second: str, short_year: str, time: bool) -> str:
+    """A day, a month and a two-digit year without a cue (en-9): a date, day first unless it
+    cannot be, as with a year of four digits (`31/12/26`, `2/12/26` → "December second
+    twenty twenty six"); no such day: as written (`10/40/26` → "10 slash 40 slash 26")."""
+    full_year = 2000 + int(short_year)
+    found = day_month(first, second, full_year)
+    if found is None:
+        return f"{first} slash {second} slash {short_year}"
+    d, mo = found
+    return f"{MONTHS[mo - 1]} {ordinal(d)} {year(full_year)}" + ("," if time else "")
 
 
 # A one-digit day or month (en-7) is a date only after a word that only a date follows, and
@@ -105,14 +118,29 @@ _ONLY_DATE_CUES = re.compile(
 def _short_date(m: re.Match[str]) -> bool:
     """Whether a pair with a one-digit side is a day and a month (see _ONLY_DATE_CUES)."""
     cue = m.group(1)
-    if not cue or not _ONLY_DATE_CUES.fullmatch(cue):
+    if not cue or not _ONLY_DATE_CUES.fullmatch(cue) or _share_after_on(m):
         return False
     rest = m.string[m.end() :]
+    # An inch mark after it (`1/4" line`) is a size; a quote closing a quotation is none
+    # (quotes counted in the sentence's reach before it, so a long text reads in linear time).
+    before = _QUOTE.findall(m.string, max(0, m.start() - _QUOTE_REACH), m.start())
+    inch = rest.startswith('"') and len(before) % 2 == 0
     return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
-        units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
+        inch or units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
     )
 
 
+def _share_after_on(m: re.Match[str]) -> bool:
+    """Whether a pair after "on" may be a share or a fraction (en-9): "on" also stands
+    before a vote or an amount (`Trip on 2/3 voting`, `open on 3/4`), so a pair that can be
+    one (a first below a second of 2, 3, 4, 8, 16, 32 or 64) is none of a date; one that
+    can only be a date (`on 9/30`, `on 5/4`) stays one, as after a stronger cue (`due 3/4`)."""
+    top, bottom = int(m.group(3)), int(m.group(4))
+    share = 0 < top < bottom and bottom in FRACTION_DENOMINATORS
+    return m.group(1).lower() == "on" and share and m.group(5) is None  # on 2/3/26: a date
+
+
+_QUOTE_REACH = 200
 # Plural nouns after a pair: what a count is of (10/20 pumps).
 _COUNTED_AHEAD = re.compile(r"\s+(?:[a-z]+s|running|online|open)\b")
 # An eight-digit date after a cue (`Event 20261130`): alone it stays an amount.
@@ -421,14 +449,15 @@ def compact_timestamp(m: re.Match[str]) -> str:
 # A month written as a word, with its day and year (Nov 30, 2026; 30 Nov 2026; November
 # 2026) and a quarter with its year (Q3 2026): the year said as a year.
 _MONTH_WORDS = r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-_MONTH = rf"(?P<month>(?:{_MONTH_WORDS})(?:[a-z]+|\.)?)"
+# In capitals too, as all-capitals alerts write them (`02 DEC 2026`, en-9).
+_MONTH = rf"(?P<month>(?:{_MONTH_WORDS})(?:[a-z]+|\.)?|(?:{_MONTH_WORDS.upper()})(?:[A-Z]+|\.)?)"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)(?![\w-]|[.,:/]\d)"
 _MONTH_AFTER_DAY = _MONTH.replace("month", "month2")
 _MONTH_ALONE = _MONTH.replace("month", "month3")
 MONTH_DATE = re.compile(
     rf"(?<![\w.])(?:{_MONTH}\s+{_DAY},?\s+|(?P<day_first>\d{{1,2}})\s+{_MONTH_AFTER_DAY}\s+"
-    rf"|{_MONTH_ALONE}\s+){_YEAR}"
+    rf"|{_MONTH_ALONE}\s+){_YEAR}(?P<time>\s+(?=\d{{1,2}}:\d\d))?"
 )
 QUARTER = re.compile(r"(?<![\w.])Q([1-4])\s+((?:19|20)\d\d)(?![\w-]|[.,:/]\d)")
 _MONTH_NAMES = {name[:3]: i for i, name in enumerate(MONTHS)}
@@ -438,7 +467,7 @@ def _month_date(m: re.Match[str]) -> str:
     """`Nov 30, 2026` and `30 Nov 2026` → "November thirtieth twenty twenty six", `November
     2026` → "November twenty twenty six"; a word that is no month (Mayday) or a day the month
     has not: left as written."""
-    written = m["month"] or m["month2"] or m["month3"]
+    written = (m["month"] or m["month2"] or m["month3"]).title()
     index = _MONTH_NAMES.get(written[:3])
     full = MONTHS[index] if index is not None else ""
     if index is None or not (full.startswith(written.rstrip(".")) or written in ("Sept", "Sept.")):
@@ -448,7 +477,8 @@ def _month_date(m: re.Match[str]) -> str:
         return f"{full} {year(int(m['year']))}"
     if not real_date(int(m["year"]), index + 1, int(day)):
         return m.group(0)
-    return f"{full} {ordinal(int(day))} {year(int(m['year']))}"
+    # A pause before a time after the date (`15 JAN 2027 14:00`), as after any date.
+    return f"{full} {ordinal(int(day))} {year(int(m['year']))}" + (", " if m["time"] else "")
 
 
 FIELDS = (
