@@ -142,3 +142,37 @@ def test_values_a_slash_parts_each_keep_their_unit(normalizer, values, unit):
     alone = (normalizer.normalize(f"{v}{written}") for v in values)
     assert said == "斜杠".join(alone)
     assert said.count(word) == len(values)
+
+
+# A run longer than int() converts (4,300 digits), in every place a quantity is read.
+_LONG_RUN_PLACES = [
+    "温度{}℃",
+    "{}kg",
+    "{}%",
+    "{}~5℃",
+    "{}e3",
+    "{}/2",
+    "¥{}",
+    "-{}%",
+    "1/{}",
+    "10^{}",
+    "{}.5MPa",
+    "{}#",
+    "第{}st",
+    "1.2.{}",
+    "{}-3号",
+    "1e{}",
+    "{}-{}",
+    "数值{}",
+]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    place=st.sampled_from(_LONG_RUN_PLACES),
+    run=st.integers(4301, 4400).map(lambda n: "7" * n),
+)
+def test_a_digit_run_longer_than_int_converts_is_read_digit_by_digit(normalizer, place, run):
+    """No ValueError: a run of more than 16 digits is said one by one, wherever it is."""
+    said = normalizer.normalize(place.format(run, run))
+    assert "七" * len(run) in said

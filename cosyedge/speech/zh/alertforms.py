@@ -83,7 +83,13 @@ import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
 from cosyedge.speech.zh import codes, fields, labels, marks, notation, plant
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh.numbers import (
+    read_cardinal,
+    read_digits,
+    read_integer,
+    read_number,
+    read_signed,
+)
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
 
@@ -217,7 +223,7 @@ def _number(m: re.Match[str]) -> str:
 def _scientific(m: re.Match[str]) -> str:
     """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
     reading, negative = _signed(m.group(1), m.group(2))
-    power = read_integer(int(m.group(3)))
+    power = read_signed(m.group(3))
     unit = say_unit(m.group(4) or "")
     return ("负" if negative else "") + f"{reading}乘十的{power}次方{unit}"
 
@@ -241,11 +247,11 @@ def _dotted(m: re.Match[str]) -> str:
 
 
 def _version_part(part: str) -> str:
-    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_integer(int(part))
+    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_cardinal(part)
 
 
 def _numbered(number: str) -> str:
-    return read_integer(int(number)) + "号"
+    return read_cardinal(number) + "号"
 
 
 def _comma_list(m: re.Match[str]) -> str:
@@ -262,7 +268,7 @@ def _power(m: re.Match[str]) -> str:
     base, power = m.group(1), m.group(2)
     sign, digits = (power[0], power[1:]) if power[:1] in "+-−" else ("", power)
     minus = "负" if sign in ("-", "−") else ""
-    said = f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
+    said = f"{read_number(base)}的{minus}{read_cardinal(digits)}次方"
     return said + say_unit(m.group(3) or "")
 
 
@@ -379,7 +385,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "equipment number",
         r"(?<![A-Za-z0-9./-])(\d+)\s*[-~\u2013]\s*(\d+)号",
-        lambda m: f"{read_integer(int(m[1]))}到{_numbered(m[2])}",
+        lambda m: f"{read_cardinal(m[1])}到{_numbered(m[2])}",
     ),
     rule("equipment number", r"(?<![A-Za-z0-9./])(第)?(\d+)/(\d+)号", _numbered_pair),
     *plant.SLASHES,
@@ -395,7 +401,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "ordinal",
         r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st
-        lambda m: "第" + read_integer(int(m[1])),
+        lambda m: "第" + read_cardinal(m[1]),
     ),
     # Two numbers a slash parts that no rule above read (decimals: 1.5/3): 斜杠 as written.
     rule(

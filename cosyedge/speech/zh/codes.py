@@ -55,7 +55,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.labels import LABEL_ENDS, MEASURE_WORDS
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh.numbers import digit_order, read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # --- no range runs down ----------------------------------------------------------------------
@@ -81,7 +81,7 @@ def _descending(m: re.Match[str]) -> str:
     letters come before it."""
     standard, first, second = m.groups()
     # More digits written after the hyphen (001-0000) is no run down: a local number.
-    if not standard and (int(second) >= int(first) or len(second) > len(first)):
+    if not standard and (digit_order(second) >= digit_order(first) or len(second) > len(first)):
         return m.group(0)
     said = "杠".join(read_digits(group, one="幺") for group in (first, second))
     return (f"{standard} " if standard else "") + said

@@ -19,7 +19,7 @@ from cosyedge.speech.text.fields import (
     say_joined,
 )
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.zh.numbers import read_digits, read_integer
+from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer
 
 # Not inside a longer run of Latin letters or digits (Chinese characters may touch a field).
 _START = r"(?<![A-Za-z0-9./-])(?<!\d[,:])"
@@ -195,7 +195,7 @@ DURATION = re.compile(
 def count(amount: str) -> str:
     """An amount before a measure word: 两 for two (两小时), decimals digit by digit."""
     whole, _, fraction = amount.partition(".")
-    said = "两" if int(whole) == 2 and not fraction else read_integer(int(whole))
+    said = "两" if whole.lstrip("0") == "2" and not fraction else read_cardinal(whole)
     return said + ("点" + read_digits(fraction) if fraction else "")
 
 

@@ -52,7 +52,7 @@ import re
 from cosyedge.speech.text.pauses import pause_after_name
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer, read_number
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -159,7 +159,7 @@ def _dot_grouped(m: re.Match[str]) -> str:
     groups = m[1].split(".")
     if len(groups) == 4 and all(int(g) <= 255 for g in groups):
         return m[0]
-    return read_integer(int("".join(groups))) + say_unit(m[2] or "")
+    return read_cardinal("".join(groups)) + say_unit(m[2] or "")
 
 
 _ADDRESS = (
