@@ -176,3 +176,46 @@ def test_a_digit_run_longer_than_int_converts_is_read_digit_by_digit(normalizer,
     """No ValueError: a run of more than 16 digits is said one by one, wherever it is."""
     said = normalizer.normalize(place.format(run, run))
     assert "七" * len(run) in said
+
+
+RANGE_FORMS = [
+    # A dash, a tilde or an em dash between two values with Chinese words is 到.
+    ("5度-10度", "五度到十度"),
+    ("5度~10度", "五度到十度"),
+    ("5度—10度", "五度到十度"),
+    ("-5度~5度", "负五度到五度"),
+    ("5万元-10万元", "五万元到十万元"),
+    ("2026年11月30日-12月2日", "二零二六年十一月三十日到十二月二日"),
+    ("11月30日~12月2日", "十一月三十日到十二月二日"),
+    ("8点~17点", "八点到十七点"),
+    ("3号~5号泵", "三号到五号泵"),
+    ("3号线~5号线", "三号线到五号线"),
+    ("5台-10台", "五台到十台"),
+    ("1楼-3楼", "一楼到三楼"),
+    ("周一-周五", "周一到周五"),
+    ("2025年-2026年", "二零二五年到二零二六年"),
+    ("5公斤-10kg", "五公斤到十千克"),
+    ("1#—3#泵", "一号到三号泵"),
+    # A label keeps its 杠: no unit or measure word right before the dash.
+    ("3号机-2号泵", "三号机杠二号泵"),
+    ("北区-3", "北区杠三"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RANGE_FORMS)
+def test_range_with_chinese_words_at_both_ends(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    low=st.integers(3, 999),
+    high=st.integers(3, 999),
+    word=st.sampled_from(["度", "米", "天", "小时", "万元", "吨", "公斤", "摄氏度", "层", "月"]),
+    dash=st.sampled_from(["-", "~", "～", "\u2014", "\u2013"]),
+)
+def test_a_dash_between_values_with_chinese_words_is_to(normalizer, low, high, word, dash):
+    """The range is its two ends, each read as alone, 到 between: never 负, 约 or nothing."""
+    said = normalizer.normalize(f"{low}{word}{dash}{high}{word}")
+    ends = (normalizer.normalize(f"{n}{word}") for n in (low, high))
+    assert said == "到".join(ends)

@@ -82,7 +82,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, labels, marks, notation, plant
+from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant
 from cosyedge.speech.zh.numbers import (
     read_cardinal,
     read_digits,
@@ -298,6 +298,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Ranges whose ends both have a Chinese word: the dash is 到, before a label takes it.
+    *joints.RULES,
     # Labels, durations, dates, versions and addresses the number rules would misread.
     *labels.RULES,
     # Codes, pairs, countdowns and stamps the value rules would misread (marks.py).
@@ -392,7 +394,7 @@ RULES: tuple[Rule, ...] = (
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",
-        r"(?<!\d)(\d+)#\s*[-~\u2013]\s*(\d+)#",
+        r"(?<!\d)(\d+)#\s*[-~\u2013\u2014]\s*(\d+)#",
         lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}",
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
