@@ -2052,6 +2052,8 @@ def letter_labels_zh(draw) -> Form:
 
 
 DURATION_WORDS_ZH = ("运行时长", "停机时长", "持续时间", "用时", "耗时", "历时")
+# How long a machine has run or waited, so far or in total, and what is left (zh-front-9).
+DURATION_WORDS_ZH += ("已运行", "剩余", "运行时间", "等待", "累计", "累计运行时间", "剩余时间")
 
 
 @st.composite
@@ -2065,6 +2067,14 @@ def clock_durations_zh(draw) -> Form:
     h, m, s = draw(st.integers(0, 99)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
     hours = f"{h:02d}" if draw(st.booleans()) else str(h)
     return Form(f"{word}{mark}{hours}:{m:02d}:{s:02d}", (word + said_mark, h, m, s))
+
+
+@st.composite
+def long_clock_durations_zh(draw) -> Form:
+    """hh:mm:ss with more hours than a day has, no word before it: `100:00:00`,
+    `1234:56:00`. Parts: (no word, hours, minutes, seconds)."""
+    h, m, s = draw(st.integers(25, 99999)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    return Form(f"{h}:{m:02d}:{s:02d}", ("", h, m, s))
 
 
 DASHED_DATE_CUES_ZH = (("日期", ""), ("计划", ""), ("", "检修"), ("", " 08:00"), ("截至", "前"))
