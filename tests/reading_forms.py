@@ -310,6 +310,7 @@ def timestamps_zh(draw, utc: bool = False) -> Form:
 
 PHONE_WORDS = ("拨打", "电话", "电话号码", "手机", "手机号", "联系电话", "呼叫", "致电", "热线")
 EMERGENCY = (("火警", "119"), ("匪警", "110"), ("急救", "120"), ("拨打", "122"), ("呼叫", "119"))
+EMERGENCY += (("请拨", "120"), ("立即拨", "119"), ("拨", "110"), ("致电", "112"))
 
 
 @st.composite
@@ -2279,13 +2280,15 @@ def fault_codes_zh(draw) -> Form:
 
 @st.composite
 def spaced_phones_zh(draw) -> Form:
-    """A landline with its area code, or a 400 or 800 number, in groups parted by spaces and
-    no word before: `0571 8888 6666`, `010 8888 6666`, `400 820 8820`. Parts: (the groups)."""
+    """A landline with its area code, or a 400 or 800 number, in groups parted by spaces (or a
+    hyphen after the area code, then a space) and no word before: `0571 8888 6666`,
+    `010 8888 6666`, `400 820 8820`, `0512-6789 1234`. Parts: (the groups)."""
     head = draw(st.sampled_from(["400", "800"]) | st.text("0123456789", min_size=2, max_size=3))
     head = head if head in ("400", "800") else "0" + head
     middle = draw(st.text("0123456789", min_size=3, max_size=4))
     tail = draw(st.text("0123456789", min_size=4, max_size=4))
-    return Form(f"{head} {middle} {tail}", ((head, middle, tail),))
+    joint = draw(st.sampled_from([" ", "-"]))
+    return Form(f"{head}{joint}{middle} {tail}", ((head, middle, tail),))
 
 
 @st.composite

@@ -219,3 +219,55 @@ def test_a_dash_between_values_with_chinese_words_is_to(normalizer, low, high, w
     said = normalizer.normalize(f"{low}{word}{dash}{high}{word}")
     ends = (normalizer.normalize(f"{n}{word}") for n in (low, high))
     assert said == "到".join(ends)
+
+
+SIGN_FORMS = [
+    # Every sign is said: the voice has no sound for one it is given.
+    ("≠0", "不等于零"),
+    ("!=0", "不等于零"),
+    ("温度≠5℃", "温度不等于五摄氏度"),
+    ("≧5", "大于等于五"),
+    ("≦5", "小于等于五"),
+    ("5÷2", "五除以二"),
+    ("5‱", "万分之五"),
+    ("100μF", "一百微法"),
+    ("100\u00b5F", "一百微法"),
+    ("10uF", "十微法"),
+    ("3F", "三 F"),
+    ("信号-85dBm", "信号负八十五分贝毫瓦"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SIGN_FORMS)
+def test_a_sign_is_said(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=st.integers(0, 9999),
+    b=st.integers(0, 9999),
+    sign=st.sampled_from(
+        [("≠", "不等于"), ("!=", "不等于"), ("≧", "大于等于"), ("≦", "小于等于"), ("÷", "除以")]
+    ),
+)
+def test_a_sign_between_two_numbers_is_its_word(normalizer, a, b, sign):
+    written, word = sign
+    said = normalizer.normalize(f"数值{a}{written}{b}")
+    ends = (normalizer.normalize(f"数值{n}").removeprefix("数值") for n in (a, b))
+    assert said == "数值" + word.join(ends)
+
+
+_CHINESE_DIGITS = str.maketrans("0123456789", "〇一二三四五六七八九")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 99999).map(str).filter(lambda n: "0" in n),
+    place=st.sampled_from(["{}号泵", "{}%", "{}年", "数值{}", "{}"]),
+)
+def test_chinese_digits_with_ling_circle_are_read_as_arabic_digits(normalizer, n, place):
+    """The ideographic zero is zero (三十号泵 for 3, zero, 号泵 in Chinese digits): the run reads
+    as the same digits in Arabic."""
+    said = normalizer.normalize(place.format(n.translate(_CHINESE_DIGITS)))
+    assert said == normalizer.normalize(place.format(n))

@@ -176,9 +176,13 @@ def _with_unit(m: re.Match[str]) -> str:
     return said
 
 
+# Per mille and per ten thousand (basis points) as the shares they are: 千分之三, 万分之五.
+_PER_WORDS = {"‰": "千分之", "‱": "万分之"}
+
+
 def _percent(m: re.Match[str]) -> str:
     reading, negative = _signed(m.group(1), m.group(2))
-    word = "千分之" if m.group(3) == "‰" else "百分之"
+    word = _PER_WORDS.get(m.group(3), "百分之")
     return ("负" if negative else "") + word + reading
 
 
@@ -379,7 +383,7 @@ RULES: tuple[Rule, ...] = (
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
         _percent_range,
     ),
-    rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
+    rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰‱])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
     # A pair that runs down is an identifier (CPU 1516-3), not a range.
     *codes.HYPHENS,

@@ -106,7 +106,10 @@ _DURATION = (
 )
 # Hours, minutes and seconds with more hours than a day has are a duration, whatever word
 # comes before (`100:00:00` was 一百 零零 零零): no clock shows them.
-_LONG_DURATION = r"(?<![\d.])(?<!\d[:：])()()(\d{2,5})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
+_LONG_DURATION = (
+    r"(?<![A-Za-z0-9.])(?<![A-Za-z0-9][:：])()()(\d{2,5})[:：](\d{2})[:：](\d{2})"
+    r"(?![A-Za-z0-9]|[:：.][A-Za-z0-9])"
+)
 
 
 def _duration(m: re.Match[str]) -> str:
@@ -204,7 +207,8 @@ _LETTER_ROMAN = (
 )
 
 
-_BINARY = r"(?<![A-Za-z0-9.])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
+# Not after 16# (16#0B0 is an IEC hexadecimal literal).
+_BINARY = r"(?<![A-Za-z0-9.#])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
 
 
 _TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})[:：](\d{2})\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
