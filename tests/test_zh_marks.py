@@ -271,3 +271,32 @@ def test_chinese_digits_with_ling_circle_are_read_as_arabic_digits(normalizer, n
     as the same digits in Arabic."""
     said = normalizer.normalize(place.format(n.translate(_CHINESE_DIGITS)))
     assert said == normalizer.normalize(place.format(n))
+
+
+IDENTIFIER_FORMS = [
+    # After a word that says an identifier follows, the groups digit by digit.
+    ("炉号26-1130", "炉号二六杠幺幺三零"),
+    ("批号26-1130", "批号二六杠幺幺三零"),
+    ("批次号：26-1130", "批次号：二六杠幺幺三零"),
+    ("图号12-305-2", "图号幺二杠三零五杠二"),
+    # A numbered unit whose second number is the smaller is one label, not a range.
+    ("5-1号泵", "五杠一号泵"),
+    ("3-2号", "三杠二号"),
+    ("2-1号机", "二杠一号机"),
+    ("1-3号泵", "一到三号泵"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), IDENTIFIER_FORMS)
+def test_an_identifier_is_read_in_its_groups(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(pair=st.tuples(st.integers(1, 999), st.integers(1, 999)).filter(lambda p: p[0] > p[1]))
+def test_a_numbered_pair_that_runs_down_is_one_label(normalizer, pair):
+    """n-m号 with m below n: 杠 between, never 到 (no range runs down)."""
+    first, second = pair
+    said = normalizer.normalize(f"{first}-{second}号泵")
+    expected = normalizer.normalize(f"数值{first}").removeprefix("数值") + "杠"
+    assert said == expected + normalizer.normalize(f"{second}号泵")

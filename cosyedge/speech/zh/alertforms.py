@@ -84,6 +84,7 @@ import re
 from cosyedge.speech.text.spans import Rule, read, rule
 from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant
 from cosyedge.speech.zh.numbers import (
+    digit_order,
     read_cardinal,
     read_digits,
     read_integer,
@@ -290,6 +291,15 @@ def _local_phone(m: re.Match[str]) -> str:
     return fields.say_phone(f"{head}-{tail}")
 
 
+def _numbered_range(m: re.Match[str]) -> str:
+    """1-3号泵 → 一到三号泵; a hyphen before a smaller number joins one label, no range runs
+    down: 5-1号泵 → 五杠一号泵 (a unit's sub-number, as 3号机-2号泵 is)."""
+    first, joint, second = m.groups()
+    if joint == "-" and digit_order(second) < digit_order(first):
+        return f"{read_cardinal(first)}杠{_numbered(second)}"
+    return f"{read_cardinal(first)}到{_numbered(second)}"
+
+
 def _numbered_pair(m: re.Match[str]) -> str:
     """2/3号泵 → 二号和三号泵, 第3/5号 → 第三号和第五号: two numbered units, both named."""
     ordinal = m.group(1) or ""
@@ -390,8 +400,8 @@ RULES: tuple[Rule, ...] = (
     # Numbered units before 号: a range (1-3号泵 → 一到三号泵), a pair (2/3号泵 → 二号和三号泵).
     rule(
         "equipment number",
-        r"(?<![A-Za-z0-9./-])(\d+)\s*[-~\u2013]\s*(\d+)号",
-        lambda m: f"{read_cardinal(m[1])}到{_numbered(m[2])}",
+        r"(?<![A-Za-z0-9./-])(\d+)\s*([-~\u2013])\s*(\d+)号",
+        _numbered_range,
     ),
     rule("equipment number", r"(?<![A-Za-z0-9./])(第)?(\d+)/(\d+)号", _numbered_pair),
     *plant.SLASHES,
