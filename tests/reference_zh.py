@@ -392,9 +392,10 @@ def serial(groups: tuple) -> str:
 
 
 def numbered(kind: str, ordinal: bool, a: int, b: int) -> str:
-    """`1-3号` → 一到三号, `2/3号` → 二号和三号, `第3/5号` → 第三号和第五号."""
+    """`1-3号` → 一到三号, `2/3号` → 二号和三号, `第3/5号` → 第三号和第五号; a hyphen before a
+    smaller number joins one label: `5-1号` → 五杠一号 (zh-front-9: no range runs down)."""
     if kind == "-":
-        return f"{integer(a)}到{integer(b)}号"
+        return f"{integer(a)}{'杠' if b < a else '到'}{integer(b)}号"
     head = "第" if ordinal else ""
     return f"{head}{integer(a)}号和{head}{integer(b)}号"
 

@@ -300,3 +300,42 @@ def test_a_numbered_pair_that_runs_down_is_one_label(normalizer, pair):
     said = normalizer.normalize(f"{first}-{second}号泵")
     expected = normalizer.normalize(f"数值{first}").removeprefix("数值") + "杠"
     assert said == expected + normalizer.normalize(f"{second}号泵")
+
+
+RATIO_FORMS = [
+    # Numbers an ASCII colon joins that are no time are a ratio; the other colons are colons.
+    ("1:3", "一比三"),
+    ("2:1", "二比一"),
+    ("1:1000", "一比一千"),
+    ("比例1:3:5", "比例一比三比五"),
+    ("1.5:1", "一点五比一"),
+    ("14\ufe3005", "十四点零五分"),
+    ("14\u223605", "十四点零五分"),
+    ("12:30", "十二点三十分"),
+    ("13:70", "十三冒号七十"),
+    ("100:00:00", "一百小时"),
+    ("ISO 9001:2015", "I S O 九零零幺冒号二零幺五"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RATIO_FORMS)
+def test_a_colon_between_numbers_that_are_no_time_is_a_ratio(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+def _cardinal(normalizer: MandarinNormalizer, n: int) -> str:
+    return normalizer.normalize(f"数值{n}").removeprefix("数值")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    terms=st.lists(st.integers(1, 9) | st.integers(100, 99999), min_size=2, max_size=3).filter(
+        lambda t: all(n < 100_000_000 for n in t)
+    ),
+    before=st.sampled_from(["", "混合", "报警：", "按"]),
+)
+def test_numbers_a_colon_joins_are_a_ratio(normalizer, terms, before):
+    """Each term a cardinal, 比 between: a term of one digit or of three or more is no
+    minute, so the colon is no clock's."""
+    said = normalizer.normalize(before + ":".join(map(str, terms)))
+    assert said == before + "比".join(_cardinal(normalizer, n) for n in terms)

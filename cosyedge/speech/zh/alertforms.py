@@ -377,6 +377,14 @@ RULES: tuple[Rule, ...] = (
         r"(?:分(?!钟))?",
         _time,
     ),
+    # Numbers an ASCII colon joins that are no time (1:3, 2:1, 1:1000, 1:3:5) are a ratio, as
+    # after a ratio word: the colon was a pause (一 三), the ratio lost.
+    rule(
+        "ratio",
+        r"(?<![A-Za-z0-9.])(?<!\d[:：])(\d+(?:\.\d+)?(?::\d+(?:\.\d+)?)+)"
+        r"(?![A-Za-z0-9:：]|\.\d)",
+        lambda m: "比".join(read_number(term) for term in m[1].split(":")),
+    ),
     rule(
         "scientific notation",
         rf"({_SIGN})(?<!\d)(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",

@@ -75,7 +75,11 @@ _SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS + "\u207a\u207b", "0123456789+
 _POWER_AFTER_DIGIT = re.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]+")
 # Hyphens that are no en dash (‐ ‑ ‒) are the hyphen: a tag's joint, a minus where no
 # alphanumeric comes before.
-_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-"})
+# The ratio sign and the vertical two-dot colon (14∶05, 14︰05) are colons: NFKC would make the
+# latter two dots (a range, 十四到零五) and leave the former a sign the voice does not say.
+_HYPHENS = str.maketrans(
+    {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2236": ":", "\ufe30": ":"}
+)
 # Roman numeral characters (Ⅲ号泵, Ⅱ类) are numbers: NFKC would make them Latin letters (III),
 # which the voice would spell. A run of them is one numeral (ⅰⅴ is four, not one and five).
 _ROMAN_RUN = re.compile("[\u2160-\u217f]+")
