@@ -5,11 +5,13 @@ it that keep their reading."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from cosyedge.speech.lang import split_runs
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.numbers import read_digits
+from cosyedge.speech.zh.units import is_unit
 
 FORMS = [
     # A capital written onto digits inside a code is the code's, not amperes.
@@ -339,3 +341,47 @@ def test_numbers_a_colon_joins_are_a_ratio(normalizer, terms, before):
     minute, so the colon is no clock's."""
     said = normalizer.normalize(before + ":".join(map(str, terms)))
     assert said == before + "比".join(_cardinal(normalizer, n) for n in terms)
+
+
+SPELLED_UNITS = [
+    ("MPa", "兆帕"),
+    ("kPa", "千帕"),
+    ("kW", "千瓦"),
+    ("kWh", "千瓦时"),
+    ("kV", "千伏"),
+    ("Hz", "赫兹"),
+    ("rpm", "转每分"),
+    ("mm", "毫米"),
+    ("m3/h", "立方米每小时"),
+    ("L/min", "升每分钟"),
+    ("uS/cm", "微西门子每厘米"),
+    ("VAC", "伏交流"),
+    ("VDC", "伏直流"),
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    unit=st.sampled_from(SPELLED_UNITS),
+    cases=st.lists(st.booleans(), min_size=6, max_size=6),
+    amount=st.integers(3, 9999),
+    frame=st.sampled_from([("", ""), ("设备", "运行"), ("转速", "，"), ("（", "）")]),
+)
+def test_a_unit_in_any_case_is_said_as_the_unit(normalizer, unit, cases, amount, frame):
+    """1500RPM, 1.6Mpa, 50hz: the unit's words, as for its symbol, in the Mandarin run."""
+    symbol, words = unit
+    written = "".join(c.upper() if up else c.lower() for c, up in zip(symbol, cases, strict=False))
+    # A spelling that is another unit's symbol (mPa) is that unit.
+    assume(written == symbol or not is_unit(written) or symbol == "uS/cm")
+    before, after = frame
+    text = f"{before}{amount}{written}{after}"
+    said = normalizer.normalize(text)
+    number = normalizer.normalize(f"数值{amount}").removeprefix("数值")
+    assert said == normalizer.normalize(before) + number + words + normalizer.normalize(after)
+    assert [run.lang for run in split_runs(text, "zh")] == ["zh"]
+
+
+def test_an_upper_case_unit_another_unit_spells_is_left(normalizer):
+    """MW is megawatts (not milliwatts), mA milliamperes: no spelling is guessed."""
+    assert normalizer.normalize("5MW") == "五兆瓦"
+    assert normalizer.normalize("5mA") == "五毫安"

@@ -21,14 +21,18 @@ from dataclasses import dataclass
 
 from cosyedge.speech.text import fields
 from cosyedge.speech.text.acronyms import WORD_ACRONYMS
-from cosyedge.speech.zh import units
+from cosyedge.speech.zh import spellings, units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]")
 _FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # Fields written in Latin letters and digits that are read as one whatever the script around
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
-_QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
+# A unit in capitals or mixed case (75KW, 1.6Mpa) is one too, not an English word.
+# The spelling is tried first (l/mIn is one unit, not l) where no quotient goes on after it
+# or product (mPa/ft, mPa·ft are the unit's).
+_SPELLED = rf"(?i:{spellings.SPELLING})(?![/A-Za-z0-9·⋅*^²³])"
+_QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{_SPELLED}|{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 # A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host
 # (an address of digits): it runs to a space, a Chinese character or full-width punctuation.

@@ -82,7 +82,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant
+from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant, spellings
 from cosyedge.speech.zh.numbers import (
     digit_order,
     read_cardinal,
@@ -314,6 +314,8 @@ def _year(m: re.Match[str]) -> str:
 RULES: tuple[Rule, ...] = (
     # Ranges whose ends both have a Chinese word: the dash is 到, before a label takes it.
     *joints.RULES,
+    # Units in capitals or mixed case (1500RPM, 1.6Mpa), as the symbol the unit rules know.
+    *spellings.RULES,
     # Labels, durations, dates, versions and addresses the number rules would misread.
     *labels.RULES,
     # Codes, pairs, countdowns and stamps the value rules would misread (marks.py).

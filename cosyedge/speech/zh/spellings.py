@@ -1,0 +1,74 @@
+"""Mandarin readings of units written in another case or spelling than their symbol, as SCADA
+screens, HMIs and hand-typed alerts write them (zh-front-9).
+
+- After a number, a unit in capitals or in mixed case is the unit its letters spell, said as
+  the unit: `1500RPM` → 一千五百转每分 (was 一千五百 R P M), `75KW` and `75Kw` → 七十五千瓦,
+  `1.6MPA` and `1.6Mpa` → 一点六兆帕, `50HZ` and `50hz` → 五十赫兹, `35KV` → 三十五千伏,
+  `1200KWH` → 一千二百千瓦时, `2.5MM` → 二点五毫米, `120M3/H` → 一百二十立方米每小时,
+  `15L/MIN` → 十五升每分钟. Only spellings no other unit has are read so (`MW` stays
+  megawatts, `mA` milliamperes; `MA` is left as written).
+- Alternating current and direct current after volts: `380VAC` → 三百八十伏交流, `24VDC` →
+  二十四伏直流.
+- Conductivity per centimetre is siemens whatever the case of its S: `1250 us/cm` →
+  一千二百五十微西门子每厘米 (was 微秒每厘米: no alert gives seconds per centimetre).
+- A small o before C after a number is the degree sign, as typed without one: `85oC` →
+  八十五摄氏度.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.zh.units import is_unit
+
+# What a spelling is, by its letters in lower case: the symbol the unit rules know. SPELLING
+# matches them in any case (lang.py keeps them with their number, in the phrase's language).
+_SYMBOLS = {
+    "mpa": "MPa",
+    "kpa": "kPa",
+    "kw": "kW",
+    "kwh": "kWh",
+    "kv": "kV",
+    "kva": "kVA",
+    "kvar": "kvar",
+    "hz": "Hz",
+    "khz": "kHz",
+    "rpm": "rpm",
+    "mm": "mm",
+    "kg": "kg",
+    "m3/h": "m³/h",
+    "nm3/h": "Nm3/h",
+    "t/h": "t/h",
+    "l/min": "L/min",
+    "l/h": "L/h",
+    "us/cm": "µS/cm",
+    "ms/cm": "mS/cm",
+    "oc": "°C",
+    "vac": "V交流",
+    "vdc": "V直流",
+}
+SPELLING = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
+# After a number (not inside a tag: PT101KW is left to the tag rules), before no letter or
+# digit.
+SPELLED_UNIT = re.compile(
+    rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?\s?)({SPELLING})(?![A-Za-z0-9²³])", re.IGNORECASE
+)
+
+
+# Spellings that are another unit's symbol yet always mean this one: seconds per centimetre
+# are measured nowhere, siemens per centimetre everywhere water is.
+_ALWAYS = ("us/cm", "ms/cm")
+
+
+def _spelled_unit(m: re.Match[str]) -> str:
+    """75KW → 75kW: the number as written, the unit as its symbol; a symbol of another unit
+    (mPa: millipascals) left as written."""
+    written = m[2]
+    if is_unit(written) and written.lower() not in _ALWAYS:
+        return m[0]
+    return m[1] + _SYMBOLS[written.lower()]
+
+
+RULES = (Rule("unit", SPELLED_UNIT, _spelled_unit),)
+"""Read before the labels, tags and units: they then find the symbol."""
