@@ -385,3 +385,40 @@ def test_an_upper_case_unit_another_unit_spells_is_left(normalizer):
     """MW is megawatts (not milliwatts), mA milliamperes: no spelling is guessed."""
     assert normalizer.normalize("5MW") == "五兆瓦"
     assert normalizer.normalize("5mA") == "五毫安"
+
+
+VALUE_FORMS = [
+    # Capitals written onto a value with its unit name it: spelled, then the value whole.
+    ("PV1.25MPa", "P V 一点二五兆帕"),
+    ("SV0.8MPa", "S V 零点八兆帕"),
+    ("FT12.5m³/h", "F T 十二点五立方米每小时"),
+    ("HZ50.5Hz", "H Z 五十点五赫兹"),
+    ("PN1.6Mpa", "P N 一点六兆帕"),
+    ("RH65%", "R H 百分之六十五"),
+    ("PV-5℃", "P V 零下五摄氏度"),
+    ("AI1.5", "A I 一点五"),
+    ("PT-101", "P T 杠 幺零幺"),
+    # Groups of three digits parted by spaces before a unit; a steel grade.
+    ("12 500 kg", "一万二千五百千克"),
+    ("316L不锈钢", "三一六 L 不锈钢"),
+    ("304L", "三零四 L"),
+    ("200L", "两百升"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), VALUE_FORMS)
+def test_a_value_as_plant_screens_write_it(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    letters=st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=2, max_size=4),
+    value=st.from_regex(r"-?[1-9][0-9]{0,2}\.[0-9]{1,2}", fullmatch=True),
+    unit=st.sampled_from(["MPa", "℃", "%", "mA", "m", "Hz", "kW"]),
+)
+def test_capitals_written_onto_a_value_name_it(normalizer, letters, value, unit):
+    """The letters spelled, then the value read as it is alone: never a tag's digits."""
+    said = normalizer.normalize(f"{letters}{value}{unit}")
+    alone = normalizer.normalize(f"数值{value}{unit}").removeprefix("数值")
+    assert said == " ".join(letters) + " " + alone
