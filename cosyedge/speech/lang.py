@@ -41,8 +41,10 @@ _TOKEN = re.compile(
     rf"(?P<url>{_URL})"
     rf"|(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
     # Full-width punctuation is Mandarin next to Chinese characters; alone between English
-    # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is.
-    rf"|(?P<han>[{_FULL_WIDTH}]*[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
+    # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is. Tried only where a run
+    # of punctuation starts: where it fails there it fails inside the run too, and trying it
+    # at every mark of a long run scanned the rest each time (quadratic time).
+    rf"|(?P<han>(?<![{_FULL_WIDTH}])[{_FULL_WIDTH}]*+[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
     r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
     r"|(?P<space>\s+)"
