@@ -127,7 +127,7 @@ def test_a_run_of_chinese_punctuation_splits_in_proportion_to_its_length(marks):
     scanned the rest of it for a Chinese character)."""
 
     def split(text: str) -> float:
-        # The best of three: the machine is shared, and one slow pass is no trend.
+        # The best of four: the machine is shared, and one slow pass is no trend.
         return min(_seconds(lambda t: split_runs(t, "zh"), text) for _ in range(2))
 
     short, long = split(_long(marks, 4_000)), split(_long(marks, 16_000))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cosyedge.speech.lang import split_runs
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 from cosyedge.speech.zh.numbers import read_digits
+from cosyedge.speech.zh.plant import CURRENCIES
 from cosyedge.speech.zh.units import is_unit
 
 FORMS = [
@@ -419,6 +420,51 @@ def test_a_value_as_plant_screens_write_it(normalizer, text, expected):
 )
 def test_capitals_written_onto_a_value_name_it(normalizer, letters, value, unit):
     """The letters spelled, then the value read as it is alone: never a tag's digits."""
+    assume(letters not in CURRENCIES)  # a currency's code before an amount is money
     said = normalizer.normalize(f"{letters}{value}{unit}")
     alone = normalizer.normalize(f"数值{value}{unit}").removeprefix("数值")
     assert said == " ".join(letters) + " " + alone
+
+
+DATE_FORMS = [
+    # A weekday after a month-day pair, a second pair, a year or 日 say a date.
+    ("11/30（周一）", "十一月三十日（周一）"),
+    ("3/15（周日）", "三月十五日（周日）"),
+    ("11/30-12/2", "十一月三十日到十二月二日"),
+    ("11/2026", "二零二六年十一月"),
+    ("11.30日", "十一月三十日"),
+    ("12.25日", "十二月二十五日"),
+    # Without a cue a pair stays a share.
+    ("3/4", "四分之三"),
+    ("13/2026", "两千零二十六分之十三"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), DATE_FORMS)
+def test_a_date_with_a_cue_in_its_own_form(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+_DAYS_IN = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_MONTH_DAYS = st.integers(1, 12).flatmap(
+    lambda month: st.tuples(st.just(month), st.integers(1, _DAYS_IN[month - 1]))
+)
+
+
+def _said_day(normalizer: MandarinNormalizer, month: int, day: int) -> str:
+    return f"{_cardinal(normalizer, month)}月{_cardinal(normalizer, day)}日"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    first=_MONTH_DAYS,
+    second=_MONTH_DAYS,
+    weekday=st.sampled_from(["（周一）", "(星期五)", "周日"]),
+)
+def test_month_day_pairs_with_a_cue_are_dates(normalizer, first, second, weekday):
+    """A weekday after a pair, or a second pair after a dash, makes it a day (11/30 alone is
+    a share)."""
+    said = normalizer.normalize(f"{first[0]}/{first[1]:02d}{weekday}")
+    assert said == _said_day(normalizer, *first) + normalizer.normalize(weekday)
+    said = normalizer.normalize(f"{first[0]:02d}/{first[1]}-{second[0]}/{second[1]}")
+    assert said == _said_day(normalizer, *first) + "到" + _said_day(normalizer, *second)

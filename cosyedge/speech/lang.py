@@ -30,8 +30,8 @@ _FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
 # A unit in capitals or mixed case (75KW, 1.6Mpa) is one too, not an English word.
 # The spelling is tried first (l/mIn is one unit, not l) where no quotient goes on after it
-# or product (mPa/ft, mPa·ft are the unit's).
-_SPELLED = rf"(?i:{spellings.SPELLING})(?![/A-Za-z0-9·⋅*^²³])"
+# or product (mPa/ft, mPa·ft, mm-m are the unit's).
+_SPELLED = rf"(?i:{spellings.SPELLING})(?![-/A-Za-z0-9·⋅*^²³])"
 _QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{_SPELLED}|{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 # A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host

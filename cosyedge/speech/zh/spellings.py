@@ -29,6 +29,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.numbers import read_digits
+from cosyedge.speech.zh.plant import CURRENCIES
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import is_unit
 
@@ -88,8 +89,11 @@ _VALUE_END = (
     rf"(?:[%％‰℃]|(?![A-Z](?![A-Za-z]))(?:{UNIT}|(?i:{SPELLING})))"
     r"(?![A-Za-z0-9²³]|[-_/.][A-Za-z0-9])"
 )
+# A currency's code before an amount is the money rule's (SGD1.00).
+_CODES = "|".join(code for code in CURRENCIES if re.fullmatch("[A-Z]{3}", code))
 NAMED_VALUE = re.compile(
-    rf"(?<![A-Za-z0-9._\-#])([A-Z]{{2,4}})(?=[-−]?\d+(?:\.\d+)?\s?{_VALUE_END})"
+    rf"(?<![A-Za-z0-9._\-#])(?!(?:{_CODES})\d)([A-Z]{{2,4}})"
+    rf"(?=[-−]?\d+(?:\.\d+)?\s?{_VALUE_END})"
 )
 SPACE_GROUPED = re.compile(
     rf"(?<![\d.,])(\d{{1,3}}(?: \d{{3}})+)(?![\d.,])(?=\s?(?:{UNIT})(?![A-Za-z0-9²³]))"
