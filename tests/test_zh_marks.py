@@ -468,3 +468,35 @@ def test_month_day_pairs_with_a_cue_are_dates(normalizer, first, second, weekday
     assert said == _said_day(normalizer, *first) + normalizer.normalize(weekday)
     said = normalizer.normalize(f"{first[0]:02d}/{first[1]}-{second[0]}/{second[1]}")
     assert said == _said_day(normalizer, *first) + "到" + _said_day(normalizer, *second)
+
+
+SLASH_FORMS = [
+    # Three numbers a slash joins: a list of numbered units before 号, else 斜杠 between.
+    ("1/2/3号泵", "一、二、三号泵"),
+    ("2/3/4号线", "二、三、四号线"),
+    ("1/2/3", "一斜杠二斜杠三"),
+    # A pipe thread's size is a fraction of an inch.
+    ("G1/2", "G 二分之一"),
+    ("R1/4", "R 四分之一"),
+    # A slash after a label's number parts the label from a value: no share.
+    ("罐2/85度", "罐二斜杠八十五度"),
+    ("线3/12米", "线三斜杠十二米"),
+    ("柜3/5万元", "柜三斜杠五万元"),
+    ("柜3/14时05分", "柜三斜杠十四时零五分"),
+    ("罐2/85℃", "罐二/八十五摄氏度"),
+    ("2/3台泵运行", "三台中的两台泵运行"),
+    ("3/4", "四分之三"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SLASH_FORMS)
+def test_a_slash_as_plant_text_writes_it(normalizer, text, expected):
+    assert normalizer.normalize(text) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(numbers=st.lists(st.integers(1, 99), min_size=3, max_size=5))
+def test_three_numbers_a_slash_joins_before_hao_are_a_list(normalizer, numbers):
+    """Each a numbered unit, 、 between: the slash is never silent."""
+    said = normalizer.normalize("/".join(map(str, numbers)) + "号泵")
+    assert said == "、".join(_cardinal(normalizer, n) for n in numbers) + "号泵"

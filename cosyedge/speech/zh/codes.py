@@ -131,6 +131,8 @@ def _fault_code(m: re.Match[str]) -> str:
 
 SHORT_YEAR_DATE = re.compile(
     r"(?<![A-Za-z0-9./\-])(?<!\d:)(\d{2})([-/])(\d{2})\2(\d{2})(?![A-Za-z0-9]|[-/.:][A-Za-z0-9])"
+    # Before 号 three numbers are numbered units (10/11/12号泵), not a date.
+    r"(?!号)"
 )
 
 
