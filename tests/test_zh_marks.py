@@ -500,3 +500,34 @@ def test_three_numbers_a_slash_joins_before_hao_are_a_list(normalizer, numbers):
     """Each a numbered unit, 、 between: the slash is never silent."""
     said = normalizer.normalize("/".join(map(str, numbers)) + "号泵")
     assert said == "、".join(_cardinal(normalizer, n) for n in numbers) + "号泵"
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("Alarm 12月31日", [("en", "Alarm"), ("zh", "12月31日")]),
+        ("Pump 2台", [("en", "Pump"), ("zh", "2台")]),
+        ("Alarm 1.5万", [("en", "Alarm"), ("zh", "1.5万")]),
+        ("Alarm，3号线", [("en", "Alarm，"), ("zh", "3号线")]),
+        ("8:00am", [("zh", "8:00am")]),
+        ("设备8pm运行", [("zh", "设备8pm运行")]),
+        ("Pump P-101 tripped at 14:05", [("en", "Pump P-101 tripped at 14:05")]),
+    ],
+)
+def test_a_number_written_onto_chinese_and_am_pm_stay_mandarin(text, runs):
+    """The number goes with the Chinese it is written onto, am and pm with their time."""
+    assert [(run.lang, run.text) for run in split_runs(text, "zh")] == runs
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hour=st.integers(1, 12),
+    minute=st.integers(0, 59) | st.none(),
+    half=st.sampled_from(["am", "pm", "AM", "PM"]),
+)
+def test_a_twelve_hour_time_is_read_as_with_a_space(normalizer, hour, minute, half):
+    """8:00am, 8pm: as `8:00 AM`, `8 PM` are, the part of the day before the hour."""
+    clock = f"{hour}" if minute is None else f"{hour}:{minute:02d}"
+    glued = normalizer.normalize(f"设备{clock}{half}运行")
+    assert glued == normalizer.normalize(f"设备{hour}:{minute or 0:02d} {half.upper()}运行")
+    assert [run.lang for run in split_runs(f"设备{clock}{half}运行", "zh")] == ["zh"]

@@ -83,7 +83,9 @@ def _english_word(word: str, previous: str) -> bool:
     acronym said as a word (LOTO, ATEX) is English."""
     if len(word) < 2 or (_ACRONYM.match(word) and word not in WORD_ACRONYMS):
         return False
-    return not (units.is_unit(word) and previous == "number")
+    # am and pm after a time are the time's: read with it, in the phrase's language.
+    after_number = units.is_unit(word) or word.lower() in ("am", "pm")
+    return not (after_number and previous == "number")
 
 
 def _foreign(letters: str) -> bool:
@@ -111,10 +113,21 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             kind = "zh"
         elif kind not in ("space", "letters"):
             kind = "neutral"
-        tokens.append((kind, value))
+        tokens.append(("number" if m.lastgroup == "number" else kind, value))
         if kind != "space":
             previous = "number" if m.lastgroup == "number" else kind
-    return [(_letters_kind(v) if k == "letters" else k, v) for k, v in tokens]
+    return [(_kind(tokens, i), v) for i, (_, v) in enumerate(tokens)]
+
+
+def _kind(tokens: list[tuple[str, str]], i: int) -> str:
+    """A token's kind once its neighbours are known: a number written onto Chinese after it
+    is Mandarin where a Mandarin voice is (`Alarm 12月31日`: 十二月, not an English twelve
+    before 月); any other number neutral; letters of other scripts foreign or neutral."""
+    kind, value = tokens[i]
+    if kind == "number":
+        glued = i + 1 < len(tokens) and tokens[i + 1][0] == "zh"
+        return "zh number" if glued else "neutral"
+    return _letters_kind(value) if kind == "letters" else kind
 
 
 def _joins_letters(kind: str, value: str) -> bool:
@@ -190,6 +203,8 @@ def _decided(kind: str, lang: str, voices: Collection[str] | None) -> tuple[str,
 
     if kind == "zh":
         return ("zh", has("zh"))
+    if kind == "zh number":  # neutral where no Mandarin voice would say it
+        return ("zh", True) if has("zh") else None
     if kind == "en":
         if has("en"):
             return ("en", True)

@@ -211,12 +211,13 @@ _LETTER_ROMAN = (
 _BINARY = r"(?<![A-Za-z0-9.#])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
 
 
-_TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})[:：](\d{2})\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
+# The minutes may be left out: 8pm is 晚上八点.
+_TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})(?:[:：](\d{2}))?\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
 
 
 def _twelve_hour(m: re.Match[str]) -> str:
     """2:05 PM → 下午两点零五分; an hour that is no hour of a twelve-hour clock: as written."""
-    hour, minute = int(m[1]), int(m[2])
+    hour, minute = int(m[1]), int(m[2] or 0)
     if not (1 <= hour <= 12 and minute < 60):
         return m[0]
     if m[3] in "Aa":
