@@ -131,4 +131,5 @@ def test_a_run_of_chinese_punctuation_splits_in_proportion_to_its_length(marks):
         return min(_seconds(lambda t: split_runs(t, "zh"), text) for _ in range(2))
 
     short, long = split(_long(marks, 4_000)), split(_long(marks, 16_000))
-    assert long < 8 * short + 0.1, marks
+    # A quadratic split took seconds at 16,000 marks; half a second absorbs a busy machine.
+    assert long < 8 * short + 0.5, marks
