@@ -215,10 +215,17 @@ _BINARY = r"(?<![A-Za-z0-9.#])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
 _TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})(?:[:：](\d{2}))?\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
 
 
+def _inside_a_code(m: re.Match[str]) -> bool:
+    """Whether an hour without minutes is written onto a code (1AA0-1AM): a letter, a digit
+    or a joint right before it."""
+    before = m.string[m.start() - 1 : m.start()]
+    return bool(re.fullmatch(r"[A-Za-z0-9_/-]", before))
+
+
 def _twelve_hour(m: re.Match[str]) -> str:
     """2:05 PM → 下午两点零五分; an hour that is no hour of a twelve-hour clock: as written."""
     hour, minute = int(m[1]), int(m[2] or 0)
-    if not (1 <= hour <= 12 and minute < 60):
+    if not (1 <= hour <= 12 and minute < 60) or (m[2] is None and _inside_a_code(m)):
         return m[0]
     if m[3] in "Aa":
         part = "凌晨" if hour == 12 else "上午"

@@ -148,8 +148,9 @@ _PAIR = r"(\d{1,2})/(\d{1,2})"
 # Two month-day pairs a dash or a tilde joins (11/30-12/2): a range of days, where both are
 # days of the year and one of them is written with two digits (1/2-3/4 may be shares).
 DATE_RANGE = re.compile(rf"{_START}{_PAIR}\s*[-~\u2013\u2014]\s*{_PAIR}(?![\d./])")
-# A month and a four-digit year (11/2026): no share is written with a year below it.
-MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/((?:19|20)\d\d)(?![\d./])")
+# A month and a four-digit year of today's alerts (11/2026, 1970 to 2099): no share is
+# written with such a year below it (1/1900 may be one).
+MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./])")
 # A month and a two-digit day with a dot before 日 (11.30日): 日 says the day, not a decimal
 # (12.5日 may be days).
 DOTTED_DAY = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{2})日")
