@@ -60,10 +60,11 @@ _SYMBOLS = {
     "vdc": "V直流",
 }
 SPELLING = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
-# After a number (not inside a tag: PT101KW is left to the tag rules), before no letter or
-# digit.
+# After a number (not inside a tag or a code: PT101KW, 1AA0-0KG are left to their rules),
+# before no letter or digit.
 SPELLED_UNIT = re.compile(
-    rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?\s?)({SPELLING})(?![A-Za-z0-9²³])", re.IGNORECASE
+    rf"(?<![A-Za-z0-9.])(?<![A-Za-z0-9][-_/])(\d+(?:\.\d+)?\s?)({SPELLING})(?![A-Za-z0-9²³])",
+    re.IGNORECASE,
 )
 
 
