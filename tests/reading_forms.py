@@ -310,6 +310,7 @@ def timestamps_zh(draw, utc: bool = False) -> Form:
 
 PHONE_WORDS = ("拨打", "电话", "电话号码", "手机", "手机号", "联系电话", "呼叫", "致电", "热线")
 EMERGENCY = (("火警", "119"), ("匪警", "110"), ("急救", "120"), ("拨打", "122"), ("呼叫", "119"))
+EMERGENCY += (("请拨", "120"), ("立即拨", "119"), ("拨", "110"), ("致电", "112"))
 
 
 @st.composite
@@ -757,6 +758,8 @@ def slash_pairs_zh(draw) -> Form:
     else:
         d = draw(st.one_of(st.integers(0, 12), st.integers(0, 9999)))
         n = draw(st.one_of(st.integers(0, d + 1), st.integers(0, 9999)))
+        # A month over a year of today's alerts is a date's class (11/2026), not this one.
+        d = d + 200 if 1 <= n <= 12 and 1970 <= d <= 2099 else d
         pair = f"{n}/{d}"
     whole = draw(st.integers(1, 12)) if draw(st.integers(0, 3)) == 0 else None
     measure = draw(st.sampled_from(["", "", '"', *ZH_MEASURE_WORDS]))
@@ -2055,6 +2058,8 @@ def letter_labels_zh(draw) -> Form:
 
 
 DURATION_WORDS_ZH = ("运行时长", "停机时长", "持续时间", "用时", "耗时", "历时")
+# How long a machine has run or waited, so far or in total, and what is left (zh-front-9).
+DURATION_WORDS_ZH += ("已运行", "剩余", "运行时间", "等待", "累计", "累计运行时间", "剩余时间")
 
 
 @st.composite
@@ -2068,6 +2073,14 @@ def clock_durations_zh(draw) -> Form:
     h, m, s = draw(st.integers(0, 99)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
     hours = f"{h:02d}" if draw(st.booleans()) else str(h)
     return Form(f"{word}{mark}{hours}:{m:02d}:{s:02d}", (word + said_mark, h, m, s))
+
+
+@st.composite
+def long_clock_durations_zh(draw) -> Form:
+    """hh:mm:ss with more hours than a day has, no word before it: `100:00:00`,
+    `1234:56:00`. Parts: (no word, hours, minutes, seconds)."""
+    h, m, s = draw(st.integers(25, 99999)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+    return Form(f"{h}:{m:02d}:{s:02d}", ("", h, m, s))
 
 
 DASHED_DATE_CUES_ZH = (("日期", ""), ("计划", ""), ("", "检修"), ("", " 08:00"), ("截至", "前"))
@@ -2272,13 +2285,15 @@ def fault_codes_zh(draw) -> Form:
 
 @st.composite
 def spaced_phones_zh(draw) -> Form:
-    """A landline with its area code, or a 400 or 800 number, in groups parted by spaces and
-    no word before: `0571 8888 6666`, `010 8888 6666`, `400 820 8820`. Parts: (the groups)."""
+    """A landline with its area code, or a 400 or 800 number, in groups parted by spaces (or a
+    hyphen after the area code, then a space) and no word before: `0571 8888 6666`,
+    `010 8888 6666`, `400 820 8820`, `0512-6789 1234`. Parts: (the groups)."""
     head = draw(st.sampled_from(["400", "800"]) | st.text("0123456789", min_size=2, max_size=3))
     head = head if head in ("400", "800") else "0" + head
     middle = draw(st.text("0123456789", min_size=3, max_size=4))
     tail = draw(st.text("0123456789", min_size=4, max_size=4))
-    return Form(f"{head} {middle} {tail}", ((head, middle, tail),))
+    joint = draw(st.sampled_from([" ", "-"]))
+    return Form(f"{head}{joint}{middle} {tail}", ((head, middle, tail),))
 
 
 @st.composite

@@ -233,6 +233,8 @@ def slash_pair(whole: int | None, n: int, d: int, vulgar: bool, measure: str) ->
     share as a fraction (四分之三) where the first is below the second, a mixed number, a
     size in inches (`3/4"` → 四分之三英寸) or a vulgar fraction character a fraction (一又二分
     之一); any other pair with 斜杠."""
+    if not (whole or vulgar or measure) and 1 <= n <= 12 and 1970 <= d <= 2099:
+        return f"{digits(str(d))}年{integer(n)}月"  # a month and its year (zh-front-9)
     share = f"{integer(d)}分之{integer(n)}" if 0 < n < d else None
     inch = measure == '"'  # an inch mark: a size, 英寸
     measure = "英寸" if inch else measure
@@ -392,9 +394,10 @@ def serial(groups: tuple) -> str:
 
 
 def numbered(kind: str, ordinal: bool, a: int, b: int) -> str:
-    """`1-3号` → 一到三号, `2/3号` → 二号和三号, `第3/5号` → 第三号和第五号."""
+    """`1-3号` → 一到三号, `2/3号` → 二号和三号, `第3/5号` → 第三号和第五号; a hyphen before a
+    smaller number joins one label: `5-1号` → 五杠一号 (zh-front-9: no range runs down)."""
     if kind == "-":
-        return f"{integer(a)}到{integer(b)}号"
+        return f"{integer(a)}{'杠' if b < a else '到'}{integer(b)}号"
     head = "第" if ordinal else ""
     return f"{head}{integer(a)}号和{head}{integer(b)}号"
 

@@ -45,6 +45,7 @@ from reading_forms import (
     letter_romans_zh,
     local_parts,
     local_phones_zh,
+    long_clock_durations_zh,
     macs,
     money,
     money_magnitudes_zh,
@@ -664,6 +665,13 @@ def test_a_number_and_a_before_a_machine_word_is_a_label(front, form, frame):
 @given(form=clock_durations_zh(), frame=frames)
 def test_a_time_after_a_duration_word_is_a_duration(front, form, frame):
     """`运行时长02:15:00` is 运行时长两小时十五分钟 (was 二点十五分, a time of day)."""
+    assert heard(front, form.written, frame) == expected(ref.clock_duration(*form.parts), frame)
+
+
+@CLASSES
+@given(form=long_clock_durations_zh(), frame=frames)
+def test_hours_beyond_a_day_are_a_duration(front, form, frame):
+    """`100:00:00` is 一百小时 (was 一百 零零 零零): no clock shows more than 24 hours."""
     assert heard(front, form.written, frame) == expected(ref.clock_duration(*form.parts), frame)
 
 

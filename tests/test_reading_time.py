@@ -114,3 +114,22 @@ def test_hibaris_g2p_reads_four_times_the_text_in_about_four_times_the_time(pref
     # In proportion: about 4 times; a square would be 16, a cube 64. The constant allows for
     # the clock's grain on a short text.
     assert long < 8 * short + 0.02, (shape, short, long)
+
+
+# Runs of Chinese punctuation, as a phrase of nothing else or padding may hold them.
+CJK_MARKS = ["\uff0c", "\u3002", "\u3001", "\uff1a", "\uff01", "\uff1f", "\uff1b"]
+CJK_MARKS += ["\uff08\uff09", "\u3010\u3011", "\u62a5\u8b66\uff0c"]
+
+
+@pytest.mark.parametrize("marks", CJK_MARKS)
+def test_a_run_of_chinese_punctuation_splits_in_proportion_to_its_length(marks):
+    """Four times the run in about four times the time (it was sixteen: every mark of the run
+    scanned the rest of it for a Chinese character)."""
+
+    def split(text: str) -> float:
+        # The best of four: the machine is shared, and one slow pass is no trend.
+        return min(_seconds(lambda t: split_runs(t, "zh"), text) for _ in range(2))
+
+    short, long = split(_long(marks, 4_000)), split(_long(marks, 16_000))
+    # A quadratic split took seconds at 16,000 marks; half a second absorbs a busy machine.
+    assert long < 8 * short + 0.5, marks

@@ -22,14 +22,18 @@ from dataclasses import dataclass
 
 from cosyedge.speech.text import fields
 from cosyedge.speech.text.acronyms import WORD_ACRONYMS
-from cosyedge.speech.zh import units
+from cosyedge.speech.zh import spellings, units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]")
 _FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # Fields written in Latin letters and digits that are read as one whatever the script around
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
-_QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{units.PATTERN})"
+# A unit in capitals or mixed case (75KW, 1.6Mpa) is one too, not an English word.
+# The spelling is tried first (l/mIn is one unit, not l) where no quotient goes on after it
+# or product (mPa/ft, mPa·ft, mm-m are the unit's).
+_SPELLED = rf"(?i:{spellings.SPELLING})(?![-/A-Za-z0-9·⋅*^²³])"
+_QUANTITY = rf"\d+(?:[.,]\d+)*\s?(?:{_SPELLED}|{units.PATTERN})"
 _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 # A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host
 # (an address of digits): it runs to a space, a Chinese character or full-width punctuation.
@@ -38,8 +42,10 @@ _TOKEN = re.compile(
     rf"(?P<url>{_URL})"
     rf"|(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
     # Full-width punctuation is Mandarin next to Chinese characters; alone between English
-    # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is.
-    rf"|(?P<han>[{_FULL_WIDTH}]*[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
+    # words (`Tank T-101；85%`) it is neutral, as ASCII punctuation is. Tried only where a run
+    # of punctuation starts: where it fails there it fails inside the run too, and trying it
+    # at every mark of a long run scanned the rest each time (quadratic time).
+    rf"|(?P<han>(?<![{_FULL_WIDTH}])[{_FULL_WIDTH}]*+[{_HAN_CHARS}][{_HAN_CHARS}{_FULL_WIDTH}]*)"
     r"|(?P<word>[A-Za-z][A-Za-z'’]*)"
     r"|(?P<number>\d+(?:[.,:]\d+)*)"
     r"|(?P<space>\s+)"
@@ -78,7 +84,9 @@ def _english_word(word: str, previous: str) -> bool:
     acronym said as a word (LOTO, ATEX) is English."""
     if len(word) < 2 or (_ACRONYM.match(word) and word not in WORD_ACRONYMS):
         return False
-    return not (units.is_unit(word) and previous == "number")
+    # am and pm after a time are the time's: read with it, in the phrase's language.
+    after_number = units.is_unit(word) or word.lower() in ("am", "pm")
+    return not (after_number and previous == "number")
 
 
 def _foreign(letters: str) -> bool:

@@ -82,8 +82,15 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, labels, marks, notation, plant
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant, spellings
+from cosyedge.speech.zh.numbers import (
+    digit_order,
+    read_cardinal,
+    read_digits,
+    read_integer,
+    read_number,
+    read_signed,
+)
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
 
@@ -170,9 +177,13 @@ def _with_unit(m: re.Match[str]) -> str:
     return said
 
 
+# Per mille and per ten thousand (basis points) as the shares they are: 千分之三, 万分之五.
+_PER_WORDS = {"‰": "千分之", "‱": "万分之"}
+
+
 def _percent(m: re.Match[str]) -> str:
     reading, negative = _signed(m.group(1), m.group(2))
-    word = "千分之" if m.group(3) == "‰" else "百分之"
+    word = _PER_WORDS.get(m.group(3), "百分之")
     return ("负" if negative else "") + word + reading
 
 
@@ -217,7 +228,7 @@ def _number(m: re.Match[str]) -> str:
 def _scientific(m: re.Match[str]) -> str:
     """1.5e-3 → 一点五乘十的负三次方, with a unit after it if one follows."""
     reading, negative = _signed(m.group(1), m.group(2))
-    power = read_integer(int(m.group(3)))
+    power = read_signed(m.group(3))
     unit = say_unit(m.group(4) or "")
     return ("负" if negative else "") + f"{reading}乘十的{power}次方{unit}"
 
@@ -241,11 +252,11 @@ def _dotted(m: re.Match[str]) -> str:
 
 
 def _version_part(part: str) -> str:
-    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_integer(int(part))
+    return read_digits(part) if len(part) > 1 and part.startswith("0") else read_cardinal(part)
 
 
 def _numbered(number: str) -> str:
-    return read_integer(int(number)) + "号"
+    return read_cardinal(number) + "号"
 
 
 def _comma_list(m: re.Match[str]) -> str:
@@ -262,7 +273,7 @@ def _power(m: re.Match[str]) -> str:
     base, power = m.group(1), m.group(2)
     sign, digits = (power[0], power[1:]) if power[:1] in "+-−" else ("", power)
     minus = "负" if sign in ("-", "−") else ""
-    said = f"{read_number(base)}的{minus}{read_integer(int(digits))}次方"
+    said = f"{read_number(base)}的{minus}{read_cardinal(digits)}次方"
     return said + say_unit(m.group(3) or "")
 
 
@@ -280,6 +291,15 @@ def _local_phone(m: re.Match[str]) -> str:
     return fields.say_phone(f"{head}-{tail}")
 
 
+def _numbered_range(m: re.Match[str]) -> str:
+    """1-3号泵 → 一到三号泵; a hyphen before a smaller number joins one label, no range runs
+    down: 5-1号泵 → 五杠一号泵 (a unit's sub-number, as 3号机-2号泵 is)."""
+    first, joint, second = m.groups()
+    if joint == "-" and digit_order(second) < digit_order(first):
+        return f"{read_cardinal(first)}杠{_numbered(second)}"
+    return f"{read_cardinal(first)}到{_numbered(second)}"
+
+
 def _numbered_pair(m: re.Match[str]) -> str:
     """2/3号泵 → 二号和三号泵, 第3/5号 → 第三号和第五号: two numbered units, both named."""
     ordinal = m.group(1) or ""
@@ -292,6 +312,10 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Ranges whose ends both have a Chinese word: the dash is 到, before a label takes it.
+    *joints.RULES,
+    # Units in capitals or mixed case (1500RPM, 1.6Mpa), as the symbol the unit rules know.
+    *spellings.RULES,
     # Labels, durations, dates, versions and addresses the number rules would misread.
     *labels.RULES,
     # Codes, pairs, countdowns and stamps the value rules would misread (marks.py).
@@ -355,6 +379,14 @@ RULES: tuple[Rule, ...] = (
         r"(?:分(?!钟))?",
         _time,
     ),
+    # Numbers an ASCII colon joins that are no time (1:3, 2:1, 1:1000, 1:3:5) are a ratio, as
+    # after a ratio word: the colon was a pause (一 三), the ratio lost.
+    rule(
+        "ratio",
+        r"(?<![A-Za-z0-9.])(?<!\d[:：])(\d+(?:\.\d+)?(?::\d+(?:\.\d+)?)+)"
+        r"(?![A-Za-z0-9:：]|\.\d)",
+        lambda m: "比".join(read_number(term) for term in m[1].split(":")),
+    ),
     rule(
         "scientific notation",
         rf"({_SIGN})(?<!\d)(\d+(?:\.\d+)?)[eE]([-+]?\d+)(?:\s*({UNIT}){_UNIT_END})?",
@@ -371,22 +403,22 @@ RULES: tuple[Rule, ...] = (
         rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
         _percent_range,
     ),
-    rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰])", _percent),
+    rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰‱])", _percent),
     rule("unit", rf"({_SIGN})({_NUMBER})\s*({UNIT}){_UNIT_END}", _with_unit),
     # A pair that runs down is an identifier (CPU 1516-3), not a range.
     *codes.HYPHENS,
     # Numbered units before 号: a range (1-3号泵 → 一到三号泵), a pair (2/3号泵 → 二号和三号泵).
     rule(
         "equipment number",
-        r"(?<![A-Za-z0-9./-])(\d+)\s*[-~\u2013]\s*(\d+)号",
-        lambda m: f"{read_integer(int(m[1]))}到{_numbered(m[2])}",
+        r"(?<![A-Za-z0-9./-])(\d+)\s*([-~\u2013])\s*(\d+)号",
+        _numbered_range,
     ),
     rule("equipment number", r"(?<![A-Za-z0-9./])(第)?(\d+)/(\d+)号", _numbered_pair),
     *plant.SLASHES,
     # Equipment numbers: 1#~3#, 2#, #3 (NFKC has already folded ＃ and ～).
     rule(
         "equipment number",
-        r"(?<!\d)(\d+)#\s*[-~\u2013]\s*(\d+)#",
+        r"(?<!\d)(\d+)#\s*[-~\u2013\u2014]\s*(\d+)#",
         lambda m: f"{_numbered(m[1])}到{_numbered(m[2])}",
     ),
     rule("equipment number", r"(?<![\d.])(\d+)#", lambda m: _numbered(m.group(1))),
@@ -395,7 +427,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "ordinal",
         r"第?(?<![\d.])(\d+)(?:st|nd|rd|th)(?![A-Za-z])",  # 第 said once: 第1st
-        lambda m: "第" + read_integer(int(m[1])),
+        lambda m: "第" + read_cardinal(m[1]),
     ),
     # Two numbers a slash parts that no rule above read (decimals: 1.5/3): 斜杠 as written.
     rule(

@@ -34,6 +34,10 @@ for amounts or ranges (zh-front-9).
 - A room's, a bed's or a storage place's number, a word before (房间, 床位, 库位, ...) or after
   (室, 床) saying so, is its number, not a range: `房间3-105` → 房间三杠幺零五 (was
   三到一百零五). A score after 比分 with a hyphen is a score: `比分3-1` → 比分三比一.
+- After a word that says an identifier follows (炉号, 批号, 批次号, 卷号, 件号, 图号, 编号, 序号,
+  流水号, 工单号, 生产号), digits joined by hyphens are its groups, digit by digit with 幺:
+  `炉号26-1130` → 炉号二六杠幺幺三零 (was 炉号二十六到一千一百三十). A numbered unit whose second
+  number is the smaller is one label, not a range: `5-1号泵` → 五杠一号泵 (alertforms.py).
 - Two or three dots between numbers are a range (S7 and Codesys write one so): `液位12..5米`
   → 液位十二到五米 (was 十二..五米, heard as 十二五米), `4...20mA` → 四到二十毫安.
 - A star between numbers is a times sign (`4*2.5mm²` → 四乘二点五平方毫米); a plus sign
@@ -55,7 +59,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.labels import LABEL_ENDS, MEASURE_WORDS
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh.numbers import digit_order, read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
 # --- no range runs down ----------------------------------------------------------------------
@@ -81,7 +85,7 @@ def _descending(m: re.Match[str]) -> str:
     letters come before it."""
     standard, first, second = m.groups()
     # More digits written after the hyphen (001-0000) is no run down: a local number.
-    if not standard and (int(second) >= int(first) or len(second) > len(first)):
+    if not standard and (digit_order(second) >= digit_order(first) or len(second) > len(first)):
         return m.group(0)
     said = "杠".join(read_digits(group, one="幺") for group in (first, second))
     return (f"{standard} " if standard else "") + said
@@ -127,6 +131,8 @@ def _fault_code(m: re.Match[str]) -> str:
 
 SHORT_YEAR_DATE = re.compile(
     r"(?<![A-Za-z0-9./\-])(?<!\d:)(\d{2})([-/])(\d{2})\2(\d{2})(?![A-Za-z0-9]|[-/.:][A-Za-z0-9])"
+    # Before 号 three numbers are numbered units (10/11/12号泵), not a date.
+    r"(?!号)"
 )
 
 
@@ -186,6 +192,22 @@ def _place_number(m: re.Match[str]) -> str:
         return m.group(0)
     said = "杠".join(read_digits(group, one="幺") for group in (first, second))
     return (word or "") + said
+
+
+# A word that says an identifier follows (a heat's, a batch's, a coil's, a drawing's number):
+# digits joined by hyphens after it are its groups, digit by digit (炉号26-1130 was
+# 炉号二十六到一千一百三十, a range).
+_IDENTIFIER_WORDS = r"炉号|炉次号?|批号|批次号?|卷号|件号|图号|编号|序号|流水号|工单号|生产号"
+IDENTIFIER = re.compile(
+    rf"({_IDENTIFIER_WORDS})(\s*(?:[:：]|为|是)?\s*)(?<![A-Za-z0-9.+\-/])(\d+(?:-\d+)+)"
+    r"(?![A-Za-z0-9\-]|[.,:/]\d)"
+)
+
+
+def _identifier(m: re.Match[str]) -> str:
+    """炉号26-1130 → 炉号二六杠幺幺三零: each group digit by digit with 幺, 杠 between."""
+    said = "杠".join(read_digits(group, one="幺") for group in m[3].split("-"))
+    return m[1] + m[2] + said
 
 
 # Two or three dots between numbers (S7 and Codesys write a range so: 4..20, 12...5) are a
@@ -254,6 +276,7 @@ RULES = (
     Rule("ratio", SCORE, lambda m: f"{m[1]}{m[2]}{read_number(m[3])}比{read_number(m[4])}"),
     Rule("range", DOTS_RANGE, lambda m: f"{m[1]}~{m[2]}"),
     Rule("place number", PLACE_NUMBER, _place_number),
+    Rule("identifier", IDENTIFIER, _identifier),
     Rule("sign", PLUS_SIGN, lambda m: "正"),
     Rule("time zone", ZONE, lambda m: ZONES[m[2]] + m[1]),
     Rule("date", SHORT_YEAR_DATE, _short_year_date),

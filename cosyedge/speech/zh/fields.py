@@ -19,7 +19,7 @@ from cosyedge.speech.text.fields import (
     say_joined,
 )
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.zh.numbers import read_digits, read_integer
+from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer
 
 # Not inside a longer run of Latin letters or digits (Chinese characters may touch a field).
 _START = r"(?<![A-Za-z0-9./-])(?<!\d[,:])"
@@ -115,17 +115,22 @@ def _utc(m: re.Match[str]) -> str:
 # --- telephone numbers: 021-6012xxxx, 13812345678, 分机3305, 拨打119 ---------------------------
 
 # Words a telephone number follows: any number after them is dialled, not counted.
+# 拨 alone is dialling too (请拨120), but not where it allots (调拨, 划拨, 下拨: 调拨100吨).
 PHONE_WORDS = (
-    r"拨打|呼叫|致电|(?:报警|求救|联系|值班)?电话(?:号码)?|手机(?:号码?)?|分机号?"
+    r"拨打|(?<![调划下分])拨|呼叫|致电|(?:报警|求救|联系|值班)?电话(?:号码)?|手机(?:号码?)?|分机号?"
     r"|火警|急救|匪警|热线|座机|固话|传真|(?<![\u4e00-\u9fff])转(?![\u4e00-\u9fff])"
 )
 _LANDLINE = r"(?:\(0\d{2,3}\)|0\d{2,3})[-\s]?\d{7,8}(?:(?:转|-)\d{1,6})?"
 _MOBILE = r"1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}"
 # An area code or a 400/800 service prefix, then the number in two groups parted by hyphens
 # or by spaces, as business cards write them: 021-6012-1234, 0755-8888-6666, 400-820-8820,
-# 0571 8888 6666, 400 820 8820 (spaced, not before a unit or a letter: values in a list).
+# 0571 8888 6666, 400 820 8820 (spaced, not before a unit or a letter: values in a list); a
+# hyphen after the area code and a space inside the number, 0512-6789 1234 (zh-front-9: was
+# 零五幺二到六千七百八十九 一千二百三十四).
+_SPACED_END = r"\d{4}(?!\d|\s?[A-Za-z%％‰℃°])"
 _HYPHENATED = (
-    r"(?:0\d{2,3}|[48]00)(?:-\d{3,4}-\d{4}(?!-\d)|\s\d{3,4}\s\d{4}(?!\d|\s?[A-Za-z%％‰℃°]))"
+    r"(?:0\d{2,3}|[48]00)(?:-\d{3,4}-\d{4}(?!-\d)"
+    rf"|\s\d{{3,4}}\s{_SPACED_END}|-\d{{3,4}}\s{_SPACED_END})"
 )
 # After a telephone word, or alone with a country code: groups of digits as written, parted
 # by hyphens or spaces (555-1234, 021 6012 1234, +86 138 1234 5678), an extension after 转.
@@ -195,7 +200,7 @@ DURATION = re.compile(
 def count(amount: str) -> str:
     """An amount before a measure word: 两 for two (两小时), decimals digit by digit."""
     whole, _, fraction = amount.partition(".")
-    said = "两" if int(whole) == 2 and not fraction else read_integer(int(whole))
+    said = "两" if whole.lstrip("0") == "2" and not fraction else read_cardinal(whole)
     return said + ("点" + read_digits(fraction) if fraction else "")
 
 

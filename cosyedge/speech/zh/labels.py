@@ -8,7 +8,8 @@
   一 A、一 B 泵; before any other word (保险丝, 开关, 报警) or at a range's end it stays amperes:
   `5A保险丝` → 五安保险丝, `0~5A报警`.
 - A time with seconds after a word that says how long (时长, 持续时间, 用时, 耗时, 历时; and
-  倒计时, 剩余时间, 超时 in zh-front-9) is a duration, as compact durations are said:
+  倒计时, 剩余时间, 超时, 已运行, 剩余, 运行时间, 等待, 累计 in zh-front-9; any with more than 24
+  hours, whatever word is before it) is a duration, as compact durations are said:
   `运行时长02:15:00` → 运行时长两小时十五分钟 (was 二点十五分, a time of day),
   `耗时00:45:10` → 耗时四十五分十秒.
 - A day, a month and a year with dots is a date, day first as dotted dates are written:
@@ -52,7 +53,7 @@ import re
 from cosyedge.speech.text.pauses import pause_after_name
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
-from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
+from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer, read_number
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
 from cosyedge.speech.zh.units import say_unit
@@ -93,18 +94,29 @@ def _letter_label(m: re.Match[str]) -> str:
 
 
 # A countdown, what is left and a timeout are durations too (zh-front-9: `倒计时00:05:00` was
-# 零点零五分, a time of day).
+# 零点零五分, a time of day); so is how long a machine has run or waited, in total or so far
+# (`已运行00:05:30` was 零点零五分三十秒).
 DURATION_WORDS = ("持续时间", "时长", "持续", "用时", "耗时", "历时", "倒计时", "剩余时间", "超时")
+DURATION_WORDS += ("剩余", "已运行", "运行时间", "累计运行", "累计", "等待时间", "等待", "已等待")
+# Longer words first: 剩余时间 is taken whole, not 剩余 and a time.
+_DURATION_WORD = "|".join(sorted(DURATION_WORDS, key=len, reverse=True))
 _DURATION = (
-    rf"({'|'.join(DURATION_WORDS)})(\s*(?:[:：=]|为|是|约)?\s*)"
-    r"(?<!\d)(\d{1,3})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
+    rf"({_DURATION_WORD})(\s*(?:[:：=]|为|是|约)?\s*)"
+    r"(?<!\d)(\d{1,5})[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
+)
+# Hours, minutes and seconds with more hours than a day has are a duration, whatever word
+# comes before (`100:00:00` was 一百 零零 零零): no clock shows them.
+_LONG_DURATION = (
+    r"(?<![A-Za-z0-9.])(?<![A-Za-z0-9][:：])()()(\d{2,5})[:：](\d{2})[:：](\d{2})"
+    r"(?![A-Za-z0-9]|[:：.][A-Za-z0-9])"
 )
 
 
 def _duration(m: re.Match[str]) -> str:
-    """运行时长02:15:00 → 运行时长两小时十五分钟; minutes or seconds of 60 or more: no duration."""
+    """运行时长02:15:00 → 运行时长两小时十五分钟; minutes or seconds of 60 or more: no duration;
+    without a word before it, 24 hours or fewer: a time of day, left to the time rule."""
     hours, minutes, seconds = m.group(3, 4, 5)
-    if int(minutes) >= 60 or int(seconds) >= 60:
+    if int(minutes) >= 60 or int(seconds) >= 60 or not (m[1] or int(hours) > 24):
         return m[0]
     parts = [(hours, "h"), (minutes, "m"), (seconds, "s")]
     return m[1] + m[2] + say_duration(parts)
@@ -159,7 +171,7 @@ def _dot_grouped(m: re.Match[str]) -> str:
     groups = m[1].split(".")
     if len(groups) == 4 and all(int(g) <= 255 for g in groups):
         return m[0]
-    return read_integer(int("".join(groups))) + say_unit(m[2] or "")
+    return read_cardinal("".join(groups)) + say_unit(m[2] or "")
 
 
 _ADDRESS = (
@@ -195,16 +207,25 @@ _LETTER_ROMAN = (
 )
 
 
-_BINARY = r"(?<![A-Za-z0-9.])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
+# Not after 16# (16#0B0 is an IEC hexadecimal literal).
+_BINARY = r"(?<![A-Za-z0-9.#])0[bB]([01]+)(?![A-Za-z0-9]|\.\d)"
 
 
-_TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})[:：](\d{2})\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
+# The minutes may be left out: 8pm is 晚上八点.
+_TWELVE_HOUR = r"(?<!\d)(?<!\d[:.])(\d{1,2})(?:[:：](\d{2}))?\s*([AaPp])\.?[Mm]\.?(?![A-Za-z0-9])"
+
+
+def _inside_a_code(m: re.Match[str]) -> bool:
+    """Whether an hour without minutes is written onto a code (1AA0-1AM): a letter, a digit
+    or a joint right before it."""
+    before = m.string[m.start() - 1 : m.start()]
+    return bool(re.fullmatch(r"[A-Za-z0-9_/-]", before))
 
 
 def _twelve_hour(m: re.Match[str]) -> str:
     """2:05 PM → 下午两点零五分; an hour that is no hour of a twelve-hour clock: as written."""
-    hour, minute = int(m[1]), int(m[2])
-    if not (1 <= hour <= 12 and minute < 60):
+    hour, minute = int(m[1]), int(m[2] or 0)
+    if not (1 <= hour <= 12 and minute < 60) or (m[2] is None and _inside_a_code(m)):
         return m[0]
     if m[3] in "Aa":
         part = "凌晨" if hour == 12 else "上午"
@@ -248,6 +269,7 @@ RULES: tuple[Rule, ...] = (
     rule("date", _DOTTED_DATE, _dotted_date),
     rule("date", _DASHED_MONTH_DAY, _dashed_month_day),
     rule("duration", _DURATION, _duration),
+    rule("duration", _LONG_DURATION, _duration),
     rule("equipment number", r"(?<=\d号)\s*-\s*(?=\d+号)", "到"),
     rule("equipment label", _LETTER_LABEL, _letter_label),
     rule("label", rf"(?<=[{LABEL_ENDS}])\s*-\s*(?=\d)(?!{_VALUE_AFTER})", "杠"),

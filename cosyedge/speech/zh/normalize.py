@@ -33,11 +33,21 @@ _LATIN = re.compile(r"[A-Za-z]+")
 _PUNCT = str.maketrans(
     {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
 )
+# Signs said as words wherever the rules before left them, longer ones first (!= before =).
+# Each is said: the voice has no sound for a sign it is given (≠0 was heard as 零, its
+# opposite).
 _SYMBOLS = (
     ("°C", "摄氏度"),
     ("°", "度"),
+    ("!=", "不等于"),
+    ("≠", "不等于"),
     ("≥", "大于等于"),
+    ("≧", "大于等于"),
     ("≤", "小于等于"),
+    ("≦", "小于等于"),
+    ("÷", "除以"),
+    # The micro sign (NFKC makes it the Greek mu) before what no unit rule read (μF alone).
+    ("μ", "微"),
     (">", "大于"),
     ("<", "小于"),
     ("±", "正负"),
@@ -65,7 +75,11 @@ _SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS + "\u207a\u207b", "0123456789+
 _POWER_AFTER_DIGIT = re.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]+")
 # Hyphens that are no en dash (‐ ‑ ‒) are the hyphen: a tag's joint, a minus where no
 # alphanumeric comes before.
-_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-"})
+# The ratio sign and the vertical two-dot colon (14∶05, 14︰05) are colons: NFKC would make the
+# latter two dots (a range, 十四到零五) and leave the former a sign the voice does not say.
+_HYPHENS = str.maketrans(
+    {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2236": ":", "\ufe30": ":"}
+)
 # Roman numeral characters (Ⅲ号泵, Ⅱ类) are numbers: NFKC would make them Latin letters (III),
 # which the voice would spell. A run of them is one numeral (ⅰⅴ is four, not one and five).
 _ROMAN_RUN = re.compile("[\u2160-\u217f]+")
@@ -73,6 +87,15 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000
 # A superscript power after a unit's letter (m⁻¹, kg·m⁻³) with a caret, so its minus is no
 # hyphen once NFKC has made it ASCII; a positive one NFKC makes the digits units know (m²).
 _NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_DIGITS}])")
+
+
+# Chinese numerals written digit by digit with 〇 for zero (二〇二六年, 三〇号泵, 一〇〇%) are a
+# number in positions, as Arabic digits are: written so, the rules read it as they read those
+# (a year digit by digit, an amount as a cardinal). Without 〇 a run is a number said in words
+# (三十, 一百), left as it is; 〇 alone the voice would not say at all.
+_POSITIONAL_DIGITS = "〇零一二三四五六七八九"
+_POSITIONAL_RUN = re.compile(f"[{_POSITIONAL_DIGITS}]*〇[{_POSITIONAL_DIGITS}]*")
+_AS_DIGITS = str.maketrans(_POSITIONAL_DIGITS, "0" + "0123456789")
 
 
 def _roman(m: re.Match[str]) -> str:
@@ -141,6 +164,7 @@ def _folded(text: str) -> str:
     text = _NEGATIVE_AFTER_LETTER.sub(lambda m: "^-" + m.group(1).translate(_SUPERSCRIPTS), text)
     text = fold_dashes(fold_grouping(text.translate(_HYPHENS)))
     text = _ROMAN_RUN.sub(_roman, text)
+    text = _POSITIONAL_RUN.sub(lambda m: m[0].translate(_AS_DIGITS), text)
     return unicodedata.normalize("NFKC", text).replace("\u00a0", " ")
 
 

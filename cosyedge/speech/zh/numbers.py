@@ -59,6 +59,36 @@ def read_integer(n: int) -> str:
     return text
 
 
+# Python refuses int() on a string of more than 4,300 digits (a guard against slow
+# conversions), and read_integer says 17 digits or more one by one anyway: a run is only
+# converted where it is short enough to be said as a cardinal.
+_LONGEST_CARDINAL = 16
+
+
+def read_cardinal(digits: str) -> str:
+    """A run of ASCII digits as `read_integer` says its value, whatever its length: more than
+    16 significant digits digit by digit (as `read_integer` says them), without converting
+    the run to an int."""
+    significant = digits.lstrip("0")
+    if len(significant) > _LONGEST_CARDINAL:
+        return read_digits(significant)
+    return read_integer(int(significant or "0"))
+
+
+def read_signed(written: str) -> str:
+    """A whole number with an optional sign (`-3`, `+5`, or a minus sign), as a power is
+    written: 负 for a minus, the digits as `read_cardinal` says them."""
+    sign, digits = (written[0], written[1:]) if written[:1] in "+-−" else ("", written)
+    return ("负" if sign in ("-", "−") else "") + read_cardinal(digits)
+
+
+def digit_order(digits: str) -> tuple[int, str]:
+    """A key that orders runs of digits as their values are ordered, without converting them
+    (a run may be longer than int() takes)."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
+
+
 def read_number(text: str) -> str:
     """A plain decimal string ("12.5", "-0.75", "007"): integer part cardinal, decimals digit by
     digit. Leading zeros are kept as digits, so an identifier like 007 is not turned into 七."""
@@ -66,10 +96,8 @@ def read_number(text: str) -> str:
     if text[:1] in "-−":
         sign, text = "负", text[1:]
     whole, _, fraction = text.partition(".")
-    if len(whole) > 1 and whole.startswith("0"):
-        head = read_digits(whole)
-    else:
-        head = read_integer(int(whole or "0"))
+    leading_zero = len(whole) > 1 and whole.startswith("0")
+    head = read_digits(whole) if leading_zero else read_cardinal(whole)
     if fraction:
         head += "点" + read_digits(fraction)
     return sign + head

@@ -20,7 +20,16 @@ Slash pairs, the rule chosen (`2/3台泵运行` was 三分之二台, `10/20` 二
   定于, ...: not 从, 自, 至 or 在, which come before shares as often, `降至1/2`) or before a
   word after (日, 前, 检修, 保养, 到期, ...; never 起, 完成, 开始, 结束, 停机, 执行 or 更换, for
   any pair, as a share may come before them, `1/2完成`): `日期2/3` → 日期二月三日, `于9/30` →
-  于九月三十日. 于 ending a word (处于, 低于, 等于) is no cue.
+  于九月三十日. 于 ending a word (处于, 低于, 等于) is no cue. A weekday after the pair is a
+  word after (`11/30(周一)` → 十一月三十日(周一)) (zh-front-9);
+- two pairs a dash joins, one part written with two digits, both days of the year, are a
+  range of days: `11/30-12/2` → 十一月三十日到十二月二日; a month and a four-digit year are a
+  month: `11/2026` → 二零二六年十一月; a dotted month and two-digit day before 日 a day:
+  `11.30日` → 十一月三十日 (zh-front-9);
+- three numbers or more a slash joins before 号 are a list, elsewhere 斜杠 between
+  (`1/2/3号泵` → 一、二、三号泵); a pipe thread's size a fraction (`G1/2` → G 二分之一); a
+  slash after a place's or a machine's number parts the label from a value (`罐2/85度` →
+  罐二斜杠八十五度) (zh-front-9).
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.fields import count
 from cosyedge.speech.zh.numbers import read_digits, read_integer, read_number
 
+# Words that end a place's or a machine's name (labels.py reads its hyphens).
+LABEL_WORDS = "区号机泵期线段楼层室站库厂车柜箱台组列排座栋房池罐塔炉桥门井路阀釜仓架轴"
 # Measure words a count of plant units is written with.
 MEASURE_WORDS = "台套组个路条根只座辆块支把间层道片节级段"
 _START = r"(?<![\d./A-Za-z])"
@@ -101,7 +112,9 @@ DATE_CUES = (
 # deadline (前, 之前, 以前), or work done on a day (检修, 保养, ...). Not 后, 起, 完成, 开始,
 # 结束, 停机, 执行 or 更换: `10/10后恢复`, `10/10结束` may as well be a share before a verb,
 # and are left to the slash pairs unless a word before says a date.
+# A weekday after the pair, perhaps in brackets, says a day as well (11/30（周一）).
 AFTER_DATE = r"日|之?前|以前|检修|维修|维护|保养|巡检|校准|到期|交付"
+AFTER_DATE += r"|\s?[(（]?\s?(?:周|星期)[一二三四五六日天]"
 # Cues that name a date before two digits each side, but may as well come before a share.
 _LOOSE_CUES = ("从", "自", "至", "在")
 MONTH_DAY = re.compile(
@@ -127,6 +140,81 @@ def _month_day(m: re.Match[str]) -> str:
     if not (1 <= month <= 12 and 1 <= day <= _DAYS[month - 1]):
         return head + f"{read_number(first)}斜杠{read_number(second)}" + (day_mark or "")
     return head + f"{read_integer(month)}月{read_integer(day)}日"
+
+
+# --- dates with a cue in their own form: a range of two, a month and a year, a dotted day --
+
+_PAIR = r"(\d{1,2})/(\d{1,2})"
+# Two month-day pairs a dash or a tilde joins (11/30-12/2): a range of days, where both are
+# days of the year and one of them is written with two digits (1/2-3/4 may be shares).
+DATE_RANGE = re.compile(rf"{_START}{_PAIR}\s*[-~\u2013\u2014]\s*{_PAIR}(?![\d./])")
+# A month and a four-digit year of today's alerts (11/2026, 1970 to 2099): no share is
+# written with such a year below it (1/1900 may be one).
+MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./])")
+# A month and a two-digit day with a dot before 日 (11.30日): 日 says the day, not a decimal
+# (12.5日 may be days).
+DOTTED_DAY = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{2})日")
+
+
+def _is_month_day(month: str, day: str) -> bool:
+    return 1 <= int(month) <= 12 and 1 <= int(day) <= _DAYS[int(month) - 1]
+
+
+def _month_and_day(month: str, day: str) -> str:
+    return f"{read_integer(int(month))}月{read_integer(int(day))}日"
+
+
+def _date_range(m: re.Match[str]) -> str:
+    """11/30-12/2 → 十一月三十日到十二月二日; anything else as written."""
+    first, second = m.group(1, 2), m.group(3, 4)
+    wide = any(len(part) == 2 for part in m.groups())
+    if not (wide and _is_month_day(*first) and _is_month_day(*second)):
+        return m[0]
+    return f"{_month_and_day(*first)}到{_month_and_day(*second)}"
+
+
+def _month_year(m: re.Match[str]) -> str:
+    """11/2026 → 二零二六年十一月; no month: as written."""
+    if not 1 <= int(m[1]) <= 12:
+        return m[0]
+    return f"{read_digits(m[2])}年{read_integer(int(m[1]))}月"
+
+
+def _dotted_day(m: re.Match[str]) -> str:
+    """11.30日 → 十一月三十日; no day of the year: as written."""
+    return _month_and_day(m[1], m[2]) if _is_month_day(m[1], m[2]) else m[0]
+
+
+# --- slashes after a label, between three numbers, in a pipe thread ---------------------------
+
+# Three numbers or more slashes join (1/2/3号泵): before 号 a list of numbered units, said with
+# 、 as a list is (the slash was silent: 一二三号泵); elsewhere 斜杠 between, as written.
+SLASH_LIST = re.compile(r"(?<![\d./A-Za-z])(\d{1,4}(?:/\d{1,4}){2,})(?![\d./])(号)?")
+
+
+def _slash_list(m: re.Match[str]) -> str:
+    """1/2/3号 → 1、2、3号; 1/2/3 → 1斜杠2斜杠3 (the numbers left to the number rules)."""
+    return m[1].replace("/", "、" if m[2] else "斜杠") + (m[2] or "")
+
+
+# A pipe thread's size after its letters (G1/2, R1/4, NPT3/4) is a fraction of an inch.
+PIPE_THREAD = re.compile(
+    r"(?<![A-Za-z0-9])(G|R|Rc|Rp|NPT|BSPP|BSPT|BSP)(\d{1,2})/(\d{1,2})(?![\d./])"
+)
+
+
+def _pipe_thread(m: re.Match[str]) -> str:
+    """G1/2 → G 二分之一; a size that is no fraction below one: as written."""
+    n, d = int(m[2]), int(m[3])
+    return f" {m[1]} {_fraction(n, d)}" if 0 < n < d else m[0]
+
+
+# A number right after a place's or a machine's word, then a slash and a value (罐2/85度,
+# 柜3/1500RPM): the slash parts the label from the value, no share (罐八十五分之二度); a
+# count of units after it (柜2/3台) is left to the pairs.
+LABEL_SLASH = re.compile(
+    rf"(?<=[{LABEL_WORDS}])(\d{{1,4}})/(?=\d+(?:\.\d+)?(?![\d./{MEASURE_WORDS}号]))"
+)
 
 
 # --- URLs with an address ------------------------------------------------------------------------
@@ -284,11 +372,17 @@ RULES = (
     Rule("ratio", RATIO, _ratio),
     Rule("range", TIME_RANGE, lambda m: "到"),
     Rule("about", ABOUT, lambda m: "大约" if m.group(0).startswith("大") else "约"),
+    Rule("date", DATE_RANGE, _date_range),
+    Rule("date", MONTH_YEAR, _month_year),
+    Rule("date", DOTTED_DAY, _dotted_day),
     Rule("date", MONTH_DAY, _month_day),
 )
 """Read before every other rule of the alert pre-pass."""
 
 SLASHES = (
+    Rule("pipe thread", PIPE_THREAD, _pipe_thread),
+    Rule("slash list", SLASH_LIST, _slash_list),
+    Rule("label and value", LABEL_SLASH, lambda m: m[1] + "斜杠"),
     Rule("slash pair", QUOTED_PAIR, _quoted_pair),
     Rule("slash pair", SLASH_PAIR, _slash_pair),
 )

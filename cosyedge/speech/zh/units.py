@@ -67,12 +67,17 @@ WORDS = {
     # Siemens, for conductivity (µS/cm, μS/cm) (zh-front-9).
     "S": "西门子",
     "r/min": "转每分",
+    # Farads, only with a prefix (a capacitor's µF, nF, pF): 3F alone is the third floor.
+    "F": "法",
+    # Decibel-milliwatts, a radio signal's strength.
+    "dBm": "分贝毫瓦",
 }
 # An hour and a minute inside a product are 时 and 分: 千瓦时, not 千瓦小时.
 _IN_PRODUCT = {"h": "时", "min": "分"}
 GRAMMAR = Grammar.of(WORDS)
-# An S alone (5S: a method) is no unit; with a prefix or a quotient (µS/cm, mS) siemens.
-PATTERN = rf"(?!S(?![A-Za-z0-9/·⋅*^]))(?:{GRAMMAR.pattern()})"
+# An S alone (5S: a method) is no unit; with a prefix or a quotient (µS/cm, mS) siemens. An F
+# alone is a floor (3F), a letter or Fahrenheit's, never farads.
+PATTERN = rf"(?![SF](?![A-Za-z0-9/·⋅*^]))(?:{GRAMMAR.pattern()})"
 
 
 def term_words(term: Term, in_product: bool) -> str:
