@@ -153,3 +153,53 @@ def test_en9_groupings(written, spoken):
 @pytest.mark.parametrize(("written", "spoken"), EN9_MARKS)
 def test_en9_marks(written, spoken):
     assert normalize(written) == spoken
+
+
+# A run of 5,000 digits (more than the 4,300 Python converts to an int) read as a quantity:
+# before every unit, a percentage, after a sign or a currency, in an exponent or a power,
+# on either side of a slash or a hyphen. The run is said digit by digit, never raises.
+_RUN = "7" * 5000
+_RUN_CONTEXTS = [
+    *(f"{{}} {unit}" for unit in ("kg", "bar", "mA", "°C", "kW·h", "m/s²", "µS/cm", "A.", "V")),
+    *("{}kg", "{}%", "{} %", "{}\u2030", "-{}", "+{}", "-{} %", "\u2212{} bar", "±{}", "≈{}"),
+    *("${}", "€{}", "€{},50", "USD {}", "{} EUR", "\u20b9{}", "$-{}", "${}M", "{}\u00a2"),
+    *("{}e3", "{}E-3", "1e{}", "1.5e-{}", "10^{}", "10^-{} mbar", "{}^2", "2^{}", "3x10^{} Pa"),
+    *("1/{}", "{}/2", "{}/{}", "{}/4 in", "1 {}/2", "on {}/3", "{}/3 kg", "5 mm/{} mm"),
+    *("{}-5", "5-{}", "{}-{} bar", "{}st", "{}th", "v1.2.3-rc{}", "{}.5 MPa", "0.{} bar"),
+]
+
+
+@pytest.mark.parametrize("context", _RUN_CONTEXTS)
+def test_a_run_too_long_for_an_int_is_said_digit_by_digit(context):
+    said = normalize(context.replace("{}", _RUN))
+    assert said.count("seven") >= 5000 * context.count("{}")
+
+
+def test_an_indian_grouping_too_long_for_an_int_is_still_grouped():
+    said = normalize("INR 1" + ",11" * 2500 + ",111")
+    assert said.endswith(" rupees") and said.count("one") == 5004
+
+
+# Typographic hyphens and dashes (en-9): a hyphen is a hyphen, a dash between numbers a range.
+EN9_DASHES = [
+    ("5\u201010 bar", "five to ten bar"),
+    ("5\u201110 bar", "five to ten bar"),
+    ("5\u201410 bar", "five to ten bar"),
+    ("5\u201510 bar", "five to ten bar"),
+    ("5 \u2012 10 bar", "five to ten bar"),
+    ("4\u201020 mA", "four to twenty milliamps"),
+    ("07:45\u201008:00", "oh seven forty five to oh eight hundred"),
+    ("2026\u201012\u201002", "December second twenty twenty six"),
+    ("-5\u20100 \u00b0C", "minus five to zero degrees Celsius"),
+    ("-5\u2014-10 \u00b0C", "minus five to minus ten degrees Celsius"),
+    ("5\u221210 bar", "five to ten bar"),
+    ("PT\u2011101", "P T one oh one"),
+    ("PT\u2014101", "P T one oh one"),
+    ("CPU 1516\u20103", "CPU one five one six dash three"),  # a hyphen: an identifier
+    ("Pump stopped \u2014 check it", "Pump stopped \u2014 check it"),  # a pause, left
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DASHES)
+def test_en9_dashes(written, spoken):
+    assert normalize(written) == spoken

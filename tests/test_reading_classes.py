@@ -71,6 +71,7 @@ from reading_forms import (
     spaced_minus,
     superscript_powers,
     tag_members_and_cued_hex,
+    tags,
     time_fractions,
     time_ranges,
     timestamp_like,
@@ -928,3 +929,33 @@ def test_no_text_of_the_en8_pieces_raises(pieces, zone):
     assert isinstance(explain_text(text).said, str)
     assert isinstance(normalize(in_local_time(text, zone)), str)
     assert isinstance(split_runs(text, "zh"), list)
+
+
+# Typographic hyphens (U+2010, U+2011) and dashes (figure dash, em dash, horizontal bar).
+HYPHENS = "\u2010\u2011"
+DASHES = "\u2010\u2011\u2012\u2014\u2015"
+
+
+@CLASSES
+@given(form=unit_ranges(), dash=st.sampled_from(DASHES), frame=frames)
+def test_a_range_written_with_a_typographic_dash(form, dash, frame):
+    """`5\u201010 bar` was "five\u2010ten bar", `5\u201410 bar` "five\u2014ten bar"."""
+    low, high, unit = form.parts
+    written = low + dash + form.written.removeprefix(low)[1:]
+    assert heard(written, frame) == expected(ref.unit_range(low, high, unit), frame)
+
+
+@CLASSES
+@given(form=timestamps(), dash=st.sampled_from(HYPHENS), frame=frames)
+def test_a_date_written_with_typographic_hyphens(form, dash, frame):
+    """`2026\u201012\u201002` was "two thousand twenty six\u2010twelve\u2010zero two"."""
+    written = form.written.replace("-", dash)
+    assert heard(written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=tags(), dash=st.sampled_from(DASHES + "\u2013"), frame=frames)
+def test_a_tag_written_with_a_typographic_hyphen(form, dash, frame):
+    """`PT\u2011101` was "PT\u2010one hundred one"."""
+    written = form.written.replace("-", dash)
+    assert heard(written, frame) == expected(ref.tag(*form.parts), frame)

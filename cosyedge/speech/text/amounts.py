@@ -82,8 +82,15 @@ def regroup(text: str) -> str:
     text = EURO_DOT_GROUPS.sub(lambda m: m[1].replace(".", ","), text)
     text = EURO_AFTER.sub(lambda m: m[1].replace(".", ","), text)
     text = MARKED.sub(lambda m: _regrouped(re.sub("[_'\u2019]", ",", m[1]), m[2]), text)
-    text = INDIAN.sub(lambda m: m[1] + _regrouped(f"{int(m[2].replace(',', '')):,}", m[3]), text)
+    text = INDIAN.sub(lambda m: m[1] + _regrouped(_in_threes(m[2].replace(",", "")), m[3]), text)
     return SPACED.sub(_spaced, text)
+
+
+def _in_threes(run: str) -> str:
+    """`"1250000"` → `"1,250,000"`: grouped as text, as a run of any length may be (int()
+    refuses more than 4,300 digits)."""
+    head = len(run) % 3 or 3
+    return ",".join([run[:head], *(run[i : i + 3] for i in range(head, len(run), 3))])
 
 
 # (en-9) Groups of three parted by an underscore, as code writes them (`1_000_000`), or by an

@@ -124,7 +124,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   "Error hex F F"; text/codes.py).
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
-  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`).
+  designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
+  dashes.py (typographic hyphens and dashes).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9), or, a small one, written onto its number: `5s then` →
@@ -146,6 +147,7 @@ from cosyedge.speech.text import (
     amounts,
     codes,
     connections,
+    dashes,
     dateforms,
     designations,
     fields,
@@ -161,6 +163,7 @@ from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
+    QUANTITY_DIGITS,
     cardinal,
     digits,
     exponent,
@@ -275,7 +278,8 @@ _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
 _SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
-_ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
+# An ordinal has the digits of a quantity at most: a longer run is said digit by digit.
+_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,{QUANTITY_DIGITS}}})(?:st|nd|rd|th)\b")
 _HASH = re.compile(r"#\s?(?=\d)")
 _HASH_AFTER = re.compile(rf"{_NUMBER_START}(\d+)\s?#(?![\w#])")
 _NUMERO = re.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
@@ -566,7 +570,7 @@ def _folded(text: str) -> str:
     text = _VULGAR_AFTER_DIGIT.sub(" ", notations.fold_degrees(_printable(text)))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
-    text = _DASH_MINUS.sub("-", text)
+    text = _DASH_MINUS.sub("-", dashes.fold(text))
     # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
     text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
     # Before NFKC, which makes a no-break space between groups of digits a plain one.

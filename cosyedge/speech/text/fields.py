@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import cardinal, digits, letters, number
+from cosyedge.speech.text.words import cardinal, count, digits, letters, number
 
 # --- compact durations: 3h40m, 1h05m20s, 2d 4h, 1h30 -----------------------------------------
 
@@ -105,7 +105,7 @@ def _version(m: re.Match[str]) -> str:
     said += say_version(parts)
     if tag:  # v2.1.0-rc1: "dash R C one"; a longer tag is a word (beta)
         said += " dash " + (" ".join(tag.upper()) if len(tag) <= 3 else tag)
-        said += f" {cardinal(int(tag_number))}" if tag_number else ""
+        said += f" {count(tag_number)}" if tag_number else ""
     return said
 
 

@@ -16,7 +16,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
-from cosyedge.speech.text.words import cardinal, is_one, number
+from cosyedge.speech.text.words import cardinal, count, is_one, number
 
 PREFIX_WORDS = {"p": "pico", "n": "nano", "µ": "micro", "μ": "micro", "u": "micro", "m": "milli"}
 PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
@@ -261,7 +261,7 @@ def _power_with_unit(m: re.Match[str]) -> str:
     if unit is None or unit.lone_letter:
         return m.group(0)  # 10^6 A: the letter may be a label, left for the power rule
     sign = "minus " if power.startswith("-") else ""
-    return f"ten to the {sign}{cardinal(int(power.lstrip('+-')))} {unit_words(unit, True)}"
+    return f"ten to the {sign}{count(power.lstrip('+-'))} {unit_words(unit, True)}"
 
 
 # A negative power left after a letter that is no unit (k⁻¹): said, not dropped.
