@@ -203,3 +203,72 @@ EN9_DASHES = [
 @pytest.mark.parametrize(("written", "spoken"), EN9_DASHES)
 def test_en9_dashes(written, spoken):
     assert normalize(written) == spoken
+
+
+# Units in capitals or small letters after a number (en-9), and what stays a letter.
+EN9_CASED_UNITS = [
+    ("Pressure 12.5BARG", "Pressure twelve point five bar gauge"),
+    ("45DEGC", "forty five degrees Celsius"),
+    ("TEMP 45 DEG C", "TEMP forty five degrees Celsius"),
+    ("12 DEGF", "twelve degrees Fahrenheit"),
+    ("Loop 4-20 MA", "Loop four to twenty milliamps"),
+    ("Supply 24 VDC", "Supply twenty four volts DC"),
+    ("Flow 15 L/MIN", "Flow fifteen liters per minute"),
+    ("Cl 0.5 MG/L", "Cl zero point five milligrams per liter"),
+    (
+        "CONDUCTIVITY 2500 \u039cS/CM",
+        "CONDUCTIVITY two thousand five hundred microsiemens per centimeter",
+    ),
+    (
+        "conductivity 2500 \u00b5s/cm",
+        "conductivity two thousand five hundred microsiemens per centimeter",
+    ),
+    ("Speed 1500RPM", "Speed one thousand five hundred R P M"),
+    ("Pressure 1,5 BAR", "Pressure one point five bar"),
+    ("T=45.2C", "T=forty five point two degrees Celsius"),
+    ("Temp 98.6F.", "Temp ninety eight point six degrees Fahrenheit."),
+    ("dT=3.5K", "dT=three point five kelvin"),
+    ("overcurrent 32.9 a", "overcurrent thirty two point nine amps"),
+    ("load 5.5 kw, 400 v, 11 a", "load five point five kilowatts, four hundred volts, eleven amps"),
+    ("3 a day", "three a day"),  # the article
+    ("pump 3 a failed", "pump three a failed"),
+    ("Room 3F", "Room three F"),  # a label's letter
+    ("5K parts", "five K parts"),
+    ("Tag P-20 MA", "Tag P two oh MA"),  # a tag's number, no value
+    ("STEP 2 OF 3", "STEP two OF three"),
+    ("3 MW", "three megawatts"),  # a unit as written
+    ("5 mS/cm", "five millisiemens per centimeter"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_CASED_UNITS)
+def test_en9_cased_units(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A lone A, V or W: a measured value's unit anywhere, an equipment number's label (en-9).
+EN9_LONE_LETTERS = [
+    ("Current 18.4 A on phase L1", "Current eighteen point four amps on phase L one"),
+    ("motor current 32 A since 07:45", "motor current thirty two amps since oh seven forty five"),
+    ("drawing 12.5 A and rising", "drawing twelve point five amps and rising"),
+    ("Battery 11.2 V low", "Battery eleven point two volts low"),
+    ("Voltage 231 V on L1", "Voltage two hundred thirty one volts on L one"),
+    ("Power 3.5 W per channel", "Power three point five watts per channel"),
+    ("Overload 18.4 A (limit 16 A)", "Overload eighteen point four amps (limit sixteen amps)"),
+    ("Tank 12 A", "Tank twelve eh"),
+    ("Bay 3 A.", "Bay three eh."),
+    ("Line 4 A", "Line four eh"),
+    ("Compressor 1 A.", "Compressor one eh."),
+    ("Motor 4 V", "Motor four V"),
+    ("Panel 3 W", "Panel three W"),
+    ("Alarm: P 101 A", "Alarm: P one hundred one eh"),
+    ("Pump 3 A failed", "Pump three eh failed"),
+    ("Fuse 10 A", "Fuse ten amps"),
+    ("5 A", "five amps"),  # alone at the end of a clause, as before
+    ("Pump 3 A 400 V", "Pump three amps four hundred volts"),  # values in a row
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_LONE_LETTERS)
+def test_en9_lone_letters(written, spoken):
+    assert normalize(written) == spoken

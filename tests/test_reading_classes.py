@@ -17,6 +17,7 @@ from reading_forms import (
     Form,
     all_zones,
     caret_powers,
+    cased_units,
     comma_lists,
     compact_dates,
     compact_timestamps,
@@ -959,3 +960,10 @@ def test_a_tag_written_with_a_typographic_hyphen(form, dash, frame):
     """`PT\u2011101` was "PT\u2010one hundred one"."""
     written = form.written.replace("-", dash)
     assert heard(written, frame) == expected(ref.tag(*form.parts), frame)
+
+
+@CLASSES
+@given(form=cased_units(), frame=frames)
+def test_a_unit_spelled_in_capitals_or_small_letters(form, frame):
+    """`12.5BARG` was "twelve point fiveBARG", `0.8 MPA` "M P A", `5.5 kw` "kwuh"."""
+    assert heard(form.written, frame) == expected(ref.quantity(*form.parts), frame)

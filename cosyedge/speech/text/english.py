@@ -125,10 +125,13 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
-  dashes.py (typographic hyphens and dashes).
+  dashes.py (typographic hyphens and dashes), text/unitcase.py (units in capitals or small
+  letters: `12.5BARG`, `45 DEGC`, `5.5 kw`).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
-en-9), or, a small one, written onto its number: `5s then` →
+en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
+current, voltage or power: `Current 18.4 A on phase L1`), never after an equipment's number
+(`Tank 12 A` → "Tank twelve eh", en-9); or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high"; another small letter written onto a
 number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
 "three times four hundred volts"; units are read from their parts (text/units.py): `5
@@ -156,6 +159,7 @@ from cosyedge.speech.text import (
     pauses,
     plant,
     stamps,
+    unitcase,
     units,
     zones,
 )
@@ -444,6 +448,8 @@ def _time(m: re.Match[str]) -> str:
 
 
 _LINES = (
+    # Units in capitals or small letters written as units first: every rule after reads them.
+    *unitcase.RULES,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,

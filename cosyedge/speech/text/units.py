@@ -7,7 +7,8 @@ A unit is read from its parts (text/symbols.py): the prefix's word joined to the
 product every term but the last is singular, the last one plural unless the number is one
 (`ft·lbf` → "foot pounds force"); below a quotient sign, "per" and the singular. A lone
 letter (A, V, W, m, s, h, l) is a unit only at the end of a clause, so `pump 3 A failed`
-keeps its letter.
+keeps its letter; an A, V or W is one anywhere after a measured value (a decimal, or after a
+word of current, voltage or power) and none after an equipment's number (`Tank 12 A`, en-9).
 """
 
 from __future__ import annotations
@@ -149,6 +150,23 @@ _CURRENT_BEHIND = re.compile(
     r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
 )
 _LONE = re.compile("°C|°F|%|°|\u2030")
+# (en-9) A measured value before a lone A, V or W makes it the unit anywhere in a sentence
+# (`Current 18.4 A on phase L1`, `Battery 11.2 V low`): a decimal, or a number a few
+# characters after a word of current, voltage or power.
+_MEASURED_BEHIND = re.compile(
+    r"\b(?i:current|amps?|amperage|draw(?:ing)?|load|overcurrent|overload|voltage|volts?|"
+    r"supply|battery|power|watts?|consumption|rated|rating|fuses?|breaker|mcb)\b[^.;!?\d]{0,12}$"
+)
+# ... and an integer right after a word naming a plant's equipment, or after a designation's
+# capitals (`P 101 A`), is that equipment's number: the letter is its label, at the end of a
+# clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) is no
+# designation.
+_EQUIPMENT_BEHIND = re.compile(
+    r"(?:\b(?i:tanks?|bays?|lines?|trains?|units?|pumps?|compressors?|motors?|panels?|valves?|"
+    r"fans?|feeders?|cells?|banks?|zones?|rooms?|gates?|cabinets?|silos?|vessels?|reactors?|"
+    r"boilers?|kilns?|stations?|skids?|stages?|areas?|halls?|doors?|docks?|conveyors?)"
+    r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV)\s)[A-Z]{1,3})\s+$"
+)
 
 
 def term_words(term: Term, plural: bool) -> str:
@@ -190,9 +208,30 @@ def _with_unit(m: re.Match[str]) -> str:
     values = unit.lone_letter and _in_a_row(m)
     if ends and symbol == "A" and written.isdigit() and m.group(0) == written + symbol:
         ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start())
+    if symbol in "AVW" and unit.lone_letter and not (current or values or rating):
+        measured = _measured(m, written)
+        if measured is not None:
+            return _said(written, unit) if measured else m.group(0)
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
+    return _said(written, unit)
+
+
+def _said(written: str, unit: Unit) -> str:
+    """The number and its unit's words, plural unless the number is one."""
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
+
+
+def _measured(m: re.Match[str], written: str) -> bool | None:
+    """Whether a lone A, V or W after `written` is its unit because the number is a measured
+    value (True: a decimal, or after a word of current, voltage or power) or a label because
+    it numbers a piece of equipment (False: `Tank 12 A`); None where neither says."""
+    before = max(0, m.start() - _BEHIND)
+    if "." in written or _MEASURED_BEHIND.search(m.string, before, m.start()):
+        return True
+    if written.isdigit() and _EQUIPMENT_BEHIND.search(m.string, before, m.start()):
+        return False
+    return None
 
 
 def _lone(m: re.Match[str]) -> str:
