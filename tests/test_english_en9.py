@@ -272,3 +272,63 @@ EN9_LONE_LETTERS = [
 @pytest.mark.parametrize(("written", "spoken"), EN9_LONE_LETTERS)
 def test_en9_lone_letters(written, spoken):
     assert normalize(written) == spoken
+
+
+# A decimal comma before a lone letter that is a unit, after an equals sign, before a slash
+# and another value (en-9).
+EN9_DECIMAL_COMMAS = [
+    ("Current 0,75 A", "Current zero point seven five amps"),
+    ("Output 2,5 V.", "Output two point five volts."),
+    ("Runtime 2,5 h", "Runtime two point five hours"),
+    ("Length 1,25 m", "Length one point two five meters"),
+    ("Delay 0,5 s", "Delay zero point five seconds"),
+    ("PV=12,5", "PV=twelve point five"),
+    ("T=45,2 now", "T=forty five point two now"),
+    ("Limits 1,5 bar/2,5 bar", "Limits one point five bar slash two point five bar"),
+    ("Accuracy 0,1 %FS", "Accuracy zero point one percent of full scale"),
+    ("Lines 1,2 A down", "Lines one, two eh down"),  # no unit: a list
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("x=1,250", "x=one thousand two hundred fifty"),  # three digits group thousands
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DECIMAL_COMMAS)
+def test_en9_decimal_commas(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A unit before a slash and another value, after a diameter sign or a tolerance (en-9).
+EN9_UNITS_BESIDE_MARKS = [
+    ("Gap 5 mm/10 mm", "Gap five millimeters slash ten millimeters"),
+    ("Fuse 8 A/10 A", "Fuse eight amps slash ten amps"),
+    ("[8 A/10 A]", "[eight amps slash ten amps]"),
+    ("Supply 12 V/24 V", "Supply twelve volts slash twenty four volts"),
+    ("Pipe \u00d850 mm", "Pipe diameter fifty millimeters"),
+    (
+        "Shaft 12.5 (+0.1/-0.2) mm",
+        "Shaft twelve point five (plus zero point one slash minus zero point two) millimeters",
+    ),
+    ("Speed 5 m/s", "Speed five meters per second"),  # a quotient, not two values
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_UNITS_BESIDE_MARKS)
+def test_en9_units_beside_marks(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A minus parted from its value by a space, a delta before one (en-9).
+EN9_DETACHED_MINUS = [
+    ("reading - 5 bar now", "reading minus five bar now"),
+    ("Value - 5 \u00b0C.", "Value minus five degrees Celsius."),
+    ("[- 5 bar]", "[minus five bar]"),
+    ("- 12.5 kPa, limit exceeded", "minus twelve point five kilopascals, limit exceeded"),
+    ("\u0394-3 mbar", "delta minus three millibar"),
+    ("Line 3 - 5", "Line three to five"),  # after a number: a range
+    ("Pump stopped - 5 min ago", "Pump stopped - five minutes ago"),  # the writer's dash
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DETACHED_MINUS)
+def test_en9_detached_minus(written, spoken):
+    assert normalize(written) == spoken

@@ -967,3 +967,11 @@ def test_a_tag_written_with_a_typographic_hyphen(form, dash, frame):
 def test_a_unit_spelled_in_capitals_or_small_letters(form, frame):
     """`12.5BARG` was "twelve point fiveBARG", `0.8 MPA` "M P A", `5.5 kw` "kwuh"."""
     assert heard(form.written, frame) == expected(ref.quantity(*form.parts), frame)
+
+
+@CLASSES
+@given(first=units(), second=units(), frame=frames)
+def test_two_values_with_units_parted_by_a_slash(first, second, frame):
+    """`5 mm/10 mm` was "five mm/ten millimeters": the first unit lost before the slash."""
+    said = f"{ref.quantity(*first.parts)} slash {ref.quantity(*second.parts)}"
+    assert heard(f"{first.written}/{second.written}", frame) == expected(said, frame)

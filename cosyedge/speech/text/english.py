@@ -51,7 +51,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
   digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `3,4
   down` (a list invents no magnitude), but one comma with one or two digits after it before
-  a unit is a decimal comma (en-9): `1,5 bar` → "one point five bar";
+  a unit is a decimal comma (en-9): `1,5 bar` → "one point five bar", before a lone letter
+  where it is a unit (`0,75 A` at a clause's end) and after an equals sign (`PV=12,5`);
   a European grouping, dots before groups of three then a decimal comma, is one number
   (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
   kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
@@ -118,10 +119,11 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   power on a unit's last term is "per" (`5 s⁻¹` → "five per second", `kg·m⁻³` → "kilograms
   per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py);
   a minus parted from its number by a space right after a colon or an equals sign (`Temp: -
-  5 °C` → "Temp: minus five degrees Celsius"; `Temp - 5 °C` and `Line 3 - 5` are left, a dash
-  between spaces there may be a range or a dash); a tag's member (`TIC-2001.PV` → "T I C
-  two oh oh one dot P V") and letters A to F with an h after a code's cue (`Error FFh` →
-  "Error hex F F"; text/codes.py).
+  5 °C` → "Temp: minus five degrees Celsius"; `Line 3 - 5` is left, a dash between spaces
+  there may be a range or a dash; after a word naming a value, `Temp - 5 °C`, at the start
+  of a text or a bracket, it is a minus, en-9, text/signs.py); a tag's member
+  (`TIC-2001.PV` → "T I C two oh oh one dot P V") and letters A to F with an h after a
+  code's cue (`Error FFh` → "Error hex F F"; text/codes.py).
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
@@ -158,6 +160,7 @@ from cosyedge.speech.text import (
     notations,
     pauses,
     plant,
+    signs,
     stamps,
     unitcase,
     units,
@@ -490,6 +493,7 @@ _LINES = (
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
+    *signs.RULES,
     rule("sign", _SPACED_MINUS, r"\1minus "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),

@@ -126,7 +126,11 @@ def _unit_ahead(m: re.Match[str]) -> bool:
     return bool(_CLAUSE_END_OR_VALUE.match(m.string, m.end()))
 
 
+# A diameter sign before a number (`Ø50 mm`, the sign U+2300 too): said (en-9).
+_DIAMETER = re.compile("(?<!\\w)[\u00d8\u00f8\u2300]\\s?(?=\\.?\\d)")
+
 RULES = (
+    Rule("diameter", _DIAMETER, lambda m: "diameter "),
     Rule("unit", _TEMPERATURE, _temperature),
     Rule("unit", _UNIT_CASE, _unit_case),
 )

@@ -110,6 +110,7 @@ WORDS = {
     "secs": ("second", "seconds"),
     "%vol": ("percent by volume", "percent by volume"),
     "\u03b5": ("strain", "strain"),  # with a prefix (µε, en-9); alone a letter
+    "%FS": ("percent of full scale", "percent of full scale"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
@@ -120,17 +121,22 @@ LETTERS = frozenset("AVWmshlLK")
 _CURRENT_AHEAD = re.compile(r"\s?(?:AC|DC)\b")
 GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
-UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+# A slash after a unit before another value parts two values, said (`5 mm/10 mm` → "five
+# millimeters slash ten millimeters", `8 A/10 A`, en-9); before a unit it is the quotient's.
+UNIT = re.compile(
+    rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})"
+    r"(?:(/)(?=\s?[-+]?\.?\d)|(?![\w/²³^]))"
+)
 # A unit right after a number (or after a range, a pair): "a unit follows here".
 UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
-_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
+_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)\]]|$)")
 # Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
 # `400V three phase 50Hz`): values in a row, so the letter is their unit (en-9).
 _VALUE_AHEAD = re.compile(
     rf"\s*/?\s*(?:(?:three|single) phase\s+)?[-+]?{_NUM}\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])"
 )
 # ... or before it (`400 V 50 Hz 2 A`), looked for in the few characters a value takes.
-_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})\s*/?\s+$")
+_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})(?:\s*/\s*|\s+)$")
 _BEHIND = 24
 
 
@@ -152,10 +158,11 @@ _CURRENT_BEHIND = re.compile(
 _LONE = re.compile("°C|°F|%|°|\u2030")
 # (en-9) A measured value before a lone A, V or W makes it the unit anywhere in a sentence
 # (`Current 18.4 A on phase L1`, `Battery 11.2 V low`): a decimal, or a number a few
-# characters after a word of current, voltage or power.
+# characters after a word of current, voltage or power (not a fuse's or a breaker's: `Fuse
+# 5A blown` may name the fuse).
 _MEASURED_BEHIND = re.compile(
     r"\b(?i:current|amps?|amperage|draw(?:ing)?|load|overcurrent|overload|voltage|volts?|"
-    r"supply|battery|power|watts?|consumption|rated|rating|fuses?|breaker|mcb)\b[^.;!?\d]{0,12}$"
+    r"supply|battery|power|watts?|consumption)\b[^.;!?\d]{0,12}$"
 )
 # ... and an integer right after a word naming a plant's equipment, or after a designation's
 # capitals (`P 101 A`), is that equipment's number: the letter is its label, at the end of a
@@ -190,7 +197,7 @@ def unit_words(unit: Unit, plural: bool) -> str:
 
 
 def _with_unit(m: re.Match[str]) -> str:
-    written, symbol = m.groups()
+    written, symbol, slash = m.groups()
     unit = GRAMMAR.parse(symbol)
     if unit is None or (unit.lone_letter and symbol not in LETTERS):
         return m.group(0)
@@ -211,10 +218,10 @@ def _with_unit(m: re.Match[str]) -> str:
     if symbol in "AVW" and unit.lone_letter and not (current or values or rating):
         measured = _measured(m, written)
         if measured is not None:
-            return _said(written, unit) if measured else m.group(0)
+            return _said(written, unit) + (" slash " if slash else "") if measured else m.group(0)
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
-    return _said(written, unit)
+    return _said(written, unit) + (" slash " if slash else "")
 
 
 def _said(written: str, unit: Unit) -> str:
@@ -250,8 +257,21 @@ def _per_alone(m: re.Match[str]) -> str:
     return " per " + unit_words(unit, False)
 
 
+# A unit after a bracket closing a value's tolerance (`12.5 (+0.1/-0.2) mm`, en-9) is the
+# value's: said after the bracket. A lone letter there may be a label, left.
+AFTER_TOLERANCE = re.compile(rf"(?<=\d\))(\s?)({GRAMMAR.pattern()})(?![\w/²³^])")
+
+
+def _after_tolerance(m: re.Match[str]) -> str:
+    unit = GRAMMAR.parse(m[2])
+    if unit is None or unit.lone_letter:
+        return m.group(0)
+    return f" {unit_words(unit, True)}"
+
+
 RULES = (
     Rule("unit", UNIT, _with_unit),
+    Rule("unit", AFTER_TOLERANCE, _after_tolerance),
     Rule("unit", PER_ALONE, _per_alone),
     Rule("unit", _LONE, _lone),
 )
