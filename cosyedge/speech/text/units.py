@@ -166,13 +166,13 @@ _MEASURED_BEHIND = re.compile(
 )
 # ... and an integer right after a word naming a plant's equipment, or after a designation's
 # capitals (`P 101 A`), is that equipment's number: the letter is its label, at the end of a
-# clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) is no
-# designation.
+# clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) or a
+# short word of a text in capitals (AT, ON) is no designation.
 _EQUIPMENT_BEHIND = re.compile(
     r"(?:\b(?i:tanks?|bays?|lines?|trains?|units?|pumps?|compressors?|motors?|panels?|valves?|"
     r"fans?|feeders?|cells?|banks?|zones?|rooms?|gates?|cabinets?|silos?|vessels?|reactors?|"
     r"boilers?|kilns?|stations?|skids?|stages?|areas?|halls?|doors?|docks?|conveyors?)"
-    r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV)\s)[A-Z]{1,3})\s+$"
+    r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV|AT|ON|IN|OF|TO|IS|BY|OR|AND|THE)\s)[A-Z]{1,3})\s+$"
 )
 
 
