@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cosyedge.speech.text.english import normalize
+from cosyedge.speech.text.units import WORDS
 
 EN9_FORMS = [
     # A letter after a number that is no unit: a label's letter, a hexadecimal code, a decade.
@@ -332,3 +333,9 @@ EN9_DETACHED_MINUS = [
 @pytest.mark.parametrize(("written", "spoken"), EN9_DETACHED_MINUS)
 def test_en9_detached_minus(written, spoken):
     assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize("symbol", sorted(WORDS))
+def test_a_run_too_long_for_an_int_before_every_unit(symbol):
+    said = normalize(f"{_RUN} {symbol}")
+    assert said.count("seven") == 5000
