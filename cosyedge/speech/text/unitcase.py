@@ -7,13 +7,13 @@ that is wholly such a spelling of a unit, written onto the number or parted by a
 written as the unit (`12.5 barg`, `45 °C`, `4.2 m3/h`, `5.5 kW`), for the unit rules to say.
 Only a whole token: `DEGC` in `45 DEGC` is degrees Celsius, in `45 DEGCX` nothing.
 
-Where one spelling stands for two units, the one a plant measures is meant: a capital M is
-mega for power, pressure and resistance (`MPA`: a plant has megapascals, hardly
-millipascals; `MW` megawatts) and milli elsewhere (`MA` → mA, `MBAR` → mbar, `MG/L` → mg/L,
-`MV` → mV: no plant measures megavolts), as capitals tell no case; small letters that are a
-unit as written keep it (`2 nm`, `5 ms`); an S is a second, but below a centimeter a
-siemens (`µs/cm` is no unit, microsiemens per centimeter is conductivity); `NM3` is normal
-cubic meters, `KB` kilobytes.
+Capitals or small letters that are a unit as written keep it above the line (`3 MW`, `11
+MV`, `2 nm`, `5 ms`). Otherwise, where one spelling stands for two units, the one a plant
+measures is meant: a capital M is mega for pressure and resistance (`MPA`: a plant has
+megapascals, hardly millipascals) and milli elsewhere (`MA` → mA, `MBAR` → mbar, `MG/L` →
+mg/L); `NM3` is normal cubic meters, `KB` kilobytes; an S is a second (a plant divides by
+time: `MW/S`), but a second per centimeter is no unit: `µs/cm`, `MS/CM` are siemens, the
+conductivity.
 
 A small a, v or w is the article or a word's letter as often as a unit: it is amps, volts or
 watts only where the capital letter would be (at the end of a clause, or before another
@@ -90,15 +90,17 @@ def written_unit(token: str) -> str | None:
     `"m3/h"`, `"\u039cS/CM"` → `"µS/cm"`), or None where it spells none or is one as written."""
     if token in _ALIASES:
         return _ALIASES[token]
-    top, _, bottom = token.upper().partition("/")
-    above, below = _ABOVE.get(top), _BELOW.get(bottom) if bottom else ""
+    top, _, bottom = token.partition("/")
+    # Above the line a unit as written is its own (5 mm, 2 nm, 3 MW, 11 MV); below it, a
+    # plant divides by time and volume, never by siemens (MW/S is megawatts per second).
+    above = top if top in units.GRAMMAR.above else _ABOVE.get(top.upper())
+    below = _BELOW.get(bottom.upper()) if bottom else ""
     if above is None or below is None:
         return None
     if below == "cm" and above.endswith("s"):
         return above[:-1] + "S/cm"  # conductivity: a second per centimeter is no unit
-    if token.islower() and units.GRAMMAR.parse(token) is not None:
-        return None  # a unit as written in small letters (5 mm, 2 nm): its own
-    return above + (f"/{below}" if below else "")
+    written = above + (f"/{below}" if below else "")
+    return None if written == token else written
 
 
 def _temperature(m: re.Match[str]) -> str:
