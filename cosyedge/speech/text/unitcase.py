@@ -7,13 +7,13 @@ that is wholly such a spelling of a unit, written onto the number or parted by a
 written as the unit (`12.5 barg`, `45 °C`, `4.2 m3/h`, `5.5 kW`), for the unit rules to say.
 Only a whole token: `DEGC` in `45 DEGC` is degrees Celsius, in `45 DEGCX` nothing.
 
-Capitals or small letters that are a unit as written keep it above the line (`3 MW`, `11
-MV`, `2 nm`, `5 ms`). Otherwise, where one spelling stands for two units, the one a plant
-measures is meant: a capital M is mega for pressure and resistance (`MPA`: a plant has
-megapascals, hardly millipascals) and milli elsewhere (`MA` → mA, `MBAR` → mbar, `MG/L` →
-mg/L); `NM3` is normal cubic meters, `KB` kilobytes; an S is a second (a plant divides by
-time: `MW/S`), but a second per centimeter is no unit: `µs/cm`, `MS/CM` are siemens, the
-conductivity.
+Capitals or small letters that are a unit as written keep it (`3 MW`, `11 MV`, `2 nm`, `5
+ms`), but for capitals below the line. Otherwise, where one spelling stands for two units,
+the one a plant measures is meant: a capital M is mega for pressure and resistance (`MPA`:
+a plant has megapascals, hardly millipascals) and milli elsewhere (`MA` → mA, `MBAR` →
+mbar, `MG/L` → mg/L); `NM3` is normal cubic meters, `KB` kilobytes; an S is a second (a
+plant divides by time: `MW/S`), but a second per centimeter is no unit: `µs/cm`, `MS/CM`
+are siemens, the conductivity.
 
 A small a, v or w is the article or a word's letter as often as a unit: it is amps, volts or
 watts only where the capital letter would be (at the end of a clause, or before another
@@ -91,10 +91,12 @@ def written_unit(token: str) -> str | None:
     if token in _ALIASES:
         return _ALIASES[token]
     top, _, bottom = token.partition("/")
-    # Above the line a unit as written is its own (5 mm, 2 nm, 3 MW, 11 MV); below it, a
-    # plant divides by time and volume, never by siemens (MW/S is megawatts per second).
+    # A unit as written is its own (5 mm, 3 MW, 11 MV, g/nm); but below the line capitals
+    # are folded: a plant divides by time and volume, not siemens (MW/S: megawatts per second).
     above = top if top in units.GRAMMAR.above else _ABOVE.get(top.upper())
     below = _BELOW.get(bottom.upper()) if bottom else ""
+    if bottom in units.GRAMMAR.below and not bottom.isupper():
+        below = bottom
     if above is None or below is None:
         return None
     if below == "cm" and above.endswith("s"):
