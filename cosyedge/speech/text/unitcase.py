@@ -8,7 +8,7 @@ written as the unit (`12.5 barg`, `45 °C`, `4.2 m3/h`, `5.5 kW`), for the unit 
 Only a whole token: `DEGC` in `45 DEGC` is degrees Celsius, in `45 DEGCX` nothing.
 
 Capitals or small letters that are a unit as written keep it (`3 MW`, `11 MV`, `2 nm`, `5
-ms`), but for capitals below the line. Otherwise, where one spelling stands for two units,
+ms`), but for a capital S below the line. Otherwise, where one spelling stands for two units,
 the one a plant measures is meant: a capital M is mega for pressure and resistance (`MPA`:
 a plant has megapascals, hardly millipascals) and milli elsewhere (`MA` → mA, `MBAR` →
 mbar, `MG/L` → mg/L); `NM3` is normal cubic meters, `KB` kilobytes; an S is a second (a
@@ -72,9 +72,9 @@ _UNIT_CASE = re.compile(
     r"(?![\w/²³^'-]|\.\w)"
 )
 _TEMPERATURE = re.compile(
-    r"(\b(?:[Tt]emp(?:erature)?|TEMP(?:ERATURE)?|T|TT|TI|TE)\s*[:=]?\s*)"
+    r"(\b(?:[Tt]emp(?:erature)?|TEMP(?:ERATURE)?|T|TT|TI|TE)(?:\s*[:=]\s*|\s+))"
     r"([-+]?\d+(?:\.\d+)?)([CF])(?![\w°])"
-    r"|(\b(?:dT|ΔT|delta T)\s*[:=]?\s*)([-+]?\d+(?:\.\d+)?)(K)(?![\w°])"
+    r"|(\b(?:dT|ΔT|delta T)(?:\s*[:=]\s*|\s+))([-+]?\d+(?:\.\d+)?)(K)(?![\w°])"
 )
 # A third group or later of a token joined by hyphens or colons (a field: MAC address, date,
 # serial), looked for in the few characters before a number; `4-20 MA` is a range's end.
@@ -91,11 +91,11 @@ def written_unit(token: str) -> str | None:
     if token in _ALIASES:
         return _ALIASES[token]
     top, _, bottom = token.partition("/")
-    # A unit as written is its own (5 mm, 3 MW, 11 MV, g/nm); but below the line capitals
-    # are folded: a plant divides by time and volume, not siemens (MW/S: megawatts per second).
+    # A unit as written is its own (5 mm, 3 MW, 11 MV, g/nm), but a capital S below the line
+    # is a second: a plant divides by time, not siemens (MW/S: megawatts per second).
     above = top if top in units.GRAMMAR.above else _ABOVE.get(top.upper())
     below = _BELOW.get(bottom.upper()) if bottom else ""
-    if bottom in units.GRAMMAR.below and not bottom.isupper():
+    if bottom in units.GRAMMAR.below and bottom != "S":
         below = bottom
     if above is None or below is None:
         return None
