@@ -2620,3 +2620,36 @@ def connections(draw) -> Form:
     zone = draw(st.sampled_from(sorted(ZONE_ABBREVIATIONS)))
     time = ("24", f"{h:02d}", mi, None, None, False)
     return Form(f"{h:02d}:{mi:02d} {zone}", (kind, (time, ZONE_ABBREVIATIONS[zone])))
+
+
+# --- units in capitals or small letters (en-9) --------------------------------------------------
+
+# Terms whose spelling in capitals and in small letters is no other unit's as written, or
+# stands for them first (MPA is megapascals, MA milliamps, NM3 normal cubic meters).
+CASED_ABOVE = (
+    *(("k", "Pa", 1), ("M", "Pa", 1), ("", "Pa", 1), ("m", "A", 1), ("k", "A", 1)),
+    *(("k", "V", 1), ("k", "W", 1), ("M", "W", 1), ("k", "Wh", 1), ("M", "Wh", 1)),
+    *(("", "Hz", 1), ("k", "Hz", 1), ("m", "m", 1), ("c", "m", 1), ("k", "m", 1)),
+    *(("", "m", 3), ("m", "m", 2), ("k", "g", 1), ("m", "g", 1), ("", "min", 1)),
+    *(("", "bar", 1), ("m", "bar", 1), ("", "barg", 1), ("", "bara", 1), ("k", "J", 1)),
+    *(("k", "N", 1), ("m", "s", 1), ("k", "var", 1)),
+)
+# Only in capitals: in small letters these are another unit as written (nm3, nanometers).
+CASED_UPPER_ONLY = (("", "Nm3", 1),)
+CASED_BELOW = (("", "h", 1), ("", "min", 1), ("", "s", 1), ("", "l", 1))
+
+
+@st.composite
+def cased_units(draw) -> Form:
+    """A number and a unit spelled all in capitals or all in small letters, written on or
+    after a space: `12.5BARG`, `0.8 MPA`, `4.2 M3/H`, `5.5 kw`, `120 NM3/H`. Parts: (amount,
+    terms above, terms below)."""
+    upper = draw(st.booleans())
+    term = draw(st.sampled_from(CASED_ABOVE + (CASED_UPPER_ONLY if upper else ())))
+    below = draw(st.lists(st.sampled_from(CASED_BELOW), max_size=1))
+    written = "".join([term[0], term[1], str(term[2]) if term[2] > 1 else ""])
+    written += "".join(f"/{p}{b}" for p, b, _ in below)
+    amount = draw(st.sampled_from(["1", "2", "0.8", "12.5", "45", "1500", "101.3"]))
+    space = draw(st.sampled_from(["", " "]))
+    spelled = written.upper() if upper else written.lower()
+    return Form(amount + space + spelled, (amount, [term], below))

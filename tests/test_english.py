@@ -584,7 +584,8 @@ EN7_FORMS = [
     ("Temp: - 5°C", "Temp: minus five degrees Celsius"),
     ("Set = - 5 °C", "Set = minus five degrees Celsius"),
     ("Line 3 - 5 faults", "Line three to five faults"),  # a range, left
-    ("Temp - 5 °C", "Temp - five degrees Celsius"),  # a dash or a minus: left as it was
+    ("Temp - 5 °C", "Temp minus five degrees Celsius"),  # after a value's word a minus (en-9)
+    ("Pump stopped - 5 min ago", "Pump stopped - five minutes ago"),  # a dash: left
     # a run of Roman numeral characters
     ("Unit \u2170\u2174", "Unit four"),
     ("Line \u2169\u2163", "Line fourteen"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cosyedge.speech.text.english import normalize
+from cosyedge.speech.text.units import WORDS
 
 EN9_FORMS = [
     # A letter after a number that is no unit: a label's letter, a hexadecimal code, a decade.
@@ -203,7 +204,7 @@ EN9_IDENTIFIERS = [
     # Words of an all-capital alert: levels, function words, ISA mnemonics.
     (
         "PRESSURE 12.5 BAR AT 07:45",
-        "PRESSURE twelve point five BAR at oh seven forty five",
+        "PRESSURE twelve point five bar at oh seven forty five",
     ),
     ("TEMP HI HI 98.5", "TEMP high high ninety eight point five"),
     ("HIHI", "high high"),
@@ -335,3 +336,188 @@ EN9_CLOCKS = [
 @pytest.mark.parametrize(("written", "spoken"), EN9_CLOCKS)
 def test_en9_clocks_lengths_and_day_first_dates(written, spoken):
     assert normalize(written) == spoken
+
+
+# A run of 5,000 digits (more than the 4,300 Python converts to an int) read as a quantity:
+# before every unit, a percentage, after a sign or a currency, in an exponent or a power,
+# on either side of a slash or a hyphen. The run is said digit by digit, never raises.
+_RUN = "7" * 5000
+_RUN_CONTEXTS = [
+    *(f"{{}} {unit}" for unit in ("kg", "bar", "mA", "°C", "kW·h", "m/s²", "µS/cm", "A.", "V")),
+    *("{}kg", "{}%", "{} %", "{}\u2030", "-{}", "+{}", "-{} %", "\u2212{} bar", "±{}", "≈{}"),
+    *("${}", "€{}", "€{},50", "USD {}", "{} EUR", "\u20b9{}", "$-{}", "${}M", "{}\u00a2"),
+    *("{}e3", "{}E-3", "1e{}", "1.5e-{}", "10^{}", "10^-{} mbar", "{}^2", "2^{}", "3x10^{} Pa"),
+    *("1/{}", "{}/2", "{}/{}", "{}/4 in", "1 {}/2", "on {}/3", "{}/3 kg", "5 mm/{} mm"),
+    *("{}-5", "5-{}", "{}-{} bar", "{}st", "{}th", "v1.2.3-rc{}", "{}.5 MPa", "0.{} bar"),
+]
+
+
+@pytest.mark.parametrize("context", _RUN_CONTEXTS)
+def test_a_run_too_long_for_an_int_is_said_digit_by_digit(context):
+    said = normalize(context.replace("{}", _RUN))
+    assert said.count("seven") >= 5000 * context.count("{}")
+
+
+def test_an_indian_grouping_too_long_for_an_int_is_still_grouped():
+    said = normalize("INR 1" + ",11" * 2500 + ",111")
+    assert said.endswith(" rupees") and said.count("one") == 5004
+
+
+# Typographic hyphens and dashes (en-9): a hyphen is a hyphen, a dash between numbers a range.
+EN9_DASHES = [
+    ("5\u201010 bar", "five to ten bar"),
+    ("5\u201110 bar", "five to ten bar"),
+    ("5\u201410 bar", "five to ten bar"),
+    ("5\u201510 bar", "five to ten bar"),
+    ("5 \u2012 10 bar", "five to ten bar"),
+    ("4\u201020 mA", "four to twenty milliamps"),
+    ("07:45\u201008:00", "oh seven forty five to oh eight hundred"),
+    ("2026\u201012\u201002", "December second twenty twenty six"),
+    ("-5\u20100 \u00b0C", "minus five to zero degrees Celsius"),
+    ("-5\u2014-10 \u00b0C", "minus five to minus ten degrees Celsius"),
+    ("5\u221210 bar", "five to ten bar"),
+    ("PT\u2011101", "P T one oh one"),
+    ("PT\u2014101", "P T one oh one"),
+    ("CPU 1516\u20103", "CPU one five one six dash three"),  # a hyphen: an identifier
+    ("Pump stopped \u2014 check it", "Pump stopped \u2014 check it"),  # a pause, left
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DASHES)
+def test_en9_dashes(written, spoken):
+    assert normalize(written) == spoken
+
+
+# Units in capitals or small letters after a number (en-9), and what stays a letter.
+EN9_CASED_UNITS = [
+    ("Pressure 12.5BARG", "Pressure twelve point five bar gauge"),
+    ("45DEGC", "forty five degrees Celsius"),
+    ("TEMP 45 DEG C", "TEMP forty five degrees Celsius"),
+    ("12 DEGF", "twelve degrees Fahrenheit"),
+    ("Loop 4-20 MA", "Loop four to twenty milliamps"),
+    ("Supply 24 VDC", "Supply twenty four volts DC"),
+    ("Flow 15 L/MIN", "Flow fifteen liters per minute"),
+    ("Cl 0.5 MG/L", "Cl zero point five milligrams per liter"),
+    (
+        "CONDUCTIVITY 2500 \u039cS/CM",
+        "CONDUCTIVITY two thousand five hundred microsiemens per centimeter",
+    ),
+    (
+        "conductivity 2500 \u00b5s/cm",
+        "conductivity two thousand five hundred microsiemens per centimeter",
+    ),
+    ("Speed 1500RPM", "Speed one thousand five hundred R P M"),
+    ("Pressure 1,5 BAR", "Pressure one point five bar"),
+    ("T=45.2C", "T=forty five point two degrees Celsius"),
+    ("Temp 98.6F.", "Temp ninety eight point six degrees Fahrenheit."),
+    ("dT=3.5K", "dT=three point five kelvin"),
+    ("overcurrent 32.9 a", "overcurrent thirty two point nine amps"),
+    ("load 5.5 kw, 400 v, 11 a", "load five point five kilowatts, four hundred volts, eleven amps"),
+    ("3 a day", "three a day"),  # the article
+    ("pump 3 a failed", "pump three a failed"),
+    ("Room 3F", "Room three F"),  # a label's letter
+    ("5K parts", "five K parts"),
+    ("Tag P-20 MA", "Tag P two oh MA"),  # a tag's number, no value
+    ("STEP 2 OF 3", "STEP two of three"),
+    ("3 MW", "three megawatts"),  # a unit as written
+    ("5 mS/cm", "five millisiemens per centimeter"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_CASED_UNITS)
+def test_en9_cased_units(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A lone A, V or W: a measured value's unit anywhere, an equipment number's label (en-9).
+EN9_LONE_LETTERS = [
+    ("Current 18.4 A on phase L1", "Current eighteen point four amps on phase L one"),
+    ("motor current 32 A since 07:45", "motor current thirty two amps since oh seven forty five"),
+    ("drawing 12.5 A and rising", "drawing twelve point five amps and rising"),
+    ("Battery 11.2 V low", "Battery eleven point two volts low"),
+    ("Voltage 231 V on L1", "Voltage two hundred thirty one volts on L one"),
+    ("Power 3.5 W per channel", "Power three point five watts per channel"),
+    ("Overload 18.4 A (limit 16 A)", "Overload eighteen point four amps (limit sixteen amps)"),
+    ("Tank 12 A", "Tank twelve eh"),
+    ("Bay 3 A.", "Bay three eh."),
+    ("Line 4 A", "Line four eh"),
+    ("Compressor 1 A.", "Compressor one eh."),
+    ("Motor 4 V", "Motor four V"),
+    ("Panel 3 W", "Panel three W"),
+    ("Alarm: P 101 A", "Alarm: P one hundred one eh"),
+    ("Pump 3 A failed", "Pump three eh failed"),
+    ("Fuse 10 A", "Fuse ten amps"),
+    ("5 A", "five amps"),  # alone at the end of a clause, as before
+    ("Pump 3 A 400 V", "Pump three amps four hundred volts"),  # values in a row
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_LONE_LETTERS)
+def test_en9_lone_letters(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A decimal comma before a lone letter that is a unit, after an equals sign, before a slash
+# and another value (en-9).
+EN9_DECIMAL_COMMAS = [
+    ("Current 0,75 A", "Current zero point seven five amps"),
+    ("Output 2,5 V.", "Output two point five volts."),
+    ("Runtime 2,5 h", "Runtime two point five hours"),
+    ("Length 1,25 m", "Length one point two five meters"),
+    ("Delay 0,5 s", "Delay zero point five seconds"),
+    ("PV=12,5", "PV=twelve point five"),
+    ("T=45,2 now", "T=forty five point two now"),
+    ("Limits 1,5 bar/2,5 bar", "Limits one point five bar slash two point five bar"),
+    ("Accuracy 0,1 %FS", "Accuracy zero point one percent of full scale"),
+    ("Lines 1,2 A down", "Lines one, two eh down"),  # no unit: a list
+    ("Lines 3,4 down", "Lines three, four down"),
+    ("x=1,250", "x=one thousand two hundred fifty"),  # three digits group thousands
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DECIMAL_COMMAS)
+def test_en9_decimal_commas(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A unit before a slash and another value, after a diameter sign or a tolerance (en-9).
+EN9_UNITS_BESIDE_MARKS = [
+    ("Gap 5 mm/10 mm", "Gap five millimeters slash ten millimeters"),
+    ("Fuse 8 A/10 A", "Fuse eight amps slash ten amps"),
+    ("[8 A/10 A]", "[eight amps slash ten amps]"),
+    ("Supply 12 V/24 V", "Supply twelve volts slash twenty four volts"),
+    ("Pipe \u00d850 mm", "Pipe diameter fifty millimeters"),
+    (
+        "Shaft 12.5 (+0.1/-0.2) mm",
+        "Shaft twelve point five (plus zero point one slash minus zero point two) millimeters",
+    ),
+    ("Speed 5 m/s", "Speed five meters per second"),  # a quotient, not two values
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_UNITS_BESIDE_MARKS)
+def test_en9_units_beside_marks(written, spoken):
+    assert normalize(written) == spoken
+
+
+# A minus parted from its value by a space, a delta before one (en-9).
+EN9_DETACHED_MINUS = [
+    ("reading - 5 bar now", "reading minus five bar now"),
+    ("Value - 5 \u00b0C.", "Value minus five degrees Celsius."),
+    ("[- 5 bar]", "[minus five bar]"),
+    ("- 12.5 kPa, limit exceeded", "minus twelve point five kilopascals, limit exceeded"),
+    ("\u0394-3 mbar", "delta minus three millibar"),
+    ("Line 3 - 5", "Line three to five"),  # after a number: a range
+    ("Pump stopped - 5 min ago", "Pump stopped - five minutes ago"),  # the writer's dash
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EN9_DETACHED_MINUS)
+def test_en9_detached_minus(written, spoken):
+    assert normalize(written) == spoken
+
+
+@pytest.mark.parametrize("symbol", sorted(WORDS))
+def test_a_run_too_long_for_an_int_before_every_unit(symbol):
+    said = normalize(f"{_RUN} {symbol}")
+    assert said.count("seven") == 5000

@@ -20,6 +20,7 @@ from reading_forms import (
     Form,
     all_zones,
     caret_powers,
+    cased_units,
     comma_lists,
     compact_dates,
     compact_timestamps,
@@ -74,6 +75,7 @@ from reading_forms import (
     spaced_minus,
     superscript_powers,
     tag_members_and_cued_hex,
+    tags,
     time_fractions,
     time_ranges,
     timestamp_like,
@@ -1335,3 +1337,48 @@ def test_a_long_text_of_clock_forms_reads_about_as_fast_as_ordinary_text():
     ordinary = cpu(long("Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3. "))
     for piece in ("at 1400 ", "1400-", "for 1:30:00 ", "PT1H", "P1D", "01.12.", "on 1/2 ", "45m "):
         assert cpu(long(piece)) < 20 * ordinary, piece
+
+
+# Typographic hyphens (U+2010, U+2011) and dashes (figure dash, em dash, horizontal bar).
+HYPHENS = "\u2010\u2011"
+DASHES = "\u2010\u2011\u2012\u2014\u2015"
+
+
+@CLASSES
+@given(form=unit_ranges(), dash=st.sampled_from(DASHES), frame=frames)
+def test_a_range_written_with_a_typographic_dash(form, dash, frame):
+    """`5\u201010 bar` was "five\u2010ten bar", `5\u201410 bar` "five\u2014ten bar"."""
+    low, high, unit = form.parts
+    written = low + dash + form.written.removeprefix(low)[1:]
+    assert heard(written, frame) == expected(ref.unit_range(low, high, unit), frame)
+
+
+@CLASSES
+@given(form=timestamps(), dash=st.sampled_from(HYPHENS), frame=frames)
+def test_a_date_written_with_typographic_hyphens(form, dash, frame):
+    """`2026\u201012\u201002` was "two thousand twenty six\u2010twelve\u2010zero two"."""
+    written = form.written.replace("-", dash)
+    assert heard(written, frame) == expected(ref.timestamp(*form.parts), frame)
+
+
+@CLASSES
+@given(form=tags(), dash=st.sampled_from(DASHES + "\u2013"), frame=frames)
+def test_a_tag_written_with_a_typographic_hyphen(form, dash, frame):
+    """`PT\u2011101` was "PT\u2010one hundred one"."""
+    written = form.written.replace("-", dash)
+    assert heard(written, frame) == expected(ref.tag(*form.parts), frame)
+
+
+@CLASSES
+@given(form=cased_units(), frame=frames)
+def test_a_unit_spelled_in_capitals_or_small_letters(form, frame):
+    """`12.5BARG` was "twelve point fiveBARG", `0.8 MPA` "M P A", `5.5 kw` "kwuh"."""
+    assert heard(form.written, frame) == expected(ref.quantity(*form.parts), frame)
+
+
+@CLASSES
+@given(first=units(), second=units(), frame=frames)
+def test_two_values_with_units_parted_by_a_slash(first, second, frame):
+    """`5 mm/10 mm` was "five mm/ten millimeters": the first unit lost before the slash."""
+    said = f"{ref.quantity(*first.parts)} slash {ref.quantity(*second.parts)}"
+    assert heard(f"{first.written}/{second.written}", frame) == expected(said, frame)

@@ -89,8 +89,15 @@ def regroup(text: str) -> str:
     text = EURO_DOT_GROUPS.sub(lambda m: m[1].replace(".", ","), text)
     text = EURO_AFTER.sub(lambda m: m[1].replace(".", ","), text)
     text = MARKED.sub(lambda m: _regrouped(re.sub("[_'\u2019]", ",", m[1]), m[2]), text)
-    text = INDIAN.sub(lambda m: m[1] + _regrouped(f"{int(m[2].replace(',', '')):,}", m[3]), text)
+    text = INDIAN.sub(lambda m: m[1] + _regrouped(_in_threes(m[2].replace(",", "")), m[3]), text)
     return SPACED.sub(_spaced, text)
+
+
+def _in_threes(run: str) -> str:
+    """`"1250000"` → `"1,250,000"`: grouped as text, as a run of any length may be (int()
+    refuses more than 4,300 digits)."""
+    head = len(run) % 3 or 3
+    return ",".join([run[:head], *(run[i : i + 3] for i in range(head, len(run), 3))])
 
 
 # (en-9) Groups of three parted by an underscore, as code writes them (`1_000_000`), or by an
@@ -142,46 +149,67 @@ def _money_range(m: re.Match[str]) -> str:
     return f"{low} to {mark}{high}"
 
 
+# The end of a unit: no more of a word, a power or a quotient; a slash before another value
+# parts two values (`1,5 bar/2,5 bar`, en-9).
+_UNIT_END = r"(?![\w²³^]|/(?!\s?[-+]?\.?\d))"
 # A decimal comma (en-9): one comma, one to three digits before it and one or two after,
 # then a unit that is no lone letter (`3,5 bar`, `-5,5 °C`, `12,75 %`). Three digits after a
 # comma group thousands (`1,500 kg`), and without a unit after them digits joined by commas
 # stay a list (`Lines 3,4 down`): a decimal is guessed only where a measured value is
 # written, as a European PLC writes one.
 DECIMAL_COMMA = re.compile(
-    rf"{_START}(\d{{1,3}}),(\d{{1,2}})(?=\s?({units.GRAMMAR.pattern()})(?![\w/²³^]))"
+    rf"{_START}(\d{{1,3}}),(\d{{1,2}})(?=\s?({units.GRAMMAR.pattern()}){_UNIT_END})"
 )
+# (en-9) After an equals sign one value is given, not a list: `PV=12,5` is a decimal.
+ASSIGNED_COMMA = re.compile(r"(?<==)(\s?\d{1,3}),(\d{1,2})(?![\d,]|\.\d)")
+# A lone letter after a decimal comma is a unit where its clause ends there or another value
+# follows (`0,75 A`, `2,5 h.`, `0,75 A/1,5 A`): then the comma is a decimal (en-9).
+# A plural noun right before the digits names the things they number: `Fuses 1,2 A` is a list.
+_PLURAL_BEHIND = re.compile(r"\b[A-Za-z]{2,}[^\Wsu]s\s+$")
+_LETTER_UNIT_AHEAD = re.compile(r"\s*(?:[,.;:!?)\]]|$|/\s?[-+]?\.?\d)")
 
 
 # (en-9) A range of two decimal commas before a unit (`2,5-3,5 bar`): the first end is one as
 # the second is; and a zero before the comma (`0,750 kg`, `0,5 bar`) is no thousands group.
-_UNIT_AFTER = rf"(?=\s?({units.GRAMMAR.pattern()})(?![\w/²³^]))"
+_UNIT_AFTER = rf"(?=\s?({units.GRAMMAR.pattern()}){_UNIT_END})"
 DECIMAL_COMMA_RANGE = re.compile(
     rf"{_START}(\d{{1,3}}),(\d{{1,2}})(\s?[-\u2013~]\s?)(\d{{1,3}}),(\d{{1,2}}){_UNIT_AFTER}"
 )
 ZERO_COMMA = re.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
 
 
+def _measured_unit(m: re.Match[str], group: int) -> bool:
+    """Whether group `group` of `m` is a unit after a measured value: a lone letter only where
+    its clause ends or another value follows and no plural noun is before the digits (`0,75
+    A`; `Lines 1,2 A down`, `Fuses 1,2 A` stay lists)."""
+    unit = units.GRAMMAR.parse(m[group])
+    if unit is None:
+        return False
+    if not unit.lone_letter:
+        return True
+    if _PLURAL_BEHIND.search(m.string, max(0, m.start() - 24), m.start()):
+        return False  # Fuses 1,2 A: the things numbered, a list
+    return bool(_LETTER_UNIT_AHEAD.match(m.string, m.end(group)))
+
+
 def _decimal_comma_range(m: re.Match[str]) -> str:
-    """`2,5-3,5 bar` → `2.5-3.5 bar`; before a lone letter as written."""
-    unit = units.GRAMMAR.parse(m[6])
-    if unit is None or (unit.lone_letter and m[6].isalpha()):
+    """`2,5-3,5 bar` → `2.5-3.5 bar`; before a lone letter that is no unit as written."""
+    if not _measured_unit(m, 6):
         return m.group(0)
     return f"{m[1]}.{m[2]}{m[3]}{m[4]}.{m[5]}"
 
 
 def _zero_comma(m: re.Match[str]) -> str:
-    """`0,750 kg` → `0.750 kg`; before a lone letter as written."""
-    unit = units.GRAMMAR.parse(m[2])
-    if unit is None or (unit.lone_letter and m[2].isalpha()):
+    """`0,750 kg` → `0.750 kg`; before a lone letter that is no unit as written."""
+    if not _measured_unit(m, 2):
         return m.group(0)
     return f"0.{m[1]}"
 
 
 def _decimal_comma(m: re.Match[str]) -> str:
-    """`3,5 bar` → `3.5 bar` for the number and unit rules; before a lone letter (`1,2 A`)
-    the digits stay a list."""
-    unit = units.GRAMMAR.parse(m[3])
-    if unit is None or (unit.lone_letter and m[3].isalpha()):
+    """`3,5 bar` → `3.5 bar` for the number and unit rules; before a lone letter that is no
+    unit (`Lines 1,2 A down`) the digits stay a list."""
+    if not _measured_unit(m, 3):
         return m.group(0)
     return f"{m[1]}.{m[2]}"
 
@@ -190,6 +218,7 @@ RULES = (
     Rule("decimal comma", DECIMAL_COMMA_RANGE, _decimal_comma_range),
     Rule("decimal comma", ZERO_COMMA, _zero_comma),
     Rule("decimal comma", DECIMAL_COMMA, _decimal_comma),
+    Rule("decimal comma", ASSIGNED_COMMA, lambda m: f"{m[1]}.{m[2]}"),
     Rule("range", MONEY_RANGE, _money_range),
     Rule("range", UNIT_BOTH_ENDS, _unit_both_ends),
 )

@@ -51,7 +51,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   followed by exactly three digits is a separator, so `1,450` is one number, not two); other
   digits joined by commas are a list, read as written: `3,4,5` → "three, four, five", `3,4
   down` (a list invents no magnitude), but one comma with one or two digits after it before
-  a unit is a decimal comma (en-9): `1,5 bar` → "one point five bar";
+  a unit is a decimal comma (en-9): `1,5 bar` → "one point five bar", before a lone letter
+  where it is a unit (`0,75 A` at a clause's end) and after an equals sign (`PV=12,5`);
   a European grouping, dots before groups of three then a decimal comma, is one number
   (en-7, text/amounts.py): `1.234,5 kg` → "one thousand two hundred thirty four point five
   kilograms", and so are groups of three parted by no-break or thin spaces (`12 345 kg`);
@@ -118,15 +119,18 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   power on a unit's last term is "per" (`5 s⁻¹` → "five per second", `kg·m⁻³` → "kilograms
   per cubic meter"), and a power of ten before a unit says it (`10⁻⁶ mbar`; text/units.py);
   a minus parted from its number by a space right after a colon or an equals sign (`Temp: -
-  5 °C` → "Temp: minus five degrees Celsius"; `Temp - 5 °C` and `Line 3 - 5` are left, a dash
-  between spaces there may be a range or a dash); a tag's member (`TIC-2001.PV` → "T I C
-  two oh oh one dot P V") and letters A to F with an h after a code's cue (`Error FFh` →
-  "Error hex F F"; text/codes.py).
+  5 °C` → "Temp: minus five degrees Celsius"; `Line 3 - 5` is left, a dash between spaces
+  there may be a range or a dash; after a word naming a value, `Temp - 5 °C`, at the start
+  of a text or a bracket, it is a minus, en-9, text/signs.py); a tag's member
+  (`TIC-2001.PV` → "T I C two oh oh one dot P V") and letters A to F with an h after a
+  code's cue (`Error FFh` → "Error hex F F"; text/codes.py).
 - (en-8, en-9) plant notations, designations and date forms beside the documented ones, each
   module's docstring stating its forms: text/notations.py (`3~`, `0b1011`), text/
   designations.py (`%I0.1`, `2oo3`, `Phase II`), text/dateforms.py (`30-Nov-2026`), text/
   daydates.py (`31.12.26`, `Since 01.12.`), text/clocks.py (`at 1900`, `1405Z`, `offline
-  for 00:05:30`, `Downtime: 45m`, `PT1H30M`).
+  for 00:05:30`, `Downtime: 45m`, `PT1H30M`), text/dashes.py (typographic hyphens and
+  dashes), text/unitcase.py (units in capitals or small letters: `12.5BARG`, `45 DEGC`, `5.5
+  kw`).
 - (en-9) identifiers, telephone numbers and groupings, each module's docstring stating its
   forms: text/registers.py (`Register 40001.3`, `Valve/B3:0/1`), text/phones.py (`Phone:
   555.123.4567`, `Telephone 0171 2345678`), text/serials.py (`S/N: A1B2C3D4`, `asset
@@ -135,7 +139,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   in capitals, text/capitals.py (`HI HI` → "high high", `AT` a word, `PAH` spelled).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
-en-9), or, a small one, written onto its number: `5s then` →
+en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
+current, voltage or power: `Current 18.4 A on phase L1`), never after an equipment's number
+(`Tank 12 A` → "Tank twelve eh", en-9); or, a small one, written onto its number: `5s then` →
 "five seconds then", `3m high` → "three meters high" (after a word of length minutes:
 `idle 15m` → "idle fifteen minutes", text/clocks.py); another small letter written onto a
 number is said apart, as a letter (`2w` → "two W"); `2x pumps`, `3x400V` → "two times pumps",
@@ -157,6 +163,7 @@ from cosyedge.speech.text import (
     clocks,
     codes,
     connections,
+    dashes,
     dateforms,
     daydates,
     designations,
@@ -168,8 +175,10 @@ from cosyedge.speech.text import (
     plant,
     registers,
     serials,
+    signs,
     spacegroups,
     stamps,
+    unitcase,
     units,
     zones,
 )
@@ -177,6 +186,7 @@ from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
 from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
+    QUANTITY_DIGITS,
     cardinal,
     digits,
     exponent,
@@ -294,7 +304,8 @@ _MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
 _SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
 _PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
 _SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
-_ORDINAL = re.compile(rf"{_NUMBER_START}(\d+)(?:st|nd|rd|th)\b")
+# An ordinal has the digits of a quantity at most: a longer run is said digit by digit.
+_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,{QUANTITY_DIGITS}}})(?:st|nd|rd|th)\b")
 # An ordinal in capitals, as all-caps texts write it (1ST SHIFT, 22ND): only with the suffix
 # its number takes, so other capitals after a number stay letters (3ND is "three N D").
 _UPPER_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,6}})(ST|ND|RD|TH)\b")
@@ -472,6 +483,8 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # Words of an all-capital text, before any rule writes a small letter near them (en-9).
     *capitals.RULES,
+    # Units in capitals or small letters written as units first: every rule after reads them.
+    *unitcase.RULES,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *notations.RULES,
@@ -520,6 +533,7 @@ _LINES = (
     rule("range", _UNIT_RANGE, r"\1 to \2"),
     rule("range", _RANGE, r"\1 to \2"),
     Rule("sign", _SIGN, lambda m: f" {_SIGNS[m.group(1)]} "),
+    *signs.RULES,
     rule("sign", _SPACED_MINUS, r"\1minus "),
     rule("sign", _MINUS, "minus "),
     rule("sign", _PLUS, "plus "),
@@ -607,7 +621,7 @@ def _folded(text: str) -> str:
     text = _VULGAR_AFTER_DIGIT.sub(" ", notations.fold_degrees(_printable(text)))
     text = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
     text = _UNIT_MINUS_POWER.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
-    text = _DASH_MINUS.sub("-", text)
+    text = _DASH_MINUS.sub("-", dashes.fold(text))
     # A full-width mark has its space in its width: NFKC folds it to an ASCII one without.
     text = _FULL_WIDTH_MARK.sub(lambda m: m.group(0) + " ", text)
     # Before NFKC, which makes a no-break space between groups of digits a plain one.

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import cardinal, digits, letters, number
+from cosyedge.speech.text.words import cardinal, count, digits, letters, number
 
 # --- compact durations: 3h40m, 1h05m20s, 2d 4h, 1h30 -----------------------------------------
 
@@ -113,7 +113,7 @@ def _version_tag(tag: str, tag_number: str | None) -> str:
     """`rc`, `1` → "R C one": a tag of three letters or fewer spelled, a longer one a word
     (beta, hotfix); its number a cardinal."""
     said = " ".join(tag.upper()) if len(tag) <= 3 else tag.lower()
-    return said + (f" {cardinal(int(tag_number))}" if tag_number else "")
+    return said + (f" {count(tag_number)}" if tag_number else "")
 
 
 def _version(m: re.Match[str]) -> str:

@@ -18,6 +18,7 @@ import re
 from cosyedge.speech.text import units
 from cosyedge.speech.text.fields import say_identifier
 from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.text.words import ordered
 
 DESCENDING = re.compile(
     rf"(?<![\w.+\-])(?<!\d,)(\d+)-(\d+)(?![\w\-]|[.,:/]\d)"
@@ -27,7 +28,7 @@ DESCENDING = re.compile(
 
 def _descending(m: re.Match[str]) -> str:
     first, second = m.groups()
-    if int(second) >= int(first):
+    if ordered(second) >= ordered(first):
         return m.group(0)  # a range, for the range rule
     return say_identifier(m.group(0))
 

@@ -35,7 +35,9 @@ from cosyedge.speech.text.words import (
     fraction,
     letters,
     number,
+    ordered,
     ordinal,
+    whole_value,
     year,
 )
 from cosyedge.speech.text.zones import is_range_end
@@ -202,7 +204,7 @@ def _quantity(whole: str | None, n: int, d: int, unit: units.Unit | None) -> str
 def _pair(top: str, bottom: str, before_unit: bool) -> str:
     """`2/3` → "2 of 3" (a count of a whole), `12/3` → "12 slash 3"; the numbers are left for
     the number rule."""
-    if int(top) <= int(bottom) and int(bottom) and not before_unit:
+    if ordered(top) <= ordered(bottom) and bottom.strip("0") and not before_unit:
         return f"{top} of {bottom}"
     return f"{top} slash {bottom}"
 
@@ -223,7 +225,9 @@ def _slash_pair(m: re.Match[str]) -> str:
     whole, top, slash, bottom, inch, unit_written, extent = m.groups()
     if _closes_a_quote(m, inch):
         return _slash_pair(SLASH_PAIR.match(m.string[: m.end() - 1], m.start())) + '"'
-    n, d, unit = int(top), int(bottom), _unit(unit_written, inch)
+    # A run too long for a quantity is no fraction (0): the pair's reading, digit by digit.
+    n, d = whole_value(top) or 0, whole_value(bottom) or 0
+    unit = _unit(unit_written, inch)
     written = slash == "\u2044"  # a vulgar fraction character: a fraction however used
     if unit is None and unit_written and (whole or written):  # 1⅓ m: a quantity, no label (en-8)
         unit = units.GRAMMAR.parse(unit_written.strip())
@@ -291,7 +295,7 @@ def say_money(amount: str, currency: str, magnitude: str | None = None) -> str:
     if not (part and int(part)):
         return said
     hundredths = f"{number(str(int(part)))} {cent if part == '01' else cents}"
-    return hundredths if not int(whole) else f"{said} and {hundredths}"
+    return f"{said} and {hundredths}" if whole.strip("0") else hundredths
 
 
 def _amount(written: str) -> str:

@@ -70,6 +70,7 @@ BASES = (
     *(Base("hp", "", _NONE), Base("HP", "", _NONE), Base("VAr", "kM"), Base("cSt", "", _NONE)),
     *(Base("hrs"), Base("mins"), Base("sec"), Base("secs"), Base("%vol", "", _NONE)),
     Base("\u03b5", "µμu", _NONE),  # strain, only with its prefix (µε, en-9)
+    Base("%FS", "", _NONE),  # percent of full scale, an instrument's accuracy (en-9)
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

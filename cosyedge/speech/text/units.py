@@ -7,7 +7,8 @@ A unit is read from its parts (text/symbols.py): the prefix's word joined to the
 product every term but the last is singular, the last one plural unless the number is one
 (`ft·lbf` → "foot pounds force"); below a quotient sign, "per" and the singular. A lone
 letter (A, V, W, m, s, h, l) is a unit only at the end of a clause, so `pump 3 A failed`
-keeps its letter.
+keeps its letter; an A, V or W is one anywhere after a measured value (a decimal, or after a
+word of current, voltage or power) and none after an equipment's number (`Tank 12 A`, en-9).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
-from cosyedge.speech.text.words import cardinal, is_one, number
+from cosyedge.speech.text.words import cardinal, count, is_one, number
 
 PREFIX_WORDS = {"p": "pico", "n": "nano", "µ": "micro", "μ": "micro", "u": "micro", "m": "milli"}
 PREFIX_WORDS |= {"c": "centi", "h": "hecto", "k": "kilo", "M": "mega", "G": "giga", "T": "tera"}
@@ -109,6 +110,7 @@ WORDS = {
     "secs": ("second", "seconds"),
     "%vol": ("percent by volume", "percent by volume"),
     "\u03b5": ("strain", "strain"),  # with a prefix (µε, en-9); alone a letter
+    "%FS": ("percent of full scale", "percent of full scale"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
@@ -119,17 +121,22 @@ LETTERS = frozenset("AVWmshlLK")
 _CURRENT_AHEAD = re.compile(r"\s?(?:AC|DC)\b")
 GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
-UNIT = re.compile(rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})(?![\w/²³^])")
+# A slash after a unit before another value parts two values, said (`5 mm/10 mm` → "five
+# millimeters slash ten millimeters", `8 A/10 A`, en-9); before a unit it is the quotient's.
+UNIT = re.compile(
+    rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})"
+    r"(?:(/)(?=\s?[-+]?\.?\d)|(?![\w/²³^]))"
+)
 # A unit right after a number (or after a range, a pair): "a unit follows here".
 UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
-_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)]|$)")
+_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)\]]|$)")
 # Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
 # `400V three phase 50Hz`): values in a row, so the letter is their unit (en-9).
 _VALUE_AHEAD = re.compile(
     rf"\s*/?\s*(?:(?:three|single) phase\s+)?[-+]?{_NUM}\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])"
 )
 # ... or before it (`400 V 50 Hz 2 A`), looked for in the few characters a value takes.
-_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})\s*/?\s+$")
+_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})(?:\s*/\s*|\s+)$")
 _BEHIND = 24
 
 
@@ -149,6 +156,24 @@ _CURRENT_BEHIND = re.compile(
     r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
 )
 _LONE = re.compile("°C|°F|%|°|\u2030")
+# (en-9) A measured value before a lone A, V or W makes it the unit anywhere in a sentence
+# (`Current 18.4 A on phase L1`, `Battery 11.2 V low`): a decimal, or a number a few
+# characters after a word of current, voltage or power (not a fuse's or a breaker's: `Fuse
+# 5A blown` may name the fuse).
+_MEASURED_BEHIND = re.compile(
+    r"\b(?i:current|amps?|amperage|draw(?:ing)?|load|overcurrent|overload|voltage|volts?|"
+    r"supply|battery|power|watts?|consumption)\b[^.;!?\d]{0,12}$"
+)
+# ... and an integer right after a word naming a plant's equipment, or after a designation's
+# capitals (`P 101 A`), is that equipment's number: the letter is its label, at the end of a
+# clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) or a
+# short word of a text in capitals (AT, ON) is no designation.
+_EQUIPMENT_BEHIND = re.compile(
+    r"(?:\b(?i:tanks?|bays?|lines?|trains?|units?|pumps?|compressors?|motors?|panels?|valves?|"
+    r"fans?|feeders?|cells?|banks?|zones?|rooms?|gates?|cabinets?|silos?|vessels?|reactors?|"
+    r"boilers?|kilns?|stations?|skids?|stages?|areas?|halls?|doors?|docks?|conveyors?)"
+    r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV|AT|ON|IN|OF|TO|IS|BY|OR|AND|THE)\s)[A-Z]{1,3})\s+$"
+)
 
 
 def term_words(term: Term, plural: bool) -> str:
@@ -172,7 +197,7 @@ def unit_words(unit: Unit, plural: bool) -> str:
 
 
 def _with_unit(m: re.Match[str]) -> str:
-    written, symbol = m.groups()
+    written, symbol, slash = m.groups()
     unit = GRAMMAR.parse(symbol)
     if unit is None or (unit.lone_letter and symbol not in LETTERS):
         return m.group(0)
@@ -190,9 +215,30 @@ def _with_unit(m: re.Match[str]) -> str:
     values = unit.lone_letter and _in_a_row(m)
     if ends and symbol == "A" and written.isdigit() and m.group(0) == written + symbol:
         ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start())
+    if symbol in "AVW" and unit.lone_letter and not (current or values or rating):
+        measured = _measured(m, written)
+        if measured is not None:
+            return _said(written, unit) + (" slash " if slash else "") if measured else m.group(0)
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
+    return _said(written, unit) + (" slash " if slash else "")
+
+
+def _said(written: str, unit: Unit) -> str:
+    """The number and its unit's words, plural unless the number is one."""
     return f"{number(written)} {unit_words(unit, not is_one(written))}"
+
+
+def _measured(m: re.Match[str], written: str) -> bool | None:
+    """Whether a lone A, V or W after `written` is its unit because the number is a measured
+    value (True: a decimal, or after a word of current, voltage or power) or a label because
+    it numbers a piece of equipment (False: `Tank 12 A`); None where neither says."""
+    before = max(0, m.start() - _BEHIND)
+    if "." in written or _MEASURED_BEHIND.search(m.string, before, m.start()):
+        return True
+    if written.isdigit() and _EQUIPMENT_BEHIND.search(m.string, before, m.start()):
+        return False
+    return None
 
 
 def _lone(m: re.Match[str]) -> str:
@@ -211,8 +257,21 @@ def _per_alone(m: re.Match[str]) -> str:
     return " per " + unit_words(unit, False)
 
 
+# A unit after a bracket closing a value's tolerance (`12.5 (+0.1/-0.2) mm`, en-9) is the
+# value's: said after the bracket. A lone letter there may be a label, left.
+AFTER_TOLERANCE = re.compile(rf"(?<=\d\))(\s?)({GRAMMAR.pattern()})(?![\w/²³^])")
+
+
+def _after_tolerance(m: re.Match[str]) -> str:
+    unit = GRAMMAR.parse(m[2])
+    if unit is None or unit.lone_letter:
+        return m.group(0)
+    return f" {unit_words(unit, True)}"
+
+
 RULES = (
     Rule("unit", UNIT, _with_unit),
+    Rule("unit", AFTER_TOLERANCE, _after_tolerance),
     Rule("unit", PER_ALONE, _per_alone),
     Rule("unit", _LONE, _lone),
 )
@@ -261,7 +320,7 @@ def _power_with_unit(m: re.Match[str]) -> str:
     if unit is None or unit.lone_letter:
         return m.group(0)  # 10^6 A: the letter may be a label, left for the power rule
     sign = "minus " if power.startswith("-") else ""
-    return f"ten to the {sign}{cardinal(int(power.lstrip('+-')))} {unit_words(unit, True)}"
+    return f"ten to the {sign}{count(power.lstrip('+-'))} {unit_words(unit, True)}"
 
 
 # A negative power left after a letter that is no unit (k⁻¹): said, not dropped.

@@ -26,6 +26,10 @@ MONTHS = (
 # The most digits a whole number written without separators is read as an amount: longer ones
 # are identifiers (order and batch numbers), read digit by digit, as Mandarin reads them.
 AMOUNT_DIGITS = 8
+# The most digits a whole number is said as an amount with anywhere (the trillions): a longer
+# run is never converted to an int (Python refuses one of more than 4,300 digits, and the
+# words of a larger amount would only repeat "trillion"); it is said digit by digit.
+QUANTITY_DIGITS = 15
 # Denominators with a name of their own; every other denominator is its ordinal.
 _FRACTION_NAMES = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 
@@ -47,6 +51,27 @@ def cardinal(n: int) -> str:
             high, rest = divmod(n, size)
             return f"{cardinal(high)} {name}" + (f" {cardinal(rest)}" if rest else "")
     raise AssertionError(n)  # unreachable: every n >= 1000 meets a scale
+
+
+def whole_value(written: str) -> int | None:
+    """The value of a run of digits (`"0042"` → 42), or None for one of more than
+    QUANTITY_DIGITS digits after its leading zeros: a run no rule reads as a quantity."""
+    significant = written.lstrip("0")
+    return int(significant or "0") if len(significant) <= QUANTITY_DIGITS else None
+
+
+def ordered(written: str) -> tuple[int, str]:
+    """A key that orders runs of digits of any length as their values (`"0099"` before
+    `"100"`), without converting them."""
+    significant = written.lstrip("0")
+    return len(significant), significant
+
+
+def count(written: str) -> str:
+    """A run of digits as a cardinal (`"12"` → "twelve"), digit by digit when it is too long
+    for a quantity (see `whole_value`)."""
+    value = whole_value(written)
+    return digits(written) if value is None else cardinal(value)
 
 
 def ordinal(n: int) -> str:
@@ -92,7 +117,7 @@ def fraction(numerator: int, denominator: int, plural: bool = True) -> str:
 def exponent(written: str) -> str:
     """`-3` → " times ten to the minus three": an exponent of ten, as said after a number."""
     sign = "minus " if written.startswith("-") else ""
-    return f" times ten to the {sign}{cardinal(int(written.lstrip('+-')))}"
+    return f" times ten to the {sign}{count(written.lstrip('+-'))}"
 
 
 def number(text: str) -> str:
@@ -106,7 +131,7 @@ def number(text: str) -> str:
     if not whole:
         spoken = "zero"
     elif (len(whole) > 1 and whole.startswith("0")) or len(whole) > (
-        15 if grouped else AMOUNT_DIGITS
+        QUANTITY_DIGITS if grouped else AMOUNT_DIGITS
     ):
         spoken = digits(whole)
     else:
