@@ -255,9 +255,13 @@ VALUE_WORDS = r"数值|计数值|计数器|计数|累计值|累计|读数|总数
 LONG_VALUE = re.compile(
     rf"({VALUE_WORDS})(\s*(?:[:：=]|为|是)?\s*)(?<![\d.])([1-9]\d{{8,15}})(?!\d|[.,]\d|[A-Za-z])"
 )
-# +86 or 0086 written with hyphens or none: 0086 is said as it is dialled, 零零八六.
+# +86 or 0086 written with hyphens or none: 0086 is said as it is dialled, 零零八六. A
+# landline's area code is parted from its number by a hyphen, or the two are written as one
+# run: a hyphen after a longer run (0086-10000-0000) makes a serial number's groups, not
+# an area code cut out of them.
 ZERO_86 = re.compile(
-    r"(?<![\dA-Za-z+])0086-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})|(10|2\d|[3-9]\d\d)-?(\d{3,4})-?(\d{4}))"
+    r"(?<![\dA-Za-z+])0086-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})"
+    r"|(10|2\d|[3-9]\d\d)(?:-(\d{3,4})-?|(\d{3,4}))(\d{4}))"
     r"(?![\d.-])"
 )
 
