@@ -523,3 +523,21 @@ def _decoded(payload: bytes) -> object:
         return json.loads(payload)
     except (ValueError, RecursionError):  # raised in paho's thread, either would end it
         return payload
+
+
+def kept_copy_removed_after_its_check(made: Path, directory: Path, monkeypatch) -> None:
+    """Copy the kept files in `made` into `directory`, then make every kept file vanish right
+    after it is checked, before it is opened (a state directory removed underneath)."""
+    from cosyedge.speech.kept import KeptFile
+
+    for kept in made.iterdir():
+        shutil.copy(kept, directory)
+    checked = KeptFile.ensure
+
+    def checked_then_removed(self: KeptFile) -> Path | None:
+        path = checked(self)
+        if path is not None:
+            path.unlink()
+        return path
+
+    monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)

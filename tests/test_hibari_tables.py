@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hibari.g2p import G2P
 from hibari.g2p.oov import OOV
-from support import shared_alerts
+from support import kept_copy_removed_after_its_check, shared_alerts
 
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON
@@ -166,19 +166,7 @@ def test_tables_removed_before_they_are_open_leave_hibaris_own_g2p(
 ):
     """A state directory removed underneath (another process, an operator) between the check
     and the open: warned, and hibari's own G2P reads, instead of an exception out of the load."""
-    from cosyedge.speech.kept import KeptFile
-
-    for kept in made.iterdir():
-        shutil.copy(kept, tmp_path)
-    checked = KeptFile.ensure
-
-    def checked_then_removed(self: KeptFile) -> Path | None:
-        path = checked(self)
-        if path is not None:
-            path.unlink()
-        return path
-
-    monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)
+    kept_copy_removed_after_its_check(made, tmp_path, monkeypatch)
     with caplog.at_level(logging.WARNING):
         g2p = load_g2p(False, False, SavedDir(tmp_path))
     assert type(g2p) is G2P

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
-from support import shared_alerts
+from support import kept_copy_removed_after_its_check, shared_alerts
 from test_zh_normalize import ALERTS, FORMS
 from test_zh_normalize import PLANT_FORMS as WRITTEN_FORMS
 from test_zh_pinyin import PLANT_FORMS, READINGS
@@ -189,19 +189,7 @@ def test_tables_removed_before_they_are_open_leave_pypinyins_own(
 ):
     """A state directory removed underneath between the check and the open: warned, and
     pypinyin's own dictionaries read, instead of an exception out of the load."""
-    from cosyedge.speech.kept import KeptFile
-
-    for kept_file in made.iterdir():
-        shutil.copy(kept_file, tmp_path)
-    checked = KeptFile.ensure
-
-    def checked_then_removed(self: KeptFile) -> Path | None:
-        path = checked(self)
-        if path is not None:
-            path.unlink()
-        return path
-
-    monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)
+    kept_copy_removed_after_its_check(made, tmp_path, monkeypatch)
     with caplog.at_level(logging.WARNING):
         readings = load_readings(SavedDir(tmp_path))
     assert readings is pypinyin_readings
