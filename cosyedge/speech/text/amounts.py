@@ -115,7 +115,11 @@ EURO_AFTER = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+)(?=\s?(?:€|EU
 
 
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
-_DASH = r"\s?[-\u2013~]\s?"
+# A range's dash: a tilde however spaced, a hyphen or en dash written onto the first end or
+# spaced on both sides. A hyphen with a space before it and none after (`Tank 2 -0.5 bar`,
+# `-5 °C -7 °C`) is the next value's minus, not a range: read as one, the sign was lost.
+RANGE_DASH = r"(?:\s?~\s?|[-\u2013]\s?|\s[-\u2013]\s)"
+_DASH = RANGE_DASH
 _UNIT = rf"(?:{units.GRAMMAR.pattern()})(?![\w/²³^])"
 # Each end with its unit: the second unit the first's as written.
 UNIT_BOTH_ENDS = re.compile(
@@ -173,7 +177,7 @@ _LETTER_UNIT_AHEAD = re.compile(r"\s*(?:[,.;:!?)\]]|$|/\s?[-+]?\.?\d)")
 # the second is; and a zero before the comma (`0,750 kg`, `0,5 bar`) is no thousands group.
 _UNIT_AFTER = rf"(?=\s?({units.GRAMMAR.pattern()}){_UNIT_END})"
 DECIMAL_COMMA_RANGE = re.compile(
-    rf"{_START}(\d{{1,3}}),(\d{{1,2}})(\s?[-\u2013~]\s?)(\d{{1,3}}),(\d{{1,2}}){_UNIT_AFTER}"
+    rf"{_START}(\d{{1,3}}),(\d{{1,2}})({RANGE_DASH})(\d{{1,3}}),(\d{{1,2}}){_UNIT_AFTER}"
 )
 ZERO_COMMA = re.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text import units
+from cosyedge.speech.text.daydates import VERSION_WORDS
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal, digits
 from cosyedge.speech.text.zones import ZONE_NAMES
@@ -130,6 +131,19 @@ DOTTED_TIME = re.compile(
 )
 # A dotted time with its hour written in two digits before h or hrs (`07.45 h`, `14.30 h`).
 DOTTED_HOURS = re.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
+# A version word before it makes `10.10h` a version with a letter (`firmware 10.10h`), a
+# duration's part a duration's hours (`0d 10.10h`).
+_NO_TIME_BEFORE = re.compile(rf"\b(?i:{VERSION_WORDS})\s+v?$|\d(?:d|h|min|m|s)\s*$")
+
+
+def _dotted_hours(m: re.Match[str]) -> str:
+    """`07.45 h` → `07:45 h`, read by the clock rules; after a version word or a duration's
+    part as written."""
+    if _NO_TIME_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
+        return m.group(0)
+    return f"{m[1]}:{m[2]}"
+
+
 HOURS_AFTER_TIME = re.compile(r"(?<=\d:\d\d)\s?(?:hrs|hr|h)(?![\w/])")
 
 
@@ -247,7 +261,7 @@ RULES = (
     Rule("duration", MINUTES_BEFORE_WORD, lambda m: _minutes(m[1])),
     Rule("time", MILITARY_RANGE, _military_range),
     Rule("time", MILITARY, _military),
-    Rule("time", DOTTED_HOURS, lambda m: f"{m[1]}:{m[2]}"),
+    Rule("time", DOTTED_HOURS, _dotted_hours),
     Rule("time", DOTTED_TIME, _dotted_time),
     # After the times above: a range's other end is read as its first.
     Rule("time", RANGE_END, lambda m: f"{m[1]}{m[2]}:{m[3]}"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text import hexforms, suffixes
-from cosyedge.speech.text.plant import say_hex
+from cosyedge.speech.text.hexforms import say_hex
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters
 

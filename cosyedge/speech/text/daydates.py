@@ -26,9 +26,9 @@ from cosyedge.speech.text.words import MONTHS, ordinal, year
 
 _START = r"(?<![\w./-])(?<!\d[,:])"
 _END = r"(?![\w/-]|[.,:]\d)"
-_VERSION_WORDS = r"version|firmware|fw|software|sw|release|rev|build"
+VERSION_WORDS = r"version|firmware|fw|software|sw|release|rev|build"
 SHORT_YEAR = re.compile(
-    rf"(?:(?<![\w.])((?i:{_VERSION_WORDS}))\s+)?{_START}(\d{{1,2}})\.(\d{{1,2}})\.(\d\d){_END}"
+    rf"(?:(?<![\w.])((?i:{VERSION_WORDS}))\s+)?{_START}(\d{{1,2}})\.(\d{{1,2}})\.(\d\d){_END}"
 )
 DAY_MONTH = re.compile(
     rf"(?<![\w.])((?i:{DATE_CUES})(?:\s+|:\s*)){_START}(\d{{1,2}})\.(\d{{1,2}})\.(?![\w.]|[,:/-]\d)"

@@ -1,4 +1,6 @@
-"""Hexadecimal identifiers that the number rules would take for scientific notation (en-9).
+"""Hexadecimal codes (`0x1F`, `0X4302`, `1Fh`, a radix first as IEC 61131-3 writes it:
+`16#FF00`, `2#1010_0001`), and hexadecimal identifiers that the number rules would take for
+scientific notation (en-9):
 
 - A UUID (GUID), in its five groups: `123e4567-e89b-12d3-a456-426614174000` → "one two three
   E four five six seven dash E eight nine B dash ...", character by character, not "one
@@ -46,3 +48,33 @@ RULES = (
     Rule("identifier", LETTERED_ID, lambda m: " ".join([*letters(m[1]), say_identifier(m[2])])),
 )
 """Read before any number."""
+
+
+# --- hexadecimal codes: 0x1F, 0XFF00, 1Fh -----------------------------------------------------
+
+# The prefix in either case: all-capital SCADA text writes `0X4302` (en-9).
+HEX = re.compile(
+    r"(?<![\w.])(?:0[xX]([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
+)
+
+
+# A number with its radix first, as IEC 61131-3 writes it: 16#FF00, 2#1010_0001, 8#777.
+RADIX = re.compile(r"(?<![\w.#])(16|8|2)#([0-9A-Fa-f](?:_?[0-9A-Fa-f])*)(?![\w#])")
+_RADIX_WORDS = {"16": "hex", "8": "octal", "2": "binary"}
+_RADIX_DIGITS = {"16": "0123456789ABCDEFabcdef", "8": "01234567", "2": "01"}
+
+
+def radix(m: re.Match[str]) -> str:
+    """`16#FF00` → "hex F F zero zero", `2#1010` → "binary one zero one zero" (the underscores
+    that group the digits are silent); a digit the radix has not: left as written."""
+    radix, written = m.groups()
+    plain = written.replace("_", "")
+    if any(c not in _RADIX_DIGITS[radix] for c in plain):
+        return m.group(0)
+    return _RADIX_WORDS[radix] + say_hex(plain).removeprefix("hex")
+
+
+def say_hex(written: str) -> str:
+    """`1F` → "hex one F": "hex", then each character, digits as words, letters as capitals."""
+    chars = [digits(c) if c.isdigit() else letters(c.upper())[0] for c in written]
+    return "hex " + " ".join(chars)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import calendar
 import re
 
-from cosyedge.speech.text import units
+from cosyedge.speech.text import hexforms, units
 from cosyedge.speech.text.addresses import ADDRESS, URL, read_address, read_url
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import (
@@ -334,36 +334,6 @@ def _per_unit(m: re.Match[str]) -> str:
     return f"{currency} per {units.unit_words(unit, False) if unit else written}"
 
 
-# --- hexadecimal codes: 0x1F, 0XFF00, 1Fh -----------------------------------------------------
-
-# The prefix in either case: all-capital SCADA text writes `0X4302` (en-9).
-HEX = re.compile(
-    r"(?<![\w.])(?:0[xX]([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
-)
-
-
-# A number with its radix first, as IEC 61131-3 writes it: 16#FF00, 2#1010_0001, 8#777.
-RADIX = re.compile(r"(?<![\w.#])(16|8|2)#([0-9A-Fa-f](?:_?[0-9A-Fa-f])*)(?![\w#])")
-_RADIX_WORDS = {"16": "hex", "8": "octal", "2": "binary"}
-_RADIX_DIGITS = {"16": "0123456789ABCDEFabcdef", "8": "01234567", "2": "01"}
-
-
-def _radix(m: re.Match[str]) -> str:
-    """`16#FF00` → "hex F F zero zero", `2#1010` → "binary one zero one zero" (the underscores
-    that group the digits are silent); a digit the radix has not: left as written."""
-    radix, written = m.groups()
-    plain = written.replace("_", "")
-    if any(c not in _RADIX_DIGITS[radix] for c in plain):
-        return m.group(0)
-    return _RADIX_WORDS[radix] + say_hex(plain).removeprefix("hex")
-
-
-def say_hex(written: str) -> str:
-    """`1F` → "hex one F": "hex", then each character, digits as words, letters as capitals."""
-    chars = [digits(c) if c.isdigit() else letters(c.upper())[0] for c in written]
-    return "hex " + " ".join(chars)
-
-
 # --- order numbers: 6ES7 214-1AG40-0XB0, 3RT2026-1BB40 ------------------------------------------
 
 # Siemens order numbers (MLFB) and part numbers written like them: a digit, two or three
@@ -489,10 +459,10 @@ FIELDS = (
     Rule("URL", URL, read_url),
     Rule("address", ADDRESS, read_address),
     Rule("UTC offset", DATED_OFFSET, _utc_offset),
-    Rule("hexadecimal", RADIX, _radix),
+    Rule("hexadecimal", hexforms.RADIX, hexforms.radix),
     Rule("order number", ORDER_NUMBER, _order_number),
     Rule("timestamp", COMPACT_TIMESTAMP, compact_timestamp),
-    Rule("hexadecimal", HEX, lambda m: say_hex(m.group(1) or m.group(2))),
+    Rule("hexadecimal", hexforms.HEX, lambda m: hexforms.say_hex(m.group(1) or m.group(2))),
     Rule("money", MONEY, _money),
     Rule("money", CENTS, lambda m: f"{m[1]} {'cent' if m[1] == '1' else 'cents'}"),
     Rule("date", MONTH_DATE, _month_date),

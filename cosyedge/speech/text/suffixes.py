@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.designations import STANDARDS
-from cosyedge.speech.text.plant import say_hex
+from cosyedge.speech.text.hexforms import say_hex
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters, year
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text import units
+from cosyedge.speech.text.plant import ORDER_NUMBER
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Term
 
@@ -66,7 +67,7 @@ _BELOW = _folded(units.GRAMMAR.below)
 _NUM = r"[-+]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\d+,\d{1,2}(?!\d)|\.\d+)"
 # After a number that is no tag's (P-20 MA), clock's (14:00 HRS) or longer number's part.
 _UNIT_CASE = re.compile(
-    rf"(?<![\w.:])(?<!\d,)(?<![A-Za-z]-)({_NUM})(\s?)"
+    rf"(?<![\w.:#])(?<!\d,)(?<![A-Za-z]-)({_NUM})(\s?)"
     "((?:DEG [CF])|[A-Z\u039c][A-Z0-9\u039c]*(?:/[A-Z][A-Z0-9]*)?"
     "|[a-z\u00b5\u03bc][a-z0-9\u00b5\u03bc]*(?:/[a-z][a-z0-9]*)?)"
     r"(?![\w/²³^'-]|\.\w)"
@@ -77,8 +78,9 @@ _TEMPERATURE = re.compile(
     r"|(\b(?:dT|ΔT|delta T)(?:\s*[:=]\s*|\s+))([-+]?\d+(?:\.\d+)?)(K)(?![\w°])"
 )
 # A third group or later of a token joined by hyphens or colons (a field: MAC address, date,
-# serial), looked for in the few characters before a number; `4-20 MA` is a range's end.
-_FIELD_GROUP = re.compile(r"\w[-:]\w+[-:]$")
+# serial), or a group after a code's letters, looked for in the few characters before a
+# number; `4-20 MA` is a range's end. After a radix (16#0DB) the digits are the number's.
+_FIELD_GROUP = re.compile(r"\w[-:]\w+[-:]$|[A-Za-z]\w*-$")  # or a code's (1AA0-0HR)
 _BEHIND = 24
 # After a lone small letter: the end of its clause, or another value with its unit.
 _CLAUSE_END_OR_VALUE = re.compile(rf"\s*(?:[,.;:!?)]|$)|\s*/?\s*{_NUM}\s?[A-Za-z%°]")
@@ -117,12 +119,21 @@ def _unit_case(m: re.Match[str]) -> str:
     amount, space, token = m.groups()
     if _FIELD_GROUP.search(m.string, max(0, m.start() - _BEHIND), m.start()):
         return m.group(0)  # 00-11-22-33-44-db: a MAC address's or a date's group, no value
+    if _in_order_number(m):
+        return m.group(0)  # 1AA0 000-0HR: an order number's last group, not hours
     if token in _LONE_SMALL:
         return f"{amount} {token.upper()}" if space and _unit_ahead(m) else m.group(0)
     if len(token) == 1:
         return m.group(0)  # 3F, 12 B: a label's letter, read by the letter rules
     written = written_unit(token)
     return m.group(0) if written is None else f"{amount} {written}"
+
+
+def _in_order_number(m: re.Match[str]) -> bool:
+    """Whether the match lies inside an order number (`6ES7 214-1AG40-0XB0`)."""
+    start = max(0, m.start() - _BEHIND)
+    found = ORDER_NUMBER.search(m.string, start, min(len(m.string), m.end() + _BEHIND))
+    return found is not None and found.start() <= m.start() and found.end() >= m.end()
 
 
 def _unit_ahead(m: re.Match[str]) -> bool:
