@@ -1317,28 +1317,6 @@ def test_no_digit_of_a_clock_form_is_left_for_the_voice(form, frame):
     assert not any("0" <= c <= "9" for c in said), said
 
 
-def test_a_long_text_of_clock_forms_reads_about_as_fast_as_ordinary_text():
-    """Each pattern repeated to 10,000 characters reads within a small multiple of the time
-    an ordinary alert of that length takes (a rule backtracking over the text takes many
-    times more): CPU time, best of two, as other work shares the machine."""
-    import time
-
-    def cpu(text: str) -> float:
-        best = float("inf")
-        for _ in range(2):
-            start = time.process_time()
-            normalize(text)
-            best = min(best, time.process_time() - start)
-        return best
-
-    def long(piece: str) -> str:
-        return (piece * (10_000 // len(piece) + 1))[:10_000]
-
-    ordinary = cpu(long("Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3. "))
-    for piece in ("at 1400 ", "1400-", "for 1:30:00 ", "PT1H", "P1D", "01.12.", "on 1/2 ", "45m "):
-        assert cpu(long(piece)) < 20 * ordinary, piece
-
-
 # Typographic hyphens (U+2010, U+2011) and dashes (figure dash, em dash, horizontal bar).
 HYPHENS = "\u2010\u2011"
 DASHES = "\u2010\u2011\u2012\u2014\u2015"
