@@ -36,12 +36,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAKE_TIMEOUT_S = 600
 TEMP_PREFIX = ".tmp-"  # then the writer's pid and a dash: `.tmp-1234-...`
@@ -222,6 +223,20 @@ class KeptFile:
     @staticmethod
     def sidecar(path: Path) -> Path:
         return path.with_name(path.name + ".json")
+
+    def opened(self, open_file: Callable[[Path], T]) -> T | None:
+        """The file (`ensure`) opened by `open_file`, which reads it once (SQLite opens the
+        file at its first read, not at connect); None (warned) if there is none, or if it is
+        gone before it is open (a state directory removed underneath: once open, the file
+        stays readable)."""
+        path = self.ensure()
+        if path is None:
+            return None
+        try:
+            return open_file(path)
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("%s: %s", path, exc)
+            return None
 
     def ensure(self) -> Path | None:
         """The shipped file's path when it verifies; else the kept file's, made now if there

@@ -193,16 +193,13 @@ class SavedTables:
         """The dialect's tables, the package's or made now if there are none usable; None
         (warned) if they can be neither read nor made here, or are gone before they are open
         (a state directory removed underneath: the open file then stays readable)."""
-        path = self.kept(british).ensure()
-        if path is None:
-            return None
-        try:
-            tables = G2PTables.open(path)
-            tables.tags()  # SQLite opens the file at its first read, not at connect
-        except (OSError, sqlite3.Error) as exc:
-            log.warning("%s: %s", path, exc)
-            return None
-        return tables
+        return self.kept(british).opened(_read_once)
+
+
+def _read_once(path: Path) -> G2PTables:
+    tables = G2PTables.open(path)
+    tables.tags()
+    return tables
 
 
 def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:

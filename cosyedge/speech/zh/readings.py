@@ -182,8 +182,7 @@ def load_readings(saved_dir: SavedDir | None) -> Readings:
     """Readings from the package's tables, or from tables kept in `saved_dir`, made now if
     needed; else (none given, or they cannot be kept there) pypinyin's own, which holds its
     dictionaries in memory."""
-    path = kept(saved_dir).ensure() if saved_dir else None
-    readings = _opened(path) if path is not None else None
+    readings = kept(saved_dir).opened(_read_once) if saved_dir else None
     if readings is not None:
         return readings
     if saved_dir:
@@ -191,15 +190,9 @@ def load_readings(saved_dir: SavedDir | None) -> Readings:
     return pypinyin_readings
 
 
-def _opened(path: Path) -> TableReadings | None:
-    """The tables at `path`, or None (warned) when they are gone before they are open (a
-    state directory removed underneath: once open, the file stays readable)."""
-    try:
-        readings = TableReadings.open(path)
-        readings.db.execute("SELECT 1 FROM phrases LIMIT 1")  # SQLite opens at its first read
-    except (OSError, sqlite3.Error) as exc:
-        log.warning("%s: %s", path, exc)
-        return None
+def _read_once(path: Path) -> TableReadings:
+    readings = TableReadings.open(path)
+    readings.db.execute("SELECT 1 FROM phrases LIMIT 1")
     return readings
 
 
