@@ -1,5 +1,6 @@
 """Where the test suite's time goes: the README's test command's pytest run, timed whole, and
-its tests' own time summed by kind (in-process, system, package, box).
+its tests' own time summed by kind (in-process, system, package, box), and their CPU (the
+processes each ran included) by kind and for the test files that took the most.
 
 With pytest-xdist the workers' test times add up to more than the wall time; the kinds' sums
 say which part to make faster. The load average before and after says how busy the machine
@@ -10,6 +11,7 @@ Usage: python -m bench.suite [PYTEST_ARGS...]     (CI=true to include the packag
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -52,15 +54,39 @@ def split(report: Path, system: set[str]) -> Counter[str]:
     return seconds
 
 
+def cpu_by_test(directory: Path) -> Counter[str]:
+    """The CPU seconds tests/conftest.py recorded per test (COSYEDGE_TEST_CPU)."""
+    cpu: Counter[str] = Counter()
+    for path in directory.glob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            cpu[record["test"]] += record["cpu_s"]
+    return cpu
+
+
+def print_cpu(cpu: Counter[str], system: set[str], top: int = 15) -> None:
+    kinds: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    for node, seconds in cpu.items():
+        kinds[kind(node, system)] += seconds
+        files[node.split("::")[0]] += seconds
+    print(f"CPU {sum(cpu.values()):.0f} s: " + ", ".join(f"{k} {v:.0f}" for k, v in kinds.items()))
+    for name, seconds in files.most_common(top):
+        print(f"{seconds:8.0f} s  {name}")
+
+
 def main(args: list[str]) -> int:
     system = system_tests()
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "junit.xml"
+        report, cpu_dir = Path(tmp) / "junit.xml", Path(tmp) / "cpu"
+        cpu_dir.mkdir()
+        os.environ["COSYEDGE_TEST_CPU"] = str(cpu_dir)
         load = os.getloadavg()[0]
         started = time.monotonic()
         done = pytest("-q", f"--junitxml={report}", *args)
         wall = time.monotonic() - started
         seconds = split(report, system) if report.exists() else Counter()
+        cpu = cpu_by_test(cpu_dir)
     out = done.stdout.strip()
     # pytest's short summary: what failed and why, then its count line.
     summary = out.find("= short test summary info")
@@ -69,6 +95,7 @@ def main(args: list[str]) -> int:
           f"{os.getloadavg()[0]:.1f} after")  # fmt: skip
     for name in ("in-process", "system", "package", "box"):
         print(f"{name:>10}: {seconds[name] / 60:5.1f} min of test time")
+    print_cpu(cpu, system)
     return done.returncode
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import os
+import resource
 import subprocess
 from pathlib import Path
 
@@ -46,6 +48,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     daemon, a broker or a timeout, not computing (on 2 cores, 4 workers took the suite from
     42 to 20 minutes, both measured on the same busy machine)."""
     return min(8, 2 * (os.cpu_count() or 1))
+
+
+def _cpu_seconds() -> float:
+    """User and system CPU of this process and of the children it has waited for."""
+    own, children = (
+        resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """With COSYEDGE_TEST_CPU=DIR, each test's CPU (set-up, call and teardown, the processes
+    it ran and waited for included) is appended to DIR/<worker>.jsonl: where the suite's
+    CPU goes, which on 2 shared cores is what its wall time is made of (`bench.suite`)."""
+    directory, before = os.environ.get("COSYEDGE_TEST_CPU"), _cpu_seconds()
+    yield
+    if directory:
+        line = json.dumps({"test": item.nodeid, "cpu_s": round(_cpu_seconds() - before, 3)})
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(Path(directory) / f"{worker}.jsonl", "a") as out:
+            out.write(line + "\n")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

