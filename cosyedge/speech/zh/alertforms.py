@@ -108,6 +108,7 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−\u2013])?"
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
 _UNIT_END = r"(?![A-Za-z0-9²³])"
+_DASH = joints.range_dash()
 
 
 def _code(m: re.Match[str]) -> str:
@@ -394,13 +395,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "range",
-        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
+        rf"({_SIGN})(?<![\d.])({_NUMBER}){_DASH}({_SIGN})({_NUMBER})\s*"
         rf"({UNIT}|[%％]){_UNIT_END}",
         _range,
     ),
     rule(
         "range",
-        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]{_DASH}({_SIGN})({_NUMBER})\s*[%％]",
         _percent_range,
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰‱])", _percent),
@@ -442,7 +443,7 @@ RULES: tuple[Rule, ...] = (
     rule("telephone number", r"(?<![A-Za-z0-9.-])(\d{3})-(\d{4})(?![\d.-])", _local_phone),
     rule(
         "range",
-        r"(?<![A-Za-z0-9.-])(\d+(?:\.\d+)?)\s*[-~\u2013]\s*(\d+(?:\.\d+)?)(?![\d.-])",
+        rf"(?<![A-Za-z0-9.-])(\d+(?:\.\d+)?){_DASH}(\d+(?:\.\d+)?)(?![\d.-])",
         lambda m: f"{read_number(m[1])}到{read_number(m[2])}",
     ),
     rule("number", rf"({_SIGN})({_NUMBER})", _number),

@@ -24,7 +24,17 @@ _WORD = (
     r"|小时|分钟|秒钟|千米|公里|厘米|毫米|万元|亿元|美元|千瓦|公斤|千克|号线|千伏|兆帕|千帕|赫兹"
     r"|度|天|秒|米|元|瓦|吨|克|斤|升|号|台|套|组|个|次|倍|人|月|日|年|周|点|层|楼|万|亿|千|百|伏|安|转|帕|分"
 )
-_DASH = r"\s*[-~～\u2013\u2014]\s*"
+
+
+def range_dash(dashes: str = "-\u2013") -> str:
+    """The pattern of a range's mark between two ends: a tilde however spaced, one of `dashes`
+    written onto the first end or spaced on both sides. A dash with a space before it and none
+    after (`罐3 -5℃`, `-5℃ -7℃`) is the next value's minus, not a range (as English reads it):
+    read as one, the sign was lost."""
+    return rf"(?:\s*[~～]\s*|[{dashes}]\s*|\s+[{dashes}]\s+)"
+
+
+_DASH = range_dash("-\u2013\u2014")
 _VALUE = r"\d+(?:\.\d+)?"
 # The end after the dash: a number (its own sign perhaps) and a Chinese word or a unit.
 _HIGH_END = rf"(?=[-−]?{_VALUE}\s*(?:{_WORD}|(?:{UNIT})(?![A-Za-z0-9²³])))"

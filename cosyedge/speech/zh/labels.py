@@ -53,6 +53,7 @@ import re
 from cosyedge.speech.text.pauses import pause_after_name
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
+from cosyedge.speech.zh.joints import range_dash
 from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer, read_number
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
@@ -63,7 +64,7 @@ LABEL_ENDS = "区号机泵期线段楼层室站库厂车柜箱台组列排座栋
 # A number with a unit or a percent sign after it, or a range of them, is a value: its minus
 # is one.
 _VALUE_AFTER = (
-    r"\d+(?:\.\d+)?\s*(?:[-~～\u2013]\s*-?\d+(?:\.\d+)?\s*)?"
+    rf"\d+(?:\.\d+)?(?:{range_dash()}-?\d+(?:\.\d+)?)?\s*"
     rf"(?:(?:{UNIT})(?![A-Za-z0-9²³])|[%％‰℃])"
 )
 
