@@ -115,9 +115,10 @@ _LONG_DURATION = (
 # After a word of an event that lasts (停机, 停运, 故障, 离线, ...), hours written with one digit
 # or as 00 are how long it lasted (`停机1:30:00` was 停机一点三十分, a time of day); two digits
 # from 01 are what a clock writes (停机08:30:00: when it stopped), left a time.
-EVENT_WORDS = r"停机|停运|停车|停产|停电|断电|断线|中断|离线|掉线|故障|报警|运行|持续"
+# Not after a colon: `报警：00:00:00` is a heading, then a time (报警 is no such word either).
+EVENT_WORDS = r"停机|停运|停车|停产|停电|断电|断线|中断|离线|掉线|故障|运行|持续"
 _EVENT_DURATION = (
-    rf"({EVENT_WORDS})(\s*(?:[:：=]|了|约)?\s*)"
+    rf"({EVENT_WORDS})(\s*(?:了|约)?\s*)"
     r"(?<!\d)(\d|00)[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
 )
 
@@ -143,7 +144,7 @@ _DOTTED_DATE = r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)"
 # 2026.11元 stay decimals; 3.11 is always one).
 _YEAR_MONTH = (
     rf"(?:({VALUE_NOUNS}|版本号?|固件|软件)(\s*(?:[:：=]|为|是)?\s*))?"
-    r"(?<![\d.A-Za-z])(?<![A-Za-z]\s)((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?!\d|\.\d|\s*[A-Za-z%％‰℃°])"
+    r"(?<![\d.A-Za-z$€£¥￥₩₹+\-−])(?<![A-Za-z]\s)((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?!\d|\.\d|\s*[A-Za-z%％‰℃°])"
     rf"(?!\s*(?:{WORD}))"
 )
 
