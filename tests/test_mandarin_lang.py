@@ -47,7 +47,11 @@ from cosyedge.speech.lang import Run, says_anything, split_runs
         # a number on its own written onto Chinese characters is theirs
         ("Alarm 12月31日", "en", [("en", "Alarm"), ("zh", "12月31日")]),
         ("Pump 2台", "zh", [("en", "Pump"), ("zh", "2台")]),
-        ("Alarm（1号泵）", "en", [("en", "Alarm（"), ("zh", "1号泵）")]),
+        # a form of numbers and an opening bracket written onto Chinese are theirs, whole
+        ("Alarm（1号泵）", "en", [("en", "Alarm"), ("zh", "（1号泵）")]),
+        ("ALARM 2/3台", "en", [("en", "ALARM"), ("zh", "2/3台")]),
+        ("Alarm 1-3号泵 trip", "en", [("en", "Alarm"), ("zh", "1-3号泵"), ("en", "trip")]),
+        ("Alarm “2号泵”", "zh", [("en", "Alarm"), ("zh", "“2号泵”")]),
         ("Tank PT-144读数 high", "en", [("en", "Tank PT-144"), ("zh", "读数"), ("en", "high")]),
         # in an English phrase, a Chinese name or place between English words
         ("Operator 张伟 12.5 bar", "en", [("en", "Operator"), ("zh", "张伟"), ("en", "12.5 bar")]),

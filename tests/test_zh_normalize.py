@@ -140,7 +140,7 @@ FORMS = [
     ("阈值110", "阈值一百一十"),
     ("计数10010", "计数一万零一十"),
     ("1/2负荷", "二分之一负荷"),
-    ("批号0012345", "批号零零一二三四五"),
+    ("批号0012345", "批号零零幺二三四五"),
     ("电话13812345678", "电话幺三八，幺二三四，五六七八"),  # a mobile number: 3-4-4, 幺
 ]
 
@@ -456,7 +456,7 @@ FRONT_7 = [
     # a compact date after a word that says a day is meant
     ("在20261130检修", "在二零二六年十一月三十日检修"),
     ("20261130到期", "二零二六年十一月三十日到期"),
-    ("订单号20261130", "订单号两千零二十六万一千一百三十"),
+    ("订单号20261130", "订单号二零二六幺幺三零"),
     ("在20261340检修", "在两千零二十六万一千三百四十检修"),
     # telephone numbers with the trunk zero, or many groups
     ("+44 (0)20 7946 0958", "加四四，零，二零，七九四六，零九五八"),
@@ -633,6 +633,41 @@ FRONT_8 = [
 ]
 
 
+# zh-front-10: as an operator says them (a spaced-before hyphen the next value's minus, a
+# label before a date, falling ranges with a unit, identifiers, event durations, year-months).
+FRONT_10 = [
+    ("罐3 -5℃", "罐三 零下五摄氏度"),
+    ("温度-5℃ -7℃", "温度零下五摄氏度 零下七摄氏度"),
+    ("设定值 -10.5", "设定值 负十点五"),
+    ("3 - 5℃", "三到五摄氏度"),
+    ("3 ~5℃", "三到五摄氏度"),
+    ("柜3/2024-05-01", "柜三，二零二四年五月一日"),
+    ("3号柜 2024/05/01", "三号柜，二零二四年五月一日"),
+    ("2#/2024.05.01", "二号，二零二四年五月一日"),
+    ("速度10-5转", "速度十到五转"),
+    ("10-5台", "十到五台"),
+    ("压力 12-8", "压力十二到八"),
+    ("10-5", "幺零杠五"),
+    ("工号1234", "工号幺二三四"),
+    ("卡号：1021", "卡号：幺零二幺"),
+    ("订单号20240511", "订单号二零二四零五幺幺"),
+    ("停机1:30:00", "停机一小时三十分钟"),
+    ("离线00:45:10", "离线四十五分十秒"),
+    ("停机08:30:00", "停机八点三十分"),
+    ("2026.11", "二零二六年十一月"),
+    ("截至2026.05", "截至二零二六年五月"),
+    ("3.11", "三点一一"),
+    ("流量2026.11", "流量两千零二十六点一一"),
+    ("2026.11元", "两千零二十六点一一元"),
+    ("2桶", "两桶"),
+    ("2遍", "两遍"),
+    ("12台", "十二台"),
+    ("2号", "二号"),
+    ("2.5桶", "二点五桶"),
+    ("第2遍", "第二遍"),
+]
+
+
 @pytest.fixture(scope="module")
 def normalizer():
     return MandarinNormalizer()
@@ -644,7 +679,8 @@ def test_the_table_covers_enough_forms():
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"), ALERTS + FORMS + PLANT_FORMS + HOSTILE_FORMS + FRONT_7 + FRONT_8
+    ("text", "expected"),
+    ALERTS + FORMS + PLANT_FORMS + HOSTILE_FORMS + FRONT_7 + FRONT_8 + FRONT_10,
 )
 def test_alert_reading(normalizer, text, expected):
     assert normalizer.normalize(text) == expected

@@ -122,17 +122,44 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 
 def _numbers_of_han(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A number standing on its own (after a space, punctuation or nothing) and written onto
-    Chinese characters is theirs: `Alarm 12月31日`, `Pump 2台` are read 十二月, 两台, not
-    "twelve" then 月. A number written onto letters or a hyphen (`PT-144读数`) stays with its
-    tag; with no Mandarin voice it is neutral, said by a voice that can."""
+    """A form of numbers standing on its own (after a space, punctuation or nothing) and
+    written onto Chinese characters is theirs: `Alarm 12月31日`, `Pump 2台`, `ALARM 2/3台` are
+    read 十二月, 两台, 三台中的两台, not "twelve" then 月 (nor "two slash" then 三台). A number
+    written onto letters or a hyphen (`PT-144读数`) stays with its tag; with no Mandarin voice
+    it is neutral, said by a voice that can. An opening full-width bracket or quotation mark
+    written onto Chinese is theirs too (`Alarm` then a full-width bracket, `1号泵` and its
+    closing one: the bracket opens the Mandarin part)."""
     out = list(tokens)
-    for i, (kind, value) in enumerate(tokens[:-1]):
-        before = tokens[i - 1][1][-1:] if i else ""
-        alone = not before or not (before.isalnum() or before in "-_.")
-        if kind == "neutral" and value[:1].isdigit() and alone and tokens[i + 1][0] == "zh":
+    for i in range(len(tokens) - 1):
+        if tokens[i + 1][0] != "zh":
+            continue
+        start = _form_start(tokens, i)
+        for j in range(start, i + 1) if start is not None else ():
+            out[j] = ("zh number", tokens[j][1])
+    for i, (kind, value) in enumerate(out[:-1]):
+        if kind == "neutral" and value in _OPENING and out[i + 1][0] in ("zh", "zh number"):
             out[i] = ("zh number", value)
     return out
+
+
+_OPENING = "（“‘《【"
+# What a form of numbers is written with between its numbers (2/3, 1:3, 3-5, 1,2).
+_FORM_MARKS = "/:.,-~"
+
+
+def _form_start(tokens: list[tuple[str, str]], end: int) -> int | None:
+    """Where the form of numbers and marks ending at `end`, a number, starts; None where it
+    is no such form standing on its own (written onto letters, a hyphen or nothing numeric)."""
+    if tokens[end][0] != "neutral" or not tokens[end][1][:1].isdigit():
+        return None
+    start = end
+    while start >= 2 and tokens[start - 1][1] in _FORM_MARKS and tokens[start - 2][1][:1].isdigit():
+        if tokens[start - 2][0] != "neutral":
+            break
+        start -= 2
+    before = tokens[start - 1][1][-1:] if start else ""
+    alone = not before or not (before.isalnum() or before in "-_.")
+    return start if alone else None
 
 
 def _joins_letters(kind: str, value: str) -> bool:

@@ -74,7 +74,14 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - (zh/codes.py) a hyphenated pair that runs down is an identifier (`CPU 1516-3` →
   C P U 幺五幺六杠三), a countdown is T 减 (`T-5分钟`), a code after a fault or code word is
   spelled (`故障F30001` → 故障 F 三零零零幺), a date with a two-digit year (`26-11-30`) and a
-  zone's abbreviation after a time (`14:05 CST` → 北京时间十四点零五分).
+  zone's abbreviation after a time (`14:05 CST` → 北京时间十四点零五分);
+- (zh-front-10) a hyphen spaced before and not after is the next value's minus,
+  not a range (`罐3 -5℃` → 罐三 零下五摄氏度; joints.range_dash); a label's number
+  before a slash or a date is parted from it by a pause (`柜3/2024-05-01`; plant.py);
+  a falling pair with its unit, or after a word naming a value, is a range
+  (`速度10-5转` → 速度十到五转; codes.py); digits after 工号, 卡号, 订单号, ... one
+  by one (codes.py); hours with one digit or 00 after 停机, 离线, 运行, ... are a
+  duration, and `2026.11` is a month (labels.py).
 """
 
 from __future__ import annotations
@@ -108,6 +115,7 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−\u2013])?"
 # A unit ends where a Latin letter or digit does not follow, so `5min` is not `5m` + `in`.
 _UNIT_END = r"(?![A-Za-z0-9²³])"
+_DASH = joints.range_dash()
 
 
 def _code(m: re.Match[str]) -> str:
@@ -394,13 +402,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "range",
-        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*"
+        rf"({_SIGN})(?<![\d.])({_NUMBER}){_DASH}({_SIGN})({_NUMBER})\s*"
         rf"({UNIT}|[%％]){_UNIT_END}",
         _range,
     ),
     rule(
         "range",
-        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]\s*[-~～\u2013]\s*({_SIGN})({_NUMBER})\s*[%％]",
+        rf"({_SIGN})(?<![\d.])({_NUMBER})\s*[%％]{_DASH}({_SIGN})({_NUMBER})\s*[%％]",
         _percent_range,
     ),
     rule("percentage", rf"({_SIGN})({_NUMBER})\s*([%％‰‱])", _percent),
@@ -442,7 +450,7 @@ RULES: tuple[Rule, ...] = (
     rule("telephone number", r"(?<![A-Za-z0-9.-])(\d{3})-(\d{4})(?![\d.-])", _local_phone),
     rule(
         "range",
-        r"(?<![A-Za-z0-9.-])(\d+(?:\.\d+)?)\s*[-~\u2013]\s*(\d+(?:\.\d+)?)(?![\d.-])",
+        rf"(?<![A-Za-z0-9.-])(\d+(?:\.\d+)?){_DASH}(\d+(?:\.\d+)?)(?![\d.-])",
         lambda m: f"{read_number(m[1])}到{read_number(m[2])}",
     ),
     rule("number", rf"({_SIGN})({_NUMBER})", _number),

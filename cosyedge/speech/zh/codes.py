@@ -35,9 +35,11 @@ for amounts or ranges (zh-front-9).
   (室, 床) saying so, is its number, not a range: `房间3-105` → 房间三杠幺零五 (was
   三到一百零五). A score after 比分 with a hyphen is a score: `比分3-1` → 比分三比一.
 - After a word that says an identifier follows (炉号, 批号, 批次号, 卷号, 件号, 图号, 编号, 序号,
-  流水号, 工单号, 生产号), digits joined by hyphens are its groups, digit by digit with 幺:
-  `炉号26-1130` → 炉号二六杠幺幺三零 (was 炉号二十六到一千一百三十). A numbered unit whose second
-  number is the smaller is one label, not a range: `5-1号泵` → 五杠一号泵 (alertforms.py).
+  流水号, 工单号, 生产号, 工号, 卡号, 订单号, 单号, 账号, 物料号, ...), digits, or digits joined
+  by hyphens, are its groups, digit by digit with 幺: `炉号26-1130` → 炉号二六杠幺幺三零 (was
+  炉号二十六到一千一百三十), `工号1234` → 工号幺二三四 (was 一千二百三十四, a quantity). A
+  numbered unit whose second number is the smaller is one label, not a range: `5-1号泵` →
+  五杠一号泵 (alertforms.py).
 - Two or three dots between numbers are a range (S7 and Codesys write one so): `液位12..5米`
   → 液位十二到五米 (was 十二..五米, heard as 十二五米), `4...20mA` → 四到二十毫安.
 - A star between numbers is a times sign (`4*2.5mm²` → 四乘二点五平方毫米); a plus sign
@@ -58,6 +60,7 @@ import calendar
 import re
 
 from cosyedge.speech.text.spans import Rule
+from cosyedge.speech.zh.joints import VALUE_NOUNS, WORD
 from cosyedge.speech.zh.labels import LABEL_ENDS, MEASURE_WORDS
 from cosyedge.speech.zh.numbers import digit_order, read_digits, read_integer, read_number
 from cosyedge.speech.zh.units import PATTERN as UNIT
@@ -69,21 +72,26 @@ from cosyedge.speech.zh.units import PATTERN as UNIT
 STANDARDS = r"GB(?:/[TZ])?|JB(?:/T)?|DL(?:/T)?|HG(?:/T)?|NB(?:/T)?|SH(?:/T)?|IEC|ISO|EN|DIN|ANSI"
 STANDARDS += r"|IEEE|NFPA|JIS|UL|ASTM|BS"
 # What makes the pair values a range reads: a unit, a percent or degree sign, 号 (1-3号泵),
-# or a Chinese measure or time word.
+# or a Chinese unit, measure or time word (速度10-5转 is 十到五转, as 80-60℃ is a range: a
+# falling pair with its unit is one, as English reads it); so does a word naming a value
+# before it (速度10-5).
 _VALUES_AFTER = (
-    rf"\s?(?:{UNIT})(?![A-Za-z0-9/²³^])|\s?[%％‰℃°#号]|(?:{MEASURE_WORDS})"
+    rf"\s?(?:{UNIT})(?![A-Za-z0-9/²³^])|\s?[%％‰℃°#号]|(?:{MEASURE_WORDS})|(?:{WORD})"
     r"|[米度元万亿千百分秒天年月日周层台套组个]"
 )
 DESCENDING = re.compile(
+    rf"(?:({VALUE_NOUNS})\s*[:：=]?\s*)?"
     rf"(?:(?<![A-Za-z])({STANDARDS})\s?)?(?<![A-Za-z0-9.+\-/])(?<!\d[,:])(\d+)-(\d+)"
     rf"(?![A-Za-z0-9\-]|[.,:/]\d)(?!{_VALUES_AFTER})"
 )
 
 
 def _descending(m: re.Match[str]) -> str:
-    """1516-3 → 幺五幺六杠三; a rising pair (3-5) left to the range rule, unless a standard's
-    letters come before it."""
-    standard, first, second = m.groups()
+    """1516-3 → 幺五幺六杠三; a rising pair (3-5), or one after a word naming a value, left to
+    the range rule, unless a standard's letters come before it."""
+    value, standard, first, second = m.groups()
+    if value:
+        return m.group(0)
     # More digits written after the hyphen (001-0000) is no run down: a local number.
     if not standard and (digit_order(second) >= digit_order(first) or len(second) > len(first)):
         return m.group(0)
@@ -197,9 +205,14 @@ def _place_number(m: re.Match[str]) -> str:
 # A word that says an identifier follows (a heat's, a batch's, a coil's, a drawing's number):
 # digits joined by hyphens after it are its groups, digit by digit (炉号26-1130 was
 # 炉号二十六到一千一百三十, a range).
-_IDENTIFIER_WORDS = r"炉号|炉次号?|批号|批次号?|卷号|件号|图号|编号|序号|流水号|工单号|生产号"
+# A person's, a card's or an order's number too (工号, 卡号, 订单号, ...): one group of digits
+# is said digit by digit as well, as tags are (工号1234 was 工号一千二百三十四, a quantity).
+_IDENTIFIER_WORDS = (
+    r"炉号|炉次号?|批号|批次号?|卷号|件号|图号|编号|序号|流水号|生产号|工号|员工号|卡号|工卡号"
+    r"|(?:订|运|工|派|提|送货|出库|入库)单号|单号|账号|帐号|条码号?|物料号|追溯号|证号"
+)
 IDENTIFIER = re.compile(
-    rf"({_IDENTIFIER_WORDS})(\s*(?:[:：]|为|是)?\s*)(?<![A-Za-z0-9.+\-/])(\d+(?:-\d+)+)"
+    rf"({_IDENTIFIER_WORDS})(\s*(?:[:：]|为|是)?\s*)(?<![A-Za-z0-9.+\-/])(\d+(?:-\d+)*)"
     r"(?![A-Za-z0-9\-]|[.,:/]\d)"
 )
 

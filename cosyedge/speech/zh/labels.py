@@ -53,6 +53,7 @@ import re
 from cosyedge.speech.text.pauses import pause_after_name
 from cosyedge.speech.text.spans import Rule, rule
 from cosyedge.speech.zh.fields import say_duration
+from cosyedge.speech.zh.joints import VALUE_NOUNS, WORD, range_dash
 from cosyedge.speech.zh.numbers import read_cardinal, read_digits, read_integer, read_number
 from cosyedge.speech.zh.plant import AFTER_DATE, DATE_CUES
 from cosyedge.speech.zh.units import PATTERN as UNIT
@@ -63,7 +64,7 @@ LABEL_ENDS = "区号机泵期线段楼层室站库厂车柜箱台组列排座栋
 # A number with a unit or a percent sign after it, or a range of them, is a value: its minus
 # is one.
 _VALUE_AFTER = (
-    r"\d+(?:\.\d+)?\s*(?:[-~～\u2013]\s*-?\d+(?:\.\d+)?\s*)?"
+    rf"\d+(?:\.\d+)?(?:{range_dash()}-?\d+(?:\.\d+)?)?\s*"
     rf"(?:(?:{UNIT})(?![A-Za-z0-9²³])|[%％‰℃])"
 )
 
@@ -111,6 +112,16 @@ _LONG_DURATION = (
     r"(?![A-Za-z0-9]|[:：.][A-Za-z0-9])"
 )
 
+# After a word of an event that lasts (停机, 停运, 故障, 离线, ...), hours written with one digit
+# or as 00 are how long it lasted (`停机1:30:00` was 停机一点三十分, a time of day); two digits
+# from 01 are what a clock writes (停机08:30:00: when it stopped), left a time.
+# Not after a colon: `报警：00:00:00` is a heading, then a time (报警 is no such word either).
+EVENT_WORDS = r"停机|停运|停车|停产|停电|断电|断线|中断|离线|掉线|故障|运行|持续"
+_EVENT_DURATION = (
+    rf"({EVENT_WORDS})(\s*(?:了|约)?\s*)"
+    r"(?<!\d)(\d|00)[:：](\d{2})[:：](\d{2})(?!\d|[:：.]\d)"
+)
+
 
 def _duration(m: re.Match[str]) -> str:
     """运行时长02:15:00 → 运行时长两小时十五分钟; minutes or seconds of 60 or more: no duration;
@@ -127,6 +138,22 @@ def _say_date(year: str, month: int, day: int) -> str:
 
 
 _DOTTED_DATE = r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)"
+
+# A year of today's alerts and a month of two digits with a dot (2026.11) are a month, where no
+# value or version word is before it and no unit after it (流量2026.11, 版本2026.11 and
+# 2026.11元 stay decimals; 3.11 is always one).
+_YEAR_MONTH = (
+    rf"(?:({VALUE_NOUNS}|版本号?|固件|软件)(\s*(?:[:：=]|为|是)?\s*))?"
+    r"(?<![\d.A-Za-z$€£¥￥₩₹+\-−])(?<![A-Za-z]\s)((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?!\d|\.\d|\s*[A-Za-z%％‰℃°])"
+    rf"(?!\s*(?:{WORD}))"
+)
+
+
+def _year_month(m: re.Match[str]) -> str:
+    """2026.11 → 二零二六年十一月; after a value or version word: as written."""
+    if m[1]:
+        return m[0]
+    return f"{read_digits(m[3])}年{read_integer(int(m[4]))}月"
 
 
 def _dotted_date(m: re.Match[str]) -> str:
@@ -241,6 +268,9 @@ MEASURE_WORDS = (
     "个|倍|次|台|件|位|名|人|天|小时|分钟|秒钟|秒|周|条|根|只|把|套|块|张|辆|批|项|处|种"
 )
 MEASURE_WORDS += "|千米|千克|公里|公斤|吨"
+# Containers and rounds are counted too (2桶, 2颗, 2遍); 层, 路, 组, 段, 级 and 号 are not here:
+# 2层 and 2组 name the second floor or team as often as they count two.
+MEASURE_WORDS += "|桶|颗|粒|袋|瓶|份|双|对|圈|遍|趟|轮|盘|卷|捆|扇"
 _TWO = rf"(?<![\d./\u2044第\-−–$¥￥€£])(?<!\d[:,])2(?=(?:{MEASURE_WORDS}))"
 _MIXED_INCHES = r"(?<![\d./-])(\d+)-(?=\d+/\d+(?:\"|英寸|寸))"
 
@@ -267,9 +297,11 @@ RULES: tuple[Rule, ...] = (
     rule("PLC address", _ADDRESS, _address),
     rule("European grouping", _DOT_GROUPED, _dot_grouped),
     rule("date", _DOTTED_DATE, _dotted_date),
+    rule("date", _YEAR_MONTH, _year_month),
     rule("date", _DASHED_MONTH_DAY, _dashed_month_day),
     rule("duration", _DURATION, _duration),
     rule("duration", _LONG_DURATION, _duration),
+    rule("duration", _EVENT_DURATION, _duration),
     rule("equipment number", r"(?<=\d号)\s*-\s*(?=\d+号)", "到"),
     rule("equipment label", _LETTER_LABEL, _letter_label),
     rule("label", rf"(?<=[{LABEL_ENDS}])\s*-\s*(?=\d)(?!{_VALUE_AFTER})", "杠"),

@@ -44,6 +44,7 @@ import re
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.codes import STANDARDS
 from cosyedge.speech.zh.fields import MAC, say_date, say_duration, say_time
+from cosyedge.speech.zh.joints import VALUE_WORDS
 from cosyedge.speech.zh.numbers import read_digits, read_integer
 from cosyedge.speech.zh.plant import say_amount
 from cosyedge.speech.zh.units import PATTERN as UNIT
@@ -176,8 +177,6 @@ def _date_time(m: re.Match[str]) -> str:
 
 # --- a spaced minus after a word that names a value ---------------------------------------------
 
-VALUE_WORDS = r"温度|温差|偏差|误差|差值|差压|压差|压力|流量|液位|电压|电流|功率|频率|转速|速度"
-VALUE_WORDS += r"|补偿|修正|读数|数值|设定值|实际值|值|为|是|到|至"
 SPACED_MINUS = re.compile(
     rf"({VALUE_WORDS})\s*([-−+])\s+"
     rf"(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT}){_UNIT_END}))"

@@ -37,6 +37,7 @@ import re
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Unit
 from cosyedge.speech.zh import fields, plant
+from cosyedge.speech.zh.joints import range_dash
 from cosyedge.speech.zh.numbers import read_integer, read_number
 from cosyedge.speech.zh.units import GRAMMAR, say_unit, unit_words
 from cosyedge.speech.zh.units import PATTERN as UNIT
@@ -97,7 +98,7 @@ def fold_grouping(text: str) -> str:
 # --- ranges with the unit or the currency at both ends -----------------------------------------
 
 _SHARES = {"ppm": "百万分之", "ppb": "十亿分之"}
-_DASH = r"\s*[-~～\u2013]\s*"
+_DASH = range_dash()
 UNIT_RANGE = re.compile(
     rf"{_ALONE}({_SIGN})(?<![\d.])({_NUMBER})\s*(?P<unit>{UNIT}){_UNIT_END}{_DASH}"
     rf"([-−\u2013]?)({_NUMBER})\s*(?P=unit){_UNIT_END}"

@@ -150,7 +150,18 @@ _PAIR = r"(\d{1,2})/(\d{1,2})"
 DATE_RANGE = re.compile(rf"{_START}{_PAIR}\s*[-~\u2013\u2014]\s*{_PAIR}(?![\d./])")
 # A month and a four-digit year of today's alerts (11/2026, 1970 to 2099): no share is
 # written with such a year below it (1/1900 may be one).
-MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./])")
+MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./]|[-年]\d)")
+# A label's number (柜3, 3号柜, 2#) or a number, then a slash, or a label and a space, before a
+# dated year (柜3/2024-05-01, 3号柜 2024/05/01): the label and the date are two fields, a
+# pause between, never a month and a year (柜二零二四年三月) nor a run of digits.
+_DATED = r"(?=\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}(?!\d))"
+# (A space between Chinese and a digit is gone by now: 3号柜2024/05/01.)
+_NUMBERED = rf"(?<![\d./A-Za-z])\d+[号#][{LABEL_WORDS}]*"
+_LABEL_NUMBER = rf"(?<=[{LABEL_WORDS}])\d+"
+LABEL_BEFORE_DATE = re.compile(
+    rf"({_NUMBERED}|{_LABEL_NUMBER}|{_START}\d+)/{_DATED}"
+    rf"|({_NUMBERED}\s*|{_LABEL_NUMBER}\s+){_DATED}"
+)
 # A month and a two-digit day with a dot before 日 (11.30日): 日 says the day, not a decimal
 # (12.5日 may be days).
 DOTTED_DAY = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{2})日")
@@ -373,6 +384,7 @@ RULES = (
     Rule("range", TIME_RANGE, lambda m: "到"),
     Rule("about", ABOUT, lambda m: "大约" if m.group(0).startswith("大") else "约"),
     Rule("date", DATE_RANGE, _date_range),
+    Rule("label before a date", LABEL_BEFORE_DATE, lambda m: (m[1] or m[2]).rstrip() + "，"),
     Rule("date", MONTH_YEAR, _month_year),
     Rule("date", DOTTED_DAY, _dotted_day),
     Rule("date", MONTH_DAY, _month_day),
