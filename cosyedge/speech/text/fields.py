@@ -60,7 +60,31 @@ def read_duration(say: Callable[[list[tuple[str, str]]], str], m: re.Match[str])
     if m.group(1) is None:  # 1h30: hours and minutes
         return say([(m.group(2), "h"), (m.group(3), "m")])
     parts = duration_parts(m.group(1))
-    return m.group(0) if parts is None else say(parts)
+    if parts is not None:
+        return say(parts)
+    runs = _runs(m.group(1))
+    return m.group(0) if len(runs) < 2 else "".join(_said_run(say, run) for run in runs)
+
+
+def _runs(written: str) -> list[str]:
+    """`3h40m 3h40m` → ["3h40m", " 3h40m"]: a new duration starts where a unit is no smaller
+    than the one before it or a fraction was written (en-10); what parts them stays with the
+    run after it."""
+    runs, last = [""], None
+    for part in _PARTS.finditer(written):
+        order = _ORDER[part[2]]
+        if last is not None and (order <= last[0] or "." in last[1]):
+            runs.append("")
+        runs[-1] += written[len("".join(runs)) : part.end()]
+        last = (order, part[1])
+    return runs
+
+
+def _said_run(say: Callable[[list[tuple[str, str]]], str], run: str) -> str:
+    """One run of _runs said (its leading space kept); a lone part as a duration too, since
+    it follows one (`3h40m 2h`)."""
+    gap = run[: len(run) - len(run.lstrip())]
+    return gap + say(_PARTS.findall(run))
 
 
 # --- MAC addresses: AC:DE:48:00:11:22, ac-de-48-00-11-22 -------------------------------------
