@@ -4,8 +4,6 @@ after `word/`, colon chains, chemical formulas and multipliers."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import reference_en as ref
 from hypothesis import assume, given
@@ -47,4 +45,69 @@ DURATIONS_IN_A_ROW = [
 
 @pytest.mark.parametrize(("written", "spoken"), DURATIONS_IN_A_ROW)
 def test_durations_in_a_row(written, spoken):
+    assert normalize(written) == spoken
+
+
+# --- an equipment's number before a value ----------------------------------------------------
+
+NOUNS = ["Pump", "Line", "Panel", "Tank", "pump", "TANK", "Valve", "Motor", "Chiller", "Unit"]
+_MONTH_ABBR = [m[:3] for m in ref.MONTHS]
+
+
+@st.composite
+def equipment_values(draw) -> tuple[str, str]:
+    """An equipment noun, its number, then a value a number before it would join: a month and
+    a day, a slash date, a month and year, a fraction, thousands in groups."""
+    noun, n = draw(st.sampled_from(NOUNS)), draw(st.integers(1, 9999))
+    kind = draw(st.sampled_from(["month_day", "slash_date", "month_year", "fraction", "grouped"]))
+    if kind == "month_day":
+        month, day = draw(st.integers(1, 12)), draw(st.integers(1, 28))
+        value = (f"{_MONTH_ABBR[month - 1]} {day}", f"{ref.MONTHS[month - 1]} {ref.ordinal(day)}")
+    elif kind == "slash_date":
+        day, month, y = (
+            draw(st.integers(13, 28)),
+            draw(st.integers(1, 12)),
+            draw(st.integers(2000, 2099)),
+        )
+        value = (f"{day:02}/{month:02}/{y}", ref.date(y, month, day))
+    elif kind == "month_year":
+        month, y = draw(st.integers(1, 12)), draw(st.integers(2001, 2099))
+        value = (f"{month:02}/{y}", f"{ref.MONTHS[month - 1]} {ref.year(y)}")
+    elif kind == "fraction":
+        d = draw(st.sampled_from([2, 4, 8]))
+        top = draw(st.integers(1, d - 1))
+        value = (f"{top}/{d} open", f"{ref.fraction_words(top, d)} open")
+    else:
+        thousands, rest = draw(st.integers(1, 999)), draw(st.integers(0, 999))
+        value = (f"{thousands} {rest:03} kg", f"{ref.cardinal(thousands * 1000 + rest)} kilograms")
+    return f"{noun} {n} {value[0]}", f"{noun} {ref.cardinal(n)}, {value[1]}"
+
+
+@CLASSES
+@given(form=equipment_values(), frame=frames)
+def test_an_equipment_number_is_never_part_of_the_value_after_it(form, frame):
+    written, said = form
+    assert heard(written, frame) == expected(said, frame)
+
+
+EQUIPMENT_NUMBERS = [
+    ("Pump 3 Dec 2", "Pump three, December second"),
+    ("Line 12 01/05/2024", "Line twelve, May first twenty twenty four"),
+    ("Pump 3 3/4 open", "Pump three, three quarters open"),
+    ("Pump 3 1 500 kg", "Pump three, one thousand five hundred kilograms"),
+    ("Panel 3/12/2026", "Panel December third twenty twenty six"),  # a date written whole
+    ("Panel 3 12/2026", "Panel three, December twenty twenty six"),
+    ("Pump 3 12:05.", "Pump three, twelve oh five."),
+    # Neighbours that keep their reading: a quantity's word, a size in inches, a full date.
+    ("Total 1 500 kg", "Total one thousand five hundred kilograms"),
+    ('Valve 1 1/2" open', "Valve one and one half inches open"),
+    ("Report 3 Dec 2026", "Report December third twenty twenty six"),
+    ("Tank 12 A", "Tank twelve eh"),
+    ("Alarm 12 01/05/2024", "Alarm twelve May first twenty twenty four"),  # no day of its date
+    ("Due 3 Dec", "Due December third"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), EQUIPMENT_NUMBERS)
+def test_equipment_numbers(written, spoken):
     assert normalize(written) == spoken

@@ -200,7 +200,7 @@ EN9_IDENTIFIERS = [
     ),
     ("1 000,5 kg", "one thousand point five kilograms"),
     ("1 234 567", "one two hundred thirty four five hundred sixty seven"),
-    ("Tank 3 500 kg", "Tank three five hundred kilograms"),  # the tank's number
+    ("Tank 3 500 kg", "Tank three, five hundred kilograms"),  # the tank's number
     # Words of an all-capital alert: levels, function words, ISA mnemonics.
     (
         "PRESSURE 12.5 BAR AT 07:45",
