@@ -111,3 +111,60 @@ EQUIPMENT_NUMBERS = [
 @pytest.mark.parametrize(("written", "spoken"), EQUIPMENT_NUMBERS)
 def test_equipment_numbers(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- alerts in capitals: decimal commas, minutes, degrees ------------------------------------
+
+CAPITAL_FRAMES = [("ALARM ", " NOW"), ("", ""), ("CHECK ", " NOW."), ("", ","), ("HIGH ", "!")]
+capital_frames = st.sampled_from([*CAPITAL_FRAMES, ("Alarm at ", " on line"), ("(", ")")])
+_LETTER_UNITS = {"A": ("amp", "amps"), "V": ("volt", "volts"), "W": ("watt", "watts")}
+_DEGREE_SPELLINGS = ["DEGC", "DEG C", "degC", "deg C", "oC", "degrees C", "DEGF", "deg F", "oF"]
+
+
+@st.composite
+def capital_values(draw) -> tuple[str, str]:
+    """A value as an all-capital alert (or a careless one) writes it: a decimal comma after a
+    zero before A, V or W; minutes and seconds after a word of waiting before MIN; degrees
+    with a word or a small o for the sign."""
+    kind = draw(st.sampled_from(["zero_comma", "minutes", "degrees"]))
+    if kind == "zero_comma":
+        decimals, letter = (
+            draw(st.from_regex(r"\d{1,2}", fullmatch=True)),
+            draw(st.sampled_from("AVW")),
+        )
+        said = f"zero point {ref.digit_words(decimals)} {_LETTER_UNITS[letter][1]}"
+        return f"0,{decimals} {letter}", said
+    if kind == "minutes":
+        word = draw(st.sampled_from(["WAIT", "wait", "DELAY", "TIMEOUT"]))
+        minutes, seconds = draw(st.integers(1, 59)), draw(st.integers(1, 59))
+        unit = draw(st.sampled_from(["MIN", "MINS", "min"]))
+        said = ref.duration([(str(minutes), "minute"), (str(seconds), "second")])
+        return f"{word} {minutes:02}:{seconds:02} {unit}", f"{word} {said}"
+    amount, spelling = draw(st.integers(0, 999)), draw(st.sampled_from(_DEGREE_SPELLINGS))
+    scale = "Celsius" if spelling.endswith("C") else "Fahrenheit"
+    degrees = "degree" if amount == 1 else "degrees"
+    return f"{amount} {spelling}", f"{ref.cardinal(amount)} {degrees} {scale}"
+
+
+@CLASSES
+@given(form=capital_values(), frame=capital_frames)
+def test_values_as_alerts_in_capitals_write_them(form, frame):
+    written, said = form
+    assert heard(written, frame) == expected(said, frame)
+
+
+CAPITALS = [
+    ("ALARM 0,75 A NOW", "ALARM zero point seven five amps NOW"),
+    ("WAIT 05:30 MIN", "WAIT five minutes and thirty seconds"),
+    ("TEMP 85 DEGC", "TEMP eighty five degrees Celsius"),
+    ("Temp 85 degC.", "Temp eighty five degrees Celsius."),
+    ("Temp 85 deg F", "Temp eighty five degrees Fahrenheit"),
+    ("Lines 0,1 A down", "Lines zero, one eh down"),  # a plural noun numbers things: a list
+    ("Pumps 1,2 A down", "Pumps one, two eh down"),
+    ("5 of 6", "five of six"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), CAPITALS)
+def test_capitals(written, spoken):
+    assert normalize(written) == spoken

@@ -160,7 +160,8 @@ def _dotted_time(m: re.Match[str]) -> str:
 
 _CLOCK = r"(\d{1,3}):([0-5]\d)(?::([0-5]\d)(?:\.(\d{1,3}))?)?"
 _MINUTE_UNIT = r"min|mins|minutes"
-_UNIT_AFTER = rf"(\s?(?:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
+# In any case: an alert in capitals writes `WAIT 05:30 MIN` (en-10).
+_UNIT_AFTER = rf"(\s?(?i:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
 CUED_LENGTH = re.compile(
     rf"(?<![\w.])(?:((?i:{_SCHEDULED}))\s+)?((?i:{DURATION_WORDS}))({_GAP}){_CLOCK}"
     rf"(?!\d|[:.]\d){_UNIT_AFTER}"
@@ -194,7 +195,7 @@ def _clock_parts(
     if third is not None:
         seconds = third + (f".{fraction}" if fraction else "")
         return [(first, "hour"), (second, "minute"), (seconds, "second")]
-    if unit and unit.strip() in _MINUTE_UNIT.split("|"):
+    if unit and unit.strip().lower() in _MINUTE_UNIT.split("|"):
         return [(first, "minute"), (second, "second")]
     return [(first, "hour"), (second, "minute")]
 

@@ -47,7 +47,7 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 # a date's reading left there (`12 May first twenty twenty four`, from `12 01/05/2024`).
 _DAY_AFTER = (
     r"(?!\s+(?:\d|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
-    r"|twelfth|\w+teenth|twent|thirt))"
+    r"|twelfth|\w+teenth|twent|thirt|two thousand|nineteen))"
 )
 MONTH_DAY = re.compile(
     rf"(?<![\w.])(?:({_MONTH})\s+(\d{{1,2}}){_ORDINAL}|(\d{{1,2}}){_ORDINAL}\s+({_MONTH}){_DAY_AFTER})"

@@ -33,7 +33,7 @@ _MONTH = "|".join(name[:3] for name in MONTHS)
 _EQUIPMENT_NUMBER = re.compile(
     rf"(?<![\w.-])(?i:{EQUIPMENT_NOUNS})\s+\d{{1,4}}(?![\w.,:/-])"
     rf"(?=\s+(?:\.?\d|(?i:{_MONTH})[a-z]*\.?\s+\d))"
-    r"(?!\s+\d+/\d+\s?(?:\"|\u2033|''|in\b))"
+    r"(?!\s+\d{1,2}/\d{1,2}\s?(?:\"|\u2033|''|in\b))"
 )
 
 
