@@ -168,3 +168,53 @@ CAPITALS = [
 @pytest.mark.parametrize(("written", "spoken"), CAPITALS)
 def test_capitals(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- a version, a timestamp or a time after `word/` ------------------------------------------
+
+
+@st.composite
+def slashed_fields(draw) -> tuple[str, str]:
+    """A word, a slash, then a version, a dated UTC timestamp or a clock time."""
+    word = draw(st.sampled_from(["fw", "log", "plc", "hmi", "Node", "gw"]))
+    kind = draw(st.sampled_from(["version", "stamp", "time"]))
+    if kind == "version":
+        parts = draw(st.lists(st.integers(0, 99).map(str), min_size=2, max_size=3))
+        field, said = "v" + ".".join(parts), ref.version(None, tuple(parts), "", "")
+    else:
+        h, mi, sec = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.integers(0, 59))
+        if kind == "time":
+            field, said = f"{h:02}:{mi:02}", ref.clock(("24", f"{h:02}", mi, None, None, False))
+        else:
+            y, mo, d = (
+                draw(st.integers(2000, 2099)),
+                draw(st.integers(1, 12)),
+                draw(st.integers(1, 28)),
+            )
+            field = f"{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}Z"
+            said = ref.timestamp((y, mo, d), ("24", f"{h:02}", mi, f"{sec:02}", None, True))
+    return f"{word}/{field}", f"{word} slash {said}"
+
+
+@CLASSES
+@given(form=slashed_fields(), frame=frames)
+def test_a_field_after_a_word_and_a_slash_reads_as_it_does_alone(form, frame):
+    written, said = form
+    assert heard(written, frame) == expected(said, frame)
+
+
+SLASHED = [
+    ("fw/v1.2.3", "fw slash version one point two point three"),
+    (
+        "log/2026-11-30T14:05:00Z",
+        "log slash November thirtieth twenty twenty six, fourteen oh five U T C",
+    ),
+    ("plc/14:05.", "plc slash fourteen oh five."),
+    ("Valve/B3:0/1", "Valve slash B three colon zero slash one"),  # a PLC address, as before
+    ("line3/PT-101A", "line three slash P T one oh one eh"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), SLASHED)
+def test_slashed_fields(written, spoken):
+    assert normalize(written) == spoken

@@ -140,7 +140,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
 - (en-10) an equipment's number before a value, text/equipment.py (`Pump 3 Dec 2` → "Pump
   three, December second", `Pump 3 3/4 open`, `Pump 3 1 500 kg`); compact durations in a
   row each a duration (`3h40m 3h40m`, text/fields.py); in capitals `0,75 A NOW`, `05:30 MIN`,
-  and `85 degC`, `85 oC` (text/amounts.py, clocks.py, unitcase.py).
+  and `85 degC`, `85 oC` (text/amounts.py, clocks.py, unitcase.py); a field after `word/`
+  (`log/2026-11-30T14:05:00Z`, `fw/v1.2.3`, text/fields.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
@@ -491,6 +492,7 @@ _LINES = (
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *equipment.RULES,  # an equipment's number before a value: never a day or a whole
+    *fields.SLASHED,
     *notations.RULES,
     *connections.RULES,
     *dateforms.RULES,

@@ -245,6 +245,14 @@ def say_joined(m: re.Match[str], words: dict[str, str]) -> str:
 
 
 JOINED = joined(FIELD_FORMS)
+# (en-10) A word, a slash, then a version, a dated timestamp or a clock time (`fw/v1.2.3`,
+# `log/2026-11-30T14:05:00Z`, `plc/14:05`): the slash said, the field read as it is alone.
+# Only after letters: after digits a slash parts two values or a date's numbers.
+SLASHED_FIELD = re.compile(
+    r"(?<=[A-Za-z])/(?=[vV]\d+(?:\.\d+)+|\d{4}-\d{1,2}-\d{1,2}T\d|\d{1,2}:\d\d(?!\d))"
+)
+SLASHED = (Rule("field inside a token", SLASHED_FIELD, lambda m: " slash "),)
+"""Read before the registers and the clock times, which would take the field with its word."""
 
 RULES = (
     # A version's numbers may look like an address (firmware 10.2.0.1-rc1): it goes first.
