@@ -218,3 +218,36 @@ SLASHED = [
 @pytest.mark.parametrize(("written", "spoken"), SLASHED)
 def test_slashed_fields(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- four numbers or more joined by colons -----------------------------------------------
+
+
+@st.composite
+def colon_chains(draw) -> tuple[str, str]:
+    """Four to seven numbers joined by colons, not six pairs of digits (a MAC address; eight
+    groups are an IPv6 address)."""
+    numbers = draw(st.lists(st.integers(0, 9999).map(str), min_size=4, max_size=7))
+    assume(not (len(numbers) == 6 and all(len(n) == 2 for n in numbers)))
+    said = " colon ".join(ref.cardinal(int(n)) for n in numbers)
+    return ":".join(numbers), said
+
+
+@CLASSES
+@given(form=colon_chains(), frame=frames)
+def test_numbers_joined_by_colons_are_said_with_colon(form, frame):
+    written, said = form
+    assert heard(written, frame) == expected(said, frame)
+
+
+COLON_CHAINS = [
+    ("1:2:3:4:5", "one colon two colon three colon four colon five"),
+    ("10:20:30:40.", "ten colon twenty colon thirty colon forty."),
+    ("10:20:30:40:50:60", "one zero, two zero, three zero, four zero, five zero, six zero"),
+    ("14:05:30", "fourteen oh five and thirty seconds"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), COLON_CHAINS)
+def test_colon_chains(written, spoken):
+    assert normalize(written) == spoken

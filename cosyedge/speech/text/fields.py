@@ -197,6 +197,14 @@ def read_serial(m: re.Match[str]) -> str:
     return id_word(word) + between + say_identifier(after_word)
 
 
+# --- numbers joined by colons: 1:2:3:4:5 --------------------------------------------------------
+
+# (en-10) Four numbers or more joined by colons that are no MAC address (read before) are no
+# clock and no ratio: each number, "colon" between, as written (`10:20:30:40` → "ten colon
+# twenty colon thirty colon forty"). Three are a time or a ratio, read by their rules.
+COLON_CHAIN = re.compile(r"(?<![\w.:])\d{1,6}(?::\d{1,6}){3,}(?!\w|[.:]\d)")
+
+
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
 
 # The written forms of the fields that keep their reading inside a token (without groups).
@@ -261,5 +269,6 @@ RULES = (
     Rule("identifier", SERIAL, read_serial),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
+    Rule("colon chain", COLON_CHAIN, lambda m: " colon ".join(m.group(0).split(":"))),
     Rule("duration", DURATION, functools.partial(read_duration, say_duration)),
 )
