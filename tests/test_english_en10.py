@@ -251,3 +251,65 @@ COLON_CHAINS = [
 @pytest.mark.parametrize(("written", "spoken"), COLON_CHAINS)
 def test_colon_chains(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- multipliers, particulate matter, chemical formulas ------------------------------------
+
+_MULTIPLIER_WORDS = {"k": "thousand", "K": "thousand", "M": "million"}
+FORMULAS = {"H2S": "H two S", "CO2": "C O two", "NH3": "N H three", "SO2": "S O two"}
+FORMULAS |= {"CH4": "C H four", "NO2": "N O two", "O2": "O two"}
+
+
+@st.composite
+def multiplied(draw) -> tuple[str, str]:
+    """A number with k, K or M written onto it before a word, a small k anywhere; particulate
+    matter; a chemical formula before its value."""
+    kind = draw(st.sampled_from(["multiplier", "particulate", "formula"]))
+    if kind == "particulate":
+        size = draw(st.sampled_from(["1", "2.5", "4", "10"]))
+        said = "two point five" if size == "2.5" else ref.cardinal(int(size))
+        return f"PM{size}", f"P M {said}"
+    if kind == "formula":
+        formula, value = draw(st.sampled_from(sorted(FORMULAS))), draw(st.integers(2, 999))
+        return (
+            f"{formula} {value} ppm",
+            f"{FORMULAS[formula]} {ref.cardinal(value)} parts per million",
+        )
+    whole = draw(st.integers(1, 999))
+    decimals = draw(st.none() | st.from_regex(r"\d{1,2}", fullmatch=True))
+    amount = str(whole) + (f".{decimals}" if decimals else "")
+    letter = draw(st.sampled_from("kKM"))
+    word = draw(st.sampled_from(["cycles", "parts", "hours"]))
+    if letter == "k" and draw(st.booleans()):
+        word = ""
+    said = f"{ref.decimal(amount)} {_MULTIPLIER_WORDS[letter]}"
+    return f"{amount}{letter}" + f" {word}" * bool(word), said + f" {word}" * bool(word)
+
+
+@CLASSES
+@given(form=multiplied(), frame=frames)
+def test_multipliers_particulate_matter_and_formulas(form, frame):
+    written, said = form
+    heard_said = heard(written, frame)
+    # A formula ending in a digit before its value takes a pause, as any such name does.
+    assert heard_said.replace(",", "") == expected(said, frame).replace(",", "")
+
+
+MULTIPLIERS = [
+    ("5k rpm", "five thousand rpm"),
+    ("2M cycles", "two million cycles"),
+    ("1.5k", "one point five thousand"),
+    ("10k-20k", "ten to twenty thousand"),
+    ("PM2.5 35 ug/m3", "P M two point five, thirty five micrograms per cubic meter"),
+    ("PM10 150", "P M ten, one hundred fifty"),
+    ("H2S 12 ppm", "H two S twelve parts per million"),
+    ("NH3 high", "N H three high"),
+    ("T 300K", "T three hundred K"),  # no word after a capital K: as written
+    ("5kW", "five kilowatts"),
+    ("$1.5k", "one point five thousand dollars"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), MULTIPLIERS)
+def test_multipliers(written, spoken):
+    assert normalize(written) == spoken

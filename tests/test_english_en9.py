@@ -416,7 +416,7 @@ EN9_CASED_UNITS = [
     ("3 a day", "three a day"),  # the article
     ("pump 3 a failed", "pump three a failed"),
     ("Room 3F", "Room three F"),  # a label's letter
-    ("5K parts", "five K parts"),
+    ("5K parts", "five thousand parts"),
     ("Tag P-20 MA", "Tag P two oh MA"),  # a tag's number, no value
     ("STEP 2 OF 3", "STEP two of three"),
     ("3 MW", "three megawatts"),  # a unit as written

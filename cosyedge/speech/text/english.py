@@ -142,7 +142,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   row each a duration (`3h40m 3h40m`, text/fields.py); in capitals `0,75 A NOW`, `05:30 MIN`,
   and `85 degC`, `85 oC` (text/amounts.py, clocks.py, unitcase.py); a field after `word/`
   (`log/2026-11-30T14:05:00Z`, `fw/v1.2.3`) and four numbers or more joined by colons
-  (`1:2:3:4:5`, "colon" said; text/fields.py).
+  (`1:2:3:4:5`, "colon" said; text/fields.py); `5k rpm`, `2M cycles`, `PM2.5` (text/
+  notations.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
