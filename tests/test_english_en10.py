@@ -212,6 +212,9 @@ SLASHED = [
     ("plc/14:05.", "plc slash fourteen oh five."),
     ("Valve/B3:0/1", "Valve slash B three colon zero slash one"),  # a PLC address, as before
     ("line3/PT-101A", "line three slash P T one oh one eh"),
+    # After a word of time, a version with a pre-release is no dotted time.
+    ("Alarm at 0.10-beta on line", "Alarm at version zero point ten dash beta on line"),
+    ("Start at 7.45.", "Start at seven forty five."),
 ]
 
 

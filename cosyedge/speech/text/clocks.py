@@ -127,7 +127,7 @@ def _said_mark(mark: str | None) -> str:
 
 DOTTED_TIME = re.compile(
     rf"(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP}))"
-    rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}"
+    rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}(?!-[A-Za-z])"  # 0.10-beta: a version
 )
 # A dotted time with its hour written in two digits before h or hrs (`07.45 h`, `14.30 h`).
 DOTTED_HOURS = re.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech.text.daydates import VERSION_WORDS
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits, number
 
@@ -65,6 +66,17 @@ def fold_degrees(text: str) -> str:
     return _DEGREE_LIKE.sub(lambda m: m.group(1) + "\u00b0", text)
 
 
+# After a version's word the letter is the version's (`firmware 1.2k`).
+_VERSION_BEFORE = re.compile(rf"\b(?i:{VERSION_WORDS})\s+$")
+
+
+def _multiplied(m: re.Match[str]) -> str:
+    """`5k` → "5 thousand", `2M` → "2 million"; after a version's word as written."""
+    if _VERSION_BEFORE.search(m.string, max(0, m.start() - 12), m.start()):
+        return m.group(0)
+    return f"{m[1]} {_MULTIPLIERS[m[2] or m[3]]}"
+
+
 def _particulate(m: re.Match[str]) -> str:
     """`PM2.5` → "P M two point five", a comma before a value after it (`PM10 150`)."""
     return f"P M {number(m[1])}" + (", " if m[2] else "")
@@ -79,7 +91,7 @@ RULES = (
     Rule("mixed number", MIXED_INCHES, lambda m: f"{m[1]} {m[2]}/{m[3]}"),
     Rule("binary", BINARY, _binary),
     Rule("multiplier", MULTIPLIED_RANGE, lambda m: f"{m[1]} to {m[2]} thousand"),
-    Rule("multiplier", MULTIPLIED, lambda m: f"{m[1]} {_MULTIPLIERS[m[2] or m[3]]}"),
+    Rule("multiplier", MULTIPLIED, _multiplied),
     Rule("particulate matter", PARTICULATE, _particulate),
     Rule("countdown", COUNTDOWN, lambda m: f"T minus {m[1]}"),
     Rule("range", DOTS_RANGE, lambda m: f"{m[1]} to {m[2]}"),
