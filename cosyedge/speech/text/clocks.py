@@ -84,6 +84,7 @@ _QUANTITY_AHEAD = re.compile(
     r"|\s?[x\u00d7*^\u00b7/%\u2030\u00b0$\u20ac\u00a3\u00a5\u20b9\u00a2]"
     r"|\s?(?:USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\b"
     r"|\s+(?i:times|cycles|counts|units|pcs|parts|pieces|items|starts|trips|events|records)\b"
+    r"|\s+(?:thousand|million)\b"  # a multiplier read before (at 1.5k cycles, en-10)
 )
 _YEAR = re.compile(r"19\d\d|20[0-5]\d")
 
