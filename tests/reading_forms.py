@@ -1862,7 +1862,7 @@ def glued_id_words(draw) -> Form:
 # A formula or a label ending in digits, as the voice is given it (tag() reads the rest).
 NAMES_ENDING_IN_DIGITS = {
     "T1": "T one", "B2": "B two", "SF6": "S F six", "CH4": "C H four", "NH3": "N H three",
-    "H2": "H two", "CO2": "C O two", "PM10": "P M one oh", "PT101": "P T one oh one",
+    "H2": "H two", "CO2": "C O two", "PM10": "P M ten", "PT101": "P T one oh one",
 }  # fmt: skip
 # (`%` leaves a space before a closing quote the frames add: see test_english.py)
 VALUE_UNITS = ("bar", "ppm", "°C", "kPa")

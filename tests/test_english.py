@@ -626,7 +626,7 @@ EN8_FORMS = [
     ("SF6 5.5 bar", "S F six, five point five bar"),
     ("CH4 5 % LEL", "C H four, five percent LEL"),
     ("PT-101 5 bar", "P T one oh one, five bar"),
-    ("PM10 150", "P M one oh, one hundred fifty"),
+    ("PM10 150", "P M ten, one hundred fifty"),
     ("Flow 5 m3 10 min", "Flow five cubic meters ten minutes"),  # a unit, not a name
     ("Q3 2026", "Q three twenty twenty six"),  # a quarter and its year
     # an offset after a bare time, nanoseconds, a compact date and time parted by a space

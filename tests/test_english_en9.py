@@ -200,7 +200,7 @@ EN9_IDENTIFIERS = [
     ),
     ("1 000,5 kg", "one thousand point five kilograms"),
     ("1 234 567", "one two hundred thirty four five hundred sixty seven"),
-    ("Tank 3 500 kg", "Tank three five hundred kilograms"),  # the tank's number
+    ("Tank 3 500 kg", "Tank three, five hundred kilograms"),  # the tank's number
     # Words of an all-capital alert: levels, function words, ISA mnemonics.
     (
         "PRESSURE 12.5 BAR AT 07:45",
@@ -416,7 +416,7 @@ EN9_CASED_UNITS = [
     ("3 a day", "three a day"),  # the article
     ("pump 3 a failed", "pump three a failed"),
     ("Room 3F", "Room three F"),  # a label's letter
-    ("5K parts", "five K parts"),
+    ("5K parts", "five thousand parts"),
     ("Tag P-20 MA", "Tag P two oh MA"),  # a tag's number, no value
     ("STEP 2 OF 3", "STEP two of three"),
     ("3 MW", "three megawatts"),  # a unit as written

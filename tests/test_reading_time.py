@@ -18,6 +18,7 @@ SHAPES = [
     "1-", "1/", "1-0-", "1.", "1:", "1,", "- 1 ", "1 ", "12 ", "1-1 ", "a-", "ab-", "A/",
     "1+", "1x", "0.", "1;", "(", "1%", "$1", "1e", "a.",
     "T1 ", "1~", "1..", "0b1", "SN1", "1.000.", "14:05+", "20261130 ", "T-1 ",
+    "0x", "x1", '3/4" ', "1A ", "3h40m ", "1:2:", "Pump 3 ", "H2S ", "5k ", "PM2.5 ",
 ]  # fmt: skip
 # How much slower than an ordinary text of the same length a run may read (it reads in a few
 # hundredths of a second at 2,000 characters; a super-linear path takes seconds).
@@ -52,6 +53,19 @@ def test_runs_of_10000_characters_read_in_proportion_to_their_length():
     ordinary = _seconds(normalize, _long(ORDINARY, 10_000))
     for shape in ("1-", "1/", "1-0-", "a-", "ab-", "- 1 ", "1:"):
         assert _seconds(normalize, _long(shape, 10_000)) < SLOWER * ordinary, shape
+
+
+# Runs whose reading once grew as the square of their length: an inch mark after a fraction
+# counted the quotes from the text's start to decide whether a quotation was open.
+SQUARED = ['3/4" ', '1" ', "0x", "x1", "1A ", "3h40m ", "1:2:3:4:5 "]
+
+
+@pytest.mark.parametrize("shape", SQUARED)
+def test_four_times_the_run_reads_in_about_four_times_the_time(shape):
+    """CPU time, best of two each: 5,000 characters, then 20,000 (a square is 16 times)."""
+    short = _seconds(normalize, _long(shape, 5_000), time.process_time)
+    long = _seconds(normalize, _long(shape, 20_000), time.process_time)
+    assert long < 8 * short + 0.05, (shape, short, long)
 
 
 def test_a_word_of_many_joined_pieces_is_given_to_the_g2p_as_its_pieces():

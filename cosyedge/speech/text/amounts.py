@@ -182,10 +182,12 @@ DECIMAL_COMMA_RANGE = re.compile(
 ZERO_COMMA = re.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
 
 
-def _measured_unit(m: re.Match[str], group: int) -> bool:
+def _measured_unit(m: re.Match[str], group: int, zero: bool = False) -> bool:
     """Whether group `group` of `m` is a unit after a measured value: a lone letter only where
     its clause ends or another value follows and no plural noun is before the digits (`0,75
-    A`; `Lines 1,2 A down`, `Fuses 1,2 A` stay lists)."""
+    A`; `Lines 1,2 A down`, `Fuses 1,2 A` stay lists); after a `zero` before the comma, which
+    no list starts with, an A, V or W anywhere (`ALARM 0,75 A NOW`, en-10), as after any
+    decimal (units.py)."""
     unit = units.GRAMMAR.parse(m[group])
     if unit is None:
         return False
@@ -193,6 +195,8 @@ def _measured_unit(m: re.Match[str], group: int) -> bool:
         return True
     if _PLURAL_BEHIND.search(m.string, max(0, m.start() - 24), m.start()):
         return False  # Fuses 1,2 A: the things numbered, a list
+    if zero and m[group] in ("A", "V", "W"):
+        return True
     return bool(_LETTER_UNIT_AHEAD.match(m.string, m.end(group)))
 
 
@@ -205,7 +209,7 @@ def _decimal_comma_range(m: re.Match[str]) -> str:
 
 def _zero_comma(m: re.Match[str]) -> str:
     """`0,750 kg` → `0.750 kg`; before a lone letter that is no unit as written."""
-    if not _measured_unit(m, 2):
+    if not _measured_unit(m, 2, zero=True):
         return m.group(0)
     return f"0.{m[1]}"
 

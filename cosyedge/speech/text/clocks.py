@@ -84,6 +84,7 @@ _QUANTITY_AHEAD = re.compile(
     r"|\s?[x\u00d7*^\u00b7/%\u2030\u00b0$\u20ac\u00a3\u00a5\u20b9\u00a2]"
     r"|\s?(?:USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\b"
     r"|\s+(?i:times|cycles|counts|units|pcs|parts|pieces|items|starts|trips|events|records)\b"
+    r"|\s+(?:thousand|million)\b"  # a multiplier read before (at 1.5k cycles, en-10)
 )
 _YEAR = re.compile(r"19\d\d|20[0-5]\d")
 
@@ -127,7 +128,7 @@ def _said_mark(mark: str | None) -> str:
 
 DOTTED_TIME = re.compile(
     rf"(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP}))"
-    rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}"
+    rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}(?!-[A-Za-z])"  # 0.10-beta: a version
 )
 # A dotted time with its hour written in two digits before h or hrs (`07.45 h`, `14.30 h`).
 DOTTED_HOURS = re.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
@@ -160,7 +161,8 @@ def _dotted_time(m: re.Match[str]) -> str:
 
 _CLOCK = r"(\d{1,3}):([0-5]\d)(?::([0-5]\d)(?:\.(\d{1,3}))?)?"
 _MINUTE_UNIT = r"min|mins|minutes"
-_UNIT_AFTER = rf"(\s?(?:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
+# In any case: an alert in capitals writes `WAIT 05:30 MIN` (en-10).
+_UNIT_AFTER = rf"(\s?(?i:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
 CUED_LENGTH = re.compile(
     rf"(?<![\w.])(?:((?i:{_SCHEDULED}))\s+)?((?i:{DURATION_WORDS}))({_GAP}){_CLOCK}"
     rf"(?!\d|[:.]\d){_UNIT_AFTER}"
@@ -194,7 +196,7 @@ def _clock_parts(
     if third is not None:
         seconds = third + (f".{fraction}" if fraction else "")
         return [(first, "hour"), (second, "minute"), (seconds, "second")]
-    if unit and unit.strip() in _MINUTE_UNIT.split("|"):
+    if unit and unit.strip().lower() in _MINUTE_UNIT.split("|"):
         return [(first, "minute"), (second, "second")]
     return [(first, "hour"), (second, "minute")]
 

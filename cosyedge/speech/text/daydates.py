@@ -43,8 +43,14 @@ _SHORT = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 # abbreviation is its own); not MAY, which all-capitals text writes as the verb.
 _MONTH = rf"(?!MAY\b)(?:{_NAMES}|{_NAMES.upper()}|(?:{_SHORT}|{_SHORT.upper()})\.?)"
 _ORDINAL = r"(?:st|nd|rd|th)?"
+# A day first is none before a day the month has after it (`3 Dec 2`: December second) or one
+# a date's reading left there (`12 May first twenty twenty four`, from `12 01/05/2024`).
+_DAY_AFTER = (
+    r"(?!\s+(?:\d|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
+    r"|twelfth|\w+teenth|twent|thirt|two thousand|nineteen))"
+)
 MONTH_DAY = re.compile(
-    rf"(?<![\w.])(?:({_MONTH})\s+(\d{{1,2}}){_ORDINAL}|(\d{{1,2}}){_ORDINAL}\s+({_MONTH}))"
+    rf"(?<![\w.])(?:({_MONTH})\s+(\d{{1,2}}){_ORDINAL}|(\d{{1,2}}){_ORDINAL}\s+({_MONTH}){_DAY_AFTER})"
     r"(?![\w/-]|[.,:]\d)(\s+(?=\d{1,2}:\d\d))?"
 )
 # What says the number is no day: a unit or a count of things after it.

@@ -137,6 +137,13 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   10023`), text/spacegroups.py (`1 234 567 kg`); versions with a pre-release or a letter
   (`1.0.0-beta`, `v3.2a`, text/fields.py), `0X4302` as `0x4302`; words of alerts written
   in capitals, text/capitals.py (`HI HI` → "high high", `AT` a word, `PAH` spelled).
+- (en-10) an equipment's number before a value, text/equipment.py (`Pump 3 Dec 2` → "Pump
+  three, December second", `Pump 3 3/4 open`, `Pump 3 1 500 kg`); compact durations in a
+  row each a duration (`3h40m 3h40m`, text/fields.py); in capitals `0,75 A NOW`, `05:30 MIN`,
+  and `85 degC`, `85 oC` (text/amounts.py, clocks.py, unitcase.py); a field after `word/`
+  (`log/2026-11-30T14:05:00Z`, `fw/v1.2.3`) and four numbers or more joined by colons
+  (`1:2:3:4:5`, "colon" said; text/fields.py); `5k rpm`, `2M cycles`, `PM2.5` (text/
+  notations.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
@@ -165,6 +172,7 @@ from cosyedge.speech.text import (
     dateforms,
     daydates,
     designations,
+    equipment,
     fields,
     folding,
     hyphens,
@@ -485,6 +493,8 @@ _LINES = (
     *unitcase.RULES,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
+    *equipment.RULES,  # an equipment's number before a value: never a day or a whole
+    *fields.SLASHED,
     *notations.RULES,
     *connections.RULES,
     *dateforms.RULES,

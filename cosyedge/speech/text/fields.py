@@ -60,7 +60,31 @@ def read_duration(say: Callable[[list[tuple[str, str]]], str], m: re.Match[str])
     if m.group(1) is None:  # 1h30: hours and minutes
         return say([(m.group(2), "h"), (m.group(3), "m")])
     parts = duration_parts(m.group(1))
-    return m.group(0) if parts is None else say(parts)
+    if parts is not None:
+        return say(parts)
+    runs = _runs(m.group(1))
+    return m.group(0) if len(runs) < 2 else "".join(_said_run(say, run) for run in runs)
+
+
+def _runs(written: str) -> list[str]:
+    """`3h40m 3h40m` → ["3h40m", " 3h40m"]: a new duration starts where a unit is no smaller
+    than the one before it or a fraction was written (en-10); what parts them stays with the
+    run after it."""
+    runs, last = [""], None
+    for part in _PARTS.finditer(written):
+        order = _ORDER[part[2]]
+        if last is not None and (order <= last[0] or "." in last[1]):
+            runs.append("")
+        runs[-1] += written[len("".join(runs)) : part.end()]
+        last = (order, part[1])
+    return runs
+
+
+def _said_run(say: Callable[[list[tuple[str, str]]], str], run: str) -> str:
+    """One run of _runs said (its leading space kept); a lone part as a duration too, since
+    it follows one (`3h40m 2h`)."""
+    gap = run[: len(run) - len(run.lstrip())]
+    return gap + say(_PARTS.findall(run))
 
 
 # --- MAC addresses: AC:DE:48:00:11:22, ac-de-48-00-11-22 -------------------------------------
@@ -173,6 +197,14 @@ def read_serial(m: re.Match[str]) -> str:
     return id_word(word) + between + say_identifier(after_word)
 
 
+# --- numbers joined by colons: 1:2:3:4:5 --------------------------------------------------------
+
+# (en-10) Four numbers or more joined by colons that are no MAC address (read before) are no
+# clock and no ratio: each number, "colon" between, as written (`10:20:30:40` → "ten colon
+# twenty colon thirty colon forty"). Three are a time or a ratio, read by their rules.
+COLON_CHAIN = re.compile(r"(?<![\w.:])\d{1,6}(?::\d{1,6}){3,}(?!\w|[.:]\d)")
+
+
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
 
 # The written forms of the fields that keep their reading inside a token (without groups).
@@ -221,6 +253,14 @@ def say_joined(m: re.Match[str], words: dict[str, str]) -> str:
 
 
 JOINED = joined(FIELD_FORMS)
+# (en-10) A word, a slash, then a version, a dated timestamp or a clock time (`fw/v1.2.3`,
+# `log/2026-11-30T14:05:00Z`, `plc/14:05`): the slash said, the field read as it is alone.
+# Only after letters: after digits a slash parts two values or a date's numbers.
+SLASHED_FIELD = re.compile(
+    r"(?<=[A-Za-z])/(?=[vV]\d+(?:\.\d+)+|\d{4}-\d{1,2}-\d{1,2}T\d|\d{1,2}:\d\d(?!\d))"
+)
+SLASHED = (Rule("field inside a token", SLASHED_FIELD, lambda m: " slash "),)
+"""Read before the registers and the clock times, which would take the field with its word."""
 
 RULES = (
     # A version's numbers may look like an address (firmware 10.2.0.1-rc1): it goes first.
@@ -229,5 +269,6 @@ RULES = (
     Rule("identifier", SERIAL, read_serial),
     Rule("field inside a token", JOINED, lambda m: say_joined(m, JOINER_WORDS)),
     Rule("MAC address", MAC, _mac),
+    Rule("colon chain", COLON_CHAIN, lambda m: " colon ".join(m.group(0).split(":"))),
     Rule("duration", DURATION, functools.partial(read_duration, say_duration)),
 )

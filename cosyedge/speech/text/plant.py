@@ -125,8 +125,7 @@ def _short_date(m: re.Match[str]) -> bool:
     rest = m.string[m.end() :]
     # An inch mark after it (`1/4" line`) is a size; a quote closing a quotation is none
     # (quotes counted in the sentence's reach before it, so a long text reads in linear time).
-    before = _QUOTE.findall(m.string, max(0, m.start() - _QUOTE_REACH), m.start())
-    inch = rest.startswith('"') and len(before) % 2 == 0
+    inch = rest.startswith('"') and not quote_open(m.string, m.start())
     return not re.match(rf"\s?(?:{_TIME_WORDS})\b|\s(?:{_EXTENT})\b", rest) and not (
         inch or units.UNIT_AHEAD.match(rest) or _COUNTED_AHEAD.match(rest)
     )
@@ -213,10 +212,17 @@ def _pair(top: str, bottom: str, before_unit: bool) -> str:
 _QUOTE = re.compile(r'(?<!\d)"')
 
 
+def quote_open(text: str, at: int) -> bool:
+    """Whether a quotation is open at `at`: quotes counted in the sentence's reach before it
+    (_QUOTE_REACH characters), not from the text's start, so a long text of inch marks reads
+    in linear time."""
+    return len(_QUOTE.findall(text, max(0, at - _QUOTE_REACH), at)) % 2 == 1
+
+
 def _closes_a_quote(m: re.Match[str], inch: str | None) -> bool:
     """A double quote after a pair is an inch mark unless a quotation is open before it
     ("½" is one half in quotes)."""
-    return inch == '"' and len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 1
+    return inch == '"' and quote_open(m.string, m.start())
 
 
 def _slash_pair(m: re.Match[str]) -> str:
@@ -535,7 +541,7 @@ def _feet_inches(m: re.Match[str]) -> str:
 
 def _inch_mark(m: re.Match[str]) -> str:
     """`2"` → "2 inch", as the trade says a size; a closing quote (`"2"`) is left."""
-    if len(_QUOTE.findall(m.string, 0, m.start())) % 2 == 1:
+    if quote_open(m.string, m.start()):
         return m.group(0)
     return f"{m.group(1)} inch"
 

@@ -21,6 +21,9 @@ value: `load 5.5 kw, 400 v, 11 a`). A capital C, F or K written onto a number is
 temperature after a word that says one is measured (`T=45.2C`, `Temp 98.6F`), a K kelvin
 after one that says a difference of temperatures is (`dT=3.5K`, said in kelvin); elsewhere
 it is a label's letter (`3F`) or a thousand (`5K`, `T 300K`: kelvin is written apart).
+
+Degrees written with a word or a small o (`85 degC`, `85 deg F`, `85 oC`, `85 degrees C`)
+are degrees Celsius or Fahrenheit in any case (en-10).
 """
 
 from __future__ import annotations
@@ -141,12 +144,20 @@ def _unit_ahead(m: re.Match[str]) -> bool:
     return bool(_CLAUSE_END_OR_VALUE.match(m.string, m.end()))
 
 
+# Degrees written with a word or a small o for the sign, in any case (`85 degC`, `85 deg F`,
+# `85 oC`, `85 degrees C`, en-10): the degree sign, for the unit rules. The scale's letter
+# is a capital, so `5 of` stays a word.
+_DEGREE_WORD = re.compile(
+    rf"(?<![\w.:#])(?<!\d,)({_NUM})\s?(?:(?i:deg(?:rees?)?)\.?\s?|o)([CF])(?![\w°])"
+)
+
 # A diameter sign before a number (`Ø50 mm`, the sign U+2300 too): said (en-9).
 _DIAMETER = re.compile("(?<!\\w)[\u00d8\u00f8\u2300]\\s?(?=\\.?\\d)")
 
 RULES = (
     Rule("diameter", _DIAMETER, lambda m: "diameter "),
     Rule("unit", _TEMPERATURE, _temperature),
+    Rule("unit", _DEGREE_WORD, lambda m: f"{m[1]} °{m[2]}"),
     Rule("unit", _UNIT_CASE, _unit_case),
 )
 """Read first: every later rule sees the unit as written in its own case."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech.text.equipment import EQUIPMENT_NOUNS
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
 from cosyedge.speech.text.words import cardinal, count, is_one, number
@@ -169,9 +170,7 @@ _MEASURED_BEHIND = re.compile(
 # clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) or a
 # short word of a text in capitals (AT, ON) is no designation.
 _EQUIPMENT_BEHIND = re.compile(
-    r"(?:\b(?i:tanks?|bays?|lines?|trains?|units?|pumps?|compressors?|motors?|panels?|valves?|"
-    r"fans?|feeders?|cells?|banks?|zones?|rooms?|gates?|cabinets?|silos?|vessels?|reactors?|"
-    r"boilers?|kilns?|stations?|skids?|stages?|areas?|halls?|doors?|docks?|conveyors?)"
+    rf"(?:\b(?i:{EQUIPMENT_NOUNS})"
     r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV|AT|ON|IN|OF|TO|IS|BY|OR|AND|THE)\s)[A-Z]{1,3})\s+$"
 )
 
