@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +70,17 @@ def unrunnable_as_nobody() -> str | None:
         return None
     why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
     return f"{sys.executable} cannot run as nobody ({why}); use a Python all users can read"
+
+
+@contextlib.contextmanager
+def package_state_lock() -> Iterator[None]:
+    """Held by the package test while cosyedge is installed on this machine, and by a box
+    while it copies this machine's package database: a box never starts from a database that
+    lists cosyedge installed on the host, nor from one dpkg is writing."""
+    locks = Path("/run/lock") if Path("/run/lock").is_dir() else Path("/tmp")
+    with open(locks / "cosyedge-package-test.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def once_per_run(base: Path, name: str, make: Callable[[Path], None]) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from box import ASOUND_CONF, Box, Subscription, box_script
-from support import REPO
+from support import REPO, package_state_lock
 
 UNIT = "cosyedge.service"
 CONFIG = "/etc/cosyedge/cosyedge.yaml"
@@ -49,7 +49,6 @@ zc.close()
 
 pytestmark = [
     pytest.mark.system,
-    pytest.mark.xdist_group("dpkg"),  # one worker runs the package and box tests in turn
     pytest.mark.skipif(
         not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_BOX") == "1")
         or os.geteuid() != 0,
@@ -60,6 +59,12 @@ pytestmark = [
         not Path("/lib/systemd/systemd").exists(), reason="the host has no systemd to boot"
     ),
 ]
+
+
+# Two boxes, each on a worker of its own with the package installed afresh, take the tests
+# in two halves side by side; each half runs in order in its box (a worker given both runs
+# all of them in one box, in order).
+FIRST_BOX, SECOND_BOX = (pytest.mark.xdist_group(f"box-{n}") for n in (1, 2))
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +79,9 @@ def box(debs):
     try:
         # The host's package database and the system Mosquitto's own configuration: the box
         # has a private /etc and /var but the host's /usr, so dependencies are met as here.
-        b.copy(Path("/var/lib/dpkg"), "/var/lib/dpkg")
-        b.copy(Path("/etc/mosquitto"), "/etc/mosquitto")
+        with package_state_lock():  # not while the package test installs on the host
+            b.copy(Path("/var/lib/dpkg"), "/var/lib/dpkg")
+            b.copy(Path("/etc/mosquitto"), "/etc/mosquitto")
         # Debian's container images forbid starting services from maintainer scripts.
         b.sh("rm -f /usr/sbin/policy-rc.d /etc/mosquitto/conf.d/cosyedge.conf")
         b.write("/etc/asound.conf", ASOUND_CONF)
@@ -110,6 +116,7 @@ def ready_after_start(box: Box) -> float:
     return (int(box.show(UNIT, "ActiveEnterTimestampMonotonic")) - started) / 1e6
 
 
+@FIRST_BOX
 def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_shipped(box):
     shipped = (REPO / "systemd/cosyedge.service").read_text()
     assert box.read(f"/lib/systemd/system/{UNIT}") == shipped
@@ -136,6 +143,7 @@ def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_sh
     assert all(f"pid={mosquitto_pid}," in line for line in listeners), listeners
 
 
+@FIRST_BOX
 def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
     box.publish("plant/line1/estop", {"station": "station four", "id": "box-1"})
     report = reports.until(spoken("box-1"))
@@ -144,6 +152,7 @@ def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
     assert int(played) > 22050 * 2  # over half a second of 16-bit audio
 
 
+@FIRST_BOX
 def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(box, reports):
     pid = box.show(UNIT, "MainPID")
     original = box.read(CONFIG)
@@ -177,6 +186,7 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
     assert reports.until(spoken("box-after"))["text"] == "Emergency stop at station five."
 
 
+@FIRST_BOX
 def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
     """A broken file, then one enabling Wyoming with its package taken out of the venv, each
     with a restart: active, speaking, the fault said and in the status; a good file and a
@@ -230,6 +240,7 @@ def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
         box.sh(f"systemctl restart {UNIT}")
 
 
+@FIRST_BOX
 def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(box, reports):
     """On the packaged install, Wyoming is a change of configuration and a restart: no fault,
     a `describe` answered with the configured voices, and `_wyoming._tcp` announced on the
@@ -273,6 +284,7 @@ def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(b
         box.sh(f"systemctl restart {UNIT}")
 
 
+@FIRST_BOX
 def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
     pid = box.show(UNIT, "MainPID")
     restarts = int(box.show(UNIT, "NRestarts"))
@@ -290,6 +302,7 @@ def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
     reports.until(spoken("box-watchdog"))
 
 
+@SECOND_BOX
 def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, reports):
     ids = [f"box-stop-{n}" for n in range(5)]
     since = f"--since=@{box.sh('date +%s').stdout.strip()}"
@@ -314,6 +327,7 @@ def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, rep
         assert [r["outcome"] for r in said] == ["spoken"], (said, journal(box))
 
 
+@SECOND_BOX
 def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
     """Alerts keep coming while dpkg unpacks over the running service and restarts it: each
     ends in one outcome (critical ones are spoken even in a flood)."""
@@ -339,6 +353,7 @@ def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
         assert [r["outcome"] for r in reports.seen if r.get("id") == alert_id] == ["spoken"]
 
 
+@SECOND_BOX
 def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, reports):
     """`cosyedge say`, `warm` and `cache export`/`import` as root, as the docs show them:
     what they add belongs to the service user, and the service serves it from the cache."""
@@ -357,6 +372,7 @@ def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, r
     assert "spoke alert box-root source=cache" in journal(box, "-n 50")
 
 
+@SECOND_BOX
 def test_operator_commands_as_root_read_what_the_service_keeps(box, reports):
     """As root, with `--config /etc/cosyedge/cosyedge.yaml` and with no argument at all, the
     operator's commands report on the service's own history, cache and configuration, and
@@ -403,6 +419,7 @@ def operator_commands(box: Box, given: tuple[str, ...]) -> None:
     assert run("warm").splitlines()[-1].startswith("warm: ")
 
 
+@SECOND_BOX
 def test_say_without_a_sound_device_exits_1_saying_so(box):
     """ALSA's default pointed at a card the box does not have: a clear refusal, no abort."""
     box.write("/etc/asound.conf", "pcm.!default { type hw; card 99 }\n")
@@ -421,6 +438,7 @@ def retained(box: Box, *topics: str) -> str:
     return box.run("sh", "-c", f"mosquitto_sub {filters} -v --retained-only -W 3").stdout
 
 
+@SECOND_BOX
 def test_remove_takes_the_device_off_the_broker_and_purge_leaves_nothing(box):
     """With Home Assistant's discovery on, `dpkg -r` leaves nothing retained under the
     discovery prefix, nor the status; `dpkg -P` leaves nothing of cosyedge in /etc, the

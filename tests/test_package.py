@@ -6,7 +6,6 @@ of cosyedge's. It changes the machine (packages, a system user), so it runs as r
 
 from __future__ import annotations
 
-import fcntl
 import grp
 import os
 import pwd
@@ -16,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import package_state_lock
 
 from cosyedge import __version__
 
@@ -37,7 +37,6 @@ HINT = (
 
 pytestmark = [
     pytest.mark.system,
-    pytest.mark.xdist_group("dpkg"),  # one worker runs the package and box tests in turn
     pytest.mark.skipif(
         not (os.environ.get("CI") or os.environ.get("COSYEDGE_TEST_PACKAGE") == "1")
         or os.geteuid() != 0
@@ -105,9 +104,7 @@ def lint(deb: Path) -> None:
 
 @pytest.fixture
 def package_lock():
-    locks = Path("/run/lock") if Path("/run/lock").is_dir() else Path("/tmp")
-    with open(locks / "cosyedge-package-test.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with package_state_lock():
         yield
 
 
