@@ -69,6 +69,39 @@ def fuzz(examples: int) -> scenarios.Result:
     return result
 
 
+READING_TESTS = (
+    "tests/test_reading_classes.py",
+    "tests/test_reading_classes_zh.py",
+    "tests/test_zh_spoken_classes.py",
+    "tests/test_english_en10.py",
+)
+
+
+def readings(examples: int) -> scenarios.Result:
+    """The reading classes' property tests, each class drawing `examples` instances (the
+    suite draws 100): every generated form read as its reference verbalizer says."""
+    started = time.monotonic()
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *READING_TESTS]
+    env = {**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)}
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    counts = re.search(r"(\d+) passed", done.stdout)
+    passed = int(counts[1]) if counts else 0
+    result = scenarios.Result(
+        scenario=f"reading classes: {examples} forms each",
+        sent=passed,
+        spoken=passed,
+        other={},
+        lost=0 if done.returncode == 0 else 1,
+        recovery_s=None,
+        peak_rss_mb=0.0,
+        duration_s=round(time.monotonic() - started, 1),
+    )
+    result.notes.append("sent and spoken = property tests passed (no audio)")
+    if done.returncode:
+        result.notes.append("FAILED: " + done.stdout.strip().splitlines()[-1])
+    return result
+
+
 def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> str:
     rows = [
         "| Scenario | Alerts sent | Spoken | Other outcomes | Lost | Recovery | Peak RSS |",
@@ -99,7 +132,9 @@ def previous() -> dict[str, scenarios.Result]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(scenarios.SIZES), default="full")
-    parser.add_argument("--only", help="comma-separated: fuzz," + ",".join(scenarios.SCENARIOS))
+    parser.add_argument(
+        "--only", help="comma-separated: fuzz,readings," + ",".join(scenarios.SCENARIOS)
+    )
     parser.add_argument("--soak-minutes", type=float, help="overrides the size's soak length")
     parser.add_argument(
         "--write-docs", action="store_true", help="write the table into docs/measurements.md"
@@ -108,7 +143,7 @@ def main() -> int:
     size = dict(scenarios.SIZES[args.size])
     if args.soak_minutes is not None:
         size["soak_s"] = args.soak_minutes * 60
-    names = args.only.split(",") if args.only else [*scenarios.SCENARIOS, "fuzz"]
+    names = args.only.split(",") if args.only else [*scenarios.SCENARIOS, "fuzz", "readings"]
     if not size["soak_s"] and "soak" in names:
         names.remove("soak")
     fresh: dict[str, scenarios.Result] = {}
@@ -117,6 +152,8 @@ def main() -> int:
             print(f"== {name}", flush=True)
             if name == "fuzz":
                 result = fuzz(10000 if args.size == "full" else 1000)
+            elif name == "readings":
+                result = readings(1000)
             else:
                 try:
                     result = scenarios.run(name, Path(tmp) / name, size)
@@ -126,7 +163,7 @@ def main() -> int:
             print(json.dumps(result.as_dict()), flush=True)
             fresh[name] = result
     kept = previous() if args.only else {}
-    order = [*scenarios.SCENARIOS, "fuzz"]
+    order = [*scenarios.SCENARIOS, "fuzz", "readings"]
     merged = {**kept, **fresh}
     named = sorted(merged.items(), key=lambda kv: order.index(kv[0]))
     results = [r for _, r in named]
