@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +97,9 @@ class MqttConfig:
             _check_tls_files(self.tls_ca_file, self.tls_cert_file, self.tls_key_file)
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
-            object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
+            # The host's name as gethostname(2) gives it (uname's node name), read without
+            # importing socket, which every command reading a configuration would pay for.
+            object.__setattr__(self, "client_id", f"cosyedge-{os.uname().nodename}")
         if self.reconnect_max_s < self.reconnect_min_s:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:

@@ -8,10 +8,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cosyedge.config.fields import meta
+from cosyedge.config.fields import PRIORITIES, meta
 from cosyedge.config.syntax import check_template
 from cosyedge.config.values import expand_values, placeholders
-from cosyedge.model import PRIORITIES
 
 # The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
 # no real source may use it.

@@ -8,7 +8,6 @@ import logging
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +85,8 @@ def entry_files(directory: Path) -> tuple[list[Path], bool]:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Temp file in the same directory (named after our pid), fsync, rename, fsync dir."""
+    import tempfile  # with `random`, for writers only: a phrase read from the cache writes none
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     try:
         with os.fdopen(fd, "wb") as f:
