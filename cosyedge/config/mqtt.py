@@ -15,6 +15,9 @@ from cosyedge.config.fields import check_publish_topic, meta, open_to_others, sh
 
 @dataclass(frozen=True)
 class MqttConfig:
+    """The MQTT broker and the session kept with it (`mqtt`); a file it names that cannot be
+    read is refused as the section is made, so a reload does not half apply it."""
+
     host: str = field(default="127.0.0.1", metadata=meta("broker host name or address"))
     port: int = field(default=1883, metadata=meta("broker port", range=(1, 65535)))
     client_id: str = field(
@@ -165,6 +168,9 @@ def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:
 
 @dataclass(frozen=True)
 class ReportsConfig:
+    """The topics outcomes, events, errors and status are published on (`reports`), each
+    without wildcards."""
+
     outcome_topic: str = field(
         default="cosyedge/report",
         metadata=meta("one message per accepted alert: its final outcome"),

@@ -30,6 +30,9 @@ def looks_like_canary(topic: str, payload: bytes, own: Collection[str]) -> bool:
 
 @dataclass(frozen=True)
 class TemplateConfig:
+    """How alerts on a topic filter become a phrase (`templates[i]`): the text with its
+    fields, language, priority and the values it may take."""
+
     topic: str = field(
         metadata=meta(
             "an MQTT topic filter; a level written `{name}` matches any one level and becomes "
@@ -168,6 +171,9 @@ DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
 
 @dataclass(frozen=True)
 class HermesConfig:
+    """Rhasspy Hermes text-to-speech requests (`hermes`): whether they are taken, for which
+    site, at which priority."""
+
     enabled: bool = field(
         default=False, metadata=meta("take Rhasspy Hermes `hermes/tts/say` requests")
     )

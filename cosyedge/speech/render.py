@@ -38,6 +38,9 @@ _POLL_S = 0.05
 
 @dataclass
 class Rendering:
+    """One phrase being rendered: its rate, where its audio comes from, and the audio clause
+    by clause as it is ready."""
+
     sample_rate: int
     source: str  # "cache" or "synth"
     chunks: Iterator[np.ndarray]

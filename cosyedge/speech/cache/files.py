@@ -23,6 +23,9 @@ TEMP = re.compile(rf"{re.escape(TEMP_PREFIX)}(\d+)-[a-z0-9_]{{8}}\Z")  # write_a
 
 @dataclass(frozen=True)
 class Reconciled:
+    """What bringing the index and the files into agreement did: how many files of each kind
+    were adopted, removed, dropped from the index or left alone."""
+
     adopted: int = 0
     removed_damaged: int = 0
     dropped_missing: int = 0

@@ -333,6 +333,9 @@ def front_end(
 
 @dataclass
 class HibariVoice(FrontedVoice):
+    """hibari's model behind its front end: a step per sentence, cut past MAX_PHONEMES, the
+    heap handed back once it grows STEP_SLACK_MB past its floor."""
+
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]
