@@ -13,7 +13,8 @@ the peak RSS above the loaded voice (VmHWM, reset after the warm-up), and what R
 it at the end. Variants: `hibari` (hibari's `Hibari`), `each step` (as before: a hand-back
 after every step, the vocoder's norms dropped), `slack N` (a hand-back once RSS is N MB above
 its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `clauses`,
-`arena`). Medians over reps; the load average at start and end.
+`arena`, `mmap KiB`: glibc's mmap threshold fixed there). Medians over reps; the load average
+at start and end.
 """
 
 from __future__ import annotations
@@ -121,8 +122,19 @@ def _use_variant(variant: str) -> None:
             hibari.MEMORY_ARENA = True
         elif option == "clauses":
             _step_per_clause()
+        elif option.startswith("mmap"):
+            _mmap_threshold(int(option.split()[1]) << 10)
         else:
             hibari.MAX_PHONEMES = int(option.split()[1])
+
+
+def _mmap_threshold(size: int) -> None:
+    """glibc's malloc maps blocks of `size` bytes and more on their own (given back as they are
+    freed) instead of taking them from the heap, with the threshold fixed."""
+    from cosyedge.speech.allocator import libc_function
+
+    mallopt = libc_function("mallopt")
+    assert mallopt is not None and mallopt(-3, size) == 1  # M_MMAP_THRESHOLD
 
 
 def _step_per_clause() -> None:
