@@ -13,7 +13,8 @@ the peak RSS above the loaded voice (VmHWM, reset after the warm-up), and what R
 it at the end. Variants: `hibari` (hibari's `Hibari`), `each step` (as before: a hand-back
 after every step, the vocoder's norms dropped), `slack N` (a hand-back once RSS is N MB above
 its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `clauses`,
-`arena`). Medians over reps; the load average at start and end.
+`arena`, `mmap KiB` and `trim MiB`: glibc's thresholds fixed there). Medians over reps; the
+load average at start and end.
 """
 
 from __future__ import annotations
@@ -121,8 +122,22 @@ def _use_variant(variant: str) -> None:
             hibari.MEMORY_ARENA = True
         elif option == "clauses":
             _step_per_clause()
+        elif option.startswith("mmap"):
+            _mallopt(-3, int(option.split()[1]) << 10)  # M_MMAP_THRESHOLD
+        elif option.startswith("trim"):
+            _mallopt(-1, int(option.split()[1]) << 20)  # M_TRIM_THRESHOLD
         else:
             hibari.MAX_PHONEMES = int(option.split()[1])
+
+
+def _mallopt(option: int, value: int) -> None:
+    """One of glibc's malloc settings fixed (`mmap`: blocks this large and more are mapped on
+    their own, given back as they are freed; `trim`: free memory at the heap's top given back
+    past this); either stops glibc adjusting both thresholds as blocks are freed."""
+    from cosyedge.speech.allocator import libc_function
+
+    mallopt = libc_function("mallopt")
+    assert mallopt is not None and mallopt(option, value) == 1
 
 
 def _step_per_clause() -> None:

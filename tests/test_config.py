@@ -14,6 +14,15 @@ from cosyedge.config import Config, ConfigError, load_config, parse_config
 REPO = Path(__file__).resolve().parent.parent
 
 
+def test_the_configuration_names_the_priorities_the_model_orders_by():
+    """Defined twice, as the model imports nothing and the configuration need not import the
+    model's nouns (a command reading a file would pay for them): the two must agree."""
+    from cosyedge import model
+    from cosyedge.config import fields
+
+    assert fields.PRIORITIES == model.PRIORITIES
+
+
 def test_empty_file_gives_the_embedded_defaults():
     config = parse_config("", "site.yaml")
     assert config.mqtt.port == 1883

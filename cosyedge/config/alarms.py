@@ -11,6 +11,9 @@ from cosyedge.config.fields import check_publish_topic, meta
 
 @dataclass(frozen=True)
 class PriorityConfig:
+    """How alerts of one priority are announced (`alarms.priorities.<priority>`): the chime
+    before them, their volume, how often one not acknowledged is said again."""
+
     chime: bool = field(
         default=True,
         metadata=meta(
@@ -30,6 +33,8 @@ class PriorityConfig:
 
 @dataclass(frozen=True)
 class PrioritiesConfig:
+    """The announcing of each of the four priorities (`alarms.priorities`)."""
+
     critical: PriorityConfig = field(
         default_factory=PriorityConfig, metadata=meta("critical alerts")
     )
@@ -43,6 +48,9 @@ class PrioritiesConfig:
 
 @dataclass(frozen=True)
 class FloodConfig:
+    """When many alerts at once are a flood, summarized instead of said one by one, and when
+    the flood is over (`alarms.flood`)."""
+
     threshold: int = field(
         default=10,
         metadata=meta("more than this many alerts within the window is a flood", range=(1, 100000)),
@@ -70,6 +78,9 @@ class FloodConfig:
 
 @dataclass(frozen=True)
 class QuietHoursConfig:
+    """A daily window of local time in which alerts below critical are played more quietly
+    (`alarms.quiet_hours`)."""
+
     start: str = field(metadata=meta("start of the window, `HH:MM` local time"))
     end: str = field(
         metadata=meta("end of the window, `HH:MM` local time; one before `start` spans midnight")
@@ -93,6 +104,10 @@ class QuietHoursConfig:
 
 @dataclass(frozen=True)
 class AlarmsConfig:
+    """Alarm management in the manner of ISA-18.2 (`alarms`): commands, de-duplication, how
+    long an alert may wait and be said, shelving, floods, each priority's announcing, quiet
+    hours, the alarm history kept."""
+
     command_topic: str = field(
         default="cosyedge/command",
         metadata=meta(

@@ -10,6 +10,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+# What a template, a Hermes request or Home Assistant's notify may set an alert's priority to:
+# ISA-18.2 style, most urgent first. The model orders its items by the same words
+# (`cosyedge.model.PRIORITIES`, which imports nothing; tests/test_config.py checks they agree).
+PRIORITIES = ("critical", "high", "medium", "low")
+
 
 def meta(
     help: str,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cosyedge.config.fields import check_publish_topic, meta
-from cosyedge.model import PRIORITIES
+from cosyedge.config.fields import PRIORITIES, check_publish_topic, meta
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ the key and the reason (`ConfigError`). The schema is the dataclasses' fields an
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import errno
 import math
 import os
@@ -217,6 +216,8 @@ def _build(cls: type, node: Any, path: str, problems: list[str]) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in node:
         if key not in fields:
+            import difflib  # only for a key no section knows: most commands read none
+
             close = difflib.get_close_matches(str(key), fields, n=1)
             hint = f'; did you mean "{close[0]}"?' if close else f" (known: {', '.join(fields)})"
             problems.append(f"{path}{'.' if path else ''}{key}: unknown key{hint}")

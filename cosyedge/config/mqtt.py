@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +15,9 @@ from cosyedge.config.fields import check_publish_topic, meta, open_to_others, sh
 
 @dataclass(frozen=True)
 class MqttConfig:
+    """The MQTT broker and the session kept with it (`mqtt`); a file it names that cannot be
+    read is refused as the section is made, so a reload does not half apply it."""
+
     host: str = field(default="127.0.0.1", metadata=meta("broker host name or address"))
     port: int = field(default=1883, metadata=meta("broker port", range=(1, 65535)))
     client_id: str = field(
@@ -98,7 +100,9 @@ class MqttConfig:
             _check_tls_files(self.tls_ca_file, self.tls_cert_file, self.tls_key_file)
         if not self.client_id:
             # A fixed id is what lets the broker keep our session and queued QoS 1 messages.
-            object.__setattr__(self, "client_id", f"cosyedge-{socket.gethostname()}")
+            # The host's name as gethostname(2) gives it (uname's node name), read without
+            # importing socket, which every command reading a configuration would pay for.
+            object.__setattr__(self, "client_id", f"cosyedge-{os.uname().nodename}")
         if self.reconnect_max_s < self.reconnect_min_s:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:
@@ -164,6 +168,9 @@ def _check_tls_files(ca: Path, cert: Path | None, key: Path | None) -> None:
 
 @dataclass(frozen=True)
 class ReportsConfig:
+    """The topics outcomes, events, errors and status are published on (`reports`), each
+    without wildcards."""
+
     outcome_topic: str = field(
         default="cosyedge/report",
         metadata=meta("one message per accepted alert: its final outcome"),

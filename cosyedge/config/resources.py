@@ -12,6 +12,8 @@ from cosyedge.config.fields import default_cache_dir, meta
 
 @dataclass(frozen=True)
 class CacheConfig:
+    """The phrase cache (`cache`): where it is and how large it may grow."""
+
     dir: Path = field(
         default_factory=default_cache_dir,
         metadata=meta(
@@ -35,6 +37,8 @@ class CacheConfig:
 
 @dataclass(frozen=True)
 class AudioConfig:
+    """The sound device announcements are played on (`audio`)."""
+
     device: str | None = field(
         default=None,
         metadata=meta(
@@ -53,6 +57,8 @@ class AudioConfig:
 
 @dataclass(frozen=True)
 class MemoryConfig:
+    """The resident memory the daemon keeps itself under (`memory`)."""
+
     ceiling_mb: int = field(
         default=512,
         metadata=meta(

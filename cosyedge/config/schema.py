@@ -24,6 +24,9 @@ from cosyedge.config.wyoming import WyomingConfig
 
 @dataclass(frozen=True)
 class Config:
+    """The whole configuration, one field per section; the checks that span sections are
+    made as it is built (a ValueError naming the key)."""
+
     mqtt: MqttConfig = field(
         default_factory=MqttConfig,
         metadata=meta("the MQTT broker and the session cosyedge keeps with it"),

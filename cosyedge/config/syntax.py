@@ -18,6 +18,9 @@ _SPEC = re.compile(r"\.(\d)f\Z")
 
 @dataclass(frozen=True)
 class Part:
+    """One piece of a template's text: literal text, then the field named in `{name}` (with
+    the decimals it is said with, if given), or no field at the end."""
+
     literal: str
     name: str | None = None
     decimals: int | None = None

@@ -8,10 +8,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cosyedge.config.fields import meta
+from cosyedge.config.fields import PRIORITIES, meta
 from cosyedge.config.syntax import check_template
 from cosyedge.config.values import expand_values, placeholders
-from cosyedge.model import PRIORITIES
 
 # The topic level each wildcard of a filter becomes in its canaries' topic (service/canary.py):
 # no real source may use it.
@@ -31,6 +30,9 @@ def looks_like_canary(topic: str, payload: bytes, own: Collection[str]) -> bool:
 
 @dataclass(frozen=True)
 class TemplateConfig:
+    """How alerts on a topic filter become a phrase (`templates[i]`): the text with its
+    fields, language, priority and the values it may take."""
+
     topic: str = field(
         metadata=meta(
             "an MQTT topic filter; a level written `{name}` matches any one level and becomes "
@@ -169,6 +171,9 @@ DEFAULT_TEMPLATES = (TemplateConfig(topic="cosyedge/say", text="{text}"),)
 
 @dataclass(frozen=True)
 class HermesConfig:
+    """Rhasspy Hermes text-to-speech requests (`hermes`): whether they are taken, for which
+    site, at which priority."""
+
     enabled: bool = field(
         default=False, metadata=meta("take Rhasspy Hermes `hermes/tts/say` requests")
     )

@@ -11,9 +11,10 @@ import math
 import re
 import string
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cosyedge.model import Scalar
+if TYPE_CHECKING:
+    from cosyedge.model import Scalar
 
 MAX_PHRASES = 10000  # per template: more is not a phrase list but a number to synthesize
 _RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\Z")

@@ -110,6 +110,9 @@ class PremiumConfig:
 
 @dataclass(frozen=True)
 class VoiceConfig:
+    """One language's voice (`voices.<lang>`): its engine, model or pack, inference settings
+    and premium voice."""
+
     engine: str = field(
         default="hibari",
         metadata=meta(

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cosyedge.config.fields import PRIORITIES
+
 MAX_SEQ = 1 << 63
 # The start of an `in` line as `line_of` writes it: its seq, then (if not cut off) its topic.
 _TORN_IN = re.compile(
@@ -114,7 +116,6 @@ def _sends(v: Any) -> bool:
     )
 
 
-PRIORITIES = ("critical", "high", "medium", "low")
 _SAID: dict[str, Callable[[Any], bool]] = {
     "key": _text,
     "text": _text,

@@ -31,7 +31,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,6 +86,8 @@ class SavedDir:
         self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.check(self.path / suffix)
         prefix = f"{TEMP_PREFIX}{os.getpid()}-"
+        import tempfile  # with `random`, for writers only: reading what is kept makes none
+
         fd, name = tempfile.mkstemp(dir=self.path, prefix=prefix, suffix=suffix)
         os.close(fd)
         return Path(name)

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cosyedge.model import error_text
 from cosyedge.observe import Observer
 from cosyedge.speech.cache import Clip, PhraseCache, cache_key, normalize_text
 from cosyedge.speech.memory import is_out_of_memory
@@ -39,6 +38,9 @@ _POLL_S = 0.05
 
 @dataclass
 class Rendering:
+    """One phrase being rendered: its rate, where its audio comes from, and the audio clause
+    by clause as it is ready."""
+
     sample_rate: int
     source: str  # "cache" or "synth"
     chunks: Iterator[np.ndarray]
@@ -130,6 +132,8 @@ class _Job:
             # voice's session alive, and so the memory an out-of-memory handler wants back.
             traceback.clear_frames(exc.__traceback__)
             if not is_out_of_memory(exc):
+                from cosyedge.model import error_text  # see Renderer._outcome
+
                 self.outcome(self.lang, exc)
                 name = getattr(self.voice, "name", self.lang)
                 exc = SynthesisFailed(f"voice {name} failed: {error_text(exc)}")
@@ -207,6 +211,10 @@ class Renderer:
             if error is None:
                 self._failing.pop(lang, None)
             else:
+                # Imported on a failure: a phrase said from the cache (`cosyedge say`) needs
+                # none of the model's nouns, whose dataclasses take milliseconds to make.
+                from cosyedge.model import error_text
+
                 self._failing[lang] = f"cannot synthesize ({error_text(error)})"
 
     def _synthesize_forever(self) -> None:

@@ -54,12 +54,17 @@ class DamagedEntry(ValueError):
 
 @dataclass(frozen=True)
 class Clip:
+    """A phrase's audio as the cache gives it back."""
+
     sample_rate: int
     pcm: np.ndarray  # mono int16
 
 
 @dataclass(frozen=True)
 class EntryMeta:
+    """What a cache file says of itself: its key, voice, language, text, rate and the
+    checksum of its samples."""
+
     key: str
     voice: str
     lang: str
@@ -70,6 +75,8 @@ class EntryMeta:
 
 @dataclass(frozen=True)
 class Decoded:
+    """A cache file read and checked: what it says of itself, and its samples."""
+
     meta: EntryMeta
     pcm: np.ndarray  # mono int16, a view into the file's bytes
 

@@ -8,7 +8,6 @@ import logging
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,9 @@ TEMP = re.compile(rf"{re.escape(TEMP_PREFIX)}(\d+)-[a-z0-9_]{{8}}\Z")  # write_a
 
 @dataclass(frozen=True)
 class Reconciled:
+    """What bringing the index and the files into agreement did: how many files of each kind
+    were adopted, removed, dropped from the index or left alone."""
+
     adopted: int = 0
     removed_damaged: int = 0
     dropped_missing: int = 0
@@ -86,6 +88,8 @@ def entry_files(directory: Path) -> tuple[list[Path], bool]:
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Temp file in the same directory (named after our pid), fsync, rename, fsync dir."""
+    import tempfile  # with `random`, for writers only: a phrase read from the cache writes none
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     try:
         with os.fdopen(fd, "wb") as f:

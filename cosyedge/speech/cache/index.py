@@ -50,6 +50,8 @@ class IndexCorrupt(Exception):
 
 @dataclass(frozen=True)
 class Row:
+    """One entry of the cache's index, as the file it names was written."""
+
     key: str
     voice: str
     lang: str
@@ -74,6 +76,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Totals:
+    """The cache's size and hit counts, as `cache stats` gives them."""
+
     entries: int
     bytes: int
     pinned: int

@@ -81,6 +81,8 @@ _LEVEL = {"writable": logging.INFO}
 
 @dataclass(frozen=True)
 class Limits:
+    """How large the cache may grow: bytes, and entries if bounded."""
+
     max_bytes: int = 256 << 20
     max_entries: int | None = None
 

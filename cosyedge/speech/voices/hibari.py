@@ -99,12 +99,13 @@ def hibari_version() -> str:
 def packaged_model() -> Path:
     """The voice that ships inside hibari's package (`hibari.voices.DEFAULT`): the one entry
     of its registry whose file is there; asked of hibari itself if that is not one."""
-    shipped = [e["file"] for e in _registry().values() if (_assets() / e["file"]).is_file()]
+    assets = _assets()  # found once: each search walks sys.path
+    shipped = [e["file"] for e in _registry().values() if (assets / e["file"]).is_file()]
     if len(shipped) == 1:
-        return _assets() / shipped[0]
+        return assets / shipped[0]
     from hibari import voices
 
-    return _assets() / voices.VOICES[voices.DEFAULT]["file"]
+    return assets / voices.VOICES[voices.DEFAULT]["file"]
 
 
 def _registry_entry(digest: str) -> tuple[str, dict[str, Any]] | None:
@@ -333,6 +334,9 @@ def front_end(
 
 @dataclass
 class HibariVoice(FrontedVoice):
+    """hibari's model behind its front end: a step per sentence, cut past MAX_PHONEMES, the
+    heap handed back once it grows STEP_SLACK_MB past its floor."""
+
     front: FrontEnd
     session: ort.InferenceSession
     _vocab: dict[str, int]

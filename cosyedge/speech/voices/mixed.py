@@ -86,6 +86,8 @@ def mixed_estimate(fronts: Mapping[str, FrontEnd], lang: str, text: str) -> Esti
 
 @dataclass
 class MixedVoice:
+    """`lang`'s voice handing the runs of another script to that language's voice."""
+
     lang: str
     voices: Mapping[str, Voice]
     local_time_zone: str | None = None  # UTC timestamps are said in its local time

@@ -12,7 +12,6 @@ from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import Applied, Lexicon
 from cosyedge.speech.text.spans import Explained
 from cosyedge.speech.voices import FrontEnd
-from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
 from cosyedge.speech.zh.readings import Readings, ReadingsOnFirstUse, pypinyin_readings
 
 if TYPE_CHECKING:
@@ -26,6 +25,10 @@ class PinyinUnits:
     readings: Readings = pypinyin_readings
 
     def __call__(self, words: str, lexicon: Lexicon, applied: list[Applied]) -> Iterator[str]:
+        # Imported at the first text read, as the normalizer's rules are: a phrase said from
+        # the cache reads none.
+        from cosyedge.speech.zh.pinyin import clause_syllables, to_clauses
+
         def syllables(piece: str) -> tuple[str, ...]:
             out: list[str] = []
             for part in lexicon.split(piece, applied):
