@@ -29,77 +29,64 @@ RESULTS = REPO / "bench" / "results"
 BEGIN, END = "<!-- proving-table:begin -->", "<!-- proving-table:end -->"
 
 
-def fuzz(examples: int) -> scenarios.Result:
-    """The in-process fuzz tests (tests/test_fuzz.py) at full size: generated payloads
-    through intake and templates, mutated configs through the loader."""
-    started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-s",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "0",  # in this process, so -s shows the intake's tally
-            "tests/test_fuzz.py",
-        ],
-        cwd=REPO,
-        env={**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)},
-        capture_output=True,
-        text=True,
-    )
-    seen = re.search(r"intake fuzz: \{'accepted': (\d+), 'rejected': (\d+)\}", done.stdout)
-    accepted, rejected = (int(seen[1]), int(seen[2])) if seen else (0, 0)
+def in_process(tests: list[str], examples: int) -> subprocess.CompletedProcess[str]:
+    """pytest on `tests` in this process (-s shows the intake's tally), each property test
+    drawing `examples` examples."""
+    command = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-n", "0"]
+    env = {**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)}
+    return subprocess.run([*command, *tests], cwd=REPO, env=env, capture_output=True, text=True)
+
+
+def in_process_row(
+    scenario: str, done: subprocess.CompletedProcess[str], counts: tuple[int, int, int],
+    other: dict[str, int], started: float, note: str,
+) -> scenarios.Result:  # fmt: skip
+    """A row of the table for an in-process run: `counts` are sent, spoken and lost."""
+    sent, spoken, lost = counts
     result = scenarios.Result(
-        scenario=f"fuzz in process: {examples} payloads, {examples // 5} configs",
-        sent=accepted + rejected,
-        spoken=accepted,
-        other={"rejected": rejected},
-        lost=0 if done.returncode == 0 else examples,
-        recovery_s=None,
-        peak_rss_mb=0.0,
+        scenario=scenario, sent=sent, spoken=spoken, other=other,
+        lost=0 if done.returncode == 0 else lost, recovery_s=None, peak_rss_mb=0.0,
         duration_s=round(time.monotonic() - started, 1),
-    )
-    result.notes.append("spoken = accepted by intake (no audio); peak RSS not measured")
+    )  # fmt: skip
+    result.notes.append(note)
     if done.returncode:
         result.notes.append("FAILED: " + done.stdout.strip().splitlines()[-1])
     return result
 
 
-READING_TESTS = (
+def fuzz(examples: int) -> scenarios.Result:
+    """The in-process fuzz tests (tests/test_fuzz.py) at full size: generated payloads
+    through intake and templates, mutated configs through the loader."""
+    started = time.monotonic()
+    done = in_process(["tests/test_fuzz.py"], examples)
+    seen = re.search(r"intake fuzz: \{'accepted': (\d+), 'rejected': (\d+)\}", done.stdout)
+    accepted, rejected = (int(seen[1]), int(seen[2])) if seen else (0, 0)
+    return in_process_row(
+        f"fuzz in process: {examples} payloads, {examples // 5} configs", done,
+        (accepted + rejected, accepted, examples), {"rejected": rejected}, started,
+        "spoken = accepted by intake (no audio); peak RSS not measured",
+    )  # fmt: skip
+
+
+READING_TESTS = [
     "tests/test_reading_classes.py",
     "tests/test_reading_classes_zh.py",
     "tests/test_zh_spoken_classes.py",
     "tests/test_english_en10.py",
-)
+]
 
 
 def readings(examples: int) -> scenarios.Result:
     """The reading classes' property tests, each class drawing `examples` instances (the
     suite draws 100): every generated form read as its reference verbalizer says."""
     started = time.monotonic()
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *READING_TESTS]
-    env = {**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)}
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+    done = in_process(READING_TESTS, examples)
     counts = re.search(r"(\d+) passed", done.stdout)
     passed = int(counts[1]) if counts else 0
-    result = scenarios.Result(
-        scenario=f"reading classes: {examples} forms each",
-        sent=passed,
-        spoken=passed,
-        other={},
-        lost=0 if done.returncode == 0 else 1,
-        recovery_s=None,
-        peak_rss_mb=0.0,
-        duration_s=round(time.monotonic() - started, 1),
-    )
-    result.notes.append("sent and spoken = property tests passed (no audio)")
-    if done.returncode:
-        result.notes.append("FAILED: " + done.stdout.strip().splitlines()[-1])
-    return result
+    return in_process_row(
+        f"reading classes: {examples} forms each", done, (passed, passed, 1), {}, started,
+        "sent and spoken = property tests passed (no audio)",
+    )  # fmt: skip
 
 
 def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> str:
