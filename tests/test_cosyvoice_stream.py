@@ -135,7 +135,7 @@ def test_the_voice_yields_its_first_audio_before_the_clause_is_decoded(cosyvoice
 def test_the_packs_memory_is_measured_steadily(cosyvoice_pack):
     """The converter's figures: the most of several fresh processes, each speaking the
     longest clause (600 tokens) streamed, the least kept beside it; measured again here three
-    times, each within 15 % (and 8 MB) of the manifest's."""
+    times, each within 15 % (or 12 MB, the larger) of the manifest's."""
     from cosyedge.packs.cosyvoice_memory import measure_once
 
     memory = cosyvoice_pack.manifest["memory"]
@@ -146,4 +146,4 @@ def test_the_packs_memory_is_measured_steadily(cosyvoice_pack):
     print(f"again: {runs}")
     for run in runs:
         for key in ("load_mb", "step_mb"):
-            assert abs(run[key] - memory[key]) <= max(0.15 * memory[key], 8.0), (key, run)
+            assert abs(run[key] - memory[key]) <= max(0.15 * memory[key], 12.0), (key, run)
