@@ -7,8 +7,9 @@ by round: streamed as the voice speaks it (cosystream: the first chunk's audio a
 tokens, one chunk's flow and HiFT), and whole as the voice spoke before (every token, then
 the flow and HiFT of the whole clause). The same speech tokens either way (the same LM
 generator). Reports the median time to the first audio and to the last, and the log-mel
-distance between the two audios (over the samples both have) (their noise is drawn per chunk in one and per clause in the
-other, so it is set beside the distance between two whole renderings of other noise).
+distance between the two audios over the samples both have (their noise is drawn per chunk
+in one and per clause in the other, so it is set beside the distance between two whole
+renderings of other noise).
 Onnxruntime alone (no torch). Writes JSON under bench/results/.
 """
 
