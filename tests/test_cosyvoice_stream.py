@@ -120,16 +120,17 @@ def test_the_voice_yields_its_first_audio_before_the_clause_is_decoded(cosyvoice
 
     voice = CosyvoiceVoice.load("en", cosyvoice_pack.directory)
     text = "The feed pump of boiler house two has stopped and the line pressure is falling."
+    once = np.concatenate(list(voice.synthesize(text)))  # the graphs' first runs are slower
     started = time.perf_counter()
     parts = voice.synthesize(text)
     first = next(parts)
     first_s = time.perf_counter() - started
     rest = list(parts)
     total_s = time.perf_counter() - started
+    print(f"first audio {first_s:.3f} s, all {total_s:.3f} s, {len(rest) + 1} chunks")
     assert len(rest) >= 2, "a clause of this length is more than one chunk"
     assert first_s < total_s / 2
-    again = np.concatenate(list(voice.synthesize(text)))
-    np.testing.assert_array_equal(np.concatenate([first, *rest]), again)
+    np.testing.assert_array_equal(np.concatenate([first, *rest]), once)
 
 
 def test_the_packs_memory_is_measured_steadily(cosyvoice_pack):

@@ -39,7 +39,7 @@ def measure(directory: Path, repeats: int = REPEATS) -> dict[str, object]:
         "load_mb_least": min(loads),
         "step_mb_least": min(steps),
         "repeats": repeats,
-        "speech_tokens": runs[0]["speech_tokens"],
+        "speech_tokens": int(runs[0]["speech_tokens"]),
     }
 
 
