@@ -129,7 +129,7 @@ def reference_run(
     from torch.distributions.uniform import Uniform
 
     llm, flow, hift = models["llm"], models["flow"], models["hift"]
-    _decode_greedily(llm, len(ids))
+    _decode_greedily(models, len(ids))
 
     def tensor(values: np.ndarray) -> tuple[Any, Any]:
         length = torch.tensor([len(values)], dtype=torch.int32)
@@ -168,9 +168,10 @@ def reference_run(
     }
 
 
-def _decode_greedily(llm: Any, text_tokens: int) -> None:
+def _decode_greedily(models: dict[str, Any], text_tokens: int) -> None:
     """The reference LM's sampling made an argmax, the end excluded before its minimum length
     (what its redraw rule gives for a deterministic choice)."""
+    llm = models["llm"]
     eos, min_len = llm.speech_token_size, text_tokens * 2
 
     def greedy(scores, decoded, sampling):
@@ -270,7 +271,7 @@ def reference_stream(
     from cosyvoice.cli.model import CosyVoiceModel
     from torch.distributions.uniform import Uniform
 
-    _decode_greedily(models["llm"], len(ids))
+    _decode_greedily(models, len(ids))
     model = CosyVoiceModel(models["llm"], models["flow"], models["hift"])
     flow_inference, hift_inference = models["flow"].inference, models["hift"].inference
     draws = RecordedDraws([], [])

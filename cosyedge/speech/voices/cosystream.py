@@ -25,12 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from cosyedge.speech.voices.cosyvoice import CosyvoiceModels
 
 TOKEN_RATE = 50  # speech tokens per second (the flow's input frame rate)
 MEL_HOP = 256
@@ -71,6 +68,23 @@ class RngDraws:
         return phase, noise
 
 
+class ChunkModels(Protocol):
+    """What a chunk needs of the pack's graphs (CosyvoiceModels has it)."""
+
+    @property
+    def prompt_frames(self) -> int:
+        """The speaker's prompt's mel frames, before a chunk's own."""
+        ...
+
+    def flow_condition(self, tokens: list[int]) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def solve(self, noise: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray: ...
+
+    def source(self, mel: np.ndarray, phase: np.ndarray, noise: np.ndarray) -> np.ndarray: ...
+
+    def vocode(self, mel: np.ndarray, source: np.ndarray) -> np.ndarray: ...
+
+
 def fade_in_out(fade_in: np.ndarray, fade_out: np.ndarray, window: np.ndarray) -> np.ndarray:
     """The reference's cross-fade: the first half-window of `fade_in` (last axis) weighted
     by the window's rising half, plus the last half-window of `fade_out` by its falling one."""
@@ -96,7 +110,7 @@ class ChunkState:
 class ClauseStream:
     """One clause's chunks: `chunk` gives the audio of each in turn (token2wav's)."""
 
-    models: CosyvoiceModels
+    models: ChunkModels
     draws: Draws
     state: ChunkState = field(default_factory=ChunkState)
     mel_window: np.ndarray = field(default_factory=lambda: np.hamming(2 * MEL_OVERLAP))
@@ -130,7 +144,7 @@ class ClauseStream:
         if st.flow_noise is not None and st.flow_mu is not None:
             cached = st.flow_noise.shape[2]
             noise[:, :, :cached], mu[:, :, :cached] = st.flow_noise, st.flow_mu
-        prompt = models.speaker.prompt_feat.shape[0]
+        prompt = models.prompt_frames
         st.flow_noise = np.concatenate([noise[:, :, :prompt], noise[:, :, -MEL_OVERLAP:]], axis=2)
         st.flow_mu = np.concatenate([mu[:, :, :prompt], mu[:, :, -MEL_OVERLAP:]], axis=2)
         return models.solve(noise, mu, cond)
@@ -146,9 +160,7 @@ class ClauseStream:
         return self.models.vocode(mel, source), source
 
 
-def stream_clause(
-    models: CosyvoiceModels, tokens: Iterable[int], draws: Draws
-) -> Iterator[np.ndarray]:
+def stream_clause(models: ChunkModels, tokens: Iterable[int], draws: Draws) -> Iterator[np.ndarray]:
     """The clause's audio chunk by chunk as its speech `tokens` come (the reference's loop:
     a chunk every `TOKEN_HOP` tokens once `TOKEN_HOP` + `TOKEN_OVERLAP` are there, then the
     rest); the chunks joined are the clause's audio."""

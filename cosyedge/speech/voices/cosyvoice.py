@@ -291,6 +291,11 @@ class CosyvoiceModels:
             yield top
             logp = cache.step(self.speech_embedding[top].reshape(1, 1, -1))
 
+    @property
+    def prompt_frames(self) -> int:
+        """The speaker's prompt's mel frames (0 for an SFT speaker)."""
+        return int(self.speaker.prompt_feat.shape[0])
+
     def mel_frames(self, tokens: int) -> int:
         return int(tokens / TOKEN_RATE * 22050 / MEL_HOP)
 
