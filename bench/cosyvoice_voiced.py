@@ -28,7 +28,8 @@ import numpy as np
 from cosyedge.packs import cosyvoice_export
 from cosyedge.packs.convert_cosyvoice import load_models
 from cosyedge.packs.cosyvoice_parity import audio_log_mel_db
-from cosyedge.speech.voices.cosyvoice import AUDIO_LIMIT, HARMONICS, MEL_HOP, istft, stft
+from cosyedge.speech.voices.cosystream import HARMONICS, MEL_HOP
+from cosyedge.speech.voices.cosyvoice import AUDIO_LIMIT, istft, stft
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"

@@ -400,7 +400,7 @@ for lang, text in (("en", "Pump 2 stopped. Check line 7 now."), ("zh", zh)):
     voice = CosyvoiceVoice.load(lang, pack)
     runs = [[c.tobytes() for c in voice.synthesize(text)] for _ in range(2)]
     out[lang] = {
-        "clauses": len(runs[0]),
+        "chunks": len(runs[0]),  # a chunk or more a clause (cosystream)
         "samples": sum(len(c) for c in runs[0]) // 2,
         "same": runs[0] == runs[1],
         "digest": hashlib.sha256(b"".join(runs[0])).hexdigest(),
@@ -422,7 +422,7 @@ def test_the_voice_speaks_the_same_way_twice_without_torch(cosyvoice_pack):
     for lang in ("en", "zh"):
         assert out[lang]["same"], lang
         assert out[lang]["rate"] == 22050
-        assert out[lang]["clauses"] == 2, out[lang]
+        assert out[lang]["chunks"] >= 2, out[lang]  # two clauses at least
         assert out[lang]["samples"] > 22050 // 2, out[lang]
     assert out["en"]["digest"] != out["zh"]["digest"]
 

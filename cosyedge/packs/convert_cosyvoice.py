@@ -15,7 +15,6 @@ import json
 import logging
 import platform
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,29 +258,15 @@ def speaker_arrays(models: dict[str, Any], speaker: SpeakerInput) -> dict[str, n
     }
 
 
-def _measure_memory(directory: Path) -> dict[str, float]:
-    """Load the pack and speak one clause in a fresh process (no torch in it): resident MB
-    after loading, and the most one clause added."""
-    code = (
-        "import json, sys, numpy as np\n"
-        "from pathlib import Path\n"
-        "from cosyedge.speech.memory import rss_mb, peak_rss_mb, reset_peak\n"
-        "from cosyedge.speech.voices.cosypack import CosyPack\n"
-        "from cosyedge.speech.voices.cosyvoice import CosyvoiceModels\n"
-        "before = rss_mb()\n"
-        "models = CosyvoiceModels.load(CosyPack.open(Path(sys.argv[1])))\n"
-        "loaded = rss_mb(); reset_peak()\n"
-        "models.synthesize_ids(list(range(200, 230)), np.random.default_rng(0))\n"
-        "print(json.dumps({'load_mb': loaded - before, 'step_mb': peak_rss_mb() - loaded}))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(directory)], capture_output=True, text=True, timeout=3600
-    )
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
-        raise ConversionError(f"the converted pack cannot speak: {tail[0]}")
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    return {k: round(max(v, 0.0), 1) for k, v in figures.items()}
+def _measure_memory(directory: Path) -> dict[str, object]:
+    """The pack's memory as the premium worker runs it (cosyvoice_memory: fresh processes
+    without torch, the longest clause, the most of several runs)."""
+    from cosyedge.packs.cosyvoice_memory import MemoryMeasureError, measure
+
+    try:
+        return measure(directory)
+    except MemoryMeasureError as exc:
+        raise ConversionError(str(exc)) from None
 
 
 def _sources(model_dir: Path, choice: SpeakerChoice) -> dict[str, str]:

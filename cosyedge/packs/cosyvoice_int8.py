@@ -25,13 +25,9 @@ from cosyedge.config.voices import SessionConfig
 from cosyedge.packs import evaluate
 from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosystream import HARMONICS, MEL_HOP
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
-from cosyedge.speech.voices.cosyvoice import (
-    HARMONICS,
-    MEL_HOP,
-    CosyvoiceModels,
-    greedy_sampler,
-)
+from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, greedy_sampler
 from cosyedge.speech.voices.session import make_session
 
 log = logging.getLogger(__name__)

@@ -23,11 +23,10 @@ import numpy as np
 
 from cosyedge.packs.zhtts_parity import log_mel_db, log_mel_distance
 from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosystream import HARMONICS, MEL_HOP
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.cosyvoice import (
     FLOW_STEPS,
-    HARMONICS,
-    MEL_HOP,
     CosyvoiceModels,
     Speaker,
     greedy_sampler,
@@ -67,9 +66,16 @@ class Parity:
     audio_log_mel_db: float
     end_to_end_audio_max_abs: float  # reported: HiFT amplifies the mel's rounding
     end_to_end_log_mel_db: float
+    # The clauses streamed (cosystream) against the reference's streaming, end to end.
+    streamed_chunks: int
+    stream_chunks_equal: bool  # as many chunks, each as long
+    stream_audio_max_abs: float  # reported, as end to end
+    stream_log_mel_db: float
 
     def problems(self) -> list[str]:
         out = []
+        if not self.stream_chunks_equal:
+            out.append("streamed chunks differ from the reference's in number or length")
         if not self.tokenizer_equal:
             out.append("text tokens differ from whisper's tokenizer")
         if not self.tokens_equal:
@@ -78,7 +84,7 @@ class Parity:
             out.append(f"mel differs: max |d| {self.mel_max_abs:.2e}")
         if not self.audio_max_abs <= AUDIO_MAX_ABS_LIMIT:
             out.append(f"audio differs: max |d| {self.audio_max_abs:.2e}")
-        worst_db = max(self.audio_log_mel_db, self.end_to_end_log_mel_db)
+        worst_db = max(self.audio_log_mel_db, self.end_to_end_log_mel_db, self.stream_log_mel_db)
         if not worst_db <= AUDIO_LOG_MEL_DB_LIMIT:
             out.append(f"audio sounds different: log-mel distance {worst_db:.3f} dB")
         return out
@@ -123,15 +129,7 @@ def reference_run(
     from torch.distributions.uniform import Uniform
 
     llm, flow, hift = models["llm"], models["flow"], models["hift"]
-    eos, min_len = llm.speech_token_size, len(ids) * 2
-
-    def greedy(scores, decoded, sampling):
-        scores = scores.clone()
-        if len(decoded) < min_len:
-            scores[eos] = -float("inf")
-        return scores.argmax()
-
-    llm.sampling = greedy
+    _decode_greedily(models, len(ids))
 
     def tensor(values: np.ndarray) -> tuple[Any, Any]:
         length = torch.tensor([len(values)], dtype=torch.int32)
@@ -170,6 +168,21 @@ def reference_run(
     }
 
 
+def _decode_greedily(models: dict[str, Any], text_tokens: int) -> None:
+    """The reference LM's sampling made an argmax, the end excluded before its minimum length
+    (what its redraw rule gives for a deterministic choice)."""
+    llm = models["llm"]
+    eos, min_len = llm.speech_token_size, text_tokens * 2
+
+    def greedy(scores, decoded, sampling):
+        scores = scores.clone()
+        if len(decoded) < min_len:
+            scores[eos] = -float("inf")
+        return scores.argmax()
+
+    llm.sampling = greedy
+
+
 def check(
     pack: CosyPack, models: dict[str, Any], embedding: Any, tokenizer: Any, spoken: int = SPOKEN
 ) -> Parity:
@@ -180,8 +193,8 @@ def check(
     ours = replace(CosyvoiceModels.load(pack), flow_steps=FLOW_STEPS, guidance=True)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
     tokenizer_equal = all(bpe.encode(s) == tokenizer.encode(s) for s in SENTENCES)
-    tokens_equal, count = True, 0
-    worst = dict.fromkeys(("mel", "audio", "audio_db", "end", "end_db"), 0.0)
+    tokens_equal, count, chunks, chunks_equal = True, 0, 0, True
+    worst = dict.fromkeys(("mel", "audio", "audio_db", "end", "end_db", "stream", "stream_db"), 0.0)
     for i, sentence in enumerate(SENTENCES[:spoken]):
         ids = tokenizer.encode(sentence)
         ref = reference_run(models, embedding, ids, 1000 + i, ours.speaker)
@@ -189,10 +202,15 @@ def check(
         tokens_equal = tokens_equal and tokens == ref["tokens"]
         count += len(tokens)
         figures = _clause_figures(ours, ref)
+        streamed = reference_stream(models, embedding, ids, 1000 + i, ours.speaker)
+        stream = stream_figures(ours, ref["tokens"], streamed)
+        chunks, chunks_equal = chunks + stream["chunks"], chunks_equal and stream["same_lengths"]
+        figures |= {"stream": stream["audio_max_abs"], "stream_db": stream["audio_log_mel_db"]}
         worst = {k: max(worst[k], figures[k]) for k in worst}
     return Parity(
         spoken, tokenizer_equal, tokens_equal, count, worst["mel"], worst["audio"],
-        worst["audio_db"], worst["end"], worst["end_db"],
+        worst["audio_db"], worst["end"], worst["end_db"], chunks, chunks_equal, worst["stream"],
+        worst["stream_db"],
     )  # fmt: skip
 
 
@@ -226,3 +244,97 @@ def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
     if a.shape != b.shape:
         return math.inf
     return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)), initial=0.0))
+
+
+@dataclass
+class RecordedDraws:
+    """The reference's random draws, chunk by chunk, given back in the same order."""
+
+    flow: list[np.ndarray]
+    source: list[tuple[np.ndarray, np.ndarray]]
+
+    def flow_noise(self, frames: int) -> np.ndarray:
+        noise = self.flow.pop(0)
+        assert noise.shape == (1, 80, frames), (noise.shape, frames)
+        return noise.copy()
+
+    def source_draws(self, samples: int) -> tuple[np.ndarray, np.ndarray]:
+        phase, noise = self.source.pop(0)
+        assert noise.shape[2] == samples, (noise.shape, samples)
+        return phase, noise
+
+
+def reference_stream(
+    models: dict[str, Any], embedding: Any, ids: list[int], seed: int, speaker: Speaker
+) -> dict:
+    """The reference's own streaming inference (`CosyVoiceModel.tts(stream=True)`) of one
+    text, greedy: its chunks of audio, its speech tokens, and the random draws of each
+    chunk's flow and HiFT (each call seeded, and its draws made again from the same seed)."""
+    import torch
+    from cosyvoice.cli.model import CosyVoiceModel
+    from torch.distributions.uniform import Uniform
+
+    _decode_greedily(models, len(ids))
+    model = CosyVoiceModel(models["llm"], models["flow"], models["hift"])
+    flow_inference, hift_inference = models["flow"].inference, models["hift"].inference
+    draws = RecordedDraws([], [])
+    seeds = iter(range(seed * 1000, seed * 1000 + 10_000))
+
+    def flow(*args: Any, **kwargs: Any) -> Any:
+        torch.manual_seed(chosen := next(seeds))
+        mel, cache = flow_inference(*args, **kwargs)
+        torch.manual_seed(chosen)
+        frames = kwargs["prompt_feat"].shape[1] + mel.shape[2]
+        draws.flow.append(torch.randn(1, 80, frames).numpy())
+        return mel, cache
+
+    def hift(speech_feat: Any, **kwargs: Any) -> Any:
+        torch.manual_seed(chosen := next(seeds))
+        out = hift_inference(speech_feat=speech_feat, **kwargs)
+        torch.manual_seed(chosen)
+        phase = Uniform(low=-math.pi, high=math.pi).sample((1, HARMONICS, 1))
+        phase[:, 0, :] = 0
+        noise = torch.randn(1, HARMONICS, speech_feat.shape[2] * MEL_HOP)
+        draws.source.append((phase.numpy(), noise.numpy()))
+        return out
+
+    model.flow.inference, model.hift.inference = flow, hift
+    try:
+        chunks = [c["tts_speech"][0].numpy() for c in _tts_stream(model, speaker, embedding, ids)]
+    finally:
+        del model.flow.inference, model.hift.inference
+    return {"chunks": chunks, "draws": draws}
+
+
+def _tts_stream(model: Any, speaker: Speaker, embedding: Any, ids: list[int]) -> Any:
+    import torch
+
+    def tensor(values: np.ndarray) -> Any:
+        return torch.tensor(np.asarray(values)[None], dtype=torch.int32)
+
+    with torch.no_grad():
+        yield from model.tts(
+            text=tensor(np.array(ids)), flow_embedding=embedding, llm_embedding=embedding,
+            prompt_text=tensor(speaker.prompt_text),
+            llm_prompt_speech_token=tensor(speaker.flow_prompt_tokens),
+            flow_prompt_speech_token=tensor(speaker.flow_prompt_tokens),
+            prompt_speech_feat=torch.from_numpy(speaker.prompt_feat)[None], stream=True,
+        )  # fmt: skip
+
+
+def stream_figures(
+    ours: CosyvoiceModels, tokens: list[int], ref: dict
+) -> dict[str, float | int | bool]:
+    """The pack's streamed clause of the reference's speech `tokens` against the reference's
+    own (`reference_stream`), from its draws: the chunks' count and lengths, max |Δ| and
+    log-mel distance of the audio joined."""
+    from cosyedge.speech.voices.cosystream import stream_clause
+
+    chunks = list(stream_clause(ours, tokens, ref["draws"]))
+    mine, theirs = np.concatenate(chunks), np.concatenate(ref["chunks"])
+    return {
+        "chunks": len(chunks),
+        "same_lengths": [len(c) for c in chunks] == [len(c) for c in ref["chunks"]],
+        "audio_max_abs": _max_abs(mine, theirs),
+        "audio_log_mel_db": audio_log_mel_db(mine, theirs),
+    }

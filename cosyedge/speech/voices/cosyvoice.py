@@ -4,7 +4,8 @@ Per clause: our text front end (English or Mandarin normalization), whisper's BP
 the LLM's speech tokens (50 a second: prefill, then one decode step per token, its attention
 cache kept in place (cosycache), sampled as the reference samples), the flow's mel (the pack's Euler
 steps of the estimator with classifier-free guidance, 10 as released), then HiFT's audio
-(22.05 kHz).
+(22.05 kHz). A clause is spoken in chunks while the LM decodes it, as the reference streams
+(cosystream): its first audio comes after 120 tokens, not after all of them.
 
 Every random draw comes from one numpy generator seeded per clause from the voice's seed and
 the clause's text, so a phrase renders the same way twice. CosyVoice is far slower than real
@@ -37,17 +38,16 @@ from cosyedge.speech.voices.clauses import (
 )
 from cosyedge.speech.voices.cosycache import LmCache
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
+from cosyedge.speech.voices.cosystream import MEL_HOP, TOKEN_RATE, RngDraws, stream_clause
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
 
 log = logging.getLogger(__name__)
 
 # Bump when our processing around the models changes, so cached audio is not reused.
-ENGINE_VERSION = "cosyvoice-1"
+ENGINE_VERSION = "cosyvoice-2"  # 2: clauses streamed in chunks (cosystream)
 CLAUSE_PAUSE_S = 0.2
 MEMORY_ARENA = False
-TOKEN_RATE = 50  # speech tokens per second
-MEL_HOP = 256  # samples per mel frame
 # The reference's decoding: lengths bound by the text, ras_sampling(top_p, top_k, win, tau_r).
 MIN_TOKENS_PER_TEXT_TOKEN = 2
 MAX_TOKENS_PER_TEXT_TOKEN = 20
@@ -62,7 +62,6 @@ REGULATOR_EDGE_TOKENS = 20
 N_FFT, HOP = 16, 4
 AUDIO_LIMIT = 0.99
 MAX_MAGNITUDE = 1e2
-HARMONICS = 9  # the fundamental and 8 overtones
 # The longest Chinese one step takes: about 12 s of speech, as long as the 120 characters
 # split_clauses leaves of other text.
 ZH_UNIT_CHARS = 40
@@ -268,8 +267,12 @@ class CosyvoiceModels:
         return self.sessions[role].run(None, feeds)
 
     def speech_tokens(self, text_ids: list[int], sample: Sampler) -> list[int]:
-        """The LLM's speech tokens for the text (after the speaker's prompt text): the prompt
-        in one step under a causal mask, then one step per token, the cache kept in place."""
+        """The LLM's speech tokens for the text (after the speaker's prompt text)."""
+        return list(self.speech_token_stream(text_ids, sample))
+
+    def speech_token_stream(self, text_ids: list[int], sample: Sampler) -> Iterator[int]:
+        """The LLM's speech tokens as they are decoded: the prompt in one step under a causal
+        mask, then one step per token, the cache kept in place."""
         sp = self.speaker
         text = np.array([[*sp.prompt_text.tolist(), *text_ids]], dtype=np.int64)
         (encoded,) = self._run("text_encoder", text=text)
@@ -283,10 +286,15 @@ class CosyvoiceModels:
                 scores[self.eos] = -np.inf  # the reference never ends before the first token
             top = sample(scores, out, i < len(text_ids) * MIN_TOKENS_PER_TEXT_TOKEN)
             if top == self.eos:
-                break
+                return
             out.append(top)
+            yield top
             logp = cache.step(self.speech_embedding[top].reshape(1, 1, -1))
-        return out
+
+    @property
+    def prompt_frames(self) -> int:
+        """The speaker's prompt's mel frames (0 for an SFT speaker)."""
+        return int(self.speaker.prompt_feat.shape[0])
 
     def mel_frames(self, tokens: int) -> int:
         return int(tokens / TOKEN_RATE * 22050 / MEL_HOP)
@@ -294,6 +302,12 @@ class CosyvoiceModels:
     def mel(self, tokens: list[int], noise: np.ndarray) -> np.ndarray:
         """(80, frames) mel for the speech tokens; `noise` (1, 80, prompt + frames) is the
         flow's starting point."""
+        mu, cond = self.flow_condition(tokens)
+        return self.solve(noise, mu, cond)
+
+    def flow_condition(self, tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The flow's `mu` and `cond`, each (1, 80, prompt + frames), for the speech tokens
+        after the speaker's prompt: what the Euler steps start from besides the noise."""
         sp = self.speaker
         prompt = sp.flow_prompt_tokens.astype(np.int64)
         token = np.concatenate([prompt, np.array(tokens, dtype=np.int64)])[None]
@@ -307,8 +321,13 @@ class CosyvoiceModels:
         (mu,) = self._run("flow_regulator", x=x)
         cond = np.zeros_like(x)
         cond[0, :, :prompt_frames] = sp.prompt_feat.T
-        result = self._euler(noise.astype(np.float32), mu.transpose(0, 2, 1), cond)
-        return result[0, :, prompt_frames:]
+        return np.ascontiguousarray(mu.transpose(0, 2, 1)), cond
+
+    def solve(self, noise: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray:
+        """(80, frames) mel: the Euler steps from `noise` under `mu` and `cond` (each
+        (1, 80, prompt + frames)), the prompt's frames dropped."""
+        result = self._euler(noise.astype(np.float32), mu, cond)
+        return result[0, :, self.speaker.prompt_feat.shape[0] :]
 
     def _euler(self, x: np.ndarray, mu: np.ndarray, cond: np.ndarray) -> np.ndarray:
         """The reference's Euler solver on a cosine schedule, the estimator run as a batch of
@@ -346,21 +365,32 @@ class CosyvoiceModels:
     def audio(self, mel: np.ndarray, phase: np.ndarray, noise: np.ndarray) -> np.ndarray:
         """Float audio for `mel` (80, frames); `phase` (1, 9, 1) and `noise` (1, 9, samples)
         are the harmonic source's random draws."""
+        return self.vocode(mel, self.source(mel, phase, noise))
+
+    def source(self, mel: np.ndarray, phase: np.ndarray, noise: np.ndarray) -> np.ndarray:
+        """HiFT's harmonic source for `mel` (80, frames): (samples,), 256 a frame."""
         mel = mel[None].astype(np.float32)
         (source,) = self._run("hift_source", mel=mel, phase=phase, noise=noise)
-        spectrum = stft(source[0, 0])[None]
-        magnitude, phase_out = self._run("hift_core", mel=mel, source_stft=spectrum)
+        return source[0, 0]
+
+    def vocode(self, mel: np.ndarray, source: np.ndarray) -> np.ndarray:
+        """Float audio for `mel` (80, frames) from its harmonic `source` (samples,)."""
+        spectrum = stft(source)[None]
+        magnitude, phase_out = self._run("hift_core", mel=mel[None].astype(np.float32),
+                                         source_stft=spectrum)  # fmt: skip
         audio = istft(magnitude[0], phase_out[0])
         return np.clip(audio, -AUDIO_LIMIT, AUDIO_LIMIT)
 
-    def synthesize_ids(self, text_ids: list[int], rng: np.random.Generator) -> np.ndarray:
-        tokens = self.speech_tokens(text_ids, RasSampler(rng, self.eos))
-        frames = self.speaker.prompt_feat.shape[0] + self.mel_frames(len(tokens))
-        mel = self.mel(tokens, rng.standard_normal((1, 80, frames), dtype=np.float32))
-        phase = rng.uniform(-np.pi, np.pi, (1, HARMONICS, 1)).astype(np.float32)
-        phase[:, 0] = 0  # the fundamental starts at phase 0, as in the reference
-        noise = rng.standard_normal((1, HARMONICS, mel.shape[1] * MEL_HOP), dtype=np.float32)
-        return self.audio(mel, phase, noise)
+    def synthesize_ids(
+        self, text_ids: list[int], rng: np.random.Generator, sample: Sampler | None = None
+    ) -> Iterator[np.ndarray]:
+        """The clause's audio chunk by chunk while the LM decodes (cosystream: the reference's
+        streaming); the LM samples from one generator spawned from `rng` (with `sample`, when
+        given, instead), the chunks' noise comes from another, so the tokens do not depend on
+        where the chunks fall."""
+        lm_rng, noise_rng = rng.spawn(2)
+        tokens = self.speech_token_stream(text_ids, sample or RasSampler(lm_rng, self.eos))
+        return stream_clause(self, tokens, RngDraws(noise_rng))
 
 
 def text_units(lang: str) -> Callable[[str, Lexicon, list[Applied]], Iterator[str]]:
@@ -503,6 +533,7 @@ class CosyvoiceVoice(FrontedVoice):
         pause = np.zeros(int(CLAUSE_PAUSE_S * self.sample_rate), dtype=np.int16)
         for i, clause in enumerate(self.front.units(text)):
             ids = self.tokenizer.encode(clause)
-            audio = self._models.synthesize_ids(ids, clause_rng(self.seed, clause))
-            pcm = to_int16(audio)
-            yield np.concatenate([pause, pcm]) if i else pcm
+            chunks = self._models.synthesize_ids(ids, clause_rng(self.seed, clause))
+            for j, audio in enumerate(chunks):
+                pcm = to_int16(audio)
+                yield np.concatenate([pause, pcm]) if i and not j else pcm
