@@ -1083,11 +1083,13 @@ def takeover(lab: Lab, size: dict[str, float]) -> Result:
     shared = "  client_id: gw-shared\n  reconnect_max_s: 3\n"
     config = lab.config().replace("  reconnect_max_s: 2\n", shared)
     first = lab.daemon(config)
+    # Listening before the second starts: the takeover is told the moment it happens, and
+    # on a busy machine both may have told it before a listener started after them.
+    watch = Listener(lab.broker.port, ERROR, STATUS)
     # Its own numbering (reports are told apart by seq): its journal's high-water mark.
     (lab.root / "s2").mkdir()
     (lab.root / "s2" / "journal.seq").write_text("1000000")
     second = lab.daemon(config.replace(f"state_dir: {lab.root}/state", f"state_dir: {lab.root}/s2"))
-    watch = Listener(lab.broker.port, ERROR, STATUS)
     said = "MQTT session taken over"
     for d in (first, second):
         d.wait_for_log(said, timeout=60)
