@@ -198,6 +198,25 @@ class Delivery:
     detail: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, eq=False)
+class Counted:
+    """An alarm as a flood summary counts it: what the summary says of it, kept in its place
+    until a summary is heard, so that the alarm's message and fields go once its outcome is
+    told (a flood whose summaries fail keeps one of these for each of its alarms)."""
+
+    priority: str
+    at: float  # receipt, on the policy's clock
+    text: str | None  # its phrase, said when it is the highest
+    lang: str | None
+
+    @classmethod
+    def of(cls, offer: Offer) -> Counted:
+        said = offer.announcement
+        if said is None:
+            return cls(offer.priority, offer.at, None, None)
+        return cls(offer.priority, offer.at, said.text, said.lang)
+
+
 class ItemKind(enum.StrEnum):
     ALERT = "alert"
     REANNOUNCE = "reannounce"  # an unacknowledged alarm said again
@@ -215,7 +234,7 @@ class Item:
     offers: list[Offer]  # alert and reannounce: one; summary: the alerts it stands for
     text: str = ""
     final: bool = False  # a summary that also says the flood is over
-    tally: list[Offer] = field(default_factory=list)  # summary: the alarms its text counted
+    tally: list[Counted] = field(default_factory=list)  # summary: the alarms its text counted
     summary_lang: str = "en"  # summary, fault: the language it is said in
     fault: str = ""  # fault: which of the alarm system's own faults it tells
 

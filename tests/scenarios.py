@@ -153,12 +153,12 @@ class Probe:
     def __init__(self, lab: Lab, interval: float = 0.2) -> None:
         self.lab, self.interval = lab, interval
         self.samples: list[tuple[float, int, float, int, int]] = []  # t, pid, rss MB, fds, thr
+        self.started = time.monotonic()  # what a sample's t counts from
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        start = time.monotonic()
         while not self._stop.wait(self.interval):
             daemon = self.lab.current
             if daemon is None or not daemon.alive():
@@ -174,11 +174,15 @@ class Probe:
                 continue
             rss = int(fields["VmRSS"].split()[0]) / 1024
             threads = int(fields["Threads"])
-            self.samples.append((time.monotonic() - start, pid, rss, fds, threads))
+            self.samples.append((time.monotonic() - self.started, pid, rss, fds, threads))
 
     @property
     def peak_mb(self) -> float:
         return max((s[2] for s in self.samples), default=0.0)
+
+    def peak_since(self, since: float) -> float:
+        """The highest RSS sampled from `since` (time.monotonic()) on."""
+        return max((s[2] for s in self.samples if s[0] >= since - self.started), default=0.0)
 
     def stop(self) -> None:
         self._stop.set()
@@ -689,6 +693,7 @@ def memory_flood(lab: Lab, size: dict[str, float]) -> Result:
     memory = f"memory:\n  ceiling_mb: {CEILING_MB}\nstate_dir:"
     text = lab.config(alarms=alarms).replace("state_dir:", memory)
     daemon = lab.daemon(text, preexec=limit_data((CEILING_MB + 150) * MB))
+    ready, ready_at = memory_mb(daemon), time.monotonic()
     publisher = Publisher(lab.broker.port)
     messages = [alert("f", i, text=long_unique_text(i)) for i in range(n)]
     publisher.send_all(messages)
@@ -698,9 +703,22 @@ def memory_flood(lab: Lab, size: dict[str, float]) -> Result:
     publisher.close()
     result = tally(lab, f"flood of {n} long unique alerts", ids, started, None)
     result.notes.append(f"ceiling {CEILING_MB} MB, RLIMIT_DATA {CEILING_MB + 150} MB")
+    # The peak counts the start too: what the flood adds is the peak after READY.
+    result.notes.append(
+        f"RSS at READY {ready['VmRSS']:.0f} MB, the start's own peak {ready['VmHWM']:.0f} MB, "
+        f"the peak after READY {lab.probe.peak_since(ready_at):.0f} MB"
+    )
     if not daemon.alive():
         result.notes.append("the daemon died")
     return result
+
+
+def memory_mb(daemon: Daemon) -> dict[str, float]:
+    """The daemon's VmRSS and VmHWM (its peak so far) now, in MB."""
+    assert daemon.process is not None
+    status = Path(f"/proc/{daemon.process.pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return {k: int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM")}
 
 
 def soak(lab: Lab, size: dict[str, float]) -> Result:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import re
+import weakref
 from collections import Counter
 from dataclasses import replace
 
@@ -208,6 +210,25 @@ def test_flood_summarizes_speaks_criticals_and_announces_its_end():
     final, _ = speak_next(p, 11)
     assert final.text == "The alarm flood is over."
     assert not p.flood.active
+
+
+def test_a_flood_keeps_no_alarm_told_though_its_summary_was_not_heard():
+    """A summary that fails leaves its alarms to be counted by the next one, which must not
+    keep the alarms themselves (message, fields): a flood while no summary can be said
+    held every alarm of it after its outcome was told, about 3 KB each."""
+    p = policy(flood=FloodConfig(threshold=2, window_s=10, end_at=0, summary_interval_s=5))
+    floods = [offer(priority="medium", at=i * 0.01) for i in range(50)]
+    for o in floods:
+        p.offer(o, o.at)
+    summary, effects = speak_next(p, 1, "failed")
+    assert Counter(kind for kind, _ in outcomes(effects)) == {"failed": 50}
+    kept = [weakref.ref(o) for o in floods]
+    del floods, summary, effects, o
+    gc.collect()
+    assert [r for r in kept if r() is not None] == []
+    p.offer(offer(priority="high", at=6), 6)  # the next summary counts them all the same
+    again, _ = speak_next(p, 6)
+    assert again.text.startswith("Alarm flood: 51 new alarms. Highest: high alarm ")
 
 
 def test_a_flood_of_mandarin_alarms_is_summarized_in_mandarin():

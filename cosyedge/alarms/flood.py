@@ -6,10 +6,11 @@ one. The flood is over when the count within the window has fallen to `end_at`.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 
 from cosyedge.config.alarms import FloodConfig
+from cosyedge.model import Counted
 
 
 class FloodWatch:
@@ -43,6 +44,13 @@ class FloodWatch:
         horizon = now - self.config.window_s
         while self._arrivals and self._arrivals[0] <= horizon:
             self._arrivals.popleft()
+
+
+def most_spoken(counted: Sequence[Counted], top: Counted) -> str:
+    """The language most of these alarms are said in; on a tie, the highest alarm's."""
+    langs = Counter(c.lang for c in counted if c.lang)
+    first = top.lang or "en"
+    return max(langs, key=lambda lang: (langs[lang], lang == first), default=first)
 
 
 def summary_text(

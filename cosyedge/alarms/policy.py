@@ -13,20 +13,21 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from paho.mqtt.client import topic_matches_sub
 
-from cosyedge.alarms.flood import FloodWatch, summary_text
+from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
     PRIORITIES,
     BadCommand,
     Command,
+    Counted,
     Delivery,
     Effect,
     Event,
@@ -71,13 +72,6 @@ class Standing:
     cleared: bool = False  # returned to normal: awaits confirmation, not re-announced
 
 
-def _most_spoken(offers: Sequence[Offer], top: Offer) -> str:
-    """The language most of these alarms are said in; on a tie, the highest alarm's."""
-    langs = Counter(o.announcement.lang for o in offers if o.announcement)
-    first = top.announcement.lang if top.announcement else "en"
-    return max(langs, key=lambda lang: (langs[lang], lang == first), default=first)
-
-
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
     announcement = offer.announcement
     priority = announcement.priority if announcement else None
@@ -109,7 +103,7 @@ class AlarmPolicy:
         self._shelved: dict[str, float] = {}  # topic filter -> until
         self._closed: set[str] = set()  # keys being spoken that must not be re-announced
         self._batch: Item | None = None  # the flood summary being gathered
-        self._tally: list[Offer] = []  # alarms of the flood not yet counted by a summary
+        self._tally: list[Counted] = []  # alarms of the flood not yet counted by a summary
         self._next_summary = -math.inf
         self._summary_lang = "en"  # a flood's end is said in the language of its last summary
         self._stop: str | None = None  # why the item being spoken must stop now
@@ -180,10 +174,10 @@ class AlarmPolicy:
             for item in self.queue:
                 if item.kind is ItemKind.ALERT and item.priority != "critical":
                     self.queue.remove(item)
-                    self._tally.append(item.offers[0])
+                    self._tally.append(Counted.of(item.offers[0]))
                     self._gather(item.offers[0], now)
         if self.flood.active:
-            self._tally.append(offer)
+            self._tally.append(Counted.of(offer))
             if offer.priority != "critical":
                 self._gather(offer, now)
                 return effects
@@ -422,11 +416,11 @@ class AlarmPolicy:
                 if not item.offers and not item.final:
                     continue  # only critical alarms came in, and each was spoken
                 item.tally = list(self._tally)
-                counted = item.tally or item.offers
-                top = min(counted, key=lambda o: (PRIORITIES.index(o.priority), o.at), default=None)
-                highest = top.announcement.text if top and top.announcement else None
+                counted = item.tally or [Counted.of(o) for o in item.offers]
+                top = min(counted, key=lambda c: (PRIORITIES.index(c.priority), c.at), default=None)
+                highest = top.text if top else None
                 if top is not None:
-                    self._summary_lang = _most_spoken(counted, top)
+                    self._summary_lang = most_spoken(counted, top)
                 item.summary_lang = self._summary_lang
                 priorities = [o.priority for o in counted]
                 item.text = summary_text(priorities, highest, item.final, item.summary_lang)
