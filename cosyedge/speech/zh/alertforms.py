@@ -89,7 +89,17 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant, spellings
+from cosyedge.speech.zh import (
+    codes,
+    fields,
+    joints,
+    labels,
+    marks,
+    notation,
+    parting,
+    plant,
+    spellings,
+)
 from cosyedge.speech.zh.numbers import (
     digit_order,
     read_cardinal,
@@ -320,6 +330,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Supplies, codes, labels before values, dates' zeros: forms the rules below misread.
+    *parting.FIRST,
     # Ranges whose ends both have a Chinese word: the dash is 到, before a label takes it.
     *joints.RULES,
     # Units in capitals or mixed case (1500RPM, 1.6Mpa), as the symbol the unit rules know.
@@ -454,6 +466,8 @@ RULES: tuple[Rule, ...] = (
         lambda m: f"{read_number(m[1])}到{read_number(m[2])}",
     ),
     rule("number", rf"({_SIGN})({_NUMBER})", _number),
+    # A slash between two values read, 元 after a currency's name.
+    *parting.LAST,
 )
 
 
