@@ -81,7 +81,11 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   a falling pair with its unit, or after a word naming a value, is a range
   (`速度10-5转` → 速度十到五转; codes.py); digits after 工号, 卡号, 订单号, ... one
   by one (codes.py); hours with one digit or 00 after 停机, 离线, 运行, ... are a
-  duration, and `2026.11` is a month (labels.py).
+  duration, and `2026.11` is a month (labels.py);
+- (zh-front-11, parting.py) a slash between two values is 斜杠, a label's number and a value
+  after a space are parted by a pause, a MAC address after a word and a colon is the address,
+  `DC24V` is 直流二十四伏, `AL.21` a code spelled, `C` after a temperature Celsius and `M`
+  after a level metres, no 零 for a date's leading zero, a pause between a weekday and a time.
 """
 
 from __future__ import annotations
