@@ -42,9 +42,10 @@ MAC_AFTER_WORD = re.compile(
 SUPPLY = re.compile(r"(?<![A-Za-z0-9])(AC|DC|ac|dc)\s?(?=\d+(?:\.\d+)?\s?[kmM]?V(?![A-Za-z0-9]))")
 _SUPPLY_WORDS = {"ac": "交流", "dc": "直流"}
 
-# A label's number before a space and a value: a decimal, or a number with its unit (not
+# A label's number before a space and a value: a decimal, a number with its unit or a minus
+# written onto it (not
 # groups of a telephone number, `热线 400 820 8820`, nor a mixed fraction, `2 1/2`).
-_VALUE = rf"[-+−]?(?:\d*\.\d|\d+\s?(?:[%％℃°]|(?:{UNIT})(?![A-Za-z0-9²³])))"
+_VALUE = rf"(?:[-−]\d|[-+−]?(?:\d*\.\d|\d+\s?(?:[%％℃°]|(?:{UNIT})(?![A-Za-z0-9²³]))))"
 LABEL_THEN_VALUE = re.compile(rf"(?<=[{LABEL_WORDS}])([1-9]\d{{0,3}})[ \t]+(?={_VALUE})")
 
 # Letters, a dot, digits: a drive's or controller's code. No./NO. is a number sign.
@@ -67,7 +68,7 @@ WEEKDAY_CLOCK = re.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?
 
 _TWO_UNITS = {"h": "小时", "hr": "小时", "hrs": "小时", "min": "分钟", "mins": "分钟"}
 _TWO_UNITS |= {"s": "秒", "sec": "秒", "secs": "秒"}
-TWO_OF_TIME = re.compile(r"(?<![\d.,+\-−])2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·^])")
+TWO_OF_TIME = re.compile(r"(?<![\dA-Za-z.,+\-−])2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·^])")
 
 FIRST = (
     Rule("MAC address", MAC_AFTER_WORD, lambda m: m[1] + " "),
