@@ -63,12 +63,15 @@ METRES_M = re.compile(
     rf"((?:{_LENGTH})\s*(?:[=:：]|为|是)?\s*[-+−]?\d+(?:\.\d+)?)\s?M(?![A-Za-z0-9])"
 )
 
-LEADING_ZERO = re.compile(r"(?<![\d.])0+(?=[1-9](?:月|日|时|分|秒))")
+LEADING_ZERO = re.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时|分|秒))")
 WEEKDAY_CLOCK = re.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?=\d{1,2}[:：]\d{2})")
 
 _TWO_UNITS = {"h": "小时", "hr": "小时", "hrs": "小时", "min": "分钟", "mins": "分钟"}
 _TWO_UNITS |= {"s": "秒", "sec": "秒", "secs": "秒"}
-TWO_OF_TIME = re.compile(r"(?<![\dA-Za-z.,+\-−])2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·^])")
+# Not a part of a compact duration (`0d 0h 2s`, read whole by its rule) nor of a product.
+TWO_OF_TIME = re.compile(
+    r"(?<![\dA-Za-z.,+\-−])(?<!\d[A-Za-z]\s)2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·⋅*^])"
+)
 
 FIRST = (
     Rule("MAC address", MAC_AFTER_WORD, lambda m: m[1] + " "),
@@ -79,7 +82,7 @@ FIRST = (
     Rule("unit", METRES_M, lambda m: m[1] + "m"),
     Rule("date", LEADING_ZERO, lambda m: ""),
     Rule("weekday and time", WEEKDAY_CLOCK, lambda m: m[1] + "，"),
-    Rule("duration", TWO_OF_TIME, lambda m: "两" + _TWO_UNITS[m[1]]),
+    Rule("unit", TWO_OF_TIME, lambda m: "两" + _TWO_UNITS[m[1]]),
 )
 """Read before every other rule of the alert pre-pass: the tag, number and unit rules would
 read these forms first."""
