@@ -244,6 +244,7 @@ def test_a_unit_letter_the_word_before_names_is_its_unit(front, form, frame):
         ("每12h巡检", "每十二小时巡检"),
         ("0d2h", "两小时"),
         ("0d 0h 2s", "两秒"),
+        ("0d 0h 0min 2s", "两秒"),
         ("30/02日检修", "三十斜杠零二日检修"),
         ("罐1 -1", "罐一，负一"),
         ("罐10 20", "罐十 二十"),

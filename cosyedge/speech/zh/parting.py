@@ -70,7 +70,7 @@ _TWO_UNITS = {"h": "小时", "hr": "小时", "hrs": "小时", "min": "分钟", "
 _TWO_UNITS |= {"s": "秒", "sec": "秒", "secs": "秒"}
 # Not a part of a compact duration (`0d 0h 2s`, read whole by its rule) nor of a product.
 TWO_OF_TIME = re.compile(
-    r"(?<![\dA-Za-z.,+\-−])(?<!\d[A-Za-z]\s)2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·⋅*^])"
+    r"(?<![\dA-Za-z.,+\-−])(?<![A-Za-z]\s)2\s?(hrs?|h|mins?|secs?|s)(?![A-Za-z0-9²³/·⋅*^])"
 )
 
 FIRST = (
