@@ -66,6 +66,15 @@ METRES_M = re.compile(
 LEADING_ZERO = re.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时|分|秒))")
 WEEKDAY_CLOCK = re.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?=\d{1,2}[:：]\d{2})")
 
+# Two of a time unit alone (`每2h`, `2 min`): not a part of a compact duration (`0d 0h 2s`,
+# `2h 0m`, read whole by its rule), a product or a quotient (`2min-min`, `2s/m`).
+_TWO_UNITS = {"h": "小时", "hr": "小时", "hrs": "小时", "min": "分钟", "mins": "分钟"}
+_TWO_UNITS |= {"s": "秒", "sec": "秒", "secs": "秒"}
+TWO_OF_TIME = re.compile(
+    r"(?<![\dA-Za-z.,+\-−:])(?<![A-Za-z]\s)2\s?(hrs?|h|mins?|secs?|s)"
+    r"(?![A-Za-z0-9²³/·⋅*^\-]|\s?\d)"
+)
+
 FIRST = (
     Rule("MAC address", MAC_AFTER_WORD, lambda m: m[1] + " "),
     Rule("supply", SUPPLY, lambda m: _SUPPLY_WORDS[m[1].lower()]),
@@ -75,6 +84,7 @@ FIRST = (
     Rule("unit", METRES_M, lambda m: m[1] + "m"),
     Rule("date", LEADING_ZERO, lambda m: ""),
     Rule("weekday and time", WEEKDAY_CLOCK, lambda m: m[1] + "，"),
+    Rule("unit", TWO_OF_TIME, lambda m: "两" + _TWO_UNITS[m[1]]),
 )
 """Read before every other rule of the alert pre-pass: the tag, number and unit rules would
 read these forms first."""
@@ -87,16 +97,9 @@ LAST = (
         re.compile(rf"(?<=[\u4e00-\u9fff])\s*/\s*(?=[{_NUMERAL}])"),
         lambda m: "斜杠",
     ),
-    # 两 for two hours, minutes or seconds read alone (2h, 2 min), not in 十二 or 第二.
-    Rule(
-        "unit",
-        re.compile(rf"(?<![{_NUMERAL}百千万亿点第])二(?=小时|分钟|秒(?!钟))"),
-        lambda m: "两",
-    ),
     Rule("money", re.compile(r"(?<=[美欧日港澳台]元)元|(?<=英镑)元"), lambda m: ""),
 )
-"""Read after the pre-pass: a slash between two values read, two of a time unit, 元 after a
-currency's name."""
+"""Read after the pre-pass: a slash between two values read, 元 after a currency's name."""
 
 
 def _spelled(letters: str) -> str:
