@@ -131,7 +131,11 @@ def unit_term(prefix: str, base: str, power: int, in_product: bool) -> str:
 
 
 def quantity(amount: str, above: list, below: list) -> str:
-    said = decimal(amount) + "".join(unit_term(*t, len(above) > 1) for t in above)
+    """The amount, then its unit; 两 for two hours, minutes or seconds alone (两小时)."""
+    two_of_time = amount == "2" and not below and above in ([("", u, 1)] for u in ("h", "min", "s"))
+    said = ("两" if two_of_time else decimal(amount)) + "".join(
+        unit_term(*t, len(above) > 1) for t in above
+    )
     if below:
         said += "每" + "".join(unit_term(*t, len(below) > 1) for t in below)
     return said

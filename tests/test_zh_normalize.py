@@ -636,7 +636,7 @@ FRONT_8 = [
 # zh-front-10: as an operator says them (a spaced-before hyphen the next value's minus, a
 # label before a date, falling ranges with a unit, identifiers, event durations, year-months).
 FRONT_10 = [
-    ("罐3 -5℃", "罐三 零下五摄氏度"),
+    ("罐3 -5℃", "罐三，零下五摄氏度"),  # zh-front-11: a pause after the label
     ("温度-5℃ -7℃", "温度零下五摄氏度 零下七摄氏度"),
     ("设定值 -10.5", "设定值 负十点五"),
     ("3 - 5℃", "三到五摄氏度"),

@@ -101,7 +101,7 @@ def spaced_next_minus(draw) -> Form:
     first = draw(st.sampled_from(["label", "temperature", "word", "pressure"]))
     n = draw(st.integers(1, 99))
     written, said = {
-        "label": (f"罐{n}", f"罐{ref.integer(n)}"),
+        "label": (f"罐{n}", f"罐{ref.integer(n)}，"),  # a pause after the label (zh-front-11)
         "temperature": (f"温度-{n}℃", f"温度零下{ref.integer(n)}摄氏度"),
         "word": ("设定值", "设定值"),
         "pressure": (f"{n}bar", f"{ref.integer(n)}巴"),

@@ -54,6 +54,9 @@ _TOKEN = re.compile(
     re.S,
 )
 _ACRONYM = re.compile(r"[A-Z]{1,4}\Z")
+# Words that are a code's or a number's, not English: a number sign or a drive's code before a
+# dot and digits (`No.3`, `Err.05`), and pH, which Mandarin text says letter by letter (P H值).
+_CODE_WORD = re.compile(r"(?:(?:No|NO|no|Err|ERR|Er|Alm|Al)\.\d|pH(?![A-Za-z]))")
 _OWN_SCRIPT = ("en", "zh")  # languages whose voices read only Latin or Han letters
 NO_SCRIPT = ""  # the language of an unsaid run in a script no configured language names
 
@@ -109,7 +112,8 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if kind == "url":
             kind = "en"
         elif kind == "word":
-            kind = "en" if _english_word(value, previous) else "neutral"
+            code = _CODE_WORD.match(text, m.start()) is not None
+            kind = "en" if not code and _english_word(value, previous) else "neutral"
         elif kind == "han":
             kind = "zh"
         elif kind not in ("space", "letters"):
@@ -125,13 +129,16 @@ def _numbers_of_han(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """A form of numbers standing on its own (after a space, punctuation or nothing) and
     written onto Chinese characters is theirs: `Alarm 12月31日`, `Pump 2台`, `ALARM 2/3台` are
     read 十二月, 两台, 三台中的两台, not "twelve" then 月 (nor "two slash" then 三台). A number
-    written onto letters or a hyphen (`PT-144读数`) stays with its tag; with no Mandarin voice
-    it is neutral, said by a voice that can. An opening full-width bracket or quotation mark
+    written onto letters or a hyphen (`PT-144读数`) stays with its tag, and one written onto
+    full-width punctuation (`Pump 3` then a full-width bracket) with the words before it;
+    `No.3炉` is theirs whole (三号炉); with no Mandarin voice it is neutral, said by a voice
+    that can. An opening full-width bracket or quotation mark
     written onto Chinese is theirs too (`Alarm` then a full-width bracket, `1号泵` and its
     closing one: the bracket opens the Mandarin part)."""
     out = list(tokens)
     for i in range(len(tokens) - 1):
-        if tokens[i + 1][0] != "zh":
+        # Written onto a bracket or a comma (`Pump 3（备用）`), the number is not theirs.
+        if tokens[i + 1][0] != "zh" or not _HAN.match(tokens[i + 1][1]):
             continue
         start = _form_start(tokens, i)
         for j in range(start, i + 1) if start is not None else ():
@@ -157,6 +164,8 @@ def _form_start(tokens: list[tuple[str, str]], end: int) -> int | None:
         if tokens[start - 2][0] != "neutral":
             break
         start -= 2
+    if start >= 2 and tokens[start - 1][1] == "." and _CODE_WORD.match(tokens[start - 2][1] + ".0"):
+        start -= 2  # the number sign's: No.3炉 is 三号炉
     before = tokens[start - 1][1][-1:] if start else ""
     alone = not before or not (before.isalnum() or before in "-_.")
     return start if alone else None

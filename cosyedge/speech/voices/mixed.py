@@ -21,7 +21,7 @@ from cosyedge.speech.voices import FrontEnd, Voice
 
 log = logging.getLogger(__name__)
 
-ENGINE_VERSION = "mixed-9"  # bump when the split into runs, the joining or the local time changes
+ENGINE_VERSION = "mixed-10"  # bump when the split into runs, the joining or the local time changes
 SWITCH_PAUSE_S = 0.12  # between runs inside a sentence
 PUNCTUATION_PAUSE_S = 0.3  # where the switch falls on punctuation
 _PUNCTUATION = ",.;:!?，。；：！？、"

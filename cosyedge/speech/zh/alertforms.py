@@ -81,7 +81,11 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
   a falling pair with its unit, or after a word naming a value, is a range
   (`速度10-5转` → 速度十到五转; codes.py); digits after 工号, 卡号, 订单号, ... one
   by one (codes.py); hours with one digit or 00 after 停机, 离线, 运行, ... are a
-  duration, and `2026.11` is a month (labels.py).
+  duration, and `2026.11` is a month (labels.py);
+- (zh-front-11, parting.py) a slash between two values is 斜杠, a label's number and a value
+  after a space are parted by a pause, a MAC address after a word and a colon is the address,
+  `DC24V` is 直流二十四伏, `AL.21` a code spelled, `C` after a temperature Celsius and `M`
+  after a level metres, no 零 for a date's leading zero, a pause between a weekday and a time.
 """
 
 from __future__ import annotations
@@ -89,7 +93,17 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule, read, rule
-from cosyedge.speech.zh import codes, fields, joints, labels, marks, notation, plant, spellings
+from cosyedge.speech.zh import (
+    codes,
+    fields,
+    joints,
+    labels,
+    marks,
+    notation,
+    parting,
+    plant,
+    spellings,
+)
 from cosyedge.speech.zh.numbers import (
     digit_order,
     read_cardinal,
@@ -320,6 +334,8 @@ def _year(m: re.Match[str]) -> str:
 
 
 RULES: tuple[Rule, ...] = (
+    # Supplies, codes, labels before values, dates' zeros: forms the rules below misread.
+    *parting.FIRST,
     # Ranges whose ends both have a Chinese word: the dash is 到, before a label takes it.
     *joints.RULES,
     # Units in capitals or mixed case (1500RPM, 1.6Mpa), as the symbol the unit rules know.
@@ -454,6 +470,8 @@ RULES: tuple[Rule, ...] = (
         lambda m: f"{read_number(m[1])}到{read_number(m[2])}",
     ),
     rule("number", rf"({_SIGN})({_NUMBER})", _number),
+    # A slash between two values read, 元 after a currency's name.
+    *parting.LAST,
 )
 
 

@@ -48,6 +48,9 @@ _SYMBOLS = (
     ("÷", "除以"),
     # The micro sign (NFKC makes it the Greek mu) before what no unit rule read (μF alone).
     ("μ", "微"),
+    # A difference (ΔT, Δp) as engineers say the Greek letter; the voice has no sound for it.
+    ("Δ", "德尔塔"),
+    ("\u2206", "德尔塔"),
     (">", "大于"),
     ("<", "小于"),
     ("±", "正负"),
