@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import CLASSES
+from test_english_en10 import equipment_values
+from test_reading_classes import expected, frames, heard
 
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.lexicon import NO_LEXICON
@@ -49,3 +51,41 @@ def test_a_letter_or_word_after_a_numbering_word_is_no_number(g2p, head, after, 
 
 def test_a_roman_numeral_the_rules_read_is_still_its_number(g2p):
     assert g2p.g2p("two") in phonemes(g2p, normalize("Phase II fault"))
+
+
+# --- an equipment's number after `#` or `No.` --------------------------------------------------
+
+MARKS = ["#", "# ", "No. ", "NO. ", "no. ", "No.", "Nr. "]
+
+
+@CLASSES
+@given(form=equipment_values(), mark=st.sampled_from(MARKS), frame=frames)
+def test_a_marked_equipment_number_is_never_part_of_the_value_after_it(form, mark, frame):
+    written, said = form
+    noun, rest = written.split(" ", 1)
+    spoken_noun, spoken_rest = said.split(" ", 1)
+    marked = f"{noun} {mark}{rest}"
+    assert heard(marked, frame) == expected(f"{spoken_noun} number {spoken_rest}", frame)
+
+
+MARKED_NUMBERS = [
+    ("Pump #3 120 kg", "Pump number three, one hundred twenty kilograms"),
+    ("ALARM FAN #7 396 WH LOW", "ALARM FAN number seven, three hundred ninety six watt hours LOW"),
+    ("Kiln # 7 900 °C", "Kiln number seven, nine hundred degrees Celsius"),
+    ("Fan #5 3/4 open", "Fan number five, three quarters open"),
+    ("Tank #1 5 bar", "Tank number one, five bar"),
+    ("Pump No. 3 5 bar", "Pump number three, five bar"),
+    ("Kiln No. 1 0.586 bar", "Kiln number one, zero point five eight six bar"),
+    ("VALVE NO. 4 403.0 WH", "VALVE number four, four hundred three point zero watt hours"),
+    # Neighbours: no value after it, a mark after no equipment word.
+    ("Pump #3 failed", "Pump number three failed"),
+    ("PUMP NO. 3 FAILED", "PUMP number three FAILED"),
+    ("Pump No. 3.", "Pump number three."),
+    ("#3 pump", "number three pump"),
+    ("ACK: NO. 3 pumps", "ACK: NO. three pumps"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), MARKED_NUMBERS)
+def test_marked_equipment_numbers(written, spoken):
+    assert normalize(written) == spoken
