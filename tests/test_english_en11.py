@@ -5,6 +5,7 @@ equipment numbers after `#` and `No.`, arrows."""
 from __future__ import annotations
 
 import pytest
+import reference_en as ref
 from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import CLASSES
@@ -88,4 +89,50 @@ MARKED_NUMBERS = [
 
 @pytest.mark.parametrize(("written", "spoken"), MARKED_NUMBERS)
 def test_marked_equipment_numbers(written, spoken):
+    assert normalize(written) == spoken
+
+
+# --- an ASCII arrow is a change, "to" -----------------------------------------------------------
+
+_ARROW_UNITS = [("", ""), ("%", " percent"), (" °C", " degrees Celsius"), (" bar", " bar")]
+_STATES = ["RUN", "STOP", "AUTO", "MANUAL", "OPEN", "Closed", "standby"]
+
+
+@st.composite
+def arrows(draw) -> tuple[str, str]:
+    """Two values (their unit after each or the last only) or two states, an arrow between
+    them with or without spaces."""
+    arrow = draw(st.sampled_from(["->", "=>", "-->", "==>"]))
+    space = draw(st.sampled_from(["", " "]))
+    if draw(st.booleans()):
+        first, second = draw(st.sampled_from(_STATES)), draw(st.sampled_from(_STATES))
+        return f"{first}{space}{arrow}{space}{second}", f"{first} to {second}"
+    (mark, unit), both = draw(st.sampled_from(_ARROW_UNITS)), draw(st.booleans())
+    a, b = draw(st.integers(0, 9999)), draw(st.integers(0, 9999))
+    left = (f"{a}{mark}", f"{ref.cardinal(a)}{unit}") if both else (str(a), ref.cardinal(a))
+    written = f"{left[0]}{space}{arrow}{space}{b}{mark}"
+    return written, f"{left[1]} to {ref.cardinal(b)}{unit}"
+
+
+@CLASSES
+@given(form=arrows(), frame=frames)
+def test_an_ascii_arrow_is_a_change(form, frame):
+    written, said = form
+    assert heard(written, frame) == expected(said, frame)
+
+
+ARROWS = [
+    ("Level 45%->80%", "Level forty five percent to eighty percent"),
+    ("Temp 45->80 °C", "Temp forty five to eighty degrees Celsius"),
+    ("SP 45 => 50", "SP forty five to fifty"),
+    ("Temp -5->-10 °C", "Temp minus five to minus ten degrees Celsius"),
+    # Neighbours: comparison signs, double arrows.
+    ("P > 5 bar", "P greater than five bar"),
+    ("P >= 5 bar", "P at least five bar"),
+    ("a <-> b", "a <-> b"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), ARROWS)
+def test_arrows(written, spoken):
     assert normalize(written) == spoken

@@ -491,6 +491,7 @@ _LINES = (
     *capitals.RULES,
     # Units in capitals or small letters written as units first: every rule after reads them.
     *unitcase.RULES,
+    *signs.ARROWS,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *equipment.RULES,  # an equipment's number before a value: never a day or a whole
