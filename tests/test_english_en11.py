@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import reference_en as ref
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from reading_forms import CLASSES
 from test_english_en10 import equipment_values
@@ -64,6 +64,7 @@ MARKS = ["#", "# ", "No. ", "NO. ", "no. ", "No.", "Nr. "]
 def test_a_marked_equipment_number_is_never_part_of_the_value_after_it(form, mark, frame):
     written, said = form
     noun, rest = written.split(" ", 1)
+    assume(len(rest.split(" ", 1)[0]) < 4)  # four digits after "number" are an identifier's
     spoken_noun, spoken_rest = said.split(" ", 1)
     marked = f"{noun} {mark}{rest}"
     assert heard(marked, frame) == expected(f"{spoken_noun} number {spoken_rest}", frame)
@@ -108,7 +109,7 @@ def arrows(draw) -> tuple[str, str]:
         first, second = draw(st.sampled_from(_STATES)), draw(st.sampled_from(_STATES))
         return f"{first}{space}{arrow}{space}{second}", f"{first} to {second}"
     (mark, unit), both = draw(st.sampled_from(_ARROW_UNITS)), draw(st.booleans())
-    a, b = draw(st.integers(0, 9999)), draw(st.integers(0, 9999))
+    a, b = draw(st.integers(0, 9999)), draw(st.integers(2, 9999))  # "one degree": singular
     left = (f"{a}{mark}", f"{ref.cardinal(a)}{unit}") if both else (str(a), ref.cardinal(a))
     written = f"{left[0]}{space}{arrow}{space}{b}{mark}"
     return written, f"{left[1]} to {ref.cardinal(b)}{unit}"
@@ -118,6 +119,8 @@ def arrows(draw) -> tuple[str, str]:
 @given(form=arrows(), frame=frames)
 def test_an_ascii_arrow_is_a_change(form, frame):
     written, said = form
+    assume(not (frame[0].endswith("at ") and written[0].isdigit()))  # at 1000: a clock time
+    assume(not (written.endswith("%") and frame[1].startswith('"')))  # `2%"`: known, apart
     assert heard(written, frame) == expected(said, frame)
 
 
@@ -135,4 +138,58 @@ ARROWS = [
 
 @pytest.mark.parametrize(("written", "spoken"), ARROWS)
 def test_arrows(written, spoken):
+    assert normalize(written) == spoken
+
+
+# --- units: tonnes, nanoamps, ohms, a unit before a bracket or a comparison, N or J on a decimal,
+# amps among current values ------------------------------------------------------------------
+
+_UNITS_EN11 = [("t", "tonne", "tonnes"), ("nA", "nanoamp", "nanoamps"),
+               ("Ω", "ohm", "ohms"), ("m", "meter", "meters")]  # fmt: skip
+_AFTER_VALUE = [("", ""), (",", ","), (".", "."), (" (max)", " (max)"), (" [low]", " [low]"),
+                (" (45 %)", " (forty five percent)"), (" > 5 bar", " greater than five bar")]  # fmt: skip
+
+
+@st.composite
+def values_with_units(draw) -> tuple[str, str]:
+    """A decimal or an integer, a space or none (not for a lone letter), a unit the rules
+    left as written before en-11, then the end of a clause: a bracket, a comparison."""
+    symbol, one, many = draw(st.sampled_from(_UNITS_EN11))
+    whole, decimals = draw(st.integers(2, 999)), draw(st.sampled_from(["", ".5", ".25"]))
+    space = " " if symbol in ("t", "m") or draw(st.booleans()) else ""
+    after = draw(st.sampled_from(_AFTER_VALUE))
+    said = ref.cardinal(whole) + (" point " + ref.digit_words(decimals[1:]) if decimals else "")
+    return f"{whole}{decimals}{space}{symbol}{after[0]}", f"{said} {many}{after[1]}"
+
+
+@CLASSES
+@given(form=values_with_units(), word=st.sampled_from(["Weight", "Load", "Level", "Value"]))
+def test_a_unit_is_said_before_a_bracket_or_a_comparison(form, word):
+    written, said = form
+    assert normalize(f"{word} {written}") == f"{word} {said}"
+
+
+UNITS_EN11 = [
+    ("Weight 3 t, limit 2 t", "Weight three tonnes, limit two tonnes"),
+    ("Valve 8 limits 18-67 nA", "Valve eight limits eighteen to sixty seven nanoamps"),
+    ("Oven 2 limits 29-145 Ω", "Oven two limits twenty nine to one hundred forty five ohms"),
+    ("87.597 Ω", "eighty seven point five nine seven ohms"),
+    ("409nA", "four hundred nine nanoamps"),
+    ("Crane 6 level 220.5J", "Crane six level two hundred twenty point five joules"),
+    ("Force 126.6N, -24.5N", "Force one hundred twenty six point six newtons, minus twenty four point five newtons"),
+    ("Level 1.2 m (45 %)", "Level one point two meters (forty five percent)"),
+    ("57.1 m > +67Hz", "fifty seven point one meters greater than plus sixty seven hertz"),
+    ("Current 18.4A, limit 15A", "Current eighteen point four amps, limit fifteen amps"),
+    ("Motor M-12 current 18.4A, limit 15A.", "Motor M one two current eighteen point four amps, limit fifteen amps."),
+    # Neighbours: a label's letter, a number and a letter that is no unit.
+    ("Tank 12 A (spare)", "Tank twelve eh (spare)"),
+    ("gate 4A.", "gate four eh."),
+    ("Pump 3 A failed", "Pump three eh failed"),
+    ("Grade 5 N", "Grade five N"),
+    ("5K cycles", "five thousand cycles"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("written", "spoken"), UNITS_EN11)
+def test_units_en11(written, spoken):
     assert normalize(written) == spoken

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import MONTHS, cardinal
+from cosyedge.speech.text.words import MONTHS
 
 EQUIPMENT_NOUNS = (
     r"tanks?|bays?|lines?|trains?|units?|pumps?|compressors?|motors?|panels?|valves?|"
@@ -46,9 +46,9 @@ _EQUIPMENT_NUMBER = re.compile(
 
 
 def _pause(m: re.Match[str]) -> str:
-    """The noun, "number" for a mark, the number, and a comma before a value after it. A
-    marked number is said here: after "number" the rules would read its digits one by one."""
-    said = m[1] + (f"number {cardinal(int(m[3]))}" if m[2] else m[3])
+    """The noun, "number" for a mark, the number, and a comma before a value after it. After
+    "number" four digits are an identifier's, one by one (`Unit no. 4711`, en-9)."""
+    said = m[1] + ("number " if m[2] else "") + m[3]
     return said + ("," if m[4] else "")
 
 
