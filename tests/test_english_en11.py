@@ -8,7 +8,7 @@ import pytest
 import reference_en as ref
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from reading_forms import CLASSES
+from reading_forms import CLASSES, tags
 from test_english_en10 import equipment_values
 from test_reading_classes import expected, frames, heard
 
@@ -119,7 +119,7 @@ def arrows(draw) -> tuple[str, str]:
 @given(form=arrows(), frame=frames)
 def test_an_ascii_arrow_is_a_change(form, frame):
     written, said = form
-    assume(not (frame[0].endswith("at ") and written[0].isdigit()))  # at 1000: a clock time
+    assume(not (frame[0].lower().endswith("at ") and written[0].isdigit()))  # at 1000: a time
     assume(not (written.endswith("%") and frame[1].startswith('"')))  # `2%"`: known, apart
     assert heard(written, frame) == expected(said, frame)
 
@@ -192,4 +192,51 @@ UNITS_EN11 = [
 
 @pytest.mark.parametrize(("written", "spoken"), UNITS_EN11)
 def test_units_en11(written, spoken):
+    assert normalize(written) == spoken
+
+
+# --- a supply written with its kind first; forms written onto an ellipsis ----------------------
+
+
+@CLASSES
+@given(
+    kind=st.sampled_from(["DC", "AC", "dc", "ac"]),
+    volts=st.sampled_from([5, 12, 24, 48, 110, 220, 230, 380, 400, 690]),
+    spaces=st.sampled_from([("", ""), (" ", ""), ("", " "), (" ", " ")]),
+    frame=frames,
+)
+def test_a_supply_written_kind_first_is_its_volts_then_its_kind(kind, volts, spaces, frame):
+    written = f"{kind}{spaces[0]}{volts}{spaces[1]}V"
+    said = f"{ref.cardinal(volts)} volts {kind.upper()}"
+    assert heard(written, frame) == expected(said, frame)
+
+
+@CLASSES
+@given(
+    word=st.sampled_from(["Alarm", "trip", "Pump 3 stopped", "WAIT"]),
+    dots=st.sampled_from(["...", "\u2026", "...."]),
+    form=tags(),
+)
+def test_a_tag_written_onto_an_ellipsis_is_read_as_after_a_space(word, dots, form):
+    said = normalize(f"{word}{dots} {form.written} high")
+    assert normalize(f"{word}{dots}{form.written} high") == said
+    assert ref.tag(*form.parts) in said
+
+
+SUPPLIES_AND_ELLIPSES = [
+    ("Supply DC24V lost", "Supply twenty four volts DC lost"),
+    ("AC380V input", "three hundred eighty volts AC input"),
+    ("Pump 3 trip\u202614:05", "Pump three trip... fourteen oh five"),
+    ("Pump 3 trip...14:05", "Pump three trip... fourteen oh five"),
+    ("Alarm\u2026PT-101 high", "Alarm... P T one oh one high"),
+    ("Pressure\u202612.5 bar", "Pressure... twelve point five bar"),
+    # Neighbours: a word that ends in DC or AC, an ellipsis at the end.
+    ("MC24V", "M C two four V"),
+    ("Wait....", "Wait...."),
+    ("trip... 14:05", "trip... fourteen oh five"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), SUPPLIES_AND_ELLIPSES)
+def test_supplies_and_ellipses(written, spoken):
     assert normalize(written) == spoken

@@ -488,6 +488,7 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Words of an all-capital text, before any rule writes a small letter near them (en-9).
+    *pauses.ELLIPSES,
     *capitals.RULES,
     # Units in capitals or small letters written as units first: every rule after reads them.
     *unitcase.RULES,
