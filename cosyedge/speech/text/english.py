@@ -144,6 +144,9 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   (`log/2026-11-30T14:05:00Z`, `fw/v1.2.3`) and four numbers or more joined by colons
   (`1:2:3:4:5`, "colon" said; text/fields.py); `5k rpm`, `2M cycles`, `PM2.5` (text/
   notations.py).
+- (en-11) `Pump #3 120 kg`, `NO. 4` (text/equipment.py); `->`, `=>` "to" (text/signs.py);
+  `DC24V` (text/unitcase.py); `trip…14:05` (text/pauses.py); `t`, `Ω`, `nA` and a unit before
+  a bracket or a comparison (text/units.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of

@@ -209,17 +209,15 @@ def unit_words(unit: Unit, plural: bool) -> str:
 def _with_unit(m: re.Match[str]) -> str:
     written, symbol, slash = m.groups()
     unit = GRAMMAR.parse(symbol)
-    onto_decimal = "." in written and m.group(0) == written + symbol
-    if unit is None or (
-        unit.lone_letter and symbol not in LETTERS and not (onto_decimal and symbol in _ON_A_DECIMAL)
-    ):
+    onto_decimal = "." in written and m.group(0) == written + symbol and symbol in _ON_A_DECIMAL
+    if unit is None or (unit.lone_letter and symbol not in LETTERS and not onto_decimal):
         return m.group(0)
     # A small letter written onto its number is its unit anywhere (3m high, 5s then).
     glued = symbol.islower() and m.group(0) == written + symbol
     if symbol == "K" and m.group(0) == written + symbol:
         return m.group(0)  # 5K: a number and a letter (thousand), not kelvin
     # Kelvin apart from its number (300 K), a lone V, A or W before AC or DC: units anywhere.
-    kelvin = symbol == "K" or symbol == "Ω" or (onto_decimal and symbol in _ON_A_DECIMAL)
+    kelvin = symbol in ("K", "Ω") or onto_decimal
     current = symbol in "VAW" and _CURRENT_AHEAD.match(m.string, m.end())
     ends = _CLAUSE_END.match(m.string, m.end())
     # A volt or watt written onto its number is a unit anywhere (12V, 100W lamp): no plant
