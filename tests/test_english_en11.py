@@ -243,3 +243,37 @@ SUPPLIES_AND_ELLIPSES = [
 @pytest.mark.parametrize(("written", "spoken"), SUPPLIES_AND_ELLIPSES)
 def test_supplies_and_ellipses(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- a version after a product's name ---------------------------------------------------------
+
+
+@CLASSES
+@given(
+    product=st.sampled_from(["HA", "Home Assistant", "Node-RED", "Node", "ESPHome", "Grafana"]),
+    first=st.integers(0, 2099),
+    parts=st.lists(st.integers(0, 99), min_size=2, max_size=3),  # `1.100.100`: thousands
+    after=st.sampled_from(["", " update", " available.", ", restart"]),
+)
+def test_three_dotted_numbers_after_a_product_are_its_version(product, first, parts, after):
+    parts = [first, *parts]
+    written = f"{product} {'.'.join(map(str, parts))}{after}"
+    said = " point ".join(ref.cardinal(p) for p in parts)
+    assert normalize(written) == f"{product} version {said}{after}"
+
+
+PRODUCT_VERSIONS = [
+    ("HA 2024.11.2", "HA version two thousand twenty four point eleven point two"),
+    (
+        "Home Assistant 2024.11.2 update",
+        "Home Assistant version two thousand twenty four point eleven point two update",
+    ),
+    # Neighbours: a value after the name, another word.
+    ("HA 12.5 bar", "HA twelve point five bar"),
+    ("HAL 2024.11.2", "HAL November second twenty twenty four"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), PRODUCT_VERSIONS)
+def test_product_versions(written, spoken):
+    assert normalize(written) == spoken
