@@ -277,3 +277,32 @@ PRODUCT_VERSIONS = [
 @pytest.mark.parametrize(("written", "spoken"), PRODUCT_VERSIONS)
 def test_product_versions(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- ISA alarm levels HH and LL ----------------------------------------------------------------
+
+
+@CLASSES
+@given(
+    form=tags(),
+    level=st.sampled_from([("HH", "high high"), ("LL", "low low")]),
+    after=st.sampled_from([(":", ":"), (" alarm", " alarm"), (" ALARM", " ALARM"), ("", "")]),
+)
+def test_an_isa_level_after_a_tag_is_said(form, level, after):
+    written = f"{form.written} {level[0]}{after[0]}"
+    assert normalize(written) == f"{ref.tag(*form.parts)} {level[1]}{after[1]}"
+
+
+ISA_LEVELS = [
+    ("LIC43 HH: 73 %", "L I C four three high high: seventy three percent"),
+    ("TE78 LL: 2 bar", "T E seven eight low low: two bar"),
+    ("Level LL alarm", "Level low low alarm"),
+    # Neighbours: letters elsewhere, a mnemonic.
+    ("Cable LL", "Cable LL"),
+    ("LAHH", "L eh H H"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), ISA_LEVELS)
+def test_isa_levels(written, spoken):
+    assert normalize(written) == spoken
