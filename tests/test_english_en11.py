@@ -306,3 +306,22 @@ ISA_LEVELS = [
 @pytest.mark.parametrize(("written", "spoken"), ISA_LEVELS)
 def test_isa_levels(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- a lone X after a numbering word is a letter --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "spoken"),
+    [
+        ("Unit X offline", "Unit X offline"),
+        ("Level X alarm", "Level X alarm"),
+        ("Phase X.", "Phase X."),
+        # Neighbours: numerals of more letters, I and V alone.
+        ("Unit XI", "Unit eleven"),
+        ("Phase II", "Phase two"),
+        ("Class I fire", "Class one fire"),
+    ],
+)
+def test_a_lone_x_after_a_numbering_word_is_a_letter(written, spoken):
+    assert normalize(written) == spoken
