@@ -325,3 +325,32 @@ def test_isa_levels(written, spoken):
 )
 def test_a_lone_x_after_a_numbering_word_is_a_letter(written, spoken):
     assert normalize(written) == spoken
+
+
+# --- a placeholder for a missing value ---------------------------------------------------------
+
+
+@CLASSES
+@given(
+    mark=st.sampled_from(["--", "---", "###", "####", "NaN", "N/A", "nan"]),
+    unit=st.sampled_from([" bar", " %", "%", " °C", " kPa", " m³/h"]),
+    word=st.sampled_from(["Level", "Temp", "FLOW", "Pressure"]),
+    end=st.sampled_from(["", ".", ", check sensor", " (bad)"]),
+)
+def test_a_placeholder_before_a_unit_is_no_value(mark, unit, word, end):
+    assert normalize(f"{word} {mark}{unit}{end}") == f"{word} no value{end}"
+
+
+PLACEHOLDERS = [
+    ("Value: N/A", "Value: no value"),
+    ("PV=NaN", "PV=no value"),
+    ("Flow: --", "Flow: no value"),
+    # Neighbours: a dash between words, a letter after a dash.
+    ("Alarm -- pump 3", "Alarm -- pump three"),
+    ("Alarm -- A side", "Alarm -- A side"),
+]
+
+
+@pytest.mark.parametrize(("written", "spoken"), PLACEHOLDERS)
+def test_placeholders(written, spoken):
+    assert normalize(written) == spoken

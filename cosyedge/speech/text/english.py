@@ -146,7 +146,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   notations.py).
 - (en-11) `Pump #3 120 kg`, `NO. 4` (text/equipment.py); `->`, `=>` "to" (text/signs.py);
   `DC24V` (text/unitcase.py); `trip…14:05` (text/pauses.py); `t`, `Ω`, `nA` and a unit before
-  a bracket or a comparison (text/units.py); `HA 2024.11.2` a version (text/fields.py).
+  a bracket or a comparison, `Level ### %` "no value" (text/units.py); `HA 2024.11.2` a
+  version (text/fields.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
@@ -497,6 +498,7 @@ _LINES = (
     *unitcase.RULES,
     *signs.ARROWS,
     *fields.PRODUCT_VERSIONS,
+    *units.PLACEHOLDERS,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *equipment.RULES,  # an equipment's number before a value: never a day or a whole

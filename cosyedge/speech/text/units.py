@@ -282,6 +282,29 @@ def _after_tolerance(m: re.Match[str]) -> str:
     return f" {unit_words(unit, True)}"
 
 
+# What an HMI writes for a missing value (`--`, `###`, `NaN`, `N/A`), before a unit or after a
+# colon or an equals sign: "no value", its unit not said (en-11; `Level ### %` was "hashtag
+# hashtag hashtag percent", `-- bar` "bar"). Elsewhere (`Alarm -- pump 3`) a dash, a word.
+PLACEHOLDER = re.compile(
+    r"(?<![\w#/-])(?:-{2,}|#{2,}|NaN|nan|NAN|N/A|n/a)"
+    rf"(\s?(?:{GRAMMAR.pattern()})(?![\w/²³^]))?(?![\w#/-])"
+)
+_VALUE_SIGN_BEFORE = re.compile(r"[:=]\s*$")
+
+
+def _placeholder(m: re.Match[str]) -> str:
+    """ "no value" after a colon or an equals sign, or before a unit that is no lone letter (`--
+    A side`: a dash and a letter)."""
+    if _VALUE_SIGN_BEFORE.search(m.string[max(0, m.start() - 4) : m.start()]):
+        return "no value"
+    unit = GRAMMAR.parse(m[1].strip()) if m[1] else None
+    letter = unit is not None and unit.lone_letter and m[1].strip().isalpha()
+    return m.group(0) if unit is None or letter else "no value"
+
+
+PLACEHOLDERS = (Rule("no value", PLACEHOLDER, _placeholder),)
+"""Read before the dashes, hashes and units that would take its parts."""
+
 RULES = (
     Rule("unit", UNIT, _with_unit),
     Rule("unit", AFTER_TOLERANCE, _after_tolerance),
