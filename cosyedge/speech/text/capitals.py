@@ -4,7 +4,10 @@ An English voice spells a word of capitals it does not know and says one it take
 (hibari says `HI` "aitch-eye", `AT` "A T", but `PAH` "pah", `SIS` "sis"), so such words are
 given to it the way an operator says them:
 - alarm levels, in any text: `HI` → "high", `HI HI`, `HIHI`, `HI-HI` → "high high", `LO` →
-  "low", `LO LO`, `LOLO` → "low low" (an alert greets no one);
+  "low", `LO LO`, `LOLO` → "low low" (an alert greets no one); the ISA short forms `HH`, `LL`
+  (en-11) after a tag's digits or Level, or before a colon or a word of alarm (`LIC43 HH: 73 %`,
+  `Level LL alarm`, `TE78 LL:`) → "high high", "low low" (elsewhere, `400 V LL`, they are
+  letters);
 - in an all-capital sentence, short function words as words: `PRESSURE 12.5 BAR AT 07:45` →
   "... at ...", and so AT, ON, IN, OF, TO, FOR, AND, OR, THE, BY, FROM, WITH, not spelled.
   A sentence is taken for all capitals where no small letter is written within 40
@@ -28,6 +31,11 @@ from cosyedge.speech.text.words import letters
 _START = r"(?<![\w.:/-])"
 _END = r"(?![\w-]|[.:/]\w)"
 LEVELS = re.compile(rf"{_START}(?:(HI)(?:[ -]?HI)?|(LO)(?:[ -]?LO)?){_END}")
+ISA_LEVELS = re.compile(
+    r"(?:(?<=\d )|(?<=\d[A-Z] )|(?<=[Ll]evel )|(?<=LEVEL )"
+    r"|(?<![\w.:/-])(?=..\s*(?::|\s(?i:alarm|alm|trip)\b)))"
+    rf"(?:(HH)|LL){_END}"
+)
 _FUNCTION_WORDS = "AT|ON|IN|OF|TO|FOR|AND|OR|THE|BY|FROM|WITH"
 FUNCTION_WORD = re.compile(rf"{_START}(?:{_FUNCTION_WORDS}){_END}")
 SPELLED = re.compile(rf"{_START}(?:[DEFJLPSTVWZ][AS](?:HH|LL|H|L)|SIS|UPS){_END}")
@@ -59,6 +67,7 @@ def _function_word(m: re.Match[str]) -> str:
 RULES = (
     Rule("word in capitals", FUNCTION_WORD, _function_word),
     Rule("alarm level", LEVELS, _level),
+    Rule("alarm level", ISA_LEVELS, lambda m: "high high" if m[1] else "low low"),
     Rule("letters", SPELLED, lambda m: " ".join(letters(m.group(0)))),
 )
 """Read first, before a lower-case word is written anywhere near (function words before the

@@ -15,7 +15,7 @@
   dash one two one four C", not "one thousand two hundred fourteen C".
 - Metric threads with their pitch (`M12x1.5`): "M twelve by one point five".
 - A Roman numeral after a word that numbers a plant's parts (`Phase II`, `Unit IV`, `Class
-  I Division 2`): its number, "Phase two".
+  I Division 2`): its number, "Phase two"; a lone X is a letter (`Unit X offline`, en-11).
 - Numbers joined by a hyphen after a word that names a place or a terminal (`Room 3-105`,
   `Contact 13-14`): the place, "Room three dash one oh five", never the range "three to one
   hundred five".
@@ -74,7 +74,11 @@ NUMBERING = (
     "Phase|Unit|Line|Train|Stage|Section|Class|Division|Zone|Type|Category|Block|Building"
     "|Area|Group|Tier|Mk|Mark|Grade|Bus|Feeder|Sector|Level|Plant|Reactor|Kiln|Mill|Boiler"
 )
-ROMAN_AFTER_WORD = re.compile(rf"\b({NUMBERING})(\s+)([IVX]{{1,5}})(?![\w'\u2019-])")
+# A lone X is a letter there (`Unit X`, `Level X`: a placeholder or a label, en-11), as no
+# plant numbers its parts to ten so; I and V alone are numerals (`Class I Division 2`).
+ROMAN_AFTER_WORD = re.compile(
+    rf"\b({NUMBERING})(\s+)(?!X(?![\w'\u2019-]))([IVX]{{1,5}})(?![\w'\u2019-])"
+)
 PLACES = (
     "Room|Rm|Bed|Cell|Cabinet|Rack|Slot|Panel|Terminal|Contact|Door|Gate|Dock|Locker|Suite"
     "|Desk|Seat|Berth|Pier|Cubicle|Drawer|Shelf|Apt|Flat|Office|Lab|Ward"

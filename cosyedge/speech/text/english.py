@@ -144,6 +144,10 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   (`log/2026-11-30T14:05:00Z`, `fw/v1.2.3`) and four numbers or more joined by colons
   (`1:2:3:4:5`, "colon" said; text/fields.py); `5k rpm`, `2M cycles`, `PM2.5` (text/
   notations.py).
+- (en-11) `Pump #3 120 kg`, `NO. 4` (text/equipment.py); `->`, `=>` "to" (text/signs.py);
+  `DC24V` (text/unitcase.py); `trip…14:05` (text/pauses.py); `t`, `Ω`, `nA` and a unit before
+  a bracket or a comparison, `Level ### %` "no value" (text/units.py); `HA 2024.11.2` a
+  version (text/fields.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
@@ -488,9 +492,13 @@ def _time(m: re.Match[str]) -> str:
 
 _LINES = (
     # Words of an all-capital text, before any rule writes a small letter near them (en-9).
+    *pauses.ELLIPSES,
     *capitals.RULES,
     # Units in capitals or small letters written as units first: every rule after reads them.
     *unitcase.RULES,
+    *signs.ARROWS,
+    *fields.PRODUCT_VERSIONS,
+    *units.PLACEHOLDERS,
     # A name ending in digits keeps a pause before a value after it (T1 85 %, en-8).
     *pauses.RULES,
     *equipment.RULES,  # an equipment's number before a value: never a day or a whole

@@ -259,6 +259,14 @@ JOINED = joined(FIELD_FORMS)
 SLASHED_FIELD = re.compile(
     r"(?<=[A-Za-z])/(?=[vV]\d+(?:\.\d+)+|\d{4}-\d{1,2}-\d{1,2}T\d|\d{1,2}:\d\d(?!\d))"
 )
+# Three or four dotted numbers after a product's name are its version, never a date (en-11):
+# `HA 2024.11.2` → "HA version two thousand twenty four point eleven point two" (was "HA
+# November second twenty twenty four"), as after a word that says a version.
+_PRODUCTS = r"HA|Home Assistant|Node-RED|Node|ESPHome|Zigbee2MQTT|Grafana|InfluxDB|Mosquitto"
+PRODUCT_VERSION = re.compile(rf"(?<![\w.-])({_PRODUCTS})\s+(?=\d+(?:\.\d+){{2,3}}(?![\w-]|\.\d))")
+PRODUCT_VERSIONS = (Rule("version", PRODUCT_VERSION, lambda m: f"{m[1]} version "),)
+"""Read before the dates: the version rule reads the number after "version"."""
+
 SLASHED = (Rule("field inside a token", SLASHED_FIELD, lambda m: " slash "),)
 """Read before the registers and the clock times, which would take the field with its word."""
 

@@ -5,6 +5,10 @@ A tag, a formula or a label that ends in digits, then a spaced value: `Tank T1 8
 the two run together ("T one eighty five percent" is heard as T 185 %, "P T one oh one five"
 as 1015): a comma after the name keeps them apart. The Mandarin front end takes the same
 rule with its own comma and its own idea of what may stand before a name (`pause_after_name`).
+
+An ellipsis written onto the next word or value (`trip…14:05`, `Alarm...PT-101 high`) is a
+pause before it, a space after it (en-11): the time, tag or value is read as it is after a
+space, not left to the voice as part of a word. Between numbers it is a range (`4...20 mA`).
 """
 
 from __future__ import annotations
@@ -39,4 +43,8 @@ def pause_after_name(not_after: str, pause: str) -> Rule:
 
 
 # Not part of a path, an address or an offset (kg/m3, UTC+8, 12:30).
+ELLIPSIS = re.compile(r"(?<!\d)(\.{3,}|\u2026)(?=[^\s.\u2026])")
+ELLIPSES = (Rule("pause", ELLIPSIS, lambda m: m[1] + " "),)
+"""Read first (English): every later rule sees the form after it whole."""
+
 RULES = (pause_after_name(r"(?<![\w./+\-:#])", ","),)

@@ -8,6 +8,10 @@ and after other words (`Pump stopped - 5 min ago`) it is the writer's dash, a pa
 
 A delta sign before a number is "delta" (`Δ-3 mbar` → "delta minus three millibar"), the
 minus after it the value's.
+
+An arrow written with ASCII, `->`, `-->`, `=>` or `==>`, is a change, "to" (en-11), as `→` is
+read: `45%->80%` → "forty five percent to eighty percent", `RUN->STOP` → "RUN to STOP" (it was
+a dash and "greater than"). Not a double arrow (`<->`, `<=>`) nor `>=`/`>>`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ DETACHED_MINUS = re.compile(
     rf"(^|(?<=[\[(])|\b(?i:{_VALUE_WORDS}) )(\s*)[-\u2013\u2212]\s+(?=\.?\d)"
 )
 DELTA = re.compile("(?<!\\w)\u0394(?=\\s?[-+\u2212]?\\.?\\d)")
+
+ARROW = re.compile(r"\s*(?<![<=-])(?:--?|==?)>(?![>=])\s*")
+ARROWS = (Rule("arrow", ARROW, lambda m: " to "),)
+"""Read before the ranges, minus signs and comparison signs that would take its parts."""
 
 RULES = (
     Rule("sign", DELTA, lambda m: "delta "),

@@ -40,7 +40,7 @@ BASES = (
         Base("in", "", "length"),
         Base("g", "µμumk"),
     ),
-    *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "µμumk")),
+    *(Base("t"), Base("s", "pnµμum"), Base("min"), Base("h"), Base("A", "nµμumk")),
     *(Base("V", "µμumkM"), Base("W", "mkMGT"), Base("Wh", "kMGT"), Base("VA", "kM")),
     *(Base("var", "kM"), Base("varh", "kM"), Base("Ah", "m"), Base("Pa", "mhkMG")),
     *(Base("bar", "m", _NONE), Base("barg", "", _NONE), Base("Hz", "kMG"), Base("Ω", "mkMG")),

@@ -22,6 +22,9 @@ temperature after a word that says one is measured (`T=45.2C`, `Temp 98.6F`), a 
 after one that says a difference of temperatures is (`dT=3.5K`, said in kelvin); elsewhere
 it is a label's letter (`3F`) or a thousand (`5K`, `T 300K`: kelvin is written apart).
 
+A supply written with its kind before its value (`DC24V`, `AC380V`, `dc 24 V`, en-11) is
+the value, then its kind: "twenty four volts DC", as `24V DC` is read.
+
 Degrees written with a word or a small o (`85 degC`, `85 deg F`, `85 oC`, `85 degrees C`)
 are degrees Celsius or Fahrenheit in any case (en-10).
 """
@@ -154,7 +157,16 @@ _DEGREE_WORD = re.compile(
 # A diameter sign before a number (`Ø50 mm`, the sign U+2300 too): said (en-9).
 _DIAMETER = re.compile("(?<!\\w)[\u00d8\u00f8\u2300]\\s?(?=\\.?\\d)")
 
+SUPPLY = re.compile(r"(?<![\w.-])(AC|DC|ac|dc)\s?(\d+(?:\.\d+)?)\s?([kKmM]?[Vv])(?![\w/])")
+
+
+def _supply(m: re.Match[str]) -> str:
+    volts = m[3][:-1].replace("K", "k") + "V"
+    return f"{m[2]}{volts} {m[1].upper()}"
+
+
 RULES = (
+    Rule("unit", SUPPLY, _supply),
     Rule("diameter", _DIAMETER, lambda m: "diameter "),
     Rule("unit", _TEMPERATURE, _temperature),
     Rule("unit", _DEGREE_WORD, lambda m: f"{m[1]} °{m[2]}"),

@@ -115,9 +115,12 @@ WORDS = {
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
-# The lone letters that are units at the end of a clause; g, N, J, written alone, are not.
-# A kelvin is one anywhere, but only apart from its number (300 K; 5K is five thousand).
-LETTERS = frozenset("AVWmshlLK")
+# The lone letters that are units at the end of a clause; g, N, J, written alone, are not
+# (but N and J written onto a decimal are, en-11: `126.6N`, `220.5J`). A kelvin is one
+# anywhere, but only apart from its number (300 K; 5K is five thousand); an ohm anywhere (no
+# plant labels a thing Ω); a tonne at the end of a clause (`Weight 5 t`, en-11).
+LETTERS = frozenset("AVWmshlLKtΩ")
+_ON_A_DECIMAL = frozenset("NJ")
 # A lone V, A or W before the kind of current is a unit anywhere (24V DC, 230 V AC).
 _CURRENT_AHEAD = re.compile(r"\s?(?:AC|DC)\b")
 GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
@@ -130,7 +133,12 @@ UNIT = re.compile(
 )
 # A unit right after a number (or after a range, a pair): "a unit follows here".
 UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
-_CLAUSE_END = re.compile(r"\s*(?:[,.;:!?)\]]|$)")
+# A bracket or a comparison sign after a value ends its clause as a comma does (en-11): `Level
+# 1.2 m (45 %)`, `57.1 m > 67 Hz`.
+# The comparison signs are words by then (english.py reads them first).
+_CLAUSE_END = re.compile(
+    r"\s*(?:[,.;:!?()\[\]<>=]|$)|\s+(?:(?:greater|less) than|at (?:most|least)|not equal to)\b"
+)
 # Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
 # `400V three phase 50Hz`): values in a row, so the letter is their unit (en-9).
 _VALUE_AHEAD = re.compile(
@@ -156,6 +164,9 @@ _CURRENT_BEHIND = re.compile(
     r"\b(?i:current|amps?|amperage|load|draw|fuses?|breaker|mcb|rated|rating|overcurrent|"
     r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
 )
+# ... or among current values: an amps value earlier in the sentence (`Current 18.4A, limit
+# 15A`, en-11).
+_AMPS_BEHIND = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?A\b[^.;!?]*$")
 _LONE = re.compile("°C|°F|%|°|\u2030")
 # (en-9) A measured value before a lone A, V or W makes it the unit anywhere in a sentence
 # (`Current 18.4 A on phase L1`, `Battery 11.2 V low`): a decimal, or a number a few
@@ -198,14 +209,15 @@ def unit_words(unit: Unit, plural: bool) -> str:
 def _with_unit(m: re.Match[str]) -> str:
     written, symbol, slash = m.groups()
     unit = GRAMMAR.parse(symbol)
-    if unit is None or (unit.lone_letter and symbol not in LETTERS):
+    onto_decimal = "." in written and m.group(0) == written + symbol and symbol in _ON_A_DECIMAL
+    if unit is None or (unit.lone_letter and symbol not in LETTERS and not onto_decimal):
         return m.group(0)
     # A small letter written onto its number is its unit anywhere (3m high, 5s then).
     glued = symbol.islower() and m.group(0) == written + symbol
     if symbol == "K" and m.group(0) == written + symbol:
         return m.group(0)  # 5K: a number and a letter (thousand), not kelvin
     # Kelvin apart from its number (300 K), a lone V, A or W before AC or DC: units anywhere.
-    kelvin = symbol == "K"
+    kelvin = symbol in ("K", "Ω") or onto_decimal
     current = symbol in "VAW" and _CURRENT_AHEAD.match(m.string, m.end())
     ends = _CLAUSE_END.match(m.string, m.end())
     # A volt or watt written onto its number is a unit anywhere (12V, 100W lamp): no plant
@@ -213,7 +225,9 @@ def _with_unit(m: re.Match[str]) -> str:
     rating = symbol in "VW" and m.group(0) == written + symbol
     values = unit.lone_letter and _in_a_row(m)
     if ends and symbol == "A" and written.isdigit() and m.group(0) == written + symbol:
-        ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start())
+        ends = _CURRENT_BEHIND.search(m.string, max(0, m.start() - _BEHIND), m.start()) or (
+            _AMPS_BEHIND.search(m.string, max(0, m.start() - 3 * _BEHIND), m.start())
+        )
     if symbol in "AVW" and unit.lone_letter and not (current or values or rating):
         measured = _measured(m, written)
         if measured is not None:
@@ -267,6 +281,29 @@ def _after_tolerance(m: re.Match[str]) -> str:
         return m.group(0)
     return f" {unit_words(unit, True)}"
 
+
+# What an HMI writes for a missing value (`--`, `###`, `NaN`, `N/A`), before a unit or after a
+# colon or an equals sign: "no value", its unit not said (en-11; `Level ### %` was "hashtag
+# hashtag hashtag percent", `-- bar` "bar"). Elsewhere (`Alarm -- pump 3`) a dash, a word.
+PLACEHOLDER = re.compile(
+    r"(?<![\w#/-])(?:-{2,}|#{2,}|NaN|nan|NAN|N/A|n/a)"
+    rf"(\s?(?:{GRAMMAR.pattern()})(?![\w/²³^]))?(?![\w#/-])"
+)
+_VALUE_SIGN_BEFORE = re.compile(r"[:=]\s*$")
+
+
+def _placeholder(m: re.Match[str]) -> str:
+    """ "no value" after a colon or an equals sign, or before a unit that is no lone letter (`--
+    A side`: a dash and a letter)."""
+    if _VALUE_SIGN_BEFORE.search(m.string[max(0, m.start() - 4) : m.start()]):
+        return "no value"
+    unit = GRAMMAR.parse(m[1].strip()) if m[1] else None
+    letter = unit is not None and unit.lone_letter and m[1].strip().isalpha()
+    return m.group(0) if unit is None or letter else "no value"
+
+
+PLACEHOLDERS = (Rule("no value", PLACEHOLDER, _placeholder),)
+"""Read before the dashes, hashes and units that would take its parts."""
 
 RULES = (
     Rule("unit", UNIT, _with_unit),

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import onnxruntime as ort
 
 # Bump when our processing of the model output changes, so cached audio is not reused.
-ENGINE_VERSION = "hibari-4"
+ENGINE_VERSION = "hibari-5"
 SAMPLE_RATE = 24000
 # One inference's working memory grows with its input, about 4 MB per second of audio (in
 # process, above the loaded voice: 40 phonemes 12 MB, 60 15 MB, 113 30 MB). Longer sentences
@@ -157,7 +157,7 @@ class HibariG2P:
         pieces = []
         for sentence in Hibari.split_sentences(text):
             with self.lock:  # hibari's G2P is not documented as thread-safe
-                phonemes = self.g2p(unjoined(sentence))
+                phonemes = self.g2p(unjoined(unnumbered(sentence)))
             pieces += cut_phonemes(phonemes, MAX_PHONEMES, self.spelled)
         return pieces
 
@@ -176,6 +176,25 @@ _RUN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_+")
 
 # A site lexicon's entry as `_markup` writes it, which hibari's G2P reads as one word.
 _MARKUP = re.compile(r"\[[^\]]+\]\(/[^)]*/\)")
+
+
+# hibari's G2P reads a Roman numeral after Phase, Level, Class, Section, Stage and the like as a
+# number ("Phase C" "phase one hundred") and puts "zero" before any word beginning with I, V,
+# X, L or C after them ("Level Low" "level zero low"). The text rules read the numerals meant
+# as numbers already, so what is left there is a letter or a word: a word joiner before it,
+# which is neither said nor a space, keeps hibari's rule from taking it.
+WORD_JOINER = "\u2060"
+_RUN_OF_SPACES = re.compile(r"\s+")
+
+
+def unnumbered(sentence: str) -> str:
+    """`sentence` with a word joiner before each letter or word hibari's G2P would read as a
+    Roman numeral (its spaces made single first, as hibari makes them)."""
+    rules = importlib.import_module("hibari.g2p.normalize")  # hibari's own, as its G2P reads
+    sentence = _RUN_OF_SPACES.sub(" ", sentence)
+    for rule in (rules.RE_ROMAN_C, rules.RE_ROMAN_O):
+        sentence = rule.sub(lambda m: f"{m.group(1)} {WORD_JOINER}{m.group(2)}", sentence)
+    return sentence
 
 
 def unjoined(sentence: str) -> str:
