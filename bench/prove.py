@@ -72,7 +72,9 @@ READING_TESTS = [
     "tests/test_reading_classes.py",
     "tests/test_reading_classes_zh.py",
     "tests/test_zh_spoken_classes.py",
+    "tests/test_zh_values_apart.py",
     "tests/test_english_en10.py",
+    "tests/test_english_en11.py",
 ]
 
 

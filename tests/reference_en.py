@@ -319,13 +319,14 @@ WORD_ACRONYMS = dict(WORD_ACRONYMS)
 
 def number_list(items: tuple, unit: tuple | None) -> str:
     """Numbers joined by commas that do not group thousands: the list as written, the unit
-    after the last (`3,4 kg` → "three, four kilograms"); two items, one to three digits then
-    one or two, before a unit are a decimal comma (`1,5 bar` → "one point five bar")."""
+    after the last (`3,4 kg` → "three, four kilograms"); two items before a unit, one to
+    three digits then one or two, or a zero then any, are a decimal comma (`1,5 bar` → "one
+    point five bar", `0,1000 bar` → "zero point one zero zero zero bar")."""
     if (
         unit
         and len(items) == 2
         and re.fullmatch(r"\d{1,3}", items[0])
-        and re.fullmatch(r"\d{1,2}", items[1])
+        and (re.fullmatch(r"\d{1,2}", items[1]) or items[0] == "0")
     ):
         return quantity(f"{items[0]}.{items[1]}", [unit], [])
     said = [decimal(item) for item in items]
