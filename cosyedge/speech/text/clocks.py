@@ -170,6 +170,13 @@ CUED_LENGTH = re.compile(
 LENGTH_BEFORE_WORD = re.compile(
     rf"(?<![\w.:]){_CLOCK}(?!\d|[:.]\d){_UNIT_AFTER}(?={_AFTER_LENGTH})"
 )
+# A count of days before a clock-notation length (`Uptime 3 days 04:05:06`, en-12): the clock
+# is the hours, minutes and seconds past the days, not a time of day. With seconds only:
+# `in 3 days 14:00` may be a time of day.
+DAYS_LENGTH = re.compile(
+    r"(?<![\w.:])(\d+)\s?((?i:days?|d))\b,?\s+(\d{1,2}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?"
+    r"(?!\d|[:.]\d)"
+)
 LONG_LENGTH = re.compile(r"(?<![\w.:])(\d{2,}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?!\d|[:.]\d)")
 
 
@@ -209,6 +216,15 @@ def _cued_length(m: re.Match[str]) -> str:
         return m.group(0)
     before = m.group(0)[: m.start(2) - m.start()]
     return before + word + gap + say_length(_clock_parts(*clock))
+
+
+def _days_length(m: re.Match[str]) -> str:
+    """`3 days 04:05:06` → "3 days, four hours five minutes and six seconds" (`d` said as
+    days; the count left for the number rule)."""
+    count, word, *clock = m.groups()
+    if word.lower() == "d":
+        word = "day" if count == "1" else "days"
+    return f"{count} {word}, " + say_length(_clock_parts(*clock, None))
 
 
 def _long_length(m: re.Match[str]) -> str:
@@ -270,6 +286,7 @@ RULES = (
 )
 """Read first, before tags, numbers and units take the digits and letters."""
 LENGTHS = (
+    Rule("duration", DAYS_LENGTH, _days_length),
     Rule("duration", CUED_LENGTH, _cued_length),
     Rule("duration", LENGTH_BEFORE_WORD, lambda m: say_length(_clock_parts(*m.groups()))),
     Rule("duration", LONG_LENGTH, _long_length),

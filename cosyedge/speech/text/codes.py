@@ -8,6 +8,9 @@ that says a code follows.
 - `Error FFh` → "Error hex F F": letters A to F with an h after them are a hexadecimal code
   only after error, code, fault, alarm or status (alone, `BEh` may be a word); with a digit
   among them (`1Fh`) the hexadecimal rule reads them anywhere.
+- `9600 8N1` → "9600 eight N one" (en-12): a serial line's data bits, parity and stop bits,
+  said as written; with no parity (N) anywhere, with E, O, M or S only after a baud rate,
+  where `7E1` is no power of ten.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import re
 from cosyedge.speech.text import hexforms, suffixes
 from cosyedge.speech.text.hexforms import say_hex
 from cosyedge.speech.text.spans import Rule
-from cosyedge.speech.text.words import letters
+from cosyedge.speech.text.words import cardinal, letters
 
 # A device tag as english.py writes one (letters, digits, letters, hyphenated groups).
 _TAG = r"[A-Z]{1,4}-?\d{1,6}[A-Z]{0,2}(?:-\d{1,6})*"
@@ -25,6 +28,18 @@ TAG_MEMBER = re.compile(rf"(?<![\w.-])({_TAG})\.([A-Z]{{1,6}})(?!\w|\.\w)")
 CUED_HEX = re.compile(
     r"(?<![\w.])((?i:error|code|fault|alarm|status)(?::\s*|\s+))([A-F]{2,8})h(?!\w)"
 )
+
+SERIAL_FRAME = re.compile(
+    r"(?<![\w.+-])(?:([5-8])(N)|(?<=\d\d\d )([5-8])([EOMS]))([12])(?!\w|\.\d|[-/]\d)"
+)
+
+
+def _serial_frame(m: re.Match[str]) -> str:
+    """`8N1` → "eight N one"; after a baud rate a comma first, for the numbers not to run
+    together ("nine thousand six hundred eight")."""
+    bits, parity = (m[1], m[2]) if m[1] else (m[3], m[4])
+    said = f"{cardinal(int(bits))} {parity} {cardinal(int(m[5]))}"
+    return ", " + said if re.search(r"\d\s$", m.string[: m.start()]) else said
 
 
 def _tag_member(m: re.Match[str]) -> str:
@@ -36,6 +51,7 @@ def _tag_member(m: re.Match[str]) -> str:
 RULES = (
     Rule("device tag", TAG_MEMBER, _tag_member),
     Rule("hexadecimal", CUED_HEX, lambda m: m[1] + say_hex(m[2])),
+    Rule("serial frame", SERIAL_FRAME, _serial_frame),
     *suffixes.RULES,  # a letter after a number that is no unit (en-9)
     *hexforms.RULES,  # hexadecimal identifiers, not scientific notation (en-9)
 )

@@ -148,6 +148,8 @@ reads `PT-101` as "pt minus one hundred and one", `6.49` with a pause, `°C` not
   `DC24V` (text/unitcase.py); `trip…14:05` (text/pauses.py); `t`, `Ω`, `nA` and a unit before
   a bracket or a comparison, `Level ### %` "no value" (text/units.py); `HA 2024.11.2` a
   version (text/fields.py).
+- (en-12) `06:30 +01:00`, `3 days 04:05:06` (text/stamps.py, clocks.py); `FT_101_PV` (text/
+  pauses.py); `LEVEL 2.5 M`, `Oil 60C`, `US/CM` (text/unitcase.py); `0.665K`; `8N1` (codes.py).
 A one-letter unit (A, V, W, m, s, h, l) is only read as a unit at the end of a clause, so
 `pump 3 A failed` keeps its letter, or beside another value with its unit (`400 V 50 Hz`,
 en-9); an A, V or W after a measured value anywhere (a decimal, or a number after a word of
@@ -493,6 +495,7 @@ def _time(m: re.Match[str]) -> str:
 _LINES = (
     # Words of an all-capital text, before any rule writes a small letter near them (en-9).
     *pauses.ELLIPSES,
+    *pauses.UNDERSCORES,
     *capitals.RULES,
     # Units in capitals or small letters written as units first: every rule after reads them.
     *unitcase.RULES,

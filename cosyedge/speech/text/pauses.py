@@ -9,6 +9,12 @@ rule with its own comma and its own idea of what may stand before a name (`pause
 An ellipsis written onto the next word or value (`trip…14:05`, `Alarm...PT-101 high`) is a
 pause before it, a space after it (en-11): the time, tag or value is read as it is after a
 space, not left to the voice as part of a word. Between numbers it is a range (`4...20 mA`).
+
+Underscores joining an identifier's parts (`FT_101_PV`, `TIC_331A_SP`, `line_3_pump`, en-12)
+are silent: the parts are read as written apart, a tag's letters in capitals and its
+number as a tag (`FT-101 PV`: "F T one oh one PV"), not left to the voice as one word. A
+form with a dash, a slash or a dot in it (a file's name) is left whole, and so are digits
+grouped by underscores (`1_000`), as code writes a number.
 """
 
 from __future__ import annotations
@@ -46,5 +52,22 @@ def pause_after_name(not_after: str, pause: str) -> Rule:
 ELLIPSIS = re.compile(r"(?<!\d)(\.{3,}|\u2026)(?=[^\s.\u2026])")
 ELLIPSES = (Rule("pause", ELLIPSIS, lambda m: m[1] + " "),)
 """Read first (English): every later rule sees the form after it whole."""
+
+UNDERSCORED = re.compile(r"(?<![\w./\\:#-])([A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)(?![\w/\\:-]|\.\w)")
+_TAG_LETTERS = re.compile(r"[A-Z]{1,5}")
+
+
+def _underscored(m: re.Match[str]) -> str:
+    """The parts apart; a tag's capitals joined to its number by a hyphen, as a tag."""
+    first, *rest = parts = m[1].split("_")
+    if any(a.isdigit() and b.isdigit() for a, b in zip(parts, rest, strict=False)):
+        return m.group(0)  # 1_000, 16#0000_10: digits grouped, as code writes a number
+    if _TAG_LETTERS.fullmatch(first) and rest[0][0].isdigit():
+        first, rest = f"{first}-{rest[0]}", rest[1:]
+    return " ".join([first, *rest])
+
+
+UNDERSCORES = (Rule("identifier", UNDERSCORED, _underscored),)
+"""Read first, with the ellipses."""
 
 RULES = (pause_after_name(r"(?<![\w./+\-:#])", ","),)

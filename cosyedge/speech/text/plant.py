@@ -280,7 +280,8 @@ _MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?!
 MONEY = re.compile(
     rf"(?<![\w.])(-\s?)?(?:([$€£¥\u20b9])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\s)({_AMOUNT})"
     rf"(?:{_MAGNITUDE}|(?![\d.,]\d|\w))"
-    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})\s?(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF|[€])(?!\w)"
+    rf"|(?<![\w.])(?<!\d,)({_AMOUNT})(?:\s?(k|K|M|B|bn|T|tn)(?=\s)|\s(thousand|million|billion))?"
+    r"\s?(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF|[€])(?!\w)"
 )
 
 
@@ -315,12 +316,13 @@ def _amount(written: str) -> str:
 
 
 def _money(m: re.Match[str]) -> str:
-    sign, symbol, sign_after, code, amount, big, big_word, amount_after, code_after = m.groups()
+    sign, symbol, sign_after, code, amount, big, big_word, *after = m.groups()
+    amount_after, big_after, big_word_after, code_after = after
     written = amount or amount_after
     currency = symbol or code or code_after
     if re.fullmatch(r"\d+,\d\d", written) and currency not in ("€", "EUR"):
         return m.group(0)  # $5,50: a list, not a guessed decimal comma
-    said = say_money(written, currency, big or big_word)
+    said = say_money(written, currency, big or big_word or big_after or big_word_after)
     return ("minus " if sign or sign_after else "") + said
 
 

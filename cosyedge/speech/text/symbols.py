@@ -71,6 +71,7 @@ BASES = (
     *(Base("hrs"), Base("mins"), Base("sec"), Base("secs"), Base("%vol", "", _NONE)),
     Base("\u03b5", "µμu", _NONE),  # strain, only with its prefix (µε, en-9)
     Base("%FS", "", _NONE),  # percent of full scale, an instrument's accuracy (en-9)
+    Base("rad"),  # radians, of an angle or below a second's line (rad/s, en-12)
 )
 _BASE = {b.symbol: b for b in BASES}
 # Exponents: superscripts on any unit that takes one (NFKC makes them digits before the rules

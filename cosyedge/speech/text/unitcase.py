@@ -20,7 +20,12 @@ watts only where the capital letter would be (at the end of a clause, or before 
 value: `load 5.5 kw, 400 v, 11 a`). A capital C, F or K written onto a number is a
 temperature after a word that says one is measured (`T=45.2C`, `Temp 98.6F`), a K kelvin
 after one that says a difference of temperatures is (`dT=3.5K`, said in kelvin); elsewhere
-it is a label's letter (`3F`) or a thousand (`5K`, `T 300K`: kelvin is written apart).
+it is a label's letter (`3F`) or a thousand (`5K`, `T 300K`: kelvin is written apart). What
+a plant takes the temperature of is such a word too (`Oil 60C`, `COOLANT 95C`, en-12).
+
+A lone capital M or T is meters after a word of length (`LEVEL 2.5 M`, `Depth 3M`) and
+tonnes after one of weight (`WEIGHT 5 T`, `Load 12T`, en-12), as the small letters are;
+elsewhere a label's letter (`Tank 12 M`) or a million (`1.2M USD`).
 
 A supply written with its kind before its value (`DC24V`, `AC380V`, `dc 24 V`, en-11) is
 the value, then its kind: "twenty four volts DC", as `24V DC` is read.
@@ -46,6 +51,9 @@ _SECOND |= {(p, "b") for p in ("", "k", "M", "G")}
 # Spellings plants print that are no symbol's case: degrees, the kind of current.
 _ALIASES = {"DEGC": "°C", "DEG C": "°C", "DEGF": "°F", "DEG F": "°F", "DEG": "°"}
 _ALIASES |= {"VDC": "V DC", "VAC": "V AC", "KVDC": "kV DC", "KVAC": "kV AC", "MVDC": "mV DC"}
+# Microsiemens per centimeter in capitals with a U for the micro sign: below a centimeter's
+# line no country is meant (en-12).
+_ALIASES |= {"US/CM": "µS/cm"}
 # A micro sign's capital is the Greek capital mu (U+039C); `u` for micro is left out in
 # capitals (`5 US` may be a country).
 _LONE_SMALL = frozenset("avw")
@@ -78,8 +86,16 @@ _UNIT_CASE = re.compile(
     "|[a-z\u00b5\u03bc][a-z0-9\u00b5\u03bc]*(?:/[a-z][a-z0-9]*)?)"
     r"(?![\w/²³^'-]|\.\w)"
 )
+# What a plant takes the temperature of, in any case (`Oil 60C`, en-12).
+_HEATED = "(?i:oil|coolant|water|ambient|exhaust|flue|steam)"
+# A lone capital M or T after a word of length or of weight (en-12): meters, tonnes, as
+# their small letters would be (`LEVEL 2.5 M`, `WEIGHT 5 T`); elsewhere a label's letter.
+_CUED_LETTER = re.compile(
+    r"(\b(?i:(level|height|depth|distance|length|elevation)|weight|load|mass)(?:\s*[:=]\s*|\s+))"
+    r"([-+]?\d+(?:\.\d+)?)(\s?)([MT])(?![\w°/])"
+)
 _TEMPERATURE = re.compile(
-    r"(\b(?:[Tt]emp(?:erature)?|TEMP(?:ERATURE)?|T|TT|TI|TE)(?:\s*[:=]\s*|\s+))"
+    rf"(\b(?:[Tt]emp(?:erature)?|TEMP(?:ERATURE)?|T|TT|TI|TE|{_HEATED})(?:\s*[:=]\s*|\s+))"
     r"([-+]?\d+(?:\.\d+)?)([CF])(?![\w°])"
     r"|(\b(?:dT|ΔT|delta T)(?:\s*[:=]\s*|\s+))([-+]?\d+(?:\.\d+)?)(K)(?![\w°])"
 )
@@ -111,6 +127,14 @@ def written_unit(token: str) -> str | None:
         return above[:-1] + "S/cm"  # conductivity: a second per centimeter is no unit
     written = above + (f"/{below}" if below else "")
     return None if written == token else written
+
+
+def _cued_letter(m: re.Match[str]) -> str:
+    """Meters after a word of length, tonnes after one of weight; the other letter left."""
+    cue, length, amount, _, letter = m.groups()
+    if (letter == "M") != bool(length):
+        return m.group(0)
+    return f"{cue}{amount}{letter.lower()}"  # written onto it: a unit mid-clause too
 
 
 def _temperature(m: re.Match[str]) -> str:
@@ -169,6 +193,7 @@ RULES = (
     Rule("unit", SUPPLY, _supply),
     Rule("diameter", _DIAMETER, lambda m: "diameter "),
     Rule("unit", _TEMPERATURE, _temperature),
+    Rule("unit", _CUED_LETTER, _cued_letter),
     Rule("unit", _DEGREE_WORD, lambda m: f"{m[1]} °{m[2]}"),
     Rule("unit", _UNIT_CASE, _unit_case),
 )

@@ -112,13 +112,15 @@ WORDS = {
     "%vol": ("percent by volume", "percent by volume"),
     "\u03b5": ("strain", "strain"),  # with a prefix (µε, en-9); alone a letter
     "%FS": ("percent of full scale", "percent of full scale"),
+    "rad": ("radian", "radians"),
 }
 # Where the prefix and the unit run together as one word.
 _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
 # The lone letters that are units at the end of a clause; g, N, J, written alone, are not
 # (but N and J written onto a decimal are, en-11: `126.6N`, `220.5J`). A kelvin is one
-# anywhere, but only apart from its number (300 K; 5K is five thousand); an ohm anywhere (no
-# plant labels a thing Ω); a tonne at the end of a clause (`Weight 5 t`, en-11).
+# anywhere, but only apart from its number (300 K; 5K is five thousand) or written onto a
+# decimal that counts no thousands (0.665K, en-12); an ohm anywhere (no plant labels a thing
+# Ω); a tonne at the end of a clause (`Weight 5 t`, en-11).
 LETTERS = frozenset("AVWmshlLKtΩ")
 _ON_A_DECIMAL = frozenset("NJ")
 # A lone V, A or W before the kind of current is a unit anywhere (24V DC, 230 V AC).
@@ -214,7 +216,7 @@ def _with_unit(m: re.Match[str]) -> str:
         return m.group(0)
     # A small letter written onto its number is its unit anywhere (3m high, 5s then).
     glued = symbol.islower() and m.group(0) == written + symbol
-    if symbol == "K" and m.group(0) == written + symbol:
+    if symbol == "K" and m.group(0) == written + symbol and not _kelvin_onto(written):
         return m.group(0)  # 5K: a number and a letter (thousand), not kelvin
     # Kelvin apart from its number (300 K), a lone V, A or W before AC or DC: units anywhere.
     kelvin = symbol in ("K", "Ω") or onto_decimal
@@ -235,6 +237,13 @@ def _with_unit(m: re.Match[str]) -> str:
     if unit.lone_letter and not (glued or kelvin or current or ends or rating or values):
         return m.group(0)  # pump 3 A failed: a letter, not amps; 3m high is meters
     return _said(written, unit) + (" slash " if slash else "")
+
+
+def _kelvin_onto(written: str) -> bool:
+    """Whether a K written onto `written` is kelvin (en-12): a decimal below one or with three
+    decimals or more (`0.665K`, `1.234K`) counts no thousands; `1.5K`, `5K` do."""
+    whole, _, decimals = written.lstrip("+-").partition(".")
+    return bool(decimals) and (int(whole or "0") == 0 or len(decimals) >= 3)
 
 
 def _said(written: str, unit: Unit) -> str:
