@@ -75,6 +75,7 @@ READING_TESTS = [
     "tests/test_zh_values_apart.py",
     "tests/test_english_en10.py",
     "tests/test_english_en11.py",
+    "tests/test_english_en12.py",
 ]
 
 
