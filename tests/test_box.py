@@ -61,15 +61,10 @@ pytestmark = [
 ]
 
 
-# Two boxes, each on a worker of its own with the package installed afresh, take the tests
-# in two halves side by side; each half runs in order in its box (a worker given both runs
-# all of them in one box, in order).
-FIRST_BOX, SECOND_BOX = (pytest.mark.xdist_group(f"box-{n}") for n in (1, 2))
-
-
 @pytest.fixture(scope="module")
 def box(debs):
-    """A booted box with the package installed and its service running."""
+    """A booted box with the package installed and its service running: one for each worker
+    that runs tests of this file (pytest-xdist spreads them; each test stands on its own)."""
     deb = debs[0]
     b = Box(box_script(), Path(f"/tmp/cosyedge-box-{os.getpid()}"))
     booted = b.up()
@@ -116,7 +111,6 @@ def ready_after_start(box: Box) -> float:
     return (int(box.show(UNIT, "ActiveEnterTimestampMonotonic")) - started) / 1e6
 
 
-@FIRST_BOX
 def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_shipped(box):
     shipped = (REPO / "systemd/cosyedge.service").read_text()
     assert box.read(f"/lib/systemd/system/{UNIT}") == shipped
@@ -143,7 +137,6 @@ def test_the_installed_service_is_ready_on_the_system_broker_with_the_unit_as_sh
     assert all(f"pid={mosquitto_pid}," in line for line in listeners), listeners
 
 
-@FIRST_BOX
 def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
     box.publish("plant/line1/estop", {"station": "station four", "id": "box-1"})
     report = reports.until(spoken("box-1"))
@@ -152,7 +145,6 @@ def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
     assert int(played) > 22050 * 2  # over half a second of 16-bit audio
 
 
-@FIRST_BOX
 def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(box, reports):
     pid = box.show(UNIT, "MainPID")
     original = box.read(CONFIG)
@@ -186,7 +178,6 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
     assert reports.until(spoken("box-after"))["text"] == "Emergency stop at station five."
 
 
-@FIRST_BOX
 def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
     """A broken file, then one enabling Wyoming with its package taken out of the venv, each
     with a restart: active, speaking, the fault said and in the status; a good file and a
@@ -240,7 +231,6 @@ def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
         box.sh(f"systemctl restart {UNIT}")
 
 
-@FIRST_BOX
 def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(box, reports):
     """On the packaged install, Wyoming is a change of configuration and a restart: no fault,
     a `describe` answered with the configured voices, and `_wyoming._tcp` announced on the
@@ -284,7 +274,6 @@ def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(b
         box.sh(f"systemctl restart {UNIT}")
 
 
-@FIRST_BOX
 def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
     pid = box.show(UNIT, "MainPID")
     restarts = int(box.show(UNIT, "NRestarts"))
@@ -302,7 +291,6 @@ def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
     reports.until(spoken("box-watchdog"))
 
 
-@SECOND_BOX
 def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, reports):
     ids = [f"box-stop-{n}" for n in range(5)]
     since = f"--since=@{box.sh('date +%s').stdout.strip()}"
@@ -327,7 +315,6 @@ def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, rep
         assert [r["outcome"] for r in said] == ["spoken"], (said, journal(box))
 
 
-@SECOND_BOX
 def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
     """Alerts keep coming while dpkg unpacks over the running service and restarts it: each
     ends in one outcome (critical ones are spoken even in a flood)."""
@@ -353,7 +340,6 @@ def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
         assert [r["outcome"] for r in reports.seen if r.get("id") == alert_id] == ["spoken"]
 
 
-@SECOND_BOX
 def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, reports):
     """`cosyedge say`, `warm` and `cache export`/`import` as root, as the docs show them:
     what they add belongs to the service user, and the service serves it from the cache."""
@@ -372,7 +358,6 @@ def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, r
     assert "spoke alert box-root source=cache" in journal(box, "-n 50")
 
 
-@SECOND_BOX
 def test_operator_commands_as_root_read_what_the_service_keeps(box, reports):
     """As root, with `--config /etc/cosyedge/cosyedge.yaml` and with no argument at all, the
     operator's commands report on the service's own history, cache and configuration, and
@@ -419,7 +404,6 @@ def operator_commands(box: Box, given: tuple[str, ...]) -> None:
     assert run("warm").splitlines()[-1].startswith("warm: ")
 
 
-@SECOND_BOX
 def test_say_without_a_sound_device_exits_1_saying_so(box):
     """ALSA's default pointed at a card the box does not have: a clear refusal, no abort."""
     box.write("/etc/asound.conf", "pcm.!default { type hw; card 99 }\n")
@@ -438,7 +422,6 @@ def retained(box: Box, *topics: str) -> str:
     return box.run("sh", "-c", f"mosquitto_sub {filters} -v --retained-only -W 3").stdout
 
 
-@SECOND_BOX
 def test_remove_takes_the_device_off_the_broker_and_purge_leaves_nothing(box):
     """With Home Assistant's discovery on, `dpkg -r` leaves nothing retained under the
     discovery prefix, nor the status; `dpkg -P` leaves nothing of cosyedge in /etc, the

@@ -23,10 +23,6 @@ from cosyedge.speech.voices.piper import packaged_model
 TEXT = "Emergency stop at packing station three. Call the shift leader."
 
 
-# The tests of the quantized voice run on one worker: each worker would quantize it again.
-ONE_WORKER = pytest.mark.xdist_group("quantized")
-
-
 @pytest.fixture(scope="session")
 def quantized(tmp_path_factory):
     """The packaged voice quantized once for the whole run (about 5 s, and its WER)."""
@@ -34,7 +30,6 @@ def quantized(tmp_path_factory):
     return quantize_piper(packaged_model(), out)
 
 
-@ONE_WORKER
 def test_report_and_file(quantized):
     assert quantized.written
     assert quantized.out.is_file()
@@ -46,7 +41,6 @@ def test_report_and_file(quantized):
     assert quantized.out_wer < quantized.source_wer + 0.25
 
 
-@ONE_WORKER
 def test_weights_are_int8_except_the_vocoder(quantized):
     graph = onnx.load(str(quantized.out)).graph
     integer_ops = {n.op_type for n in graph.node if n.op_type.endswith("Integer")}
@@ -56,7 +50,6 @@ def test_weights_are_int8_except_the_vocoder(quantized):
     assert any(n.op_type == "Conv" for n in vocoder)
 
 
-@ONE_WORKER
 def test_quantized_voice_speaks_like_the_fp32_one(quantized, piper_voice):
     int8 = load_voice("en", VoiceConfig(engine="piper", model=quantized.out))
     assert int8.identity != piper_voice.identity

@@ -213,3 +213,29 @@ def test_what_one_run_left_unsaid_is_said_by_the_next(wire):
     wait_until(second.outcomes, 30, "an outcome")
     [outcome] = second.outcomes()
     assert (outcome["outcome"], outcome["id"]) == ("spoken", "L-9")
+
+
+@pytest.mark.parametrize(("priority", "synthesized"), [("critical", True), ("high", False)])
+def test_a_critical_alert_out_of_memory_is_synthesized_again_after_the_shedding(
+    wire, speech, monkeypatch, priority, synthesized
+):
+    """An allocation failure in a critical alert's synthesis sheds every voice and buffer, and
+    the alert is synthesized once more (the voice loads again) before a generic phrase could
+    stand in; another alert is said as the generic phrase, as before."""
+    voice = speech.renderer.voices["en"]
+    synthesize, failed = voice.synthesize, []
+
+    def out_of_memory_once(text, *args, **kwargs):
+        if "furnace" in text and not failed:  # at the first step, as onnxruntime's would
+            failed.append(text)
+            raise MemoryError("std::bad_alloc")
+        yield from synthesize(text, *args, **kwargs)
+
+    monkeypatch.setattr(voice, "synthesize", out_of_memory_once)
+    wired = wire()
+    what = f"furnace overheated, {priority}"  # a phrase of its own: not from the cache
+    wired.send("plant/1/alarm", {"id": "F-1", "what": what, "priority": priority})
+    wait_until(wired.outcomes, 60, "an outcome")
+    [outcome] = wired.outcomes()
+    assert failed and outcome["outcome"] == "spoken", outcome
+    assert outcome["source"] == ("synth" if synthesized else "generic"), outcome

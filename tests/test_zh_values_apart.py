@@ -154,7 +154,8 @@ def test_a_dotted_code_is_spelled_and_its_digits_read_one_by_one(front, form, fr
 
 @st.composite
 def zero_led_dates(draw) -> Form:
-    """`12月02日`, `3月05日08时05分`, `05日`: a leading zero of a date's or a time's part."""
+    """`12月02日`, `3月05日08时05分`, `05日`: a leading zero of a date's part or an hour is not
+    said; a minute's is (零五分, as a clock's minutes)."""
     m, d, h, mi = (
         draw(st.integers(1, 12)),
         draw(st.integers(1, 28)),
@@ -171,7 +172,8 @@ def zero_led_dates(draw) -> Form:
     end = draw(st.integers(start + 1, 4))
     chosen = parts[start:end]
     written = "".join(w + word for w, _, word in chosen)
-    return Form(written, ("".join(ref.integer(n) + word for _, n, word in chosen),))
+    said = [("零" if w == "分" and n < 10 else "") + ref.integer(n) + w for _, n, w in chosen]
+    return Form(written, ("".join(said),))
 
 
 @CLASSES

@@ -238,18 +238,23 @@ class Announcer:
         is broken (the renderer then holds the voice's fault), the generic phrase in the
         alert's language after whatever was already heard, so the alert is never unheard."""
         heard.fitted = self.speech.fitted(item)
-        rendering = self.speech.rendering(item, heard.fitted.text)
-        if rendering.source == "generic":
-            heard.fallback = self.speech.memory.trouble or "synthesis refused"
-        try:
-            return rendering, self._play(item, rendering, cut, heard)
-        except SynthesisFailed as exc:
-            log.error("%s %s: %s; saying the generic phrase", item.kind, item.key, exc)
-            heard.fallback = str(exc)
-        except Exception as exc:
-            if not is_out_of_memory(exc):
-                raise
-            self.speech.memory.out_of_memory(exc)
+        # A critical alert whose synthesis ran out of memory is synthesized once more: the
+        # shedding has just freed every voice and buffer, and the voice loads again in a
+        # fraction of a second; only if that fails too does the generic phrase stand in.
+        for _ in range(2 if item.priority == "critical" else 1):
+            rendering = self.speech.rendering(item, heard.fitted.text)
+            if rendering.source == "generic":
+                heard.fallback = self.speech.memory.trouble or "synthesis refused"
+            try:
+                return rendering, self._play(item, rendering, cut, heard)
+            except SynthesisFailed as exc:
+                log.error("%s %s: %s; saying the generic phrase", item.kind, item.key, exc)
+                heard.fallback = str(exc)
+                break
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                self.speech.memory.out_of_memory(exc)
         rendering = self.speech.fallback.rendering(item.priority, item.lang)
         return rendering, self._play(item, rendering, cut, heard)
 

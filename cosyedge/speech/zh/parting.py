@@ -14,9 +14,10 @@ rules ran them together or read a letter (zh-front-11):
   digits read one by one, as a fault code is: A L 二幺;
 - a `C` after a temperature tag's or word's value is Celsius: `TT-101=85C` → …八十五摄氏度;
 - `M` after a level's, a height's or a distance's value is metres: `液位2.5M` → 液位二点五米;
-- a leading zero of a month, a day, an hour, a minute or a second is not said: `12月02日` →
-  十二月二日, `08时05分` → 八时五分; a clock time written onto a weekday is parted from it:
-  `星期三14:00` → 星期三, 十四点 (it was heard 星期 三十四点);
+- a leading zero of a month, a day or an hour is not said: `12月02日` → 十二月二日, `08时05分`
+  → 八时零五分 (minutes and seconds keep theirs, as a clock's are said); a clock time
+  written onto a weekday is parted from it: `星期三14:00` → 星期三, 十四点 (it was heard
+  星期 三十四点);
 - two hours, minutes or seconds are 两: `每2h巡检` → 每两小时巡检;
 - 元 after an amount a currency's sign has already named is not said twice: `$3,713元` →
   三千七百一十三美元.
@@ -63,7 +64,8 @@ METRES_M = re.compile(
     rf"((?:{_LENGTH})\s*(?:[=:：]|为|是)?\s*[-+−]?\d+(?:\.\d+)?)\s?M(?![A-Za-z0-9])"
 )
 
-LEADING_ZERO = re.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时|分|秒))")
+# Minutes and seconds keep theirs: 零五分, as a clock's minutes are said (十四点零五分).
+LEADING_ZERO = re.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时))")
 WEEKDAY_CLOCK = re.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?=\d{1,2}[:：]\d{2})")
 
 # Two of a time unit alone (`每2h`, `2 min`): not a part of a compact duration (`0d 0h 2s`,
