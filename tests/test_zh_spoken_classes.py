@@ -21,7 +21,7 @@ import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import CLASSES, Form
-from test_reading_classes_zh import FRAMES
+from test_reading_classes_zh import FRAMES, expected, heard
 
 from cosyedge.speech.lang import split_runs
 from cosyedge.speech.zh.normalize import MandarinNormalizer
@@ -32,16 +32,6 @@ frames = st.sampled_from(FRAMES)
 @pytest.fixture(scope="module")
 def front():
     return MandarinNormalizer()
-
-
-def heard(front, written: str, frame: tuple[str, str, str, str]) -> str:
-    before, after, _, _ = frame
-    return ref.audible(front.normalize(before + written + after))
-
-
-def expected(said: str, frame: tuple[str, str, str, str]) -> str:
-    _, _, before, after = frame
-    return ref.audible(ref.tidy(before + said + after))
 
 
 def _amount(draw) -> str:

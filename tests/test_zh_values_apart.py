@@ -22,14 +22,12 @@ import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
 from reading_forms import CLASSES, Form
-from test_reading_classes_zh import FRAMES
+from test_reading_classes_zh import FRAMES, expected, heard
 
 from cosyedge.speech.lang import split_runs
 from cosyedge.speech.zh.normalize import MandarinNormalizer
 
 frames = st.sampled_from(FRAMES)
-_LABELS = ("罐", "泵", "炉", "柜", "机", "线", "塔")
-_UNITS = (("m", "米"), ("MPa", "兆帕"), ("A", "安"), ("℃", "摄氏度"), ("bar", "巴"), ("%", ""))
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +35,8 @@ def front():
     return MandarinNormalizer()
 
 
-def heard(front, written: str, frame: tuple[str, str, str, str]) -> str:
-    before, after, _, _ = frame
-    return ref.audible(front.normalize(before + written + after))
-
-
-def expected(said: str, frame: tuple[str, str, str, str]) -> str:
-    _, _, before, after = frame
-    return ref.audible(ref.tidy(before + said + after))
+_LABELS = ("罐", "泵", "炉", "柜", "机", "线", "塔")
+_UNITS = (("m", "米"), ("MPa", "兆帕"), ("A", "安"), ("℃", "摄氏度"), ("bar", "巴"), ("%", ""))
 
 
 def _amount(draw, decimals: bool | None = None) -> str:
