@@ -105,6 +105,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
 
     from cosyedge.config import SessionConfig
     from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.cosystream import RngDraws
     from cosyedge.speech.voices.cosytokens import BpeTokenizer
     from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, RasSampler
 
@@ -135,11 +136,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
         calls = timers["llm_step"].calls
         out = models.speech_tokens(ids, fixed)
         per_clause.append(first_last_ms(timers["llm_step"].each[calls:]))
-        frames = models.mel_frames(len(out))
-        mel = models.mel(out, rng.standard_normal((1, 80, frames), dtype=np.float32))
-        phase = rng.uniform(-np.pi, np.pi, (1, 9, 1)).astype(np.float32)
-        noise = rng.standard_normal((1, 9, mel.shape[1] * 256), dtype=np.float32)
-        audio = models.audio(mel, phase, noise)
+        audio = models.whole_clause(out, RngDraws(rng))
         clause_s.append(time.perf_counter() - t0)
         samples += len(audio)
     result = _figures(clause_s, samples, pack.sample_rate, loaded)

@@ -25,7 +25,7 @@ from cosyedge.config.voices import SessionConfig
 from cosyedge.packs import evaluate
 from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.speech.voices.cosypack import CosyPack
-from cosyedge.speech.voices.cosystream import HARMONICS, MEL_HOP
+from cosyedge.speech.voices.cosystream import RngDraws
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, greedy_sampler
 from cosyedge.speech.voices.session import make_session
@@ -71,13 +71,7 @@ def _models_with(pack: CosyPack, replaced: dict[str, Path]) -> CosyvoiceModels:
 def speak(models: CosyvoiceModels, tokens: list[int], seed: int) -> np.ndarray:
     """Float audio of `tokens`, every random draw (flow noise, source phases and noise) from
     `seed`: two models given the same tokens and seed differ only by their graphs."""
-    rng = np.random.default_rng(seed)
-    frames = models.mel_frames(len(tokens))
-    mel = models.mel(tokens, rng.standard_normal((1, 80, frames), dtype=np.float32))
-    phase = rng.uniform(-np.pi, np.pi, (1, HARMONICS, 1)).astype(np.float32)
-    phase[:, 0] = 0
-    noise = rng.standard_normal((1, HARMONICS, frames * MEL_HOP), dtype=np.float32)
-    return models.audio(mel, phase, noise)
+    return models.whole_clause(tokens, RngDraws(np.random.default_rng(seed)))
 
 
 def compare(pack: CosyPack, replaced: dict[str, Path]) -> tuple[float, float]:

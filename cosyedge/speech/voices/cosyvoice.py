@@ -38,7 +38,13 @@ from cosyedge.speech.voices.clauses import (
 )
 from cosyedge.speech.voices.cosycache import LmCache
 from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
-from cosyedge.speech.voices.cosystream import MEL_HOP, TOKEN_RATE, RngDraws, stream_clause
+from cosyedge.speech.voices.cosystream import (
+    MEL_HOP,
+    TOKEN_RATE,
+    Draws,
+    RngDraws,
+    stream_clause,
+)
 from cosyedge.speech.voices.cosytokens import BpeTokenizer
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
 
@@ -380,6 +386,14 @@ class CosyvoiceModels:
                                          source_stft=spectrum)  # fmt: skip
         audio = istft(magnitude[0], phase_out[0])
         return np.clip(audio, -AUDIO_LIMIT, AUDIO_LIMIT)
+
+    def whole_clause(self, tokens: list[int], draws: Draws) -> np.ndarray:
+        """Float audio of `tokens` made in one piece (the flow and HiFT over the whole clause,
+        not in chunks), every random number from `draws`: two models given the same tokens
+        and draws differ only by their graphs."""
+        mel = self.mel(tokens, draws.flow_noise(self.prompt_frames + self.mel_frames(len(tokens))))
+        phase, noise = draws.source_draws(mel.shape[1] * MEL_HOP)
+        return self.audio(mel, phase, noise)
 
     def synthesize_ids(
         self, text_ids: list[int], rng: np.random.Generator, sample: Sampler | None = None
