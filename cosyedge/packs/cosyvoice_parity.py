@@ -126,7 +126,6 @@ def reference_run(
     """The reference's inference of one text, greedy, with its noise recorded; `speaker`
     gives the zero-shot prompt (empty for an SFT speaker)."""
     import torch
-    from torch.distributions.uniform import Uniform
 
     llm, flow, hift = models["llm"], models["flow"], models["hift"]
     _decode_greedily(models, len(ids))
@@ -155,17 +154,27 @@ def reference_run(
         torch.manual_seed(seed + 1)
         audio, _ = hift.inference(speech_feat=mel)
         torch.manual_seed(seed + 1)
-        phase = Uniform(low=-math.pi, high=math.pi).sample((1, HARMONICS, 1))
-        phase[:, 0, :] = 0
-        source_noise = torch.randn(1, HARMONICS, mel.shape[2] * MEL_HOP)
+        phase, source_noise = reference_source_draws(mel.shape[2])
     return {
         "tokens": tokens,
         "mel": mel[0].numpy(),
         "audio": audio[0].numpy(),
         "flow_noise": flow_noise.numpy(),
-        "phase": phase.numpy(),
-        "source_noise": source_noise.numpy(),
+        "phase": phase,
+        "source_noise": source_noise,
     }
+
+
+def reference_source_draws(frames: int) -> tuple[np.ndarray, np.ndarray]:
+    """The random draws HiFT's harmonic source makes for `frames` mel frames, in its order,
+    from torch's generator as seeded: the phases (1, 9, 1), the fundamental's 0, and the
+    noise (1, 9, samples)."""
+    import torch
+    from torch.distributions.uniform import Uniform
+
+    phase = Uniform(low=-math.pi, high=math.pi).sample((1, HARMONICS, 1))
+    phase[:, 0, :] = 0
+    return phase.numpy(), torch.randn(1, HARMONICS, frames * MEL_HOP).numpy()
 
 
 def _decode_greedily(models: dict[str, Any], text_tokens: int) -> None:
@@ -272,7 +281,6 @@ def reference_stream(
     chunk's flow and HiFT (each call seeded, and its draws made again from the same seed)."""
     import torch
     from cosyvoice.cli.model import CosyVoiceModel
-    from torch.distributions.uniform import Uniform
 
     _decode_greedily(models, len(ids))
     model = CosyVoiceModel(models["llm"], models["flow"], models["hift"])
@@ -292,10 +300,7 @@ def reference_stream(
         torch.manual_seed(chosen := next(seeds))
         out = hift_inference(speech_feat=speech_feat, **kwargs)
         torch.manual_seed(chosen)
-        phase = Uniform(low=-math.pi, high=math.pi).sample((1, HARMONICS, 1))
-        phase[:, 0, :] = 0
-        noise = torch.randn(1, HARMONICS, speech_feat.shape[2] * MEL_HOP)
-        draws.source.append((phase.numpy(), noise.numpy()))
+        draws.source.append(reference_source_draws(speech_feat.shape[2]))
         return out
 
     model.flow.inference, model.hift.inference = flow, hift
