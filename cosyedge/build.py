@@ -369,8 +369,8 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     # espeak-ng speaks from its own process: unloading that voice would free nothing.
     in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
     memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
-    fallback = FallbackPhrases(voices)
-    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices))
+    fallback = FallbackPhrases(voices, saved)
+    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices), renderer.key, saved)
     for lang, voice in in_process.items():
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     limit = config.alarms.max_spoken_s

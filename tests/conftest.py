@@ -92,14 +92,23 @@ def alsa_sink(tmp_path: Path) -> AlsaSink:
 
 @pytest.fixture(scope="session")
 def saved_models(tmp_path_factory) -> Path:
-    """The default voices' saved optimized graphs and tables, made once per run by a real
-    `cosyedge say` of an English and Mandarin phrase, as a gateway's first start makes them."""
+    """The default voices' saved optimized graphs and tables, and the phrases rendered ahead,
+    made once per run as a gateway's first start makes them: by a real daemon's first start,
+    then a `cosyedge say` of an English and Mandarin phrase (the Mandarin front end's tables
+    are made at its first use)."""
 
     def make(directory: Path) -> None:
-        config = directory / "cosyedge.yaml"
-        config.write_text(f"state_dir: {directory}/state\ncache:\n  dir: {directory}/cache\n")
+        broker = Broker(directory / "broker").start()
+        state = f"state_dir: {directory}/state\ncache:\n  dir: {directory}/cache\n"
+        try:
+            config = f"{state}mqtt:\n  port: {broker.port}\n"
+            Daemon(directory / "daemon", config, AlsaSink(directory / "alsa").env).start().stop()
+        finally:
+            broker.kill()
+        (directory / "cosyedge.yaml").write_text(state)
         said = directory / "said.wav"
-        done = cosyedge("say", "--config", str(config), "--out", str(said), "Pump 3 停了。")
+        config_path = str(directory / "cosyedge.yaml")
+        done = cosyedge("say", "--config", config_path, "--out", str(said), "Pump 3 停了。")
         assert done.returncode == 0, done.stderr
 
     return once_per_run(tmp_path_factory.getbasetemp(), "models", make) / "state" / "models"

@@ -3,17 +3,20 @@ and a model that would sound worse than the threshold is refused."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 from speech import transcribe
+from support import once_per_run
 
 from cosyedge.config import VoiceConfig
-from cosyedge.packs.quantize import MAX_DISTANCE_DB, quantize_piper
+from cosyedge.packs.quantize import MAX_DISTANCE_DB, QuantizeReport, quantize_piper
 from cosyedge.speech.text.english import normalize
 from cosyedge.speech.voices import load_voice
 from cosyedge.speech.voices.hibari import packaged_model as hibari_model
@@ -24,10 +27,18 @@ TEXT = "Emergency stop at packing station three. Call the shift leader."
 
 
 @pytest.fixture(scope="session")
-def quantized(tmp_path_factory):
-    """The packaged voice quantized once for the whole run (about 5 s, and its WER)."""
-    out = tmp_path_factory.mktemp("int8") / "joe.int8.onnx"
-    return quantize_piper(packaged_model(), out)
+def quantized(tmp_path_factory) -> QuantizeReport:
+    """The packaged voice quantized once for the whole run, by the first worker to ask (10 s
+    of CPU, with its WER); the others read its report."""
+
+    def make(directory: Path) -> None:
+        report = quantize_piper(packaged_model(), directory / "joe.int8.onnx")
+        (directory / "report.json").write_text(json.dumps(asdict(report), default=str))
+
+    made = once_per_run(tmp_path_factory.getbasetemp(), "quantized", make)
+    fields = json.loads((made / "report.json").read_text())
+    paths = {name: Path(fields[name]) for name in ("source", "out")}
+    return QuantizeReport(**{**fields, **paths})
 
 
 def test_report_and_file(quantized):

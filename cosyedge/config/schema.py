@@ -95,7 +95,8 @@ class Config:
         default_factory=default_state_dir,
         metadata=meta(
             "the journal, quarantined messages, local broker persistence, saved optimized "
-            "models and hibari's G2P tables (`models/`) and other state",
+            "models, hibari's G2P tables and the phrases rendered ahead (`models/`) and other "
+            "state",
             shown="`$STATE_DIRECTORY` (the service: `/var/lib/cosyedge`), else "
             "`$XDG_STATE_HOME/cosyedge`, else `~/.local/state/cosyedge`",
         ),

@@ -13,6 +13,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from cosyedge.speech.ahead import Pcm, rendered_ahead
+from cosyedge.speech.cache import cache_key
+from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.memory import first_line, is_out_of_memory
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.voices import Voice
@@ -91,15 +94,29 @@ class FaultPhrases:
     inference, as onnxruntime's per-thread state set up on another is memory an alert may
     need later near a memory limit."""
 
-    def __init__(self, render: Callable[[str, str], Rendering], lang: str) -> None:
+    def __init__(
+        self,
+        render: Callable[[str, str], Rendering],
+        lang: str,
+        key: Callable[[str, str], str],
+        saved: SavedDir | None = None,
+    ) -> None:
+        """`key` is the phrase cache's key of a text and language (what names its audio);
+        `saved`, where the renderings are kept between starts (`ahead.py`)."""
         self.lang = lang
-        self._pcm: dict[str, tuple[int, np.ndarray]] = {}
-        for text in FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values():
+        texts = list(dict.fromkeys(FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values()))
+
+        def made(i: int) -> Pcm | None:
             try:
-                rendering = render(text, lang)
-                self._pcm[text] = rendering.sample_rate, np.concatenate(list(rendering.chunks))
+                rendering = render(texts[i], lang)
+                return rendering.sample_rate, np.concatenate(list(rendering.chunks))
             except Exception as exc:  # said by synthesis at the time instead
-                log.error("cannot render the fault phrase %r ahead: %s", text, exc)
+                log.error("cannot render the fault phrase %r ahead: %s", texts[i], exc)
+                return None
+
+        keys = [key(text, lang) for text in texts]
+        found = rendered_ahead(saved, f"faults-{lang}", keys, made)
+        self._pcm = {text: pcm for text, pcm in zip(texts, found, strict=True) if pcm}
 
     def rendering(self, text: str) -> Rendering | None:
         held = self._pcm.get(text)
@@ -115,8 +132,10 @@ class FallbackPhrases:
     alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
     56 MB), so a site that never says Chinese never pays for Chinese generic phrases."""
 
-    def __init__(self, voices: Mapping[str, Voice]) -> None:
+    def __init__(self, voices: Mapping[str, Voice], saved: SavedDir | None = None) -> None:
+        """`saved`: where the renderings are kept between starts (`ahead.py`)."""
         self._voices = dict(voices)
+        self._saved = saved
         self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
         self._prepared: set[str] = set()
         self._render("en" if "en" in voices else next(iter(voices)))
@@ -134,17 +153,25 @@ class FallbackPhrases:
         self._prepared.add(lang)
         voice = self._voices[lang]
         phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
-        for priority, text in phrases.items():
+        # The site's `say` entries, as for any phrase (the voice applies the rest).
+        said = {p: said_phrase(text, lang, {lang: voice}) for p, text in phrases.items()}
+        priorities = list(said)
+
+        def made(i: int) -> Pcm | None:
+            text = said[priorities[i]]
             try:
-                # The site's `say` entries, as for any phrase (the voice applies the rest).
-                said = said_phrase(text, lang, {lang: voice})
-                pcm = np.concatenate(list(voice.synthesize(said)))
+                return voice.sample_rate, np.concatenate(list(voice.synthesize(text)))
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise
                 log.error("out of memory rendering the phrase %r: %s", text, first_line(exc))
-                continue
-            self._pcm[lang, priority] = voice.sample_rate, pcm
+                return None
+
+        keys = [cache_key(text, voice.identity, lang) for text in said.values()]
+        found = rendered_ahead(self._saved, f"generic-{lang}", keys, made)
+        for priority, pcm in zip(priorities, found, strict=True):
+            if pcm is not None:
+                self._pcm[lang, priority] = pcm
 
     def rendering(self, priority: str, lang: str = "en") -> Rendering:
         """The phrase in the alert's language, else in English, else in any language we have."""

@@ -1,0 +1,142 @@
+"""Phrases rendered ahead of need (the generic and fault phrases, `fallback.py`), kept in the
+saved-models directory between starts: a restart reads them instead of synthesizing them
+again (0.7 s of CPU at every start on a 2-core x86 machine, more on an arm64 gateway), so the
+daemon is ready that much sooner.
+
+A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
+phrases' cache keys, which name each text, its language and the voice's identity) and its
+own sha256, checked at every read. The audio read back is checked too: one finite mono
+float32 array a phrase, at a positive rate. A file that does not pass is removed and its
+phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
+and its phrases are rendered at every start, as they would be without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cosyedge.speech.kept import (
+    KeptFile,
+    SavedDir,
+    problem_of,
+    problem_with,
+    record_of,
+    write_whole,
+)
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+WHAT = "phrases rendered ahead"
+Pcm = tuple[int, np.ndarray]  # a phrase's sample rate and audio
+
+
+def rendered_ahead(
+    saved: SavedDir | None, family: str, keys: list[str], render: Callable[[int], Pcm | None]
+) -> list[Pcm | None]:
+    """The phrases whose cache keys are `keys`, in order: from the kept file when it holds
+    them all, else each made by `render(i)` (None: it could not be, said by the caller), and
+    then, when every one was, kept for the next start."""
+    kept = None if saved is None else AheadFile(saved, family, tuple(keys))
+    found = None if kept is None else kept.read()
+    if found is not None:
+        return list(found)
+    made = [render(i) for i in range(len(keys))]
+    if kept is not None and all(pcm is not None for pcm in made):
+        kept.keep([pcm for pcm in made if pcm is not None])
+    return made
+
+
+@dataclass(frozen=True)
+class AheadFile:
+    """The kept renderings of one set of phrases (`family`: "generic-en", "faults-en"), whose
+    cache keys are `keys`, in their order."""
+
+    saved: SavedDir
+    family: str
+    keys: tuple[str, ...]
+
+    @property
+    def made_from(self) -> dict[str, object]:
+        return {"format": FORMAT, "keys": list(self.keys)}
+
+    @property
+    def path(self) -> Path:
+        digest = hashlib.sha256(json.dumps(self.made_from).encode()).hexdigest()[:16]
+        return self.saved.path / f"ahead-{self.family}-{digest}.npz"
+
+    def read(self) -> list[Pcm] | None:
+        """The phrases' audio, in the order of `keys`, if a whole and current file holds it;
+        else None (a file that does not pass is removed, and said)."""
+        if not self.path.exists():
+            return None
+        try:
+            problem = problem_with(self.path, self.made_from)
+            found = None if problem else _loaded(self.path, len(self.keys))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            problem, found = problem_of(exc), None
+        if found is None:
+            log.warning("%s in %s are not usable (%s): rendering them again", WHAT, self.path,
+                        problem or "their audio is not what was kept")  # fmt: skip
+            _remove(self.path)
+        return found
+
+    def keep(self, renderings: list[Pcm]) -> None:
+        """Write `renderings` (one for each key, in order) for the next start; a failure is
+        said and told as not kept, and the file of an earlier set is removed once this is."""
+        try:
+            tmp = self.saved.temp(".npz")
+            try:
+                _write(tmp, renderings)
+                self.saved.check(self.path)
+                # The record first, as kept.py does: a file found has its record.
+                write_whole(KeptFile.sidecar(self.path), record_of(self.made_from, tmp))
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        except OSError as exc:
+            log.warning("cannot keep %s in %s (%s)", WHAT, self.saved.path, problem_of(exc))
+            self.saved.unkept(WHAT, problem_of(exc))
+            return
+        self.saved.unkept(WHAT, None)
+        for old in self.saved.path.glob(f"ahead-{self.family}-*.npz"):
+            if old != self.path:
+                _remove(old)
+
+
+def _write(path: Path, renderings: list[Pcm]) -> None:
+    arrays = {f"pcm{i}": np.asarray(pcm, dtype=np.float32) for i, (_, pcm) in enumerate(renderings)}
+    with path.open("wb") as f:
+        np.savez(f, rates=np.array([rate for rate, _ in renderings], dtype=np.int64), **arrays)
+
+
+def _loaded(path: Path, count: int) -> list[Pcm] | None:
+    """The `count` renderings in the file at `path`, or None if it does not hold exactly
+    that: one finite 1-D float32 array each, at a positive rate. Raises what numpy raises for
+    a file it cannot read (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
+    with np.load(path, allow_pickle=False) as data:
+        rates = data["rates"] if "rates" in data.files else np.zeros(0)
+        if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
+            return None
+        found = [(int(rate), data[f"pcm{i}"]) for i, rate in enumerate(rates)]
+    if all(pcm.ndim == 1 and pcm.dtype == np.float32 and np.isfinite(pcm).all()
+           for _, pcm in found):  # fmt: skip
+        return found
+    return None
+
+
+def _remove(path: Path) -> None:
+    for p in (path, KeptFile.sidecar(path)):
+        with contextlib.suppress(OSError):
+            p.unlink()
