@@ -4,6 +4,7 @@ import json
 import os
 import resource
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,33 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return min(8, 2 * (os.cpu_count() or 1))
 
 
+# Test files whose tests share what a worker makes once for them (a booted systemd box, the
+# package's tables): each runs whole on one worker, so that is made once a run, not once
+# for every worker the file's tests happen to be spread over.
+TOGETHER = frozenset(
+    {
+        "tests/test_box.py",
+        "tests/test_shipped_tables.py",
+        "tests/test_hibari_tables.py",
+        "tests/test_zh_readings.py",
+    }
+)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Each test to whichever worker is free, but a file of TOGETHER whole to one; pytest-xdist's
+    own `xdist_group` marks would say that, but do nothing with pytest 9 (xdist 3.8 renames
+    a test's `_nodeid`, which pytest 9 no longer reads)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Together(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in TOGETHER else nodeid
+
+    return Together(config, log)
+
+
 def _cpu_seconds() -> float:
     """User and system CPU of this process and of the children it has waited for."""
     own, children = (
@@ -61,12 +89,15 @@ def _cpu_seconds() -> float:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """With COSYEDGE_TEST_CPU=DIR, each test's CPU (set-up, call and teardown, the processes
-    it ran and waited for included) is appended to DIR/<worker>.jsonl: where the suite's
-    CPU goes, which on 2 shared cores is what its wall time is made of (`bench.suite`)."""
-    directory, before = os.environ.get("COSYEDGE_TEST_CPU"), _cpu_seconds()
+    it ran and waited for included) and its start and end times are appended to
+    DIR/<worker>.jsonl: where the suite's CPU goes, which on 2 shared cores is what its wall
+    time is made of, and which tests run last (`bench.suite`)."""
+    directory, before, started = os.environ.get("COSYEDGE_TEST_CPU"), _cpu_seconds(), time.time()
     yield
     if directory:
-        line = json.dumps({"test": item.nodeid, "cpu_s": round(_cpu_seconds() - before, 3)})
+        cpu = round(_cpu_seconds() - before, 3)
+        when = {"start": round(started, 2), "end": round(time.time(), 2)}
+        line = json.dumps({"test": item.nodeid, "cpu_s": cpu, **when})
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open(Path(directory) / f"{worker}.jsonl", "a") as out:
             out.write(line + "\n")

@@ -28,8 +28,10 @@ class Told(Observer):
 
 
 def phrase(i: int) -> tuple[int, np.ndarray]:
+    """A rendering as a voice gives it: int16 samples (hibari, Piper) or float32 ones."""
     rng = np.random.default_rng(i)
-    return 22050 + i, rng.uniform(-0.5, 0.5, 1000 + 17 * i).astype(np.float32)
+    pcm = rng.uniform(-0.5, 0.5, 1000 + 17 * i)
+    return 22050 + i, (pcm * 32767).astype(np.int16) if i % 2 else pcm.astype(np.float32)
 
 
 class Renders:
@@ -45,8 +47,9 @@ class Renders:
 
 
 def same(found, expected) -> bool:
+    """The same renderings: rates, samples and their type."""
     return all(
-        a is not None and a[0] == b[0] and np.array_equal(a[1], b[1])
+        a is not None and a[0] == b[0] and a[1].dtype == b[1].dtype and np.array_equal(a[1], b[1])
         for a, b in zip(found, expected, strict=True)
     )
 
@@ -130,9 +133,9 @@ PCM = {f"pcm{i}": phrase(i)[1] for i in range(3)}
         forged({"rates": RATES, **PCM, "pcm3": PCM["pcm0"]}),  # one phrase too many
         forged({"rates": RATES[:2], "pcm0": PCM["pcm0"], "pcm1": PCM["pcm1"]}),  # too few
         forged({"rates": np.array([22050, 0, 22052]), **PCM}),  # a rate of zero
-        forged({"rates": RATES, **PCM, "pcm1": np.full(10, np.nan, np.float32)}),
+        forged({"rates": RATES, **PCM, "pcm0": np.full(10, np.nan, np.float32)}),
         forged({"rates": RATES, **PCM, "pcm1": np.zeros((2, 5), np.float32)}),  # not mono
-        forged({"rates": RATES, **PCM, "pcm1": np.zeros(5, np.int16)}),  # not float32
+        forged({"rates": RATES, **PCM, "pcm1": np.zeros(5, np.float64)}),  # no voice's samples
         forged({"rates": RATES, "pcm0": PCM["pcm0"], "x": PCM["pcm1"], "pcm2": PCM["pcm2"]}),
         forged({"pcm0": PCM["pcm0"], "pcm1": PCM["pcm1"], "pcm2": PCM["pcm2"], "x": RATES}),
     ],

@@ -63,8 +63,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def box(debs):
-    """A booted box with the package installed and its service running: one for each worker
-    that runs tests of this file (pytest-xdist spreads them; each test stands on its own)."""
+    """A booted box with the package installed and its service running, for the file's tests
+    (conftest.py keeps them on one worker; each test stands on its own)."""
     deb = debs[0]
     b = Box(box_script(), Path(f"/tmp/cosyedge-box-{os.getpid()}"))
     booted = b.up()

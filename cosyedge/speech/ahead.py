@@ -5,8 +5,9 @@ daemon is ready that much sooner.
 
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
-own sha256, checked at every read. The audio read back is checked too: one finite mono
-float32 array a phrase, at a positive rate. A file that does not pass is removed and its
+own sha256, checked at every read. The audio read back is checked too: one mono array a
+phrase, of the samples a voice gives (int16, or finite float32), at a positive rate; it is
+kept as the voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
 """
@@ -116,24 +117,28 @@ class AheadFile:
 
 
 def _write(path: Path, renderings: list[Pcm]) -> None:
-    arrays = {f"pcm{i}": np.asarray(pcm, dtype=np.float32) for i, (_, pcm) in enumerate(renderings)}
+    arrays = {f"pcm{i}": np.asarray(pcm) for i, (_, pcm) in enumerate(renderings)}
     with path.open("wb") as f:
         np.savez(f, rates=np.array([rate for rate, _ in renderings], dtype=np.int64), **arrays)
 
 
 def _loaded(path: Path, count: int) -> list[Pcm] | None:
     """The `count` renderings in the file at `path`, or None if it does not hold exactly
-    that: one finite 1-D float32 array each, at a positive rate. Raises what numpy raises for
-    a file it cannot read (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
+    that: one 1-D array each, of the samples a voice gives (int16, or finite float32), at a
+    positive rate. Raises what numpy raises for a file it cannot read (OSError, ValueError,
+    KeyError, EOFError, BadZipFile)."""
     with np.load(path, allow_pickle=False) as data:
         rates = data["rates"] if "rates" in data.files else np.zeros(0)
         if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
             return None
         found = [(int(rate), data[f"pcm{i}"]) for i, rate in enumerate(rates)]
-    if all(pcm.ndim == 1 and pcm.dtype == np.float32 and np.isfinite(pcm).all()
-           for _, pcm in found):  # fmt: skip
-        return found
-    return None
+    return found if all(_samples(pcm) for _, pcm in found) else None
+
+
+def _samples(pcm: np.ndarray) -> bool:
+    if pcm.ndim != 1:
+        return False
+    return pcm.dtype == np.int16 or (pcm.dtype == np.float32 and bool(np.isfinite(pcm).all()))
 
 
 def _remove(path: Path) -> None:
