@@ -5,6 +5,7 @@ a cycle or relatively, none changes an object it did not make, and modules stay 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -239,3 +240,17 @@ def test_modules_stay_small():
         if (lines := len(path.read_text().splitlines())) > limits.get(name, 600)
     ]
     assert not long, "\n".join(long)
+
+
+def test_every_test_file_with_module_fixtures_runs_whole_on_one_worker():
+    """conftest.TOGETHER names them: spread over workers, what their module-scoped fixtures
+    make (a box, tables, a loaded voice) would be made again on each."""
+    from conftest import TOGETHER
+
+    tests = Path(__file__).parent
+    with_module_fixtures = {
+        f"tests/{path.name}"
+        for path in tests.glob("test_*.py")
+        if re.search(r"fixture\(\s*scope=\"module\"", path.read_text())
+    }
+    assert with_module_fixtures == set(TOGETHER)
