@@ -5,6 +5,7 @@ import os
 import resource
 import subprocess
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -118,17 +119,19 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the system tests, and under pytest-xdist spread them evenly among the in-process
-    ones: most of a system test's time is spent waiting on a daemon, so workers that take
-    tests in this order keep the cores busy, where the system tests bunched together
-    (test_start.py, test_status.py and test_selfwatch.py are neighbours) left them idle for
-    minutes (measured: 25-70 % busy over the last four minutes of a run, 86-99 % before)."""
+    """Mark the system tests, and under pytest-xdist spread them: each file's over the whole
+    run (in an order of their own, the same on every worker) and all of them evenly among the
+    in-process ones. Some files' system tests mostly wait on a daemon (test_start.py,
+    test_status.py, test_selfwatch.py), others compute; in the files' order the waiting ones
+    came last, and the cores were 3-64 % busy over the last four minutes of a run (measured
+    2026-12-02; 93-100 % before)."""
     for item in items:
         if SYSTEM_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.system)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # in one process, a file's module-scoped fixtures are made once as it is
     system = [item for item in items if item.get_closest_marker("system")]
+    system.sort(key=lambda item: zlib.crc32(item.nodeid.encode()))
     rest = [item for item in items if not item.get_closest_marker("system")]
     if system and rest:
         step = len(rest) / len(system)

@@ -175,6 +175,15 @@ def installed_alone(default: Path, piper: Path) -> None:
     assert all(TABLES.joinpath(name).stat().st_uid == 0 for name in shipped)
     made = [p.name for p in (default.parent / "state" / "models").glob("*.sqlite")]
     assert made == [], made
+    # The reading rules' programs, made by the postinst with the installed Python, root's:
+    # the service user reads them and has compiled none of the rules itself.
+    (kept,) = (SITE / "cosyedge" / "speech" / "__pycache__").glob("rx.*.bin")
+    assert kept.stat().st_uid == 0 and kept.stat().st_size > 1_000_000
+    script = "import cosyedge.speech.text.english as e; from cosyedge.speech import rx; "
+    script += "p = rx._programs(); print(len(p._used), p._new)"
+    read = run("runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/python", "-c", script)
+    used, new = read.stdout.split()
+    assert int(used) > 200 and new == "False", (read.stdout, read.stderr)
 
     # The Wyoming server and zeroconf ship in the package: turning them on is configuration.
     wyoming = default.with_name("wyoming.yaml")

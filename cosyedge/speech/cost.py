@@ -20,12 +20,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from cosyedge.speech import rx
+
 _PAUSES = ",.;:!?"
 _ZH_PAUSES = "，。；：！？、"
 # Where a pause is natural: Latin punctuation before a space, Chinese punctuation anywhere.
-_CLAUSE_END = re.compile(rf"[{_PAUSES}]\s|[{_ZH_PAUSES}]")
+_CLAUSE_END = rx.compile(rf"[{_PAUSES}]\s|[{_ZH_PAUSES}]")
 # A word: up to a space, or through Chinese punctuation (Chinese puts no space after it).
-_WORD = re.compile(rf"[^\s{_ZH_PAUSES}]+[{_ZH_PAUSES}]*|[{_ZH_PAUSES}]+")
+_WORD = rx.compile(rf"[^\s{_ZH_PAUSES}]+[{_ZH_PAUSES}]*|[{_ZH_PAUSES}]+")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from typing import Any, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
+from cosyedge.speech import rx
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -144,7 +144,7 @@ def problem_of(exc: BaseException) -> str:
 
 
 # `sqlite3.OperationalError: `, `[ONNXRuntimeError] : 7 : INVALID_PROTOBUF : `
-_NAMED = re.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
+_NAMED = rx.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
 
 
 def short_of_space(directory: Path, needed: int) -> str | None:

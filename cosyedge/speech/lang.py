@@ -20,12 +20,13 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import fields
 from cosyedge.speech.text.acronyms import WORD_ACRONYMS
 from cosyedge.speech.zh import spellings, units
 
 _HAN_CHARS = "\u3400-\u9fff\uf900-\ufaff"
-_HAN = re.compile(f"[{_HAN_CHARS}]")
+_HAN = rx.compile(f"[{_HAN_CHARS}]")
 _FULL_WIDTH = "，。！？；：、“”‘’（）《》【】"
 # Fields written in Latin letters and digits that are read as one whatever the script around
 # them (a MAC address, a duration, a number and its unit): their letters are no English words.
@@ -38,7 +39,7 @@ _FIELDS = "|".join([fields.MAC_FORM, fields.DURATION_FORM, _QUANTITY])
 # A URL is English however its scheme is written (HTTP://, opc.tcp://) and whatever its host
 # (an address of digits): it runs to a space, a Chinese character or full-width punctuation.
 _URL = rf"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s{_HAN_CHARS}{_FULL_WIDTH}]*"
-_TOKEN = re.compile(
+_TOKEN = rx.compile(
     rf"(?P<url>{_URL})"
     rf"|(?P<field>(?<![A-Za-z0-9])(?:{_FIELDS})(?![A-Za-z0-9]))"
     # Full-width punctuation is Mandarin next to Chinese characters; alone between English
@@ -53,10 +54,10 @@ _TOKEN = re.compile(
     r"|(?P<other>.)",
     re.S,
 )
-_ACRONYM = re.compile(r"[A-Z]{1,4}\Z")
+_ACRONYM = rx.compile(r"[A-Z]{1,4}\Z")
 # Words that are a code's or a number's, not English: a number sign or a drive's code before a
 # dot and digits (`No.3`, `Err.05`), and pH, which Mandarin text says letter by letter (P H值).
-_CODE_WORD = re.compile(r"(?:(?:No|NO|no|Err|ERR|Er|Alm|Al)\.\d|pH(?![A-Za-z]))")
+_CODE_WORD = rx.compile(r"(?:(?:No|NO|no|Err|ERR|Er|Alm|Al)\.\d|pH(?![A-Za-z]))")
 _OWN_SCRIPT = ("en", "zh")  # languages whose voices read only Latin or Han letters
 NO_SCRIPT = ""  # the language of an unsaid run in a script no configured language names
 

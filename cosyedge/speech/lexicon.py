@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from cosyedge.config.pronunciation import PronunciationConfig, at_word_edges
+from cosyedge.speech import rx
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,13 @@ class _Matcher:
     def __init__(self, entries: Iterable[tuple[int, PronunciationConfig]]) -> None:
         self._entries = dict(entries)
         self._own = {
-            i: re.compile(e.pattern) for i, e in self._entries.items() if e.pattern is not None
+            i: rx.compile(e.pattern) for i, e in self._entries.items() if e.pattern is not None
         }
         alternatives = [
             f"(?P<e{i}>{at_word_edges(e.pattern or re.escape(e.written))})"
             for i, e in self._entries.items()
         ]
-        self._regex = re.compile("|".join(alternatives)) if alternatives else None
+        self._regex = rx.compile("|".join(alternatives)) if alternatives else None
 
     def find(self, text: str) -> Iterator[tuple[re.Match[str], Applied]]:
         if self._regex is None:
@@ -137,7 +138,7 @@ class Lexicon:
         return "".join([*out, text[at:]])
 
 
-_TAG_SEPARATOR = re.compile(r"[-_](?=\d)")
+_TAG_SEPARATOR = rx.compile(r"[-_](?=\d)")
 
 
 NO_LEXICON = Lexicon()

@@ -9,10 +9,10 @@ sees it, and a word with `phonemes` of the site's is left as written for them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
-from cosyedge.speech.text.spans import Rule
+from cosyedge.speech import rx
+from cosyedge.speech.text.spans import Rule, alternatives
 
 # Acronym → how the English voices are given it (tests/test_reading_classes.py holds what
 # hibari makes of each: a word, not letters).
@@ -42,11 +42,10 @@ WORD_ACRONYMS = {
 
 def acronym_rule(keep: Collection[str] = ()) -> Rule:
     """The rule saying the acronyms as words, but those in `keep` (the site's own)."""
-    words = sorted(set(WORD_ACRONYMS) - set(keep), key=len, reverse=True)
-    pattern = "|".join(re.escape(w) for w in words) or "(?!)"
+    pattern = alternatives(set(WORD_ACRONYMS) - set(keep)) or "(?!)"
     return Rule(
         "acronym said as a word",
-        re.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])"),
+        rx.compile(rf"(?<![\w-])(?:{pattern})(?![\w-])"),
         lambda m: WORD_ACRONYMS[m.group(0)],
     )
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.words import digits, letters
 
 # --- URLs with an address: http://10.0.0.5:8080/status, opc.tcp://192.168.1.20:4840 -----------
 
-URL = re.compile(
+URL = rx.compile(
     r"(?<![\w.+-])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
     r"((?:/[\w.~%-]*)*)(?![\w/])"
 )
@@ -41,14 +42,14 @@ def read_url(m: re.Match[str]) -> str:
 _MARKS = {"/": "slash", ".": "dot", "-": "dash", "_": "underscore", "?": "question mark"}
 _MARKS |= {"=": "equals", "&": "and", ":": "colon", "%": "percent", "#": "hash", "~": "tilde"}
 _MARKS |= {"+": "plus", "@": "at", "[": "", "]": ""}
-_PIECES = re.compile(r"[A-Za-z]+|\d+|.")
+_PIECES = rx.compile(r"[A-Za-z]+|\d+|.")
 _HOST = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 # The path is as short as it can be: a mark that ends a sentence after it is punctuation.
 _PATH = r"(?:[/?#][\w.~%&=+:@/?#-]*?)??"
 # After an address: space or the end, closing punctuation and quotes between.
 _AFTER_ADDRESS = r"(?=[.,;:!?)\"']*(?:\s|$))"
 _IPV6 = r"(?:[0-9A-Fa-f]{1,4})?(?::[0-9A-Fa-f]{0,4}){2,7}"
-ADDRESS = re.compile(
+ADDRESS = rx.compile(
     # a URL with a host name or an IPv6 address: mqtt://broker:1883, http://[fe80::1]:8080/
     rf"(?<![\w.+-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>{_HOST}(?:\.{_HOST})*|\[{_IPV6}\])"
     rf"(?::(?P<port>\d{{1,5}}))?(?P<path>{_PATH}){_AFTER_ADDRESS}"

@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import phones, units
 from cosyedge.speech.text.spans import Rule
 
 _GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
 # Not inside a word, a dotted number or a list (as english.py's numbers start).
 _START = r"(?<![\w.])(?<!\d,)"
-EUROPEAN = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+),(\d+)(?!\w|[.,]\d)")
-SPACED = re.compile(
+EUROPEAN = rx.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+),(\d+)(?!\w|[.,]\d)")
+SPACED = rx.compile(
     rf"{_START}([1-9]\d{{0,2}}(?:[{_GROUP_SPACES}]\d{{3}})+)(?:[.,](\d+))?(?!\w|[.,]\d)"
 )
 
@@ -44,7 +45,7 @@ def _regrouped(groups: str, decimals: str | None) -> str:
 
 
 # A word that says a telephone number follows: its groups are dialled, not an amount.
-_DIALLED = re.compile(r"(?i:call|dial|phone|tel|fax|hotline|mobile)\.?:?\s+(?:\+\d{1,3}\s?)?\Z")
+_DIALLED = rx.compile(r"(?i:call|dial|phone|tel|fax|hotline|mobile)\.?:?\s+(?:\+\d{1,3}\s?)?\Z")
 
 
 def _spaced(m: re.Match[str]) -> str:
@@ -58,14 +59,14 @@ def _spaced(m: re.Match[str]) -> str:
 # so the dots group. One dot group after the euro sign (`€1.000`): a euro amount has two
 # decimals, never three. A version after its word keeps its dots (`version 1.234.567`), and
 # so does an address.
-DOT_GROUPS = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}}){{2,}})(?!\w|[.,]\d)")
-EURO_DOT_GROUPS = re.compile(r"(?<=€)([1-9]\d{0,2}(?:\.\d{3})+)(?!\w|[.,]\d)")
-_VERSION_WORD = re.compile(r"(?i:version|firmware|fw|software|sw|release|rev|build|ver)\.?:?\s*\Z")
+DOT_GROUPS = rx.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}}){{2,}})(?!\w|[.,]\d)")
+EURO_DOT_GROUPS = rx.compile(r"(?<=€)([1-9]\d{0,2}(?:\.\d{3})+)(?!\w|[.,]\d)")
+_VERSION_WORD = rx.compile(r"(?i:version|firmware|fw|software|sw|release|rev|build|ver)\.?:?\s*\Z")
 
 
 # A telephone number's dot groups after its word or its country code (`Tel 555.123.456`,
 # `+1.555.123.456`, en-9): dialled, no thousands (phones.py).
-_DIALLED_DOTS = re.compile(rf"(?:{phones.DIAL_WORDS}:?\s+(?:\+\d{{1,3}}[.\s])?|\+)\Z")
+_DIALLED_DOTS = rx.compile(rf"(?:{phones.DIAL_WORDS}:?\s+(?:\+\d{{1,3}}[.\s])?|\+)\Z")
 
 
 def _dot_groups(m: re.Match[str]) -> str:
@@ -105,13 +106,13 @@ def _in_threes(run: str) -> str:
 # last three digits after the rupee's sign or code (`INR 12,50,000`, twelve lakh); dot
 # groups before the euro written after the amount (`2.500 €`): one number each, not digits,
 # a list or a decimal.
-MARKED = re.compile(
+MARKED = rx.compile(
     rf"{_START}([1-9]\d{{0,2}}(?:_\d{{3}})+|[1-9]\d{{0,2}}(?:['\u2019]\d{{3}})+)(?:\.(\d+))?"
     r"(?![\w'\u2019]|[.,]\d)"
 )
 # Only after the rupee's sign or code: elsewhere `1,10,100` is a list, as the table says.
-INDIAN = re.compile(r"((?:₹|\bINR|\bRs\.?)\s?)([1-9]\d?(?:,\d\d)+,\d{3})(?:\.(\d+))?(?!\w|[.,]\d)")
-EURO_AFTER = re.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+)(?=\s?(?:€|EUR\b))")
+INDIAN = rx.compile(r"((?:₹|\bINR|\bRs\.?)\s?)([1-9]\d?(?:,\d\d)+,\d{3})(?:\.(\d+))?(?!\w|[.,]\d)")
+EURO_AFTER = rx.compile(rf"{_START}([1-9]\d{{0,2}}(?:\.\d{{3}})+)(?=\s?(?:€|EUR\b))")
 
 
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)"
@@ -122,13 +123,13 @@ RANGE_DASH = r"(?:\s?~\s?|[-\u2013]\s?|\s[-\u2013]\s)"
 _DASH = RANGE_DASH
 _UNIT = rf"(?:{units.GRAMMAR.pattern()})(?![\w/²³^])"
 # Each end with its unit: the second unit the first's as written.
-UNIT_BOTH_ENDS = re.compile(
+UNIT_BOTH_ENDS = rx.compile(
     rf"(?<![\w.-])(?<!\d,)(-?{_NUM})\s?({units.GRAMMAR.pattern()}){_DASH}(-?{_NUM})\s?\2"
     r"(?![\w/²³^-])"
 )
 # A minus on the second end: the first dash is the range's (-1.5--2.5, 5 - -3).
-MINUS_SECOND = re.compile(rf"{_START}(-?{_NUM}){_DASH}-(?=\.?\d)")
-MONEY_RANGE = re.compile(
+MINUS_SECOND = rx.compile(rf"{_START}(-?{_NUM}){_DASH}-(?=\.?\d)")
+MONEY_RANGE = rx.compile(
     rf"(?<![\w.])([$€£¥])({_NUM})((?:k|K|M|B|bn|T|tn)?){_DASH}\1({_NUM})\3(?![\w.,]\w|\w)"
 )
 
@@ -161,25 +162,25 @@ _UNIT_END = r"(?![\w²³^]|/(?!\s?[-+]?\.?\d))"
 # comma group thousands (`1,500 kg`), and without a unit after them digits joined by commas
 # stay a list (`Lines 3,4 down`): a decimal is guessed only where a measured value is
 # written, as a European PLC writes one.
-DECIMAL_COMMA = re.compile(
+DECIMAL_COMMA = rx.compile(
     rf"{_START}(\d{{1,3}}),(\d{{1,2}})(?=\s?({units.GRAMMAR.pattern()}){_UNIT_END})"
 )
 # (en-9) After an equals sign one value is given, not a list: `PV=12,5` is a decimal.
-ASSIGNED_COMMA = re.compile(r"(?<==)(\s?\d{1,3}),(\d{1,2})(?![\d,]|\.\d)")
+ASSIGNED_COMMA = rx.compile(r"(?<==)(\s?\d{1,3}),(\d{1,2})(?![\d,]|\.\d)")
 # A lone letter after a decimal comma is a unit where its clause ends there or another value
 # follows (`0,75 A`, `2,5 h.`, `0,75 A/1,5 A`): then the comma is a decimal (en-9).
 # A plural noun right before the digits names the things they number: `Fuses 1,2 A` is a list.
-_PLURAL_BEHIND = re.compile(r"\b[A-Za-z]{2,}[^\Wsu]s\s+$")
-_LETTER_UNIT_AHEAD = re.compile(r"\s*(?:[,.;:!?)\]]|$|/\s?[-+]?\.?\d)")
+_PLURAL_BEHIND = rx.compile(r"\b[A-Za-z]{2,}[^\Wsu]s\s+$")
+_LETTER_UNIT_AHEAD = rx.compile(r"\s*(?:[,.;:!?)\]]|$|/\s?[-+]?\.?\d)")
 
 
 # (en-9) A range of two decimal commas before a unit (`2,5-3,5 bar`): the first end is one as
 # the second is; and a zero before the comma (`0,750 kg`, `0,5 bar`) is no thousands group.
 _UNIT_AFTER = rf"(?=\s?({units.GRAMMAR.pattern()}){_UNIT_END})"
-DECIMAL_COMMA_RANGE = re.compile(
+DECIMAL_COMMA_RANGE = rx.compile(
     rf"{_START}(\d{{1,3}}),(\d{{1,2}})({RANGE_DASH})(\d{{1,3}}),(\d{{1,2}}){_UNIT_AFTER}"
 )
-ZERO_COMMA = re.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
+ZERO_COMMA = rx.compile(rf"{_START}0,(\d{{1,6}})(?!\d|[.,]\d){_UNIT_AFTER}")
 
 
 def _measured_unit(m: re.Match[str], group: int, zero: bool = False) -> bool:

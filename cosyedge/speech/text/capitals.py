@@ -24,25 +24,26 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters
 
 # A word alone: not a tag's member (`PT-101.HI`), a path's piece or a field's.
 _START = r"(?<![\w.:/-])"
 _END = r"(?![\w-]|[.:/]\w)"
-LEVELS = re.compile(rf"{_START}(?:(HI)(?:[ -]?HI)?|(LO)(?:[ -]?LO)?){_END}")
-ISA_LEVELS = re.compile(
+LEVELS = rx.compile(rf"{_START}(?:(HI)(?:[ -]?HI)?|(LO)(?:[ -]?LO)?){_END}")
+ISA_LEVELS = rx.compile(
     r"(?:(?<=\d )|(?<=\d[A-Z] )|(?<=[Ll]evel )|(?<=LEVEL )"
     r"|(?<![\w.:/-])(?=..\s*(?::|\s(?i:alarm|alm|trip)\b)))"
     rf"(?:(HH)|LL){_END}"
 )
 _FUNCTION_WORDS = "AT|ON|IN|OF|TO|FOR|AND|OR|THE|BY|FROM|WITH"
-FUNCTION_WORD = re.compile(rf"{_START}(?:{_FUNCTION_WORDS}){_END}")
-SPELLED = re.compile(rf"{_START}(?:[DEFJLPSTVWZ][AS](?:HH|LL|H|L)|SIS|UPS){_END}")
+FUNCTION_WORD = rx.compile(rf"{_START}(?:{_FUNCTION_WORDS}){_END}")
+SPELLED = rx.compile(rf"{_START}(?:[DEFJLPSTVWZ][AS](?:HH|LL|H|L)|SIS|UPS){_END}")
 # How far either side a small letter makes a sentence no all-capital one; a bound keeps a
 # reading linear in the length of the text.
 _REACH = 40
-_CAPITAL_WORD = re.compile(rf"\b(?!(?:{_FUNCTION_WORDS})\b)[A-Z]{{3,}}\b")
+_CAPITAL_WORD = rx.compile(rf"\b(?!(?:{_FUNCTION_WORDS})\b)[A-Z]{{3,}}\b")
 
 
 def _level(m: re.Match[str]) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.daydates import VERSION_WORDS
 from cosyedge.speech.text.spans import Rule
@@ -68,25 +69,25 @@ _CUED = (
 # Not before more digits, a decimal, a date's or an identifier's dash (`at 2024-05-01`), or
 # a colon other than a heading's (`2001:db8::1`, `9001:2015`).
 _ALONE = r"(?!\w|[.,/\u2013-]\d|:\S)"
-MILITARY = re.compile(rf"{_CUED}{_HHMM}({_MARK}|(?=\s(?i:shift)\b))?{_ALONE}")
+MILITARY = rx.compile(rf"{_CUED}{_HHMM}({_MARK}|(?=\s(?i:shift)\b))?{_ALONE}")
 # Two of them joined by a dash or a word, a cue before or a mark after for both (`from
 # 0600 to 1400`, `0600-1400 hrs`).
 _JOINT = r"\s?[-\u2013]\s?|\s+(?i:to|until|till)\s+"
-MILITARY_RANGE = re.compile(rf"{_CUED}{_HHMM}({_JOINT}){_HHMM}({_MARK})?{_ALONE}")
+MILITARY_RANGE = rx.compile(rf"{_CUED}{_HHMM}({_JOINT}){_HHMM}({_MARK})?{_ALONE}")
 # The other end of a range whose first end is a clock time (`08:00 to 1400`, `from 14.30 to
 # 15.00`).
-RANGE_END = re.compile(rf"(?<=\d:\d\d)({_JOINT})([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}")
+RANGE_END = rx.compile(rf"(?<=\d:\d\d)({_JOINT})([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}")
 # What says the digits are a quantity: a unit (with a power or a quotient), a times sign, a
 # currency's code, a count's noun (`at 1400 rpm`, `at 1000 m^-1`, `at 6.02x10^1`, `at 0.00
 # EUR`, `starts 1200 times`).
-_QUANTITY_AHEAD = re.compile(
+_QUANTITY_AHEAD = rx.compile(
     rf"\s?(?:{units.GRAMMAR.pattern()})(?!\w)"
     r"|\s?[x\u00d7*^\u00b7/%\u2030\u00b0$\u20ac\u00a3\u00a5\u20b9\u00a2]"
     r"|\s?(?:USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\b"
     r"|\s+(?i:times|cycles|counts|units|pcs|parts|pieces|items|starts|trips|events|records)\b"
     r"|\s+(?:thousand|million)\b"  # a multiplier read before (at 1.5k cycles, en-10)
 )
-_YEAR = re.compile(r"19\d\d|20[0-5]\d")
+_YEAR = rx.compile(r"19\d\d|20[0-5]\d")
 
 
 def _military(m: re.Match[str]) -> str:
@@ -126,15 +127,15 @@ def _said_mark(mark: str | None) -> str:
 
 # --- a time with a dot or an h after a word of time; hours after a clock time -----------------
 
-DOTTED_TIME = re.compile(
+DOTTED_TIME = rx.compile(
     rf"(?<![\w.])(?:((?i:{_TIME_CUES}){_GAP}|@\s*)|((?i:{_YEAR_CUES}){_GAP}))"
     rf"([01]?\d|2[0-3])[.h]([0-5]\d){_ALONE}(?!-[A-Za-z])"  # 0.10-beta: a version
 )
 # A dotted time with its hour written in two digits before h or hrs (`07.45 h`, `14.30 h`).
-DOTTED_HOURS = re.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
+DOTTED_HOURS = rx.compile(r"(?<![\w.:/-])(?<!\d,)([01]\d|2[0-3])\.([0-5]\d)(?=\s?(?:h|hrs)\b)")
 # A version word before it makes `10.10h` a version with a letter (`firmware 10.10h`), a
 # duration's part a duration's hours (`0d 10.10h`).
-_NO_TIME_BEFORE = re.compile(rf"\b(?i:{VERSION_WORDS})\s+v?$|\d(?:d|h|min|m|s)\s*$")
+_NO_TIME_BEFORE = rx.compile(rf"\b(?i:{VERSION_WORDS})\s+v?$|\d(?:d|h|min|m|s)\s*$")
 
 
 def _dotted_hours(m: re.Match[str]) -> str:
@@ -145,7 +146,7 @@ def _dotted_hours(m: re.Match[str]) -> str:
     return f"{m[1]}:{m[2]}"
 
 
-HOURS_AFTER_TIME = re.compile(r"(?<=\d:\d\d)\s?(?:hrs|hr|h)(?![\w/])")
+HOURS_AFTER_TIME = rx.compile(r"(?<=\d:\d\d)\s?(?:hrs|hr|h)(?![\w/])")
 
 
 def _dotted_time(m: re.Match[str]) -> str:
@@ -163,21 +164,21 @@ _CLOCK = r"(\d{1,3}):([0-5]\d)(?::([0-5]\d)(?:\.(\d{1,3}))?)?"
 _MINUTE_UNIT = r"min|mins|minutes"
 # In any case: an alert in capitals writes `WAIT 05:30 MIN` (en-10).
 _UNIT_AFTER = rf"(\s?(?i:{_MINUTE_UNIT}|h|hrs|hours)\b)?"
-CUED_LENGTH = re.compile(
+CUED_LENGTH = rx.compile(
     rf"(?<![\w.])(?:((?i:{_SCHEDULED}))\s+)?((?i:{DURATION_WORDS}))({_GAP}){_CLOCK}"
     rf"(?!\d|[:.]\d){_UNIT_AFTER}"
 )
-LENGTH_BEFORE_WORD = re.compile(
+LENGTH_BEFORE_WORD = rx.compile(
     rf"(?<![\w.:]){_CLOCK}(?!\d|[:.]\d){_UNIT_AFTER}(?={_AFTER_LENGTH})"
 )
 # A count of days before a clock-notation length (`Uptime 3 days 04:05:06`, en-12): the clock
 # is the hours, minutes and seconds past the days, not a time of day. With seconds only:
 # `in 3 days 14:00` may be a time of day.
-DAYS_LENGTH = re.compile(
+DAYS_LENGTH = rx.compile(
     r"(?<![\w.:])(\d+)\s?((?i:days?|d))\b,?\s+(\d{1,2}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?"
     r"(?!\d|[:.]\d)"
 )
-LONG_LENGTH = re.compile(r"(?<![\w.:])(\d{2,}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?!\d|[:.]\d)")
+LONG_LENGTH = rx.compile(r"(?<![\w.:])(\d{2,}):([0-5]\d):([0-5]\d)(?:\.(\d{1,3}))?(?!\d|[:.]\d)")
 
 
 def say_length(parts: list[tuple[str, str]]) -> str:
@@ -241,8 +242,8 @@ def _long_length(m: re.Match[str]) -> str:
 _AMOUNT = r"(\d+(?:\.\d+)?)\s?m(?![\w/²³^'\u2019+-]|\.\d)"
 # Not within or total, which a distance takes as well (`within 5m of the robot`).
 _MINUTE_WORDS = DURATION_WORDS.replace("|within", "").replace("|total", "")
-CUED_MINUTES = re.compile(rf"(?<![\w.])((?i:{_MINUTE_WORDS}){_GAP}){_AMOUNT}")
-MINUTES_BEFORE_WORD = re.compile(rf"(?<![\w.])(?<!\d,){_AMOUNT}(?={_AFTER_MINUTES})")
+CUED_MINUTES = rx.compile(rf"(?<![\w.])((?i:{_MINUTE_WORDS}){_GAP}){_AMOUNT}")
+MINUTES_BEFORE_WORD = rx.compile(rf"(?<![\w.])(?<!\d,){_AMOUNT}(?={_AFTER_MINUTES})")
 
 
 def _minutes(amount: str) -> str:
@@ -254,7 +255,7 @@ def _minutes(amount: str) -> str:
 _ISO_UNITS = (("Y", "year"), ("M", "month"), ("W", "week"), ("D", "day"))
 _ISO_TIME_UNITS = (("H", "hour"), ("M", "minute"), ("S", "second"))
 _ISO_PART = r"(?:(\d{{1,6}}(?:[.,]\d{{1,6}})?){})?"
-ISO_DURATION = re.compile(
+ISO_DURATION = rx.compile(
     r"(?<![\w.-])P(?=\d|T\d)"
     + "".join(_ISO_PART.format(u) for u, _ in _ISO_UNITS)
     + r"(?:T(?=\d)"

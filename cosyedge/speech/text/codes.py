@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import hexforms, suffixes
 from cosyedge.speech.text.hexforms import say_hex
 from cosyedge.speech.text.spans import Rule
@@ -24,12 +25,12 @@ from cosyedge.speech.text.words import cardinal, letters
 
 # A device tag as english.py writes one (letters, digits, letters, hyphenated groups).
 _TAG = r"[A-Z]{1,4}-?\d{1,6}[A-Z]{0,2}(?:-\d{1,6})*"
-TAG_MEMBER = re.compile(rf"(?<![\w.-])({_TAG})\.([A-Z]{{1,6}})(?!\w|\.\w)")
-CUED_HEX = re.compile(
+TAG_MEMBER = rx.compile(rf"(?<![\w.-])({_TAG})\.([A-Z]{{1,6}})(?!\w|\.\w)")
+CUED_HEX = rx.compile(
     r"(?<![\w.])((?i:error|code|fault|alarm|status)(?::\s*|\s+))([A-F]{2,8})h(?!\w)"
 )
 
-SERIAL_FRAME = re.compile(
+SERIAL_FRAME = rx.compile(
     r"(?<![\w.+-])(?:([5-8])(N)|(?<=\d\d\d )([5-8])([EOMS]))([12])(?!\w|\.\d|[-/]\d)"
 )
 

@@ -20,19 +20,20 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal, digits, letters, number
 
-HYPHENATED_PHONE = re.compile(r"(?<![\w+.])\+(\d{1,3})((?:-\d{1,5}){2,5})(?![\w-]|\.\d)")
-NODE_ID = re.compile(r"(?<![\w.])ns=(\d{1,5});([isgb])=([^\s;,()\[\]\"]+)")
+HYPHENATED_PHONE = rx.compile(r"(?<![\w+.])\+(\d{1,3})((?:-\d{1,5}){2,5})(?![\w-]|\.\d)")
+NODE_ID = rx.compile(r"(?<![\w.])ns=(\d{1,5});([isgb])=([^\s;,()\[\]\"]+)")
 # A sentence's mark after an id is the sentence's (ns=2;s=Line1.Pump3.).
-_TRAILING = re.compile(r"[.:!?]+$")
+_TRAILING = rx.compile(r"[.:!?]+$")
 _DOMAINS = "local|lan|internal|corp|intra|home|localdomain|com|net|org|io"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-HOST = re.compile(rf"(?<![\w.@/:-])(?!www\.)((?:{_LABEL}\.)+(?:{_DOMAINS}))(?!\w|[.:/-]\w)")
+HOST = rx.compile(rf"(?<![\w.@/:-])(?!www\.)((?:{_LABEL}\.)+(?:{_DOMAINS}))(?!\w|[.:/-]\w)")
 _IDENT = r"[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*"
-SEMVER = re.compile(rf"(?<![\w.])(v?\d+\.\d+\.\d+)(-{_IDENT})?(\+{_IDENT})?(?!\w|[.+-]\w)")
-_RUNS = re.compile(r"[A-Za-z]+|\d+")
+SEMVER = rx.compile(rf"(?<![\w.])(v?\d+\.\d+\.\d+)(-{_IDENT})?(\+{_IDENT})?(?!\w|[.+-]\w)")
+_RUNS = rx.compile(r"[A-Za-z]+|\d+")
 _KINDS = {"i": "numeric", "s": "string", "g": "guid", "b": "opaque"}
 
 

@@ -13,14 +13,14 @@ is a minus everywhere (english.py folds it).
 
 from __future__ import annotations
 
-import re
+from cosyedge.speech import rx
 
-_HYPHENS = re.compile("[\u2010\u2011]")
+_HYPHENS = rx.compile("[\u2010\u2011]")
 _DASHES = "\u2012\u2014\u2015"
 # Between numbers, spaced or not, a sign allowed before the second (`-5—-10 °C`).
-_RANGE_DASH = re.compile(f"(?<=\\d)(\\s?)[{_DASHES}](\\s?)(?=[-+]?\\.?\\d)")
+_RANGE_DASH = rx.compile(f"(?<=\\d)(\\s?)[{_DASHES}](\\s?)(?=[-+]?\\.?\\d)")
 # Between a tag's capitals and its digits (PT, an em or en dash, 101).
-_TAG_DASH = re.compile(f"(?<![\\w-])([A-Z]{{1,4}})[\u2013{_DASHES}](?=\\d)")
+_TAG_DASH = rx.compile(f"(?<![\\w-])([A-Z]{{1,4}})[\u2013{_DASHES}](?=\\d)")
 
 
 def fold(text: str) -> str:

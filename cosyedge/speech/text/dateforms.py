@@ -18,24 +18,25 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import MONTHS, cardinal, year
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 _DAYS = {"Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday"}
 _DAYS |= {"Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"}
-JOINED_MONTH = re.compile(
+JOINED_MONTH = rx.compile(
     rf"(?<![\w.-])(\d{{1,2}})([-/])((?i:{_MONTHS}))\2(\d{{4}}|\d\d)(?![\w/-]|[.:]\d)"
     r"(\s+(?=\d{1,2}:\d\d))?"
 )
-UNIX_DATE = re.compile(
+UNIX_DATE = rx.compile(
     rf"\b({'|'.join(_DAYS)})\s+({_MONTHS})\s+(\d{{1,2}})\s+(\d{{1,2}}:\d\d(?::\d\d)?)"
     r"\s+([A-Z]{3,5})\s+(\d{4})(?!\w|[.:-]\d)"
 )
 # A week and its year after a W or KW (Kalenderwoche), as planners write them: `W49/2026`.
-SLASHED_WEEK = re.compile(r"(?<![\w.-])K?W(\d\d?)/((?:19|20)\d\d)(?![\w/-]|[.:]\d)")
-ISO_WEEK = re.compile(r"(?<![\w.-])((?:19|20)\d\d)-?W(\d\d)(?:-?([1-7]))?(?![\w/-]|[.:]\d)")
-_WEEK_BEFORE = re.compile(r"(?i:week)\s+$")
+SLASHED_WEEK = rx.compile(r"(?<![\w.-])K?W(\d\d?)/((?:19|20)\d\d)(?![\w/-]|[.:]\d)")
+ISO_WEEK = rx.compile(r"(?<![\w.-])((?:19|20)\d\d)-?W(\d\d)(?:-?([1-7]))?(?![\w/-]|[.:]\d)")
+_WEEK_BEFORE = rx.compile(r"(?i:week)\s+$")
 
 
 def _joined_month(m: re.Match[str]) -> str:
@@ -66,11 +67,11 @@ def _iso_week(m: re.Match[str]) -> str:
 # A month and a year of four digits (en-9): `12/2026` → "December twenty twenty six", not the
 # count "twelve of two thousand twenty six"; years 1970 to 2099 but 2000 (`5/2000 parts` is a
 # count). A date (`12/31/2026`) has its day between them.
-MONTH_YEAR = re.compile(r"(?<![\w/.,-])(0?[1-9]|1[0-2])/(19[7-9]\d|20(?!00)\d\d)(?![\w/-]|[.,:]\d)")
+MONTH_YEAR = rx.compile(r"(?<![\w/.,-])(0?[1-9]|1[0-2])/(19[7-9]\d|20(?!00)\d\d)(?![\w/-]|[.,:]\d)")
 
 # A 12-hour time written with a dot (en-9): `6.00 am`, `10.30 p.m.` are `6:00 am`, `10:30 p.m.`
 # for the time rule, not decimals.
-DOTTED_CLOCK12 = re.compile(r"(?<![\w.])(1[0-2]|0?[1-9])\.([0-5]\d)(?=\s?[aApP]\.?[mM]\b)")
+DOTTED_CLOCK12 = rx.compile(r"(?<![\w.])(1[0-2]|0?[1-9])\.([0-5]\d)(?=\s?[aApP]\.?[mM]\b)")
 
 
 RULES = (

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.plant import DATE_CUES, real_date
 from cosyedge.speech.text.spans import Rule
@@ -27,16 +28,16 @@ from cosyedge.speech.text.words import MONTHS, ordinal, year
 _START = r"(?<![\w./-])(?<!\d[,:])"
 _END = r"(?![\w/-]|[.,:]\d)"
 VERSION_WORDS = r"version|firmware|fw|software|sw|release|rev|build"
-SHORT_YEAR = re.compile(
+SHORT_YEAR = rx.compile(
     rf"(?:(?<![\w.])((?i:{VERSION_WORDS}))\s+)?{_START}(\d{{1,2}})\.(\d{{1,2}})\.(\d\d){_END}"
 )
-DAY_MONTH = re.compile(
+DAY_MONTH = rx.compile(
     rf"(?<![\w.])((?i:{DATE_CUES})(?:\s+|:\s*)){_START}(\d{{1,2}})\.(\d{{1,2}})\.(?![\w.]|[,:/-]\d)"
 )
-DAY_RANGE = re.compile(
+DAY_RANGE = rx.compile(
     rf"{_START}(\d{{1,2}})\.(\d{{1,2}})\.?\s?[-\u2013]\s?(\d{{1,2}})\.(\d{{1,2}})\.(\d{{4}}){_END}"
 )
-_SENTENCE_AFTER = re.compile(r"\s*$|\s+[A-Z]")
+_SENTENCE_AFTER = rx.compile(r"\s*$|\s+[A-Z]")
 _NAMES = "|".join(MONTHS)
 _SHORT = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 # A month as a word: its name or abbreviation, title case or capitals (a dot after an
@@ -49,12 +50,12 @@ _DAY_AFTER = (
     r"(?!\s+(?:\d|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|\w+teenth|twent|thirt|two thousand|nineteen))"
 )
-MONTH_DAY = re.compile(
+MONTH_DAY = rx.compile(
     rf"(?<![\w.])(?:({_MONTH})\s+(\d{{1,2}}){_ORDINAL}|(\d{{1,2}}){_ORDINAL}\s+({_MONTH}){_DAY_AFTER})"
     r"(?![\w/-]|[.,:]\d)(\s+(?=\d{1,2}:\d\d))?"
 )
 # What says the number is no day: a unit or a count of things after it.
-_NO_DAY_AHEAD = re.compile(r"\s+[a-z]+s\b")
+_NO_DAY_AHEAD = rx.compile(r"\s+[a-z]+s\b")
 
 
 def _day(day: str, month: str, full_year: int | None = None) -> str | None:

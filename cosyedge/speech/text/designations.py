@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.fields import id_word
 from cosyedge.speech.text.spans import Rule
@@ -54,64 +55,64 @@ from cosyedge.speech.text.words import (
 # Neither inside a word, a number or a path, nor after a dot or colon of a longer field.
 _START = r"(?<![\w.:/%-])"
 _END = r"(?!\w|[:./]\w)"  # a colon after is a heading's (N7:0: check it)
-IEC_ADDRESS = re.compile(rf"{_START}(%)?([IQM])([XBWDL]?)(\d{{1,5}})(?:\.([0-7]))?{_END}")
-S7_ADDRESS = re.compile(rf"{_START}%?DB(\d{{1,5}})\.DB([XBWD])(\d{{1,5}})(?:\.([0-7]))?{_END}")
-AB_ADDRESS = re.compile(
+IEC_ADDRESS = rx.compile(rf"{_START}(%)?([IQM])([XBWDL]?)(\d{{1,5}})(?:\.([0-7]))?{_END}")
+S7_ADDRESS = rx.compile(rf"{_START}%?DB(\d{{1,5}})\.DB([XBWD])(\d{{1,5}})(?:\.([0-7]))?{_END}")
+AB_ADDRESS = rx.compile(
     rf"{_START}(?:([BNFTCRLS]|ST)(\d{{1,3}})|([IO])):(\d{{1,4}})(?:\.(\d{{1,3}}))?"
     rf"(?:/(\d{{1,2}}))?(?:\.([A-Z]{{2,3}}))?{_END}"
 )
 # The register zero-padded (`4x0001`) or written whole, its first digit the table's
 # (`4x40001`, `1x10001`, `4x400001`, en-9); a unit after it makes it a count (`3x30000 W`).
-MODBUS = re.compile(rf"{_START}([134])x(0\d{{3,4}}|\1\d{{4,5}})(?!\w|\.\d)")
-VOTING = re.compile(rf"{_START}([1-9])oo([1-9])(D?)(?!\w)")
+MODBUS = rx.compile(rf"{_START}([134])x(0\d{{3,4}}|\1\d{{4,5}})(?!\w|\.\d)")
+VOTING = rx.compile(rf"{_START}([1-9])oo([1-9])(D?)(?!\w)")
 # A product code whose last group ends in letters (`S7-1214C`; `S7-1500` is a device tag);
 # groups of three digits or more, as a MAC address's pairs are none.
-PRODUCT = re.compile(
+PRODUCT = rx.compile(
     rf"{_START}([A-Z]{{1,4}})(\d{{1,3}})((?:-\d{{3,6}})+)([A-Z]{{1,3}})(?![\w-]|[:./]\w)"
 )
-THREAD = re.compile(rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)")
+THREAD = rx.compile(rf"{_START}M(\d{{1,3}}(?:\.\d)?)\s?[x\u00d7]\s?(\d(?:\.\d{{1,2}})?)(?!\w|\.\d)")
 NUMBERING = (
     "Phase|Unit|Line|Train|Stage|Section|Class|Division|Zone|Type|Category|Block|Building"
     "|Area|Group|Tier|Mk|Mark|Grade|Bus|Feeder|Sector|Level|Plant|Reactor|Kiln|Mill|Boiler"
 )
 # A lone X is a letter there (`Unit X`, `Level X`: a placeholder or a label, en-11), as no
 # plant numbers its parts to ten so; I and V alone are numerals (`Class I Division 2`).
-ROMAN_AFTER_WORD = re.compile(
+ROMAN_AFTER_WORD = rx.compile(
     rf"\b({NUMBERING})(\s+)(?!X(?![\w'\u2019-]))([IVX]{{1,5}})(?![\w'\u2019-])"
 )
 PLACES = (
     "Room|Rm|Bed|Cell|Cabinet|Rack|Slot|Panel|Terminal|Contact|Door|Gate|Dock|Locker|Suite"
     "|Desk|Seat|Berth|Pier|Cubicle|Drawer|Shelf|Apt|Flat|Office|Lab|Ward"
 )
-PLACE_NUMBER = re.compile(
+PLACE_NUMBER = rx.compile(
     rf"\b((?i:{PLACES})\.?\s+)(\d{{1,4}})-(\d{{1,4}})(?![\w-]|\.\d|\s?(?:%|°))"
 )
 _PROPORTIONS = (
     "gain|level|load|yield|scale|factor|duty|fill|opening|position|stroke|output|share"
     "|portion|fraction|speed|capacity|setting"
 )
-PROPORTION = re.compile(
+PROPORTION = rx.compile(
     rf"\b((?i:{_PROPORTIONS})(?:\s*[:=]\s*|\s+))(\d{{1,2}})/(\d{{1,2}})(?![\w/]|[.,]\d)"
 )
 STANDARDS = "ISO|IEC|EN|DIN|IEEE|ANSI|BS|NFPA|API|ASME|UL|ISA|NEMA|VDE|GB|GB/T|JIS|IEC/EN"
-EDITION = re.compile(
+EDITION = rx.compile(
     rf"\b((?:{STANDARDS})(?:[ /](?:ISO|IEC|EN|TR|TS))*\s)"
     rf"(\d{{2,6}}(?:-\d{{1,3}})*):(\d{{4}})(?!\d)"
 )
 _TERM = r"\d{1,7}(?:\.\d{1,4})?"
-DECIMAL_RATIO = re.compile(rf"{_START}({_TERM}):({_TERM})(?!\w|:\d|[.,]\d)")
+DECIMAL_RATIO = rx.compile(rf"{_START}({_TERM}):({_TERM})(?!\w|:\d|[.,]\d)")
 _VALUE_WORDS = "value|reading|counter|total|totalizer|sum|quantity|qty|amount|result|pv"
-LONG_VALUE = re.compile(rf"\b((?i:{_VALUE_WORDS})(?:\s*[:=]\s*|\s+))([1-9]\d{{8,14}})(?!\w|[.,]\d)")
-_SIZE_AHEAD = re.compile(rf"\s?(?:in\b|inch|{units.GRAMMAR.pattern()})")
+LONG_VALUE = rx.compile(rf"\b((?i:{_VALUE_WORDS})(?:\s*[:=]\s*|\s+))([1-9]\d{{8,14}})(?!\w|[.,]\d)")
+_SIZE_AHEAD = rx.compile(rf"\s?(?:in\b|inch|{units.GRAMMAR.pattern()})")
 # A date inside an identifier after a word that names one (`Lot 2026-11-30-A`, `Sample
 # S-2026-11-30`): the identifier, not a date and a letter.
 _ID_WORDS = "lot|batch|sample|serial|sn|job|order|charge"
-DATED_ID = re.compile(
+DATED_ID = rx.compile(
     rf"\b((?i:{_ID_WORDS})(?:\s+(?:No|Nr)\.?)?(?:\s*[:#]\s*|\s+))"
     r"((?:[A-Z]{1,4}-)?\d{4}-\d{2}-\d{2}(?:-[A-Z0-9]{1,6})*)(?![\w-]|[./]\w)"
 )
-_NUMERO = re.compile(r"\b(?:No|Nr)\.?(?=\s*$)")
-_RUNS = re.compile(r"[A-Z]+|\d+")
+_NUMERO = rx.compile(r"\b(?:No|Nr)\.?(?=\s*$)")
+_RUNS = rx.compile(r"[A-Z]+|\d+")
 # Proportions are halves to sixty-fourths, as a quantity is written (plant.py).
 _DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})
 

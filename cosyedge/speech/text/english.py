@@ -168,6 +168,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import (
     ENGLISH_VERSION,
     amounts,
@@ -196,7 +197,7 @@ from cosyedge.speech.text import (
     zones,
 )
 from cosyedge.speech.text.acronyms import ACRONYMS, acronym_rule
-from cosyedge.speech.text.spans import Explained, Rule, explain, read, rule
+from cosyedge.speech.text.spans import Explained, Rule, alternatives, explain, read, rule
 from cosyedge.speech.text.words import (
     MONTHS,
     QUANTITY_DIGITS,
@@ -221,10 +222,6 @@ _SIGNS |= {"<": "less than", ">": "greater than", "~": "about", "±": "plus or m
 _SIGNS |= {"≈": "about", "!=": "not equal to", "<>": "not equal to", "≠": "not equal to"}
 
 
-def _alternatives(words) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
 # A comma before exactly three digits groups thousands; an exponent needs digits after the e.
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![^\W_]))?"
 # Not inside a word, a code or another number (a comma after a digit groups thousands; after
@@ -232,39 +229,39 @@ _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![^\W_]))?"
 _NUMBER_START = r"(?<![\w.])(?<!\d,)"
 # nor inside a date, an address or a fraction; a colon before is a heading's (Date:2026-11-15)
 _FIELD_START = r"(?<![\w./-])(?<!\d[,:])"
-_DATE = re.compile(
+_DATE = rx.compile(
     rf"{_FIELD_START}(?:(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}})|(\d{{1,2}})([-/.])(\d{{1,2}})\6(\d{{4}}))"
     r"(?:(T|\s+)(?=\d{1,2}:\d\d|\d{1,2}\s?[aApP]\.?[mM](?!\w))|(?![\w/-]|[.:]\d))"
 )
-_IPV4 = re.compile(
+_IPV4 = rx.compile(
     rf"{_FIELD_START}(\d{{1,3}}(?:\.\d{{1,3}}){{3}})(?::(\d{{1,5}}))?(?:/(\d{{1,2}}))?(?![\w/-]|[.:]\d)"
 )
-_DOTTED = re.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
-_CODE = re.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
+_DOTTED = rx.compile(rf"{_FIELD_START}\d+(?:\.\d+){{2,}}(?![\w-]|\.\d)")
+_CODE = rx.compile(r"(?<![\w.-])([A-Z]{1,4})-?(\d{1,6})([A-Z]{0,2})((?:-\d{1,6})*)(?![\w-]|\.\d)")
 # A colon after a time ends a heading (At 07:45: ...), as one before it starts a field.
-_TIME = re.compile(
+_TIME = rx.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2}):(\d{1,2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z(?!\w))?(?!\d|[:.]\d)"
 )
 # The 12-hour clock: 7:45am, 7:45 p.m., 11pm (the dot after the m is left where it may end a
 # sentence).
-_CLOCK12 = re.compile(
+_CLOCK12 = rx.compile(
     r"(?<![\d.])(?<!\d:)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s?([aApP])\.?[mM](?:\.(?=\s+[a-z]))?(?!\w)"
 )
 # Digits joined by commas: one number only where the commas group thousands (1,450 and
 # 12,500.5); otherwise a list said as written (3,4 → "three, four"), never a guessed decimal.
-_COMMA_DIGITS = re.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
+_COMMA_DIGITS = rx.compile(rf"{_NUMBER_START}\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*")
 # A power of ten written with a caret: after a times sign (3.2x10^5, 3.2*10^5) it is
 # scientific notation, written as such for the number rules; alone (10^6) it is said as one.
-_TIMES_POWER = re.compile(
+_TIMES_POWER = rx.compile(
     rf"{_NUMBER_START}(\d+(?:\.\d+)?)\s?[x\u00d7*·⋅]\s?10\^([-+]?\d+)(?![\d^])"
 )
-_POWER = re.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
+_POWER = rx.compile(r"(?<![\w.^])10\^([-+]?\d+)(?![\d^])")
 # Another number raised to a power (5^2, from 5²; a unit's exponent, m², is the unit's).
-_BASE_POWER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)\^([-+]?\d+)(?![\d^])")
+_BASE_POWER = rx.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)\^([-+]?\d+)(?![\d^])")
 # A times sign after a count (2x pumps, 3x400V, 3 x 4); 0x or 0X starts a hexadecimal number.
-_TIMES = re.compile(rf"{_NUMBER_START}(?!0[xX])(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
+_TIMES = rx.compile(rf"{_NUMBER_START}(?!0[xX])(\d+(?:\.\d+)?)\s?[x\u00d7](?=\s|\d)")
 # One small letter written onto a number that is no unit (2w, 1d): the number, then the letter.
-_NUMBER_LETTER = re.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
+_NUMBER_LETTER = rx.compile(rf"{_NUMBER_START}(\d+(?:\.\d+)?)([a-z])(?![\w'\u2019+-])")
 # A group parted by a space is the number's unless it is an amount or a count (Call 1234 5
 # bar, Call 911 12 times).
 _NOT_A_QUANTITY = (
@@ -282,7 +279,7 @@ _NOT_A_QUANTITY = (
 # the groups (`Phone 0171/2345678`), and with a trunk prefix two groups are a number without a
 # word (`+49 (0)30 1234567`).
 _TRUNK = r"(?:\(0\)\s?)?"
-_PHONE = re.compile(
+_PHONE = rx.compile(
     rf"(?:(?<![\w.])({phones.DIAL_WORDS}:?\s+)(\+\d{{1,3}}\s?)?{_TRUNK}(?:\((\d{{2,4}})\)\s?)?"
     rf"|(?<![\w.])(\+\d{{1,3}}\s?)(?:\(0\)\s?(?=\d{{1,5}}[\s-]\d{{2,8}})|"
     rf"(?:\((\d{{2,4}})\)\s?|(?=\d{{1,5}}(?:[\s-]\d{{2,8}}){{2}}))))"
@@ -290,37 +287,37 @@ _PHONE = re.compile(
 )
 # After "call", a number of people or things is counted, not dialled (call 100 staff): a
 # plural noun or a word for a crew follows; an emergency number is dialled however it goes on.
-_COUNTED = re.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
+_COUNTED = rx.compile(r"\s+(?:[a-z]+s|staff|people|personnel|crew|men|women)\b")
 _EMERGENCY = frozenset({"911", "999", "112", "000", "110", "119", "120"})
 # Three digits, a hyphen, four, alone: a local telephone number (555-1234, 555-1235). A range
 # is written with a unit (100-1000 rpm) or in round numbers (100-1000, 125-1500): a first end
 # a multiple of five and a second a multiple of a hundred above it stays a range (a telephone
 # number is so one time in 2000).
-_LOCAL_PHONE = re.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
-_EXTENSION = re.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_LOCAL_PHONE = rx.compile(r"(?<![\w.-])(?<!\d,)(\d{3})-(\d{4})(?![\w-]|[.,]\d)")
+_EXTENSION = rx.compile(r"(?<![\w.])ext\.?\s?(\d{1,6})(?!\w)")
+_THOUSANDS = rx.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A range of percentages, the sign written on both ends (10%-20%): one percent, at the end.
-_PERCENT_RANGE = re.compile(
+_PERCENT_RANGE = rx.compile(
     rf"{_NUMBER_START}(-?{_NUM})\s?([%\u2030]){amounts.RANGE_DASH}(-?{_NUM})\s?\2(?![\w%\u2030])"
 )
 # A range with its unit written on (4-20mA, 0.5-1.5mm): a range, the unit left for its rule.
-_UNIT_RANGE = re.compile(
+_UNIT_RANGE = rx.compile(
     rf"{_NUMBER_START}({_NUM}){amounts.RANGE_DASH}({_NUM})"
     rf"(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^]))"
 )
-_RANGE = re.compile(rf"{_NUMBER_START}({_NUM}){amounts.RANGE_DASH}({_NUM})(?![\w.-]|\.\d)")
-_MINUS = re.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
+_RANGE = rx.compile(rf"{_NUMBER_START}({_NUM}){amounts.RANGE_DASH}({_NUM})(?![\w.-]|\.\d)")
+_MINUS = rx.compile(r"(?<![\w.)])(?<!\d,)-(?=\.?\d)")
 # A minus parted from its number by a space right after a colon or an equals sign (`Temp: -
 # 5 °C`, `SP = - 5`): a value follows there, never a range (en-7). Elsewhere (`Line 3 - 5`) a
 # dash between spaces is left for the range and dash rules.
-_SPACED_MINUS = re.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
-_PLUS = re.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
-_SIGN = re.compile(rf"\s*({_alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
+_SPACED_MINUS = rx.compile("(?<=[:=])(\\s*)[-\u2013\u2212]\\s+(?=\\.?\\d)")
+_PLUS = rx.compile(r"(?<![\w.)])(?<!\d,)\+(?=\.?\d)")
+_SIGN = rx.compile(rf"\s*({alternatives(_SIGNS)})\s*(?=[-+]?\.?\d)")
 # An ordinal has the digits of a quantity at most: a longer run is said digit by digit.
-_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,{QUANTITY_DIGITS}}})(?:st|nd|rd|th)\b")
+_ORDINAL = rx.compile(rf"{_NUMBER_START}(\d{{1,{QUANTITY_DIGITS}}})(?:st|nd|rd|th)\b")
 # An ordinal in capitals, as all-caps texts write it (1ST SHIFT, 22ND): only with the suffix
 # its number takes, so other capitals after a number stay letters (3ND is "three N D").
-_UPPER_ORDINAL = re.compile(rf"{_NUMBER_START}(\d{{1,6}})(ST|ND|RD|TH)\b")
+_UPPER_ORDINAL = rx.compile(rf"{_NUMBER_START}(\d{{1,6}})(ST|ND|RD|TH)\b")
 
 
 def _upper_ordinal(m: re.Match[str]) -> str:
@@ -329,16 +326,16 @@ def _upper_ordinal(m: re.Match[str]) -> str:
     return ordinal(n) if m[2] == suffix else m.group(0)
 
 
-_HASH = re.compile(r"#\s?(?=\d)")
-_HASH_AFTER = re.compile(rf"{_NUMBER_START}(\d+)\s?#(?![\w#])")
-_NUMERO = re.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
+_HASH = rx.compile(r"#\s?(?=\d)")
+_HASH_AFTER = rx.compile(rf"{_NUMBER_START}(\d+)\s?#(?![\w#])")
+_NUMERO = rx.compile(r"\b(?:No|Nr)\.\s?(?=\d)")
 # Capitals glued after a number, not a unit (those are read first) nor an exponent.
-_NUMBER_LETTERS = re.compile(rf"{_NUMBER_START}(\d+)([A-Z]{{1,2}})(?![\w'+-])")
-_NUMBER = re.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
-_LABEL_A = re.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
-_LETTER_DIGIT = re.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
-_SPACES = re.compile(r"[ \t\r\n]+")
-_SPACE_BEFORE_PUNCT = re.compile(r" +(?=[,.;:!?)\]])")
+_NUMBER_LETTERS = rx.compile(rf"{_NUMBER_START}(\d+)([A-Z]{{1,2}})(?![\w'+-])")
+_NUMBER = rx.compile(rf"{_NUMBER_START}({_NUM})(?![\d])")
+_LABEL_A = rx.compile("(?<=[a-z0-9] )A(?![\\w'\u2019-])")
+_LETTER_DIGIT = rx.compile(r"(?<=[a-z])(?<!\de)(?=\d)|(?<=\d)(?=[a-z]{2,})")
+_SPACES = rx.compile(r"[ \t\r\n]+")
+_SPACE_BEFORE_PUNCT = rx.compile(r" +(?=[,.;:!?)\]])")
 
 
 def _comma_list(m: re.Match[str]) -> str:

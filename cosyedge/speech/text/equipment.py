@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import MONTHS
 
@@ -38,7 +39,7 @@ _MONTH = "|".join(name[:3] for name in MONTHS)
 # `#`, `# ` or `No.` (in any case) between the noun and its number says "number" (en-11).
 _MARK = r"(?:(#\s?|(?i:no|nr)\.\s?))?"
 _VALUE_AFTER = rf"\s+(?:\.?\d|(?i:{_MONTH})[a-z]*\.?\s+\d)"
-_EQUIPMENT_NUMBER = re.compile(
+_EQUIPMENT_NUMBER = rx.compile(
     rf"(?<![\w.-])((?i:{EQUIPMENT_NOUNS})\s+){_MARK}(\d{{1,4}})(?![\w.,:/-])"
     rf"(?=({_VALUE_AFTER})?)"
     r"(?!\s+\d{1,2}/\d{1,2}\s?(?:\"|\u2033|''|in\b))"

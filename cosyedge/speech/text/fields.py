@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal, count, digits, letters, number
 
@@ -21,10 +22,10 @@ from cosyedge.speech.text.words import cardinal, count, digits, letters, number
 DURATION_UNITS = {"d": "day", "h": "hour", "min": "minute", "m": "minute", "s": "second"}
 _ORDER = {"d": 0, "h": 1, "min": 2, "m": 2, "s": 3}
 _PART = r"\d{1,3}(?:\.\d+)?(?:d|h|min|m|s)"
-_PARTS = re.compile(r"(\d+(?:\.\d+)?)(min|[dhms])")
+_PARTS = rx.compile(r"(\d+(?:\.\d+)?)(min|[dhms])")
 # A duration's written form, without groups (for the split into languages).
 DURATION_FORM = rf"\d{{1,3}}h\d{{2}}(?![A-Za-z0-9])|{_PART}(?:\s?{_PART})+"
-DURATION = re.compile(
+DURATION = rx.compile(
     rf"(?<![\w./-])(?<!\d[,:])(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![\w/]|[.:]\d)"
 )
 
@@ -94,7 +95,7 @@ HEX = "[0-9A-Fa-f]{2}"  # one byte of a MAC address
 MAC_FORM = rf"{HEX}(?::{HEX}){{5}}|{HEX}(?:-{HEX}){{5}}"
 # Six pairs of hex digits, one separator throughout; a colon after it (a heading) is not a
 # seventh pair.
-MAC = re.compile(rf"(?<![\w.-])(?<!\w:)({HEX}([:-]){HEX}(?:\2{HEX}){{4}})(?!\w|[:.-]\w)")
+MAC = rx.compile(rf"(?<![\w.-])(?<!\w:)({HEX}([:-]){HEX}(?:\2{HEX}){{4}})(?!\w|[:.-]\w)")
 
 
 def say_hex_pair(pair: str) -> str:
@@ -119,7 +120,7 @@ _PRE_RELEASE = (
     r"(?i:alpha|beta|rc|pre|preview|dev|hotfix|patch|snapshot|nightly|final|stable|lts|build)"
 )
 _BARE_VERSION = rf"\d+(?:\.\d+){{1,3}}-{_PRE_RELEASE}|\d+(?:\.\d+){{2}}[a-z]"
-VERSION = re.compile(
+VERSION = rx.compile(
     r"(?<![\w.])(?:[vV](?=\d)|(?i:(version|firmware|fw|software|sw|release|rev|build)\s+)(?=\d+\.\d)"
     rf"|(?=(?:{_BARE_VERSION})(?:[.-]?\d+)?(?![\w-]|\.\d)))"
     rf"(\d+(?:\.\d+){{1,3}})(?:-([A-Za-z]{{1,10}})(?:[.-]?(\d+))?|({_PRE_RELEASE}|[A-Za-z])(\d*))?"
@@ -168,11 +169,11 @@ _NOT_A_DATE = rf"(?!{_DATES}|(?:{MAC_FORM})(?!\w))"  # nor a MAC address
 # After such a word: four digits or more, or groups joined by hyphens. Without one: three
 # groups or more (two are a range, 5-10).
 _CUED = rf"(?i:({ID_WORDS}))(\s*(?:#|:)?\s*)(\d{{4,}}|\d+(?:-\d+)+)"
-SERIAL = re.compile(
+SERIAL = rx.compile(
     rf"(?<![\w./-])(?<!\d,)(?:{_CUED}|{_NOT_A_DATE}(\d+(?:-\d+){{2,}}))(?![\w-]|[.,]\d)"
 )
 # The cued form alone, read before telephone numbers: SN 555-1234 is no number to dial.
-CUED_SERIAL = re.compile(rf"(?<![\w./-])(?<!\d,){_CUED}()(?![\w-]|[.,]\d)")
+CUED_SERIAL = rx.compile(rf"(?<![\w./-])(?<!\d,){_CUED}()(?![\w-]|[.,]\d)")
 
 
 def say_identifier(written: str) -> str:
@@ -202,7 +203,7 @@ def read_serial(m: re.Match[str]) -> str:
 # (en-10) Four numbers or more joined by colons that are no MAC address (read before) are no
 # clock and no ratio: each number, "colon" between, as written (`10:20:30:40` → "ten colon
 # twenty colon thirty colon forty"). Three are a time or a ratio, read by their rules.
-COLON_CHAIN = re.compile(r"(?<![\w.:])\d{1,6}(?::\d{1,6}){3,}(?!\w|[.:]\d)")
+COLON_CHAIN = rx.compile(r"(?<![\w.:])\d{1,6}(?::\d{1,6}){3,}(?!\w|[.:]\d)")
 
 
 # --- a known field inside a longer token: gw2-10.20.30.40-a, line3/PT-101A -------------------
@@ -233,7 +234,7 @@ def joined(forms: tuple[str, ...], letter: str = "A-Za-z") -> re.Pattern[str]:
     fields = "|".join(f"(?:{form})" for form in forms)
     alnum = f"[{letter}0-9]"
     lone = rf"[{letter}](?!{alnum}|\.{alnum})"
-    return re.compile(
+    return rx.compile(
         rf"(?:(?<={alnum})([{JOINERS}])|(?<!{alnum}|\.)(?<!{alnum}:))({fields})"
         rf"(?:([{JOINERS}])(?={alnum})({lone})?|(?!{alnum}|[.:{JOINERS}]{alnum}))"
     )
@@ -256,14 +257,14 @@ JOINED = joined(FIELD_FORMS)
 # (en-10) A word, a slash, then a version, a dated timestamp or a clock time (`fw/v1.2.3`,
 # `log/2026-11-30T14:05:00Z`, `plc/14:05`): the slash said, the field read as it is alone.
 # Only after letters: after digits a slash parts two values or a date's numbers.
-SLASHED_FIELD = re.compile(
+SLASHED_FIELD = rx.compile(
     r"(?<=[A-Za-z])/(?=[vV]\d+(?:\.\d+)+|\d{4}-\d{1,2}-\d{1,2}T\d|\d{1,2}:\d\d(?!\d))"
 )
 # Three or four dotted numbers after a product's name are its version, never a date (en-11):
 # `HA 2024.11.2` → "HA version two thousand twenty four point eleven point two" (was "HA
 # November second twenty twenty four"), as after a word that says a version.
 _PRODUCTS = r"HA|Home Assistant|Node-RED|Node|ESPHome|Zigbee2MQTT|Grafana|InfluxDB|Mosquitto"
-PRODUCT_VERSION = re.compile(rf"(?<![\w.-])({_PRODUCTS})\s+(?=\d+(?:\.\d+){{2,3}}(?![\w-]|\.\d))")
+PRODUCT_VERSION = rx.compile(rf"(?<![\w.-])({_PRODUCTS})\s+(?=\d+(?:\.\d+){{2,3}}(?![\w-]|\.\d))")
 PRODUCT_VERSIONS = (Rule("version", PRODUCT_VERSION, lambda m: f"{m[1]} version "),)
 """Read before the dates: the version rule reads the number after "version"."""
 

@@ -8,34 +8,35 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import amounts, dashes, notations
 from cosyedge.speech.text.words import roman_value
 
 # A vulgar fraction character written onto a whole number (1½): NFKC makes it 1, 1, the
 # fraction slash U+2044 and 2, which a space keeps apart from the whole (not eleven halves).
-_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+_VULGAR_AFTER_DIGIT = rx.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
 # Superscript digits after a number are its exponent (10⁻⁶, 5²): written with a caret, as NFKC
 # would make them plain digits (10-6, a range; 52, another number). After a unit (m²) they
 # stay the unit's.
-_SUPERSCRIPT = re.compile("(?<=\\d)[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
+_SUPERSCRIPT = rx.compile("(?<=\\d)[\u207a\u207b]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+")
 # A negative superscript power after a unit's letter (s⁻¹, m⁻³): with a caret, as NFKC would
 # make it a hyphen and a digit (s-1, a code) (en-7).
-_UNIT_MINUS_POWER = re.compile("(?<=[A-Za-z\u00b5\u03bc\u03a9])\u207b[\u00b9\u00b2\u00b3]")
+_UNIT_MINUS_POWER = rx.compile("(?<=[A-Za-z\u00b5\u03bc\u03a9])\u207b[\u00b9\u00b2\u00b3]")
 _SUPERSCRIPT_DIGITS = str.maketrans(
     "\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789"
 )
 # A dash other than the hyphen-minus (en dash, minus sign, hyphen characters) where a minus
 # stands, before a number and not after a word or a number: the minus it is (U+2013 before 5 °C).
-_FULL_WIDTH_MARK = re.compile("[\uff0c\uff1b\uff1a\uff01\uff1f]")
-_DASH_MINUS = re.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
+_FULL_WIDTH_MARK = rx.compile("[\uff0c\uff1b\uff1a\uff01\uff1f]")
+_DASH_MINUS = rx.compile("(?<![\\w.)])[\u2010-\u2013\u2212\ufe63\uff0d](?=\\.?\\d)")
 
 
 # A terminal's escape sequence (ANSI colours, `\x1b[31m`), then any other control or format
 # character (BEL, a zero-width space, a byte order mark): none is text a voice can say.
-_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
-_ROMAN = re.compile("[\u2160-\u2188]+")
+_ESCAPE = rx.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+_ROMAN = rx.compile("[\u2160-\u2188]+")
 
 
 def _printable(text: str) -> str:

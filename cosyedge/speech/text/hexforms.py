@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.fields import say_identifier
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits, letters
 
 _H = "[0-9a-fA-F]"
-UUID = re.compile(rf"(?<![\w.-])({_H}{{8}}-{_H}{{4}}-{_H}{{4}}-{_H}{{4}}-{_H}{{12}})(?![\w-]|\.\w)")
-HEX_RUN = re.compile(r"(?<![\w.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])([0-9a-f]{8,})(?![\w-]|\.\w)")
-CUED_EXPONENT = re.compile(
+UUID = rx.compile(rf"(?<![\w.-])({_H}{{8}}-{_H}{{4}}-{_H}{{4}}-{_H}{{4}}-{_H}{{12}})(?![\w-]|\.\w)")
+HEX_RUN = rx.compile(r"(?<![\w.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])([0-9a-f]{8,})(?![\w-]|\.\w)")
+CUED_EXPONENT = rx.compile(
     r"\b((?i:code|error|fault|alarm|id|model|part|type)(?:\s*[:#]\s*|\s+))"
     r"(\d+[eE]\d+)(?![\w-]|[.,]\d)"
 )
 
-LETTERED_ID = re.compile(r"(?<![\w.-])([A-Z]{1,4})-(\d{6,}(?:-\d{1,6})+)(?![\w-]|\.\w)")
+LETTERED_ID = rx.compile(r"(?<![\w.-])([A-Z]{1,4})-(\d{6,}(?:-\d{1,6})+)(?![\w-]|\.\w)")
 
 
 def spelled(written: str) -> str:
@@ -53,13 +54,13 @@ RULES = (
 # --- hexadecimal codes: 0x1F, 0XFF00, 1Fh -----------------------------------------------------
 
 # The prefix in either case: all-capital SCADA text writes `0X4302` (en-9).
-HEX = re.compile(
+HEX = rx.compile(
     r"(?<![\w.])(?:0[xX]([0-9A-Fa-f]+)|(?!\d+Ah)([0-9][0-9A-F]*[A-F][0-9A-F]*)h)(?!\w|\.\w)"
 )
 
 
 # A number with its radix first, as IEC 61131-3 writes it: 16#FF00, 2#1010_0001, 8#777.
-RADIX = re.compile(r"(?<![\w.#])(16|8|2)#([0-9A-Fa-f](?:_?[0-9A-Fa-f])*)(?![\w#])")
+RADIX = rx.compile(r"(?<![\w.#])(16|8|2)#([0-9A-Fa-f](?:_?[0-9A-Fa-f])*)(?![\w#])")
 _RADIX_WORDS = {"16": "hex", "8": "octal", "2": "binary"}
 _RADIX_DIGITS = {"16": "0123456789ABCDEFabcdef", "8": "01234567", "2": "01"}
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.fields import say_identifier
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import ordered
 
-DESCENDING = re.compile(
+DESCENDING = rx.compile(
     rf"(?<![\w.+\-])(?<!\d,)(\d+)-(\d+)(?![\w\-]|[.,:/]\d)"
     rf"(?!\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^]))"
 )
@@ -34,7 +35,7 @@ def _descending(m: re.Match[str]) -> str:
 
 
 _VALUE = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
-TOLERANCES = re.compile(rf"(?<![\w.,+\-])([+-]){_VALUE}\s+([+-]){_VALUE}(?![\w\-]|[.,]\d)")
+TOLERANCES = rx.compile(rf"(?<![\w.,+\-])([+-]){_VALUE}\s+([+-]){_VALUE}(?![\w\-]|[.,]\d)")
 _SIGN_WORDS = {"+": "plus", "-": "minus"}
 
 

@@ -14,12 +14,13 @@ import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.plant import COMPACT_TIMESTAMP, compact_timestamp
 from cosyedge.speech.text.zones import WORD_OFFSET, is_range_end, offset_minutes
 
 # The zone is UTC written as Z or as the word (`08:30 UTC`), or a numeric offset from it
 # (`+08:00`, `-0500`): the time converted is the written one less the offset.
-TIMESTAMP = re.compile(
+TIMESTAMP = rx.compile(
     r"(?<![\d.])(\d{4})-(\d{1,2})-(\d{1,2})([T ])(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?"
     rf"(Z|{WORD_OFFSET}|[+-]\d{{2}}:?\d{{2}})(?![A-Za-z0-9]|:\d)"
 )

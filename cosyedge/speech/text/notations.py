@@ -25,38 +25,39 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.daydates import VERSION_WORDS
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits, number
 
 # Not an amount's number (`$1~$2` is a range of money, "one to two dollars"): no currency
 # sign before the number or after the tilde.
-PHASES = re.compile(
+PHASES = rx.compile(
     r"(?<![\w.~$€£¥])([13])~"
     r"(?=\s?(?:\d{3,}\s?V|(?:50|60)\s?Hz)(?![\w/])|\s*(?:$|[^\d\s~.,+\-$€£¥]))"
 )
-MIXED_INCHES = re.compile(r"(?<![\w.\-/])(\d{1,2})-(\d{1,2})/(\d{1,2})(?=\s?(?:\"|in\b|inch))")
-BINARY = re.compile(r"(?<![\w.])0b([01]{1,64})(?!\w|\.\d)")
+MIXED_INCHES = rx.compile(r"(?<![\w.\-/])(\d{1,2})-(\d{1,2})/(\d{1,2})(?=\s?(?:\"|in\b|inch))")
+BINARY = rx.compile(r"(?<![\w.])0b([01]{1,64})(?!\w|\.\d)")
 _TIME_UNIT = r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?"
-COUNTDOWN = re.compile(rf"(?<![\w.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT})\b)")
+COUNTDOWN = rx.compile(rf"(?<![\w.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT})\b)")
 _END = r"[-+]?\d+(?:\.\d+)?"
-DOTS_RANGE = re.compile(rf"(?<![\w.])({_END})\.{{2,3}}({_END})(?!\d|[.,]\d)")
-MULTIPLIED = re.compile(
+DOTS_RANGE = rx.compile(rf"(?<![\w.])({_END})\.{{2,3}}({_END})(?!\d|[.,]\d)")
+MULTIPLIED = rx.compile(
     r"(?<![\w.$€£¥-])(\d+(?:\.\d+)?)(?:(k)|([KM])(?=\s+[a-z]{2,}))(?![\w'°/²³^-]|\.\d)"
 )
 _MULTIPLIERS = {"k": "thousand", "K": "thousand", "M": "million"}
 # A range of thousands, the k on its second end or both (`10k-20k`, `3.2-3.5k rpm`).
-MULTIPLIED_RANGE = re.compile(
+MULTIPLIED_RANGE = rx.compile(
     r"(?<![\w.$€£¥-])(\d+(?:\.\d+)?)k?[-\u2013](\d+(?:\.\d+)?)k(?![\w'°/²³^-]|\.\d)"
 )
-PARTICULATE = re.compile(r"(?<![\w.%])(?:PM|pm)(1|2\.5|4|10)(?!\w|\.\d)(\s+(?=[-+]?\.?\d))?")
-_DEGREE_LIKE = re.compile("(?<=\\d)(\\s?)[\u2070\u00ba\u02da](?=\\s?[CF](?!\\w))")
+PARTICULATE = rx.compile(r"(?<![\w.%])(?:PM|pm)(1|2\.5|4|10)(?!\w|\.\d)(\s+(?=[-+]?\.?\d))?")
+_DEGREE_LIKE = rx.compile("(?<=\\d)(\\s?)[\u2070\u00ba\u02da](?=\\s?[CF](?!\\w))")
 
 
 # Circled, parenthesized and full-stop numbers (①, ⑴, ⒈, ❶) side by side are a list (en-9):
 # NFKC would make `①②③` the one number 123.
 _ENCLOSED = "\u2460-\u24ff\u2776-\u2793"
-_BETWEEN_ENCLOSED = re.compile(f"(?<=[{_ENCLOSED}])(?=[{_ENCLOSED}])")
+_BETWEEN_ENCLOSED = rx.compile(f"(?<=[{_ENCLOSED}])(?=[{_ENCLOSED}])")
 
 
 def fold_degrees(text: str) -> str:
@@ -67,7 +68,7 @@ def fold_degrees(text: str) -> str:
 
 
 # After a version's word the letter is the version's (`firmware 1.2k`).
-_VERSION_BEFORE = re.compile(rf"\b(?i:{VERSION_WORDS})\s+$")
+_VERSION_BEFORE = rx.compile(rf"\b(?i:{VERSION_WORDS})\s+$")
 
 
 def _multiplied(m: re.Match[str]) -> str:

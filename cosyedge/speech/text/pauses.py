@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 
 # A unit with a power written after a number (5 m3 10 min, 2.5 mm2 3 cores): no name.
-_UNIT = re.compile(r"(?:[a-z]{1,3}|Nm|Sm)[23]")
-_NUMBER_BEFORE = re.compile(r"(?<![\w.])[-+]?\d[\d.,]*\s+$")
+_UNIT = rx.compile(r"(?:[a-z]{1,3}|Nm|Sm)[23]")
+_NUMBER_BEFORE = rx.compile(r"(?<![\w.])[-+]?\d[\d.,]*\s+$")
 
 
 def pause_after_name(not_after: str, pause: str) -> Rule:
@@ -33,7 +34,7 @@ def pause_after_name(not_after: str, pause: str) -> Rule:
     hyphen, digits, as a whole token (`not_after`: a lookbehind saying what may not come
     before it), not an offset (UTC+8, GMT-5), not a quarter before its year (Q3 2026); then
     spaces and a number, with its sign."""
-    name = re.compile(
+    name = rx.compile(
         rf"{not_after}(?!(?:UTC|GMT)-?\d|Q[1-4]\s+\d{{4}}(?!\d))"
         r"([A-Za-z]{1,6}-?\d{1,6})(?=\s+[-+]?\.?\d)"
     )
@@ -49,12 +50,12 @@ def pause_after_name(not_after: str, pause: str) -> Rule:
 
 
 # Not part of a path, an address or an offset (kg/m3, UTC+8, 12:30).
-ELLIPSIS = re.compile(r"(?<!\d)(\.{3,}|\u2026)(?=[^\s.\u2026])")
+ELLIPSIS = rx.compile(r"(?<!\d)(\.{3,}|\u2026)(?=[^\s.\u2026])")
 ELLIPSES = (Rule("pause", ELLIPSIS, lambda m: m[1] + " "),)
 """Read first (English): every later rule sees the form after it whole."""
 
-UNDERSCORED = re.compile(r"(?<![\w./\\:#-])([A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)(?![\w/\\:-]|\.\w)")
-_TAG_LETTERS = re.compile(r"[A-Z]{1,5}")
+UNDERSCORED = rx.compile(r"(?<![\w./\\:#-])([A-Za-z0-9]+(?:_[A-Za-z0-9]+)+)(?![\w/\\:-]|\.\w)")
+_TAG_LETTERS = rx.compile(r"[A-Z]{1,5}")
 
 
 def _underscored(m: re.Match[str]) -> str:

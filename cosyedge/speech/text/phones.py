@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import digits
 
@@ -28,14 +29,14 @@ DIAL_WORDS = (
     r"(?i:call|dial|telephone|phone|tel|fax|hotline|mobile|mob|cell\s?phone)\.?"
     r"(?:\s+(?i:no\.?|nr\.?|number|#))?"
 )
-DOTTED_PHONE = re.compile(
+DOTTED_PHONE = rx.compile(
     rf"(?<![\w.])(?:({DIAL_WORDS}:?\s+)(\+\d{{1,3}}[.\s])?|(\+\d{{1,3}})\."
     r"|(?<!\+)(?=\d{3}\.\d{3}\.\d{4}(?![\w-]|[.,]\d)))"
     r"(\d{1,5}(?:\.\d{1,8}){2,4})(?![\w-]|[.,]\d)"
 )
 
 
-_NUMBER_WORD = re.compile(r"(?i)\b(?:no|nr)\.?(?=:?\s*\Z)|#(?=:?\s*\Z)")
+_NUMBER_WORD = rx.compile(r"(?i)\b(?:no|nr)\.?(?=:?\s*\Z)|#(?=:?\s*\Z)")
 
 
 def say_word(word: str | None) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import calendar
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import hexforms, units
 from cosyedge.speech.text.addresses import ADDRESS, URL, read_address, read_url
 from cosyedge.speech.text.spans import Rule
@@ -54,7 +55,7 @@ DATE_CUES = (
 )
 _TIME_AHEAD = r"(?=\s+\d{1,2}:\d\d)"
 # With a cue, a two-digit year may follow (`on 10/20/26`).
-DAY_MONTH = re.compile(
+DAY_MONTH = rx.compile(
     rf"(?:(?<![\w.])((?i:{DATE_CUES}))(:?\s+|:))?{_FIELD_START}(\d{{1,2}})/(\d{{1,2}})"
     rf"(?:/(\d{{2}}))?(?![\w/]|[.,:]\d)({_TIME_AHEAD})?"
 )
@@ -111,7 +112,7 @@ def _year_last(first: str, second: str, short_year: str, time: bool) -> str:
 
 # A one-digit day or month (en-7) is a date only after a word that only a date follows, and
 # with no unit, count or extent after it (`on 9/30`, `due 3/4`; not `by 1/2`, `on 2/3 pumps`).
-_ONLY_DATE_CUES = re.compile(
+_ONLY_DATE_CUES = rx.compile(
     rf"(?i:on|since|until|till|due|date|dated|{_WEEKDAYS}|ETA|ETD|scheduled|planned|deadline"
     r"|expires|expiry|starting|effective)"
 )
@@ -143,9 +144,9 @@ def _share_after_on(m: re.Match[str]) -> bool:
 
 _QUOTE_REACH = 200
 # Plural nouns after a pair: what a count is of (10/20 pumps).
-_COUNTED_AHEAD = re.compile(r"\s+(?:[a-z]+s|running|online|open)\b")
+_COUNTED_AHEAD = rx.compile(r"\s+(?:[a-z]+s|running|online|open)\b")
 # An eight-digit date after a cue (`Event 20261130`): alone it stays an amount.
-COMPACT_DATE = re.compile(
+COMPACT_DATE = rx.compile(
     rf"(?<![\w.])((?i:{DATE_CUES}|event|logged|recorded|created|updated|backup|report):?\s+)"
     r"((?:19|20)\d\d)(\d\d)(\d\d)(?![\w-]|[.,:]\d)"
 )
@@ -166,7 +167,7 @@ FRACTION_DENOMINATORS = frozenset({2, 3, 4, 8, 16, 32, 64})
 _EXTENT = r"open|closed|full|empty|load|speed|capacity|turns?|way|of|bolt|pipe|hose|thread|nut"
 # An inch mark, or "in" where a size ends (1/2 in, 1/2 in pipe; not 2/3 in service).
 _INCH = rf"inch(?:es)?\b|\"|\u2032\u2032|in(?=\s*(?:$|[,.;:)!?]|(?:{_EXTENT}|valve|NPT|BSP)\b))"
-SLASH_PAIR = re.compile(
+SLASH_PAIR = rx.compile(
     rf"{_FIELD_START}(?:(\d+) )?(\d+)([/\u2044])(\d+)(?!\d)"
     rf"(?:(\s?(?:{_INCH}))|(\s?(?:{units.GRAMMAR.pattern()}))(?![\w/²³^])"
     rf"|(?=\s(?:{_EXTENT})\b)()|(?![\w/\u2044]|[.,:]\d))"
@@ -209,7 +210,7 @@ def _pair(top: str, bottom: str, before_unit: bool) -> str:
 
 
 # A double quote that opens or closes a quotation: not an inch mark after a digit.
-_QUOTE = re.compile(r'(?<!\d)"')
+_QUOTE = rx.compile(r'(?<!\d)"')
 
 
 def quote_open(text: str, at: int) -> bool:
@@ -277,7 +278,7 @@ MAGNITUDES |= {"thousand": "thousand", "million": "million", "billion": "billion
 # Not a tag's letters after the amount (`$5 T-101`: five dollars, then the tag).
 _MAGNITUDE = r"(?:\s?(k|K|M|B|bn|T|tn)|\s(thousand|million|billion|trillion))(?![\w.,]\w|\w|-\d)"
 # A minus before the sign or after it: -$50, $-50.
-MONEY = re.compile(
+MONEY = rx.compile(
     rf"(?<![\w.])(-\s?)?(?:([$€£¥\u20b9])\s?(-)?|(USD|EUR|GBP|CNY|RMB|JPY|INR|CHF)\s)({_AMOUNT})"
     rf"(?:{_MAGNITUDE}|(?![\d.,]\d|\w))"
     rf"|(?<![\w.])(?<!\d,)({_AMOUNT})(?:\s?(k|K|M|B|bn|T|tn)(?=\s)|\s(thousand|million|billion))?"
@@ -327,12 +328,12 @@ def _money(m: re.Match[str]) -> str:
 
 
 # A currency sign alone (`Cost in $`, `€/kWh`): its name.
-LONE_CURRENCY = re.compile(r"[$€£¥\u20b9]")
+LONE_CURRENCY = rx.compile(r"[$€£¥\u20b9]")
 # A price per unit after the currency's name (five dollars/t, dollars /kWh, cents/month).
 _CURRENCY_NAMES = "dollars?|euros?|pounds?|pence|penny|cents?|yuan|fen|yen"
-PER_UNIT = re.compile(rf"\b({_CURRENCY_NAMES})\s?/\s?([A-Za-z°%][\w°²³]*)(?!\w)")
+PER_UNIT = rx.compile(rf"\b({_CURRENCY_NAMES})\s?/\s?([A-Za-z°%][\w°²³]*)(?!\w)")
 # Cents written with their sign (3 ¢).
-CENTS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?\u00a2(?!\w)")
+CENTS = rx.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?\u00a2(?!\w)")
 
 
 def _per_unit(m: re.Match[str]) -> str:
@@ -347,8 +348,8 @@ def _per_unit(m: re.Match[str]) -> str:
 # Siemens order numbers (MLFB) and part numbers written like them: a digit, two or three
 # capitals and digits, then groups of capitals and digits after a space or a hyphen.
 ORDER_FORM = r"\d[A-Z]{2,3}\d{1,4}(?:[ -][0-9A-Z]{3,5}(?![0-9A-Za-z]))?(?:-[0-9A-Z]{2,5}){1,3}"
-ORDER_NUMBER = re.compile(rf"(?<![\w.-])({ORDER_FORM})(?![\w-]|\.\w)")
-ORDER_GROUPS = re.compile(r"[0-9A-Z]+|[ -]")
+ORDER_NUMBER = rx.compile(rf"(?<![\w.-])({ORDER_FORM})(?![\w-]|\.\w)")
+ORDER_GROUPS = rx.compile(r"[0-9A-Z]+|[ -]")
 
 
 def say_order_number(written: str, say_char, joints: dict[str, str]) -> str:
@@ -374,7 +375,7 @@ def _order_number(m: re.Match[str]) -> str:
 # After a word that says a ratio follows, `1:50` is no clock time; the cue may be a few
 # words or a bracket away (`Ratio (1:50)`, `ratio:1:50`, `mix ratio is 1:50`), and a ratio
 # may have three terms (`1:50:100`).
-RATIO = re.compile(
+RATIO = rx.compile(
     r"(?<![\w.])((?i:ratio|scale|mix|mixing|dilution|dilute|diluted|gear)"
     r"(?:\s*[(:=]\s*|\s+(?:(?i:is|of|at|to|was|set\s+to|should\s+be)\s+)?(?:\(\s*)?))"
     r"(\d+):(\d+)(?::(\d+))?(?!\d|:\d)"
@@ -391,11 +392,11 @@ def _ratio(m: re.Match[str]) -> str:
 # A numeric offset from UTC after a dated time (2024-05-01T08:30:00+08:00, 08:30-05:00 after
 # a date), or a plus one after a time with seconds (08:30:00+08:00): no range, said as the
 # offset from UTC, the timestamp left for the date and time rules.
-DATED_OFFSET = re.compile(
+DATED_OFFSET = rx.compile(
     r"(?<![\d.])(\d{4}-\d{1,2}-\d{1,2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)"
     r"([+-])(\d\d):?(\d\d)(?![\w:]|\.\d)"
 )
-UTC_OFFSET = re.compile(r"(?<=\d:\d\d:\d\d)()(\+)(\d\d):?(\d\d)(?![\w:]|\.\d)")
+UTC_OFFSET = rx.compile(r"(?<=\d:\d\d:\d\d)()(\+)(\d\d):?(\d\d)(?![\w:]|\.\d)")
 
 
 def _utc_offset(m: re.Match[str]) -> str:
@@ -411,10 +412,10 @@ def _utc_offset(m: re.Match[str]) -> str:
 
 
 # A dash between two clock times: the times are left for their rule.
-TIME_RANGE = re.compile(r"(?:(?<=\d:\d\d)|(?<=\d:\d\dZ))\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
+TIME_RANGE = rx.compile(r"(?:(?<=\d:\d\d)|(?<=\d:\d\dZ))\s?[-\u2013~]\s?(?=\d{1,2}:\d\d)")
 # 20261130T074500Z, as logs write ISO 8601 without separators: given its separators back, for
 # the date and time rules.
-COMPACT_TIMESTAMP = re.compile(
+COMPACT_TIMESTAMP = rx.compile(
     r"(?<![A-Za-z0-9.])(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)?(Z?)(?![A-Za-z0-9]|\.\d)"
 )
 
@@ -437,11 +438,11 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)(?![\w-]|[.,:/]\d)"
 _MONTH_AFTER_DAY = _MONTH.replace("month", "month2")
 _MONTH_ALONE = _MONTH.replace("month", "month3")
-MONTH_DATE = re.compile(
+MONTH_DATE = rx.compile(
     rf"(?<![\w.])(?:{_MONTH}\s+{_DAY},?\s+|(?P<day_first>\d{{1,2}})\s+{_MONTH_AFTER_DAY}\s+"
     rf"|{_MONTH_ALONE}\s+){_YEAR}(?P<time>\s+(?=\d{{1,2}}:\d\d))?"
 )
-QUARTER = re.compile(r"(?<![\w.])Q([1-4])\s+((?:19|20)\d\d)(?![\w-]|[.,:/]\d)")
+QUARTER = rx.compile(r"(?<![\w.])Q([1-4])\s+((?:19|20)\d\d)(?![\w-]|[.,:/]\d)")
 _MONTH_NAMES = {name[:3]: i for i, name in enumerate(MONTHS)}
 
 
@@ -490,8 +491,8 @@ CLOCK = (
     Rule("UTC offset", UTC_OFFSET, _utc_offset),
     Rule("range", TIME_RANGE, lambda m: " to "),
     # After the ranges (08:00 ~ 16:00): a tilde or an at sign before a time (~14:00, @ 14:00).
-    Rule("sign", re.compile(r"[~\u2248]\s?(?=\d{1,2}:\d\d)"), lambda m: "about "),
-    Rule("sign", re.compile(r"@\s?(?=\d{1,2}:\d\d)"), lambda m: "at "),
+    Rule("sign", rx.compile(r"[~\u2248]\s?(?=\d{1,2}:\d\d)"), lambda m: "about "),
+    Rule("sign", rx.compile(r"@\s?(?=\d{1,2}:\d\d)"), lambda m: "at "),
 )
 """Read before the clock times."""
 
@@ -503,7 +504,7 @@ _TIME_UNITS |= {"day": "day", "days": "day", "d": "day", "week": "week", "weeks"
 _TIME_UNITS |= {"shift": "shift", "shifts": "shift"}
 _TIME_WORDS = "|".join(sorted(_TIME_UNITS, key=len, reverse=True))
 # After a whole number, a mixed number (1 1/2 h).
-TIME_FRACTION = re.compile(
+TIME_FRACTION = rx.compile(
     rf"{_FIELD_START}(?:(\d+) )?(\d{{1,2}})/(\d{{1,2}})\s?({_TIME_WORDS})"
     r"(?![\w/²³^])"
 )
@@ -528,10 +529,10 @@ def _time_fraction(m: re.Match[str]) -> str:
 
 # Feet and inches with their marks (5'10"), and an inch mark alone after a size (Pipe 2",
 # 2" valve): a double quote that closes a quotation is none.
-FEET_INCHES = re.compile(
+FEET_INCHES = rx.compile(
     r"(?<![\w.'])(\d{1,2})['\u2032] ?(\d{1,2}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])"
 )
-INCH_MARK = re.compile(r"(?<![\w./])(?<!\d,)(\d{1,3}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])")
+INCH_MARK = rx.compile(r"(?<![\w./])(?<!\d,)(\d{1,3}(?:\.\d+)?)(?:\"|\u2033|'')(?![\w\"])")
 
 
 def _feet_inches(m: re.Match[str]) -> str:
@@ -550,10 +551,10 @@ def _inch_mark(m: re.Match[str]) -> str:
 
 # Feet and inches written with their symbols (2 ft 6 in), degrees and minutes of an angle
 # (45° 30'): the inch and the minute are no word and no quote.
-FEET_AND_INCHES = re.compile(r"(?<![\w.])(\d+)\s?ft\s+(\d+(?:\.\d+)?)\s?in\b")
-ANGLE_MINUTES = re.compile(r"(?<=°)\s?(\d{1,2}(?:\.\d+)?)['\u2032](?![\w'])")
+FEET_AND_INCHES = rx.compile(r"(?<![\w.])(\d+)\s?ft\s+(\d+(?:\.\d+)?)\s?in\b")
+ANGLE_MINUTES = rx.compile(r"(?<=°)\s?(\d{1,2}(?:\.\d+)?)['\u2032](?![\w'])")
 
-VALUE_SLASH = re.compile(r"(?<=\d)/(?=[-+]?\.?\d)")
+VALUE_SLASH = rx.compile(r"(?<=\d)/(?=[-+]?\.?\d)")
 
 
 SLASHES = (

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.fields import DURATION_FORM, ID_WORDS
 from cosyedge.speech.text.serials import say_cue
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal, digits
 
 _REGISTER_WORDS = r"holding\s+register|input\s+register|register|reg|HR|IR|coil"
-REGISTER_BIT = re.compile(
+REGISTER_BIT = rx.compile(
     rf"(?<![\w./-])((?i:{_REGISTER_WORDS}))(\s*[:#]\s*|\s+)(\d{{1,6}})\.(\d{{1,2}})"
     r"(?!\w|[.,]\d)"
 )
@@ -39,7 +40,7 @@ _CUED = rf"(?i:{ID_WORDS}|{_REGISTER_WORDS})(?:\s*[:#]\s*|\s+)\d"
 # read alone too.
 _DESIGNATION = r"[1-9]oo[1-9]|M\d{1,3}(?:\.\d)?\s?[x\u00d7]\d|[A-Z]{1,4}\d{1,3}(?:-\d{3,6})+[A-Z]"
 _ADDRESS_AHEAD = rf"(?:{_AB}|{_IEC}|[134]x\d{{4,6}}(?!\w)|{DURATION_FORM}|{_CUED}|{_DESIGNATION})"
-SLASHED_ADDRESS = re.compile(rf"(?<=[A-Za-z0-9_])/(?={_ADDRESS_AHEAD})")
+SLASHED_ADDRESS = rx.compile(rf"(?<=[A-Za-z0-9_])/(?={_ADDRESS_AHEAD})")
 # How far back a word before the slash is looked at: a path's word is short, and a bound
 # keeps a reading linear in the length of the text.
 _WORD_REACH = 64

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.fields import ID_WORDS, id_word
 from cosyedge.speech.text.hexforms import spelled
@@ -28,15 +29,15 @@ from cosyedge.speech.text.spans import Rule
 _END = r"(?![\w-]|[.,:/]\w)"
 # A device tag after the word (`Tag: PT-101`) is the tag rule's: "one oh one".
 _TAG = r"[A-Z]{1,4}-?\d{1,6}[A-Z]{0,2}(?:-\d{1,6})*"
-CUED_CODE = re.compile(
+CUED_CODE = rx.compile(
     rf"(?<![\w./-])(?<!\d,)((?i:{ID_WORDS}))(\s*[:#]\s*|\s+)"
     rf"(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])(?!{_TAG}{_END})"
     r"([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)" + _END
 )
 # A number with a unit of two characters or more written on (`500kg`): an amount, not an
 # identifier; a lone letter after digits (`order 12A`) is the identifier's.
-_QUANTITY = re.compile(rf"\d+(?=\D{{2}})(?:{units.GRAMMAR.pattern()})")
-INTERLEAVED = re.compile(r"(?<![\w.-])([A-Z]+\d+[A-Z]+\d[A-Z0-9]*(?:-[A-Z0-9]+)*)" + _END)
+_QUANTITY = rx.compile(rf"\d+(?=\D{{2}})(?:{units.GRAMMAR.pattern()})")
+INTERLEAVED = rx.compile(r"(?<![\w.-])([A-Z]+\d+[A-Z]+\d[A-Z0-9]*(?:-[A-Z0-9]+)*)" + _END)
 
 
 def say_cue(word: str, between: str) -> str:

@@ -16,8 +16,7 @@ a dash and "greater than"). Not a double arrow (`<->`, `<=>`) nor `>=`/`>>`.
 
 from __future__ import annotations
 
-import re
-
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 
 # Words that name the value after them; with or without a colon or an equals sign the English
@@ -26,12 +25,12 @@ _VALUE_WORDS = (
     "reading|value|temp|temperature|pressure|level|flow|offset|deviation|delta|setpoint"
     "|actual|measured|PV|SP"
 )
-DETACHED_MINUS = re.compile(
+DETACHED_MINUS = rx.compile(
     rf"(^|(?<=[\[(])|\b(?i:{_VALUE_WORDS}) )(\s*)[-\u2013\u2212]\s+(?=\.?\d)"
 )
-DELTA = re.compile("(?<!\\w)\u0394(?=\\s?[-+\u2212]?\\.?\\d)")
+DELTA = rx.compile("(?<!\\w)\u0394(?=\\s?[-+\u2212]?\\.?\\d)")
 
-ARROW = re.compile(r"\s*(?<![<=-])(?:--?|==?)>(?![>=])\s*")
+ARROW = rx.compile(r"\s*(?<![<=-])(?:--?|==?)>(?![>=])\s*")
 ARROWS = (Rule("arrow", ARROW, lambda m: " to "),)
 """Read before the ranges, minus signs and comparison signs that would take its parts."""
 

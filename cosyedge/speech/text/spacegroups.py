@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.designations import NUMBERING, PLACES
 from cosyedge.speech.text.spans import Rule
 
-PLAIN_GROUPS = re.compile(
+PLAIN_GROUPS = rx.compile(
     r"(?<![\w.+-])(?<!\d,)(?<!\d )([1-9]\d{0,2}(?: \d{3})+)(?!\d|\.\d)"
     rf"(?:,(\d+)(?!\d|,\d)|(?=\s?(?:{units.GRAMMAR.pattern()})(?![\w/²³^])))"
 )
 # Words that number the thing after them: the first group is its number, not thousands.
-_NAMED = re.compile(
+_NAMED = rx.compile(
     rf"\b(?i:{NUMBERING}|{PLACES}|tank|pump|motor|valve|silo|bin|hopper|fan|bay|station"
     r"|conveyor|compressor|no\.?|nr\.?|#)\s\Z"
 )

@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from cosyedge.speech import rx
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -33,7 +35,7 @@ def rule(
     reading: str, pattern: str | re.Pattern[str], say: Callable[[re.Match[str]], str] | str
 ) -> Rule:
     """A rule; `say` may be a replacement template such as `r"\\1 to \\2"`."""
-    compiled = re.compile(pattern)
+    compiled = rx.compile(pattern)
     if isinstance(say, str):
         template = say
         return Rule(reading, compiled, lambda m: m.expand(template))
@@ -133,6 +135,13 @@ class _Tracing:
             out[found : found + len(text)] = self.origins[m.start(g) : m.end(g)]
             at = found + len(text)
         return out
+
+
+def alternatives(words: Iterable[str]) -> str:
+    """A pattern of any of `words`, longest first (a regex takes the first that matches),
+    then by name: the same text in every process whatever order `words` come in (a set's
+    differs), so its compiled program is found kept (speech/rx.py)."""
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
 def explain(rules: Iterable[Rule], written: str) -> Explained:

@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal
 
 _END = r"(?!\w|[:.]\d)"
-PLUS_OFFSET = re.compile(rf"(?<=\d:\d\d)(\+)(\d\d)(?::?(\d\d))?{_END}")
-SPACED_OFFSET = re.compile(rf"(?<=\d:\d\d:\d\d) ([+-])(\d\d)(:?)(\d\d){_END}")
+PLUS_OFFSET = rx.compile(rf"(?<=\d:\d\d)(\+)(\d\d)(?::?(\d\d))?{_END}")
+SPACED_OFFSET = rx.compile(rf"(?<=\d:\d\d:\d\d) ([+-])(\d\d)(:?)(\d\d){_END}")
 # After seconds, with their fraction if any (en-9): the ISO 8601 offset, `-05:00` included.
-AFTER_SECONDS = re.compile(rf"(?<=\d:\d\d:\d\d)(\.\d{{1,9}})?( ?)([+-])(\d\d)(:?)(\d\d){_END}")
+AFTER_SECONDS = rx.compile(rf"(?<=\d:\d\d:\d\d)(\.\d{{1,9}})?( ?)([+-])(\d\d)(:?)(\d\d){_END}")
 # After a time without seconds, parted by a space (en-12): `06:30 +01:00`, `06:30 -0500`.
-AFTER_MINUTES = re.compile(rf"(?<![\d:])(\d\d?):(\d\d) ([+-])(\d\d)(:?)(\d\d)?{_END}")
-SPACED_COMPACT = re.compile(
+AFTER_MINUTES = rx.compile(rf"(?<![\d:])(\d\d?):(\d\d) ([+-])(\d\d)(:?)(\d\d)?{_END}")
+SPACED_COMPACT = rx.compile(
     r"(?<![\w./:-])(?<!\d,)((?:19|20)\d\d)(\d\d)(\d\d) (\d\d)(\d\d)(\d\d)(Z?)"
     r"(?![\w/-]|[.,:]\d)"
 )

@@ -17,22 +17,23 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.designations import STANDARDS
 from cosyedge.speech.text.hexforms import say_hex
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import letters, year
 
-DECADE = re.compile(r"\b((?i:the|in|since|from|of|early|late|mid)[ -])((?:1[89]|20)\d0)s\b")
-CUED_DIGIT_HEX = re.compile(r"(?<![\w.])((?i:error|code)(?::\s*|\s+))(\d{2,8})h(?!\w)")
-STANDARD_LETTERS = re.compile(rf"\b((?:{STANDARDS})\s\d{{2,6}})([A-Z]{{1,2}})(?![\w.-]\w)")
+DECADE = rx.compile(r"\b((?i:the|in|since|from|of|early|late|mid)[ -])((?:1[89]|20)\d0)s\b")
+CUED_DIGIT_HEX = rx.compile(r"(?<![\w.])((?i:error|code)(?::\s*|\s+))(\d{2,8})h(?!\w)")
+STANDARD_LETTERS = rx.compile(rf"\b((?:{STANDARDS})\s\d{{2,6}})([A-Z]{{1,2}})(?![\w.-]\w)")
 
 _FITTINGS = "pipe|hose|tube|tubing|valve|bolt|screw|fitting|nipple|elbow|tee|coupling|flange|drill"
 # Not "in" as a preposition: before an article or a place (`Valve 1/4 in the tank`).
 _NOT_SIZE = r"the|a|an|this|that|its|their|our|service|use|stock|place|line|tank|area|zone"
-FITTING_INCH = re.compile(
+FITTING_INCH = rx.compile(
     rf"\b((?i:{_FITTINGS})\s+)(\d{{1,2}}/\d{{1,2}})\s?in\b(?!\.\w|\s+(?i:{_NOT_SIZE})\b)"
 )
-THREAD = re.compile(r"(?<![\w/.-])(\d{1,2}/\d{1,2}|\d{1,2})-(\d{1,3})\s?(UNC|UNF|UNEF|UN)\b")
+THREAD = rx.compile(r"(?<![\w/.-])(\d{1,2}/\d{1,2}|\d{1,2})-(\d{1,3})\s?(UNC|UNF|UNEF|UN)\b")
 
 
 def _thread(m: re.Match[str]) -> str:

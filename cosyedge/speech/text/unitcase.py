@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text import units
 from cosyedge.speech.text.plant import ORDER_NUMBER
 from cosyedge.speech.text.spans import Rule
@@ -80,7 +81,7 @@ _BELOW = _folded(units.GRAMMAR.below)
 # A number as the unit rules read one: grouped thousands, a decimal point or comma.
 _NUM = r"[-+]?(?:\d+(?:,\d{3})*(?:\.\d+)?|\d+,\d{1,2}(?!\d)|\.\d+)"
 # After a number that is no tag's (P-20 MA), clock's (14:00 HRS) or longer number's part.
-_UNIT_CASE = re.compile(
+_UNIT_CASE = rx.compile(
     rf"(?<![\w.:#])(?<!\d,)(?<![A-Za-z]-)({_NUM})(\s?)"
     "((?:DEG [CF])|[A-Z\u039c][A-Z0-9\u039c]*(?:/[A-Z][A-Z0-9]*)?"
     "|[a-z\u00b5\u03bc][a-z0-9\u00b5\u03bc]*(?:/[a-z][a-z0-9]*)?)"
@@ -90,11 +91,11 @@ _UNIT_CASE = re.compile(
 _HEATED = "(?i:oil|coolant|water|ambient|exhaust|flue|steam)"
 # A lone capital M or T after a word of length or of weight (en-12): meters, tonnes, as
 # their small letters would be (`LEVEL 2.5 M`, `WEIGHT 5 T`); elsewhere a label's letter.
-_CUED_LETTER = re.compile(
+_CUED_LETTER = rx.compile(
     r"(\b(?i:(level|height|depth|distance|length|elevation)|weight|load|mass)(?:\s*[:=]\s*|\s+))"
     r"([-+]?\d+(?:\.\d+)?)(\s?)([MT])(?![\w°/])"
 )
-_TEMPERATURE = re.compile(
+_TEMPERATURE = rx.compile(
     rf"(\b(?:[Tt]emp(?:erature)?|TEMP(?:ERATURE)?|T|TT|TI|TE|{_HEATED})(?:\s*[:=]\s*|\s+))"
     r"([-+]?\d+(?:\.\d+)?)([CF])(?![\w°])"
     r"|(\b(?:dT|ΔT|delta T)(?:\s*[:=]\s*|\s+))([-+]?\d+(?:\.\d+)?)(K)(?![\w°])"
@@ -102,10 +103,10 @@ _TEMPERATURE = re.compile(
 # A third group or later of a token joined by hyphens or colons (a field: MAC address, date,
 # serial), or a group after a code's letters, looked for in the few characters before a
 # number; `4-20 MA` is a range's end. After a radix (16#0DB) the digits are the number's.
-_FIELD_GROUP = re.compile(r"\w[-:]\w+[-:]$|[A-Za-z]\w*-$")  # or a code's (1AA0-0HR)
+_FIELD_GROUP = rx.compile(r"\w[-:]\w+[-:]$|[A-Za-z]\w*-$")  # or a code's (1AA0-0HR)
 _BEHIND = 24
 # After a lone small letter: the end of its clause, or another value with its unit.
-_CLAUSE_END_OR_VALUE = re.compile(rf"\s*(?:[,.;:!?)]|$)|\s*/?\s*{_NUM}\s?[A-Za-z%°]")
+_CLAUSE_END_OR_VALUE = rx.compile(rf"\s*(?:[,.;:!?)]|$)|\s*/?\s*{_NUM}\s?[A-Za-z%°]")
 _DEGREES = {"C": "°C", "F": "°F", "K": " K"}
 
 
@@ -174,14 +175,14 @@ def _unit_ahead(m: re.Match[str]) -> bool:
 # Degrees written with a word or a small o for the sign, in any case (`85 degC`, `85 deg F`,
 # `85 oC`, `85 degrees C`, en-10): the degree sign, for the unit rules. The scale's letter
 # is a capital, so `5 of` stays a word.
-_DEGREE_WORD = re.compile(
+_DEGREE_WORD = rx.compile(
     rf"(?<![\w.:#])(?<!\d,)({_NUM})\s?(?:(?i:deg(?:rees?)?)\.?\s?|o)([CF])(?![\w°])"
 )
 
 # A diameter sign before a number (`Ø50 mm`, the sign U+2300 too): said (en-9).
-_DIAMETER = re.compile("(?<!\\w)[\u00d8\u00f8\u2300]\\s?(?=\\.?\\d)")
+_DIAMETER = rx.compile("(?<!\\w)[\u00d8\u00f8\u2300]\\s?(?=\\.?\\d)")
 
-SUPPLY = re.compile(r"(?<![\w.-])(AC|DC|ac|dc)\s?(\d+(?:\.\d+)?)\s?([kKmM]?[Vv])(?![\w/])")
+SUPPLY = rx.compile(r"(?<![\w.-])(AC|DC|ac|dc)\s?(\d+(?:\.\d+)?)\s?([kKmM]?[Vv])(?![\w/])")
 
 
 def _supply(m: re.Match[str]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.equipment import EQUIPMENT_NOUNS
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Grammar, Term, Unit
@@ -124,30 +125,30 @@ _JOINED = {("k", "Ω"): "kil", ("M", "Ω"): "meg", ("G", "Ω"): "gig"}
 LETTERS = frozenset("AVWmshlLKtΩ")
 _ON_A_DECIMAL = frozenset("NJ")
 # A lone V, A or W before the kind of current is a unit anywhere (24V DC, 230 V AC).
-_CURRENT_AHEAD = re.compile(r"\s?(?:AC|DC)\b")
+_CURRENT_AHEAD = rx.compile(r"\s?(?:AC|DC)\b")
 GRAMMAR = Grammar.of(w for w in WORDS if w != "in")
 _NUM = r"(?:\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
 # A slash after a unit before another value parts two values, said (`5 mm/10 mm` → "five
 # millimeters slash ten millimeters", `8 A/10 A`, en-9); before a unit it is the quotient's.
-UNIT = re.compile(
+UNIT = rx.compile(
     rf"(?<![\w.])(?<!\d,)({_NUM})\s?({GRAMMAR.pattern()})"
     r"(?:(/)(?=\s?[-+]?\.?\d)|(?![\w/²³^]))"
 )
 # A unit right after a number (or after a range, a pair): "a unit follows here".
-UNIT_AHEAD = re.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
+UNIT_AHEAD = rx.compile(rf"\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])")
 # A bracket or a comparison sign after a value ends its clause as a comma does (en-11): `Level
 # 1.2 m (45 %)`, `57.1 m > 67 Hz`.
 # The comparison signs are words by then (english.py reads them first).
-_CLAUSE_END = re.compile(
+_CLAUSE_END = rx.compile(
     r"\s*(?:[,.;:!?()\[\]<>=]|$)|\s+(?:(?:greater|less) than|at (?:most|least)|not equal to)\b"
 )
 # Another value with its unit after a lone letter (`400 V 50 Hz`, `5.5kW / 400 V / 11 A`,
 # `400V three phase 50Hz`): values in a row, so the letter is their unit (en-9).
-_VALUE_AHEAD = re.compile(
+_VALUE_AHEAD = rx.compile(
     rf"\s*/?\s*(?:(?:three|single) phase\s+)?[-+]?{_NUM}\s?(?:{GRAMMAR.pattern()})(?![\w/²³^])"
 )
 # ... or before it (`400 V 50 Hz 2 A`), looked for in the few characters a value takes.
-_VALUE_BEHIND = re.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})(?:\s*/\s*|\s+)$")
+_VALUE_BEHIND = rx.compile(rf"(?<![\w.]){_NUM}\s?(?:{GRAMMAR.pattern()})(?:\s*/\s*|\s+)$")
 _BEHIND = 24
 
 
@@ -162,19 +163,19 @@ def _in_a_row(m: re.Match[str]) -> bool:
 # of electric current (`Current 4A.`, `fuse 10A.`) or among values; else it is a label's
 # letter, as a gate, a cabinet or a standard is numbered (`gate 4A.`, `UL 508A.`, en-9). A
 # decimal is a measurement (`12.5A.`).
-_CURRENT_BEHIND = re.compile(
+_CURRENT_BEHIND = rx.compile(
     r"\b(?i:current|amps?|amperage|load|draw|fuses?|breaker|mcb|rated|rating|overcurrent|"
     r"overload|trip|phase|I[123]?|L[123])\b[^.;!?\d]{0,12}$"
 )
 # ... or among current values: an amps value earlier in the sentence (`Current 18.4A, limit
 # 15A`, en-11).
-_AMPS_BEHIND = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?A\b[^.;!?]*$")
-_LONE = re.compile("°C|°F|%|°|\u2030")
+_AMPS_BEHIND = rx.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?A\b[^.;!?]*$")
+_LONE = rx.compile("°C|°F|%|°|\u2030")
 # (en-9) A measured value before a lone A, V or W makes it the unit anywhere in a sentence
 # (`Current 18.4 A on phase L1`, `Battery 11.2 V low`): a decimal, or a number a few
 # characters after a word of current, voltage or power (not a fuse's or a breaker's: `Fuse
 # 5A blown` may name the fuse).
-_MEASURED_BEHIND = re.compile(
+_MEASURED_BEHIND = rx.compile(
     r"\b(?i:current|amps?|amperage|draw(?:ing)?|load|overcurrent|overload|voltage|volts?|"
     r"supply|battery|power|watts?|consumption)\b[^.;!?\d]{0,12}$"
 )
@@ -182,7 +183,7 @@ _MEASURED_BEHIND = re.compile(
 # capitals (`P 101 A`), is that equipment's number: the letter is its label, at the end of a
 # clause too (`Tank 12 A` → "tank twelve A", not twelve amps). A value's cue (PV, SP) or a
 # short word of a text in capitals (AT, ON) is no designation.
-_EQUIPMENT_BEHIND = re.compile(
+_EQUIPMENT_BEHIND = rx.compile(
     rf"(?:\b(?i:{EQUIPMENT_NOUNS})"
     r"|(?<![\w-])(?!(?:PV|SP|OP|CV|MV|AT|ON|IN|OF|TO|IS|BY|OR|AND|THE)\s)[A-Z]{1,3})\s+$"
 )
@@ -269,7 +270,7 @@ def _lone(m: re.Match[str]) -> str:
 
 # A unit after a slash written onto a value or after "per", no unit above it (`3520 /m³`,
 # `10,000 per ft³`, en-9): "per cubic meter". A lone letter without a power stays a letter.
-PER_ALONE = re.compile(rf"(?:(?<=\d)\s?/\s?|(?<![\w/])per\s+)({GRAMMAR.pattern()})(?![\w/²³^])")
+PER_ALONE = rx.compile(rf"(?:(?<=\d)\s?/\s?|(?<![\w/])per\s+)({GRAMMAR.pattern()})(?![\w/²³^])")
 
 
 def _per_alone(m: re.Match[str]) -> str:
@@ -281,7 +282,7 @@ def _per_alone(m: re.Match[str]) -> str:
 
 # A unit after a bracket closing a value's tolerance (`12.5 (+0.1/-0.2) mm`, en-9) is the
 # value's: said after the bracket. A lone letter there may be a label, left.
-AFTER_TOLERANCE = re.compile(rf"(?<=\d\))(\s?)({GRAMMAR.pattern()})(?![\w/²³^])")
+AFTER_TOLERANCE = rx.compile(rf"(?<=\d\))(\s?)({GRAMMAR.pattern()})(?![\w/²³^])")
 
 
 def _after_tolerance(m: re.Match[str]) -> str:
@@ -294,11 +295,11 @@ def _after_tolerance(m: re.Match[str]) -> str:
 # What an HMI writes for a missing value (`--`, `###`, `NaN`, `N/A`), before a unit or after a
 # colon or an equals sign: "no value", its unit not said (en-11; `Level ### %` was "hashtag
 # hashtag hashtag percent", `-- bar` "bar"). Elsewhere (`Alarm -- pump 3`) a dash, a word.
-PLACEHOLDER = re.compile(
+PLACEHOLDER = rx.compile(
     r"(?<![\w#/-])(?:-{2,}|#{2,}|NaN|nan|NAN|N/A|n/a)"
     rf"(\s?(?:{GRAMMAR.pattern()})(?![\w/²³^]))?(?![\w#/-])"
 )
-_VALUE_SIGN_BEFORE = re.compile(r"[:=]\s*$")
+_VALUE_SIGN_BEFORE = rx.compile(r"[:=]\s*$")
 
 
 def _placeholder(m: re.Match[str]) -> str:
@@ -329,7 +330,7 @@ RULES = (
 # them or none: the term is below the line (`kg·m^-3` is `kg/m³`).
 _PLAIN_TERMS = sorted((k for k, t in GRAMMAR.above.items() if t.power == 1), key=len, reverse=True)
 _TERM = "|".join(re.escape(k) for k in _PLAIN_TERMS)
-NEGATIVE_POWER = re.compile(
+NEGATIVE_POWER = rx.compile(
     rf"(?<![\w.])(?<!\d,)(?:({_NUM})\s?)?((?:(?:{_TERM})[·⋅*])*)({_TERM})\^-([123])(?![\w^])"
 )
 _SUPERSCRIPTS = {"1": "", "2": "²", "3": "³"}
@@ -352,7 +353,7 @@ def _negative_power(m: re.Match[str]) -> str:
 # A power of ten and a unit after it: `10^-6 mbar` → "ten to the minus six millibar".
 # Not after a times sign (1.2*10^-3 Pa is scientific notation, read with its mantissa).
 _TIMES_SIGNS = "\u00d7*\u00b7\u22c5"
-POWER_WITH_UNIT = re.compile(
+POWER_WITH_UNIT = rx.compile(
     rf"(?<![\w.^{_TIMES_SIGNS}])(?<![{_TIMES_SIGNS}] )10\^([-+]?\d+)\s?({GRAMMAR.pattern()})"
     r"(?![\w/²³^])"
 )
@@ -369,11 +370,11 @@ def _power_with_unit(m: re.Match[str]) -> str:
 
 
 # A negative power left after a letter that is no unit (k⁻¹): said, not dropped.
-_LEFT_POWER = re.compile(r"(?<=[^\W\d_])\^-([123])(?![\d^])")
+_LEFT_POWER = rx.compile(r"(?<=[^\W\d_])\^-([123])(?![\d^])")
 
 # A reciprocal time unit after a number written without a superscript (`1480 min-1`, `1480
 # 1/min`, `50 s-1`): the negative power it stands for, read by the rule after (en-9).
-RECIPROCAL = re.compile(r"(?<=\d)(\s?)(?:(min|s|h)-1|1/(min|s|h))(?![\w/^-]|\.\d)")
+RECIPROCAL = rx.compile(r"(?<=\d)(\s?)(?:(min|s|h)-1|1/(min|s|h))(?![\w/^-]|\.\d)")
 
 POWERS = (
     Rule("unit", RECIPROCAL, lambda m: f"{m[1]}{m[2] or m[3]}^-1"),

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.words import cardinal
 
 # The word, an optional sign, hours (one or two digits) and minutes (with a colon or not).
-ZONE_WORD = re.compile(r"(?<![\w.])(UTC|GMT)(?:\s?([+-])\s?(\d{1,2})(?::?(\d\d))?)?(?!\w|[.,:]\d)")
+ZONE_WORD = rx.compile(r"(?<![\w.])(UTC|GMT)(?:\s?([+-])\s?(\d{1,2})(?::?(\d\d))?)?(?!\w|[.,:]\d)")
 # An offset written after a zone word, for the local-time conversion: `UTC+8`, ` GMT-05:30`.
 WORD_OFFSET = r"\s?(?:UTC|GMT)(?:\s?[+-]\s?\d{1,2}(?::?\d\d)?)?"
 
@@ -86,7 +87,7 @@ ZONE_NAMES = {
     "SGT": "Singapore Time", "AEST": "Australian Eastern Standard Time",
     "CST": "C S T", "IST": "I S T",
 }  # fmt: skip
-ZONE_NAME = re.compile(
+ZONE_NAME = rx.compile(
     r"(?:(?<=\d:\d\d)|(?<=\d[aApP][mM])|(?<=\d [aApP][mM]))"
     rf"(\s?)({'|'.join(sorted(ZONE_NAMES, key=len, reverse=True))})(?![\w+-]|:\d)"
 )

@@ -7,12 +7,13 @@ word boundary, before a conjunction when there is one.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
-_BREAK = re.compile(r"(?<=[.!?;:,])\s+")
-_CONJUNCTION = re.compile(r"\s+(?=(?:and|or|but|then|while|because|so)\s)")
+from cosyedge.speech import rx
+
+_BREAK = rx.compile(r"(?<=[.!?;:,])\s+")
+_CONJUNCTION = rx.compile(r"\s+(?=(?:and|or|but|then|while|because|so)\s)")
 MIN_CLAUSE_CHARS = 24
 # The first clause may be shorter: its synthesis time is the wait before anything is heard, and
 # a heading such as "Temperature alarm:" reads naturally on its own.

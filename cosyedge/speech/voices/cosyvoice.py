@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig
+from cosyedge.speech import rx
 from cosyedge.speech.cost import CHARACTER_PACE
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
@@ -79,7 +79,7 @@ ZH_CLAUSES = ParagraphRules(max_len=ZH_UNIT_CHARS, min_len=ZH_UNIT_CHARS * 3 // 
 ZH_CLAUSES_VERSION = "zh-clauses-2"
 # Where a clause longer than one step is cut first: after any mark, commas included (the
 # reference's own joining can leave one of 40-60 characters: a short last sentence joins it).
-_ZH_BREAK = re.compile(r"(?<=[，。！？；：,.!?;:])")
+_ZH_BREAK = rx.compile(r"(?<=[，。！？；：,.!?;:])")
 
 
 class CosyvoiceError(Exception):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig, VoiceConfig
+from cosyedge.speech import rx
 from cosyedge.speech.allocator import HandBack
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Applied, Lexicon
@@ -166,16 +167,16 @@ class HibariG2P:
 # colons: its time grows as a power of their number (40 pieces take a second, 100 ten). A
 # word of more pieces than a compound or a code has is given to it as those pieces, apart.
 MAX_JOINTS = 6
-_JOINT = re.compile(r"[-/:]+")
+_JOINT = rx.compile(r"[-/:]+")
 # The same holds for the runs of letters, digits and marks inside a word (en-9): `1e1e1e…`
 # is 2 pieces a pair, and 200 characters of it took a second, 800 over a minute. No word a
 # reading leaves (a name, a code spelled, a hash's pieces) has more than a few of them.
 MAX_RUNS = 16
-_RUN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_+")
+_RUN = rx.compile(r"[^\W\d_]+|\d+|[^\w\s]|_+")
 
 
 # A site lexicon's entry as `_markup` writes it, which hibari's G2P reads as one word.
-_MARKUP = re.compile(r"\[[^\]]+\]\(/[^)]*/\)")
+_MARKUP = rx.compile(r"\[[^\]]+\]\(/[^)]*/\)")
 
 
 # hibari's G2P reads a Roman numeral after Phase, Level, Class, Section, Stage and the like as a
@@ -184,7 +185,7 @@ _MARKUP = re.compile(r"\[[^\]]+\]\(/[^)]*/\)")
 # as numbers already, so what is left there is a letter or a word: a word joiner before it,
 # which is neither said nor a space, keeps hibari's rule from taking it.
 WORD_JOINER = "\u2060"
-_RUN_OF_SPACES = re.compile(r"\s+")
+_RUN_OF_SPACES = rx.compile(r"\s+")
 
 
 def unnumbered(sentence: str) -> str:
@@ -243,7 +244,7 @@ def cut_phonemes(phonemes: str, limit: int, spelled: frozenset[str] = frozenset(
     return [part for piece in pieces for part in even_pieces(piece, limit)]
 
 
-_SPACES = re.compile(r"\s*")
+_SPACES = rx.compile(r"\s*")
 
 
 def _cut_at(text: str, at: int, limit: int, spelled: frozenset[str], needed: _Needed) -> int | None:

@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule, read, rule
 from cosyedge.speech.zh import (
     codes,
@@ -123,7 +124,7 @@ from cosyedge.speech.zh.units import say_unit
 _NUMBER = r"(?:(?<!\d)(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|(?<![A-Za-z0-9.])\.\d+)"
 # Digits joined by commas; one number only where the commas group thousands.
 _COMMA_DIGITS = r"(?<![\d.])(?<!\d,)\d+(?:[.,]\d+)*,\d+(?:[.,]\d+)*"
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_THOUSANDS = rx.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 # A minus sign is one when it does not join two alphanumerics (PT-101, 5-10 are not negatives);
 # an en dash before a number is one as well (温度–5℃), as texts pasted from documents write it.
 _SIGN = r"(?:(?<![A-Za-z0-9])[-−\u2013])?"

@@ -59,6 +59,7 @@ from __future__ import annotations
 import calendar
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.joints import VALUE_NOUNS, WORD
 from cosyedge.speech.zh.labels import LABEL_ENDS, MEASURE_WORDS
@@ -79,7 +80,7 @@ _VALUES_AFTER = (
     rf"\s?(?:{UNIT})(?![A-Za-z0-9/²³^])|\s?[%％‰℃°#号]|(?:{MEASURE_WORDS})|(?:{WORD})"
     r"|[米度元万亿千百分秒天年月日周层台套组个]"
 )
-DESCENDING = re.compile(
+DESCENDING = rx.compile(
     rf"(?:({VALUE_NOUNS})\s*[:：=]?\s*)?"
     rf"(?:(?<![A-Za-z])({STANDARDS})\s?)?(?<![A-Za-z0-9.+\-/])(?<!\d[,:])(\d+)-(\d+)"
     rf"(?![A-Za-z0-9\-]|[.,:/]\d)(?!{_VALUES_AFTER})"
@@ -102,7 +103,7 @@ def _descending(m: re.Match[str]) -> str:
 # --- countdowns ------------------------------------------------------------------------------
 
 _TIME_UNIT = r"(?:s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?)(?![A-Za-z])|秒|分钟|分|小时|天"
-COUNTDOWN = re.compile(
+COUNTDOWN = rx.compile(
     rf"(?:(?<=倒计时)|(?<=倒数))\s*T-(\d{{1,4}})(?![\d.])"
     rf"|(?<![A-Za-z0-9.\-])T-(\d{{1,4}})(?=\s?(?:{_TIME_UNIT}))"
 )
@@ -117,7 +118,7 @@ CODE_WORDS += (
     r"|状态码|响应码|校验码|返回码|条形码|条码|功能码|诊断码|事件码|结果码|识别码|指令码|命令码"
 )
 FAULT_WORDS = r"故障|报警|告警|错误|异常"
-FAULT_CODE = re.compile(
+FAULT_CODE = rx.compile(
     rf"(?:({CODE_WORDS})|({FAULT_WORDS}))(\s*(?:[:：=]|为|是)?\s*)"
     rf"(?<![A-Za-z0-9])([A-Za-z]{{1,3}})?(\d+)"
     rf"(?![A-Za-z0-9_]|[.,:：/\-][A-Za-z0-9]|\s?(?:{UNIT})(?![A-Za-z0-9])|\s?[%％‰℃°#号])"
@@ -137,7 +138,7 @@ def _fault_code(m: re.Match[str]) -> str:
 
 # --- dates with a two-digit year -------------------------------------------------------------
 
-SHORT_YEAR_DATE = re.compile(
+SHORT_YEAR_DATE = rx.compile(
     r"(?<![A-Za-z0-9./\-])(?<!\d:)(\d{2})([-/])(\d{2})\2(\d{2})(?![A-Za-z0-9]|[-/.:][A-Za-z0-9])"
     # Before 号 three numbers are numbered units (10/11/12号泵), not a date.
     r"(?!号)"
@@ -172,7 +173,7 @@ ZONES |= {"KST": "韩国标准时间", "SGT": "新加坡时间", "CET": "欧洲�
 ZONES |= {"CEST": "欧洲中部夏令时间", "MSK": "莫斯科时间"}
 _CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
 # A range of times before the zone is in it (08:00-16:00 CST): the zone said before both.
-ZONE = re.compile(
+ZONE = rx.compile(
     rf"(?<![\d.])(?<!\d:)((?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}(?:T|\s+))?{_CLOCK}"
     rf"(?:\s*[-\u2013\u2014~]\s*{_CLOCK})?)\s?"
     rf"({'|'.join(ZONES)})(?![A-Za-z0-9])"
@@ -182,11 +183,11 @@ ZONE = re.compile(
 # --- scores, rooms, ranges with dots and numbers with +86 written on ---------------------------
 
 # A score after 比分 with a hyphen, as with a colon (比分3:1): 三比一.
-SCORE = re.compile(r"(比分)(\s*(?:[:：]|为|是)?\s*)(\d{1,3})\s*-\s*(\d{1,3})(?![\d.])")
+SCORE = rx.compile(r"(比分)(\s*(?:[:：]|为|是)?\s*)(\d{1,3})\s*-\s*(\d{1,3})(?![\d.])")
 # A room, a bed or a storage place: a word before (房间3-105) or after (3-105室) says the pair
 # is its number, rising or not.
 _PLACE_BEFORE = r"房间号?|房号|宿舍|病房|床位号?|床号|门牌号?|库位号?|货位号?|储位号?|仓位号?"
-PLACE_NUMBER = re.compile(
+PLACE_NUMBER = rx.compile(
     rf"(?:({_PLACE_BEFORE})\s*[:：]?\s*)?(?<![A-Za-z0-9.+\-/])(?<!\d[,:])(\d{{1,4}})-(\d{{1,5}})"
     r"(?![A-Za-z0-9\-]|[.,:/]\d)(?=(室|房间|号房|床|库位|货位))?"
 )
@@ -211,7 +212,7 @@ _IDENTIFIER_WORDS = (
     r"炉号|炉次号?|批号|批次号?|卷号|件号|图号|编号|序号|流水号|生产号|工号|员工号|卡号|工卡号"
     r"|(?:订|运|工|派|提|送货|出库|入库)单号|单号|账号|帐号|条码号?|物料号|追溯号|证号"
 )
-IDENTIFIER = re.compile(
+IDENTIFIER = rx.compile(
     rf"({_IDENTIFIER_WORDS})(\s*(?:[:：]|为|是)?\s*)(?<![A-Za-z0-9.+\-/])(\d+(?:-\d+)*)"
     r"(?![A-Za-z0-9\-]|[.,:/]\d)"
 )
@@ -225,10 +226,10 @@ def _identifier(m: re.Match[str]) -> str:
 
 # Two or three dots between numbers (S7 and Codesys write a range so: 4..20, 12...5) are a
 # range's dash, so the range rules read it with its unit: 液位12..5米 → 十二到五米.
-DOTS_RANGE = re.compile(r"(?<![\d.])(-?\d+(?:\.\d+)?)\.{2,3}\+?(-?\d+(?:\.\d+)?)(?!\d|[.,]\d)")
+DOTS_RANGE = rx.compile(r"(?<![\d.])(-?\d+(?:\.\d+)?)\.{2,3}\+?(-?\d+(?:\.\d+)?)(?!\d|[.,]\d)")
 # A Chinese mobile or landline number with +86 written onto it (+8613812345678): grouped as
 # the telephone rule reads +86 138 1234 5678; a two-digit area code is 10 or 2x.
-PLUS_86 = re.compile(
+PLUS_86 = rx.compile(
     r"(?<![\dA-Za-z+])\+86-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})|(10|2\d|[3-9]\d\d)-?(\d{3,4})-?(\d{4}))"
     r"(?![\d.-])"
 )
@@ -236,11 +237,11 @@ PLUS_86 = re.compile(
 # A star between numbers is a times sign (a cable's cores and cross-section, 4*2.5mm²), unless
 # a power of ten follows (scientific notation, read as such later): it was left to the voice,
 # which says nothing for it (四二点五, heard as 42.5).
-TIMES = re.compile(r"(?<=\d)\s*\*\s*(?=\d)(?!10\^)")
+TIMES = rx.compile(r"(?<=\d)\s*\*\s*(?=\d)(?!10\^)")
 # A plus sign before a value with its unit or a percent sign, nothing before it that it could
 # add to (nor a caret: a power's sign): the value's sign, 正 as 负 is said (温度+25℃ was
 # 加二十五摄氏度).
-PLUS_SIGN = re.compile(
+PLUS_SIGN = rx.compile(
     rf"(?<![A-Za-z0-9)）%％℃°.^])\+(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT})(?![A-Za-z0-9])))"
 )
 
@@ -249,7 +250,7 @@ PLUS_SIGN = re.compile(
 _PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
 # A digit among them (a word is no plate); a new-energy plate's letter may end it (粤B12345D),
 # and a coach's, a police or a trailer plate's character (鲁Q 1234学) (zh-front-9).
-PLATE = re.compile(
+PLATE = rx.compile(
     rf"([{_PROVINCES}])([A-Z])[\s·]?(?=[A-Z]*\d)([A-Z0-9]{{5,6}}|[A-Z0-9]{{4}}[学警挂])"
     r"(?![A-Za-z0-9])"
 )
@@ -265,14 +266,14 @@ def _plate(m: re.Match[str]) -> str:
 # A count after a word that says a value is one (数值, 计数器, 累计, 读数, 总量, 产量): a
 # cardinal however many its digits (nine or more alone are an identifier's).
 VALUE_WORDS = r"数值|计数值|计数器|计数|累计值|累计|读数|总数|总量|产量"
-LONG_VALUE = re.compile(
+LONG_VALUE = rx.compile(
     rf"({VALUE_WORDS})(\s*(?:[:：=]|为|是)?\s*)(?<![\d.])([1-9]\d{{8,15}})(?!\d|[.,]\d|[A-Za-z])"
 )
 # +86 or 0086 written with hyphens or none: 0086 is said as it is dialled, 零零八六. A
 # landline's area code is parted from its number by a hyphen, or the two are written as one
 # run: a hyphen after a longer run (0086-10000-0000) makes a serial number's groups, not
 # an area code cut out of them.
-ZERO_86 = re.compile(
+ZERO_86 = rx.compile(
     r"(?<![\dA-Za-z+])0086-?(?:(1[3-9]\d)-?(\d{4})-?(\d{4})"
     r"|(10|2\d|[3-9]\d\d)(?:-(\d{3,4})-?|(\d{3,4}))(\d{4}))"
     r"(?![\d.-])"

@@ -9,6 +9,7 @@ import calendar
 import functools
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.fields import (
     HEX,
     IP_FORM,
@@ -53,7 +54,7 @@ def say_time(hours: str, minutes: str, seconds: str | None, fraction: str = "") 
 
 # A time in UTC, perhaps after its date: the zone is said first, as 北京时间 is, so the
 # operator knows before the hour that it is not local time.
-UTC = re.compile(
+UTC = rx.compile(
     r"(?<![\d.])(?:(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(T|\s+))?"
     r"(\d{1,2})[:：](\d{2})(?:[:：](\d{2})(?:\.(\d+))?)?(?:Z|\s?(?:UTC|GMT))(?![A-Za-z0-9])"
 )
@@ -67,7 +68,7 @@ UTC_WORD = "协调世界时"
 # alone a dash is a range's (08:00-16:00, 08:00:00-16:00), and so after a T before a later
 # time (2026-11-30T08:00-09:30).
 _CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
-OFFSET = re.compile(
+OFFSET = rx.compile(
     rf"(?<![\d.])((?<=T){_CLOCK}(?=[-−])|{_CLOCK}(?=\+))([+\-−])(\d{{2}})[:：]?(\d{{2}})(?!\d|[:：]\d)"
 )
 
@@ -142,13 +143,13 @@ _TRUNK = r"(?:\s?\(0\)\s?\d{1,5})"
 _INTERNATIONAL = rf"\+\d{{1,3}}(?:{_TRUNK}|[-\s]\d{{2,5}})(?:[-\s]\d{{2,5}}){{1,5}}"
 # After such a word, any number of three digits or more; alone, a landline with its area
 # code or a mobile number (a short number alone is an amount: 阈值110).
-PHONE = re.compile(
+PHONE = rx.compile(
     rf"(?:({PHONE_WORDS})(\s*[:：]?\s*)"
     rf"((?:{_HYPHENATED}|{_LANDLINE}(?![-\s]\d)|{_MOBILE}|{_GROUPED}|\+?\d{{3,12}}){_EXTENSION})"
     rf"|(?<![\d.-])((?:{_HYPHENATED}|{_LANDLINE}|{_MOBILE}|{_INTERNATIONAL}){_EXTENSION}))"
     r"(?![\d.]|-\d)"
 )
-_LANDLINE_PARTS = re.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
+_LANDLINE_PARTS = rx.compile(r"\(?(0\d{2,3})\)?[-\s]?(\d{3,4})(\d{4})(?:(?:转|-)(\d{1,6}))?")
 
 
 def phone_groups(number: str) -> tuple[list[str], str]:
@@ -192,7 +193,7 @@ def _phone(m: re.Match[str]) -> str:
 # 分钟 when the minutes end the duration, 分 when seconds follow: 三小时四十分钟, 五分三十秒.
 _UNIT_WORDS = {"d": "天", "h": "小时", "s": "秒"}
 _PART = r"\d{1,3}(?:\.\d+)?(?:d|h|min|m|s)"
-DURATION = re.compile(
+DURATION = rx.compile(
     rf"{_START}(?:({_PART}(?:\s?{_PART})+)|(\d{{1,3}})h(\d{{2}}))(?![A-Za-z0-9/]|[.:]\d)"
 )
 
@@ -220,7 +221,7 @@ def say_duration(parts: list[tuple[str, str]]) -> str:
 
 # --- MAC addresses ---------------------------------------------------------------------------
 
-MAC = re.compile(
+MAC = rx.compile(
     rf"(?<![A-Za-z0-9.-])(?<![A-Za-z0-9]:)({HEX}([:-]){HEX}(?:\2{HEX}){{4}})(?![A-Za-z0-9]|[:.-][A-Za-z0-9])"
 )
 

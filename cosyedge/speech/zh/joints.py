@@ -12,8 +12,7 @@
 
 from __future__ import annotations
 
-import re
-
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.units import PATTERN as UNIT
 
@@ -47,9 +46,9 @@ _HIGH_END = rf"(?=[-−]?{_VALUE}\s*(?:{WORD}|(?:{UNIT})(?![A-Za-z0-9²³])))"
 # The end before it: a number and a Chinese word, not an amount after a currency's mark
 # (¥100万-200万 is the money range's, its currency said once).
 _LOW_END = rf"(?<![\d.$€£¥₩₹])(?<![$€£¥₩₹]\s)({_VALUE}(?:{WORD}))"
-WORDED_RANGE = re.compile(rf"{_LOW_END}{_DASH}{_HIGH_END}")
+WORDED_RANGE = rx.compile(rf"{_LOW_END}{_DASH}{_HIGH_END}")
 _WEEKDAY = r"(?:周|星期)[一二三四五六日天]"
-WEEKDAY_RANGE = re.compile(rf"({_WEEKDAY}){_DASH}(?={_WEEKDAY})")
+WEEKDAY_RANGE = rx.compile(rf"({_WEEKDAY}){_DASH}(?={_WEEKDAY})")
 
 RULES = (
     Rule("range", WORDED_RANGE, lambda m: m[1] + "到"),

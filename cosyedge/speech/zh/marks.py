@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.codes import STANDARDS
 from cosyedge.speech.zh.fields import MAC, say_date, say_duration, say_time
@@ -54,9 +55,9 @@ _UNIT_END = r"(?![A-Za-z0-9²³])"
 
 # --- dashes between groups of digits -----------------------------------------------------------
 
-_DASH_CHAIN = re.compile(r"(?<![\d.])\d+(?:[\u2013\u2014]\d+){2,}(?!\d)")
-_AREA_CODE = re.compile(r"(?<![\d.])0\d{1,3}[\u2013\u2014]\d{5,8}(?!\d)")
-_EM_DASH = re.compile(r"(?<=\d)\s*\u2014\s*(?=\d)")
+_DASH_CHAIN = rx.compile(r"(?<![\d.])\d+(?:[\u2013\u2014]\d+){2,}(?!\d)")
+_AREA_CODE = rx.compile(r"(?<![\d.])0\d{1,3}[\u2013\u2014]\d{5,8}(?!\d)")
+_EM_DASH = rx.compile(r"(?<=\d)\s*\u2014\s*(?=\d)")
 
 
 def fold_dashes(text: str) -> str:
@@ -76,14 +77,14 @@ def fold_dashes(text: str) -> str:
 
 # A token of letters and digits joined by hyphens or dots, with a capital written onto digits
 # right before a joint (12A-3, 045A-3, 001A.2B3C): the look ahead stays inside the token.
-GLUED_CODE = re.compile(
+GLUED_CODE = rx.compile(
     r"(?<![A-Za-z0-9._\-])(?=[A-Za-z0-9.\-]*?\d[A-Z]+[-.][A-Za-z0-9])"
     r"[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)+(?![A-Za-z0-9Ωµμ°²³·⋅*/^]|[-.][A-Za-z0-9])"
 )
-_UNIT_RANGE = re.compile(r"\d+(?:\.\d+)?([A-Za-z]+)-\d+(?:\.\d+)?\1")
+_UNIT_RANGE = rx.compile(r"\d+(?:\.\d+)?([A-Za-z]+)-\d+(?:\.\d+)?\1")
 _JOINTS = {"-": "杠", ".": "点"}
-_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?E[-+]?\d")
-_VALUE = re.compile(rf"\d+(?:\.\d+)?(?:{UNIT})")
+_SCIENTIFIC = rx.compile(r"\d+(?:\.\d+)?E[-+]?\d")
+_VALUE = rx.compile(rf"\d+(?:\.\d+)?(?:{UNIT})")
 
 
 def spell_code(code: str, joints: dict[str, str]) -> str:
@@ -110,14 +111,14 @@ def _glued_code(m: re.Match[str]) -> str:
     return spell_code(written, _JOINTS)
 
 
-CISCO_MAC = re.compile(
+CISCO_MAC = rx.compile(
     r"(?<![A-Za-z0-9.])(?=[0-9.]*[A-Fa-f])([0-9A-Fa-f]{4})\.([0-9A-Fa-f]{4})\.([0-9A-Fa-f]{4})"
     r"(?![A-Za-z0-9]|\.[A-Za-z0-9])"
 )
 
 # --- a standard's number ------------------------------------------------------------------------
 
-STANDARD_NUMBER = re.compile(
+STANDARD_NUMBER = rx.compile(
     rf"(?<![A-Za-z0-9])({STANDARDS}|TSG)\s?(\d{{2,6}}(?:[.\-]\d{{1,4}})*(?::\d{{4}})?[A-Z]?)"
     r"(?![A-Za-z0-9]|[.\-:][A-Za-z0-9])"
 )
@@ -130,14 +131,14 @@ def _standard(m: re.Match[str]) -> str:
 
 # --- a tag with a dotted suffix -----------------------------------------------------------------
 
-DOTTED_TAG = re.compile(
+DOTTED_TAG = rx.compile(
     r"(?<![A-Za-z0-9._\-])([A-Z]{2,4}-\d+\.\d+(?:[A-Z](?![A-Za-z0-9]))?|[A-Z]-\d+\.\d+)"
     rf"(?![A-Za-z0-9]|[.\-]\d|\s?[%％‰℃°])(?!\s?(?:{UNIT}){_UNIT_END})"
 )
 
 # --- values with the same unit a slash parts ----------------------------------------------------
 
-SLASHED_VALUES = re.compile(r"(?<=\d)([A-Za-zΩ°℃%]+)/(?=\d+(?:\.\d+)?\1(?![A-Za-z0-9]))")
+SLASHED_VALUES = rx.compile(r"(?<=\d)([A-Za-zΩ°℃%]+)/(?=\d+(?:\.\d+)?\1(?![A-Za-z0-9]))")
 
 
 def _slashed(m: re.Match[str]) -> str:
@@ -148,8 +149,8 @@ def _slashed(m: re.Match[str]) -> str:
 
 # --- a count of nothing, countdowns, stamps -----------------------------------------------------
 
-ZERO_PIECES = re.compile(r"(?<![\d.])0(?=部?件)")
-COUNTDOWN_CLOCK = re.compile(r"(?<![A-Za-z0-9])T([-+])(\d{1,3}):(\d{2}):(\d{2})(?![\d:]|\.\d)")
+ZERO_PIECES = rx.compile(r"(?<![\d.])0(?=部?件)")
+COUNTDOWN_CLOCK = rx.compile(r"(?<![A-Za-z0-9])T([-+])(\d{1,3}):(\d{2}):(\d{2})(?![\d:]|\.\d)")
 
 
 def _countdown(m: re.Match[str]) -> str:
@@ -160,7 +161,7 @@ def _countdown(m: re.Match[str]) -> str:
     return f" T {sign}" + say_duration([(m[2], "h"), (m[3], "m"), (m[4], "s")])
 
 
-DATE_TIME = re.compile(
+DATE_TIME = rx.compile(
     r"(?<![\dA-Za-z.])((?:19|20)\d\d)(\d\d)(\d\d)\s+"
     r"(?:(\d\d)(\d\d)(\d\d)?|(\d{1,2}):(\d\d)(?::(\d\d))?)(?![\d:]|\.\d)"
 )
@@ -177,7 +178,7 @@ def _date_time(m: re.Match[str]) -> str:
 
 # --- a spaced minus after a word that names a value ---------------------------------------------
 
-SPACED_MINUS = re.compile(
+SPACED_MINUS = rx.compile(
     rf"({VALUE_WORDS})\s*([-−+])\s+"
     rf"(?=\d+(?:\.\d+)?\s*(?:[%％‰℃°]|(?:{UNIT}){_UNIT_END}))"
 )
@@ -186,16 +187,16 @@ SPACED_MINUS = re.compile(
 
 # An amount with cents before 元 is money as after ￥: the zeros ending the cents are not said
 # (1,250.00元 was 一千二百五十点零零元). After a currency mark or a sign the money rule reads it.
-YUAN = re.compile(
+YUAN = rx.compile(
     r"(?<![\d.,$€£¥₩₹\-−\u2013])(?<![$€£¥₩₹]\s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?=元)"
 )
 # The % before an IEC 61131-3 address with no decimal (%MW100, %IW64) is 百分号, as before one
 # with a decimal (%IX0.1): the voice says nothing for a bare %.
-PLC_PERCENT = re.compile(r"(?<![A-Za-z0-9])%(?=[IQM][XBWDL]?\d)")
+PLC_PERCENT = rx.compile(r"(?<![A-Za-z0-9])%(?=[IQM][XBWDL]?\d)")
 
 # --- versions after a version word --------------------------------------------------------------
 
-VERSION = re.compile(
+VERSION = rx.compile(
     r"(版本号?|固件|软件|(?<![A-Za-z])HA)(\s*(?:[:：]|为|是)?\s*)[vV]?"
     r"(?<![\d.])(\d{4})\.(\d{1,2})\.(\d{1,2})(?![\d.])"
 )
@@ -209,7 +210,7 @@ def _version(m: re.Match[str]) -> str:
 
 # --- a unit per which a price or a count is given -----------------------------------------------
 
-PER_UNIT = re.compile(rf"(?<=[元镑件包次瓶箱袋台个只桶])/((?:{UNIT})){_UNIT_END}")
+PER_UNIT = rx.compile(rf"(?<=[元镑件包次瓶箱袋台个只桶])/((?:{UNIT})){_UNIT_END}")
 
 RULES = (
     Rule("version", VERSION, _version),

@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.notations import fold_degrees
 from cosyedge.speech.text.spans import Explained, explain, read, rule
 from cosyedge.speech.zh.alertforms import RULES
@@ -26,10 +27,10 @@ from cosyedge.speech.zh.notation import fold_grouping
 if TYPE_CHECKING:
     from wetext import Normalizer
 
-_LOOSE_SPACE = re.compile(
+_LOOSE_SPACE = rx.compile(
     r"(?<=[\u4e00-\u9fff])\s+(?=[\d\u4e00-\u9fff])|(?<=\d)\s+(?=[\u4e00-\u9fff])"
 )
-_LATIN = re.compile(r"[A-Za-z]+")
+_LATIN = rx.compile(r"[A-Za-z]+")
 _PUNCT = str.maketrans(
     {",": "，", ";": "；", ":": "：", "!": "！", "?": "？", "(": "（", ")": "）"}
 )
@@ -62,12 +63,12 @@ _SYMBOLS = (
     ("=", "等于"),
 )
 # A text wetext's Chinese normalization acts on (`wetext.utils.should_normalize`): a digit.
-_LEFT_DIGIT = re.compile(r"(?s)\A.*\d.*\Z")
+_LEFT_DIGIT = rx.compile(r"(?s)\A.*\d.*\Z")
 
 
 # A vulgar fraction character written onto a whole number (1½): NFKC makes it the digits and
 # the fraction slash U+2044, which a space keeps apart from the whole (not eleven halves).
-_VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
+_VULGAR_AFTER_DIGIT = rx.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 
 
 # Superscript digits after a number are its power (10⁻⁶, 5²): written with a caret before NFKC
@@ -75,7 +76,7 @@ _VULGAR_AFTER_DIGIT = re.compile(r"(?<=\d)(?=[\u00bc-\u00be\u2150-\u215e])")
 # stay the power of a unit (m², s⁻¹), which NFKC folds into the digits the unit rules know.
 _SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 _SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS + "\u207a\u207b", "0123456789+-")
-_POWER_AFTER_DIGIT = re.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]+")
+_POWER_AFTER_DIGIT = rx.compile(rf"(?<=\d)[\u207a\u207b]?[{_SUPERSCRIPT_DIGITS}]+")
 # Hyphens that are no en dash (‐ ‑ ‒) are the hyphen: a tag's joint, a minus where no
 # alphanumeric comes before.
 # The ratio sign and the vertical two-dot colon (14∶05, 14︰05) are colons: NFKC would make the
@@ -85,11 +86,11 @@ _HYPHENS = str.maketrans(
 )
 # Roman numeral characters (Ⅲ号泵, Ⅱ类) are numbers: NFKC would make them Latin letters (III),
 # which the voice would spell. A run of them is one numeral (ⅰⅴ is four, not one and five).
-_ROMAN_RUN = re.compile("[\u2160-\u217f]+")
+_ROMAN_RUN = rx.compile("[\u2160-\u217f]+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 # A superscript power after a unit's letter (m⁻¹, kg·m⁻³) with a caret, so its minus is no
 # hyphen once NFKC has made it ASCII; a positive one NFKC makes the digits units know (m²).
-_NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_DIGITS}])")
+_NEGATIVE_AFTER_LETTER = rx.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_DIGITS}])")
 
 
 # Chinese numerals written digit by digit with 〇 for zero (二〇二六年, 三〇号泵, 一〇〇%) are a
@@ -97,7 +98,7 @@ _NEGATIVE_AFTER_LETTER = re.compile(rf"(?<=[A-Za-zµμΩ])\u207b([{_SUPERSCRIPT_
 # (a year digit by digit, an amount as a cardinal). Without 〇 a run is a number said in words
 # (三十, 一百), left as it is; 〇 alone the voice would not say at all.
 _POSITIONAL_DIGITS = "〇零一二三四五六七八九"
-_POSITIONAL_RUN = re.compile(f"[{_POSITIONAL_DIGITS}]*〇[{_POSITIONAL_DIGITS}]*")
+_POSITIONAL_RUN = rx.compile(f"[{_POSITIONAL_DIGITS}]*〇[{_POSITIONAL_DIGITS}]*")
 _AS_DIGITS = str.maketrans(_POSITIONAL_DIGITS, "0" + "0123456789")
 
 
@@ -142,9 +143,9 @@ def _to_roman(n: int) -> str:
 # UTF-16 surrogate (what `json.loads` makes of an escaped half pair): none is text a voice can
 # say, and a surrogate cannot be encoded (pypinyin, espeak, a cache key). A line break or a
 # tab is a space.
-_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
-_UNSAID = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-_BLANKS = re.compile(r"[\t\n\r\v\f]")
+_ESCAPE = rx.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_UNSAID = rx.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_BLANKS = rx.compile(r"[\t\n\r\v\f]")
 
 
 def printable(text: str) -> str:
@@ -177,7 +178,7 @@ def _tidy(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-_SYMBOL = re.compile("|".join(re.escape(symbol) for symbol, _ in _SYMBOLS))
+_SYMBOL = rx.compile("|".join(re.escape(symbol) for symbol, _ in _SYMBOLS))
 _SYMBOL_WORDS = dict(_SYMBOLS)
 # Spaces between Chinese and digits carry nothing (压力 1.2 MPa); tags get their own.
 _BEFORE = (rule("spacing", _LOOSE_SPACE, ""),)

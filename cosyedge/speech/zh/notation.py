@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.text.symbols import Unit
 from cosyedge.speech.zh import fields, plant
@@ -52,7 +53,7 @@ _CLOCK = r"\d{1,2}[:：]\d{2}(?:[:：]\d{2}(?:\.\d+)?)?"
 
 # --- an offset written after UTC or GMT --------------------------------------------------------
 
-UTC_OFFSET = re.compile(
+UTC_OFFSET = rx.compile(
     rf"(?:(?<![\d.])({_CLOCK})\s?)?(?<![A-Za-z])(?:UTC|GMT)([+\-−])(\d{{1,2}})(?:[:：]?(\d{{2}}))?"
     r"(?!\d|[:：]\d|[A-Za-z])(?!\s?(?:UTC|GMT))"
 )
@@ -72,13 +73,13 @@ def _utc_offset(m: re.Match[str]) -> str:
 
 _DOTTED_COMMA = r"\d{1,3}(?:\.\d{3})+,\d+"
 _EURO_AMOUNT = rf"(?:{_DOTTED_COMMA}|\d+,\d{{2}}(?!\d))"
-EUROPEAN = re.compile(
+EUROPEAN = rx.compile(
     rf"(?<=€)\s?{_EURO_AMOUNT}(?![\d.,]\d)|(?<=EUR)\s?{_EURO_AMOUNT}(?![\d.,]\d)"
     rf"|(?<![\d.])(?<!\d,)(?:{_EURO_AMOUNT}(?=\s?(?:€|EUR(?![A-Za-z])))"
     rf"|\d{{1,3}}(?:\.\d{{3}}){{2,}},\d+(?![\d.,]\d))"
 )
 _SWAPPED = str.maketrans({".": ",", ",": ".", "\u00a0": ",", "\u202f": ",", "\u2009": ","})
-_SPACE_GROUPED = re.compile(
+_SPACE_GROUPED = rx.compile(
     r"(?<![\d.])(?<!\d,)\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?:,\d+)?(?!\d|[.,]\d)"
 )
 
@@ -99,7 +100,7 @@ def fold_grouping(text: str) -> str:
 
 _SHARES = {"ppm": "百万分之", "ppb": "十亿分之"}
 _DASH = range_dash()
-UNIT_RANGE = re.compile(
+UNIT_RANGE = rx.compile(
     rf"{_ALONE}({_SIGN})(?<![\d.])({_NUMBER})\s*(?P<unit>{UNIT}){_UNIT_END}{_DASH}"
     rf"([-−\u2013]?)({_NUMBER})\s*(?P=unit){_UNIT_END}"
 )
@@ -121,7 +122,7 @@ def _unit_range(m: re.Match[str]) -> str:
 
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _MAGNITUDE = plant.MAGNITUDE
-MONEY_RANGE = re.compile(
+MONEY_RANGE = rx.compile(
     rf"(?<![A-Za-z0-9.])([$€£¥])\s?({_AMOUNT})({_MAGNITUDE})?{_DASH}(\1)?\s?({_AMOUNT})"
     rf"({_MAGNITUDE})?(?!\d|[.,]\d|[A-Za-z%])"
 )
@@ -143,7 +144,7 @@ def _money_range(m: re.Match[str]) -> str:
 _LETTERS = r"[A-Za-zµμΩ°]+"
 _TERM = rf"{_LETTERS}(?:\^-\d|\d)?"
 _PRODUCT = r"[·⋅*]"
-NEGATIVE_POWER = re.compile(
+NEGATIVE_POWER = rx.compile(
     rf"(?:{_ALONE}({_SIGN})(?<![\d.])({_NUMBER})\s*|(?<![A-Za-z0-9^.]))"
     rf"((?:{_TERM}{_PRODUCT})*{_LETTERS}\^-\d(?:{_PRODUCT}{_TERM})*)(?![A-Za-z0-9^])"
 )
@@ -178,14 +179,14 @@ def _negative_power(m: re.Match[str]) -> str:
 
 # --- a minus parted from its value by a space ------------------------------------------------
 
-SPACED_MINUS = re.compile(
+SPACED_MINUS = rx.compile(
     rf"(?<=[:：=])(\s*)[-−\u2013]\s+(?=\d+(?:\.\d+)?\s*(?:(?:{UNIT}){_UNIT_END}|[%％]"
     r"|\s*(?:$|[，。；,;!！?？])))"
 )
 
 # --- a compact date after a word that says a date follows ------------------------------------
 
-COMPACT_DATE = re.compile(
+COMPACT_DATE = rx.compile(
     rf"(?:({plant.DATE_CUES})\s*[:：]?\s*)?(?<![\dA-Za-z.#/-])"
     rf"(19[7-9]\d|20\d\d)(\d\d)(\d\d)(?![\dA-Za-z#]|[./-]\d)(?=({plant.AFTER_DATE}))?"
 )
@@ -204,7 +205,7 @@ def _compact_date(m: re.Match[str]) -> str:
 # --- inch marks and kelvin ---------------------------------------------------------------------
 
 # A size in inches: a number and an inch mark that closes no quotation (`管道2"`, not `"2"`).
-INCHES = re.compile(r'(?<![\d./\u2044A-Za-z])(\d+(?:\.\d+)?)"(?![\d"])')
+INCHES = rx.compile(r'(?<![\d./\u2044A-Za-z])(\d+(?:\.\d+)?)"(?![\d"])')
 
 
 def _inches(m: re.Match[str]) -> str:
@@ -216,13 +217,13 @@ def _inches(m: re.Match[str]) -> str:
 
 
 # A K after a temperature word is kelvin (温度300K); elsewhere `5K` is a number and a letter.
-KELVIN = re.compile(
+KELVIN = rx.compile(
     r"((?:温度|温升|低温|高温|热力学温度)\s*(?:[:：=]|为|是)?\s*)(\d+(?:\.\d+)?)\s?K(?![A-Za-z0-9])"
 )
 
 # --- a date with its year last: 11/30/2026 -----------------------------------------------------
 
-YEAR_LAST = re.compile(r"(?<![\d./A-Za-z])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/]|\.\d)")
+YEAR_LAST = rx.compile(r"(?<![\d./A-Za-z])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/]|\.\d)")
 
 
 def _year_last(m: re.Match[str]) -> str:

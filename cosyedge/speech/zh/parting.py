@@ -25,8 +25,7 @@ rules ran them together or read a letter (zh-front-11):
 
 from __future__ import annotations
 
-import re
-
+from cosyedge.speech import rx
 from cosyedge.speech.text.fields import MAC_FORM
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.numbers import read_digits
@@ -37,42 +36,42 @@ from cosyedge.speech.zh.units import PATTERN as UNIT
 # colon written onto the word hid the address from its rule, which then read clock times and
 # amperes (三安); not a pair of a longer run (`AC:DE:48:00:11:22:33`). A space after the colon
 # gives the address back to its rule.
-MAC_AFTER_WORD = re.compile(
+MAC_AFTER_WORD = rx.compile(
     rf"(?<=[A-Za-z\u4e00-\u9fff])(?<!(?<![A-Za-z0-9])[0-9A-Fa-f]{{2}})([:：])(?=(?:{MAC_FORM})(?![A-Za-z0-9]|[:.-][A-Za-z0-9]))"
 )
-SUPPLY = re.compile(r"(?<![A-Za-z0-9])(AC|DC|ac|dc)\s?(?=\d+(?:\.\d+)?\s?[kmM]?V(?![A-Za-z0-9]))")
+SUPPLY = rx.compile(r"(?<![A-Za-z0-9])(AC|DC|ac|dc)\s?(?=\d+(?:\.\d+)?\s?[kmM]?V(?![A-Za-z0-9]))")
 _SUPPLY_WORDS = {"ac": "交流", "dc": "直流"}
 
 # A label's number before a space and a value: a decimal, a number with its unit or a minus
 # written onto it (not
 # groups of a telephone number, `热线 400 820 8820`, nor a mixed fraction, `2 1/2`).
 _VALUE = rf"(?:[-−]\d|[-+−]?(?:\d*\.\d|\d+\s?(?:[%％℃°]|(?:{UNIT})(?![A-Za-z0-9²³]))))"
-LABEL_THEN_VALUE = re.compile(rf"(?<=[{LABEL_WORDS}])([1-9]\d{{0,3}})[ \t]+(?={_VALUE})")
+LABEL_THEN_VALUE = rx.compile(rf"(?<=[{LABEL_WORDS}])([1-9]\d{{0,3}})[ \t]+(?={_VALUE})")
 
 # Letters, a dot, digits: a drive's or controller's code. No./NO. is a number sign.
-DOTTED_CODE = re.compile(
+DOTTED_CODE = rx.compile(
     r"(?<![A-Za-z0-9.])(?!No\.|NO\.|no\.)([A-Z]{1,4}|Err|Er|Alm|Al)\.(\d{1,4})(?![\d.]|[A-Za-z])"
 )
 
 _TEMPERATURE = r"(?<![A-Za-z0-9])T[A-Z]{0,3}-?\d+[A-Z]?|油温|水温|温度|温"
-CELSIUS_C = re.compile(
+CELSIUS_C = rx.compile(
     rf"((?:{_TEMPERATURE})\s*(?:[=:：]|为|是)?\s*[-+−]?\d+(?:\.\d+)?)\s?C(?![A-Za-z0-9])"
 )
 
 _LENGTH = r"液位|水位|料位|液面|高度|深度|长度|距离|行程|位移"
-METRES_M = re.compile(
+METRES_M = rx.compile(
     rf"((?:{_LENGTH})\s*(?:[=:：]|为|是)?\s*[-+−]?\d+(?:\.\d+)?)\s?M(?![A-Za-z0-9])"
 )
 
 # Minutes and seconds keep theirs: 零五分, as a clock's minutes are said (十四点零五分).
-LEADING_ZERO = re.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时))")
-WEEKDAY_CLOCK = re.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?=\d{1,2}[:：]\d{2})")
+LEADING_ZERO = rx.compile(r"(?<![\d./])0+(?=[1-9](?:月|日|时))")
+WEEKDAY_CLOCK = rx.compile(r"((?:星期|周|礼拜)[一二三四五六日天])(?=\d{1,2}[:：]\d{2})")
 
 # Two of a time unit alone (`每2h`, `2 min`): not a part of a compact duration (`0d 0h 2s`,
 # `2h 0m`, read whole by its rule), a product or a quotient (`2min-min`, `2s/m`).
 _TWO_UNITS = {"h": "小时", "hr": "小时", "hrs": "小时", "min": "分钟", "mins": "分钟"}
 _TWO_UNITS |= {"s": "秒", "sec": "秒", "secs": "秒"}
-TWO_OF_TIME = re.compile(
+TWO_OF_TIME = rx.compile(
     r"(?<![\dA-Za-z.,+\-−:])(?<![A-Za-z]\s)2\s?(hrs?|h|mins?|secs?|s)"
     r"(?![A-Za-z0-9²³/·⋅*^\-]|\s?\d)"
 )
@@ -96,10 +95,10 @@ _NUMERAL = "负零一二三四五六七八九十两幺"
 LAST = (
     Rule(
         "slash between values",
-        re.compile(rf"(?<=[\u4e00-\u9fff])\s*/\s*(?=[{_NUMERAL}])"),
+        rx.compile(rf"(?<=[\u4e00-\u9fff])\s*/\s*(?=[{_NUMERAL}])"),
         lambda m: "斜杠",
     ),
-    Rule("money", re.compile(r"(?<=[美欧日港澳台]元)元|(?<=英镑)元"), lambda m: ""),
+    Rule("money", rx.compile(r"(?<=[美欧日港澳台]元)元|(?<=英镑)元"), lambda m: ""),
 )
 """Read after the pre-pass: a slash between two values read, 元 after a currency's name."""
 

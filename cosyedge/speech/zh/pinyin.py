@@ -8,10 +8,10 @@ voices read the tone they are given.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cosyedge.speech import rx
 from cosyedge.speech.zh.readings import Readings, pypinyin_readings
 
 # Readings pypinyin gets wrong in alert vocabulary; the longest matching phrase wins.
@@ -90,8 +90,8 @@ LETTERS: dict[str, tuple[str, ...]] = {
 # Longer clauses are cut into even pieces: the neural voice's decoder takes at most 2048 mel
 # frames (about 25 s), and shorter pieces start playing sooner.
 MAX_CLAUSE_SYLLABLES = 30
-_CLAUSE_BREAK = re.compile(r"[，。！？；：、,.!?;:\n]+")
-_TOKEN = re.compile(r"[\u4e00-\u9fff]+|[A-Z]")
+_CLAUSE_BREAK = rx.compile(r"[，。！？；：、,.!?;:\n]+")
+_TOKEN = rx.compile(r"[\u4e00-\u9fff]+|[A-Z]")
 
 
 @dataclass(frozen=True)

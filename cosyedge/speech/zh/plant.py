@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.plant import (
     COMPACT_TIMESTAMP,
     ORDER_FORM,
@@ -54,7 +55,7 @@ MEASURE_WORDS = "台套组个路条根只座辆块支把间层道片节级段"
 _START = r"(?<![\d./A-Za-z])"
 # An inch mark after a size: `3/4"管道` is 四分之三英寸管道.
 _INCH = r'"|\s?(?:inch(?:es)?|in)(?![A-Za-z])'
-SLASH_PAIR = re.compile(
+SLASH_PAIR = rx.compile(
     rf"{_START}(?:(\d+)\s+)?(\d{{1,4}})([/\u2044])(\d{{1,4}})(?![\d./\u2044])"
     rf"([{MEASURE_WORDS}]|{_INCH})?"
 )
@@ -84,7 +85,7 @@ def _slash_pair(m: re.Match[str]) -> str:
 
 # A pair in quotation marks: the closing mark is no inch mark (`"2/3"台运行`).
 # The marks must pair: in `“3/4"”` the ASCII mark is an inch mark.
-QUOTED_PAIR = re.compile(
+QUOTED_PAIR = rx.compile(
     rf'(?:"(\d{{1,4}})/(\d{{1,4}})"|“(\d{{1,4}})/(\d{{1,4}})”)([{MEASURE_WORDS}])?'
 )
 
@@ -117,7 +118,7 @@ AFTER_DATE = r"日|之?前|以前|检修|维修|维护|保养|巡检|校准|到�
 AFTER_DATE += r"|\s?[(（]?\s?(?:周|星期)[一二三四五六日天]"
 # Cues that name a date before two digits each side, but may as well come before a share.
 _LOOSE_CUES = ("从", "自", "至", "在")
-MONTH_DAY = re.compile(
+MONTH_DAY = rx.compile(
     rf"(?:({DATE_CUES})\s*[:：]?\s*)?{_START}(\d{{1,2}})/(\d{{1,2}})(?![\d./{MEASURE_WORDS}])"
     rf"(?=(\s*\d{{1,2}}[:：]\d\d))?(?=({AFTER_DATE}))?(日)?"
 )
@@ -147,10 +148,10 @@ def _month_day(m: re.Match[str]) -> str:
 _PAIR = r"(\d{1,2})/(\d{1,2})"
 # Two month-day pairs a dash or a tilde joins (11/30-12/2): a range of days, where both are
 # days of the year and one of them is written with two digits (1/2-3/4 may be shares).
-DATE_RANGE = re.compile(rf"{_START}{_PAIR}\s*[-~\u2013\u2014]\s*{_PAIR}(?![\d./])")
+DATE_RANGE = rx.compile(rf"{_START}{_PAIR}\s*[-~\u2013\u2014]\s*{_PAIR}(?![\d./])")
 # A month and a four-digit year of today's alerts (11/2026, 1970 to 2099): no share is
 # written with such a year below it (1/1900 may be one).
-MONTH_YEAR = re.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./]|[-年]\d)")
+MONTH_YEAR = rx.compile(rf"{_START}(\d{{1,2}})/(19[7-9]\d|20\d\d)(?![\d./]|[-年]\d)")
 # A label's number (柜3, 3号柜, 2#) or a number, then a slash, or a label and a space, before a
 # dated year (柜3/2024-05-01, 3号柜 2024/05/01): the label and the date are two fields, a
 # pause between, never a month and a year (柜二零二四年三月) nor a run of digits.
@@ -158,13 +159,13 @@ _DATED = r"(?=\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}(?!\d))"
 # (A space between Chinese and a digit is gone by now: 3号柜2024/05/01.)
 _NUMBERED = rf"(?<![\d./A-Za-z])\d+[号#][{LABEL_WORDS}]*"
 _LABEL_NUMBER = rf"(?<=[{LABEL_WORDS}])\d+"
-LABEL_BEFORE_DATE = re.compile(
+LABEL_BEFORE_DATE = rx.compile(
     rf"({_NUMBERED}|{_LABEL_NUMBER}|{_START}\d+)/{_DATED}"
     rf"|({_NUMBERED}\s*|{_LABEL_NUMBER}\s+){_DATED}"
 )
 # A month and a two-digit day with a dot before 日 (11.30日): 日 says the day, not a decimal
 # (12.5日 may be days).
-DOTTED_DAY = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{2})日")
+DOTTED_DAY = rx.compile(r"(?<![\d.])(\d{1,2})\.(\d{2})日")
 
 
 def _is_month_day(month: str, day: str) -> bool:
@@ -200,7 +201,7 @@ def _dotted_day(m: re.Match[str]) -> str:
 
 # Three numbers or more slashes join (1/2/3号泵): before 号 a list of numbered units, said with
 # 、 as a list is (the slash was silent: 一二三号泵); elsewhere 斜杠 between, as written.
-SLASH_LIST = re.compile(r"(?<![\d./A-Za-z])(\d{1,4}(?:/\d{1,4}){2,})(?![\d./])(号)?")
+SLASH_LIST = rx.compile(r"(?<![\d./A-Za-z])(\d{1,4}(?:/\d{1,4}){2,})(?![\d./])(号)?")
 
 
 def _slash_list(m: re.Match[str]) -> str:
@@ -209,7 +210,7 @@ def _slash_list(m: re.Match[str]) -> str:
 
 
 # A pipe thread's size after its letters (G1/2, R1/4, NPT3/4) is a fraction of an inch.
-PIPE_THREAD = re.compile(
+PIPE_THREAD = rx.compile(
     r"(?<![A-Za-z0-9])(G|R|Rc|Rp|NPT|BSPP|BSPT|BSP)(\d{1,2})/(\d{1,2})(?![\d./])"
 )
 
@@ -223,14 +224,14 @@ def _pipe_thread(m: re.Match[str]) -> str:
 # A number right after a place's or a machine's word, then a slash and a value (罐2/85度,
 # 柜3/1500RPM): the slash parts the label from the value, no share (罐八十五分之二度); a
 # count of units after it (柜2/3台) is left to the pairs.
-LABEL_SLASH = re.compile(
+LABEL_SLASH = rx.compile(
     rf"(?<=[{LABEL_WORDS}])(\d{{1,4}})/(?=\d+(?:\.\d+)?(?![\d./{MEASURE_WORDS}号]))"
 )
 
 
 # --- URLs with an address ------------------------------------------------------------------------
 
-URL = re.compile(
+URL = rx.compile(
     r"(?<![A-Za-z0-9.])([A-Za-z][A-Za-z0-9+.-]*)://(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
     r"((?:/[A-Za-z0-9_.~%-]*)*)(?![A-Za-z0-9/])"
 )
@@ -251,7 +252,7 @@ def _url(m: re.Match[str]) -> str:
 
 # --- order numbers: 6ES7 214-1AG40-0XB0 ---------------------------------------------------------
 
-ORDER_NUMBER = re.compile(rf"(?<![A-Za-z0-9.-])({ORDER_FORM})(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
+ORDER_NUMBER = rx.compile(rf"(?<![A-Za-z0-9.-])({ORDER_FORM})(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
 
 
 def _order_char(c: str) -> str:
@@ -284,7 +285,7 @@ MAGNITUDES = {"万": "万", "亿": "亿", "千": "千", "k": "千", "K": "千"}
 _IN_WAN = {"M": 100, "B": 100_000}
 MAGNITUDE = r"[万亿千]|[kKMB](?![A-Za-z])"
 _MINUS = r"[-−\u2013]"
-MONEY = re.compile(
+MONEY = rx.compile(
     rf"(?<![A-Za-z0-9.])(?P<sign>{_MINUS}?)"
     rf"(?:(?P<mark>(?:HK|US|NT|[ACS])\$|[$€£¥₩₹])\s?(?P<sign_after>{_MINUS}?)|(?P<code>{_CODES})\s?)"
     rf"(?P<amount>{_AMOUNT})(?P<magnitude>{MAGNITUDE})?"
@@ -334,7 +335,7 @@ def _money(m: re.Match[str]) -> str:
 # 0x1F, 1Fh, and the IEC 61131-3 literal 16#FF00 (PLC status words), at least two characters
 # after 16# (16#1 could be a number and an equipment number). The letter the h form needs is
 # looked for ahead, once: placing it inside the run would be tried at every character.
-HEX = re.compile(
+HEX = rx.compile(
     r"(?<![A-Za-z0-9.])(?:0x([0-9A-Fa-f]+)|(?!\d+Ah)(?=\d*[A-F])([0-9][0-9A-F]*)h"
     r"|16#([0-9A-Fa-f]{2,}))(?![A-Za-z0-9#]|\.[A-Za-z0-9])"
 )
@@ -350,7 +351,7 @@ def _hex(m: re.Match[str]) -> str:
 
 # A ratio word, then perhaps a colon, 为 or 是, or an opening bracket (比例（1:50）, 配比为1:50),
 # then the ratio; its terms may be decimals (配比1:2.5). 比分 (a score) is one too: 三比一.
-RATIO = re.compile(
+RATIO = rx.compile(
     r"(比例|配比|混合比|稀释比|传动比|变比|比分|稀释|混合|兑水|比)(\s*(?:[:：]|为|是|约为|设为|[（(])?\s*)"
     r"(\d+(?:\.\d+)?)[:：](\d+(?:\.\d+)?)(?!\d|[:：]\d)"
 )
@@ -365,14 +366,14 @@ def _ratio(m: re.Match[str]) -> str:
 
 # Between two clock times a dash, an en or em dash or a tilde is 到 (08:00—16:00), also
 # after a time in UTC (08:00 UTC-09:00 UTC, 08:00Z-16:00Z).
-TIME_RANGE = re.compile(
+TIME_RANGE = rx.compile(
     r"(?:(?<=\d[:：]\d\d)|(?<=\d\dZ)|(?<=\d UTC)|(?<=\dUTC))"
     r"\s*[-\u2013\u2014~]\s*(?=\d{1,2}[:：]\d\d)"
 )
 # A tilde before a number, not after one: about (~5min), not a range's 到; ≈ is about. A 约
 # written before it is the same word (约~5min is 约五分钟, once).
 _NOT_ABOUT = r"\d%‰A-Za-z.#)°℃"  # after which a tilde joins a range (5~10, 1#~3#)
-ABOUT = re.compile(rf"(?:大?约\s*)?(?:(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*)")
+ABOUT = rx.compile(rf"(?:大?约\s*)?(?:(?<![{_NOT_ABOUT}])(?<![{_NOT_ABOUT}]\s)~\s*(?=\d)|≈\s*)")
 
 RULES = (
     Rule("URL", URL, _url),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from cosyedge.speech import rx
 from cosyedge.speech.text.spans import Rule
 from cosyedge.speech.zh.numbers import read_digits
 from cosyedge.speech.zh.plant import CURRENCIES
@@ -62,7 +63,7 @@ _SYMBOLS = {
 SPELLING = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
 # After a number (not inside a tag or a code: PT101KW, 1AA0-0KG are left to their rules),
 # before no letter or digit.
-SPELLED_UNIT = re.compile(
+SPELLED_UNIT = rx.compile(
     rf"(?<![A-Za-z0-9.])(?<![A-Za-z0-9][-_/])(\d+(?:\.\d+)?\s?)({SPELLING})(?![A-Za-z0-9²³])",
     re.IGNORECASE,
 )
@@ -92,15 +93,15 @@ _VALUE_END = (
 )
 # A currency's code before an amount is the money rule's (SGD1.00).
 _CODES = "|".join(code for code in CURRENCIES if re.fullmatch("[A-Z]{3}", code))
-NAMED_VALUE = re.compile(
+NAMED_VALUE = rx.compile(
     rf"(?<![A-Za-z0-9._\-#])(?!(?:{_CODES})\d)([A-Z]{{2,4}})"
     rf"(?=[-−]?\d+(?:\.\d+)?\s?{_VALUE_END})"
 )
-SPACE_GROUPED = re.compile(
+SPACE_GROUPED = rx.compile(
     rf"(?<![\d.,])(\d{{1,3}}(?: \d{{3}})+)(?![\d.,])(?=\s?(?:{UNIT})(?![A-Za-z0-9²³]))"
 )
 # AISI stainless grades plants name in alerts, and the letters that follow them.
-STEEL_GRADE = re.compile(
+STEEL_GRADE = rx.compile(
     r"(?<![A-Za-z0-9.])(20[12]|30[1-59]|31[067]|321|347|41[06]|4[234]0)(LN|L|Ti|H|S)"
     r"(?![A-Za-z0-9])"
 )
