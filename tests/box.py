@@ -89,6 +89,18 @@ class Box:
         """One property of a unit, as `systemctl show` gives it."""
         return self.sh(f"systemctl show -P {prop} {unit}").stdout.strip()
 
+    def running_pid(self, unit: str, timeout: float = 120) -> str:
+        """The unit's main process once it is active: a test before may have left it
+        restarting, when MainPID is 0, and `kill -STOP 0` inside the box would stop the
+        test's own process group, the whole run with it."""
+
+        def running() -> bool:
+            pid = self.show(unit, "MainPID")
+            return pid.isdigit() and int(pid) > 1 and self.show(unit, "ActiveState") == "active"
+
+        self.wait_until(running, f"{unit} active with a main process", timeout)
+        return self.show(unit, "MainPID")
+
     def wait_until(self, check, what: str, timeout: float) -> float:
         """Polls `check()` until true; returns the seconds it took, fails naming `what`."""
         started = time.monotonic()

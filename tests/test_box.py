@@ -146,7 +146,7 @@ def test_an_alert_published_to_localhost_is_spoken_and_reported(box, reports):
 
 
 def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(box, reports):
-    pid = box.show(UNIT, "MainPID")
+    pid = box.running_pid(UNIT)
     original = box.read(CONFIG)
     added = '  - topic: "plant/box/new"\n    text: "Reloaded: {text}"\n'
     box.write(CONFIG, original.replace("templates:\n", "templates:\n" + added, 1))
@@ -275,7 +275,7 @@ def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(b
 
 
 def test_a_frozen_daemon_is_restarted_by_the_watchdog(box, reports):
-    pid = box.show(UNIT, "MainPID")
+    pid = box.running_pid(UNIT)
     restarts = int(box.show(UNIT, "NRestarts"))
     box.sh(f"kill -STOP {pid}")
 
@@ -318,7 +318,7 @@ def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, rep
 def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
     """Alerts keep coming while dpkg unpacks over the running service and restarts it: each
     ends in one outcome (critical ones are spoken even in a flood)."""
-    pid = box.show(UNIT, "MainPID")
+    pid = box.running_pid(UNIT)
     upgrade = subprocess.Popen(
         ["bash", str(box.script), "run", "dpkg", "-i", box.deb],
         stdout=subprocess.PIPE,

@@ -22,7 +22,7 @@ from cosyedge.speech import rx
 
 PHRASES = [
     "Pump P-101 tripped at 14:05, pressure 5.5 bar, level 80 % in tank T-3.",
-    "Motor M3: 400 V 50 Hz 11 kW, 1450 r/min, DN100/PN16, 3/4\" valve at 10^3 Pa.",
+    'Motor M3: 400 V 50 Hz 11 kW, 1450 r/min, DN100/PN16, 3/4" valve at 10^3 Pa.',
     "二号泵压力过高：设定值/实际值 50/52℃，请于14:30前检查。",
     "IP 192.168.1.10, MAC 00:1B:44:11:3A:B7, 2026-12-02T14:05:00Z, 0x1F, SN-4711.",
     "Level 1.2 m (45 %) > 67 Hz; -5.5e3 kg/m³ ± 0.2 mm/s²; Ω 4.7 kΩ; 24V DC.",
