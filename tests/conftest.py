@@ -68,6 +68,7 @@ TOGETHER = frozenset(
         "tests/test_locks.py",
         "tests/test_mandarin_voices.py",
         "tests/test_reading_classes_zh.py",
+        "tests/test_rx.py",
         "tests/test_shipped_tables.py",
         "tests/test_wiring.py",
         "tests/test_zh_marks.py",
@@ -130,9 +131,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.system)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # in one process, a file's module-scoped fixtures are made once as it is
-    system = [item for item in items if item.get_closest_marker("system")]
+    # A TOGETHER file's tests keep their order: those of a box file run one after another in
+    # one box, the test that purges the package last.
+    apart = [item for item in items if item.nodeid.split("::")[0] not in TOGETHER]
+    system = [item for item in apart if item.get_closest_marker("system")]
     system.sort(key=lambda item: zlib.crc32(item.nodeid.encode()))
-    rest = [item for item in items if not item.get_closest_marker("system")]
+    rest = [item for item in items if item not in system]
     if system and rest:
         step = len(rest) / len(system)
         at = {id(item): (i * step, 1) for i, item in enumerate(system)}

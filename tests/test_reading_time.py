@@ -121,12 +121,10 @@ def test_hibaris_g2p_reads_four_times_the_text_in_about_four_times_the_time(pref
     def phonemes(text: str) -> None:
         list(g2p.units(normalize(text), NO_LEXICON, []))
 
-    # The best of several runs, each length in turn: other work on the machine (tests run in
-    # parallel) slows a single run, not every one.
-    short = long = float("inf")
-    for _ in range(3):
-        short = min(short, _seconds(phonemes, prefix + _long(shape, length)))
-        long = min(long, _seconds(phonemes, prefix + _long(shape, 4 * length)))
+    # The best of three runs of each, timed by this thread's CPU: other work on the machine
+    # (tests run in parallel) does not add to it as it does to wall time.
+    short = _seconds(phonemes, prefix + _long(shape, length))
+    long = _seconds(phonemes, prefix + _long(shape, 4 * length))
     # In proportion: about 4 times; a square would be 16, a cube 64. The constant allows for
     # the clock's grain on a short text.
     assert long < 8 * short + 0.02, (shape, short, long)
