@@ -166,6 +166,54 @@ def test_reports_the_broker_has_not_acknowledged_for_overdue_s_are_a_fault_until
         journal.stop()
 
 
+class Retained:
+    """The broker's retained status: what each publish on the status topic leaves there."""
+
+    def __init__(self) -> None:
+        self.statuses: list[dict] = []
+
+    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        if retain:
+            self.statuses.append(json.loads(payload))
+        return 1
+
+
+@pytest.mark.parametrize("fault_first", [False, True])
+def test_a_status_read_before_another_is_never_published_after_it(tmp_path, fault_first):
+    """Two threads tell the status at once: the clock (or a connection) reads it, then is
+    held up while a fault begins and its status is published. The retained status must be
+    the later one, `degraded`, never the `online` read before the fault (and, a fault ending
+    instead, never the fault read before its end)."""
+    import threading
+
+    journal = Journal(tmp_path / "journal.jsonl", 60)
+    retained, release, reading = Retained(), threading.Event(), threading.Event()
+    slow = threading.current_thread
+
+    def detail() -> dict:
+        if slow().name == "slow-teller":
+            reading.set()
+            release.wait(10)
+        return {}
+
+    reporter = Reporter(ReportsConfig(), retained.publish, journal, status_detail=detail)
+    reporter.connected()
+    desk = AlarmDesk(AlarmPolicy(parse_config("").alarms), reporter, journal)
+    if fault_first:
+        desk.health.fault("journal", "cannot write")
+    teller = threading.Thread(target=desk.publish_status, name="slow-teller")
+    teller.start()
+    assert reading.wait(10)
+    if fault_first:
+        desk.health.clear("journal")
+    else:
+        desk.health.fault("journal", "cannot write")
+    desk.publish_status()
+    release.set()
+    teller.join(10)
+    assert retained.statuses[-1]["state"] == ("online" if fault_first else "degraded")
+
+
 def test_the_link_is_the_fault_connection_once_the_broker_is_gone_for_its_grace_period(
     broker, tmp_path
 ):

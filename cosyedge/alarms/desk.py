@@ -80,6 +80,7 @@ class AlarmDesk:
         self.history = history
         self._cond = threading.Condition()
         self._status: dict | None = None
+        self._status_order = 0  # statuses read so far: the order they are published in
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
         self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.
@@ -284,11 +285,8 @@ class AlarmDesk:
         with self._cond:
             self._emit(self.policy.tick(now))
             self._cond.notify_all()
-            status = self._full_status()
         self.reporter.confirm()
-        if status != self._status:
-            self._status = status
-            self.reporter.status(_state(status), **status)
+        self._tell_status(changed_only=True)
 
     def waiting(self) -> int:
         """Items queued or held in their on-delay."""
@@ -299,10 +297,20 @@ class AlarmDesk:
     def publish_status(self, state: str | None = None) -> None:
         """The retained status now: `online`, `starting`, `degraded` while a fault lasts, or
         `state`."""
+        self._tell_status(state)
+
+    def _tell_status(self, state: str | None = None, changed_only: bool = False) -> None:
+        """Read the status and hand it to the reporter with when it was read: threads tell
+        statuses at once (the clock, a fault's start, a connection), and one read before
+        another must not be published after it."""
         with self._cond:
             status = self._full_status()
-        self._status = status
-        self.reporter.status(state or _state(status), **status)
+            if changed_only and status == self._status:
+                return
+            self._status = status
+            self._status_order += 1
+            order = self._status_order
+        self.reporter.status(state or _state(status), status, order)
 
     def status(self) -> dict:
         """The status as the retained status topic has it now."""

@@ -64,6 +64,8 @@ class Reporter(Observer):
         self._unpublished: dict[int, list[tuple[str, str]]] = {}  # seq -> to publish again
         self._since: dict[int, float] = {}  # seq -> when it was sent first, until acknowledged
         self._status_due: tuple[str, str] | None = None  # a status not yet published
+        self._status_order = 0  # the `order` of the last status told
+        self._status_lock = threading.Lock()  # statuses published in the order they were read
         self._connected = False  # the session connected once: statuses are published
         self._trouble: str | None = None  # why publishing fails
         self._told: str | None = None  # the trouble the observer last heard of
@@ -132,19 +134,26 @@ class Reporter(Observer):
     def error(self, error: str, **context: Any) -> None:
         self._fire(self.config.error_topic, _json({"error": error, **context}))
 
-    def status(self, state: str, **detail: Any) -> None:
+    def status(self, state: str, detail: dict[str, Any], order: int = 0) -> None:
         """The retained status, now if the session ever connected, else at its connection:
         paho keeps what is published before the first connection and sends it after what
         is published at it, so an early status (an empty queue, before the journal's unsaid
-        alerts were taken up) would be the one left retained."""
-        status = {"state": state, **detail, **self.status_detail()}
-        self._status_due = (self.config.status_topic, _json(status))
-        self._send_status()
+        alerts were taken up) would be the one left retained. `order` is when the status was
+        read (a count): one read before a status already told is not told after it, or it
+        would stay retained (`online` while a fault had begun, a fault cleared still shown)."""
+        payload = _json({"state": state, **detail, **self.status_detail()})
+        with self._status_lock:
+            if order and order < self._status_order:
+                return
+            self._status_order = max(order, self._status_order)
+            self._status_due = (self.config.status_topic, payload)
+            self._send_status()
 
     def connected(self) -> None:
         """The session connected (paho's network thread): the status kept until then goes."""
-        self._connected = True
-        self._send_status()
+        with self._status_lock:
+            self._connected = True
+            self._send_status()
 
     def _send_status(self) -> None:
         due = self._status_due

@@ -54,13 +54,14 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def kept_path(directory: Path | None = None) -> Path:
-    """Where this interpreter's programs are kept: in `directory`, by default this package's
-    `__pycache__`."""
+    """Where this interpreter's programs are kept: in `directory`, by default where Python
+    keeps this module's bytecode (`__pycache__`, or under PYTHONPYCACHEPREFIX)."""
     import _sre
+    from importlib.util import cache_from_source
 
     version = ".".join(map(str, sys.version_info[:3]))
     name = f"rx.{sys.implementation.cache_tag}-{version}-{_sre.MAGIC}-{sys.byteorder}.bin"
-    return (directory or Path(__file__).parent / "__pycache__") / name
+    return (directory or Path(cache_from_source(__file__)).parent) / name
 
 
 def main() -> int:
