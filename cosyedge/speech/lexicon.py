@@ -41,13 +41,14 @@ class _Matcher:
     def __init__(self, entries: Iterable[tuple[int, PronunciationConfig]]) -> None:
         self._entries = dict(entries)
         self._own = {
-            i: rx.compile(e.pattern) for i, e in self._entries.items() if e.pattern is not None
+            i: re.compile(e.pattern) for i, e in self._entries.items() if e.pattern is not None
         }
         alternatives = [
             f"(?P<e{i}>{at_word_edges(e.pattern or re.escape(e.written))})"
             for i, e in self._entries.items()
         ]
-        self._regex = rx.compile("|".join(alternatives)) if alternatives else None
+        # A site's own words, with `re`: nothing of them is kept beside the package (rx.py).
+        self._regex = re.compile("|".join(alternatives)) if alternatives else None
 
     def find(self, text: str) -> Iterator[tuple[re.Match[str], Applied]]:
         if self._regex is None:
