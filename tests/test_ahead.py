@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -194,3 +196,41 @@ def test_a_restart_reads_the_phrases_and_renders_again_only_what_does_not_verify
         assert (
             problem_with(path, json.loads(KeptFile.sidecar(path).read_text())["made_from"]) is None
         )
+
+
+def in_place(what: str, record: bool):
+    """The kept file (`record`: its record) made a symlink to a FIFO no one writes to, or to
+    /dev/zero; the file's record left saying it is whole."""
+
+    def damage(path: Path) -> None:
+        target = KeptFile.sidecar(path) if record else path
+        target.unlink()
+        if what == "fifo":
+            os.mkfifo(path.with_name("fifo"))
+            target.symlink_to(path.with_name("fifo"))
+        else:
+            target.symlink_to("/dev/zero")
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    "damage", [in_place("fifo", False), in_place("zero", False), in_place("fifo", True)]
+)
+def test_what_is_not_a_regular_file_is_rendered_again_in_time(tmp_path: Path, damage):
+    """Neither a FIFO (the open would block) nor /dev/zero (its sha256 would never end) holds
+    a start: the phrases are rendered again and kept as a file."""
+    saved = SavedDir(tmp_path / "models")
+    rendered_ahead(saved, "faults-en", KEYS, Renders())
+    kept = AheadFile(saved, "faults-en", tuple(KEYS)).path
+    damage(kept)
+    found: list = []
+    start = threading.Thread(
+        target=lambda: found.append(rendered_ahead(saved, "faults-en", KEYS, Renders())),
+        daemon=True,  # left blocked or hashing when it fails
+    )
+    start.start()
+    start.join(timeout=20)
+    assert found and same(found[0], [phrase(i) for i in range(3)])
+    assert kept.is_file() and not kept.is_symlink()
+    assert KeptFile.sidecar(kept).is_file() and not KeptFile.sidecar(kept).is_symlink()

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cosyedge.regular import regular_only
 from cosyedge.speech.kept import (
     KeptFile,
     SavedDir,
@@ -127,7 +128,7 @@ def _loaded(path: Path, count: int) -> list[Pcm] | None:
     that: one 1-D array each, of the samples a voice gives (int16, or finite float32), at a
     positive rate. Raises what numpy raises for a file it cannot read (OSError, ValueError,
     KeyError, EOFError, BadZipFile)."""
-    with np.load(path, allow_pickle=False) as data:
+    with open(path, "rb", opener=regular_only) as f, np.load(f, allow_pickle=False) as data:
         rates = data["rates"] if "rates" in data.files else np.zeros(0)
         if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
             return None
