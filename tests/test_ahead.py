@@ -138,6 +138,7 @@ PCM = {f"pcm{i}": phrase(i)[1] for i in range(3)}
         forged({"rates": RATES, **PCM, "pcm0": np.full(10, np.nan, np.float32)}),
         forged({"rates": RATES, **PCM, "pcm1": np.zeros((2, 5), np.float32)}),  # not mono
         forged({"rates": RATES, **PCM, "pcm1": np.zeros(5, np.float64)}),  # no voice's samples
+        forged({"rates": RATES, **PCM, "pcm2": np.zeros(0, np.int16)}),  # silence, not a phrase
         forged({"rates": RATES, "pcm0": PCM["pcm0"], "x": PCM["pcm1"], "pcm2": PCM["pcm2"]}),
         forged({"pcm0": PCM["pcm0"], "pcm1": PCM["pcm1"], "pcm2": PCM["pcm2"], "x": RATES}),
     ],

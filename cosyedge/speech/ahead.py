@@ -6,7 +6,7 @@ daemon is ready that much sooner.
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
 own sha256, checked at every read. The audio read back is checked too: one mono array a
-phrase, of the samples a voice gives (int16, or finite float32), at a positive rate; it is
+phrase, not empty, of the samples a voice gives (int16, or finite float32), at a positive rate; it is
 kept as the voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
@@ -125,7 +125,7 @@ def _write(path: Path, renderings: list[Pcm]) -> None:
 
 def _loaded(path: Path, count: int) -> list[Pcm] | None:
     """The `count` renderings in the file at `path`, or None if it does not hold exactly
-    that: one 1-D array each, of the samples a voice gives (int16, or finite float32), at a
+    that: one 1-D array each, not empty, of the samples a voice gives (int16, or finite float32), at a
     positive rate. Raises what numpy raises for a file it cannot read (OSError, ValueError,
     KeyError, EOFError, BadZipFile)."""
     with open(path, "rb", opener=regular_only) as f, np.load(f, allow_pickle=False) as data:
@@ -137,7 +137,7 @@ def _loaded(path: Path, count: int) -> list[Pcm] | None:
 
 
 def _samples(pcm: np.ndarray) -> bool:
-    if pcm.ndim != 1:
+    if pcm.ndim != 1 or pcm.size == 0:  # no samples: a phrase said as silence
         return False
     return pcm.dtype == np.int16 or (pcm.dtype == np.float32 and bool(np.isfinite(pcm).all()))
 
