@@ -6,8 +6,8 @@ daemon is ready that much sooner.
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
 own sha256, checked at every read. The audio read back is checked too: one mono array a
-phrase, not empty, of the samples a voice gives (int16, or finite float32), at a positive rate; it is
-kept as the voice gave it. A file that does not pass is removed and its
+phrase, not empty, of the samples a voice gives (int16, or finite float32), at a positive
+rate; it is kept as the voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
 """
@@ -125,9 +125,9 @@ def _write(path: Path, renderings: list[Pcm]) -> None:
 
 def _loaded(path: Path, count: int) -> list[Pcm] | None:
     """The `count` renderings in the file at `path`, or None if it does not hold exactly
-    that: one 1-D array each, not empty, of the samples a voice gives (int16, or finite float32), at a
-    positive rate. Raises what numpy raises for a file it cannot read (OSError, ValueError,
-    KeyError, EOFError, BadZipFile)."""
+    that: one 1-D array each, not empty, of the samples a voice gives (int16, or finite
+    float32), at a positive rate. Raises what numpy raises for a file it cannot read
+    (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
     with open(path, "rb", opener=regular_only) as f, np.load(f, allow_pickle=False) as data:
         rates = data["rates"] if "rates" in data.files else np.zeros(0)
         if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
