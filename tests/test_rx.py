@@ -238,3 +238,15 @@ def test_what_is_not_a_regular_file_is_compiled_past_neither_hanging_nor_growing
         [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0 and run.stdout == "done\n", run.stderr[-500:]
+
+
+def test_what_a_writer_killed_mid_write_left_is_removed_by_the_next_write(tmp_path, rules):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    path = tmp_path / "rx.bin"
+    left = tmp_path / f".tmp-{gone.pid}-rx.bin"
+    left.write_bytes(b"half a file" * 1000)
+    running = tmp_path / f".tmp-{os.getpid()}-rx.bin.other"  # not this file's: left alone
+    running.write_bytes(b"x")
+    kept_file(tmp_path, rules)
+    assert not left.exists() and running.exists() and path.exists()

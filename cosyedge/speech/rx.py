@@ -147,6 +147,7 @@ class Programs:
             if only_used or len(programs) > MAX_KEPT:
                 programs = {key: programs[key] for key in self.used if key in programs}
         tmp = self.path.with_name(f".tmp-{os.getpid()}-{self.path.name}")
+        _sweep(self.path)
         try:
             self.path.parent.mkdir(exist_ok=True)
             tmp.write_bytes(_file(programs))
@@ -155,6 +156,18 @@ class Programs:
             log.debug("cannot keep the reading rules' programs in %s: %s", self.path, exc)
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+def _sweep(path: Path) -> None:
+    """Remove what writers of `path` killed mid-write left (`.tmp-<pid>-<name>` of a pid
+    not running): each would hold megabytes beside the bytecode for good."""
+    for left in path.parent.glob(f".tmp-*-{path.name}"):
+        pid = left.name.split("-")[1]
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid), 0)  # raises ProcessLookupError (an OSError) once it is gone
+            continue
+        with contextlib.suppress(OSError):
+            left.unlink()
 
 
 @functools.cache
