@@ -162,7 +162,11 @@ def test_a_directory_that_cannot_be_written_keeps_nothing_and_says_so(tmp_path: 
     saved = SavedDir(tmp_path / "models", Faults(plan), told)
     found = rendered_ahead(saved, "faults-en", KEYS, Renders())
     assert same(found, [phrase(i) for i in range(3)])
-    assert told.told and told.told[-1][0] == "phrases rendered ahead" and told.told[-1][1]
+    assert (
+        told.told
+        and told.told[-1][0] == "phrases rendered ahead for faults-en"
+        and told.told[-1][1]
+    )
     assert not list(saved.path.glob("ahead-*")) and not list(saved.path.glob(".tmp-*"))
 
 
@@ -235,3 +239,17 @@ def test_what_is_not_a_regular_file_is_rendered_again_in_time(tmp_path: Path, da
     assert found and same(found[0], [phrase(i) for i in range(3)])
     assert kept.is_file() and not kept.is_symlink()
     assert KeptFile.sidecar(kept).is_file() and not KeptFile.sidecar(kept).is_symlink()
+
+
+def test_one_set_kept_does_not_hide_another_that_could_not_be(tmp_path: Path):
+    """The fault phrases not kept (a full disk) stay told as not kept when the generic ones,
+    rendered after them, are kept: the status names what every start renders again."""
+    told = Told()
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps({"models.write": {"errno": "ENOSPC", "match": "ahead-faults"}}))
+    saved = SavedDir(tmp_path / "models", Faults(plan), told)
+    rendered_ahead(saved, "faults-en", KEYS, Renders())
+    rendered_ahead(saved, "generic-en", KEYS[:2], Renders())
+    last = dict(told.told)
+    assert [problem for what, problem in last.items() if "faults-en" in what] != [None]
+    assert any(problem for problem in last.values()), told.told

@@ -73,6 +73,11 @@ class AheadFile:
         return {"format": FORMAT, "keys": list(self.keys)}
 
     @property
+    def what(self) -> str:
+        """What is told as (not) kept: each set apart, so one kept does not clear another."""
+        return f"{WHAT} for {self.family}"
+
+    @property
     def path(self) -> Path:
         digest = hashlib.sha256(json.dumps(self.made_from).encode()).hexdigest()[:16]
         return self.saved.path / f"ahead-{self.family}-{digest}.npz"
@@ -108,10 +113,10 @@ class AheadFile:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
         except OSError as exc:
-            log.warning("cannot keep %s in %s (%s)", WHAT, self.saved.path, problem_of(exc))
-            self.saved.unkept(WHAT, problem_of(exc))
+            log.warning("cannot keep %s in %s (%s)", self.what, self.saved.path, problem_of(exc))
+            self.saved.unkept(self.what, problem_of(exc))
             return
-        self.saved.unkept(WHAT, None)
+        self.saved.unkept(self.what, None)
         for old in self.saved.path.glob(f"ahead-{self.family}-*.npz"):
             if old != self.path:
                 _remove(old)
