@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -136,6 +138,7 @@ PCM = {f"pcm{i}": phrase(i)[1] for i in range(3)}
         forged({"rates": RATES, **PCM, "pcm0": np.full(10, np.nan, np.float32)}),
         forged({"rates": RATES, **PCM, "pcm1": np.zeros((2, 5), np.float32)}),  # not mono
         forged({"rates": RATES, **PCM, "pcm1": np.zeros(5, np.float64)}),  # no voice's samples
+        forged({"rates": RATES, **PCM, "pcm2": np.zeros(0, np.int16)}),  # silence, not a phrase
         forged({"rates": RATES, "pcm0": PCM["pcm0"], "x": PCM["pcm1"], "pcm2": PCM["pcm2"]}),
         forged({"pcm0": PCM["pcm0"], "pcm1": PCM["pcm1"], "pcm2": PCM["pcm2"], "x": RATES}),
     ],
@@ -159,7 +162,11 @@ def test_a_directory_that_cannot_be_written_keeps_nothing_and_says_so(tmp_path: 
     saved = SavedDir(tmp_path / "models", Faults(plan), told)
     found = rendered_ahead(saved, "faults-en", KEYS, Renders())
     assert same(found, [phrase(i) for i in range(3)])
-    assert told.told and told.told[-1][0] == "phrases rendered ahead" and told.told[-1][1]
+    assert (
+        told.told
+        and told.told[-1][0] == "phrases rendered ahead for faults-en"
+        and told.told[-1][1]
+    )
     assert not list(saved.path.glob("ahead-*")) and not list(saved.path.glob(".tmp-*"))
 
 
@@ -194,3 +201,55 @@ def test_a_restart_reads_the_phrases_and_renders_again_only_what_does_not_verify
         assert (
             problem_with(path, json.loads(KeptFile.sidecar(path).read_text())["made_from"]) is None
         )
+
+
+def in_place(what: str, record: bool):
+    """The kept file (`record`: its record) made a symlink to a FIFO no one writes to, or to
+    /dev/zero; the file's record left saying it is whole."""
+
+    def damage(path: Path) -> None:
+        target = KeptFile.sidecar(path) if record else path
+        target.unlink()
+        if what == "fifo":
+            os.mkfifo(path.with_name("fifo"))
+            target.symlink_to(path.with_name("fifo"))
+        else:
+            target.symlink_to("/dev/zero")
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    "damage", [in_place("fifo", False), in_place("zero", False), in_place("fifo", True)]
+)
+def test_what_is_not_a_regular_file_is_rendered_again_in_time(tmp_path: Path, damage):
+    """Neither a FIFO (the open would block) nor /dev/zero (its sha256 would never end) holds
+    a start: the phrases are rendered again and kept as a file."""
+    saved = SavedDir(tmp_path / "models")
+    rendered_ahead(saved, "faults-en", KEYS, Renders())
+    kept = AheadFile(saved, "faults-en", tuple(KEYS)).path
+    damage(kept)
+    found: list = []
+    start = threading.Thread(
+        target=lambda: found.append(rendered_ahead(saved, "faults-en", KEYS, Renders())),
+        daemon=True,  # left blocked or hashing when it fails
+    )
+    start.start()
+    start.join(timeout=20)
+    assert found and same(found[0], [phrase(i) for i in range(3)])
+    assert kept.is_file() and not kept.is_symlink()
+    assert KeptFile.sidecar(kept).is_file() and not KeptFile.sidecar(kept).is_symlink()
+
+
+def test_one_set_kept_does_not_hide_another_that_could_not_be(tmp_path: Path):
+    """The fault phrases not kept (a full disk) stay told as not kept when the generic ones,
+    rendered after them, are kept: the status names what every start renders again."""
+    told = Told()
+    plan = tmp_path / "faults.json"
+    plan.write_text(json.dumps({"models.write": {"errno": "ENOSPC", "match": "ahead-faults"}}))
+    saved = SavedDir(tmp_path / "models", Faults(plan), told)
+    rendered_ahead(saved, "faults-en", KEYS, Renders())
+    rendered_ahead(saved, "generic-en", KEYS[:2], Renders())
+    last = dict(told.told)
+    assert [problem for what, problem in last.items() if "faults-en" in what] != [None]
+    assert any(problem for problem in last.values()), told.told

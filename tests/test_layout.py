@@ -23,6 +23,7 @@ BASE = (
     "journal",
     "observe",
     "component",
+    "regular",
 )
 # In the order an alert passes through them (docs/architecture.md). The HTTP API is a source
 # of alerts beside MQTT: first, so it may use intake and speech, and no stage may use it; so

@@ -202,3 +202,51 @@ def test_a_second_process_compiles_none_of_the_rules_again():
     again = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     used, new = again.stdout.split()
     assert int(used) > 200 and new == "0", (first.stdout, again.stdout)
+
+
+def in_place_of(path: Path, what: str) -> None:
+    """`path` made a symlink to a FIFO no one writes to, or to /dev/zero, or a directory."""
+    path.unlink(missing_ok=True)
+    if what == "directory":
+        path.mkdir()
+    elif what == "fifo":
+        os.mkfifo(path.with_name("fifo"))
+        path.symlink_to(path.with_name("fifo"))
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("what", ["fifo", "zero", "directory"])
+def test_what_is_not_a_regular_file_is_compiled_past_neither_hanging_nor_growing(
+    tmp_path: Path, what: str
+):
+    """A process whose kept file is a FIFO would block in its imports, one that is /dev/zero
+    would read it whole at exit: run apart, with its address space bounded, and in time."""
+    path = tmp_path / "rx.bin"
+    in_place_of(path, what)
+    script = (
+        "import re, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from pathlib import Path\n"
+        "from cosyedge.speech import rx\n"
+        "p = rx.Programs(Path(sys.argv[1]))\n"
+        "assert p.compile(r'(\\d+) ?bar', 0).findall('5 bar, 6bar') == ['5', '6']\n"
+        "p.write(always=True)\n"
+        "print('done')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0 and run.stdout == "done\n", run.stderr[-500:]
+
+
+def test_what_a_writer_killed_mid_write_left_is_removed_by_the_next_write(tmp_path, rules):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    path = tmp_path / "rx.bin"
+    left = tmp_path / f".tmp-{gone.pid}-rx.bin"
+    left.write_bytes(b"half a file" * 1000)
+    running = tmp_path / f".tmp-{os.getpid()}-rx.bin.other"  # not this file's: left alone
+    running.write_bytes(b"x")
+    kept_file(tmp_path, rules)
+    assert not left.exists() and running.exists() and path.exists()

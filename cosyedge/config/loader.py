@@ -7,11 +7,8 @@ the key and the reason (`ConfigError`). The schema is the dataclasses' fields an
 from __future__ import annotations
 
 import dataclasses
-import errno
 import math
-import os
 import re
-import stat
 import types
 import typing
 from pathlib import Path
@@ -21,6 +18,7 @@ import yaml
 
 from cosyedge.config.fields import show
 from cosyedge.config.schema import Config
+from cosyedge.regular import regular_only
 
 
 class ConfigError(Exception):
@@ -57,7 +55,7 @@ def config_text(path: Path | str) -> str:
     device would block or never end), cannot be read, is over MAX_CONFIG_BYTES or not UTF-8."""
     name = str(path)
     try:
-        with open(path, "rb", opener=_regular_only) as f:
+        with open(path, "rb", opener=regular_only) as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError([f"{name}: cannot read: {exc.strerror or exc}"]) from None
@@ -67,16 +65,6 @@ def config_text(path: Path | str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError([f"{name}: not UTF-8 text"]) from None
-
-
-def _regular_only(path: str, flags: int) -> int:
-    """Opens without blocking (a FIFO with no writer would), then refuses what is not a
-    regular file."""
-    fd = os.open(path, flags | os.O_NONBLOCK)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file")
-    return fd
 
 
 def parse_config(text: str, name: str = "<config>") -> Config:

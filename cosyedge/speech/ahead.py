@@ -6,8 +6,8 @@ daemon is ready that much sooner.
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
 own sha256, checked at every read. The audio read back is checked too: one mono array a
-phrase, of the samples a voice gives (int16, or finite float32), at a positive rate; it is
-kept as the voice gave it. A file that does not pass is removed and its
+phrase, not empty, of the samples a voice gives (int16, or finite float32), at a positive
+rate; it is kept as the voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cosyedge.regular import regular_only
 from cosyedge.speech.kept import (
     KeptFile,
     SavedDir,
@@ -72,6 +73,11 @@ class AheadFile:
         return {"format": FORMAT, "keys": list(self.keys)}
 
     @property
+    def what(self) -> str:
+        """What is told as (not) kept: each set apart, so one kept does not clear another."""
+        return f"{WHAT} for {self.family}"
+
+    @property
     def path(self) -> Path:
         digest = hashlib.sha256(json.dumps(self.made_from).encode()).hexdigest()[:16]
         return self.saved.path / f"ahead-{self.family}-{digest}.npz"
@@ -107,10 +113,10 @@ class AheadFile:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
         except OSError as exc:
-            log.warning("cannot keep %s in %s (%s)", WHAT, self.saved.path, problem_of(exc))
-            self.saved.unkept(WHAT, problem_of(exc))
+            log.warning("cannot keep %s in %s (%s)", self.what, self.saved.path, problem_of(exc))
+            self.saved.unkept(self.what, problem_of(exc))
             return
-        self.saved.unkept(WHAT, None)
+        self.saved.unkept(self.what, None)
         for old in self.saved.path.glob(f"ahead-{self.family}-*.npz"):
             if old != self.path:
                 _remove(old)
@@ -124,10 +130,10 @@ def _write(path: Path, renderings: list[Pcm]) -> None:
 
 def _loaded(path: Path, count: int) -> list[Pcm] | None:
     """The `count` renderings in the file at `path`, or None if it does not hold exactly
-    that: one 1-D array each, of the samples a voice gives (int16, or finite float32), at a
-    positive rate. Raises what numpy raises for a file it cannot read (OSError, ValueError,
-    KeyError, EOFError, BadZipFile)."""
-    with np.load(path, allow_pickle=False) as data:
+    that: one 1-D array each, not empty, of the samples a voice gives (int16, or finite
+    float32), at a positive rate. Raises what numpy raises for a file it cannot read
+    (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
+    with open(path, "rb", opener=regular_only) as f, np.load(f, allow_pickle=False) as data:
         rates = data["rates"] if "rates" in data.files else np.zeros(0)
         if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
             return None
@@ -136,7 +142,7 @@ def _loaded(path: Path, count: int) -> list[Pcm] | None:
 
 
 def _samples(pcm: np.ndarray) -> bool:
-    if pcm.ndim != 1:
+    if pcm.ndim != 1 or pcm.size == 0:  # no samples: a phrase said as silence
         return False
     return pcm.dtype == np.int16 or (pcm.dtype == np.float32 and bool(np.isfinite(pcm).all()))
 

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
+from cosyedge.regular import regular_only
 from cosyedge.speech import rx
 
 log = logging.getLogger(__name__)
@@ -192,7 +193,9 @@ def made_apart(module: str, *args: str) -> Callable[[Path], None]:
 
 
 def file_digest(path: Path) -> str:
-    with path.open("rb") as f:
+    """The sha256 of the regular file at `path`; OSError for anything else (a FIFO would block,
+    /dev/zero never end)."""
+    with open(path, "rb", opener=regular_only) as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
@@ -335,7 +338,8 @@ def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
     `made_from`, as its record beside it tells; None when it is intact. Raises OSError when
     the file cannot be read."""
     try:
-        record = json.loads(KeptFile.sidecar(path).read_text(encoding="utf-8"))
+        with open(KeptFile.sidecar(path), "rb", opener=regular_only) as f:
+            record = json.loads(f.read())
         recorded, expected = record["made_from"], record["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"its record is missing or unreadable ({exc})"

@@ -37,6 +37,8 @@ import threading
 import zlib
 from pathlib import Path
 
+from cosyedge.regular import regular_only
+
 log = logging.getLogger(__name__)
 
 FORMAT = b"cosyedge-rx 2\n"
@@ -124,7 +126,7 @@ class Programs:
         or `_sre` refuses it."""
         try:
             flags, offset, count, crc, *groups = entry
-            with self.path.open("rb") as f:
+            with open(self.path, "rb", opener=regular_only) as f:
                 f.seek(self._start + 4 * offset)
                 data = f.read(4 * count)
         except (OSError, ValueError, TypeError):
@@ -145,6 +147,7 @@ class Programs:
             if only_used or len(programs) > MAX_KEPT:
                 programs = {key: programs[key] for key in self.used if key in programs}
         tmp = self.path.with_name(f".tmp-{os.getpid()}-{self.path.name}")
+        _sweep(self.path)
         try:
             self.path.parent.mkdir(exist_ok=True)
             tmp.write_bytes(_file(programs))
@@ -153,6 +156,18 @@ class Programs:
             log.debug("cannot keep the reading rules' programs in %s: %s", self.path, exc)
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+def _sweep(path: Path) -> None:
+    """Remove what writers of `path` killed mid-write left (`.tmp-<pid>-<name>` of a pid
+    not running): each would hold megabytes beside the bytecode for good."""
+    for left in path.parent.glob(f".tmp-*-{path.name}"):
+        pid = left.name.split("-")[1]
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid), 0)  # raises ProcessLookupError (an OSError) once it is gone
+            continue
+        with contextlib.suppress(OSError):
+            left.unlink()
 
 
 @functools.cache
@@ -178,7 +193,7 @@ def _read_index(path: Path) -> tuple[dict[str, Entry], int]:
     else an empty one."""
     head = len(FORMAT) + 64 + 8
     try:
-        with path.open("rb") as f:
+        with open(path, "rb", opener=regular_only) as f:
             top = f.read(head)
             size = int.from_bytes(top[-8:], "little")
             data = f.read(size) if top[: len(FORMAT)] == FORMAT and size < 1 << 26 else b""
@@ -197,7 +212,7 @@ def _read_all(path: Path) -> dict[str, tuple[Entry, array.array]]:
     """Every program the file holds whole, with its entry: what a write keeps of it."""
     index, start = _read_index(path)
     try:
-        with path.open("rb") as f:
+        with open(path, "rb", opener=regular_only) as f:
             f.seek(start)
             data = f.read()
     except OSError:
