@@ -108,12 +108,12 @@ def damage_no_record(path: Path) -> None:
     KeptFile.sidecar(path).unlink()
 
 
-def forged(arrays: dict[str, np.ndarray]):
+def forged(arrays: dict[str, np.ndarray], save=np.savez):
     """A file numpy reads, with a record that matches it: what it holds is what is wrong."""
 
     def damage(path: Path) -> None:
         with path.open("wb") as f:
-            np.savez(f, **arrays)
+            save(f, **arrays)
         record = json.loads(KeptFile.sidecar(path).read_text())
         record["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
         KeptFile.sidecar(path).write_text(json.dumps(record))
@@ -139,6 +139,11 @@ PCM = {f"pcm{i}": phrase(i)[1] for i in range(3)}
         forged({"rates": RATES, **PCM, "pcm1": np.zeros((2, 5), np.float32)}),  # not mono
         forged({"rates": RATES, **PCM, "pcm1": np.zeros(5, np.float64)}),  # no voice's samples
         forged({"rates": RATES, **PCM, "pcm2": np.zeros(0, np.int16)}),  # silence, not a phrase
+        forged({"rates": np.array([22050, 1, 22052]), **PCM}),  # no voice's rate
+        forged({"rates": np.array([22050, 22051, 400_000]), **PCM}),
+        forged({"rates": RATES, **PCM, "pcm0": np.full(10, 3e38, np.float32)}),  # not a voice
+        forged({"rates": RATES, **PCM, "pcm1": np.zeros(22051 * 61, np.int16)}),  # 61 s
+        forged({"rates": RATES, **PCM}, save=np.savez_compressed),  # may unpack to any size
         forged({"rates": RATES, "pcm0": PCM["pcm0"], "x": PCM["pcm1"], "pcm2": PCM["pcm2"]}),
         forged({"pcm0": PCM["pcm0"], "pcm1": PCM["pcm1"], "pcm2": PCM["pcm2"], "x": RATES}),
     ],

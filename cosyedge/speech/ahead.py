@@ -6,8 +6,9 @@ daemon is ready that much sooner.
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
 own sha256, checked at every read. The audio read back is checked too: one mono array a
-phrase, not empty, of the samples a voice gives (int16, or finite float32), at a positive
-rate; it is kept as the voice gave it. A file that does not pass is removed and its
+phrase, not empty and at most a minute long, of the samples a voice gives (int16, or float32
+within ±2), at 8-48 kHz, in members stored as written (not compressed); it is kept as the
+voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
 """
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 FORMAT = 1
 WHAT = "phrases rendered ahead"
 Pcm = tuple[int, np.ndarray]  # a phrase's sample rate and audio
+# What a kept phrase read back may be: generic and fault phrases last seconds, a voice's
+# float samples stay near ±1 (a vocoder overshoots a little), and voices speak at 8-48 kHz.
+LONGEST_S = 60
+LOUDEST = 2.0
+RATES = (8000, 48000)
 
 
 def rendered_ahead(
@@ -130,21 +136,31 @@ def _write(path: Path, renderings: list[Pcm]) -> None:
 
 def _loaded(path: Path, count: int) -> list[Pcm] | None:
     """The `count` renderings in the file at `path`, or None if it does not hold exactly
-    that: one 1-D array each, not empty, of the samples a voice gives (int16, or finite
-    float32), at a positive rate. Raises what numpy raises for a file it cannot read
-    (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
-    with open(path, "rb", opener=regular_only) as f, np.load(f, allow_pickle=False) as data:
-        rates = data["rates"] if "rates" in data.files else np.zeros(0)
-        if len(data.files) != count + 1 or rates.shape != (count,) or not (rates > 0).all():
-            return None
-        found = [(int(rate), data[f"pcm{i}"]) for i, rate in enumerate(rates)]
-    return found if all(_samples(pcm) for _, pcm in found) else None
+    that (`_phrase`), or holds compressed members (what `_write` makes is stored: a
+    compressed one could unpack to any size). Raises what numpy raises for a file it cannot
+    read (OSError, ValueError, KeyError, EOFError, BadZipFile)."""
+    with open(path, "rb", opener=regular_only) as f:
+        with zipfile.ZipFile(f) as members:
+            if any(m.compress_type != zipfile.ZIP_STORED for m in members.infolist()):
+                return None
+        f.seek(0)
+        with np.load(f, allow_pickle=False) as data:
+            rates = data["rates"] if "rates" in data.files else np.zeros(0)
+            if len(data.files) != count + 1 or rates.shape != (count,):
+                return None
+            found = [(int(rate), data[f"pcm{i}"]) for i, rate in enumerate(rates)]
+    return found if all(_phrase(rate, pcm) for rate, pcm in found) else None
 
 
-def _samples(pcm: np.ndarray) -> bool:
-    if pcm.ndim != 1 or pcm.size == 0:  # no samples: a phrase said as silence
+def _phrase(rate: int, pcm: np.ndarray) -> bool:
+    """Whether `pcm` at `rate` is a phrase a voice could have given: one channel of samples
+    (int16, or finite float32 within ±LOUDEST), not empty (said as silence), at most
+    LONGEST_S long, at a rate between those of a telephone and a studio."""
+    if not RATES[0] <= rate <= RATES[1] or pcm.ndim != 1 or not 0 < pcm.size <= rate * LONGEST_S:
         return False
-    return pcm.dtype == np.int16 or (pcm.dtype == np.float32 and bool(np.isfinite(pcm).all()))
+    if pcm.dtype == np.int16:
+        return True
+    return pcm.dtype == np.float32 and bool((np.abs(pcm) <= LOUDEST).all())
 
 
 def _remove(path: Path) -> None:
