@@ -163,8 +163,10 @@ def _sweep(path: Path) -> None:
     not running): each would hold megabytes beside the bytecode for good."""
     for left in path.parent.glob(f".tmp-*-{path.name}"):
         pid = left.name.split("-")[1]
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid), 0)  # raises ProcessLookupError (an OSError) once it is gone
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            # Gone: ProcessLookupError. Another user's live writer: PermissionError, kept.
+            with contextlib.suppress(PermissionError):
+                os.kill(int(pid), 0)
             continue
         with contextlib.suppress(OSError):
             left.unlink()
