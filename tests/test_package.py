@@ -181,7 +181,8 @@ def installed_alone(default: Path, piper: Path) -> None:
     assert kept.stat().st_uid == 0 and kept.stat().st_size > 1_000_000
     script = "from cosyedge.speech import rx; p = rx.kept_path(); "
     script += "print(p, len(rx._read_index(p)[0]))"
-    read = run("runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/python", "-c", script)
+    # -P: the installed package's modules, not those of a checkout in the working directory.
+    read = run("runuser", "-u", "cosyedge", "--", "/opt/cosyedge/bin/python", "-P", "-c", script)
     path, programs = read.stdout.split()
     assert path == str(kept) and int(programs) > 300, (read.stdout, read.stderr)
 
