@@ -137,7 +137,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     apart = [item for item in items if item.nodeid.split("::")[0] not in TOGETHER]
     system = [item for item in apart if item.get_closest_marker("system")]
     system.sort(key=lambda item: zlib.crc32(item.nodeid.encode()))
-    rest = [item for item in items if item not in system]
+    spread = {id(item) for item in system}
+    rest = [item for item in items if id(item) not in spread]
     if system and rest:
         step = len(rest) / len(system)
         at = {id(item): (i * step, 1) for i, item in enumerate(system)}

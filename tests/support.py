@@ -184,6 +184,19 @@ def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
 
 
+def in_place_of(path: Path, what: str) -> None:
+    """`path` made what no kept file may be: a symlink to a FIFO no one writes to ("fifo"),
+    to /dev/zero ("zero"), or a directory ("directory")."""
+    path.unlink(missing_ok=True)
+    if what == "directory":
+        path.mkdir()
+    elif what == "fifo":
+        os.mkfifo(path.with_name("fifo"))
+        path.symlink_to(path.with_name("fifo"))
+    else:
+        path.symlink_to("/dev/zero")
+
+
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.02):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

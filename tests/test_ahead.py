@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import seed_models
+from support import in_place_of, seed_models
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
@@ -213,13 +212,7 @@ def in_place(what: str, record: bool):
     /dev/zero; the file's record left saying it is whole."""
 
     def damage(path: Path) -> None:
-        target = KeptFile.sidecar(path) if record else path
-        target.unlink()
-        if what == "fifo":
-            os.mkfifo(path.with_name("fifo"))
-            target.symlink_to(path.with_name("fifo"))
-        else:
-            target.symlink_to("/dev/zero")
+        in_place_of(KeptFile.sidecar(path) if record else path, what)
 
     return damage
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import in_place_of
 
 from cosyedge.speech import rx
 
@@ -202,18 +203,6 @@ def test_a_second_process_compiles_none_of_the_rules_again():
     again = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     used, new = again.stdout.split()
     assert int(used) > 200 and new == "0", (first.stdout, again.stdout)
-
-
-def in_place_of(path: Path, what: str) -> None:
-    """`path` made a symlink to a FIFO no one writes to, or to /dev/zero, or a directory."""
-    path.unlink(missing_ok=True)
-    if what == "directory":
-        path.mkdir()
-    elif what == "fifo":
-        os.mkfifo(path.with_name("fifo"))
-        path.symlink_to(path.with_name("fifo"))
-    else:
-        path.symlink_to("/dev/zero")
 
 
 @pytest.mark.parametrize("what", ["fifo", "zero", "directory"])

@@ -19,7 +19,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,14 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.regular import regular_only
-from cosyedge.speech.kept import (
-    KeptFile,
-    SavedDir,
-    problem_of,
-    problem_with,
-    record_of,
-    write_whole,
-)
+from cosyedge.speech.kept import SavedDir, commit, problem_of, problem_with, remove_with_record
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +93,7 @@ class AheadFile:
         if found is None:
             log.warning("%s in %s are not usable (%s): rendering them again", WHAT, self.path,
                         problem or "their audio is not what was kept")  # fmt: skip
-            _remove(self.path)
+            remove_with_record(self.path)
         return found
 
     def keep(self, renderings: list[Pcm]) -> None:
@@ -111,10 +103,7 @@ class AheadFile:
             tmp = self.saved.temp(".npz")
             try:
                 _write(tmp, renderings)
-                self.saved.check(self.path)
-                # The record first, as kept.py does: a file found has its record.
-                write_whole(KeptFile.sidecar(self.path), record_of(self.made_from, tmp))
-                os.replace(tmp, self.path)
+                commit(self.saved, self.made_from, tmp, self.path)
             finally:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
@@ -125,7 +114,7 @@ class AheadFile:
         self.saved.unkept(self.what, None)
         for old in self.saved.path.glob(f"ahead-{self.family}-*.npz"):
             if old != self.path:
-                _remove(old)
+                remove_with_record(old)
 
 
 def _write(path: Path, renderings: list[Pcm]) -> None:
@@ -161,9 +150,3 @@ def _phrase(rate: int, pcm: np.ndarray) -> bool:
     if pcm.dtype == np.int16:
         return True
     return pcm.dtype == np.float32 and bool((np.abs(pcm) <= LOUDEST).all())
-
-
-def _remove(path: Path) -> None:
-    for p in (path, KeptFile.sidecar(path)):
-        with contextlib.suppress(OSError):
-            p.unlink()

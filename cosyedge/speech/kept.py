@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -39,7 +40,6 @@ from typing import Any, TypeVar
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
 from cosyedge.regular import regular_only
-from cosyedge.speech import rx
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,9 +98,9 @@ class SavedDir:
         left would otherwise hold a small disk full at every later start."""
         with contextlib.suppress(OSError):  # nothing to sweep, or nothing we may
             for path in self.path.glob(f"{TEMP_PREFIX}*"):
-                if _stale(path):
+                if stale_temp(path):
                     log.warning("removing %s, left half-written by a process that is gone", path)
-                    _remove(path)
+                    remove_with_record(path)
 
 
 def saved_dir_of(where: Path | SavedDir | None) -> SavedDir | None:
@@ -109,7 +109,7 @@ def saved_dir_of(where: Path | SavedDir | None) -> SavedDir | None:
     return SavedDir(where) if isinstance(where, Path) else where
 
 
-def _stale(path: Path) -> bool:
+def stale_temp(path: Path) -> bool:
     """Whether the temporary file's writer is gone: its pid is not running, or (a name
     without one) it was not touched for LEGACY_TEMP_S."""
     pid = path.name.removeprefix(TEMP_PREFIX).split("-", 1)[0]
@@ -145,7 +145,7 @@ def problem_of(exc: BaseException) -> str:
 
 
 # `sqlite3.OperationalError: `, `[ONNXRuntimeError] : 7 : INVALID_PROTOBUF : `
-_NAMED = rx.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
+_NAMED = re.compile(r"^(?:\[ONNXRuntimeError\].* : |[\w.]+(?:Error|Exception): )")
 
 
 def short_of_space(directory: Path, needed: int) -> str | None:
@@ -290,7 +290,7 @@ class KeptFile:
             log.warning(
                 "%s %s are not usable: %s; making them again", self.what, self.path, problem
             )
-            _remove(self.path)
+            remove_with_record(self.path)
         return problem is None
 
     def _made(self) -> bool:
@@ -318,11 +318,7 @@ class KeptFile:
         return False
 
     def _commit(self, tmp: Path) -> None:
-        # The record first: a reader that finds the file finds its record too. A record
-        # without its file (the rename is what failed) is removed at the next check.
-        self.saved.check(self.path)
-        write_whole(self.sidecar(self.path), record_of(self.made_from, tmp))
-        os.replace(tmp, self.path)
+        commit(self.saved, self.made_from, tmp, self.path)
 
     def _prune(self, keep: Path | None) -> None:
         """Remove the family's files here but `keep`: made from earlier sources or formats,
@@ -330,7 +326,7 @@ class KeptFile:
         for old in self.directory.glob(f"{self.family}-*{self.suffix}"):
             if old != keep:
                 log.info("removing %s no longer read: %s", self.what, old)
-                _remove(old)
+                remove_with_record(old)
 
 
 def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
@@ -348,6 +344,16 @@ def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
     if file_digest(path) != expected:
         return "its sha256 does not match the one recorded when made"
     return None
+
+
+def commit(saved: SavedDir, made_from: dict[str, Any], tmp: Path, path: Path) -> None:
+    """Put the file written at `tmp` (a temporary file of `saved`) in place as `path`, made
+    from `made_from`. The record first: a reader that finds the file finds its record too; a
+    record without its file (the rename is what failed) is removed at the next check. Raises
+    OSError (the fault plan's at site `models.write` included)."""
+    saved.check(path)
+    write_whole(KeptFile.sidecar(path), record_of(made_from, tmp))
+    os.replace(tmp, path)
 
 
 def record_of(made_from: dict[str, Any], path: Path) -> bytes:
@@ -370,7 +376,8 @@ def write_whole(path: Path, data: bytes) -> None:
         raise
 
 
-def _remove(path: Path) -> None:
+def remove_with_record(path: Path) -> None:
+    """Remove a kept file and its record; what is gone already is no error."""
     for p in (path, KeptFile.sidecar(path)):
         with contextlib.suppress(OSError):
             p.unlink()

@@ -30,7 +30,6 @@ import functools
 import hashlib
 import logging
 import marshal
-import os
 import re
 import sys
 import threading
@@ -146,30 +145,19 @@ class Programs:
             programs = {**_read_all(self.path), **self.new}
             if only_used or len(programs) > MAX_KEPT:
                 programs = {key: programs[key] for key in self.used if key in programs}
-        tmp = self.path.with_name(f".tmp-{os.getpid()}-{self.path.name}")
-        _sweep(self.path)
+        # Imported at the write only: reading the programs at a start needs none of it.
+        from cosyedge.speech.kept import TEMP_PREFIX, stale_temp, write_whole
+
         try:
             self.path.parent.mkdir(exist_ok=True)
-            tmp.write_bytes(_file(programs))
-            os.replace(tmp, self.path)
+            # What writers killed mid-write left would hold megabytes here for good.
+            for left in self.path.parent.glob(f"{TEMP_PREFIX}*-{self.path.name}"):
+                if stale_temp(left):
+                    with contextlib.suppress(OSError):
+                        left.unlink()
+            write_whole(self.path, _file(programs))
         except OSError as exc:  # read-only, full: compiled again next time, as without this
             log.debug("cannot keep the reading rules' programs in %s: %s", self.path, exc)
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _sweep(path: Path) -> None:
-    """Remove what writers of `path` killed mid-write left (`.tmp-<pid>-<name>` of a pid
-    not running): each would hold megabytes beside the bytecode for good."""
-    for left in path.parent.glob(f".tmp-*-{path.name}"):
-        pid = left.name.split("-")[1]
-        with contextlib.suppress(ProcessLookupError, ValueError):
-            # Gone: ProcessLookupError. Another user's live writer: PermissionError, kept.
-            with contextlib.suppress(PermissionError):
-                os.kill(int(pid), 0)
-            continue
-        with contextlib.suppress(OSError):
-            left.unlink()
 
 
 @functools.cache
