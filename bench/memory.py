@@ -4,7 +4,8 @@
 - RSS of the daemon once started (default config, nothing said), with hibari's lexicons and
   tagger read from tables kept in state_dir, and with hibari's own G2P holding them as Python
   objects (what the daemon falls back to where state_dir cannot keep the tables); and with
-  glibc's default of a malloc arena per thread instead of one (`one_malloc_arena`);
+  glibc's default of a malloc arena per thread instead of one (`one_malloc_arena`); and what
+  of that RSS is anonymous memory and what the libraries' file pages;
 - the English voice's load time with a warm state_dir, both ways;
 - `cosyedge say` of a phrase already in the cache: wall time and peak RSS, as it is (no voice
   loaded) and with every voice loaded first (as it was before);
@@ -180,9 +181,13 @@ def daemon_start(way: str, config: Path) -> dict:
         raise RuntimeError(f"the daemon ({way}) ended before it was ready")
     time.sleep(SETTLE_S)
     rss = status_mb(process.pid, "VmRSS:")
+    # What of it is the process's own (heap, Python's objects, tensors) and what is pages of
+    # the libraries' files, clean, shared with the page cache and mapped in folios whose size
+    # is the kernel's and the file system's choice (docs/measurements.md).
+    anon, files = status_mb(process.pid, "RssAnon:"), status_mb(process.pid, "RssFile:")
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=30)
-    return {"logged_rss_mb": logged, "rss_mb": rss}
+    return {"logged_rss_mb": logged, "rss_mb": rss, "anon_mb": anon, "file_mb": files}
 
 
 def load(way: str, state_dir: Path) -> dict:
@@ -273,6 +278,8 @@ def measure(reps: int, directory: Path) -> dict[str, dict]:
 ROWS = (
     ("daemon RSS after start (tables / hibari's own G2P)", "start", "rss_mb", "MB", ".0f"),
     ("its start-up log line, `RSS now`", "start", "logged_rss_mb", "MB", ".0f"),
+    ("of it anonymous (heap, objects, tensors)", "start", "anon_mb", "MB", ".0f"),
+    ("of it the libraries' files (code, read-only data)", "start", "file_mb", "MB", ".0f"),
     ("daemon RSS after start (one malloc arena / one per thread)", "arena", "rss_mb", "MB",
      ".0f"),
     ("English voice load, warm state_dir", "load", "load_s", "s", ".3f"),
