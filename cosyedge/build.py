@@ -21,15 +21,17 @@ from cosyedge import __version__
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
-from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.snapshot import Snapshot, status_detail
+from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
+from cosyedge.audio.outputs import Outputs, ZoneOutputs
 from cosyedge.audio.player import Player
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
 from cosyedge.config.lastgood import VOICES_WAIT_S
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
+from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.faults import Faults
 from cosyedge.features import Wiring, build_features
 from cosyedge.intake.door import Door
@@ -81,7 +83,7 @@ class Core:
     observers: Observers
     state_watch: StateWatch  # what the state directory could not keep: the fault `state`
     health: Health
-    player: Player
+    outputs: Outputs  # each zone's sound devices (one zone, `audio.device`, without zones)
     sound: Sound
     journal: Journal
     reporter: Reporter
@@ -92,12 +94,13 @@ class Core:
     link: Link
     activity: Activity
     beats: list[Heartbeat]
+    announcer_beats: dict[str, Heartbeat]  # by zone
     stop: threading.Event  # set to stop the daemon
 
     def components(self) -> list[Component]:
         """The components of the path: reconfigured and ticked with those beside it from
         the start on, the voices loaded or not."""
-        return [self.door, self.link, self.state_watch, self.selfwatch, self.player]
+        return [self.door, self.link, self.state_watch, self.selfwatch, self.outputs]
 
     def take_up(self, refused: str | None) -> None:
         """What the last run left: the journal's open alerts, reports and alarm state; then
@@ -143,10 +146,10 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     state_watch = StateWatch(config.state_dir)
     observers.add(state_watch)  # first: the voices tell what they cannot keep as they load
     health = Health(observers.fault)
-    beats = [Heartbeat(name) for name in ("announcer", "player", "journal")]
-    _, player_beat, journal_beat = beats
+    journal_beat = Heartbeat("journal")
+    outputs, announcer_beats = zone_outputs(config)
+    beats = [*announcer_beats.values(), *(p.heartbeat for p in outputs.players), journal_beat]
     activity = Activity(observers)  # held while an alert is rendered or played
-    player = Player(config.audio.device, config.audio.block_ms, player_beat)
     check_service_limit(config.memory.ceiling_mb)
     link: Link | None = None  # the session: made once the door it hands messages to is
 
@@ -171,7 +174,8 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         faults=faults,
         observer=observers,
     )
-    desk = AlarmDesk(AlarmPolicy(alarms), reporter, journal, health, history)
+    zones = Zones(alarms, tuple(outputs.zones))
+    desk = AlarmDesk(zones, reporter, journal, health, history)
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
@@ -182,9 +186,29 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     door = Door(config, journal, desk, (selfwatch,), observers)
     link = Link(config, door, observers, faults)
     return Core(
-        config, observers, state_watch, health, player, Sound(alarms), journal, reporter,
-        history, desk, selfwatch, door, link, activity, beats, threading.Event(),
+        config, observers, state_watch, health, outputs, Sound(alarms), journal, reporter,
+        history, desk, selfwatch, door, link, activity, beats, announcer_beats,
+        threading.Event(),
     )  # fmt: skip
+
+
+def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
+    """Each zone's players and its announcer's heartbeat; without zones, one zone playing on
+    `audio.device`, its heartbeats named as they always were."""
+    block_ms = config.audio.block_ms
+    if not config.zones:
+        player = Player(config.audio.device, block_ms, Heartbeat("player"))
+        return Outputs({DEFAULT_ZONE: ZoneOutputs(DEFAULT_ZONE, [player])}), {
+            DEFAULT_ZONE: Heartbeat("announcer")
+        }
+    zones = {}
+    for name, zone in config.zones.items():
+        players = [
+            Player(config.outputs[o].device, block_ms, Heartbeat(f"player-{o}"), output=o)
+            for o in zone.outputs
+        ]
+        zones[name] = ZoneOutputs(name, players)
+    return Outputs(zones), {name: Heartbeat(f"announcer-{name}") for name in zones}
 
 
 @dataclass
@@ -193,7 +217,7 @@ class Voiced:
     yet started) and the components beside the alert path."""
 
     speech: Speech
-    announcer: Announcer
+    announcers: list[Announcer]  # one per zone
     beside: Beside
 
 
@@ -256,11 +280,19 @@ class Voices:
     def _voiced(self) -> Voiced:
         core = self.core
         speech = build_speech(core.config, self.faults, core.observers)
-        beat = core.beats[0]
-        announcer = Announcer(
-            core.desk, speech, core.player, core.sound, core.stop, core.activity, beat
-        )
-        return Voiced(speech, announcer, build_beside(core, speech, self.start_))
+        announcers = [
+            Announcer(
+                core.desk.lane(zone),
+                speech,
+                outputs,
+                core.sound,
+                core.stop,
+                core.activity,
+                core.announcer_beats[zone],
+            )
+            for zone, outputs in core.outputs.zones.items()
+        ]
+        return Voiced(speech, announcers, build_beside(core, speech, self.start_))
 
 
 def _status_detail(snapshot: Callable[[Detail], Snapshot]) -> dict[str, Any]:

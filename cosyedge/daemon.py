@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
+from cosyedge.announce.announcer import Announcer
 from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, VoicesHung, build_core
 from cosyedge.component import Component, Detail
 from cosyedge.config import lastgood
@@ -68,7 +69,7 @@ class Daemon:
         self.core = build_core(config, start, self.faults)
         self.voices = Voices(self.core, start, self.faults, voices_by)
         self.voiced: Voiced | None = None  # once the voices are loaded
-        self._speaker: threading.Thread | None = None  # the announcer's, once they are
+        self._speakers: list[threading.Thread] = []  # the announcers', once they are
         self._subscribed = False  # the broker acknowledged the subscriptions once
         self.parts: list[Component] = []  # beside the alert path, once the voices are loaded
         self.path = self.core.components()  # reconfigured and ticked with the parts
@@ -83,7 +84,7 @@ class Daemon:
         detail = detail or Detail()
         fields = self.core.state(detail)
         if self.voiced is not None:
-            fields["last"] = self.voiced.announcer.last
+            fields["last"] = _last(self.voiced.announcers)
         for part in [*self.path, *self.parts]:
             fields.update(part.state(detail))
         return Snapshot(**fields)
@@ -107,8 +108,8 @@ class Daemon:
                 broker.stop()
         if self.voices.failed is not None:
             raise (VoicesHung if self.voices.hung else VoiceFailed)(self.voices.failed)
-        announcer = self.voiced.announcer if self.voiced else None
-        if self._synthesizing or (announcer and announcer.current):  # a device write, say
+        speaking = self.voiced is not None and _speaking(self.voiced.announcers)
+        if self._synthesizing or speaking:  # a device write, say
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
         elif not self.voices.loading():  # else a model's load, which cannot be cut short
             return code
@@ -180,9 +181,11 @@ class Daemon:
         on the configuration now in force (a reload may have come while they loaded)."""
         assert voiced is not None
         core, self.voiced, beside = self.core, voiced, voiced.beside
-        speak = voiced.announcer.run
-        self._speaker = threading.Thread(target=speak, name="announcer", daemon=True)
-        self._speaker.start()
+        for announcer, zone in zip(voiced.announcers, core.outputs.zones, strict=True):
+            name = "announcer" if len(voiced.announcers) == 1 else f"announcer-{zone}"
+            speaker = threading.Thread(target=announcer.run, name=name, daemon=True)
+            speaker.start()
+            self._speakers.append(speaker)
         cache = voiced.speech.renderer.cache
         if not cache.writable:
             core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
@@ -227,8 +230,9 @@ class Daemon:
         self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()
-        if self._speaker is not None:
-            self._speaker.join(timeout=STOP_GRACE_S)
+        deadline = time.monotonic() + STOP_GRACE_S  # the zones finish their clauses together
+        for speaker in self._speakers:
+            speaker.join(timeout=max(0.0, deadline - time.monotonic()))
         clock.join(timeout=STOP_WAIT_S)
         if voiced is not None:
             self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
@@ -244,7 +248,7 @@ class Daemon:
         unsaid = core.journal.unsaid()
         if unsaid:
             log.warning("%d unsaid alerts saved for the next start", unsaid)
-        if voiced is not None and voiced.announcer.current is None:
+        if voiced is not None and not _speaking(voiced.announcers):
             voiced.speech.renderer.cache.close()  # else the stuck announcer may still use it
         return 0
 
@@ -298,3 +302,13 @@ class Daemon:
         if waiting:
             detail += f"; waiting for a restart: {', '.join(waiting)}"
         return detail
+
+
+def _last(announcers: list[Announcer]) -> str:
+    """What was spoken last, in whichever zone."""
+    return max(announcers, key=lambda a: a.last_at).last
+
+
+def _speaking(announcers: list[Announcer]) -> bool:
+    """Whether any zone's announcer is in the middle of an item."""
+    return any(a.current is not None for a in announcers)

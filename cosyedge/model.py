@@ -66,6 +66,9 @@ class Announcement:
     # The alarm it is in the ISA-18.2 figures (alarms/kpi.py): its topic, or its topic and
     # phrase; None: an announcement (free text, a Hermes or HTTP say request), not an alarm.
     alarm: str | None = None
+    # The zones it is said in, by name (its template's, or the alert's `zone` field); empty:
+    # every zone (alarms/zones.py).
+    zones: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,7 @@ class Item:
     tally: list[Counted] = field(default_factory=list)  # summary: the alarms its text counted
     summary_lang: str = "en"  # summary, fault: the language it is said in
     fault: str = ""  # fault: which of the alarm system's own faults it tells
+    zone: str = ""  # the zone it is said in; "" where the daemon has no zones
 
     def __post_init__(self) -> None:
         self.kind = ItemKind(self.kind)  # "summary" as well as ItemKind.SUMMARY

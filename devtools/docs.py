@@ -33,7 +33,13 @@ REFERENCE = "docs/config-reference.md"
 CONFIG_PAGE = "docs/man/cosyedge.yaml.5"
 CLI_PAGE = "docs/man/cosyedge.1"
 # How a key path names one entry of the fields that hold several.
-ENTRY = {"voices": "<lang>", "templates": "[i]", "priorities": "<priority>"}
+ENTRY = {
+    "voices": "<lang>",
+    "templates": "[i]",
+    "priorities": "<priority>",
+    "outputs": "<name>",
+    "zones": "<name>",
+}
 KINDS: dict[Any, str] = {
     bool: "true/false",
     int: "integer",

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.alarms.zones import Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
     BadCommand,
@@ -67,13 +68,14 @@ class Recorder(Protocol):
 class AlarmDesk:
     def __init__(
         self,
-        policy: AlarmPolicy,
+        policy: AlarmPolicy | Zones,
         reporter: Reports,
         journal: Journal,
         health: Health | None = None,
         history: Recorder | None = None,
     ) -> None:
-        self.policy = policy
+        # One policy is one zone's rules: the daemon without zones.
+        self.policy = policy if isinstance(policy, Zones) else Zones.around(policy)
         self.reporter = reporter
         self.journal = journal
         self.health = health or Health()
@@ -231,19 +233,23 @@ class AlarmDesk:
             self._emit(self.policy.fault_cleared(name, text, lang))
             self._cond.notify_all()
 
-    # -- from the announcer ---------------------------------------------------------------
-    def take(self, timeout: float) -> Item | None:
-        """The next item to say, within `timeout` s, or None."""
-        item = self._take(timeout)
+    # -- from the announcers ----------------------------------------------------------------
+    def lane(self, zone: str) -> Lane:
+        """What the announcer of `zone` asks of the desk."""
+        return Lane(self, zone)
+
+    def take(self, timeout: float, zone: str | None = None) -> Item | None:
+        """The next item to say in `zone` (None: the first zone), within `timeout` s, or None."""
+        item = self._take(timeout, zone or self.policy.names[0])
         if item is not None and item.kind is ItemKind.ALERT:
             self._try(item.offers[0].ticket.seq)  # outside the lock: it may wait for the disk
         return item
 
-    def _take(self, timeout: float) -> Item | None:
+    def _take(self, timeout: float, zone: str) -> Item | None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
-                item, effects = self.policy.take(time.monotonic())
+                item, effects = self.policy.take(zone, time.monotonic())
                 self._emit(effects)
                 remaining = deadline - time.monotonic()
                 if item is not None or remaining <= 0:
@@ -293,6 +299,11 @@ class AlarmDesk:
         with self._cond:
             status = self.policy.status()
         return status["queue"] + status["held"]
+
+    def waiting_in(self, zone: str) -> int:
+        """Items queued in `zone`."""
+        with self._cond:
+            return self.policy.waiting(zone)
 
     def publish_status(self, state: str | None = None) -> None:
         """The retained status now: `online`, `starting`, `degraded` while a fault lasts, or
@@ -405,6 +416,25 @@ class AlarmDesk:
             self._record("settled", id=key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: (a.due, a.cleared) for key, a in alarms.items()}
+
+
+class Lane:
+    """The desk as one zone's announcer sees it (announce/announcer.py's `Desk`)."""
+
+    def __init__(self, desk: AlarmDesk, zone: str) -> None:
+        self.desk, self.zone = desk, zone
+
+    def take(self, timeout: float) -> Item | None:
+        return self.desk.take(timeout, self.zone)
+
+    def should_stop(self, item: Item) -> bool:
+        return self.desk.should_stop(item)
+
+    def finished(self, item: Item, delivery: Delivery) -> None:
+        self.desk.finished(item, delivery)
+
+    def waiting(self) -> int:
+        return self.desk.waiting_in(self.zone)
 
 
 def _standing(key: str, offer: Offer) -> dict[str, Any]:

@@ -90,8 +90,9 @@ def _copy(offer: Offer, reason: str) -> Outcome:
 
 
 class AlarmPolicy:
-    def __init__(self, config: AlarmsConfig) -> None:
+    def __init__(self, config: AlarmsConfig, zone: str = "") -> None:
         self.config = config
+        self.zone = zone  # the zone its items are said in (alarms/zones.py); "" without zones
         self.queue: AnnounceQueue[Item] = AnnounceQueue()
         self.playing: Item | None = None
         self.flood = FloodWatch(config.flood)
@@ -109,6 +110,12 @@ class AlarmPolicy:
         self._stop: str | None = None  # why the item being spoken must stop now
         self._stop_by: dict[str, str] = {}  # and who said so (user, comment), if anyone
         self._faults: dict[str, _Fault] = {}  # the alarm system's own, by name
+
+    def _item(
+        self, kind: ItemKind, priority: str, offers: list[Offer], text: str = "", **extra: Any
+    ) -> Item:
+        """An item to say, next in order, in this policy's zone."""
+        return Item(kind, priority, next(self._order), offers, text, zone=self.zone, **extra)
 
     # -- what outlives a restart ----------------------------------------------------------
     def lasting(self) -> tuple[dict[str, float], dict[str, Standing]]:
@@ -181,16 +188,14 @@ class AlarmPolicy:
             if offer.priority != "critical":
                 self._gather(offer, now)
                 return effects
-        item = Item(
-            ItemKind.ALERT, offer.priority, next(self._order), [offer], offer.announcement.text
-        )
+        item = self._item(ItemKind.ALERT, offer.priority, [offer], offer.announcement.text)
         self.queue.push(item)
         return effects
 
     def _gather(self, offer: Offer, now: float) -> None:
         batch = self._batch
         if batch is None:
-            batch = self._batch = Item(ItemKind.SUMMARY, offer.priority, next(self._order), [])
+            batch = self._batch = self._item(ItemKind.SUMMARY, offer.priority, [])
         batch.offers.append(offer)
         if PRIORITIES.index(offer.priority) < batch.rank:
             batch.priority = offer.priority
@@ -259,9 +264,7 @@ class AlarmPolicy:
         fault.item = self._push_fault(name, fault.text, fault.lang, "high")
 
     def _push_fault(self, name: str, text: str, lang: str, priority: str) -> Item:
-        item = Item(
-            ItemKind.FAULT, priority, next(self._order), [], text, summary_lang=lang, fault=name
-        )
+        item = self._item(ItemKind.FAULT, priority, [], text, summary_lang=lang, fault=name)
         self.queue.push(item)
         return item
 
@@ -560,13 +563,8 @@ class AlarmPolicy:
                     active.due = now + active.offer.timing.reannounce_s
                     continue
                 text = active.offer.announcement.text if active.offer.announcement else ""
-                active.item = Item(
-                    ItemKind.REANNOUNCE,
-                    active.offer.priority,
-                    next(self._order),
-                    [active.offer],
-                    text,
-                )
+                priority = active.offer.priority
+                active.item = self._item(ItemKind.REANNOUNCE, priority, [active.offer], text)
                 self.queue.push(active.item)
         for name, fault in self._faults.items():
             if not fault.acknowledged and fault.item is None and now >= fault.due:
@@ -574,13 +572,17 @@ class AlarmPolicy:
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
             if self._batch is None:  # news, not an alarm: it cuts into nothing
-                self._batch = Item(ItemKind.SUMMARY, "low", next(self._order), [])
+                self._batch = self._item(ItemKind.SUMMARY, "low", [])
             self._batch.final = True
             if self._batch not in self.queue:
                 self.queue.push(self._batch)
         elif self._batch and self._batch not in self.queue and now >= self._next_summary:
             self.queue.push(self._batch)
         return effects
+
+    def active_keys(self) -> tuple[set[str], set[str]]:
+        """The unacknowledged alarms' keys, and of them those that returned to normal."""
+        return set(self._active), {k for k, a in self._active.items() if a.cleared}
 
     def status(self) -> dict[str, Any]:
         return {

@@ -15,13 +15,13 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from cosyedge.audio.player import AudioUnavailable, Playback, Player
+from cosyedge.audio.player import AudioUnavailable, Playback
 from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
 from cosyedge.model import Delivery, Heartbeat, Item, ItemKind
@@ -38,6 +38,15 @@ log = logging.getLogger(__name__)
 # under any word. A voice with nothing to say gives no samples or zeros (espeak-pinyin for a
 # character it has no reading of, Piper for punctuation alone).
 SILENT_PEAK = 64
+
+
+class Output(Protocol):
+    """Where the announcer's audio goes: a zone's outputs (audio/outputs.py) or one player."""
+
+    def play(
+        self, sample_rate: int, chunks: Iterable[np.ndarray], should_stop: Callable[[], bool]
+    ) -> Playback: ...
+    def retry_in(self) -> float: ...
 
 
 class Desk(Protocol):
@@ -141,7 +150,7 @@ class Announcer:
         self,
         desk: Desk,
         speech: Speech,
-        player: Player,
+        player: Output,
         sound: Sound,
         stop: threading.Event,
         activity: Activity,
@@ -155,6 +164,7 @@ class Announcer:
         self.beat = beat  # the watchdog's view of this thread
         self.current: Item | None = None  # what is being said: a stuck one shows here
         self.last = "none yet"
+        self.last_at = 0.0  # time.monotonic() of `last`
         self._stop = stop
 
     def run(self) -> None:
@@ -221,6 +231,7 @@ class Announcer:
         if fitted is not None and fitted.shortened and rendering.source != "generic":
             detail.update(shortened=True, said=fitted.text, left_out=fitted.left_out)
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
+        self.last_at = time.monotonic()
         log.info(
             "spoke %s %s source=%s latency_ms=%d speech_latency_ms=%d samples=%d text=%r",
             item.kind,

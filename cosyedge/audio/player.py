@@ -49,8 +49,15 @@ class Player(Component):
     """The sound device, and the player's part of the daemon: its fault `audio`, how it does
     in the status, and a reload's device and block size."""
 
-    def __init__(self, device: str | None, block_ms: int, heartbeat: Heartbeat | None = None):
+    def __init__(
+        self,
+        device: str | None,
+        block_ms: int,
+        heartbeat: Heartbeat | None = None,
+        output: str | None = None,
+    ):
         self.device = device
+        self.output = output  # its name under `outputs`; None: `audio.device`, no zones
         self.block_ms = block_ms
         self.heartbeat = heartbeat or Heartbeat("player")
         self.available: bool | None = None  # None until the first attempt
@@ -148,11 +155,19 @@ class Player(Component):
             return "not used yet"
         return f"ok, {self.underruns} underruns" if self.underruns else "ok"
 
+    @property
+    def fault(self) -> str:
+        """Its fault's name: `audio`, or `audio:<output>` where the daemon has zones."""
+        return "audio" if self.output is None else f"audio:{self.output}"
+
     def reconfigure(self, config: Config) -> None:
-        self.device, self.block_ms = config.audio.device, config.audio.block_ms
+        # An output's device is named under `outputs`, which a restart changes.
+        if self.output is None:
+            self.device = config.audio.device
+        self.block_ms = config.audio.block_ms
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        return {"audio": self.trouble}
+        return {self.fault: self.trouble}
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
         return {"audio_up": self.trouble is None, "audio": self.describe()}

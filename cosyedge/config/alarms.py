@@ -161,6 +161,13 @@ class AlarmsConfig:
             '`{start: "22:00", end: "06:00", volume: 0.5}`; null: none'
         ),
     )
+    critical_in_all_zones: bool = field(
+        default=False,
+        metadata=meta(
+            "a critical alert is said in every zone, whatever zones its template or its "
+            "`zone` field name (docs/zones.md)"
+        ),
+    )
     history_days: int = field(
         default=400,
         metadata=meta(

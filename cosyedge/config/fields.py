@@ -22,11 +22,15 @@ def meta(
     range: tuple[float, float] | None = None,
     choices: tuple[str, ...] = (),
     shown: str | None = None,
+    named: bool = False,
 ) -> dict[str, Any]:
     """A field's metadata: its help, from which docs/config-reference.md and cosyedge.yaml(5)
-    are generated (scripts/docs); the range or the choices the loader checks; and, for a
-    default computed from the host, the environment or a factory, how the reference shows it."""
+    are generated (scripts/docs); the range or the choices the loader checks; for a default
+    computed from the host, the environment or a factory, how the reference shows it; and, for
+    a mapping, whether its keys are names the site gives (`named`) rather than language codes."""
     meta: dict[str, Any] = {"help": help}
+    if named:
+        meta["named"] = True
     if range is not None:
         meta["range"] = range
     if choices:

@@ -242,8 +242,9 @@ def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -
             problems.append(f"{path}: expected a mapping, got {show(value)}")
             return _MISSING
         items = {}
+        named = bool(meta and meta.get("named"))
         for key, v in value.items():
-            if not isinstance(key, str) or not _LANG.match(key):
+            if not isinstance(key, str) or not (named or _LANG.match(key)):
                 problems.append(f"{path}: {show(key)} is not a language code like en or zh")
                 continue
             items[key] = _convert(args[1], v, f"{path}.{key}", {}, problems)

@@ -20,6 +20,7 @@ from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
+from cosyedge.config.zones import OutputConfig, ZoneConfig, check_template_zones, check_zones
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,23 @@ class Config:
         metadata=meta("the phrase cache: every phrase spoken, kept as a WAV file (docs/cache.md)"),
     )
     audio: AudioConfig = field(default_factory=AudioConfig, metadata=meta("the sound device"))
+    outputs: dict[str, OutputConfig] = field(
+        default_factory=dict,
+        metadata=meta(
+            "the sound devices of the zones, by name (docs/zones.md); none: `audio.device`",
+            shown="`{}`",
+            named=True,
+        ),
+    )
+    zones: dict[str, ZoneConfig] = field(
+        default_factory=dict,
+        metadata=meta(
+            "the places announcements are made in, each with its own queue, by name, made of "
+            "`outputs` (docs/zones.md); none: one zone, `audio.device`",
+            shown="`{}`",
+            named=True,
+        ),
+    )
     memory: MemoryConfig = field(default_factory=MemoryConfig, metadata=meta("the memory ceiling"))
     templates: tuple[TemplateConfig, ...] = field(
         default=DEFAULT_TEMPLATES,
@@ -136,6 +154,8 @@ class Config:
                 raise ValueError(
                     f"templates[{i}].lang: no voice configured for {show(template.lang)}"
                 )
+            check_template_zones(i, template.zones, self.zones)
+        check_zones(self.outputs, self.zones)
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())
         if self.homeassistant.notify_topic in taken:
             raise ValueError("homeassistant.notify_topic: used by cosyedge for another purpose")

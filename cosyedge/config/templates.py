@@ -128,6 +128,13 @@ class TemplateConfig:
             'payload `field=value` that marks a return to normal (`clear=true`: `{"clear": true}`)'
         ),
     )
+    zones: tuple[str, ...] = field(
+        default=(),
+        metadata=meta(
+            "the zones its alerts are said in (`all`: every zone); an alert's `zone` field "
+            "overrides it; empty: every zone (docs/zones.md)"
+        ),
+    )
     alarm: str = field(
         default="auto",
         metadata=meta(

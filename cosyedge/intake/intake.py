@@ -70,7 +70,8 @@ _NOT_OUR_CANARY = (
 class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.templates = TemplateSet((*notify_templates(config), *config.templates))
+        templates = (*notify_templates(config), *config.templates)
+        self.templates = TemplateSet(templates, tuple(config.zones))
         # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
         monitor = config.monitor
         self.canary_topic: str | None = (

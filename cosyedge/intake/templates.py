@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from cosyedge.config.syntax import parse_filter, parse_text
 from cosyedge.config.values import combinations, placeholders
+from cosyedge.config.zones import ALL
 from cosyedge.intake.alert import (
     brief,
     clean_text,
@@ -39,8 +40,9 @@ MAX_NUMBER_CHARS = 20  # a number as written, sign and decimals included
 
 
 class Template:
-    def __init__(self, config: TemplateConfig) -> None:
+    def __init__(self, config: TemplateConfig, zones: Collection[str] = ()) -> None:
         self.config = config
+        self.zones = zones  # the zones configured: what an alert's `zone` field may name
         self.filter, self._names = parse_filter(config.topic)
         self._parts = parse_text(config.text)
 
@@ -87,7 +89,14 @@ class Template:
         if not text:
             raise RejectedAlert(f"nothing to say in {lang}: template {topic!r} rendered nothing")
         priority = alert.priority or self.config.priority
-        notes = (priority_note(alert, priority), _lang_note(alert, lang), id_note(alert), left_out)
+        zones, zone_note = alert_zones(alert, self.config.zones, self.zones)
+        notes = (
+            priority_note(alert, priority),
+            _lang_note(alert, lang),
+            id_note(alert),
+            left_out,
+            zone_note,
+        )
         return Announcement(
             text=text,
             lang=lang,
@@ -96,6 +105,7 @@ class Template:
             notes=tuple(note for note in notes if note),
             max_spoken_s=self.config.max_spoken_s,
             alarm=alarm_of(self.config, alert.topic, text),
+            zones=zones,
         )
 
     def _missing(self, name: str, levels: Mapping[str, str], fields: Mapping[str, Scalar]) -> str:
@@ -115,6 +125,29 @@ def alarm_of(config: TemplateConfig, topic: str, text: str) -> str | None:
     if kind == "none":
         return None
     return topic if kind == "topic" else f"{topic}: {text}"
+
+
+def alert_zones(
+    alert: Alert, own: tuple[str, ...], known: Collection[str]
+) -> tuple[tuple[str, ...], str | None]:
+    """The zones an alert is said in: those its `zone` field names (one name, several with
+    commas, or `all`), else its template's (`own`; empty: every zone); and what to tell of
+    names no zone has, which are left out. Without zones (`known` empty) the field is not
+    read: the one output says everything."""
+    if not known or ("zone" not in alert.fields and "zone" not in alert.wrong):
+        return own, None
+    used = ", ".join(own) if own else "every zone"
+    value = alert.fields.get("zone")
+    if not isinstance(value, str):
+        kind = alert.wrong.get("zone") or json_kind(value)
+        return own, f"zone: expected a zone name, got {kind}; said in {used}"
+    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    unknown = [n for n in names if n != ALL and n not in known]
+    given = tuple(n for n in names if n not in unknown)
+    if not unknown:
+        return given or own, None
+    said = ", ".join(given) if given else used
+    return given or own, f"zone: no zone {brief(', '.join(unknown))} here; said in {said}"
 
 
 def _alert_lang(alert: Alert) -> str | None:
@@ -213,8 +246,8 @@ def _quoted(text: str, limit: int = 200) -> str:
 class TemplateSet:
     """The configured templates; the first whose topic filter matches wins."""
 
-    def __init__(self, configs: Iterable[TemplateConfig]) -> None:
-        self.templates = [Template(c) for c in configs]
+    def __init__(self, configs: Iterable[TemplateConfig], zones: Collection[str] = ()) -> None:
+        self.templates = [Template(c, zones) for c in configs]
 
     @property
     def filters(self) -> list[str]:

@@ -556,7 +556,7 @@ class SelfWatch(Component, Observer):
             t.reporter.error(f"{name}: {fault.reason}", fault=name)
             t.history.record("fault", fault=name, reason=fault.reason)
         t.desk.publish_status()
-        if name not in QUIET_FAULTS:
+        if name.partition(":")[0] not in QUIET_FAULTS:  # `audio:<output>` as `audio`
             self._say(name, fault is not None)
         t.notifier.status(t.status_line())
 

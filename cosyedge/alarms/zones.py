@@ -1,0 +1,235 @@
+"""Zones: the alarm rules once for each place the gateway speaks to, and one outcome per message.
+
+Each zone has an `AlarmPolicy` of its own, so each has its own queue, its own item being
+spoken, its own preemption and its own flood summaries: an alert for the hall does not wait
+behind one for the yard. An offer goes to the policy of every zone it names (all of them when
+it names none, or none the configuration knows); operator commands, shelves, clears and the
+alarm system's own faults go to every zone. The zones then tell one outcome each for a message
+it went to, and `Zones` keeps them until every zone has told its own: the message ends in
+exactly one outcome, whose `zones` field says what became of it in each, heard in at least
+one zone being `spoken`.
+
+With one zone (no `zones:` in the configuration) nothing is merged and nothing is added to
+what the rules tell: the daemon behaves as it did before zones existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.config.alarms import AlarmsConfig
+from cosyedge.config.zones import ALL, DEFAULT_ZONE
+from cosyedge.model import Command, Delivery, Effect, Event, Item, Offer, Outcome
+
+# What a message became in one zone, from heard to not: the message's own outcome is the
+# first of these any of its zones told (a zone that has not heard it shows in `zones`).
+HEARD_FIRST = ("spoken", "summarized")
+# Events every zone tells alike (the same command, the same clear): told once, their ids joined.
+SHARED_EVENTS = ("command", "cleared", "unshelved")
+# What each zone's outcome adds to the message's `zones` field.
+ZONE_FIELDS = ("start", "end", "latency_ms", "speech_latency_ms", "source", "reason", "summary")
+
+
+@dataclass
+class _Open:
+    """A message sent to several zones, until each has told its outcome."""
+
+    zones: tuple[str, ...]
+    told: dict[str, Outcome] = field(default_factory=dict)
+
+
+class Zones:
+    """Every zone's alarm rules behind the interface of one (`AlarmPolicy`'s), for the desk.
+
+    `take`, `should_stop` and `finished` are per zone (an item is said in its `zone`); the rest
+    reach every zone concerned, and what they tell is merged (see the module's docstring).
+    Pure state, as the policies are: the desk holds its lock around every call.
+    """
+
+    def __init__(self, config: AlarmsConfig, names: Sequence[str]) -> None:
+        if not names:
+            raise ValueError("zones: at least one zone")
+        self.names = tuple(names)
+        self.lanes = {name: AlarmPolicy(config, zone=name) for name in self.names}
+        self._open: dict[int, _Open] = {}  # by ticket seq: messages some zones still owe
+        self.critical_everywhere = config.critical_in_all_zones
+
+    @classmethod
+    def around(cls, policy: AlarmPolicy) -> Zones:
+        """One zone, whose rules are `policy`."""
+        zones = cls(policy.config, (policy.zone or DEFAULT_ZONE,))
+        zones.lanes = {zones.names[0]: policy}
+        return zones
+
+    @property
+    def zoned(self) -> bool:
+        """More than one zone: outcomes merged, zones named in what is told."""
+        return len(self.names) > 1
+
+    # -- routing --------------------------------------------------------------------------
+    def zones_of(self, offer: Offer) -> tuple[str, ...]:
+        """The zones an offer is said in: those its announcement names that exist, every
+        zone when it names none or `all`, or is critical and `critical_in_all_zones` holds."""
+        said = offer.announcement
+        asked = said.zones if said is not None else ()
+        if not asked or ALL in asked or (self.critical_everywhere and offer.priority == "critical"):
+            return self.names
+        known = tuple(name for name in self.names if name in asked)
+        return known or self.names
+
+    def _everywhere(self, call) -> list[Effect]:
+        """`call(policy)` in every zone, what they tell merged."""
+        return self._merged({name: call(lane) for name, lane in self.lanes.items()})
+
+    # -- the policy's interface -----------------------------------------------------------
+    def lasting(self) -> tuple[dict[str, float], dict[str, Standing]]:
+        """Shelves (alike in every zone) and the standing alarms of all zones, each once,
+        with the earliest re-announcement any zone has due."""
+        shelved: dict[str, float] = {}
+        alarms: dict[str, Standing] = {}
+        for lane in self.lanes.values():
+            lane_shelved, lane_alarms = lane.lasting()
+            shelved.update(lane_shelved)
+            for key, standing in lane_alarms.items():
+                known = alarms.get(key)
+                if known is None or standing.due < known.due:
+                    alarms[key] = standing
+        return shelved, alarms
+
+    def restore(self, shelved: Mapping[str, float], alarms: Iterable[Standing]) -> None:
+        by_zone: dict[str, list[Standing]] = {name: [] for name in self.names}
+        for standing in alarms:
+            for name in self.zones_of(standing.offer):
+                by_zone[name].append(standing)
+        for name, lane in self.lanes.items():
+            lane.restore(shelved, by_zone[name])
+
+    def remember(self, key: str, at: float, source: str) -> None:
+        for lane in self.lanes.values():
+            lane.remember(key, at, source)
+
+    def heard_before(self, offer: Offer) -> list[Effect]:
+        return self._sent(offer, lambda lane: lane.heard_before(offer))
+
+    def offer(self, offer: Offer, now: float) -> list[Effect]:
+        return self._sent(offer, lambda lane: lane.offer(offer, now))
+
+    def _sent(self, offer: Offer, call) -> list[Effect]:
+        """`call` in each zone of `offer` (every zone for a return to normal)."""
+        names = self.zones_of(offer) if offer.announcement is not None else self.names
+        if self.zoned:
+            self._open.setdefault(offer.ticket.seq, _Open(names))
+        return self._merged({name: call(self.lanes[name]) for name in names})
+
+    def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
+        return self._everywhere(lambda lane: lane.fault(name, text, lang, every_s))
+
+    def fault_cleared(self, name: str, text: str | None, lang: str) -> list[Effect]:
+        return self._everywhere(lambda lane: lane.fault_cleared(name, text, lang))
+
+    def command(self, cmd: Command, now: float) -> list[Effect]:
+        return self._everywhere(lambda lane: lane.command(cmd, now))
+
+    def take(self, zone: str, now: float) -> tuple[Item | None, list[Effect]]:
+        item, effects = self.lanes[zone].take(now)
+        return item, self._merged({zone: effects})
+
+    def should_stop(self, item: Item) -> bool:
+        return self.lanes[item.zone or self.names[0]].should_stop(item)
+
+    def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
+        zone = item.zone or self.names[0]
+        return self._merged({zone: self.lanes[zone].finished(item, delivery, now)})
+
+    def tick(self, now: float) -> list[Effect]:
+        return self._everywhere(lambda lane: lane.tick(now))
+
+    def waiting(self, zone: str) -> int:
+        """Items queued in `zone`."""
+        return len(self.lanes[zone].queue)
+
+    def status(self) -> dict[str, Any]:
+        """One zone's status as it was; with zones, the sums, and each zone's own."""
+        if not self.zoned:
+            return self.lanes[self.names[0]].status()
+        each = {name: lane.status() for name, lane in self.lanes.items()}
+        speaking = [s["speaking"] for s in each.values() if s["speaking"]]
+        unacknowledged: set[str] = set()
+        cleared: set[str] = set()
+        for lane in self.lanes.values():
+            active, returned = lane.active_keys()
+            unacknowledged |= active
+            cleared |= returned
+        return {
+            "queue": sum(s["queue"] for s in each.values()),
+            "held": max(s["held"] for s in each.values()),
+            "speaking": speaking[0] if speaking else None,
+            "unacknowledged": len(unacknowledged),
+            "cleared_unacknowledged": len(cleared),
+            "flood": any(s["flood"] for s in each.values()),
+            "shelved": sorted({p for s in each.values() for p in s["shelved"]}),
+            "zones": {name: _zone_status(s) for name, s in each.items()},
+        }
+
+    # -- one outcome per message ------------------------------------------------------------
+    def _merged(self, told: Mapping[str, list[Effect]]) -> list[Effect]:
+        """What the zones told in one call, as the desk reports it: with one zone as it is;
+        with zones, each message's outcome once all its zones told theirs, the events that
+        every zone tells alike once, the others with their zone."""
+        if not self.zoned:
+            return [effect for effects in told.values() for effect in effects]
+        out: list[Effect] = []
+        shared: dict[str, Event] = {}
+        for zone, effects in told.items():
+            for effect in effects:
+                if isinstance(effect, Outcome):
+                    out += self._outcome(zone, effect)
+                elif effect.kind in SHARED_EVENTS:
+                    _join(shared, effect)
+                else:
+                    out.append(Event(effect.kind, {**effect.detail, "zone": zone}))
+        return out + list(shared.values())
+
+    def _outcome(self, zone: str, outcome: Outcome) -> list[Outcome]:
+        """The message's one outcome, once `zone`'s is the last it owed; nothing before."""
+        seq = outcome.ticket.seq
+        pending = self._open.get(seq)
+        if pending is None:  # sent before it was tracked (cannot happen): told as it is
+            return [outcome]
+        pending.told[zone] = outcome
+        if set(pending.told) < set(pending.zones):
+            return []
+        del self._open[seq]
+        return [_together(pending)]
+
+
+def _together(pending: _Open) -> Outcome:
+    """The outcome that stands for a message's outcomes in its zones, and what each says."""
+    told = [pending.told[zone] for zone in pending.zones]
+    heard = [o for kind in HEARD_FIRST for o in told if o.kind == kind]
+    first = heard[0] if heard else told[-1]
+    zones = {zone: _zone_detail(pending.told[zone]) for zone in pending.zones}
+    return replace(first, detail={**first.detail, "zones": zones})
+
+
+def _zone_detail(outcome: Outcome) -> dict[str, Any]:
+    detail = {key: outcome.detail[key] for key in ZONE_FIELDS if key in outcome.detail}
+    return {"outcome": outcome.kind, **detail}
+
+
+def _join(shared: dict[str, Event], event: Event) -> None:
+    """An event every zone tells alike, once: the ids each zone reached, joined."""
+    key = f"{event.kind}:{sorted((k, str(v)) for k, v in event.detail.items() if k != 'ids')}"
+    known = shared.get(key)
+    if known is None:
+        shared[key] = event
+        return
+    ids = sorted(set(known.detail.get("ids", [])) | set(event.detail.get("ids", [])))
+    shared[key] = Event(event.kind, {**known.detail, "ids": ids})
+
+
+def _zone_status(status: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: status[key] for key in ("queue", "speaking", "flood")}

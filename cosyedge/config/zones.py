@@ -1,0 +1,80 @@
+"""Where announcements are heard: the outputs sound goes to (`outputs`) and the zones made of
+them (`zones`). Without zones the daemon speaks through `audio.device` alone, as one zone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cosyedge.config.fields import meta, show
+
+# A zone's or an output's name: what an alert's `zone` field, a report and a metric carry.
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
+ALL = "all"  # names every zone in an alert's `zone` field; no zone may be called so
+DEFAULT_ZONE = "default"  # the one zone of a daemon without `zones`
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    """A sound device announcements are played on (`outputs.NAME`)."""
+
+    device: str | None = field(
+        default=None,
+        metadata=meta(
+            "PortAudio output device name (a substring) or index; null: the ALSA default"
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class ZoneConfig:
+    """A place announcements are made in (`zones.NAME`): its outputs, each playing the same."""
+
+    outputs: tuple[str, ...] = field(
+        metadata=meta("the outputs (names under `outputs`) the zone's announcements play on")
+    )
+
+    def __post_init__(self) -> None:
+        if not self.outputs:
+            raise ValueError("outputs: a zone needs at least one output")
+
+
+def check_zones(outputs: Mapping[str, OutputConfig], zones: Mapping[str, ZoneConfig]) -> None:
+    """Names that can be said and carried, every output of a zone defined, each output in
+    exactly one zone (a sound device opened by two zones at once would be busy for one).
+    A ValueError naming the key."""
+    for section, names in (("outputs", outputs), ("zones", zones)):
+        for name in names:
+            if name == ALL or not NAME.match(name):
+                raise ValueError(
+                    f"{section}.{name}: a name of lowercase letters, digits, - and _ "
+                    f"(at most 32), not {show(ALL)}"
+                )
+    if outputs and not zones:
+        raise ValueError("outputs: no zone plays on them (name them in `zones`)")
+    owner: dict[str, str] = {}
+    for zone, config in zones.items():
+        for output in config.outputs:
+            if output not in outputs:
+                raise ValueError(f"zones.{zone}.outputs: no output {show(output)} in `outputs`")
+            if output in owner:
+                raise ValueError(
+                    f"zones.{zone}.outputs: {show(output)} is in zone {show(owner[output])} "
+                    "already; an output belongs to one zone"
+                )
+            owner[output] = zone
+    unused = sorted(outputs.keys() - owner.keys())
+    if unused:
+        raise ValueError(f"outputs.{unused[0]}: in no zone")
+
+
+def check_template_zones(
+    index: int, asked: tuple[str, ...], zones: Mapping[str, ZoneConfig]
+) -> None:
+    """A template's zones exist (or are `all`)."""
+    for name in asked:
+        if name != ALL and name not in zones:
+            known = ", ".join(sorted(zones)) or "none: `zones` is not configured"
+            raise ValueError(f"templates[{index}].zones: no zone {show(name)} (zones: {known})")
