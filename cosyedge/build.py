@@ -25,7 +25,7 @@ from cosyedge.alarms.snapshot import Snapshot, status_detail
 from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.outputs import Outputs, ZoneOutputs
-from cosyedge.audio.player import Player
+from cosyedge.audio.player import Player, PortAudio
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
 from cosyedge.config.lastgood import VOICES_WAIT_S
@@ -202,9 +202,10 @@ def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
             DEFAULT_ZONE: Heartbeat("announcer")
         }
     zones = {}
+    portaudio = PortAudio()  # one per process, for every output
     for name, zone in config.zones.items():
         players = [
-            Player(config.outputs[o].device, block_ms, Heartbeat(f"player-{o}"), output=o)
+            Player(config.outputs[o].device, block_ms, Heartbeat(f"player-{o}"), o, portaudio)
             for o in zone.outputs
         ]
         zones[name] = ZoneOutputs(name, players)

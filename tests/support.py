@@ -347,9 +347,12 @@ class Daemon:
         env: dict[str, str],
         preexec=None,
         models: Path | None = None,
+        module: str = "cosyedge",
     ) -> None:
         """`models`: saved optimized graphs and tables copied into its state directory before
-        the first start (`seed_models`); None starts it as a new gateway, making them."""
+        the first start (`seed_models`); None starts it as a new gateway, making them.
+        `module`: what `python -m` runs (`bench.paced_daemon`: sound paced as a card's)."""
+        self.module = module
         self.directory = directory
         self.preexec = preexec  # runs in the child before exec: limits, cgroups
         directory.mkdir(parents=True, exist_ok=True)
@@ -366,7 +369,7 @@ class Daemon:
         # The log is appended to: a restart waits for a ready line of its own.
         earlier = len(re.findall(READY_LOG, self.log()))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "cosyedge", "run", "--config", str(self.config)],
+            [sys.executable, "-m", self.module, "run", "--config", str(self.config)],
             stdout=log,
             stderr=log,
             env=self.env,

@@ -128,3 +128,31 @@ def test_a_phrase_in_the_cache_is_said_without_loading_any_voice(tmp_path):
     assert np.array_equal(np.concatenate(list(again.chunks)), spoken)
     on_demand = voices["en"].voices.values()
     assert [v.loaded for v in on_demand] == [None, None]
+
+
+def test_a_phrase_being_synthesized_is_made_once_for_every_zone_that_asks(hibari_voice, tmp_path):
+    """Two zones asking for one phrase at once: the second waits for the first's synthesis
+    and says it from the cache (the same samples), instead of synthesizing it again."""
+    renderer = Renderer({"en": hibari_voice}, PhraseCache(tmp_path))
+    first = renderer.render(FOUR_CLAUSES)
+    second = renderer.render(FOUR_CLAUSES)  # returns once the first's synthesis has ended
+    assert (first.source, second.source) == ("synth", "cache")
+    heard = np.concatenate(list(first.chunks))
+    assert np.array_equal(np.concatenate(list(second.chunks)), heard)
+
+
+def test_a_phrase_whose_synthesis_is_cut_is_synthesized_for_the_zone_still_waiting(
+    hibari_voice, tmp_path
+):
+    renderer = Renderer({"en": hibari_voice}, PhraseCache(tmp_path))
+    first = renderer.render(SEVEN_CLAUSES)
+    next(first.chunks)  # the synthesis runs; its queue fills, and it waits for the player
+    later: list = []
+    asking = threading.Thread(target=lambda: later.append(renderer.render(SEVEN_CLAUSES)))
+    asking.start()
+    time.sleep(0.3)
+    first.close()  # the first zone was preempted: nothing whole reaches the cache
+    asking.join(timeout=30)
+    (second,) = later
+    assert second.source == "synth"
+    assert len(np.concatenate(list(second.chunks))) > 5 * hibari_voice.sample_rate

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -36,6 +37,36 @@ class AudioUnavailable(Exception):
     """No sound could be played; the announcement was not (fully) heard."""
 
 
+class PortAudio:
+    """PortAudio as the players of one process share it: it is one per process, and starting
+    it afresh (the way to see a device that came back) invalidates every stream open in the
+    process, another zone's in the middle of an announcement too. So it is started afresh only
+    while no player has a stream open; meanwhile the device is tried as PortAudio knows it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+
+    @contextlib.contextmanager
+    def stream(self) -> Iterator[None]:
+        """Around opening, playing and closing one stream."""
+        with self._lock:
+            self._open += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open -= 1
+
+    def rescan(self, sd) -> bool:
+        """Start PortAudio afresh unless a stream is open; whether it was."""
+        with self._lock:
+            if self._open:
+                return False
+            _rescan_devices(sd)
+            return True
+
+
 @dataclass
 class Playback:
     played: bool
@@ -55,8 +86,10 @@ class Player(Component):
         block_ms: int,
         heartbeat: Heartbeat | None = None,
         output: str | None = None,
+        portaudio: PortAudio | None = None,
     ):
         self.device = device
+        self.portaudio = portaudio or PortAudio()  # shared by all players of the process
         self.output = output  # its name under `outputs`; None: `audio.device`, no zones
         self.block_ms = block_ms
         self.heartbeat = heartbeat or Heartbeat("player")
@@ -81,8 +114,19 @@ class Player(Component):
         import sounddevice as sd
 
         retrying = self.available is False
-        if retrying:
-            _rescan_devices(sd)
+        if retrying:  # before its own stream counts as open
+            self.portaudio.rescan(sd)
+        with self.portaudio.stream():
+            return self._play(sd, sample_rate, chunks, should_stop, retrying)
+
+    def _play(
+        self,
+        sd,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool],
+        retrying: bool,
+    ) -> Playback:
         self.heartbeat.beat()
         try:
             try:

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 # Clauses synthesized ahead of playback; bounds memory if the player stalls.
 QUEUE_CLAUSES = 4
+# How long a phrase being synthesized for one zone is waited for by another that asks for it,
+# to be read from the cache once whole, before that zone has it synthesized on its own.
+SHARED_WAIT_S = 10.0
 _POLL_S = 0.05
 
 
@@ -282,7 +285,18 @@ class Renderer:
         """`record=False` (pre-warming) leaves the cache's hit statistics alone; a lone
         surrogate (no character) is not said."""
         text = sayable(text)
-        return self.cached(text, lang, record) or self._synthesize(text, lang)
+        found = self.cached(text, lang, record)
+        if found is None and self._being_made(text, lang, SHARED_WAIT_S):
+            found = self.cached(text, lang, record)  # made once, for every zone that says it
+        return found or self._synthesize(text, lang)
+
+    def _being_made(self, text: str, lang: str, timeout: float) -> bool:
+        """Whether a synthesis of the phrase for the cache was under way, and ended (whole
+        or not) within `timeout` s."""
+        key = self.key(text, lang)
+        jobs = [j for j in list(self._pending) if j.key == key and j.cache is not None]
+        running = [j for j in jobs if not j.finished.is_set() and not j.cancel.is_set()]
+        return bool(running) and running[0].finished.wait(timeout)
 
     def synthesize(self, text: str, lang: str = "en") -> Rendering:
         """Synthesized on the synthesis thread and not stored: for phrases held elsewhere."""

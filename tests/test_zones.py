@@ -1,0 +1,279 @@
+"""Zones: the alarm rules once per zone, one outcome per message, its zones told apart."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from cosyedge.alarms.zones import Zones
+from cosyedge.config import AlarmsConfig, FloodConfig
+from cosyedge.config.loader import ConfigError, parse_config
+from cosyedge.intake.templates import alert_zones
+from cosyedge.model import (
+    Alert,
+    Announcement,
+    Command,
+    Delivery,
+    Event,
+    Offer,
+    Outcome,
+    Ticket,
+    Timing,
+)
+
+_seq = iter(range(1, 10**9))
+TWO = ("hall", "yard")
+
+
+def offer(
+    zones: tuple[str, ...] = (), priority: str = "medium", key: str | None = None, **timing: float
+) -> Offer:
+    seq = next(_seq)
+    key = key or f"a{seq}"
+    alert = Alert("plant/1/temp", {}, key, priority)
+    said = Announcement(f"{priority} alarm {key}", "en", priority, alert, zones=zones)
+    return Offer(Ticket(seq, "plant/1/temp", 1e9), key, 0.0, Timing(**timing), said)
+
+
+def zones(names=TWO, **config) -> Zones:
+    return Zones(AlarmsConfig(**config), names)
+
+
+def said(z: Zones, zone: str, now: float = 1.0, kind: str = "spoken", **detail):
+    """The next item of `zone`, finished as `kind`: (item, what was told)."""
+    item, effects = z.take(zone, now)
+    assert item is not None, f"nothing to say in {zone}"
+    assert item.zone == zone
+    return item, effects + z.finished(item, Delivery(kind, detail), now)
+
+
+def outcomes(effects) -> list[Outcome]:
+    return [e for e in effects if isinstance(e, Outcome)]
+
+
+def test_an_alert_for_two_zones_ends_in_one_outcome_once_both_heard_it():
+    z = zones()
+    o = offer()
+    assert z.offer(o, 0.0) == []
+    _, told = said(z, "hall", start=1.0, end=2.0)
+    assert outcomes(told) == []  # the yard has not heard it yet
+    _, told = said(z, "yard", start=1.5, end=2.5)
+    (outcome,) = outcomes(told)
+    assert outcome.kind == "spoken" and outcome.detail["id"] == o.key
+    assert outcome.detail["zones"] == {
+        "hall": {"outcome": "spoken", "start": 1.0, "end": 2.0},
+        "yard": {"outcome": "spoken", "start": 1.5, "end": 2.5},
+    }
+
+
+def test_each_zone_has_its_own_queue_and_preemption():
+    z = zones()
+    hall_low = offer(("hall",), "low")
+    yard_high = offer(("yard",), "high")
+    z.offer(hall_low, 0.0)
+    z.offer(yard_high, 0.0)
+    hall_item, _ = z.take("hall", 0.1)
+    yard_item, _ = z.take("yard", 0.1)
+    assert (hall_item.key, yard_item.key) == (hall_low.key, yard_high.key)  # at the same time
+    z.offer(offer(("yard",), "critical"), 0.2)
+    assert z.should_stop(yard_item)  # the yard gives way to its critical alert
+    assert not z.should_stop(hall_item)  # the hall goes on: the critical alert is not its
+    assert z.waiting("hall") == 0 and z.waiting("yard") == 1
+
+
+def test_heard_in_one_zone_and_acknowledged_before_the_other_is_spoken_with_both_told():
+    z = zones()
+    o = offer()
+    z.offer(o, 0.0)
+    said(z, "hall")
+    told = z.command(Command("ack", id=o.key, user="ana"), 2.0)
+    (outcome,) = outcomes(told)
+    assert outcome.kind == "spoken"
+    assert outcome.detail["zones"]["yard"]["outcome"] == "acknowledged"
+    (event,) = [e for e in told if isinstance(e, Event)]  # every zone's, told once
+    assert event.kind == "command" and event.detail["ids"] == [o.key]
+    assert z.take("yard", 3.0)[0] is None
+
+
+def test_a_message_heard_nowhere_ends_as_its_zones_say():
+    z = zones()
+    o = offer()
+    z.offer(o, 0.0)
+    told = z.command(Command("ack", id=o.key), 1.0)
+    (outcome,) = outcomes(told)
+    assert outcome.kind == "acknowledged"
+    assert {v["outcome"] for v in outcome.detail["zones"].values()} == {"acknowledged"}
+
+
+@pytest.mark.parametrize("asked", [("all",), (), ("nowhere",)])
+def test_every_zone_when_an_alert_names_all_none_or_none_known(asked):
+    z = zones()
+    z.offer(offer(asked), 0.0)
+    assert z.waiting("hall") == 1 and z.waiting("yard") == 1
+
+
+def test_critical_alerts_in_every_zone_when_configured():
+    z = zones(critical_in_all_zones=True)
+    z.offer(offer(("hall",), "critical"), 0.0)
+    z.offer(offer(("hall",), "high"), 0.0)
+    assert z.waiting("hall") == 2 and z.waiting("yard") == 1
+
+
+def test_a_flood_is_each_zones_own():
+    z = zones(flood=FloodConfig(threshold=3, window_s=600, end_at=1, summary_interval_s=0))
+    for _ in range(5):
+        z.offer(offer(("hall",)), 0.0)
+    z.offer(offer(("yard",)), 0.0)
+    status = z.status()
+    assert status["zones"]["hall"]["flood"] and not status["zones"]["yard"]["flood"]
+    item, _ = z.take("yard", 0.1)
+    assert item.kind == "alert"  # the yard's alert is said as itself
+    item, _ = z.take("hall", 0.1)
+    assert item.kind == "summary"
+
+
+def test_events_of_one_zone_name_it():
+    z = zones(flood=FloodConfig(threshold=2, window_s=600, end_at=1, summary_interval_s=0))
+    told = [e for _ in range(3) for e in z.offer(offer(("yard",)), 0.0)]
+    (started,) = [e for e in told if isinstance(e, Event) and e.kind == "flood_started"]
+    assert started.detail["zone"] == "yard"
+
+
+def test_one_zone_tells_what_a_policy_tells():
+    """Without zones, nothing is merged or added: the outcome is the policy's own."""
+    z = zones(("default",))
+    o = offer(("hall",))  # a zone the daemon does not have
+    z.offer(o, 0.0)
+    _, told = said(z, "default", start=1.0)
+    (outcome,) = outcomes(told)
+    assert outcome.kind == "spoken" and "zones" not in outcome.detail
+    assert "zones" not in z.status()
+
+
+def test_standing_alarms_are_kept_once_and_taken_up_in_their_zones():
+    z = zones()
+    o = offer(("yard",), "high", reannounce_s=60.0)
+    z.offer(o, 0.0)
+    said(z, "yard")
+    _, alarms = z.lasting()
+    assert list(alarms) == [o.key]
+    again = zones()
+    again.restore({}, alarms.values())
+    again.tick(100.0)
+    assert again.waiting("yard") == 1 and again.waiting("hall") == 0
+
+
+def test_status_counts_each_alarm_once():
+    z = zones()
+    o = offer(reannounce_s=60.0)
+    z.offer(o, 0.0)
+    said(z, "hall")
+    said(z, "yard")
+    status = z.status()
+    assert status["unacknowledged"] == 1
+    assert set(status["zones"]) == set(TWO)
+
+
+def test_every_message_ends_in_one_outcome_whatever_its_zones_do():
+    """Random zones, priorities, commands and deliveries: one outcome per message, never
+    before every zone it went to told its own."""
+    import random
+
+    rng = random.Random(7)
+    z = zones(("a", "b", "c"))
+    sent: dict[str, Offer] = {}
+    told: list[Outcome] = []
+    now = 0.0
+    for _ in range(600):
+        now += 0.1
+        roll = rng.random()
+        if roll < 0.4:
+            asked = tuple(rng.sample(["a", "b", "c", "x"], rng.randint(0, 2)))
+            priority = rng.choice(["critical", "high", "medium", "low"])
+            o = offer(asked, priority, ttl_s=rng.choice([0, 5]))
+            sent[o.key] = o
+            told += outcomes(z.offer(o, now))
+        elif roll < 0.5 and sent:
+            key = rng.choice(list(sent))
+            told += outcomes(z.command(Command(rng.choice(["ack", "silence"]), id=key), now))
+        else:
+            zone = rng.choice("abc")
+            item, effects = z.take(zone, now)
+            told += outcomes(effects)
+            if item is not None:
+                kind = rng.choice(["spoken", "spoken", "failed", "stopped", "unplayed"])
+                told += outcomes(z.finished(item, Delivery(kind), now))
+        told += outcomes(z.tick(now))
+    for _ in range(2000):  # speak out what is left
+        now += 1.0
+        for zone in "abc":
+            item, effects = z.take(zone, now)
+            told += outcomes(effects)
+            if item is not None:
+                told += outcomes(z.finished(item, Delivery("spoken"), now))
+        told += outcomes(z.tick(now))
+    ids = [o.detail["id"] for o in told if not o.copy]
+    assert len(ids) == len(set(ids)), "a message told twice"
+    assert set(ids) == set(sent), f"never told: {sorted(set(sent) - set(ids))[:5]}"
+
+
+def test_an_alerts_zone_field_names_its_zones_and_what_is_unknown_is_told():
+    def zones_of(value, own=()):
+        alert = Alert("t", {"zone": value} if value is not None else {}, "i")
+        return alert_zones(alert, own, TWO)
+
+    assert zones_of("yard") == (("yard",), None)
+    assert zones_of(" Hall , yard,hall") == (("hall", "yard"), None)
+    assert zones_of("all") == (("all",), None)
+    assert zones_of(None, ("hall",)) == (("hall",), None)
+    used, note = zones_of("roof", ("hall",))
+    assert used == ("hall",) and "no zone 'roof' here; said in hall" in note
+    used, note = zones_of("roof,yard")
+    assert used == ("yard",) and "roof" in note
+    used, note = zones_of(3)
+    assert used == () and note == "zone: expected a zone name, got a number; said in every zone"
+    wrong = Alert("t", {}, "i", wrong={"zone": "an array"})
+    assert alert_zones(wrong, (), TWO) == (
+        (),
+        "zone: expected a zone name, got an array; said in every zone",
+    )
+    assert alert_zones(Alert("t", {"zone": "roof"}, "i"), (), ()) == ((), None)  # no zones here
+
+
+ZONED = """
+outputs:
+  hall-amp: {device: hall}
+  yard-horns: {device: yard}
+zones:
+  hall: {outputs: [hall-amp]}
+  yard: {outputs: [yard-horns]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("zones: {hall: {outputs: [gone]}}", 'zones.hall.outputs: no output "gone"'),
+        ("outputs: {a: {}}", "outputs: no zone plays on them"),
+        ("outputs: {a: {}, b: {}}\nzones: {h: {outputs: [a]}}", "outputs.b: in no zone"),
+        ("outputs: {a: {}}\nzones: {h: {outputs: [a]}, y: {outputs: [a]}}", "belongs to one zone"),
+        ("outputs: {a: {}}\nzones: {all: {outputs: [a]}}", "zones.all: a name of"),
+        ("outputs: {A B: {}}\nzones: {h: {outputs: [A B]}}", "outputs.A B: a name of"),
+        ("outputs: {a: {}}\nzones: {h: {outputs: []}}", "zones.h.outputs: a zone needs"),
+        ("templates: [{topic: t, text: x, zones: [roof]}]", 'templates[0].zones: no zone "roof"'),
+        (ZONED + "templates: [{topic: t, text: x, zones: [roof]}]", "(zones: hall, yard)"),
+    ],
+)
+def test_zones_that_cannot_be_are_refused_naming_the_key(text, reason):
+    with pytest.raises(ConfigError) as refused:
+        parse_config(text)
+    assert reason in str(refused.value)
+
+
+def test_a_zoned_configuration_is_read():
+    config = parse_config(ZONED + "templates: [{topic: t, text: x, zones: [yard, all]}]")
+    assert config.zones["hall"].outputs == ("hall-amp",)
+    assert config.outputs["yard-horns"].device == "yard"
+    assert config.templates[0].zones == ("yard", "all")
+    assert replace(config.alarms, critical_in_all_zones=True).critical_in_all_zones

@@ -1,0 +1,104 @@
+"""Zones in the real daemon: two zones on two sound devices, each saying its own alert at the
+same time, every alert heard in the zones it names and reported once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from support import REPO, Daemon, Listener, publish, site_yaml
+
+from cosyedge.audio.sound import CHIME_HZ
+
+RATE = 24000  # the default English voice's
+
+
+def two_sinks(directory: Path) -> dict[str, str]:
+    """ALSA PCMs `hall`, `hall2` and `yard`, each a raw file per stream (PortAudio lists
+    them)."""
+    directory.mkdir(parents=True)
+    pcms = "".join(
+        f'pcm.{name} {{\n  type file\n  slave.pcm "null"\n  file "{directory}/{name}.raw"\n'
+        '  format "raw"\n  truncate false\n}\n'
+        for name in ("hall", "hall2", "yard")
+    )
+    (directory / "asoundrc").write_text(pcms)
+    return {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{directory / 'asoundrc'}"}
+
+
+def captured(directory: Path, name: str) -> list[np.ndarray]:
+    files = sorted(directory.glob(f"{name}.raw*"), key=lambda p: p.stat().st_mtime_ns)
+    return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in files]
+
+
+def strongest_hz(pcm: np.ndarray) -> float:
+    spectrum = np.abs(np.fft.rfft(pcm.astype(np.float32)))
+    return float(np.fft.rfftfreq(len(pcm), 1 / RATE)[int(np.argmax(spectrum))])
+
+
+def test_two_zones_say_their_own_alerts_at_once_each_on_its_devices(broker, saved_models, tmp_path):
+    sinks = tmp_path / "alsa"
+    env = {**two_sinks(sinks), "PYTHONPATH": str(REPO)}
+    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
+  hall-amp: {{device: hall}}
+  hall-aux: {{device: hall2}}
+  yard-horns: {{device: yard}}
+  yard-gone: {{device: no-such-card}}
+zones:
+  hall: {{outputs: [hall-amp, hall-aux]}}
+  yard: {{outputs: [yard-horns, yard-gone]}}
+templates:
+  - topic: "plant/{{zone}}/alarm"
+    text: "{{text}}"
+    payload: json
+    priority: high
+"""
+    # Paced as a card takes audio: with the file sink alone a phrase "plays" in milliseconds.
+    daemon = Daemon(tmp_path / "d", config, env, models=saved_models, module="bench.paced_daemon")
+    reports = Listener(broker.port, "cosyedge/report", "cosyedge/status")
+    try:
+        daemon.start()
+        hall = {"id": "h-1", "text": "Conveyor four in the hall has stopped.", "zone": "hall"}
+        yard = {"id": "y-1", "text": "Gate two in the yard is open.", "zone": "yard"}
+        publish(broker.port, "plant/hall/alarm", json.dumps(hall))
+        publish(broker.port, "plant/yard/alarm", json.dumps(yard))
+        everywhere = {"id": "all-1", "text": "Shift change.", "zone": "all"}
+        publish(broker.port, "plant/any/alarm", json.dumps(everywhere))
+        done = reports.wait_for(
+            "cosyedge/report", lambda r: len({x["id"] for x in r}) >= 3, 90, "three outcomes"
+        )
+        # An output that cannot play is its own fault; its zone is heard on the other.
+        status = reports.wait_for(
+            "cosyedge/status", lambda s: "audio:yard-gone" in s[-1].get("faults", {}), 30
+        )[-1]
+    finally:
+        reports.close()
+        daemon.stop()
+    by_id = {r["id"]: r for r in done}
+    assert len(done) == 3, done  # one outcome each, the all-call's too
+    assert {r["outcome"] for r in done} == {"spoken"}, done
+    assert set(by_id["h-1"]["zones"]) == {"hall"}
+    assert set(by_id["y-1"]["zones"]) == {"yard"}
+    assert set(by_id["all-1"]["zones"]) == {"hall", "yard"}
+    h, y = by_id["h-1"]["zones"]["hall"], by_id["y-1"]["zones"]["yard"]
+    # At the same time: each zone's alert began before the other's ended.
+    assert y["start"] < h["end"] and h["start"] < y["end"], (h, y)
+    for zone, alone in (("hall", "h-1"), ("yard", "y-1")):
+        streams = captured(sinks, zone)
+        assert len(streams) == 2, f"{zone}: {len(streams)} streams"  # its own, then the all-call
+        first = streams[0]
+        said = by_id[alone]["zones"][zone]
+        assert (said["end"] - said["start"]) > 0.8 * len(first) / RATE  # heard at a card's pace
+        chime_len = int(0.12 * RATE)
+        assert abs(strongest_hz(first[:chime_len]) - CHIME_HZ["high"]) < 30  # its chime
+        assert np.abs(first[chime_len * 3 :].astype(np.float32)).mean() > 300  # then speech
+    hall_all, yard_all = captured(sinks, "hall")[1], captured(sinks, "yard")[1]
+    assert np.array_equal(hall_all, yard_all)  # the all-call: one rendering, both zones
+    # Both outputs of the hall played the same, each whole.
+    assert [len(s) for s in captured(sinks, "hall2")] == [len(s) for s in captured(sinks, "hall")]
+    for one, other in zip(captured(sinks, "hall"), captured(sinks, "hall2"), strict=True):
+        assert np.array_equal(one, other)
+    assert set(status["faults"]) == {"audio:yard-gone"}, status
+    assert status["state"] == "degraded"
+    assert set(status["zones"]) == {"hall", "yard"}
