@@ -4,11 +4,12 @@ once, when the configuration is loaded, and held in memory to be played at the o
 What is accepted, and why the rest is refused (`RecordedRefused`, one line naming the file
 and what is wrong with it, never a traceback):
 
-- a WAV (RIFF/WAVE) file whose samples are 16-, 24- or 32-bit PCM or 32-bit float, plain or
-  as WAVE_FORMAT_EXTENSIBLE (which editors write for 24-bit): the chunks are read here, since
+- a WAV (RIFF/WAVE) file whose samples are 16- or 24-bit PCM or 32-bit float, plain or as
+  WAVE_FORMAT_EXTENSIBLE (which editors write for 24-bit): the chunks are read here, since
   Python 3.11's `wave` reads neither float nor the extensible header, and no audio file
   library is a dependency. 8-bit PCM is refused: its quantisation noise, at -48 dBFS, is as
-  loud as the silence check's threshold and is heard at evacuation volume;
+  loud as the silence check's threshold and is heard at evacuation volume; so is 32-bit PCM,
+  which no recorder needs and float32 would hold only to 24 bits;
 - mono: a stereo file is refused rather than mixed down, since a mix of two channels can
   cancel what they hold out of phase, and which channel is the message only its maker knows;
 - 8000-48000 Hz; longer than 0.2 s and at most the configured `max_s`;
@@ -25,6 +26,7 @@ longest at 48 kHz 23 MB) and brought to the output's rate when played (`pcm`).
 from __future__ import annotations
 
 import math
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,12 +145,12 @@ def _format(raw: bytes, size: int) -> WavFormat:
 
 def _check_format(fmt: WavFormat) -> None:
     if fmt.tag not in (PCM, FLOAT):
-        raise _Why(f"format 0x{fmt.tag:04x} (compressed), a message must be PCM or float")
+        raise _Why(f"format tag 0x{fmt.tag:04x}, a message must be PCM or float")
     if fmt.channels != 1:
         raise _Why(f"{fmt.channels} channels, a message must be mono")
     if not MIN_RATE <= fmt.rate <= MAX_RATE:
         raise _Why(f"{fmt.rate} Hz, a message must be {MIN_RATE}-{MAX_RATE} Hz")
-    if (fmt.tag, fmt.bits) not in ((PCM, 16), (PCM, 24), (PCM, 32), (FLOAT, 32)):
+    if (fmt.tag, fmt.bits) not in ((PCM, 16), (PCM, 24), (FLOAT, 32)):
         kind = "float" if fmt.tag == FLOAT else "PCM"
         raise _Why(f"{fmt.bits}-bit {kind}, a message must be 16- or 24-bit PCM or 32-bit float")
     if fmt.block_align != fmt.bits // 8:
@@ -156,6 +158,10 @@ def _check_format(fmt: WavFormat) -> None:
 
 
 def _data(f: BinaryIO, fmt: WavFormat, size: int, max_s: float) -> np.ndarray:
+    # Cut short before the length is judged: a damaged size is no message's real length.
+    held = os.fstat(f.fileno()).st_size - f.tell()
+    if size > held:
+        raise _Why(f"truncated: its data chunk holds {size} bytes, the file {held} of them")
     frames = size // fmt.block_align
     seconds = frames / fmt.rate
     if seconds <= MIN_S:
@@ -163,7 +169,7 @@ def _data(f: BinaryIO, fmt: WavFormat, size: int, max_s: float) -> np.ndarray:
     if seconds > max_s:
         raise _Why(f"{seconds:.1f} s long, longer than the {max_s:g} s allowed (max_s)")
     raw = f.read(frames * fmt.block_align)
-    if len(raw) < frames * fmt.block_align:
+    if len(raw) < frames * fmt.block_align:  # cut short since it was looked at
         raise _Why(f"truncated: its data chunk holds {size} bytes, the file {len(raw)} of them")
     return _decoded(raw, fmt)
 
