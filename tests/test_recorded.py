@@ -185,6 +185,11 @@ def test_a_file_cut_short_is_refused_where_it_ends(tmp_path):
         path = tmp_path / f"cut-{cut}.wav"
         path.write_bytes(whole[:cut])
         assert refusal(path) == f"recorded message {path}: {why}", cut
+    claims = tmp_path / "claims.wav"  # a data size damaged: the file's end, not its length
+    claims.write_bytes(whole[: data_at + 4] + struct.pack("<I", 10**7) + whole[data_at + 8 :])
+    assert refusal(claims).endswith(
+        "truncated: its data chunk holds 10000000 bytes, the file 32000 of them"
+    )
     settings = {"max_s": 0.5}
     assert refusal(tmp_path / "whole.wav", **settings).endswith(
         "1.0 s long, longer than the 0.5 s allowed (max_s)"
