@@ -12,7 +12,7 @@ import re
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -31,6 +31,7 @@ class ConfigError(Exception):
 
 MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few kB; more is the wrong file
 MAX_DEPTH = 32  # YAML nodes deep; the schema needs 6, thousands exhaust Python's stack
+_Section = TypeVar("_Section")
 MAX_INT_CHARS = 100  # no setting needs a longer integer; Python refuses over 4300 digits
 
 
@@ -86,6 +87,22 @@ def build_config(data: Any, name: str) -> Config:
         raise ConfigError([f"{name}: {p}" for p in problems])
     assert isinstance(config, Config)
     return config
+
+
+def build_section(cls: type[_Section], data: Any, path: str, name: str = "<config>") -> _Section:
+    """One section (a dataclass of the schema's kind) built alone, as build_config builds it
+    at its place `path` (`zones.hall.tone`), for a section the schema does not hold itself;
+    raises ConfigError, one `name: path.key: reason` per problem, and never anything else."""
+    problems: list[str] = []
+    try:
+        section = _build(cls, data, path, problems)
+    except Exception as exc:  # as in build_config: a check that failed unforeseen refuses
+        raise ConfigError(
+            [f"{name}: {path}: cannot be used: {type(exc).__name__}: {exc}"]
+        ) from None
+    if problems:
+        raise ConfigError([f"{name}: {p}" for p in problems])
+    return section
 
 
 class _Refused(yaml.MarkedYAMLError):
