@@ -22,7 +22,7 @@ from pathlib import Path
 
 from cosyedge.alarms.health import STARTING
 from cosyedge.alarms.snapshot import Snapshot, status_line
-from cosyedge.announce.announcer import Announcer
+from cosyedge.announce.announcer import join_all, last_spoken, speaking, start_speaking
 from cosyedge.build import STOP_WAIT_S, Start, Voiced, VoiceFailed, Voices, VoicesHung, build_core
 from cosyedge.component import Component, Detail
 from cosyedge.config import lastgood
@@ -84,7 +84,7 @@ class Daemon:
         detail = detail or Detail()
         fields = self.core.state(detail)
         if self.voiced is not None:
-            fields["last"] = _last(self.voiced.announcers)
+            fields["last"] = last_spoken(self.voiced.announcers)
         for part in [*self.path, *self.parts]:
             fields.update(part.state(detail))
         return Snapshot(**fields)
@@ -108,8 +108,8 @@ class Daemon:
                 broker.stop()
         if self.voices.failed is not None:
             raise (VoicesHung if self.voices.hung else VoiceFailed)(self.voices.failed)
-        speaking = self.voiced is not None and _speaking(self.voiced.announcers)
-        if self._synthesizing or speaking:  # a device write, say
+        busy = self.voiced is not None and speaking(self.voiced.announcers)
+        if self._synthesizing or busy:  # a device write, say
             log.error("announcer did not stop within %g s; exiting without it", STOP_GRACE_S)
         elif not self.voices.loading():  # else a model's load, which cannot be cut short
             return code
@@ -181,11 +181,7 @@ class Daemon:
         on the configuration now in force (a reload may have come while they loaded)."""
         assert voiced is not None
         core, self.voiced, beside = self.core, voiced, voiced.beside
-        for announcer, zone in zip(voiced.announcers, core.outputs.zones, strict=True):
-            name = "announcer" if len(voiced.announcers) == 1 else f"announcer-{zone}"
-            speaker = threading.Thread(target=announcer.run, name=name, daemon=True)
-            speaker.start()
-            self._speakers.append(speaker)
+        self._speakers = start_speaking(voiced.announcers)
         cache = voiced.speech.renderer.cache
         if not cache.writable:
             core.health.fault("cache", f"cannot write the phrase cache in {cache.directory}")
@@ -230,9 +226,7 @@ class Daemon:
         self.answers.settle("before the daemon stopped")
         for part in reversed(self.parts):  # no new request; background work ends
             part.stop()
-        deadline = time.monotonic() + STOP_GRACE_S  # the zones finish their clauses together
-        for speaker in self._speakers:
-            speaker.join(timeout=max(0.0, deadline - time.monotonic()))
+        join_all(self._speakers, STOP_GRACE_S)
         clock.join(timeout=STOP_WAIT_S)
         if voiced is not None:
             self._synthesizing = not voiced.speech.renderer.stop(timeout=STOP_GRACE_S)
@@ -248,7 +242,7 @@ class Daemon:
         unsaid = core.journal.unsaid()
         if unsaid:
             log.warning("%d unsaid alerts saved for the next start", unsaid)
-        if voiced is not None and not _speaking(voiced.announcers):
+        if voiced is not None and not speaking(voiced.announcers):
             voiced.speech.renderer.cache.close()  # else the stuck announcer may still use it
         return 0
 
@@ -302,13 +296,3 @@ class Daemon:
         if waiting:
             detail += f"; waiting for a restart: {', '.join(waiting)}"
         return detail
-
-
-def _last(announcers: list[Announcer]) -> str:
-    """What was spoken last, in whichever zone."""
-    return max(announcers, key=lambda a: a.last_at).last
-
-
-def _speaking(announcers: list[Announcer]) -> bool:
-    """Whether any zone's announcer is in the middle of an item."""
-    return any(a.current is not None for a in announcers)

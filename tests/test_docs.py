@@ -123,8 +123,10 @@ def _file(path: str, value: Any, priority: str) -> str:
         entry = dict(FILL["templates[i]"])
         doc["templates"] = [entry]
         node, names = entry, names[1:]
+    if names[0] == "outputs" and len(names) > 1:  # an output is in a zone, or refused
+        doc["zones"] = {"z": {"outputs": ["o"]}}
     for i, name in enumerate(names):
-        name = {"<lang>": "en", "<priority>": priority}.get(name, name)
+        name = {"<lang>": "en", "<priority>": priority, "<name>": "o"}.get(name, name)
         if i < len(names) - 1:
             node = node.setdefault(name, dict(FILL.get(name, {})))
         elif value is not UNSET:

@@ -292,6 +292,31 @@ class Announcer:
                 return
 
 
+def start_speaking(announcers: list[Announcer]) -> list[threading.Thread]:
+    """Each announcer on a thread of its own, named as its heartbeat (`announcer-<zone>`)."""
+    threads = [threading.Thread(target=a.run, name=a.beat.name, daemon=True) for a in announcers]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def join_all(threads: list[threading.Thread], timeout: float) -> None:
+    """Wait for every thread, `timeout` s in all: the zones finish their clauses together."""
+    until = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(timeout=max(0.0, until - time.monotonic()))
+
+
+def last_spoken(announcers: list[Announcer]) -> str:
+    """What was spoken last, in whichever zone."""
+    return max(announcers, key=lambda a: a.last_at).last
+
+
+def speaking(announcers: list[Announcer]) -> bool:
+    """Whether any zone's announcer is in the middle of an item."""
+    return any(a.current is not None for a in announcers)
+
+
 def _times(item: Item, playback: Playback, heard: Heard) -> dict[str, Any]:
     """When the audio was played (`start`, `end`: the chime included), and from the alert's
     receipt to its first audio (`latency_ms`) and to the phrase itself, where synthesis shows
