@@ -88,6 +88,7 @@ class Command:
     duration_s: float | None = None
     user: str | None = None  # who gave it, as the plant names its operators
     comment: str | None = None  # why
+    zone: str | None = None  # the one zone it applies in (ack, silence, confirm); None: all
 
     @property
     def by(self) -> dict[str, str]:

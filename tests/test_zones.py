@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -9,10 +10,12 @@ import pytest
 from cosyedge.alarms.zones import Zones
 from cosyedge.config import AlarmsConfig, FloodConfig
 from cosyedge.config.loader import ConfigError, parse_config
+from cosyedge.intake.commands import parse_command
 from cosyedge.intake.templates import alert_zones
 from cosyedge.model import (
     Alert,
     Announcement,
+    BadCommand,
     Command,
     Delivery,
     Event,
@@ -277,3 +280,41 @@ def test_a_zoned_configuration_is_read():
     assert config.outputs["yard-horns"].device == "yard"
     assert config.templates[0].zones == ("yard", "all")
     assert replace(config.alarms, critical_in_all_zones=True).critical_in_all_zones
+
+
+def test_a_command_may_be_limited_to_one_zone():
+    z = zones()
+    o = offer(reannounce_s=30.0)
+    z.offer(o, 0.0)
+    said(z, "hall")
+    told = z.command(Command("ack", id=o.key, zone="yard"), 1.0)
+    (event,) = [e for e in told if isinstance(e, Event)]
+    assert event.detail["zone"] == "yard" and event.detail["ids"] == [o.key]
+    (outcome,) = outcomes(told)  # the yard's part was the last: heard in the hall, acked here
+    assert outcome.kind == "spoken"
+    assert outcome.detail["zones"]["yard"]["outcome"] == "acknowledged"
+    z.tick(40.0)  # the hall re-announces its unacknowledged alarm; the yard does not
+    assert (z.waiting("hall"), z.waiting("yard")) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("names", "zone", "reason"),
+    [(TWO, "roof", "zone: no zone 'roof' (zones: hall, yard)"),
+     (("default",), "hall", "zone: no zone 'hall' (zones: none: `zones` is not configured)")],
+)  # fmt: skip
+def test_a_command_for_a_zone_that_is_not_is_refused(names, zone, reason):
+    with pytest.raises(BadCommand, match=re.escape(reason)):
+        zones(names).command(Command("ack", id="x", zone=zone), 0.0)
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [('{"cmd": "shelve", "topic": "a/#", "zone": "hall"}', "zone: a shelve applies in every"),
+     ('{"cmd": "ack", "id": "x", "zone": 3}', "zone: expected a zone's name, got 3"),
+     ('{"cmd": "ack", "id": "x", "zone": "  "}', "zone: expected a zone's name"),
+     ('{"cmd": "ack", "id": "x", "zone": "' + "h" * 65 + '"}', "zone: expected a zone's name")],
+)  # fmt: skip
+def test_a_commands_zone_is_checked(payload, reason):
+    with pytest.raises(BadCommand, match=re.escape(reason)):
+        parse_command(payload.encode())
+    assert parse_command(b'{"cmd": "ack", "id": "x", "zone": " Hall "}').zone == "hall"

@@ -22,7 +22,7 @@ from typing import Any
 from cosyedge.alarms.policy import AlarmPolicy, Standing
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
-from cosyedge.model import Command, Delivery, Effect, Event, Item, Offer, Outcome
+from cosyedge.model import BadCommand, Command, Delivery, Effect, Event, Item, Offer, Outcome
 
 # What a message became in one zone, from heard to not: the message's own outcome is the
 # first of these any of its zones told (a zone that has not heard it shows in `zones`).
@@ -131,7 +131,14 @@ class Zones:
         return self._everywhere(lambda lane: lane.fault_cleared(name, text, lang))
 
     def command(self, cmd: Command, now: float) -> list[Effect]:
-        return self._everywhere(lambda lane: lane.command(cmd, now))
+        """In every zone, or in the one it names (BadCommand when there is no such zone)."""
+        if cmd.zone is None:
+            return self._everywhere(lambda lane: lane.command(cmd, now))
+        if cmd.zone not in self.names or not self.zoned:
+            known = ", ".join(self.names) if self.zoned else "none: `zones` is not configured"
+            raise BadCommand(f"zone: no zone {cmd.zone!r} (zones: {known})")
+        effects = self._merged({cmd.zone: self.lanes[cmd.zone].command(cmd, now)})
+        return [_in_zone(e, cmd.zone) for e in effects]
 
     def take(self, zone: str, now: float) -> tuple[Item | None, list[Effect]]:
         item, effects = self.lanes[zone].take(now)
@@ -229,6 +236,13 @@ def _join(shared: dict[str, Event], event: Event) -> None:
         return
     ids = sorted(set(known.detail.get("ids", [])) | set(event.detail.get("ids", [])))
     shared[key] = Event(event.kind, {**known.detail, "ids": ids})
+
+
+def _in_zone(effect: Effect, zone: str) -> Effect:
+    """A command's event, told with the zone it was limited to."""
+    if isinstance(effect, Event) and effect.kind == "command":
+        return Event(effect.kind, {**effect.detail, "zone": zone})
+    return effect
 
 
 def _zone_status(status: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,8 @@ topic filter (`plant/line3/#`). Acknowledge ends re-announcement, silence stops 
 said (and re-announcement) without acknowledging, confirm settles alarms that returned to
 normal before they were acknowledged, shelve mutes a source for a limited time. Any of them
 may say who gives it and why (`"user"`, `"comment"`), which the events, the outcomes it
-settles and the audit carry: checked, since they end up in logs and reports.
+settles and the audit carry: checked, since they end up in logs and reports. An ack, silence
+or confirm may be limited to one zone (`"zone"`, docs/zones.md).
 """
 
 from __future__ import annotations
@@ -46,7 +47,20 @@ def parse_command(payload: bytes) -> Command:
     # An id is named the way alerts name it, so an ack can find an alert whose id was cleaned.
     ident = None if ident is None else clean_id(str(ident))
     user, comment = (_signature(data, name) for name in ("user", "comment"))
-    return Command(cmd, ident, topic, duration, user, comment)
+    return Command(cmd, ident, topic, duration, user, comment, _zone(data, cmd))
+
+
+def _zone(data: dict[str, Any], cmd: str) -> str | None:
+    """The zone an ack, silence or confirm is limited to (a zone's name; its existence is
+    the alarm desk's to check); a shelve holds a source everywhere."""
+    zone = data.get("zone")
+    if zone is None:
+        return None
+    if cmd in ("shelve", "unshelve"):
+        raise BadCommand(f"zone: a {cmd} applies in every zone")
+    if not isinstance(zone, str) or not zone.strip() or len(zone) > 64:
+        raise BadCommand(f"zone: expected a zone's name, got {brief(zone)}")
+    return zone.strip().lower()
 
 
 def _signature(data: dict[str, Any], name: str) -> str | None:
