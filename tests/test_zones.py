@@ -318,3 +318,20 @@ def test_a_commands_zone_is_checked(payload, reason):
     with pytest.raises(BadCommand, match=re.escape(reason)):
         parse_command(payload.encode())
     assert parse_command(b'{"cmd": "ack", "id": "x", "zone": " Hall "}').zone == "hall"
+
+
+@pytest.mark.parametrize(
+    ("zone", "zones", "reason"),
+    [("roof", TWO, "zone: no zone 'roof' (zones: hall, yard)"),
+     (" , ", TWO, "zone: no zone named (zones: hall, yard)"),
+     (["hall"], TWO, "zone: expected a zone's name"),
+     ("hall", (), "zone: this gateway has no zones")],
+)  # fmt: skip
+def test_an_http_say_requests_zone_is_checked(zone, zones, reason):
+    from cosyedge.config.voices import default_voices
+    from cosyedge.intake.local import BadField, say_request
+
+    with pytest.raises(BadField, match=re.escape(reason)):
+        say_request({"text": "Hello.", "zone": zone}, default_voices(), zones)
+    asked = say_request({"text": "Hello.", "zone": "Yard, all"}, default_voices(), TWO)
+    assert asked.zones == ("yard", "all") and b'"zone": "yard,all"' in asked.payload

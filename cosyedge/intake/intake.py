@@ -141,7 +141,8 @@ class Intake:
         if "template" in data:
             message = Message(*local.template_message(data, self.templates))
         else:
-            message = Message(local.SAY_TOPIC, local.say_request(data, self.config.voices).payload)
+            request = local.say_request(data, self.config.voices, tuple(self.config.zones))
+            message = Message(local.SAY_TOPIC, request.payload)
         try:  # read now as it will be once journaled, so nothing is accepted only to be rejected
             self.offer(message, self.ticket(message, 0, 0.0), 0.0)
         except local.BadField:
@@ -272,13 +273,14 @@ class Intake:
     def _local_say(self, ticket: Ticket, message: Message, at: float) -> Offer:
         """An HTTP say request (journaled in canonical form, so read as strictly again)."""
         voices, alarms = self.config.voices, self.config.alarms
-        request = local.say_request(local.request_object(message.payload), voices)
+        data = local.request_object(message.payload)
+        request = local.say_request(data, voices, tuple(self.config.zones))
         lang = reading_voice(request.lang or "", request.text, voices)[0]
         text, left_out = plain_text(request.text, local.MAX_CHARS)
         fields = {"text": request.text, "priority": request.priority}
         alert = Alert(ticket.topic, fields, request.key(), request.priority, ticket.received)
         notes = (left_out,) if left_out else ()
-        said = Announcement(text, lang, request.priority, alert, notes)
+        said = Announcement(text, lang, request.priority, alert, notes, zones=request.zones)
         announcement = self._sayable(said, lang)
         timing = Timing(
             ttl_s=alarms.ttl_s if request.ttl is None else request.ttl,

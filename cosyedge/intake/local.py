@@ -17,7 +17,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,7 @@ from cosyedge.speech.tags import matching_voice
 SAY_TOPIC = "cosyedge/http/say"
 DEFAULT_PRIORITY = "medium"
 MAX_CHARS = 1000  # as a template's default max_chars
-SAY_FIELDS = ("text", "priority", "lang", "id", "ttl", "volume")
+SAY_FIELDS = ("text", "priority", "lang", "id", "ttl", "volume", "zone")
 # /v1/audio/speech as OpenAI's clients send it (OpenAI's API reference, "Create speech"): its
 # fields, its built-in voices and the range of `speed`. None of its voices is one here: each
 # stands for the configured voice that reads the input's script, as no `voice` does.
@@ -69,6 +69,12 @@ class SayRequest:
     id: str | None
     ttl: float | None
     volume: float | None
+    zone: str | None = None  # the zones it is said in, by name, joined by commas
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        """The zones it is said in; empty: every zone."""
+        return tuple(self.zone.split(",")) if self.zone else ()
 
     @property
     def payload(self) -> bytes:
@@ -106,8 +112,11 @@ def request_object(body: bytes) -> dict[str, Any]:
     return data
 
 
-def say_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> SayRequest:
-    """A phrase request checked field by field; BadField names the first wrong one."""
+def say_request(
+    data: Mapping[str, Any], voices: Mapping[str, VoiceConfig], zones: Collection[str] = ()
+) -> SayRequest:
+    """A phrase request checked field by field; BadField names the first wrong one. `zones`:
+    the zones configured, which its `zone` may name."""
     _known(data, SAY_FIELDS)
     text = _text(data, "text")
     priority = data.get("priority", DEFAULT_PRIORITY)
@@ -120,7 +129,24 @@ def say_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> S
         id=_id(data.get("id")),
         ttl=_number(data, "ttl", 0, 7 * 86400),
         volume=_number(data, "volume", 0, 1),
+        zone=_zone(data.get("zone"), zones),
     )
+
+
+def _zone(value: object, zones: Collection[str]) -> str | None:
+    """The zones a request names (`hall`, `hall,yard`, `all`), each one the gateway has."""
+    if value is None:
+        return None
+    if not zones:
+        raise BadField("zone", "this gateway has no zones")
+    if not isinstance(value, str) or len(value) > 1000:
+        raise BadField("zone", "expected a zone's name, or several joined by commas")
+    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    unknown = [n for n in names if n != "all" and n not in zones]
+    if not names or unknown:
+        what = f"no zone {unknown[0]!r}" if unknown else "no zone named"
+        raise BadField("zone", f"{what} (zones: {', '.join(zones)})")
+    return ",".join(names)
 
 
 def synthesis_request(data: Mapping[str, Any], voices: Mapping[str, VoiceConfig]) -> Speak:
