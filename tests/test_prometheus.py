@@ -79,6 +79,7 @@ def every_family() -> Metrics:
         sheds={"buffers": 0, "voices": 1, "refusals": 0},
         faults={"audio": "no device"},
         premium={"premium": 1, "pending": 2, "failed": 0},
+        status={"zones": {"hall": {"queue": 2, "speaking": None, "flood": False}}},
         alarms=Alarms(day, 1, 1, True, 0, 0),
     )
     metrics = Metrics(lambda: snapshot, ("en", "zh"))
@@ -124,6 +125,7 @@ def test_every_family_the_daemon_can_show_follows_the_naming_rules():
     shown = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
     assert {"cosyedge_alarm_top10_annunciations", "cosyedge_cache_premium_phrases"} <= shown
     assert {"cosyedge_synthesis_rtf_ratio", "cosyedge_fault"} <= shown
+    assert 'cosyedge_zone_queue_depth{zone="hall"} 2.0' in text
     documented = set(re.findall(r"`(cosyedge_[a-z0-9_]+)", DOCS.read_text()))
     assert shown == documented, "docs/http.md's table of metrics and /metrics differ"
 

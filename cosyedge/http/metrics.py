@@ -159,6 +159,16 @@ class _Live(Collector):
     def collect(self) -> Iterator[Metric]:
         g = self._snapshot()
         yield _gauge("cosyedge_queue_depth", "items waiting to be said or held", g.queue)
+        zones = g.status.get("zones")
+        if zones:
+            depth = GaugeMetricFamily(
+                "cosyedge_zone_queue_depth",
+                "items waiting to be said in each zone",
+                labels=["zone"],
+            )
+            for zone, its in sorted(zones.items()):
+                depth.add_metric([zone], its["queue"])
+            yield depth
         yield _gauge("cosyedge_memory_rss_bytes", "resident memory", g.rss_mb * 1e6)
         yield _gauge("cosyedge_memory_ceiling_bytes", "memory.ceiling_mb", g.ceiling_mb * 1e6)
         yield _gauge("cosyedge_audio_device_up", "1 while the sound device plays", g.audio_up)
