@@ -26,6 +26,7 @@ from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.outputs import Outputs, ZoneOutputs
 from cosyedge.audio.player import Player, PortAudio
+from cosyedge.audio.preludes import Preludes
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
 from cosyedge.config.lastgood import VOICES_WAIT_S
@@ -84,6 +85,7 @@ class Core:
     state_watch: StateWatch  # what the state directory could not keep: the fault `state`
     health: Health
     outputs: Outputs  # each zone's sound devices (one zone, `audio.device`, without zones)
+    preludes: Preludes  # the templates' tones and recorded messages
     sound: Sound
     journal: Journal
     reporter: Reporter
@@ -100,7 +102,9 @@ class Core:
     def components(self) -> list[Component]:
         """The components of the path: reconfigured and ticked with those beside it from
         the start on, the voices loaded or not."""
-        return [self.door, self.link, self.state_watch, self.selfwatch, self.outputs]
+        return [
+            self.door, self.link, self.state_watch, self.selfwatch, self.outputs, self.preludes
+        ]  # fmt: skip
 
     def take_up(self, refused: str | None) -> None:
         """What the last run left: the journal's open alerts, reports and alarm state; then
@@ -186,7 +190,8 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     door = Door(config, journal, desk, (selfwatch,), observers)
     link = Link(config, door, observers, faults)
     return Core(
-        config, observers, state_watch, health, outputs, Sound(alarms), journal, reporter,
+        config, observers, state_watch, health, outputs, Preludes(config.templates),
+        Sound(alarms), journal, reporter,
         history, desk, selfwatch, door, link, activity, beats, announcer_beats,
         threading.Event(),
     )  # fmt: skip
@@ -281,6 +286,7 @@ class Voices:
     def _voiced(self) -> Voiced:
         core = self.core
         speech = build_speech(core.config, self.faults, core.observers)
+        speech.preludes = core.preludes
         announcers = [
             Announcer(
                 core.desk.lane(zone),

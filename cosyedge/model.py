@@ -25,7 +25,10 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # the template's sections, carried as they are (config/signals.py)
+    from cosyedge.config.signals import RecordedConfig, ToneConfig
 
 Scalar = str | int | float | bool
 PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
@@ -54,6 +57,15 @@ class Alert:
 
 
 @dataclass(frozen=True)
+class Prelude:
+    """What its template plays before the phrase: a standard signal tone in place of the
+    priority's chime, then a recorded message, which may stand in for the phrase."""
+
+    tone: ToneConfig | None = None
+    recorded: RecordedConfig | None = None
+
+
+@dataclass(frozen=True)
 class Announcement:
     """What to say, for whom and how urgently."""
 
@@ -69,6 +81,7 @@ class Announcement:
     # The zones it is said in, by name (its template's, or the alert's `zone` field); empty:
     # every zone (alarms/zones.py).
     zones: tuple[str, ...] = ()
+    prelude: Prelude = Prelude()
 
 
 @dataclass(frozen=True)

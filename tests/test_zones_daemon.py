@@ -4,6 +4,7 @@ same time, every alert heard in the zones it names and reported once."""
 from __future__ import annotations
 
 import json
+import wave
 from pathlib import Path
 
 import numpy as np
@@ -102,3 +103,58 @@ templates:
     assert set(status["faults"]) == {"audio:yard-gone"}, status
     assert status["state"] == "degraded"
     assert set(status["zones"]) == {"hall", "yard"}
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int) -> None:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(samples.astype("<i2").tobytes())
+
+
+def test_a_templates_tone_and_recorded_message_are_played_and_a_broken_one_is_a_fault(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    rate = 24000
+    t = np.arange(int(1.5 * rate)) / rate
+    message = (np.sin(2 * np.pi * 440 * t) * 8000).astype(np.int16)  # 1.5 s at 440 Hz
+    write_wav(tmp_path / "evac.wav", message, rate)
+    (tmp_path / "broken.wav").write_bytes(b"RIFF....WAVEnot a wav at all")
+    config = f"""{site_yaml(broker.port, tmp_path)}templates:
+  - topic: plant/evacuate
+    text: "Evacuate the building."
+    priority: critical
+    tone: {{name: temporal-three, repeats: 1}}
+    recorded: {{file: {tmp_path / "evac.wav"}, instead_of_text: true}}
+  - topic: plant/fire
+    text: "Fire in hall two."
+    priority: high
+    recorded: {{file: {tmp_path / "broken.wav"}}}
+"""
+    daemon = make_daemon(config)
+    reports = Listener(broker.port, "cosyedge/report", "cosyedge/status")
+    try:
+        publish(broker.port, "plant/evacuate", json.dumps({"id": "e-1"}))
+        publish(broker.port, "plant/fire", json.dumps({"id": "f-1"}))
+        done = reports.wait_for("cosyedge/report", lambda r: len(r) >= 2, 60, "two outcomes")
+        status = reports.wait_for(
+            "cosyedge/status", lambda s: "recorded" in s[-1].get("faults", {}), 30
+        )[-1]
+    finally:
+        reports.close()
+    by_id = {r["id"]: r for r in done}
+    assert by_id["e-1"]["outcome"] == "spoken" and by_id["e-1"]["source"] == "recorded"
+    assert by_id["f-1"]["outcome"] == "spoken" and by_id["f-1"]["source"] == "synth"
+    assert "broken.wav" in status["faults"]["recorded"]
+    assert "broken.wav" in daemon.log()
+    # Told apart by how they begin (the broken file's fault is said too, maybe cut by e-1).
+    streams = alsa_sink.streams()
+    (evacuation,) = [s for s in streams if abs(strongest_hz(s[: rate // 2]) - 520) < 15]
+    # The tone first: 4 s of temporal-three at 520 Hz in place of the chime, then the message.
+    assert np.array_equal(evacuation[-len(message) :], message)
+    assert len(evacuation) == 4 * rate + len(message)
+    # The broken message is left out: the priority's chime, then the phrase.
+    high = int(0.12 * rate)
+    (fire,) = [s for s in streams if abs(strongest_hz(s[:high]) - CHIME_HZ["high"]) < 30]
+    assert len(fire) > 1.0 * rate

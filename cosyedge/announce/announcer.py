@@ -22,9 +22,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from cosyedge.audio.player import AudioUnavailable, Playback
+from cosyedge.audio.preludes import Preludes
 from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
-from cosyedge.model import Delivery, Heartbeat, Item, ItemKind
+from cosyedge.model import Delivery, Heartbeat, Item, ItemKind, Prelude
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.cost import Fitted, fit
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 # under any word. A voice with nothing to say gives no samples or zeros (espeak-pinyin for a
 # character it has no reading of, Piper for punctuation alone).
 SILENT_PEAK = 64
+# Sources that do not say the phrase as fitted: the generic phrase, a recorded message.
+EVERY_WORD = ("generic", "recorded")
 
 
 class Output(Protocol):
@@ -74,6 +77,7 @@ class Speech:
     faults: Faults = field(default_factory=Faults)
     fault_phrases: FaultPhrases | None = None
     max_spoken_s: float = 30.0  # alarms.max_spoken_s: an alert's phrase, unless its template's
+    preludes: Preludes = field(default_factory=lambda: Preludes(()))  # templates' tones, messages
 
     def fitted(self, item: Item) -> Fitted:
         """What of the item's phrase is said: all of it, or the start that the voice's own
@@ -101,9 +105,19 @@ class Speech:
             )
         return fitted
 
+    def prelude(self, item: Item) -> Prelude:
+        """What the item's template plays before its phrase (nothing for our own phrases)."""
+        announcement = item.offers[0].announcement if item.speaks_offer else None
+        return announcement.prelude if announcement is not None else Prelude()
+
     def rendering(self, item: Item, text: str | None = None) -> Rendering:
-        """The item's phrase, or `text` in its place (the part of it `fitted` keeps)."""
+        """The item's phrase, or `text` in its place (the part of it `fitted` keeps); the
+        template's recorded message where it stands in for the phrase."""
         text = item.text if text is None else text
+        message = self.preludes.replaces_text(self.prelude(item))
+        if message is not None:
+            pcm = self.preludes.pcm(self.prelude(item).recorded, message.sample_rate)
+            return Rendering(message.sample_rate, "recorded", iter([pcm]))
         self.faults.check("speech.render", text)
         if item.kind is ItemKind.FAULT and self.fault_phrases is not None:
             ahead = self.fault_phrases.rendering(text)
@@ -228,7 +242,7 @@ class Announcer:
         if heard.fallback is not None:
             detail["reason"] = heard.fallback
         fitted = heard.fitted
-        if fitted is not None and fitted.shortened and rendering.source != "generic":
+        if fitted is not None and fitted.shortened and rendering.source not in EVERY_WORD:
             detail.update(shortened=True, said=fitted.text, left_out=fitted.left_out)
         self.last = f"spoke {item.key} at {time.strftime('%H:%M:%S')}"
         self.last_at = time.monotonic()
@@ -273,7 +287,9 @@ class Announcer:
         volume = self.sound.volume(item.priority, item.volume)
         speech = heard.through(self.beat.beating(self.speech.memory.metered(rendering.chunks)))
         fault = item.kind is ItemKind.FAULT and not item.fault.endswith(":cleared")
-        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume, fault)
+        replaced = rendering.source == "recorded"
+        lead = self.speech.preludes.lead(self.speech.prelude(item), rendering.sample_rate, replaced)
+        shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume, fault, lead)
         chunks = self._until_stop(shaped, cut)
         try:
             return self.player.play(

@@ -70,11 +70,16 @@ class Sound:
         speech: Iterator[np.ndarray],
         volume: float,
         fault: bool = False,
+        lead: list[np.ndarray] | None = None,
     ) -> Iterator[np.ndarray]:
         """The chime (if configured for the priority; the fault tone, always, for a fault of
-        the alarm system) and the speech, at the given volume."""
+        the alarm system), or what its template plays in its place (`lead`: a tone, a
+        recorded message), and the speech, at the given volume."""
         if fault:
             yield _scaled(fault_tone(sample_rate), volume)
+        elif lead is not None:
+            for pcm in lead:
+                yield _scaled(pcm, volume)
         elif self.config.priorities.of(priority).chime:
             yield _scaled(chime(priority, sample_rate), volume)
         for pcm in speech:

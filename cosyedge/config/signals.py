@@ -73,6 +73,13 @@ class RecordedConfig:
             "to the output's rate when played"
         )
     )
+    instead_of_text: bool = field(
+        default=False,
+        metadata=meta(
+            "the message is said in place of the template's phrase, whose text still names "
+            "the alert in its reports; false: the phrase follows the message"
+        ),
+    )
     max_s: float = field(
         default=120.0,
         metadata=meta("a longer message is refused, in seconds", range=(1, 600)),

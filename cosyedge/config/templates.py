@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cosyedge.config.fields import PRIORITIES, meta
+from cosyedge.config.signals import RecordedConfig, ToneConfig
 from cosyedge.config.syntax import check_template
 from cosyedge.config.values import expand_values, placeholders
 
@@ -133,6 +134,22 @@ class TemplateConfig:
         metadata=meta(
             "the zones its alerts are said in (`all`: every zone); an alert's `zone` field "
             "overrides it; empty: every zone (docs/zones.md)"
+        ),
+    )
+    tone: ToneConfig | None = field(
+        default=None,
+        metadata=meta(
+            "a standard signal tone played before the phrase, in place of the priority's "
+            'chime, e.g. `{name: temporal-three, repeats: 2}` (docs/zones.md, "Signal tones '
+            'and recorded messages"); null: the chime'
+        ),
+    )
+    recorded: RecordedConfig | None = field(
+        default=None,
+        metadata=meta(
+            "a recorded message (a WAV file) played before the phrase, or in its place "
+            "(`instead_of_text`), after the tone; checked when the daemon starts and at each "
+            "reload; one that cannot be played is a fault and the phrase is said; null: none"
         ),
     )
     alarm: str = field(

@@ -27,7 +27,7 @@ from cosyedge.intake.alert import (
     json_kind,
     priority_note,
 )
-from cosyedge.model import Alert, Announcement, RejectedAlert, Scalar
+from cosyedge.model import Alert, Announcement, Prelude, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ class Template:
             max_spoken_s=self.config.max_spoken_s,
             alarm=alarm_of(self.config, alert.topic, text),
             zones=zones,
+            prelude=Prelude(self.config.tone, self.config.recorded),
         )
 
     def _missing(self, name: str, levels: Mapping[str, str], fields: Mapping[str, Scalar]) -> str:

@@ -51,6 +51,8 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "state": "Alarm system fault: the state directory is full or cannot be written.",
         "voice": "Alarm system fault: a voice has failed. Alerts are given as a short phrase.",
         "speech": "Alarm system fault: memory is short. Alerts are given as a short phrase.",
+        "recorded": "Alarm system fault: a recorded message cannot be played. Its alerts are "
+        "spoken instead.",
         "config": "The alarm system configuration was refused; running the previous configuration.",
         "config-defaults": "The alarm system configuration was refused; running the default "
         "configuration.",
@@ -68,6 +70,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "state": "报警系统故障：状态目录已满或无法写入。",
         "voice": "报警系统故障：语音合成失败。报警将以简短提示播报。",
         "speech": "报警系统故障：内存不足。报警将以简短提示播报。",
+        "recorded": "报警系统故障：录音无法播放。相关报警改为语音播报。",
         "config": "报警系统配置被拒绝；正在使用上一个配置。",
         "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
         "other": "报警系统故障：报警系统的一部分已停止。",
