@@ -12,7 +12,7 @@ import re
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -28,6 +28,8 @@ class ConfigError(Exception):
         super().__init__("\n".join(problems))
         self.problems = problems
 
+
+T = TypeVar("T")
 
 MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few kB; more is the wrong file
 MAX_DEPTH = 32  # YAML nodes deep; the schema needs 6, thousands exhaust Python's stack
@@ -86,6 +88,22 @@ def build_config(data: Any, name: str) -> Config:
         raise ConfigError([f"{name}: {p}" for p in problems])
     assert isinstance(config, Config)
     return config
+
+
+def build_section(cls: type[T], data: Any, path: str, name: str = "<config>") -> T:
+    """Validate one section's data by itself, as if it were at `path` of a configuration (a
+    section `Config` does not hold yet, such as a network output); raises ConfigError, one
+    `name: path.key: reason` per problem, and never anything else."""
+    problems: list[str] = []
+    try:
+        section = _build(cls, data, path, problems)
+    except Exception as exc:  # as in build_config: a check that failed unforeseen refuses
+        raise ConfigError(
+            [f"{name}: {path}: cannot be used: {type(exc).__name__}: {exc}"]
+        ) from None
+    if problems:
+        raise ConfigError([f"{name}: {p}" for p in problems])
+    return section
 
 
 class _Refused(yaml.MarkedYAMLError):
