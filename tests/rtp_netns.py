@@ -62,7 +62,9 @@ def joined(group: str) -> bool:
 def send(codec: str) -> None:
     pcm = tones()
     chunks = [pcm[i : i + 2048] for i in range(0, len(pcm), 2048)]  # as a voice yields them
-    RtpOutput(output_config(codec)).play(VOICE_RATE, chunks)
+    output = RtpOutput(output_config(codec))
+    output.play(VOICE_RATE, chunks)
+    print(json.dumps({"gaps": output.gaps}))  # begun again: this machine held the sender up
 
 
 def hear(codec: str, out: Path) -> None:
@@ -87,6 +89,7 @@ def hear(codec: str, out: Path) -> None:
     report = {
         "sender": sender.returncode,
         "sender_err": sender.stderr[-2000:],
+        "gaps": json.loads(sender.stdout)["gaps"] if sender.returncode == 0 else None,
         "rate": heard.get("rate"),
         "codec": heard.get("codec"),
         "error": heard.get("error"),

@@ -162,12 +162,15 @@ def test_headers_continue_across_two_announcements(catcher, codec, ptime, pt, si
         (2, 0, 0, 0, pt)
     }
     assert len({p.ssrc for p in packets}) == 1
-    assert [p.marker for p in packets] == [i in (0, n1) for i in range(len(packets))]
     assert all(len(p.payload) == size for p in packets)
     seqs = [p.seq for p in packets]
     assert all((b - a) % 65536 == 1 for a, b in itertools.pairwise(seqs))
     steps = [(b.ts - a.ts) % 2**32 for a, b in itertools.pairwise(packets)]
-    assert set(steps[: n1 - 1] + steps[n1:]) == {size}
+    # One talkspurt an announcement: the marker and a step over the silence only there, but
+    # where this machine held the sender up more than 100 ms (counted, said in its status).
+    spurts = [0] + [i + 1 for i, step in enumerate(steps) if step != size]
+    assert [p.marker for p in packets] == [i in spurts for i in range(len(packets))]
+    assert len(spurts) == 2 + out.gaps and n1 in spurts and out.gaps <= 1
     # The 0.3 s between the announcements is in the timestamps: played as silence.
     gap = (steps[n1 - 1] - size) / 8000
     assert 0.25 < gap < 0.6, gap
@@ -200,7 +203,8 @@ def test_sequence_numbers_and_timestamps_wrap(catcher):
 def test_packets_go_at_their_time_from_the_start_not_after_each_other(catcher):
     """A voice that takes 8 ms to make each 20 ms of audio: every packet still goes at its
     deadline from the start (a sleep of 20 ms after each send would lose 8 ms a packet),
-    three at once to start with, none before its time, none bunched after."""
+    three at once to start with, then none before its time (so never a burst: a packet
+    sent late on a busy machine is followed by the next at its own time)."""
     pcm = tone(440, 1.0)
 
     def slow_voice():
@@ -214,15 +218,15 @@ def test_packets_go_at_their_time_from_the_start_not_after_each_other(catcher):
     took = time.monotonic() - began
     packets = catcher.close()
     assert len(packets) == 50
-    start = packets[0].at
+    start = playback.first_audio  # when the first packet went: the pacing's start
     assert packets[2].at - start < 0.015  # the lead: three at once
     for k, p in enumerate(packets[3:], 3):
-        assert p.at - start >= (k - 2) * 0.020 - 0.002, k  # never early
+        assert p.at >= start + (k - 2) * 0.020, k  # never before its time
     spacing = np.diff([p.at for p in packets[3:]])
     assert 0.017 < float(np.median(spacing)) < 0.023
-    assert (spacing < 0.005).sum() <= 3  # no burst (a stall may leave one short spacing)
-    assert 0.98 < took < 1.25, took  # returns once the second of audio has played
-    assert playback.last_audio - playback.first_audio == pytest.approx(took, abs=0.05)
+    # It returns once the second of audio has played; a sleep after each send would have
+    # taken 1.4 s (wide margins: the machine is shared).
+    assert 0.98 < took < 1.25 and 0.98 < playback.last_audio - start < 1.2, took
 
 
 def test_a_voice_that_falls_behind_starts_a_talkspurt_not_a_burst(catcher):
@@ -239,7 +243,8 @@ def test_a_voice_that_falls_behind_starts_a_talkspurt_not_a_burst(catcher):
     assert [i for i, p in enumerate(packets) if p.marker] == [0, gap]
     assert 0.15 * 8000 < (packets[gap].ts - packets[gap - 1].ts) % 2**32 - 160 < 0.45 * 8000
     after = [p.at - packets[gap].at for p in packets[gap:]]
-    assert all(t >= (k - 2) * 0.020 - 0.002 for k, t in enumerate(after))  # paced again
+    # Paced again (a packet of slack: its first arrival is the only clock seen here).
+    assert all(t >= (k - 3) * 0.020 for k, t in enumerate(after))
 
 
 def test_should_stop_ends_the_announcement_at_once(catcher):
@@ -401,7 +406,9 @@ def test_a_multicast_page_is_heard_through_its_sdp(tmp_path, codec, decoder, rat
     sent = soxr.resample(rtp_netns.tones(), rtp_netns.VOICE_RATE, rate).astype(float)
     packet = rate // 50
     assert 0 <= len(pcm) - len(sent) < packet, (len(pcm), len(sent))  # the last one padded
-    assert pts[0] == 0 and np.array_equal(np.diff(pts), sizes[:-1])  # one after the other
+    # Each frame where the last one ended: no gap, but where the sender said this machine
+    # held it up for over 100 ms (a new talkspurt: there the timestamps skip the delay).
+    assert pts[0] == 0 and np.sum(np.diff(pts) != sizes[:-1]) == report["gaps"] <= 1
     match = max(np.corrcoef(pcm[lag : lag + len(sent) - 64], sent[: len(sent) - 64])[0, 1]
                 for lag in range(0, 32))  # fmt: skip
     assert match > 0.999, match

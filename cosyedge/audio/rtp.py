@@ -57,6 +57,7 @@ class RtpOutput(Component):
         self.heartbeat = heartbeat or Heartbeat(f"output {config.name}")
         self.counters = RtpCounters.random(bits)
         self.available: bool | None = None  # None until the first announcement
+        self.gaps = 0  # talkspurts begun again because the voice or the machine fell behind
         # The settings and the socket are shared with the main thread (a reload, the stop).
         self._lock = threading.Lock()
         self._pending: RtpOutputConfig | None = None
@@ -124,9 +125,9 @@ class RtpOutput(Component):
 
     def _when(self, pacer: Pacer | None, k: int, config: RtpOutputConfig) -> tuple[Pacer, bool]:
         """Wait for packet k's time; the pacer and the packet's marker bit. The first packet
-        starts a talkspurt after the silence since the last announcement, and so does one
-        after a gap the voice left (more than a packet late): the timestamps skip the
-        silence, so a receiver plays it as silence and does not take the rest for late."""
+        begins a talkspurt after the silence since the last announcement, and so does one
+        after a gap the voice left (`Pacer.late`): the timestamps skip the silence, so a
+        receiver plays it as silence and takes nothing after it for late."""
         if pacer is None:
             pacer = Pacer(config.ptime_ms / 1000, time.monotonic())
             self.counters.skip(
@@ -135,8 +136,10 @@ class RtpOutput(Component):
             return pacer, True
         sleep_until(pacer.due(k))
         late = pacer.late(k, time.monotonic())
-        self.counters.skip(late, config.clock_rate)
-        return pacer, late > 0
+        if late:
+            self.gaps += 1
+            self.counters.skip(late, config.clock_rate)
+        return pacer, bool(late)
 
     def _send(self, sock: socket.socket, config: RtpOutputConfig, packet: bytes) -> None:
         try:
@@ -215,7 +218,9 @@ class RtpOutput(Component):
     def describe(self) -> str:
         if self.available is False:
             return f"unavailable for {self._outage_s():.0f} s, retrying every {self.retry_in():g} s"
-        return "ok" if self.available else "not used yet"
+        if not self.available:
+            return "not used yet"
+        return f"ok, {self.gaps} gaps" if self.gaps else "ok"
 
     def reconfigure(self, config: Config) -> None:
         """Take this output's entry of the configuration's `outputs`, once there is one (the

@@ -30,6 +30,9 @@ TS_MOD = 1 << 32
 # Packets sent ahead of the clock: the first LEAD + 1 go at once, so a receiver's jitter
 # buffer starts with 40 ms (at 20 ms a packet) in hand; every later packet waits for its time.
 LEAD = 2
+# A packet this late is sent at once with those after it that are due (at most 5 at 20 ms);
+# later, the stream starts a new talkspurt from now (Pacer.late).
+CATCH_UP_S = 0.1
 _HEADER = struct.Struct("!BBHII")  # V/P/X/CC, M/PT, sequence number, timestamp, SSRC
 
 
@@ -82,12 +85,14 @@ class Pacer:
         return self.start + k * self.ptime_s
 
     def late(self, k: int, now: float) -> float:
-        """How far packet k is behind the clock when more than a packet late (the voice fell
-        behind), else 0; the start is moved on by as much, so what follows is sent at its
-        time, not in a burst to catch up."""
-        late = now - self.end(k)
-        if late <= self.ptime_s:
+        """Packet k is due: how far its audio's start is behind the clock when the packet is
+        more than CATCH_UP_S late (the voice fell behind), else 0. Within that (a busy
+        gateway's scheduling delay) the late packets go at once and the receivers' jitter
+        buffers absorb it; beyond, the start is moved on by as much, so what follows is sent
+        at its time, not in a burst to catch up."""
+        if now - self.due(k) <= CATCH_UP_S:
             return 0.0
+        late = max(0.0, now - self.end(k))
         self.start += late
         return late
 
