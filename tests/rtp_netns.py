@@ -9,12 +9,15 @@ SDP, or an output that cannot send until the route to its group is added.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,7 @@ from cosyedge.audio.rtp import RtpOutput
 from cosyedge.config.outputs import RtpOutputConfig
 
 GROUP, PORT = "239.77.0.1", 5004
+HOST = "10.77.0.1"  # the namespace's own interface, in the failure's scenario
 VOICE_RATE = 22050  # a voice's rate, resampled by the output to the codec's
 TONES = ((440.0, 0.6), (1000.0, 0.6))  # Hz, seconds: one after the other
 
@@ -120,9 +124,18 @@ def _decode(sdp: Path, heard: dict) -> None:
 
 
 def fail() -> None:
-    """Play with no route to the group, then add the route and play again."""
+    """Play with no route to the group, then add one and play again. The route is through one
+    end of a veth pair whose other end is down: what goes out is lost, so a member of the
+    group on this host hears the page only by IP_MULTICAST_LOOP."""
     loopback(route=False)
-    output = RtpOutput(output_config("pcmu"))
+    try:
+        ip("link", "add", "page0", "type", "veth", "peer", "name", "page1")
+    except subprocess.CalledProcessError:
+        print(json.dumps({"skip": "no veth interfaces here (ip link add type veth)"}))
+        return
+    ip("address", "add", f"{HOST}/24", "dev", "page0")
+    ip("link", "set", "page0", "up")
+    output = RtpOutput(dataclasses.replace(output_config("pcmu"), ttl=3))
     pcm = tones()[: VOICE_RATE // 5]
     report: dict = {}
     try:
@@ -131,11 +144,38 @@ def fail() -> None:
         report["raised"] = str(exc)
     report["trouble"], report["tick"] = output.trouble, dict(output.tick(time.monotonic()))
     report["retry_in"] = output.retry_in()
-    ip("route", "add", "224.0.0.0/4", "dev", "lo")
-    playback = output.play(VOICE_RATE, [pcm])
+    ip("route", "add", "224.0.0.0/4", "dev", "page0")
+    with member(GROUP, PORT) as listener:
+        playback = output.play(VOICE_RATE, [pcm])
+        report["ttl"], report["tos"] = ttl_and_tos(listener)
     report["played"], report["samples"] = playback.played, playback.samples
     report["after"] = {"trouble": output.trouble, "tick": dict(output.tick(time.monotonic()))}
     print(json.dumps(report))
+
+
+IP_RECVTTL = 12  # Linux's <linux/in.h>; Python's socket module lacks it
+
+
+@contextlib.contextmanager
+def member(group: str, port: int) -> Iterator[socket.socket]:
+    """A socket that joined `group` on HOST's interface and hears `port`, with each
+    datagram's TTL and TOS byte."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    with sock:
+        sock.bind((group, port))
+        join = socket.inet_aton(group) + socket.inet_aton(HOST)
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, join)
+        sock.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1)
+        sock.settimeout(2)
+        yield sock
+
+
+def ttl_and_tos(sock: socket.socket) -> tuple[int | None, int | None]:
+    """The TTL and TOS byte the first datagram waiting on `sock` arrived with."""
+    _, ancillary, _, _ = sock.recvmsg(2048, socket.CMSG_SPACE(4) * 2)
+    found = {kind: data[0] for level, kind, data in ancillary if level == socket.IPPROTO_IP}
+    return found.get(socket.IP_TTL), found.get(socket.IP_TOS)
 
 
 if __name__ == "__main__":

@@ -130,9 +130,8 @@ class RtpOutput(Component):
         receiver plays it as silence and takes nothing after it for late."""
         if pacer is None:
             pacer = Pacer(config.ptime_ms / 1000, time.monotonic())
-            self.counters.skip(
-                pacer.start - (self.counters.ended or pacer.start), config.clock_rate
-            )
+            silence = pacer.start - (self.counters.ended or pacer.start)
+            self.counters.skip(silence, config.clock_rate)
             return pacer, True
         sleep_until(pacer.due(k))
         late = pacer.late(k, time.monotonic())
