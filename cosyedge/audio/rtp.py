@@ -29,7 +29,7 @@ import numpy as np
 
 from cosyedge.audio.g711 import encoder
 from cosyedge.audio.player import MAX_RETRY_S, MIN_RETRY_S, AudioUnavailable, Playback
-from cosyedge.audio.rtpstream import Pacer, RtpCounters, packets, sleep_until
+from cosyedge.audio.rtpstream import Pacer, RtpCounters, payloads, sleep_until
 from cosyedge.component import Component, Detail
 from cosyedge.config.outputs import RtpOutputConfig
 from cosyedge.model import Heartbeat
@@ -106,13 +106,14 @@ class RtpOutput(Component):
     ) -> tuple[int, float | None, bool]:
         """Send the packets; (codec samples sent, time of the first packet, stopped)."""
         rate, size = config.clock_rate, config.clock_rate * config.ptime_ms // 1000
-        encode, pacer, k, stopped = encoder(config.codec), None, 0, False
-        for pcm in packets(self.heartbeat.beating(chunks), sample_rate, rate, size):
+        pacer, k, stopped = None, 0, False
+        voice = self.heartbeat.beating(chunks)
+        for payload in payloads(voice, sample_rate, rate, size, encoder(config.codec)):
             if should_stop():
                 stopped = True
                 break
             pacer, marker = self._when(pacer, k, config)
-            packet = self.counters.header(config.pt, marker) + encode(pcm).tobytes()
+            packet = self.counters.header(config.pt, marker) + payload
             self._send(sock, config, packet)
             self.counters.sent(size)
             k += 1
