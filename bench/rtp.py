@@ -90,6 +90,7 @@ def child(case: str, seconds: float, codec: str) -> None:
     the bare process's RSS (Python, numpy, the audio) is taken, and before the CPU of
     playing is."""
     chunks = audio(seconds)
+    Path("/proc/self/clear_refs").write_text("5")  # the peak so far (making the audio) reset
     bare = status_kb("VmRSS")
     if case == "player":
         import sounddevice  # noqa: F401 (PortAudio starts here, as in the daemon's start)

@@ -55,7 +55,7 @@ class RtpOutput(Component):
         """`bits(n)`: n random bits, for the SSRC and the first sequence number and timestamp."""
         self.config = config
         self.heartbeat = heartbeat or Heartbeat(f"output {config.name}")
-        self.counters = RtpCounters.random(bits)
+        self._counters = RtpCounters.random(bits)
         self.available: bool | None = None  # None until the first announcement
         self.gaps = 0  # talkspurts begun again because the voice or the machine fell behind
         # The settings and the socket are shared with the main thread (a reload, the stop).
@@ -113,15 +113,15 @@ class RtpOutput(Component):
                 stopped = True
                 break
             pacer, marker = self._when(pacer, k, config)
-            packet = self.counters.header(config.pt, marker) + payload
+            packet = self._counters.header(config.pt, marker) + payload
             self._send(sock, config, packet)
-            self.counters.sent(size)
+            self._counters.sent(size)
             k += 1
         if pacer is None:
             return 0, None, stopped
         if not stopped:
             sleep_until(pacer.end(k))  # played out, as the device drains what it holds
-        self.counters.ended = pacer.end(k)
+        self._counters.ended = pacer.end(k)
         return k * size, pacer.began, stopped
 
     def _when(self, pacer: Pacer | None, k: int, config: RtpOutputConfig) -> tuple[Pacer, bool]:
@@ -131,14 +131,14 @@ class RtpOutput(Component):
         receiver plays it as silence and takes nothing after it for late."""
         if pacer is None:
             pacer = Pacer(config.ptime_ms / 1000, time.monotonic())
-            silence = pacer.start - (self.counters.ended or pacer.start)
-            self.counters.skip(silence, config.clock_rate)
+            silence = pacer.start - (self._counters.ended or pacer.start)
+            self._counters.skip(silence, config.clock_rate)
             return pacer, True
         sleep_until(pacer.due(k))
         late = pacer.late(k, time.monotonic())
         if late:
             self.gaps += 1
-            self.counters.skip(late, config.clock_rate)
+            self._counters.skip(late, config.clock_rate)
         return pacer, bool(late)
 
     def _send(self, sock: socket.socket, config: RtpOutputConfig, packet: bytes) -> None:
@@ -192,7 +192,7 @@ class RtpOutput(Component):
         ttl = f"/{c.ttl}" if c.multicast else ""  # RFC 4566 §5.7: a group's address has it
         lines = [
             "v=0",
-            f"o=- {self.counters.ssrc} 1 IN IP4 {c.interface or '0.0.0.0'}",
+            f"o=- {self._counters.ssrc} 1 IN IP4 {c.interface or '0.0.0.0'}",
             f"s=cosyedge {c.name}",
             f"c=IN IP4 {c.address}{ttl}",
             "t=0 0",

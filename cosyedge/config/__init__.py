@@ -7,6 +7,7 @@ embedded defaults and whose metadata is the help docs/config-reference.md is gen
 - `mqtt` (mqtt, reports), `voices` (voices), `pronunciation` (pronunciations), `templates`
   (templates, hermes), `alarms` (alarms, monitor), `resources` (cache, audio, memory), `http`,
   `homeassistant`, `wyoming`; `fields`: what they share;
+- `outputs`: a network output, not yet a section of `Config` (the zones will add `outputs:`);
 - `loader`: reading a file into a `Config`, or a `ConfigError` naming every problem;
 - `syntax`, `values`: a template's topic and text, and its declared values;
 - `lastgood`: the last good configuration, and what a start runs when the file is refused.
