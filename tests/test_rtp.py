@@ -24,6 +24,7 @@ import soxr
 from cosyedge.audio import g711
 from cosyedge.audio.player import AudioUnavailable
 from cosyedge.audio.rtp import RtpOutput
+from cosyedge.component import Detail
 from cosyedge.config.loader import ConfigError, build_section
 from cosyedge.config.outputs import RtpOutputConfig
 
@@ -237,8 +238,10 @@ def test_a_voice_that_falls_behind_starts_a_talkspurt_not_a_burst(catcher):
         time.sleep(0.3)  # synthesis fell behind for 0.3 s
         yield pcm[VOICE // 5 :]
 
-    output(catcher.port).play(VOICE, stalling_voice())
+    out = output(catcher.port)
+    out.play(VOICE, stalling_voice())
     packets = catcher.close()
+    assert out.state(Detail()) == {"outputs": {"hall": "ok, 1 gap"}}  # counted, and told
     gap = next(i for i, p in enumerate(packets[1:], 1) if p.at - packets[i - 1].at > 0.1)
     assert [i for i, p in enumerate(packets) if p.marker] == [0, gap]
     assert 0.15 * 8000 < (packets[gap].ts - packets[gap - 1].ts) % 2**32 - 160 < 0.45 * 8000
@@ -277,6 +280,7 @@ def test_a_missing_interface_is_the_outputs_fault_until_it_sends_again(catcher):
         out.play(VOICE, [tone(440, 0.1)])
     fault = out.tick(time.monotonic())["output.hall"]
     assert fault and fault.startswith("network output hall (239.1.2.3:") and "\n" not in fault
+    assert "(interface 192.0.2.1: Cannot assign requested address)" in fault
     assert out.trouble == fault and out.retry_in() == 0.5
     with pytest.raises(AudioUnavailable):
         out.play(VOICE, [tone(440, 0.1)])

@@ -108,20 +108,22 @@ class RtpOutput(Component):
         rate, size = config.clock_rate, config.clock_rate * config.ptime_ms // 1000
         pacer, k, stopped = None, 0, False
         voice = self.heartbeat.beating(chunks)
-        for payload in payloads(voice, sample_rate, rate, size, encoder(config.codec)):
-            if should_stop():
-                stopped = True
-                break
-            pacer, marker = self._when(pacer, k, config)
-            packet = self._counters.header(config.pt, marker) + payload
-            self._send(sock, config, packet)
-            self._counters.sent(size)
-            k += 1
+        try:
+            for payload in payloads(voice, sample_rate, rate, size, encoder(config.codec)):
+                if should_stop():
+                    stopped = True
+                    break
+                pacer, marker = self._when(pacer, k, config)
+                self._send(sock, config, self._counters.header(config.pt, marker) + payload)
+                self._counters.sent(size)
+                k += 1
+        finally:  # also when a send or the voice failed: the next talkspurt starts after it
+            if pacer is not None:
+                self._counters.ended = pacer.end(k)
         if pacer is None:
             return 0, None, stopped
         if not stopped:
             sleep_until(pacer.end(k))  # played out, as the device drains what it holds
-        self._counters.ended = pacer.end(k)
         return k * size, pacer.began, stopped
 
     def _when(self, pacer: Pacer | None, k: int, config: RtpOutputConfig) -> tuple[Pacer, bool]:
@@ -220,7 +222,8 @@ class RtpOutput(Component):
             return f"unavailable for {self._outage_s():.0f} s, retrying every {self.retry_in():g} s"
         if not self.available:
             return "not used yet"
-        return f"ok, {self.gaps} gaps" if self.gaps else "ok"
+        gaps = self.gaps
+        return f"ok, {gaps} gap{'' if gaps == 1 else 's'}" if gaps else "ok"
 
     def reconfigure(self, config: Config) -> None:
         """Take this output's entry of the configuration's `outputs`, once there is one (the
@@ -275,9 +278,16 @@ def _open(config: RtpOutputConfig) -> socket.socket:
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, config.ttl)
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
         if config.multicast and config.interface is not None:
-            interface = socket.inet_aton(config.interface)
-            sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, interface)
+            _send_from(sock, config.interface)
     except OSError:
         sock.close()
         raise
     return sock
+
+
+def _send_from(sock: socket.socket, interface: str) -> None:
+    """IP_MULTICAST_IF; an address no interface has is said as such."""
+    try:
+        sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(interface))
+    except OSError as exc:
+        raise OSError(exc.errno, f"interface {interface}: {exc.strerror}") from None
