@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import rtp_netns
 import soxr
 
 from cosyedge.audio import g711
@@ -399,9 +400,6 @@ def test_a_multicast_page_is_heard_through_its_sdp(tmp_path, codec, decoder, rat
     """A 440 Hz then a 1 kHz tone sent to a group by a child process, decoded by FFmpeg
     from the output's SDP: its codec and rate, its length, no gap, and the same signal as
     the tones resampled apart (one soxr call over the whole)."""
-    sys.path.insert(0, str(HELPER.parent))
-    import rtp_netns
-
     report = in_namespace("hear", codec, str(tmp_path / "heard.npz"))
     assert report["sender"] == 0, report["sender_err"]
     assert (report["codec"], report["rate"]) == (decoder, rate)
