@@ -27,6 +27,7 @@ from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.outputs import Outputs, ZoneOutputs
 from cosyedge.audio.player import Player, PortAudio
 from cosyedge.audio.preludes import Preludes
+from cosyedge.audio.rtp import RtpOutput
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
 from cosyedge.config.lastgood import VOICES_WAIT_S
@@ -209,10 +210,13 @@ def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
     zones = {}
     portaudio = PortAudio()  # one per process, for every output
     for name, zone in config.zones.items():
-        players = [
-            Player(config.outputs[o].device, block_ms, Heartbeat(f"player-{o}"), o, portaudio)
-            for o in zone.outputs
-        ]
+        players: list[Player | RtpOutput] = []
+        for o in zone.outputs:
+            output, beat = config.outputs[o], Heartbeat(f"player-{o}")
+            if output.rtp is not None:  # the plant's IP speakers
+                players.append(RtpOutput(output.rtp, beat))
+            else:
+                players.append(Player(output.device, block_ms, beat, o, portaudio))
         zones[name] = ZoneOutputs(name, players)
     return Outputs(zones), {name: Heartbeat(f"announcer-{name}") for name in zones}
 

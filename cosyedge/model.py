@@ -25,10 +25,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:  # the template's sections, carried as they are (config/signals.py)
-    from cosyedge.config.signals import RecordedConfig, ToneConfig
+from typing import Any, TypeVar
 
 Scalar = str | int | float | bool
 PRIORITIES = ("critical", "high", "medium", "low")  # ISA-18.2 style, most urgent first
@@ -61,8 +58,10 @@ class Prelude:
     """What its template plays before the phrase: a standard signal tone in place of the
     priority's chime, then a recorded message, which may stand in for the phrase."""
 
-    tone: ToneConfig | None = None
-    recorded: RecordedConfig | None = None
+    # The template's sections as they are (config/signals.py's ToneConfig, RecordedConfig):
+    # the model imports nothing of the stages it names.
+    tone: Any = None
+    recorded: Any = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ DESCRIBED = {"mqtt.client_id": "<hostname>", "cache.dir": "$", "state_dir": "$"}
 FILL = {
     "templates[i]": {"topic": "cosyedge/say", "text": "{text}"},
     "quiet_hours": {"start": "22:00", "end": "06:00"},
+    "rtp": {"address": "239.1.1.1"},
+    "tone": {"name": "continuous"},
+    "recorded": {"file": "/nonexistent/message.wav"},  # read by the daemon, not the loader
 }
 UNSET = object()
 

@@ -264,6 +264,14 @@ zones:
         ("outputs: {a: {}}\nzones: {all: {outputs: [a]}}", "zones.all: a name of"),
         ("outputs: {A B: {}}\nzones: {h: {outputs: [A B]}}", "outputs.A B: a name of"),
         ("outputs: {a: {}}\nzones: {h: {outputs: []}}", "zones.h.outputs: a zone needs"),
+        (
+            "outputs: {a: {device: x, rtp: {address: 239.1.1.1}}}\nzones: {h: {outputs: [a]}}",
+            "outputs.a.device: a sound device or a network output (rtp), not both",
+        ),
+        (
+            "outputs: {a: {rtp: {address: 239.1.1.1, port: 0}}}\nzones: {h: {outputs: [a]}}",
+            "outputs.a.rtp.port: expected an integer 1-65535, got 0",
+        ),
         ("templates: [{topic: t, text: x, zones: [roof]}]", 'templates[0].zones: no zone "roof"'),
         (ZONED + "templates: [{topic: t, text: x, zones: [roof]}]", "(zones: hall, yard)"),
     ],
@@ -279,6 +287,10 @@ def test_a_zoned_configuration_is_read():
     assert config.zones["hall"].outputs == ("hall-amp",)
     assert config.outputs["yard-horns"].device == "yard"
     assert config.templates[0].zones == ("yard", "all")
+    horns = parse_config(
+        "outputs: {horns: {rtp: {address: 239.1.1.1}}}\nzones: {yard: {outputs: [horns]}}"
+    ).outputs["horns"]
+    assert horns.rtp is not None and horns.rtp.name == "horns"  # named by its key
     assert replace(config.alarms, critical_in_all_zones=True).critical_in_all_zones
 
 

@@ -158,3 +158,38 @@ def test_a_templates_tone_and_recorded_message_are_played_and_a_broken_one_is_a_
     high = int(0.12 * rate)
     (fire,) = [s for s in streams if abs(strongest_hz(s[:high]) - CHIME_HZ["high"]) < 30]
     assert len(fire) > 1.0 * rate
+
+
+def test_a_zone_of_ip_speakers_hears_the_all_call_as_an_rtp_page(broker, saved_models, tmp_path):
+    from test_rtp import Catcher
+
+    sinks = tmp_path / "alsa"
+    env = two_sinks(sinks)
+    horns = Catcher()  # an IP speaker: a UDP socket the page is sent to
+    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
+  hall-amp: {{device: hall}}
+  yard-horns: {{rtp: {{address: 127.0.0.1, port: {horns.port}, codec: pcmu}}}}
+zones:
+  hall: {{outputs: [hall-amp]}}
+  yard: {{outputs: [yard-horns]}}
+"""
+    daemon = Daemon(tmp_path / "d", config, {**env, "PYTHONPATH": str(REPO)}, models=saved_models)
+    reports = Listener(broker.port, "cosyedge/report")
+    try:
+        daemon.start()
+        publish(broker.port, "cosyedge/say", json.dumps({"id": "a-1", "text": "Shift change."}))
+        (done,) = reports.wait_for("cosyedge/report", lambda r: len(r) >= 1, 60, "the outcome")
+    finally:
+        reports.close()
+        daemon.stop()
+        packets = horns.close()
+    assert done["outcome"] == "spoken" and set(done["zones"]) == {"hall", "yard"}
+    assert done["zones"]["yard"]["outcome"] == "spoken"
+    (hall,) = captured(sinks, "hall")
+    assert packets and packets[0].marker and not any(p.marker for p in packets[1:])
+    assert {p.pt for p in packets} == {0} and len({p.ssrc for p in packets}) == 1
+    # The same announcement, chime and all, at 8 kHz in 20 ms packets.
+    sent_s = sum(len(p.payload) for p in packets) / 8000
+    assert abs(sent_s - len(hall) / RATE) < 0.05, (sent_s, len(hall) / RATE)
+    heard = np.frombuffer(b"".join(p.payload for p in packets), dtype=np.uint8)
+    assert np.mean((heard != 0xFF) & (heard != 0x7F)) > 0.5  # not µ-law silence

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cosyedge.audio.player import AudioUnavailable, Playback, Player
+from cosyedge.audio.rtp import RtpOutput
 from cosyedge.component import Component, Detail
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ _END = None
 class ZoneOutputs:
     """Plays on every output of a zone (`Player.play`'s contract)."""
 
-    def __init__(self, zone: str, players: Sequence[Player]) -> None:
+    def __init__(self, zone: str, players: Sequence[Player | RtpOutput]) -> None:
         if not players:
             raise ValueError(f"zone {zone}: no output")
         self.zone = zone
@@ -162,7 +163,7 @@ class Outputs(Component):
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
         """Up while every output is; each output in words where there are several."""
-        if len(self.players) == 1:
+        if len(self.players) == 1 and self.players[0].output is None:  # no zones
             return self.players[0].state(detail)
         words = "; ".join(f"{p.output}: {p.describe()}" for p in self.players)
         return {"audio_up": all(p.trouble is None for p in self.players), "audio": words}

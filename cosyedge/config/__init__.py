@@ -8,6 +8,7 @@ embedded defaults and whose metadata is the help docs/config-reference.md is gen
   (templates, hermes), `alarms` (alarms, monitor), `resources` (cache, audio, memory), `http`,
   `homeassistant`, `wyoming`; `signals` (a tone and a recorded message, sections a zone
   names, built by `loader.build_section`); `fields`: what they share;
+- `zones` (outputs, zones) and `outputs`: a network output, an entry of `outputs` as `rtp`;
 - `loader`: reading a file into a `Config`, or a `ConfigError` naming every problem;
 - `syntax`, `values`: a template's topic and text, and its declared values;
 - `lastgood`: the last good configuration, and what a start runs when the file is refused.

@@ -156,6 +156,8 @@ class Config:
                 )
             check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
+        named = {name: output.named(name) for name, output in self.outputs.items()}
+        object.__setattr__(self, "outputs", named)  # a network output is named by its key
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())
         if self.homeassistant.notify_topic in taken:
             raise ValueError("homeassistant.notify_topic: used by cosyedge for another purpose")

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cosyedge.config.fields import meta, show
+from cosyedge.config.outputs import RtpOutputConfig
 
 # A zone's or an output's name: what an alert's `zone` field, a report and a metric carry.
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
@@ -18,14 +19,33 @@ DEFAULT_ZONE = "default"  # the one zone of a daemon without `zones`
 
 @dataclass(frozen=True)
 class OutputConfig:
-    """A sound device announcements are played on (`outputs.NAME`)."""
+    """Where a zone's announcements are played (`outputs.NAME`): a sound device of the
+    gateway, or the plant's IP speakers (`rtp`)."""
 
     device: str | None = field(
         default=None,
         metadata=meta(
-            "PortAudio output device name (a substring) or index; null: the ALSA default"
+            "PortAudio output device name (a substring) or index; null: the ALSA default "
+            "(unless `rtp` is given)"
         ),
     )
+    rtp: RtpOutputConfig | None = field(
+        default=None,
+        metadata=meta(
+            "a network output instead: an RTP page to IP speakers, e.g. `{address: "
+            '239.10.0.1, port: 5004, codec: pcmu}` (docs/zones.md, "IP speakers")'
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        if self.rtp is not None and self.device is not None:
+            raise ValueError("device: a sound device or a network output (rtp), not both")
+
+    def named(self, name: str) -> OutputConfig:
+        """The output with its key as its network output's name."""
+        if self.rtp is None or self.rtp.name == name:
+            return self
+        return replace(self, rtp=replace(self.rtp, name=name))
 
 
 @dataclass(frozen=True)
