@@ -207,8 +207,25 @@ def _check(config: Config, path: Path | None) -> int:
         print(f"{name}: warning: {warning}", file=sys.stderr)
     for component, reason in missing_components(config).items():
         print(f"{name}: would start without {component}: {reason}")
+    for key, reason in _unplayable(config).items():
+        print(f"{name}: would say without {key}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _unplayable(config: Config) -> dict[str, str]:
+    """The templates' recorded messages that cannot be played, as a start reads them (the
+    fault `recorded` then, their alerts said without them), by key."""
+    from cosyedge.audio.recorded import RecordedRefused, load_recorded
+
+    refused = {}
+    for i, template in enumerate(config.templates):
+        if template.recorded is not None:
+            try:
+                load_recorded(template.recorded)
+            except RecordedRefused as exc:
+                refused[f"templates[{i}].recorded"] = str(exc)
+    return refused
 
 
 def _instead(path: Path | None, state_dir: Path | None) -> str:

@@ -347,3 +347,16 @@ def test_an_http_say_requests_zone_is_checked(zone, zones, reason):
         say_request({"text": "Hello.", "zone": zone}, default_voices(), zones)
     asked = say_request({"text": "Hello.", "zone": "Yard, all"}, default_voices(), TWO)
     assert asked.zones == ("yard", "all") and b'"zone": "yard,all"' in asked.payload
+
+
+def test_check_names_a_recorded_message_that_cannot_be_played(tmp_path):
+    from support import cosyedge
+
+    (tmp_path / "evac.wav").write_bytes(b"RIFF\x00\x00\x00\x00WAVEjunk")
+    config = tmp_path / "site.yaml"
+    config.write_text(
+        f"templates: [{{topic: t, text: x, recorded: {{file: {tmp_path / 'evac.wav'}}}}}]\n"
+    )
+    done = cosyedge("check", "--config", str(config))
+    assert done.returncode == 0, done.stderr  # the daemon runs it, with the fault `recorded`
+    assert f"would say without templates[0].recorded: recorded message {tmp_path}" in done.stdout
