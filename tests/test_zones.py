@@ -360,3 +360,44 @@ def test_check_names_a_recorded_message_that_cannot_be_played(tmp_path):
     done = cosyedge("check", "--config", str(config))
     assert done.returncode == 0, done.stderr  # the daemon runs it, with the fault `recorded`
     assert f"would say without templates[0].recorded: recorded message {tmp_path}" in done.stdout
+
+
+def test_a_zone_that_cannot_play_does_not_hold_back_the_report_of_what_another_heard():
+    z = zones()
+    heard_first, waiting = offer(), offer()
+    z.offer(heard_first, 0.0)
+    z.offer(waiting, 0.0)
+    _, told = said(z, "yard", kind="unplayed", reason="no output device matching 'gone'")
+    assert outcomes(told) == []  # kept: nobody heard it yet, the yard may be back
+    _, told = said(z, "hall", start=1.0, end=2.0)
+    (outcome,) = outcomes(told)
+    assert outcome.kind == "spoken" and outcome.detail["id"] == heard_first.key
+    yard = outcome.detail["zones"]["yard"]
+    assert yard["outcome"] == "failed" and "outputs cannot play" in yard["reason"]
+    assert "matching 'gone'" in yard["reason"]
+    assert z.waiting("yard") == 1  # the other message waits for the yard, as it was
+    _, told = said(z, "yard", start=3.0)  # the yard is back: the hall's next is not given up
+    assert outcomes(told) == []
+    _, told = said(z, "hall", start=4.0)
+    assert outcomes(told)[0].detail["zones"]["yard"]["outcome"] == "spoken"
+
+
+def test_a_messages_times_span_the_zones_that_heard_it():
+    z = zones()
+    z.offer(offer(), 0.0)
+    said(z, "hall", start=2.0, end=5.0, latency_ms=2000)
+    _, told = said(z, "yard", start=1.0, end=4.0, latency_ms=1000)
+    (outcome,) = outcomes(told)
+    assert (outcome.detail["start"], outcome.detail["end"]) == (1.0, 5.0)
+    assert outcome.detail["latency_ms"] == 1000
+
+
+def test_an_id_heard_in_one_zone_is_a_copy_when_it_names_another():
+    z = zones()
+    first = offer(("hall",), key="dup-1")
+    z.offer(first, 0.0)
+    said(z, "hall")
+    again = replace(offer(("yard",)), key="dup-1")
+    (copy,) = outcomes(z.offer(again, 1.0))
+    assert copy.kind == "deduplicated" and copy.copy
+    assert z.waiting("yard") == 0

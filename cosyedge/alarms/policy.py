@@ -144,6 +144,16 @@ class AlarmPolicy:
         heard on its topic before: not said again, and told as every outcome of an alert is."""
         return [_copy(offer, "retained message already heard")]
 
+    def seen(self, key: str, now: float) -> bool:
+        """Whether an offer of `key` came within the de-duplication window."""
+        self._forget_seen(now)
+        return key in self._seen
+
+    def give_up(self, seq: int, reason: str) -> list[Effect]:
+        """The message `seq`, if it waits to be said, is not said here: its outcome `failed`
+        (a zone that cannot play what another zone has said, alarms/zones.py)."""
+        return self._withdraw(lambda o: o.ticket.seq == seq, "failed", reason=reason)
+
     def offer(self, offer: Offer, now: float) -> list[Effect]:
         self._forget_seen(now)
         if offer.key in self._seen:

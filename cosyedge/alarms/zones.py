@@ -55,6 +55,7 @@ class Zones:
         self.names = tuple(names)
         self.lanes = {name: AlarmPolicy(config, zone=name) for name in self.names}
         self._open: dict[int, _Open] = {}  # by ticket seq: messages some zones still owe
+        self._deaf: dict[str, str] = {}  # zones none of whose outputs could play, and why
         self.critical_everywhere = config.critical_in_all_zones
 
     @classmethod
@@ -115,11 +116,15 @@ class Zones:
         return self._sent(offer, lambda lane: lane.heard_before(offer))
 
     def offer(self, offer: Offer, now: float) -> list[Effect]:
-        return self._sent(offer, lambda lane: lane.offer(offer, now))
+        # An id heard within the window is a copy wherever it goes (it may name other zones
+        # than the first time): told as a copy by the zones that had it.
+        seen = tuple(name for name, lane in self.lanes.items() if lane.seen(offer.key, now))
+        return self._sent(offer, lambda lane: lane.offer(offer, now), seen)
 
-    def _sent(self, offer: Offer, call) -> list[Effect]:
-        """`call` in each zone of `offer` (every zone for a return to normal)."""
-        names = self.zones_of(offer) if offer.announcement is not None else self.names
+    def _sent(self, offer: Offer, call, names: tuple[str, ...] = ()) -> list[Effect]:
+        """`call` in `names`, else each zone of `offer` (every zone for a return to normal)."""
+        if not names:
+            names = self.zones_of(offer) if offer.announcement is not None else self.names
         if self.zoned:
             self._open.setdefault(offer.ticket.seq, _Open(names))
         return self._merged({name: call(self.lanes[name]) for name in names})
@@ -149,7 +154,26 @@ class Zones:
 
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
         zone = item.zone or self.names[0]
-        return self._merged({zone: self.lanes[zone].finished(item, delivery, now)})
+        if delivery.kind == "unplayed":
+            self._deaf[zone] = delivery.detail.get("reason") or "no output could play"
+        elif delivery.kind == "spoken":
+            self._deaf.pop(zone, None)
+        told = self._merged({zone: self.lanes[zone].finished(item, delivery, now)})
+        return told + self._not_waited_for()
+
+    def _not_waited_for(self) -> list[Effect]:
+        """A message heard in one zone is not kept from its report by a zone that cannot play:
+        there it ends `failed`, with why (it is not said when the zone's outputs are back)."""
+        if not self.zoned or not self._deaf:
+            return []
+        told: list[Effect] = []
+        for seq, pending in list(self._open.items()):
+            if not any(o.kind in HEARD_FIRST for o in pending.told.values()):
+                continue
+            for zone in [z for z in pending.zones if z in self._deaf and z not in pending.told]:
+                why = f"not said in zone {zone}: its outputs cannot play ({self._deaf[zone]})"
+                told += self._merged({zone: self.lanes[zone].give_up(seq, why)})
+        return told
 
     def tick(self, now: float) -> list[Effect]:
         return self._everywhere(lambda lane: lane.tick(now))
@@ -214,12 +238,28 @@ class Zones:
 
 
 def _together(pending: _Open) -> Outcome:
-    """The outcome that stands for a message's outcomes in its zones, and what each says."""
+    """The outcome that stands for a message's outcomes in its zones, and what each says;
+    its times span the zones it was heard in (the first audio, the last)."""
     told = [pending.told[zone] for zone in pending.zones]
     heard = [o for kind in HEARD_FIRST for o in told if o.kind == kind]
     first = heard[0] if heard else told[-1]
     zones = {zone: _zone_detail(pending.told[zone]) for zone in pending.zones}
-    return replace(first, detail={**first.detail, "zones": zones})
+    return replace(first, detail={**first.detail, **_span(heard), "zones": zones})
+
+
+def _span(heard: list[Outcome]) -> dict[str, Any]:
+    """From the earliest start and first audio to the latest end, of the zones that heard it."""
+    span: dict[str, Any] = {}
+    for key, pick in (
+        ("start", min),
+        ("end", max),
+        ("latency_ms", min),
+        ("speech_latency_ms", min),
+    ):
+        values = [o.detail[key] for o in heard if key in o.detail]
+        if values:
+            span[key] = pick(values)
+    return span
 
 
 def _zone_detail(outcome: Outcome) -> dict[str, Any]:

@@ -220,8 +220,8 @@ class Announcer:
         heard = Heard()
         try:
             rendering, playback = self._speak(item, cut, heard)
-        except AudioUnavailable:
-            return Delivery("unplayed")  # kept: said once the device is back
+        except AudioUnavailable as exc:
+            return Delivery("unplayed", {"reason": str(exc)})  # kept: said once it is back
         except Exception as exc:
             log.exception("cannot speak %s %s", item.kind, item.key)
             return Delivery("failed", {"reason": f"{type(exc).__name__}: {exc}"})
