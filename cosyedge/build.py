@@ -202,13 +202,12 @@ def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
     """Each zone's players and its announcer's heartbeat; without zones, one zone playing on
     `audio.device`, its heartbeats named as they always were."""
     block_ms = config.audio.block_ms
-    if not config.zones:
-        player = Player(config.audio.device, block_ms, Heartbeat("player"))
-        return Outputs({DEFAULT_ZONE: ZoneOutputs(DEFAULT_ZONE, [player])}), {
-            DEFAULT_ZONE: Heartbeat("announcer")
-        }
-    zones = {}
     portaudio = PortAudio()  # one per process, for every output
+    if not config.zones:
+        player = Player(config.audio.device, block_ms, Heartbeat("player"), None, portaudio)
+        zone = ZoneOutputs(DEFAULT_ZONE, [player])
+        return Outputs({DEFAULT_ZONE: zone}, portaudio), {DEFAULT_ZONE: Heartbeat("announcer")}
+    zones = {}
     for name, zone in config.zones.items():
         players: list[Player | RtpOutput] = []
         for o in zone.outputs:
@@ -218,7 +217,7 @@ def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
             else:
                 players.append(Player(output.device, block_ms, beat, o, portaudio))
         zones[name] = ZoneOutputs(name, players)
-    return Outputs(zones), {name: Heartbeat(f"announcer-{name}") for name in zones}
+    return Outputs(zones, portaudio), {name: Heartbeat(f"announcer-{name}") for name in zones}
 
 
 @dataclass

@@ -401,3 +401,35 @@ def test_an_id_heard_in_one_zone_is_a_copy_when_it_names_another():
     (copy,) = outcomes(z.offer(again, 1.0))
     assert copy.kind == "deduplicated" and copy.copy
     assert z.waiting("yard") == 0
+
+
+def test_blank_or_unknown_zone_fields_are_told_and_a_topic_level_names_zones_too():
+    from cosyedge.config.templates import TemplateConfig
+    from cosyedge.intake.templates import Template
+
+    blank = alert_zones(Alert("t", {"zone": " , "}, "i"), ("hall",), TWO)
+    assert blank == (("hall",), "zone: no zone named in ' , '; said in hall")
+    used, note = alert_zones(Alert("t", {"zone": "all,roof"}, "i"), (), TWO)
+    assert used == ("all",) and note.endswith("said in every zone")
+    template = Template(TemplateConfig(topic="plant/{zone}/alarm", text="{text}"), TWO)
+    said = template.announcement(
+        Alert("plant/yard/alarm", {"text": "Gate open."}, "i"), {"zone": "yard"}
+    )
+    assert said.zones == ("yard",)
+    payload_wins = Alert("plant/yard/alarm", {"text": "x", "zone": "hall"}, "i")
+    assert template.announcement(payload_wins, {"zone": "yard"}).zones == ("hall",)
+
+
+@pytest.mark.parametrize(
+    "devices",
+    ['{device: "USB Audio"}, b: {device: "usb audio"}', "{}, b: {device: null}"],
+)
+def test_one_sound_device_in_two_outputs_is_refused(devices):
+    text = f"outputs: {{a: {devices}}}\nzones: {{x: {{outputs: [a]}}, y: {{outputs: [b]}}}}"
+    with pytest.raises(ConfigError, match=r"outputs\.b\.device: .* is output \"a\"'s already"):
+        parse_config(text)
+
+
+def test_a_zone_name_that_is_no_name_is_told_so():
+    with pytest.raises(ConfigError, match='zones: "1" is not a name|zones: 1 is not a name'):
+        parse_config("zones: {1: {outputs: [a]}}\noutputs: {a: {}}")

@@ -193,3 +193,29 @@ zones:
     assert abs(sent_s - len(hall) / RATE) < 0.05, (sent_s, len(hall) / RATE)
     heard = np.frombuffer(b"".join(p.payload for p in packets), dtype=np.uint8)
     assert np.mean((heard != 0xFF) & (heard != 0x7F)) > 0.5  # not µ-law silence
+
+
+def test_an_output_not_there_is_a_fault_before_any_alert(broker, saved_models, tmp_path):
+    """Looked for while nothing is said: the status never says all is well meanwhile."""
+    sinks = tmp_path / "alsa"
+    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
+  hall-amp: {{device: hall}}
+  yard-horns: {{device: no-such-card}}
+zones:
+  hall: {{outputs: [hall-amp]}}
+  yard: {{outputs: [yard-horns]}}
+"""
+    env = {**two_sinks(sinks), "PYTHONPATH": str(REPO)}
+    status = Listener(broker.port, "cosyedge/status")
+    daemon = Daemon(tmp_path / "d", config, env, models=saved_models)
+    try:
+        daemon.start()
+        last = status.wait_for(
+            "cosyedge/status", lambda s: "audio:yard-horns" in s[-1].get("faults", {}), 30
+        )[-1]
+    finally:
+        status.close()
+        daemon.stop()
+    assert last["state"] == "degraded" and set(last["faults"]) == {"audio:yard-horns"}
+    assert "no-such-card" in last["faults"]["audio:yard-horns"]
+    assert captured(sinks, "hall") == []  # nothing was said to find it out

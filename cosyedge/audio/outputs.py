@@ -10,6 +10,7 @@ unplayed (kept, tried again) only when none can.
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cosyedge.audio.player import AudioUnavailable, Playback, Player
+from cosyedge.audio.player import AudioUnavailable, Playback, Player, PortAudio
 from cosyedge.audio.rtp import RtpOutput
 from cosyedge.component import Component, Detail
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUEUE_CHUNKS = 8  # chunks an output may lag behind the fastest of its zone
+LOOK_S = 10.0  # how often the sound devices are looked for while none plays (4 ms of CPU)
 _END = None
 
 
@@ -145,17 +147,24 @@ def _together(zone: str, results: list[Playback | Exception | None]) -> Playback
 
 class Outputs(Component):
     """Every zone's outputs, as one part of the daemon: each output's fault (`audio`, or
-    `audio:<output>` with zones), and the sound in the status."""
+    `audio:<output>` with zones), and the sound in the status. Every LOOK_S while no stream is
+    open, the sound devices are looked for, so one gone while nothing is said is a fault
+    before an alert finds out (and one back is no longer)."""
 
-    def __init__(self, zones: Mapping[str, ZoneOutputs]) -> None:
+    def __init__(self, zones: Mapping[str, ZoneOutputs], portaudio: PortAudio) -> None:
         self.zones = dict(zones)
         self.players = [player for zone in self.zones.values() for player in zone.players]
+        self.portaudio = portaudio
+        self._looked = -math.inf
 
     def reconfigure(self, config: Config) -> None:
         for player in self.players:
             player.reconfigure(config)
 
     def tick(self, now: float) -> Mapping[str, str | None]:
+        devices = [p for p in self.players if isinstance(p, Player)]
+        if devices and now - self._looked >= LOOK_S and self.portaudio.look_for(devices):
+            self._looked = now
         faults: dict[str, str | None] = {}
         for player in self.players:
             faults.update(player.tick(now))

@@ -66,6 +66,24 @@ class PortAudio:
             _rescan_devices(sd)
             return True
 
+    def look_for(self, players: list[Player]) -> bool:
+        """While no stream is open: PortAudio started afresh and each player told whether
+        its device is there now (`Player.found`); whether it looked. A device that is there
+        may still fail to open (busy, a sink that cannot write): only a stream shows that."""
+        try:
+            import sounddevice as sd
+        except OSError as exc:  # no PortAudio: no device can be
+            for player in players:
+                player.found(_one_line(exc))
+            return True
+        with self._lock:
+            if self._open:
+                return False
+            _rescan_devices(sd)
+            for player in players:
+                player.found(_missing(sd, player.device))
+            return True
+
 
 @dataclass
 class Playback:
@@ -98,6 +116,7 @@ class Player(Component):
         self._lost_since = 0.0
         self._why = ""  # the first error of the current outage
         self.underruns = 0  # blocks after which the device reported it had run dry
+        self.missing: str | None = None  # its device was not there when last looked for
         # Map PortAudio now, while memory is plentiful: near a memory limit, loading it at the
         # first alert can fail while synthesis for that alert is already under way.
         with contextlib.suppress(OSError):
@@ -148,7 +167,7 @@ class Player(Component):
             self.heartbeat.rest()
         if self.available is False:
             log.warning("audio output device is back after %.0f s", self._outage_s())
-        self.available = True
+        self.available, self.missing = True, None
         self._failures = 0
         return Playback(True, samples, first, stopped, time.monotonic())
 
@@ -186,10 +205,20 @@ class Player(Component):
 
     @property
     def trouble(self) -> str | None:
-        """Why nothing can be played, while that lasts: the alarm system's `audio` fault."""
+        """Why nothing can be played, while that lasts: the alarm system's `audio` fault. A
+        device not there when looked for (`PortAudio.look_for`, while idle) is one too, so
+        the status does not say all is well until an alert finds out."""
         if self.available is False:
             return f"sound device unavailable ({self._why}); alerts wait in the queue"
+        if self.missing is not None:
+            return f"sound device unavailable ({self.missing}); alerts wait in the queue"
         return None
+
+    def found(self, missing: str | None) -> None:
+        """What looking for its device found: None, there; else why not."""
+        if missing is not None and self.missing is None:
+            log.error("audio output device not found (%s): alerts wait for it", missing)
+        self.missing = missing
 
     def describe(self) -> str:
         """The audio part of STATUS."""
@@ -234,6 +263,15 @@ class Player(Component):
 
     def _outage_s(self) -> float:
         return time.monotonic() - self._lost_since
+
+
+def _missing(sd, device: str | None) -> str | None:
+    """Why PortAudio has no output device `device` (None: the default), or None."""
+    try:
+        sd.query_devices(device, "output")
+    except (ValueError, sd.PortAudioError) as exc:
+        return _one_line(exc)
+    return None
 
 
 def _rescan_devices(sd) -> None:

@@ -262,7 +262,8 @@ def _convert(hint: Any, value: Any, path: str, meta: Any, problems: list[str]) -
         named = bool(meta and meta.get("named"))
         for key, v in value.items():
             if not isinstance(key, str) or not (named or _LANG.match(key)):
-                problems.append(f"{path}: {show(key)} is not a language code like en or zh")
+                what = "a name" if named else "a language code like en or zh"
+                problems.append(f"{path}: {show(key)} is not {what}")
                 continue
             items[key] = _convert(args[1], v, f"{path}.{key}", {}, problems)
         return _MISSING if _MISSING in items.values() or len(items) < len(value) else items

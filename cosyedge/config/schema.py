@@ -191,4 +191,7 @@ def _check_zone(name: str) -> None:
 def config_warnings(config: Config) -> list[str]:
     """What is allowed but unwise in a valid configuration, one `key.path: reason` each."""
     secrets = config.mqtt.exposed_secrets() + config.http.exposed_secrets()
-    return secrets + lexicon_warnings(config.pronunciations)
+    unused = []
+    if config.zones and config.audio.device is not None:
+        unused = ["audio.device: not used with zones, whose outputs name their devices"]
+    return secrets + lexicon_warnings(config.pronunciations) + unused

@@ -88,6 +88,24 @@ def check_zones(outputs: Mapping[str, OutputConfig], zones: Mapping[str, ZoneCon
     unused = sorted(outputs.keys() - owner.keys())
     if unused:
         raise ValueError(f"outputs.{unused[0]}: in no zone")
+    _check_devices(outputs)
+
+
+def _check_devices(outputs: Mapping[str, OutputConfig]) -> None:
+    """No sound device twice, as far as a name shows it (null: the default device); a
+    substring or an index naming the same card cannot be told here."""
+    seen: dict[str, str] = {}
+    for name, output in outputs.items():
+        if output.rtp is not None:
+            continue
+        device = (output.device or "").strip().lower()
+        if device in seen:
+            shown = show(output.device) if output.device else "the default device (null)"
+            raise ValueError(
+                f"outputs.{name}.device: {shown} is output {show(seen[device])}'s already; a "
+                "sound device opened for two zones would be busy for one of them"
+            )
+        seen[device] = name
 
 
 def check_template_zones(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -89,7 +90,13 @@ class Template:
         if not text:
             raise RejectedAlert(f"nothing to say in {lang}: template {topic!r} rendered nothing")
         priority = alert.priority or self.config.priority
-        zones, zone_note = alert_zones(alert, self.config.zones, self.zones)
+        # A topic level named `zone` names zones as a payload field does (the payload's wins).
+        zoned = (
+            alert
+            if "zone" not in levels
+            else replace(alert, fields={"zone": levels["zone"], **alert.fields})
+        )
+        zones, zone_note = alert_zones(zoned, self.config.zones, self.zones)
         notes = (
             priority_note(alert, priority),
             _lang_note(alert, lang),
@@ -143,11 +150,13 @@ def alert_zones(
         kind = alert.wrong.get("zone") or json_kind(value)
         return own, f"zone: expected a zone name, got {kind}; said in {used}"
     names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    if not names:
+        return own, f"zone: no zone named in {brief(value)}; said in {used}"
     unknown = [n for n in names if n != ALL and n not in known]
     given = tuple(n for n in names if n not in unknown)
     if not unknown:
-        return given or own, None
-    said = ", ".join(given) if given else used
+        return given, None
+    said = ("every zone" if ALL in given else ", ".join(given)) if given else used
     return given or own, f"zone: no zone {brief(', '.join(unknown))} here; said in {said}"
 
 
