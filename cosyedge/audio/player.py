@@ -79,9 +79,11 @@ class PortAudio:
         with self._lock:
             if self._open:
                 return False
-            _rescan_devices(sd)
-            for player in players:
-                player.found(_missing(sd, player.device))
+            # ALSA tells stderr of each card it cannot open, at every look: not into the log.
+            with _quiet_stderr():
+                _rescan_devices(sd)
+                for player in players:
+                    player.found(_missing(sd, player.device))
             return True
 
 
