@@ -272,7 +272,7 @@ def _missing(sd, device: str | None) -> str | None:
     try:
         sd.query_devices(device, "output")
     except (ValueError, sd.PortAudioError) as exc:
-        return _one_line(exc)
+        return _one_line(exc) if device is not None else f"no default output ({_one_line(exc)})"
     return None
 
 
