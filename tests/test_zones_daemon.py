@@ -211,7 +211,9 @@ zones:
     try:
         daemon.start()
         last = status.wait_for(
-            "cosyedge/status", lambda s: "audio:yard-horns" in s[-1].get("faults", {}), 30
+            "cosyedge/status",
+            lambda s: set(s[-1].get("faults", {})) == {"audio:yard-horns"},  # started, too
+            30,
         )[-1]
     finally:
         status.close()

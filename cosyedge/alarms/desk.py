@@ -21,7 +21,8 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health, state_of
-from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.zones import Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (

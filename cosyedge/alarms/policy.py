@@ -21,6 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
+from cosyedge.alarms.lasting import Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -61,15 +62,6 @@ class _Active:
     item: Item | None = None  # its re-announcement, while queued or spoken
     silenced: bool = False
     cleared: bool = False
-
-
-@dataclass(frozen=True)
-class Standing:
-    """An unacknowledged alarm as it outlives a restart."""
-
-    offer: Offer
-    due: float  # its next re-announcement, on the policy's clock
-    cleared: bool = False  # returned to normal: awaits confirmation, not re-announced
 
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
@@ -150,13 +142,11 @@ class AlarmPolicy:
         return key in self._seen
 
     def give_up(self, seq: int, reason: str) -> list[Effect]:
-        """The message `seq`, if it waits to be said, is not said here: its outcome `failed`
-        (a zone that cannot play what another zone has said, alarms/zones.py)."""
+        """The message `seq`, if it waits to be said, is not said here: `failed` (zones.py)."""
         return self._withdraw(lambda o: o.ticket.seq == seq, "failed", reason=reason)
 
     def offer(self, offer: Offer, now: float) -> list[Effect]:
-        self._forget_seen(now)
-        if offer.key in self._seen:
+        if self.seen(offer.key, now):
             return [_copy(offer, f"same id within {self.config.dedup_window_s:g} s")]
         self._seen[offer.key] = (offer.at, offer.source)
         if offer.announcement is None:
@@ -590,8 +580,7 @@ class AlarmPolicy:
             self.queue.push(self._batch)
         return effects
 
-    def active_keys(self) -> tuple[set[str], set[str]]:
-        """The unacknowledged alarms' keys, and of them those that returned to normal."""
+    def active_keys(self) -> tuple[set[str], set[str]]:  # unacknowledged; of them returned
         return set(self._active), {k for k, a in self._active.items() if a.cleared}
 
     def status(self) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cosyedge.alarms.policy import AlarmPolicy, Standing
+from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
 from cosyedge.model import BadCommand, Command, Delivery, Effect, Event, Item, Offer, Outcome
