@@ -5,13 +5,16 @@ Measures, in one run, each in its own process so memory figures do not mix:
 - the converted pack on onnxruntime (fp32, and int8 when given), at 1 and 2 threads;
 - the reference PyTorch inference (eager) on the same weights, at 1 and 2 threads (run in the
   CosyVoice conversion venv, `--torch-python`, default .venv-cosyvoice/bin/python);
-for one alert of two clauses with a fixed length (`--tokens` speech tokens a clause, 100 =
-2 s of speech, sampled as the reference samples but never ending early), so both runtimes
-produce the same amount of audio whatever random weights decide: time to the first
-clause's audio, real-time factor, the LM's time per token, the estimator's per Euler step,
-HiFT's per clause, load time, RSS after load and peak RSS, and for each clause the LM's mean
-ms a token over its first and its last 20 tokens (`lm_ms_by_clause`; a clause holds at most
-20 speech tokens a text token, fewer than 200 for these two: bench/cosyvoice_lm.py times 200).
+for one alert of two clauses with a fixed length (`--tokens` speech tokens a clause, 200 =
+4 s of speech, sampled as the reference samples but never ending early), so both runtimes
+produce the same amount of audio whatever random weights decide. Each clause is spoken
+streamed, as each runtime streams (the pack: cosystream, its LM paused while a chunk's flow
+and HiFT run; the reference: `CosyVoiceModel.tts(stream=True)`, its LM in a thread of its
+own): time to the first chunk's audio, to the first clause's last, real-time factor, the
+LM's time per token, the estimator's per Euler step, HiFT's per clause, load time, RSS after
+load and peak RSS, and for each clause the LM's mean ms a token over its first and its last
+20 tokens (`lm_ms_by_clause`; a clause holds at most 20 speech tokens a text token: these
+two have 12 and 11).
 Beside them, the seeds' claims: RTF 0.35, first packet 210 ms, 1.1-1.4 GB. Random weights:
 speed and memory only, quality is not measured. Writes JSON under bench/results/.
 
@@ -33,7 +36,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
-CLAUSES = ("Pressure alarm on line seven,", "pump two has stopped, check the valve.")
+CLAUSES = (
+    "Pressure alarm on line seven, pump two has stopped,",
+    "check the valve before the operator restarts line seven.",
+)
 SEEDS_CLAIMS = {"rtf": 0.35, "first_packet_ms": 210, "rss_gb": "1.1-1.4"}
 EDGE_TOKENS = 20
 
@@ -87,9 +93,12 @@ class TimedSession:
         self.io_binding = session.io_binding
 
 
-def _figures(clause_s: list[float], samples: int, rate: int, loaded: float) -> dict:
+def _figures(
+    clause_s: list[float], first_audio_s: float, samples: int, rate: int, loaded: float
+) -> dict:
     audio_s = samples / rate
     return {
+        "first_audio_s": round(first_audio_s, 2),
         "first_clause_s": round(clause_s[0], 2),
         "total_s": round(sum(clause_s), 2),
         "audio_s": round(audio_s, 2),
@@ -105,7 +114,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
 
     from cosyedge.config import SessionConfig
     from cosyedge.speech.voices.cosypack import CosyPack
-    from cosyedge.speech.voices.cosystream import RngDraws
+    from cosyedge.speech.voices.cosystream import RngDraws, stream_clause
     from cosyedge.speech.voices.cosytokens import BpeTokenizer
     from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, RasSampler
 
@@ -121,7 +130,7 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
         timed = TimedSession(models.sessions[role])
         models.sessions[role] = timed
         timers[role] = timed.run_with_iobinding if role == "llm_step" else timed.run
-    clause_s, samples, per_clause = [], 0, []
+    clause_s, samples, per_clause, first_audio = [], 0, [], None
     for i, clause in enumerate(CLAUSES):
         rng = np.random.default_rng(i)
         ras = RasSampler(rng, models.eos)
@@ -134,12 +143,13 @@ def worker_ort(pack_dir: Path, threads: int, tokens: int) -> dict:
         t0 = time.perf_counter()
         ids = bpe.encode(clause)
         calls = timers["llm_step"].calls
-        out = models.speech_tokens(ids, fixed)
+        decoding = models.speech_token_stream(ids, fixed)
+        for chunk in stream_clause(models, decoding, RngDraws(rng)):
+            first_audio = first_audio or time.perf_counter() - t0
+            samples += len(chunk)
         per_clause.append(first_last_ms(timers["llm_step"].each[calls:]))
-        audio = models.whole_clause(out, RngDraws(rng))
         clause_s.append(time.perf_counter() - t0)
-        samples += len(audio)
-    result = _figures(clause_s, samples, pack.sample_rate, loaded)
+    result = _figures(clause_s, first_audio, samples, pack.sample_rate, loaded)
     result["rss_loaded_mb"] = round(rss_loaded)
     result["ms_per_token"] = round(1000 * timers["llm_step"].seconds / timers["llm_step"].calls)
     result["lm_ms_by_clause"] = per_clause
@@ -161,6 +171,8 @@ def worker_torch(model_dir: Path, threads: int, tokens: int) -> dict:
     torch.set_num_threads(threads)
     started = time.perf_counter()
     models = load_models(model_dir)
+    from cosyvoice.cli.model import CosyVoiceModel  # after load_models stood in for torchaudio
+
     loaded = time.perf_counter() - started
     rss_loaded = _rss_mb()
     tokenizer = whisper_tokenizer(tokenizer_settings(read_yaml(model_dir / "cosyvoice.yaml")))
@@ -177,23 +189,18 @@ def worker_torch(model_dir: Path, threads: int, tokens: int) -> dict:
 
     llm.sampling = fixed
     embedding = torch.randn(1, 192, generator=torch.Generator().manual_seed(0))
-    none, zero = torch.zeros(1, 0, dtype=torch.int32), torch.tensor([0], dtype=torch.int32)
-    clause_s, samples = [], 0
+    model = CosyVoiceModel(llm, flow, hift)
+    clause_s, samples, first_audio = [], 0, None
     with torch.no_grad():
         for clause in CLAUSES:
             t0 = time.perf_counter()
-            ids = tokenizer.encode(clause)
-            text = torch.tensor([ids], dtype=torch.int32)
-            out = list(llm.inference(text, torch.tensor([len(ids)], dtype=torch.int32), none,
-                                     zero, none, zero, embedding, sampling=25))  # fmt: skip
-            mel, _ = flow.inference(
-                torch.tensor([out], dtype=torch.int32), torch.tensor([len(out)]), none, zero,
-                torch.zeros(1, 0, 80), zero, embedding, torch.zeros(1, 80, 0, 2),
-            )  # fmt: skip
-            audio, _ = hift.inference(speech_feat=mel)
+            text = torch.tensor([tokenizer.encode(clause)], dtype=torch.int32)
+            for chunk in model.tts(text=text, flow_embedding=embedding, llm_embedding=embedding,
+                                   stream=True):  # fmt: skip
+                first_audio = first_audio or time.perf_counter() - t0
+                samples += chunk["tts_speech"].shape[1]
             clause_s.append(time.perf_counter() - t0)
-            samples += audio.shape[1]
-    result = _figures(clause_s, samples, 22050, loaded)
+    result = _figures(clause_s, first_audio, samples, 22050, loaded)
     result["rss_loaded_mb"] = round(rss_loaded)
     return result
 
@@ -215,7 +222,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--int8-pack", type=Path)
     parser.add_argument("--torch-python", type=Path, default=REPO / ".venv-cosyvoice/bin/python")
     parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--tokens", type=int, default=100)
+    parser.add_argument("--tokens", type=int, default=200)
     parser.add_argument("--worker", choices=("ort", "torch"))
     parser.add_argument("--path", type=Path)
     parser.add_argument(

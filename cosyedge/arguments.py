@@ -159,7 +159,9 @@ def _convert_cosyvoice(voice_sub: argparse._SubParsersAction) -> None:
     who.add_argument("--prompt-wav", type=Path, help="a zero-shot prompt: mono 16-bit WAV")
     convert.add_argument("--prompt-text", help="the transcript of --prompt-wav")
     convert.add_argument(
-        "--int8", action="store_true", help="int8 transformer weights, if the audio stays close"
+        "--int8",
+        action="store_true",
+        help="int8 weights (transformers, HiFT convolutions), if the audio stays close",
     )
     convert.add_argument(
         "--flow-steps",

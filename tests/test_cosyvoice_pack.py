@@ -534,10 +534,19 @@ def test_stft_round_trip_is_exact():
 
 
 def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
-    """int8 transformer graphs replace the fp32 ones only after their audio was compared
-    with fp32 from the same tokens and noise; the pack still loads and speaks."""
+    """int8 graphs (the transformers' and HiFT's core) replace the fp32 ones only after their
+    audio was compared with fp32 from the same tokens and noise, and HiFT's alone on the same
+    mel; the pack still loads and speaks."""
+    import onnx
+    from onnx import numpy_helper
+
     from cosyedge.packs.convert_cosyvoice import _files, _write_manifest
-    from cosyedge.packs.cosyvoice_int8 import INT8_GRAPHS, MAX_DISTANCE_DB, quantize_pack
+    from cosyedge.packs.cosyvoice_int8 import (
+        INT8_GRAPHS,
+        MAX_DISTANCE_DB,
+        MAX_HIFT_DISTANCE_DB,
+        quantize_pack,
+    )
     from cosyedge.speech.voices.cosypack import CosyPack
     from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 
@@ -546,17 +555,50 @@ def test_int8_weights_pass_a_measured_gate(cosyvoice_pack, tmp_path):
     report = quantize_pack(copy)
     print(f"int8: {report}")
     assert report.distance_db <= MAX_DISTANCE_DB
+    assert 0.0 < report.hift_distance_db <= MAX_HIFT_DISTANCE_DB
     assert 0.0 <= report.greedy_token_agreement <= 1.0
     assert report.int8_bytes < report.fp32_bytes  # the tiny text embedding (a Gather) stays
+    assert "hift_core" in INT8_GRAPHS and "hift_source" not in INT8_GRAPHS
     for role in INT8_GRAPHS:
         assert (
             file_sha256(copy / f"{role}.onnx") != cosyvoice_pack.manifest["files"][role]["sha256"]
         )
+    hift = onnx.load(copy / "hift_core.onnx").graph
+    int8 = {i.name for i in hift.initializer if numpy_helper.to_array(i).dtype == np.int8}
+    made_by = {output: node for node in hift.node for output in node.output}
+    convolutions = [n for n in hift.node if n.op_type in ("Conv", "ConvTranspose")]
+    assert convolutions
+    for conv in convolutions:  # each one's weights are int8, dequantized
+        assert made_by[conv.input[1]].op_type == "DequantizeLinear"
+        assert made_by[conv.input[1]].input[0] in int8
     assert not (copy / ".int8").exists()
     manifest = {**cosyvoice_pack.manifest, "files": _files(copy)}
     _write_manifest(copy, manifest)
     voice = CosyvoiceVoice.load("en", CosyPack.open(copy).directory)
     assert sum(len(c) for c in voice.synthesize("Check pump two.")) > 0
+
+
+def test_the_int8_gate_refuses_a_broken_int8_hift(cosyvoice_pack, tmp_path):
+    """HiFT's int8 core with one scale four times too large (its first convolution's
+    weights): the gate measures it and refuses it, naming HiFT."""
+    import onnx
+    from onnx import numpy_helper
+
+    from cosyedge.packs.cosyvoice_int8 import HIFT, Int8Refused, gate, quantize_graphs
+
+    staging = tmp_path / "int8"
+    staging.mkdir()
+    replaced = quantize_graphs(cosyvoice_pack, staging)
+    model = onnx.load(replaced[HIFT])
+    made_by = {output: node for node in model.graph.node for output in node.output}
+    first = next(node for node in model.graph.node if node.op_type == "Conv")
+    scale_name = made_by[first.input[1]].input[1]  # its weight's DequantizeLinear's scale
+    scale = next(i for i in model.graph.initializer if i.name == scale_name)
+    scale.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(scale) * 4, scale_name))
+    onnx.save(model, replaced[HIFT])
+    with pytest.raises(Int8Refused, match="int8 HiFT changes the audio") as refused:
+        gate(cosyvoice_pack, replaced)
+    print(refused.value)
 
 
 def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):

@@ -97,8 +97,13 @@ def _describe_cosyvoice(pack_dir: Path) -> list[str]:
     if int8:
         lines.append(
             f"  precision: {pack.manifest.get('precision')}; int8 against fp32: "
-            f"{int8['distance_db']:.2f} dB log-mel, greedy tokens agree "
-            f"{100 * int8['greedy_token_agreement']:.0f} %"
+            f"{int8['distance_db']:.2f} dB log-mel"
+            + (
+                f" (HiFT alone {int8['hift_distance_db']:.2f} dB)"
+                if "hift_distance_db" in int8
+                else ""
+            )
+            + f", greedy tokens agree {100 * int8['greedy_token_agreement']:.0f} %"
         )
     lines.append(
         f"  memory: {memory.get('load_mb', 0):.0f} MB loaded, up to "

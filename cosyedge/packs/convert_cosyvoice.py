@@ -386,7 +386,7 @@ def _build(
     manifest["precision"] = "fp32"
     if options.int8:
         manifest["int8"] = _int8(work)
-        manifest["precision"] = "int8 weights (transformers), fp32 HiFT"
+        manifest["precision"] = "int8 weights (transformers), int8 HiFT convolutions"
         manifest["files"] = _files(work)
         _write_manifest(work, manifest)
     manifest.update(_flow(work, options.flow_steps, options.guidance))
