@@ -64,7 +64,10 @@ def dpkg(
     """dpkg (or apt), waiting out another package operation on this machine instead of failing."""
     deadline = time.monotonic() + 300
     while True:
-        result = subprocess.run([tool, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as an operator's
+        result = subprocess.run(
+            [tool, *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env
+        )
         if "lock" not in result.stderr or time.monotonic() > deadline:
             return result
         time.sleep(2)
