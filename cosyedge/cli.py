@@ -214,18 +214,16 @@ def _check(config: Config, path: Path | None) -> int:
 
 
 def _unplayable(config: Config) -> dict[str, str]:
-    """The templates' recorded messages that cannot be played, as a start reads them (the
-    fault `recorded` then, their alerts said without them), by key."""
-    from cosyedge.audio.recorded import RecordedRefused, load_recorded
+    """The templates' recorded messages that cannot be played, read as a start reads them
+    (the fault `recorded` then, their alerts said without them), by key."""
+    from cosyedge.audio.preludes import Preludes
 
-    refused = {}
-    for i, template in enumerate(config.templates):
-        if template.recorded is not None:
-            try:
-                load_recorded(template.recorded)
-            except RecordedRefused as exc:
-                refused[f"templates[{i}].recorded"] = str(exc)
-    return refused
+    refused = Preludes(config.templates).refused
+    return {
+        f"templates[{i}].recorded": refused[t.recorded]
+        for i, t in enumerate(config.templates)
+        if t.recorded in refused
+    }
 
 
 def _instead(path: Path | None, state_dir: Path | None) -> str:

@@ -114,9 +114,10 @@ class Speech:
         """The item's phrase, or `text` in its place (the part of it `fitted` keeps); the
         template's recorded message where it stands in for the phrase."""
         text = item.text if text is None else text
-        message = self.preludes.replaces_text(self.prelude(item))
+        prelude = self.prelude(item)
+        message = self.preludes.replaces_text(prelude)
         if message is not None:
-            pcm = self.preludes.pcm(self.prelude(item).recorded, message.sample_rate)
+            pcm = self.preludes.pcm(prelude.recorded, message.sample_rate)
             return Rendering(message.sample_rate, "recorded", iter([pcm]))
         self.faults.check("speech.render", text)
         if item.kind is ItemKind.FAULT and self.fault_phrases is not None:

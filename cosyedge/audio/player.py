@@ -58,12 +58,14 @@ class PortAudio:
             with self._lock:
                 self._open -= 1
 
-    def rescan(self, sd) -> bool:
-        """Start PortAudio afresh unless a stream is open; whether it was."""
+    def rescan(self, sd, then: Callable[[], None] = lambda: None) -> bool:
+        """Start PortAudio afresh unless a stream is open, then `then` (no stream opens before
+        it is done); whether it was."""
         with self._lock:
             if self._open:
                 return False
             _rescan_devices(sd)
+            then()
             return True
 
     def look_for(self, players: list[Player]) -> bool:
@@ -76,15 +78,14 @@ class PortAudio:
             for player in players:
                 player.found(_one_line(exc))
             return True
-        with self._lock:
-            if self._open:
-                return False
-            # ALSA tells stderr of each card it cannot open, at every look: not into the log.
-            with _quiet_stderr():
-                _rescan_devices(sd)
-                for player in players:
-                    player.found(_missing(sd, player.device))
-            return True
+
+        def tell() -> None:
+            for player in players:
+                player.found(_missing(sd, player.device))
+
+        # ALSA tells stderr of each card it cannot open, at every look: not into the log.
+        with _quiet_stderr():
+            return self.rescan(sd, tell)
 
 
 @dataclass

@@ -37,7 +37,7 @@ class Preludes(Component):
 
     def __init__(self, templates: Iterable[TemplateConfig]) -> None:
         self._messages: dict[RecordedConfig, RecordedMessage] = {}
-        self._refused: dict[RecordedConfig, str] = {}
+        self.refused: dict[RecordedConfig, str] = {}  # messages that cannot be played, why
         self._pcm: dict[tuple[RecordedConfig, int], np.ndarray] = {}
         self._tones: dict[tuple[ToneConfig, int], np.ndarray] = {}
         self._load(templates)
@@ -52,7 +52,7 @@ class Preludes(Component):
             except RecordedRefused as exc:
                 log.error("%s; its alerts are said without it", exc)
                 refused[config] = str(exc)
-        self._messages, self._refused, self._pcm = messages, refused, {}
+        self._messages, self.refused, self._pcm = messages, refused, {}
 
     def replaces_text(self, prelude: Prelude) -> RecordedMessage | None:
         """The recorded message said in place of the phrase, when there is one to play."""
@@ -92,7 +92,7 @@ class Preludes(Component):
         self._load(config.templates)
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        return {"recorded": "; ".join(self._refused.values()) or None}
+        return {"recorded": "; ".join(self.refused.values()) or None}
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
         return {}

@@ -17,6 +17,12 @@ ALL = "all"  # names every zone in an alert's `zone` field; no zone may be calle
 DEFAULT_ZONE = "default"  # the one zone of a daemon without `zones`
 
 
+def zone_names(value: str) -> tuple[str, ...]:
+    """The zones a `zone` field or request names (`"Hall, yard"`): each once, in lowercase,
+    blanks left out."""
+    return tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+
+
 @dataclass(frozen=True)
 class OutputConfig:
     """Where a zone's announcements are played (`outputs.NAME`): a sound device of the

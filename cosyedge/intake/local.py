@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.config.voices import VoiceConfig
+from cosyedge.config.zones import ALL, zone_names
 from cosyedge.intake.alert import (
     InvalidJson,
     clean_text,
@@ -141,8 +142,8 @@ def _zone(value: object, zones: Collection[str]) -> str | None:
         raise BadField("zone", "this gateway has no zones")
     if not isinstance(value, str) or len(value) > 1000:
         raise BadField("zone", "expected a zone's name, or several joined by commas")
-    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
-    unknown = [n for n in names if n != "all" and n not in zones]
+    names = zone_names(value)
+    unknown = [n for n in names if n != ALL and n not in zones]
     if not names or unknown:
         what = f"no zone {unknown[0]!r}" if unknown else "no zone named"
         raise BadField("zone", f"{what} (zones: {', '.join(zones)})")

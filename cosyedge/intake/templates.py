@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from cosyedge.config.syntax import parse_filter, parse_text
 from cosyedge.config.values import combinations, placeholders
-from cosyedge.config.zones import ALL
+from cosyedge.config.zones import ALL, zone_names
 from cosyedge.intake.alert import (
     brief,
     clean_text,
@@ -149,7 +149,7 @@ def alert_zones(
     if not isinstance(value, str):
         kind = alert.wrong.get("zone") or json_kind(value)
         return own, f"zone: expected a zone name, got {kind}; said in {used}"
-    names = tuple(dict.fromkeys(n.strip().lower() for n in value.split(",") if n.strip()))
+    names = zone_names(value)
     if not names:
         return own, f"zone: no zone named in {brief(value)}; said in {used}"
     unknown = [n for n in names if n != ALL and n not in known]
