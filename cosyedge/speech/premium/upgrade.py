@@ -33,7 +33,13 @@ from cosyedge.speech.cache import Clip
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.cache.warm import Phrase
 from cosyedge.speech.premium import PremiumVoice
-from cosyedge.speech.premium.worker import PremiumWorker, Tick, WorkerFailed, WorkerSpec
+from cosyedge.speech.premium.worker import (
+    BACKGROUND_NICE,
+    PremiumWorker,
+    Tick,
+    WorkerFailed,
+    WorkerSpec,
+)
 
 if TYPE_CHECKING:
     from cosyedge.speech.cache.store import PhraseCache
@@ -132,9 +138,13 @@ def retire_live(cache: PhraseCache, candidate: Candidate) -> bool:
     return True
 
 
-def spec_for(premium: PremiumVoice, saved_dir: Path | None) -> WorkerSpec:
+def spec_for(
+    premium: PremiumVoice, saved_dir: Path | None, nice: int = BACKGROUND_NICE
+) -> WorkerSpec:
     config = premium.config
-    return WorkerSpec(premium.lang, config.pack, config.session, saved_dir, premium.pronunciations)
+    return WorkerSpec(
+        premium.lang, config.pack, config.session, saved_dir, premium.pronunciations, nice
+    )
 
 
 def needed_mb(premium: PremiumVoice) -> float:
@@ -161,10 +171,12 @@ class PremiumUpkeep(Component, Observer):
         interval_s: float = 60.0,
         observer: Observer | None = None,
         stop_wait_s: float = 10.0,
+        nice: int = BACKGROUND_NICE,
     ) -> None:
         """`observer` is told when the counts the status shows changed; `stop_wait_s`: how
-        long `stop` waits for the thread to end. Told `busy` (observe.py) as an alert comes,
-        it stops its worker at once."""
+        long `stop` waits for the thread to end; `nice`: the CPU priority of the thread and
+        its worker (the lowest by default: alerts and everything else on the gateway first).
+        Told `busy` (observe.py) as an alert comes, it stops its worker at once."""
         self.cache = cache
         self.premiums = dict(premiums)
         self.live = live
@@ -175,6 +187,7 @@ class PremiumUpkeep(Component, Observer):
         self.settle_s = settle_s
         self.interval_s = interval_s
         self.stop_wait_s = stop_wait_s
+        self.nice = nice
         self.observer = observer or Observer()
         self._progress = Progress()
         self.upgraded = 0  # since start
@@ -223,7 +236,7 @@ class PremiumUpkeep(Component, Observer):
 
     def _run(self) -> None:
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
         while not self._stop.is_set():
             try:
                 self._pass()
@@ -325,7 +338,7 @@ class PremiumUpkeep(Component, Observer):
             return None
         if time.monotonic() < self._retry_at.get(premium.lang, 0.0):
             return None
-        worker = self._worker = PremiumWorker(spec_for(premium, self.saved_dir))
+        worker = self._worker = PremiumWorker(spec_for(premium, self.saved_dir, self.nice))
         try:
             worker.start(self._tick)
         except WorkerFailed as exc:

@@ -5,8 +5,8 @@ A process of its own rather than a thread, for what an annunciator must keep:
   back, and an allocation failure (onnxruntime aborts on some) ends the worker, not the
   daemon. Under a cgroup's memory limit the kernel's OOM killer picks the largest process,
   which is this one.
-- CPU: it runs at nice 19, on its own interpreter lock, so the live voice's Python never
-  waits on it.
+- CPU: it runs at nice 19 (BACKGROUND_NICE), on its own interpreter lock, so the live
+  voice's Python never waits on it.
 - alerts first: the daemon stops it with SIGSTOP the moment an alert is rendered or played,
   at once rather than at its next step, and lets it go on with SIGCONT once all is quiet.
 
@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 300.0  # loading a full-size pack (and optimizing its graphs the first time)
 _TICK_S = 0.1
 _PR_SET_PDEATHSIG = 1
+# The lowest CPU priority: on a gateway busy with alerts the worker gets what is left. On a
+# machine kept busy by others it may get nothing for minutes: a WorkerSpec says its own.
+BACKGROUND_NICE = 19
 
 Tick = Callable[[], bool]  # asked every _TICK_S while waiting: False gives up (the worker ends)
 
@@ -56,6 +59,7 @@ class WorkerSpec:
     session: SessionConfig
     saved_dir: Path | None
     pronunciations: tuple[PronunciationConfig, ...]
+    nice: int = BACKGROUND_NICE  # the worker's CPU priority, set before it loads the voice
 
 
 class WorkerFailed(Exception):
@@ -249,13 +253,13 @@ def serve(spec: WorkerSpec, requests: BinaryIO, replies: BinaryIO) -> None:
 
 def main(argv: list[str]) -> None:
     _die_with(int(argv[0]))
-    os.setpriority(os.PRIO_PROCESS, 0, 19)  # every thread onnxruntime starts inherits it
     logging.basicConfig(level=logging.WARNING, format="premium voice: %(name)s: %(message)s")
     # The replies get a descriptor of their own and fd 1 goes to stderr: a library printing
     # to stdout must not tear the stream of pickles.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     spec = pickle.load(sys.stdin.buffer)
+    os.setpriority(os.PRIO_PROCESS, 0, spec.nice)  # every thread onnxruntime starts inherits it
     serve(spec, sys.stdin.buffer, replies)
 
 
