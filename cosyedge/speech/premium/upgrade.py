@@ -138,9 +138,7 @@ def retire_live(cache: PhraseCache, candidate: Candidate) -> bool:
     return True
 
 
-def spec_for(
-    premium: PremiumVoice, saved_dir: Path | None, nice: int = BACKGROUND_NICE
-) -> WorkerSpec:
+def spec_for(premium: PremiumVoice, saved_dir: Path | None, nice: int) -> WorkerSpec:
     config = premium.config
     return WorkerSpec(
         premium.lang, config.pack, config.session, saved_dir, premium.pronunciations, nice
@@ -419,8 +417,10 @@ def render_declared(
     tick: Tick = lambda: True,
 ) -> None:
     """`cosyedge warm --premium`: every candidate rendered in turn by one worker, on a machine
-    that can run the pack; `each` is told each candidate's outcome (new, cached, failed)."""
-    worker = PremiumWorker(spec_for(premium, saved_dir))
+    that can run the pack; `each` is told each candidate's outcome (new, cached, failed).
+    The worker runs at the command's own priority: it is what the engineer waits for (`nice`
+    the command to put it behind the rest)."""
+    worker = PremiumWorker(spec_for(premium, saved_dir, os.getpriority(os.PRIO_PROCESS, 0)))
     worker.start(tick)
     try:
         for candidate in todo:
