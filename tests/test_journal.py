@@ -155,6 +155,7 @@ VALID = {
         "due": 1700000000.0,
     },
     "next": {"next": 8},
+    "zoned": {"zoned": 7, "zone": "hall", "told": {"outcome": "spoken", "start": 1.7e9}},
 }
 WRONG = [None, "x", "", [], {}, True, -1, 0, 10**30, 1e300, 1.5, ["a", 1], [[1, 2]], "%%%"]
 
@@ -412,3 +413,44 @@ def test_a_lasting_write_fault_is_told_once_and_cleared_once(tmp_path: Path, cap
     assert ".journal-" not in troubles[0]  # one trouble reads the same at every retry
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 2  # the write fault and the sequence file, once each
+
+
+def test_what_each_zone_told_of_an_open_message_survives_restarts_and_compaction(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path, keep_seen_s=60)
+    journal.open()
+    seq, _ = accept_and_wait(journal, "plant/all/alarm", b'{"id": "z"}')
+    told = {"outcome": "spoken", "start": 1.7e9, "end": 1.7e9 + 2, "latency_ms": -3}
+    journal.zone_told(seq, "hall", told)
+    journal.zone_told(seq + 1000, "hall", told)  # of no open message: nothing to take up
+    journal.when_written(lambda: None)
+    journal.stop()
+    # A record another version wrote, or the disk changed: kept aside, the message stays owed.
+    with path.open("ab") as f:
+        f.write(b'{"zoned":%d,"zone":"yard","told":{"outcome":"spoken","start":"soon"}}\n' % seq)
+    again = Journal(path, keep_seen_s=60, compact_bytes=1)  # compacts at its first write
+    recovered = again.open()
+    assert [(p.seq, p.zones) for p in recovered.pending] == [(seq, {"hall": told})]
+    (damaged,) = recovered.damaged
+    assert damaged.reason.startswith("zoned record: bad 'told'") and damaged.seq is None
+    other, _ = accept_and_wait(again, "plant/x", b"y")
+    again.stop()
+    third = Journal(path, keep_seen_s=60).open().pending
+    assert [(p.seq, p.zones) for p in third] == [(seq, {"hall": told}), (other, None)]
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        {"start": 1.0},
+        {"outcome": 3},
+        {"outcome": "spoken", "start": float("nan")},
+        {"outcome": "spoken", "start": True},
+        {"outcome": "spoken", "reason": "x" * 2001},
+        {"outcome": "spoken", "speaker": "x"},
+        [],
+    ],
+)
+def test_a_zones_record_that_is_not_what_a_zone_tells_is_damaged(told):
+    with pytest.raises(ValueError, match="zoned record: bad 'told'"):
+        check_record({"zoned": 1, "zone": "hall", "told": told})

@@ -433,3 +433,53 @@ def test_one_sound_device_in_two_outputs_is_refused(devices):
 def test_a_zone_name_that_is_no_name_is_told_so():
     with pytest.raises(ConfigError, match=r'zones: "?1"? is not a name'):
         parse_config("zones: {1: {outputs: [a]}}\noutputs: {a: {}}")
+
+
+def test_a_message_heard_in_one_zone_before_a_restart_is_said_after_it_only_where_owed():
+    before = zones()
+    o = offer()
+    before.offer(o, 0.0)
+    assert before.told_apart() == []
+    said(before, "hall", start=1.0, end=2.0, latency_ms=5, source="cache")
+    ((seq, zone, told),) = before.told_apart()  # what the journal keeps
+    assert (seq, zone, told) == (
+        o.ticket.seq,
+        "hall",
+        {"outcome": "spoken", "start": 1.0, "end": 2.0, "latency_ms": 5, "source": "cache"},
+    )
+    assert before.told_apart() == []
+
+    after = zones()  # the next start, its journal taken up
+    after.told_before(seq, {zone: told})
+    assert after.offer(o, 10.0) == []
+    assert after.take("hall", 10.0)[0] is None  # heard there already
+    _, effects = said(after, "yard", now=11.0, start=11.0, end=12.0)
+    (outcome,) = outcomes(effects)
+    assert (outcome.kind, outcome.detail["id"], outcome.detail["priority"]) == (
+        "spoken",
+        o.key,
+        "medium",
+    )
+    assert outcome.detail["zones"] == {
+        "hall": {"outcome": "spoken", "start": 1.0, "end": 2.0, "latency_ms": 5, "source": "cache"},
+        "yard": {"outcome": "spoken", "start": 11.0, "end": 12.0},
+    }
+    assert (outcome.detail["start"], outcome.detail["end"]) == (1.0, 12.0)
+    assert after.told_apart() == []  # its outcome ends it: nothing more to keep apart
+
+
+def test_what_a_zone_no_longer_configured_told_ends_the_message_at_once():
+    before = zones(("hall", "yard", "dock"))
+    o = offer()
+    before.offer(o, 0.0)
+    said(before, "hall", start=1.0, end=2.0)
+    said(before, "yard", kind="failed", reason="r" * 5000)
+    told = {zone: detail for _, zone, detail in before.told_apart()}
+    assert len(told["yard"]["reason"]) == 2000  # bounded as the journal keeps it
+    after = zones(("hall", "yard", "lobby"))  # the dock is gone, the lobby new
+    after.told_before(o.ticket.seq, {**told, "dock": {"outcome": "spoken"}})
+    (outcome,) = outcomes(
+        after.offer(replace(o, announcement=replace(o.announcement, zones=("hall", "yard"))), 5.0)
+    )
+    assert outcome.kind == "spoken" and set(outcome.detail["zones"]) == {"hall", "yard"}
+    assert outcome.detail["text"] == o.announcement.text

@@ -4,11 +4,12 @@ same time, every alert heard in the zones it names and reported once."""
 from __future__ import annotations
 
 import json
+import time
 import wave
 from pathlib import Path
 
 import numpy as np
-from support import REPO, Daemon, Listener, publish, site_yaml
+from support import REPO, Daemon, Listener, publish, site_yaml, wait_until
 
 from cosyedge.audio.sound import CHIME_HZ
 
@@ -221,3 +222,54 @@ zones:
     assert last["state"] == "degraded" and set(last["faults"]) == {"audio:yard-horns"}
     assert "no-such-card" in last["faults"]["audio:yard-horns"]
     assert captured(sinks, "hall") == []  # nothing was said to find it out
+
+
+def test_after_a_kill_a_message_is_said_only_in_the_zones_that_had_not_heard_it(
+    broker, saved_models, tmp_path
+):
+    """Heard in the hall, still waiting in the yard behind a long alert, then kill -9: the next
+    start says it in the yard alone, and its one outcome tells both zones' times."""
+    sinks = tmp_path / "alsa"
+    env = {**two_sinks(sinks), "PYTHONPATH": str(REPO)}
+    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
+  hall-amp: {{device: hall}}
+  yard-horns: {{device: yard}}
+zones:
+  hall: {{outputs: [hall-amp]}}
+  yard: {{outputs: [yard-horns]}}
+templates:
+  - topic: "plant/{{zone}}/alarm"
+    text: "{{text}}"
+    payload: json
+    priority: high
+"""
+    daemon = Daemon(tmp_path / "d", config, env, models=saved_models, module="bench.paced_daemon")
+    journal = tmp_path / "state" / "journal.jsonl"
+    reports = Listener(broker.port, "cosyedge/report")
+    long = "Attention in the yard. " + "Forklift traffic on lane three, keep clear. " * 6
+    try:
+        daemon.start()
+        publish(broker.port, "plant/yard/alarm", json.dumps({"id": "y-long", "text": long}))
+        wait_until(lambda: sum(len(s) for s in captured(sinks, "yard")) > RATE, 60, "yard busy")
+        both = {"id": "both-1", "text": "Shift change in ten minutes.", "zone": "all"}
+        publish(broker.port, "plant/any/alarm", json.dumps(both))
+        wait_until(lambda: b'"zoned"' in journal.read_bytes(), 60, "the hall's outcome kept")
+        assert reports.on("cosyedge/report") == []  # the yard has not said either yet
+        killed = time.time()
+        daemon.process.kill()
+        daemon.process.wait()
+        hall_before = len(captured(sinks, "hall"))
+        daemon.start()
+        done = reports.wait_for(
+            "cosyedge/report", lambda r: {"both-1", "y-long"} <= {x["id"] for x in r}, 120
+        )
+    finally:
+        reports.close()
+        daemon.stop()
+    (once,) = [r for r in done if r["id"] == "both-1"]
+    assert once["outcome"] == "spoken", once
+    hall, yard = once["zones"]["hall"], once["zones"]["yard"]
+    assert hall["outcome"] == yard["outcome"] == "spoken"
+    assert hall["end"] < killed < yard["start"]  # heard before the kill there, after it here
+    assert hall_before == 1 and len(captured(sinks, "hall")) == 1  # not said again in the hall
+    assert len(captured(sinks, "yard")) == 3  # the long alert, again after the start, then this

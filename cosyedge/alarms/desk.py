@@ -141,8 +141,11 @@ class AlarmDesk:
             )
             if pending.tries >= MAX_TRIES:
                 self._quarantine(pending, verdict)
-            else:
-                self.submit(verdict, pending.again)
+                continue
+            if pending.zones and not isinstance(verdict, Refusal):
+                with self._cond:
+                    self.policy.told_before(pending.seq, pending.zones)
+            self.submit(verdict, pending.again)
 
     def _quarantine(self, pending: Pending, verdict: Verdict) -> None:
         """A message the daemon died speaking, start after start: kept aside, not retried."""
@@ -345,6 +348,8 @@ class AlarmDesk:
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()
+        for seq, zone, told in self.policy.told_apart():
+            self.journal.zone_told(seq, zone, told)
         for effect in effects:
             if isinstance(effect, Outcome):
                 if effect.kind not in ("spoken", "summarized"):

@@ -64,7 +64,8 @@ class _Active:
     cleared: bool = False
 
 
-def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
+def outcome_of(offer: Offer, kind: str, **detail: Any) -> Outcome:
+    """The outcome of `offer`, with its id, priority, notes and alarm beside `detail`."""
     announcement = offer.announcement
     priority = announcement.priority if announcement else None
     notes = {"notes": list(announcement.notes)} if announcement and announcement.notes else {}
@@ -78,7 +79,7 @@ def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
 def _copy(offer: Offer, reason: str) -> Outcome:
     """A copy of an alert heard before: `deduplicated`, the id left to the alert's own
     outcome (Outcome.copy)."""
-    return replace(_outcome(offer, "deduplicated", reason=reason), copy=True)
+    return replace(outcome_of(offer, "deduplicated", reason=reason), copy=True)
 
 
 class AlarmPolicy:
@@ -152,13 +153,13 @@ class AlarmPolicy:
         if offer.announcement is None:
             return self._clear_message(offer, now)
         if now >= offer.expires:
-            return [_outcome(offer, "expired", reason="its time to live had passed on arrival")]
+            return [outcome_of(offer, "expired", reason="its time to live had passed on arrival")]
         until = self._shelved_until(offer.source)
         if until is not None:
-            return [_outcome(offer, "shelved", reason=f"source shelved for {until - now:.0f} s")]
+            return [outcome_of(offer, "shelved", reason=f"source shelved for {until - now:.0f} s")]
         if self._clearing.pop(offer.source, None) is not None:
             reason = "returned within the off-delay of its clear: the alarm had not ended"
-            return [_outcome(offer, "deduplicated", reason=reason)]
+            return [outcome_of(offer, "deduplicated", reason=reason)]
         if offer.timing.on_delay_s > 0:
             self._held[offer.ticket.seq] = offer
             return []
@@ -205,12 +206,12 @@ class AlarmPolicy:
 
     def _clear_message(self, offer: Offer, now: float) -> list[Effect]:
         source = offer.source
-        effects: list[Effect] = [_outcome(offer, "return_to_normal", clears=source)]
+        effects: list[Effect] = [outcome_of(offer, "return_to_normal", clears=source)]
         for seq, held in list(self._held.items()):
             if held.source == source:
                 del self._held[seq]
                 reason = "returned to normal in its on-delay"
-                effects.append(_outcome(held, "cleared", reason=reason))
+                effects.append(outcome_of(held, "cleared", reason=reason))
         if offer.timing.off_delay_s > 0:
             self._clearing[source] = now + offer.timing.off_delay_s
         else:
@@ -389,7 +390,7 @@ class AlarmPolicy:
             if match(offer):
                 del self._held[seq]
                 gone.append(offer)
-        return [_outcome(o, kind, **detail) for o in gone]
+        return [outcome_of(o, kind, **detail) for o in gone]
 
     def _end_active(self, match: Callable[[Offer], bool]) -> list[str]:
         ended = [key for key, active in self._active.items() if match(active.offer)]
@@ -459,7 +460,7 @@ class AlarmPolicy:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
                 self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
-            return [_outcome(offer, "spoken", text=item.text, **delivery.detail)]
+            return [outcome_of(offer, "spoken", text=item.text, **delivery.detail)]
         if item.kind is ItemKind.REANNOUNCE:
             active = self._active.get(item.key)
             if active is not None and active.item is item:
@@ -493,7 +494,7 @@ class AlarmPolicy:
         if item.kind is ItemKind.REANNOUNCE:
             return [Event(f"reannouncement_{kind}", {"id": item.key, **detail})]
         extra = {"summary": item.text} if item.kind is ItemKind.SUMMARY else {"text": item.text}
-        return [_outcome(o, kind, **extra, **detail) for o in item.offers]
+        return [outcome_of(o, kind, **extra, **detail) for o in item.offers]
 
     def _requeue(self, item: Item, now: float) -> list[Effect]:
         """An item cut short is said again from its start later, unless it went stale."""
@@ -519,13 +520,15 @@ class AlarmPolicy:
         if item.kind is ItemKind.REANNOUNCE:
             self._active.pop(item.key, None)
             return [Event("expired", {"id": item.key})]
-        return [_outcome(item.offers[0], "expired", reason="its time to live passed in the queue")]
+        return [
+            outcome_of(item.offers[0], "expired", reason="its time to live passed in the queue")
+        ]
 
     def _expire_members(self, item: Item, now: float) -> list[Effect]:
         stale = [o for o in item.offers if now >= o.expires]
         item.offers[:] = [o for o in item.offers if now < o.expires]
         reason = "its time to live passed before the flood summary"
-        return [_outcome(o, "expired", reason=reason) for o in stale]
+        return [outcome_of(o, "expired", reason=reason) for o in stale]
 
     # -- the clock ------------------------------------------------------------------------
     def tick(self, now: float) -> list[Effect]:
@@ -535,7 +538,7 @@ class AlarmPolicy:
             if now >= offer.at + offer.timing.on_delay_s:
                 del self._held[seq]
                 if now >= offer.expires:
-                    effects.append(_outcome(offer, "expired", reason="expired in its on-delay"))
+                    effects.append(outcome_of(offer, "expired", reason="expired in its on-delay"))
                 else:
                     effects += self._release(offer, now)
         for source, when in list(self._clearing.items()):

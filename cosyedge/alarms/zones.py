@@ -9,18 +9,23 @@ it went to, and `Zones` keeps them until every zone has told its own: the messag
 exactly one outcome, whose `zones` field says what became of it in each, heard in at least
 one zone being `spoken`.
 
+A zone's outcome told while others still owe theirs is journaled (`told_apart`), and a start
+takes it up (`told_before`): a message heard in the hall and still waiting in the yard when the
+daemon stopped is said in the yard only, and its one outcome tells both.
+
 With one zone (no `zones:` in the configuration) nothing is merged and nothing is added to
 what the rules tell: the daemon behaves as it did before zones existed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cosyedge.alarms.lasting import Standing
-from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.policy import AlarmPolicy, outcome_of
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
 from cosyedge.model import BadCommand, Command, Delivery, Effect, Event, Item, Offer, Outcome
@@ -32,6 +37,7 @@ HEARD_FIRST = ("spoken", "summarized")
 SHARED_EVENTS = ("command", "cleared", "unshelved")
 # What each zone's outcome adds to the message's `zones` field.
 ZONE_FIELDS = ("start", "end", "latency_ms", "speech_latency_ms", "source", "reason", "summary")
+TOLD_TEXT_MAX = 2000  # characters of a zone's reason or summary the journal keeps
 
 
 @dataclass
@@ -40,6 +46,7 @@ class _Open:
 
     zones: tuple[str, ...]
     told: dict[str, Outcome] = field(default_factory=dict)
+    earlier: frozenset[str] = frozenset()  # zones whose outcome an earlier run told
 
 
 class Zones:
@@ -57,6 +64,8 @@ class Zones:
         self.lanes = {name: AlarmPolicy(config, zone=name) for name in self.names}
         self._open: dict[int, _Open] = {}  # by ticket seq: messages some zones still owe
         self._deaf: dict[str, str] = {}  # zones none of whose outputs could play, and why
+        self._earlier: dict[int, dict[str, Mapping[str, Any]]] = {}  # by seq: told_before
+        self._apart: list[tuple[int, str, dict[str, Any]]] = []  # told, not yet journaled
         self.critical_everywhere = config.critical_in_all_zones
 
     @classmethod
@@ -122,12 +131,35 @@ class Zones:
         seen = tuple(name for name, lane in self.lanes.items() if lane.seen(offer.key, now))
         return self._sent(offer, lambda lane: lane.offer(offer, now), seen)
 
+    def told_before(self, seq: int, told: Mapping[str, Mapping[str, Any]]) -> None:
+        """What zones told of journaled message `seq` before the last run ended (zone ->
+        the `told_apart` detail); its offer, which comes next, goes only to the others."""
+        known = {zone: detail for zone, detail in told.items() if zone in self.names}
+        if self.zoned and known:
+            self._earlier[seq] = known
+
+    def told_apart(self) -> list[tuple[int, str, dict[str, Any]]]:
+        """(seq, zone, its outcome's kind and times) of each zone that told its outcome of a
+        message other zones still owe, since the last call: for the journal."""
+        apart, self._apart = self._apart, []
+        return apart
+
     def _sent(self, offer: Offer, call, names: tuple[str, ...] = ()) -> list[Effect]:
-        """`call` in `names`, else each zone of `offer` (every zone for a return to normal)."""
+        """`call` in `names`, else each zone of `offer` (every zone for a return to normal),
+        but those that told theirs in an earlier run."""
         if not names:
             names = self.zones_of(offer) if offer.announcement is not None else self.names
         if self.zoned:
-            self._open.setdefault(offer.ticket.seq, _Open(names))
+            earlier = self._earlier.pop(offer.ticket.seq, {})
+            names = tuple(name for name in names if name not in earlier)
+            pending = self._open.setdefault(offer.ticket.seq, _Open(names))
+            if earlier:
+                pending.zones = tuple(n for n in self.names if n in earlier or n in names)
+                pending.told.update({z: _restored(offer, t) for z, t in earlier.items()})
+                pending.earlier = frozenset(earlier)
+                if not names:  # every zone it still owed has left the configuration
+                    del self._open[offer.ticket.seq]
+                    return [_together(pending)]
         return self._merged({name: call(self.lanes[name]) for name in names})
 
     def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
@@ -233,6 +265,7 @@ class Zones:
             return [outcome]
         pending.told[zone] = outcome
         if set(pending.told) < set(pending.zones):
+            self._apart.append((seq, zone, _kept(outcome)))
             return []
         del self._open[seq]
         return [_together(pending)]
@@ -246,6 +279,30 @@ def _together(pending: _Open) -> Outcome:
     first = heard[0] if heard else told[-1]
     zones = {zone: _zone_detail(pending.told[zone]) for zone in pending.zones}
     return replace(first, detail={**first.detail, **_span(heard), "zones": zones})
+
+
+def _restored(offer: Offer, told: Mapping[str, Any]) -> Outcome:
+    """A zone's outcome an earlier run journaled, as that zone told it."""
+    detail = {key: value for key, value in told.items() if key != "outcome"}
+    if offer.announcement is not None and "summary" not in detail:
+        detail.setdefault("text", offer.announcement.text)
+    return outcome_of(offer, str(told["outcome"]), **detail)
+
+
+def _kept(outcome: Outcome) -> dict[str, Any]:
+    """What the journal keeps of one zone's outcome (journal/records.py `told_valid`)."""
+    kept: dict[str, Any] = {}
+    for key, value in _zone_detail(outcome).items():
+        if isinstance(value, str):
+            kept[key] = value[:TOLD_TEXT_MAX]
+        elif _finite(value):
+            kept[key] = value
+    return kept
+
+
+def _finite(value: Any) -> bool:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and math.isfinite(value) and abs(value) < 1e11
 
 
 def _span(heard: list[Outcome]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,9 @@ class Pending:
     # What was decided when it was accepted (its phrase, language, priority, timing; see
     # `said_valid`), so a configuration that no longer matches it cannot unsay it.
     said: dict[str, Any] | None = None
+    # With zones: what became of it in the zones that told theirs before the run ended (zone
+    # -> {"outcome": kind, its times...}), so a start says it only where it is still owed.
+    zones: dict[str, dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,33 @@ _SAID: dict[str, Callable[[Any], bool]] = {
 }
 
 
+# What one zone's outcome of a message keeps in the journal (alarms/zones.py ZONE_FIELDS).
+_TOLD_TEXT = ("outcome", "source", "reason", "summary")
+_TOLD_TIME = ("start", "end", "latency_ms", "speech_latency_ms")
+
+
+def told_valid(v: Any) -> bool:
+    """One zone's outcome: its kind, and of its times and words only what a zone tells."""
+    if not isinstance(v, dict) or not _text(v.get("outcome")):
+        return False
+    if not set(v) <= {*_TOLD_TEXT, *_TOLD_TIME}:
+        return False
+    texts = all(_text(v[k]) and len(v[k]) <= 2000 for k in _TOLD_TEXT if k in v)
+    return texts and all(_number(v[k]) for k in _TOLD_TIME if k in v)
+
+
+def _number(v: Any) -> bool:
+    """A time or a latency: a latency may be below 0 when the wall clock was set back."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e11
+
+
+def zones_valid(v: Any) -> bool:
+    """An `in` line's `zones`: zone name -> what it told."""
+    if not isinstance(v, dict) or len(v) > 256:
+        return False
+    return all(_text(name) and len(name) <= 64 and told_valid(t) for name, t in v.items())
+
+
 def said_valid(v: Any) -> bool:
     """An `in` line's `said`: the key, and either the phrase (text, lang, priority, ttl,
     reannounce, all present) or `clear`; nothing else."""
@@ -145,6 +176,7 @@ _SCHEMA: dict[str, dict[str, Callable[[Any], bool]]] = {
     "seen": {"seen": _text, "at": _time, "topic": _text},
     "heard": {"heard": _text, "hashes": lambda v: isinstance(v, list) and all(map(_text, v))},
     "try": {"try": lambda v: isinstance(v, list) and all(map(_seq, v))},
+    "zoned": {"zoned": _seq, "zone": lambda v: _text(v) and len(v) <= 64, "told": told_valid},
     "shelf": {"shelf": _text, "until": lambda v: v is None or _time(v)},
     "alarm": {"alarm": _text},
     "next": {"next": _seq},
@@ -157,6 +189,7 @@ _OPTIONAL: dict[str, Callable[[Any], bool]] = {
     "end": lambda v: v is True,
     "cleared": lambda v: v is True,
     "said": said_valid,
+    "zones": zones_valid,
 }
 
 
@@ -211,3 +244,47 @@ def payload_hash(payload: bytes) -> str:
 def line_of(record: dict) -> bytes:
     # ASCII escapes: a lone surrogate from a payload is still written (and read back) as is.
     return json.dumps(record, separators=(",", ":")).encode() + b"\n"
+
+
+def recovered_from(
+    pending: dict[int, dict],
+    unsent: dict[int, dict],
+    seen: dict[str, dict],
+    shelved: dict[str, float],
+    alarms: dict[str, dict],
+    damaged: list[Damaged],
+) -> Recovered:
+    """What a start takes up, from the records read (each checked by `check_record`, so
+    nothing here can fail): open messages and unsent reports by seq, known ids, shelves still
+    running, unacknowledged alarms."""
+    return Recovered(
+        pending=[
+            Pending(
+                seq,
+                r["topic"],
+                base64.b64decode(r["payload"]),
+                r["at"],
+                r.get("again", False),
+                r.get("tries", 0),
+                r.get("said"),
+                r.get("zones"),
+            )
+            for seq, r in sorted(pending.items())
+        ],
+        unsent=[Unsent(seq, [(t, p) for t, p in r["send"]]) for seq, r in sorted(unsent.items())],
+        seen=[Seen(key, r["at"], r["topic"]) for key, r in seen.items()],
+        shelved={p: until for p, until in shelved.items() if until > time.time()},
+        unacknowledged=[
+            Unacknowledged(
+                key,
+                r["seq"],
+                r["topic"],
+                base64.b64decode(r["payload"]),
+                r["at"],
+                r["due"],
+                r.get("cleared", False),
+            )
+            for key, r in alarms.items()
+        ],
+        damaged=damaged,
+    )

@@ -22,15 +22,12 @@ from cosyedge.journal.files import os_problem, replace_file, same_file
 from cosyedge.journal.records import (
     MAX_SEQ,
     Damaged,
-    Pending,
     Recovered,
-    Seen,
-    Unacknowledged,
-    Unsent,
     check_record,
     damaged_line,
     line_of,
     payload_hash,
+    recovered_from,
 )
 from cosyedge.observe import Observer
 
@@ -168,38 +165,8 @@ class Journal:
 
     def _recovered(self, damaged: list[Damaged]) -> Recovered:
         """What the records read say; they were all checked, so nothing here can fail."""
-        return Recovered(
-            pending=[
-                Pending(
-                    s,
-                    r["topic"],
-                    base64.b64decode(r["payload"]),
-                    r["at"],
-                    r.get("again", False),
-                    r.get("tries", 0),
-                    r.get("said"),
-                )
-                for s, r in sorted(self._pending.items())
-            ],
-            unsent=[
-                Unsent(s, [(t, p) for t, p in r["send"]]) for s, r in sorted(self._unsent.items())
-            ],
-            seen=[Seen(k, r["at"], r["topic"]) for k, r in self._seen.items()],
-            shelved={p: t for p, t in self._shelved.items() if t > time.time()},
-            unacknowledged=[
-                Unacknowledged(
-                    k,
-                    r["seq"],
-                    r["topic"],
-                    base64.b64decode(r["payload"]),
-                    r["at"],
-                    r["due"],
-                    r.get("cleared", False),
-                )
-                for k, r in self._alarms.items()
-            ],
-            damaged=damaged,
-        )
+        state = (self._pending, self._unsent, self._seen, self._shelved, self._alarms)
+        return recovered_from(*state, damaged)
 
     def _read(self, damaged: list[Damaged]) -> int:
         """Apply every valid line; returns how many there were."""
@@ -357,6 +324,12 @@ class Journal:
         """The announcer began to speak these: a crash now counts against them."""
         with self._lock:
             self._enqueue({"try": seqs}, None)
+
+    def zone_told(self, seq: int, zone: str, told: dict[str, Any]) -> None:
+        """With zones: `zone` told its outcome of `seq` (`told`: its kind and times) while
+        other zones still owe theirs; a start then says `seq` only where it is owed."""
+        with self._lock:
+            self._enqueue({"zoned": seq, "zone": zone, "told": told}, None)
 
     def shelf(self, pattern: str, until: float | None) -> None:
         """A source shelved until `until` (wall clock), or, with None, no longer."""
@@ -566,6 +539,10 @@ class Journal:
                 if seq in self._pending:
                     pending = self._pending[seq]
                     pending["tries"] = pending.get("tries", 0) + 1
+        elif "zoned" in record:
+            pending = self._pending.get(int(record["zoned"]))
+            if pending is not None:
+                pending.setdefault("zones", {})[record["zone"]] = record["told"]
         elif "shelf" in record:
             if record["until"] is None:
                 self._shelved.pop(record["shelf"], None)
