@@ -24,6 +24,7 @@ from cosyedge.alarms.history import History
 from cosyedge.alarms.snapshot import Snapshot, status_detail
 from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
+from cosyedge.audio.channels import ChannelPlayer, SharedDevice
 from cosyedge.audio.outputs import Outputs, ZoneOutputs
 from cosyedge.audio.player import Player, PortAudio
 from cosyedge.audio.preludes import Preludes
@@ -208,16 +209,35 @@ def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:
         zone = ZoneOutputs(DEFAULT_ZONE, [player])
         return Outputs({DEFAULT_ZONE: zone}, portaudio), {DEFAULT_ZONE: Heartbeat("announcer")}
     zones = {}
+    shared = shared_devices(config, portaudio)
     for name, zone in config.zones.items():
         players: list[Player | RtpOutput] = []
         for o in zone.outputs:
             output, beat = config.outputs[o], Heartbeat(f"player-{o}")
             if output.rtp is not None:  # the plant's IP speakers
                 players.append(RtpOutput(output.rtp, beat))
+            elif output.channel is not None:  # a channel of a multi-channel card
+                players.append(ChannelPlayer(shared[o], output.channel, block_ms, beat, o))
             else:
                 players.append(Player(output.device, block_ms, beat, o, portaudio))
         zones[name] = ZoneOutputs(name, players)
     return Outputs(zones, portaudio), {name: Heartbeat(f"announcer-{name}") for name in zones}
+
+
+def shared_devices(config: Config, portaudio: PortAudio) -> dict[str, SharedDevice]:
+    """The device of each output that names a channel, by output: one for all the outputs
+    on channels of the same device (named as check_zones compares them)."""
+    named = {o: c for o, c in config.outputs.items() if c.rtp is None and c.channel is not None}
+    by_device: dict[str, list[str]] = {}
+    for o, output in named.items():
+        by_device.setdefault((output.device or "").strip().lower(), []).append(o)
+    shared = {}
+    for outputs in by_device.values():
+        first = named[outputs[0]]
+        channels = [named[o].channel or 1 for o in outputs]
+        device = SharedDevice(first.device, channels, portaudio)
+        shared |= dict.fromkeys(outputs, device)
+    return shared
 
 
 @dataclass
@@ -299,10 +319,16 @@ class Voices:
                 core.stop,
                 core.activity,
                 core.announcer_beats[zone],
+                tone_level_db(core.config, zone),
             )
             for zone, outputs in core.outputs.zones.items()
         ]
         return Voiced(speech, announcers, build_beside(core, speech, self.start_))
+
+
+def tone_level_db(config: Config, zone: str) -> float:
+    """The level of the templates' tones in `zone` (0 dB: as configured; no zones: 0)."""
+    return config.zones[zone].tone_level_db if zone in config.zones else 0.0
 
 
 def _status_detail(snapshot: Callable[[Detail], Snapshot]) -> dict[str, Any]:

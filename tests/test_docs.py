@@ -128,6 +128,8 @@ def _file(path: str, value: Any, priority: str) -> str:
         node, names = entry, names[1:]
     if names[0] == "outputs" and len(names) > 1:  # an output is in a zone, or refused
         doc["zones"] = {"z": {"outputs": ["o"]}}
+    if names[0] == "zones" and len(names) > 1:  # a zone plays on an output
+        doc["outputs"], doc["zones"] = {"o": {}}, {"o": {"outputs": ["o"]}}
     for i, name in enumerate(names):
         name = {"<lang>": "en", "<priority>": priority, "<name>": "o"}.get(name, name)
         if i < len(names) - 1:

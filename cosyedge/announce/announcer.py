@@ -170,6 +170,7 @@ class Announcer:
         stop: threading.Event,
         activity: Activity,
         beat: Heartbeat,
+        tone_level_db: float = 0.0,
     ) -> None:
         self.desk = desk
         self.speech = speech
@@ -177,6 +178,7 @@ class Announcer:
         self.sound = sound
         self.activity = activity  # busy while an item is rendered or played: cache upkeep waits
         self.beat = beat  # the watchdog's view of this thread
+        self.tone_level_db = tone_level_db  # its zone's level of a template's tone
         self.current: Item | None = None  # what is being said: a stuck one shows here
         self.last = "none yet"
         self.last_at = 0.0  # time.monotonic() of `last`
@@ -289,7 +291,10 @@ class Announcer:
         speech = heard.through(self.beat.beating(self.speech.memory.metered(rendering.chunks)))
         fault = item.kind is ItemKind.FAULT and not item.fault.endswith(":cleared")
         replaced = rendering.source == "recorded"
-        lead = self.speech.preludes.lead(self.speech.prelude(item), rendering.sample_rate, replaced)
+        prelude = self.speech.prelude(item)
+        lead = self.speech.preludes.lead(
+            prelude, rendering.sample_rate, replaced, self.tone_level_db
+        )
         shaped = self.sound.shape(item.priority, rendering.sample_rate, speech, volume, fault, lead)
         chunks = self._until_stop(shaped, cut)
         try:

@@ -84,7 +84,7 @@ class PortAudio:
                 player.found(_missing(sd, player.device))
 
         # ALSA tells stderr of each card it cannot open, at every look: not into the log.
-        with _quiet_stderr():
+        with quiet_stderr():
             return self.rescan(sd, tell)
 
 
@@ -151,21 +151,7 @@ class Player(Component):
     ) -> Playback:
         self.heartbeat.beat()
         try:
-            try:
-                # ALSA repeats the same complaint on every retry: it was logged once already.
-                with _quiet_stderr() if retrying else contextlib.nullcontext():
-                    stream = sd.OutputStream(
-                        samplerate=sample_rate, channels=1, dtype="int16", device=self.device
-                    )
-                    stream.start()
-            except (sd.PortAudioError, ValueError) as exc:
-                raise self._lost(exc) from None
-            try:
-                samples, first, stopped = self._write(
-                    stream, sample_rate, chunks, should_stop, sd.PortAudioError
-                )
-            finally:
-                _close(stream, sd.PortAudioError)
+            samples, first, stopped = self._through(sd, sample_rate, chunks, should_stop, retrying)
         finally:
             self.heartbeat.rest()
         if self.available is False:
@@ -173,6 +159,30 @@ class Player(Component):
         self.available, self.missing = True, None
         self._failures = 0
         return Playback(True, samples, first, stopped, time.monotonic())
+
+    def _through(
+        self,
+        sd,
+        sample_rate: int,
+        chunks: Iterable[np.ndarray],
+        should_stop: Callable[[], bool],
+        retrying: bool,
+    ) -> tuple[int, float | None, bool]:
+        """The chunks through a stream of its own (samples played, when the first was
+        handed over, whether cut short); AudioUnavailable when the device fails."""
+        try:
+            # ALSA repeats the same complaint on every retry: it was logged once already.
+            with quiet_stderr() if retrying else contextlib.nullcontext():
+                stream = sd.OutputStream(
+                    samplerate=sample_rate, channels=1, dtype="int16", device=self.device
+                )
+                stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            raise self._lost(exc) from None
+        try:
+            return self._write(stream, sample_rate, chunks, should_stop, sd.PortAudioError)
+        finally:
+            close_stream(stream, sd.PortAudioError)
 
     def _write(
         self,
@@ -249,6 +259,7 @@ class Player(Component):
         return {"audio_up": self.trouble is None, "audio": self.describe()}
 
     def _lost(self, exc: Exception) -> AudioUnavailable:
+        """Count a failure, tell the first of an outage; the error to raise."""
         self._failures += 1
         if self.available is not False:
             self._lost_since = time.monotonic()
@@ -288,7 +299,7 @@ def _rescan_devices(sd) -> None:
 
 
 @contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
+def quiet_stderr() -> Iterator[None]:
     """Point fd 2 at /dev/null meanwhile (our log has its own descriptor, see logsetup)."""
     saved = os.dup(2)
     try:
@@ -301,7 +312,7 @@ def _quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def _close(stream, error: type[Exception]) -> None:
+def close_stream(stream, error: type[Exception]) -> None:
     """Let the device play out what it holds (unless aborted), then release it."""
     try:
         if not stream.stopped:

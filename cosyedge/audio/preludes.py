@@ -39,7 +39,7 @@ class Preludes(Component):
         self._messages: dict[RecordedConfig, RecordedMessage] = {}
         self.refused: dict[RecordedConfig, str] = {}  # messages that cannot be played, why
         self._pcm: dict[tuple[RecordedConfig, int], np.ndarray] = {}
-        self._tones: dict[tuple[ToneConfig, int], np.ndarray] = {}
+        self._tones: dict[tuple[ToneConfig, int, float], np.ndarray] = {}
         self._load(templates)
 
     def _load(self, templates: Iterable[TemplateConfig]) -> None:
@@ -61,13 +61,16 @@ class Preludes(Component):
             return None
         return self._messages.get(recorded)
 
-    def lead(self, prelude: Prelude, sample_rate: int, replaced: bool) -> list[np.ndarray] | None:
-        """What is played before the phrase at `sample_rate`: the tone, then the recorded
-        message unless it is the phrase itself (`replaced`); None: nothing of the template's
-        (the priority's chime then)."""
+    def lead(
+        self, prelude: Prelude, sample_rate: int, replaced: bool, tone_db: float = 0.0
+    ) -> list[np.ndarray] | None:
+        """What is played before the phrase at `sample_rate`: the tone, `tone_db` below its
+        configured level (a zone's `tone_level_db`), then the recorded message unless it is
+        the phrase itself (`replaced`); None: nothing of the template's (the priority's chime
+        then)."""
         parts = []
         if prelude.tone is not None:
-            parts.append(self._tone(prelude.tone, sample_rate))
+            parts.append(self._tone(prelude.tone, sample_rate, tone_db))
         message = self._messages.get(prelude.recorded) if prelude.recorded else None
         if message is not None and not replaced:
             parts.append(self.pcm(prelude.recorded, sample_rate))
@@ -81,10 +84,14 @@ class Preludes(Component):
             self._pcm[key] = self._messages[recorded].pcm(sample_rate)
         return self._pcm[key]
 
-    def _tone(self, config: ToneConfig, sample_rate: int) -> np.ndarray:
-        key = (config, sample_rate)
+    def _tone(self, config: ToneConfig, sample_rate: int, db: float) -> np.ndarray:
+        """The tone made once a rate, scaled once a level (a zone's): never at an alert."""
+        key = (config, sample_rate, db)
         if key not in self._tones:
-            self._tones[key] = tone_for(config, sample_rate)
+            made = self._tones.get((config, sample_rate, 0.0))
+            if made is None:
+                made = self._tones[(config, sample_rate, 0.0)] = tone_for(config, sample_rate)
+            self._tones[key] = made if db == 0.0 else _scaled(made, db)
         return self._tones[key]
 
     # -- the component --------------------------------------------------------------------
@@ -96,3 +103,8 @@ class Preludes(Component):
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
         return {}
+
+
+def _scaled(pcm: np.ndarray, db: float) -> np.ndarray:
+    """int16 samples `db` (<= 0) lower, rounded to the nearest code."""
+    return np.round(pcm * 10 ** (db / 20)).astype(np.int16)

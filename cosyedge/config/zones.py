@@ -42,10 +42,22 @@ class OutputConfig:
             '239.10.0.1, port: 5004, codec: pcmu}` (docs/zones.md, "IP speakers")'
         ),
     )
+    channel: int | None = field(
+        default=None,
+        metadata=meta(
+            "one channel of a multi-channel `device`, counted from 1 as the card's manual "
+            "does; several outputs may then share the device, each on its own channel; "
+            "null: every channel plays the same",
+            range=(1, 64),
+            shown="`null`",
+        ),
+    )
 
     def __post_init__(self) -> None:
         if self.rtp is not None and self.device is not None:
             raise ValueError("device: a sound device or a network output (rtp), not both")
+        if self.rtp is not None and self.channel is not None:
+            raise ValueError("channel: a channel of a sound device, not of a network output")
 
     def named(self, name: str) -> OutputConfig:
         """The output with its key as its network output's name."""
@@ -60,6 +72,14 @@ class ZoneConfig:
 
     outputs: tuple[str, ...] = field(
         metadata=meta("the outputs (names under `outputs`) the zone's announcements play on")
+    )
+    tone_level_db: float = field(
+        default=0.0,
+        metadata=meta(
+            "the level of a template's signal tone in this zone, in dB below the tone's own "
+            "(`templates[i].tone.level_dbfs`): lower for a low ceiling or a quiet office",
+            range=(-40, 0),
+        ),
     )
 
     def __post_init__(self) -> None:
@@ -98,20 +118,43 @@ def check_zones(outputs: Mapping[str, OutputConfig], zones: Mapping[str, ZoneCon
 
 
 def _check_devices(outputs: Mapping[str, OutputConfig]) -> None:
-    """No sound device twice, as far as a name shows it (null: the default device); a
-    substring or an index naming the same card cannot be told here."""
-    seen: dict[str, str] = {}
+    """No sound device twice, as far as a name shows it (null: the default device), unless
+    each of its outputs plays one channel of it, each another; a substring or an index naming
+    the same card cannot be told here."""
+    shared: dict[str, list[str]] = {}
     for name, output in outputs.items():
-        if output.rtp is not None:
-            continue
-        device = (output.device or "").strip().lower()
-        if device in seen:
-            shown = show(output.device) if output.device else "the default device (null)"
+        if output.rtp is None:
+            shared.setdefault((output.device or "").strip().lower(), []).append(name)
+    for names in shared.values():
+        if len(names) > 1:
+            _check_channels(outputs, names)
+
+
+def _check_channels(outputs: Mapping[str, OutputConfig], names: list[str]) -> None:
+    """The outputs `names`, on one device: each on a channel of its own."""
+    device = outputs[names[0]].device
+    shown = show(device) if device else "the default device (null)"
+    if all(outputs[n].channel is None for n in names):
+        raise ValueError(
+            f"outputs.{names[1]}.device: {shown} is output {show(names[0])}'s already; a "
+            "sound device opened for two zones would be busy for one of them (give each "
+            "output its `channel` to share a multi-channel card)"
+        )
+    taken: dict[int, str] = {}
+    for name in names:
+        channel = outputs[name].channel
+        if channel is None:
+            others = ", ".join(n for n in names if n != name)
             raise ValueError(
-                f"outputs.{name}.device: {shown} is output {show(seen[device])}'s already; a "
-                "sound device opened for two zones would be busy for one of them"
+                f"outputs.{name}.channel: missing; outputs {others} play on channels of "
+                f"{shown}, so each output of it names its channel"
             )
-        seen[device] = name
+        if channel in taken:
+            raise ValueError(
+                f"outputs.{name}.channel: channel {channel} of {shown} is output "
+                f"{show(taken[channel])}'s already"
+            )
+        taken[channel] = name
 
 
 def check_template_zones(
