@@ -22,6 +22,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
 from cosyedge.alarms.snapshot import Snapshot, status_detail
+from cosyedge.alarms.standby import Watch
 from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.channels import ChannelPlayer, SharedDevice
@@ -38,6 +39,7 @@ from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.faults import Faults
 from cosyedge.features import Wiring, build_features
 from cosyedge.intake.door import Door
+from cosyedge.intake.primary import PrimaryTap
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.journal import Journal
 from cosyedge.model import Heartbeat, error_text
@@ -96,6 +98,7 @@ class Core:
     selfwatch: SelfWatch
     door: Door
     link: Link
+    primary: PrimaryTap | None  # a standby's ear on its primary (`standby.enabled`)
     activity: Activity
     beats: list[Heartbeat]
     announcer_beats: dict[str, Heartbeat]  # by zone
@@ -104,8 +107,10 @@ class Core:
     def components(self) -> list[Component]:
         """The components of the path: reconfigured and ticked with those beside it from
         the start on, the voices loaded or not."""
+        primary = [self.primary] if self.primary is not None else []
         return [
-            self.door, self.link, self.state_watch, self.selfwatch, self.outputs, self.preludes
+            self.door, self.link, *primary, self.state_watch, self.selfwatch, self.outputs,
+            self.preludes,
         ]  # fmt: skip
 
     def take_up(self, refused: str | None) -> None:
@@ -172,7 +177,8 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         observer=observers,
     )
     detail = functools.partial(_status_detail, start.snapshot)
-    reporter = Reporter(config.reports, publish, journal, observers, detail)
+    by = "standby" if config.standby.enabled else None
+    reporter = Reporter(config.reports, publish, journal, observers, detail, by=by)
     history = History(
         state_dir / "history",
         alarms.history_days,
@@ -181,7 +187,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         observer=observers,
     )
     zones = Zones(alarms, tuple(outputs.zones))
-    desk = AlarmDesk(zones, reporter, journal, health, history)
+    desk = AlarmDesk(zones, reporter, journal, health, history, _watch(config))
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
@@ -189,14 +195,22 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     selfwatch = SelfWatch(config, health, telling, publish, beats, observers, faults)
     observers.add(selfwatch)
     observers.add(reporter)
-    door = Door(config, journal, desk, (selfwatch,), observers)
+    primary = PrimaryTap(config.standby, desk) if config.standby.enabled else None
+    door = Door(config, journal, desk, (*([primary] if primary else []), selfwatch), observers)
     link = Link(config, door, observers, faults)
     return Core(
         config, observers, state_watch, health, outputs, Preludes(config.templates),
         Sound(alarms), journal, reporter,
-        history, desk, selfwatch, door, link, activity, beats, announcer_beats,
+        history, desk, selfwatch, door, link, primary, activity, beats, announcer_beats,
         threading.Event(),
     )  # fmt: skip
+
+
+def _watch(config: Config) -> Watch | None:
+    """A standby's view of its primary; None for a gateway that speaks itself."""
+    if not config.standby.enabled:
+        return None
+    return Watch(config.standby.takeover_s, config.alarms.dedup_window_s)
 
 
 def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:

@@ -203,6 +203,7 @@ OUTCOMES = (
     "return_to_normal",  # the clear message itself
     "rejected",
     "failed",
+    "covered",  # a standby's copy, ended by the gateway it stands by for (its outcome in it)
 )
 
 

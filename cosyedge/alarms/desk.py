@@ -23,7 +23,8 @@ from typing import Any, Protocol
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lasting import Standing
 from cosyedge.alarms.policy import AlarmPolicy
-from cosyedge.alarms.zones import Zones
+from cosyedge.alarms.standby import Watch
+from cosyedge.alarms.zones import Hold, Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
     BadCommand,
@@ -46,6 +47,9 @@ log = logging.getLogger(__name__)
 
 TICK_S = 0.1
 TRY_WAIT_S = 2.0  # at most this long for a suspect's try record to reach the disk
+# The primary's outcomes that do not end a standby's copy: a duplicate's is not its alert's
+# (that one is told apart), and a standby's own never comes from a primary.
+NOT_ENDING = frozenset({"deduplicated", "covered"})
 
 
 class Reports(Protocol):
@@ -74,13 +78,16 @@ class AlarmDesk:
         journal: Journal,
         health: Health | None = None,
         history: Recorder | None = None,
+        standby: Watch | None = None,
     ) -> None:
+        """`standby`: this gateway stands by for a primary (alarms/standby.py)."""
         # One policy is one zone's rules: the daemon without zones.
         self.policy = policy if isinstance(policy, Zones) else Zones.around(policy)
         self.reporter = reporter
         self.journal = journal
         self.health = health or Health()
         self.history = history
+        self.standby = standby
         self._cond = threading.Condition()
         self._status: dict | None = None
         self._status_order = 0  # statuses read so far: the order they are published in
@@ -185,7 +192,11 @@ class AlarmDesk:
         log.info("accepted alert %s on %r (%s)", verdict.key, ticket.topic, what)
         try:
             with self._cond:
-                self._emit(self.policy.offer(verdict, time.monotonic()))
+                now = time.monotonic()
+                self._emit(self.policy.offer(verdict, now))
+                ended = self.standby.ended_before(verdict.key, now) if self.standby else None
+                if ended is not None:  # the primary's outcome came first
+                    self._emit(self.policy.cover(verdict.key, _covered(ended)))
                 self._cond.notify_all()
         except Exception as exc:
             log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
@@ -226,6 +237,46 @@ class AlarmDesk:
         self.reporter.error(error, command=text)
         self._record("command_refused", reason=error, command=text)
 
+    # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
+    def heard(self) -> None:
+        """A message came through the subscription: a primary's status would have come."""
+        if self.standby is not None:
+            with self._cond:
+                self.standby.heard(time.monotonic(), time.time())
+                self._cond.notify_all()
+
+    def primary_status(self, state: str | None) -> None:
+        """The primary's retained status says `state` (None: it has none)."""
+        if self.standby is None:
+            return
+        with self._cond:
+            self.standby.status(state, time.monotonic(), time.time())
+            alive = self.standby.alive(time.monotonic())
+            self._cond.notify_all()
+        log.info("primary's status: %s (%s)", state, "holding" if alive else "speaking for it")
+
+    def primary_report(self, report: dict[str, Any]) -> None:
+        """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`."""
+        key, kind = report.get("id"), report.get("outcome")
+        if self.standby is None or not isinstance(key, str) or kind in NOT_ENDING:
+            return
+        with self._cond:
+            self.standby.ended(key, report, time.monotonic())
+            self._emit(self.policy.cover(key, _covered(report)))
+            self._cond.notify_all()
+
+    def standby_fault(self) -> str | None:
+        """The fault `standby` now: the primary is gone and this gateway speaks for it."""
+        if self.standby is None:
+            return None
+        with self._cond:
+            return self.standby.fault(time.monotonic())
+
+    def _hold(self, now: float) -> Hold | None:
+        """What keeps a due item waiting (under the lock): a standby's primary alive."""
+        standby = self.standby
+        return None if standby is None else lambda item: standby.holds(item, now)
+
     # -- the alarm system's own faults (from whichever thread notices) ---------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
         with self._cond:
@@ -253,8 +304,11 @@ class AlarmDesk:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
-                item, effects = self.policy.take(zone, time.monotonic())
+                now = time.monotonic()
+                item, effects = self.policy.take(zone, now, self._hold(now))
                 self._emit(effects)
+                if item is not None and self.standby and self.standby.first_said(item, now):
+                    log.warning("standby: speaking for the primary, first %s", item.key)
                 remaining = deadline - time.monotonic()
                 if item is not None or remaining <= 0:
                     return item
@@ -275,7 +329,7 @@ class AlarmDesk:
 
     def should_stop(self, item: Item) -> bool:
         with self._cond:
-            return self.policy.should_stop(item)
+            return self.policy.should_stop(item, self._hold(time.monotonic()))
 
     def finished(self, item: Item, delivery: Delivery) -> None:
         with self._cond:
@@ -344,7 +398,10 @@ class AlarmDesk:
     def _full_status(self) -> dict:
         """The policy's status and the faults, read once: its state is told by these faults
         (`_state`), never read again, when a fault may have begun or ended meanwhile."""
-        return {**self.policy.status(), "faults": self.health.faults()}
+        status = {**self.policy.status(), "faults": self.health.faults()}
+        if self.standby is not None:
+            status["standby"] = self.standby.shown(time.monotonic())
+        return status
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()
@@ -441,6 +498,13 @@ class Lane:
 
     def waiting(self) -> int:
         return self.desk.waiting_in(self.zone)
+
+
+def _covered(report: dict[str, Any]) -> dict[str, Any]:
+    """What a `covered` outcome tells of the primary's: its outcome, seq and reason."""
+    primary = {k: report[k] for k in ("outcome", "seq", "reason", "by") if k in report}
+    reason = f"ended by the gateway this one stands by for: {report.get('outcome')}"
+    return {"reason": reason, "primary": primary}
 
 
 def _standing(key: str, offer: Offer) -> dict[str, Any]:

@@ -142,9 +142,9 @@ class AlarmPolicy:
         self._forget_seen(now)
         return key in self._seen
 
-    def give_up(self, seq: int, reason: str) -> list[Effect]:
-        """The message `seq`, if it waits to be said, is not said here: `failed` (zones.py)."""
-        return self._withdraw(lambda o: o.ticket.seq == seq, "failed", reason=reason)
+    def end_unsaid(self, match: Callable[[Offer], bool], kind: str, **detail: Any) -> list[Effect]:
+        """What `match`es and waits to be said is not said here: `kind` (zones.py)."""
+        return self._withdraw(match, kind, **detail)
 
     def offer(self, offer: Offer, now: float) -> list[Effect]:
         if self.seen(offer.key, now):

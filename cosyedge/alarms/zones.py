@@ -19,8 +19,9 @@ what the rules tell: the daemon behaves as it did before zones existed.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,6 +39,7 @@ SHARED_EVENTS = ("command", "cleared", "unshelved")
 # What each zone's outcome adds to the message's `zones` field.
 ZONE_FIELDS = ("start", "end", "latency_ms", "speech_latency_ms", "source", "reason", "summary")
 TOLD_TEXT_MAX = 2000  # characters of a zone's reason or summary the journal keeps
+Hold = Callable[[Item], bool]  # whether a due item waits all the same (alarms/standby.py)
 
 
 @dataclass
@@ -178,12 +180,24 @@ class Zones:
         effects = self._merged({cmd.zone: self.lanes[cmd.zone].command(cmd, now)})
         return [_in_zone(e, cmd.zone) for e in effects]
 
-    def take(self, zone: str, now: float) -> tuple[Item | None, list[Effect]]:
-        item, effects = self.lanes[zone].take(now)
+    def take(
+        self, zone: str, now: float, hold: Hold | None = None
+    ) -> tuple[Item | None, list[Effect]]:
+        """The next item of `zone` that `hold` does not keep waiting (a standby's)."""
+        lane = self.lanes[zone]
+        with _aside(lane, hold):
+            item, effects = lane.take(now)
         return item, self._merged({zone: effects})
 
-    def should_stop(self, item: Item) -> bool:
-        return self.lanes[item.zone or self.names[0]].should_stop(item)
+    def should_stop(self, item: Item, hold: Hold | None = None) -> bool:
+        """Whether `item` gives way: a held item outranks nothing."""
+        lane = self.lanes[item.zone or self.names[0]]
+        with _aside(lane, hold):
+            return lane.should_stop(item)
+
+    def cover(self, key: str, detail: Mapping[str, Any]) -> list[Effect]:
+        """The standby's copies of `key` not yet said end `covered`, in every zone."""
+        return self._everywhere(lambda lane: lane.end_unsaid(_key(key), "covered", **detail))
 
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
         zone = item.zone or self.names[0]
@@ -205,7 +219,9 @@ class Zones:
                 continue
             for zone in [z for z in pending.zones if z in self._deaf and z not in pending.told]:
                 why = f"not said in zone {zone}: its outputs cannot play ({self._deaf[zone]})"
-                told += self._merged({zone: self.lanes[zone].give_up(seq, why)})
+                told += self._merged(
+                    {zone: self.lanes[zone].end_unsaid(_seq(seq), "failed", reason=why)}
+                )
         return told
 
     def tick(self, now: float) -> list[Effect]:
@@ -269,6 +285,28 @@ class Zones:
             return []
         del self._open[seq]
         return [_together(pending)]
+
+
+@contextlib.contextmanager
+def _aside(lane: AlarmPolicy, hold: Hold | None) -> Iterator[None]:
+    """The items `hold` keeps waiting out of `lane`'s queue meanwhile, then back in their
+    places (their rank and order unchanged)."""
+    held = [item for item in lane.queue if hold(item)] if hold is not None else []
+    for item in held:
+        lane.queue.remove(item)
+    try:
+        yield
+    finally:
+        for item in held:
+            lane.queue.push(item)
+
+
+def _seq(seq: int) -> Callable[[Offer], bool]:
+    return lambda offer: offer.ticket.seq == seq
+
+
+def _key(key: str) -> Callable[[Offer], bool]:
+    return lambda offer: offer.key == key
 
 
 def _together(pending: _Open) -> Outcome:

@@ -17,6 +17,7 @@ from cosyedge.config.http import HttpConfig
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
+from cosyedge.config.standby import StandbyConfig, check_standby
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
@@ -109,6 +110,13 @@ class Config:
             'the alarm system watching itself (docs/alarms.md, "The alarm system\'s own faults")'
         ),
     )
+    standby: StandbyConfig = field(
+        default_factory=StandbyConfig,
+        metadata=meta(
+            "stand by for another gateway on the same broker, speaking only while it is gone; "
+            "off by default (docs/standby.md)"
+        ),
+    )
     state_dir: Path = field(
         default_factory=default_state_dir,
         metadata=meta(
@@ -156,6 +164,7 @@ class Config:
                 )
             check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
+        check_standby(self.standby, self.mqtt, self.reports)
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())

@@ -49,12 +49,15 @@ class Reporter(Observer):
         observer: Observer | None = None,
         status_detail: Callable[[], dict[str, Any]] = dict,
         clock: Callable[[], float] = time.monotonic,
+        by: str | None = None,
     ) -> None:
         """`observer` is told every outcome report as it is published (none may raise), and
         `trouble("reports", ...)` while reports cannot be published or are overdue, and once
         neither; `status_detail`: the fields the status carries beside the desk's (must not
-        raise); `clock`: what overdue is measured by."""
+        raise); `clock`: what overdue is measured by; `by`: the role every outcome report
+        names (`standby`), None for none."""
         self.config = config
+        self._by = {"by": by} if by is not None else {}
         self._publish = publish
         self.journal = journal
         self._clock = clock
@@ -89,6 +92,7 @@ class Reporter(Observer):
             "id": None,
             "priority": None,
             **outcome.detail,
+            **self._by,
         }
         messages = [(self.config.outcome_topic, _json(report))]
         if ticket.hermes is not None:

@@ -1,0 +1,134 @@
+"""A standby gateway's view of its primary: alive or gone, what it ended, and what to hold.
+
+A standby takes in, journals and decides every alert as any gateway does; what it would say
+waits in its queue (`holds`) while the primary is alive. The evidence, and only it, is the
+primary's retained status (docs/standby.md, "The evidence"):
+
+- alive: its last status is any state but `offline` (`online`, `degraded`, `starting`), or no
+  status has been heard yet and the first message of our subscription came less than
+  `takeover_s` ago (the broker hands retained messages over at a subscription, so a status
+  that exists comes with the first messages);
+- gone: its status is `offline` (its Last Will, which the broker publishes when its
+  connection drops or its keepalive lapses, or what it publishes itself at a stop), or it has
+  none (never started, or cleared) `takeover_s` after our first message.
+
+While it is gone, an item is said at once if every alert in it came after the primary went
+(no primary could have said it), else once each has waited `takeover_s` since its receipt
+without the primary's outcome. The primary's outcome of an alert, matched by id, ends the
+standby's copy as `covered` (desk.py); one that comes before the copy is kept for it.
+
+Pure state with time as an argument; the desk holds its lock around every call.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from cosyedge.model import Item, ItemKind
+
+OFFLINE = "offline"
+ENDED_MAX = 10_000  # primary outcomes kept for copies not yet here: a flood's worth
+
+
+class Watch:
+    """The primary as a standby sees it. `now` is the rules' monotonic clock, `wall` the
+    wall clock at the same moment (for what is told)."""
+
+    def __init__(self, takeover_s: float, window_s: float) -> None:
+        """`window_s`: how long a primary outcome waits for our copy of its alert (the
+        de-duplication window: a copy later than that is another alert)."""
+        self.takeover_s = takeover_s
+        self.window_s = window_s
+        self.state: str | None = None  # the primary's status `state`; None: none heard
+        self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
+        self._offline: tuple[float, float] | None = None  # when its `offline` came
+        self._spoke = False  # an item was said since the primary went
+        self._ended: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+
+    # -- the evidence -------------------------------------------------------------------------
+    def heard(self, now: float, wall: float) -> None:
+        """A message came through our subscription (the first one counts)."""
+        if self._heard is None:
+            self._heard = (now, wall)
+
+    def status(self, state: str | None, now: float, wall: float) -> None:
+        """The primary's retained status said `state` (None: cleared, as if never sent)."""
+        if state == OFFLINE and self.state != OFFLINE:
+            self._offline = (now, wall)
+        elif state != OFFLINE:
+            self._offline = None
+        self.state = state
+        if self.alive(now):
+            self._spoke = False  # back: the next takeover is told again
+
+    def _gone_at(self, now: float) -> tuple[float, float] | None:
+        """Since when the primary is gone, (now, wall), or None while it is alive."""
+        if self.state == OFFLINE:
+            return self._offline
+        if self.state is None and self._heard and now >= self._heard[0] + self.takeover_s:
+            return self._heard
+        return None
+
+    def alive(self, now: float) -> bool:
+        return self._gone_at(now) is None
+
+    # -- what is said -------------------------------------------------------------------------
+    def holds(self, item: Item, now: float) -> bool:
+        """Whether `item` waits: the standby's own faults never do; the rest while the
+        primary is alive, and an alert received before it went until `takeover_s` after."""
+        if item.kind is ItemKind.FAULT:
+            return False
+        gone = self._gone_at(now)
+        if gone is None:
+            return True
+        if item.kind is ItemKind.REANNOUNCE:  # only what this gateway said is re-announced
+            return False
+        return any(o.at < gone[0] and now < o.at + self.takeover_s for o in item.offers)
+
+    def first_said(self, item: Item, now: float) -> bool:
+        """True for the first item other than a fault said since the primary went."""
+        if item.kind is ItemKind.FAULT or self._spoke or self.alive(now):
+            return False
+        self._spoke = True
+        return True
+
+    # -- the primary's outcomes ---------------------------------------------------------------
+    def ended(self, key: str, report: Mapping[str, Any], now: float) -> None:
+        """The primary told its outcome of the alert `key`: kept for a copy not yet here."""
+        self._ended[key] = (now, dict(report))
+        self._ended.move_to_end(key)
+        while len(self._ended) > ENDED_MAX:
+            self._ended.popitem(last=False)
+
+    def ended_before(self, key: str, now: float) -> dict[str, Any] | None:
+        """The primary's outcome of `key`, if it came within the window."""
+        kept = self._ended.get(key)
+        return kept[1] if kept and now - kept[0] < self.window_s else None
+
+    # -- what is shown ------------------------------------------------------------------------
+    def fault(self, now: float) -> str | None:
+        """The fault `standby` while the primary is gone: since when, and by which evidence."""
+        gone = self._gone_at(now)
+        if gone is None:
+            return None
+        since = _when(gone[1])
+        if self.state == OFFLINE:
+            return f"primary offline since {since} (its status is offline); speaking for it"
+        return f"primary offline since {since} (it has no status); speaking for it"
+
+    def shown(self, now: float) -> dict[str, Any]:
+        """The standby's part of the status: the primary's state as the evidence has it."""
+        gone = self._gone_at(now)
+        primary = "online" if gone is None else "offline"
+        shown: dict[str, Any] = {"role": "standby", "primary": primary}
+        if gone is not None:
+            shown["since"] = round(gone[1], 3)
+        return shown
+
+
+def _when(wall: float) -> str:
+    """A wall-clock time as the fault says it: local, to the second, with its offset."""
+    return datetime.datetime.fromtimestamp(wall).astimezone().isoformat(timespec="seconds")

@@ -1,0 +1,85 @@
+"""A standby gateway (`standby`), off by default: the primary it stands by for, named by what
+it publishes on the broker (docs/standby.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from cosyedge.config.fields import check_publish_topic, meta, show
+from cosyedge.config.mqtt import MqttConfig, ReportsConfig
+
+
+@dataclass(frozen=True)
+class StandbyConfig:
+    """This gateway stands by for a primary on the same broker: it takes in, journals and
+    decides every alert, and speaks only while the primary is gone (docs/standby.md)."""
+
+    enabled: bool = field(
+        default=False,
+        metadata=meta("stand by for the primary named below; off: this gateway speaks itself"),
+    )
+    client_id: str = field(
+        default="",
+        metadata=meta(
+            "the primary's `mqtt.client_id` (needed when enabled): this gateway's must differ",
+        ),
+    )
+    status_topic: str = field(
+        default="cosyedge/status",
+        metadata=meta(
+            "the primary's retained status topic (its `reports.status_topic`, on which the "
+            "broker publishes its Last Will `offline`); this gateway's must differ"
+        ),
+    )
+    report_topic: str = field(
+        default="cosyedge/report",
+        metadata=meta(
+            "the primary's outcome topic (its `reports.outcome_topic`): its outcome of an "
+            "alert ends this gateway's copy as `covered`; this gateway's must differ"
+        ),
+    )
+    error_topic: str = field(
+        default="cosyedge/error",
+        metadata=meta("the primary's error topic (its `reports.error_topic`); ours must differ"),
+    )
+    takeover_s: float = field(
+        default=5.0,
+        metadata=meta(
+            "with the primary gone, an alert received while it was alive is said once it has "
+            "waited this long, in seconds, without the primary's outcome; also how long a "
+            "primary with no status at all is waited for after the first message heard",
+            range=(0.5, 600),
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("status_topic", "report_topic", "error_topic"):
+            check_publish_topic(name, getattr(self, name))
+        if self.enabled and not self.client_id:
+            raise ValueError("client_id: the primary's client id is needed with `enabled`")
+
+
+def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConfig) -> None:
+    """Two gateways on one broker each need their own client id and report topics: a
+    ValueError naming this gateway's key that would share one with the primary."""
+    if not standby.enabled:
+        return
+    if mqtt.client_id == standby.client_id:
+        raise ValueError(
+            f"mqtt.client_id: {show(mqtt.client_id)} is the primary's (standby.client_id); "
+            "each gateway needs its own"
+        )
+    theirs = {
+        standby.status_topic: "standby.status_topic",
+        standby.report_topic: "standby.report_topic",
+        standby.error_topic: "standby.error_topic",
+    }
+    for f in dataclasses.fields(reports):
+        topic = getattr(reports, f.name)
+        if topic in theirs:
+            raise ValueError(
+                f"reports.{f.name}: {show(topic)} is the primary's ({theirs[topic]}); "
+                "each gateway needs its own report topics"
+            )

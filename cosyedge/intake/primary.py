@@ -1,0 +1,64 @@
+"""A standby's ear on its primary: the primary's retained status and outcome reports, taken
+from the session before the intake sees them and handed to the desk (alarms/standby.py).
+
+A tap of the door (door.py `Tap`): its topics are subscribed beside the intake's, and every
+message passes it first, so the first one tells the desk that the subscription works (a
+primary's retained status would have come with it). Its fault is the desk's `standby`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.component import Component
+from cosyedge.config.standby import StandbyConfig
+from cosyedge.intake.intake import Intake
+
+log = logging.getLogger(__name__)
+
+
+class PrimaryTap(Component):
+    """The primary's status and reports, for the desk; on paho's network thread."""
+
+    def __init__(self, config: StandbyConfig, desk: AlarmDesk) -> None:
+        self.config, self.desk = config, desk
+        self.topics = [config.status_topic, config.report_topic]
+        self._heard = False  # only paho's network thread sets it
+
+    def use(self, intake: Intake) -> None:
+        """The intake in force changes nothing here: the primary is named by `standby`."""
+
+    def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
+        if not self._heard:
+            self._heard = True
+            self.desk.heard()
+        if topic == self.config.status_topic:
+            status = _decoded(payload) if payload else {}
+            state = status.get("state") if status is not None else None
+            self.desk.primary_status(state if isinstance(state, str) else None)
+            return True
+        if topic == self.config.report_topic:
+            report = _decoded(payload)
+            if report is not None:
+                self.desk.primary_report(report)
+            return True
+        return False
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        return {"standby": self.desk.standby_fault()}
+
+
+def _decoded(payload: bytes) -> dict[str, Any] | None:
+    """A JSON object, or None (logged) for anything else."""
+    try:
+        decoded = json.loads(payload)
+    except ValueError:
+        decoded = None
+    if not isinstance(decoded, dict):
+        log.warning("primary's message not a JSON object: %r", payload[:200])
+        return None
+    return decoded

@@ -1,0 +1,151 @@
+"""A standby gateway: two real daemons on one real Mosquitto, each playing on an ALSA file sink
+of its own. With both running only the primary speaks; killed with kill -9, the standby says
+what it left unsaid, once; restarted, the primary speaks again and the standby holds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from support import REPO, AlsaSink, Daemon, Listener, publish, site_yaml, wait_until
+
+PRIMARY, STANDBY = "gw-primary", "gw-standby"
+TEMPLATES = """templates:
+  - topic: plant/alarm
+    text: "{text}"
+    payload: json
+    priority: medium
+"""
+STANDBY_SECTIONS = """reports:
+  outcome_topic: standby/report
+  event_topic: standby/event
+  error_topic: standby/error
+  status_topic: standby/status
+standby:
+  enabled: true
+  client_id: gw-primary
+  takeover_s: {takeover_s}
+"""
+REPORTS = ("cosyedge/report", "standby/report")
+TEXT = "Pump tripped."  # one short phrase: rendered once, then from the cache
+
+
+def gateway(port: int, directory: Path, client_id: str, takeover_s: float | None = None) -> str:
+    """A gateway's configuration: the primary's, or with `takeover_s` the standby's."""
+    own = f"  local_broker: false\n  client_id: {client_id}\n"
+    text = site_yaml(port, directory).replace("  local_broker: false\n", own) + TEMPLATES
+    if takeover_s is not None:
+        text += STANDBY_SECTIONS.format(takeover_s=takeover_s)
+    return text
+
+
+def alert(port: int, ident: str) -> None:
+    publish(port, "plant/alarm", json.dumps({"id": ident, "text": TEXT}))
+
+
+def outcomes(listener: Listener, topic: str, kind: str) -> dict[str, dict]:
+    return {r["id"]: r for r in listener.on(topic) if r["outcome"] == kind}
+
+
+def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
+    broker, alsa_sink, make_daemon, tmp_path
+):
+    standby_sink = AlsaSink(tmp_path / "alsa-standby")
+    heard = Listener(broker.port, *REPORTS, "standby/status")
+    make_daemon(gateway(broker.port, tmp_path / "p", PRIMARY))
+    make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, 2.0), env=standby_sink.env)
+    ids = [f"a-{i}" for i in range(30)]
+    for ident in ids:
+        alert(broker.port, ident)
+    heard.wait_for("standby/report", lambda r: len(r) >= len(ids), 90, "30 standby outcomes")
+    spoken = heard.wait_for("cosyedge/report", lambda r: len(r) >= len(ids), 30)
+    assert sorted(r["id"] for r in spoken if r["outcome"] == "spoken") == sorted(ids)
+    covered = heard.on("standby/report")
+    assert sorted(r["id"] for r in covered if r["outcome"] == "covered") == sorted(ids)
+    assert all(r["by"] == "standby" and r["primary"]["outcome"] == "spoken" for r in covered)
+    assert all("by" not in r for r in spoken)
+    assert len(alsa_sink.files()) == len(ids)
+    time.sleep(3)  # past takeover_s: still nothing said by the standby
+    assert standby_sink.files() == []
+    status = heard.on("standby/status")[-1]
+    assert (status["state"], status["standby"]) == (
+        "online",
+        {"role": "standby", "primary": "online"},
+    )
+    heard.close()
+
+
+def test_kill_9_of_the_primary_the_standby_says_the_rest_once_then_holds_again(
+    broker, alsa_sink, make_daemon, saved_models, tmp_path
+):
+    standby_sink = AlsaSink(tmp_path / "alsa-standby")
+    heard = Listener(broker.port, *REPORTS, "standby/status", "cosyedge/status")
+    # Paced as a card takes audio, so that alerts wait in the primary's queue when it dies.
+    env = {**alsa_sink.env, "PYTHONPATH": str(REPO)}
+    config = gateway(broker.port, tmp_path / "p", PRIMARY)
+    primary = Daemon(
+        tmp_path / "primary", config, env, models=saved_models, module="bench.paced_daemon"
+    )
+    try:
+        primary.start()
+        make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, 1.5), env=standby_sink.env)
+        _kill_while_alerts_flow(broker.port, primary, heard)
+        primary.start()
+        _holds_again(broker.port, heard, standby_sink)
+    finally:
+        primary.stop()
+        heard.close()
+
+
+def _kill_while_alerts_flow(port: int, primary: Daemon, heard: Listener) -> None:
+    ids = [f"k-{i}" for i in range(10)]
+    for ident in ids[:6]:
+        alert(port, ident)
+    heard.wait_for("cosyedge/report", lambda r: len(r) >= 2, 60, "the primary's first two")
+    assert primary.process is not None
+    primary.process.kill()
+    killed = time.time()
+    primary.process.wait()
+    for ident in ids[6:]:  # while the primary is dead
+        alert(port, ident)
+    heard.wait_for("standby/status", lambda s: s[-1]["standby"]["primary"] == "offline", 20)
+    wait_until(lambda: _said_by_anyone(heard) >= set(ids), 60, "every alert said by someone")
+    by_primary = outcomes(heard, "cosyedge/report", "spoken")
+    by_standby = outcomes(heard, "standby/report", "spoken")
+    assert by_primary.keys() & by_standby.keys() == set()  # nothing said twice
+    assert by_primary.keys() | by_standby.keys() == set(ids)
+    assert all(r["by"] == "standby" for r in by_standby.values())
+    covered = outcomes(heard, "standby/report", "covered")
+    assert covered.keys() == by_primary.keys()
+    first_audio = min(r["start"] for r in by_standby.values())
+    print(
+        f"kill -9 to the standby's first audio: {(first_audio - killed) * 1000:.0f} ms "
+        f"(takeover_s 1.5); the primary said {len(by_primary)}, the standby {len(by_standby)}"
+    )
+    status = heard.on("standby/status")[-1]
+    assert status["state"] == "degraded"
+    assert status["faults"]["standby"].startswith("primary offline since ")
+
+
+def _holds_again(port: int, heard: Listener, standby_sink: AlsaSink) -> None:
+    heard.wait_for("standby/status", lambda s: s[-1]["standby"]["primary"] == "online", 90)
+    said = len(standby_sink.files())
+    for ident in ("back-1", "back-2"):
+        alert(port, ident)
+    wait_until(
+        lambda: {"back-1", "back-2"} <= outcomes(heard, "standby/report", "covered").keys(),
+        60,
+        "the standby's copies covered by the primary back",
+    )
+    assert {"back-1", "back-2"} <= outcomes(heard, "cosyedge/report", "spoken").keys()
+    assert "back-1" not in outcomes(heard, "standby/report", "spoken")
+    status = heard.wait_for("standby/status", lambda s: "standby" not in s[-1]["faults"], 20)[-1]
+    assert status["standby"] == {"role": "standby", "primary": "online"}
+    # What it said after the primary came back: the fault's end only, no alert.
+    assert len(standby_sink.files()) <= said + 1
+
+
+def _said_by_anyone(heard: Listener) -> set[str]:
+    said = outcomes(heard, "cosyedge/report", "spoken").keys()
+    return set(said) | set(outcomes(heard, "standby/report", "spoken"))
