@@ -1,0 +1,193 @@
+"""A standby's rules in one process: the intake, the journal, the desk with the primary's
+watch, the reporter and the tap that reads the primary's status and reports, wired as the
+daemon wires them; the announcer's part (take an item, say what became of it) is the test's."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.standby import Watch
+from cosyedge.config import ConfigError, parse_config
+from cosyedge.intake.intake import Intake
+from cosyedge.intake.primary import PrimaryTap
+from cosyedge.journal import Journal
+from cosyedge.model import Delivery, Item, ItemKind
+from cosyedge.mqtt.reports import Reporter
+
+CONFIG = """
+state_dir: {dir}/state
+mqtt: {{client_id: gw-standby}}
+reports:
+  outcome_topic: standby/report
+  event_topic: standby/event
+  error_topic: standby/error
+  status_topic: standby/status
+standby: {{enabled: true, client_id: gw-primary, takeover_s: {takeover_s}}}
+templates:
+  - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
+      priority: high}}
+"""
+
+
+class Standby:
+    """The alert path of a standby up to the announcer; what it publishes is kept."""
+
+    def __init__(self, directory: Path, takeover_s: float) -> None:
+        self.config = parse_config(CONFIG.format(dir=directory, takeover_s=takeover_s))
+        self.published: list[tuple[str, dict]] = []
+        self._lock = threading.Lock()
+        self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
+        self.reporter = Reporter(self.config.reports, self.publish, self.journal, by="standby")
+        watch = Watch(takeover_s, self.config.alarms.dedup_window_s)
+        policy = AlarmPolicy(self.config.alarms)
+        self.desk = AlarmDesk(policy, self.reporter, self.journal, standby=watch)
+        self.tap = PrimaryTap(self.config.standby, self.desk)
+        self.intake = Intake(self.config)
+        self.desk.recover(self.journal.open(), self.intake.read_journaled)
+
+    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        with self._lock:
+            self.published.append((topic, json.loads(payload)))
+            mid = len(self.published)
+        self.reporter.published(mid)
+        return mid
+
+    def primary(self, topic: str, message: dict) -> None:
+        """A message of the primary's, as the session hands it to the door's taps."""
+        assert self.tap.claim(topic, json.dumps(message).encode(), retained=False)
+
+    def send(self, ident: str, priority: str = "high") -> None:
+        topic = "plant/1/alarm"
+        body = json.dumps({"id": ident, "what": ident, "priority": priority}).encode()
+        message = self.intake.message(topic, body)
+        assert message is not None and not self.tap.claim(topic, body, retained=False)
+        received, at = time.time(), time.monotonic()
+        seq = self.journal.accept(topic, body, received, then=lambda: None)
+        self.desk.submit(self.intake.read(message, seq, received, at))
+
+    def take(self, timeout: float = 0.2) -> Item | None:
+        item = self.desk.take(timeout)
+        if item is not None:
+            self.desk.finished(item, Delivery("spoken"))
+        return item
+
+    def reports(self) -> list[dict]:
+        assert self.journal.flush(5)
+        with self._lock:
+            return [p for t, p in self.published if t == "standby/report"]
+
+
+@pytest.fixture
+def standby(tmp_path):
+    made = Standby(tmp_path, takeover_s=0.6)
+    yield made
+    made.journal.stop()
+
+
+def test_while_the_primary_is_alive_nothing_is_said_and_its_outcome_covers_the_copy(standby):
+    standby.primary("cosyedge/status", {"state": "online"})
+    standby.send("A")
+    time.sleep(0.7)  # past takeover_s: alive is alive, however long
+    assert standby.take() is None
+    standby.primary("cosyedge/report", {"seq": 7, "id": "A", "outcome": "spoken"})
+    (report,) = standby.reports()
+    assert (report["id"], report["outcome"], report["by"]) == ("A", "covered", "standby")
+    assert report["primary"] == {"outcome": "spoken", "seq": 7}
+    assert report["reason"] == "ended by the gateway this one stands by for: spoken"
+    assert standby.desk.waiting() == 0
+    assert standby.desk.standby_fault() is None
+
+
+def test_an_outcome_before_the_copy_covers_it_on_arrival_but_a_duplicates_does_not(standby):
+    standby.primary("cosyedge/status", {"state": "degraded"})
+    standby.primary("cosyedge/report", {"seq": 1, "id": "B", "outcome": "acknowledged"})
+    standby.primary("cosyedge/report", {"seq": 2, "id": "C", "outcome": "deduplicated"})
+    standby.send("B")
+    standby.send("C")
+    (report,) = standby.reports()
+    assert (report["id"], report["outcome"]) == ("B", "covered")
+    assert report["primary"]["outcome"] == "acknowledged"
+    assert standby.desk.waiting() == 1  # C: the primary's own copy of it is still to come
+
+
+def test_with_the_primary_offline_held_alerts_wait_takeover_s_and_new_ones_go_at_once(standby):
+    standby.primary("cosyedge/status", {"state": "online"})
+    standby.send("old", "critical")
+    standby.primary("cosyedge/status", {"state": "offline"})
+    fault = standby.desk.standby_fault()
+    assert fault is not None and fault.startswith("primary offline since ")
+    assert fault.endswith("(its status is offline); speaking for it")
+    standby.send("new", "low")
+    took = standby.take()
+    assert took is not None and took.key == "new"  # after the primary went: at once
+    assert standby.take(0.1) is None  # received while it lived: waits takeover_s
+    took = standby.take(1.0)
+    assert took is not None and took.key == "old"
+    said = {r["id"]: r["outcome"] for r in standby.reports()}
+    assert said == {"new": "spoken", "old": "spoken"}
+    standby.primary("cosyedge/status", {"state": "starting"})  # back: held again
+    assert standby.desk.standby_fault() is None
+    standby.send("later")
+    time.sleep(0.7)
+    assert standby.take() is None
+
+
+def test_a_primary_with_no_status_is_gone_takeover_s_after_the_first_message(standby):
+    standby.send("first")  # the subscription works: a retained status would have come
+    assert standby.desk.standby_fault() is None
+    assert standby.take(0.1) is None
+    time.sleep(0.6)
+    assert "(it has no status)" in str(standby.desk.standby_fault())
+    took = standby.take()
+    assert took is not None and took.key == "first"
+
+
+def test_the_standbys_own_faults_are_said_while_it_holds_and_a_held_alert_cuts_none(standby):
+    standby.primary("cosyedge/status", {"state": "online"})
+    standby.desk.fault("audio", "Alarm system fault.", "en", 0)
+    standby.send("held", "critical")
+    item = standby.desk.take(0.2)
+    assert item is not None and item.kind is ItemKind.FAULT
+    assert not standby.desk.should_stop(item)  # the critical alert waits: it outranks nothing
+    standby.desk.finished(item, Delivery("spoken"))
+    assert standby.take() is None
+
+
+OWN_TOPICS = {
+    "outcome_topic": "s/report",
+    "event_topic": "s/event",
+    "error_topic": "s/error",
+    "status_topic": "s/status",
+}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("mqtt.client_id", "gw-primary"),
+        ("reports.status_topic", "cosyedge/status"),
+        ("reports.outcome_topic", "cosyedge/report"),
+        ("reports.error_topic", "cosyedge/error"),
+        ("reports.event_topic", "cosyedge/report"),
+    ],
+)
+def test_a_standby_sharing_the_primarys_client_id_or_topics_is_refused_naming_the_key(key, value):
+    def text(mqtt: dict, reports: dict) -> str:
+        section = {"enabled": True, "client_id": "gw-primary"}
+        return json.dumps({"standby": section, "mqtt": mqtt, "reports": reports})
+
+    parse_config(text({"client_id": "gw-standby"}, OWN_TOPICS))  # each its own: taken
+    section, name = key.split(".")
+    mqtt = {"client_id": value if section == "mqtt" else "gw-standby"}
+    reports = {**OWN_TOPICS, **({name: value} if section == "reports" else {})}
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.") + ": .* is the primary's"):
+        parse_config(text(mqtt, reports))
+    with pytest.raises(ConfigError, match=r"standby\.client_id: the primary's client id"):
+        parse_config("standby: {enabled: true}\n")
