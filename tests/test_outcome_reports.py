@@ -14,6 +14,7 @@ from support import wait_until
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.standby import Watch
 from cosyedge.config import parse_config
 from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.faults import Faults, write_plan
@@ -36,13 +37,15 @@ COMMON = ("seq", "outcome", "topic", "received", "id", "priority")
 class Wired:
     """The alert path up to the announcer; what is published is kept and acknowledged."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, standby: Watch | None = None) -> None:
+        """`standby`: a standby's desk, with this watch of its primary."""
         self.config = parse_config(CONFIG.format(dir=directory))
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
         self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
         self.reporter = Reporter(self.config.reports, self.publish, self.journal)
-        self.desk = AlarmDesk(AlarmPolicy(self.config.alarms), self.reporter, self.journal)
+        policy = AlarmPolicy(self.config.alarms)
+        self.desk = AlarmDesk(policy, self.reporter, self.journal, standby=standby)
         self.intake = Intake(self.config)
         self.desk.recover(self.journal.open(), self.intake.read_journaled)
 
@@ -89,7 +92,17 @@ def wired(tmp_path):
     made.journal.stop()
 
 
-def test_every_outcome_report_carries_the_common_fields(wired):
+@pytest.fixture
+def standby(tmp_path):
+    """A standby's alert path, its primary gone: it says what it takes in."""
+    made = Wired(tmp_path, Watch(takeover_s=5, window_s=60))
+    made.desk.primary_status("offline")
+    yield made
+    made.journal.stop()
+
+
+def test_every_outcome_report_carries_the_common_fields(standby):
+    wired = standby
     alert = {"what": "pump tripped", "priority": "critical"}
     wired.send(1, {"id": "S", **alert})
     wired.say()  # spoken
@@ -116,6 +129,9 @@ def test_every_outcome_report_carries_the_common_fields(wired):
         wired.send(4, {"id": f"fl{n}", "what": f"alarm {n}", "priority": "low"})
     while wired.desk.waiting():
         wired.say()
+    wired.desk.primary_status("online")  # the primary back: it says what comes
+    wired.send(1, {"id": "Cv", **alert})
+    wired.desk.primary_report({"seq": 1, "id": "Cv", "outcome": "spoken"})  # covered
 
     reports = wired.reports()
     assert {r["outcome"] for r in reports} == set(OUTCOMES)
