@@ -55,7 +55,7 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
     broker, alsa_sink, make_daemon, tmp_path
 ):
     standby_sink = AlsaSink(tmp_path / "alsa-standby")
-    heard = Listener(broker.port, *REPORTS, "standby/status")
+    heard = Listener(broker.port, *REPORTS, "standby/status", "cosyedge/event", "standby/event")
     make_daemon(gateway(broker.port, tmp_path / "p", PRIMARY))
     make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, 2.0), env=standby_sink.env)
     ids = [f"a-{i}" for i in range(30)]
@@ -76,6 +76,14 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
         "online",
         {"role": "standby", "primary": "online"},
     )
+    # An operator's command on the one command topic is carried out by both.
+    shelve = {"cmd": "shelve", "topic": "plant/alarm", "duration_s": 60, "user": "ana"}
+    publish(broker.port, "cosyedge/command", json.dumps(shelve))
+    for events in ("cosyedge/event", "standby/event"):
+        heard.wait_for(events, lambda e: any(x.get("cmd") == "shelve" for x in e), 20)
+    alert(broker.port, "a-shelved")
+    for topic in REPORTS:
+        wait_until(lambda t=topic: "a-shelved" in outcomes(heard, t, "shelved"), 20, topic)
     heard.close()
 
 

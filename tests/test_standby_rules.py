@@ -191,3 +191,13 @@ def test_a_standby_sharing_the_primarys_client_id_or_topics_is_refused_naming_th
         parse_config(text(mqtt, reports))
     with pytest.raises(ConfigError, match=r"standby\.client_id: the primary's client id"):
         parse_config("standby: {enabled: true}\n")
+
+
+def test_an_operators_ack_ends_a_held_copy_as_the_primary_would(standby):
+    standby.primary("cosyedge/status", {"state": "online"})
+    standby.send("D")
+    assert standby.take(0.1) is None  # held, and still where a command finds it
+    standby.desk.command(standby.intake.command(b'{"cmd": "ack", "id": "D"}'), "ack D")
+    (report,) = standby.reports()
+    assert (report["id"], report["outcome"]) == ("D", "acknowledged")
+    assert standby.desk.waiting() == 0
