@@ -250,10 +250,14 @@ class AlarmDesk:
         if self.standby is None:
             return
         with self._cond:
-            self.standby.status(state, time.monotonic(), time.time())
-            alive = self.standby.alive(time.monotonic())
+            now = time.monotonic()
+            was = self.standby.alive(now)
+            self.standby.status(state, now, time.time())
+            alive = self.standby.alive(now)
             self._cond.notify_all()
-        log.info("primary's status: %s (%s)", state, "holding" if alive else "speaking for it")
+        if alive != was:  # its status changes with every alert: only a change of role is told
+            role = "holding" if alive else "speaking for it"
+            log.warning("primary's status is %s: %s", state, role)
 
     def primary_report(self, report: dict[str, Any]) -> None:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`."""
