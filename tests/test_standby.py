@@ -31,6 +31,7 @@ standby:
   takeover_s: {takeover_s}
 """
 REPORTS = ("cosyedge/report", "standby/report")
+ERRORS = ("cosyedge/error", "standby/error")
 TEXT = "Pump tripped."  # one short phrase: rendered once, then from the cache
 
 
@@ -55,7 +56,8 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
     broker, alsa_sink, make_daemon, tmp_path
 ):
     standby_sink = AlsaSink(tmp_path / "alsa-standby")
-    heard = Listener(broker.port, *REPORTS, "standby/status", "cosyedge/event", "standby/event")
+    watched = ("standby/status", "cosyedge/status", "cosyedge/event", "standby/event", *ERRORS)
+    heard = Listener(broker.port, *REPORTS, *watched)
     make_daemon(gateway(broker.port, tmp_path / "p", PRIMARY))
     make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, 2.0), env=standby_sink.env)
     ids = [f"a-{i}" for i in range(30)]
@@ -76,6 +78,11 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
         "online",
         {"role": "standby", "primary": "online"},
     )
+    # The primary heard the standby's canaries (sent as it started) on the command topic they
+    # share: counted, not refused as a command on the error topic.
+    rejected = heard.on("cosyedge/status")[-1]["intake"]["canaries_rejected"]
+    assert rejected.get("another-gateway", 0) >= 1, rejected
+    assert [e for topic in ERRORS for e in heard.on(topic)] == []
     # An operator's command on the one command topic is carried out by both.
     shelve = {"cmd": "shelve", "topic": "plant/alarm", "duration_s": 60, "user": "ana"}
     publish(broker.port, "cosyedge/command", json.dumps(shelve))

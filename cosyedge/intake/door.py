@@ -22,6 +22,7 @@ from typing import Protocol
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
+from cosyedge.config.templates import looks_like_canary
 from cosyedge.intake.alert import Message, clean_text
 from cosyedge.intake.intake import Intake, decided
 from cosyedge.journal import Journal
@@ -98,6 +99,13 @@ class Door(Component):
             ack()
             return
         intake = self.intake
+        if intake.is_command(topic) and looks_like_canary(topic, payload, intake.own_topics):
+            # Another gateway's canary on a command topic both share (a standby and its
+            # primary): never a command, and no error either, or each canary round of one
+            # would be an error on the other. The self-watch counted it (`canaries_rejected`).
+            log.debug("a canary not ours on the command topic %r: not a command", topic)
+            ack()
+            return
         if intake.is_command(topic):
             text = payload[:500].decode("utf-8", "replace")
             self.desk.command(intake.command(payload, retained), text)
