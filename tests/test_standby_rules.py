@@ -15,6 +15,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.standby import Watch
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.intake import hermes
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.primary import PrimaryTap
 from cosyedge.journal import Journal
@@ -30,6 +31,7 @@ reports:
   error_topic: standby/error
   status_topic: standby/status
 standby: {{enabled: true, client_id: gw-primary, takeover_s: {takeover_s}}}
+hermes: {{enabled: true}}
 templates:
   - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
       priority: high}}
@@ -63,9 +65,12 @@ class Standby:
         """A message of the primary's, as the session hands it to the door's taps."""
         assert self.tap.claim(topic, json.dumps(message).encode(), retained=False)
 
-    def send(self, ident: str, priority: str = "high") -> None:
-        topic = "plant/1/alarm"
+    def send(self, ident: str, priority: str = "high", topic: str = "plant/1/alarm") -> None:
         body = json.dumps({"id": ident, "what": ident, "priority": priority}).encode()
+        self.deliver(topic, body)
+
+    def deliver(self, topic: str, body: bytes) -> None:
+        """As the door takes an alert: journaled, read, handed to the rules."""
         message = self.intake.message(topic, body)
         assert message is not None and not self.tap.claim(topic, body, retained=False)
         received, at = time.time(), time.monotonic()
@@ -78,10 +83,10 @@ class Standby:
             self.desk.finished(item, Delivery("spoken"))
         return item
 
-    def reports(self) -> list[dict]:
+    def reports(self, topic: str = "standby/report") -> list[dict]:
         assert self.journal.flush(5)
         with self._lock:
-            return [p for t, p in self.published if t == "standby/report"]
+            return [p for t, p in self.published if t == topic]
 
 
 @pytest.fixture
@@ -201,3 +206,17 @@ def test_an_operators_ack_ends_a_held_copy_as_the_primary_would(standby):
     (report,) = standby.reports()
     assert (report["id"], report["outcome"]) == ("D", "acknowledged")
     assert standby.desk.waiting() == 0
+
+
+def test_a_covered_hermes_request_is_answered_by_the_primary_alone(standby):
+    """The primary that said it answers Rhasspy; a second sayFinished would be a lie about
+    a request the standby never said."""
+    standby.primary("cosyedge/status", {"state": "online"})
+    request = {"text": "Dinner is ready.", "siteId": "default", "id": "r-1", "sessionId": "s"}
+    body = json.dumps(request).encode()
+    standby.deliver(hermes.SAY, body)
+    key = hermes.dedup_key(body, "r-1")
+    standby.primary("cosyedge/report", {"seq": 3, "id": key, "outcome": "spoken"})
+    (report,) = standby.reports()
+    assert (report["id"], report["outcome"]) == (key, "covered")
+    assert standby.reports(hermes.FINISHED) == standby.reports(hermes.ERROR) == []

@@ -95,7 +95,8 @@ class Reporter(Observer):
             **self._by,
         }
         messages = [(self.config.outcome_topic, _json(report))]
-        if ticket.hermes is not None:
+        if ticket.hermes is not None and outcome.kind != "covered":
+            # A standby's copy covered: the primary that ended the request answers it.
             messages += hermes.answers(ticket.hermes, outcome.kind, report)
         key = outcome.detail.get("id")
         handled = None if outcome.copy else key  # a copy's id is its original's (Outcome)
