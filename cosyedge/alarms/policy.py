@@ -21,7 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
-from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.lasting import OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -62,6 +62,7 @@ class _Active:
     item: Item | None = None  # its re-announcement, while queued or spoken
     silenced: bool = False
     cleared: bool = False
+    said: int = 1  # times said in this run: its first time and each re-announcement
 
 
 def _outcome(offer: Offer, kind: str, **detail: Any) -> Outcome:
@@ -464,6 +465,7 @@ class AlarmPolicy:
             active = self._active.get(item.key)
             if active is not None and active.item is item:
                 active.item, active.due = None, now + active.offer.timing.reannounce_s
+                active.said += 1
             return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
         counted = {id(o) for o in item.tally}
         self._tally = [o for o in self._tally if id(o) not in counted]
@@ -579,6 +581,9 @@ class AlarmPolicy:
         elif self._batch and self._batch not in self.queue and now >= self._next_summary:
             self.queue.push(self._batch)
         return effects
+
+    def board(self) -> list[OnBoard]:  # the unacknowledged alarms, for the operator page
+        return [OnBoard(a.offer, a.said, a.silenced, a.cleared) for a in self._active.values()]
 
     def active_keys(self) -> tuple[set[str], set[str]]:  # unacknowledged; of them returned
         return set(self._active), {k for k, a in self._active.items() if a.cleared}
