@@ -22,6 +22,7 @@ SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
 def page_config(port: int, tmp: Path, http_port: int, extra: str = "") -> str:
     return (
         f"{site_yaml(port, tmp)}"
+        "pronunciations:\n  en:\n    - {word: FV, say: flow valve}\n"
         "alarms:\n  priorities: {critical: {reannounce_s: 2}}\n"
         "templates:\n"
         '  - topic: "plant/{line}/alarm"\n'
@@ -130,9 +131,13 @@ def test_a_test_announcement_is_heard_and_health_is_shown(
     health = page.inner_text("#health-list")
     assert "loaded" in health and "Memory" in health and "Phrase cache" in health, health
     page.select_option("#say-lang", "en")
-    page.fill("#say-text", "This is a test of the announcement system.")
+    page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
     page.click("#say-form button[type=submit]")
     page.locator("#said", has_text="spoken").wait_for(timeout=60000)
+    # How it was read, shown before it was said: the site's entry, the classes, the words.
+    reading = page.inner_text("#reading")
+    assert "pronunciations.en[0]" in reading and "FV → say flow valve" in reading, reading
+    assert "words" in reading and "flow valve one hundred one" in reading, reading
     played = alsa_sink.streams()
     assert played and max(abs(int(s)) for s in played[-1]) > 1000, "nothing heard"
     shot = tmp_path / "test-phone.png"

@@ -19,7 +19,10 @@ from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.door import Accepted, Door, Unavailable
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice
+from cosyedge.speech.reading import describe
 from cosyedge.speech.render import Renderer, Rendering
+
+READ_WAIT_S = 10.0  # for the synthesis thread to read a text between phrases
 
 
 class LocalApi:
@@ -103,6 +106,21 @@ class LocalApi:
             "intake": dict(s.intake),
             "broker": dict(s.broker),
         }
+
+    def how_read(self, text: str, lang: str | None) -> dict[str, Any]:
+        """How the voices will say `text` (`cosyedge read --explain`'s view) in `lang`, or
+        (None) the voice that reads its script, with the daemon's own front ends and the
+        configuration in force. RejectedAlert when the voices can say nothing of it,
+        Unavailable when the synthesis thread has no moment for it."""
+        cleaned, chosen = self.door.speech(text, lang)
+        config = self.door.intake.config
+        fronts = {each: voice.front for each, voice in self.voices_loaded.items()}
+        try:
+            return self.renderer.beside(
+                lambda: describe(config, fronts, cleaned, chosen, explain=True), READ_WAIT_S
+            )
+        except TimeoutError as exc:
+            raise Unavailable(str(exc)) from None
 
     def audit(self, limit: int) -> list[dict[str, Any]]:
         """The last day's audit trail, newest first, at most `limit` facts."""

@@ -25,7 +25,10 @@ from email.message import Message
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
+from cosyedge.intake.local import BadField
+from cosyedge.model import RejectedAlert
 
 GUARD_HEADER = "X-Cosyedge-Page"  # sent by the page's script with every request
 COOKIE = "cosyedge_session"
@@ -42,6 +45,7 @@ PAGE_ROUTES = {
     ("GET", "/v1/page/audit"): "audit",
     ("POST", "/v1/page/session"): "session",
     ("POST", "/v1/page/command"): "command",
+    ("POST", "/v1/page/read"): "read",
 }
 
 
@@ -132,6 +136,22 @@ class PageRoutes:
         if not written.wait(self.server.config.timeout_s):
             raise Unavailable("carried out, but the journal has not written it yet")
         self._json(200, {"done": True})
+
+    def _read(self, query: dict[str, list[str]]) -> None:
+        """How a text will be read (`cosyedge read --explain`), before it is said."""
+        request = local.request_object(self._body())
+        text, lang = request.get("text"), request.get("lang")
+        if not isinstance(text, str) or not text.strip():
+            raise BadField("text", "expected the text to read")
+        if lang is not None and lang not in self.server.backend.voices():
+            raise BadField("lang", "expected a language with a configured voice")
+        try:
+            reading = self.server.backend.how_read(text, lang)
+        except BadField:
+            raise
+        except RejectedAlert as exc:  # nothing the voices can say: as a say request of it is
+            raise BadField("text", str(exc)) from None
+        self._json(200, reading)
 
     if TYPE_CHECKING:  # given by the Handler
 
