@@ -68,6 +68,7 @@ TOGETHER = frozenset(
         "tests/test_hibari_tables.py",
         "tests/test_locks.py",
         "tests/test_mandarin_voices.py",
+        "tests/test_page.py",
         "tests/test_reading_classes_zh.py",
         "tests/test_rx.py",
         "tests/test_shipped_tables.py",

@@ -178,6 +178,24 @@ def test_status_counts_each_alarm_once():
     assert set(status["zones"]) == set(TWO)
 
 
+def test_the_board_shows_each_alarm_once_with_its_zones_and_times_said():
+    z = zones()
+    o = offer(reannounce_s=10.0)
+    z.offer(o, 0.0)
+    said(z, "hall")
+    said(z, "yard")
+    z.tick(11.0)  # due again in both zones; the yard says it, the hall not yet
+    said(z, "yard", 11.0)
+    (alarm,) = z.board()
+    assert (alarm.offer.key, alarm.said, alarm.zones) == (o.key, 2, TWO)
+    assert not alarm.silenced and not alarm.cleared
+    z.command(Command("silence", zone="yard"), 12.0)
+    (alarm,) = z.board()
+    assert not alarm.silenced  # the hall still says it
+    z.command(Command("ack", o.key), 13.0)
+    assert z.board() == []
+
+
 def test_every_message_ends_in_one_outcome_whatever_its_zones_do():
     """Random zones, priorities, commands and deliveries: one outcome per message, never
     before every zone it went to told its own."""

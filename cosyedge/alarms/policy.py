@@ -21,7 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
-from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.lasting import Active, OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -49,19 +49,6 @@ class _Fault:
     due: float = math.inf
     item: Item | None = None  # while queued or spoken
     acknowledged: bool = False
-
-
-@dataclass
-class _Active:
-    """A spoken alarm that is re-announced until acknowledged or expired. One that returns
-    to normal unacknowledged (`cleared`) is no longer re-announced, since its condition is
-    over, but stays unacknowledged until `ack` or `confirm` names it (ISA-18.2)."""
-
-    offer: Offer
-    due: float
-    item: Item | None = None  # its re-announcement, while queued or spoken
-    silenced: bool = False
-    cleared: bool = False
 
 
 def outcome_of(offer: Offer, kind: str, **detail: Any) -> Outcome:
@@ -93,7 +80,7 @@ class AlarmPolicy:
         self._seen: OrderedDict[str, tuple[float, str]] = OrderedDict()  # key -> (at, source)
         self._held: dict[int, Offer] = {}  # on-delay, by seq
         self._clearing: dict[str, float] = {}  # off-delay: source -> when its clear takes effect
-        self._active: dict[str, _Active] = {}
+        self._active: dict[str, Active] = {}
         self._shelved: dict[str, float] = {}  # topic filter -> until
         self._closed: set[str] = set()  # keys being spoken that must not be re-announced
         self._batch: Item | None = None  # the flood summary being gathered
@@ -125,7 +112,7 @@ class AlarmPolicy:
         """Take up the last run's shelves and unacknowledged alarms (times on our clock)."""
         self._shelved.update(shelved)
         for a in alarms:
-            self._active[a.offer.key] = _Active(a.offer, a.due, cleared=a.cleared)
+            self._active[a.offer.key] = Active(a.offer, a.due, cleared=a.cleared)
 
     # -- intake ---------------------------------------------------------------------------
     def remember(self, key: str, at: float, source: str) -> None:
@@ -337,7 +324,7 @@ class AlarmPolicy:
                 ids.append(key)
         return ids
 
-    def _unqueue(self, active: _Active) -> None:
+    def _unqueue(self, active: Active) -> None:
         """Its re-announcement, if waiting to be said, is not said."""
         if active.item is not None and active.item in self.queue:
             self.queue.remove(active.item)
@@ -459,12 +446,13 @@ class AlarmPolicy:
         if item.kind is ItemKind.ALERT:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
-                self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
+                self._active[offer.key] = Active(offer, now + offer.timing.reannounce_s)
             return [outcome_of(offer, "spoken", text=item.text, **delivery.detail)]
         if item.kind is ItemKind.REANNOUNCE:
             active = self._active.get(item.key)
             if active is not None and active.item is item:
                 active.item, active.due = None, now + active.offer.timing.reannounce_s
+                active.said += 1
             return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
         counted = {id(o) for o in item.tally}
         self._tally = [o for o in self._tally if id(o) not in counted]
@@ -582,6 +570,9 @@ class AlarmPolicy:
         elif self._batch and self._batch not in self.queue and now >= self._next_summary:
             self.queue.push(self._batch)
         return effects
+
+    def board(self) -> list[OnBoard]:  # the unacknowledged alarms, for the operator page
+        return [OnBoard(a.offer, a.said, a.silenced, a.cleared) for a in self._active.values()]
 
     def active_keys(self) -> tuple[set[str], set[str]]:  # unacknowledged; of them returned
         return set(self._active), {k for k, a in self._active.items() if a.cleared}

@@ -23,13 +23,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from cosyedge.alarms.history import Fact, Skipped, read_facts
+from cosyedge.alarms.history import Fact, Skipped, audit, read_facts
 from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S, Figures, Replay, figures
 from cosyedge.installed import install_hint
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-AUDITED = ("command", "command_refused", "fault", "fault_cleared", "start", "stop")
 
 
 class ReportError(ValueError):
@@ -178,13 +177,6 @@ def plot(report: KpiReport, out: Path) -> None:
 
 
 # -- audit ----------------------------------------------------------------------------------
-def audit(directory: Path, start: float, end: float) -> tuple[list[Fact], dict[str, int]]:
-    """Operator actions and the alarm system's own events in [start, end), oldest first."""
-    skipped = Skipped()
-    facts = [f for f in read_facts(directory, start, skipped) if f["e"] in AUDITED and f["t"] < end]
-    return sorted(facts, key=lambda f: f["t"]), skipped.damaged
-
-
 def audit_text(directory: Path, start: float, end: float, form: str) -> str:
     """The audit trail of [start, end) as `form` (table, csv, json)."""
     facts, damaged = audit(directory, start, end)

@@ -1,0 +1,206 @@
+"""The operator page in a real browser (Debian's Chromium, driven by Playwright) against the
+real daemon, a real Mosquitto and an ALSA sink: what it shows, the commands it gives through
+the command path, the test announcement, and its session and CSRF guard."""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+from pathlib import Path
+
+import pytest
+from support import Listener, free_port, publish, site_yaml, wait_until
+from test_http import call
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = Path("/usr/bin/chromium")
+EVENT = "cosyedge/event"
+SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
+
+
+def page_config(port: int, tmp: Path, http_port: int, extra: str = "") -> str:
+    return (
+        f"{site_yaml(port, tmp)}"
+        "pronunciations:\n  en:\n    - {word: FV, say: flow valve}\n"
+        "alarms:\n  priorities: {critical: {reannounce_s: 2}}\n"
+        "templates:\n"
+        '  - topic: "plant/{line}/alarm"\n'
+        '    text: "{text}"\n'
+        "    payload: json\n"
+        f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n{extra}"
+    )
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the file's tests: starting it is most of a page test's cost."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/setup test)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """A new page at a size, its console errors and failed requests kept in `.problems`."""
+    contexts = []
+
+    def make(url: str, size: str = "tablet"):
+        width, height = SIZES[size]
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.problems = []
+        page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
+        page.on("pageerror", lambda e: page.problems.append(str(e)))
+        page.goto(url)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    return width, height
+
+
+def test_an_alert_stands_on_the_page_and_its_ack_from_there_is_audited_and_ends_it(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    events = Listener(broker.port, EVENT)
+    make_daemon(page_config(broker.port, tmp_path, http_port))
+    page = open_page(f"http://127.0.0.1:{http_port}/")
+    page.wait_for_selector("#state.online", timeout=15000)
+
+    payload = {"id": "gas-1", "text": "Gas alarm in hall one.", "priority": "critical"}
+    sent = publish(broker.port, "plant/1/alarm", json.dumps(payload))
+    row = page.locator('#alarms tr[data-id="gas-1"]')
+    row.wait_for(timeout=10000)
+    shown_s = time.monotonic() - sent
+    assert shown_s < 3, f"shown {shown_s:.1f} s after it was published"
+    assert row.locator("td").first.inner_text().lower() == "critical"
+    # Said again while it stands: the page counts it.
+    events.wait_for(EVENT, lambda e: any(x["event"] == "reannounced" for x in e), 30)
+    wait_until(lambda: int(row.locator("td").nth(3).inner_text()) >= 2, 5, "said twice")
+
+    for size in SIZES:  # the key elements at both widths, before the ack empties the list
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+        shot = tmp_path / f"now-{size}.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert png_size(shot) == SIZES[size]
+        for key in ("#state", "#alarms", 'button[aria-label="Acknowledge gas-1"]', "#user"):
+            assert page.locator(key).is_visible(), f"{key} not visible at {size}"
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    page.fill("#user", "ana")
+    page.fill("#comment", "valve closed by hand")
+    page.click('button[aria-label="Acknowledge gas-1"]')
+    page.wait_for_selector("#no-alarms", state="visible", timeout=5000)
+    # The same command event as one from the command topic, with who and why.
+    (ack,) = [
+        x
+        for x in events.wait_for(EVENT, lambda e: any(x.get("cmd") == "ack" for x in e))
+        if x.get("cmd") == "ack"
+    ]
+    assert (ack["ids"], ack["user"], ack["comment"]) == (["gas-1"], "ana", "valve closed by hand")
+    audit_row = page.locator("#audit-table tbody tr", has_text="valve closed by hand")
+    audit_row.wait_for(timeout=10000)
+    assert "ana" in audit_row.inner_text() and "gas-1" in audit_row.inner_text()
+    acked = len(events.on(EVENT))
+    time.sleep(5)  # over two re-announcement periods
+    again = [x for x in events.on(EVENT)[acked:] if x["event"] == "reannounced"]
+    assert again == [], again
+    assert page.problems == [], page.problems
+    events.close()
+
+
+def test_a_test_announcement_is_heard_and_health_is_shown(
+    broker, alsa_sink, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    make_daemon(page_config(broker.port, tmp_path, http_port))
+    page = open_page(f"http://127.0.0.1:{http_port}/", "phone")
+    page.wait_for_selector("#state.online", timeout=15000)
+    page.locator("#health-list dt", has_text="Voice en").wait_for(timeout=10000)
+    health = page.inner_text("#health-list")
+    assert "loaded" in health and "Memory" in health and "Phrase cache" in health, health
+    page.select_option("#say-lang", "en")
+    page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
+    page.click("#say-form button[type=submit]")
+    page.locator("#said", has_text="spoken").wait_for(timeout=60000)
+    # How it was read, shown before it was said: the site's entry, the classes, the words.
+    reading = page.inner_text("#reading")
+    assert "pronunciations.en[0]" in reading and "FV → say flow valve" in reading, reading
+    assert "words" in reading and "flow valve one hundred one" in reading, reading
+    played = alsa_sink.streams()
+    assert played and max(abs(int(s)) for s in played[-1]) > 1000, "nothing heard"
+    shot = tmp_path / "test-phone.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert png_size(shot)[0] == SIZES["phone"][0]
+    assert page.locator("#said").is_visible()
+    assert page.problems == [], page.problems
+
+
+def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    token = tmp_path / "token"
+    token.write_text("s3cret-token\n")
+    token.chmod(0o600)
+    make_daemon(page_config(broker.port, tmp_path, http_port, f"  token_file: {token}\n"))
+    url = f"http://127.0.0.1:{http_port}"
+
+    status, html, _ = call(http_port, "GET", "/")  # the page holds no secret: served to all
+    assert status == 200 and b"s3cret" not in html
+    assert call(http_port, "GET", "/v1/page/now")[0] == 401
+    ack = {"cmd": "silence", "user": "ana"}
+    # The bearer token alone does not make a command the page's: the guard header is needed.
+    status, answer, _ = call(http_port, "POST", "/v1/page/command", ack, token="s3cret-token")
+    assert status == 403, answer
+
+    page = open_page(f"{url}/")
+    page.locator("#signin").wait_for(state="visible", timeout=10000)
+    page.fill("#token", "wrong")
+    page.click("#signin-form button")
+    page.locator("#message", has_text="not the token").wait_for(timeout=10000)
+    page.fill("#token", "s3cret-token")
+    page.click("#signin-form button")
+    page.locator("#message", has_text="signed in").wait_for(timeout=10000)
+    page.problems.clear()  # the wrong token's 401; signed out, the page asks nothing more
+    page.wait_for_selector("#state.online", timeout=15000)
+    (cookie,) = page.context.cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert "s3cret" not in cookie["value"]
+    page.fill("#user", "ana")
+    page.click("#silence-all")
+    page.locator("#message", has_text="done").wait_for(timeout=10000)
+    assert page.problems == [], page.problems
+
+    # The cookie from another site's page (its Origin) is refused, as is one without the header.
+    headers = {"Cookie": f"cosyedge_session={cookie['value']}", "Content-Type": "application/json"}
+    foreign = {**headers, "X-Cosyedge-Page": "1", "Origin": "http://evil.example"}
+    for sent in (headers, foreign):
+        status, answer = _post(http_port, "/v1/page/command", ack, sent)
+        assert status == 403, answer
+    status, answer = _post(http_port, "/v1/page/command", ack, {**headers, "X-Cosyedge-Page": "1"})
+    assert status == 200, answer
+
+
+def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
