@@ -1,12 +1,12 @@
 """An unacknowledged alarm as it outlives a restart: what the alarm rules hand the desk to
 journal (alarms/policy.py, alarms/zones.py) and are given back at the next start; and as the
-operator page shows it (`OnBoard`); and as the rules hold it while it lasts (`Active`)."""
+operator page shows it (`OnBoard`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cosyedge.model import Item, Offer
+from cosyedge.model import Offer
 
 
 @dataclass(frozen=True)
@@ -28,17 +28,3 @@ class OnBoard:
     silenced: bool = False  # not re-announced, still unacknowledged
     cleared: bool = False  # returned to normal: awaits confirmation
     zones: tuple[str, ...] = ()
-
-
-@dataclass
-class Active:
-    """A spoken alarm that is re-announced until acknowledged or expired. One that returns
-    to normal unacknowledged (`cleared`) is no longer re-announced, since its condition is
-    over, but stays unacknowledged until `ack` or `confirm` names it (ISA-18.2)."""
-
-    offer: Offer
-    due: float
-    item: Item | None = None  # its re-announcement, while queued or spoken
-    silenced: bool = False
-    cleared: bool = False
-    said: int = 1  # times said in this run: its first time and each re-announcement

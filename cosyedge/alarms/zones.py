@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cosyedge.alarms.lasting import OnBoard, Standing
-from cosyedge.alarms.policy import AlarmPolicy, outcome_of
+from cosyedge.alarms.policy import AlarmPolicy, ended_as
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
 from cosyedge.model import BadCommand, Command, Delivery, Effect, Event, Item, Offer, Outcome
@@ -298,7 +298,7 @@ def _restored(offer: Offer, told: Mapping[str, Any]) -> Outcome:
     detail = {key: value for key, value in told.items() if key != "outcome"}
     if offer.announcement is not None and "summary" not in detail:
         detail.setdefault("text", offer.announcement.text)
-    return outcome_of(offer, str(told["outcome"]), **detail)
+    return ended_as(offer, str(told["outcome"]), **detail)
 
 
 def _kept(outcome: Outcome) -> dict[str, Any]:
