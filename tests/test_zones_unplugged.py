@@ -85,10 +85,11 @@ templates:
         hall_down = heard_s(tiny_fs, "hall")
         time.sleep(2)  # the hall tries again meanwhile, and fails
         filler.unlink()  # room again: the device is back
-        seen.wait_for("cosyedge/report", lambda r: any(x["id"] == "h-1" for x in r), 90)
+        # Cleared as the device takes the retry's first audio, not once that has been said.
         cleared = seen.wait_for(
             "cosyedge/status", lambda s: "audio:hall-amp" not in s[-1].get("faults", {}), 30
         )[-1]
+        seen.wait_for("cosyedge/report", lambda r: any(x["id"] == "h-1" for x in r), 90)
         publish(broker.port, "plant/hall/alarm", json.dumps({"id": "h-2", "text": "Tea break."}))
         # The yard's alert again, from the phrase cache: the same samples as the first time.
         publish(broker.port, "plant/yard/alarm", json.dumps({"id": "y-2", "text": YARD}))
@@ -101,8 +102,12 @@ templates:
     by_id = {r["id"]: r for r in done}
     assert sorted(r["id"] for r in done) == ["a-1", "h-1", "h-2", "y-1", "y-2"], done  # one each
     assert status["state"] == "degraded" and set(status["zones"]) == {"hall", "yard"}
-    assert status["faults"]["audio:hall-amp"].startswith("sound device unavailable"), status
-    assert "audio:hall-amp" not in cleared["faults"] and cleared["state"] == "online", cleared
+    # Why, as far as it is known: PortAudio tells ALSA's reason only on the thread that
+    # started it, so what it gives the hall's thread is not shown as if it were one.
+    why = status["faults"]["audio:hall-amp"]
+    assert why.startswith("sound device unavailable (an ALSA error, whose reason"), why
+    assert "host API not found" not in why
+    assert cleared["state"] == "online" and cleared["zones"]["hall"]["speaking"] == "h-1", cleared
     for key in ("h-1", "h-2", "y-1", "y-2"):
         assert by_id[key]["outcome"] == "spoken", by_id[key]
     assert by_id["a-1"]["outcome"] == "spoken"
