@@ -29,6 +29,23 @@ def two_sinks(directory: Path) -> dict[str, str]:
     return {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{directory / 'asoundrc'}"}
 
 
+def two_zones(port: int, tmp_path: Path) -> str:
+    """A site of two zones, `hall` and `yard`, each one sink of `two_sinks`, and a template
+    whose topic level names the zone."""
+    return f"""{site_yaml(port, tmp_path)}outputs:
+  hall-amp: {{device: hall}}
+  yard-horns: {{device: yard}}
+zones:
+  hall: {{outputs: [hall-amp]}}
+  yard: {{outputs: [yard-horns]}}
+templates:
+  - topic: "plant/{{zone}}/alarm"
+    text: "{{text}}"
+    payload: json
+    priority: high
+"""
+
+
 def captured(directory: Path, name: str) -> list[np.ndarray]:
     files = sorted(directory.glob(f"{name}.raw*"), key=lambda p: p.stat().st_mtime_ns)
     return [np.frombuffer(p.read_bytes(), dtype="<i2") for p in files]
@@ -231,18 +248,7 @@ def test_after_a_kill_a_message_is_said_only_in_the_zones_that_had_not_heard_it(
     start says it in the yard alone, and its one outcome tells both zones' times."""
     sinks = tmp_path / "alsa"
     env = {**two_sinks(sinks), "PYTHONPATH": str(REPO)}
-    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
-  hall-amp: {{device: hall}}
-  yard-horns: {{device: yard}}
-zones:
-  hall: {{outputs: [hall-amp]}}
-  yard: {{outputs: [yard-horns]}}
-templates:
-  - topic: "plant/{{zone}}/alarm"
-    text: "{{text}}"
-    payload: json
-    priority: high
-"""
+    config = two_zones(broker.port, tmp_path)
     daemon = Daemon(tmp_path / "d", config, env, models=saved_models, module="bench.paced_daemon")
     journal = tmp_path / "state" / "journal.jsonl"
     reports = Listener(broker.port, "cosyedge/report")

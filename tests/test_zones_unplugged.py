@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from support import REPO, Daemon, Listener, fill, publish, site_yaml, wait_until
+from support import REPO, Daemon, Listener, fill, publish, wait_until
+from test_zones_daemon import two_zones
 
 RATE = 24000  # the default English voice's
 HALL = (
@@ -50,18 +51,7 @@ def test_a_zones_device_failing_mid_announcement_leaves_the_other_zone_speaking(
 ):
     yard_dir = tmp_path / "yard"
     yard_dir.mkdir()
-    config = f"""{site_yaml(broker.port, tmp_path)}outputs:
-  hall-amp: {{device: hall}}
-  yard-horns: {{device: yard}}
-zones:
-  hall: {{outputs: [hall-amp]}}
-  yard: {{outputs: [yard-horns]}}
-templates:
-  - topic: "plant/{{zone}}/alarm"
-    text: "{{text}}"
-    payload: json
-    priority: high
-"""
+    config = two_zones(broker.port, tmp_path)
     env = {**sinks(tiny_fs, yard_dir), "PYTHONPATH": str(REPO)}
     # Paced as a card takes audio, so that the hall is still speaking when its disk fills.
     daemon = Daemon(tmp_path / "d", config, env, models=saved_models, module="bench.paced_daemon")
