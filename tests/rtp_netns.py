@@ -229,7 +229,8 @@ def fail() -> None:
     ip("link", "set", "page0", "up")
     output = RtpOutput(dataclasses.replace(output_config("pcmu"), ttl=3))
     pcm = tones()[: VOICE_RATE // 5]
-    report: dict = {}
+    output.look()  # idle, as the daemon looks every 10 s: a fault before any page
+    report: dict = {"looked": output.trouble}
     try:
         output.play(VOICE_RATE, [pcm])
     except AudioUnavailable as exc:
@@ -237,6 +238,8 @@ def fail() -> None:
     report["trouble"], report["tick"] = output.trouble, dict(output.tick(time.monotonic()))
     report["retry_in"] = output.retry_in()
     ip("route", "add", "224.0.0.0/4", "dev", "page0")
+    output.look()
+    report["looked_after"] = output.missing
     with member(GROUP, PORT) as listener:
         playback = output.play(VOICE_RATE, [pcm])
         report["ttl"], report["tos"] = ttl_and_tos(listener)

@@ -267,6 +267,9 @@ def test_a_missing_interface_is_the_outputs_fault_until_it_sends_again(catcher):
         name="hall", address="239.1.2.3", port=catcher.port, interface="192.0.2.1"
     )
     out = RtpOutput(bad)
+    out.look()  # idle: known before an alert needs it
+    assert "(interface 192.0.2.1: Cannot assign requested address)" in out.trouble
+    assert out.describe() == "cannot send (interface 192.0.2.1: Cannot assign requested address)"
     with pytest.raises(
         AudioUnavailable, match=r"^network output hall \(239\.1\.2\.3:\d+\): cannot send: "
     ):
@@ -404,6 +407,9 @@ def test_no_route_to_the_group_is_a_fault_until_the_route_is_there():
     if "skip" in report:
         pytest.skip(report["skip"])
     reason = "network output hall (239.77.0.1:5004): cannot send: Network is unreachable"
+    looked = "network output hall (239.77.0.1:5004) cannot send (Network is unreachable); "
+    assert report["looked"].startswith(looked)  # found idle, before the first page
+    assert report["looked_after"] is None  # the route there: nothing missing when looked
     assert report["raised"] == reason
     trouble = "network output hall (239.77.0.1:5004) cannot send (Network is unreachable); "
     assert report["trouble"].startswith(trouble)
