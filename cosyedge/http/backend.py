@@ -13,6 +13,8 @@ from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.history import DAY_S, audit
+from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S
+from cosyedge.alarms.review import KpiReport, ReportError, audit_csv, kpi, kpi_csv
 from cosyedge.alarms.snapshot import Snapshot, problems, status_detail, status_report
 from cosyedge.component import Detail
 from cosyedge.config.voices import VoiceConfig
@@ -124,8 +126,40 @@ class LocalApi:
 
     def audit(self, limit: int) -> list[dict[str, Any]]:
         """The last day's audit trail, newest first, at most `limit` facts."""
+        return self._audit()[::-1][:limit]
+
+    def review(self) -> dict[str, Any]:
+        """The last day's ISA-18.2 figures as `cosyedge report kpi --since 24h` computes them
+        (alarms/review.py): alarms per 10-minute period against the flood line, the top 10,
+        chattering, stale and shelved alarms; `covered` false, with why, when the history
+        holds nothing of the day."""
+        base = {"period_s": PERIOD_S, "flood_above": FLOOD_ALARMS}
+        try:
+            f = self._kpi().figures
+        except ReportError as exc:
+            return base | {"covered": False, "why": str(exc)}
+        lists = {"chattering": f.chattering, "stale": f.stale, "shelved": f.shelved}
+        counts = {"alarms": f.alarms, "per_period": f.per_period, "top10": f.top10}
+        table = [{"figure": n, "value": v, "benchmark": b} for n, v, b in f.table()]
+        return (
+            base
+            | {"covered": True, "start": f.start, "end": f.end, "figures": table}
+            | (counts | lists)
+        )
+
+    def export(self, kind: str) -> str:
+        """The last day's audit trail (`audit`) or figures (`kpi`) as `cosyedge report ...
+        --format csv` writes them; ReportError when the history covers none of the day."""
+        return audit_csv(self._audit()) if kind == "audit" else kpi_csv(self._kpi())
+
+    def _audit(self) -> list[dict[str, Any]]:
         if self.history is None:
             return []
         end = time.time()
-        facts, _ = audit(self.history, end - DAY_S, end + 1)
-        return facts[::-1][:limit]
+        return audit(self.history, end - DAY_S, end + 1)[0]
+
+    def _kpi(self) -> KpiReport:
+        if self.history is None:
+            raise ReportError("no alarm history is kept")
+        end = time.time()
+        return kpi(self.history, end - DAY_S, end, end)
