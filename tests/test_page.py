@@ -129,12 +129,16 @@ def test_a_test_announcement_is_heard_and_health_is_shown(
     broker, alsa_sink, make_daemon, open_page, tmp_path
 ):
     http_port = free_port()
-    make_daemon(page_config(broker.port, tmp_path, http_port))
+    canaries = "monitor: {canary_interval_s: 1, canary_timeout_s: 10}\n"
+    make_daemon(page_config(broker.port, tmp_path, http_port, canaries))
     page = open_page(f"http://127.0.0.1:{http_port}/", "phone")
     page.wait_for_selector("#state.online", timeout=15000)
     page.locator("#health-list dt", has_text="Voice en").wait_for(timeout=10000)
     health = page.inner_text("#health-list")
     assert "loaded" in health and "Memory" in health and "Phrase cache" in health, health
+    # The age of each filter's last canary: the plant's filter is proven within a round.
+    age = page.locator("#health-list dt:text-is('Canary plant/+/alarm') + dd")
+    wait_until(lambda: re.fullmatch(r"\d s ago", age.inner_text()), 10, "a canary back")
     page.select_option("#say-lang", "en")
     page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
     page.click("#say-form button[type=submit]")

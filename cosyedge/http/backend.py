@@ -96,7 +96,8 @@ class LocalApi:
 
     def health(self) -> dict[str, Any]:
         """Voices, the phrase cache, memory against the ceiling, the premium tier and the
-        self-watch, from the snapshot with the cache's totals."""
+        self-watch (each filter's canary age among it), from the snapshot with the cache's
+        totals."""
         s = self.snapshot(Detail(cache=True))
         cache = {"entries": s.cache_entries, "bytes": s.cache_bytes}
         memory = {"rss_mb": round(s.rss_mb, 1), "ceiling_mb": s.ceiling_mb, "said": s.memory}
@@ -106,6 +107,7 @@ class LocalApi:
             "memory": memory | {"sheds": dict(s.sheds)},
             "premium": None if s.premium is None else dict(s.premium),
             "intake": dict(s.intake),
+            "canaries": dict(s.canaries),
             "broker": dict(s.broker),
         }
 
