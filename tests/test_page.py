@@ -22,6 +22,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = Path("/usr/bin/chromium")
 EVENT = "cosyedge/event"
 SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
+AXE = Path(__file__).parents[1] / ".axe/node_modules/axe-core/axe.min.js"  # scripts/setup test
 
 
 def page_config(port: int, tmp: Path, http_port: int, extra: str = "") -> str:
@@ -292,6 +293,23 @@ def test_the_history_draws_the_day_per_10_minutes_and_exports_the_audit_as_csv(
     assert sum(int(r[2]) for r in kpi if r[0] == "period") == sum(periods.values())
     assert call(http_port, "GET", "/v1/page/export?of=passwords")[0] == 400
     assert page.problems == [], page.problems
+    assert_accessible(page)
+
+
+def assert_accessible(page) -> None:
+    """No serious or critical axe-core violations at either size, the page as it stands."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is not installed at {AXE} (scripts/setup test installs it)")
+    page.add_script_tag(content=AXE.read_text())  # inline: what the page's CSP allows
+    for size in SIZES:
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+        found = page.evaluate("async () => (await axe.run(document)).violations")
+        bad = [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in found
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert bad == [], f"at {size}: {bad}"
 
 
 def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[int, dict]:
