@@ -131,23 +131,21 @@ class LocalApi:
         return self._audit()[::-1][:limit]
 
     def review(self) -> dict[str, Any]:
-        """The last day's ISA-18.2 figures as `cosyedge report kpi --since 24h` computes them
-        (alarms/review.py): alarms per 10-minute period against the flood line, the top 10,
-        chattering, stale and shelved alarms; `covered` false, with why, when the history
-        holds nothing of the day."""
+        """The last day's ISA-18.2 figures, computed as `cosyedge report kpi --since 24h`
+        computes them (alarms/kpi.py `figures`) from the alarms the daemon holds for
+        `/metrics` (alarms/figures.py), not read from the history's files at each request:
+        alarms per 10-minute period against the flood line, the top 10, chattering, stale
+        and shelved alarms; `covered` false, with why, without those figures."""
         base = {"period_s": PERIOD_S, "flood_above": FLOOD_ALARMS}
-        try:
-            f = self._kpi().figures
-        except ReportError as exc:
-            return base | {"covered": False, "why": str(exc)}
+        alarms = self.snapshot(Detail(alarms=True)).alarms
+        if alarms is None:
+            return base | {"covered": False, "why": "no alarm history is kept"}
+        f = alarms.day
         lists = {"chattering": f.chattering, "stale": f.stale, "shelved": f.shelved}
         counts = {"alarms": f.alarms, "per_period": f.per_period, "top10": f.top10}
         table = [{"figure": n, "value": v, "benchmark": b} for n, v, b in f.table()]
-        return (
-            base
-            | {"covered": True, "start": f.start, "end": f.end, "figures": table}
-            | (counts | lists)
-        )
+        window = {"start": f.start, "end": f.end, "complete": alarms.complete}
+        return base | {"covered": True, "figures": table} | window | counts | lists
 
     def export(self, kind: str) -> str:
         """The last day's audit trail (`audit`) or figures (`kpi`) as `cosyedge report ...
