@@ -4,7 +4,12 @@ the command path, the test announcement, and its session and CSRF guard."""
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
+import io
 import json
+import math
+import re
 import struct
 import time
 from pathlib import Path
@@ -17,6 +22,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = Path("/usr/bin/chromium")
 EVENT = "cosyedge/event"
 SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
+AXE = Path(__file__).parents[1] / ".axe/node_modules/axe-core/axe.min.js"  # scripts/setup test
 
 
 def page_config(port: int, tmp: Path, http_port: int, extra: str = "") -> str:
@@ -124,12 +130,16 @@ def test_a_test_announcement_is_heard_and_health_is_shown(
     broker, alsa_sink, make_daemon, open_page, tmp_path
 ):
     http_port = free_port()
-    make_daemon(page_config(broker.port, tmp_path, http_port))
+    canaries = "monitor: {canary_interval_s: 1, canary_timeout_s: 10}\n"
+    make_daemon(page_config(broker.port, tmp_path, http_port, canaries))
     page = open_page(f"http://127.0.0.1:{http_port}/", "phone")
     page.wait_for_selector("#state.online", timeout=15000)
     page.locator("#health-list dt", has_text="Voice en").wait_for(timeout=10000)
     health = page.inner_text("#health-list")
     assert "loaded" in health and "Memory" in health and "Phrase cache" in health, health
+    # The age of each filter's last canary: the plant's filter is proven within a round.
+    age = page.locator("#health-list dt:text-is('Canary plant/+/alarm') + dd")
+    wait_until(lambda: re.fullmatch(r"\d s ago", age.inner_text()), 10, "a canary back")
     page.select_option("#say-lang", "en")
     page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
     page.click("#say-form button[type=submit]")
@@ -191,6 +201,115 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
         assert status == 403, answer
     status, answer = _post(http_port, "/v1/page/command", ack, {**headers, "X-Cosyedge-Page": "1"})
     assert status == 200, answer
+
+
+def history_facts(now: float) -> tuple[dict[float, int], list[dict]]:
+    """A day's history as the daemon keeps it: annunciations in three 10-minute periods (one
+    a flood of one chattering alarm), and operator commands, one with a formula for a
+    comment. The periods' starts and counts, and the facts."""
+    base = math.floor(now / 600) * 600
+    periods = {base - 5 * 3600: 2, base - 3 * 3600: 12, base - 3600: 1}
+    facts = [{"e": "start", "t": base - 6 * 3600, "version": "0"}]
+    for start, n in periods.items():
+        for i in range(n):
+            alarm = "plant/pump/alarm" if n > 10 else f"plant/door{i}/alarm"
+            t = start + 30 + 5 * i
+            facts.append(
+                {"e": "outcome", "t": t, "outcome": "spoken", "alarm": alarm, "received": t}
+            )
+    commands = [
+        {
+            "cmd": "ack",
+            "id": "gas-7",
+            "ids": ["gas-7"],
+            "user": "ana",
+            "comment": "=HYPERLINK(1)",
+        },
+        {"cmd": "silence", "user": "bo", "comment": "horn, too loud"},
+    ]
+    facts += [{"e": "command", "t": base - 2 * 3600 + i, **c} for i, c in enumerate(commands)]
+    facts.append({"e": "command_refused", "t": base - 1800, "command": "{}", "reason": "id: no"})
+    return periods, sorted(facts, key=lambda f: f["t"])
+
+
+def write_history(state: Path, facts: list[dict]) -> None:
+    """The facts in the history's files, one per UTC day."""
+    (state / "history").mkdir(parents=True)
+    for fact in facts:
+        day = dt.datetime.fromtimestamp(fact["t"], dt.UTC).strftime("%Y-%m-%d")
+        with (state / "history" / f"{day}.jsonl").open("a") as f:
+            f.write(json.dumps(fact) + "\n")
+
+
+def test_the_history_draws_the_day_per_10_minutes_and_exports_the_audit_as_csv(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    periods, facts = history_facts(time.time())
+    write_history(tmp_path / "state", facts)
+    make_daemon(page_config(broker.port, tmp_path, http_port))
+    page = open_page(f"http://127.0.0.1:{http_port}/")
+    page.wait_for_selector("#chart rect.bar", timeout=15000)
+
+    # One bar per 10 minutes with alarms, as high as its count; the flood's above the line.
+    bars = page.locator("#chart rect.bar")
+    drawn = {
+        float(b.get_attribute("data-start")): int(b.get_attribute("data-n")) for b in bars.all()
+    }
+    assert drawn == periods
+    line_y = float(page.locator("#flood-line").get_attribute("y1"))
+    for bar in bars.all():
+        top = float(bar.get_attribute("y"))
+        flood = int(bar.get_attribute("data-n")) > 10
+        assert (top < line_y) == flood and ("flood" in bar.get_attribute("class")) == flood
+    assert page.inner_text("#top10 li >> nth=0") == "plant/pump/alarm (12)"
+    assert page.inner_text("#chattering") == "plant/pump/alarm"
+
+    with page.expect_download() as download:
+        page.click("#export-audit")
+    assert re.fullmatch(r"cosyedge-audit-\d{8}-\d{4}\.csv", download.value.suggested_filename)
+    rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text())))
+    assert rows[0] == ["when", "who", "what", "target", "alarms", "why"]
+    audited = [f for f in facts if f["e"] != "outcome"]
+    at = [time.strftime("%Y-%m-%d %H:%M", time.localtime(f["t"])) for f in audited]
+    assert rows[1 : len(audited) + 1] == [
+        [at[0], "cosyedge", "start", "", "", "0"],
+        [at[1], "ana", "ack", "id gas-7", "gas-7", "'=HYPERLINK(1)"],
+        [at[2], "bo", "silence", "all", "", "horn, too loud"],
+        [at[3], "operator", "refused", "{}", "", "id: no"],
+    ]
+    assert [r[2] for r in rows[len(audited) + 1 :]] == ["start"]  # this run's own
+
+    status, text, headers = call(http_port, "GET", "/v1/page/export?of=kpi")
+    assert status == 200 and headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert headers["Content-Disposition"].startswith('attachment; filename="cosyedge-kpi-')
+    kpi = list(csv.reader(io.StringIO(text.decode())))
+    assert ["top10", "plant/pump/alarm", "12", ""] in kpi and [
+        "chattering",
+        "plant/pump/alarm",
+        "",
+        "",
+    ] in kpi
+    assert sum(int(r[2]) for r in kpi if r[0] == "period") == sum(periods.values())
+    assert call(http_port, "GET", "/v1/page/export?of=passwords")[0] == 400
+    assert page.problems == [], page.problems
+    assert_accessible(page)
+
+
+def assert_accessible(page) -> None:
+    """No serious or critical axe-core violations at either size, the page as it stands."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is not installed at {AXE} (scripts/setup test installs it)")
+    page.add_script_tag(content=AXE.read_text())  # inline: what the page's CSP allows
+    for size in SIZES:
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+        found = page.evaluate("async () => (await axe.run(document)).violations")
+        bad = [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in found
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert bad == [], f"at {size}: {bad}"
 
 
 def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[int, dict]:

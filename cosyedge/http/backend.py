@@ -13,6 +13,8 @@ from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.history import DAY_S, audit
+from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S
+from cosyedge.alarms.review import KpiReport, ReportError, audit_csv, kpi, kpi_csv
 from cosyedge.alarms.snapshot import Snapshot, problems, status_detail, status_report
 from cosyedge.component import Detail
 from cosyedge.config.voices import VoiceConfig
@@ -94,7 +96,8 @@ class LocalApi:
 
     def health(self) -> dict[str, Any]:
         """Voices, the phrase cache, memory against the ceiling, the premium tier and the
-        self-watch, from the snapshot with the cache's totals."""
+        self-watch (each filter's canary age among it), from the snapshot with the cache's
+        totals."""
         s = self.snapshot(Detail(cache=True))
         cache = {"entries": s.cache_entries, "bytes": s.cache_bytes}
         memory = {"rss_mb": round(s.rss_mb, 1), "ceiling_mb": s.ceiling_mb, "said": s.memory}
@@ -104,6 +107,7 @@ class LocalApi:
             "memory": memory | {"sheds": dict(s.sheds)},
             "premium": None if s.premium is None else dict(s.premium),
             "intake": dict(s.intake),
+            "canaries": dict(s.canaries),
             "broker": dict(s.broker),
         }
 
@@ -124,8 +128,38 @@ class LocalApi:
 
     def audit(self, limit: int) -> list[dict[str, Any]]:
         """The last day's audit trail, newest first, at most `limit` facts."""
+        return self._audit()[::-1][:limit]
+
+    def review(self) -> dict[str, Any]:
+        """The last day's ISA-18.2 figures, computed as `cosyedge report kpi --since 24h`
+        computes them (alarms/kpi.py `figures`) from the alarms the daemon holds for
+        `/metrics` (alarms/figures.py), not read from the history's files at each request:
+        alarms per 10-minute period against the flood line, the top 10, chattering, stale
+        and shelved alarms; `covered` false, with why, without those figures."""
+        base = {"period_s": PERIOD_S, "flood_above": FLOOD_ALARMS}
+        alarms = self.snapshot(Detail(alarms=True)).alarms
+        if alarms is None:
+            return base | {"covered": False, "why": "no alarm history is kept"}
+        f = alarms.day
+        lists = {"chattering": f.chattering, "stale": f.stale, "shelved": f.shelved}
+        counts = {"alarms": f.alarms, "per_period": f.per_period, "top10": f.top10}
+        table = [{"figure": n, "value": v, "benchmark": b} for n, v, b in f.table()]
+        window = {"start": f.start, "end": f.end, "complete": alarms.complete}
+        return base | {"covered": True, "figures": table} | window | counts | lists
+
+    def export(self, kind: str) -> str:
+        """The last day's audit trail (`audit`) or figures (`kpi`) as `cosyedge report ...
+        --format csv` writes them; ReportError when the history covers none of the day."""
+        return audit_csv(self._audit()) if kind == "audit" else kpi_csv(self._kpi())
+
+    def _audit(self) -> list[dict[str, Any]]:
         if self.history is None:
             return []
         end = time.time()
-        facts, _ = audit(self.history, end - DAY_S, end + 1)
-        return facts[::-1][:limit]
+        return audit(self.history, end - DAY_S, end + 1)[0]
+
+    def _kpi(self) -> KpiReport:
+        if self.history is None:
+            raise ReportError("no alarm history is kept")
+        end = time.time()
+        return kpi(self.history, end - DAY_S, end, end)

@@ -21,10 +21,12 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 from email.message import Message
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from cosyedge.alarms.review import ReportError
 from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
@@ -43,6 +45,8 @@ PAGE_ROUTES = {
     ("GET", "/v1/page/now"): "now",
     ("GET", "/v1/page/health"): "health",
     ("GET", "/v1/page/audit"): "audit",
+    ("GET", "/v1/page/history"): "history",
+    ("GET", "/v1/page/export"): "export",
     ("POST", "/v1/page/session"): "session",
     ("POST", "/v1/page/command"): "command",
     ("POST", "/v1/page/read"): "read",
@@ -112,6 +116,23 @@ class PageRoutes:
     def _audit(self, query: dict[str, list[str]]) -> None:
         self._json(200, {"facts": self.server.backend.audit(AUDIT_LIMIT)}, _NO_STORE)
 
+    def _history(self, query: dict[str, list[str]]) -> None:
+        self._json(200, self.server.backend.review(), _NO_STORE)
+
+    def _export(self, query: dict[str, list[str]]) -> None:
+        """The last day's audit trail (`?of=audit`, the default) or figures (`?of=kpi`) as a
+        CSV file to save; 404 when the history holds nothing of the day's figures."""
+        kind = (query.get("of") or ["audit"])[-1]
+        if kind not in EXPORTS:
+            raise BadField("of", f"expected one of {', '.join(EXPORTS)}")
+        try:
+            data = self.server.backend.export(kind).encode()
+        except ReportError as exc:
+            self._json(404, {"error": str(exc)})
+            return
+        self._start(200, "text/csv; charset=utf-8", len(data), _download(kind))
+        self._write(data)
+
     def _session(self, query: dict[str, list[str]]) -> None:
         """The token, once, for a cookie made from it; 401 for a wrong one."""
         token = self.server.token
@@ -175,6 +196,14 @@ _PAGE_HEADERS = {
     "Cache-Control": "no-cache",
 }
 _NO_STORE = {"Cache-Control": "no-store"}
+EXPORTS = ("audit", "kpi")
+
+
+def _download(kind: str) -> dict[str, str]:
+    """The headers that make an export a file named after what it holds and when."""
+    stamp = time.strftime("%Y%m%d-%H%M", time.localtime())
+    name = f"cosyedge-{kind}-{stamp}.csv"
+    return {"Content-Disposition": f'attachment; filename="{name}"'} | _NO_STORE
 
 
 def _field(body: bytes, name: str) -> str:
