@@ -259,7 +259,7 @@ class Daemon:
 
     def _reload_from_file(self) -> tuple[bool, str]:
         try:
-            new = load_config(self.config_path)
+            new, waiting = effective_config(self.config, load_config(self.config_path))
         except ConfigError as exc:
             for problem in exc.problems:
                 log.error("reload rejected: %s", problem)
@@ -269,7 +269,7 @@ class Daemon:
             log.exception("reload rejected: the running configuration stays in force")
             return False, f"rejected: {error_text(exc)}"
         try:
-            detail = self._apply(new)
+            detail = self._apply(new, waiting)
         except Exception as exc:
             log.exception("reload failed while applying it; the daemon keeps running")
             return False, f"failed while applying it: {error_text(exc)}"
@@ -279,10 +279,9 @@ class Daemon:
             lastgood.save(self.config, self.config_path, self.core.observers, self.faults)
         return True, detail
 
-    def _apply(self, new: Config) -> str:
-        """Take over a valid new configuration, queued alerts staying as they are; say what
-        waits for a restart."""
-        new, waiting = effective_config(self.config, new)
+    def _apply(self, new: Config, waiting: list[str]) -> str:
+        """Take over a valid new configuration (`effective_config`'s), queued alerts staying
+        as they are; say what waits for a restart."""
         self.config = new
         for part in [*self.path, *self.parts]:
             part.reconfigure(new)

@@ -63,7 +63,7 @@ class Wiring:
         s = self.speech
         local = LocalApi(
             self.door, self.voices, s.voices, s.renderer, s.memory, self.activity,
-            self.desk, self.snapshot,
+            self.desk, self.snapshot, self.history.directory,
         )  # fmt: skip
         return local, Turns(local.busy)
 

@@ -5,6 +5,13 @@ SDP, or an output that cannot send until the route to its group is added.
     python rtp_netns.py hear CODEC OUT   the tones, decoded, into OUT (npz); JSON on stdout
     python rtp_netns.py send CODEC       (the child) play the tones once
     python rtp_netns.py fail             the output without a route, then with one; JSON
+    python rtp_netns.py page CODEC N IN PAUSE OUT [decode]
+                                         N outputs (ports PORT, PORT + 2, ...) each say the
+                                         announcements of IN (npz: `rate`, `a0`, `a1`, ...),
+                                         PAUSE seconds apart; every packet with its arrival
+                                         (tests/rtp_receiver.py) and, with `decode`, the
+                                         first output's audio as FFmpeg decoded it, into OUT
+    python rtp_netns.py say CODEC N IN PAUSE   (the child) send them
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,15 +30,40 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from rtp_receiver import Listener
 
 from cosyedge.audio.player import AudioUnavailable
 from cosyedge.audio.rtp import RtpOutput
 from cosyedge.config.outputs import RtpOutputConfig
 
+REPO = Path(__file__).resolve().parent.parent
 GROUP, PORT = "239.77.0.1", 5004
 HOST = "10.77.0.1"  # the namespace's own interface, in the failure's scenario
 VOICE_RATE = 22050  # a voice's rate, resampled by the output to the codec's
 TONES = ((440.0, 0.6), (1000.0, 0.6))  # Hz, seconds: one after the other
+
+
+def namespace_problem() -> str | None:
+    """Why no network namespace can be had here, or None."""
+    if os.geteuid() != 0:
+        return "needs root for a network namespace of its own (unshare -n)"
+    if not shutil.which("unshare") or not shutil.which("ip"):
+        return "needs unshare (util-linux) and ip (iproute2)"
+    tried = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
+    return f"unshare -n fails here: {tried.stderr.strip()}" if tried.returncode else None
+
+
+def inside(*args: str, timeout: float = 60) -> dict:
+    """Run this file with `args` in a new network namespace; its JSON report (the last line
+    it prints). RuntimeError with what it said on stderr when it fails."""
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+    done = subprocess.run(
+        ["unshare", "-n", "--", sys.executable, __file__, *args],
+        capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": path},
+    )  # fmt: skip
+    if done.returncode:
+        raise RuntimeError(done.stderr[-4000:])
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def tones() -> np.ndarray:
@@ -102,6 +136,64 @@ def hear(codec: str, out: Path) -> None:
     print(json.dumps(report))
 
 
+def page(codec: str, outputs: int, pages: Path, pause: float, out: Path, decode: bool) -> None:
+    """The announcements of `pages` said by `outputs` outputs at once in a child process,
+    heard by a Listener a port and, with `decode`, by FFmpeg through the first one's SDP (it
+    joins first: it is the one waited for)."""
+    loopback(route=True)
+    heard: dict = {}
+    receiver = threading.Thread(target=_decode, args=(out.with_suffix(".sdp"), heard), daemon=True)
+    if decode:
+        out.with_suffix(".sdp").write_text(RtpOutput(output_config(codec)).sdp())
+        receiver.start()
+        deadline = time.monotonic() + 10
+        while not joined(GROUP) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    listeners = [Listener(GROUP, PORT + 2 * i) for i in range(outputs)]
+    argv = [sys.executable, __file__, "say", codec, str(outputs), str(pages), str(pause)]
+    sender = subprocess.run(argv, capture_output=True, text=True)
+    arrays = {}
+    for i, listener in enumerate(listeners):
+        arrays.update(listener.stop().arrays(f"o{i}_"))
+    if decode:
+        receiver.join(15)
+    frames = heard.get("frames", [])
+    pcm = np.concatenate([f for _, f in frames]) if frames else np.zeros(0, np.int16)
+    np.savez(out, pcm=pcm, **arrays)
+    said = json.loads(sender.stdout) if sender.returncode == 0 else {}
+    report = {"sender": sender.returncode, "sender_err": sender.stderr[-2000:], **said}
+    print(json.dumps({**report, **{k: heard.get(k) for k in ("rate", "codec", "error")}}))
+
+
+def say(codec: str, outputs: int, pages: Path, pause: float) -> None:
+    """Each output on a thread of its own says every announcement, `pause` seconds after the
+    last returned (when its audio had played); JSON: each output's gaps and its playbacks'
+    first and last audio (time.monotonic())."""
+    loaded = np.load(pages)
+    rate = int(loaded["rate"])
+    said = [loaded[f"a{i}"] for i in range(len(loaded.files) - 1)]
+    made = [
+        RtpOutput(dataclasses.replace(output_config(codec), port=PORT + 2 * i))
+        for i in range(outputs)
+    ]
+    playbacks: list[list] = [[] for _ in made]
+
+    def speak(i: int) -> None:
+        for k, pcm in enumerate(said):
+            if k:
+                time.sleep(pause)
+            chunks = [pcm[j : j + 2048] for j in range(0, len(pcm), 2048)]
+            done = made[i].play(rate, chunks)
+            playbacks[i].append([done.first_audio, done.last_audio, done.samples])
+
+    threads = [threading.Thread(target=speak, args=(i,)) for i in range(outputs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(json.dumps({"gaps": [o.gaps for o in made], "playbacks": playbacks}))
+
+
 def _decode(sdp: Path, heard: dict) -> None:
     """Open the SDP as ffplay would, and decode until nothing comes for a second."""
     import av
@@ -137,7 +229,8 @@ def fail() -> None:
     ip("link", "set", "page0", "up")
     output = RtpOutput(dataclasses.replace(output_config("pcmu"), ttl=3))
     pcm = tones()[: VOICE_RATE // 5]
-    report: dict = {}
+    output.look()  # idle, as the daemon looks every 10 s: a fault before any page
+    report: dict = {"looked": output.trouble}
     try:
         output.play(VOICE_RATE, [pcm])
     except AudioUnavailable as exc:
@@ -145,6 +238,8 @@ def fail() -> None:
     report["trouble"], report["tick"] = output.trouble, dict(output.tick(time.monotonic()))
     report["retry_in"] = output.retry_in()
     ip("route", "add", "224.0.0.0/4", "dev", "page0")
+    output.look()
+    report["looked_after"] = output.missing
     with member(GROUP, PORT) as listener:
         playback = output.play(VOICE_RATE, [pcm])
         report["ttl"], report["tos"] = ttl_and_tos(listener)
@@ -184,5 +279,10 @@ if __name__ == "__main__":
         hear(sys.argv[2], Path(sys.argv[3]))
     elif mode == "send":
         send(sys.argv[2])
+    elif mode == "page":
+        codec, n, pages, pause, out = sys.argv[2:7]
+        page(codec, int(n), Path(pages), float(pause), Path(out), sys.argv[7:] == ["decode"])
+    elif mode == "say":
+        say(sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), float(sys.argv[5]))
     else:
         fail()

@@ -19,6 +19,7 @@ from support import cosyedge, wait_until
 
 from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Skipped, day_of, read_facts
 from cosyedge.alarms.kpi import Annunciation, RecentAlarms, figures
+from cosyedge.alarms.review import csv_text
 from cosyedge.faults import Faults, write_plan
 from cosyedge.observe import Observer
 
@@ -189,6 +190,12 @@ def test_audit_lists_commands_refusals_who_and_why(site):
         ("operator", "refused", "{}", ""),
     ]
     assert rows[1]["why"] == "command: id: no"
+
+
+def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_made_text():
+    cells = ["=1+1", "+1", "-1", "@SUM(A1)", "a=b", "ok, too", "", 7]
+    (row,) = csv.reader(io.StringIO(csv_text([cells])))
+    assert row == ["'=1+1", "'+1", "'-1", "'@SUM(A1)", "a=b", "ok, too", "", "7"]
 
 
 def test_report_refuses_bad_windows_and_a_missing_history(tmp_path, site):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from support import Listener, cosyedge, free_port, publish, site_yaml, wait_until
+from support import REPO, Daemon, Listener, cosyedge, free_port, publish, site_yaml, wait_until
 
 from cosyedge import __version__
 from cosyedge.config import ConfigError, parse_config
@@ -252,6 +252,56 @@ def test_the_configs_follow_home_assistants_schema_and_read_the_status():
     assert lwt[f"{prefix}queue"] is None and lwt[f"{prefix}flood"] == "OFF"
 
 
+ZONES = """outputs:
+  hall-amp: {device: hall}
+  yard-horns: {device: no-such-card}
+zones:
+  hall: {outputs: [hall-amp]}
+  yard: {outputs: [yard-horns]}
+"""
+ZONED = [  # what zones add to the eight entities, by component and key
+    "binary_sensor.output_hall-amp_fault",
+    "binary_sensor.output_yard-horns_fault",
+    "sensor.zone_hall_queue",
+    "sensor.zone_yard_queue",
+]
+
+
+def zoned(found: dict[str, Any], prefix: str = "cosyedge_line_3_gateway_") -> list[str]:
+    """The entities of zones and outputs among `found`, as `component.key`."""
+    keys = [k.replace(f".{prefix}", ".") for k in found]
+    return sorted(k for k in keys if k.split(".")[1].startswith(("zone_", "output_")))
+
+
+def test_with_zones_each_zones_queue_and_each_outputs_fault_are_entities():
+    found = check_schema(discovery_configs(parse_config(SITE + ZONES)), "homeassistant")
+    assert zoned(found) == ZONED and len(found) == 8 + len(ZONED)
+    status = {
+        "state": "degraded",
+        "queue": 3,
+        "speaking": "h-1",
+        "faults": {"audio:yard-horns": "sound device unavailable (gone)"},
+        "zones": {
+            "hall": {"queue": 2, "speaking": "h-1", "flood": True},
+            "yard": {"queue": 1, "speaking": None, "flood": False},
+        },
+    }
+    states = entity_states(found, status)
+    p = "cosyedge_line_3_gateway_"
+    assert states[f"{p}zone_hall_queue"] == "2" and states[f"{p}zone_yard_queue"] == "1"
+    assert states[f"{p}zone_hall_queue:attributes"] == {"speaking": "h-1", "flood": True}
+    assert states[f"{p}output_yard-horns_fault"] == "ON"
+    assert states[f"{p}output_yard-horns_fault:attributes"] == {
+        "reason": "sound device unavailable (gone)"
+    }
+    assert states[f"{p}output_hall-amp_fault"] == "OFF"
+    assert states[f"{p}output_hall-amp_fault:attributes"] == {"reason": None}
+    lwt = entity_states(found, {"state": "offline"})  # nothing fails on the missing fields
+    assert lwt[f"{p}zone_hall_queue"] is None and lwt[f"{p}output_hall-amp_fault"] == "OFF"
+    # Without zones, nothing of them.
+    assert zoned(check_schema(discovery_configs(parse_config(SITE)), "homeassistant")) == []
+
+
 def test_a_gateway_without_a_name_is_named_by_its_host_and_the_prefix_is_kept():
     import socket
 
@@ -430,3 +480,66 @@ def test_a_name_becomes_ids_of_the_allowed_characters_and_a_blank_one_is_refused
     assert "sensor.cosyedge_hall_b_gw_1_queue" in found
     with pytest.raises(ConfigError, match=r"homeassistant\.name: must not be blank"):
         parse_config("homeassistant: {name: '  '}")
+
+
+def test_zones_and_outputs_in_home_assistant_follow_the_real_status_and_leave_with_them(
+    broker, saved_models, tmp_path
+):
+    """The real daemon with two zones: the zone and output entities read its status (an
+    output not there is a problem, a zone speaking shows its queue and what it says); a
+    restart without a zone empties that zone's and its output's configs, one without zones
+    leaves the eight entities of a gateway without them."""
+    from test_zones_daemon import two_sinks
+
+    env = {**two_sinks(tmp_path / "alsa"), "PYTHONPATH": str(REPO)}
+    base = site_yaml(broker.port, tmp_path) + SITE
+    alarm = 'templates:\n  - {topic: "plant/alarm", text: "{text}", payload: json}\n'
+    # Paced as a card takes audio, so that the hall is speaking while its queue is read.
+    paced = "bench.paced_daemon"
+    daemon = Daemon(tmp_path / "d", base + ZONES + alarm, env, models=saved_models, module=paced)
+    ha = HomeAssistant(broker.port)
+    p = "cosyedge_line_3_gateway_"
+    state_file = tmp_path / "state" / "homeassistant.json"
+
+    def remembered() -> list[str]:
+        return json.loads(state_file.read_text())["topics"]
+
+    try:
+        daemon.start()
+        configs = check_schema(ha.wait_configs(12), "homeassistant")
+        assert zoned(configs) == ZONED
+        gone = ha.wait_for(STATUS, lambda s: "audio:yard-horns" in s[-1].get("faults", {}))[-1]
+        states = entity_states(configs, gone)
+        assert states[f"{p}output_yard-horns_fault"] == "ON"
+        assert "no-such-card" in states[f"{p}output_yard-horns_fault:attributes"]["reason"]
+        assert states[f"{p}output_hall-amp_fault"] == "OFF"
+        long = "Conveyor four in the hall has stopped. Keep clear of the rollers."
+        for key, text in (("h-1", long), ("h-2", "Tea break.")):
+            payload = json.dumps({"id": key, "text": text, "zone": "hall"})
+            publish(broker.port, "plant/alarm", payload)
+        hall = {"queue": 1, "speaking": "h-1", "flood": False}
+        busy = ha.wait_for(STATUS, lambda s: s[-1].get("zones", {}).get("hall") == hall)[-1]
+        states = entity_states(configs, busy)
+        assert states[f"{p}zone_hall_queue"] == "1" and states[f"{p}zone_yard_queue"] == "0"
+        assert states[f"{p}zone_hall_queue:attributes"] == {"speaking": "h-1", "flood": False}
+
+        # The yard leaves the configuration: its zone's and its output's configs are emptied.
+        daemon.stop()
+        hall_only = [line for line in ZONES.splitlines(keepends=True) if "yard" not in line]
+        daemon.config.write_text(base + "".join(hall_only) + alarm)
+        daemon.start()
+        daemon.wait_for_log(r"Home Assistant discovery: 10 configs published, 2 removed")
+        left = check_schema(ha.wait_configs(10), "homeassistant")
+        assert zoned(left) == [k for k in ZONED if "yard" not in k]
+        wait_until(lambda: len(remembered()) == 10, 10, "the removed topics forgotten")
+        # ... and zones altogether: the gateway's eight, as without them.
+        daemon.stop()
+        daemon.config.write_text(base + alarm)
+        daemon.start()
+        daemon.wait_for_log(r"Home Assistant discovery: 8 configs published, 2 removed")
+        assert zoned(check_schema(ha.wait_configs(8), "homeassistant")) == []
+        wait_until(lambda: len(remembered()) == 8, 10, "the removed topics forgotten")
+    finally:
+        ha.close()
+        daemon.stop()
+    assert len(retained(broker.port)) == 8

@@ -5,17 +5,11 @@ test's own, a multicast page in each codec heard by FFmpeg through the output's 
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import shutil
 import socket
 import struct
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,8 +23,6 @@ from cosyedge.component import Detail
 from cosyedge.config.loader import ConfigError, build_section
 from cosyedge.config.outputs import RtpOutputConfig
 
-REPO = Path(__file__).resolve().parent.parent
-HELPER = Path(__file__).with_name("rtp_netns.py")
 VOICE = 22050  # a voice's sample rate
 
 
@@ -275,6 +267,9 @@ def test_a_missing_interface_is_the_outputs_fault_until_it_sends_again(catcher):
         name="hall", address="239.1.2.3", port=catcher.port, interface="192.0.2.1"
     )
     out = RtpOutput(bad)
+    out.look()  # idle: known before an alert needs it
+    assert "(interface 192.0.2.1: Cannot assign requested address)" in out.trouble
+    assert out.describe() == "cannot send (interface 192.0.2.1: Cannot assign requested address)"
     with pytest.raises(
         AudioUnavailable, match=r"^network output hall \(239\.1\.2\.3:\d+\): cannot send: "
     ):
@@ -369,26 +364,11 @@ def test_an_output_needs_its_address():
 # --- in a network namespace: multicast heard by FFmpeg, and a send that fails ---------------
 
 
-def namespace_problem() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root for a network namespace of its own (unshare -n)"
-    if not shutil.which("unshare") or not shutil.which("ip"):
-        return "needs unshare (util-linux) and ip (iproute2)"
-    tried = subprocess.run(["unshare", "-n", "true"], capture_output=True, text=True)
-    return f"unshare -n fails here: {tried.stderr.strip()}" if tried.returncode else None
-
-
 def in_namespace(*args: str) -> dict:
     """Run tests/rtp_netns.py in a new network namespace; its JSON report."""
-    if problem := namespace_problem():
+    if problem := rtp_netns.namespace_problem():
         pytest.skip(problem)
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    done = subprocess.run(
-        ["unshare", "-n", "--", sys.executable, str(HELPER), *args],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": path},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return rtp_netns.inside(*args)
 
 
 @pytest.mark.system
@@ -427,6 +407,9 @@ def test_no_route_to_the_group_is_a_fault_until_the_route_is_there():
     if "skip" in report:
         pytest.skip(report["skip"])
     reason = "network output hall (239.77.0.1:5004): cannot send: Network is unreachable"
+    looked = "network output hall (239.77.0.1:5004) cannot send (Network is unreachable); "
+    assert report["looked"].startswith(looked)  # found idle, before the first page
+    assert report["looked_after"] is None  # the route there: nothing missing when looked
     assert report["raised"] == reason
     trouble = "network output hall (239.77.0.1:5004) cannot send (Network is unreachable); "
     assert report["trouble"].startswith(trouble)

@@ -178,6 +178,24 @@ def test_status_counts_each_alarm_once():
     assert set(status["zones"]) == set(TWO)
 
 
+def test_the_board_shows_each_alarm_once_with_its_zones_and_times_said():
+    z = zones()
+    o = offer(reannounce_s=10.0)
+    z.offer(o, 0.0)
+    said(z, "hall")
+    said(z, "yard")
+    z.tick(11.0)  # due again in both zones; the yard says it, the hall not yet
+    said(z, "yard", 11.0)
+    (alarm,) = z.board()
+    assert (alarm.offer.key, alarm.said, alarm.zones) == (o.key, 2, TWO)
+    assert not alarm.silenced and not alarm.cleared
+    z.command(Command("silence", zone="yard"), 12.0)
+    (alarm,) = z.board()
+    assert not alarm.silenced  # the hall still says it
+    z.command(Command("ack", o.key), 13.0)
+    assert z.board() == []
+
+
 def test_every_message_ends_in_one_outcome_whatever_its_zones_do():
     """Random zones, priorities, commands and deliveries: one outcome per message, never
     before every zone it went to told its own."""
@@ -422,12 +440,24 @@ def test_blank_or_unknown_zone_fields_are_told_and_a_topic_level_names_zones_too
 
 @pytest.mark.parametrize(
     "devices",
-    ['{device: "USB Audio"}, b: {device: "usb audio"}', "{}, b: {device: null}"],
+    [
+        '{device: "USB Audio"}, b: {device: "usb audio"}',
+        "{}, b: {device: null}",
+        '{device: null}, b: {device: " Default"}',  # ALSA's default device, named
+    ],
 )
 def test_one_sound_device_in_two_outputs_is_refused(devices):
     text = f"outputs: {{a: {devices}}}\nzones: {{x: {{outputs: [a]}}, y: {{outputs: [b]}}}}"
     with pytest.raises(ConfigError, match=r"outputs\.b\.device: .* is output \"a\"'s already"):
         parse_config(text)
+
+
+def test_two_outputs_paging_one_group_and_port_are_refused():
+    pages = "{rtp: {address: 239.1.1.1, port: 5004}}, b: {rtp: {address: 239.1.1.1, codec: pcma}}"
+    text = f"outputs: {{a: {pages}}}\nzones: {{x: {{outputs: [a]}}, y: {{outputs: [b]}}}}"
+    with pytest.raises(ConfigError, match=r"outputs\.b\.rtp: 239\.1\.1\.1:5004 is output \"a\"'s"):
+        parse_config(text)
+    parse_config(text.replace("codec: pcma", "port: 5006"))  # another port: other speakers
 
 
 def test_a_zone_name_that_is_no_name_is_told_so():
@@ -483,3 +513,24 @@ def test_what_a_zone_no_longer_configured_told_ends_the_message_at_once():
     )
     assert outcome.kind == "spoken" and set(outcome.detail["zones"]) == {"hall", "yard"}
     assert outcome.detail["text"] == o.announcement.text
+
+
+def test_a_reload_adding_a_zone_and_a_template_for_it_is_refused_naming_both():
+    from cosyedge.service.reload import effective_config
+
+    running = parse_config(
+        "outputs: {a: {device: a}, b: {device: b}}\n"
+        "zones: {hall: {outputs: [a]}, yard: {outputs: [b]}}\n"
+    )
+    grown = (
+        "outputs: {a: {device: a}, b: {device: b}, c: {device: c}}\n"
+        "zones: {hall: {outputs: [a]}, yard: {outputs: [b]}, roof: {outputs: [c]}}\n"
+    )
+    new = parse_config(grown + "templates: [{topic: plant/roof, text: Roof., zones: [roof]}]")
+    with pytest.raises(ConfigError) as refused:
+        effective_config(running, new)
+    (problem,) = refused.value.problems
+    assert problem.startswith('templates[0].zones: no zone "roof" (zones: hall, yard)'), problem
+    assert "outputs, zones change only at a restart" in problem
+    config, waiting = effective_config(running, parse_config(grown))  # no template: waits
+    assert waiting == ["outputs", "zones"] and set(config.zones) == {"hall", "yard"}

@@ -21,12 +21,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from cosyedge.alarms.health import Health, state_of
-from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.lasting import OnBoard, Standing
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.standby import Watch
 from cosyedge.alarms.zones import Hold, Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
+    PRIORITIES,
     BadCommand,
     Command,
     Delivery,
@@ -217,25 +218,28 @@ class AlarmDesk:
         with self._cond:
             self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
-    def command(self, command: Command | BadCommand, text: str) -> None:
+    def command(self, command: Command | BadCommand, text: str) -> str | None:
         """Carry out an operator command as intake read it; a bad one (BadCommand) is told
-        on the error topic with the payload's `text`."""
+        on the error topic with the payload's `text`. Returns why it was refused, or None
+        once it is carried out (the operator page shows it; MQTT has the error topic)."""
         try:
             if isinstance(command, BadCommand):
                 raise command
             with self._cond:
                 self._emit(self.policy.command(command, time.monotonic()))
                 self._cond.notify_all()
+            return None
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
-            self._refused(f"command: {exc}", text)
+            return self._refused(f"command: {exc}", text)
         except Exception as exc:
             log.exception("command %r failed", text)
-            self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
+            return self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
 
-    def _refused(self, error: str, text: str) -> None:
+    def _refused(self, error: str, text: str) -> str:
         self.reporter.error(error, command=text)
         self._record("command_refused", reason=error, command=text)
+        return error
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
@@ -399,6 +403,17 @@ class AlarmDesk:
         offers = [a.offer for a in alarms.values() if not a.cleared]
         return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
+    def board(self) -> dict[str, list[dict[str, Any]]]:
+        """The unacknowledged alarms, most urgent and oldest first, and the shelves, as the
+        operator page shows them; times are wall-clock (`since` its receipt, `until` a
+        shelve's end)."""
+        with self._cond:
+            alarms, (shelved, _) = self.policy.board(), self.policy.lasting()
+        rank = {p: n for n, p in enumerate(PRIORITIES)}
+        alarms.sort(key=lambda a: (rank.get(a.offer.priority, len(rank)), a.offer.ticket.received))
+        shelves = [{"topic": p, "until": round(_on_wall(u), 3)} for p, u in sorted(shelved.items())]
+        return {"alarms": [_on_board(a) for a in alarms], "shelved": shelves}
+
     def _full_status(self) -> dict:
         """The policy's status and the faults, read once: its state is told by these faults
         (`_state`), never read again, when a fault may have begun or ended meanwhile."""
@@ -516,6 +531,20 @@ def _standing(key: str, offer: Offer) -> dict[str, Any]:
     since = round(offer.ticket.received, 3)
     topic, alarm = offer.source, _alarm(offer)
     return {"id": key, "topic": topic, "alarm": alarm, "priority": offer.priority, "since": since}
+
+
+def _on_board(a: OnBoard) -> dict[str, Any]:
+    offer = a.offer
+    text = offer.announcement.text if offer.announcement else ""
+    shown = {"id": offer.key, "topic": offer.source, "priority": offer.priority, "text": text}
+    since = round(offer.ticket.received, 3)
+    return shown | {
+        "since": since,
+        "said": a.said,
+        "silenced": a.silenced,
+        "cleared": a.cleared,
+        "zones": list(a.zones),
+    }
 
 
 def _alarm(offer: Offer) -> str | None:

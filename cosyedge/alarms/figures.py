@@ -41,15 +41,19 @@ class AlarmFigures(Component, Observer):
         return {"alarms": self._figures()} if detail.alarms else {}
 
     def _figures(self) -> Alarms:
+        """The day's figures, with the stale alarms and the shelves as the desk has them
+        now (what `cosyedge report kpi` replays from the history)."""
         now = time.time()
-        stale = [since for _, since in self.desk.standing() if now - since > STALE_S]
+        day = self.recent.figures(now)
+        day.stale = sorted(a for a, since in self.desk.standing() if now - since > STALE_S)
+        day.shelved = list(self.desk.status()["shelved"])
         return Alarms(
-            day=self.recent.figures(now),
+            day=day,
             last_10_min=self.recent.count(now - PERIOD_S),
             last_hour=self.recent.count(now - 3600),
             complete=self.recent.complete(now),
-            stale=len(stale),
-            shelved=len(self.desk.status()["shelved"]),
+            stale=len(day.stale),
+            shelved=len(day.shelved),
         )
 
     def _seed(self) -> None:

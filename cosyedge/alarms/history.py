@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 MAX_WAITING = 100_000  # facts held in memory while the disk refuses them
 RETRY_S = 5.0  # a refused write is tried again this often
+# The audit trail's kinds: who did what to which alarm, and the alarm system's own events.
+AUDITED = ("command", "command_refused", "fault", "fault_cleared", "start", "stop")
 DAY_S = 86400.0
 MAX_LINE = 1 << 16  # longer lines are not facts this writes
 SUFFIX = ".jsonl"
@@ -316,6 +318,14 @@ def read_facts(
         except OSError as exc:
             log.warning("history: cannot read %s: %s", path, exc)
             skipped.skip(path)
+
+
+def audit(directory: Path, start: float, end: float) -> tuple[list[Fact], dict[str, int]]:
+    """The audit trail of [start, end), oldest first, and the damaged lines passed over in
+    each file (`cosyedge report audit`, the operator page)."""
+    skipped = Skipped()
+    facts = [f for f in read_facts(directory, start, skipped) if f["e"] in AUDITED and f["t"] < end]
+    return sorted(facts, key=lambda f: f["t"]), skipped.damaged
 
 
 def begins(directory: Path, upto: Mapping[str, int] | None = None) -> float | None:

@@ -21,7 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
-from cosyedge.alarms.lasting import Standing
+from cosyedge.alarms.lasting import OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -62,10 +62,10 @@ class _Active:
     item: Item | None = None  # its re-announcement, while queued or spoken
     silenced: bool = False
     cleared: bool = False
+    said: int = 1  # times said in this run: its first time and each re-announcement
 
 
-def outcome_of(offer: Offer, kind: str, **detail: Any) -> Outcome:
-    """The outcome of `offer`, with its id, priority, notes and alarm beside `detail`."""
+def ended_as(offer: Offer, kind: str, **detail: Any) -> Outcome:
     announcement = offer.announcement
     priority = announcement.priority if announcement else None
     notes = {"notes": list(announcement.notes)} if announcement and announcement.notes else {}
@@ -79,7 +79,7 @@ def outcome_of(offer: Offer, kind: str, **detail: Any) -> Outcome:
 def _copy(offer: Offer, reason: str) -> Outcome:
     """A copy of an alert heard before: `deduplicated`, the id left to the alert's own
     outcome (Outcome.copy)."""
-    return replace(outcome_of(offer, "deduplicated", reason=reason), copy=True)
+    return replace(ended_as(offer, "deduplicated", reason=reason), copy=True)
 
 
 class AlarmPolicy:
@@ -153,13 +153,13 @@ class AlarmPolicy:
         if offer.announcement is None:
             return self._clear_message(offer, now)
         if now >= offer.expires:
-            return [outcome_of(offer, "expired", reason="its time to live had passed on arrival")]
+            return [ended_as(offer, "expired", reason="its time to live had passed on arrival")]
         until = self._shelved_until(offer.source)
         if until is not None:
-            return [outcome_of(offer, "shelved", reason=f"source shelved for {until - now:.0f} s")]
+            return [ended_as(offer, "shelved", reason=f"source shelved for {until - now:.0f} s")]
         if self._clearing.pop(offer.source, None) is not None:
             reason = "returned within the off-delay of its clear: the alarm had not ended"
-            return [outcome_of(offer, "deduplicated", reason=reason)]
+            return [ended_as(offer, "deduplicated", reason=reason)]
         if offer.timing.on_delay_s > 0:
             self._held[offer.ticket.seq] = offer
             return []
@@ -206,12 +206,12 @@ class AlarmPolicy:
 
     def _clear_message(self, offer: Offer, now: float) -> list[Effect]:
         source = offer.source
-        effects: list[Effect] = [outcome_of(offer, "return_to_normal", clears=source)]
+        effects: list[Effect] = [ended_as(offer, "return_to_normal", clears=source)]
         for seq, held in list(self._held.items()):
             if held.source == source:
                 del self._held[seq]
                 reason = "returned to normal in its on-delay"
-                effects.append(outcome_of(held, "cleared", reason=reason))
+                effects.append(ended_as(held, "cleared", reason=reason))
         if offer.timing.off_delay_s > 0:
             self._clearing[source] = now + offer.timing.off_delay_s
         else:
@@ -390,7 +390,7 @@ class AlarmPolicy:
             if match(offer):
                 del self._held[seq]
                 gone.append(offer)
-        return [outcome_of(o, kind, **detail) for o in gone]
+        return [ended_as(o, kind, **detail) for o in gone]
 
     def _end_active(self, match: Callable[[Offer], bool]) -> list[str]:
         ended = [key for key, active in self._active.items() if match(active.offer)]
@@ -460,11 +460,12 @@ class AlarmPolicy:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
                 self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
-            return [outcome_of(offer, "spoken", text=item.text, **delivery.detail)]
+            return [ended_as(offer, "spoken", text=item.text, **delivery.detail)]
         if item.kind is ItemKind.REANNOUNCE:
             active = self._active.get(item.key)
             if active is not None and active.item is item:
                 active.item, active.due = None, now + active.offer.timing.reannounce_s
+                active.said += 1
             return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
         counted = {id(o) for o in item.tally}
         self._tally = [o for o in self._tally if id(o) not in counted]
@@ -494,7 +495,7 @@ class AlarmPolicy:
         if item.kind is ItemKind.REANNOUNCE:
             return [Event(f"reannouncement_{kind}", {"id": item.key, **detail})]
         extra = {"summary": item.text} if item.kind is ItemKind.SUMMARY else {"text": item.text}
-        return [outcome_of(o, kind, **extra, **detail) for o in item.offers]
+        return [ended_as(o, kind, **extra, **detail) for o in item.offers]
 
     def _requeue(self, item: Item, now: float) -> list[Effect]:
         """An item cut short is said again from its start later, unless it went stale."""
@@ -520,15 +521,13 @@ class AlarmPolicy:
         if item.kind is ItemKind.REANNOUNCE:
             self._active.pop(item.key, None)
             return [Event("expired", {"id": item.key})]
-        return [
-            outcome_of(item.offers[0], "expired", reason="its time to live passed in the queue")
-        ]
+        return [ended_as(item.offers[0], "expired", reason="its time to live passed in the queue")]
 
     def _expire_members(self, item: Item, now: float) -> list[Effect]:
         stale = [o for o in item.offers if now >= o.expires]
         item.offers[:] = [o for o in item.offers if now < o.expires]
         reason = "its time to live passed before the flood summary"
-        return [outcome_of(o, "expired", reason=reason) for o in stale]
+        return [ended_as(o, "expired", reason=reason) for o in stale]
 
     # -- the clock ------------------------------------------------------------------------
     def tick(self, now: float) -> list[Effect]:
@@ -538,7 +537,7 @@ class AlarmPolicy:
             if now >= offer.at + offer.timing.on_delay_s:
                 del self._held[seq]
                 if now >= offer.expires:
-                    effects.append(outcome_of(offer, "expired", reason="expired in its on-delay"))
+                    effects.append(ended_as(offer, "expired", reason="expired in its on-delay"))
                 else:
                     effects += self._release(offer, now)
         for source, when in list(self._clearing.items()):
@@ -582,6 +581,9 @@ class AlarmPolicy:
         elif self._batch and self._batch not in self.queue and now >= self._next_summary:
             self.queue.push(self._batch)
         return effects
+
+    def board(self) -> list[OnBoard]:  # the unacknowledged alarms, for the operator page
+        return [OnBoard(a.offer, a.said, a.silenced, a.cleared) for a in self._active.values()]
 
     def active_keys(self) -> tuple[set[str], set[str]]:  # unacknowledged; of them returned
         return set(self._active), {k for k, a in self._active.items() if a.cleared}

@@ -65,6 +65,9 @@ class Snapshot:
     audio: str = ""  # the sound device, in words
     memory: str = ""  # the memory guard, in words
     last: str = ""  # what was spoken last, and when
+    # Seconds since each provable filter's last canary came back (None: none yet); only the
+    # operator page shows them, so the retained status does not change with every second.
+    canaries: Mapping[str, float | None] = field(default_factory=dict)
 
     @property
     def starting(self) -> str:

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cosyedge.alarms.lasting import Standing
-from cosyedge.alarms.policy import AlarmPolicy, outcome_of
+from cosyedge.alarms.lasting import OnBoard, Standing
+from cosyedge.alarms.policy import AlarmPolicy, ended_as
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
 from cosyedge.model import BadCommand, Command, Delivery, Effect, Event, Item, Offer, Outcome
@@ -254,6 +254,18 @@ class Zones:
             "zones": {name: _zone_status(s) for name, s in each.items()},
         }
 
+    def board(self) -> list[OnBoard]:
+        """The unacknowledged alarms of every zone, each once: with the zones it stands in,
+        said as often as the zone that said it most, silenced or returned to normal where
+        every zone has it so."""
+        if not self.zoned:
+            return self.lanes[self.names[0]].board()
+        found: dict[str, list[tuple[str, OnBoard]]] = {}
+        for name, lane in self.lanes.items():
+            for alarm in lane.board():
+                found.setdefault(alarm.offer.key, []).append((name, alarm))
+        return [_merged_board(each) for each in found.values()]
+
     # -- one outcome per message ------------------------------------------------------------
     def _merged(self, told: Mapping[str, list[Effect]]) -> list[Effect]:
         """What the zones told in one call, as the desk reports it: with one zone as it is;
@@ -324,7 +336,7 @@ def _restored(offer: Offer, told: Mapping[str, Any]) -> Outcome:
     detail = {key: value for key, value in told.items() if key != "outcome"}
     if offer.announcement is not None and "summary" not in detail:
         detail.setdefault("text", offer.announcement.text)
-    return outcome_of(offer, str(told["outcome"]), **detail)
+    return ended_as(offer, str(told["outcome"]), **detail)
 
 
 def _kept(outcome: Outcome) -> dict[str, Any]:
@@ -383,3 +395,15 @@ def _in_zone(effect: Effect, zone: str) -> Effect:
 
 def _zone_status(status: Mapping[str, Any]) -> dict[str, Any]:
     return {key: status[key] for key in ("queue", "speaking", "flood")}
+
+
+def _merged_board(each: list[tuple[str, OnBoard]]) -> OnBoard:
+    """One alarm as the zones that hold it (name, their view) show it together."""
+    alarms = [alarm for _, alarm in each]
+    return OnBoard(
+        alarms[0].offer,
+        max(a.said for a in alarms),
+        all(a.silenced for a in alarms),
+        all(a.cleared for a in alarms),
+        tuple(name for name, _ in each),
+    )

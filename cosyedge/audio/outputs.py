@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUEUE_CHUNKS = 8  # chunks an output may lag behind the fastest of its zone
-LOOK_S = 10.0  # how often the sound devices are looked for while none plays (4 ms of CPU)
+LOOK_S = 10.0  # how often the outputs are looked for while none plays (4 ms of CPU)
 _END = None
 
 
@@ -148,14 +148,15 @@ def _together(zone: str, results: list[Playback | Exception | None]) -> Playback
 class Outputs(Component):
     """Every zone's outputs, as one part of the daemon: each output's fault (`audio`, or
     `audio:<output>` with zones), and the sound in the status. Every LOOK_S while no stream is
-    open, the sound devices are looked for, so one gone while nothing is said is a fault
-    before an alert finds out (and one back is no longer)."""
+    open, the sound devices are looked for, and every LOOK_S each idle network output checks it
+    could send (`RtpOutput.look`), so one gone while nothing is said is a fault before an alert
+    finds out (and one back is no longer)."""
 
     def __init__(self, zones: Mapping[str, ZoneOutputs], portaudio: PortAudio) -> None:
         self.zones = dict(zones)
         self.players = [player for zone in self.zones.values() for player in zone.players]
         self.portaudio = portaudio
-        self._looked = -math.inf
+        self._looked = self._routed = -math.inf
 
     def reconfigure(self, config: Config) -> None:
         for player in self.players:
@@ -165,6 +166,11 @@ class Outputs(Component):
         devices = [p for p in self.players if isinstance(p, Player)]
         if devices and now - self._looked >= LOOK_S and self.portaudio.look_for(devices):
             self._looked = now
+        if now - self._routed >= LOOK_S:  # each network output idle, on its own
+            self._routed = now
+            for output in self.players:
+                if isinstance(output, RtpOutput):
+                    output.look()
         faults: dict[str, str | None] = {}
         for player in self.players:
             faults.update(player.tick(now))

@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 
 MIN_RETRY_S = 0.5
 MAX_RETRY_S = 10.0
+# sounddevice's words for an unanticipated host error PortAudio recorded no reason for: the
+# device failed at a write or an open on a thread other than the one that started PortAudio.
+NO_HOST_DETAIL = "'' [<host API not found> error 0]"
 
 
 class AudioUnavailable(Exception):
@@ -154,11 +157,16 @@ class Player(Component):
             samples, first, stopped = self._through(sd, sample_rate, chunks, should_stop, retrying)
         finally:
             self.heartbeat.rest()
+        self._back()  # also when there was nothing to play
+        return Playback(True, samples, first, stopped, time.monotonic())
+
+    def _back(self) -> None:
+        """The device takes audio: an outage, if one lasted, ends now (said once), not when
+        the announcement that found it back ends, which may be many seconds later."""
         if self.available is False:
             log.warning("audio output device is back after %.0f s", self._outage_s())
         self.available, self.missing = True, None
         self._failures = 0
-        return Playback(True, samples, first, stopped, time.monotonic())
 
     def _through(
         self,
@@ -209,6 +217,7 @@ class Player(Component):
                 self.heartbeat.beat()
                 if first is None:
                     first = time.monotonic()
+                    self._back()
                 samples += len(piece)
         return samples, first, False
 
@@ -263,11 +272,11 @@ class Player(Component):
         self._failures += 1
         if self.available is not False:
             self._lost_since = time.monotonic()
-            self._why = _one_line(exc)
+            self._why = _reason(exc)
             log.error(
                 "audio output device unavailable (%s): alerts stay queued and are spoken when "
                 "it is back; retrying with backoff up to %g s",
-                _one_line(exc),
+                self._why,
                 MAX_RETRY_S,
             )
         else:
@@ -323,6 +332,16 @@ def close_stream(stream, error: type[Exception]) -> None:
         stream.close()
     except error as exc:
         log.debug("closing the audio stream failed: %s", _one_line(exc))
+
+
+def _reason(exc: Exception) -> str:
+    """Why the device failed, in words. PortAudio's ALSA host API records ALSA's reason for an
+    unexpected error only on the thread that started PortAudio (pa_linux_alsa.c); on an
+    announcer's thread sounddevice shows an empty one, which is replaced by what is known."""
+    text = _one_line(exc)
+    if NO_HOST_DETAIL not in text:
+        return text
+    return "an ALSA error, whose reason ALSA wrote to stderr (PortAudio gives it no other way)"
 
 
 def _one_line(exc: Exception) -> str:

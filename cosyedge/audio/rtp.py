@@ -17,6 +17,7 @@ when the audio it sent has played, as the player's does when the device has play
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import socket
@@ -66,6 +67,7 @@ class RtpOutput(Component):
         self._failures = 0
         self._lost_since = 0.0
         self._why = ""  # the first error of the current outage
+        self.missing: str | None = None  # why it could not send when last looked (`look`)
 
     @property
     def name(self) -> str:
@@ -97,7 +99,7 @@ class RtpOutput(Component):
             log.warning(
                 "network output %s sends again after %.0f s", config.where, self._outage_s()
             )
-        self.available, self._failures = True, 0
+        self.available, self._failures, self.missing = True, 0, None
         samples = round(sent * sample_rate / config.clock_rate)
         return Playback(True, samples, first, stopped, time.monotonic())
 
@@ -214,15 +216,40 @@ class RtpOutput(Component):
         """Seconds before the next attempt: doubling from MIN_RETRY_S to MAX_RETRY_S."""
         return min(MAX_RETRY_S, MIN_RETRY_S * 2 ** max(0, self._failures - 1))
 
+    def look(self) -> None:
+        """While it sends nothing: whether it could, its socket opened with its settings and
+        its destination routed (a UDP connect looks the route up and sends nothing), so an
+        interface address the gateway lacks or a network it has no route to is the output's
+        fault before an alert finds out. A send shows what this cannot (a host down)."""
+        with self._lock:
+            if self._playing or self._stopped:
+                return
+            config = self._pending or self.config
+        try:
+            with contextlib.closing(_open(config)) as sock:
+                sock.connect((config.address, config.port))
+        except OSError as exc:
+            missing = exc.strerror or str(exc)
+            if self.missing is None:
+                log.error("network output %s cannot send (%s)", config.where, missing)
+            self.missing = missing
+            return
+        self.missing = None
+
     @property
     def trouble(self) -> str | None:
         """Why nothing can be sent, while that lasts: the output's fault."""
+        if self.missing is not None and self.available is not False:
+            where = self.config.where
+            return f"network output {where} cannot send ({self.missing}); alerts wait in the queue"
         if self.available is False:
             where = self.config.where
             return f"network output {where} cannot send ({self._why}); alerts wait in the queue"
         return None
 
     def describe(self) -> str:
+        if self.missing is not None and self.available is not False:
+            return f"cannot send ({self.missing})"
         if self.available is False:
             return f"unavailable for {self._outage_s():.0f} s, retrying every {self.retry_in():g} s"
         if not self.available:

@@ -15,8 +15,9 @@ class HomeAssistantConfig:
         default=False,
         metadata=meta(
             "publish retained discovery configs so Home Assistant shows the gateway as a "
-            "device: a notify entity that speaks, sensors read from the status, a silence "
-            "button; switched off, the configs published before are removed"
+            "device: a notify entity that speaks, sensors read from the status (with zones, "
+            "each zone's queue and each output's fault too), a silence button; switched off, "
+            "the configs published before are removed"
         ),
     )
     prefix: str = field(

@@ -118,13 +118,25 @@ def check_zones(outputs: Mapping[str, OutputConfig], zones: Mapping[str, ZoneCon
 
 
 def _check_devices(outputs: Mapping[str, OutputConfig]) -> None:
-    """No sound device twice, as far as a name shows it (null: the default device), unless
-    each of its outputs plays one channel of it, each another; a substring or an index naming
-    the same card cannot be told here."""
+    """No sound device twice, as far as a name shows it (null and `default`: ALSA's default
+    device), unless each of its outputs plays one channel of it, each another; no network
+    destination twice (two zones' pages on one group and port interleave, and a device set
+    to one law plays the other as noise). A substring or an index naming the same card
+    cannot be told here."""
     shared: dict[str, list[str]] = {}
+    sent: dict[tuple[str, int], str] = {}
     for name, output in outputs.items():
         if output.rtp is None:
-            shared.setdefault((output.device or "").strip().lower(), []).append(name)
+            device = (output.device or "default").strip().lower()
+            shared.setdefault(device, []).append(name)
+            continue
+        where = (output.rtp.address, output.rtp.port)
+        if where in sent:
+            raise ValueError(
+                f"outputs.{name}.rtp: {where[0]}:{where[1]} is output {show(sent[where])}'s "
+                "already; the speakers there would hear both zones' pages at once"
+            )
+        sent[where] = name
     for names in shared.values():
         if len(names) > 1:
             _check_channels(outputs, names)
@@ -133,7 +145,7 @@ def _check_devices(outputs: Mapping[str, OutputConfig]) -> None:
 def _check_channels(outputs: Mapping[str, OutputConfig], names: list[str]) -> None:
     """The outputs `names`, on one device: each on a channel of its own."""
     device = outputs[names[0]].device
-    shown = show(device) if device else "the default device (null)"
+    shown = show(device) if device else "the default device (null, `default`)"
     if all(outputs[n].channel is None for n in names):
         raise ValueError(
             f"outputs.{names[1]}.device: {shown} is output {show(names[0])}'s already; a "

@@ -136,7 +136,43 @@ def entities(config: Config) -> list[Entity]:
                 "qos": 1,
             },
         ),
+        *zone_entities(config),
     ]
+
+
+def zone_entities(config: Config) -> list[Entity]:
+    """With zones: each zone's queue (what it says now and its flood as attributes), and a
+    problem sensor per output, on while its fault `audio:<output>` lasts. None without zones,
+    whose one sound device's fault is among the state's."""
+    status = config.reports.status_topic
+    found = []
+    for zone in config.zones:
+        own = f"value_json.get('zones', {{}}).get('{zone}', {{}})"
+        attributes = f"{{'speaking': {own}.get('speaking'), 'flood': {own}.get('flood', False)}}"
+        settings = {
+            "state_topic": status,
+            "value_template": f"{{{{ {own}.get('queue') }}}}",
+            "state_class": "measurement",
+            "json_attributes_topic": status,
+            "json_attributes_template": f"{{{{ {attributes} | tojson }}}}",
+        }
+        found.append(Entity("sensor", f"zone_{zone}_queue", f"Zone {zone} queue", settings))
+    for output in config.outputs:
+        found.append(_output_fault(output, status))
+    return found
+
+
+def _output_fault(output: str, status: str) -> Entity:
+    """On while the output's fault lasts; why, as the attribute `reason` (null when off)."""
+    reason = f"value_json.get('faults', {{}}).get('audio:{output}')"
+    settings = {
+        "state_topic": status,
+        "value_template": f"{{{{ 'ON' if {reason} is not none else 'OFF' }}}}",
+        "device_class": "problem",
+        "json_attributes_topic": status,
+        "json_attributes_template": f"{{{{ {{'reason': {reason}}} | tojson }}}}",
+    }
+    return Entity("binary_sensor", f"output_{output}_fault", f"Output {output} fault", settings)
 
 
 def _count(key: str, name: str, status: str, template: str) -> Entity:

@@ -33,6 +33,7 @@ from urllib.parse import parse_qs
 
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
+from cosyedge.http import page
 from cosyedge.http.audio import wav_header
 from cosyedge.http.front import (
     HEAD_LIMIT,
@@ -85,6 +86,15 @@ class Backend(Protocol):
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
     def voices(self) -> dict[str, dict[str, Any]]: ...
+    # The operator page's (page.py): an operator command as the command topic takes it (why
+    # it was refused, or None), the status with the desk's board, health, the audit trail.
+    def command(self, payload: bytes, written: Callable[[], None]) -> str | None: ...
+    def now(self) -> dict[str, Any]: ...
+    def health(self) -> dict[str, Any]: ...
+    def audit(self, limit: int) -> list[dict[str, Any]]: ...
+    def review(self) -> dict[str, Any]: ...  # the last day's ISA-18.2 figures
+    def export(self, kind: str) -> str: ...  # `audit` or `kpi` as CSV; ReportError: none
+    def how_read(self, text: str, lang: str | None) -> dict[str, Any]: ...
 
 
 def read_token(path: Path | None) -> bytes | None:
@@ -115,6 +125,7 @@ class ApiServer(ThreadingHTTPServer, Component):
         self.token = read_token(config.token_file)
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
+        self.page = page.page_html()
         self.slots = threading.BoundedSemaphore(config.max_clients)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -191,6 +202,7 @@ ROUTES = {
     ("GET", "/v1/voices"): "voices",
     ("GET", "/healthz"): "healthz",
     ("GET", "/metrics"): "metrics",
+    **page.PAGE_ROUTES,
 }
 
 
@@ -202,7 +214,7 @@ class Refused(Exception):
         self.status, self.error, self.detail = status, error, detail
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(page.PageRoutes, BaseHTTPRequestHandler):
     server: ApiServer
     protocol_version = "HTTP/1.1"  # for chunked answers; one request per connection all the same
     server_version = "cosyedge"
@@ -295,7 +307,7 @@ class Handler(BaseHTTPRequestHandler):
             data = self.request.data
             check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
-            self._authorize()
+            self._authorize(method, name)
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
         except BadFraming as bad:
             self._json(bad.status, {"error": str(bad), "header": bad.header})
@@ -313,14 +325,27 @@ class Handler(BaseHTTPRequestHandler):
             if not self.answered:
                 self._json(500, {"error": f"internal error: {type(exc).__name__}; see the log"})
 
-    def _authorize(self) -> None:
+    def _authorize(self, method: str, name: str) -> None:
+        """The bearer token, or the operator page's session cookie on a request the page
+        sent (page.py `guard`); the page's POSTs are guarded however they are authorized."""
+        if method == "POST" and name in page.GUARDED:
+            self._guard()
         token = self.server.token
-        if token is None:
+        if token is None or name in page.OPEN:
             return
         given = self.headers.get("Authorization", "")
         scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token):
-            raise Refused(401, "a valid bearer token is needed")
+        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token):
+            return
+        if page.signed_in(self.headers, token):
+            self._guard()  # a browser sends the cookie with any request: only the page's count
+            return
+        raise Refused(401, "a valid bearer token is needed")
+
+    def _guard(self) -> None:
+        problem = page.guard(self.headers)
+        if problem is not None:
+            raise Refused(403, problem)
 
     def _body(self) -> bytes:
         """The request body (all of it has arrived: front.py); Refused when there is none."""

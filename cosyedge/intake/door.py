@@ -107,9 +107,7 @@ class Door(Component):
             ack()
             return
         if intake.is_command(topic):
-            text = payload[:500].decode("utf-8", "replace")
-            self.desk.command(intake.command(payload, retained), text)
-            self.journal.when_written(ack)  # what the command changed is on disk first
+            self.command(payload, ack, retained)
             return
         message = self._message(intake, topic, payload)
         if message is None:
@@ -121,6 +119,17 @@ class Door(Component):
         again = retained and self.journal.heard(topic, payload)
         # Acknowledged to the broker only once on disk; spoken meanwhile all the same.
         self.accept(message, ack, "mqtt", again=again)
+
+    def command(
+        self, payload: bytes, written: Callable[[], None], retained: bool = False
+    ) -> str | None:
+        """An operator command's payload, from the command topic or the operator page: carried
+        out by the desk (events, outcomes, the audit), `written` run once what it changed is
+        on disk. Returns why it was refused, or None."""
+        text = payload[:500].decode("utf-8", "replace")
+        refused = self.desk.command(self.intake.command(payload, retained), text)
+        self.journal.when_written(written)
+        return refused
 
     def _message(self, intake: Intake, topic: str, payload: bytes) -> Message | None:
         try:

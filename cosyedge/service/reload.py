@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from cosyedge.config.loader import ConfigError
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
@@ -56,7 +57,9 @@ LIVE_SECTIONS = frozenset(
 
 
 def effective_config(running: Config, new: Config) -> tuple[Config, list[str]]:
-    """The configuration to run with now, and the keys whose change waits for a restart."""
+    """The configuration to run with now, and the keys whose change waits for a restart;
+    ConfigError when the file's live sections need what only a restart brings (a template
+    naming a zone the running daemon does not have)."""
     waiting: list[str] = []
     keep: dict[str, object] = {}
     for f in dataclasses.fields(Config):
@@ -66,7 +69,11 @@ def effective_config(running: Config, new: Config) -> tuple[Config, list[str]]:
     if new.mqtt.local_broker != running.mqtt.local_broker:
         waiting.append("mqtt.local_broker")
         keep["mqtt"] = dataclasses.replace(new.mqtt, local_broker=running.mqtt.local_broker)
-    return dataclasses.replace(new, **keep), waiting
+    try:
+        return dataclasses.replace(new, **keep), waiting
+    except ValueError as exc:
+        kept = ", ".join(keep)
+        raise ConfigError([f"{exc}; {kept} change only at a restart: restart to add it"]) from None
 
 
 def restart_fault(waiting: list[str]) -> str | None:

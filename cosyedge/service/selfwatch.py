@@ -78,7 +78,8 @@ class Watched:
 
     topic_filter: str
     topic: str | None  # None: none can be derived, so it is unverifiable
-    heard: float
+    heard: float  # a canary came back, or the grace period began (start, subscription)
+    proven: float | None = None  # a canary came back in this run (the watch's clock)
 
 
 @dataclass
@@ -252,7 +253,7 @@ class FilterWatch:
             sent = self._sent.pop(proof.seq, None)
             watched = self._watched.get(proof.topic_filter)
             if sent is not None and watched is not None:
-                watched.heard = self._clock()
+                watched.heard = watched.proven = self._clock()
                 return
         # Also a copy a broker delivers once per matching filter where filters overlap.
         self.rejected.add(BadCanary("replayed", f"canary {proof.seq} on {topic!r} seen before"))
@@ -260,6 +261,17 @@ class FilterWatch:
     def unverifiable(self) -> list[str]:
         """The filters no canary can prove."""
         return [w.topic_filter for w in self._watched.values() if w.topic is None]
+
+    def ages(self) -> dict[str, float | None]:
+        """Each provable filter's seconds since its last canary came back (None: none yet
+        in this run), for the operator page's health; a filter is silent past `timeout_s`."""
+        now = self._clock()
+        with self._lock:
+            watched = [w for w in self._watched.values() if w.topic is not None]
+            return {
+                w.topic_filter: None if w.proven is None else round(now - w.proven, 1)
+                for w in watched
+            }
 
     def describe(self) -> dict[str, object]:
         """For the status: how many filters are watched, those that cannot be proven, and
@@ -328,6 +340,17 @@ class DropWatch:
             self._risen, self._rose_at = 0, None
             return None
         return f"broker dropped {self._risen} messages"
+
+    def ages(self) -> dict[str, float | None]:
+        """Each provable filter's seconds since its last canary came back (None: none yet
+        in this run), for the operator page's health; a filter is silent past `timeout_s`."""
+        now = self._clock()
+        with self._lock:
+            watched = [w for w in self._watched.values() if w.topic is not None]
+            return {
+                w.topic_filter: None if w.proven is None else round(now - w.proven, 1)
+                for w in watched
+            }
 
     def describe(self) -> dict[str, object]:
         """For the status: the broker's count, or why there is none."""
@@ -518,6 +541,7 @@ class SelfWatch(Component, Observer):
             "faults": self.health.faults(),
             "restarts": self.restarts,
             "intake": self.watch.describe(),
+            "canaries": self.watch.ages(),
             "broker": self.drops.describe(),
         }
 

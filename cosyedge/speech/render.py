@@ -19,7 +19,10 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -30,6 +33,7 @@ from cosyedge.speech.text import sayable
 from cosyedge.speech.voices import Voice
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Clauses synthesized ahead of playback; bounds memory if the player stalls.
 QUEUE_CLAUSES = 4
@@ -229,6 +233,26 @@ class Renderer:
             if self._worker.ident is None:
                 self._worker.start()
         self._jobs.put(task)
+
+    def beside(self, task: Callable[[], T], timeout: float) -> T:
+        """`task`'s result, run on the synthesis thread between phrases: a voice's front end
+        (grapheme to phoneme, espeak-ng) is not made to be used from two threads at once.
+        TimeoutError when it has not run within `timeout` s (then it never runs)."""
+        future: Future[T] = Future()
+
+        def run() -> None:
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(task())
+                except Exception as exc:  # the caller's to handle, on its own thread
+                    future.set_exception(exc)
+
+        self._submit(run)
+        try:
+            return future.result(timeout)
+        except FuturesTimeout:
+            future.cancel()
+            raise TimeoutError(f"the synthesizer was busy for {timeout:g} s") from None
 
     def start(self) -> None:
         """Start the synthesis thread and have each voice speak once on it (not cached), so its

@@ -1,0 +1,216 @@
+"""The operator page (docs/page.md): one HTML file with its CSS and script inline, served at
+`/`, and the routes it calls.
+
+The page itself holds nothing secret, so it is served to anyone who reaches the API; what it
+shows and does is behind the API's token, which a browser cannot put in a header of its own:
+`POST /v1/page/session` with the token sets a session cookie made from it (HttpOnly, so no
+script reads it; SameSite=Strict, so no other site's page sends it). A request the cookie
+authorizes, and every POST of the page's, must carry the page's own header and come from the
+page's origin (`guard`): a form or a script on another site can send neither without this
+server's consent (a CORS preflight it never answers), which is the CSRF guard.
+
+The page polls rather than holding a stream (server-sent events): the server answers each
+request on one of `http.max_clients` threads, one request per connection, and a stream open
+for as long as the page is would hold a thread each; two tablets and a phone left open would
+take three of the eight. A poll is a short request, answered and gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from email.message import Message
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from cosyedge.alarms.review import ReportError
+from cosyedge.intake import local
+from cosyedge.intake.door import Unavailable
+from cosyedge.intake.local import BadField
+from cosyedge.model import RejectedAlert
+
+GUARD_HEADER = "X-Cosyedge-Page"  # sent by the page's script with every request
+COOKIE = "cosyedge_session"
+AUDIT_LIMIT = 200  # facts of the last day the page lists, newest first
+
+# Served without the token: the page holds nothing secret, the session checks the token itself.
+OPEN = frozenset({"page", "session"})
+# Guarded however the request is authorized: they change something, and a browser sends them.
+GUARDED = frozenset({"session", "command"})
+PAGE_ROUTES = {
+    ("GET", "/"): "page",
+    ("GET", "/v1/page/now"): "now",
+    ("GET", "/v1/page/health"): "health",
+    ("GET", "/v1/page/audit"): "audit",
+    ("GET", "/v1/page/history"): "history",
+    ("GET", "/v1/page/export"): "export",
+    ("POST", "/v1/page/session"): "session",
+    ("POST", "/v1/page/command"): "command",
+    ("POST", "/v1/page/read"): "read",
+}
+
+
+def page_html() -> bytes:
+    """The page as shipped in the package."""
+    return resources.files("cosyedge.http").joinpath("page.html").read_bytes()
+
+
+def session_value(token: bytes) -> str:
+    """The cookie a token's session carries: derived from it, so the token itself is never
+    stored in the browser; a new token ends every session."""
+    return hmac.new(token, b"cosyedge operator page session", hashlib.sha256).hexdigest()
+
+
+def session_of(headers: Message) -> str | None:
+    """The session cookie the request carries, or None."""
+    for header in headers.get_all("Cookie") or ():
+        for part in header.split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == COOKIE:
+                return value
+    return None
+
+
+def signed_in(headers: Message, token: bytes) -> bool:
+    """Whether the request carries the session cookie of `token` (compared in constant time)."""
+    session = session_of(headers)
+    want = session_value(token).encode()
+    return session is not None and hmac.compare_digest(session.encode(errors="replace"), want)
+
+
+def guard(headers: Message) -> str | None:
+    """Why the request may not be the page's own (an HTTP 403), or None: the page's header,
+    and where the browser says so, the page's origin."""
+    if headers.get(GUARD_HEADER) != "1":
+        return f"the operator page's requests carry {GUARD_HEADER}: 1"
+    site = headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"a request from another site ({site}) is not the operator page's"
+    origin, host = headers.get("Origin"), headers.get("Host")
+    if origin is not None and origin != f"http://{host}":
+        return f"a request from {origin} is not the operator page's"
+    return None
+
+
+class PageRoutes:
+    """The page's routes, for server.py's Handler (which gives `server`, `headers`, `_json`,
+    `_start`, `_write` and `_body`)."""
+
+    server: Any
+    headers: Message
+
+    def _page(self, query: dict[str, list[str]]) -> None:
+        page = self.server.page
+        self._start(200, "text/html; charset=utf-8", len(page), _PAGE_HEADERS)
+        self._write(page)
+
+    def _now(self, query: dict[str, list[str]]) -> None:
+        self._json(200, self.server.backend.now(), _NO_STORE)
+
+    def _health(self, query: dict[str, list[str]]) -> None:
+        self._json(200, self.server.backend.health(), _NO_STORE)
+
+    def _audit(self, query: dict[str, list[str]]) -> None:
+        self._json(200, {"facts": self.server.backend.audit(AUDIT_LIMIT)}, _NO_STORE)
+
+    def _history(self, query: dict[str, list[str]]) -> None:
+        self._json(200, self.server.backend.review(), _NO_STORE)
+
+    def _export(self, query: dict[str, list[str]]) -> None:
+        """The last day's audit trail (`?of=audit`, the default) or figures (`?of=kpi`) as a
+        CSV file to save; 404 when the history holds nothing of the day's figures."""
+        kind = (query.get("of") or ["audit"])[-1]
+        if kind not in EXPORTS:
+            raise BadField("of", f"expected one of {', '.join(EXPORTS)}")
+        try:
+            data = self.server.backend.export(kind).encode()
+        except ReportError as exc:
+            self._json(404, {"error": str(exc)})
+            return
+        self._start(200, "text/csv; charset=utf-8", len(data), _download(kind))
+        self._write(data)
+
+    def _session(self, query: dict[str, list[str]]) -> None:
+        """The token, once, for a cookie made from it; 401 for a wrong one."""
+        token = self.server.token
+        if token is None:  # no token file: nothing to sign in to
+            self._json(200, {"session": False})
+            return
+        given = _field(self._body(), "token").encode()
+        if not hmac.compare_digest(given, token):
+            self._json(401, {"error": "not the token"})
+            return
+        cookie = f"{COOKIE}={session_value(token)}; HttpOnly; SameSite=Strict; Path=/"
+        self._json(200, {"session": True}, {"Set-Cookie": cookie})
+
+    def _command(self, query: dict[str, list[str]]) -> None:
+        """An operator command, carried out as from the command topic; answered once what it
+        changed is on disk, with why it was refused (400) if it was."""
+        written = threading.Event()
+        refused = self.server.backend.command(self._body(), written.set)
+        if refused is not None:
+            self._json(400, {"error": refused})
+            return
+        if not written.wait(self.server.config.timeout_s):
+            raise Unavailable("carried out, but the journal has not written it yet")
+        self._json(200, {"done": True})
+
+    def _read(self, query: dict[str, list[str]]) -> None:
+        """How a text will be read (`cosyedge read --explain`), before it is said."""
+        request = local.request_object(self._body())
+        text, lang = request.get("text"), request.get("lang")
+        if not isinstance(text, str) or not text.strip():
+            raise BadField("text", "expected the text to read")
+        if lang is not None and lang not in self.server.backend.voices():
+            raise BadField("lang", "expected a language with a configured voice")
+        try:
+            reading = self.server.backend.how_read(text, lang)
+        except BadField:
+            raise
+        except RejectedAlert as exc:  # nothing the voices can say: as a say request of it is
+            raise BadField("text", str(exc)) from None
+        self._json(200, reading)
+
+    if TYPE_CHECKING:  # given by the Handler
+
+        def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None: ...
+        def _start(
+            self, status: int, kind: str, length: int | None, headers: Any = None
+        ) -> None: ...
+        def _write(self, data: bytes) -> None: ...
+        def _body(self) -> bytes: ...
+
+
+# The page runs its own inline script and style, and may reach nothing but this server.
+_PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+_NO_STORE = {"Cache-Control": "no-store"}
+EXPORTS = ("audit", "kpi")
+
+
+def _download(kind: str) -> dict[str, str]:
+    """The headers that make an export a file named after what it holds and when."""
+    stamp = time.strftime("%Y%m%d-%H%M", time.localtime())
+    name = f"cosyedge-{kind}-{stamp}.csv"
+    return {"Content-Disposition": f'attachment; filename="{name}"'} | _NO_STORE
+
+
+def _field(body: bytes, name: str) -> str:
+    """A text field of a JSON object body; empty when there is none."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    value = data.get(name) if isinstance(data, dict) else None
+    return value.strip() if isinstance(value, str) else ""

@@ -1,0 +1,325 @@
+"""The operator page in a real browser (Debian's Chromium, driven by Playwright) against the
+real daemon, a real Mosquitto and an ALSA sink: what it shows, the commands it gives through
+the command path, the test announcement, and its session and CSRF guard."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import math
+import re
+import struct
+import time
+from pathlib import Path
+
+import pytest
+from support import Listener, free_port, publish, site_yaml, wait_until
+from test_http import call
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = Path("/usr/bin/chromium")
+EVENT = "cosyedge/event"
+SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
+AXE = Path(__file__).parents[1] / ".axe/node_modules/axe-core/axe.min.js"  # scripts/setup test
+
+
+def page_config(port: int, tmp: Path, http_port: int, extra: str = "") -> str:
+    return (
+        f"{site_yaml(port, tmp)}"
+        "pronunciations:\n  en:\n    - {word: FV, say: flow valve}\n"
+        "alarms:\n  priorities: {critical: {reannounce_s: 2}}\n"
+        "templates:\n"
+        '  - topic: "plant/{line}/alarm"\n'
+        '    text: "{text}"\n'
+        "    payload: json\n"
+        f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n{extra}"
+    )
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the file's tests: starting it is most of a page test's cost."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/setup test)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """A new page at a size, its console errors and failed requests kept in `.problems`."""
+    contexts = []
+
+    def make(url: str, size: str = "tablet"):
+        width, height = SIZES[size]
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.problems = []
+        page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
+        page.on("pageerror", lambda e: page.problems.append(str(e)))
+        page.goto(url)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    width, height = struct.unpack(">II", path.read_bytes()[16:24])
+    return width, height
+
+
+def test_an_alert_stands_on_the_page_and_its_ack_from_there_is_audited_and_ends_it(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    events = Listener(broker.port, EVENT)
+    make_daemon(page_config(broker.port, tmp_path, http_port))
+    page = open_page(f"http://127.0.0.1:{http_port}/")
+    page.wait_for_selector("#state.online", timeout=15000)
+
+    payload = {"id": "gas-1", "text": "Gas alarm in hall one.", "priority": "critical"}
+    sent = publish(broker.port, "plant/1/alarm", json.dumps(payload))
+    row = page.locator('#alarms tr[data-id="gas-1"]')
+    row.wait_for(timeout=10000)
+    shown_s = time.monotonic() - sent
+    assert shown_s < 3, f"shown {shown_s:.1f} s after it was published"
+    assert row.locator("td").first.inner_text().lower() == "critical"
+    # Said again while it stands: the page counts it.
+    events.wait_for(EVENT, lambda e: any(x["event"] == "reannounced" for x in e), 30)
+    wait_until(lambda: int(row.locator("td").nth(3).inner_text()) >= 2, 5, "said twice")
+
+    for size in SIZES:  # the key elements at both widths, before the ack empties the list
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+        shot = tmp_path / f"now-{size}.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert png_size(shot) == SIZES[size]
+        for key in ("#state", "#alarms", 'button[aria-label="Acknowledge gas-1"]', "#user"):
+            assert page.locator(key).is_visible(), f"{key} not visible at {size}"
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    page.fill("#user", "ana")
+    page.fill("#comment", "valve closed by hand")
+    page.click('button[aria-label="Acknowledge gas-1"]')
+    page.wait_for_selector("#no-alarms", state="visible", timeout=5000)
+    # The same command event as one from the command topic, with who and why.
+    (ack,) = [
+        x
+        for x in events.wait_for(EVENT, lambda e: any(x.get("cmd") == "ack" for x in e))
+        if x.get("cmd") == "ack"
+    ]
+    assert (ack["ids"], ack["user"], ack["comment"]) == (["gas-1"], "ana", "valve closed by hand")
+    audit_row = page.locator("#audit-table tbody tr", has_text="valve closed by hand")
+    audit_row.wait_for(timeout=10000)
+    assert "ana" in audit_row.inner_text() and "gas-1" in audit_row.inner_text()
+    acked = len(events.on(EVENT))
+    time.sleep(5)  # over two re-announcement periods
+    again = [x for x in events.on(EVENT)[acked:] if x["event"] == "reannounced"]
+    assert again == [], again
+    assert page.problems == [], page.problems
+    events.close()
+
+
+def test_a_test_announcement_is_heard_and_health_is_shown(
+    broker, alsa_sink, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    canaries = "monitor: {canary_interval_s: 1, canary_timeout_s: 10}\n"
+    make_daemon(page_config(broker.port, tmp_path, http_port, canaries))
+    page = open_page(f"http://127.0.0.1:{http_port}/", "phone")
+    page.wait_for_selector("#state.online", timeout=15000)
+    page.locator("#health-list dt", has_text="Voice en").wait_for(timeout=10000)
+    health = page.inner_text("#health-list")
+    assert "loaded" in health and "Memory" in health and "Phrase cache" in health, health
+    # The age of each filter's last canary: the plant's filter is proven within a round.
+    age = page.locator("#health-list dt:text-is('Canary plant/+/alarm') + dd")
+    wait_until(lambda: re.fullmatch(r"\d s ago", age.inner_text()), 10, "a canary back")
+    page.select_option("#say-lang", "en")
+    page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
+    page.click("#say-form button[type=submit]")
+    page.locator("#said", has_text="spoken").wait_for(timeout=60000)
+    # How it was read, shown before it was said: the site's entry, the classes, the words.
+    reading = page.inner_text("#reading")
+    assert "pronunciations.en[0]" in reading and "FV → say flow valve" in reading, reading
+    assert "words" in reading and "flow valve one hundred one" in reading, reading
+    played = alsa_sink.streams()
+    assert played and max(abs(int(s)) for s in played[-1]) > 1000, "nothing heard"
+    shot = tmp_path / "test-phone.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert png_size(shot)[0] == SIZES["phone"][0]
+    assert page.locator("#said").is_visible()
+    assert page.problems == [], page.problems
+
+
+def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    token = tmp_path / "token"
+    token.write_text("s3cret-token\n")
+    token.chmod(0o600)
+    make_daemon(page_config(broker.port, tmp_path, http_port, f"  token_file: {token}\n"))
+    url = f"http://127.0.0.1:{http_port}"
+
+    status, html, _ = call(http_port, "GET", "/")  # the page holds no secret: served to all
+    assert status == 200 and b"s3cret" not in html
+    assert call(http_port, "GET", "/v1/page/now")[0] == 401
+    ack = {"cmd": "silence", "user": "ana"}
+    # The bearer token alone does not make a command the page's: the guard header is needed.
+    status, answer, _ = call(http_port, "POST", "/v1/page/command", ack, token="s3cret-token")
+    assert status == 403, answer
+
+    page = open_page(f"{url}/")
+    page.locator("#signin").wait_for(state="visible", timeout=10000)
+    page.fill("#token", "wrong")
+    page.click("#signin-form button")
+    page.locator("#message", has_text="not the token").wait_for(timeout=10000)
+    page.fill("#token", "s3cret-token")
+    page.click("#signin-form button")
+    page.locator("#message", has_text="signed in").wait_for(timeout=10000)
+    page.problems.clear()  # the wrong token's 401; signed out, the page asks nothing more
+    page.wait_for_selector("#state.online", timeout=15000)
+    (cookie,) = page.context.cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert "s3cret" not in cookie["value"]
+    page.fill("#user", "ana")
+    page.click("#silence-all")
+    page.locator("#message", has_text="done").wait_for(timeout=10000)
+    assert page.problems == [], page.problems
+
+    # The cookie from another site's page (its Origin) is refused, as is one without the header.
+    headers = {"Cookie": f"cosyedge_session={cookie['value']}", "Content-Type": "application/json"}
+    foreign = {**headers, "X-Cosyedge-Page": "1", "Origin": "http://evil.example"}
+    for sent in (headers, foreign):
+        status, answer = _post(http_port, "/v1/page/command", ack, sent)
+        assert status == 403, answer
+    status, answer = _post(http_port, "/v1/page/command", ack, {**headers, "X-Cosyedge-Page": "1"})
+    assert status == 200, answer
+
+
+def history_facts(now: float) -> tuple[dict[float, int], list[dict]]:
+    """A day's history as the daemon keeps it: annunciations in three 10-minute periods (one
+    a flood of one chattering alarm), and operator commands, one with a formula for a
+    comment. The periods' starts and counts, and the facts."""
+    base = math.floor(now / 600) * 600
+    periods = {base - 5 * 3600: 2, base - 3 * 3600: 12, base - 3600: 1}
+    facts = [{"e": "start", "t": base - 6 * 3600, "version": "0"}]
+    for start, n in periods.items():
+        for i in range(n):
+            alarm = "plant/pump/alarm" if n > 10 else f"plant/door{i}/alarm"
+            t = start + 30 + 5 * i
+            facts.append(
+                {"e": "outcome", "t": t, "outcome": "spoken", "alarm": alarm, "received": t}
+            )
+    commands = [
+        {
+            "cmd": "ack",
+            "id": "gas-7",
+            "ids": ["gas-7"],
+            "user": "ana",
+            "comment": "=HYPERLINK(1)",
+        },
+        {"cmd": "silence", "user": "bo", "comment": "horn, too loud"},
+    ]
+    facts += [{"e": "command", "t": base - 2 * 3600 + i, **c} for i, c in enumerate(commands)]
+    facts.append({"e": "command_refused", "t": base - 1800, "command": "{}", "reason": "id: no"})
+    return periods, sorted(facts, key=lambda f: f["t"])
+
+
+def write_history(state: Path, facts: list[dict]) -> None:
+    """The facts in the history's files, one per UTC day."""
+    (state / "history").mkdir(parents=True)
+    for fact in facts:
+        day = dt.datetime.fromtimestamp(fact["t"], dt.UTC).strftime("%Y-%m-%d")
+        with (state / "history" / f"{day}.jsonl").open("a") as f:
+            f.write(json.dumps(fact) + "\n")
+
+
+def test_the_history_draws_the_day_per_10_minutes_and_exports_the_audit_as_csv(
+    broker, make_daemon, open_page, tmp_path
+):
+    http_port = free_port()
+    periods, facts = history_facts(time.time())
+    write_history(tmp_path / "state", facts)
+    make_daemon(page_config(broker.port, tmp_path, http_port))
+    page = open_page(f"http://127.0.0.1:{http_port}/")
+    page.wait_for_selector("#chart rect.bar", timeout=15000)
+
+    # One bar per 10 minutes with alarms, as high as its count; the flood's above the line.
+    bars = page.locator("#chart rect.bar")
+    drawn = {
+        float(b.get_attribute("data-start")): int(b.get_attribute("data-n")) for b in bars.all()
+    }
+    assert drawn == periods
+    line_y = float(page.locator("#flood-line").get_attribute("y1"))
+    for bar in bars.all():
+        top = float(bar.get_attribute("y"))
+        flood = int(bar.get_attribute("data-n")) > 10
+        assert (top < line_y) == flood and ("flood" in bar.get_attribute("class")) == flood
+    assert page.inner_text("#top10 li >> nth=0") == "plant/pump/alarm (12)"
+    assert page.inner_text("#chattering") == "plant/pump/alarm"
+
+    with page.expect_download() as download:
+        page.click("#export-audit")
+    assert re.fullmatch(r"cosyedge-audit-\d{8}-\d{4}\.csv", download.value.suggested_filename)
+    rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text())))
+    assert rows[0] == ["when", "who", "what", "target", "alarms", "why"]
+    audited = [f for f in facts if f["e"] != "outcome"]
+    at = [time.strftime("%Y-%m-%d %H:%M", time.localtime(f["t"])) for f in audited]
+    assert rows[1 : len(audited) + 1] == [
+        [at[0], "cosyedge", "start", "", "", "0"],
+        [at[1], "ana", "ack", "id gas-7", "gas-7", "'=HYPERLINK(1)"],
+        [at[2], "bo", "silence", "all", "", "horn, too loud"],
+        [at[3], "operator", "refused", "{}", "", "id: no"],
+    ]
+    assert [r[2] for r in rows[len(audited) + 1 :]] == ["start"]  # this run's own
+
+    status, text, headers = call(http_port, "GET", "/v1/page/export?of=kpi")
+    assert status == 200 and headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert headers["Content-Disposition"].startswith('attachment; filename="cosyedge-kpi-')
+    kpi = list(csv.reader(io.StringIO(text.decode())))
+    assert ["top10", "plant/pump/alarm", "12", ""] in kpi and [
+        "chattering",
+        "plant/pump/alarm",
+        "",
+        "",
+    ] in kpi
+    assert sum(int(r[2]) for r in kpi if r[0] == "period") == sum(periods.values())
+    assert call(http_port, "GET", "/v1/page/export?of=passwords")[0] == 400
+    assert page.problems == [], page.problems
+    assert_accessible(page)
+
+
+def assert_accessible(page) -> None:
+    """No serious or critical axe-core violations at either size, the page as it stands."""
+    if not AXE.exists():
+        pytest.skip(f"axe-core is not installed at {AXE} (scripts/setup test installs it)")
+    page.add_script_tag(content=AXE.read_text())  # inline: what the page's CSP allows
+    for size in SIZES:
+        page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+        found = page.evaluate("async () => (await axe.run(document)).violations")
+        bad = [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in found
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert bad == [], f"at {size}: {bad}"
+
+
+def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
