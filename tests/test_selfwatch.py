@@ -178,7 +178,11 @@ def test_an_alert_filter_the_broker_stops_delivering_is_named_said_and_cleared(
     status = listen.wait_for(
         STATUS, lambda s: len(s) > earlier and "intake" in s[-1].get("faults", {}), 30
     )[-1]
-    assert status["intake"]["canaries_rejected"] == {"retained": 1, "stale": 1}, status
+    rejected = status["intake"]["canaries_rejected"]
+    # The earlier run's own last canary may wait in the session as well (sent just before the
+    # stop, under load not yet delivered): stale too, at least the one sent again here.
+    assert set(rejected) == {"retained", "stale"} and rejected["retained"] == 1, status
+    assert rejected["stale"] >= 1, status
     assert cleared_s < 30
     listen.close()
     broker.kill()
