@@ -341,17 +341,6 @@ class DropWatch:
             return None
         return f"broker dropped {self._risen} messages"
 
-    def ages(self) -> dict[str, float | None]:
-        """Each provable filter's seconds since its last canary came back (None: none yet
-        in this run), for the operator page's health; a filter is silent past `timeout_s`."""
-        now = self._clock()
-        with self._lock:
-            watched = [w for w in self._watched.values() if w.topic is not None]
-            return {
-                w.topic_filter: None if w.proven is None else round(now - w.proven, 1)
-                for w in watched
-            }
-
     def describe(self) -> dict[str, object]:
         """For the status: the broker's count, or why there is none."""
         if self.read:
