@@ -570,3 +570,14 @@ def kept_copy_removed_after_its_check(made: Path, directory: Path, monkeypatch) 
         return path
 
     monkeypatch.setattr(KeptFile, "ensure", checked_then_removed)
+
+
+def fresh_portaudio() -> None:
+    """Start this process's PortAudio afresh, so it lists the devices of the ALSA
+    configuration the test has set: an earlier test in the same process may have started it
+    under its own (PortAudio reads ALSA's configuration once, as it starts)."""
+    import sounddevice as sd
+
+    from cosyedge.audio.player import PortAudio
+
+    assert PortAudio().rescan(sd)

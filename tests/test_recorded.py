@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import REPO, in_place_of
+from support import REPO, fresh_portaudio, in_place_of
 
 from cosyedge.audio.player import Player
 from cosyedge.audio.recorded import RecordedRefused, load_recorded
@@ -309,6 +309,7 @@ def test_a_message_played_on_the_device_is_heard_at_the_outputs_rate(
 ):
     for name, value in alsa_sink.env.items():
         monkeypatch.setenv(name, value)
+    fresh_portaudio()
     written = 0.5 * sine(440, 44100, 1.5)
     got = load(write_pcm(tmp_path / "evac.wav", ints(written, 16), 44100, 2))
     pcm = got.pcm(22050)

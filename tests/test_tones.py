@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from support import fresh_portaudio
 
 from cosyedge.audio.player import Player
 from cosyedge.audio.tones import TONES, tone, tone_for
@@ -240,6 +241,7 @@ def test_a_tone_use_is_configured_and_checked_like_any_section():
 def test_a_tone_played_on_the_device_is_heard_as_generated(alsa_sink, monkeypatch):
     for name, value in alsa_sink.env.items():
         monkeypatch.setenv(name, value)
+    fresh_portaudio()
     rate = 22050
     pcm = tone("temporal-three", rate, 1, -12, hz=970.0, waveform="sine")
     played = Player(None, 100).play(rate, [pcm])
