@@ -1,5 +1,6 @@
 """The optional features: the local HTTP API (with its metrics and the ISA-18.2 figures they
-show), the Wyoming server and Home Assistant's discovery.
+show), the Wyoming server, Home Assistant's discovery and the plant systems' alarms taken as
+alerts (`sources`: an OPC UA server's Alarms & Conditions).
 
 Each is a configuration section and the components it is made of; a feature the configuration
 leaves off is neither built nor imported. One the configuration turns on that cannot run here
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
 from cosyedge.config.voices import VoiceConfig
-from cosyedge.installed import missing_wyoming_package
+from cosyedge.installed import missing_opcua_package, missing_wyoming_package
 from cosyedge.model import error_text
 from cosyedge.observe import Observers
 
@@ -130,10 +131,28 @@ def _discovery_wanted(config: Config) -> bool:
     return config.homeassistant.discovery or remembered(config)
 
 
+def _opcua(wiring: Wiring, config: Config) -> list[Component]:
+    from cosyedge.sources.opcua import OpcuaSource  # the `opcua` extra
+
+    sources = []
+    for source in config.sources:
+        if source.opcua is not None:
+            made = OpcuaSource(source.opcua, wiring.door, wiring.desk, config.state_dir)
+            wiring.observers.add(made)  # it hears the operator's acks in the history's facts
+            sources.append(made)
+    return sources
+
+
+def _missing_opcua(config: Config) -> str | None:
+    missing = missing_opcua_package()
+    return f"sources: {missing}" if missing else None
+
+
 FEATURES = (
     Feature("http", lambda config: config.http.enabled, _http),
     Feature("wyoming", lambda config: config.wyoming.enabled, _wyoming, _missing_wyoming),
     Feature("homeassistant", _discovery_wanted, _discovery, live=True),
+    Feature("opcua", lambda config: any(s.opcua for s in config.sources), _opcua, _missing_opcua),
 )
 
 

@@ -34,6 +34,8 @@ DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
 PACKAGED = {
     "piper": "sudo apt install cosyedge-voice-piper (or the .deb built beside cosyedge's: "
     "sudo apt install ./cosyedge-voice-piper_{version}_{arch}.deb)",
+    "opcua": "the .deb does not ship asyncua yet: run cosyedge from source with its `opcua` "
+    "extra (docs/opcua.md)",
     "report": "not on a gateway: `cosyedge report kpi --format csv` gives the figures for a "
     "spreadsheet; for the plot, copy the state directory's history/ to a workstation with "
     "cosyedge and its `report` extra (docs/alarms.md)",
@@ -108,6 +110,14 @@ def missing_wyoming_package() -> str | None:
     if _importable("wyoming"):
         return None
     return f"the Wyoming server needs the wyoming package: {install_hint('wyoming')}"
+
+
+def missing_opcua_package() -> str | None:
+    """Why an OPC UA source cannot run on this machine, naming what to install; None when it
+    can."""
+    if _importable("asyncua"):
+        return None
+    return f"an OPC UA source needs the asyncua package: {install_hint('opcua')}"
 
 
 def phoneme_symbols(engine: str, model: Path | None) -> frozenset[str] | None:

@@ -51,6 +51,9 @@ TRY_WAIT_S = 2.0  # at most this long for a suspect's try record to reach the di
 # The primary's outcomes that do not end a standby's copy: a duplicate's is not its alert's
 # (that one is told apart), and a standby's own never comes from a primary.
 NOT_ENDING = frozenset({"deduplicated", "covered"})
+# Events kept in the alarm history as their own kind, for the audit: a command carried out,
+# and a plant system's answer to one (an OPC UA Acknowledge's status).
+AUDITED_EVENTS = ("command", "command_answer")
 
 
 class Reports(Protocol):
@@ -235,6 +238,12 @@ class AlarmDesk:
         except Exception as exc:
             log.exception("command %r failed", text)
             return self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
+
+    def tell(self, event: Event) -> None:
+        """An event of a part beside the rules (a plant system's answer to a command carried
+        out here): reported and recorded as the rules' own events are."""
+        with self._cond:
+            self._emit([event])
 
     def _refused(self, error: str, text: str) -> str:
         self.reporter.error(error, command=text)
@@ -463,8 +472,8 @@ class AlarmDesk:
         )
 
     def _record_event(self, event: Event) -> None:
-        if event.kind == "command":  # the audit's own kind: who did what to which alarm
-            self._record("command", **event.detail)
+        if event.kind in AUDITED_EVENTS:  # the audit's own kinds: who did what to which alarm
+            self._record(event.kind, **event.detail)
         else:
             self._record("event", kind=event.kind, **event.detail)
 

@@ -112,6 +112,9 @@ def _audit_row(f: Fact) -> tuple[str, str, str, str, str, str]:
     if kind == "command":
         what, target = text(f.get("cmd")), _target(f)
         why = text(f.get("comment"))
+    elif kind == "command_answer":  # a plant system's answer to an ack or confirm
+        what, target = f"{text(f.get('cmd'))} answered {text(f.get('status'))}", _condition(f)
+        why = text(f.get("comment"))
     elif kind == "command_refused":
         what, target, why = "refused", text(f.get("command")), text(f.get("reason"))
     elif kind.startswith("fault"):
@@ -121,6 +124,10 @@ def _audit_row(f: Fact) -> tuple[str, str, str, str, str, str]:
     ids = f.get("ids")
     affected = ", ".join(map(str, ids)) if isinstance(ids, list) else ""
     return (when(f["t"]), who, what, target, affected, why)
+
+
+def _condition(f: Fact) -> str:
+    return f"{text(f.get('source'))} condition {text(f.get('condition'))}"
 
 
 def _target(f: Fact) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.config.schema import Config
+from cosyedge.config.sources import source_templates
 from cosyedge.config.templates import (
     CANARY_KEY,
     CANARY_LEVEL,
@@ -70,7 +71,12 @@ _NOT_OUR_CANARY = (
 class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
-        templates = (*notify_templates(config), *config.templates)
+        sources = source_templates(config.sources)
+        templates = (*notify_templates(config), *sources, *config.templates)
+        # What the sources (OPC UA, ...) hand the door themselves: never heard on MQTT, where
+        # anyone could publish it.
+        self._source_filters = {t.topic for t in sources}
+        self._source_prefixes = tuple(t.topic.removesuffix("#") for t in sources)
         self.templates = TemplateSet(templates, tuple(config.zones))
         # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
         monitor = config.monitor
@@ -94,7 +100,8 @@ class Intake:
             extra.append(self.canary_topic)
         if self.config.hermes.enabled:
             extra.append(hermes.SAY)
-        return list(dict.fromkeys([*self.templates.filters, *extra]))
+        heard = [f for f in self.templates.filters if f not in self._source_filters]
+        return list(dict.fromkeys([*heard, *extra]))
 
     @functools.cached_property
     def own_topics(self) -> frozenset[str]:
@@ -125,7 +132,7 @@ class Intake:
     def message(self, topic: str, payload: bytes) -> Message | None:
         """The message, or None when it is not ours: our own reports (a `#` template would
         hear them) and Hermes requests for another site."""
-        if topic in self._own_topics:
+        if topic in self._own_topics or topic.startswith(self._source_prefixes):
             return None
         message = Message(topic, payload)
         if self._is_hermes(topic):

@@ -1,0 +1,293 @@
+"""An OPC UA server's Alarms & Conditions as a source of alerts (`sources[i].opcua`).
+
+The component runs asyncua on an event loop of its own, on a thread of its own: nothing of it
+waits on the daemon's monitor tick or on the alert path, and nothing of the daemon waits on
+it (the tick reads a fault under a lock; a command is handed over with `call_soon_threadsafe`).
+
+Each session subscribes to the notifier's events and calls ConditionRefresh (every connect,
+first or again), so conditions already standing are known. The conditions' events go through
+the rules of sources/conditions.py; an alert or a return to normal goes in at the door
+(`Door.accept`) as a JSON message on `opcua/<name>/<condition>`, journaled and read like any
+other; an acknowledgement or a shelve at the server is the desk's command. An operator's ack
+or confirm here (the command topic, the HTTP API, the page: all reach the desk, which records
+them) is heard in the alarm history's facts and calls the condition's Acknowledge or Confirm
+with its last EventId, the comment and the user; the server's answer is an event and in the
+audit. A session that cannot be had or kept is the fault `opcua:<name>`, its reason naming
+why (server down, certificate rejected, session lost, keep-alive missed); the source connects
+again after 1, 2, 4 ... s up to `reconnect_max_s`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cosyedge.component import Component, Detail
+from cosyedge.config.source_opcua import OpcuaConfig
+from cosyedge.intake.alert import Message, clean_text
+from cosyedge.model import Command, Event, error_text
+from cosyedge.observe import Observer
+from cosyedge.sources import opcua_client as ua_client
+from cosyedge.sources.conditions import ConditionEvent, Step, Tracker
+from cosyedge.sources.phrase import phrase
+
+if TYPE_CHECKING:
+    from asyncua import Client
+
+    from cosyedge.alarms.desk import AlarmDesk
+    from cosyedge.intake.door import Door
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.5  # how often a session's health is looked at while nothing comes
+STOP_WAIT_S = 3.0
+SERVER_USER = "OPC UA server"  # who an acknowledgement or shelve at the server is by
+
+
+class OpcuaSource(Component, Observer):
+    """One server's conditions, from `start` to `stop`; an Observer for the desk's commands."""
+
+    def __init__(self, config: OpcuaConfig, door: Door, desk: AlarmDesk, state_dir: Path) -> None:
+        self.config, self.door, self.desk = config, door, desk
+        self.fault_name = f"opcua:{config.name}"
+        self.tracker = Tracker(config.name, state_dir / "opcua" / f"{config.name}.json")
+        self._lock = threading.Lock()
+        self._fault: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox: asyncio.Queue[tuple[str, Any]] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    # -- the daemon's threads ------------------------------------------------------------
+    def start(self) -> None:
+        name = f"opcua-{self.config.name}"
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+        self._ready.wait(STOP_WAIT_S)
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        with self._lock:
+            return {self.fault_name: self._fault}
+
+    def state(self, detail: Detail) -> Mapping[str, Any]:
+        return {}
+
+    def stop(self) -> None:
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None:
+            with suppress(RuntimeError):  # the loop already closed
+                loop.call_soon_threadsafe(task.cancel)
+        if self._thread is not None:
+            self._thread.join(STOP_WAIT_S)
+
+    def recorded(self, fact: Mapping[str, Any]) -> None:
+        """A fact of the alarm history: an operator's ack or confirm is handed to the loop
+        (the desk's thread, under its lock: only handed over)."""
+        if fact.get("e") != "command" or fact.get("cmd") not in ("ack", "confirm"):
+            return
+        loop, inbox = self._loop, self._inbox
+        if loop is None or inbox is None:
+            log.warning("OPC UA %s: not running; command %s not passed on", self.config.name, fact)
+            return
+        with suppress(RuntimeError):
+            loop.call_soon_threadsafe(inbox.put_nowait, ("command", dict(fact)))
+
+    # -- its own thread --------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except Exception:
+            log.exception("OPC UA %s: the source stopped", self.config.name)
+            self._set_fault(f"{self.config.name}: the source stopped; see the log")
+
+    async def _main(self) -> None:
+        self._loop, self._inbox = asyncio.get_running_loop(), asyncio.Queue()
+        self._task = asyncio.current_task()
+        self._ready.set()
+        wait = self.config.reconnect_min_s
+        with suppress(asyncio.CancelledError):
+            while True:
+                lasted = await self._attempt()
+                wait = self.config.reconnect_min_s if lasted else wait
+                log.info("OPC UA %s: connecting again in %.1f s", self.config.name, wait)
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, self.config.reconnect_max_s)
+
+    async def _attempt(self) -> bool:
+        """One session, until it fails; whether it was ever up (the backoff starts over)."""
+        client: Client | None = None
+        up = False
+        try:
+            client = await ua_client.connect(self.config)
+            sub = await ua_client.subscribe(client, self.config, _Handler(self._inbox))
+            log.info("OPC UA %s: subscribed at %s", self.config.name, self.config.endpoint)
+            self._set_fault(None)
+            up = True
+            await self._serve(client, sub)
+        except ua_client.SourceFault as exc:
+            self._set_fault(str(exc))
+        except Exception as exc:  # asyncua raising what was not foreseen: still a fault
+            log.exception("OPC UA %s: session failed", self.config.name)
+            self._set_fault(error_text(exc))
+        finally:
+            if client is not None:
+                with suppress(Exception):
+                    await asyncio.wait_for(client.disconnect(), ua_client.TIMEOUT_S)
+        return up
+
+    async def _serve(self, client: Client, sub: object) -> None:
+        assert self._inbox is not None
+        while True:
+            ua_client.watch(client, sub, self.config.keepalive_s, time.monotonic())
+            try:
+                kind, item = await asyncio.wait_for(self._inbox.get(), POLL_S)
+            except TimeoutError:
+                continue
+            if kind == "event":
+                self._event(item)
+            else:
+                await self._command(client, item)
+
+    def _set_fault(self, reason: str | None) -> None:
+        with self._lock:
+            changed, self._fault = self._fault != reason, reason
+        if changed and reason is not None:
+            log.error("OPC UA %s: %s", self.config.name, reason)
+
+    # -- the server's events ---------------------------------------------------------------
+    def _event(self, values: list[object]) -> None:
+        event = ua_client.read_event(values)
+        if event is None:
+            return
+        # Kept after what it decided is journaled: a stop in between finds the event not
+        # handled and decides again, and the desk knows the alert's id (its duplicates).
+        for step in self.tracker.handle(event):
+            self._do(step)
+        self._keep()
+
+    def _keep(self) -> None:
+        try:
+            self.tracker.keep()
+        except OSError as exc:
+            log.error("OPC UA %s: cannot keep the condition state: %s", self.config.name, exc)
+
+    def _do(self, step: Step) -> None:
+        log.info("OPC UA %s: %s %s (%s)", self.config.name, step.kind, step.condition, step.id)
+        topic = self.tracker.topic(step.condition)
+        if step.kind in ("raise", "returned"):
+            payload = self._payload(step)
+            self.door.accept(Message(topic, payload), _nothing, "opcua")
+            return
+        by = step.event
+        if step.kind == "ack":
+            user = _signature(by.user, 64) or SERVER_USER
+            command = Command("ack", id=step.id, user=user, comment=_acked_comment(self.config, by))
+        else:
+            comment = f"{step.kind}d at the OPC UA server {self.config.name}"
+            command = Command(step.kind, topic=topic, user=SERVER_USER, comment=comment)
+        refused = self.desk.command(command, json.dumps(command.__dict__))
+        if refused is not None:
+            log.warning(
+                "OPC UA %s: %s not carried out here: %s", self.config.name, step.kind, refused
+            )
+
+    def _payload(self, step: Step) -> bytes:
+        event, config = step.event, self.config
+        fields = _fields(event)
+        if step.kind == "returned":
+            return json.dumps({"id": step.id, "clear": True, **fields}).encode()
+        lang, text = phrase(config.templates, fields, event.locale)
+        priority = config.priority(event.severity)
+        data = {"id": step.id, "priority": priority, "text": text, "lang": lang, **fields}
+        return json.dumps(data, ensure_ascii=False).encode()
+
+    # -- the operator's commands -------------------------------------------------------------
+    async def _command(self, client: Client, fact: dict[str, Any]) -> None:
+        ids = set(fact.get("ids") or ()) | ({fact["id"]} if fact.get("id") else set())
+        for condition in self.tracker.named(ids, fact.get("topic")):
+            await self._settle(client, fact, condition)
+
+    async def _settle(self, client: Client, fact: dict[str, Any], condition: str) -> None:
+        """Acknowledge (and for a confirm, then Confirm) what the server still awaits."""
+        known = self.tracker.conditions[condition]
+        comment = _comment(fact)
+        if not known.acked:
+            answer = await ua_client.call(client, "ack", condition, known.event_id, comment)
+            self._answered("ack", condition, known.event_id, answer.status, fact)
+            if answer.good:
+                self.tracker.acknowledged(condition)
+                self._keep()
+        if fact.get("cmd") == "confirm" and known.confirmed is False:
+            answer = await ua_client.call(client, "confirm", condition, known.event_id, comment)
+            self._answered("confirm", condition, known.event_id, answer.status, fact)
+
+    def _answered(self, cmd: str, condition: str, event_id: str, status: str, fact: dict) -> None:
+        """The server's answer, told as an event and kept in the audit."""
+        level = logging.INFO if status == "Good" else logging.WARNING
+        log.log(level, "OPC UA %s: %s of %s answered %s", self.config.name, cmd, condition, status)
+        who = {k: fact[k] for k in ("user", "comment") if fact.get(k)}
+        detail = {
+            "cmd": cmd, "source": self.fault_name, "condition": condition,
+            "event_id": event_id, "status": status, **who,
+        }  # fmt: skip
+        self.desk.tell(Event("command_answer", detail))
+
+
+class _Handler:
+    """asyncua's subscription handler: each event's fields into the loop's inbox, in order."""
+
+    def __init__(self, inbox: asyncio.Queue[tuple[str, Any]] | None) -> None:
+        self.inbox = inbox
+
+    def event_notification(self, event: Any) -> None:
+        assert self.inbox is not None
+        self.inbox.put_nowait(("event", [f.Value for f in event.event_fields]))
+
+    def status_change_notification(self, status: Any) -> None:
+        log.warning("OPC UA subscription status: %s", status.Status)
+
+
+def _fields(event: ConditionEvent) -> dict[str, Any]:
+    """An event's fields as the alert's payload carries them (and its phrase may say)."""
+    return {
+        "SourceName": event.source_name,
+        "Message": event.message,
+        "Severity": event.severity,
+        "ConditionName": event.condition_name,
+        "ConditionId": event.condition,
+        "EventId": event.event_id,
+        "Time": event.time,
+        "Quality": event.quality,
+    }
+
+
+def _comment(fact: Mapping[str, Any]) -> str:
+    """The comment the server keeps with an ack: the user's (OPC UA takes the session's user
+    as who acknowledged; the operator named here is written before the comment)."""
+    user, comment = fact.get("user"), fact.get("comment")
+    said = comment or "acknowledged at cosyedge"
+    return f"{user}: {said}" if user else said
+
+
+def _acked_comment(config: OpcuaConfig, event: ConditionEvent) -> str:
+    said = f": {event.comment}" if event.comment else ""
+    return _signature(f"acknowledged at the OPC UA server {config.name}{said}", 500) or ""
+
+
+def _signature(text: str, limit: int) -> str | None:
+    """Text as a command's `user` or `comment` may hold it: no control or format characters
+    (intake/commands.py), bounded; None when nothing is left."""
+    cleaned = clean_text(text).strip()[:limit]
+    return cleaned or None
+
+
+def _nothing() -> None:
+    """Nothing waits for an OPC UA alert's journaling: the server has no acknowledgement."""

@@ -1,0 +1,278 @@
+"""What the OPC UA source says to a server, through asyncua (the `opcua` extra): the session
+with its security, the event filter, ConditionRefresh, Acknowledge and Confirm, and each way
+a session fails as the fault names it.
+
+Everything here runs on the source's own event loop (sources/opcua.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from asyncua import Client, ua
+from asyncua.client.ua_client import UaClientState
+from asyncua.crypto import security_policies, uacrypto
+
+from cosyedge.config.source_opcua import OpcuaConfig
+from cosyedge.sources.conditions import ConditionEvent
+
+log = logging.getLogger(__name__)
+
+TIMEOUT_S = 5.0  # a request the server does not answer within this is a server that is down
+_O = ua.ObjectIds
+# The fields selected, each with the type that defines it (OPC UA Part 9): the order is the
+# order the server sends them in. The ConditionId is the condition's own NodeId (empty path).
+SELECT = (
+    (_O.BaseEventType, "EventId"),
+    (_O.BaseEventType, "EventType"),
+    (_O.BaseEventType, "SourceName"),
+    (_O.BaseEventType, "Time"),
+    (_O.BaseEventType, "Message"),
+    (_O.BaseEventType, "Severity"),
+    (_O.ConditionType, "ConditionName"),
+    (_O.ConditionType, "Retain"),
+    (_O.ConditionType, "EnabledState/Id"),
+    (_O.ConditionType, "Quality"),
+    (_O.ConditionType, "Comment"),
+    (_O.ConditionType, "ClientUserId"),
+    (_O.AcknowledgeableConditionType, "AckedState/Id"),
+    (_O.AcknowledgeableConditionType, "ConfirmedState/Id"),
+    (_O.AlarmConditionType, "ActiveState/Id"),
+    (_O.AlarmConditionType, "SuppressedOrShelved"),
+    (_O.ConditionType, ""),
+)
+REFRESH_EVENTS = (_O.RefreshStartEventType, _O.RefreshEndEventType, _O.RefreshRequiredEventType)
+
+
+class SourceFault(Exception):
+    """A session that cannot be had or kept; the text is the fault's reason."""
+
+
+def event_filter() -> ua.EventFilter:
+    """The select clauses of SELECT; no where clause, which some PLCs' servers refuse
+    (events that are not a condition's are left aside here, by their ConditionId)."""
+    clauses = []
+    for type_id, path in SELECT:
+        op = ua.SimpleAttributeOperand()
+        op.TypeDefinitionId = ua.NodeId(type_id)
+        op.BrowsePath = [ua.QualifiedName(name, 0) for name in path.split("/")] if path else []
+        op.AttributeId = ua.AttributeIds.Value if path else ua.AttributeIds.NodeId
+        clauses.append(op)
+    return ua.EventFilter(SelectClauses=clauses)
+
+
+def read_event(values: list[object]) -> ConditionEvent | None:
+    """The fields in SELECT's order as a ConditionEvent; None for an event that is not a
+    condition's (no ConditionId), a refresh's start or end among them."""
+    f = dict(zip((path or "ConditionId" for _, path in SELECT), values, strict=False))
+    cond, event_id = f.get("ConditionId"), f.get("EventId")
+    if not isinstance(cond, ua.NodeId) or cond.is_null() or not isinstance(event_id, bytes):
+        return None
+    message = f.get("Message")
+    text = message.Text if isinstance(message, ua.LocalizedText) else str(message or "")
+    locale = message.Locale if isinstance(message, ua.LocalizedText) else ""
+    time = f.get("Time")
+    confirmed = f.get("ConfirmedState/Id")
+    quality, comment = f.get("Quality"), f.get("Comment")
+    return ConditionEvent(
+        condition=cond.to_string(),
+        event_id=event_id.hex(),
+        source_name=str(f.get("SourceName") or ""),
+        message=text or "",
+        locale=locale or "",
+        severity=int(f.get("Severity") or 0),
+        condition_name=str(f.get("ConditionName") or ""),
+        time=time.isoformat() if hasattr(time, "isoformat") else "",
+        enabled=f.get("EnabledState/Id") is not False,
+        active=f.get("ActiveState/Id") is True,
+        acked=f.get("AckedState/Id") is not False,
+        confirmed=confirmed if isinstance(confirmed, bool) else None,
+        shelved=f.get("SuppressedOrShelved") is True,
+        retain=f.get("Retain") is not False,
+        quality=quality.name if isinstance(quality, ua.StatusCode) else "Good",
+        comment=comment.Text or "" if isinstance(comment, ua.LocalizedText) else "",
+        user=str(f.get("ClientUserId") or ""),
+    )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The server's answer to Acknowledge or Confirm: its status code's name."""
+
+    status: str
+
+    @property
+    def good(self) -> bool:
+        return self.status == "Good"
+
+
+async def connect(config: OpcuaConfig) -> Client:
+    """A session with the server as configured; SourceFault naming why there is none."""
+    client = Client(config.endpoint, timeout=TIMEOUT_S)
+    client.set_locale(list(config.templates))
+    try:
+        await _secure(client, config)
+        if config.username is not None:
+            client.set_user(config.username)
+            client.set_password(_password(config.password_file))
+        await client.connect(auto_reconnect=False)
+    except SourceFault:
+        raise
+    except Exception as exc:
+        raise SourceFault(reason_of(exc, config.endpoint)) from None
+    return client
+
+
+async def _secure(client: Client, config: OpcuaConfig) -> None:
+    security = config.security
+    if security.policy == "None":
+        return
+    assert security.certificate is not None and security.private_key is not None
+    client.application_uri = application_uri(security.certificate) or client.application_uri
+    mode = ua.MessageSecurityMode[security.mode]
+    policy = getattr(security_policies, f"SecurityPolicy{security.policy}")
+    pinned = security.server_certificate
+    if pinned is not None:
+        await _check_pinned(client, pinned, mode, policy.URI)
+    await client.set_security(
+        policy,
+        str(security.certificate),
+        str(security.private_key),
+        server_certificate=str(pinned) if pinned is not None else None,
+        mode=mode,
+    )
+
+
+async def _check_pinned(
+    client: Client, pinned: Path, mode: ua.MessageSecurityMode, uri: str
+) -> None:
+    """The server presents the certificate configured, or the session is not opened."""
+    endpoints = await client.connect_and_get_server_endpoints()
+    try:
+        endpoint = Client.find_endpoint(endpoints, mode, uri)
+    except ValueError:
+        raise SourceFault(
+            f"the server offers no endpoint with {uri.rsplit('#', 1)[-1]} {mode.name}"
+        ) from None
+    presented = uacrypto.x509_from_der(_first_der(endpoint.ServerCertificate))
+    expected = await uacrypto.load_certificate(str(pinned))
+    if presented.fingerprint(_sha1()) != expected.fingerprint(_sha1()):
+        shown = presented.fingerprint(_sha1()).hex(":")
+        raise SourceFault(
+            f"certificate rejected: the server presents a certificate (SHA-1 {shown}) other "
+            f"than security.server_certificate {pinned}"
+        )
+
+
+async def subscribe(client: Client, config: OpcuaConfig, handler: object) -> object:
+    """A subscription to the notifier's events with the filter, then ConditionRefresh, so
+    the conditions already standing are sent again. Returns the subscription."""
+    interval = config.publishing_interval_ms
+    params = ua.CreateSubscriptionParameters(
+        RequestedPublishingInterval=interval,
+        # The server sends a keep-alive after this many empty intervals: three a keepalive_s.
+        RequestedMaxKeepAliveCount=max(1, int(config.keepalive_s * 1000 / interval / 3)),
+        RequestedLifetimeCount=max(3, int(config.keepalive_s * 1000 / interval)),
+        MaxNotificationsPerPublish=10000,
+        PublishingEnabled=True,
+    )
+    try:
+        sub = await client.create_subscription(params, handler)
+        notifier = client.get_node(ua.NodeId.from_string(config.notifier))
+        await sub.subscribe_events(notifier, evfilter=event_filter(), queuesize=10000)
+        # Part 9: called on the ConditionType itself, for the subscription.
+        await client.get_node(ua.ObjectIds.ConditionType).call_method(
+            ua.NodeId(_O.ConditionType_ConditionRefresh),
+            ua.Variant(sub.subscription_id, ua.VariantType.UInt32),
+        )
+    except Exception as exc:
+        raise SourceFault(
+            f"cannot subscribe to the alarms: {reason_of(exc, config.endpoint)}"
+        ) from None
+    return sub
+
+
+def watch(client: Client, sub: object, keepalive_s: float, now: float) -> None:
+    """SourceFault when the session is gone or the subscription has sent nothing, not even
+    a keep-alive, for `keepalive_s` (monotonic `now`)."""
+    if client.uaclient.state is not UaClientState.CONNECTED:
+        raise SourceFault("session lost: the connection to the server was closed")
+    last = getattr(sub, "last_publish_at", None)
+    if last is not None and now - last > keepalive_s:
+        raise SourceFault(f"keep-alive missed: nothing from the server for {now - last:.0f} s")
+
+
+async def call(client: Client, method: str, condition: str, event_id: str, comment: str) -> Answer:
+    """Acknowledge or Confirm a condition's event with a comment: the server's answer."""
+    method_id = {"ack": _O.AcknowledgeableConditionType_Acknowledge}.get(
+        method, _O.AcknowledgeableConditionType_Confirm
+    )
+    request = ua.CallMethodRequest(
+        ObjectId=ua.NodeId.from_string(condition),
+        MethodId=ua.NodeId(method_id),
+        InputArguments=[
+            ua.Variant(bytes.fromhex(event_id), ua.VariantType.ByteString),
+            ua.Variant(ua.LocalizedText(comment), ua.VariantType.LocalizedText),
+        ],
+    )
+    try:
+        (result,) = await client.uaclient.call([request])
+    except Exception as exc:
+        return Answer(f"not sent: {reason_of(exc, '')}")
+    return Answer(result.StatusCode.name)
+
+
+def reason_of(exc: BaseException, endpoint: str) -> str:
+    """A failure as the fault names it: the server down, a certificate rejected, a login
+    refused, or the status code the server answered."""
+    if isinstance(exc, ua.UaStatusCodeError):
+        name = ua.StatusCode(exc.code).name
+        if "Certificate" in name or name == "BadSecurityChecksFailed":
+            return f"certificate rejected by the server: {name}"
+        if name in ("BadUserAccessDenied", "BadIdentityTokenInvalid", "BadIdentityTokenRejected"):
+            return f"login refused by the server: {name}"
+        return f"the server answered {name}"
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return f"server down: {endpoint} does not answer"
+    if isinstance(exc, OSError):
+        return f"server down: {endpoint}: {exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def application_uri(certificate: Path) -> str | None:
+    """The application URI a certificate names (its subjectAltName URI): asyncua sends it as
+    the client's, and servers check the two agree."""
+    from cryptography import x509
+
+    data = certificate.read_bytes()
+    cert = (
+        x509.load_pem_x509_certificate(data)
+        if b"-----BEGIN" in data
+        else x509.load_der_x509_certificate(data)
+    )
+    try:
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return None
+    uris = names.get_values_for_type(x509.UniformResourceIdentifier)
+    return uris[0] if uris else None
+
+
+def _password(path: Path | None) -> str:
+    return path.read_text(encoding="utf-8").strip() if path is not None else ""
+
+
+def _first_der(chain: bytes) -> bytes:
+    """The first certificate of a DER chain (a server may send its CA's after its own)."""
+    from asyncua.client.client import _first_cert_from_chain
+
+    return _first_cert_from_chain(chain)
+
+
+def _sha1() -> object:
+    from cryptography.hazmat.primitives import hashes
+
+    return hashes.SHA1()
