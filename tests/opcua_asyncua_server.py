@@ -55,16 +55,20 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
         ua.NodeId(ua.ObjectIds.AcknowledgeableConditionType_Acknowledge), acknowledge
     )
     async with server:
-        print(json.dumps({"ready": True, "condition": condition.nodeid.to_string()}), flush=True)
+        print(
+            "ANSWER",
+            json.dumps({"ready": True, "condition": condition.nodeid.to_string()}),
+            flush=True,
+        )
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
             request = json.loads(line)
             if request["do"] == "calls":
-                print(json.dumps({"calls": calls, **state}), flush=True)
+                print("ANSWER", json.dumps({"calls": calls, **state}), flush=True)
                 continue
             await act(gen, event, state, request)
             event_id = bytes(event.EventId.Value).hex()
-            print(json.dumps({"done": request["do"], "event_id": event_id}), flush=True)
+            print("ANSWER", json.dumps({"done": request["do"], "event_id": event_id}), flush=True)
 
 
 async def act(gen, event, state, request) -> None:

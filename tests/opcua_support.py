@@ -18,6 +18,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 HERE = Path(__file__).resolve().parent
 ASYNCUA_SERVER = HERE / "opcua_asyncua_server.py"
+ANSWER = "ANSWER "  # how a server's answer line starts: node-opcua prints its own lines too
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,15 @@ def make_pair(directory: Path, name: str, uri: str, server: bool = False) -> Pai
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=True, content_commitment=True, key_encipherment=True,
-                data_encipherment=True, key_agreement=False, key_cert_sign=False,
-                crl_sign=False, encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=True,
+                data_encipherment=True,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )  # fmt: skip
@@ -98,11 +105,14 @@ class ServerProcess:
         return self._answer()
 
     def _answer(self) -> dict:
+        """The next answer line (`ANSWER {...}`); what else the server prints is its log's."""
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise AssertionError(f"the server exited:\n{self.log.read_text(errors='replace')}")
-        return json.loads(line)
+        while line := self.process.stdout.readline():
+            if line.startswith(ANSWER):
+                return json.loads(line.removeprefix(ANSWER))
+            with self.log.open("a") as log:
+                log.write(line)
+        raise AssertionError(f"the server exited:\n{self.log.read_text(errors='replace')}")
 
     def kill(self) -> None:
         if self.process.poll() is None:

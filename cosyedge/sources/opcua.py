@@ -65,6 +65,7 @@ class OpcuaSource(Component, Observer):
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._errors = ua_client.ErrorWatch("")
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
@@ -103,7 +104,9 @@ class OpcuaSource(Component, Observer):
     # -- its own thread --------------------------------------------------------------------
     def _run(self) -> None:
         try:
-            asyncio.run(self._main())
+            with ua_client.ErrorWatch(threading.current_thread().name) as errors:
+                self._errors = errors
+                asyncio.run(self._main())
         except Exception:
             log.exception("OPC UA %s: the source stopped", self.config.name)
             self._set_fault(f"{self.config.name}: the source stopped; see the log")
@@ -126,7 +129,7 @@ class OpcuaSource(Component, Observer):
         client: Client | None = None
         up = False
         try:
-            client = await ua_client.connect(self.config)
+            client = await ua_client.connect(self.config, self._errors)
             sub = await ua_client.subscribe(client, self.config, _Handler(self._inbox))
             log.info("OPC UA %s: subscribed at %s", self.config.name, self.config.endpoint)
             self._set_fault(None)

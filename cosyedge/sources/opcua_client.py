@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from asyncua import Client, ua
@@ -109,10 +110,37 @@ class Answer:
         return self.status == "Good"
 
 
-async def connect(config: OpcuaConfig) -> Client:
+class ErrorWatch(logging.Handler):
+    """The server's last ErrorMessage on one thread. A server that refuses the secure channel
+    (a certificate it does not trust) answers with one and closes the connection; asyncua logs
+    it and raises only that the connection was lost, so it is read from asyncua's log here,
+    by the thread it was logged on: the source's own."""
+
+    LOGGER = "asyncua.client.ua_client.UASocketProtocol"
+
+    def __init__(self, thread: str) -> None:
+        super().__init__(logging.CRITICAL)
+        self.thread = thread
+        self.last: ua.ErrorMessage | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = record.args[0] if isinstance(record.args, tuple) and record.args else None
+        if record.threadName == self.thread and isinstance(found, ua.ErrorMessage):
+            self.last = found
+
+    def __enter__(self) -> ErrorWatch:
+        logging.getLogger(self.LOGGER).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self.LOGGER).removeHandler(self)
+
+
+async def connect(config: OpcuaConfig, errors: ErrorWatch) -> Client:
     """A session with the server as configured; SourceFault naming why there is none."""
     client = Client(config.endpoint, timeout=TIMEOUT_S)
     client.set_locale(list(config.templates))
+    errors.last = None
     try:
         await _secure(client, config)
         if config.username is not None:
@@ -122,8 +150,24 @@ async def connect(config: OpcuaConfig) -> Client:
     except SourceFault:
         raise
     except Exception as exc:
+        if errors.last is not None and config.security.policy != "None":
+            raise SourceFault(_refused(errors.last, config)) from None
         raise SourceFault(reason_of(exc, config.endpoint)) from None
     return client
+
+
+def _refused(error: ua.ErrorMessage, config: OpcuaConfig) -> str:
+    """A secure channel the server closed at once: the gateway's certificate, named."""
+    certificate = config.security.certificate
+    assert certificate is not None
+    code = ua.StatusCode(error.Error.value)
+    # Only a Bad code is told: node-opcua's ErrorMessage reads here as a counter, not a code.
+    told = f" ({code.name})" if code.is_bad() else ""
+    return (
+        f"certificate rejected by the server: it closed the secure channel{told} when offered "
+        f"this gateway's certificate {certificate} (SHA-1 {fingerprint(certificate)}); trust "
+        "it at the server"
+    )
 
 
 async def _secure(client: Client, config: OpcuaConfig) -> None:
@@ -247,18 +291,27 @@ def application_uri(certificate: Path) -> str | None:
     the client's, and servers check the two agree."""
     from cryptography import x509
 
-    data = certificate.read_bytes()
-    cert = (
-        x509.load_pem_x509_certificate(data)
-        if b"-----BEGIN" in data
-        else x509.load_der_x509_certificate(data)
-    )
+    cert = _load(certificate)
     try:
         names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
         return None
     uris = names.get_values_for_type(x509.UniformResourceIdentifier)
     return uris[0] if uris else None
+
+
+def fingerprint(certificate: Path) -> str:
+    """A certificate's SHA-1 thumbprint, as OPC UA servers list the ones they reject."""
+    return _load(certificate).fingerprint(_sha1()).hex()
+
+
+def _load(certificate: Path) -> Any:
+    from cryptography import x509
+
+    data = certificate.read_bytes()
+    if b"-----BEGIN" in data:
+        return x509.load_pem_x509_certificate(data)
+    return x509.load_der_x509_certificate(data)
 
 
 def _password(path: Path | None) -> str:
