@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from asyncua import Client, ua
 from asyncua.client.ua_client import UaClientState
