@@ -36,6 +36,7 @@ CLI_PAGE = "docs/man/cosyedge.1"
 ENTRY = {
     "voices": "<lang>",
     "templates": "[i]",
+    "sources": "[i]",
     "priorities": "<priority>",
     "outputs": "<name>",
     "zones": "<name>",

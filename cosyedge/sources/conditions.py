@@ -107,11 +107,17 @@ class Tracker:
         event is the same id whenever it comes (the desk's duplicates, across restarts)."""
         return f"opcua-{self.name}-{_digest(event.condition)}-{_digest(event.event_id, 16)}"
 
+    def handled(self, event: ConditionEvent) -> bool:
+        """Whether the event was handled before (ConditionRefresh sends a condition's last
+        event again, at every connect and after a restart)."""
+        old = self.conditions.get(event.condition)
+        return old is not None and event.event_id in old.events
+
     def handle(self, event: ConditionEvent) -> list[Step]:
         """The steps one event asks for; the state is updated (not yet kept: `keep`)."""
         old = self.conditions.get(event.condition)
-        if old is not None and event.event_id in old.events:
-            return []  # handled before: a refresh, or the same notification again
+        if self.handled(event):
+            return []
         steps = list(self._steps(old, event))
         said = _said_after(old, steps)
         events = [*(old.events if old else []), event.event_id][-KEPT_EVENT_IDS:]

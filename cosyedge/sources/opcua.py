@@ -69,6 +69,9 @@ class OpcuaSource(Component, Observer):
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
+        # asyncua logs every publish and whole endpoint descriptions at info: the journal
+        # would hold little else. Its warnings and errors are kept.
+        logging.getLogger("asyncua").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
         name = f"opcua-{self.config.name}"
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -169,6 +172,13 @@ class OpcuaSource(Component, Observer):
     def _event(self, values: list[object]) -> None:
         event = ua_client.read_event(values)
         if event is None:
+            return
+        if self.tracker.handled(event):
+            state = "active" if event.active else "inactive"
+            log.info(
+                "OPC UA %s: %s known again (%s, event %s handled before): not said again",
+                self.config.name, event.condition, state, event.event_id,
+            )  # fmt: skip
             return
         # Kept after what it decided is journaled: a stop in between finds the event not
         # handled and decides again, and the desk knows the alert's id (its duplicates).

@@ -178,33 +178,36 @@ async def _secure(client: Client, config: OpcuaConfig) -> None:
     client.application_uri = application_uri(security.certificate) or client.application_uri
     mode = ua.MessageSecurityMode[security.mode]
     policy = getattr(security_policies, f"SecurityPolicy{security.policy}")
-    pinned = security.server_certificate
-    if pinned is not None:
-        await _check_pinned(client, pinned, mode, policy.URI)
+    presented = await _server_certificate(client, mode, policy.URI)
+    _check_pinned(presented, security.server_certificate, config.name)
     await client.set_security(
         policy,
         str(security.certificate),
         str(security.private_key),
-        server_certificate=str(pinned) if pinned is not None else None,
+        server_certificate=presented,
         mode=mode,
     )
 
 
-async def _check_pinned(
-    client: Client, pinned: Path, mode: ua.MessageSecurityMode, uri: str
-) -> None:
-    """The server presents the certificate configured, or the session is not opened."""
+async def _server_certificate(client: Client, mode: ua.MessageSecurityMode, uri: str) -> bytes:
+    """The certificate (DER) the server's endpoint of this policy and mode presents."""
     endpoints = await client.connect_and_get_server_endpoints()
     try:
         endpoint = Client.find_endpoint(endpoints, mode, uri)
     except ValueError:
-        raise SourceFault(
-            f"the server offers no endpoint with {uri.rsplit('#', 1)[-1]} {mode.name}"
-        ) from None
-    presented = uacrypto.x509_from_der(_first_der(endpoint.ServerCertificate))
-    expected = await uacrypto.load_certificate(str(pinned))
-    if presented.fingerprint(_sha1()) != expected.fingerprint(_sha1()):
-        shown = presented.fingerprint(_sha1()).hex(":")
+        policy = uri.rsplit("#", 1)[-1]
+        raise SourceFault(f"the server offers no endpoint with {policy} {mode.name}") from None
+    return _first_der(endpoint.ServerCertificate)
+
+
+def _check_pinned(presented: bytes, pinned: Path | None, name: str) -> None:
+    """The server presents the certificate configured, or the session is not opened; with
+    none configured, the one it presents is taken, and logged."""
+    shown = _sha1_of(uacrypto.x509_from_der(presented))
+    if pinned is None:
+        log.info("OPC UA %s: the server's certificate (SHA-1 %s) taken as presented", name, shown)
+        return
+    if shown != fingerprint(pinned):
         raise SourceFault(
             f"certificate rejected: the server presents a certificate (SHA-1 {shown}) other "
             f"than security.server_certificate {pinned}"
@@ -302,7 +305,11 @@ def application_uri(certificate: Path) -> str | None:
 
 def fingerprint(certificate: Path) -> str:
     """A certificate's SHA-1 thumbprint, as OPC UA servers list the ones they reject."""
-    return _load(certificate).fingerprint(_sha1()).hex()
+    return _sha1_of(_load(certificate))
+
+
+def _sha1_of(cert: Any) -> str:
+    return str(cert.fingerprint(_sha1()).hex())
 
 
 def _load(certificate: Path) -> Any:

@@ -57,6 +57,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "config-defaults": "The alarm system configuration was refused; running the default "
         "configuration.",
         "standby": "The standby gateway has taken over: the primary gateway is offline.",
+        "opcua": "Alarm system fault: alarms from the OPC UA server are not received.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
         "cleared": "Alarm system fault cleared.",
     },
@@ -75,6 +76,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "config": "报警系统配置被拒绝；正在使用上一个配置。",
         "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
         "standby": "备用网关已接管：主网关离线。",
+        "opcua": "报警系统故障：收不到OPC UA服务器的报警。",
         "other": "报警系统故障：报警系统的一部分已停止。",
         "cleared": "报警系统故障已排除。",
     },
@@ -82,8 +84,9 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
 
 
 def fault_text(name: str, lang: str) -> str:
+    """The phrase of fault `name`; one of a part's several (`opcua:<source>`) by its kind."""
     phrases = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"])
-    return phrases.get(name, phrases["other"])
+    return phrases.get(name) or phrases.get(name.partition(":")[0], phrases["other"])
 
 
 def fault_lang(voices: Mapping[str, object]) -> str:
