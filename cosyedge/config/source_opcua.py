@@ -76,9 +76,6 @@ class SecurityConfig:
     def __post_init__(self) -> None:
         if (self.policy == "None") != (self.mode == "None"):
             raise ValueError("mode: `None` goes with the policy `None`, and only with it")
-        if self.policy != "None" and (self.certificate is None or self.private_key is None):
-            missing = "certificate" if self.certificate is None else "private_key"
-            raise ValueError(f"{missing}: needed with the policy {self.policy}")
         for name in ("certificate", "private_key", "server_certificate"):
             path = getattr(self, name)
             if path is not None and not os.access(path, os.R_OK):
@@ -155,6 +152,11 @@ class OpcuaConfig:
     )
 
     def __post_init__(self) -> None:
+        security = self.security
+        if security.policy != "None" and None in (security.certificate, security.private_key):
+            # Checked here, so that leaving `security` out (its defaults) says what is missing.
+            missing = "certificate" if security.certificate is None else "private_key"
+            raise ValueError(f"security.{missing}: needed with the policy {security.policy}")
         if not self.endpoint.startswith("opc.tcp://"):
             raise ValueError(f"endpoint: expected opc.tcp://host:port, got {show(self.endpoint)}")
         if not _NAME.match(self.name):

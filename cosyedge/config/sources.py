@@ -38,9 +38,13 @@ class SourceConfig:
 
     def __post_init__(self) -> None:
         given = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]
-        if len(given) != 1:
+        if not given:
             kinds = ", ".join(f.name for f in dataclasses.fields(self))
-            raise ValueError(f"expected exactly one kind of source ({kinds}), got {len(given)}")
+            raise ValueError(
+                f"kind: none given; a source is a mapping whose one key is its kind ({kinds})"
+            )
+        if len(given) > 1:
+            raise ValueError(f"{given[1]}: one kind per source, and {given[0]} is given too")
 
     @property
     def kind(self) -> str:
