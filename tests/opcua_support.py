@@ -17,6 +17,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 HERE = Path(__file__).resolve().parent
+# node-opcua at the version tests/opcua/package-lock.json holds, installed by `scripts/setup
+# test` into a directory of its own (which .gitignore names), as axe-core is into .axe/.
+NODE_OPCUA = HERE.parent / ".node-opcua" / "node_modules"
+NODE_SERVER = HERE / "opcua" / "server.js"
 ASYNCUA_SERVER = HERE / "opcua_asyncua_server.py"
 ANSWER = "ANSWER "  # how a server's answer line starts: node-opcua prints its own lines too
 
@@ -85,7 +89,7 @@ def make_pair(directory: Path, name: str, uri: str, server: bool = False) -> Pai
 class ServerProcess:
     """A server process driven by JSON lines on its stdin, answering one JSON line each."""
 
-    def __init__(self, argv: list[str], log: Path, cwd: Path | None = None) -> None:
+    def __init__(self, argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self.log = log
         self.process = subprocess.Popen(
             argv,
@@ -93,8 +97,7 @@ class ServerProcess:
             stdout=subprocess.PIPE,
             stderr=log.open("ab"),
             text=True,
-            cwd=cwd,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
         self.ready = self._answer()
 
@@ -125,3 +128,11 @@ def asyncua_server(port: int, pair: Pair | None, log: Path) -> ServerProcess:
     if pair is not None:
         argv += [str(pair.certificate), str(pair.key)]
     return ServerProcess(argv, log)
+
+
+def node_opcua_server(port: int, pair: Pair, pki: Path, trusted: Pair, log: Path) -> ServerProcess:
+    """node-opcua's server with its tank and alarm (tests/opcua/server.js), trusting only
+    `trusted`'s certificate (its PKI in `pki`)."""
+    argv = ["node", str(NODE_SERVER), str(port), str(pair.certificate), str(pair.key)]
+    argv += [str(pki), str(trusted.certificate)]
+    return ServerProcess(argv, log, {"NODE_PATH": str(NODE_OPCUA)})
