@@ -72,6 +72,8 @@ class OpcuaSource(Component, Observer):
         # asyncua logs every publish and whole endpoint descriptions at info: the journal
         # would hold little else. Its warnings and errors are kept.
         logging.getLogger("asyncua").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
+        for warning in self.config.warnings(f"opcua {self.config.name}"):
+            log.warning("%s", warning)  # as `check` warns: security off, secrets open to others
         name = f"opcua-{self.config.name}"
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
