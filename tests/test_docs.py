@@ -7,6 +7,7 @@ are the embedded ones, whatever machine it was made on."""
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import os
 import re
@@ -26,7 +27,15 @@ from devtools import docs
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "docs" / "config-reference.md"
 # Defaults computed from the host or the environment: shown as a rule, not this machine's value.
-DESCRIBED = {"mqtt.client_id": "<hostname>", "cache.dir": "$", "state_dir": "$"}
+DESCRIBED = {
+    "mqtt.client_id": "<hostname>",
+    "cache.dir": "$",
+    "state_dir": "$",
+    # Null alone is refused: a source names its kind, and its policy needs a certificate.
+    "sources[i].opcua": "`null`",
+    "sources[i].opcua.security.certificate": "`null`",
+    "sources[i].opcua.security.private_key": "`null`",
+}
 # Required keys of the sections a key path goes through, for a file that loads.
 FILL = {
     "templates[i]": {"topic": "cosyedge/say", "text": "{text}"},
@@ -34,6 +43,13 @@ FILL = {
     "rtp": {"address": "239.1.1.1"},
     "tone": {"name": "continuous"},
     "recorded": {"file": "/nonexistent/message.wav"},  # read by the daemon, not the loader
+    # Files the loader checks are readable: this one is.
+    "sources[i]": {
+        "opcua": {
+            "endpoint": "opc.tcp://plc:4840",
+            "security": {"certificate": __file__, "private_key": __file__},
+        }
+    },
 }
 UNSET = object()
 
@@ -122,9 +138,9 @@ def _file(path: str, value: Any, priority: str) -> str:
     doc: dict[str, Any] = {}
     node = doc
     names = path.split(".")
-    if names[0] == "templates[i]":
-        entry = dict(FILL["templates[i]"])
-        doc["templates"] = [entry]
+    if names[0] in ("templates[i]", "sources[i]"):
+        entry = copy.deepcopy(FILL[names[0]])
+        doc[names[0].removesuffix("[i]")] = [entry]
         node, names = entry, names[1:]
     if names[0] == "outputs" and len(names) > 1:  # an output is in a zone, or refused
         doc["zones"] = {"z": {"outputs": ["o"]}}

@@ -32,6 +32,7 @@ STAGES = (
     "homeassistant",
     "wyoming",
     "http",
+    "sources",  # a plant system's alarms (OPC UA), handed to the door as MQTT's are
     "mqtt",
     "intake",
     "alarms",

@@ -33,7 +33,7 @@ class SourceConfig:
 
     opcua: OpcuaConfig | None = field(
         default=None,
-        metadata=meta("an OPC UA server's Alarms & Conditions (docs/opcua.md)", shown="none"),
+        metadata=meta("an OPC UA server's Alarms & Conditions (docs/opcua.md)"),
     )
 
     def __post_init__(self) -> None:

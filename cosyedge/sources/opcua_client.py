@@ -140,6 +140,9 @@ async def connect(config: OpcuaConfig, errors: ErrorWatch) -> Client:
     """A session with the server as configured; SourceFault naming why there is none."""
     client = Client(config.endpoint, timeout=TIMEOUT_S)
     client.set_locale(list(config.templates))
+    certificate = config.security.certificate
+    if certificate is not None:  # the URI the certificate names, which servers check
+        client.application_uri = application_uri(certificate) or client.application_uri
     errors.last = None
     try:
         await _secure(client, config)
@@ -175,7 +178,6 @@ async def _secure(client: Client, config: OpcuaConfig) -> None:
     if security.policy == "None":
         return
     assert security.certificate is not None and security.private_key is not None
-    client.application_uri = application_uri(security.certificate) or client.application_uri
     mode = ua.MessageSecurityMode[security.mode]
     policy = getattr(security_policies, f"SecurityPolicy{security.policy}")
     presented = await _server_certificate(client, mode, policy.URI)
