@@ -5,6 +5,7 @@ or told as a controls engineer expects, through the same outcomes and events as 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -54,9 +55,14 @@ def test_an_asyncua_alarm_raised_changed_acknowledged_and_returned(
         assert first["topic"] == f"opcua/tank/{server.ready['condition']}"
 
         # A new severity and message while it stands: said again, at the new priority.
+        sent = time.time()
         server.do(do="change", severity=900, message="Level very high")
         wait_until(lambda: len(outcomes(listener, "spoken")) == 2, 30, "the change spoken")
         second = outcomes(listener, "spoken")[1]
+        print(
+            f"OPC UA event to first audio {(second['start'] - sent) * 1000:.0f} ms "
+            f"(from the door: {second['latency_ms']} ms, source {second['source']})"
+        )
         assert second["priority"] == "critical" and second["text"] == "Tank 3: Level very high"
         assert second["id"] != first["id"]
 
