@@ -5,6 +5,8 @@ or told as a controls engineer expects, through the same outcomes and events as 
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -23,6 +25,7 @@ def opcua_config(broker_port: int, tmp: Path, endpoint: str, pair) -> str:
       security: {{certificate: {pair.certificate}, private_key: {pair.key}}}
       templates: {{en: "{{SourceName}}: {{Message}}"}}
       reconnect_max_s: 2
+      keepalive_s: 3
 """
 
 
@@ -102,14 +105,21 @@ def test_the_server_down_or_lost_is_a_named_fault_said_aloud(
         daemon.wait_for_log(r"spoke fault fault:opcua:tank ")
         server = asyncua_server(port, server_pair, tmp_path / "server.log")
         try:
-            cleared = lambda: events_of(listener, "fault_cleared", fault="opcua:tank")  # noqa: E731
-            wait_until(cleared, 30, "the fault cleared once the server is up")
+            cleared = lambda n: len(events_of(listener, "fault_cleared", fault="opcua:tank")) == n  # noqa: E731
+            wait_until(lambda: cleared(1), 30, "the fault cleared once the server is up")
+            # Frozen (its process stopped): the connection stands, nothing comes.
+            os.kill(server.process.pid, signal.SIGSTOP)
+            faults = lambda: events_of(listener, "fault", fault="opcua:tank")  # noqa: E731
+            wait_until(lambda: len(faults()) == 2, 30, "the keep-alive missed")
+            assert faults()[1]["reason"].startswith("keep-alive missed: nothing from the server")
+            os.kill(server.process.pid, signal.SIGCONT)
+            wait_until(lambda: cleared(2), 30, "subscribed again once it answers")
         finally:
+            os.kill(server.process.pid, signal.SIGCONT)
             server.kill()
         # Killed under the session: a fault again, and the session is sought again.
-        wait_until(lambda: len(events_of(listener, "fault", fault="opcua:tank")) == 2, 30, "lost")
-        lost = events_of(listener, "fault", fault="opcua:tank")[1]
-        assert lost["reason"].startswith(("session lost", "keep-alive missed", "server down"))
+        wait_until(lambda: len(faults()) == 3, 30, "the session lost")
+        assert faults()[2]["reason"].startswith(("session lost", "server down"))
         daemon.wait_for_log(r"OPC UA tank: connecting again in 2\.0 s")
     finally:
         listener.close()

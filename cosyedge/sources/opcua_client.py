@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,12 @@ class ErrorWatch(logging.Handler):
 
 async def connect(config: OpcuaConfig, errors: ErrorWatch) -> Client:
     """A session with the server as configured; SourceFault naming why there is none."""
-    client = Client(config.endpoint, timeout=TIMEOUT_S)
+    # asyncua probes the server every `watchdog_intervall`: at the keep-alive's pace.
+    client = Client(config.endpoint, timeout=TIMEOUT_S, watchdog_intervall=config.keepalive_s)
+    # asyncua would recreate a subscription it finds stale without the ConditionRefresh a new
+    # subscription needs (what stood meanwhile would be missed): `watch` makes the whole
+    # session anew instead, refresh included.
+    client._stale_check_margin = math.inf
     client.set_locale(list(config.templates))
     certificate = config.security.certificate
     if certificate is not None:  # the URI the certificate names, which servers check
@@ -245,13 +251,18 @@ async def subscribe(client: Client, config: OpcuaConfig, handler: object) -> obj
 
 
 def watch(client: Client, sub: object, keepalive_s: float, now: float) -> None:
-    """SourceFault when the session is gone or the subscription has sent nothing, not even
-    a keep-alive, for `keepalive_s` (monotonic `now`)."""
-    if client.uaclient.state is not UaClientState.CONNECTED:
-        raise SourceFault("session lost: the connection to the server was closed")
+    """SourceFault when the subscription has sent nothing, not even a keep-alive, for
+    `keepalive_s` (monotonic `now`), or the session is gone. A connection asyncua found dead
+    while the subscription had been silent (a server frozen, a cable pulled: nothing closes
+    the socket) is a keep-alive missed too; one closed at once, a session lost."""
     last = getattr(sub, "last_publish_at", None)
-    if last is not None and now - last > keepalive_s:
-        raise SourceFault(f"keep-alive missed: nothing from the server for {now - last:.0f} s")
+    silent = 0.0 if last is None else now - last
+    if silent > keepalive_s:
+        raise SourceFault(f"keep-alive missed: nothing from the server for {silent:.0f} s")
+    if client.uaclient.state is not UaClientState.CONNECTED:
+        if silent > keepalive_s / 2:  # the server keeps it alive three times a keepalive_s
+            raise SourceFault(f"keep-alive missed: nothing from the server for {silent:.0f} s")
+        raise SourceFault("session lost: the connection to the server was closed")
 
 
 async def call(client: Client, method: str, condition: str, event_id: str, comment: str) -> Answer:
