@@ -157,6 +157,8 @@ def test_operator_commands_name_conditions_by_id_or_topic(tmp_path: Path):
     assert t.named({said}, None) == [COND]
     assert t.named({"other"}, None) == []
     assert t.named(set(), "opcua/tank/#") == [COND]
+    t.handle(event(2, active=False))  # returned to normal: a confirm still names it by its id
+    assert t.named({said}, None) == [COND]
     assert t.named(set(), "opcua/other/#") == []
     assert t.topic(COND) == "opcua/tank/ns=2;s=Tank3_HighLevel"
     assert level("x" * 200) != level("x" * 199) and len(level("x" * 200)) <= 80

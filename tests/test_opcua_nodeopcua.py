@@ -2,7 +2,8 @@
 here as a process (tests/opcua/server.js): a real ExclusiveLimitAlarm on a tank level the test
 drives. The alarm is raised and said; cosyedge is killed and started again while it stands,
 and knows it again (ConditionRefresh) without saying it twice; the operator's ack here reaches
-the server (AckedState true, the comment and who), whose answer is an event and in the audit;
+the server (AckedState true, the comment and who), and so does a confirm (ConfirmedState
+true), each answer an event and in the audit;
 a gateway certificate the server does not trust is a fault that names it."""
 
 from __future__ import annotations
@@ -107,6 +108,16 @@ def test_node_opcua_alarm_said_once_across_a_restart_and_acknowledged_from_here(
         (answer,) = answers()
         assert answer["status"] == "Good" and answer["condition"] == condition
         assert answer["user"] == "ana" and answer["source"] == "opcua:tank"
+
+        # Back to normal, then confirmed here: the server's ConfirmedState follows.
+        server.do(do="level", value=50)
+        returned = lambda: [r for r in reports() if r.get("outcome") == "return_to_normal"]  # noqa: E731
+        wait_until(returned, 30, "the return to normal heard")
+        confirm = {"cmd": "confirm", "id": said["id"], "user": "ana", "comment": "checked"}
+        publish(broker.port, "cosyedge/command", json.dumps(confirm))
+        wait_until(lambda: server.do(do="state")["confirmed"], 30, "ConfirmedState true")
+        wait_until(lambda: len(answers()) == 2, 30, "the confirm's answer told")
+        assert answers()[1]["cmd"] == "confirm" and answers()[1]["status"] == "Good"
     finally:
         listener.close()
         server.kill()

@@ -25,7 +25,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -78,6 +79,9 @@ class Condition:
     confirmed: bool | None = None
     said: str | None = None  # the id of the alert said of it while it stands
     events: list[str] = field(default_factory=list)  # its last EventIds, oldest first
+    # The ids of the alerts said of it, kept until the server forgets it: a confirm names
+    # an alarm that returned to normal by the id it was said with.
+    ids: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -121,9 +125,11 @@ class Tracker:
         steps = list(self._steps(old, event))
         said = _said_after(old, steps)
         events = [*(old.events if old else []), event.event_id][-KEPT_EVENT_IDS:]
+        raised = [step.id for step in steps if step.kind == "raise"]
+        ids = [*(old.ids if old else []), *raised][-KEPT_EVENT_IDS:]
         now = Condition(
             event.event_id, event.active, event.acked, event.shelved, event.severity,
-            event.message, event.confirmed, said, events,
+            event.message, event.confirmed, said, events, ids,
         )  # fmt: skip
         if event.retain or event.active or said is not None:
             self.conditions[event.condition] = now
@@ -167,12 +173,12 @@ class Tracker:
         if known is not None:
             self.conditions[condition] = replace(known, acked=True)
 
-    def named(self, ids: Collection[str], topic: str | None) -> list[str]:
+    def named(self, ids: AbstractSet[str], topic: str | None) -> list[str]:
         """The conditions an operator command names: by their standing alert's id, or by a
         topic filter their topic matches."""
         found = []
         for cond, known in self.conditions.items():
-            by_id = known.said is not None and known.said in ids
+            by_id = not ids.isdisjoint(known.ids)
             if by_id or (topic is not None and topic_matches_sub(topic, self.topic(cond))):
                 found.append(cond)
         return found

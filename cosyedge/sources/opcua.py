@@ -136,7 +136,10 @@ class OpcuaSource(Component, Observer):
         try:
             client = await ua_client.connect(self.config, self._errors)
             sub = await ua_client.subscribe(client, self.config, _Handler(self._inbox))
-            log.info("OPC UA %s: subscribed at %s", self.config.name, self.config.endpoint)
+            log.info(
+                "OPC UA %s: subscribed at %s (%s)",
+                self.config.name, self.config.endpoint, _security(self.config, client),
+            )  # fmt: skip
             self._set_fault(None)
             up = True
             await self._serve(client, sub)
@@ -302,6 +305,17 @@ def _signature(text: str, limit: int) -> str | None:
     (intake/commands.py), bounded; None when nothing is left."""
     cleaned = clean_text(text).strip()[:limit]
     return cleaned or None
+
+
+def _security(config: OpcuaConfig, client: Client) -> str:
+    """The session's security as the log tells it: the server's certificate, unless pinned."""
+    security = config.security
+    if security.policy == "None":
+        return "security None: unsigned, unencrypted"
+    told = f"{security.policy} {security.mode}"
+    if security.server_certificate is None:
+        told += f", the server's certificate SHA-1 {ua_client.peer_fingerprint(client)} taken"
+    return told
 
 
 def _nothing() -> None:

@@ -212,8 +212,8 @@ def _check_pinned(presented: bytes, pinned: Path | None, name: str) -> None:
     """The server presents the certificate configured, or the session is not opened; with
     none configured, the one it presents is taken, and logged."""
     shown = _sha1_of(uacrypto.x509_from_der(presented))
-    if pinned is None:
-        log.info("OPC UA %s: the server's certificate (SHA-1 %s) taken as presented", name, shown)
+    if pinned is None:  # at every connect: debug, as a retry every few seconds would repeat it
+        log.debug("OPC UA %s: the server's certificate (SHA-1 %s) taken as presented", name, shown)
         return
     if shown != fingerprint(pinned):
         raise SourceFault(
@@ -314,6 +314,12 @@ def application_uri(certificate: Path) -> str | None:
         return None
     uris = names.get_values_for_type(x509.UniformResourceIdentifier)
     return uris[0] if uris else None
+
+
+def peer_fingerprint(client: Client) -> str:
+    """The SHA-1 thumbprint of the server's certificate the session was opened with."""
+    peer = getattr(client.security_policy, "peer_certificate", None)
+    return _sha1_of(uacrypto.x509_from_der(peer)) if peer else "unknown"
 
 
 def fingerprint(certificate: Path) -> str:
