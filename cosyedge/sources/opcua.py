@@ -188,7 +188,10 @@ class OpcuaSource(Component, Observer):
         # Kept after what it decided is journaled: a stop in between finds the event not
         # handled and decides again, and the desk knows the alert's id (its duplicates).
         for step in self.tracker.handle(event):
-            self._do(step)
+            try:
+                self._do(step)
+            except Exception:  # the door and the desk never raise; if they do, the rest goes on
+                log.exception("OPC UA %s: %s of %s failed", self.config.name, step.kind, step.id)
         self._keep()
 
     def _keep(self) -> None:
