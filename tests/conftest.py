@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
@@ -163,16 +164,22 @@ def alsa_sink(tmp_path: Path) -> AlsaSink:
 @pytest.fixture(scope="session")
 def saved_models(tmp_path_factory) -> Path:
     """The default voices' saved optimized graphs and tables, and the phrases rendered ahead,
-    made once per run as a gateway's first start makes them: by a real daemon's first start,
+    made once per run as a gateway's first start makes them: by a real daemon's first start
+    (and one with the Piper voice, which a dozen test files run on, where it is installed),
     then a `cosyedge say` of an English and Mandarin phrase (the Mandarin front end's tables
     are made at its first use)."""
 
     def make(directory: Path) -> None:
         broker = Broker(directory / "broker").start()
         state = f"state_dir: {directory}/state\ncache:\n  dir: {directory}/cache\n"
+        voices = [""]
+        if importlib.util.find_spec("piper") is not None:
+            voices.append("voices:\n  en:\n    engine: piper\n")
         try:
-            config = f"{state}mqtt:\n  port: {broker.port}\n"
-            Daemon(directory / "daemon", config, AlsaSink(directory / "alsa").env).start().stop()
+            for n, voice in enumerate(voices):
+                config = f"{state}{voice}mqtt:\n  port: {broker.port}\n"
+                alsa = AlsaSink(directory / f"alsa{n}").env
+                Daemon(directory / f"daemon{n}", config, alsa).start().stop()
         finally:
             broker.kill()
         (directory / "cosyedge.yaml").write_text(state)
