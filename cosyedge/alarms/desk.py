@@ -17,6 +17,7 @@ import base64
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -249,14 +250,14 @@ class AlarmDesk:
                 self.standby.heard(time.monotonic(), time.time())
                 self._cond.notify_all()
 
-    def primary_status(self, state: str | None) -> None:
-        """The primary's retained status says `state` (None: it has none)."""
+    def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
+        """The primary's retained status says `state` (None: it has none) and `faults`."""
         if self.standby is None:
             return
         with self._cond:
             now = time.monotonic()
             was = self.standby.alive(now)
-            self.standby.status(state, now, time.time())
+            self.standby.status(state, faults, now, time.time())
             alive = self.standby.alive(now)
             self._cond.notify_all()
         if alive != was:  # its status changes with every alert: only a change of role is told
