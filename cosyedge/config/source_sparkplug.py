@@ -40,7 +40,9 @@ class SparkplugRule:
             "the alarm's id, so a rebirth or a message delivered again is the same alarm"
         )
     )
-    metric: str = field(metadata=meta("the metric's name as its birth gives it, e.g. `Line 3/Fault`"))
+    metric: str = field(
+        metadata=meta("the metric's name as its birth gives it, e.g. `Line 3/Fault`")
+    )
     when: str = field(
         metadata=meta(
             "`boolean`: a Boolean metric true is the alarm, false its return to normal; `above` / "

@@ -169,7 +169,7 @@ class Nodes:
                     where = f"{node}/{device}" if device else node
                     seen.rebirth = seen.rebirth or f"alias {metric.alias} unknown on {where}"
                     continue
-            if name is None or name == BD_SEQ and not device:
+            if name is None or (name == BD_SEQ and not device):
                 continue
             seen.values.append(Value(node, device, name, metric, birth))
 
