@@ -43,6 +43,7 @@ IN_LOCKS = {
     "convert-zh-nodeps.txt": "convert-zh-nodeps.in",
     "convert-cosyvoice.txt": "convert-cosyvoice.in",
     "convert-cosyvoice-nodeps.txt": "convert-cosyvoice-nodeps.in",
+    "sparkplug-edge.txt": "sparkplug-edge.in",
 }
 # The .deb's locks: the versions the tests ran with.
 DEB_LOCKS = ("runtime.txt", "piper.txt")
