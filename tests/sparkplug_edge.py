@@ -27,8 +27,8 @@ from pysparkplug import (
     Device,
     EdgeNode,
     Message,
-    Metric,
     MessageType,
+    Metric,
     NBirth,
     NData,
     QoS,
@@ -110,11 +110,23 @@ class Edge:
 
 def encode() -> None:
     """Payloads made by pysparkplug for the decoding tests, hex, one a line as JSON."""
-    ms = [metric(n, v) for n, v in (("Fault", True), ("Temperature", -12.5), ("Message", "Pump 2 tripped"), ("Level", -300))]
+    ms = [
+        metric(n, v)
+        for n, v in (
+            ("Fault", True),
+            ("Temperature", -12.5),
+            ("Message", "Pump 2 tripped"),
+            ("Level", -300),
+        )
+    ]
     null = Metric(None, "Fault", DataType.BOOLEAN, value=None, alias=1)
     birth = NBirth(1700000000000, 0, (*ms, Metric(None, "bdSeq", DataType.INT64, value=7)))
     data = NData(1700000000001, 1, (null, Metric(None, None, DataType.INT16, value=-2, alias=4)))
-    print(json.dumps({"nbirth": birth.encode(include_dtypes=True).hex(), "ndata": data.encode().hex()}))
+    print(
+        json.dumps(
+            {"nbirth": birth.encode(include_dtypes=True).hex(), "ndata": data.encode().hex()}
+        )
+    )
 
 
 def main() -> None:

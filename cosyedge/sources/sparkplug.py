@@ -122,8 +122,7 @@ class SparkplugSource(Component):
         """Each alarm begun or ended, in through the door; journaled at once (the broker's
         acknowledgement of what it came in was given already: Sparkplug's data is QoS 0)."""
         for change in changes:
-            fields = _said_fields(change.fields)
-            alert = SourceAlert(change.id, change.text, change.priority, change.lang, fields)
+            alert = SourceAlert(change.id, change.text, change.priority, change.lang, change.fields)
             log.info("sparkplug: %s %s", "alarm" if change.text else "return to normal", change.id)
             self.door.accept(Message(change.topic, alert.payload), _nothing, VIA)
 
@@ -144,11 +143,6 @@ class SparkplugSource(Component):
             log.warning("sparkplug: cannot ask node %s for a rebirth: %s", node, exc)
             return
         log.warning("sparkplug: asked node %s for a rebirth (%s)", node, why)
-
-
-def _said_fields(fields: Mapping[str, str]) -> dict[str, str]:
-    """What an alarm's reports carry of where it came from (not its journal topic)."""
-    return {k: v for k, v in fields.items() if k != "topic"}
 
 
 def _nothing() -> None:

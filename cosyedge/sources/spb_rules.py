@@ -41,6 +41,7 @@ class Change:
 @dataclass
 class _Alarm:
     active: bool
+    topic: str
     since: float | None = None  # the condition holds since, waiting for its delay
     fields: dict[str, str] = field(default_factory=dict)
 
@@ -118,6 +119,8 @@ class Rules:
             state = condition(rule, value.metric.value)
             if state is not None:
                 changes += self._step(rule, value, state, now)
+            elif (held := self._alarms.get(self._where(rule, value)[0])) is not None:
+                held.fields = self._fields(rule, value)  # within the deadband: said as it is
         return changes
 
     def due(self, now: float) -> list[Change]:
@@ -175,13 +178,14 @@ class Rules:
         alarm.active, alarm.since = True, None
         fields = {"group": self.config.group, **alarm.fields}
         said = text.format_map({k: fields.get(k, "") for k in _names(text)})
-        return Change(key, fields["topic"], said, priority, lang, fields)
+        said = " ".join(said.split())  # a field left empty (no device, no units) leaves no gap
+        return Change(key, alarm.topic, said, priority, lang, fields)
 
     def _alarm(self, key: str, topic: str, fields: dict[str, str]) -> _Alarm:
         alarm = self._alarms.get(key)
         if alarm is None:
-            alarm = self._alarms[key] = _Alarm(key in self._standing, fields=fields)
-        alarm.fields = {**alarm.fields, **fields, "topic": topic}
+            alarm = self._alarms[key] = _Alarm(key in self._standing, topic, fields=fields)
+        alarm.fields = {**alarm.fields, **fields}
         return alarm
 
     def _cancel(self, match: Any) -> list[Change]:
