@@ -7,11 +7,12 @@ journal (intake/sourced.py). With the daemon, a broker and an edge node: test_sp
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from support import config_problems
+from support import config_problems, cosyedge
 
 from cosyedge.config.loader import parse_config
 from cosyedge.config.source_sparkplug import DeathAlarms, SparkplugConfig, SparkplugRule
@@ -247,3 +248,17 @@ def test_a_sourced_alarm_reads_from_its_journaled_message_and_no_broker_may_forg
     assert isinstance(back, Offer) and back.announcement is None
     assert back.key == "spb-fault-1:return"
     assert intake.message(topic, alert.payload) is None  # published on the broker: not ours
+
+
+def test_without_protobuf_the_source_is_a_named_fault_and_the_rest_runs(tmp_path):
+    """A `google` package without protobuf ahead on the path: as on a machine lacking it."""
+    (tmp_path / "google").mkdir()
+    (tmp_path / "google" / "__init__.py").write_text("")
+    config = tmp_path / "c.yaml"
+    config.write_text("sources:\n  - sparkplug: {group: G}\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}:{REPO}"}
+    done = cosyedge("check", "--config", str(config), env=env)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + done.stderr
+    assert "would start without sparkplug: sources[0].sparkplug: Sparkplug B needs the " in said
+    assert "protobuf package" in said
