@@ -229,7 +229,7 @@ def test_the_configuration_names_the_key_path():
     ]
     wrong = config_problems("sources:\n  - sparkplug: {group: a/b}\n  - {}\n")
     assert wrong == [
-        'site.yaml: sources[0].sparkplug.group: "a/b": a group id (no / + # NUL)',
+        'site.yaml: sources[0].sparkplug.group: "a/b": a group id (no / + # NUL, not STATE)',
         "site.yaml: sources[1].kind: expected exactly one key naming the source's kind (sparkplug)",
     ]
     text = "        - {name: f, metric: F, when: boolean, text: '{nod} down'}\n"
@@ -248,6 +248,9 @@ def test_a_sourced_alarm_reads_from_its_journaled_message_and_no_broker_may_forg
     assert isinstance(back, Offer) and back.announcement is None
     assert back.key == "spb-fault-1:return"
     assert intake.message(topic, alert.payload) is None  # published on the broker: not ours
+    # The group's messages before the source runs (a persistent session's): never a template's.
+    assert intake.message("spBv1.0/G/NDATA/N", b"\x08\x01") is None
+    assert intake.message("spBv1.0/Other/NDATA/N", b"\x08\x01") is not None
 
 
 def test_without_protobuf_the_source_is_a_named_fault_and_the_rest_runs(tmp_path):

@@ -143,8 +143,8 @@ class SparkplugConfig:
     )
 
     def __post_init__(self) -> None:
-        if not self.group or _LEVEL_BAD.search(self.group):
-            raise ValueError(f"group: {show(self.group)}: a group id (no / + # NUL)")
+        if not self.group or _LEVEL_BAD.search(self.group) or self.group == "STATE":
+            raise ValueError(f"group: {show(self.group)}: a group id (no / + # NUL, not STATE)")
         names = [r.name for r in self.rules]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:

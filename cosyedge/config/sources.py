@@ -43,3 +43,10 @@ def check_sources(sources: tuple[SourceConfig, ...], voices: Collection[str]) ->
             for where, lang in sparkplug_langs(source.sparkplug):
                 if lang not in voices:
                     raise ValueError(f"sources[{i}].sparkplug.{where}: no voice for {lang!r}")
+
+
+def broker_prefixes(sources: tuple[SourceConfig, ...]) -> tuple[str, ...]:
+    """The topic prefixes the sources take from the daemon's broker: never a template's
+    alerts, even before their source has started (a persistent session still holds their
+    subscriptions from the last run)."""
+    return tuple(s.sparkplug.topic[:-1] for s in sources if s.sparkplug is not None)

@@ -102,7 +102,9 @@ class SparkplugSource(Component):
             seen = self._nodes.take(parsed, decoded)
             changes = self._judged(seen, now)
         if seen.ignored:
-            log.info("sparkplug: %s ignored: %s", topic, seen.ignored)
+            log.debug(
+                "sparkplug: %s ignored: %s", topic, seen.ignored
+            )  # asked, or told, at most every interval
         self._deliver(changes)
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
