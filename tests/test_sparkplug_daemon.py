@@ -124,6 +124,8 @@ def test_an_alarm_is_said_once_through_a_rebirth_and_returns_to_normal(
     said = next(r for r in listener.on(REPORTS) if r.get("id") == hot)
     assert said["text"] == "D1 temperature 83.5 degrees" and said["priority"] == "high"
     assert "ncmd" not in " ".join(edge.lines)  # nothing out of order: no rebirth asked
+    first = next(r for r in listener.on(REPORTS) if r.get("id") == fault)
+    print(f"NDATA to first audio: {first['latency_ms']} ms, {said['latency_ms']} ms")
     listener.close()
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.config.schema import Config
+from cosyedge.config.sources import broker_prefixes
 from cosyedge.config.templates import (
     CANARY_KEY,
     CANARY_LEVEL,
@@ -77,6 +78,7 @@ class Intake:
         self.canary_topic: str | None = (
             f"{monitor.canary_topic}/{config.mqtt.client_id}" if monitor.canary_interval_s else None
         )
+        self._sources = broker_prefixes(config.sources)
         reports = config.reports
         self._own_topics = {
             reports.outcome_topic,
@@ -127,6 +129,8 @@ class Intake:
         hear them) and Hermes requests for another site."""
         if topic in self._own_topics or sourced.is_sourced(topic):
             return None  # a source's topics are its own: a published copy is not its alert
+        if topic.startswith(self._sources):
+            return None  # a source's broker messages: heard by it once it runs, else dropped
         message = Message(topic, payload)
         if self._is_hermes(topic):
             request = hermes.request_of(payload, message.load_json)

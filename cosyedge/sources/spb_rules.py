@@ -232,6 +232,8 @@ class Rules:
     def _remember(self, value: Value) -> None:
         """A metric's units and description: its birth carries them, its data seldom does."""
         props, place = value.metric.properties, (value.node, value.device, value.name)
+        if not props or not self._rules_for(value):
+            return  # kept only for the metrics a rule says
         about = self._about.setdefault(place, {})
         for name, keys in (("units", UNITS), ("description", DESCRIPTION)):
             found = [props[k] for k in keys if isinstance(props.get(k), str)]
