@@ -18,6 +18,7 @@ import itertools
 import json
 import sys
 import threading
+import time
 
 from pysparkplug import (
     Client,
@@ -66,6 +67,12 @@ class Edge:
         self.node.register(Device(device, [metric(n, v) for n, v in self.values.items()]))
         self.node.connect("127.0.0.1", port=port, blocking=False)
         self.bd_seq = 0  # pysparkplug's first connection's
+        # Its births are published on connecting, on paho's thread, and then the bdSeq metric
+        # for the next connection is made: until then a data message could precede the birth.
+        will = self.node._bd_seq_metric
+        deadline = time.monotonic() + 20
+        while self.node._bd_seq_metric is will and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def command(self, _node: EdgeNode, message: Message) -> None:
         names = [m.name for m in message.payload.metrics]

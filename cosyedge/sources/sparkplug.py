@@ -75,9 +75,8 @@ class SparkplugSource(Component):
 
     def tick(self, now: float) -> Mapping[str, str | None]:
         """Alarms whose on-delay has passed go in now."""
-        with self._lock:
-            changes = self._rules.due(now)
-        self._deliver(changes)
+        with self._lock:  # delivered under it: an alarm and its return reach the door in order
+            self._deliver(self._rules.due(now))
         return {}
 
     # -- the tap -----------------------------------------------------------------------------
@@ -100,12 +99,9 @@ class SparkplugSource(Component):
         now = time.monotonic()
         with self._lock:
             seen = self._nodes.take(parsed, decoded)
-            changes = self._judged(seen, now)
-        if seen.ignored:
-            log.debug(
-                "sparkplug: %s ignored: %s", topic, seen.ignored
-            )  # asked, or told, at most every interval
-        self._deliver(changes)
+            self._deliver(self._judged(seen, now))
+        if seen.ignored:  # at debug: its rebirth is asked, or its need told, once an interval
+            log.debug("sparkplug: %s ignored: %s", topic, seen.ignored)
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
         return True
