@@ -110,6 +110,13 @@ def missing_wyoming_package() -> str | None:
     return f"the Wyoming server needs the wyoming package: {install_hint('wyoming')}"
 
 
+def missing_sparkplug_package() -> str | None:
+    """Why a Sparkplug B source cannot run here (its payloads need protobuf); None if it can."""
+    if _importable("google.protobuf"):
+        return None
+    return f"Sparkplug B needs the protobuf package: {install_hint('sparkplug')}"
+
+
 def phoneme_symbols(engine: str, model: Path | None) -> frozenset[str] | None:
     """The symbols the engine's model reads as phonemes, as read from its files on this
     machine (in NFD, as the voices hand them over): hibari's vocabulary, a Piper voice's

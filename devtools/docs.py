@@ -39,6 +39,8 @@ ENTRY = {
     "priorities": "<priority>",
     "outputs": "<name>",
     "zones": "<name>",
+    "sources": "[i]",
+    "rules": "[i]",
 }
 KINDS: dict[Any, str] = {
     bool: "true/false",

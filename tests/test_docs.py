@@ -126,6 +126,14 @@ def _file(path: str, value: Any, priority: str) -> str:
         entry = dict(FILL["templates[i]"])
         doc["templates"] = [entry]
         node, names = entry, names[1:]
+    if names[0] == "sources[i]":  # a source is one kind's section, in a list
+        section: dict[str, Any] = {"group": "G"}
+        doc["sources"] = [{"sparkplug": section}]
+        node, names = section, names[2:]
+        if names[0] == "rules[i]":
+            rule = {"name": "r", "metric": "M", "when": "boolean"}
+            section["rules"] = [rule]
+            node, names = rule, names[1:]
     if names[0] == "outputs" and len(names) > 1:  # an output is in a zone, or refused
         doc["zones"] = {"z": {"outputs": ["o"]}}
     if names[0] == "zones" and len(names) > 1:  # a zone plays on an output
@@ -147,7 +155,7 @@ def test_defaults_shown_are_the_embedded_defaults(monkeypatch, tmp_path):
     assert len(rows) > 80
     checked = []
     for path, kind, default in rows:
-        if kind == "section" or default == "**required**":
+        if kind.startswith("section") or default == "**required**":
             continue
         if path in DESCRIBED:
             assert DESCRIBED[path] in default, f"{path}: shown as {default!r}"
@@ -163,6 +171,7 @@ def test_defaults_shown_are_the_embedded_defaults(monkeypatch, tmp_path):
     assert "voices.<lang>.session.memory_arena" in checked
     assert "alarms.priorities.<priority>.reannounce_s" in checked
     assert "voices.<lang>.premium.after_hits" in checked
+    assert "sources[i].sparkplug.rules[i].deadband" in checked
 
 
 def test_a_wrong_default_would_be_caught():

@@ -404,6 +404,13 @@ class AlarmDesk:
         offers = [a.offer for a in alarms.values() if not a.cleared]
         return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
+    def unacknowledged(self) -> set[str]:
+        """The ids of the alarms held unacknowledged that have not returned to normal (a
+        source takes them as standing at its start)."""
+        with self._cond:
+            alarms = self.policy.board()
+        return {a.offer.key for a in alarms if not a.cleared}
+
     def board(self) -> dict[str, list[dict[str, Any]]]:
         """The unacknowledged alarms, most urgent and oldest first, and the shelves, as the
         operator page shows them; times are wall-clock (`since` its receipt, `until` a

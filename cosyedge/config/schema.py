@@ -17,6 +17,7 @@ from cosyedge.config.http import HttpConfig
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
+from cosyedge.config.sources import SourceConfig, check_sources
 from cosyedge.config.standby import StandbyConfig, check_standby
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
@@ -117,6 +118,13 @@ class Config:
             "off by default (docs/standby.md)"
         ),
     )
+    sources: tuple[SourceConfig, ...] = field(
+        default=(),
+        metadata=meta(
+            "plant systems heard as sources of alerts: each item one key naming its kind, "
+            "`sparkplug` (docs/sparkplug.md)"
+        ),
+    )
     state_dir: Path = field(
         default_factory=default_state_dir,
         metadata=meta(
@@ -165,6 +173,7 @@ class Config:
             check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
         check_standby(self.standby, self.mqtt, self.reports)
+        check_sources(self.sources, self.voices)
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())

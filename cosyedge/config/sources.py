@@ -1,0 +1,52 @@
+"""The plant systems alerts come from beside MQTT templates and HTTP (`sources:`): a list, each
+item a mapping with exactly one key, the kind of source, whose value is that kind's section
+(its parser in a module of its own: `source_<kind>.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field, fields
+
+from cosyedge.config.fields import meta
+from cosyedge.config.source_sparkplug import SparkplugConfig, sparkplug_langs
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """One source: exactly one of its keys, naming its kind."""
+
+    sparkplug: SparkplugConfig | None = field(
+        default=None, metadata=meta("a Sparkplug B group on the broker (docs/sparkplug.md)")
+    )
+
+    def __post_init__(self) -> None:
+        given = [f.name for f in fields(self) if getattr(self, f.name) is not None]
+        if len(given) != 1:
+            kinds = ", ".join(f.name for f in fields(self))
+            raise ValueError(f"kind: expected exactly one key naming the source's kind ({kinds})")
+
+    @property
+    def kind(self) -> str:
+        return next(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+
+def of_kind(sources: tuple[SourceConfig, ...], kind: str) -> list[tuple[int, object]]:
+    """The sections of one kind, each with its index in the list (its key path)."""
+    return [(i, getattr(s, kind)) for i, s in enumerate(sources) if s.kind == kind]
+
+
+def check_sources(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:
+    """Each source's phrases in a configured voice: ValueError naming the key if not."""
+    for i, source in enumerate(sources):
+        if source.sparkplug is not None:
+            for where, lang in sparkplug_langs(source.sparkplug):
+                if lang not in voices:
+                    raise ValueError(f"sources[{i}].sparkplug.{where}: no voice for {lang!r}")
+
+
+def broker_prefixes(sources: tuple[SourceConfig, ...]) -> tuple[str, ...]:
+    """The topic prefixes the sources take from the daemon's broker: never a template's
+    alerts, even before their source has started (a persistent session still holds their
+    subscriptions from the last run)."""
+    return tuple(s.sparkplug.topic[:-1] for s in sources if s.sparkplug is not None)
