@@ -392,7 +392,7 @@ def build_beside(core: Core, speech: Speech, start: Start) -> Beside:
     parts += [SpeechUpkeep(config, speech.renderer, speech.memory, speech.voices, idle, premium)]
     wiring = Wiring(
         config.voices, core.door, speech, core.desk, core.history, core.activity, core.observers,
-        start.snapshot, core.link.publish,
+        start.snapshot, core.link.publish, core.link.follow,
     )  # fmt: skip
     features, unstarted = build_features(wiring, config)
     parts += [c for components in features.values() for c in components]

@@ -19,7 +19,11 @@ from typing import TYPE_CHECKING
 from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
 from cosyedge.config.voices import VoiceConfig
-from cosyedge.installed import missing_opcua_package, missing_wyoming_package
+from cosyedge.installed import (
+    missing_opcua_package,
+    missing_sparkplug_package,
+    missing_wyoming_package,
+)
 from cosyedge.model import error_text
 from cosyedge.observe import Observers
 
@@ -52,6 +56,7 @@ class Wiring:
     observers: Observers
     snapshot: Callable[[Detail], Snapshot]
     publish: Callable[..., int]
+    follow: Callable[[], None] = lambda: None  # the link subscribes what the door takes now
 
     @functools.cached_property
     def callers(self) -> tuple[LocalApi, Turns]:
@@ -131,28 +136,56 @@ def _discovery_wanted(config: Config) -> bool:
     return config.homeassistant.discovery or remembered(config)
 
 
+def _sparkplug(wiring: Wiring, config: Config) -> list[Component]:
+    from cosyedge.config.sources import of_kind
+    from cosyedge.sources.sparkplug import SparkplugSource
+
+    w = wiring
+    sections = [section for _, section in of_kind(config.sources, "sparkplug")]
+    return [
+        SparkplugSource(section, w.door, w.publish, w.desk.unacknowledged, w.follow)
+        for section in sections
+    ]
+
+
+def _missing_sparkplug(config: Config) -> str | None:
+    from cosyedge.config.sources import of_kind
+
+    first = of_kind(config.sources, "sparkplug")[0][0]
+    missing = missing_sparkplug_package()
+    return f"sources[{first}].sparkplug: {missing}" if missing else None
+
+
+def _has(kind: str) -> Callable[[Config], bool]:
+    return lambda config: any(source.kind == kind for source in config.sources)
+
+
 def _opcua(wiring: Wiring, config: Config) -> list[Component]:
+    from cosyedge.config.sources import of_kind
     from cosyedge.sources.opcua import OpcuaSource  # the `opcua` extra
 
     sources = []
-    for source in config.sources:
-        if source.opcua is not None:
-            made = OpcuaSource(source.opcua, wiring.door, wiring.desk, config.state_dir)
-            wiring.observers.add(made)  # it hears the operator's acks in the history's facts
-            sources.append(made)
+    for _, section in of_kind(config.sources, "opcua"):
+        made = OpcuaSource(section, wiring.door, wiring.desk, config.state_dir)
+        wiring.observers.add(made)  # it hears the operator's acks in the history's facts
+        sources.append(made)
     return sources
 
 
 def _missing_opcua(config: Config) -> str | None:
+    from cosyedge.config.sources import of_kind
+
+    first = of_kind(config.sources, "opcua")[0][0]
     missing = missing_opcua_package()
-    return f"sources: {missing}" if missing else None
+    return f"sources[{first}].opcua: {missing}" if missing else None
 
 
 FEATURES = (
     Feature("http", lambda config: config.http.enabled, _http),
     Feature("wyoming", lambda config: config.wyoming.enabled, _wyoming, _missing_wyoming),
     Feature("homeassistant", _discovery_wanted, _discovery, live=True),
-    Feature("opcua", lambda config: any(s.opcua for s in config.sources), _opcua, _missing_opcua),
+    Feature("sparkplug", _has("sparkplug"), _sparkplug, _missing_sparkplug),
+    Feature("opcua", _has("opcua"), _opcua, _missing_opcua),
 )
 
 

@@ -112,6 +112,13 @@ def missing_wyoming_package() -> str | None:
     return f"the Wyoming server needs the wyoming package: {install_hint('wyoming')}"
 
 
+def missing_sparkplug_package() -> str | None:
+    """Why a Sparkplug B source cannot run here (its payloads need protobuf); None if it can."""
+    if _importable("google.protobuf"):
+        return None
+    return f"Sparkplug B needs the protobuf package: {install_hint('sparkplug')}"
+
+
 def missing_opcua_package() -> str | None:
     """Why an OPC UA source cannot run on this machine, naming what to install; None when it
     can."""

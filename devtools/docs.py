@@ -36,10 +36,11 @@ CLI_PAGE = "docs/man/cosyedge.1"
 ENTRY = {
     "voices": "<lang>",
     "templates": "[i]",
-    "sources": "[i]",
     "priorities": "<priority>",
     "outputs": "<name>",
     "zones": "<name>",
+    "sources": "[i]",
+    "rules": "[i]",
 }
 KINDS: dict[Any, str] = {
     bool: "true/false",

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import select
+import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,18 +34,79 @@ def conversion_unavailable() -> str | None:
 
 
 def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """Run code in the conversion venv, on one thread (the machine is shared). At the
-    suite's own priority: at nice 10 beside five busy workers it waited minutes for the CPU,
-    and the run waited for it at its end."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
-    return subprocess.run(
-        [str(cosyvoice_python()), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=REPO,
-        env=env,
-    )
+    """Run `python ARGS` in the conversion venv, on one thread (the machine is shared), at the
+    suite's own priority (at nice 10 beside five busy workers it waited minutes for the CPU).
+    Each runs in a fork of this test process's one server of the venv (cosyvoice_forkserver.py),
+    which has imported torch and the reference's classes once."""
+    return _server().run(list(args), timeout)
+
+
+@functools.cache
+def _server() -> ForkServer:
+    return ForkServer()
+
+
+def forked_cpu_seconds() -> float:
+    """The CPU of the commands run so far in this test process's server and of its imports,
+    which its own accounting cannot see (they are not its children)."""
+    return _server().cpu if _server.cache_info().currsize else 0.0
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
+
+
+class ForkServer:
+    """The conversion venv's process that forks a child per command; it ends with its input,
+    so with the test process."""
+
+    def __init__(self) -> None:
+        self.pending = b""
+        self.process = subprocess.Popen(
+            [str(cosyvoice_python()), str(REPO / "tests" / "cosyvoice_forkserver.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=REPO,
+            env=_env(),
+        )
+        self.cpu = self._reply(600)["cpu"]
+
+    def run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        with tempfile.TemporaryDirectory(prefix="cosyvoice-run-") as tmp:
+            out, err = Path(tmp) / "out", Path(tmp) / "err"
+            request = {"args": args, "env": _env(), "cwd": str(REPO), "out": str(out)}
+            self._send({**request, "err": str(err)})
+            pid = self._reply(timeout)["pid"]
+            try:
+                ended = self._reply(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(pid, signal.SIGKILL)
+                self.cpu += self._reply(10)["cpu"]
+                raise
+            self.cpu += ended["cpu"]
+            return subprocess.CompletedProcess(args, ended["rc"], out.read_text(), err.read_text())
+
+    def _send(self, request: dict) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps(request) + "\n").encode())
+        self.process.stdin.flush()
+
+    def _reply(self, timeout: float) -> dict:
+        """The server's next line; TimeoutExpired when none comes in `timeout` seconds, and
+        an error naming its exit when it has ended (an import failed: its stderr is the
+        test's). Read from the descriptor itself: a buffered reader could hold the second
+        line while select waits for more."""
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            if not select.select([fd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(self.process.args, timeout)
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise RuntimeError(f"the conversion venv's server ended ({self.process.wait()})")
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return json.loads(line)
 
 
 class PackUnavailable(Exception):

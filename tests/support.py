@@ -119,13 +119,27 @@ def state_dir_of(config_text: str, env: dict[str, str]) -> Path | None:
     return Path(env["XDG_STATE_HOME"]) / "cosyedge" if env.get("XDG_STATE_HOME") else None
 
 
-def seed_models(state_dir: Path | None, made: Path | None) -> None:
+def seed_models(state_dir: Path | None, made: Path | None, config_text: str = "") -> None:
     """Copy a run's saved optimized graphs and tables into a daemon's `state_dir/models` before
     its first start, as a gateway has them after its own first start: each daemon in the suite
-    would otherwise spend seconds making them again. A directory already there is left alone."""
+    would otherwise spend seconds making them again. A directory already there is left alone.
+    A config with the Piper voice gets its files too (conftest's `saved_models`: made beside
+    the default voices', in `../../piper/models`)."""
     if state_dir is None or made is None or (state_dir / "models").exists():
         return
     shutil.copytree(made, state_dir / "models", ignore=shutil.ignore_patterns(".made"))
+    piper = made.parent.parent / "piper" / "models"
+    if "engine: piper" in config_text and piper.is_dir():
+        _add_models(piper, state_dir / "models")
+
+
+def _add_models(source: Path, target: Path) -> None:
+    """`source`'s kept files added to `target`'s, and its models' digests to target's."""
+    for path in source.iterdir():
+        if path.name != "digests.json" and not (target / path.name).exists():
+            shutil.copy2(path, target / path.name)
+    digests = [json.loads((d / "digests.json").read_text()) for d in (source, target)]
+    (target / "digests.json").write_text(json.dumps({**digests[0], **digests[1]}))
 
 
 def _worker_ports() -> itertools.cycle:
@@ -364,7 +378,8 @@ class Daemon:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, wait_ready: bool = True) -> Daemon:
-        seed_models(state_dir_of(self.config.read_text(), self.env), self.models)
+        text = self.config.read_text()
+        seed_models(state_dir_of(text, self.env), self.models, text)
         log = self.log_path.open("ab")
         # The log is appended to: a restart waits for a ready line of its own.
         earlier = len(re.findall(READY_LOG, self.log()))

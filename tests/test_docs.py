@@ -31,8 +31,7 @@ DESCRIBED = {
     "mqtt.client_id": "<hostname>",
     "cache.dir": "$",
     "state_dir": "$",
-    # Null alone is refused: a source names its kind, and its policy needs a certificate.
-    "sources[i].opcua": "`null`",
+    # Null alone is refused: the policy needs a certificate.
     "sources[i].opcua.security.certificate": "`null`",
     "sources[i].opcua.security.private_key": "`null`",
 }
@@ -43,12 +42,13 @@ FILL = {
     "rtp": {"address": "239.1.1.1"},
     "tone": {"name": "continuous"},
     "recorded": {"file": "/nonexistent/message.wav"},  # read by the daemon, not the loader
-    # Files the loader checks are readable: this one is.
-    "sources[i]": {
-        "opcua": {
-            "endpoint": "opc.tcp://plc:4840",
-            "security": {"certificate": __file__, "private_key": __file__},
-        }
+}
+# A source's required keys, by its kind (files the loader checks are readable: this one is).
+SOURCE_FILL: dict[str, dict[str, Any]] = {
+    "sparkplug": {"group": "G"},
+    "opcua": {
+        "endpoint": "opc.tcp://plc:4840",
+        "security": {"certificate": __file__, "private_key": __file__},
     },
 }
 UNSET = object()
@@ -138,10 +138,19 @@ def _file(path: str, value: Any, priority: str) -> str:
     doc: dict[str, Any] = {}
     node = doc
     names = path.split(".")
-    if names[0] in ("templates[i]", "sources[i]"):
-        entry = copy.deepcopy(FILL[names[0]])
-        doc[names[0].removesuffix("[i]")] = [entry]
+    if names[0] == "templates[i]":
+        entry = dict(FILL["templates[i]"])
+        doc["templates"] = [entry]
         node, names = entry, names[1:]
+    if names[0] == "sources[i]":  # a source is one kind's section, in a list
+        kind = names[1]
+        section: dict[str, Any] = copy.deepcopy(SOURCE_FILL[kind])
+        doc["sources"] = [{kind: section}]
+        node, names = section, names[2:]
+        if names and names[0] == "rules[i]":
+            rule = {"name": "r", "metric": "M", "when": "boolean"}
+            section["rules"] = [rule]
+            node, names = rule, names[1:]
     if names[0] == "outputs" and len(names) > 1:  # an output is in a zone, or refused
         doc["zones"] = {"z": {"outputs": ["o"]}}
     if names[0] == "zones" and len(names) > 1:  # a zone plays on an output
@@ -163,7 +172,7 @@ def test_defaults_shown_are_the_embedded_defaults(monkeypatch, tmp_path):
     assert len(rows) > 80
     checked = []
     for path, kind, default in rows:
-        if kind == "section" or default == "**required**":
+        if kind.startswith("section") or default == "**required**":
             continue
         if path in DESCRIBED:
             assert DESCRIBED[path] in default, f"{path}: shown as {default!r}"
@@ -179,6 +188,7 @@ def test_defaults_shown_are_the_embedded_defaults(monkeypatch, tmp_path):
     assert "voices.<lang>.session.memory_arena" in checked
     assert "alarms.priorities.<priority>.reannounce_s" in checked
     assert "voices.<lang>.premium.after_hits" in checked
+    assert "sources[i].sparkplug.rules[i].deadband" in checked
 
 
 def test_a_wrong_default_would_be_caught():

@@ -27,12 +27,12 @@ BASE = (
 )
 # In the order an alert passes through them (docs/architecture.md). The HTTP API is a source
 # of alerts beside MQTT: first, so it may use intake and speech, and no stage may use it; so
-# are Home Assistant's discovery and the Wyoming server.
+# are Home Assistant's discovery and the Wyoming server, and the plant systems' sources.
 STAGES = (
     "homeassistant",
     "wyoming",
     "http",
-    "sources",  # a plant system's alarms (OPC UA), handed to the door as MQTT's are
+    "sources",
     "mqtt",
     "intake",
     "alarms",

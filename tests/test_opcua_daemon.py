@@ -55,7 +55,7 @@ def test_an_asyncua_alarm_raised_changed_acknowledged_and_returned(
         wait_until(lambda: outcomes(listener, "spoken"), 30, "the standing alarm spoken")
         (first,) = outcomes(listener, "spoken")
         assert first["priority"] == "high" and first["text"] == "Tank 3: Level high"
-        assert first["topic"] == f"opcua/tank/{server.ready['condition']}"
+        assert first["topic"] == f"cosyedge/source/opcua/tank/{server.ready['condition']}"
 
         # A new severity and message while it stands: said again, at the new priority.
         sent = time.time()

@@ -10,7 +10,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from speech import transcribe
 from support import once_per_run
@@ -53,6 +52,8 @@ def test_report_and_file(quantized):
 
 
 def test_weights_are_int8_except_the_vocoder(quantized):
+    import onnx  # not at the top: every worker collects this file, and onnx takes 2.7 s
+
     graph = onnx.load(str(quantized.out)).graph
     integer_ops = {n.op_type for n in graph.node if n.op_type.endswith("Integer")}
     assert integer_ops & {"ConvInteger", "MatMulInteger"}

@@ -172,3 +172,30 @@ def _said_by_anyone(heard: Listener) -> set[str]:
 
 def _takeover_said(event: dict) -> bool:
     return event["event"] == "fault_announcement" and event["fault"] == "standby"
+
+
+def test_a_primary_whose_card_is_gone_is_spoken_for_once_its_fault_lasts_takeover_s(
+    broker, make_daemon, tmp_path
+):
+    """Connected, queueing, but its sound device cannot be opened: its status's `audio`
+    fault, lasting `takeover_s`, has the standby say the alert it cannot."""
+    standby_sink = AlsaSink(tmp_path / "alsa-standby")
+    dead = tmp_path / "dead-card.asoundrc"  # a card whose file cannot be made
+    dead.write_text(
+        'pcm.!default {\n  type file\n  slave.pcm "null"\n'
+        f'  file "{tmp_path}/no-such-dir/play.raw"\n  format "raw"\n}}\n'
+    )
+    heard = Listener(broker.port, *REPORTS, "cosyedge/status", "standby/status")
+    dead_env = {"ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{dead}"}
+    make_daemon(gateway(broker.port, tmp_path / "p", PRIMARY), env=dead_env)
+    make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, 1.5), env=standby_sink.env)
+    alert(broker.port, "m-1")
+    heard.wait_for("cosyedge/status", lambda s: "audio" in s[-1].get("faults", {}), 30)
+    said = heard.wait_for("standby/report", lambda r: any(x["id"] == "m-1" for x in r), 30)
+    assert [(r["id"], r["outcome"], r["by"]) for r in said] == [("m-1", "spoken", "standby")]
+    assert len(standby_sink.files()) >= 1
+    # The fault follows at the monitor's next tick: a status may show "mute" before it.
+    status = heard.wait_for("standby/status", lambda s: "standby" in s[-1]["faults"], 10)
+    assert status[-1]["standby"]["primary"] == "mute"
+    assert "(its fault audio: " in status[-1]["faults"]["standby"]
+    heard.close()

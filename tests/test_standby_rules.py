@@ -220,3 +220,51 @@ def test_a_covered_hermes_request_is_answered_by_the_primary_alone(standby):
     (report,) = standby.reports()
     assert (report["id"], report["outcome"]) == (key, "covered")
     assert standby.reports(hermes.FINISHED) == standby.reports(hermes.ERROR) == []
+
+
+def test_a_primary_that_cannot_be_heard_is_spoken_for_after_takeover_s(standby):
+    """Connected and queueing but mute (its card gone, a stuck announcer): its status's fault
+    counts as its absence once it has lasted `takeover_s`; heard again, it is held for."""
+    degraded = {"state": "degraded", "faults": {"audio": "the sound device is gone"}}
+    standby.primary("cosyedge/status", degraded)
+    standby.send("E", "critical")
+    assert standby.take(0.3) is None  # the fault may pass: it must last takeover_s
+    assert standby.desk.standby_fault() is None
+    took = standby.take(1.0)
+    assert took is not None and took.key == "E"
+    fault = str(standby.desk.standby_fault())
+    assert fault.startswith("primary cannot be heard since ")
+    assert fault.endswith("(its fault audio: the sound device is gone); speaking for it")
+    assert standby.desk.standby.shown(time.monotonic())["primary"] == "mute"
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})  # heard again
+    assert standby.desk.standby_fault() is None
+    standby.send("F")
+    time.sleep(0.7)
+    assert standby.take() is None
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        {"audio:hall": "gone"},  # one output of a zoned primary: its other zones still speak
+        {"voice": "failed"},  # heard, as the generic phrase
+        {"journal": "disk full"},
+        ["audio"],  # not an object: no fault read from it
+        "audio",
+    ],
+)
+def test_faults_that_leave_the_primary_heard_keep_the_copies_held(standby, faults):
+    standby.primary("cosyedge/status", {"state": "degraded", "faults": faults})
+    standby.send("G")
+    time.sleep(0.7)
+    assert standby.take() is None
+    assert standby.desk.standby_fault() is None
+
+
+def test_a_mute_primarys_long_fault_reason_is_told_cut(standby):
+    standby.primary(
+        "cosyedge/status", {"state": "degraded", "faults": {"player-stuck": "x" * 10**5}}
+    )
+    time.sleep(0.7)
+    fault = str(standby.desk.standby_fault())
+    assert "(its fault player-stuck: " in fault and len(fault) < 400

@@ -17,6 +17,7 @@ import base64
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -258,14 +259,14 @@ class AlarmDesk:
                 self.standby.heard(time.monotonic(), time.time())
                 self._cond.notify_all()
 
-    def primary_status(self, state: str | None) -> None:
-        """The primary's retained status says `state` (None: it has none)."""
+    def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
+        """The primary's retained status says `state` (None: it has none) and `faults`."""
         if self.standby is None:
             return
         with self._cond:
             now = time.monotonic()
             was = self.standby.alive(now)
-            self.standby.status(state, now, time.time())
+            self.standby.status(state, faults, now, time.time())
             alive = self.standby.alive(now)
             self._cond.notify_all()
         if alive != was:  # its status changes with every alert: only a change of role is told
@@ -411,6 +412,13 @@ class AlarmDesk:
             _, alarms = self.policy.lasting()
         offers = [a.offer for a in alarms.values() if not a.cleared]
         return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
+
+    def unacknowledged(self) -> set[str]:
+        """The ids of the alarms held unacknowledged that have not returned to normal (a
+        source takes them as standing at its start)."""
+        with self._cond:
+            alarms = self.policy.board()
+        return {a.offer.key for a in alarms if not a.cleared}
 
     def board(self) -> dict[str, list[dict[str, Any]]]:
         """The unacknowledged alarms, most urgent and oldest first, and the shelves, as the

@@ -10,7 +10,11 @@ primary's retained status (docs/standby.md, "The evidence"):
   that exists comes with the first messages);
 - gone: its status is `offline` (its Last Will, which the broker publishes when its
   connection drops or its keepalive lapses, or what it publishes itself at a stop), or it has
-  none (never started, or cleared) `takeover_s` after our first message.
+  none (never started, or cleared) `takeover_s` after our first message;
+- mute, which counts as gone: its status has carried a fault that keeps it from being heard
+  (`MUTE`: its sound device, a stuck announcer or player) for `takeover_s`. Alive, connected
+  and queueing, it says nothing meanwhile; when it is heard again it may say some of what the
+  standby said (between twice and never, twice).
 
 While it is gone, an item is said at once if every alert in it came after the primary went
 (no primary could have said it), else once each has waited `takeover_s` since its receipt
@@ -30,6 +34,10 @@ from typing import Any
 from cosyedge.model import Item, ItemKind
 
 OFFLINE = "offline"
+# The primary's faults that keep it from being heard: no device, or a stage that stopped
+# (alarms.md). A zoned primary's `audio:<output>` is not one: its other zones still speak.
+MUTE = frozenset({"audio", "announcer-stuck", "player-stuck"})
+REASON_MAX = 200  # of a primary's fault, told in ours
 ENDED_MAX = 10_000  # primary outcomes kept for copies not yet here: a flood's worth
 
 
@@ -45,6 +53,7 @@ class Watch:
         self.state: str | None = None  # the primary's status `state`; None: none heard
         self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
         self._offline: tuple[float, float] | None = None  # when its `offline` came
+        self._mute: tuple[float, float, str] | None = None  # since when, and which fault
         self._spoke = False  # an item was said since the primary went
         self._ended: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
 
@@ -54,13 +63,20 @@ class Watch:
         if self._heard is None:
             self._heard = (now, wall)
 
-    def status(self, state: str | None, now: float, wall: float) -> None:
-        """The primary's retained status said `state` (None: cleared, as if never sent)."""
+    def status(self, state: str | None, faults: Mapping[str, Any], now: float, wall: float) -> None:
+        """The primary's retained status said `state` (None: cleared, as if never sent) with
+        `faults` (name -> reason)."""
         if state == OFFLINE and self.state != OFFLINE:
             self._offline = (now, wall)
         elif state != OFFLINE:
             self._offline = None
         self.state = state
+        mute = sorted(MUTE & faults.keys()) if state != OFFLINE else []
+        if not mute:
+            self._mute = None
+        elif self._mute is None:
+            reason = str(faults[mute[0]])[:REASON_MAX]  # the primary's words, as it sent them
+            self._mute = (now, wall, f"{mute[0]}: {reason}")
         if self.alive(now):
             self._spoke = False  # back: the next takeover is told again
 
@@ -70,6 +86,8 @@ class Watch:
             return self._offline
         if self.state is None and self._heard and now >= self._heard[0] + self.takeover_s:
             return self._heard
+        if self._mute and now >= self._mute[0] + self.takeover_s:
+            return self._mute[0] + self.takeover_s, self._mute[1] + self.takeover_s
         return None
 
     def alive(self, now: float) -> bool:
@@ -117,16 +135,22 @@ class Watch:
         since = _when(gone[1])
         if self.state == OFFLINE:
             return f"primary offline since {since} (its status is offline); speaking for it"
-        return f"primary offline since {since} (it has no status); speaking for it"
+        if self.state is None:
+            return f"primary offline since {since} (it has no status); speaking for it"
+        fault = self._mute[2] if self._mute else ""
+        return f"primary cannot be heard since {since} (its fault {fault}); speaking for it"
 
     def shown(self, now: float) -> dict[str, Any]:
         """The standby's part of the status: the primary's state as the evidence has it."""
         gone = self._gone_at(now)
-        primary = "online" if gone is None else "offline"
+        primary = "online" if gone is None else "mute" if self._muted(now) else "offline"
         shown: dict[str, Any] = {"role": "standby", "primary": primary}
         if gone is not None:
             shown["since"] = round(gone[1], 3)
         return shown
+
+    def _muted(self, now: float) -> bool:
+        return self.state not in (OFFLINE, None) and self._gone_at(now) is not None
 
 
 def _when(wall: float) -> str:

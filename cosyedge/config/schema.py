@@ -121,9 +121,8 @@ class Config:
     sources: tuple[SourceConfig, ...] = field(
         default=(),
         metadata=meta(
-            "plant systems whose own alarms are taken as alerts beside MQTT, each a mapping "
-            "with one key naming its kind: `- opcua: {endpoint: ...}` (docs/opcua.md)",
-            shown="`[]`",
+            "plant systems heard as sources of alerts: each item one key naming its kind, "
+            "`sparkplug` (docs/sparkplug.md) or `opcua` (docs/opcua.md)"
         ),
     )
     state_dir: Path = field(

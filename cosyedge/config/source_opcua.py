@@ -90,9 +90,9 @@ class OpcuaConfig:
     name: str = field(
         default="opcua",
         metadata=meta(
-            "the source's name: its alerts' topics are `opcua/<name>/<condition>` (what "
-            "commands and shelves name), its fault `opcua:<name>`; lowercase letters, digits, "
-            "`-` and `_`, unique among the sources"
+            "the source's name: its alerts' topics are `cosyedge/source/opcua/<name>/"
+            "<condition>` (what commands and shelves name), its fault `opcua:<name>`; "
+            "lowercase letters, digits, `-` and `_`, unique among the OPC UA sources"
         ),
     )
     security: SecurityConfig = field(
@@ -178,10 +178,6 @@ class OpcuaConfig:
             if name in self.priorities and severity >= self.priorities[name]:
                 return name
         return "low"
-
-    @property
-    def topic(self) -> str:
-        return f"opcua/{self.name}"
 
     def warnings(self, path: str) -> list[str]:
         """What is allowed but unwise: a session without security, secrets others may read."""

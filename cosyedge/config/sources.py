@@ -1,84 +1,82 @@
-"""The plant systems alerts are taken from beside MQTT (`sources`): a list whose items each name
-their kind by their one key (`- opcua: {...}`). Each kind's section is a module of its own
-(`source_<kind>.py`); a kind is one field here.
+"""The plant systems alerts come from beside MQTT templates and HTTP (`sources:`): a list, each
+item a mapping with exactly one key, the kind of source, whose value is that kind's section
+(its parser in a module of its own: `source_<kind>.py`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Collection
+from dataclasses import dataclass, field, fields
 
 from cosyedge.config.fields import meta, show
 from cosyedge.config.source_opcua import OpcuaConfig
-from cosyedge.config.templates import TemplateConfig
-
-
-class Section(Protocol):
-    """What every kind's section has: its name, where its alerts are (`topic`), and what of
-    it is allowed but unwise."""
-
-    name: str
-    templates: dict[str, str]
-
-    @property
-    def topic(self) -> str: ...
-    def warnings(self, path: str) -> list[str]: ...
+from cosyedge.config.source_sparkplug import SparkplugConfig, sparkplug_langs
 
 
 @dataclass(frozen=True)
 class SourceConfig:
-    """One source (`sources[i]`): exactly one of its kinds."""
+    """One source: exactly one of its keys, naming its kind."""
 
+    sparkplug: SparkplugConfig | None = field(
+        default=None, metadata=meta("a Sparkplug B group on the broker (docs/sparkplug.md)")
+    )
     opcua: OpcuaConfig | None = field(
-        default=None,
-        metadata=meta("an OPC UA server's Alarms & Conditions (docs/opcua.md)"),
+        default=None, metadata=meta("an OPC UA server's Alarms & Conditions (docs/opcua.md)")
     )
 
     def __post_init__(self) -> None:
-        given = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]
-        if not given:
-            kinds = ", ".join(f.name for f in dataclasses.fields(self))
-            raise ValueError(
-                f"kind: none given; a source is a mapping whose one key is its kind ({kinds})"
-            )
-        if len(given) > 1:
-            raise ValueError(f"{given[1]}: one kind per source, and {given[0]} is given too")
+        given = [f.name for f in fields(self) if getattr(self, f.name) is not None]
+        if len(given) != 1:
+            kinds = ", ".join(f.name for f in fields(self))
+            raise ValueError(f"kind: expected exactly one key naming the source's kind ({kinds})")
 
     @property
     def kind(self) -> str:
-        return next(f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None)
-
-    @property
-    def section(self) -> Section:
-        return getattr(self, self.kind)  # type: ignore[no-any-return]
+        return next(f.name for f in fields(self) if getattr(self, f.name) is not None)
 
 
-def check_sources(sources: tuple[SourceConfig, ...], voices: Mapping[str, Any]) -> None:
-    """Names unique within each kind, and a voice for every language a phrase is given in."""
-    seen: set[tuple[str, str]] = set()
+def of_kind(sources: tuple[SourceConfig, ...], kind: str) -> list[tuple[int, object]]:
+    """The sections of one kind, each with its index in the list (its key path)."""
+    return [(i, getattr(s, kind)) for i, s in enumerate(sources) if s.kind == kind]
+
+
+def check_sources(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:
+    """Each source's phrases in a configured voice: ValueError naming the key if not."""
     for i, source in enumerate(sources):
-        section, path = source.section, f"sources[{i}].{source.kind}"
-        if (source.kind, section.name) in seen:
+        if source.sparkplug is not None:
+            for where, lang in sparkplug_langs(source.sparkplug):
+                if lang not in voices:
+                    raise ValueError(f"sources[{i}].sparkplug.{where}: no voice for {lang!r}")
+    check_opcua(sources, voices)
+
+
+def check_opcua(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:
+    """OPC UA sources' names unique (their topics and faults), their phrases' languages
+    with a voice."""
+    names: set[str] = set()
+    for i, section in of_kind(sources, "opcua"):
+        assert isinstance(section, OpcuaConfig)
+        path = f"sources[{i}].opcua"
+        if section.name in names:
             raise ValueError(f"{path}.name: {show(section.name)} is taken by another source")
-        seen.add((source.kind, section.name))
+        names.add(section.name)
         for lang in section.templates:
             if lang not in voices:
                 raise ValueError(f"{path}.templates.{lang}: no voice configured for {show(lang)}")
 
 
-def source_templates(sources: tuple[SourceConfig, ...]) -> tuple[TemplateConfig, ...]:
-    """The intake's template for each source's alerts: the source makes the phrase itself (in
-    the language it chose, the payload's `lang`), the intake takes it as given."""
-    found = []
-    for source in sources:
-        section = source.section
-        lang = next(iter(section.templates))
-        topic = f"{section.topic}/#"
-        found.append(TemplateConfig(topic=topic, text="{text}", payload="json", lang=lang))
-    return tuple(found)
-
-
 def source_warnings(sources: tuple[SourceConfig, ...]) -> list[str]:
-    return [w for i, s in enumerate(sources) for w in s.section.warnings(f"sources[{i}].{s.kind}")]
+    """What is allowed but unwise in the sources: an OPC UA session without security,
+    secrets others may read."""
+    found = []
+    for i, section in of_kind(sources, "opcua"):
+        assert isinstance(section, OpcuaConfig)
+        found += section.warnings(f"sources[{i}].opcua")
+    return found
+
+
+def broker_prefixes(sources: tuple[SourceConfig, ...]) -> tuple[str, ...]:
+    """The topic prefixes the sources take from the daemon's broker: never a template's
+    alerts, even before their source has started (a persistent session still holds their
+    subscriptions from the last run)."""
+    return tuple(s.sparkplug.topic[:-1] for s in sources if s.sparkplug is not None)

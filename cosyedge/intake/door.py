@@ -80,6 +80,12 @@ class Door(Component):
         """What the session subscribes to: the intake's filters, then the taps' topics."""
         return [*self.intake.filters, *(t for tap in self.taps for t in tap.topics)]
 
+    def add_tap(self, tap: Tap) -> None:
+        """A tap that starts after the door (a source of alerts, features.py): it takes its
+        messages from now on; the link subscribes its topics once asked to follow."""
+        tap.use(self.intake)
+        self.taps = (*self.taps, tap)  # one assignment: paho's thread reads one tuple or the other
+
     def reconfigure(self, config: Config) -> None:
         self.intake = Intake(config)
         for tap in self.taps:

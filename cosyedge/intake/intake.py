@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.config.schema import Config
-from cosyedge.config.sources import source_templates
+from cosyedge.config.sources import broker_prefixes
 from cosyedge.config.templates import (
     CANARY_KEY,
     CANARY_LEVEL,
@@ -27,7 +27,7 @@ from cosyedge.config.templates import (
     TemplateConfig,
     looks_like_canary,
 )
-from cosyedge.intake import hermes, local
+from cosyedge.intake import hermes, local, sourced
 from cosyedge.intake.alert import (
     Message,
     brief,
@@ -71,18 +71,14 @@ _NOT_OUR_CANARY = (
 class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
-        sources = source_templates(config.sources)
-        templates = (*notify_templates(config), *sources, *config.templates)
-        # What the sources (OPC UA, ...) hand the door themselves: never heard on MQTT, where
-        # anyone could publish it.
-        self._source_filters = {t.topic for t in sources}
-        self._source_prefixes = tuple(t.topic.removesuffix("#") for t in sources)
+        templates = (*notify_templates(config), *config.templates)
         self.templates = TemplateSet(templates, tuple(config.zones))
         # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
         monitor = config.monitor
         self.canary_topic: str | None = (
             f"{monitor.canary_topic}/{config.mqtt.client_id}" if monitor.canary_interval_s else None
         )
+        self._sources = broker_prefixes(config.sources)
         reports = config.reports
         self._own_topics = {
             reports.outcome_topic,
@@ -100,8 +96,7 @@ class Intake:
             extra.append(self.canary_topic)
         if self.config.hermes.enabled:
             extra.append(hermes.SAY)
-        heard = [f for f in self.templates.filters if f not in self._source_filters]
-        return list(dict.fromkeys([*heard, *extra]))
+        return list(dict.fromkeys([*self.templates.filters, *extra]))
 
     @functools.cached_property
     def own_topics(self) -> frozenset[str]:
@@ -132,8 +127,10 @@ class Intake:
     def message(self, topic: str, payload: bytes) -> Message | None:
         """The message, or None when it is not ours: our own reports (a `#` template would
         hear them) and Hermes requests for another site."""
-        if topic in self._own_topics or topic.startswith(self._source_prefixes):
-            return None
+        if topic in self._own_topics or sourced.is_sourced(topic):
+            return None  # a source's topics are its own: a published copy is not its alert
+        if topic.startswith(self._sources):
+            return None  # a source's broker messages: heard by it once it runs, else dropped
         message = Message(topic, payload)
         if self._is_hermes(topic):
             request = hermes.request_of(payload, message.load_json)
@@ -235,6 +232,8 @@ class Intake:
             return self._say(ticket, message, at)
         if ticket.topic == local.SAY_TOPIC:
             return self._local_say(ticket, message, at)
+        if sourced.is_sourced(ticket.topic):
+            return self._sourced(ticket, message, at)
         payload = message.payload
         max_bytes = self.config.mqtt.max_payload_bytes
         alarms = self.config.alarms
@@ -294,6 +293,20 @@ class Intake:
             reannounce_s=alarms.priorities.of(request.priority).reannounce_s,
         )
         return Offer(ticket, alert.id, at, timing, announcement, request.volume)
+
+    def _sourced(self, ticket: Ticket, message: Message, at: float) -> Offer:
+        """An alarm a source decided (`sourced`): said as the source made it, timed as the
+        alarms: section times its priority; an alarm in the ISA-18.2 figures by its topic."""
+        got = sourced.read(message.payload)
+        if got.text is None:
+            return Offer(ticket, got.key, at)
+        alert = Alert(ticket.topic, dict(got.fields), got.id, got.priority, ticket.received)
+        said = Announcement(got.text, got.lang, got.priority, alert, alarm=ticket.topic)
+        timing = Timing(
+            ttl_s=self.config.alarms.ttl_s,
+            reannounce_s=self.config.alarms.priorities.of(got.priority).reannounce_s,
+        )
+        return Offer(ticket, got.key, at, timing, self._sayable(said, got.lang))
 
     def sayable(self, text: str, asked: str, default: str) -> tuple[str, tuple[str, ...]]:
         """The one rule for what may be spoken, whichever door the text came in by (an

@@ -37,9 +37,12 @@ class PrimaryTap(Component):
             self._heard = True
             self.desk.heard()
         if topic == self.config.status_topic:
-            status = _decoded(payload) if payload else {}
-            state = status.get("state") if status is not None else None
-            self.desk.primary_status(state if isinstance(state, str) else None)
+            status = (_decoded(payload) if payload else {}) or {}
+            state, faults = status.get("state"), status.get("faults")
+            self.desk.primary_status(
+                state if isinstance(state, str) else None,
+                faults if isinstance(faults, dict) else {},
+            )
             return True
         if topic == self.config.report_topic:
             report = _decoded(payload)

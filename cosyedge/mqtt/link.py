@@ -80,7 +80,7 @@ class Link(Component):
         (not while away, nor while it refuses the credentials)."""
         return self.session.connected
 
-    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+    def publish(self, topic: str, payload: str | bytes, retain: bool = False) -> int:
         return self.session.publish(topic, payload, retain)  # follows a reconnect after reload
 
     def start(self) -> None:
@@ -111,6 +111,10 @@ class Link(Component):
         else:
             self.session.set_filters(self.door.filters)
         self._config = config
+
+    def follow(self) -> None:
+        """Subscribe what the door takes now (a tap added after the start: a source)."""
+        self.session.set_filters(self.door.filters)
 
     def _replace(self, config: Config) -> None:
         """Publishers turn to the new session at once (paho queues until it connects); the

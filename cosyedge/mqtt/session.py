@@ -199,7 +199,7 @@ class MqttSession:
         self.client.disconnect()
         self.client.loop_stop()
 
-    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+    def publish(self, topic: str, payload: str | bytes, retain: bool = False) -> int:
         """QoS 1; queued by paho while disconnected. Returns the message id (see `id_base`);
         raises OSError when the client does not take the message."""
         self.faults.check("mqtt.publish")

@@ -1,2 +1,2 @@
-"""The plant systems alerts are taken from beside MQTT: each a component that hands its alerts
-to the door (intake/door.py `Door.accept`) as the messages they are journaled as."""
+"""Plant systems heard as sources of alerts (`sources:`): each decides what is an alarm by its
+own rules and hands it to the door like any other alert (intake/sourced.py)."""

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from paho.mqtt.client import topic_matches_sub
 
+from cosyedge.intake import sourced
+
 log = logging.getLogger(__name__)
 
 KEPT_EVENT_IDS = 8  # per condition: refresh and a late copy repeat only the last few
@@ -103,8 +105,9 @@ class Tracker:
         self.conditions: dict[str, Condition] = _load(path)
 
     def topic(self, condition: str) -> str:
-        """The MQTT-style topic a condition's alerts are journaled and shelved under."""
-        return f"opcua/{self.name}/{level(condition)}"
+        """The topic a condition's alerts are journaled and shelved under (a source's,
+        intake/sourced.py: never heard on the broker)."""
+        return f"{sourced.PREFIX}opcua/{self.name}/{level(condition)}"
 
     def alert_id(self, event: ConditionEvent) -> str:
         """The alert id of one event: the source, the condition and the EventId, so the same

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from cosyedge.component import Component, Detail
 from cosyedge.config.source_opcua import OpcuaConfig
+from cosyedge.intake import sourced
 from cosyedge.intake.alert import Message, clean_text
 from cosyedge.model import Command, Event, error_text
 from cosyedge.observe import Observer
@@ -221,14 +222,15 @@ class OpcuaSource(Component, Observer):
             )
 
     def _payload(self, step: Step) -> bytes:
+        """The alarm as a source hands it to the door (intake/sourced.py), its phrase made."""
         event, config = step.event, self.config
-        fields = _fields(event)
         if step.kind == "returned":
-            return json.dumps({"id": step.id, "clear": True, **fields}).encode()
+            return sourced.SourceAlert(step.id, None).payload
+        fields = _fields(event)
         lang, text = phrase(config.templates, fields, event.locale)
         priority = config.priority(event.severity)
-        data = {"id": step.id, "priority": priority, "text": text, "lang": lang, **fields}
-        return json.dumps(data, ensure_ascii=False).encode()
+        shown = {name: str(value) for name, value in fields.items()}
+        return sourced.SourceAlert(step.id, text, priority, lang, shown).payload
 
     # -- the operator's commands -------------------------------------------------------------
     async def _command(self, client: Client, fact: dict[str, Any]) -> None:
