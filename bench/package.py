@@ -2,7 +2,7 @@
 
 A clean clone of HEAD in a temporary directory (nothing of this checkout's .venv, build/ or
 dist/), then, each timed on its own:
-- `scripts/setup`, the clone's development environment from the locks (pip's cache as this
+- `scripts/setup`, the clone's development environment from the locks (uv's cache as this
   machine has it: say whether it was warm);
 - `scripts/package`, the two .debs (the setup again, now a check, then the venv at
   /opt/cosyedge in a mount namespace, the staging and dpkg-deb);
@@ -62,8 +62,9 @@ def main() -> None:
     parser.parse_args()
     if os.geteuid() != 0 or not shutil.which("lintian"):
         sys.exit("bench.package needs root (scripts/package) and lintian")
-    pip_cache = Path.home() / ".cache" / "pip"
-    report: dict = {"machine": machine(), "pip_cache_warm": pip_cache.is_dir()}
+    # scripts/setup installs with uv, whose cache is in the user's cache directory.
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "uv"
+    report: dict = {"machine": machine(), "uv_cache_warm": cache.is_dir()}
     with tempfile.TemporaryDirectory(prefix="bench-package-") as tmp:
         report["figures"] = measure(Path(tmp))
     report["load_average_end"] = os.getloadavg()

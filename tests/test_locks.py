@@ -40,6 +40,7 @@ PYPROJECT_LOCKS: dict[str, tuple[str, ...] | None] = {
 }
 IN_LOCKS = {
     "pip.txt": "pip.in",
+    "uv.txt": "uv.in",
     "convert-zh-nodeps.txt": "convert-zh-nodeps.in",
     "convert-cosyvoice.txt": "convert-cosyvoice.in",
     "convert-cosyvoice-nodeps.txt": "convert-cosyvoice-nodeps.in",
