@@ -1,6 +1,6 @@
 """The optional features: the local HTTP API (with its metrics and the ISA-18.2 figures they
 show), the Wyoming server, Home Assistant's discovery and the plant systems' alarms taken as
-alerts (`sources`: an OPC UA server's Alarms & Conditions).
+alerts (`sources`: a Sparkplug B group, an OPC UA server's Alarms & Conditions).
 
 Each is a configuration section and the components it is made of; a feature the configuration
 leaves off is neither built nor imported. One the configuration turns on that cannot run here
