@@ -230,7 +230,8 @@ def test_the_configuration_names_the_key_path():
     wrong = config_problems("sources:\n  - sparkplug: {group: a/b}\n  - {}\n")
     assert wrong == [
         'site.yaml: sources[0].sparkplug.group: "a/b": a group id (no / + # NUL, not STATE)',
-        "site.yaml: sources[1].kind: expected exactly one key naming the source's kind (sparkplug, opcua)",
+        "site.yaml: sources[1].kind: expected exactly one key naming the source's kind "
+        "(sparkplug, opcua)",
     ]
     text = "        - {name: f, metric: F, when: boolean, text: '{nod} down'}\n"
     assert "unknown field {nod}" in config_problems(good + text)[0]
