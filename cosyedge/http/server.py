@@ -235,6 +235,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         self.wfile = _Sent(self.connection)
         self.sent_bytes = 0
         self.answered = False  # the status line is sent: no other answer can follow
+        self.refused: str | None = None  # why its head could not be read, when it could not
 
     def handle(self) -> None:
         try:
@@ -259,7 +260,8 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         request: Request = self.request
         if not request.data[:1].isalpha():
             return 400, "not an HTTP request (this port speaks plain HTTP, not TLS)"
-        if not request.head_whole and not request.ended:
+        end = head_end(request.data)
+        if (end is None and not request.ended) or (end or 0) > HEAD_LIMIT:
             return 431, f"request head over {HEAD_LIMIT} bytes"
         return None
 
@@ -285,8 +287,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         if getattr(self, "request_version", "HTTP/0.9") in ("HTTP/0.9", ""):
             self.request_version = self.protocol_version
         reason = _shown(message or HTTPStatus(code).phrase)
-        if not self.request.ended:  # one the client left half-sent: its request line says it
-            log.warning("http: %s refused %d: %s", self.client_address[0], code, reason)
+        self.refused = reason  # logged with the request's line (log_request)
         self._json(code, {"error": reason})
 
     def do_GET(self) -> None:
@@ -310,6 +311,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             self._authorize(method, name)
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
         except BadFraming as bad:
+            self.refused = _shown(str(bad))
             self._json(bad.status, {"error": str(bad), "header": bad.header})
         except Refused as refused:
             headers = _refusal_headers(refused.status, path)
@@ -526,6 +528,18 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
                 status,
             )
             return
+        if self.refused is not None:  # a head it cannot read: a flood is a line a kind a minute
+            self.server.tally.log(
+                f"requests refused {status} ({_kind_of(self.refused)})",
+                logging.WARNING,
+                "http: %s %s %s refused %s: %s",
+                self.client_address[0],
+                method,
+                path,
+                status,
+                self.refused,
+            )
+            return
         log.info("http: %s %s %s %s %.0f ms", self.client_address[0], method, path, status, took_ms)
 
     def log_error(self, format: str, *args: Any) -> None:
@@ -536,6 +550,12 @@ def _shown(text: str) -> str:
     """Request text as a log line shows it: escaped beyond printable ASCII (a control
     character cannot forge a line), at most 200 characters."""
     return ascii(text[:200])[1:-1]
+
+
+def _kind_of(reason: str) -> str:
+    """What a refusal's reason says without what the request held (its quoted line): the
+    kind its log lines are counted by."""
+    return reason.split("(")[0].split(":")[0].strip()[:60]
 
 
 def _audio_type(form: str) -> str:
