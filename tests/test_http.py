@@ -153,7 +153,7 @@ def test_say_takes_the_alert_path_and_refuses_bad_requests_whole(
         assert answer["reason"]
     status, answer, _ = call(http_port, "POST", "/v1/say?wait=forever", {"text": "hi"})
     assert (status, answer["field"]) == (400, "wait")
-    too_big = b"POST /v1/say HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n"
+    too_big = b"POST /v1/say HTTP/1.1\r\nHost: localhost\r\nContent-Length: 999999\r\n\r\n"
     assert raw_request(http_port, too_big).startswith(b"HTTP/1.1 413 ")
     assert call(http_port, "POST", "/v1/say", b"x" * 20000)[0] == 413
     assert call(http_port, "GET", "/v1/nothing")[0] == 404
@@ -216,7 +216,8 @@ def chunked_stream(port: int, path: str, body: dict, cache: Path):
     how many phrases the cache held when it arrived."""
     data = json.dumps(body).encode()
     s = socket.create_connection(("127.0.0.1", port), timeout=60)
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n\r\n"
+    head = f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+    head += f"Content-Length: {len(data)}\r\n\r\n"
     s.sendall(head.encode() + data)
     f = s.makefile("rb")
     headers = []
@@ -313,7 +314,7 @@ def test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_
     stop = threading.Event()
 
     def trickle(s: socket.socket) -> None:
-        for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\n":
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n":
             if stop.wait(0.3):
                 return
             try:

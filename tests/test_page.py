@@ -56,7 +56,7 @@ def open_page(browser):
     """A new page at a size, its console errors and failed requests kept in `.problems`."""
     contexts = []
 
-    def make(url: str, size: str = "tablet"):
+    def make(url: str, size: str = "tablet", wait: bool = True):
         width, height = SIZES[size]
         context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
@@ -64,7 +64,8 @@ def open_page(browser):
         page.problems = []
         page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
         page.on("pageerror", lambda e: page.problems.append(str(e)))
-        wait_until(lambda: answers(url), 30, f"the HTTP API at {url}")
+        if wait:
+            wait_until(lambda: answers(url), 30, f"the HTTP API at {url}")
         try:
             page.goto(url)
         except playwright_api.Error as exc:  # seen once in a full run: reset at the first load
@@ -342,3 +343,56 @@ def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[in
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+EVIL = """<!doctype html><html><body>
+<form id="f" method="POST" action="{api}/v1/say" enctype="text/plain" target="sink">
+<input name='{{"text":"Evacuate now.","priority":"critical","x":"' value='"}}'></form>
+<iframe name="sink"></iframe>
+<script>
+const body = JSON.stringify({{text: "Fire in hall two.", priority: "critical"}});
+const plain = {{"Content-Type": "text/plain"}};
+Promise.allSettled([
+  fetch("{api}/v1/say", {{method: "POST", mode: "no-cors", headers: plain, body}}),
+  fetch("{api}/v1/page/command", {{method: "POST", mode: "no-cors", headers: plain,
+    body: JSON.stringify({{cmd: "silence", user: "x"}})}}),
+]).then(() => {{ document.getElementById("f").submit(); document.title = "sent"; }});
+</script></body></html>"""
+
+
+def test_a_page_of_another_site_in_the_gateways_browser_cannot_say_anything(open_page):
+    """Without a token (loopback), a page of any site open in a browser on the gateway sent
+    say requests (a form, fetch in no-cors mode: no preflight) at critical priority."""
+    import http.server
+    import threading
+
+    from test_http_server import serve
+
+    server, backend = serve()
+    said: list[bytes] = []
+    say = backend.say
+    backend.say = lambda body, *rest: said.append(body) or say(body, *rest)
+    api = f"http://127.0.0.1:{server.server_address[1]}"
+    html = EVIL.format(api=api).encode()
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(html)))
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.2", free_port()), Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        page = open_page(f"http://127.0.0.2:{evil.server_address[1]}/", wait=False)
+        page.wait_for_function("document.title === 'sent'", timeout=10000)
+        time.sleep(1)  # the form's POST, sent at once, answered within this
+    finally:
+        evil.shutdown()
+        server.stop()
+    assert said == []

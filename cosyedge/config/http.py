@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,14 @@ class HttpConfig:
         metadata=meta(
             "file holding the bearer token every request must carry; it must be readable, "
             "and one others may read or write is warned about by `check` and at start"
+        ),
+    )
+    hosts: tuple[str, ...] = field(
+        default=(),
+        metadata=meta(
+            "names the API is reached by, beyond its addresses, `localhost`, the listen "
+            "address and the host's own name: the gateway's DNS name, e.g. "
+            "`[gateway1.plant.example]`; a request whose Host is another name is refused (421)"
         ),
     )
     max_body_bytes: int = field(
@@ -62,10 +71,19 @@ class HttpConfig:
 
     def __post_init__(self) -> None:
         host, _ = split_listen(self.listen)
+        for name in self.hosts:
+            if not name or any(c.isspace() or c in ":/[]@" for c in name):
+                raise ValueError(f"hosts: expected a host name, got {show(name)}")
         if self.token_file is not None and not os.access(self.token_file, os.R_OK):
             raise ValueError(f"token_file: cannot read {show(str(self.token_file))}")
         if self.token_file is None and not is_loopback(host):
             raise ValueError(f"token_file: needed to listen on {show(host)}, which is not loopback")
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names a request's Host may give beside an address and `localhost`."""
+        listen = self.address[0].lower()
+        return frozenset({listen, socket.gethostname().lower(), *(h.lower() for h in self.hosts)})
 
     @property
     def address(self) -> tuple[str, int]:

@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email import errors
 from email.message import Message
 from typing import Any
 
@@ -50,6 +51,16 @@ _DIGITS = re.compile(r"[0-9]+\Z")  # int() would also take "+5", " 5", "1_0", ot
 _FIELD_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*\Z")
 
 
+# What the email parser finds wrong with a multipart body it looks for in a head alone: not a
+# header line's fault (the Content-Type is then refused for what it is, 415).
+_BODY_DEFECTS = (
+    errors.StartBoundaryNotFoundDefect,
+    errors.CloseBoundaryNotFoundDefect,
+    errors.MultipartInvariantViolationDefect,
+    errors.NoBoundaryInMultipartDefect,
+)
+
+
 class BadFraming(Exception):
     """A head whose body cannot be read one way only: answered with `status`, naming the
     header."""
@@ -65,7 +76,7 @@ def body_length(headers: Message, limit: int) -> int | None:
     (413 beyond); never a transfer coding (411 alone, 400 with a length: the two together are
     how requests are smuggled past a proxy); no header line that is not `Name: value`, which
     would hide the lines after it."""
-    if headers.defects:
+    if any(not isinstance(d, _BODY_DEFECTS) for d in headers.defects):
         raise BadFraming(400, "head", "a header line that is not `Name: value`")
     lengths = headers.get_all("Content-Length") or []
     codings = headers.get_all("Transfer-Encoding") or []

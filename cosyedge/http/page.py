@@ -27,6 +27,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from cosyedge.alarms.review import ReportError
+from cosyedge.http import origin
 from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
@@ -86,13 +87,7 @@ def guard(headers: Message) -> str | None:
     and where the browser says so, the page's origin."""
     if headers.get(GUARD_HEADER) != "1":
         return f"the operator page's requests carry {GUARD_HEADER}: 1"
-    site = headers.get("Sec-Fetch-Site")
-    if site is not None and site not in ("same-origin", "none"):
-        return f"a request from another site ({site}) is not the operator page's"
-    origin, host = headers.get("Origin"), headers.get("Host")
-    if origin is not None and origin != f"http://{host}":
-        return f"a request from {origin} is not the operator page's"
-    return None
+    return origin.cross_site(headers)
 
 
 class PageRoutes:

@@ -33,7 +33,7 @@ from urllib.parse import parse_qs
 
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
-from cosyedge.http import page
+from cosyedge.http import origin, page
 from cosyedge.http.audio import wav_header
 from cosyedge.http.front import (
     HEAD_LIMIT,
@@ -126,6 +126,7 @@ class ApiServer(ThreadingHTTPServer, Component):
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.page = page.page_html()
+        self.names = config.names
         self.slots = threading.BoundedSemaphore(config.max_clients)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -308,6 +309,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             data = self.request.data
             check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
+            self._refuse_foreign_host()
             self._authorize(method, name)
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
         except BadFraming as bad:
@@ -330,6 +332,8 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
     def _authorize(self, method: str, name: str) -> None:
         """The bearer token, or the operator page's session cookie on a request the page
         sent (page.py `guard`); the page's POSTs are guarded however they are authorized."""
+        if method == "POST":  # every POST changes something, or costs the voices' time
+            self._refuse_cross_site()
         if method == "POST" and name in page.GUARDED:
             self._guard()
         token = self.server.token
@@ -343,6 +347,23 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             self._guard()  # a browser sends the cookie with any request: only the page's count
             return
         raise Refused(401, "a valid bearer token is needed")
+
+    def _refuse_foreign_host(self) -> None:
+        """421 for a Host the API is not served at: a page of another site reaching the
+        gateway through a name of its own (DNS rebinding)."""
+        problem = origin.foreign_host(self.headers.get("Host"), self.server.names)
+        if problem is not None:
+            raise Refused(421, problem)
+
+    def _refuse_cross_site(self) -> None:
+        """403 for a browser's request from another site, 415 for a body that is not JSON
+        (the only kind another site's page cannot send without a preflight)."""
+        problem = origin.cross_site(self.headers)
+        if problem is not None:
+            raise Refused(403, problem)
+        problem = origin.not_json(self.headers)
+        if problem is not None:
+            raise Refused(415, problem, header="Content-Type")
 
     def _guard(self) -> None:
         problem = page.guard(self.headers)
