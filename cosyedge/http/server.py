@@ -34,7 +34,6 @@ from urllib.parse import parse_qs
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig
 from cosyedge.http import origin, page
-from cosyedge.http.audio import wav_header
 from cosyedge.http.front import (
     HEAD_LIMIT,
     BadFraming,
@@ -47,13 +46,12 @@ from cosyedge.http.front import (
 )
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.speech import SpeechRoutes
 from cosyedge.http.tally import EVERY_S, Tally
-from cosyedge.intake import local
 from cosyedge.intake.door import Accepted, Unavailable
-from cosyedge.intake.local import BadField, Speak
-from cosyedge.model import RejectedAlert
+from cosyedge.intake.local import BadField
 from cosyedge.speech.render import Rendering
-from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
+from cosyedge.speech.stream import Turns
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +213,7 @@ class Refused(Exception):
         self.status, self.error, self.detail = status, error, detail
 
 
-class Handler(page.PageRoutes, BaseHTTPRequestHandler):
+class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
     server: ApiServer
     protocol_version = "HTTP/1.1"  # for chunked answers; one request per connection all the same
     server_version = "cosyedge"
@@ -419,68 +417,6 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             raise BadField("wait", f"expected seconds 0-{limit:g} (http.max_wait_s)")
         return wait
 
-    def _synthesize(self, query: dict[str, list[str]]) -> None:
-        voices = self.server.backend.voices()
-        self._stream(local.synthesis_request(local.request_object(self._body()), voices))
-
-    def _speech(self, query: dict[str, list[str]]) -> None:
-        voices = self.server.backend.voices()
-        self._stream(local.speech_request(local.request_object(self._body()), voices))
-
-    def _stream(self, speak: Speak) -> None:
-        backend, turns = self.server.backend, self.server.turns
-        if not turns.take():  # one synthesis at a time: alerts wait behind it
-            raise Unavailable("the synthesizer is busy (alerts come first); try again")
-        held = True
-
-        def give_back() -> None:
-            """The turn goes back once the phrase is made, before the answer's last bytes are
-            written: a caller who asks again as soon as it has them finds it free."""
-            nonlocal held
-            if held:
-                held = False
-                turns.release()
-
-        try:
-            rendering = self._rendering(speak)
-            if rendering.source == "cache":
-                self._whole(rendering, speak, give_back)
-            else:
-                self._chunked(rendering, speak, Pump(rendering, backend.busy), give_back)
-        finally:
-            give_back()
-
-    def _rendering(self, speak: Speak) -> Rendering:
-        try:
-            return self.server.backend.rendering(speak.text, speak.lang)
-        except RejectedAlert as exc:  # nothing the voices can say: refused as a say request is
-            raise BadField(speak.field, str(exc)) from None
-
-    def _whole(self, rendering: Rendering, speak: Speak, made: Callable[[], None]) -> None:
-        pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)
-        made()
-        head = wav_header(rendering.sample_rate, len(pcm) // 2) if speak.format == "wav" else b""
-        headers = _audio_headers(rendering, speak)
-        self._start(200, _audio_type(speak.format), len(head) + len(pcm), headers)
-        self._write(head + pcm)
-
-    def _chunked(
-        self, rendering: Rendering, speak: Speak, pump: Pump, made: Callable[[], None]
-    ) -> None:
-        self._start(200, _audio_type(speak.format), None, _audio_headers(rendering, speak))
-        clauses = pump.clauses()
-        try:
-            if speak.format == "wav":
-                self._write_chunk(wav_header(rendering.sample_rate, None))
-            for pcm in clauses:
-                self._write_chunk(pcm_bytes(pcm))
-            made()
-            self._write(b"0\r\n\r\n")
-        except Interrupted as exc:  # no last chunk: the caller sees the answer unfinished
-            log.warning("http: synthesis for %s cut short: %s", self.client_address[0], exc)
-        finally:
-            clauses.close()
-
     def _status(self, query: dict[str, list[str]]) -> None:
         self._json(200, self.server.backend.status())
 
@@ -577,18 +513,6 @@ def _kind_of(reason: str) -> str:
     """What a refusal's reason says without what the request held (its quoted line): the
     kind its log lines are counted by."""
     return reason.split("(")[0].split(":")[0].strip()[:60]
-
-
-def _audio_type(form: str) -> str:
-    return "audio/wav" if form == "wav" else "audio/pcm"
-
-
-def _audio_headers(rendering: Rendering, speak: Speak) -> dict[str, str]:
-    """The PCM's format for a `pcm` caller, whether it came from the cache, and what of the
-    request was taken but not applied (`X-Ignored`)."""
-    rate = str(rendering.sample_rate)
-    headers = {"X-Sample-Rate": rate, "X-Sample-Format": "s16le", "X-Source": rendering.source}
-    return {**headers, "X-Ignored": ", ".join(speak.ignored)} if speak.ignored else headers
 
 
 def _refusal_headers(status: int, path: str) -> dict[str, str] | None:
