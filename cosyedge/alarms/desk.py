@@ -14,6 +14,7 @@ aside and `failed`), so no message can keep the daemon from starting.
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import threading
 import time
@@ -30,11 +31,13 @@ from cosyedge.model import (
     PRIORITIES,
     BadCommand,
     Command,
+    CommandAnswer,
     Delivery,
     Effect,
     Event,
     Item,
     ItemKind,
+    NothingMatched,
     Offer,
     Outcome,
     Reader,
@@ -218,28 +221,36 @@ class AlarmDesk:
         with self._cond:
             self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
-    def command(self, command: Command | BadCommand, text: str) -> str | None:
-        """Carry out an operator command as intake read it; a bad one (BadCommand) is told
-        on the error topic with the payload's `text`. Returns why it was refused, or None
-        once it is carried out (the operator page shows it; MQTT has the error topic)."""
+    def command(self, command: Command | BadCommand, text: str) -> CommandAnswer:
+        """Carry out an operator command as intake read it, and say what became of it (the
+        operator page shows it; MQTT has the event and error topics). One that cannot be
+        carried out (BadCommand), or an ack, silence or confirm that matched nothing standing
+        (an id unknown or settled already), is refused: told on the error topic with the
+        payload's `text` and audited as refused, changing nothing."""
         try:
             if isinstance(command, BadCommand):
                 raise command
             with self._cond:
-                self._emit(self.policy.command(command, time.monotonic()))
+                effects = self.policy.command(command, time.monotonic())
+                ids = _acted_on(effects)
+                if command.cmd in _SETTLING and not ids:
+                    raise NothingMatched(_unmatched(command))
+                self._emit(effects)
                 self._cond.notify_all()
-            return None
+            return CommandAnswer(ids=ids)
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
-            return self._refused(f"command: {exc}", text)
+            unmatched = isinstance(exc, NothingMatched)
+            return self._refused(f"command: {exc}", text, unmatched)
         except Exception as exc:
             log.exception("command %r failed", text)
             return self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
 
-    def _refused(self, error: str, text: str) -> str:
+    def _refused(self, error: str, text: str, unmatched: bool = False) -> CommandAnswer:
+        """Told on the error topic, and audited with the name the command gave, if any."""
         self.reporter.error(error, command=text)
-        self._record("command_refused", reason=error, command=text)
-        return error
+        self._record("command_refused", reason=error, command=text, **named_in(text))
+        return CommandAnswer(refused=error, unmatched=unmatched)
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
@@ -572,3 +583,32 @@ def _on_clock(wall: float) -> float:
 def _on_wall(clock: float) -> float:
     """A time on the rules' monotonic clock as wall-clock time, for the journal."""
     return time.time() - (time.monotonic() - clock)
+
+
+_SETTLING = ("ack", "silence", "confirm")  # a command of these that matched nothing is refused
+
+
+def _acted_on(effects: list[Effect]) -> tuple[str, ...]:
+    """The ids a command's events (one, or one a zone) say it acted on."""
+    told = [e for e in effects if isinstance(e, Event) and e.kind == "command"]
+    return tuple(sorted({i for e in told for i in e.detail["ids"]}))
+
+
+def _unmatched(command: Command) -> str:
+    if command.id is not None:
+        return f"{command.cmd}: {command.id!r} is not standing (unknown, or settled already)"
+    if command.topic is not None:
+        return f"{command.cmd}: nothing standing on {command.topic!r}"
+    return f"{command.cmd}: nothing standing to {command.cmd}"
+
+
+def named_in(text: str) -> dict[str, str]:
+    """The operator's name a refused command's payload gives (`user`): what is not printable
+    replaced by `?`, at most 64 characters; empty when it gives none."""
+    try:
+        user = json.loads(text).get("user")
+    except (ValueError, AttributeError):
+        return {}
+    if not isinstance(user, str) or not user.strip():
+        return {}
+    return {"user": "".join(c if c.isprintable() else "?" for c in user.strip())[:64]}

@@ -19,6 +19,7 @@ from cosyedge.alarms.snapshot import Snapshot, problems, status_detail, status_r
 from cosyedge.component import Detail
 from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.door import Accepted, Door, Unavailable
+from cosyedge.model import CommandAnswer
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice
 from cosyedge.speech.reading import describe
@@ -82,9 +83,9 @@ class LocalApi:
         }
 
     # -- the operator page (docs/page.md) --------------------------------------------------
-    def command(self, payload: bytes, written: Callable[[], None]) -> str | None:
-        """An operator command as the command topic takes it (the door's one path); why it
-        was refused, or None."""
+    def command(self, payload: bytes, written: Callable[[], None]) -> CommandAnswer:
+        """An operator command as the command topic takes it (the door's one path): the ids
+        it acted on, or why it was refused."""
         return self.door.command(payload, written)
 
     def now(self) -> dict[str, Any]:

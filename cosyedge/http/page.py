@@ -143,15 +143,20 @@ class PageRoutes:
 
     def _command(self, query: dict[str, list[str]]) -> None:
         """An operator command, carried out as from the command topic; answered once what it
-        changed is on disk, with why it was refused (400) if it was."""
+        changed is on disk, with the ids it acted on; refused with why: 409 when it matched
+        nothing standing (unknown, or settled already: another operator came first), else
+        400."""
+        body = self._body()
+        if _nameless(body):  # on the command topic a name is the site's choice
+            raise BadField("user", "the operator's name is required on the page's commands")
         written = threading.Event()
-        refused = self.server.backend.command(self._body(), written.set)
-        if refused is not None:
-            self._json(400, {"error": refused})
+        answer = self.server.backend.command(body, written.set)
+        if answer.refused is not None:
+            self._json(409 if answer.unmatched else 400, {"error": answer.refused})
             return
         if not written.wait(self.server.config.timeout_s):
             raise Unavailable("carried out, but the journal has not written it yet")
-        self._json(200, {"done": True})
+        self._json(200, {"done": True, "ids": list(answer.ids)})
 
     def _read(self, query: dict[str, list[str]]) -> None:
         """How a text will be read (`cosyedge read --explain`), before it is said."""
@@ -209,3 +214,13 @@ def _field(body: bytes, name: str) -> str:
         return ""
     value = data.get(name) if isinstance(data, dict) else None
     return value.strip() if isinstance(value, str) else ""
+
+
+def _nameless(body: bytes) -> bool:
+    """Whether a command is a JSON object without an operator's name (`user`); what is not
+    an object is left to the desk, which tells what is wrong with it."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and not _field(body, "user")
