@@ -279,22 +279,22 @@ def test_synthesis_streams_each_clause_as_it_is_rendered_then_comes_from_the_cac
 def test_a_token_guards_every_route(broker, alsa_sink, make_daemon, tmp_path):
     http_port = free_port()
     token_file = tmp_path / "token"
-    token_file.write_text("s3cret-token\n")
+    token_file.write_text("s3cret-token-for-the-api\n")
     token_file.chmod(0o600)
     extra = f"  token_file: {token_file}\n"
     config = http_config(broker.port, tmp_path, http_port, extra)
     config = config.replace(f"127.0.0.1:{http_port}", f"127.0.0.2:{http_port}")
     daemon = make_daemon(config)
     host = "127.0.0.2"
-    for token in (None, "wrong", "s3cret-token-and-more"):
+    for token in (None, "wrong", "s3cret-token-for-the-api-and-more"):
         for method, path in (("GET", "/healthz"), ("GET", "/metrics"), ("POST", "/v1/say")):
             body = {"text": "Not allowed."} if method == "POST" else None
             status, _, got = call(http_port, method, path, body, host, token)
             assert status == 401 and got["WWW-Authenticate"] == "Bearer", (token, path)
-    status, _, _ = call(http_port, "GET", "/healthz", host=host, token="s3cret-token")
+    status, _, _ = call(http_port, "GET", "/healthz", host=host, token="s3cret-token-for-the-api")
     assert status == 200
     body = {"text": "Allowed.", "id": "ok"}
-    status, _, _ = call(http_port, "POST", "/v1/say", body, host, "s3cret-token")
+    status, _, _ = call(http_port, "POST", "/v1/say", body, host, "s3cret-token-for-the-api")
     assert status == 202
     assert "s3cret" not in daemon.log()
     daemon.wait_for_log(r"http: 127\.0\.0\.\d+ POST /v1/say 202 \d+ ms")
