@@ -3,8 +3,9 @@
 
 The page itself holds nothing secret, so it is served to anyone who reaches the API; what it
 shows and does is behind the API's token, which a browser cannot put in a header of its own:
-`POST /v1/page/session` with the token sets a session cookie made from it (HttpOnly, so no
-script reads it; SameSite=Strict, so no other site's page sends it). A request the cookie
+`POST /v1/page/session` with the token sets a session cookie, a random id held in memory for
+a shift (sessions.py; HttpOnly, so no script reads it; SameSite=Strict, so no other site's
+page sends it), which `POST /v1/page/logout` ends. A request the cookie
 authorizes, and every POST of the page's, must carry the page's own header and come from the
 page's origin (`guard`): a form or a script on another site can send neither without this
 server's consent (a CORS preflight it never answers), which is the CSRF guard.
@@ -17,9 +18,8 @@ take three of the eight. A poll is a short request, answered and gone.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
+import logging
 import threading
 import time
 from email.message import Message
@@ -28,19 +28,23 @@ from typing import TYPE_CHECKING, Any
 
 from cosyedge.alarms.review import ReportError
 from cosyedge.http import origin
+from cosyedge.http.sessions import SESSION_S
 from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
 
+log = logging.getLogger("cosyedge.http.server")
+
 GUARD_HEADER = "X-Cosyedge-Page"  # sent by the page's script with every request
 COOKIE = "cosyedge_session"
 AUDIT_LIMIT = 200  # facts of the last day the page lists, newest first
 
-# Served without the token: the page holds nothing secret, the session checks the token itself.
-OPEN = frozenset({"page", "session"})
+# Served without the token: the page holds nothing secret, the session checks the token itself,
+# and signing out ends no more than the session the request names.
+OPEN = frozenset({"page", "session", "logout"})
 # Guarded however the request is authorized: they change something, and a browser sends them.
-GUARDED = frozenset({"session", "command"})
+GUARDED = frozenset({"session", "logout", "command"})
 PAGE_ROUTES = {
     ("GET", "/"): "page",
     ("GET", "/v1/page/now"): "now",
@@ -49,6 +53,7 @@ PAGE_ROUTES = {
     ("GET", "/v1/page/history"): "history",
     ("GET", "/v1/page/export"): "export",
     ("POST", "/v1/page/session"): "session",
+    ("POST", "/v1/page/logout"): "logout",
     ("POST", "/v1/page/command"): "command",
     ("POST", "/v1/page/read"): "read",
 }
@@ -59,12 +64,6 @@ def page_html() -> bytes:
     return resources.files("cosyedge.http").joinpath("page.html").read_bytes()
 
 
-def session_value(token: bytes) -> str:
-    """The cookie a token's session carries: derived from it, so the token itself is never
-    stored in the browser; a new token ends every session."""
-    return hmac.new(token, b"cosyedge operator page session", hashlib.sha256).hexdigest()
-
-
 def session_of(headers: Message) -> str | None:
     """The session cookie the request carries, or None."""
     for header in headers.get_all("Cookie") or ():
@@ -73,13 +72,6 @@ def session_of(headers: Message) -> str | None:
             if name == COOKIE:
                 return value
     return None
-
-
-def signed_in(headers: Message, token: bytes) -> bool:
-    """Whether the request carries the session cookie of `token` (compared in constant time)."""
-    session = session_of(headers)
-    want = session_value(token).encode()
-    return session is not None and hmac.compare_digest(session.encode(errors="replace"), want)
 
 
 def guard(headers: Message) -> str | None:
@@ -96,6 +88,7 @@ class PageRoutes:
 
     server: Any
     headers: Message
+    client_address: Any
 
     def _page(self, query: dict[str, list[str]]) -> None:
         page = self.server.page
@@ -103,7 +96,9 @@ class PageRoutes:
         self._write(page)
 
     def _now(self, query: dict[str, list[str]]) -> None:
-        self._json(200, self.server.backend.now(), _NO_STORE)
+        """The state; `session`: whether the request came with a session (it may sign out)."""
+        session = self.server.sessions.valid(session_of(self.headers))
+        self._json(200, {**self.server.backend.now(), "session": session}, _NO_STORE)
 
     def _health(self, query: dict[str, list[str]]) -> None:
         self._json(200, self.server.backend.health(), _NO_STORE)
@@ -129,17 +124,24 @@ class PageRoutes:
         self._write(data)
 
     def _session(self, query: dict[str, list[str]]) -> None:
-        """The token, once, for a cookie made from it; 401 for a wrong one."""
-        token = self.server.token
-        if token is None:  # no token file: nothing to sign in to
+        """The token, once, for a session's cookie (a random id, sessions.py); 401 for a
+        wrong one, 429 after too many."""
+        if self.server.token is None:  # no token file: nothing to sign in to
             self._json(200, {"session": False})
             return
-        given = _field(self._body(), "token").encode()
-        if not hmac.compare_digest(given, token):
+        if not self._try_token(_field(self._body(), "token"), "sign-in"):
             self._json(401, {"error": "not the token"})
             return
-        cookie = f"{COOKIE}={session_value(token)}; HttpOnly; SameSite=Strict; Path=/"
-        self._json(200, {"session": True}, {"Set-Cookie": cookie})
+        sid = self.server.sessions.open()
+        log.info("http: %s signed in to the operator page", self.client_address[0])
+        cookie = f"{COOKIE}={sid}; {_COOKIE_FLAGS}; Max-Age={SESSION_S:.0f}"
+        self._json(200, {"session": True, "ends_in_s": SESSION_S}, {"Set-Cookie": cookie})
+
+    def _logout(self, query: dict[str, list[str]]) -> None:
+        """Sign out: the session ends here and its cookie in the browser."""
+        self.server.sessions.close(session_of(self.headers))
+        cookie = f"{COOKIE}=; {_COOKIE_FLAGS}; Max-Age=0"
+        self._json(200, {"session": False}, {"Set-Cookie": cookie})
 
     def _command(self, query: dict[str, list[str]]) -> None:
         """An operator command, carried out as from the command topic; answered once what it
@@ -182,6 +184,7 @@ class PageRoutes:
         ) -> None: ...
         def _write(self, data: bytes) -> None: ...
         def _body(self) -> bytes: ...
+        def _try_token(self, given: str, what: str) -> bool: ...
 
 
 # The page runs its own inline script and style, and may reach nothing but this server.
@@ -196,6 +199,8 @@ _PAGE_HEADERS = {
     "Cache-Control": "no-cache",
 }
 _NO_STORE = {"Cache-Control": "no-store"}
+# No script reads it (HttpOnly), no other site's page sends it (SameSite=Strict).
+_COOKIE_FLAGS = "HttpOnly; SameSite=Strict; Path=/"
 EXPORTS = ("audit", "kpi")
 
 

@@ -32,7 +32,8 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from cosyedge.component import Component
-from cosyedge.config.http import HttpConfig
+from cosyedge.config.http import HttpConfig, weak_token
+from cosyedge.config.schema import Config
 from cosyedge.http import origin, page
 from cosyedge.http.front import (
     HEAD_LIMIT,
@@ -46,6 +47,7 @@ from cosyedge.http.front import (
 )
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.sessions import Sessions, Throttle
 from cosyedge.http.speech import SpeechRoutes
 from cosyedge.http.tally import EVERY_S, Tally
 from cosyedge.intake.door import Accepted, Unavailable
@@ -98,6 +100,7 @@ class Backend(Protocol):
 
 
 def read_token(path: Path | None) -> bytes | None:
+    """The token in the file, without the whitespace around it."""
     return path.read_text(encoding="utf-8").strip().encode() if path is not None else None
 
 
@@ -127,6 +130,7 @@ class ApiServer(ThreadingHTTPServer, Component):
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.page = page.page_html()
         self.names = config.names
+        self.sessions, self.throttle = Sessions(), Throttle()
         self.slots = threading.BoundedSemaphore(config.max_clients)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -140,6 +144,27 @@ class ApiServer(ThreadingHTTPServer, Component):
         self._thread.start()
         host, port = self.server_address[:2]
         log.info("HTTP API on %s port %d%s", host, port, " (token needed)" if self.token else "")
+
+    def reconfigure(self, config: Config) -> None:
+        """The token file is read again at every reload (the rest of `http` waits for a
+        restart): a new token ends the old one and every page session at once."""
+        path = self.config.token_file
+        if path is None:
+            return
+        problem = weak_token(path)
+        if problem is not None:  # the reload's check refuses this first; it changed since
+            log.error("http.token_file: %s %s; the token in force stays", path, problem)
+            return
+        token = read_token(path)
+        if token == self.token:
+            return
+        self.token = token
+        ended = self.sessions.clear()
+        log.warning(
+            "http: the token in %s changed: the old token no longer works, %d page sessions ended",
+            path,
+            ended,
+        )
 
     def stop(self) -> None:
         self.front.stop()
@@ -208,11 +233,14 @@ ROUTES = {
 
 
 class Refused(Exception):
-    """Answer the request with `status` and a JSON error body."""
+    """Answer the request with `status` and a JSON error body (and `headers`)."""
 
-    def __init__(self, status: int, error: str, **detail: Any) -> None:
+    def __init__(
+        self, status: int, error: str, headers: dict[str, str] | None = None, **detail: Any
+    ) -> None:
         super().__init__(error)
         self.status, self.error, self.detail = status, error, detail
+        self.headers = headers
 
 
 class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
@@ -316,7 +344,7 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
             self.refused = _shown(str(bad))
             self._json(bad.status, {"error": str(bad), "header": bad.header})
         except Refused as refused:
-            headers = _refusal_headers(refused.status, path)
+            headers = _refusal_headers(refused.status, path) or refused.headers
             self._json(refused.status, {"error": refused.error, **refused.detail}, headers)
         except BadField as bad:
             self._json(400, {"error": str(bad), "field": bad.field, "reason": bad.reason})
@@ -339,14 +367,46 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
         token = self.server.token
         if token is None or name in page.OPEN:
             return
-        given = self.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token):
-            return
-        if page.signed_in(self.headers, token):
+        given = self.headers.get("Authorization")
+        if given is not None:
+            scheme, _, value = given.partition(" ")
+            if self._try_token(value.strip() if scheme.lower() == "bearer" else "", name):
+                return
+        elif self.server.sessions.valid(page.session_of(self.headers)):
             self._guard()  # a browser sends the cookie with any request: only the page's count
             return
         raise Refused(401, "a valid bearer token is needed")
+
+    def _try_token(self, given: str, what: str) -> bool:
+        """Whether `given` is the token; a wrong one is counted against the client and
+        logged (a line a minute for all: a guesser floods), and a client past its count (or
+        all of them, past theirs) is answered 429 without its try being checked."""
+        client = self.client_address[0]
+        wait = self.server.throttle.wait_s(client)
+        if wait > 0:
+            self.server.tally.log(
+                "tries of the token refused unchecked",
+                logging.WARNING,
+                "http: %s: too many wrong tokens; refused for %.0f s",
+                client,
+                wait,
+            )
+            retry = {"Retry-After": str(math.ceil(wait))}
+            raise Refused(429, "too many wrong tokens: try again later", retry)
+        token = self.server.token or b""
+        if hmac.compare_digest(given.encode(errors="replace"), token):
+            return True
+        count = self.server.throttle.failed(client)
+        self.server.tally.log(
+            "wrong tokens",
+            logging.WARNING,
+            "http: %s: a wrong token (%s; %d from it within %g s)",
+            client,
+            what,
+            count,
+            self.server.throttle.window_s,
+        )
+        return False
 
     def _refuse_foreign_host(self) -> None:
         """421 for a Host the API is not served at: a page of another site reaching the
