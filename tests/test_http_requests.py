@@ -211,3 +211,14 @@ def test_json_nested_too_deeply_is_refused_as_bad_json_by_requests_and_commands(
         request_object(body)
     with pytest.raises(BadCommand, match="nested too deeply"):
         parse_command(body)
+
+
+def test_a_shelve_without_a_duration_is_an_hour_and_one_under_a_second_is_refused():
+    """It was the 8 h maximum, silently; and 1e-9 s was taken."""
+    shelve = parse_command(b'{"cmd": "shelve", "topic": "plant/3/#"}')
+    assert shelve.duration_s == 3600
+    assert parse_command(b'{"cmd": "shelve", "topic": "t", "duration_s": 1}').duration_s == 1
+    for short in ("1e-9", "0.5", "0", "-5"):
+        payload = b'{"cmd": "shelve", "topic": "t", "duration_s": %s}' % short.encode()
+        with pytest.raises(BadCommand, match="at least 1"):
+            parse_command(payload)
