@@ -325,20 +325,40 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._route("POST")
 
+    # Methods no route takes: 405 naming those the path takes (or 404), not the standard
+    # library's 501, which says the server does not know the method.
+    def do_HEAD(self) -> None:
+        self._route("HEAD")
+
+    def do_OPTIONS(self) -> None:
+        self._route("OPTIONS")
+
+    def do_PUT(self) -> None:
+        self._route("PUT")
+
+    def do_PATCH(self) -> None:
+        self._route("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._route("DELETE")
+
+    def do_TRACE(self) -> None:
+        self._route("TRACE")
+
     def _route(self, method: str) -> None:
         self.close_connection = True
         path, _, query = self.path.partition("?")
         name = ROUTES.get((method, path))
         try:
-            if name is None:
-                known = any(p == path for _, p in ROUTES)
-                raise Refused(405 if known else 404, "no such method" if known else "not found")
             # Whatever the route: a head that frames a body two ways is refused (smuggling).
             data = self.request.data
             check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
             self._refuse_foreign_host()
-            self._authorize(method, name)
+            self._authorize(method, name)  # first: without the token, no route is told of
+            if name is None:
+                known = any(p == path for _, p in ROUTES)
+                raise Refused(405 if known else 404, "no such method" if known else "not found")
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
         except BadFraming as bad:
             self.refused = _shown(str(bad))
@@ -357,10 +377,10 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
             if not self.answered:
                 self._json(500, {"error": f"internal error: {type(exc).__name__}; see the log"})
 
-    def _authorize(self, method: str, name: str) -> None:
+    def _authorize(self, method: str, name: str | None) -> None:
         """The bearer token, or the operator page's session cookie on a request the page
         sent (page.py `guard`); the page's POSTs are guarded however they are authorized."""
-        if method == "POST":  # every POST changes something, or costs the voices' time
+        if method == "POST" and name is not None:  # each changes something, or takes the voices
             self._refuse_cross_site()
         if method == "POST" and name in page.GUARDED:
             self._guard()
@@ -526,6 +546,8 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
             self._write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 
     def _write(self, data: bytes) -> None:
+        if self.command == "HEAD":  # its answer is the head alone (RFC 9110, 9.3.2)
+            return
         self.wfile.write(data)
         self.sent_bytes += len(data)
 
