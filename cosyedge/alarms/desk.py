@@ -14,13 +14,13 @@ aside and `failed`), so no message can keep the daemon from starting.
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import threading
 import time
 from dataclasses import replace
 from typing import Any, Protocol
 
+from cosyedge.alarms.commands import SETTLING, acted_on, unmatched
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lasting import OnBoard, Standing
 from cosyedge.alarms.policy import AlarmPolicy
@@ -221,35 +221,40 @@ class AlarmDesk:
         with self._cond:
             self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
-    def command(self, command: Command | BadCommand, text: str) -> CommandAnswer:
+    def command(
+        self, command: Command | BadCommand, text: str, who: dict[str, str] | None = None
+    ) -> CommandAnswer:
         """Carry out an operator command as intake read it, and say what became of it (the
         operator page shows it; MQTT has the event and error topics). One that cannot be
         carried out (BadCommand), or an ack, silence or confirm that matched nothing standing
         (an id unknown or settled already), is refused: told on the error topic with the
-        payload's `text` and audited as refused, changing nothing."""
+        payload's `text` and audited as refused under `who` (the `user` it named), changing
+        nothing."""
         try:
             if isinstance(command, BadCommand):
                 raise command
             with self._cond:
                 effects = self.policy.command(command, time.monotonic())
-                ids = _acted_on(effects)
-                if command.cmd in _SETTLING and not ids:
-                    raise NothingMatched(_unmatched(command))
+                ids = acted_on(effects)
+                if command.cmd in SETTLING and not ids:
+                    raise NothingMatched(unmatched(command))
                 self._emit(effects)
                 self._cond.notify_all()
             return CommandAnswer(ids=ids)
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
-            unmatched = isinstance(exc, NothingMatched)
-            return self._refused(f"command: {exc}", text, unmatched)
+            nothing = isinstance(exc, NothingMatched)
+            return self._refused(f"command: {exc}", text, who, nothing)
         except Exception as exc:
             log.exception("command %r failed", text)
-            return self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
+            return self._refused(f"command: cannot carry it out: {error_text(exc)}", text, who)
 
-    def _refused(self, error: str, text: str, unmatched: bool = False) -> CommandAnswer:
+    def _refused(
+        self, error: str, text: str, who: dict[str, str] | None, unmatched: bool = False
+    ) -> CommandAnswer:
         """Told on the error topic, and audited with the name the command gave, if any."""
         self.reporter.error(error, command=text)
-        self._record("command_refused", reason=error, command=text, **named_in(text))
+        self._record("command_refused", reason=error, command=text, **(who or {}))
         return CommandAnswer(refused=error, unmatched=unmatched)
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
@@ -583,32 +588,3 @@ def _on_clock(wall: float) -> float:
 def _on_wall(clock: float) -> float:
     """A time on the rules' monotonic clock as wall-clock time, for the journal."""
     return time.time() - (time.monotonic() - clock)
-
-
-_SETTLING = ("ack", "silence", "confirm")  # a command of these that matched nothing is refused
-
-
-def _acted_on(effects: list[Effect]) -> tuple[str, ...]:
-    """The ids a command's events (one, or one a zone) say it acted on."""
-    told = [e for e in effects if isinstance(e, Event) and e.kind == "command"]
-    return tuple(sorted({i for e in told for i in e.detail["ids"]}))
-
-
-def _unmatched(command: Command) -> str:
-    if command.id is not None:
-        return f"{command.cmd}: {command.id!r} is not standing (unknown, or settled already)"
-    if command.topic is not None:
-        return f"{command.cmd}: nothing standing on {command.topic!r}"
-    return f"{command.cmd}: nothing standing to {command.cmd}"
-
-
-def named_in(text: str) -> dict[str, str]:
-    """The operator's name a refused command's payload gives (`user`): what is not printable
-    replaced by `?`, at most 64 characters; empty when it gives none."""
-    try:
-        user = json.loads(text).get("user")
-    except (ValueError, AttributeError):
-        return {}
-    if not isinstance(user, str) or not user.strip():
-        return {}
-    return {"user": "".join(c if c.isprintable() else "?" for c in user.strip())[:64]}

@@ -16,7 +16,6 @@ its headers, so a token never reaches the log.
 
 from __future__ import annotations
 
-import hmac
 import io
 import json
 import logging
@@ -34,7 +33,8 @@ from urllib.parse import parse_qs
 from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig, weak_token
 from cosyedge.config.schema import Config
-from cosyedge.http import origin, page
+from cosyedge.http import page
+from cosyedge.http.access import Access, Refused
 from cosyedge.http.front import (
     HEAD_LIMIT,
     BadFraming,
@@ -232,18 +232,7 @@ ROUTES = {
 }
 
 
-class Refused(Exception):
-    """Answer the request with `status` and a JSON error body (and `headers`)."""
-
-    def __init__(
-        self, status: int, error: str, headers: dict[str, str] | None = None, **detail: Any
-    ) -> None:
-        super().__init__(error)
-        self.status, self.error, self.detail = status, error, detail
-        self.headers = headers
-
-
-class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
+class Handler(page.PageRoutes, SpeechRoutes, Access, BaseHTTPRequestHandler):
     server: ApiServer
     protocol_version = "HTTP/1.1"  # for chunked answers; one request per connection all the same
     server_version = "cosyedge"
@@ -377,79 +366,6 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
             if not self.answered:
                 self._json(500, {"error": f"internal error: {type(exc).__name__}; see the log"})
 
-    def _authorize(self, method: str, name: str | None) -> None:
-        """The bearer token, or the operator page's session cookie on a request the page
-        sent (page.py `guard`); the page's POSTs are guarded however they are authorized."""
-        if method == "POST" and name is not None:  # each changes something, or takes the voices
-            self._refuse_cross_site()
-        if method == "POST" and name in page.GUARDED:
-            self._guard()
-        token = self.server.token
-        if token is None or name in page.OPEN:
-            return
-        given = self.headers.get("Authorization")
-        if given is not None:
-            scheme, _, value = given.partition(" ")
-            if self._try_token(value.strip() if scheme.lower() == "bearer" else "", name):
-                return
-        elif self.server.sessions.valid(page.session_of(self.headers)):
-            self._guard()  # a browser sends the cookie with any request: only the page's count
-            return
-        raise Refused(401, "a valid bearer token is needed")
-
-    def _try_token(self, given: str, what: str) -> bool:
-        """Whether `given` is the token; a wrong one is counted against the client and
-        logged (a line a minute for all: a guesser floods), and a client past its count (or
-        all of them, past theirs) is answered 429 without its try being checked."""
-        client = self.client_address[0]
-        wait = self.server.throttle.wait_s(client)
-        if wait > 0:
-            self.server.tally.log(
-                "tries of the token refused unchecked",
-                logging.WARNING,
-                "http: %s: too many wrong tokens; refused for %.0f s",
-                client,
-                wait,
-            )
-            retry = {"Retry-After": str(math.ceil(wait))}
-            raise Refused(429, "too many wrong tokens: try again later", retry)
-        token = self.server.token or b""
-        if hmac.compare_digest(given.encode(errors="replace"), token):
-            return True
-        count = self.server.throttle.failed(client)
-        self.server.tally.log(
-            "wrong tokens",
-            logging.WARNING,
-            "http: %s: a wrong token (%s; %d from it within %g s)",
-            client,
-            what,
-            count,
-            self.server.throttle.window_s,
-        )
-        return False
-
-    def _refuse_foreign_host(self) -> None:
-        """421 for a Host the API is not served at: a page of another site reaching the
-        gateway through a name of its own (DNS rebinding)."""
-        problem = origin.foreign_host(self.headers.get("Host"), self.server.names)
-        if problem is not None:
-            raise Refused(421, problem)
-
-    def _refuse_cross_site(self) -> None:
-        """403 for a browser's request from another site, 415 for a body that is not JSON
-        (the only kind another site's page cannot send without a preflight)."""
-        problem = origin.cross_site(self.headers)
-        if problem is not None:
-            raise Refused(403, problem)
-        problem = origin.not_json(self.headers)
-        if problem is not None:
-            raise Refused(415, problem, header="Content-Type")
-
-    def _guard(self) -> None:
-        problem = page.guard(self.headers)
-        if problem is not None:
-            raise Refused(403, problem)
-
     def _body(self) -> bytes:
         """The request body (all of it has arrived: front.py); Refused when there is none."""
         length = body_length(self.headers, self.server.config.max_body_bytes)
@@ -546,7 +462,7 @@ class Handler(page.PageRoutes, SpeechRoutes, BaseHTTPRequestHandler):
             self._write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 
     def _write(self, data: bytes) -> None:
-        if self.command == "HEAD":  # its answer is the head alone (RFC 9110, 9.3.2)
+        if getattr(self, "command", None) == "HEAD":  # the head alone (RFC 9110, 9.3.2)
             return
         self.wfile.write(data)
         self.sent_bytes += len(data)

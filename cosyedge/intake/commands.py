@@ -85,3 +85,17 @@ def _signature(data: dict[str, Any], name: str) -> str | None:
     if bad is not None:
         raise BadCommand(f"{name}: control character U+{ord(bad):04X} at {value.index(bad)}")
     return value.strip()
+
+
+def named_in(payload: bytes) -> dict[str, str]:
+    """The operator's name a command's payload gives (`user`), for the audit of one refused
+    whatever is wrong with the rest: what is not printable replaced by `?`, at most 64
+    characters; empty when it gives none."""
+    try:
+        data = load_json(payload)
+    except InvalidJson:
+        return {}
+    user = data.get("user") if isinstance(data, dict) else None
+    if not isinstance(user, str) or not user.strip():
+        return {}
+    return {"user": "".join(c if c.isprintable() else "?" for c in user.strip())[:64]}

@@ -24,6 +24,7 @@ from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.config.templates import looks_like_canary
 from cosyedge.intake.alert import Message, clean_text
+from cosyedge.intake.commands import named_in
 from cosyedge.intake.intake import Intake, decided
 from cosyedge.journal import Journal
 from cosyedge.model import CommandAnswer, Offer, Verdict
@@ -127,7 +128,8 @@ class Door(Component):
         out by the desk (events, outcomes, the audit), `written` run once what it changed is
         on disk. Returns the ids it acted on, or why it was refused."""
         text = payload[:500].decode("utf-8", "replace")
-        refused = self.desk.command(self.intake.command(payload, retained), text)
+        who = named_in(payload)
+        refused = self.desk.command(self.intake.command(payload, retained), text, who)
         self.journal.when_written(written)
         return refused
 
