@@ -249,6 +249,12 @@ class AlarmDesk:
             log.exception("command %r failed", text)
             return self._refused(f"command: cannot carry it out: {error_text(exc)}", text, who)
 
+    def audit_test(self, user: str, seq: int, request: bytes) -> None:
+        """A test announcement from the operator page, taken as `seq`: in the audit, under
+        the operator's name, with its request (cut to 500 characters)."""
+        text = request[:500].decode("utf-8", "replace")
+        self._record("test_announcement", user=user, seq=seq, request=text)
+
     def _refused(
         self, error: str, text: str, who: dict[str, str] | None, unmatched: bool = False
     ) -> CommandAnswer:
