@@ -3,7 +3,10 @@ rebinding, simple cross-site requests), and that tools sending JSON are unaffect
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -124,3 +127,18 @@ def test_a_request_without_host_is_taken_as_http_1_0_tools_send_it(api):
     server, said = api
     status, _ = request(server, "POST", "/v1/say", JSON, SAY_BODY)
     assert status == 202 and len(said) == 1
+
+
+def test_the_page_may_run_its_own_inline_script_only_named_by_its_hash(api):
+    """The CSP said `script-src 'unsafe-inline'`: any script injected into the page would
+    have run. Now the served policy names the served script's SHA-256, and nothing else."""
+    server, _ = api
+    answer = exchange(server, b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    head, _, html = answer.partition(b"\r\n\r\n")
+    (csp,) = re.findall(rb"\r\nContent-Security-Policy: ([^\r]*)", head)
+    policy = dict(p.strip().split(b" ", 1) for p in csp.split(b";"))
+    scripts = re.findall(rb"<script>(.*?)</script>", html, re.S)
+    assert len(scripts) == 1 and b"<script" not in html.replace(b"<script>", b"", 1)
+    digest = base64.b64encode(hashlib.sha256(scripts[0]).digest())
+    assert policy[b"script-src"] == b"'sha256-" + digest + b"'", policy
+    assert not re.search(rb"<[^>]*\son[a-z]+=", html)  # no handler in an attribute either

@@ -11,17 +11,7 @@ from email.message import Message
 from typing import Any
 
 from cosyedge.http import origin, page
-
-
-class Refused(Exception):
-    """Answer the request with `status` and a JSON error body (and `headers`)."""
-
-    def __init__(
-        self, status: int, error: str, headers: dict[str, str] | None = None, **detail: Any
-    ) -> None:
-        super().__init__(error)
-        self.status, self.error, self.detail = status, error, detail
-        self.headers = headers
+from cosyedge.http.refused import Refused
 
 
 class Access:

@@ -18,8 +18,12 @@ take three of the eight. A poll is a short request, answered and gone.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import logging
+import math
+import re
 import threading
 import time
 from email.message import Message
@@ -28,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from cosyedge.alarms.review import ReportError
 from cosyedge.http import origin
-from cosyedge.http.sessions import SESSION_S
+from cosyedge.http.refused import Refused
+from cosyedge.http.sessions import SESSION_S, TEST_EVERY_S
 from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
@@ -39,12 +44,13 @@ log = logging.getLogger("cosyedge.http.server")
 GUARD_HEADER = "X-Cosyedge-Page"  # sent by the page's script with every request
 COOKIE = "cosyedge_session"
 AUDIT_LIMIT = 200  # facts of the last day the page lists, newest first
+READ_MAX_CHARS = 2000  # what `/v1/page/read` reads: 14 KB held the synthesis thread 5.4 s
 
 # Served without the token: the page holds nothing secret, the session checks the token itself,
 # and signing out ends no more than the session the request names.
 OPEN = frozenset({"page", "session", "logout"})
 # Guarded however the request is authorized: they change something, and a browser sends them.
-GUARDED = frozenset({"session", "logout", "command"})
+GUARDED = frozenset({"session", "logout", "command", "test_say"})
 PAGE_ROUTES = {
     ("GET", "/"): "page",
     ("GET", "/v1/page/now"): "now",
@@ -56,12 +62,28 @@ PAGE_ROUTES = {
     ("POST", "/v1/page/logout"): "logout",
     ("POST", "/v1/page/command"): "command",
     ("POST", "/v1/page/read"): "read",
+    ("POST", "/v1/page/say"): "test_say",
 }
 
 
 def page_html() -> bytes:
     """The page as shipped in the package."""
     return resources.files("cosyedge.http").joinpath("page.html").read_bytes()
+
+
+def page_headers(html: bytes) -> dict[str, str]:
+    """The headers the page is served with. Its Content-Security-Policy lets it run its own
+    inline script only, named by its SHA-256 (computed here, from the page as served, so an
+    edit of the page can never leave it stale), its own inline style, and reach nothing but
+    this server: a script injected into the page would not run."""
+    scripts = _SCRIPT.findall(html)
+    hashes = " ".join(f"'sha256-{_digest(s)}'" for s in scripts) or "'none'"
+    csp = (
+        f"default-src 'none'; script-src {hashes}; "
+        "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    )
+    return {"Content-Security-Policy": csp, **_PAGE_HEADERS}
 
 
 def session_of(headers: Message) -> str | None:
@@ -92,7 +114,7 @@ class PageRoutes:
 
     def _page(self, query: dict[str, list[str]]) -> None:
         page = self.server.page
-        self._start(200, "text/html; charset=utf-8", len(page), _PAGE_HEADERS)
+        self._start(200, "text/html; charset=utf-8", len(page), self.server.page_headers)
         self._write(page)
 
     def _now(self, query: dict[str, list[str]]) -> None:
@@ -160,12 +182,34 @@ class PageRoutes:
             raise Unavailable("carried out, but the journal has not written it yet")
         self._json(200, {"done": True, "ids": list(answer.ids)})
 
+    def _test_say(self, query: dict[str, list[str]]) -> None:
+        """A test announcement: a say request (the same path, answered as `/v1/say` is) that
+        names the operator (`user`, required), audited under that name, one per session
+        every TEST_EVERY_S (429 sooner)."""
+        wait = self._wait(query)
+        request = local.request_object(self._body())
+        user = request.pop("user", None)
+        if not isinstance(user, str) or not user.strip():
+            raise BadField("user", "the operator's name is required for a test announcement")
+        key = session_of(self.headers) or self.client_address[0]
+        too_soon = self.server.tests.take(key)
+        if too_soon > 0:
+            retry = {"Retry-After": str(math.ceil(too_soon))}
+            every = f"{TEST_EVERY_S:g}"
+            raise Refused(429, f"one test announcement every {every} s; try again shortly", retry)
+        body = json.dumps(request).encode()
+        backend = self.server.backend
+        name = user.strip()[:64]
+        self._speak(body, wait, lambda b, written, watch: backend.test_say(b, name, written, watch))
+
     def _read(self, query: dict[str, list[str]]) -> None:
         """How a text will be read (`cosyedge read --explain`), before it is said."""
         request = local.request_object(self._body())
         text, lang = request.get("text"), request.get("lang")
         if not isinstance(text, str) or not text.strip():
             raise BadField("text", "expected the text to read")
+        if len(text) > READ_MAX_CHARS:  # the page's text box holds no more
+            raise BadField("text", f"at most {READ_MAX_CHARS} characters are read here")
         if lang is not None and lang not in self.server.backend.voices():
             raise BadField("lang", "expected a language with a configured voice")
         try:
@@ -185,15 +229,12 @@ class PageRoutes:
         def _write(self, data: bytes) -> None: ...
         def _body(self) -> bytes: ...
         def _try_token(self, given: str, what: str) -> bool: ...
+        def _wait(self, query: dict[str, list[str]]) -> float: ...
+        def _speak(self, body: bytes, wait: float, say: Any) -> None: ...
 
 
-# The page runs its own inline script and style, and may reach nothing but this server.
+_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)  # the page's inline scripts, as hashed
 _PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-        "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
-    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
@@ -229,3 +270,7 @@ def _nameless(body: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(data, dict) and not _field(body, "user")
+
+
+def _digest(script: bytes) -> str:
+    return base64.b64encode(hashlib.sha256(script).digest()).decode()

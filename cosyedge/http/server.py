@@ -34,7 +34,7 @@ from cosyedge.component import Component
 from cosyedge.config.http import HttpConfig, weak_token
 from cosyedge.config.schema import Config
 from cosyedge.http import page
-from cosyedge.http.access import Access, Refused
+from cosyedge.http.access import Access
 from cosyedge.http.front import (
     HEAD_LIMIT,
     BadFraming,
@@ -47,7 +47,8 @@ from cosyedge.http.front import (
 )
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
-from cosyedge.http.sessions import Sessions, Throttle
+from cosyedge.http.refused import Refused
+from cosyedge.http.sessions import TEST_EVERY_S, Sessions, Spacing, Throttle
 from cosyedge.http.speech import SpeechRoutes
 from cosyedge.http.tally import EVERY_S, Tally
 from cosyedge.intake.door import Accepted, Unavailable
@@ -91,6 +92,13 @@ class Backend(Protocol):
     # ids it acted on, or why it was refused), the status with the desk's board, health, the
     # audit trail.
     def command(self, payload: bytes, written: Callable[[], None]) -> CommandAnswer: ...
+    def test_say(
+        self,
+        body: bytes,
+        user: str,
+        written: Callable[[], None],
+        watch: Callable[[int], None] | None,
+    ) -> Accepted: ...  # `say`, audited as the operator's test announcement
     def now(self) -> dict[str, Any]: ...
     def health(self) -> dict[str, Any]: ...
     def audit(self, limit: int) -> list[dict[str, Any]]: ...
@@ -129,8 +137,10 @@ class ApiServer(ThreadingHTTPServer, Component):
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.page = page.page_html()
+        self.page_headers = page.page_headers(self.page)
         self.names = config.names
         self.sessions, self.throttle = Sessions(), Throttle()
+        self.tests = Spacing(TEST_EVERY_S)  # the page's test announcements, per session
         self.slots = threading.BoundedSemaphore(config.max_clients)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -378,12 +388,15 @@ class Handler(page.PageRoutes, SpeechRoutes, Access, BaseHTTPRequestHandler):
 
     # -- the routes -------------------------------------------------------------------------
     def _say(self, query: dict[str, list[str]]) -> None:
-        wait = self._wait(query)
-        body = self._body()
+        self._speak(self._body(), self._wait(query), self.server.backend.say)
+
+    def _speak(self, body: bytes, wait: float, say: Callable[..., Accepted]) -> None:
+        """A say request through `say` (the backend's, or the page's test announcement):
+        202 once journaled, 200 with the outcome when `wait` saw it decided."""
         self.server.metrics.received("http")
         written = threading.Event()
         board = self.server.board
-        accepted = self.server.backend.say(body, written.set, board.watch if wait else None)
+        accepted = say(body, written.set, board.watch if wait else None)
         answer: dict[str, Any] = {
             "seq": accepted.seq,
             "id": accepted.id,

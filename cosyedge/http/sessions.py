@@ -26,6 +26,7 @@ MAX_SESSIONS = 1024  # beyond it, the oldest ends: each sign-in needs the token 
 WINDOW_S = 60.0  # failed tries are counted over this long
 PER_CLIENT = 5  # failed tries from one address within WINDOW_S before it must wait
 OVERALL = 30  # failed tries from all addresses within WINDOW_S before every address must wait
+TEST_EVERY_S = 10.0  # one test announcement from the page this often, per session
 
 
 @dataclass
@@ -113,6 +114,28 @@ class Throttle:
                 tries.popleft()
             if not tries:
                 del self._clients[client]
+
+
+@dataclass
+class Spacing:
+    """At most one of something per key every `every_s` (the page's test announcements, per
+    session). Any thread."""
+
+    every_s: float
+    _last: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, key: str) -> float:
+        """0 when `key` may go now (and it is counted), else how long it must wait."""
+        now = time.monotonic()
+        with self._lock:
+            for old in [k for k, t in self._last.items() if now - t >= self.every_s]:
+                del self._last[old]
+            last = self._last.get(key)
+            if last is not None:
+                return self.every_s - (now - last)
+            self._last[key] = now
+            return 0.0
 
 
 def _loopback(client: str) -> bool:
