@@ -202,12 +202,14 @@ def test_a_command_that_matches_nothing_is_refused_and_of_two_at_once_one_is(wir
     for cmd in ("ack", "silence", "confirm"):
         answer = wired.command(cmd=cmd, id="never-seen", user="bob")
         assert answer.unmatched and "'never-seen' is not standing" in answer.refused, answer
-    assert wired.command(cmd="silence").unmatched  # nothing at all stands
+    assert wired.command(cmd="confirm", topic="plant/9/#").unmatched
+    assert wired.command(cmd="silence").refused is None  # all, with nothing to silence: done
     told = [p for t, p in wired.published if t == errors]
     assert len(told) == 4 and all(
         "not standing" in p["error"] or "nothing" in p["error"] for p in told
     )
-    assert not [p for t, p in wired.published if p.get("event") == "command"]
+    commands = [p for t, p in wired.published if p.get("event") == "command"]
+    assert commands == [{"event": "command", "cmd": "silence", "topic": None, "ids": []}]
 
     wired.send(1, {"id": "A", "what": "pump tripped"})
     go = threading.Barrier(2)

@@ -15,9 +15,7 @@ def acted_on(effects: list[Effect]) -> tuple[str, ...]:
 
 
 def unmatched(command: Command) -> str:
-    """Why a command that matched nothing standing is refused."""
+    """Why a command naming an id or a topic that matched nothing standing is refused."""
     if command.id is not None:
         return f"{command.cmd}: {command.id!r} is not standing (unknown, or settled already)"
-    if command.topic is not None:
-        return f"{command.cmd}: nothing standing on {command.topic!r}"
-    return f"{command.cmd}: nothing standing to {command.cmd}"
+    return f"{command.cmd}: nothing standing on {command.topic!r}"

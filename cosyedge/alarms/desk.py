@@ -226,17 +226,18 @@ class AlarmDesk:
     ) -> CommandAnswer:
         """Carry out an operator command as intake read it, and say what became of it (the
         operator page shows it; MQTT has the event and error topics). One that cannot be
-        carried out (BadCommand), or an ack, silence or confirm that matched nothing standing
-        (an id unknown or settled already), is refused: told on the error topic with the
-        payload's `text` and audited as refused under `who` (the `user` it named), changing
-        nothing."""
+        carried out (BadCommand), or an ack, silence or confirm naming an id or topic that
+        matched nothing standing (unknown, or settled already), is refused: told on the error
+        topic with the payload's `text` and audited as refused under `who` (the `user` it
+        named), changing nothing. One naming neither (a silence of all with nothing to
+        silence) is carried out, with no ids."""
         try:
             if isinstance(command, BadCommand):
                 raise command
             with self._cond:
                 effects = self.policy.command(command, time.monotonic())
                 ids = acted_on(effects)
-                if command.cmd in SETTLING and not ids:
+                if command.cmd in SETTLING and not ids and (command.id or command.topic):
                     raise NothingMatched(unmatched(command))
                 self._emit(effects)
                 self._cond.notify_all()
