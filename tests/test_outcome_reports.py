@@ -227,3 +227,10 @@ def test_a_command_that_matches_nothing_is_refused_and_of_two_at_once_one_is(wir
     assert sorted(a.ids for a in answers) == [(), ("A",)], answers
     (refused,) = [a for a in answers if a.refused]
     assert refused.unmatched and "settled already" in refused.refused
+
+
+def test_an_unshelve_is_carried_out_whatever_it_matched(wired):
+    """Its event names no ids: reading them failed the command (a KeyError)."""
+    wired.command(cmd="shelve", topic="plant/9/#", duration_s=60)
+    assert wired.command(cmd="unshelve", topic="plant/9/#").refused is None
+    assert wired.command(cmd="unshelve", topic="plant/8/#").refused is None  # nothing shelved

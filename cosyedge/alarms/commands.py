@@ -11,7 +11,7 @@ SETTLING = ("ack", "silence", "confirm")  # a command of these that matched noth
 def acted_on(effects: list[Effect]) -> tuple[str, ...]:
     """The ids a command's events (one, or one a zone) say it acted on."""
     told = [e for e in effects if isinstance(e, Event) and e.kind == "command"]
-    return tuple(sorted({i for e in told for i in e.detail["ids"]}))
+    return tuple(sorted({i for e in told for i in e.detail.get("ids", ())}))  # unshelve: none
 
 
 def unmatched(command: Command) -> str:
