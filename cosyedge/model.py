@@ -40,6 +40,22 @@ class BadCommand(Exception):
     """A command that cannot be carried out; the text says why."""
 
 
+class NothingMatched(BadCommand):
+    """A command that named nothing it could act on now: an id unknown or settled already
+    (another operator's command came first), a topic nothing standing is on."""
+
+
+@dataclass(frozen=True)
+class CommandAnswer:
+    """What became of an operator command: the alerts' ids it acted on, or why it was refused
+    (`refused`), and whether that was because it matched nothing (`unmatched`: a conflict
+    with what stands now, rather than a command that is wrong in itself)."""
+
+    ids: tuple[str, ...] = ()
+    refused: str | None = None
+    unmatched: bool = False
+
+
 @dataclass(frozen=True)
 class Alert:
     topic: str

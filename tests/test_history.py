@@ -17,9 +17,17 @@ from pathlib import Path
 import pytest
 from support import cosyedge, wait_until
 
-from cosyedge.alarms.history import DAY_S, MAX_LINE, History, Skipped, day_of, read_facts
+from cosyedge.alarms.history import (
+    DAY_S,
+    MAX_LINE,
+    History,
+    Skipped,
+    audit,
+    day_of,
+    read_facts,
+)
 from cosyedge.alarms.kpi import Annunciation, RecentAlarms, figures
-from cosyedge.alarms.review import csv_text
+from cosyedge.alarms.review import audit_rows, csv_text
 from cosyedge.faults import Faults, write_plan
 from cosyedge.observe import Observer
 
@@ -400,3 +408,15 @@ def test_recent_alarms_past_their_room_say_the_day_is_not_all_there():
     assert recent.figures(S + 200).alarms == 100
     assert not recent.complete(S + 200)
     assert recent.complete(S + 149 + DAY_S + 1)  # once what was let go has aged out
+
+
+def test_a_test_announcement_is_in_the_audit_under_the_operators_name(tmp_path):
+    """The page's test announcements were in no audit and carried no name."""
+    history = History(tmp_path, keep_days=2, max_bytes=10**6)
+    history.start()
+    history.record("test_announcement", user="ana", seq=7, request='{"text": "Test."}')
+    history.record("outcome", seq=7, id=None, topic="cosyedge/http/say", outcome="spoken")
+    history.stop(timeout=10)
+    facts, _ = audit(tmp_path, 0, time.time() + 1)
+    (row,) = audit_rows(facts)
+    assert row[1:] == ("ana", "test announcement", "seq 7", "", '{"text": "Test."}')

@@ -54,7 +54,7 @@ def test_every_answer_names_the_server_and_a_405_the_methods_allowed(
 ):
     http_port = free_port()
     make_daemon(http_config(broker.port, tmp_path, http_port))
-    answer = raw_request(http_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = raw_request(http_port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
     head = answer.partition(b"\r\n\r\n")[0].split(b"\r\n")
     assert b"Server: cosyedge" in head, head  # the whole line: no trailing space
     for method, path, allowed in (("GET", "/v1/say", "POST"), ("POST", "/metrics", "GET")):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import struct
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -144,7 +146,7 @@ def test_wav_headers_streaming_and_whole():
 
 def test_the_token_file_is_checked_like_the_mqtt_password(tmp_path):
     token = tmp_path / "token"
-    token.write_text("t")
+    token.write_text("0123456789abcdef")
     token.chmod(0o644)
     config = parse_config(f"http:\n  listen: '0.0.0.0:8088'\n  token_file: {token}\n")
     assert config_warnings(config) == [
@@ -154,6 +156,39 @@ def test_the_token_file_is_checked_like_the_mqtt_password(tmp_path):
     assert config_warnings(parse_config(f"http:\n  token_file: {token}\n")) == []
     (problem,) = config_problems(f"http:\n  token_file: {tmp_path}/missing\n")
     assert "http.token_file: cannot read" in problem
+
+
+@pytest.mark.parametrize(
+    "text,named",
+    [
+        ("", "holds no token"),
+        (" \n\t\n", "holds no token"),
+        ("t", "a token of 1 characters; at least 16"),
+        ("  0123456789abcde  \n", "a token of 15 characters; at least 16"),
+    ],
+)
+def test_an_empty_or_short_token_is_refused_by_check_and_at_start(tmp_path, text, named):
+    """Either left the API open to guessing (1 character passed `check`), or, empty, passed
+    `check` and then left the API unserved at start. Both read the file through the config."""
+    token = tmp_path / "token"
+    token.write_text(text)
+    config = f"http:\n  enabled: true\n  token_file: {token}\n"
+    (problem,) = config_problems(config)
+    assert named in problem and "http.token_file" in problem
+    token.write_text("  0123456789abcdef\n")
+    assert parse_config(config).http.token_file == token
+
+
+@pytest.mark.system
+def test_cosyedge_check_refuses_a_short_token_in_one_line(tmp_path):
+    token = tmp_path / "token"
+    token.write_text("x\n")
+    site = tmp_path / "site.yaml"
+    site.write_text(f"http:\n  enabled: true\n  token_file: {token}\n")
+    run = [sys.executable, "-m", "cosyedge", "check", "--config", str(site)]
+    result = subprocess.run(run, capture_output=True, text=True)
+    assert result.returncode == 2, result
+    assert result.stderr.count("\n") == 1 and "at least 16" in result.stderr, result.stderr
 
 
 def test_lone_surrogates_in_a_request_are_removed_as_from_mqtt_text():
@@ -176,3 +211,14 @@ def test_json_nested_too_deeply_is_refused_as_bad_json_by_requests_and_commands(
         request_object(body)
     with pytest.raises(BadCommand, match="nested too deeply"):
         parse_command(body)
+
+
+def test_a_shelve_without_a_duration_is_an_hour_and_one_under_a_second_is_refused():
+    """It was the 8 h maximum, silently; and 1e-9 s was taken."""
+    shelve = parse_command(b'{"cmd": "shelve", "topic": "plant/3/#"}')
+    assert shelve.duration_s == 3600
+    assert parse_command(b'{"cmd": "shelve", "topic": "t", "duration_s": 1}').duration_s == 1
+    for short in ("1e-9", "0.5", "0", "-5"):
+        payload = b'{"cmd": "shelve", "topic": "t", "duration_s": %s}' % short.encode()
+        with pytest.raises(BadCommand, match="at least 1"):
+            parse_command(payload)

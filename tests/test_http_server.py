@@ -28,6 +28,7 @@ from cosyedge.intake.intake import Intake
 from cosyedge.speech.render import Rendering
 from cosyedge.speech.stream import Turns
 
+JSON = "Content-Type: application/json\r\n"
 TEMPLATES = 'templates:\n  - topic: "plant/{line}/level"\n    text: "Level {value}."\n'
 
 
@@ -106,7 +107,7 @@ def test_the_turn_is_free_before_the_answer_ends(source, monkeypatch):
     server.start()
     try:
         body = json.dumps({"text": "Valve four is open."}).encode()
-        head = f"POST /v1/synthesize HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n"
+        head = f"POST /v1/synthesize HTTP/1.1\r\n{JSON}Content-Length: {len(body)}\r\n\r\n"
         answer = exchange(server, head.encode() + body)
     finally:
         server.stop()
@@ -129,7 +130,7 @@ def test_a_lone_surrogate_in_a_say_request_is_never_a_500(api):
     server, _ = api
     for text in (b"Pump\\ud800 stopped.", b"\\udfff"):
         body = b'{"text": "' + text + b'"}'
-        head = f"POST /v1/say HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        head = f"POST /v1/say HTTP/1.1\r\n{JSON}Content-Length: {len(body)}\r\n\r\n".encode()
         status = exchange(server, head + body).split(b"\r\n")[0]
         assert status in (b"HTTP/1.1 202 Accepted", b"HTTP/1.1 400 Bad Request"), status
 
@@ -166,7 +167,7 @@ def test_a_request_line_that_cannot_be_parsed_is_400_and_no_traceback(api, data,
 def call_busy(server: ApiServer, go: threading.Barrier) -> str:
     """One say request, its body sent apart from its head; the status line, or the error."""
     body = b'{"text": "Pump one stopped."}'
-    head = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body)
+    head = b"POST /v1/say HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n" % (JSON.encode(), len(body))
     go.wait()
     try:
         with socket.create_connection(server.server_address[:2], timeout=20) as s:
@@ -210,8 +211,12 @@ def serve(**config: Any) -> tuple[ApiServer, Backend]:
 
 
 SAY_BODY = b'{"text": "Pump one stopped."}'
-SAY = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s" % (len(SAY_BODY), SAY_BODY)
-HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+SAY = b"POST /v1/say HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (
+    JSON.encode(),
+    len(SAY_BODY),
+    SAY_BODY,
+)
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
 
 
 def test_idle_and_slow_clients_hold_no_thread_a_whole_request_is_answered_at_once():
@@ -303,9 +308,11 @@ def test_a_body_framed_ambiguously_is_refused_at_once_naming_the_header(
     head alone: nothing waits for a body that may never come."""
     server, _ = api
     path = "/v1/say" if method == "POST" else "/healthz"
-    extra = f"{head}\r\n" if head else ""
+    extra = (f"{head}\r\n" if head else "") + (JSON if method == "POST" else "")
     started = time.monotonic()
-    answer = exchange(server, f"{method} {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n".encode())
+    answer = exchange(
+        server, f"{method} {path} HTTP/1.1\r\nHost: localhost\r\n{extra}\r\n".encode()
+    )
     assert answer.startswith(f"HTTP/1.1 {status} ".encode()), answer[:200]
     error = json.loads(answer.partition(b"\r\n\r\n")[2])
     assert error["header"] == header and error["error"], error
@@ -352,9 +359,10 @@ def test_a_header_line_that_is_not_name_colon_value_is_400_naming_it(api, lines,
     otherwise, so the head is refused whatever else it holds, a valid body included."""
     server, _ = api
     path = b"/v1/say" if method == "POST" else b"/healthz"
-    head = b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n" % (
+    head = b"%s %s HTTP/1.1\r\nHost: localhost\r\n%sContent-Length: %d\r\n" % (
         method.encode(),
         path,
+        JSON.encode(),
         len(SAY_BODY),
     )
     answer = exchange(server, head + lines + b"\r\n\r\n" + SAY_BODY)
@@ -365,7 +373,7 @@ def test_a_header_line_that_is_not_name_colon_value_is_400_naming_it(api, lines,
 
 def test_a_header_value_with_a_tab_or_text_beyond_ascii_is_taken(api):
     server, _ = api
-    head = b"POST /v1/say HTTP/1.1\r\nContent-Length: %d\r\n" % len(SAY_BODY)
+    head = b"POST /v1/say HTTP/1.1\r\n%sContent-Length: %d\r\n" % (JSON.encode(), len(SAY_BODY))
     extra = b"X-Trace:\ta\tb \xe9\r\nX-Empty:\r\n\r\n"
     answer = exchange(server, head + extra + SAY_BODY)
     assert answer.startswith(b"HTTP/1.1 202 "), answer[:200]

@@ -92,7 +92,7 @@ def refused_file(tmp_path: Path, state: Path, case: str) -> Path:
 
 def test_a_configuration_goes_to_json_and_back_equal(tmp_path):
     (tmp_path / "password").write_text("s3cret-password")
-    (tmp_path / "token").write_text("s3cret-token")
+    (tmp_path / "token").write_text("s3cret-token-for-the-api")
     for config in (Config(), parse_config(RICH.format(dir=tmp_path))):
         data = json.loads(json.dumps(config_data(config)))
         assert build_config(data, "kept") == config
@@ -100,7 +100,7 @@ def test_a_configuration_goes_to_json_and_back_equal(tmp_path):
 
 def test_it_is_kept_atomically_with_source_hash_and_time_and_no_secret(tmp_path, state):
     (tmp_path / "password").write_text("s3cret-password")
-    (tmp_path / "token").write_text("s3cret-token")
+    (tmp_path / "token").write_text("s3cret-token-for-the-api")
     config = parse_config(RICH.format(dir=tmp_path).replace(f"{tmp_path}/state", str(state)))
     before = time.time()
     lastgood.save(config, tmp_path / "site.yaml")

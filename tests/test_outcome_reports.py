@@ -20,7 +20,7 @@ from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.faults import Faults, write_plan
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal
-from cosyedge.model import OUTCOMES, Delivery, Item, Outcome, Ticket
+from cosyedge.model import OUTCOMES, CommandAnswer, Delivery, Item, Outcome, Ticket
 from cosyedge.mqtt.reports import Reporter
 
 CONFIG = """
@@ -67,9 +67,9 @@ class Wired:
         seq = self.journal.accept(topic, body, received, then=lambda: None, again=again)
         self.desk.submit(self.intake.read(message, seq, received, at), again)
 
-    def command(self, **command: object) -> None:
+    def command(self, **command: object) -> CommandAnswer:
         payload = json.dumps(command).encode()
-        self.desk.command(self.intake.command(payload), payload.decode())
+        return self.desk.command(self.intake.command(payload), payload.decode())
 
     def say(self, kind: str = "spoken") -> Item:
         """The announcer's part: the next item, and what became of it."""
@@ -193,3 +193,44 @@ def test_while_the_journal_cannot_write_an_outcome_is_told_at_once(tmp_path):
         assert told == [seq]
     finally:
         journal.stop()
+
+
+def test_a_command_that_matches_nothing_is_refused_and_of_two_at_once_one_is(wired):
+    """An ack, silence or confirm of an id unknown or settled already was told `done` with
+    `ids: []`; two operators acking one alarm at once were both told it was done."""
+    errors = wired.config.reports.error_topic
+    for cmd in ("ack", "silence", "confirm"):
+        answer = wired.command(cmd=cmd, id="never-seen", user="bob")
+        assert answer.unmatched and "'never-seen' is not standing" in answer.refused, answer
+    assert wired.command(cmd="confirm", topic="plant/9/#").unmatched
+    assert wired.command(cmd="silence").refused is None  # all, with nothing to silence: done
+    told = [p for t, p in wired.published if t == errors]
+    assert len(told) == 4 and all(
+        "not standing" in p["error"] or "nothing" in p["error"] for p in told
+    )
+    commands = [p for t, p in wired.published if p.get("event") == "command"]
+    assert commands == [{"event": "command", "cmd": "silence", "topic": None, "ids": []}]
+
+    wired.send(1, {"id": "A", "what": "pump tripped"})
+    go = threading.Barrier(2)
+
+    def ack(user: str) -> CommandAnswer:
+        go.wait()
+        return wired.command(cmd="ack", id="A", user=user)
+
+    answers: list[CommandAnswer] = []
+    threads = [threading.Thread(target=lambda u=u: answers.append(ack(u))) for u in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(a.ids for a in answers) == [(), ("A",)], answers
+    (refused,) = [a for a in answers if a.refused]
+    assert refused.unmatched and "settled already" in refused.refused
+
+
+def test_an_unshelve_is_carried_out_whatever_it_matched(wired):
+    """Its event names no ids: reading them failed the command (a KeyError)."""
+    wired.command(cmd="shelve", topic="plant/9/#", duration_s=60)
+    assert wired.command(cmd="unshelve", topic="plant/9/#").refused is None
+    assert wired.command(cmd="unshelve", topic="plant/8/#").refused is None  # nothing shelved

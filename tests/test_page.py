@@ -9,7 +9,9 @@ import datetime as dt
 import io
 import json
 import math
+import os
 import re
+import signal
 import struct
 import time
 import urllib.error
@@ -24,6 +26,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = Path("/usr/bin/chromium")
 EVENT = "cosyedge/event"
 SIZES = {"tablet": (1280, 800), "phone": (390, 844)}
+TOKEN = "s3cret-token-for-the-page"
 AXE = Path(__file__).parents[1] / ".axe/node_modules/axe-core/axe.min.js"  # scripts/setup test
 
 
@@ -56,7 +59,7 @@ def open_page(browser):
     """A new page at a size, its console errors and failed requests kept in `.problems`."""
     contexts = []
 
-    def make(url: str, size: str = "tablet"):
+    def make(url: str, size: str = "tablet", wait: bool = True):
         width, height = SIZES[size]
         context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
@@ -64,7 +67,8 @@ def open_page(browser):
         page.problems = []
         page.on("console", lambda m: m.type == "error" and page.problems.append(m.text))
         page.on("pageerror", lambda e: page.problems.append(str(e)))
-        wait_until(lambda: answers(url), 30, f"the HTTP API at {url}")
+        if wait:
+            wait_until(lambda: answers(url), 30, f"the HTTP API at {url}")
         try:
             page.goto(url)
         except playwright_api.Error as exc:  # seen once in a full run: reset at the first load
@@ -99,7 +103,7 @@ def test_an_alert_stands_on_the_page_and_its_ack_from_there_is_audited_and_ends_
 ):
     http_port = free_port()
     events = Listener(broker.port, EVENT)
-    make_daemon(page_config(broker.port, tmp_path, http_port))
+    daemon = make_daemon(page_config(broker.port, tmp_path, http_port))
     page = open_page(f"http://127.0.0.1:{http_port}/")
     page.wait_for_selector("#state.online", timeout=15000)
 
@@ -113,6 +117,7 @@ def test_an_alert_stands_on_the_page_and_its_ack_from_there_is_audited_and_ends_
     # Said again while it stands: the page counts it.
     events.wait_for(EVENT, lambda e: any(x["event"] == "reannounced" for x in e), 30)
     wait_until(lambda: int(row.locator("td").nth(3).inner_text()) >= 2, 5, "said twice")
+    shows_stale_while_stopped(page, daemon)
 
     for size in SIZES:  # the key elements at both widths, before the ack empties the list
         page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
@@ -141,8 +146,51 @@ def test_an_alert_stands_on_the_page_and_its_ack_from_there_is_audited_and_ends_
     time.sleep(5)  # over two re-announcement periods
     again = [x for x in events.on(EVENT)[acked:] if x["event"] == "reannounced"]
     assert again == [], again
+    long_topics_keep_the_page_in_shape(page, broker.port)
     assert page.problems == [], page.problems
     events.close()
+
+
+def long_topics_keep_the_page_in_shape(page, port: int) -> None:
+    """A topic and an id of 8,000 characters made the page 27,656 px tall at 390 px."""
+    line, key = "7" * 8000, "k" * 8000
+    payload = {"id": key, "text": "Long line alarm.", "priority": "critical"}
+    publish(port, f"plant/{line}/alarm", json.dumps(payload))
+    row = page.locator("#alarms tbody tr")
+    row.wait_for(timeout=10000)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)
+    height = row.bounding_box()["height"]  # a card at this width
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert height < 800 and width <= 390, (height, width)
+    topic = row.locator(".id", has_text="plant/777")
+    assert topic.get_attribute("title") == f"plant/{line}/alarm"  # whole in its tooltip
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def shows_stale_while_stopped(page, daemon) -> None:
+    """A daemon that stops answering (SIGSTOP: its socket still takes connections) is shown
+    as such within a few seconds, never left green; the alarms are marked as of its last
+    answer. It was: `online`, `broker connected`, for as long as the tab stayed open."""
+    os.kill(daemon.process.pid, signal.SIGSTOP)
+    stopped = time.monotonic()
+    try:
+        page.wait_for_selector("#state.stale", timeout=8000)
+        took = time.monotonic() - stopped
+        assert page.locator("#state").inner_text() == "no answer"
+        page.locator(
+            "#conn", has_text=re.compile(r"no answer from the gateway for \d+ s")
+        ).wait_for(timeout=3000)
+        assert "connected" not in page.locator("#conn").inner_text()
+        as_of = page.locator("#as-of")
+        assert as_of.is_visible() and "as of" in as_of.inner_text(), as_of.inner_text()
+        assert page.locator("#now.stale").count() == 1
+    finally:
+        os.kill(daemon.process.pid, signal.SIGCONT)
+    assert took < 6, f"shown stale {took:.1f} s after the daemon stopped"
+    page.wait_for_selector("#state.online", timeout=10000)
+    assert not page.locator("#as-of").is_visible()
+    page.problems[:] = [p for p in page.problems if "no answer within" not in p]
 
 
 def test_a_test_announcement_is_heard_and_health_is_shown(
@@ -161,8 +209,18 @@ def test_a_test_announcement_is_heard_and_health_is_shown(
     wait_until(lambda: re.fullmatch(r"\d s ago", age.inner_text()), 10, "a canary back")
     page.select_option("#say-lang", "en")
     page.fill("#say-text", "This is a test of FV-101 at 5 bar.")
+    page.click("#say-form button[type=submit]")  # no operator's name: not sent
+    page.locator("#message.bad", has_text="operator's name").wait_for(timeout=5000)
+    page.fill("#user", "ana")
     page.click("#say-form button[type=submit]")
     page.locator("#said", has_text="spoken").wait_for(timeout=60000)
+    # In the audit under the operator's name; another at once is refused (one per 10 s).
+    audited = page.locator("#audit-table tbody tr", has_text="test announcement")
+    audited.wait_for(timeout=10000)
+    assert "ana" in audited.inner_text() and "FV-101" in audited.inner_text()
+    page.click("#say-form button[type=submit]")
+    page.locator("#said", has_text="one test announcement every 10 s").wait_for(timeout=10000)
+    page.problems[:] = [p for p in page.problems if "429" not in p]
     # How it was read, shown before it was said: the site's entry, the classes, the words.
     reading = page.inner_text("#reading")
     assert "pronunciations.en[0]" in reading and "FV → say flow valve" in reading, reading
@@ -181,7 +239,7 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
 ):
     http_port = free_port()
     token = tmp_path / "token"
-    token.write_text("s3cret-token\n")
+    token.write_text(TOKEN + "\n")
     token.chmod(0o600)
     make_daemon(page_config(broker.port, tmp_path, http_port, f"  token_file: {token}\n"))
     url = f"http://127.0.0.1:{http_port}"
@@ -191,7 +249,7 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
     assert call(http_port, "GET", "/v1/page/now")[0] == 401
     ack = {"cmd": "silence", "user": "ana"}
     # The bearer token alone does not make a command the page's: the guard header is needed.
-    status, answer, _ = call(http_port, "POST", "/v1/page/command", ack, token="s3cret-token")
+    status, answer, _ = call(http_port, "POST", "/v1/page/command", ack, token=TOKEN)
     assert status == 403, answer
 
     page = open_page(f"{url}/")
@@ -199,7 +257,7 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
     page.fill("#token", "wrong")
     page.click("#signin-form button")
     page.locator("#message", has_text="not the token").wait_for(timeout=10000)
-    page.fill("#token", "s3cret-token")
+    page.fill("#token", TOKEN)
     page.click("#signin-form button")
     page.locator("#message", has_text="signed in").wait_for(timeout=10000)
     page.problems.clear()  # the wrong token's 401; signed out, the page asks nothing more
@@ -208,8 +266,8 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
     assert "s3cret" not in cookie["value"]
     page.fill("#user", "ana")
-    page.click("#silence-all")
-    page.locator("#message", has_text="done").wait_for(timeout=10000)
+    page.click("#silence-all")  # nothing to silence: done, with no ids
+    page.locator("#message", has_text="silence all: done").wait_for(timeout=10000)
     assert page.problems == [], page.problems
 
     # The cookie from another site's page (its Origin) is refused, as is one without the header.
@@ -218,8 +276,23 @@ def test_with_a_token_the_page_signs_in_and_commands_need_the_page_itself(
     for sent in (headers, foreign):
         status, answer = _post(http_port, "/v1/page/command", ack, sent)
         assert status == 403, answer
-    status, answer = _post(http_port, "/v1/page/command", ack, {**headers, "X-Cosyedge-Page": "1"})
-    assert status == 200, answer
+    page_headers = {**headers, "X-Cosyedge-Page": "1"}
+    status, answer = _post(http_port, "/v1/page/command", ack, page_headers)
+    assert status == 200 and answer == {"done": True, "ids": []}, answer
+    unknown = {"cmd": "ack", "id": "never-seen", "user": "ana"}
+    status, answer = _post(http_port, "/v1/page/command", unknown, page_headers)
+    assert status == 409 and "'never-seen' is not standing" in answer["error"], answer
+    marked = {"cmd": "ack", "id": "never-seen", "user": "ana\u001b[31m"}
+    status, answer = _post(http_port, "/v1/page/command", marked, page_headers)
+    assert status == 400 and "control character" in answer["error"], answer
+    for nameless in ({"cmd": "silence"}, {"cmd": "silence", "user": " "}):
+        status, answer = _post(http_port, "/v1/page/command", nameless, page_headers)
+        assert (status, answer.get("field")) == (400, "user"), answer
+    # Refused commands are audited as refused, under the name they gave (cleaned).
+    facts = call(http_port, "GET", "/v1/page/audit", token=TOKEN)[1]["facts"]
+    refused = [f for f in facts if f["e"] == "command_refused"]
+    assert [f.get("user") for f in refused][:2] == ["ana?[31m", "ana"], refused
+    assert "never-seen" in refused[1]["reason"]
 
 
 def history_facts(now: float) -> tuple[dict[float, int], list[dict]]:
@@ -342,3 +415,56 @@ def _post(port: int, path: str, body: dict, headers: dict[str, str]) -> tuple[in
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+EVIL = """<!doctype html><html><body>
+<form id="f" method="POST" action="{api}/v1/say" enctype="text/plain" target="sink">
+<input name='{{"text":"Evacuate now.","priority":"critical","x":"' value='"}}'></form>
+<iframe name="sink"></iframe>
+<script>
+const body = JSON.stringify({{text: "Fire in hall two.", priority: "critical"}});
+const plain = {{"Content-Type": "text/plain"}};
+Promise.allSettled([
+  fetch("{api}/v1/say", {{method: "POST", mode: "no-cors", headers: plain, body}}),
+  fetch("{api}/v1/page/command", {{method: "POST", mode: "no-cors", headers: plain,
+    body: JSON.stringify({{cmd: "silence", user: "x"}})}}),
+]).then(() => {{ document.getElementById("f").submit(); document.title = "sent"; }});
+</script></body></html>"""
+
+
+def test_a_page_of_another_site_in_the_gateways_browser_cannot_say_anything(open_page):
+    """Without a token (loopback), a page of any site open in a browser on the gateway sent
+    say requests (a form, fetch in no-cors mode: no preflight) at critical priority."""
+    import http.server
+    import threading
+
+    from test_http_server import serve
+
+    server, backend = serve()
+    said: list[bytes] = []
+    say = backend.say
+    backend.say = lambda body, *rest: said.append(body) or say(body, *rest)
+    api = f"http://127.0.0.1:{server.server_address[1]}"
+    html = EVIL.format(api=api).encode()
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(html)))
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.2", free_port()), Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        page = open_page(f"http://127.0.0.2:{evil.server_address[1]}/", wait=False)
+        page.wait_for_function("document.title === 'sent'", timeout=10000)
+        time.sleep(1)  # the form's POST, sent at once, answered within this
+    finally:
+        evil.shutdown()
+        server.stop()
+    assert said == []

@@ -320,7 +320,10 @@ def test_silence_stops_the_phrase_and_reannouncement_without_ack():
         (b"ack", "not a JSON object"),
         (b'{"cmd":"reset"}', "cmd: expected one of"),
         (b'{"cmd":"ack"}', "ack: needs an id or a topic"),
-        (b'{"cmd":"shelve","topic":"a","duration_s":-1}', "duration_s: expected a positive"),
+        (
+            b'{"cmd":"shelve","topic":"a","duration_s":-1}',
+            "duration_s: expected seconds, at least 1",
+        ),
     ],
 )
 def test_bad_commands_say_why(payload, reason):
@@ -332,9 +335,12 @@ def test_bad_commands_say_why(payload, reason):
     "payload, reason",
     [
         (b'{"cmd":"ack","id":' + b"7" * 5000 + b"}", "a number with more than 4300 digits"),
-        (b'{"cmd":"shelve","topic":"a","duration_s":' + b"9" * 400 + b"}", "expected a positive"),
-        (b'{"cmd":"shelve","topic":"a","duration_s":Infinity}', "expected a positive"),
-        (b'{"cmd":"shelve","topic":"a","duration_s":NaN}', "expected a positive"),
+        (
+            b'{"cmd":"shelve","topic":"a","duration_s":' + b"9" * 400 + b"}",
+            "expected seconds, at least 1",
+        ),
+        (b'{"cmd":"shelve","topic":"a","duration_s":Infinity}', "expected seconds, at least 1"),
+        (b'{"cmd":"shelve","topic":"a","duration_s":NaN}', "expected seconds, at least 1"),
     ],
 )
 def test_poison_numbers_in_commands_are_refused_with_a_reason(payload, reason):

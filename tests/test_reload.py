@@ -36,7 +36,10 @@ def say(http_port: int, text: str, alert_id: str) -> int:
     """POST /v1/say: the seq of the accepted message (journaled, one outcome to come)."""
     body = json.dumps({"text": text, "id": alert_id}).encode()
     request = urllib.request.Request(
-        f"http://127.0.0.1:{http_port}/v1/say", data=body, method="POST"
+        f"http://127.0.0.1:{http_port}/v1/say",
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=60) as answer:
         assert answer.status == 202

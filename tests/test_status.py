@@ -357,7 +357,8 @@ class Parts:
             publish(self.broker.port, "cosyedge/say", body)
             return
         url = f"http://127.0.0.1:{self.http_port}/v1/say"
-        request = urllib.request.Request(url, body.encode(), method="POST")
+        headers = {"Content-Type": "application/json"}
+        request = urllib.request.Request(url, body.encode(), headers, method="POST")
         with urllib.request.urlopen(request, timeout=30) as answer:
             assert answer.status == 202
 

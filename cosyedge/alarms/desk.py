@@ -21,7 +21,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
+from cosyedge.alarms.commands import SETTLING, acted_on, unmatched
 from cosyedge.alarms.health import Health, state_of
+from cosyedge.alarms.lane import Lane
 from cosyedge.alarms.lasting import OnBoard, Standing
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.standby import Watch
@@ -31,11 +33,13 @@ from cosyedge.model import (
     PRIORITIES,
     BadCommand,
     Command,
+    CommandAnswer,
     Delivery,
     Effect,
     Event,
     Item,
     ItemKind,
+    NothingMatched,
     Offer,
     Outcome,
     Reader,
@@ -222,23 +226,34 @@ class AlarmDesk:
         with self._cond:
             self.reporter.outcome(Outcome(ticket, kind, {**detail, "reason": reason}))
 
-    def command(self, command: Command | BadCommand, text: str) -> str | None:
-        """Carry out an operator command as intake read it; a bad one (BadCommand) is told
-        on the error topic with the payload's `text`. Returns why it was refused, or None
-        once it is carried out (the operator page shows it; MQTT has the error topic)."""
+    def command(
+        self, command: Command | BadCommand, text: str, who: dict[str, str] | None = None
+    ) -> CommandAnswer:
+        """Carry out an operator command as intake read it, and say what became of it (the
+        operator page shows it; MQTT has the event and error topics). One that cannot be
+        carried out (BadCommand), or an ack, silence or confirm naming an id or topic that
+        matched nothing standing (unknown, or settled already), is refused: told on the error
+        topic with the payload's `text` and audited as refused under `who` (the `user` it
+        named), changing nothing. One naming neither (a silence of all with nothing to
+        silence) is carried out, with no ids."""
         try:
             if isinstance(command, BadCommand):
                 raise command
             with self._cond:
-                self._emit(self.policy.command(command, time.monotonic()))
+                effects = self.policy.command(command, time.monotonic())
+                ids = acted_on(effects)
+                if command.cmd in SETTLING and not ids and (command.id or command.topic):
+                    raise NothingMatched(unmatched(command))
+                self._emit(effects)
                 self._cond.notify_all()
-            return None
+            return CommandAnswer(ids=ids)
         except BadCommand as exc:
             log.warning("command %r not carried out: %s", text, exc)
-            return self._refused(f"command: {exc}", text)
+            nothing = isinstance(exc, NothingMatched)
+            return self._refused(f"command: {exc}", text, who, nothing)
         except Exception as exc:
             log.exception("command %r failed", text)
-            return self._refused(f"command: cannot carry it out: {error_text(exc)}", text)
+            return self._refused(f"command: cannot carry it out: {error_text(exc)}", text, who)
 
     def tell(self, event: Event) -> None:
         """An event of a part beside the rules (a plant system's answer to a command carried
@@ -246,10 +261,19 @@ class AlarmDesk:
         with self._cond:
             self._emit([event])
 
-    def _refused(self, error: str, text: str) -> str:
+    def audit_test(self, user: str, seq: int, request: bytes) -> None:
+        """A test announcement from the operator page, taken as `seq`: in the audit, under
+        the operator's name, with its request (cut to 500 characters)."""
+        text = request[:500].decode("utf-8", "replace")
+        self._record("test_announcement", user=user, seq=seq, request=text)
+
+    def _refused(
+        self, error: str, text: str, who: dict[str, str] | None, unmatched: bool = False
+    ) -> CommandAnswer:
+        """Told on the error topic, and audited with the name the command gave, if any."""
         self.reporter.error(error, command=text)
-        self._record("command_refused", reason=error, command=text)
-        return error
+        self._record("command_refused", reason=error, command=text, **(who or {}))
+        return CommandAnswer(refused=error, unmatched=unmatched)
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
@@ -515,25 +539,6 @@ class AlarmDesk:
             self._record("settled", id=key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: (a.due, a.cleared) for key, a in alarms.items()}
-
-
-class Lane:
-    """The desk as one zone's announcer sees it (announce/announcer.py's `Desk`)."""
-
-    def __init__(self, desk: AlarmDesk, zone: str) -> None:
-        self.desk, self.zone = desk, zone
-
-    def take(self, timeout: float) -> Item | None:
-        return self.desk.take(timeout, self.zone)
-
-    def should_stop(self, item: Item) -> bool:
-        return self.desk.should_stop(item)
-
-    def finished(self, item: Item, delivery: Delivery) -> None:
-        self.desk.finished(item, delivery)
-
-    def waiting(self) -> int:
-        return self.desk.waiting_in(self.zone)
 
 
 def _covered(report: dict[str, Any]) -> dict[str, Any]:

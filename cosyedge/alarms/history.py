@@ -45,13 +45,8 @@ MAX_WAITING = 100_000  # facts held in memory while the disk refuses them
 RETRY_S = 5.0  # a refused write is tried again this often
 # The audit trail's kinds: who did what to which alarm, and the alarm system's own events.
 AUDITED = (
-    "command",
-    "command_refused",
-    "command_answer",
-    "fault",
-    "fault_cleared",
-    "start",
-    "stop",
+    *("command", "command_refused", "command_answer", "test_announcement"),
+    *("fault", "fault_cleared", "start", "stop"),
 )
 DAY_S = 86400.0
 MAX_LINE = 1 << 16  # longer lines are not facts this writes

@@ -349,7 +349,7 @@ class AlarmPolicy:
 
     def _shelve(self, pattern: str, cmd: Command, now: float) -> list[Effect]:
         longest = self.config.max_shelve_s
-        duration = min(cmd.duration_s or longest, longest)
+        duration = min(cmd.duration_s or longest, longest)  # intake gives every shelve one
         self._shelved[pattern] = now + duration
 
         def match(o: Offer) -> bool:

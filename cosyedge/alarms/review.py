@@ -117,6 +117,8 @@ def _audit_row(f: Fact) -> tuple[str, str, str, str, str, str]:
         why = text(f.get("comment"))
     elif kind == "command_refused":
         what, target, why = "refused", text(f.get("command")), text(f.get("reason"))
+    elif kind == "test_announcement":
+        what, target, why = "test announcement", f"seq {text(f.get('seq'))}", text(f.get("request"))
     elif kind.startswith("fault"):
         what, target, why = kind, text(f.get("fault")), text(f.get("reason"))
     else:

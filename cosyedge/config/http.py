@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,8 +25,17 @@ class HttpConfig:
     token_file: Path | None = field(
         default=None,
         metadata=meta(
-            "file holding the bearer token every request must carry; it must be readable, "
-            "and one others may read or write is warned about by `check` and at start"
+            "file holding the bearer token every request must carry, at least 16 characters "
+            "(an empty, whitespace-only or shorter one is refused); it must be readable, and "
+            "one others may read or write is warned about by `check` and at start"
+        ),
+    )
+    hosts: tuple[str, ...] = field(
+        default=(),
+        metadata=meta(
+            "names the API is reached by, beyond its addresses, `localhost`, the listen "
+            "address and the host's own name: the gateway's DNS name, e.g. "
+            "`[gateway1.plant.example]`; a request whose Host is another name is refused (421)"
         ),
     )
     max_body_bytes: int = field(
@@ -62,10 +72,23 @@ class HttpConfig:
 
     def __post_init__(self) -> None:
         host, _ = split_listen(self.listen)
+        for name in self.hosts:
+            if not name or any(c.isspace() or c in ":/[]@" for c in name):
+                raise ValueError(f"hosts: expected a host name, got {show(name)}")
         if self.token_file is not None and not os.access(self.token_file, os.R_OK):
             raise ValueError(f"token_file: cannot read {show(str(self.token_file))}")
+        if self.token_file is not None:
+            problem = weak_token(self.token_file)
+            if problem is not None:
+                raise ValueError(f"token_file: {show(str(self.token_file))} {problem}")
         if self.token_file is None and not is_loopback(host):
             raise ValueError(f"token_file: needed to listen on {show(host)}, which is not loopback")
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names a request's Host may give beside an address and `localhost`."""
+        listen = self.address[0].lower()
+        return frozenset({listen, socket.gethostname().lower(), *(h.lower() for h in self.hosts)})
 
     @property
     def address(self) -> tuple[str, int]:
@@ -74,3 +97,23 @@ class HttpConfig:
     def exposed_secrets(self) -> list[str]:
         problem = open_to_others(self.token_file) if self.token_file is not None else None
         return [f"http.token_file: {self.token_file} {problem}; chmod o-rwx it"] if problem else []
+
+
+MIN_TOKEN = 16  # characters: guessing one of 16 hex digits takes 2^64 tries
+
+
+def weak_token(path: Path) -> str | None:
+    """Why the token in `path` cannot guard the API (empty, whitespace only, too short), or
+    None. Its surrounding whitespace is not part of it, as the server reads it."""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot be read: {exc}"
+    if not token:
+        return "holds no token (it is empty or only whitespace)"
+    if len(token) < MIN_TOKEN:
+        return (
+            f"holds a token of {len(token)} characters; at least {MIN_TOKEN} are needed "
+            "(e.g. `openssl rand -hex 16`)"
+        )
+    return None

@@ -19,9 +19,10 @@ from cosyedge.alarms.snapshot import Snapshot, problems, status_detail, status_r
 from cosyedge.component import Detail
 from cosyedge.config.voices import VoiceConfig
 from cosyedge.intake.door import Accepted, Door, Unavailable
+from cosyedge.model import CommandAnswer
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.memory import MemoryGuard, SheddableVoice
-from cosyedge.speech.reading import describe
+from cosyedge.speech.reading import describe_in_pieces
 from cosyedge.speech.render import Renderer, Rendering
 
 READ_WAIT_S = 10.0  # for the synthesis thread to read a text between phrases
@@ -51,6 +52,19 @@ class LocalApi:
         self, body: bytes, written: Callable[[], None], watch: Callable[[int], None] | None
     ) -> Accepted:
         return self.door.say(body, written, watch)
+
+    def test_say(
+        self,
+        body: bytes,
+        user: str,
+        written: Callable[[], None],
+        watch: Callable[[int], None] | None,
+    ) -> Accepted:
+        """A test announcement from the operator page: a say request, audited under the
+        operator's name once it is taken."""
+        accepted = self.door.say(body, written, watch)
+        self.desk.audit_test(user, accepted.seq, body)
+        return accepted
 
     def rendering(self, text: str, lang: str | None) -> Rendering:
         """Speech for a caller in the voice of `lang`, or (None) the one that reads the
@@ -82,9 +96,9 @@ class LocalApi:
         }
 
     # -- the operator page (docs/page.md) --------------------------------------------------
-    def command(self, payload: bytes, written: Callable[[], None]) -> str | None:
-        """An operator command as the command topic takes it (the door's one path); why it
-        was refused, or None."""
+    def command(self, payload: bytes, written: Callable[[], None]) -> CommandAnswer:
+        """An operator command as the command topic takes it (the door's one path): the ids
+        it acted on, or why it was refused."""
         return self.door.command(payload, written)
 
     def now(self) -> dict[str, Any]:
@@ -120,8 +134,12 @@ class LocalApi:
         config = self.door.intake.config
         fronts = {each: voice.front for each, voice in self.voices_loaded.items()}
         try:
-            return self.renderer.beside(
-                lambda: describe(config, fronts, cleaned, chosen, explain=True), READ_WAIT_S
+            return describe_in_pieces(
+                config,
+                fronts,
+                cleaned,
+                chosen,
+                lambda part: self.renderer.beside(part, READ_WAIT_S),
             )
         except TimeoutError as exc:
             raise Unavailable(str(exc)) from None

@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email import errors
 from email.message import Message
 from typing import Any
 
@@ -50,6 +51,16 @@ _DIGITS = re.compile(r"[0-9]+\Z")  # int() would also take "+5", " 5", "1_0", ot
 _FIELD_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*\Z")
 
 
+# What the email parser finds wrong with a multipart body it looks for in a head alone: not a
+# header line's fault (the Content-Type is then refused for what it is, 415).
+_BODY_DEFECTS = (
+    errors.StartBoundaryNotFoundDefect,
+    errors.CloseBoundaryNotFoundDefect,
+    errors.MultipartInvariantViolationDefect,
+    errors.NoBoundaryInMultipartDefect,
+)
+
+
 class BadFraming(Exception):
     """A head whose body cannot be read one way only: answered with `status`, naming the
     header."""
@@ -65,7 +76,7 @@ def body_length(headers: Message, limit: int) -> int | None:
     (413 beyond); never a transfer coding (411 alone, 400 with a length: the two together are
     how requests are smuggled past a proxy); no header line that is not `Name: value`, which
     would hide the lines after it."""
-    if headers.defects:
+    if any(not isinstance(d, _BODY_DEFECTS) for d in headers.defects):
         raise BadFraming(400, "head", "a header line that is not `Name: value`")
     lengths = headers.get_all("Content-Length") or []
     codings = headers.get_all("Transfer-Encoding") or []
@@ -127,10 +138,6 @@ class Request:
     address: Any
     data: bytes
     ended: bool = False
-
-    @property
-    def head_whole(self) -> bool:
-        return head_end(self.data) is not None
 
 
 @dataclass
@@ -308,10 +315,26 @@ class Front:
             _quiet_close(reading.sock)
             return
         reading.data += data
-        if not data or self._whole(reading):
+        if not data or self._whole_or_unreadable(reading):
             self._forget(reading.sock)
             reading.sock.setblocking(True)
             self.dispatch(Request(reading.sock, reading.address, bytes(reading.data), not data))
+
+    def _whole_or_unreadable(self, reading: _Reading) -> bool:
+        """`_whole`, and True for a head this loop cannot read (whatever the fault): it is
+        handed on at once, to be answered, never left to stall the loop or wait for its
+        deadline."""
+        try:
+            return self._whole(reading)
+        except Exception as exc:  # a fault in reading one head must not touch the others
+            self.tally.log(
+                f"heads that could not be read ({type(exc).__name__})",
+                logging.WARNING,
+                "http: %s: a head that could not be read (%s); answered at once",
+                reading.address[0],
+                exc,
+            )
+            return True
 
     def _whole(self, reading: _Reading) -> bool:
         """Whether all of the request is in: one that cannot be read as HTTP (TLS, binary), a
@@ -321,19 +344,19 @@ class Front:
             return True
         if reading.need is None:
             end = head_end(data)
-            if end is None:
-                return len(data) >= HEAD_LIMIT
+            if end is None or end > HEAD_LIMIT:
+                return end is not None or len(data) >= HEAD_LIMIT
             reading.need = end + self._length(bytes(data), end, reading)
         return len(data) >= reading.need
 
     def _length(self, data: bytes, end: int, reading: _Reading) -> int:
         """The body's length (0 when it will not be read), and a `100 Continue` for a client
         that waits for one before it sends its body."""
-        headers = parse_head(data, end)
         try:
+            headers = parse_head(data, end)
             check_head(data, end)
             length = body_length(headers, self.limits.max_body_bytes) or 0
-        except BadFraming:
+        except (BadFraming, http.client.HTTPException):  # too many headers, a line too long
             return 0  # answered from the head alone
         if length and (headers.get("Expect") or "").lower() == "100-continue":
             with contextlib.suppress(OSError):  # a few bytes into an empty buffer

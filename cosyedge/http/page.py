@@ -3,8 +3,9 @@
 
 The page itself holds nothing secret, so it is served to anyone who reaches the API; what it
 shows and does is behind the API's token, which a browser cannot put in a header of its own:
-`POST /v1/page/session` with the token sets a session cookie made from it (HttpOnly, so no
-script reads it; SameSite=Strict, so no other site's page sends it). A request the cookie
+`POST /v1/page/session` with the token sets a session cookie, a random id held in memory for
+a shift (sessions.py; HttpOnly, so no script reads it; SameSite=Strict, so no other site's
+page sends it), which `POST /v1/page/logout` ends. A request the cookie
 authorizes, and every POST of the page's, must carry the page's own header and come from the
 page's origin (`guard`): a form or a script on another site can send neither without this
 server's consent (a CORS preflight it never answers), which is the CSRF guard.
@@ -17,9 +18,12 @@ take three of the eight. A poll is a short request, answered and gone.
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import hmac
 import json
+import logging
+import math
+import re
 import threading
 import time
 from email.message import Message
@@ -27,19 +31,26 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from cosyedge.alarms.review import ReportError
+from cosyedge.http import origin
+from cosyedge.http.refused import Refused
+from cosyedge.http.sessions import SESSION_S, TEST_EVERY_S
 from cosyedge.intake import local
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
 
+log = logging.getLogger("cosyedge.http.server")
+
 GUARD_HEADER = "X-Cosyedge-Page"  # sent by the page's script with every request
 COOKIE = "cosyedge_session"
 AUDIT_LIMIT = 200  # facts of the last day the page lists, newest first
+READ_MAX_CHARS = 2000  # what `/v1/page/read` reads: 14 KB held the synthesis thread 5.4 s
 
-# Served without the token: the page holds nothing secret, the session checks the token itself.
-OPEN = frozenset({"page", "session"})
+# Served without the token: the page holds nothing secret, the session checks the token itself,
+# and signing out ends no more than the session the request names.
+OPEN = frozenset({"page", "session", "logout"})
 # Guarded however the request is authorized: they change something, and a browser sends them.
-GUARDED = frozenset({"session", "command"})
+GUARDED = frozenset({"session", "logout", "command", "test_say"})
 PAGE_ROUTES = {
     ("GET", "/"): "page",
     ("GET", "/v1/page/now"): "now",
@@ -48,8 +59,10 @@ PAGE_ROUTES = {
     ("GET", "/v1/page/history"): "history",
     ("GET", "/v1/page/export"): "export",
     ("POST", "/v1/page/session"): "session",
+    ("POST", "/v1/page/logout"): "logout",
     ("POST", "/v1/page/command"): "command",
     ("POST", "/v1/page/read"): "read",
+    ("POST", "/v1/page/say"): "test_say",
 }
 
 
@@ -58,10 +71,19 @@ def page_html() -> bytes:
     return resources.files("cosyedge.http").joinpath("page.html").read_bytes()
 
 
-def session_value(token: bytes) -> str:
-    """The cookie a token's session carries: derived from it, so the token itself is never
-    stored in the browser; a new token ends every session."""
-    return hmac.new(token, b"cosyedge operator page session", hashlib.sha256).hexdigest()
+def page_headers(html: bytes) -> dict[str, str]:
+    """The headers the page is served with. Its Content-Security-Policy lets it run its own
+    inline script only, named by its SHA-256 (computed here, from the page as served, so an
+    edit of the page can never leave it stale), its own inline style, and reach nothing but
+    this server: a script injected into the page would not run."""
+    scripts = _SCRIPT.findall(html)
+    hashes = " ".join(f"'sha256-{_digest(s)}'" for s in scripts) or "'none'"
+    csp = (
+        f"default-src 'none'; script-src {hashes}; "
+        "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    )
+    return {"Content-Security-Policy": csp, **_PAGE_HEADERS}
 
 
 def session_of(headers: Message) -> str | None:
@@ -74,25 +96,12 @@ def session_of(headers: Message) -> str | None:
     return None
 
 
-def signed_in(headers: Message, token: bytes) -> bool:
-    """Whether the request carries the session cookie of `token` (compared in constant time)."""
-    session = session_of(headers)
-    want = session_value(token).encode()
-    return session is not None and hmac.compare_digest(session.encode(errors="replace"), want)
-
-
 def guard(headers: Message) -> str | None:
     """Why the request may not be the page's own (an HTTP 403), or None: the page's header,
     and where the browser says so, the page's origin."""
     if headers.get(GUARD_HEADER) != "1":
         return f"the operator page's requests carry {GUARD_HEADER}: 1"
-    site = headers.get("Sec-Fetch-Site")
-    if site is not None and site not in ("same-origin", "none"):
-        return f"a request from another site ({site}) is not the operator page's"
-    origin, host = headers.get("Origin"), headers.get("Host")
-    if origin is not None and origin != f"http://{host}":
-        return f"a request from {origin} is not the operator page's"
-    return None
+    return origin.cross_site(headers)
 
 
 class PageRoutes:
@@ -101,14 +110,17 @@ class PageRoutes:
 
     server: Any
     headers: Message
+    client_address: Any
 
     def _page(self, query: dict[str, list[str]]) -> None:
         page = self.server.page
-        self._start(200, "text/html; charset=utf-8", len(page), _PAGE_HEADERS)
+        self._start(200, "text/html; charset=utf-8", len(page), self.server.page_headers)
         self._write(page)
 
     def _now(self, query: dict[str, list[str]]) -> None:
-        self._json(200, self.server.backend.now(), _NO_STORE)
+        """The state; `session`: whether the request came with a session (it may sign out)."""
+        session = self.server.sessions.valid(session_of(self.headers))
+        self._json(200, {**self.server.backend.now(), "session": session}, _NO_STORE)
 
     def _health(self, query: dict[str, list[str]]) -> None:
         self._json(200, self.server.backend.health(), _NO_STORE)
@@ -134,29 +146,61 @@ class PageRoutes:
         self._write(data)
 
     def _session(self, query: dict[str, list[str]]) -> None:
-        """The token, once, for a cookie made from it; 401 for a wrong one."""
-        token = self.server.token
-        if token is None:  # no token file: nothing to sign in to
+        """The token, once, for a session's cookie (a random id, sessions.py); 401 for a
+        wrong one, 429 after too many."""
+        if self.server.token is None:  # no token file: nothing to sign in to
             self._json(200, {"session": False})
             return
-        given = _field(self._body(), "token").encode()
-        if not hmac.compare_digest(given, token):
+        if not self._try_token(_field(self._body(), "token"), "sign-in"):
             self._json(401, {"error": "not the token"})
             return
-        cookie = f"{COOKIE}={session_value(token)}; HttpOnly; SameSite=Strict; Path=/"
-        self._json(200, {"session": True}, {"Set-Cookie": cookie})
+        sid = self.server.sessions.open()
+        log.info("http: %s signed in to the operator page", self.client_address[0])
+        cookie = f"{COOKIE}={sid}; {_COOKIE_FLAGS}; Max-Age={SESSION_S:.0f}"
+        self._json(200, {"session": True, "ends_in_s": SESSION_S}, {"Set-Cookie": cookie})
+
+    def _logout(self, query: dict[str, list[str]]) -> None:
+        """Sign out: the session ends here and its cookie in the browser."""
+        self.server.sessions.close(session_of(self.headers))
+        cookie = f"{COOKIE}=; {_COOKIE_FLAGS}; Max-Age=0"
+        self._json(200, {"session": False}, {"Set-Cookie": cookie})
 
     def _command(self, query: dict[str, list[str]]) -> None:
         """An operator command, carried out as from the command topic; answered once what it
-        changed is on disk, with why it was refused (400) if it was."""
+        changed is on disk, with the ids it acted on; refused with why: 409 when it matched
+        nothing standing (unknown, or settled already: another operator came first), else
+        400."""
+        body = self._body()
+        if _nameless(body):  # on the command topic a name is the site's choice
+            raise BadField("user", "the operator's name is required on the page's commands")
         written = threading.Event()
-        refused = self.server.backend.command(self._body(), written.set)
-        if refused is not None:
-            self._json(400, {"error": refused})
+        answer = self.server.backend.command(body, written.set)
+        if answer.refused is not None:
+            self._json(409 if answer.unmatched else 400, {"error": answer.refused})
             return
         if not written.wait(self.server.config.timeout_s):
             raise Unavailable("carried out, but the journal has not written it yet")
-        self._json(200, {"done": True})
+        self._json(200, {"done": True, "ids": list(answer.ids)})
+
+    def _test_say(self, query: dict[str, list[str]]) -> None:
+        """A test announcement: a say request (the same path, answered as `/v1/say` is) that
+        names the operator (`user`, required), audited under that name, one per session
+        every TEST_EVERY_S (429 sooner)."""
+        wait = self._wait(query)
+        request = local.request_object(self._body())
+        user = request.pop("user", None)
+        if not isinstance(user, str) or not user.strip():
+            raise BadField("user", "the operator's name is required for a test announcement")
+        key = session_of(self.headers) or self.client_address[0]
+        too_soon = self.server.tests.take(key)
+        if too_soon > 0:
+            retry = {"Retry-After": str(math.ceil(too_soon))}
+            every = f"{TEST_EVERY_S:g}"
+            raise Refused(429, f"one test announcement every {every} s; try again shortly", retry)
+        body = json.dumps(request).encode()
+        backend = self.server.backend
+        name = user.strip()[:64]
+        self._speak(body, wait, lambda b, written, watch: backend.test_say(b, name, written, watch))
 
     def _read(self, query: dict[str, list[str]]) -> None:
         """How a text will be read (`cosyedge read --explain`), before it is said."""
@@ -164,6 +208,8 @@ class PageRoutes:
         text, lang = request.get("text"), request.get("lang")
         if not isinstance(text, str) or not text.strip():
             raise BadField("text", "expected the text to read")
+        if len(text) > READ_MAX_CHARS:  # the page's text box holds no more
+            raise BadField("text", f"at most {READ_MAX_CHARS} characters are read here")
         if lang is not None and lang not in self.server.backend.voices():
             raise BadField("lang", "expected a language with a configured voice")
         try:
@@ -182,20 +228,20 @@ class PageRoutes:
         ) -> None: ...
         def _write(self, data: bytes) -> None: ...
         def _body(self) -> bytes: ...
+        def _try_token(self, given: str, what: str) -> bool: ...
+        def _wait(self, query: dict[str, list[str]]) -> float: ...
+        def _speak(self, body: bytes, wait: float, say: Any) -> None: ...
 
 
-# The page runs its own inline script and style, and may reach nothing but this server.
+_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.S)  # the page's inline scripts, as hashed
 _PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-        "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
-    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
 _NO_STORE = {"Cache-Control": "no-store"}
+# No script reads it (HttpOnly), no other site's page sends it (SameSite=Strict).
+_COOKIE_FLAGS = "HttpOnly; SameSite=Strict; Path=/"
 EXPORTS = ("audit", "kpi")
 
 
@@ -214,3 +260,17 @@ def _field(body: bytes, name: str) -> str:
         return ""
     value = data.get(name) if isinstance(data, dict) else None
     return value.strip() if isinstance(value, str) else ""
+
+
+def _nameless(body: bytes) -> bool:
+    """Whether a command is a JSON object without an operator's name (`user`); what is not
+    an object is left to the desk, which tells what is wrong with it."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and not _field(body, "user")
+
+
+def _digest(script: bytes) -> str:
+    return base64.b64encode(hashlib.sha256(script).digest()).decode()

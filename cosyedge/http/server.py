@@ -16,7 +16,6 @@ its headers, so a token never reaches the log.
 
 from __future__ import annotations
 
-import hmac
 import io
 import json
 import logging
@@ -32,9 +31,10 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 from cosyedge.component import Component
-from cosyedge.config.http import HttpConfig
+from cosyedge.config.http import HttpConfig, weak_token
+from cosyedge.config.schema import Config
 from cosyedge.http import page
-from cosyedge.http.audio import wav_header
+from cosyedge.http.access import Access
 from cosyedge.http.front import (
     HEAD_LIMIT,
     BadFraming,
@@ -47,13 +47,15 @@ from cosyedge.http.front import (
 )
 from cosyedge.http.metrics import CONTENT_TYPE, Metrics
 from cosyedge.http.outcomes import OutcomeBoard
+from cosyedge.http.refused import Refused
+from cosyedge.http.sessions import TEST_EVERY_S, Sessions, Spacing, Throttle
+from cosyedge.http.speech import SpeechRoutes
 from cosyedge.http.tally import EVERY_S, Tally
-from cosyedge.intake import local
 from cosyedge.intake.door import Accepted, Unavailable
-from cosyedge.intake.local import BadField, Speak
-from cosyedge.model import RejectedAlert
+from cosyedge.intake.local import BadField
+from cosyedge.model import CommandAnswer
 from cosyedge.speech.render import Rendering
-from cosyedge.speech.stream import Interrupted, Pump, Turns, pcm_bytes
+from cosyedge.speech.stream import Turns
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +88,17 @@ class Backend(Protocol):
     def status(self) -> dict[str, Any]: ...
     def problems(self) -> list[str]: ...  # why the daemon is not healthy; empty when it is
     def voices(self) -> dict[str, dict[str, Any]]: ...
-    # The operator page's (page.py): an operator command as the command topic takes it (why
-    # it was refused, or None), the status with the desk's board, health, the audit trail.
-    def command(self, payload: bytes, written: Callable[[], None]) -> str | None: ...
+    # The operator page's (page.py): an operator command as the command topic takes it (the
+    # ids it acted on, or why it was refused), the status with the desk's board, health, the
+    # audit trail.
+    def command(self, payload: bytes, written: Callable[[], None]) -> CommandAnswer: ...
+    def test_say(
+        self,
+        body: bytes,
+        user: str,
+        written: Callable[[], None],
+        watch: Callable[[int], None] | None,
+    ) -> Accepted: ...  # `say`, audited as the operator's test announcement
     def now(self) -> dict[str, Any]: ...
     def health(self) -> dict[str, Any]: ...
     def audit(self, limit: int) -> list[dict[str, Any]]: ...
@@ -98,6 +108,7 @@ class Backend(Protocol):
 
 
 def read_token(path: Path | None) -> bytes | None:
+    """The token in the file, without the whitespace around it."""
     return path.read_text(encoding="utf-8").strip().encode() if path is not None else None
 
 
@@ -126,6 +137,10 @@ class ApiServer(ThreadingHTTPServer, Component):
         if self.token is not None and not self.token:
             raise RuntimeError(f"http.token_file: {config.token_file} is empty")
         self.page = page.page_html()
+        self.page_headers = page.page_headers(self.page)
+        self.names = config.names
+        self.sessions, self.throttle = Sessions(), Throttle()
+        self.tests = Spacing(TEST_EVERY_S)  # the page's test announcements, per session
         self.slots = threading.BoundedSemaphore(config.max_clients)
         host, port = config.address
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -139,6 +154,27 @@ class ApiServer(ThreadingHTTPServer, Component):
         self._thread.start()
         host, port = self.server_address[:2]
         log.info("HTTP API on %s port %d%s", host, port, " (token needed)" if self.token else "")
+
+    def reconfigure(self, config: Config) -> None:
+        """The token file is read again at every reload (the rest of `http` waits for a
+        restart): a new token ends the old one and every page session at once."""
+        path = self.config.token_file
+        if path is None:
+            return
+        problem = weak_token(path)
+        if problem is not None:  # the reload's check refuses this first; it changed since
+            log.error("http.token_file: %s %s; the token in force stays", path, problem)
+            return
+        token = read_token(path)
+        if token == self.token:
+            return
+        self.token = token
+        ended = self.sessions.clear()
+        log.warning(
+            "http: the token in %s changed: the old token no longer works, %d page sessions ended",
+            path,
+            ended,
+        )
 
     def stop(self) -> None:
         self.front.stop()
@@ -206,15 +242,7 @@ ROUTES = {
 }
 
 
-class Refused(Exception):
-    """Answer the request with `status` and a JSON error body."""
-
-    def __init__(self, status: int, error: str, **detail: Any) -> None:
-        super().__init__(error)
-        self.status, self.error, self.detail = status, error, detail
-
-
-class Handler(page.PageRoutes, BaseHTTPRequestHandler):
+class Handler(page.PageRoutes, SpeechRoutes, Access, BaseHTTPRequestHandler):
     server: ApiServer
     protocol_version = "HTTP/1.1"  # for chunked answers; one request per connection all the same
     server_version = "cosyedge"
@@ -235,6 +263,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         self.wfile = _Sent(self.connection)
         self.sent_bytes = 0
         self.answered = False  # the status line is sent: no other answer can follow
+        self.refused: str | None = None  # why its head could not be read, when it could not
 
     def handle(self) -> None:
         try:
@@ -259,7 +288,8 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         request: Request = self.request
         if not request.data[:1].isalpha():
             return 400, "not an HTTP request (this port speaks plain HTTP, not TLS)"
-        if not request.head_whole and not request.ended:
+        end = head_end(request.data)
+        if (end is None and not request.ended) or (end or 0) > HEAD_LIMIT:
             return 431, f"request head over {HEAD_LIMIT} bytes"
         return None
 
@@ -285,8 +315,7 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         if getattr(self, "request_version", "HTTP/0.9") in ("HTTP/0.9", ""):
             self.request_version = self.protocol_version
         reason = _shown(message or HTTPStatus(code).phrase)
-        if not self.request.ended:  # one the client left half-sent: its request line says it
-            log.warning("http: %s refused %d: %s", self.client_address[0], code, reason)
+        self.refused = reason  # logged with the request's line (log_request)
         self._json(code, {"error": reason})
 
     def do_GET(self) -> None:
@@ -295,24 +324,46 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._route("POST")
 
+    # Methods no route takes: 405 naming those the path takes (or 404), not the standard
+    # library's 501, which says the server does not know the method.
+    def do_HEAD(self) -> None:
+        self._route("HEAD")
+
+    def do_OPTIONS(self) -> None:
+        self._route("OPTIONS")
+
+    def do_PUT(self) -> None:
+        self._route("PUT")
+
+    def do_PATCH(self) -> None:
+        self._route("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._route("DELETE")
+
+    def do_TRACE(self) -> None:
+        self._route("TRACE")
+
     def _route(self, method: str) -> None:
         self.close_connection = True
         path, _, query = self.path.partition("?")
         name = ROUTES.get((method, path))
         try:
-            if name is None:
-                known = any(p == path for _, p in ROUTES)
-                raise Refused(405 if known else 404, "no such method" if known else "not found")
             # Whatever the route: a head that frames a body two ways is refused (smuggling).
             data = self.request.data
             check_head(data, head_end(data) or len(data))
             body_length(self.headers, self.server.config.max_body_bytes)
-            self._authorize(method, name)
+            self._refuse_foreign_host()
+            self._authorize(method, name)  # first: without the token, no route is told of
+            if name is None:
+                known = any(p == path for _, p in ROUTES)
+                raise Refused(405 if known else 404, "no such method" if known else "not found")
             getattr(self, f"_{name}")(parse_qs(query, keep_blank_values=True))
         except BadFraming as bad:
+            self.refused = _shown(str(bad))
             self._json(bad.status, {"error": str(bad), "header": bad.header})
         except Refused as refused:
-            headers = _refusal_headers(refused.status, path)
+            headers = _refusal_headers(refused.status, path) or refused.headers
             self._json(refused.status, {"error": refused.error, **refused.detail}, headers)
         except BadField as bad:
             self._json(400, {"error": str(bad), "field": bad.field, "reason": bad.reason})
@@ -324,28 +375,6 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             log.exception("http: %s %s failed", method, path)
             if not self.answered:
                 self._json(500, {"error": f"internal error: {type(exc).__name__}; see the log"})
-
-    def _authorize(self, method: str, name: str) -> None:
-        """The bearer token, or the operator page's session cookie on a request the page
-        sent (page.py `guard`); the page's POSTs are guarded however they are authorized."""
-        if method == "POST" and name in page.GUARDED:
-            self._guard()
-        token = self.server.token
-        if token is None or name in page.OPEN:
-            return
-        given = self.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token):
-            return
-        if page.signed_in(self.headers, token):
-            self._guard()  # a browser sends the cookie with any request: only the page's count
-            return
-        raise Refused(401, "a valid bearer token is needed")
-
-    def _guard(self) -> None:
-        problem = page.guard(self.headers)
-        if problem is not None:
-            raise Refused(403, problem)
 
     def _body(self) -> bytes:
         """The request body (all of it has arrived: front.py); Refused when there is none."""
@@ -359,12 +388,15 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
 
     # -- the routes -------------------------------------------------------------------------
     def _say(self, query: dict[str, list[str]]) -> None:
-        wait = self._wait(query)
-        body = self._body()
+        self._speak(self._body(), self._wait(query), self.server.backend.say)
+
+    def _speak(self, body: bytes, wait: float, say: Callable[..., Accepted]) -> None:
+        """A say request through `say` (the backend's, or the page's test announcement):
+        202 once journaled, 200 with the outcome when `wait` saw it decided."""
         self.server.metrics.received("http")
         written = threading.Event()
         board = self.server.board
-        accepted = self.server.backend.say(body, written.set, board.watch if wait else None)
+        accepted = say(body, written.set, board.watch if wait else None)
         answer: dict[str, Any] = {
             "seq": accepted.seq,
             "id": accepted.id,
@@ -395,68 +427,6 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
         if not math.isfinite(wait) or not 0 <= wait <= limit:
             raise BadField("wait", f"expected seconds 0-{limit:g} (http.max_wait_s)")
         return wait
-
-    def _synthesize(self, query: dict[str, list[str]]) -> None:
-        voices = self.server.backend.voices()
-        self._stream(local.synthesis_request(local.request_object(self._body()), voices))
-
-    def _speech(self, query: dict[str, list[str]]) -> None:
-        voices = self.server.backend.voices()
-        self._stream(local.speech_request(local.request_object(self._body()), voices))
-
-    def _stream(self, speak: Speak) -> None:
-        backend, turns = self.server.backend, self.server.turns
-        if not turns.take():  # one synthesis at a time: alerts wait behind it
-            raise Unavailable("the synthesizer is busy (alerts come first); try again")
-        held = True
-
-        def give_back() -> None:
-            """The turn goes back once the phrase is made, before the answer's last bytes are
-            written: a caller who asks again as soon as it has them finds it free."""
-            nonlocal held
-            if held:
-                held = False
-                turns.release()
-
-        try:
-            rendering = self._rendering(speak)
-            if rendering.source == "cache":
-                self._whole(rendering, speak, give_back)
-            else:
-                self._chunked(rendering, speak, Pump(rendering, backend.busy), give_back)
-        finally:
-            give_back()
-
-    def _rendering(self, speak: Speak) -> Rendering:
-        try:
-            return self.server.backend.rendering(speak.text, speak.lang)
-        except RejectedAlert as exc:  # nothing the voices can say: refused as a say request is
-            raise BadField(speak.field, str(exc)) from None
-
-    def _whole(self, rendering: Rendering, speak: Speak, made: Callable[[], None]) -> None:
-        pcm = b"".join(pcm_bytes(c) for c in rendering.chunks)
-        made()
-        head = wav_header(rendering.sample_rate, len(pcm) // 2) if speak.format == "wav" else b""
-        headers = _audio_headers(rendering, speak)
-        self._start(200, _audio_type(speak.format), len(head) + len(pcm), headers)
-        self._write(head + pcm)
-
-    def _chunked(
-        self, rendering: Rendering, speak: Speak, pump: Pump, made: Callable[[], None]
-    ) -> None:
-        self._start(200, _audio_type(speak.format), None, _audio_headers(rendering, speak))
-        clauses = pump.clauses()
-        try:
-            if speak.format == "wav":
-                self._write_chunk(wav_header(rendering.sample_rate, None))
-            for pcm in clauses:
-                self._write_chunk(pcm_bytes(pcm))
-            made()
-            self._write(b"0\r\n\r\n")
-        except Interrupted as exc:  # no last chunk: the caller sees the answer unfinished
-            log.warning("http: synthesis for %s cut short: %s", self.client_address[0], exc)
-        finally:
-            clauses.close()
 
     def _status(self, query: dict[str, list[str]]) -> None:
         self._json(200, self.server.backend.status())
@@ -505,6 +475,8 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
             self._write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
 
     def _write(self, data: bytes) -> None:
+        if getattr(self, "command", None) == "HEAD":  # the head alone (RFC 9110, 9.3.2)
+            return
         self.wfile.write(data)
         self.sent_bytes += len(data)
 
@@ -526,6 +498,18 @@ class Handler(page.PageRoutes, BaseHTTPRequestHandler):
                 status,
             )
             return
+        if self.refused is not None:  # a head it cannot read: a flood is a line a kind a minute
+            self.server.tally.log(
+                f"requests refused {status} ({_kind_of(self.refused)})",
+                logging.WARNING,
+                "http: %s %s %s refused %s: %s",
+                self.client_address[0],
+                method,
+                path,
+                status,
+                self.refused,
+            )
+            return
         log.info("http: %s %s %s %s %.0f ms", self.client_address[0], method, path, status, took_ms)
 
     def log_error(self, format: str, *args: Any) -> None:
@@ -538,16 +522,10 @@ def _shown(text: str) -> str:
     return ascii(text[:200])[1:-1]
 
 
-def _audio_type(form: str) -> str:
-    return "audio/wav" if form == "wav" else "audio/pcm"
-
-
-def _audio_headers(rendering: Rendering, speak: Speak) -> dict[str, str]:
-    """The PCM's format for a `pcm` caller, whether it came from the cache, and what of the
-    request was taken but not applied (`X-Ignored`)."""
-    rate = str(rendering.sample_rate)
-    headers = {"X-Sample-Rate": rate, "X-Sample-Format": "s16le", "X-Source": rendering.source}
-    return {**headers, "X-Ignored": ", ".join(speak.ignored)} if speak.ignored else headers
+def _kind_of(reason: str) -> str:
+    """What a refusal's reason says without what the request held (its quoted line): the
+    kind its log lines are counted by."""
+    return reason.split("(")[0].split(":")[0].strip()[:60]
 
 
 def _refusal_headers(status: int, path: str) -> dict[str, str] | None:

@@ -21,6 +21,10 @@ COMMANDS = ("ack", "silence", "confirm", "shelve", "unshelve")
 MAX_CHARS = {"user": 64, "comment": 500}
 
 
+DEFAULT_SHELVE_S = 3600  # a shelve that gives no duration_s: an hour (within max_shelve_s)
+MIN_SHELVE_S = 1  # a shorter one is a mistake (1e-9 s was taken), not a shelve
+
+
 def parse_command(payload: bytes) -> Command:
     try:
         data = load_json(payload)
@@ -42,8 +46,12 @@ def parse_command(payload: bytes) -> Command:
         if cmd != "shelve":
             raise BadCommand(f"duration_s: only for shelve, not {cmd}")
         seconds = finite_number(duration)
-        if seconds is None or seconds <= 0:
-            raise BadCommand(f"duration_s: expected a positive number, got {brief(duration)}")
+        if seconds is None or seconds < MIN_SHELVE_S:
+            raise BadCommand(
+                f"duration_s: expected seconds, at least {MIN_SHELVE_S}, got {brief(duration)}"
+            )
+    elif cmd == "shelve":  # never the longest by omission: an hour, as the event then says
+        duration = DEFAULT_SHELVE_S
     # An id is named the way alerts name it, so an ack can find an alert whose id was cleaned.
     ident = None if ident is None else clean_id(str(ident))
     user, comment = (_signature(data, name) for name in ("user", "comment"))
@@ -77,3 +85,17 @@ def _signature(data: dict[str, Any], name: str) -> str | None:
     if bad is not None:
         raise BadCommand(f"{name}: control character U+{ord(bad):04X} at {value.index(bad)}")
     return value.strip()
+
+
+def named_in(payload: bytes) -> dict[str, str]:
+    """The operator's name a command's payload gives (`user`), for the audit of one refused
+    whatever is wrong with the rest: what is not printable replaced by `?`, at most 64
+    characters; empty when it gives none."""
+    try:
+        data = load_json(payload)
+    except InvalidJson:
+        return {}
+    user = data.get("user") if isinstance(data, dict) else None
+    if not isinstance(user, str) or not user.strip():
+        return {}
+    return {"user": "".join(c if c.isprintable() else "?" for c in user.strip())[:64]}

@@ -24,9 +24,10 @@ from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.config.templates import looks_like_canary
 from cosyedge.intake.alert import Message, clean_text
+from cosyedge.intake.commands import named_in
 from cosyedge.intake.intake import Intake, decided
 from cosyedge.journal import Journal
-from cosyedge.model import Offer, Verdict
+from cosyedge.model import CommandAnswer, Offer, Verdict
 from cosyedge.observe import Observer
 from cosyedge.speech.tags import reading_voice
 
@@ -128,12 +129,13 @@ class Door(Component):
 
     def command(
         self, payload: bytes, written: Callable[[], None], retained: bool = False
-    ) -> str | None:
+    ) -> CommandAnswer:
         """An operator command's payload, from the command topic or the operator page: carried
         out by the desk (events, outcomes, the audit), `written` run once what it changed is
-        on disk. Returns why it was refused, or None."""
+        on disk. Returns the ids it acted on, or why it was refused."""
         text = payload[:500].decode("utf-8", "replace")
-        refused = self.desk.command(self.intake.command(payload, retained), text)
+        who = named_in(payload)
+        refused = self.desk.command(self.intake.command(payload, retained), text, who)
         self.journal.when_written(written)
         return refused
 

@@ -7,7 +7,8 @@ it; the operator page (http/page.py) reads with the daemon's own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cosyedge.config.schema import Config
@@ -23,6 +24,10 @@ from cosyedge.speech.voices.mixed import lexicons_of, mixed_identity
 # What each engine's model reads, one per model call; the Mandarin engines read pinyin and
 # cosyvoice reads normalized text, a clause at a time, through its own tokenizer.
 _UNITS = {"hibari": "phonemes", "piper": "phonemes", "cosyvoice": "clauses"}
+PIECE = 240  # characters read at a time on the synthesis thread by describe_in_pieces
+# Split after a sentence's end, keeping it: ASCII's, and the ideographic full stop and the
+# full-width exclamation, question mark and semicolon.
+_SENTENCE = re.compile(r"(?<=[.!?;\n\u3002\uff01\uff1f\uff1b])")
 
 
 def describe(
@@ -51,6 +56,49 @@ def describe(
         "said": said_text,
         "runs": runs,
     }
+
+
+def describe_in_pieces(
+    config: Config,
+    fronts: Mapping[str, FrontEnd],
+    text: str,
+    lang: str,
+    each: Callable[[Callable[[], dict[str, Any]]], dict[str, Any]],
+) -> dict[str, Any]:
+    """`describe(..., explain=True)` of a text of several sentences, sentence by sentence
+    (pieces of at most PIECE characters), each piece's reading run by `each` (the daemon's:
+    on the synthesis thread between phrases, so an alert waits for one piece at most, never
+    for the whole text); the pieces' runs in order. A text of one piece is read whole."""
+    pieces = _pieces(text)
+    if len(pieces) == 1:
+        return each(lambda: describe(config, fronts, text, lang, explain=True))
+    read = [each(lambda p=p: describe(config, fronts, p, lang, explain=True)) for p in pieces]
+    identities = {other: front.identity for other, front in fronts.items()}
+    zone = config.local_time_zone
+    identity = mixed_identity(lang, fronts[lang].sample_rate, identities, zone)
+    return {
+        **read[0],
+        "text": sayable(text),
+        "cache_key": cache_key(sayable(text), identity, lang),
+        "said": " ".join(r["said"] for r in read),
+        "runs": [run for r in read for run in r["runs"]],
+    }
+
+
+def _pieces(text: str) -> list[str]:
+    """The text cut after its sentences' ends (or, in a sentence longer than PIECE, at a
+    space or anywhere) into pieces of at most PIECE characters; none empty."""
+    pieces: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        while len(sentence) > PIECE:
+            cut = sentence.rfind(" ", 0, PIECE) + 1 or PIECE
+            pieces.append(sentence[:cut])
+            sentence = sentence[cut:]
+        if pieces and len(pieces[-1]) + len(sentence) <= PIECE:
+            pieces[-1] += sentence
+        else:
+            pieces.append(sentence)
+    return [p for p in pieces if p.strip()] or [text]
 
 
 def _entry(lang: str, applied: Applied) -> dict[str, str]:
