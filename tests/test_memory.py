@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import publish, site_yaml
+from support import PIPER_FIRST_START, publish, site_yaml
 
 from cosyedge.config import AlarmsConfig
 
@@ -33,9 +33,10 @@ def long_unique_text(n: int) -> str:
     )
 
 
-def flood_config(port: int, tmp: Path, ceiling_mb: int) -> str:
-    # The Piper voice: its synthesis steps (about 100 MB) are what these ceilings are sized for.
-    return f"""
+def flood_config(port: int, tmp: Path, ceiling_mb: int, first_start: bool = False) -> str:
+    """The Piper voice: its synthesis steps (about 100 MB) are what these ceilings are sized
+    for; `first_start`: its files not seeded (support.PIPER_FIRST_START)."""
+    return f"""{PIPER_FIRST_START if first_start else ""}
 voices:
   en:
     engine: piper
@@ -195,7 +196,8 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
     # One long step takes the process to about 320 MB of data; 308 MB leaves room for the
     # daemon's threads (8 MB of stack each, synthesis and history writer included) but not
     # for that step.
-    daemon = make_daemon(flood_config(broker.port, tmp_path, 2048), preexec=limit_data(308 * MB))
+    config = flood_config(broker.port, tmp_path, 2048, first_start=True)
+    daemon = make_daemon(config, preexec=limit_data(308 * MB))
     publish(broker.port, "plant/1/report", json.dumps({"text": "Door open.", "id": "short-1"}))
     daemon.wait_for_log(r"spoke alert short-1 source=synth ")
     number = " ".join(["987,654,321,987"] * 4)  # an amount, a long sentence (digits are shorter)

@@ -96,7 +96,7 @@ def wired(tmp_path):
 def standby(tmp_path):
     """A standby's alert path, its primary gone: it says what it takes in."""
     made = Wired(tmp_path, Watch(takeover_s=5, window_s=60))
-    made.desk.primary_status("offline")
+    made.desk.primary_status("offline", {})
     yield made
     made.journal.stop()
 
@@ -129,7 +129,7 @@ def test_every_outcome_report_carries_the_common_fields(standby):
         wired.send(4, {"id": f"fl{n}", "what": f"alarm {n}", "priority": "low"})
     while wired.desk.waiting():
         wired.say()
-    wired.desk.primary_status("online")  # the primary back: it says what comes
+    wired.desk.primary_status("online", {})  # the primary back: it says what comes
     wired.send(1, {"id": "Cv", **alert})
     wired.desk.primary_report({"seq": 1, "id": "Cv", "outcome": "spoken"})  # covered
 

@@ -65,7 +65,7 @@ class Edge:
             self.lines.append(line.strip())
 
     def wait(self, line: str, count: int = 1) -> None:
-        wait_until(lambda: self.lines.count(line) >= count, 20, f"{line!r} from the edge node")
+        wait_until(lambda: self.lines.count(line) >= count, 60, f"{line!r} from the edge node")
 
     def send(self, **command: object) -> None:
         assert self.process.stdin is not None

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
-from cosyedge.alarms.commands import SETTLING, acted_on, unmatched
+from cosyedge.alarms.commands import Elsewhere, acted_on, matched_nothing, unmatched
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lane import Lane
 from cosyedge.alarms.lasting import OnBoard, Standing
@@ -97,6 +97,7 @@ class AlarmDesk:
         self.health = health or Health()
         self.history = history
         self.standby = standby
+        self.elsewhere = Elsewhere()  # plant systems whose alarms a command also settles
         self._cond = threading.Condition()
         self._status: dict | None = None
         self._status_order = 0  # statuses read so far: the order they are published in
@@ -242,7 +243,7 @@ class AlarmDesk:
             with self._cond:
                 effects = self.policy.command(command, time.monotonic())
                 ids = acted_on(effects)
-                if command.cmd in SETTLING and not ids and (command.id or command.topic):
+                if matched_nothing(command, ids, self.elsewhere):
                     raise NothingMatched(unmatched(command))
                 self._emit(effects)
                 self._cond.notify_all()
@@ -437,12 +438,12 @@ class AlarmDesk:
         offers = [a.offer for a in alarms.values() if not a.cleared]
         return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
 
-    def unacknowledged(self) -> set[str]:
+    def unacknowledged(self, returned: bool = False) -> set[str]:
         """The ids of the alarms held unacknowledged that have not returned to normal (a
-        source takes them as standing at its start)."""
+        source takes them as standing at its start); with `returned`, those that have too."""
         with self._cond:
             alarms = self.policy.board()
-        return {a.offer.key for a in alarms if not a.cleared}
+        return {a.offer.key for a in alarms if returned or not a.cleared}
 
     def board(self) -> dict[str, list[dict[str, Any]]]:
         """The unacknowledged alarms, most urgent and oldest first, and the shelves, as the

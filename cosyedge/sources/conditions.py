@@ -180,7 +180,7 @@ class Tracker:
         """The conditions an operator command names: by their standing alert's id, or by a
         topic filter their topic matches."""
         found = []
-        for cond, known in self.conditions.items():
+        for cond, known in list(self.conditions.items()):  # also asked from the desk's thread
             by_id = not ids.isdisjoint(known.ids)
             if by_id or (topic is not None and topic_matches_sub(topic, self.topic(cond))):
                 found.append(cond)

@@ -59,6 +59,7 @@ class OpcuaSource(Component, Observer):
         self.config, self.door, self.desk = config, door, desk
         self.fault_name = f"opcua:{config.name}"
         self.tracker = Tracker(config.name, state_dir / "opcua" / f"{config.name}.json")
+        desk.elsewhere.add(self._names)
         self._lock = threading.Lock()
         self._fault: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -94,6 +95,11 @@ class OpcuaSource(Component, Observer):
                 loop.call_soon_threadsafe(task.cancel)
         if self._thread is not None:
             self._thread.join(STOP_WAIT_S)
+
+    def _names(self, command: Command) -> bool:
+        """Whether an operator command names one of this server's conditions (an ack of an
+        alarm said once here is the server's to end)."""
+        return bool(self.tracker.named({command.id} - {None}, command.topic))
 
     def recorded(self, fact: Mapping[str, Any]) -> None:
         """A fact of the alarm history: an operator's ack or confirm is handed to the loop
@@ -212,14 +218,18 @@ class OpcuaSource(Component, Observer):
         if step.kind == "ack":
             user = _signature(by.user, 64) or SERVER_USER
             command = Command("ack", id=step.id, user=user, comment=_acked_comment(self.config, by))
+            if step.id not in self.desk.unacknowledged(returned=True):
+                # Said once, or acknowledged here already: nothing stands here to end, but the
+                # HMI's acknowledgement is audited, as a command that ended nothing.
+                self.desk.tell(Event("command", {**_as_event(command), "ids": []}))
+                return
         else:
             comment = f"{step.kind}d at the OPC UA server {self.config.name}"
             command = Command(step.kind, topic=topic, user=SERVER_USER, comment=comment)
-        refused = self.desk.command(command, json.dumps(command.__dict__))
-        if refused is not None:
-            log.warning(
-                "OPC UA %s: %s not carried out here: %s", self.config.name, step.kind, refused
-            )
+        answer = self.desk.command(command, json.dumps(command.__dict__))
+        if answer.refused is not None:
+            name, refused = self.config.name, answer.refused
+            log.warning("OPC UA %s: %s not carried out here: %s", name, step.kind, refused)
 
     def _payload(self, step: Step) -> bytes:
         """The alarm as a source hands it to the door (intake/sourced.py), its phrase made."""
@@ -325,3 +335,8 @@ def _security(config: OpcuaConfig, client: Client) -> str:
 
 def _nothing() -> None:
     """Nothing waits for an OPC UA alert's journaling: the server has no acknowledgement."""
+
+
+def _as_event(command: Command) -> dict[str, Any]:
+    """An operator command's fields as its `command` event tells them (the ones set)."""
+    return {k: v for k, v in command.__dict__.items() if v is not None}
