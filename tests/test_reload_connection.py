@@ -69,7 +69,9 @@ def retained_status(port: int) -> object:
     """What a client subscribing now to the status topic of the broker at `port` is given."""
     listener = Listener(port, "cosyedge/status")
     try:
-        (status,) = listener.wait_for("cosyedge/status", lambda s: True, timeout=10)
+        status = listener.wait_for("cosyedge/status", lambda s: True, timeout=10)[
+            0
+        ]  # retained first
         return status
     finally:
         listener.close()

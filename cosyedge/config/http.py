@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,7 +87,8 @@ class HttpConfig:
     def names(self) -> frozenset[str]:
         """The names a request's Host may give beside an address and `localhost`."""
         listen = self.address[0].lower()
-        return frozenset({listen, socket.gethostname().lower(), *(h.lower() for h in self.hosts)})
+        name = os.uname().nodename.lower()  # the host's name, as socket.gethostname() gives it
+        return frozenset({listen, name, *(h.lower() for h in self.hosts)})
 
     @property
     def address(self) -> tuple[str, int]:
