@@ -221,7 +221,8 @@ class OpcuaSource(Component, Observer):
             if step.id not in self.desk.unacknowledged(returned=True):
                 # Said once, or acknowledged here already: nothing stands here to end, but the
                 # HMI's acknowledgement is audited, as a command that ended nothing.
-                self.desk.tell(Event("command", {**_as_event(command), "ids": []}))
+                detail = {"cmd": "ack", "id": step.id, "ids": [], **command.by}
+                self.desk.tell(Event("command", detail))  # shaped as the rules' own
                 return
         else:
             comment = f"{step.kind}d at the OPC UA server {self.config.name}"
@@ -335,8 +336,3 @@ def _security(config: OpcuaConfig, client: Client) -> str:
 
 def _nothing() -> None:
     """Nothing waits for an OPC UA alert's journaling: the server has no acknowledgement."""
-
-
-def _as_event(command: Command) -> dict[str, Any]:
-    """An operator command's fields as its `command` event tells them (the ones set)."""
-    return {k: v for k, v in command.__dict__.items() if v is not None}
