@@ -22,7 +22,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
 from cosyedge.alarms.snapshot import Snapshot, status_detail
-from cosyedge.alarms.standby import Watch
+from cosyedge.alarms.standby import Handback, Watch
 from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.channels import ChannelPlayer, SharedDevice
@@ -39,6 +39,7 @@ from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.faults import Faults
 from cosyedge.features import Wiring, build_features
 from cosyedge.intake.door import Door
+from cosyedge.intake.handback import StandbyTap
 from cosyedge.intake.primary import PrimaryTap
 from cosyedge.intake.templates import declared_phrases
 from cosyedge.journal import Journal
@@ -98,7 +99,9 @@ class Core:
     selfwatch: SelfWatch
     door: Door
     link: Link
-    primary: PrimaryTap | None  # a standby's ear on its primary (`standby.enabled`)
+    # A standby's ear on its primary (`standby.enabled`), or a primary's on its standby
+    # (`standby.reports_of`).
+    peer: PrimaryTap | StandbyTap | None
     activity: Activity
     beats: list[Heartbeat]
     announcer_beats: dict[str, Heartbeat]  # by zone
@@ -107,9 +110,9 @@ class Core:
     def components(self) -> list[Component]:
         """The components of the path: reconfigured and ticked with those beside it from
         the start on, the voices loaded or not."""
-        primary = [self.primary] if self.primary is not None else []
+        peer = [self.peer] if self.peer is not None else []
         return [
-            self.door, self.link, *primary, self.state_watch, self.selfwatch, self.outputs,
+            self.door, self.link, *peer, self.state_watch, self.selfwatch, self.outputs,
             self.preludes,
         ]  # fmt: skip
 
@@ -187,7 +190,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         observer=observers,
     )
     zones = Zones(alarms, tuple(outputs.zones))
-    desk = AlarmDesk(zones, reporter, journal, health, history, _watch(config))
+    desk = AlarmDesk(zones, reporter, journal, health, history, *_peer(config))
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
@@ -195,22 +198,40 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     selfwatch = SelfWatch(config, health, telling, publish, beats, observers, faults)
     observers.add(selfwatch)
     observers.add(reporter)
-    primary = PrimaryTap(config.standby, desk) if config.standby.enabled else None
-    door = Door(config, journal, desk, (*([primary] if primary else []), selfwatch), observers)
+    peer = _ear(config, desk, publish, lambda: link is not None and link.subscribed.is_set())
+    door = Door(config, journal, desk, (*([peer] if peer else []), selfwatch), observers)
     link = Link(config, door, observers, faults)
     return Core(
         config, observers, state_watch, health, outputs, Preludes(config.templates),
         Sound(alarms), journal, reporter,
-        history, desk, selfwatch, door, link, primary, activity, beats, announcer_beats,
+        history, desk, selfwatch, door, link, peer, activity, beats, announcer_beats,
         threading.Event(),
     )  # fmt: skip
 
 
-def _watch(config: Config) -> Watch | None:
-    """A standby's view of its primary; None for a gateway that speaks itself."""
-    if not config.standby.enabled:
-        return None
-    return Watch(config.standby.takeover_s, config.alarms.dedup_window_s)
+def _peer(config: Config) -> tuple[Watch | None, Handback | None]:
+    """A standby's view of its primary, or a primary's of its standby; neither for a gateway
+    that knows no other."""
+    standby, window_s = config.standby, config.alarms.dedup_window_s
+    if standby.enabled:
+        return Watch(standby.takeover_s, window_s), None
+    if standby.reports_of:
+        return None, Handback(standby.handback_s, window_s, time.monotonic())
+    return None, None
+
+
+def _ear(
+    config: Config,
+    desk: AlarmDesk,
+    publish: Callable[[str, str], int],
+    subscribed: Callable[[], bool],
+) -> PrimaryTap | StandbyTap | None:
+    """The tap that hands the other gateway's messages to the desk, if there is one."""
+    if config.standby.enabled:
+        return PrimaryTap(config.standby, desk)
+    if config.standby.reports_of:
+        return StandbyTap(config, desk, publish, subscribed)
+    return None
 
 
 def zone_outputs(config: Config) -> tuple[Outputs, dict[str, Heartbeat]]:

@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
+from cosyedge.alarms import standby as peer
 from cosyedge.alarms.commands import Elsewhere, acted_on, matched_nothing, unmatched
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lane import Lane
-from cosyedge.alarms.lasting import OnBoard, Standing
+from cosyedge.alarms.lasting import Standing, alarm_of, board_detail, standing_detail
 from cosyedge.alarms.policy import AlarmPolicy
-from cosyedge.alarms.standby import Watch
 from cosyedge.alarms.zones import Hold, Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
@@ -53,9 +53,6 @@ log = logging.getLogger(__name__)
 
 TICK_S = 0.1
 TRY_WAIT_S = 2.0  # at most this long for a suspect's try record to reach the disk
-# The primary's outcomes that do not end a standby's copy: a duplicate's is not its alert's
-# (that one is told apart), and a standby's own never comes from a primary.
-NOT_ENDING = frozenset({"deduplicated", "covered"})
 # Events kept in the alarm history as their own kind, for the audit: a command carried out,
 # and a plant system's answer to one (an OPC UA Acknowledge's status).
 AUDITED_EVENTS = ("command", "command_answer")
@@ -87,16 +84,18 @@ class AlarmDesk:
         journal: Journal,
         health: Health | None = None,
         history: Recorder | None = None,
-        standby: Watch | None = None,
+        standby: peer.Watch | None = None,
+        handback: peer.Handback | None = None,
     ) -> None:
-        """`standby`: this gateway stands by for a primary (alarms/standby.py)."""
+        """`standby`: this gateway stands by for a primary; `handback`: it is a primary whose
+        standby's reports it takes up at its start (alarms/standby.py)."""
         # One policy is one zone's rules: the daemon without zones.
         self.policy = policy if isinstance(policy, Zones) else Zones.around(policy)
         self.reporter = reporter
         self.journal = journal
         self.health = health or Health()
         self.history = history
-        self.standby = standby
+        self.standby, self.handback = standby, handback
         self.elsewhere = Elsewhere()  # plant systems whose alarms a command also settles
         self._cond = threading.Condition()
         self._status: dict | None = None
@@ -204,9 +203,7 @@ class AlarmDesk:
             with self._cond:
                 now = time.monotonic()
                 self._emit(self.policy.offer(verdict, now))
-                ended = self.standby.ended_before(verdict.key, now) if self.standby else None
-                if ended is not None:  # the primary's outcome came first
-                    self._emit(self.policy.cover(verdict.key, _covered(ended)))
+                self._emit(self._ended_first(verdict.key, now))
                 self._cond.notify_all()
         except Exception as exc:
             log.exception("alarm rules failed on message %d on %r", ticket.seq, ticket.topic)
@@ -301,12 +298,47 @@ class AlarmDesk:
     def primary_report(self, report: dict[str, Any]) -> None:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`."""
         key, kind = report.get("id"), report.get("outcome")
-        if self.standby is None or not isinstance(key, str) or kind in NOT_ENDING:
+        if self.standby is None or not isinstance(key, str) or kind in peer.NOT_ENDING:
             return
         with self._cond:
-            self.standby.ended(key, report, time.monotonic())
-            self._emit(self.policy.cover(key, _covered(report)))
+            self.standby.ended.add(key, report, time.monotonic())
+            self._emit(self.policy.cover(key, peer.covered(report, peer.PRIMARY_SAID)))
             self._cond.notify_all()
+
+    def _ended_first(self, key: str, now: float) -> list[Effect]:
+        """The other gateway's outcome of `key`, come before our copy: what it ends here."""
+        if self.standby is not None and (ended := self.standby.ended.before(key, now)):
+            return self.policy.cover(key, peer.covered(ended, peer.PRIMARY_SAID))
+        if self.handback is not None and (ended := self.handback.ended.before(key, now)):
+            return self._said_by_standby(key, ended, now)
+        return []
+
+    # -- a primary's standby (paho's network thread, alarms/standby.py Handback) --------------
+    def standby_report(self, report: dict[str, Any]) -> None:
+        """The standby's outcome report of an alert: if it was heard, our copy waiting to be
+        said ends `covered`, and one re-announced stands here as said."""
+        key, kind = report.get("id"), report.get("outcome")
+        if self.handback is None or not isinstance(key, str) or kind not in peer.HEARD:
+            return
+        with self._cond:
+            now = time.monotonic()
+            self.handback.ended.add(key, report, now)
+            self._emit(self._said_by_standby(key, report, now))
+            self._cond.notify_all()
+
+    def _said_by_standby(self, key: str, report: dict[str, Any], now: float) -> list[Effect]:
+        end = report.get("end")  # the wall time its audio ended, when it tells one
+        said_at = _on_clock(end) if isinstance(end, int | float) else now
+        told = peer.covered(report, peer.STANDBY_SAID)
+        return self.policy.said_elsewhere(key, said_at, now, told)
+
+    def backlog_in(self) -> None:
+        """What the broker kept for this gateway is in (its marker came back): speak."""
+        with self._cond:
+            waited = self.handback.received(time.monotonic()) if self.handback else None
+            self._cond.notify_all()
+        if waited is not None:
+            log.info("handback: what the broker kept is in after %.1f s; speaking", waited)
 
     def standby_fault(self) -> str | None:
         """The fault `standby` now: the primary is gone and this gateway speaks for it."""
@@ -316,9 +348,13 @@ class AlarmDesk:
             return self.standby.fault(time.monotonic())
 
     def _hold(self, now: float) -> Hold | None:
-        """What keeps a due item waiting (under the lock): a standby's primary alive."""
-        standby = self.standby
-        return None if standby is None else lambda item: standby.holds(item, now)
+        """What keeps a due item waiting (under the lock): a standby's primary alive; a start."""
+        standby, handback = self.standby, self.handback
+        if standby is not None:
+            return lambda item: standby.holds(item, now)
+        if handback is not None and handback.holding(now):
+            return lambda item: handback.holds(item, now)
+        return None
 
     # -- the alarm system's own faults (from whichever thread notices) ---------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
@@ -436,7 +472,7 @@ class AlarmDesk:
         with self._cond:
             _, alarms = self.policy.lasting()
         offers = [a.offer for a in alarms.values() if not a.cleared]
-        return [(alarm, o.ticket.received) for o in offers if (alarm := _alarm(o)) is not None]
+        return [(alarm, o.ticket.received) for o in offers if (alarm := alarm_of(o)) is not None]
 
     def unacknowledged(self, returned: bool = False) -> set[str]:
         """The ids of the alarms held unacknowledged that have not returned to normal (a
@@ -454,7 +490,7 @@ class AlarmDesk:
         rank = {p: n for n, p in enumerate(PRIORITIES)}
         alarms.sort(key=lambda a: (rank.get(a.offer.priority, len(rank)), a.offer.ticket.received))
         shelves = [{"topic": p, "until": round(_on_wall(u), 3)} for p, u in sorted(shelved.items())]
-        return {"alarms": [_on_board(a) for a in alarms], "shelved": shelves}
+        return {"alarms": [board_detail(a) for a in alarms], "shelved": shelves}
 
     def _full_status(self) -> dict:
         """The policy's status and the faults, read once: its state is told by these faults
@@ -512,7 +548,7 @@ class AlarmDesk:
 
     def _record_state(self, alarms: dict[str, Standing]) -> None:
         """What stands and is shelved as this run takes over, whatever the history holds."""
-        standing = [_standing(key, a.offer) for key, a in alarms.items() if not a.cleared]
+        standing = [standing_detail(key, a.offer) for key, a in alarms.items() if not a.cleared]
         shelved = {p: round(_on_wall(until), 3) for p, until in self._kept_shelves.items()}
         self._record("state", standing=standing, shelved=shelved)
 
@@ -532,7 +568,7 @@ class AlarmDesk:
                 due = _on_wall(a.due)
                 self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, due, a.cleared)
                 if key not in self._kept_alarms:
-                    self._record("standing", **_standing(key, a.offer))
+                    self._record("standing", **standing_detail(key, a.offer))
                 if a.cleared and not self._kept_alarms.get(key, (0, False))[1]:
                     self._record("returned", id=key)  # to normal, unacknowledged
         for key in self._kept_alarms.keys() - alarms.keys():
@@ -540,39 +576,6 @@ class AlarmDesk:
             self._record("settled", id=key)
         self._kept_shelves = shelved
         self._kept_alarms = {key: (a.due, a.cleared) for key, a in alarms.items()}
-
-
-def _covered(report: dict[str, Any]) -> dict[str, Any]:
-    """What a `covered` outcome tells of the primary's: its outcome, seq and reason."""
-    primary = {k: report[k] for k in ("outcome", "seq", "reason", "by") if k in report}
-    reason = f"ended by the gateway this one stands by for: {report.get('outcome')}"
-    return {"reason": reason, "primary": primary}
-
-
-def _standing(key: str, offer: Offer) -> dict[str, Any]:
-    """A standing alarm as the history keeps it: since its receipt."""
-    since = round(offer.ticket.received, 3)
-    topic, alarm = offer.source, _alarm(offer)
-    return {"id": key, "topic": topic, "alarm": alarm, "priority": offer.priority, "since": since}
-
-
-def _on_board(a: OnBoard) -> dict[str, Any]:
-    offer = a.offer
-    text = offer.announcement.text if offer.announcement else ""
-    shown = {"id": offer.key, "topic": offer.source, "priority": offer.priority, "text": text}
-    since = round(offer.ticket.received, 3)
-    return shown | {
-        "since": since,
-        "said": a.said,
-        "silenced": a.silenced,
-        "cleared": a.cleared,
-        "zones": list(a.zones),
-    }
-
-
-def _alarm(offer: Offer) -> str | None:
-    """The alarm an offer is in the ISA-18.2 figures; None for an announcement."""
-    return offer.announcement.alarm if offer.announcement else None
 
 
 def _priority(verdict: Verdict) -> str | None:

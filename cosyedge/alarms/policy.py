@@ -21,7 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
-from cosyedge.alarms.lasting import OnBoard, Standing
+from cosyedge.alarms.lasting import Active, OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -51,20 +51,6 @@ class _Fault:
     acknowledged: bool = False
 
 
-@dataclass
-class _Active:
-    """A spoken alarm that is re-announced until acknowledged or expired. One that returns
-    to normal unacknowledged (`cleared`) is no longer re-announced, since its condition is
-    over, but stays unacknowledged until `ack` or `confirm` names it (ISA-18.2)."""
-
-    offer: Offer
-    due: float
-    item: Item | None = None  # its re-announcement, while queued or spoken
-    silenced: bool = False
-    cleared: bool = False
-    said: int = 1  # times said in this run: its first time and each re-announcement
-
-
 def ended_as(offer: Offer, kind: str, **detail: Any) -> Outcome:
     announcement = offer.announcement
     priority = announcement.priority if announcement else None
@@ -77,8 +63,7 @@ def ended_as(offer: Offer, kind: str, **detail: Any) -> Outcome:
 
 
 def _copy(offer: Offer, reason: str) -> Outcome:
-    """A copy of an alert heard before: `deduplicated`, the id left to the alert's own
-    outcome (Outcome.copy)."""
+    """A copy of an alert heard before: `deduplicated`, its id left to its own (Outcome.copy)."""
     return replace(ended_as(offer, "deduplicated", reason=reason), copy=True)
 
 
@@ -93,7 +78,7 @@ class AlarmPolicy:
         self._seen: OrderedDict[str, tuple[float, str]] = OrderedDict()  # key -> (at, source)
         self._held: dict[int, Offer] = {}  # on-delay, by seq
         self._clearing: dict[str, float] = {}  # off-delay: source -> when its clear takes effect
-        self._active: dict[str, _Active] = {}
+        self._active: dict[str, Active] = {}
         self._shelved: dict[str, float] = {}  # topic filter -> until
         self._closed: set[str] = set()  # keys being spoken that must not be re-announced
         self._batch: Item | None = None  # the flood summary being gathered
@@ -125,7 +110,7 @@ class AlarmPolicy:
         """Take up the last run's shelves and unacknowledged alarms (times on our clock)."""
         self._shelved.update(shelved)
         for a in alarms:
-            self._active[a.offer.key] = _Active(a.offer, a.due, cleared=a.cleared)
+            self._active[a.offer.key] = Active(a.offer, a.due, cleared=a.cleared)
 
     # -- intake ---------------------------------------------------------------------------
     def remember(self, key: str, at: float, source: str) -> None:
@@ -145,6 +130,17 @@ class AlarmPolicy:
     def end_unsaid(self, match: Callable[[Offer], bool], kind: str, **detail: Any) -> list[Effect]:
         """What `match`es and waits to be said is not said here: `kind` (zones.py)."""
         return self._withdraw(match, kind, **detail)
+
+    def said_elsewhere(self, key: str, said_at: float, now: float, **detail: Any) -> list[Effect]:
+        """`key` said at `said_at` by another gateway: copies waiting here end `covered`; one
+        re-announced stands as said, due a period after `said_at`, or after now once past."""
+        offers = self._take_out(lambda o: o.key == key)
+        for offer in offers:
+            period = offer.timing.reannounce_s
+            if period > 0 and key not in self._active:
+                due = said_at + period if said_at + period > now else now + period
+                self._active[key] = Active(offer, due)
+        return [ended_as(o, "covered", **detail) for o in offers]
 
     def offer(self, offer: Offer, now: float) -> list[Effect]:
         if self.seen(offer.key, now):
@@ -337,7 +333,7 @@ class AlarmPolicy:
                 ids.append(key)
         return ids
 
-    def _unqueue(self, active: _Active) -> None:
+    def _unqueue(self, active: Active) -> None:
         """Its re-announcement, if waiting to be said, is not said."""
         if active.item is not None and active.item in self.queue:
             self.queue.remove(active.item)
@@ -378,6 +374,10 @@ class AlarmPolicy:
 
     def _withdraw(self, match: Callable[[Offer], bool], kind: str, **detail: Any) -> list[Effect]:
         """Take matching alerts that were not spoken yet out of the way, each with its outcome."""
+        return [ended_as(o, kind, **detail) for o in self._take_out(match)]
+
+    def _take_out(self, match: Callable[[Offer], bool]) -> list[Offer]:
+        """Matching alerts not spoken yet, out of the queue, the flood's batch, their on-delay."""
         gone: list[Offer] = []
         for item in self.queue:
             if item.kind is ItemKind.ALERT and match(item.offers[0]):
@@ -390,7 +390,7 @@ class AlarmPolicy:
             if match(offer):
                 del self._held[seq]
                 gone.append(offer)
-        return [ended_as(o, kind, **detail) for o in gone]
+        return gone
 
     def _end_active(self, match: Callable[[Offer], bool]) -> list[str]:
         ended = [key for key, active in self._active.items() if match(active.offer)]
@@ -459,7 +459,7 @@ class AlarmPolicy:
         if item.kind is ItemKind.ALERT:
             offer = item.offers[0]
             if offer.timing.reannounce_s > 0 and not closed and offer.key not in self._active:
-                self._active[offer.key] = _Active(offer, now + offer.timing.reannounce_s)
+                self._active[offer.key] = Active(offer, now + offer.timing.reannounce_s)
             return [ended_as(offer, "spoken", text=item.text, **delivery.detail)]
         if item.kind is ItemKind.REANNOUNCE:
             active = self._active.get(item.key)

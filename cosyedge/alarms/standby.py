@@ -21,6 +21,10 @@ While it is gone, an item is said at once if every alert in it came after the pr
 without the primary's outcome. The primary's outcome of an alert, matched by id, ends the
 standby's copy as `covered` (desk.py); one that comes before the copy is kept for it.
 
+A primary that knows its standby (`standby.reports_of`) sees the other side (`Handback`): at
+its start it holds what it would say until what the broker kept for it is in, and the
+standby's report that it said an alert ends the primary's copy (docs/standby.md, "Handback").
+
 Pure state with time as an argument; the desk holds its lock around every call.
 """
 
@@ -39,6 +43,13 @@ OFFLINE = "offline"
 MUTE = frozenset({"audio", "announcer-stuck", "player-stuck"})
 REASON_MAX = 200  # of a primary's fault, told in ours
 ENDED_MAX = 10_000  # primary outcomes kept for copies not yet here: a flood's worth
+# The primary's outcomes that do not end a standby's copy: a duplicate's is not its alert's
+# (that one is told apart), and a standby's own never comes from a primary.
+NOT_ENDING = frozenset({"deduplicated", "covered"})
+# The standby's outcomes that end a primary's copy at its restart: those heard, if only in
+# part. The rest the primary decides itself (its own commands, expiry, clears), or the
+# standby could not say (`failed`): then the primary does, between twice and never.
+HEARD = frozenset({"spoken", "summarized", "silenced"})
 
 
 class Watch:
@@ -49,13 +60,12 @@ class Watch:
         """`window_s`: how long a primary outcome waits for our copy of its alert (the
         de-duplication window: a copy later than that is another alert)."""
         self.takeover_s = takeover_s
-        self.window_s = window_s
         self.state: str | None = None  # the primary's status `state`; None: none heard
         self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
         self._offline: tuple[float, float] | None = None  # when its `offline` came
         self._mute: tuple[float, float, str] | None = None  # since when, and which fault
         self._spoke = False  # an item was said since the primary went
-        self._ended: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+        self.ended = Ended(window_s)  # the primary's outcomes, for copies not yet here
 
     # -- the evidence -------------------------------------------------------------------------
     def heard(self, now: float, wall: float) -> None:
@@ -113,19 +123,6 @@ class Watch:
         self._spoke = True
         return True
 
-    # -- the primary's outcomes ---------------------------------------------------------------
-    def ended(self, key: str, report: Mapping[str, Any], now: float) -> None:
-        """The primary told its outcome of the alert `key`: kept for a copy not yet here."""
-        self._ended[key] = (now, dict(report))
-        self._ended.move_to_end(key)
-        while len(self._ended) > ENDED_MAX:
-            self._ended.popitem(last=False)
-
-    def ended_before(self, key: str, now: float) -> dict[str, Any] | None:
-        """The primary's outcome of `key`, if it came within the window."""
-        kept = self._ended.get(key)
-        return kept[1] if kept and now - kept[0] < self.window_s else None
-
     # -- what is shown ------------------------------------------------------------------------
     def fault(self, now: float) -> str | None:
         """The fault `standby` while the primary is gone: since when, and by which evidence."""
@@ -151,6 +148,73 @@ class Watch:
 
     def _muted(self, now: float) -> bool:
         return self.state not in (OFFLINE, None) and self._gone_at(now) is not None
+
+
+class Ended:
+    """The other gateway's outcomes of alerts, by id, each kept for the de-duplication window
+    for our copy of its alert not yet here (the other one had it first)."""
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self._kept: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+
+    def add(self, key: str, report: Mapping[str, Any], now: float) -> None:
+        """The other gateway told its outcome of the alert `key`."""
+        self._kept[key] = (now, dict(report))
+        self._kept.move_to_end(key)
+        while len(self._kept) > ENDED_MAX:
+            self._kept.popitem(last=False)
+
+    def before(self, key: str, now: float) -> dict[str, Any] | None:
+        """Its outcome of `key`, if it came within the window."""
+        kept = self._kept.get(key)
+        return kept[1] if kept and now - kept[0] < self.window_s else None
+
+
+class Handback:
+    """A primary's view of its standby, from its start: `now` is the rules' monotonic clock.
+
+    At a start the broker hands over what it kept for this gateway's session while it was
+    gone: alerts, commands, and the standby's reports of what it said meanwhile. Until that
+    is in (`received`: our own marker, published once subscribed, came back behind it) or
+    `wait_s` has passed since the start, nothing but the gateway's own faults is said, so
+    that a report still on its way cannot come too late to keep an alert from being said
+    twice. Mosquitto delivers a session's messages in the order it queued them, the marker
+    last; MQTT itself orders only one publisher's messages on one topic, hence the bound.
+    """
+
+    def __init__(self, wait_s: float, window_s: float, now: float) -> None:
+        self.until = now + wait_s
+        self.started = now
+        self.received_at: float | None = None
+        self.ended = Ended(window_s)  # the standby's reports of what it said
+
+    def received(self, now: float) -> float | None:
+        """Our marker came back: what the broker kept is in. The seconds it took since the
+        start, the first time; None after."""
+        if self.received_at is not None:
+            return None
+        self.received_at = now
+        return now - self.started
+
+    def holding(self, now: float) -> bool:
+        return self.received_at is None and now < self.until
+
+    def holds(self, item: Item, now: float) -> bool:
+        """Whether `item` waits: all but this gateway's own faults, while holding."""
+        return item.kind is not ItemKind.FAULT and self.holding(now)
+
+
+PRIMARY_SAID = ("primary", "ended by the gateway this one stands by for")
+STANDBY_SAID = ("standby", "ended by this gateway's standby while it was gone")
+
+
+def covered(report: dict[str, Any], whose: tuple[str, str]) -> dict[str, Any]:
+    """What a `covered` outcome tells of the other gateway's: its outcome, seq and reason,
+    under its role's name."""
+    other = {k: report[k] for k in ("outcome", "seq", "reason", "by") if k in report}
+    role, ended = whose
+    return {"reason": f"{ended}: {report.get('outcome')}", role: other}
 
 
 def _when(wall: float) -> str:

@@ -199,6 +199,12 @@ class Zones:
         """The standby's copies of `key` not yet said end `covered`, in every zone."""
         return self._everywhere(lambda lane: lane.end_unsaid(_key(key), "covered", **detail))
 
+    def said_elsewhere(
+        self, key: str, said_at: float, now: float, detail: Mapping[str, Any]
+    ) -> list[Effect]:
+        """`key` said by another gateway (AlarmPolicy.said_elsewhere), in every zone."""
+        return self._everywhere(lambda lane: lane.said_elsewhere(key, said_at, now, **detail))
+
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
         zone = item.zone or self.names[0]
         if delivery.kind == "unplayed":

@@ -1,5 +1,6 @@
 """A standby gateway (`standby`), off by default: the primary it stands by for, named by what
-it publishes on the broker (docs/standby.md).
+it publishes on the broker; on a primary, the standby that speaks for it while it is gone
+(`reports_of`), whose reports its restart takes up (docs/standby.md, "Handback").
 """
 
 from __future__ import annotations
@@ -53,17 +54,44 @@ class StandbyConfig:
             range=(0.5, 600),
         ),
     )
+    reports_of: str = field(
+        default="",
+        metadata=meta(
+            "on a primary (not `enabled`): its standby's outcome topic (the standby's "
+            "`reports.outcome_topic`); what the standby said while this gateway was gone is "
+            "not said again here at its restart; empty: no standby known"
+        ),
+    )
+    handback_s: float = field(
+        default=5.0,
+        metadata=meta(
+            "with `reports_of`, how long a start holds what it would say, at most, in seconds, "
+            "until what the broker kept for this gateway (the standby's reports among it) is "
+            "in; then it speaks, whatever is missing",
+            range=(0.5, 60),
+        ),
+    )
 
     def __post_init__(self) -> None:
         for name in ("status_topic", "report_topic", "error_topic"):
             check_publish_topic(name, getattr(self, name))
+        if self.reports_of:
+            check_publish_topic("reports_of", self.reports_of)
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
+        if self.enabled and self.reports_of:
+            raise ValueError(
+                "reports_of: a primary's key (its standby's outcome topic); a standby "
+                "(`enabled`) takes its primary's reports by `report_topic`"
+            )
 
 
 def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConfig) -> None:
     """Two gateways on one broker each need their own client id and report topics: a
-    ValueError naming this gateway's key that would share one with the primary."""
+    ValueError naming this gateway's key that would share one with the primary (or, on a
+    primary, the standby's outcome topic that is one of its own)."""
+    if standby.reports_of:
+        _not_ours(standby.reports_of, reports)
     if not standby.enabled:
         return
     if mqtt.client_id == standby.client_id:
@@ -82,4 +110,15 @@ def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConf
             raise ValueError(
                 f"reports.{f.name}: {show(topic)} is the primary's ({theirs[topic]}); "
                 "each gateway needs its own report topics"
+            )
+
+
+def _not_ours(topic: str, reports: ReportsConfig) -> None:
+    """A primary's `reports_of` must be the standby's topic, not one of its own report topics:
+    else it would take its own outcomes for the standby's."""
+    for f in dataclasses.fields(reports):
+        if getattr(reports, f.name) == topic:
+            raise ValueError(
+                f"standby.reports_of: {show(topic)} is this gateway's own reports.{f.name}; "
+                "name the standby's outcome topic"
             )

@@ -1,0 +1,105 @@
+"""A primary's ear on its standby (`standby.reports_of`): the standby's outcome reports, and the
+marker that tells a start that what the broker kept for this gateway is in, taken from the
+session before the intake sees them and handed to the desk (alarms/standby.py `Handback`).
+
+A tap of the door (door.py `Tap`). Its topics are subscribed in the gateway's persistent QoS 1
+session, so the broker keeps the standby's reports while this gateway is gone and hands them
+over at its start with the rest it kept. Once the broker has acknowledged the subscriptions,
+the tap publishes a marker of this run to this gateway's own marker topic; the broker queues
+it behind what it kept (Mosquitto keeps one queue a session, first in, first out), so its
+coming back says that all of that is in. A marker of another run (published by a start that
+died before it came back) is taken and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.component import Component
+from cosyedge.config.schema import Config
+from cosyedge.intake.intake import Intake
+
+log = logging.getLogger(__name__)
+
+MARKER_KEY = "cosyedge_handback"  # a marker's payload: a JSON object with this one key
+
+
+class StandbyTap(Component):
+    """The standby's reports and this run's marker, for the desk; `claim` runs on paho's
+    network thread, `tick` on the monitor's."""
+
+    def __init__(
+        self,
+        config: Config,
+        desk: AlarmDesk,
+        publish: Callable[[str, str], object],
+        subscribed: Callable[[], bool],
+    ) -> None:
+        """`publish`: QoS 1 through the session; `subscribed`: whether the broker has
+        acknowledged the session's subscriptions."""
+        self.desk, self._publish, self._subscribed = desk, publish, subscribed
+        self.reports_of = config.standby.reports_of
+        self.marker_topic = f"{config.monitor.canary_topic}/{config.mqtt.client_id}/handback"
+        self.topics = [self.reports_of, self.marker_topic]
+        self._marker = json.dumps({MARKER_KEY: secrets.token_hex(8)})
+        self._sent = False  # only the monitor's thread sets it
+        self._back = False  # the marker came back (paho's network thread sets it)
+        self._over = False  # the wait ended, by the marker or by its bound (told once)
+        self._until = time.monotonic() + config.standby.handback_s
+
+    def use(self, intake: Intake) -> None:
+        """The intake in force changes nothing here: the standby is named by `standby`."""
+
+    def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
+        if topic == self.marker_topic:
+            if payload.decode("utf-8", "replace") == self._marker:
+                self._back = True
+                self.desk.backlog_in()
+            else:
+                log.debug("a handback marker of another run: ignored")
+            return True
+        if topic == self.reports_of:
+            report = _decoded(payload)
+            if report is not None:
+                self.desk.standby_report(report)
+            return True
+        return False
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        """Publish the marker once subscribed; tell once if its wait ran out first."""
+        if not self._sent and self._subscribed():
+            self._send()
+        if not self._over and (self._back or now >= self._until):
+            self._over = True
+            if not self._back:  # the desk logs the marker's coming back itself
+                log.warning(
+                    "handback: what the broker kept did not come in within standby.handback_s; "
+                    "speaking, so an alert the standby said meanwhile may be said again"
+                )
+        return {}
+
+    def _send(self) -> None:
+        try:
+            self._publish(self.marker_topic, self._marker)
+        except OSError as exc:  # the session did not take it: again at the next tick
+            log.warning("handback marker not published: %s", exc)
+            return
+        self._sent = True
+
+
+def _decoded(payload: bytes) -> dict[str, Any] | None:
+    """A JSON object, or None (logged) for anything else."""
+    try:
+        decoded = json.loads(payload)
+    except ValueError:
+        decoded = None
+    if not isinstance(decoded, dict):
+        log.warning("standby's report not a JSON object: %r", payload[:200])
+        return None
+    return decoded
