@@ -1,0 +1,213 @@
+"""A restarted primary's handback in one process: the intake, the journal, the desk with the
+standby's view, the reporter and the tap that reads the standby's reports and this run's
+marker, wired as the daemon wires them; the announcer's part (take an item, say what became
+of it) and the broker's (handing the marker back) are the test's."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.standby import Handback
+from cosyedge.config import ConfigError, parse_config
+from cosyedge.intake.handback import StandbyTap
+from cosyedge.intake.intake import Intake
+from cosyedge.journal import Journal
+from cosyedge.model import Delivery, Item, ItemKind
+from cosyedge.mqtt.reports import Reporter
+
+CONFIG = """
+state_dir: {dir}/state
+mqtt: {{client_id: gw-primary}}
+standby: {{reports_of: standby/report, handback_s: {wait_s}}}
+templates:
+  - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
+      priority: high}}
+  - {{topic: "plant/{{line}}/standing", text: "Line {{line}} stands: {{what}}", payload: json,
+      priority: high, reannounce_s: {period_s}}}
+"""
+PERIOD_S = 1.0  # the standing alarms' re-announcement period
+
+
+class Primary:
+    """The alert path of a primary that knows its standby, up to the announcer; what it
+    publishes is kept."""
+
+    def __init__(self, directory: Path, wait_s: float) -> None:
+        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S)
+        self.config = parse_config(text)
+        self.published: list[tuple[str, dict]] = []
+        self._lock = threading.Lock()
+        self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
+        self.reporter = Reporter(self.config.reports, self.publish, self.journal)
+        window_s = self.config.alarms.dedup_window_s
+        handback = Handback(wait_s, window_s, time.monotonic())
+        policy = AlarmPolicy(self.config.alarms)
+        self.desk = AlarmDesk(policy, self.reporter, self.journal, handback=handback)
+        self.subscribed = False  # as the broker acknowledges the session's subscriptions
+        self.tap = StandbyTap(self.config, self.desk, self.publish, lambda: self.subscribed)
+        self.intake = Intake(self.config)
+        self.desk.recover(self.journal.open(), self.intake.read_journaled)
+
+    def publish(self, topic: str, payload: str, retain: bool = False) -> int:
+        with self._lock:
+            self.published.append((topic, json.loads(payload)))
+            mid = len(self.published)
+        self.reporter.published(mid)
+        return mid
+
+    def standby(self, ident: str, outcome: str = "spoken", ended_ago: float = 0.5) -> None:
+        """The standby's report of `ident`, as the session hands it to the door's taps."""
+        report = {"seq": 9, "id": ident, "outcome": outcome, "by": "standby"}
+        if outcome == "spoken":
+            report["end"] = time.time() - ended_ago
+        assert self.tap.claim("standby/report", json.dumps(report).encode(), retained=False)
+
+    def marker_back(self) -> None:
+        """The broker's part: what it kept is handed over, then our marker, which was sent
+        once the subscriptions were acknowledged."""
+        self.subscribed = True
+        self.tap.tick(time.monotonic())
+        (marker,) = [p for t, p in self.published if t == "cosyedge/canary/gw-primary/handback"]
+        assert self.tap.claim(self.tap.marker_topic, json.dumps(marker).encode(), False)
+
+    def send(self, ident: str, kind: str = "alarm") -> None:
+        """As the door takes an alert: journaled, read, handed to the rules."""
+        topic, body = f"plant/1/{kind}", json.dumps({"id": ident, "what": ident}).encode()
+        message = self.intake.message(topic, body)
+        assert message is not None and not self.tap.claim(topic, body, retained=False)
+        received, at = time.time(), time.monotonic()
+        seq = self.journal.accept(topic, body, received, then=lambda: None)
+        self.desk.submit(self.intake.read(message, seq, received, at))
+
+    def take(self, timeout: float = 0.2) -> Item | None:
+        """The next item said within `timeout`, the rules' clock ticking as the daemon's does."""
+        deadline = time.monotonic() + timeout
+        while (item := self.desk.take(0.05)) is None and time.monotonic() < deadline:
+            self.desk.tick()
+        if item is not None:
+            self.desk.finished(item, Delivery("spoken", {"end": time.time()}))
+        return item
+
+    def reports(self, topic: str = "cosyedge/report") -> list[dict]:
+        assert self.journal.flush(5)
+        with self._lock:
+            return [p for t, p in self.published if t == topic]
+
+
+@pytest.fixture
+def primary(tmp_path):
+    made = Primary(tmp_path, wait_s=30)
+    yield made
+    made.journal.stop()
+
+
+def test_a_start_holds_until_its_marker_is_back_then_says_only_what_the_standby_did_not(primary):
+    primary.send("A")
+    primary.send("B")
+    primary.desk.fault("audio", "Alarm system fault.", "en", 0)
+    took = primary.take()  # its own faults are said at once
+    assert took is not None and took.kind is ItemKind.FAULT
+    assert primary.take() is None  # what the broker kept is not in yet: held
+    primary.standby("A")
+    assert primary.take() is None
+    primary.marker_back()
+    took = primary.take()
+    assert took is not None and took.key == "B"
+    assert primary.take() is None
+    said = {r["id"]: r for r in primary.reports()}
+    assert said.keys() == {"A", "B"} and said["B"]["outcome"] == "spoken"
+    covered = said["A"]
+    assert covered["outcome"] == "covered" and "by" not in covered
+    assert covered["reason"] == "ended by this gateway's standby while it was gone: spoken"
+    assert covered["standby"] == {"outcome": "spoken", "seq": 9, "by": "standby"}
+
+
+def test_a_report_before_the_copy_covers_it_as_it_arrives_but_not_what_was_not_heard(primary):
+    primary.standby("early")  # the standby's report came before the broker's copy of it
+    for ident, outcome in [("f", "failed"), ("x", "expired"), ("k", "acknowledged")]:
+        primary.standby(ident, outcome)
+    primary.standby("c", "covered")  # our own outcome, as the standby told it
+    for ident in ("early", "f", "x", "k", "c"):
+        primary.send(ident)
+    primary.marker_back()
+    said = [item.key for item in iter(primary.take, None)]
+    assert said == ["f", "x", "k", "c"]  # said here: the standby did not let them be heard
+    outcomes = {r["id"]: r["outcome"] for r in primary.reports()}
+    assert outcomes == {"early": "covered", "f": "spoken", "x": "spoken", "k": "spoken",
+                        "c": "spoken"}  # fmt: skip
+
+
+def test_a_standing_alarm_the_standby_said_stands_here_due_a_period_after_its_saying(primary):
+    primary.send("S", "standing")
+    primary.standby("S", ended_ago=0.4)  # due here 0.6 s from now: a period after its saying
+    primary.marker_back()
+    assert primary.take(0.3) is None  # not said again now
+    assert primary.desk.unacknowledged() == {"S"}
+    started = time.monotonic()
+    took = primary.take(2.0)
+    assert took is not None and (took.kind, took.key) == (ItemKind.REANNOUNCE, "S")
+    assert 0.2 <= time.monotonic() - started <= 1.0
+    (on_board,) = primary.desk.board()["alarms"]
+    assert (on_board["id"], on_board["said"]) == ("S", 2)
+    answer = primary.desk.command(primary.intake.command(b'{"cmd": "ack", "id": "S"}'), "ack S")
+    assert answer.ids == ("S",) and answer.refused is None  # the operator's ack applies here
+    assert primary.take(1.5) is None
+    assert primary.desk.unacknowledged() == set()
+
+
+def test_one_said_more_than_a_period_ago_is_due_a_period_from_now_not_at_once(primary):
+    """The standby may have re-announced it meanwhile, at a time this gateway does not know:
+    saying it at once could be saying it twice within a period."""
+    primary.send("T", "standing")
+    primary.standby("T", ended_ago=5 * PERIOD_S)
+    primary.marker_back()
+    assert primary.take(0.7 * PERIOD_S) is None
+    took = primary.take(PERIOD_S)
+    assert took is not None and (took.kind, took.key) == (ItemKind.REANNOUNCE, "T")
+
+
+def test_an_ack_before_the_standbys_report_leaves_nothing_standing(primary):
+    primary.send("U", "standing")
+    answer = primary.desk.command(primary.intake.command(b'{"cmd": "ack", "id": "U"}'), "ack")
+    assert answer.ids == ("U",)
+    primary.standby("U")  # said by the standby before the ack reached it: nothing here now
+    primary.marker_back()
+    assert primary.take(0.3) is None
+    assert primary.desk.unacknowledged() == set()
+    (report,) = primary.reports()
+    assert (report["id"], report["outcome"]) == ("U", "acknowledged")
+
+
+def test_without_its_marker_a_start_speaks_once_handback_s_has_passed(tmp_path, caplog):
+    primary = Primary(tmp_path, wait_s=0.6)
+    try:
+        primary.send("V")
+        primary.subscribed = True
+        primary.tap.tick(time.monotonic())  # the marker goes out, and is lost
+        other = json.dumps({"cosyedge_handback": "another run"}).encode()
+        assert primary.tap.claim(primary.tap.marker_topic, other, retained=False)
+        assert primary.take(0.3) is None  # another run's marker tells nothing
+        took = primary.take(1.0)
+        assert took is not None and took.key == "V"
+        with caplog.at_level(logging.WARNING):
+            primary.tap.tick(time.monotonic())
+        assert "did not come in within standby.handback_s" in caplog.text
+    finally:
+        primary.journal.stop()
+
+
+def test_a_primary_naming_its_own_topic_or_a_standby_naming_one_is_refused():
+    parse_config("standby: {reports_of: cosyedge/standby/report}\n")
+    with pytest.raises(ConfigError, match=r"standby\.reports_of: .* own reports\.outcome_topic"):
+        parse_config("standby: {reports_of: cosyedge/report}\n")
+    enabled = "standby: {enabled: true, client_id: gw-1, reports_of: s/report}\n"
+    with pytest.raises(ConfigError, match=r"reports_of: a primary's key"):
+        parse_config(f"mqtt: {{client_id: gw-2}}\nreports: {{outcome_topic: s2/r}}\n{enabled}")
