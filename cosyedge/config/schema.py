@@ -115,7 +115,7 @@ class Config:
         default_factory=StandbyConfig,
         metadata=meta(
             "stand by for another gateway on the same broker, speaking only while it is gone; "
-            "off by default (docs/standby.md)"
+            "off by default; on that primary, its standby's reports (docs/standby.md)"
         ),
     )
     sources: tuple[SourceConfig, ...] = field(

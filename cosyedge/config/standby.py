@@ -15,7 +15,8 @@ from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 @dataclass(frozen=True)
 class StandbyConfig:
     """This gateway stands by for a primary on the same broker: it takes in, journals and
-    decides every alert, and speaks only while the primary is gone (docs/standby.md)."""
+    decides every alert, and speaks only while the primary is gone; or, on the primary,
+    the standby whose reports its restart takes up (docs/standby.md)."""
 
     enabled: bool = field(
         default=False,
