@@ -232,7 +232,7 @@ class AlarmPolicy:
         for key, active in self._active.items():
             if match(active.offer) and not active.cleared:
                 active.cleared = True
-                self._unqueue(active)
+                self._unqueue(key)
                 cleared.append(key)
         return cleared
 
@@ -329,15 +329,15 @@ class AlarmPolicy:
         for key, active in self._active.items():
             if match(active.offer) and not active.silenced:
                 active.silenced = True
-                self._unqueue(active)
+                self._unqueue(key)
                 ids.append(key)
         return ids
 
-    def _unqueue(self, active: Active) -> None:
+    def _unqueue(self, key: str) -> None:
         """Its re-announcement, if waiting to be said, is not said."""
-        if active.item is not None and active.item in self.queue:
-            self.queue.remove(active.item)
-            active.item = None
+        if (item := self._active[key].item) is not None and item in self.queue:
+            self.queue.remove(item)
+            self._active[key].item = None
 
     def _stopping(self, why: str, cmd: Command) -> None:
         """The item being spoken stops now, for `why`, by the command's user."""
