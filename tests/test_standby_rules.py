@@ -268,3 +268,24 @@ def test_a_mute_primarys_long_fault_reason_is_told_cut(standby):
     time.sleep(0.7)
     fault = str(standby.desk.standby_fault())
     assert "(its fault player-stuck: " in fault and len(fault) < 400
+
+
+def test_the_other_gateways_named_topics_are_never_alerts_even_under_a_hash_template():
+    """A `#` template hears everything on the broker: the topics a gateway names for the
+    other one (a standby's `standby.*_topic`, a primary's `reports_of`) are that gateway's
+    reports, read by the watch or the handback, never said."""
+    hash_template = "templates:\n  - {topic: '#', text: '{text}'}\n"
+    standby = parse_config(
+        "mqtt: {client_id: gw-2}\nreports: {outcome_topic: s/report, status_topic: s/status,"
+        " error_topic: s/error, event_topic: s/event}\n"
+        "standby: {enabled: true, client_id: gw-1}\n" + hash_template
+    )
+    primary = parse_config("standby: {reports_of: s/report}\n" + hash_template)
+    body = json.dumps({"text": "Pump three tripped."}).encode()
+    for config, theirs in (
+        (standby, ["cosyedge/report", "cosyedge/status", "cosyedge/error"]),
+        (primary, ["s/report"]),
+    ):
+        intake = Intake(config)
+        assert [intake.message(topic, body) for topic in theirs] == [None] * len(theirs)
+        assert intake.message("plant/line3", body) is not None

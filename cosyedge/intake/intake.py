@@ -20,6 +20,7 @@ from typing import Any
 
 from cosyedge.config.schema import Config
 from cosyedge.config.sources import broker_prefixes
+from cosyedge.config.standby import StandbyConfig
 from cosyedge.config.templates import (
     CANARY_KEY,
     CANARY_LEVEL,
@@ -68,6 +69,14 @@ _NOT_OUR_CANARY = (
 )
 
 
+def _peer_topics(standby: StandbyConfig) -> tuple[str, ...]:
+    """The other gateway's report topics this one names: its outcomes, status and errors are
+    read by the standby's watch or the primary's handback, never as alerts (a `#` template
+    would hear them)."""
+    theirs = (standby.status_topic, standby.report_topic, standby.error_topic)
+    return (*(theirs if standby.enabled else ()), *filter(None, (standby.reports_of,)))
+
+
 class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -87,6 +96,7 @@ class Intake:
             reports.status_topic,
             *hermes.ANSWER_TOPICS,
             local.SAY_TOPIC,  # reserved for the HTTP API: a published copy is not its request
+            *_peer_topics(config.standby),
         }
 
     @property
