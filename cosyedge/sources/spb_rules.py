@@ -122,8 +122,7 @@ def mismatch(rule: SparkplugRule, metric: Any) -> str | None:
     if not wrong:
         return None
     kind = DATATYPE_NAMES.get(metric.datatype) if metric.datatype else type(value).__name__
-    said = "" if isinstance(value, (str, bytes)) or _bit(value) is None else f" {value}"
-    return f"a value of type {kind}{said}, which a `when: {rule.when}` rule cannot read"
+    return f"a value of type {kind}, which a `when: {rule.when}` rule cannot read"
 
 
 def condition(rule: SparkplugRule, value: Any) -> bool | None:
