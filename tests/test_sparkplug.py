@@ -240,6 +240,31 @@ def test_the_configuration_names_the_key_path():
     assert "unknown field {nod}" in config_problems(good + text)[0]
 
 
+def test_check_refuses_a_group_heard_twice_or_read_by_a_template_and_names_the_key():
+    group = "  - sparkplug: {group: G1}\n"
+    assert config_problems(f"sources:\n{group}{group}") == [
+        'site.yaml: sources[1].sparkplug.group: "G1" is heard by sources[0] already'
+    ]
+    for j, topic in enumerate(("spBv1.0/#", "spBv1.0/+/NDATA/#", "spBv1.0/{g}/DDATA/N/D")):
+        said = "  - {topic: a/+, text: x}\n" * j + f"  - {{topic: '{topic}', text: x}}\n"
+        (problem,) = config_problems(f"templates:\n{said}sources:\n{group}")
+        assert problem.startswith(f"site.yaml: templates[{j}].topic: {json.dumps(topic)} would ")
+    other = "templates:\n  - {topic: '#', text: x}\n  - {topic: spBv1.0/G2/#, text: y}\n"
+    assert parse_config(f"{other}sources:\n{group}").sources  # a catch-all, another group
+    twice = "      rules:\n" + "        - {name: a, metric: M, when: boolean}\n" * 2
+    assert config_problems(f"sources:\n  - sparkplug:\n      group: G\n{twice}") == [
+        'site.yaml: sources[0].sparkplug.rules[1].name: "a" is rules[0]\'s already'
+    ]
+    # A language asked of no voice is named where it is written, not where a default is.
+    zh = "voices:\n  zh: {engine: espeak-pinyin}\ntemplates:\n  - {topic: a/+, text: x, lang: zh}\n"
+    rule = "      rules:\n        - {name: a, metric: M, when: boolean, lang: zh}\n"
+    assert parse_config(f"{zh}sources:\n  - sparkplug:\n      group: G\n{rule}").sources
+    deaths = "      deaths: {nodes: true}\n"
+    assert config_problems(f"{zh}sources:\n  - sparkplug:\n      group: G\n{deaths}") == [
+        "site.yaml: sources[0].sparkplug.deaths.lang: no voice for 'en'"
+    ]
+
+
 def test_a_sourced_alarm_reads_from_its_journaled_message_and_no_broker_may_forge_one():
     intake = Intake(parse_config("sources:\n  - sparkplug: {group: G}\n"))
     topic = "cosyedge/source/sparkplug/G/N//fault/Fault"

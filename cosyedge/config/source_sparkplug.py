@@ -146,9 +146,10 @@ class SparkplugConfig:
         if not self.group or _LEVEL_BAD.search(self.group) or self.group == "STATE":
             raise ValueError(f"group: {show(self.group)}: a group id (no / + # NUL, not STATE)")
         names = [r.name for r in self.rules]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"rules: the name {show(twice[0])} is given twice")
+        for j, name in enumerate(names):
+            if name in names[:j]:
+                first = names.index(name)
+                raise ValueError(f"rules[{j}].name: {show(name)} is rules[{first}]'s already")
 
     @property
     def topic(self) -> str:
@@ -157,6 +158,9 @@ class SparkplugConfig:
 
 
 def sparkplug_langs(config: SparkplugConfig) -> list[tuple[str, str]]:
-    """(key path within the section, language) of each phrase it says."""
+    """(key path within the section, language) of each phrase it says (a death's only when
+    deaths are alarms)."""
     said = [(f"rules[{i}].lang", rule.lang) for i, rule in enumerate(config.rules)]
-    return [*said, ("deaths.lang", config.deaths.lang)]
+    if config.deaths.nodes or config.deaths.devices:
+        said.append(("deaths.lang", config.deaths.lang))
+    return said
