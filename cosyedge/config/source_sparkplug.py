@@ -45,9 +45,10 @@ class SparkplugRule:
     )
     when: str = field(
         metadata=meta(
-            "`boolean`: a Boolean metric true is the alarm, false its return to normal; `above` / "
-            "`below`: a number beyond `threshold`, back once within it by `deadband`; `text`: "
-            "a String metric not empty, said as its value (`{value}`), empty its return",
+            "`boolean`: a Boolean metric true (or an integer 1) is the alarm, false (0) its "
+            "return to normal; `above` / `below`: a number beyond `threshold`, back once within "
+            "it by `deadband`; `text`: a String metric not empty, said as its value "
+            "(`{value}`), empty its return, a new text a new alarm",
             choices=WHEN,
         )
     )
