@@ -208,8 +208,9 @@ def test_after_a_restart_a_standing_text_is_not_said_again():
     key = alarm_id("G", "N", "", "M", "msg")
     r = Rules(SparkplugConfig("G", (SparkplugRule("msg", "M", "text"),)), {key: f"{key}-1"})
     assert r.judge(value("M", "jam"), 0) == []  # its text then is not known: taken as said
-    (ended,) = r.judge(value("M", ""), 1)
-    assert ended.id == f"{key}-1"
+    assert r.judge(value("M", "jam"), 1) == []
+    ended, said = r.judge(value("M", "jam cleared, now a trip"), 2)  # a text after it is new
+    assert ended.id == f"{key}-1" and said.text == "N M: jam cleared, now a trip"
 
 
 def test_a_text_too_long_is_shortened_as_a_templates_alert_is():

@@ -254,10 +254,14 @@ class Rules:
 
     def _new_text(self, rule: SparkplugRule, alarm: _Alarm, value: Value) -> bool:
         """Whether a standing `text` alarm's value is another text than the one said (one
-        said before a restart is not known: taken as the same, so not said twice)."""
-        said = alarm.text
+        said before a restart is not known: the first heard is taken as it, so not said
+        twice, and a text after it is new)."""
         now = shown(value.metric.value)[:MAX_CHARS]
-        return rule.when == "text" and said is not None and now != said
+        if rule.when != "text":
+            return False
+        if alarm.text is None:
+            alarm.text = now
+        return now != alarm.text
 
     def _check_type(self, rule: SparkplugRule, value: Value) -> None:
         key = self._where(rule, value)[0]
