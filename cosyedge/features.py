@@ -143,7 +143,9 @@ def _sparkplug(wiring: Wiring, config: Config) -> list[Component]:
     w = wiring
     sections = [section for _, section in of_kind(config.sources, "sparkplug")]
     return [
-        SparkplugSource(section, w.door, w.publish, w.desk.unacknowledged, w.follow)
+        SparkplugSource(
+            section, w.door, w.publish, w.desk.unacknowledged, w.follow, config.state_dir
+        )
         for section in sections
     ]
 

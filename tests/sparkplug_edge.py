@@ -4,7 +4,10 @@ run in `.venv-sparkplug` (pysparkplug needs paho-mqtt<2) by tests/test_sparkplug
 Usage: python sparkplug_edge.py PORT GROUP NODE DEVICE
 Reads one JSON command a line on stdin and prints `ok <op>` once done; prints `ncmd <names>`
 when a node command arrives, and answers a `Node Control/Rebirth` with its births.
-  {"op": "data", "device": "" | "<id>", "metrics": {"name": value, ...}}
+  {"op": "data", "device": "" | "<id>", "metrics": {"name": value, ...}, "qos": 0 | 1}
+  {"op": "ndeath"}               its NDEATH (the birth's bdSeq) at QoS 1, as the spec has its
+                                 will (pysparkplug's is QoS 0): a host's persistent session
+                                 holds it while the host is down
   {"op": "skip"}                 a seq number used and nothing sent: the next message shows a gap
   {"op": "alias", "alias": 99}   an NDATA with a metric by an alias no birth gave
   {"op": "rebirth"}              NBIRTH and DBIRTH again, as after a rebirth request
@@ -32,6 +35,7 @@ from pysparkplug import (
     Metric,
     NBirth,
     NData,
+    NDeath,
     QoS,
     Topic,
 )
@@ -97,18 +101,25 @@ class Edge:
             group_id=self.group, message_type=kind, edge_node_id=self.node_id, device_id=device
         )
 
-    def publish(self, topic: Topic, payload: object, dtypes: bool = False) -> None:
-        self.client.publish(Message(topic, payload, QoS.AT_MOST_ONCE, False), include_dtypes=dtypes)
+    def publish(
+        self, topic: Topic, payload: object, dtypes: bool = False, qos: QoS = QoS.AT_MOST_ONCE
+    ) -> None:
+        self.client.publish(Message(topic, payload, qos, False), include_dtypes=dtypes)
 
-    def data(self, device: str, values: dict[str, object]) -> None:
+    def death(self) -> None:
+        bd = Metric(timestamp=None, name="bdSeq", datatype=DataType.INT64, value=self.bd_seq)
+        self.publish(self.topic(MessageType.NDEATH), NDeath(0, bd), qos=QoS.AT_LEAST_ONCE)
+
+    def data(self, device: str, values: dict[str, object], qos: int = 0) -> None:
         self.values.update(values)
         ms = tuple(metric(n, v, alias=True) for n, v in values.items())
         ms = tuple(Metric(None, None, m.datatype, value=m.value, alias=m.alias) for m in ms)
+        level = QoS.AT_LEAST_ONCE if qos else QoS.AT_MOST_ONCE
         if device:
             topic = self.topic(MessageType.DDATA, device)
-            self.publish(topic, DData(0, self.seq(), ms))
+            self.publish(topic, DData(0, self.seq(), ms), qos=level)
         else:
-            self.publish(self.topic(MessageType.NDATA), NData(0, self.seq(), ms))
+            self.publish(self.topic(MessageType.NDATA), NData(0, self.seq(), ms), qos=level)
 
     def alias(self, number: int) -> None:
         ms = (Metric(None, None, DataType.BOOLEAN, value=True, alias=number),)
@@ -147,7 +158,9 @@ def main() -> None:
         command = json.loads(line)
         op = command["op"]
         if op == "data":
-            edge.data(command.get("device", ""), command["metrics"])
+            edge.data(command.get("device", ""), command["metrics"], command.get("qos", 0))
+        elif op == "ndeath":
+            edge.death()
         elif op == "skip":
             edge.seq()
         elif op == "alias":

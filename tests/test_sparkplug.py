@@ -30,6 +30,7 @@ from cosyedge.sources.spb_payload import (
     typed,
 )
 from cosyedge.sources.spb_rules import Rules, alarm_id
+from cosyedge.sources.spb_store import base_id
 
 REPO = Path(__file__).resolve().parent.parent
 EDGE_PYTHON = REPO / ".venv-sparkplug" / "bin" / "python"
@@ -122,7 +123,8 @@ def test_births_sequence_aliases_and_deaths():
     stale = nodes.take(Topic("G", "NDEATH", "N"), Payload(0, None, (m("bdSeq", 0),)))
     assert stale.dead == [] and nodes.alive("N")  # an earlier connection's will
     dead = nodes.take(Topic("G", "NDEATH", "N"), Payload(0, None, (m("bdSeq", 1),)))
-    assert dead.dead == [("N", "D"), ("N", "")] and not nodes.alive("N")
+    assert dead.dead == [("N", "")] and dead.implied == [("N", "D")]  # one death: the node's
+    assert not nodes.alive("N")
 
 
 def value(name: str, v, device: str = "", birth: bool = False, **kw) -> Value:
@@ -137,7 +139,8 @@ def test_a_boolean_alarm_begins_once_and_ends_once_whatever_births_repeat():
     r = rules(SparkplugRule("fault", "Fault", "boolean", text="{node} {metric} is {value}"))
     assert r.judge(value("Fault", False, birth=True), 0) == []
     (begun,) = r.judge(value("Fault", True), 1)
-    assert begun.text == "N Fault is true" and begun.id == alarm_id("G", "N", "", "Fault", "fault")
+    assert begun.text == "N Fault is true"
+    assert base_id(begun.id) == alarm_id("G", "N", "", "Fault", "fault")  # an occurrence of it
     assert r.judge(value("Fault", True, birth=True), 2) == []  # a rebirth: the alarm stands
     assert r.judge(value("Fault", True), 3) == []  # delivered again
     (ended,) = r.judge(value("Fault", False), 4)
@@ -214,10 +217,10 @@ def test_a_death_cancels_what_waits_is_an_alarm_if_asked_and_the_birth_ends_it()
 def test_alarms_standing_from_the_last_run_are_not_said_again_by_a_birth():
     rule = SparkplugRule("fault", "Fault", "boolean")
     key = alarm_id("G", "N", "", "Fault", "fault")
-    r = Rules(SparkplugConfig("G", (rule,)), standing={key})
+    r = Rules(SparkplugConfig("G", (rule,)), standing={key: f"{key}-17"})
     assert r.judge(value("Fault", True, birth=True), 0) == []
     (ended,) = r.judge(value("Fault", False), 1)
-    assert ended.id == key
+    assert ended.id == f"{key}-17"  # the occurrence said before the restart returns
 
 
 def test_the_configuration_names_the_key_path():
@@ -235,6 +238,31 @@ def test_the_configuration_names_the_key_path():
     ]
     text = "        - {name: f, metric: F, when: boolean, text: '{nod} down'}\n"
     assert "unknown field {nod}" in config_problems(good + text)[0]
+
+
+def test_check_refuses_a_group_heard_twice_or_read_by_a_template_and_names_the_key():
+    group = "  - sparkplug: {group: G1}\n"
+    assert config_problems(f"sources:\n{group}{group}") == [
+        'site.yaml: sources[1].sparkplug.group: "G1" is heard by sources[0] already'
+    ]
+    for j, topic in enumerate(("spBv1.0/#", "spBv1.0/+/NDATA/#", "spBv1.0/{g}/DDATA/N/D")):
+        said = "  - {topic: a/+, text: x}\n" * j + f"  - {{topic: '{topic}', text: x}}\n"
+        (problem,) = config_problems(f"templates:\n{said}sources:\n{group}")
+        assert problem.startswith(f"site.yaml: templates[{j}].topic: {json.dumps(topic)} would ")
+    other = "templates:\n  - {topic: '#', text: x}\n  - {topic: spBv1.0/G2/#, text: y}\n"
+    assert parse_config(f"{other}sources:\n{group}").sources  # a catch-all, another group
+    twice = "      rules:\n" + "        - {name: a, metric: M, when: boolean}\n" * 2
+    assert config_problems(f"sources:\n  - sparkplug:\n      group: G\n{twice}") == [
+        'site.yaml: sources[0].sparkplug.rules[1].name: "a" is rules[0]\'s already'
+    ]
+    # A language asked of no voice is named where it is written, not where a default is.
+    zh = "voices:\n  zh: {engine: espeak-pinyin}\ntemplates:\n  - {topic: a/+, text: x, lang: zh}\n"
+    rule = "      rules:\n        - {name: a, metric: M, when: boolean, lang: zh}\n"
+    assert parse_config(f"{zh}sources:\n  - sparkplug:\n      group: G\n{rule}").sources
+    deaths = "      deaths: {nodes: true}\n"
+    assert config_problems(f"{zh}sources:\n  - sparkplug:\n      group: G\n{deaths}") == [
+        "site.yaml: sources[0].sparkplug.deaths.lang: no voice for 'en'"
+    ]
 
 
 def test_a_sourced_alarm_reads_from_its_journaled_message_and_no_broker_may_forge_one():

@@ -173,7 +173,7 @@ class Config:
             check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
         check_standby(self.standby, self.mqtt, self.reports)
-        check_sources(self.sources, self.voices)
+        check_sources(self.sources, self.voices, [t.topic for t in self.templates])
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key
         taken = (self.alarms.command_topic, *dataclasses.asdict(self.reports).values())

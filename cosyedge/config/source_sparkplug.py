@@ -45,9 +45,10 @@ class SparkplugRule:
     )
     when: str = field(
         metadata=meta(
-            "`boolean`: a Boolean metric true is the alarm, false its return to normal; `above` / "
-            "`below`: a number beyond `threshold`, back once within it by `deadband`; `text`: "
-            "a String metric not empty, said as its value (`{value}`), empty its return",
+            "`boolean`: a Boolean metric true (or an integer 1) is the alarm, false (0) its "
+            "return to normal; `above` / `below`: a number beyond `threshold`, back once within "
+            "it by `deadband`; `text`: a String metric not empty, said as its value "
+            "(`{value}`), empty its return, a new text a new alarm",
             choices=WHEN,
         )
     )
@@ -146,9 +147,10 @@ class SparkplugConfig:
         if not self.group or _LEVEL_BAD.search(self.group) or self.group == "STATE":
             raise ValueError(f"group: {show(self.group)}: a group id (no / + # NUL, not STATE)")
         names = [r.name for r in self.rules]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"rules: the name {show(twice[0])} is given twice")
+        for j, name in enumerate(names):
+            if name in names[:j]:
+                first = names.index(name)
+                raise ValueError(f"rules[{j}].name: {show(name)} is rules[{first}]'s already")
 
     @property
     def topic(self) -> str:
@@ -157,6 +159,9 @@ class SparkplugConfig:
 
 
 def sparkplug_langs(config: SparkplugConfig) -> list[tuple[str, str]]:
-    """(key path within the section, language) of each phrase it says."""
+    """(key path within the section, language) of each phrase it says (a death's only when
+    deaths are alarms)."""
     said = [(f"rules[{i}].lang", rule.lang) for i, rule in enumerate(config.rules)]
-    return [*said, ("deaths.lang", config.deaths.lang)]
+    if config.deaths.nodes or config.deaths.devices:
+        said.append(("deaths.lang", config.deaths.lang))
+    return said

@@ -5,7 +5,7 @@ item a mapping with exactly one key, the kind of source, whose value is that kin
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, fields
 
 from cosyedge.config.fields import meta, show
@@ -40,14 +40,43 @@ def of_kind(sources: tuple[SourceConfig, ...], kind: str) -> list[tuple[int, obj
     return [(i, getattr(s, kind)) for i, s in enumerate(sources) if s.kind == kind]
 
 
-def check_sources(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:
-    """Each source's phrases in a configured voice: ValueError naming the key if not."""
-    for i, source in enumerate(sources):
-        if source.sparkplug is not None:
-            for where, lang in sparkplug_langs(source.sparkplug):
-                if lang not in voices:
-                    raise ValueError(f"sources[{i}].sparkplug.{where}: no voice for {lang!r}")
+def check_sources(
+    sources: tuple[SourceConfig, ...], voices: Collection[str], filters: Sequence[str] = ()
+) -> None:
+    """Each source's phrases in a configured voice, each Sparkplug group heard by one source
+    and read by no template (`filters`, the templates' topics in order): ValueError naming
+    the key if not."""
+    groups: dict[str, int] = {}
+    for i, section in of_kind(sources, "sparkplug"):
+        assert isinstance(section, SparkplugConfig)
+        for where, lang in sparkplug_langs(section):
+            if lang not in voices:
+                raise ValueError(f"sources[{i}].sparkplug.{where}: no voice for {lang!r}")
+        if section.group in groups:
+            raise ValueError(
+                f"sources[{i}].sparkplug.group: {show(section.group)} is heard by "
+                f"sources[{groups[section.group]}] already"
+            )
+        groups[section.group] = i
+        for j, topic in enumerate(filters):
+            if topic.split("/")[0] == "spBv1.0" and overlap(topic, section.topic):
+                raise ValueError(
+                    f"templates[{j}].topic: {show(topic)} would read the Sparkplug group "
+                    f"of sources[{i}] ({section.topic}), whose payloads are no alerts"
+                )
     check_opcua(sources, voices)
+
+
+def overlap(one: str, other: str) -> bool:
+    """Whether some topic matches both MQTT topic filters (a template's `{name}` level is
+    one level, as `+`)."""
+    a, b = (["+" if x.startswith("{") else x for x in f.split("/")] for f in (one, other))
+    for x, y in zip(a, b, strict=False):
+        if "#" in (x, y):
+            return True
+        if x != y and "+" not in (x, y):
+            return False
+    return len(a) == len(b) or "#" in (a[len(b) :] + b[len(a) :])[:1]
 
 
 def check_opcua(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,6 +34,10 @@ from cosyedge.observe import Observer
 from cosyedge.speech.tags import reading_voice
 
 log = logging.getLogger(__name__)
+
+# A source's broker messages held until its tap is added (a persistent session's, delivered at
+# connect while the voices load): at most this many and bytes, the oldest dropped first.
+HELD, HELD_BYTES = 10_000, 32 << 20
 
 
 class Unavailable(Exception):
@@ -74,6 +80,9 @@ class Door(Component):
         """`observer` is told each alert received and each accepted."""
         self.journal, self.desk, self.taps = journal, desk, taps
         self.observer = observer or Observer()
+        self._held: deque[tuple[str, bytes, bool]] = deque()
+        self._held_bytes = 0
+        self._held_lock = threading.Lock()  # a held message and a tap added: one or the other
         self.reconfigure(config)
 
     @property
@@ -83,9 +92,36 @@ class Door(Component):
 
     def add_tap(self, tap: Tap) -> None:
         """A tap that starts after the door (a source of alerts, features.py): it takes its
-        messages from now on; the link subscribes its topics once asked to follow."""
+        messages from now on, first those of its topics that came before it (held, in the
+        order they came); the link subscribes its topics once asked to follow."""
         tap.use(self.intake)
-        self.taps = (*self.taps, tap)  # one assignment: paho's thread reads one tuple or the other
+        with self._held_lock:
+            self.taps = (*self.taps, tap)  # one assignment: paho's thread reads either tuple
+            held, self._held, self._held_bytes = self._held, deque(), 0
+            taken = 0
+            for topic, payload, retained in held:
+                if tap.claim(topic, payload, retained):
+                    taken += 1
+                else:
+                    self._held.append((topic, payload, retained))
+                    self._held_bytes += len(payload)
+        if taken:
+            log.info("%d messages that came before their source started, taken by it now", taken)
+
+    def _hold(self, topic: str, payload: bytes, retained: bool) -> None:
+        """A source's message before its tap is added: kept for it (a tap added meanwhile
+        takes it at once)."""
+        with self._held_lock:
+            if any(tap.claim(topic, payload, retained) for tap in self.taps):
+                return
+            self._held.append((topic, payload, retained))
+            self._held_bytes += len(payload)
+            dropped = 0
+            while len(self._held) > HELD or self._held_bytes > HELD_BYTES:
+                self._held_bytes -= len(self._held.popleft()[1])
+                dropped += 1
+        if dropped:
+            log.warning("a source's message dropped: over %d wait for it to start", HELD)
 
     def reconfigure(self, config: Config) -> None:
         self.intake = Intake(config)
@@ -97,6 +133,10 @@ class Door(Component):
         self, topic: str, payload: bytes, ack: Callable[[], None], retained: bool = False
     ) -> None:
         if any(tap.claim(topic, payload, retained) for tap in self.taps):
+            ack()
+            return
+        if self.intake.for_a_source(topic):
+            self._hold(topic, payload, retained)
             ack()
             return
         if not payload:

@@ -134,6 +134,11 @@ class Intake:
             log.exception("cannot read the command %r", payload[:100])
             return BadCommand(f"cannot read it: {error_text(exc)}")
 
+    def for_a_source(self, topic: str) -> bool:
+        """Whether the topic is a source's on the broker (a Sparkplug group's), which only
+        its source reads."""
+        return topic.startswith(self._sources)
+
     def message(self, topic: str, payload: bytes) -> Message | None:
         """The message, or None when it is not ours: our own reports (a `#` template would
         hear them) and Hermes requests for another site."""

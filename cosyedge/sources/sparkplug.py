@@ -13,6 +13,11 @@ journaled), so the journal, the desk, the reports and the status treat it alike.
 A node whose data comes unborn, out of sequence or with an alias no birth gave is asked to
 publish its births again (an NCMD `Node Control/Rebirth`) only with `rebirth: true`: that
 command writes to the plant. Otherwise it is logged, at most once a `rebirth_interval_s`.
+
+What the nodes' births said and the alarms standing are kept in `state_dir/sparkplug/`
+(spb_store.py), written by the tick when they changed, so a restart knows the nodes it heard
+before. A birth refused and a value of a type its rule cannot read are the fault
+`sparkplug:<group>` while they last.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
 
 from cosyedge.component import Component
 from cosyedge.config.source_sparkplug import SparkplugConfig
@@ -28,6 +34,7 @@ from cosyedge.intake.alert import Message
 from cosyedge.intake.door import Door
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.sourced import SourceAlert
+from cosyedge.sources import spb_store
 from cosyedge.sources.spb_nodes import Nodes, Seen, parse_topic
 from cosyedge.sources.spb_payload import BadPayload, decode, rebirth_request
 from cosyedge.sources.spb_rules import Change, Rules
@@ -47,37 +54,80 @@ class SparkplugSource(Component):
         publish: Callable[[str, bytes], int],
         standing: Callable[[], Collection[str]],
         subscribe: Callable[[], None],
+        state_dir: Path,
     ) -> None:
         """`publish`: QoS 1 on the daemon's session (rebirth requests); `standing`: the ids
         of the alarms the desk holds unacknowledged, asked at start; `subscribe`: has the
-        link follow the door's filters once this tap is among them."""
+        link follow the door's filters once this tap is among them; `state_dir`: where the
+        nodes and the alarms standing are kept across restarts."""
         self.config, self.door = config, door
         self._publish, self._standing, self._subscribe = publish, standing, subscribe
         self.topics = [config.topic]
         self._prefix = config.topic[:-1]  # spBv1.0/<group>/
+        self._path = state_dir / "sparkplug" / f"{config.group}.json"
         self._lock = threading.Lock()
         self._nodes = Nodes()
         self._rules = Rules(config)
         self._asked: dict[str, float] = {}  # node -> monotonic time of its last rebirth ask
+        self._refused: dict[str, str] = {}  # node -> why its last birth was refused
+        self._told: set[str] = set()  # the problems logged already, by node or alarm id
+        self._dirty = False  # the kept state changed since it was written
+        self._unkept: str | None = None  # why it could not be written, while it cannot
         self._running = False
+        self.fault_name = f"sparkplug:{config.group}"
 
     # -- the lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        """Take up the alarms standing from the last run, then listen."""
-        self._rules = Rules(self.config, self._standing())
-        self._running = True
+        """Take up the nodes and the alarms standing from the last run, then listen."""
+        kept = spb_store.load(self._path)
+        held = {spb_store.base_id(i): i for i in self._standing()}  # the desk's, of any source
+        standing = {k: v for k, v in held.items() if k is not None} | kept.alarms
+        with self._lock:
+            self._nodes = Nodes(kept.nodes)
+            self._rules = Rules(self.config, standing)
+            self._running = True
         self.door.add_tap(self)
         self._subscribe()
-        log.info("sparkplug: listening to %s", self.config.topic)
+        log.info("sparkplug: listening to %s (%d nodes known)", self.config.topic, len(kept.nodes))
 
     def stop(self) -> None:
         self._running = False  # its messages are still taken aside, and no more judged
+        self._keep()
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        """Alarms whose on-delay has passed go in now."""
+        """Alarms whose on-delay has passed go in now; what changed is kept; the problems
+        standing are the source's fault."""
         with self._lock:  # delivered under it: an alarm and its return reach the door in order
             self._deliver(self._rules.due(now))
-        return {}
+            found = {**self._refused, **self._rules.problems}
+        self._keep()
+        for key, problem in found.items():
+            if key not in self._told:  # once a run: the fault says it while it lasts
+                self._told.add(key)
+                log.warning("sparkplug: %s", problem)
+        problems = list(found.values())
+        if self._unkept is not None:
+            problems.append(f"cannot keep its state: {self._unkept}")
+        return {self.fault_name: _summary(problems)}
+
+    def _keep(self) -> None:
+        """Write what the births, deaths and alarms changed (on the tick's thread, not
+        paho's: two fsyncs each time)."""
+        with self._lock:
+            if not self._dirty:
+                return
+            kept = spb_store.Kept(self._nodes.records(), self._rules.standing())
+            self._dirty = False
+        try:
+            spb_store.keep(self._path, kept)
+        except OSError as exc:
+            with self._lock:
+                self._dirty = True  # tried again at the next tick
+            if self._unkept is None:
+                log.error("sparkplug: cannot keep %s: %s", self._path, exc)
+            self._unkept = exc.strerror or str(exc)
+            return
+        self._unkept = None
 
     # -- the tap -----------------------------------------------------------------------------
     def use(self, intake: Intake) -> None:
@@ -99,17 +149,38 @@ class SparkplugSource(Component):
         now = time.monotonic()
         with self._lock:
             seen = self._nodes.take(parsed, decoded)
+            self._refusal(parsed.node, parsed.kind, seen.refused)
             self._deliver(self._judged(seen, now))
-        if seen.ignored:  # at debug: its rebirth is asked, or its need told, once an interval
-            log.debug("sparkplug: %s ignored: %s", topic, seen.ignored)
+            self._dirty = self._dirty or seen.changed
+        self._tell(topic, seen, retained)
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
         return True
+
+    def _tell(self, topic: str, seen: Seen, retained: bool) -> None:
+        """The log's account of a message that changed nothing or needs saying; an ignored
+        one at debug, since its rebirth is asked, or its need told, once an interval."""
+        again = " (retained)" if retained else ""
+        if seen.refused:
+            log.error("sparkplug: %s%s", seen.refused, again)
+        if seen.told:
+            log.warning("sparkplug: %s%s", seen.told, again)
+        if seen.ignored:
+            log.debug("sparkplug: %s%s ignored: %s", topic, again, seen.ignored)
+
+    def _refusal(self, node: str, kind: str, refused: str | None) -> None:
+        """A refused birth is the node's problem until one of its births is taken."""
+        if refused is not None:
+            self._refused[node] = refused
+        elif kind in ("NBIRTH", "DBIRTH") and self._nodes.alive(node):
+            self._refused.pop(node, None)
 
     def _judged(self, seen: Seen, now: float) -> list[Change]:
         rules, changes = self._rules, []
         for node, device in seen.dead:
             changes += rules.died(node, device)
+        for node, device in seen.implied:
+            changes += rules.died(node, device, implied=True)
         for node, device in seen.alive:
             changes += rules.born(node, device)
         for value in seen.values:
@@ -119,6 +190,7 @@ class SparkplugSource(Component):
     def _deliver(self, changes: list[Change]) -> None:
         """Each alarm begun or ended, in through the door; journaled at once (the broker's
         acknowledgement of what it came in was given already: Sparkplug's data is QoS 0)."""
+        self._dirty = self._dirty or bool(changes)
         for change in changes:
             alert = SourceAlert(change.id, change.text, change.priority, change.lang, change.fields)
             log.info("sparkplug: %s %s", "alarm" if change.text else "return to normal", change.id)
@@ -141,6 +213,14 @@ class SparkplugSource(Component):
             log.warning("sparkplug: cannot ask node %s for a rebirth: %s", node, exc)
             return
         log.warning("sparkplug: asked node %s for a rebirth (%s)", node, why)
+
+
+def _summary(problems: list[str]) -> str | None:
+    """The fault's reason: the first problem, and how many more."""
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{problems[0]}{more}"
 
 
 def _nothing() -> None:

@@ -11,14 +11,22 @@ the node is to be asked for a rebirth and why. The rules of the Sparkplug B spec
 - an NDEATH (the node's MQTT will, or a clean disconnect) carries the `bdSeq` of the birth it
   ends; one with another bdSeq is a will left over from an earlier connection and ends nothing;
 - data from a node or device not born, a seq out of order, and an alias no birth gave are
-  what a host answers with a rebirth request (the source sends it only when allowed).
+  what a host answers with a rebirth request (the source sends it only when allowed);
+- an alias is unique across the node's metrics and its devices' (tck-id-payloads-alias-
+  uniqueness): a birth giving one alias to two metrics is refused, as if not heard.
+
+A node heard before this start (`NodeRecord`, kept by spb_store.py) is known though not
+alive: its death, queued by the broker while the daemon was down, ends the life its record
+names, and a death of a node never heard is a death all the same, its bdSeq unchecked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cosyedge.sources.spb_payload import Metric, Payload
+from cosyedge.sources.spb_store import NodeRecord
 
 NAMESPACE = "spBv1.0"
 BD_SEQ = "bdSeq"
@@ -66,8 +74,13 @@ class Seen:
     values: list[Value] = field(default_factory=list)
     alive: list[tuple[str, str]] = field(default_factory=list)  # (node, device) born
     dead: list[tuple[str, str]] = field(default_factory=list)  # (node, device) died
+    # Devices that died with their node (its death or rebirth): no death of their own.
+    implied: list[tuple[str, str]] = field(default_factory=list)
     rebirth: str | None = None  # why the node should be asked to publish its births again
     ignored: str | None = None  # why the message changed nothing
+    refused: str | None = None  # why a birth was refused (a fault until a good one)
+    told: str | None = None  # what the log is to say of it (a death no birth was known for)
+    changed: bool = False  # what is kept across restarts (births, deaths) changed
 
 
 @dataclass
@@ -87,8 +100,19 @@ class _Node:
 class Nodes:
     """The edge nodes of one group, alive or not. Not thread-safe: its source holds a lock."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Mapping[str, NodeRecord] | None = None) -> None:
+        """`known`: the nodes as the last run left them (none of them alive yet here: their
+        aliases are not kept, so their data waits for a birth)."""
         self._alive: dict[str, _Node] = {}
+        self._known: dict[str, NodeRecord] = dict(known or {})
+
+    def records(self) -> dict[str, NodeRecord]:
+        """Every node heard, as it is to be kept across a restart."""
+        alive = {
+            name: NodeRecord(node.bd_seq, True, tuple(node.devices))
+            for name, node in self._alive.items()
+        }
+        return {**self._known, **alive}
 
     def alive(self, node: str, device: str = "") -> bool:
         """Whether the node (and the device, if one is named) is alive: born and not dead."""
@@ -115,6 +139,7 @@ class Nodes:
         elif topic.kind == "DDEATH":
             del node.devices[topic.device]
             seen.dead.append((topic.node, topic.device))
+            seen.changed = True
         else:
             aliases = node.devices[topic.device].aliases
             self._values(seen, topic.node, topic.device, aliases, payload.metrics, False)
@@ -123,27 +148,60 @@ class Nodes:
     def _node_birth(self, name: str, payload: Payload) -> Seen:
         bd_seq = _bd_seq(payload)
         was = self._alive.pop(name, None)
-        node = self._alive[name] = _Node(bd_seq, payload.seq or 0)
-        seen = Seen()
+        seen = Seen(changed=True)
         if was is not None:  # a rebirth: its devices are born again after it
-            seen.dead += [(name, d) for d in was.devices]
+            seen.implied += [(name, d) for d in was.devices]
+        self._known[name] = NodeRecord(bd_seq, True)  # its death is known by its bdSeq
+        twice = _twice(payload.metrics, {})
+        if twice is not None:
+            seen.refused = f"NBIRTH of node {name} refused: {twice}"
+            return seen
+        node = self._alive[name] = _Node(bd_seq, payload.seq or 0)
         seen.alive.append((name, ""))
         self._values(seen, name, "", node.aliases, payload.metrics, True)
         return seen
 
     def _node_death(self, name: str, payload: Payload) -> Seen:
-        node = self._alive.get(name)
+        node, bd_seq = self._alive.get(name), _bd_seq(payload)
         if node is None:
-            return Seen(ignored="not alive")
-        bd_seq = _bd_seq(payload)
+            return self._unborn_death(name, bd_seq)
         if None not in (bd_seq, node.bd_seq) and bd_seq != node.bd_seq:
             return Seen(ignored=f"bdSeq {bd_seq} ends no birth (alive with {node.bd_seq})")
         del self._alive[name]
-        return Seen(dead=[(name, d) for d in node.devices] + [(name, "")])
+        self._known[name] = NodeRecord(node.bd_seq, False)
+        return Seen(dead=[(name, "")], implied=[(name, d) for d in node.devices], changed=True)
+
+    def _unborn_death(self, name: str, bd_seq: int | None) -> Seen:
+        """An NDEATH of a node not alive here: one heard before this start (its birth's
+        bdSeq kept), one never heard (its bdSeq cannot be checked), or one dead already."""
+        record = self._known.get(name)
+        if record is None:
+            told = f"NDEATH of node {name}, no birth known: bdSeq {bd_seq} cannot be checked"
+        elif not record.alive and (bd_seq is None or bd_seq == record.bd_seq):
+            return Seen(ignored="dead already")
+        elif record.alive and None not in (bd_seq, record.bd_seq) and bd_seq != record.bd_seq:
+            return Seen(ignored=f"bdSeq {bd_seq} ends no birth (born with {record.bd_seq})")
+        elif record.alive:
+            told = f"NDEATH of node {name}, born before this start with bdSeq {record.bd_seq}"
+        else:  # dead with another bdSeq: a life between, its birth not heard
+            told = f"NDEATH of node {name} with bdSeq {bd_seq}, its birth not heard"
+        devices = record.devices if record is not None and record.alive else ()
+        self._known[name] = NodeRecord(bd_seq, False)
+        implied = [(name, d) for d in devices]
+        return Seen(dead=[(name, "")], implied=implied, told=told, changed=True)
 
     def _device_birth(
         self, seen: Seen, name: str, node: _Node, device: str, payload: Payload
     ) -> None:
+        node.devices.pop(device, None)
+        taken = dict(node.aliases)
+        for other in node.devices.values():
+            taken |= other.aliases
+        twice = _twice(payload.metrics, taken)
+        seen.changed = True
+        if twice is not None:
+            seen.refused = f"DBIRTH of device {name}/{device} refused: {twice}"
+            return
         state = node.devices[device] = _Device()
         seen.alive.append((name, device))
         self._values(seen, name, device, state.aliases, payload.metrics, True)
@@ -182,6 +240,19 @@ def _gap(node: _Node, payload: Payload) -> str | None:
         return None  # said nothing: nothing to check
     node.seq = payload.seq
     return None if payload.seq == expected else f"seq {payload.seq}, expected {expected}"
+
+
+def _twice(metrics: tuple[Metric, ...], taken: dict[int, str]) -> str | None:
+    """The first alias a birth gives to two metrics (or to one the node's other births
+    gave it to), named; None when every alias is one metric's."""
+    given = dict(taken)
+    for metric in metrics:
+        if metric.alias is None or metric.name is None:
+            continue
+        first = given.setdefault(metric.alias, metric.name)
+        if first != metric.name:
+            return f"alias {metric.alias} given to both {first!r} and {metric.name!r}"
+    return None
 
 
 def _bd_seq(payload: Payload) -> int | None:

@@ -1,25 +1,39 @@
 """Which Sparkplug metric values are alarms (`sources[].sparkplug.rules`), and when an alarm
 begins and ends. Pure state on the caller's clock (monotonic seconds).
 
-Each (rule, node, device, metric) is one alarm, with one id (`alarm_id`), so saying it again
-cannot come of a rebirth or a message delivered twice: a birth repeating a value that is
-already an alarm changes nothing, and the desk takes a copy of the id within its window as
-`deduplicated`. A value that cannot be trusted changes nothing either: null, historical, of a
-quality other than good (the `Quality` property, 192 good, as Ignition's MQTT Transmission
-sends it; absent means good), or of a node that died. A death, when asked for, is an alarm of
-its own, which the next birth ends.
+Each (rule, node, device, metric) is one alarm (`alarm_id`), and each time it begins is an
+occurrence of it with an id of its own (`<alarm id>-<ms>`, the wall clock's milliseconds at
+its raise), which its return to normal carries too: a rebirth or a message delivered twice
+says nothing again (the alarm stands), while an alarm that returns and comes back, within the
+desk's de-duplication window or not, is a new raise, never a copy. A `text` rule's new text
+while one stands is a new occurrence: the old one returns, the new one is said.
+
+A value that cannot be trusted changes nothing: null, historical, of a quality other than good
+(the `Quality` property, 192 good, as Ignition's MQTT Transmission sends it; absent means
+good), or of a node that died; nor does a number that is not finite (NaN, infinity). A value
+of a type the rule cannot read (a String for `above`, an Int32 2 for `boolean`; 0 and 1 of an
+integer type are a Boolean's false and true, as PLCs publish bits) is a `problem`, told until
+a value of its type comes. A death, when asked for, is an alarm of its own, which the next
+birth ends; the devices of a node that dies die with it, with no alarm of their own.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
-from collections.abc import Collection
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cosyedge.config.source_sparkplug import OFFLINE, SparkplugConfig, SparkplugRule
+from cosyedge.intake.templates import plain_text
+from cosyedge.sources.phrase import MAX_CHARS
 from cosyedge.sources.spb_nodes import Value
+from cosyedge.sources.spb_payload import DATATYPE_NAMES
+
+log = logging.getLogger(__name__)
 
 GOOD_QUALITY = 192  # Sparkplug's and Ignition's code for a good value; 0 bad, 500 stale
 UNITS = ("engUnit", "EngUnit", "units")  # Ignition's tag property; the others as some send it
@@ -40,10 +54,15 @@ class Change:
 
 @dataclass
 class _Alarm:
-    active: bool
+    said: str | None  # the occurrence standing, by its id; None while it does not stand
     topic: str
     since: float | None = None  # the condition holds since, waiting for its delay
     fields: dict[str, str] = field(default_factory=dict)
+    text: str | None = None  # a `text` rule's value said (None: not known, as after a restart)
+
+    @property
+    def active(self) -> bool:
+        return self.said is not None
 
 
 def alarm_id(group: str, node: str, device: str, metric: str, rule: str) -> str:
@@ -81,11 +100,36 @@ def trusted(value: Value) -> str | None:
     return None
 
 
+def _bit(value: Any) -> bool | None:
+    """A Boolean, or an integer 0 or 1 as a PLC publishes a bit; None for anything else."""
+    if isinstance(value, bool):
+        return value
+    return bool(value) if type(value) is int and value in (0, 1) else None
+
+
+def mismatch(rule: SparkplugRule, metric: Any) -> str | None:
+    """Why the metric's value is of a type the rule cannot read, or None when it can be
+    read (a null or non-scalar value is no mismatch: it is not trusted)."""
+    value = metric.value
+    if value is None:
+        return None
+    if rule.when == "boolean":
+        wrong = _bit(value) is None
+    elif rule.when == "text":
+        wrong = not isinstance(value, str)
+    else:
+        wrong = isinstance(value, (bool, str, bytes))
+    if not wrong:
+        return None
+    kind = DATATYPE_NAMES.get(metric.datatype) if metric.datatype else type(value).__name__
+    return f"a value of type {kind}, which a `when: {rule.when}` rule cannot read"
+
+
 def condition(rule: SparkplugRule, value: Any) -> bool | None:
     """True: the alarm's condition holds; False: it is over; None: neither can be told (the
-    deadband, or a value of another type)."""
+    deadband, a number not finite, or a value of another type)."""
     if rule.when == "boolean":
-        return value if isinstance(value, bool) else None
+        return _bit(value)
     if rule.when == "text":
         return bool(value.strip()) if isinstance(value, str) else None
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -101,13 +145,23 @@ def condition(rule: SparkplugRule, value: Any) -> bool | None:
 class Rules:
     """The alarms of one Sparkplug group. Not thread-safe: its source holds a lock."""
 
-    def __init__(self, config: SparkplugConfig, standing: Collection[str] = ()) -> None:
-        """`standing`: ids of alarms the desk holds unacknowledged from an earlier run, taken
-        as begun, so a first birth after a restart does not say them again."""
+    def __init__(self, config: SparkplugConfig, standing: Mapping[str, str] | None = None) -> None:
+        """`standing`: the occurrences standing from an earlier run (kept by the source, or
+        held unacknowledged by the desk), by alarm id: taken as begun, so a first birth
+        after a restart does not say them again, and their return ends them."""
         self.config = config
-        self._standing = set(standing)
+        self._standing = dict(standing or {})
         self._alarms: dict[str, _Alarm] = {}
         self._about: dict[tuple[str, str, str], dict[str, str]] = {}  # units, description
+        self._last_ms = 0
+        # Values of a type their rule cannot read, by alarm id: told until a readable one.
+        self.problems: dict[str, str] = {}
+
+    def standing(self) -> dict[str, str]:
+        """The occurrences standing now, by alarm id: what a restart is to take up."""
+        made = {key: a.said for key, a in self._alarms.items() if a.said is not None}
+        kept = {k: v for k, v in self._standing.items() if k not in self._alarms}
+        return {**kept, **made}
 
     def judge(self, value: Value, now: float) -> list[Change]:
         """What the value changes: alarms begun (past their delay) or ended."""
@@ -116,6 +170,7 @@ class Rules:
             return self._cancel(lambda a: a in self._ids_of(value))
         changes = []
         for rule in self._rules_for(value):
+            self._check_type(rule, value)
             state = condition(rule, value.metric.value)
             if state is not None:
                 changes += self._step(rule, value, state, now)
@@ -131,12 +186,13 @@ class Rules:
                 changes.append(self._begin(key, alarm, rule.priority, rule.lang, rule.text))
         return changes
 
-    def died(self, node: str, device: str) -> list[Change]:
+    def died(self, node: str, device: str, implied: bool = False) -> list[Change]:
         """A node (device "") or device died: what waited for its delay is not an alarm, and
-        its death is one if asked for."""
+        its death is one if asked for; `implied`: a device that died with its node (its
+        death or rebirth), whose node's death is the one alarm."""
         self._cancel(lambda key: key in self._of_place(node, device))
         deaths = self.config.deaths
-        if not (deaths.devices if device else deaths.nodes):
+        if implied or not (deaths.devices if device else deaths.nodes):
             return []
         key, topic = self._death(node, device)
         alarm = self._alarm(key, topic, {"node": node, "device": device})
@@ -150,10 +206,10 @@ class Rules:
         alarm = self._alarms.get(key)
         if alarm is None and key in self._standing:
             alarm = self._alarm(key, topic, {"node": node, "device": device})
-        if alarm is None or not alarm.active:
+        if alarm is None or alarm.said is None:
             return []
-        alarm.active = False
-        return [Change(key, topic, None, self.config.deaths.priority, self.config.deaths.lang)]
+        deaths = self.config.deaths
+        return [self._end(alarm, deaths.priority, deaths.lang)]
 
     # -- the steps -----------------------------------------------------------------------
     def _step(self, rule: SparkplugRule, value: Value, holds: bool, now: float) -> list[Change]:
@@ -161,12 +217,12 @@ class Rules:
         alarm = self._alarm(key, topic, self._fields(rule, value))
         if not holds:
             alarm.since = None
-            if not alarm.active:
-                return []
-            alarm.active = False
-            return [Change(key, topic, None, rule.priority, rule.lang)]
-        if alarm.active:
+            return [self._end(alarm, rule.priority, rule.lang)] if alarm.active else []
+        if alarm.active and not self._new_text(rule, alarm, value):
             return []  # a rebirth, or the same condition again: the alarm stands
+        if alarm.active:  # a new text: the old one is over, the new one said at once
+            ended = self._end(alarm, rule.priority, rule.lang)
+            return [ended, self._begin(key, alarm, rule.priority, rule.lang, rule.text)]
         alarm.fields = self._fields(rule, value)
         if alarm.since is None:
             alarm.since = now
@@ -175,16 +231,50 @@ class Rules:
         return [self._begin(key, alarm, rule.priority, rule.lang, rule.text)]
 
     def _begin(self, key: str, alarm: _Alarm, priority: str, lang: str, text: str) -> Change:
-        alarm.active, alarm.since = True, None
+        alarm.said, alarm.since = self._occurrence(key), None
+        alarm.text = alarm.fields.get("value")
         fields = {"group": self.config.group, **alarm.fields}
         said = text.format_map({k: fields.get(k, "") for k in _names(text)})
-        said = " ".join(said.split())  # a field left empty (no device, no units) leaves no gap
-        return Change(key, alarm.topic, said, priority, lang, fields)
+        # Bounded as a template's alert is (`max_chars`); a field left empty leaves no gap.
+        said, left_out = plain_text(said, MAX_CHARS)
+        if left_out:
+            log.info("sparkplug: alarm %s %s", alarm.said, left_out)
+        return Change(alarm.said, alarm.topic, said, priority, lang, fields)
+
+    def _end(self, alarm: _Alarm, priority: str, lang: str) -> Change:
+        """The occurrence standing returns to normal (its id's return)."""
+        said, alarm.said, alarm.text = alarm.said or "", None, None
+        return Change(said, alarm.topic, None, priority, lang)
+
+    def _occurrence(self, key: str) -> str:
+        """A new occurrence's id: the alarm's, and the wall clock's milliseconds (one more
+        than the last when two come in one), unique across restarts."""
+        self._last_ms = max(time.time_ns() // 1_000_000, self._last_ms + 1)
+        return f"{key}-{self._last_ms}"
+
+    def _new_text(self, rule: SparkplugRule, alarm: _Alarm, value: Value) -> bool:
+        """Whether a standing `text` alarm's value is another text than the one said (one
+        said before a restart is not known: the first heard is taken as it, so not said
+        twice, and a text after it is new)."""
+        now = shown(value.metric.value)[:MAX_CHARS]
+        if rule.when != "text":
+            return False
+        if alarm.text is None:
+            alarm.text = now
+        return now != alarm.text
+
+    def _check_type(self, rule: SparkplugRule, value: Value) -> None:
+        key = self._where(rule, value)[0]
+        wrong = mismatch(rule, value.metric)
+        if wrong is None:
+            self.problems.pop(key, None)
+        else:
+            self.problems[key] = f"{_place(value)}: {wrong} (rule {rule.name})"
 
     def _alarm(self, key: str, topic: str, fields: dict[str, str]) -> _Alarm:
         alarm = self._alarms.get(key)
         if alarm is None:
-            alarm = self._alarms[key] = _Alarm(key in self._standing, topic, fields=fields)
+            alarm = self._alarms[key] = _Alarm(self._standing.get(key), topic, fields=fields)
         alarm.fields = {**alarm.fields, **fields}
         return alarm
 
@@ -244,9 +334,14 @@ class Rules:
         about = self._about.get((value.node, value.device, value.name), {})
         return {
             "node": value.node, "device": value.device, "metric": value.name,
-            "value": shown(value.metric.value), "rule": rule.name,
+            "value": shown(value.metric.value)[:MAX_CHARS], "rule": rule.name,
             "units": about.get("units", ""), "description": about.get("description", ""),
         }  # fmt: skip
+
+
+def _place(value: Value) -> str:
+    where = f"{value.node}/{value.device}" if value.device else value.node
+    return f"{where} {value.name}"
 
 
 def _matches(rule: SparkplugRule, node: str, device: str, metric: str) -> bool:
