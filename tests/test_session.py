@@ -176,13 +176,13 @@ def test_each_engine_has_its_measured_arena_default_and_config_overrides_it(
     assert load_voice("en", forced).session.get_session_options().enable_cpu_mem_arena is True
 
 
-def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
+def test_a_model_changed_in_place_gets_a_new_identity(tmp_path, hibari_kept):
     import onnx
 
     model = tmp_path / "heart.onnx"
     model.write_bytes(MODEL.read_bytes())
     config = VoiceConfig(engine="hibari", model=model)
-    store = SavedDir(tmp_path / "models")
+    store = SavedDir(shutil.copytree(hibari_kept, tmp_path / "models"))  # the G2P tables
     before = load_voice("en", config, store).identity
     assert load_voice("en", config, store).identity == before  # remembered, not re-read
     proto = onnx.load(str(model))
