@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 import pytest
+from support import once_per_run
 
 from cosyedge.config import SessionConfig, VoiceConfig
 from cosyedge.speech.kept import SavedDir
@@ -98,10 +100,22 @@ def test_optimized_graph_is_saved_once_then_reused(tmp_path, caplog):
     assert speaks(again)
 
 
+@pytest.fixture(scope="session")
+def hibari_kept(tmp_path_factory) -> Path:
+    """What hibari's first load keeps (its optimized graphs and G2P tables), made once per run
+    by the first worker to ask; a test that damages one copies them all (made in each test,
+    the G2P tables were most of its CPU)."""
+
+    def make(directory: Path) -> None:
+        load_voice("en", VoiceConfig(engine="hibari"), directory / "models")
+
+    return once_per_run(tmp_path_factory.getbasetemp(), "hibari-kept", make) / "models"
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate", "sidecar"])
-def test_damaged_saved_graph_is_detected_and_rebuilt(tmp_path, caplog, damage):
+def test_damaged_saved_graph_is_detected_and_rebuilt(tmp_path, caplog, damage, hibari_kept):
     config = VoiceConfig(engine="hibari")
-    load_voice("en", config, tmp_path)
+    shutil.copytree(hibari_kept, tmp_path, dirs_exist_ok=True)
     saved = next(p for p in saved_files(tmp_path) if p.name.startswith("hibari-"))
     good = saved.read_bytes()
     if damage == "flip":  # one weight byte changed: onnxruntime itself would not notice
@@ -162,13 +176,13 @@ def test_each_engine_has_its_measured_arena_default_and_config_overrides_it(
     assert load_voice("en", forced).session.get_session_options().enable_cpu_mem_arena is True
 
 
-def test_a_model_changed_in_place_gets_a_new_identity(tmp_path):
+def test_a_model_changed_in_place_gets_a_new_identity(tmp_path, hibari_kept):
     import onnx
 
     model = tmp_path / "heart.onnx"
     model.write_bytes(MODEL.read_bytes())
     config = VoiceConfig(engine="hibari", model=model)
-    store = SavedDir(tmp_path / "models")
+    store = SavedDir(shutil.copytree(hibari_kept, tmp_path / "models"))  # the G2P tables
     before = load_voice("en", config, store).identity
     assert load_voice("en", config, store).identity == before  # remembered, not re-read
     proto = onnx.load(str(model))
