@@ -196,6 +196,24 @@ def saved_models(tmp_path_factory) -> Path:
     return once_per_run(tmp_path_factory.getbasetemp(), "models", make) / "state" / "models"
 
 
+@pytest.fixture(scope="session")
+def front_end_tables(tmp_path_factory) -> Path:
+    """A saved-models directory with the tables the default voices' front ends read (hibari's
+    US G2P tables, pypinyin's reading tables), made once per run by their own loaders, with no
+    daemon: a test copies it into its state directory (`support.seed_models`), where a
+    `cosyedge read` would otherwise make them, seconds each time."""
+    from cosyedge.speech.kept import SavedDir
+    from cosyedge.speech.voices.hibari_tables import TablesG2P, load_g2p
+    from cosyedge.speech.zh.readings import TableReadings, load_readings
+
+    def make(directory: Path) -> None:
+        saved = SavedDir(directory / "models")
+        assert isinstance(load_g2p(False, False, saved), TablesG2P)
+        assert isinstance(load_readings(saved), TableReadings)
+
+    return once_per_run(tmp_path_factory.getbasetemp(), "front-end-tables", make) / "models"
+
+
 def first_start(directory: Path, config: str, port: int) -> None:
     """A daemon started and stopped on `config` (state and voices) and a broker at `port`."""
     alsa = AlsaSink(directory / "alsa").env
