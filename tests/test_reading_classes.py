@@ -89,6 +89,7 @@ from reading_forms import (
     versions,
     zone_word_offsets,
 )
+from support import seed_models
 
 from cosyedge.speech.text.english import explain_text, normalize
 from cosyedge.speech.text.localtime import in_local_time
@@ -170,11 +171,14 @@ def test_a_dated_utc_timestamp_is_said_in_the_configured_local_time(form, zone, 
     assert heard(form.written, frame) == expected(ref.timestamp(date, utc), frame)
 
 
-def test_local_time_zone_is_checked_and_is_part_of_the_phrase_s_identity(tmp_path):
+def test_local_time_zone_is_checked_and_is_part_of_the_phrase_s_identity(
+    tmp_path, front_end_tables
+):
     from cosyedge.config import ConfigError, parse_config
     from cosyedge.ops.read import read
     from cosyedge.speech.voices.mixed import mixed_identity
 
+    seed_models(tmp_path, front_end_tables)  # the front ends' tables, as after a first start
     with pytest.raises(ConfigError, match='local_time_zone: no time zone "Mars/Base"'):
         parse_config("local_time_zone: Mars/Base")
     config = parse_config(f"state_dir: {tmp_path}\nlocal_time_zone: Asia/Shanghai\n")
@@ -433,10 +437,11 @@ def test_explain_names_the_class_of_every_instance_and_reads_as_normalize_does(f
     check()
 
 
-def test_read_explain_lists_each_stretch_with_its_class_or_none(tmp_path):
+def test_read_explain_lists_each_stretch_with_its_class_or_none(tmp_path, front_end_tables):
     from cosyedge.config import parse_config
     from cosyedge.ops.read import as_text, read
 
+    seed_models(tmp_path, front_end_tables)  # the front ends' tables, as after a first start
     config = parse_config(f"state_dir: {tmp_path}\n")
     reading = read(config, "Pump P-201 at 12.5 bar since 07:45: check", "en", explain=True)
     (run,) = reading["runs"]

@@ -27,7 +27,7 @@ def _describe(lang: str, voice: VoiceConfig) -> list[str]:
             )
             if "audio_excess_db" in parity:  # packs converted before it was measured lack it
                 line += f", audio {parity['audio_excess_db']:+.2f} dB log-mel"
-            lines.append(line)
+            lines.append(f"{line}; on {parity.get('sentences', '?')} clauses")
         else:
             lines.append(f"  parity with the originals: not checked ({parity.get('reason')})")
     elif voice.engine == "cosyvoice":

