@@ -82,6 +82,10 @@ async def act(gen, event, state, request) -> None:
         event.ClientUserId = request.get("user", "")
     elif do == "clear":
         state["ActiveState/Id"] = False
+    if "source" in request:
+        event.SourceName = request["source"]
+    if "condition_name" in request:
+        event.ConditionName = request["condition_name"]
     if "severity" in request:
         event.Severity = request["severity"]
     if "message" in request:

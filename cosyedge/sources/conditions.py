@@ -61,6 +61,7 @@ class ConditionEvent:
     quality: str = "Good"
     comment: str = ""  # the last Comment: an acknowledgement's, at the HMI
     user: str = ""  # ClientUserId: who made the last change (an acknowledgement)
+    browse_name: str = ""  # read from the server only when nothing else of it has words
 
     @property
     def shown(self) -> bool:

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,11 +34,11 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.source_opcua import OpcuaConfig
 from cosyedge.intake import sourced
 from cosyedge.intake.alert import Message, clean_text
-from cosyedge.model import Command, Event, error_text
+from cosyedge.model import Command, Event, RejectedAlert, error_text
 from cosyedge.observe import Observer
 from cosyedge.sources import opcua_client as ua_client
 from cosyedge.sources.conditions import ConditionEvent, Step, Tracker
-from cosyedge.sources.phrase import phrase
+from cosyedge.sources.phrase import phrase, plain, worded
 
 if TYPE_CHECKING:
     from asyncua import Client
@@ -170,7 +171,7 @@ class OpcuaSource(Component, Observer):
             except TimeoutError:
                 continue
             if kind == "event":
-                self._event(item)
+                await self._event(client, item)
             else:
                 await self._command(client, item)
 
@@ -181,10 +182,15 @@ class OpcuaSource(Component, Observer):
             log.error("OPC UA %s: %s", self.config.name, reason)
 
     # -- the server's events ---------------------------------------------------------------
-    def _event(self, values: list[object]) -> None:
+    async def _event(self, client: Client, values: list[object]) -> None:
         event = ua_client.read_event(values)
         if event is None:
             return
+        if event.shown and not any(
+            map(plain, (event.message, event.source_name, event.condition_name))
+        ):
+            # Nothing of it to say: the condition's browse name is asked for, a fallback.
+            event = replace(event, browse_name=await ua_client.browse_name(client, event.condition))
         if self.tracker.handled(event):
             state = "active" if event.active else "inactive"
             log.info(
@@ -238,10 +244,19 @@ class OpcuaSource(Component, Observer):
         if step.kind == "returned":
             return sourced.SourceAlert(step.id, None).payload
         fields = _fields(event)
-        lang, text = phrase(config.templates, fields, event.locale)
+        made = phrase(config.templates, _spoken(fields, event), event.locale)
+        lang, text = worded(made, _fallbacks(config, event), self._sayable)
         priority = config.priority(event.severity)
         shown = {name: str(value) for name, value in fields.items()}
         return sourced.SourceAlert(step.id, text, priority, lang, shown).payload
+
+    def _sayable(self, text: str, lang: str) -> bool:
+        """Whether the voices can say a word of `text` (the rule every alert is held to)."""
+        try:
+            self.door.speech(text, lang)
+        except RejectedAlert:
+            return False
+        return True
 
     # -- the operator's commands -------------------------------------------------------------
     async def _command(self, client: Client, fact: dict[str, Any]) -> None:
@@ -301,6 +316,22 @@ def _fields(event: ConditionEvent) -> dict[str, Any]:
         "Time": event.time,
         "Quality": event.quality,
     }
+
+
+def _spoken(fields: dict[str, Any], event: ConditionEvent) -> dict[str, Any]:
+    """The fields as a phrase says them: plain text, a wordless one empty; a wordless
+    Message is the condition's name, so `{SourceName}: {Message}` still names the alarm."""
+    names = (event.condition_name, event.browse_name)
+    message = plain(event.message) or next(filter(None, map(plain, names)), "")
+    texts = {"SourceName": plain(event.source_name), "ConditionName": plain(names[0])}
+    return {**fields, **texts, "Message": message}
+
+
+def _fallbacks(config: OpcuaConfig, event: ConditionEvent) -> list[str]:
+    """What is said when the phrase says nothing: the ConditionName, the condition's browse
+    name, else that an alarm came from this source."""
+    named = [plain(event.condition_name), plain(event.browse_name)]
+    return [*filter(None, named), f"alarm from {config.name}"]
 
 
 def _comment(fact: Mapping[str, Any]) -> str:

@@ -285,6 +285,18 @@ async def call(client: Client, method: str, condition: str, event_id: str, comme
     return Answer(result.StatusCode.name)
 
 
+async def browse_name(client: Client, condition: str) -> str:
+    """The condition node's BrowseName; empty when the server has no such node (a PLC's
+    conditions may have no instance in the address space) or does not answer."""
+    node = client.get_node(ua.NodeId.from_string(condition))
+    try:
+        name = await asyncio.wait_for(node.read_browse_name(), TIMEOUT_S)
+    except Exception as exc:
+        log.info("the browse name of %s cannot be read: %s", condition, reason_of(exc, ""))
+        return ""
+    return str(name.Name or "")
+
+
 def reason_of(exc: BaseException, endpoint: str) -> str:
     """A failure as the fault names it: the server down, a certificate rejected, a login
     refused, or the status code the server answered."""
