@@ -15,7 +15,7 @@ from cosyedge.config.loader import ConfigError, parse_config
 from cosyedge.config.schema import config_warnings
 from cosyedge.intake.intake import Intake
 from cosyedge.sources.conditions import ConditionEvent, Tracker, level
-from cosyedge.sources.opcua_client import SELECT, event_filter, read_event
+from cosyedge.sources.opcua_client import SELECT, event_filter, read_event, severity
 from cosyedge.sources.phrase import phrase
 
 COND = "ns=2;s=Tank3/HighLevel"
@@ -190,3 +190,22 @@ def test_the_fields_are_read_as_the_filter_selects_them():
     assert read.active and not read.acked and read.severity == 650 and read.confirmed is None
     values[""] = None  # a refresh's start or end, or any event not a condition's
     assert read_event([values.get(name) for name in names]) is None
+
+
+def test_a_severity_out_of_range_or_no_number_is_taken_within_1_to_1000():
+    given = [0, 1, 1000, 1001, -5, 2**40, 500.7, float("nan"), float("inf"), "high", None, True]
+    taken = [severity(value, COND) for value in given]
+    assert taken == [1, 1, 1000, 1000, 1, 1000, 500, 1000, 1000, 1000, 1000, 1000]
+
+
+def test_a_security_policy_and_mode_that_do_not_go_together_name_the_key_to_change():
+    cases = {
+        "{policy: None}": "security.mode: expected None with the policy None",
+        "{policy: None, mode: Sign}": "security.mode: expected None with the policy None",
+        "{mode: None}": "security.policy: Basic256Sha256 (the default) cannot go with the mode",
+        "{policy: Aes256_Sha256_RsaPss, mode: None}": "security.mode: expected Sign or Sign",
+    }
+    for security, named in cases.items():
+        assert f"sources[0].opcua.{named}" in refused(
+            f"      endpoint: opc.tcp://plc:4840\n      security: {security}\n"
+        ), security
