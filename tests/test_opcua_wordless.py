@@ -52,6 +52,14 @@ def test_a_condition_with_wordless_fields_is_said_by_its_name(
         server.do(do="change", severity=900, message="<i></i>", source="", condition_name="...")
         wait_until(lambda: len(spoken()) == len(WORDLESS) + 1, 30, "said by its browse name")
         assert spoken()[-1]["text"] == "HighLevel"
+        # Severities outside 1-1000 or no number: taken to the nearest end, or as 1000.
+        for severity, message, priority in [
+            (float("nan"), "odd", "critical"), (-5, "low", "low"), (5000, "high", "critical"),
+            ("urgent", "text", "critical"), (float("-inf"), "none", "low"),
+        ]:  # fmt: skip
+            server.do(do="change", severity=severity, message=message, source="Tank 3")
+            wait_until(lambda m=message: spoken()[-1]["text"] == f"Tank 3: {m}", 30, message)
+            assert spoken()[-1]["priority"] == priority
         outcomes = {r.get("outcome") for r in listener.on("cosyedge/report")}
         assert "rejected" not in outcomes
     finally:
