@@ -6,6 +6,9 @@ independent servers)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +212,28 @@ def test_a_security_policy_and_mode_that_do_not_go_together_name_the_key_to_chan
         assert f"sources[0].opcua.{named}" in refused(
             f"      endpoint: opc.tcp://plc:4840\n      security: {security}\n"
         ), security
+
+
+def test_check_refuses_an_opcua_source_without_asyncua_naming_what_to_install(tmp_path: Path):
+    """The interpreter's packages less asyncua (each linked into a directory of its own, the
+    site directory left out): as on a gateway whose .deb does not ship it."""
+    site = Path(ua.__file__).resolve().parents[2]
+    shelf = tmp_path / "site"
+    shelf.mkdir()
+    for entry in site.iterdir():
+        if not entry.name.lower().startswith("asyncua"):
+            (shelf / entry.name).symlink_to(entry)
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "sources:\n  - opcua:\n      endpoint: opc.tcp://plc:4840\n"
+        "      security: {policy: None, mode: None}\n"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, "-S", "-m", "cosyedge", "check", "--config", str(config)]
+    env = {**os.environ, "PYTHONPATH": f"{repo}:{shelf}"}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    # One line, after the warning that security is off.
+    (line,) = [x for x in done.stderr.splitlines() if ": warning: " not in x]
+    assert line.startswith(f"{config}: sources[0].opcua: an OPC UA source needs the asyncua ")
+    assert "pip install" in line and "asyncua" in line.split("pip install")[1]
