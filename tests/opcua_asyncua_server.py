@@ -2,9 +2,9 @@
 tests of the OPC UA source start it as a process): `raise`, `change`, `ack`, `clear`, each
 triggering the AlarmConditionType event a server's alarm would, answered on stdout. A request
 names its condition (`condition`, HighLevel by default; another name makes it under Tank3);
-`answer` sets how Acknowledge answers from then on: a `status` other than Good, after a
-`delay` in seconds, or (`drop`, once) carried out with the connections closed before
-the answer.
+`flood` makes `count` conditions active at once (at `severity`); `answer` sets how
+Acknowledge answers from then on: a `status` other than Good, after a `delay` in seconds, or
+(`drop`, once) carried out with the connections closed before the answer.
 
 Usage: opcua_asyncua_server.py PORT [CERTIFICATE KEY]  (with them: Basic256Sha256
 SignAndEncrypt only; without: the policy None only)
@@ -13,8 +13,11 @@ SignAndEncrypt only; without: the policy None only)
 from __future__ import annotations
 
 import asyncio
+import copy
+import datetime
 import json
 import sys
+import uuid
 
 from asyncua import Server, ua
 
@@ -92,6 +95,10 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
             if request["do"] == "calls":
                 print("ANSWER", json.dumps({"calls": calls, **first.state}), flush=True)
                 continue
+            if request["do"] == "flood":
+                await flood(server, first.event, ns, request)
+                print("ANSWER", json.dumps({"done": "flood"}), flush=True)
+                continue
             if request["do"] == "answer":
                 answer.update({k: v for k, v in request.items() if k != "do"})
                 print("ANSWER", json.dumps({"done": "answer"}), flush=True)
@@ -102,6 +109,22 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
             done = {"done": request["do"], "event_id": event_id}
             print("ANSWER", json.dumps({**done, "condition": found.node.nodeid.to_string()}))
             sys.stdout.flush()
+
+
+async def flood(server, like, ns: int, request: dict) -> None:
+    """`count` conditions become active at once, each its own copy of `like` (Tank3.FloodN),
+    as a PLC's alarms after a power failure; they have no node, so no Acknowledge."""
+    for n in range(request["count"]):
+        event = copy.deepcopy(like)
+        event.NodeId = ua.NodeId(f"Tank3.Flood{n}", ns)
+        event.EventId, event.ConditionName = uuid.uuid4().bytes, f"Flood{n}"
+        event.Message = ua.LocalizedText(f"flood alarm {n}", "en")
+        event.Severity = request.get("severity", 700)
+        for name in ("ActiveState/Id", "EnabledState/Id", "Retain"):
+            setattr(event, name, True)
+        setattr(event, "AckedState/Id", False)
+        event.Time = event.ReceiveTime = datetime.datetime.now(datetime.UTC)
+        await server.iserver.isession.subscription_service.trigger_event(event)
 
 
 async def act(alarm: Alarm, request: dict) -> None:

@@ -14,8 +14,9 @@ after OPC UA Part 9 and ISA-18.2:
   unshelved with it;
 - an event already handled (the same ConditionId and EventId, as ConditionRefresh sends the
   condition's last event again after every reconnect and restart) changes nothing and is
-  never said twice. The state is kept in a file, written before what it decided is taken
-  as done, so a restart knows what it knew.
+  never said twice. The state is kept in a file, written once a burst is handled (what it
+  decided is journaled first: an event whose state a kill lost is decided again, the same
+  alert id, a duplicate), so a restart knows what it knew.
 """
 
 from __future__ import annotations

@@ -50,6 +50,10 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # how often a session's health is looked at while nothing comes
 STOP_WAIT_S = 3.0
+# The condition state is written once a burst of events is handled (nothing waits in the
+# inbox), and at the latest this long after its first change: a refresh of thousands of
+# conditions is one write, not one each (the file is rewritten whole, and synced).
+KEEP_S = 0.5
 SERVER_USER = "OPC UA server"  # who an acknowledgement or shelve at the server is by
 
 
@@ -73,6 +77,7 @@ class OpcuaSource(Component, Observer):
         # under way), and the operator's calls not sent, to send once after the next one.
         self._refreshed: set[str] | None = None
         self._unsent: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        self._unkept: float | None = None  # since when the state has changes not written
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
@@ -162,6 +167,8 @@ class OpcuaSource(Component, Observer):
             log.exception("OPC UA %s: session failed", self.config.name)
             self._set_fault(error_text(exc))
         finally:
+            if self._unkept is not None:  # the session ends, or the source stops
+                self._keep()
             if client is not None:
                 with suppress(Exception):
                     await asyncio.wait_for(client.disconnect(), ua_client.TIMEOUT_S)
@@ -174,11 +181,13 @@ class OpcuaSource(Component, Observer):
             try:
                 kind, item = await asyncio.wait_for(self._inbox.get(), POLL_S)
             except TimeoutError:
+                self._keep_due()
                 continue
             if kind == "event":
                 await self._event(client, item)
             else:
                 await self._command(client, item)
+            self._keep_due()
 
     def _set_fault(self, reason: str | None) -> None:
         with self._lock:
@@ -211,14 +220,15 @@ class OpcuaSource(Component, Observer):
                 self.config.name, event.condition, state, event.event_id,
             )  # fmt: skip
             return
-        # Kept after what it decided is journaled: a stop in between finds the event not
-        # handled and decides again, and the desk knows the alert's id (its duplicates).
+        # Kept (`_keep_due`: after the burst, within KEEP_S) after what it decided is
+        # journaled: a kill in between finds the event not handled and decides again, and
+        # the desk knows the alert's id from the journal (its duplicates).
         for step in self.tracker.handle(event):
             try:
                 self._do(step)
             except Exception:  # the door and the desk never raise; if they do, the rest goes on
                 log.exception("OPC UA %s: %s of %s failed", self.config.name, step.kind, step.id)
-        self._keep()
+        self._changed()
 
     def _forget(self) -> None:
         """A ConditionRefresh ended: the conditions known here it did not send are gone from
@@ -229,10 +239,22 @@ class OpcuaSource(Component, Observer):
         steps = self.tracker.forget(standing)
         for step in steps:
             self._do(step)
-        if steps or len(standing) < len(self.tracker.conditions):
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._unkept is None:
+            self._unkept = time.monotonic()
+
+    def _keep_due(self) -> None:
+        """Write the state if it changed and the burst is over, or KEEP_S have passed."""
+        unkept, inbox = self._unkept, self._inbox
+        if unkept is None or inbox is None:
+            return
+        if inbox.empty() or time.monotonic() - unkept >= KEEP_S:
             self._keep()
 
     def _keep(self) -> None:
+        self._unkept = None
         try:
             self.tracker.keep()
         except OSError as exc:
