@@ -34,8 +34,8 @@ DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
 PACKAGED = {
     "piper": "sudo apt install cosyedge-voice-piper (or the .deb built beside cosyedge's: "
     "sudo apt install ./cosyedge-voice-piper_{version}_{arch}.deb)",
-    "opcua": "the .deb does not ship asyncua yet: run cosyedge from source with its `opcua` "
-    "extra (docs/opcua.md)",
+    "opcua": "the .deb does not ship it: install cosyedge from source with its `opcua` extra "
+    "(python3 -m pip install 'cosyedge[opcua]', docs/opcua.md), or remove the source",
     "report": "not on a gateway: `cosyedge report kpi --format csv` gives the figures for a "
     "spreadsheet; for the plot, copy the state directory's history/ to a workstation with "
     "cosyedge and its `report` extra (docs/alarms.md)",

@@ -1,6 +1,10 @@
-"""asyncua's own OPC UA server with one alarm condition, driven by JSON lines on stdin (the
+"""asyncua's own OPC UA server with alarm conditions, driven by JSON lines on stdin (the
 tests of the OPC UA source start it as a process): `raise`, `change`, `ack`, `clear`, each
-triggering the AlarmConditionType event a server's alarm would, answered on stdout.
+triggering the AlarmConditionType event a server's alarm would, answered on stdout. A request
+names its condition (`condition`, HighLevel by default; another name makes it under Tank3);
+`flood` makes `count` conditions active at once (at `severity`); `answer` sets how
+Acknowledge answers from then on: a `status` other than Good, after a `delay` in seconds, or
+(`drop`, once) carried out with the connections closed before the answer.
 
 Usage: opcua_asyncua_server.py PORT [CERTIFICATE KEY]  (with them: Basic256Sha256
 SignAndEncrypt only; without: the policy None only)
@@ -9,10 +13,23 @@ SignAndEncrypt only; without: the policy None only)
 from __future__ import annotations
 
 import asyncio
+import copy
+import datetime
 import json
 import sys
+import uuid
 
 from asyncua import Server, ua
+
+
+class Alarm:
+    """One condition: its event generator, its event and its states."""
+
+    def __init__(self, gen, node) -> None:
+        self.gen, self.node, self.event = gen, node, gen.event
+        self.event.NodeId = node.nodeid  # the ConditionId
+        self.event.SourceName, self.event.ConditionName = "Tank 3", node.nodeid.Identifier[6:]
+        self.state = {"ActiveState/Id": False, "AckedState/Id": True, "EnabledState/Id": True}
 
 
 async def main(port: int, cert: str | None, key: str | None) -> None:
@@ -28,51 +45,90 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
     else:
         server.set_security_policy([ua.SecurityPolicyType.NoSecurity])
     ns = await server.register_namespace("urn:cosyedge:test")
-    objects = server.nodes.objects
-    tank = await objects.add_object(ns, "Tank3")
-    condition = await tank.add_object(ns, "HighLevel")
-    # asyncua tells an event only to those subscribed to the node that emits it: the Server
-    # object emits it, as a PLC's server passes its areas' events up to it.
-    gen = await server.get_event_generator(ua.ObjectIds.AlarmConditionType, ua.ObjectIds.Server)
-    event = gen.event
-    event.SourceNode = tank.nodeid
-    event.NodeId = condition.nodeid  # the ConditionId
-    event.SourceName, event.ConditionName = "Tank 3", "HighLevel"
-    state = {"ActiveState/Id": False, "AckedState/Id": True, "EnabledState/Id": True}
+    tank = await server.nodes.objects.add_object(ns, "Tank3")
+    alarms: dict[str, Alarm] = {}
+
+    async def alarm(name: str) -> Alarm:
+        if name not in alarms:
+            node = await tank.add_object(ua.NodeId(f"Tank3.{name}", ns), name)
+            # asyncua tells an event only to those subscribed to the node that emits it: the
+            # Server object emits it, as a PLC's server passes its areas' events up to it.
+            gen = await server.get_event_generator(
+                ua.ObjectIds.AlarmConditionType, ua.ObjectIds.Server
+            )
+            gen.event.SourceNode = tank.nodeid
+            alarms[name] = Alarm(gen, node)
+        return alarms[name]
+
+    first = await alarm("HighLevel")
     calls: list[dict] = []
+    answer: dict = {"status": None, "delay": 0, "drop": False}
 
     async def acknowledge(parent, event_id, comment):
-        """AcknowledgeableConditionType.Acknowledge on the condition: Part 9's answers."""
+        """AcknowledgeableConditionType.Acknowledge on the condition: Part 9's answers, or
+        as `answer` says."""
+        found = next((a for a in alarms.values() if a.node.nodeid == parent), first)
         calls.append({"event_id": bytes(event_id.Value).hex(), "comment": comment.Value.Text})
-        if bytes(event_id.Value) != bytes(event.EventId.Value):
+        await asyncio.sleep(answer["delay"])
+        if answer["status"]:
+            return ua.StatusCode(getattr(ua.StatusCodes, answer["status"]))
+        if bytes(event_id.Value) != bytes(found.event.EventId.Value):
             return ua.StatusCode(ua.StatusCodes.BadEventIdUnknown)
-        if state["AckedState/Id"]:
+        if found.state["AckedState/Id"]:
             return ua.StatusCode(ua.StatusCodes.BadConditionBranchAlreadyAcked)
-        await act(gen, event, state, {"do": "ack", "comment": comment.Value.Text})
+        await act(found, {"do": "ack", "comment": comment.Value.Text})
+        if answer["drop"]:  # done, but the caller never hears it (once)
+            answer["drop"] = False
+            for client in list(server.bserver.clients):
+                client.transport.close()
         return ua.StatusCode()
 
     server.iserver.isession.add_method_callback(
         ua.NodeId(ua.ObjectIds.AcknowledgeableConditionType_Acknowledge), acknowledge
     )
     async with server:
-        print(
-            "ANSWER",
-            json.dumps({"ready": True, "condition": condition.nodeid.to_string()}),
-            flush=True,
-        )
+        ready = {"ready": True, "condition": first.node.nodeid.to_string()}
+        print("ANSWER", json.dumps(ready), flush=True)
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
             request = json.loads(line)
             if request["do"] == "calls":
-                print("ANSWER", json.dumps({"calls": calls, **state}), flush=True)
+                print("ANSWER", json.dumps({"calls": calls, **first.state}), flush=True)
                 continue
-            await act(gen, event, state, request)
-            event_id = bytes(event.EventId.Value).hex()
-            print("ANSWER", json.dumps({"done": request["do"], "event_id": event_id}), flush=True)
+            if request["do"] == "flood":
+                await flood(server, first.event, ns, request)
+                print("ANSWER", json.dumps({"done": "flood"}), flush=True)
+                continue
+            if request["do"] == "answer":
+                answer.update({k: v for k, v in request.items() if k != "do"})
+                print("ANSWER", json.dumps({"done": "answer"}), flush=True)
+                continue
+            found = await alarm(request.get("condition", "HighLevel"))
+            await act(found, request)
+            event_id = bytes(found.event.EventId.Value).hex()
+            done = {"done": request["do"], "event_id": event_id}
+            print("ANSWER", json.dumps({**done, "condition": found.node.nodeid.to_string()}))
+            sys.stdout.flush()
 
 
-async def act(gen, event, state, request) -> None:
-    do = request["do"]
+async def flood(server, like, ns: int, request: dict) -> None:
+    """`count` conditions become active at once, each its own copy of `like` (Tank3.FloodN),
+    as a PLC's alarms after a power failure; they have no node, so no Acknowledge."""
+    for n in range(request["count"]):
+        event = copy.deepcopy(like)
+        event.NodeId = ua.NodeId(f"Tank3.Flood{n}", ns)
+        event.EventId, event.ConditionName = uuid.uuid4().bytes, f"Flood{n}"
+        event.Message = ua.LocalizedText(f"flood alarm {n}", "en")
+        event.Severity = request.get("severity", 700)
+        for name in ("ActiveState/Id", "EnabledState/Id", "Retain"):
+            setattr(event, name, True)
+        setattr(event, "AckedState/Id", False)
+        event.Time = event.ReceiveTime = datetime.datetime.now(datetime.UTC)
+        await server.iserver.isession.subscription_service.trigger_event(event)
+
+
+async def act(alarm: Alarm, request: dict) -> None:
+    do, event, state = request["do"], alarm.event, alarm.state
     if do in ("raise", "change"):
         state["ActiveState/Id"] = True
         state["AckedState/Id"] = request.get("acked", False)
@@ -82,6 +138,10 @@ async def act(gen, event, state, request) -> None:
         event.ClientUserId = request.get("user", "")
     elif do == "clear":
         state["ActiveState/Id"] = False
+    if "source" in request:
+        event.SourceName = request["source"]
+    if "condition_name" in request:
+        event.ConditionName = request["condition_name"]
     if "severity" in request:
         event.Severity = request["severity"]
     if "message" in request:
@@ -90,7 +150,7 @@ async def act(gen, event, state, request) -> None:
     for name, value in state.items():
         setattr(event, name, value)
     event.Retain = state["ActiveState/Id"] or not state["AckedState/Id"]
-    await gen.trigger(message=None)
+    await alarm.gen.trigger(message=None)
 
 
 if __name__ == "__main__":

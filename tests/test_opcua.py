@@ -6,6 +6,9 @@ independent servers)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,7 @@ from cosyedge.config.loader import ConfigError, parse_config
 from cosyedge.config.schema import config_warnings
 from cosyedge.intake.intake import Intake
 from cosyedge.sources.conditions import ConditionEvent, Tracker, level
-from cosyedge.sources.opcua_client import SELECT, event_filter, read_event
+from cosyedge.sources.opcua_client import SELECT, event_filter, read_event, severity
 from cosyedge.sources.phrase import phrase
 
 COND = "ns=2;s=Tank3/HighLevel"
@@ -190,3 +193,47 @@ def test_the_fields_are_read_as_the_filter_selects_them():
     assert read.active and not read.acked and read.severity == 650 and read.confirmed is None
     values[""] = None  # a refresh's start or end, or any event not a condition's
     assert read_event([values.get(name) for name in names]) is None
+
+
+def test_a_severity_out_of_range_or_no_number_is_taken_within_1_to_1000():
+    given = [0, 1, 1000, 1001, -5, 2**40, 500.7, float("nan"), float("inf"), "high", None, True]
+    taken = [severity(value, COND) for value in given]
+    assert taken == [1, 1, 1000, 1000, 1, 1000, 500, 1000, 1000, 1000, 1000, 1000]
+
+
+def test_a_security_policy_and_mode_that_do_not_go_together_name_the_key_to_change():
+    cases = {
+        "{policy: None}": "security.mode: expected None with the policy None",
+        "{policy: None, mode: Sign}": "security.mode: expected None with the policy None",
+        "{mode: None}": "security.policy: Basic256Sha256 (the default) cannot go with the mode",
+        "{policy: Aes256_Sha256_RsaPss, mode: None}": "security.mode: expected Sign or Sign",
+    }
+    for security, named in cases.items():
+        assert f"sources[0].opcua.{named}" in refused(
+            f"      endpoint: opc.tcp://plc:4840\n      security: {security}\n"
+        ), security
+
+
+def test_check_refuses_an_opcua_source_without_asyncua_naming_what_to_install(tmp_path: Path):
+    """The interpreter's packages less asyncua (each linked into a directory of its own, the
+    site directory left out): as on a gateway whose .deb does not ship it."""
+    site = Path(ua.__file__).resolve().parents[2]
+    shelf = tmp_path / "site"
+    shelf.mkdir()
+    for entry in site.iterdir():
+        if not entry.name.lower().startswith("asyncua"):
+            (shelf / entry.name).symlink_to(entry)
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "sources:\n  - opcua:\n      endpoint: opc.tcp://plc:4840\n"
+        "      security: {policy: None, mode: None}\n"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, "-S", "-m", "cosyedge", "check", "--config", str(config)]
+    env = {**os.environ, "PYTHONPATH": f"{repo}:{shelf}"}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    # One line, after the warning that security is off.
+    (line,) = [x for x in done.stderr.splitlines() if ": warning: " not in x]
+    assert line.startswith(f"{config}: sources[0].opcua: an OPC UA source needs the asyncua ")
+    assert "pip install" in line and "asyncua" in line.split("pip install")[1]

@@ -74,8 +74,7 @@ class SecurityConfig:
     )
 
     def __post_init__(self) -> None:
-        if (self.policy == "None") != (self.mode == "None"):
-            raise ValueError("mode: `None` goes with the policy `None`, and only with it")
+        _check_pair(self.policy, self.mode)
         for name in ("certificate", "private_key", "server_certificate"):
             path = getattr(self, name)
             if path is not None and not os.access(path, os.R_OK):
@@ -195,6 +194,23 @@ class OpcuaConfig:
             if problem:
                 found.append(f"{path}.{where}: {file} {problem}; chmod o-rwx it")
         return found
+
+
+def _check_pair(policy: str, mode: str) -> None:
+    """The policy `None` with the mode `None`, and only with it; the message names the key to
+    change: the mode, unless it is `None` under the default policy (the policy left out)."""
+    default = SecurityConfig.__dataclass_fields__["policy"].default
+    if policy == "None" and mode != "None":
+        raise ValueError(f"mode: expected None with the policy None (no security), got {mode}")
+    if policy != "None" and mode == "None" and policy == default:
+        raise ValueError(
+            f"policy: {policy} (the default) cannot go with the mode None: write `policy: None` "
+            "for no security, or the mode Sign or SignAndEncrypt"
+        )
+    if policy != "None" and mode == "None":
+        raise ValueError(
+            f"mode: expected Sign or SignAndEncrypt with the policy {policy}, got None"
+        )
 
 
 def _check_bands(bands: Mapping[str, int]) -> None:

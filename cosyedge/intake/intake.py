@@ -314,7 +314,7 @@ class Intake:
         alarms: section times its priority; an alarm in the ISA-18.2 figures by its topic."""
         got = sourced.read(message.payload)
         if got.text is None:
-            return Offer(ticket, got.key, at)
+            return Offer(ticket, got.key, at, note=got.reason)
         alert = Alert(ticket.topic, dict(got.fields), got.id, got.priority, ticket.received)
         said = Announcement(got.text, got.lang, got.priority, alert, alarm=ticket.topic)
         timing = Timing(

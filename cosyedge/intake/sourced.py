@@ -28,6 +28,7 @@ class SourceAlert:
     priority: str = "high"
     lang: str = "en"
     fields: Mapping[str, str] = field(default_factory=dict)
+    reason: str | None = None  # a return to normal's, when the source has one: its outcome's note
 
     @property
     def key(self) -> str:
@@ -39,6 +40,7 @@ class SourceAlert:
     def payload(self) -> bytes:
         if self.text is None:
             body: dict[str, object] = {"id": self.id, "clear": True}
+            body |= {"reason": self.reason} if self.reason else {}
         else:
             body = {"id": self.id, "text": self.text, "priority": self.priority}
             body |= {"lang": self.lang, "fields": dict(self.fields)}
@@ -58,7 +60,8 @@ def read(payload: bytes) -> SourceAlert:
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         raise RejectedAlert("not a source's alert: no id")
     if data.get("clear") is True:
-        return SourceAlert(data["id"], None)
+        reason = data.get("reason")
+        return SourceAlert(data["id"], None, reason=reason if isinstance(reason, str) else None)
     text, priority, lang = data.get("text"), data.get("priority"), data.get("lang")
     fields = data.get("fields", {})
     if not isinstance(text, str) or priority not in PRIORITIES or not isinstance(lang, str):

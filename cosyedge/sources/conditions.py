@@ -14,8 +14,9 @@ after OPC UA Part 9 and ISA-18.2:
   unshelved with it;
 - an event already handled (the same ConditionId and EventId, as ConditionRefresh sends the
   condition's last event again after every reconnect and restart) changes nothing and is
-  never said twice. The state is kept in a file, written before what it decided is taken
-  as done, so a restart knows what it knew.
+  never said twice. The state is kept in a file, written once a burst is handled (what it
+  decided is journaled first: an event whose state a kill lost is decided again, the same
+  alert id, a duplicate), so a restart knows what it knew.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from cosyedge.intake import sourced
 
 log = logging.getLogger(__name__)
 
+FORGOTTEN = "the server no longer has the condition (not in its ConditionRefresh)"
 KEPT_EVENT_IDS = 8  # per condition: refresh and a late copy repeat only the last few
 _UNSAFE = re.compile(r"[^A-Za-z0-9=;:._-]+")  # what a topic level and an id do not hold
 
@@ -61,6 +63,7 @@ class ConditionEvent:
     quality: str = "Good"
     comment: str = ""  # the last Comment: an acknowledgement's, at the HMI
     user: str = ""  # ClientUserId: who made the last change (an acknowledgement)
+    browse_name: str = ""  # read from the server only when nothing else of it has words
 
     @property
     def shown(self) -> bool:
@@ -84,6 +87,9 @@ class Condition:
     # The ids of the alerts said of it, kept until the server forgets it: a confirm names
     # an alarm that returned to normal by the id it was said with.
     ids: list[str] = field(default_factory=list)
+    # The alert said of it: [text, priority, lang], said again when the server refuses an
+    # operator's acknowledgement (the alarm stands).
+    phrase: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class Step:
     condition: str
     id: str
     event: ConditionEvent
+    reason: str | None = None  # why, when the server did not say it (a return to normal)
 
 
 class Tracker:
@@ -132,7 +139,7 @@ class Tracker:
         ids = [*(old.ids if old else []), *raised][-KEPT_EVENT_IDS:]
         now = Condition(
             event.event_id, event.active, event.acked, event.shelved, event.severity,
-            event.message, event.confirmed, said, events, ids,
+            event.message, event.confirmed, said, events, ids, old.phrase if old else None,
         )  # fmt: skip
         if event.retain or event.active or said is not None:
             self.conditions[event.condition] = now
@@ -169,6 +176,31 @@ class Tracker:
             f.flush()
             os.fsync(f.fileno())
         os.replace(temporary, self.path)
+
+    def phrased(self, condition: str, text: str, priority: str, lang: str) -> None:
+        """The phrase of the alert said of it (kept with it: said again if it stands)."""
+        known = self.conditions.get(condition)
+        if known is not None:
+            known.phrase = [text, priority, lang]
+
+    def again(self, condition: str) -> str:
+        """A new id for the alert of a condition that stands still (an operator's
+        acknowledgement the server refused): its said alert from now on."""
+        known = self.conditions[condition]
+        new = f"{self.alert_id(ConditionEvent(condition, known.event_id))}-{len(known.ids)}"
+        known.said, known.ids = new, [*known.ids, new][-KEPT_EVENT_IDS:]
+        return new
+
+    def forget(self, standing: AbstractSet[str]) -> list[Step]:
+        """The server's ConditionRefresh sent only `standing`: every other condition known
+        here is forgotten (a restarted server's lost state); one said here returns to normal."""
+        steps = []
+        for cond in [c for c in self.conditions if c not in standing]:
+            known = self.conditions.pop(cond)
+            if known.said is not None:
+                gone = ConditionEvent(cond, known.event_id)
+                steps.append(Step("returned", cond, self.alert_id(gone), gone, FORGOTTEN))
+        return steps
 
     def acknowledged(self, condition: str) -> None:
         """Acknowledged from here: what the server then says of it is no news."""

@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,11 +34,11 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.source_opcua import OpcuaConfig
 from cosyedge.intake import sourced
 from cosyedge.intake.alert import Message, clean_text
-from cosyedge.model import Command, Event, error_text
+from cosyedge.model import Command, Event, RejectedAlert, error_text
 from cosyedge.observe import Observer
 from cosyedge.sources import opcua_client as ua_client
 from cosyedge.sources.conditions import ConditionEvent, Step, Tracker
-from cosyedge.sources.phrase import phrase
+from cosyedge.sources.phrase import phrase, plain, worded
 
 if TYPE_CHECKING:
     from asyncua import Client
@@ -49,6 +50,10 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.5  # how often a session's health is looked at while nothing comes
 STOP_WAIT_S = 3.0
+# The condition state is written once a burst of events is handled (nothing waits in the
+# inbox), and at the latest this long after its first change: a refresh of thousands of
+# conditions is one write, not one each (the file is rewritten whole, and synced).
+KEEP_S = 0.5
 SERVER_USER = "OPC UA server"  # who an acknowledgement or shelve at the server is by
 
 
@@ -68,6 +73,11 @@ class OpcuaSource(Component, Observer):
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._errors = ua_client.ErrorWatch("")
+        # The loop's own: the conditions a ConditionRefresh under way has sent (None: none
+        # under way), and the operator's calls not sent, to send once after the next one.
+        self._refreshed: set[str] | None = None
+        self._unsent: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        self._unkept: float | None = None  # since when the state has changes not written
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
@@ -140,6 +150,7 @@ class OpcuaSource(Component, Observer):
         """One session, until it fails; whether it was ever up (the backoff starts over)."""
         client: Client | None = None
         up = False
+        self._refreshed = None  # a refresh of a session that failed is no refresh
         try:
             client = await ua_client.connect(self.config, self._errors)
             sub = await ua_client.subscribe(client, self.config, _Handler(self._inbox))
@@ -156,6 +167,8 @@ class OpcuaSource(Component, Observer):
             log.exception("OPC UA %s: session failed", self.config.name)
             self._set_fault(error_text(exc))
         finally:
+            if self._unkept is not None:  # the session ends, or the source stops
+                self._keep()
             if client is not None:
                 with suppress(Exception):
                     await asyncio.wait_for(client.disconnect(), ua_client.TIMEOUT_S)
@@ -168,11 +181,13 @@ class OpcuaSource(Component, Observer):
             try:
                 kind, item = await asyncio.wait_for(self._inbox.get(), POLL_S)
             except TimeoutError:
+                self._keep_due()
                 continue
             if kind == "event":
-                self._event(item)
+                await self._event(client, item)
             else:
                 await self._command(client, item)
+            self._keep_due()
 
     def _set_fault(self, reason: str | None) -> None:
         with self._lock:
@@ -181,10 +196,23 @@ class OpcuaSource(Component, Observer):
             log.error("OPC UA %s: %s", self.config.name, reason)
 
     # -- the server's events ---------------------------------------------------------------
-    def _event(self, values: list[object]) -> None:
+    async def _event(self, client: Client, values: list[object]) -> None:
+        mark = ua_client.refresh_mark(values)
+        if mark == "start":
+            self._refreshed = set()
+        elif mark == "end":
+            self._forget()
+            await self._retry(client)
         event = ua_client.read_event(values)
         if event is None:
             return
+        if self._refreshed is not None:
+            self._refreshed.add(event.condition)
+        if event.shown and not any(
+            map(plain, (event.message, event.source_name, event.condition_name))
+        ):
+            # Nothing of it to say: the condition's browse name is asked for, a fallback.
+            event = replace(event, browse_name=await ua_client.browse_name(client, event.condition))
         if self.tracker.handled(event):
             state = "active" if event.active else "inactive"
             log.info(
@@ -192,16 +220,41 @@ class OpcuaSource(Component, Observer):
                 self.config.name, event.condition, state, event.event_id,
             )  # fmt: skip
             return
-        # Kept after what it decided is journaled: a stop in between finds the event not
-        # handled and decides again, and the desk knows the alert's id (its duplicates).
+        # Kept (`_keep_due`: after the burst, within KEEP_S) after what it decided is
+        # journaled: a kill in between finds the event not handled and decides again, and
+        # the desk knows the alert's id from the journal (its duplicates).
         for step in self.tracker.handle(event):
             try:
                 self._do(step)
             except Exception:  # the door and the desk never raise; if they do, the rest goes on
                 log.exception("OPC UA %s: %s of %s failed", self.config.name, step.kind, step.id)
-        self._keep()
+        self._changed()
+
+    def _forget(self) -> None:
+        """A ConditionRefresh ended: the conditions known here it did not send are gone from
+        the server (restarted, its state lost); one said here returns to normal, saying why."""
+        standing, self._refreshed = self._refreshed, None
+        if standing is None:
+            return
+        steps = self.tracker.forget(standing)
+        for step in steps:
+            self._do(step)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._unkept is None:
+            self._unkept = time.monotonic()
+
+    def _keep_due(self) -> None:
+        """Write the state if it changed and the burst is over, or KEEP_S have passed."""
+        unkept, inbox = self._unkept, self._inbox
+        if unkept is None or inbox is None:
+            return
+        if inbox.empty() or time.monotonic() - unkept >= KEEP_S:
+            self._keep()
 
     def _keep(self) -> None:
+        self._unkept = None
         try:
             self.tracker.keep()
         except OSError as exc:
@@ -211,8 +264,10 @@ class OpcuaSource(Component, Observer):
         log.info("OPC UA %s: %s %s (%s)", self.config.name, step.kind, step.condition, step.id)
         topic = self.tracker.topic(step.condition)
         if step.kind in ("raise", "returned"):
-            payload = self._payload(step)
-            self.door.accept(Message(topic, payload), _nothing, "opcua")
+            alert = self._alert(step)
+            if alert.text is not None:
+                self.tracker.phrased(step.condition, alert.text, alert.priority, alert.lang)
+            self.door.accept(Message(topic, alert.payload), _nothing, "opcua")
             return
         by = step.event
         if step.kind == "ack":
@@ -232,16 +287,25 @@ class OpcuaSource(Component, Observer):
             name, refused = self.config.name, answer.refused
             log.warning("OPC UA %s: %s not carried out here: %s", name, step.kind, refused)
 
-    def _payload(self, step: Step) -> bytes:
+    def _alert(self, step: Step) -> sourced.SourceAlert:
         """The alarm as a source hands it to the door (intake/sourced.py), its phrase made."""
         event, config = step.event, self.config
         if step.kind == "returned":
-            return sourced.SourceAlert(step.id, None).payload
+            return sourced.SourceAlert(step.id, None, reason=step.reason)
         fields = _fields(event)
-        lang, text = phrase(config.templates, fields, event.locale)
+        made = phrase(config.templates, _spoken(fields, event), event.locale)
+        lang, text = worded(made, _fallbacks(config, event), self._sayable)
         priority = config.priority(event.severity)
         shown = {name: str(value) for name, value in fields.items()}
-        return sourced.SourceAlert(step.id, text, priority, lang, shown).payload
+        return sourced.SourceAlert(step.id, text, priority, lang, shown)
+
+    def _sayable(self, text: str, lang: str) -> bool:
+        """Whether the voices can say a word of `text` (the rule every alert is held to)."""
+        try:
+            self.door.speech(text, lang)
+        except RejectedAlert:
+            return False
+        return True
 
     # -- the operator's commands -------------------------------------------------------------
     async def _command(self, client: Client, fact: dict[str, Any]) -> None:
@@ -252,26 +316,88 @@ class OpcuaSource(Component, Observer):
     async def _settle(self, client: Client, fact: dict[str, Any], condition: str) -> None:
         """Acknowledge (and for a confirm, then Confirm) what the server still awaits."""
         known = self.tracker.conditions[condition]
-        comment = _comment(fact)
         if not known.acked:
-            answer = await ua_client.call(client, "ack", condition, known.event_id, comment)
-            self._answered("ack", condition, known.event_id, answer.status, fact)
-            if answer.good:
-                self.tracker.acknowledged(condition)
-                self._keep()
+            await self._call(client, "ack", condition, known.event_id, fact)
         if fact.get("cmd") == "confirm" and known.confirmed is False:
-            answer = await ua_client.call(client, "confirm", condition, known.event_id, comment)
-            self._answered("confirm", condition, known.event_id, answer.status, fact)
+            await self._call(client, "confirm", condition, known.event_id, fact)
 
-    def _answered(self, cmd: str, condition: str, event_id: str, status: str, fact: dict) -> None:
-        """The server's answer, told as an event and kept in the audit."""
-        level = logging.INFO if status == "Good" else logging.WARNING
-        log.log(level, "OPC UA %s: %s of %s answered %s", self.config.name, cmd, condition, status)
-        who = {k: fact[k] for k in ("user", "comment") if fact.get(k)}
+    async def _call(
+        self, client: Client, cmd: str, condition: str, event_id: str, fact: dict[str, Any]
+    ) -> None:
+        """One call and what its answer means here: an ack the server has (done, or done
+        before) is acknowledged here; one it refused leaves the alarm standing, said again;
+        one not sent is sent once after the next ConditionRefresh (`_retry`)."""
+        answer = await ua_client.call(client, cmd, condition, event_id, _comment(fact))
+        if answer.unsent and not fact.get("again"):
+            self._unsent[(cmd, condition)] = (fact, event_id)
+        standing = None
+        if cmd == "ack" and answer.settled:
+            self.tracker.acknowledged(condition)
+            self._keep()
+        elif cmd == "ack" and answer.refused:
+            standing = self._stands(condition)
+        self._answered(cmd, condition, event_id, answer, fact, standing)
+
+    async def _retry(self, client: Client) -> None:
+        """Each call not sent, sent once now with the EventId it was for, if the condition
+        still stands at it; else told why not."""
+        unsent, self._unsent = self._unsent, {}
+        for (cmd, condition), (fact, event_id) in unsent.items():
+            why = self._moved_on(cmd, condition, event_id)
+            again = {**fact, "again": True}
+            if why is None:
+                await self._call(client, cmd, condition, event_id, again)
+            else:
+                told = ua_client.Answer(f"{ua_client.NOT_SENT} again: {why}")
+                self._answered(cmd, condition, event_id, told, again, None)
+
+    def _moved_on(self, cmd: str, condition: str, event_id: str) -> str | None:
+        """Why a call not sent is not sent after the reconnect; None: it still applies."""
+        known = self.tracker.conditions.get(condition)
+        if known is None:
+            return "the server no longer has the condition"
+        if known.event_id != event_id:
+            return f"the condition changed meanwhile (its EventId is now {known.event_id})"
+        done = known.acked if cmd == "ack" else known.confirmed is not False
+        return f"{cmd} done at the server meanwhile" if done else None
+
+    def _stands(self, condition: str) -> str | None:
+        """An ack the server refused: the condition is unacknowledged there, so here too. If
+        it is still active, its alert is said again under a new id (the operator's ack ended
+        the one said). Returns that id."""
+        known = self.tracker.conditions.get(condition)
+        if known is None or known.phrase is None or known.said is None:
+            return None
+        if not known.active or known.shelved:
+            return None  # not re-announced: its return to normal or shelve stands
+        text, priority, lang = known.phrase
+        alert = sourced.SourceAlert(self.tracker.again(condition), text, priority, lang)
+        self.door.accept(Message(self.tracker.topic(condition), alert.payload), _nothing, "opcua")
+        self._keep()
+        return alert.id
+
+    def _answered(
+        self,
+        cmd: str,
+        condition: str,
+        event_id: str,
+        answer: ua_client.Answer,
+        fact: dict[str, Any],
+        standing: str | None,
+    ) -> None:
+        """The server's answer, told as an event, kept in the audit and logged; a refused
+        ack names the alert said again (`standing`)."""
+        status = answer.status
+        level = logging.INFO if answer.settled else logging.WARNING
+        stands = f": the alarm stands, said again as {standing}" if standing else ""
+        name = self.config.name
+        log.log(level, "OPC UA %s: %s of %s answered %s%s", name, cmd, condition, status, stands)
+        who = {k: fact[k] for k in ("user", "comment", "again") if fact.get(k)}
         detail = {
             "cmd": cmd, "source": self.fault_name, "condition": condition,
-            "event_id": event_id, "status": status, **who,
+            "event_id": event_id, "status": status, "result": _result(answer), **who,
         }  # fmt: skip
+        detail |= {"standing": standing} if standing else {}
         self.desk.tell(Event("command_answer", detail))
 
 
@@ -301,6 +427,32 @@ def _fields(event: ConditionEvent) -> dict[str, Any]:
         "Time": event.time,
         "Quality": event.quality,
     }
+
+
+def _result(answer: ua_client.Answer) -> str:
+    """What became of a call, in one word: `done` (Good, or done before: already acked),
+    `refused` (any other Bad status), `no_answer` (sent, unanswered) or `not_sent`."""
+    if answer.settled:
+        return "done"
+    if answer.refused:
+        return "refused"
+    return "not_sent" if answer.unsent else "no_answer"
+
+
+def _spoken(fields: dict[str, Any], event: ConditionEvent) -> dict[str, Any]:
+    """The fields as a phrase says them: plain text, a wordless one empty; a wordless
+    Message is the condition's name, so `{SourceName}: {Message}` still names the alarm."""
+    names = (event.condition_name, event.browse_name)
+    message = plain(event.message) or next(filter(None, map(plain, names)), "")
+    texts = {"SourceName": plain(event.source_name), "ConditionName": plain(names[0])}
+    return {**fields, **texts, "Message": message}
+
+
+def _fallbacks(config: OpcuaConfig, event: ConditionEvent) -> list[str]:
+    """What is said when the phrase says nothing: the ConditionName, the condition's browse
+    name, else that an alarm came from this source."""
+    named = [plain(event.condition_name), plain(event.browse_name)]
+    return [*filter(None, named), f"alarm from {config.name}"]
 
 
 def _comment(fact: Mapping[str, Any]) -> str:

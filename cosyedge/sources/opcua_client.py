@@ -46,7 +46,10 @@ SELECT = (
     (_O.AlarmConditionType, "SuppressedOrShelved"),
     (_O.ConditionType, ""),
 )
-REFRESH_EVENTS = (_O.RefreshStartEventType, _O.RefreshEndEventType, _O.RefreshRequiredEventType)
+REFRESH_MARKS = {_O.RefreshStartEventType: "start", _O.RefreshEndEventType: "end"}
+ALREADY = ("BadConditionBranchAlreadyAcked", "BadConditionBranchAlreadyConfirmed")
+NOT_SENT = "not sent"
+SEVERITY = (1, 1000)  # OPC UA Part 9's range; what is outside is taken to its nearest end
 
 
 class SourceFault(Exception):
@@ -64,6 +67,38 @@ def event_filter() -> ua.EventFilter:
         op.AttributeId = ua.AttributeIds.Value if path else ua.AttributeIds.NodeId
         clauses.append(op)
     return ua.EventFilter(SelectClauses=clauses)
+
+
+def refresh_mark(values: list[object]) -> str | None:
+    """`start` or `end` for a ConditionRefresh's RefreshStartEvent or RefreshEndEvent (by its
+    EventType), else None."""
+    kind = dict(zip((path for _, path in SELECT), values, strict=False)).get("EventType")
+    if not isinstance(kind, ua.NodeId) or kind.NamespaceIndex != 0:
+        return None
+    return REFRESH_MARKS.get(kind.Identifier) if isinstance(kind.Identifier, int) else None
+
+
+def severity(value: object, condition: str) -> int:
+    """An event's Severity within 1-1000: a number outside is taken to its nearest end; one
+    that is no number (NaN, text, none) is 1000, so an alarm whose urgency cannot be read is
+    not played down. Each is logged, naming the condition."""
+    low, high = SEVERITY
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if number is None or math.isnan(number):
+        log.warning("condition %s: Severity %r is no number: taken as %d", condition, value, high)
+        return high
+    if not low <= number <= high:
+        taken = low if number < low else high
+        log.warning(
+            "condition %s: Severity %r outside %d-%d: taken as %d",
+            condition,
+            value,
+            low,
+            high,
+            taken,
+        )
+        return taken
+    return int(number)
 
 
 def read_event(values: list[object]) -> ConditionEvent | None:
@@ -85,7 +120,7 @@ def read_event(values: list[object]) -> ConditionEvent | None:
         source_name=str(f.get("SourceName") or ""),
         message=text or "",
         locale=locale or "",
-        severity=int(f.get("Severity") or 0),
+        severity=severity(f.get("Severity"), cond.to_string()),
         condition_name=str(f.get("ConditionName") or ""),
         time=time.isoformat() if hasattr(time, "isoformat") else "",
         enabled=f.get("EnabledState/Id") is not False,
@@ -102,13 +137,28 @@ def read_event(values: list[object]) -> ConditionEvent | None:
 
 @dataclass(frozen=True)
 class Answer:
-    """The server's answer to Acknowledge or Confirm: its status code's name."""
+    """The server's answer to Acknowledge or Confirm: its status code's name, or what became
+    of a call it did not answer: `sent, no answer: ...` (it may have arrived and been carried
+    out) or `not sent: ...` (no session: the server never heard it)."""
 
     status: str
 
     @property
     def good(self) -> bool:
         return self.status == "Good"
+
+    @property
+    def settled(self) -> bool:
+        """Whether the server has it as asked: done now, or done before (already acked)."""
+        return self.status in ("Good", *ALREADY)
+
+    @property
+    def refused(self) -> bool:
+        return self.status.startswith("Bad") and not self.settled
+
+    @property
+    def unsent(self) -> bool:
+        return self.status.startswith(NOT_SENT)
 
 
 class ErrorWatch(logging.Handler):
@@ -278,11 +328,37 @@ async def call(client: Client, method: str, condition: str, event_id: str, comme
             ua.Variant(ua.LocalizedText(comment), ua.VariantType.LocalizedText),
         ],
     )
+    if not _open(client):
+        return Answer(f"{NOT_SENT}: no session with the server")
     try:
         (result,) = await client.uaclient.call([request])
-    except Exception as exc:
-        return Answer(f"not sent: {reason_of(exc, '')}")
+    except ua.UaStatusCodeError as exc:  # the server answered the whole request so
+        return Answer(ua.StatusCode(exc.code).name)
+    except TimeoutError:
+        return Answer(f"sent, no answer within {TIMEOUT_S:g} s")
+    except Exception as exc:  # written to the connection, which then failed
+        return Answer(f"sent, no answer: {reason_of(exc, '')}")
     return Answer(result.StatusCode.name)
+
+
+def _open(client: Client) -> bool:
+    """Whether a request written now goes out: the session stands on an open connection."""
+    protocol = getattr(client.uaclient, "protocol", None)
+    transport = getattr(protocol, "transport", None)
+    up = client.uaclient.state is UaClientState.CONNECTED
+    return up and transport is not None and not transport.is_closing()
+
+
+async def browse_name(client: Client, condition: str) -> str:
+    """The condition node's BrowseName; empty when the server has no such node (a PLC's
+    conditions may have no instance in the address space) or does not answer."""
+    node = client.get_node(ua.NodeId.from_string(condition))
+    try:
+        name = await asyncio.wait_for(node.read_browse_name(), TIMEOUT_S)
+    except Exception as exc:
+        log.info("the browse name of %s cannot be read: %s", condition, reason_of(exc, ""))
+        return ""
+    return str(name.Name or "")
 
 
 def reason_of(exc: BaseException, endpoint: str) -> str:
