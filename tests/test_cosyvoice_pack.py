@@ -9,6 +9,7 @@ test); where it cannot be built, the tests that need it skip saying why.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -274,6 +275,48 @@ def test_parity_check_notices_a_wrong_graph(cosyvoice_pack, tiny_model, tmp_path
         assert any(p.startswith(problem) for p in found[graph]), (graph, found[graph])
 
 
+BROKEN_FADE = """
+import json, sys
+from pathlib import Path
+import numpy as np, torch
+from cosyedge.packs import cosyvoice_parity as cp
+from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
+from cosyedge.packs.cosyvoice_reference import read_yaml, tokenizer_settings
+from cosyedge.speech.voices import cosystream
+from cosyedge.speech.voices.cosypack import CosyPack
+from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, greedy_sampler
+
+torch.set_num_threads(1)
+model_dir, pack = Path(sys.argv[1]), Path(sys.argv[2])
+models = load_models(model_dir)
+ours = CosyvoiceModels.load(CosyPack.open(pack))
+tokenizer = cp.whisper_tokenizer(tokenizer_settings(read_yaml(model_dir / "cosyvoice.yaml")))
+ids = tokenizer.encode(cp.SENTENCES[0])
+# The pack's greedy tokens: the reference's (its parity, in the manifest, says so).
+tokens = ours.speech_tokens(ids, greedy_sampler(ours.eos))
+ref = cp.reference_stream(models, sft_embedding(model_dir, "英文女"), ids, 3, ours.speaker)
+draws = lambda: cp.RecordedDraws(list(ref["draws"].flow), list(ref["draws"].source))
+right = cp.stream_figures(ours, tokens, {**ref, "draws": draws()})
+cosystream.fade_in_out = lambda fade_in, fade_out, window: fade_in  # no cross-fades
+broken = cp.stream_figures(ours, tokens, {**ref, "draws": draws()})
+print(json.dumps({"right": right, "broken": broken}))
+"""
+
+
+def test_the_parity_check_notices_chunks_joined_without_their_fades(tiny_model, cosyvoice_pack):
+    from cosyedge.packs.cosyvoice_parity import AUDIO_LOG_MEL_DB_LIMIT
+
+    done = run_cosyvoice_python(
+        "-c", textwrap.dedent(BROKEN_FADE), str(tiny_model), str(cosyvoice_pack.directory)
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    print(figures)
+    assert figures["right"]["audio_log_mel_db"] < AUDIO_LOG_MEL_DB_LIMIT
+    assert figures["broken"]["audio_log_mel_db"] > AUDIO_LOG_MEL_DB_LIMIT
+    assert figures["broken"]["audio_max_abs"] > 1e-3
+
+
 BAD_INPUTS = """
 import json, shutil, sys, wave
 from pathlib import Path
@@ -397,7 +440,8 @@ def test_a_conversion_stopped_by_sigterm_leaves_nothing(tiny_model, tmp_path):
     while not list(tmp_path.glob(".convert-*/*.onnx")) and Path(f"/proc/{convert.pid}").exists():
         assert time.monotonic() < deadline, "no graph exported in 300 s"
         time.sleep(0.05)
-    os.kill(convert.pid, signal.SIGTERM)
+    with contextlib.suppress(ProcessLookupError):  # ended already: its status says how
+        os.kill(convert.pid, signal.SIGTERM)
     done = convert.wait(120)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr.strip().splitlines()[-1].endswith("stopped by SIGTERM; nothing was written")
