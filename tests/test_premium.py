@@ -45,12 +45,13 @@ def premium_of(pack_dir: Path, after_hits: int = 3) -> dict[str, PremiumVoice]:
     return premium_voices(config.voices)
 
 
-def spoken_by_pack(pack_dir: Path, text: str) -> np.ndarray:
-    """What the pack's voice says for `text`, in this process: the judge of an entry."""
+def spoken_by_pack(pack_dir: Path, texts: list[str]) -> dict[str, np.ndarray]:
+    """What the pack's voice, loaded once in this process, says for each of `texts`: the
+    judge of an entry."""
     from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 
     voice = CosyvoiceVoice.load("en", pack_dir)
-    return np.concatenate(list(voice.synthesize(text)))
+    return {text: np.concatenate(list(voice.synthesize(text))) for text in texts}
 
 
 class Hook(Observer):
@@ -144,10 +145,11 @@ def test_declared_and_frequent_phrases_are_upgraded_and_then_served(rig, cosyvoi
     time.sleep(0.5)  # a later pass must not take the phrase served twice
     premium = r.premiums["en"]
     assert r.upkeep.upgraded == len(DECLARED) + 1
-    for text in [*DECLARED, often]:
+    judged = spoken_by_pack(cosyvoice_pack.directory, [*DECLARED, often])
+    for text, spoken in judged.items():
         source, rate, pcm = r.say(text)
         assert (source, rate) == ("cache", premium.sample_rate)
-        np.testing.assert_array_equal(pcm, spoken_by_pack(cosyvoice_pack.directory, text))
+        np.testing.assert_array_equal(pcm, spoken)
         assert not r.cache.contains(r.renderer.key(text, "en")), "the live entry stays"
     assert r.cache.contains(r.renderer.key(twice, "en"))
     assert not r.cache.contains(premium.key(twice))
@@ -393,11 +395,13 @@ def test_a_manifest_that_cannot_be_read_leaves_the_live_voice_alone(tmp_path, ca
 # -- the fleet: one machine renders, gateways import --------------------------------------
 
 
-def fleet_config(tmp: Path, pack: Path) -> Path:
+def fleet_config(tmp: Path, pack: Path, state: Path | None = None) -> Path:
+    """A machine's config in `tmp`: its own cache, the live voice hibari's, `pack` premium;
+    its state (the live voice's saved graph) in `state` when given, as after a first start."""
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "cosyedge.yaml"
     path.write_text(
-        f"state_dir: {tmp}/state\ncache: {{dir: {tmp}/cache}}\n"
+        f"state_dir: {state or tmp / 'state'}\ncache: {{dir: {tmp}/cache}}\n"
         f"voices:\n  en: {{engine: hibari, premium: {{pack: {pack}}}}}\n"
         "templates:\n"
         '  - topic: "plant/{hall}/door"\n    text: "{door} is {state}."\n'
@@ -423,6 +427,7 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     manifest_only.mkdir()
     shutil.copy(cosyvoice_pack.directory / "manifest.json", manifest_only)
     gateway = fleet_config(tmp_path / "gateway", manifest_only)
+    started = tmp_path / "gateway" / "state"  # hibari's graph saved by the import: as started
     done = cosyedge("cache", "import", str(archive), "--config", str(gateway))
     assert done.returncode == 0, done.stderr
     assert "imported 3 entries" in done.stdout
@@ -440,7 +445,7 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     manifest["files"]["estimator"]["sha256"] = "0" * 64
     (other / "manifest.json").write_text(json.dumps(manifest))
     for pack in (other, None):
-        config = fleet_config(tmp_path / f"refusing-{pack is None}", other)
+        config = fleet_config(tmp_path / f"refusing-{pack is None}", other, started)
         if pack is None:
             config.write_text(config.read_text().replace(f", premium: {{pack: {other}}}", ""))
         done = cosyedge("cache", "import", str(archive), "--config", str(config))
