@@ -64,6 +64,7 @@ TOGETHER = frozenset(
         "tests/test_box.py",
         "tests/test_cache_warm.py",
         "tests/test_cost.py",
+        "tests/test_cosyvoice_pack.py",
         "tests/test_cosyvoice_stream.py",
         "tests/test_english_en11.py",
         "tests/test_hibari_tables.py",

@@ -6,9 +6,11 @@ import functools
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,6 +43,12 @@ def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.Complet
     return _server().run(list(args), timeout)
 
 
+def start_cosyvoice_python(*args: str, timeout: float = 600) -> Forked:
+    """`python ARGS` as run_cosyvoice_python runs it, without waiting for its end: its pid to
+    signal, its `wait` for its status and output."""
+    return _server().start(list(args), timeout)
+
+
 @functools.cache
 def _server() -> ForkServer:
     return ForkServer()
@@ -53,7 +61,9 @@ def forked_cpu_seconds() -> float:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
+    """The checkout's own cosyedge first: the venv's editable install may name another."""
+    path = os.pathsep.join([str(REPO), str(REPO / "tests")])
+    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
 
 
 class ForkServer:
@@ -69,29 +79,24 @@ class ForkServer:
             cwd=REPO,
             env=_env(),
         )
-        self.cpu = self._reply(600)["cpu"]
+        self.cpu = self.reply(600)["cpu"]
 
     def run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-        with tempfile.TemporaryDirectory(prefix="cosyvoice-run-") as tmp:
-            out, err = Path(tmp) / "out", Path(tmp) / "err"
-            request = {"args": args, "env": _env(), "cwd": str(REPO), "out": str(out)}
-            self._send({**request, "err": str(err)})
-            pid = self._reply(timeout)["pid"]
-            try:
-                ended = self._reply(timeout)
-            except subprocess.TimeoutExpired:
-                os.kill(pid, signal.SIGKILL)
-                self.cpu += self._reply(10)["cpu"]
-                raise
-            self.cpu += ended["cpu"]
-            return subprocess.CompletedProcess(args, ended["rc"], out.read_text(), err.read_text())
+        return self.start(args, timeout).wait(timeout)
+
+    def start(self, args: list[str], timeout: float) -> Forked:
+        """The command forked, not waited for; `timeout` bounds the wait for the fork."""
+        tmp = Path(tempfile.mkdtemp(prefix="cosyvoice-run-"))
+        request = {"args": args, "env": _env(), "cwd": str(REPO), "out": str(tmp / "out")}
+        self._send({**request, "err": str(tmp / "err")})
+        return Forked(self, args, self.reply(timeout)["pid"], tmp)
 
     def _send(self, request: dict) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write((json.dumps(request) + "\n").encode())
         self.process.stdin.flush()
 
-    def _reply(self, timeout: float) -> dict:
+    def reply(self, timeout: float) -> dict:
         """The server's next line; TimeoutExpired when none comes in `timeout` seconds, and
         an error naming its exit when it has ended (an import failed: its stderr is the
         test's). Read from the descriptor itself: a buffered reader could hold the second
@@ -107,6 +112,31 @@ class ForkServer:
             self.pending += chunk
         line, _, self.pending = self.pending.partition(b"\n")
         return json.loads(line)
+
+
+@dataclass
+class Forked:
+    """A command the server forked, running until `wait` has seen it end; `pid` is there to
+    be signalled (it is the server's child, not the test's)."""
+
+    server: ForkServer
+    args: list[str]
+    pid: int
+    files: Path  # its standard output and error, removed once it has ended
+
+    def wait(self, timeout: float) -> subprocess.CompletedProcess[str]:
+        """Its end; TimeoutExpired (the command killed) when it takes over `timeout` seconds."""
+        try:
+            ended = self.server.reply(timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.pid, signal.SIGKILL)
+            self.server.cpu += self.server.reply(10)["cpu"]
+            shutil.rmtree(self.files, ignore_errors=True)
+            raise
+        self.server.cpu += ended["cpu"]
+        out, err = ((self.files / name).read_text() for name in ("out", "err"))
+        shutil.rmtree(self.files, ignore_errors=True)
+        return subprocess.CompletedProcess(self.args, ended["rc"], out, err)
 
 
 class PackUnavailable(Exception):

@@ -45,12 +45,13 @@ def premium_of(pack_dir: Path, after_hits: int = 3) -> dict[str, PremiumVoice]:
     return premium_voices(config.voices)
 
 
-def spoken_by_pack(pack_dir: Path, text: str) -> np.ndarray:
-    """What the pack's voice says for `text`, in this process: the judge of an entry."""
+def spoken_by_pack(pack_dir: Path, texts: list[str]) -> dict[str, np.ndarray]:
+    """What the pack's voice, loaded once in this process, says for each of `texts`: the
+    judge of an entry."""
     from cosyedge.speech.voices.cosyvoice import CosyvoiceVoice
 
     voice = CosyvoiceVoice.load("en", pack_dir)
-    return np.concatenate(list(voice.synthesize(text)))
+    return {text: np.concatenate(list(voice.synthesize(text))) for text in texts}
 
 
 class Hook(Observer):
@@ -144,10 +145,11 @@ def test_declared_and_frequent_phrases_are_upgraded_and_then_served(rig, cosyvoi
     time.sleep(0.5)  # a later pass must not take the phrase served twice
     premium = r.premiums["en"]
     assert r.upkeep.upgraded == len(DECLARED) + 1
-    for text in [*DECLARED, often]:
+    judged = spoken_by_pack(cosyvoice_pack.directory, [*DECLARED, often])
+    for text, spoken in judged.items():
         source, rate, pcm = r.say(text)
         assert (source, rate) == ("cache", premium.sample_rate)
-        np.testing.assert_array_equal(pcm, spoken_by_pack(cosyvoice_pack.directory, text))
+        np.testing.assert_array_equal(pcm, spoken)
         assert not r.cache.contains(r.renderer.key(text, "en")), "the live entry stays"
     assert r.cache.contains(r.renderer.key(twice, "en"))
     assert not r.cache.contains(premium.key(twice))
@@ -170,8 +172,10 @@ def test_a_phrase_the_premium_voice_cannot_say_is_failed_once_and_kept_live(rig)
 def test_an_alert_stops_the_worker_at_once_and_it_goes_on_after(rig):
     """The worker process is stopped (state T) as the announcer becomes busy, and resumes
     once quiet; the live voice's first audio meanwhile is measured and reported."""
+    # Five: the worker is stopped through the alerts, so after the first it still has four
+    # to render while they come (it ran twelve, 8 s of CPU more, to no other end).
     texts = [
-        f"Premium phrase number {i}, a long sentence to keep the worker busy." for i in range(12)
+        f"Premium phrase number {i}, a long sentence to keep the worker busy." for i in range(5)
     ]
     r = rig(declared=[Phrase(t, "en") for t in texts])
     r.upkeep.start()
@@ -230,7 +234,7 @@ def test_it_waits_for_memory_and_says_so_once(rig, caplog):
 # 25-45 s a phrase, where a quiet one takes 0.3 s. The waits are ceilings, not the pace.
 @pytest.mark.timeout(900)
 def test_a_worker_killed_while_loading_or_speaking_is_started_again(rig):
-    texts = [f"Phrase {i} for a worker that the kernel kills." for i in range(6)]
+    texts = [f"Phrase {i} for a worker that the kernel kills." for i in range(4)]
     r = rig(declared=[Phrase(t, "en") for t in texts])
     r.upkeep.start()
     for upgraded in (0, 2):
@@ -391,15 +395,17 @@ def test_a_manifest_that_cannot_be_read_leaves_the_live_voice_alone(tmp_path, ca
 # -- the fleet: one machine renders, gateways import --------------------------------------
 
 
-def fleet_config(tmp: Path, pack: Path) -> Path:
+def fleet_config(tmp: Path, pack: Path, state: Path | None = None) -> Path:
+    """A machine's config in `tmp`: its own cache, the live voice hibari's, `pack` premium;
+    its state (the live voice's saved graph) in `state` when given, as after a first start."""
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "cosyedge.yaml"
     path.write_text(
-        f"state_dir: {tmp}/state\ncache: {{dir: {tmp}/cache}}\n"
+        f"state_dir: {state or tmp / 'state'}\ncache: {{dir: {tmp}/cache}}\n"
         f"voices:\n  en: {{engine: hibari, premium: {{pack: {pack}}}}}\n"
         "templates:\n"
         '  - topic: "plant/{hall}/door"\n    text: "{door} is {state}."\n'
-        "    values: {door: [Gate one, Gate two], state: [open, closed]}\n"
+        "    values: {door: [Gate two], state: [open, closed]}\n"
         '  - topic: plant/evacuate\n    text: "Please leave the building."\n'
     )
     return path
@@ -411,9 +417,9 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     station = fleet_config(tmp_path / "station", cosyvoice_pack.directory)
     done = cosyedge("warm", "--premium", "--config", str(station))
     assert done.returncode == 0, done.stderr
-    assert "warm --premium: 5 phrases: 5 new" in done.stdout
+    assert "warm --premium: 3 phrases: 3 new" in done.stdout
     stats = cosyedge("cache", "stats", "--config", str(station))
-    assert "premium    5 phrases premium, 0 pending, 0 failed" in stats.stdout, stats.stdout
+    assert "premium    3 phrases premium, 0 pending, 0 failed" in stats.stdout, stats.stdout
     archive = tmp_path / "fleet.tar"
     assert cosyedge("cache", "export", str(archive), "--config", str(station)).returncode == 0
 
@@ -421,9 +427,10 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     manifest_only.mkdir()
     shutil.copy(cosyvoice_pack.directory / "manifest.json", manifest_only)
     gateway = fleet_config(tmp_path / "gateway", manifest_only)
+    started = tmp_path / "gateway" / "state"  # hibari's graph saved by the import: as started
     done = cosyedge("cache", "import", str(archive), "--config", str(gateway))
     assert done.returncode == 0, done.stderr
-    assert "imported 5 entries" in done.stdout
+    assert "imported 3 entries" in done.stdout
     info = cosyedge("voice", "info", "--config", str(gateway)).stdout
     assert "premium: cosyvoice, after 3 hits" in info and "only its manifest here" in info
     said = cosyedge(
@@ -438,11 +445,11 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
     manifest["files"]["estimator"]["sha256"] = "0" * 64
     (other / "manifest.json").write_text(json.dumps(manifest))
     for pack in (other, None):
-        config = fleet_config(tmp_path / f"refusing-{pack is None}", other)
+        config = fleet_config(tmp_path / f"refusing-{pack is None}", other, started)
         if pack is None:
             config.write_text(config.read_text().replace(f", premium: {{pack: {other}}}", ""))
         done = cosyedge("cache", "import", str(archive), "--config", str(config))
-        assert done.returncode == 1 and "refused 5 entries made with voice" in done.stderr
+        assert done.returncode == 1 and "refused 3 entries made with voice" in done.stderr
 
 
 def test_warm_premium_without_a_premium_voice_says_so(tmp_path):
