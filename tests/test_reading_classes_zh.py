@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 import reference_zh as ref
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from reading_forms import (
     CLASSES,
     ZONES,
+    Form,
     binary_literals_zh,
     caret_powers,
     clock_durations_zh,
@@ -157,6 +158,14 @@ def test_units_with_prefixes_products_and_quotients(front, form, frame):
 
 @CLASSES
 @given(form=joined_fields(), frame=frames)
+# A T-led tag's digits were split into a tag and a value: TA-0 at 0 degrees (零零 摄氏度);
+# at the token's end the tag's hyphen was a minus (T E 零下十摄氏度).
+@example(
+    form=Form("TA-00C-PLC", (None, "-", ("tag", ("TA", "00", "C")), "-", "PLC")), frame=FRAMES[0]
+)
+@example(
+    form=Form("GW2/TE-10C", ("GW2", "/", ("tag", ("TE", "10", "C")), "-", None)), frame=FRAMES[1]
+)
 def test_a_known_field_inside_a_longer_token(front, form, frame):
     assert heard(front, form.written, frame) == expected(ref.joined(*form.parts), frame)
 

@@ -21,7 +21,7 @@ import pytest
 import reference_zh as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from reading_forms import CLASSES, Form
+from reading_forms import CLASSES, TOKEN_PIECES, Form
 from test_reading_classes_zh import FRAMES, expected, heard
 
 from cosyedge.speech.lang import split_runs
@@ -215,6 +215,54 @@ def worded_letters(draw) -> Form:
 def test_a_unit_letter_the_word_before_names_is_its_unit(front, form, frame):
     """`液位2.5M` is 液位二点五米 (it was 二点五 M), `TT-101=85C` 八十五摄氏度 (it was C)."""
     assert heard(front, form.written, frame) == expected(form.parts[0], frame)
+
+
+@st.composite
+def coded_identifiers(draw) -> Form:
+    """`TA-00C-PLC`, `GW2/TE-10F`, `TIC-050V`: an identifier's letters, a hyphen, digits with
+    a zero first or last, a unit's letter, alone or inside a longer token; often led by a T,
+    as a temperature tag is. Parts: those of `ref.joined`."""
+    letters = draw(st.sampled_from(["T", "T", "T", *"ABCDFKPVX"]))
+    letters += draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=3))
+    digits = draw(st.text("0123456789", min_size=1, max_size=2))
+    digits = draw(st.sampled_from([f"0{digits}", f"{digits}0", f"0{digits}0"]))
+    unit = draw(st.sampled_from("CCFKVA"))
+    before = draw(st.sampled_from([None, *TOKEN_PIECES]))
+    after = draw(st.sampled_from([None, *TOKEN_PIECES]))
+    joiners = draw(st.lists(st.sampled_from("-_/"), min_size=2, max_size=2))
+    written = (f"{before}{joiners[0]}" if before else "") + f"{letters}-{digits}{unit}"
+    written += f"{joiners[1]}{after}" if after else ""
+    return Form(written, (before, joiners[0], ("tag", (letters, digits, unit)), joiners[1], after))
+
+
+@CLASSES
+@given(form=coded_identifiers(), frame=frames)
+def test_a_number_and_a_unit_letter_written_onto_an_identifier_are_its_code(front, form, frame):
+    """`TA-00C-PLC` is T A 杠 零零 C 杠 P L C: no value is parted from a tag's digits
+    without a sign, a word or a space (it was T A 杠 零零 摄氏度, a tag TA-0 at 0 degrees)."""
+    assert heard(front, form.written, frame) == expected(ref.joined(*form.parts), frame)
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        # A code: the number and the C are written onto the tag's digits.
+        ("TA-00C", "T A 杠 零零 C"),
+        ("TE-12C报警", "T E 杠 幺二 C 报警"),
+        ("TT-101-5C", "T T 杠 幺零幺 杠 五 C"),
+        ("TIC-100C_PLC", "T I C 杠 幺零零 C 下划线 P L C"),
+        # A value: a sign, a word or a space parts it from the tag, or a word names it.
+        ("TT-101=85C", "T T 杠 幺零幺 等于八十五摄氏度"),
+        ("TT-101 85C", "T T 杠 幺零幺，八十五摄氏度"),
+        ("TT-101 -5C", "T T 杠 幺零幺，零下五摄氏度"),
+        ("TT-101为85C", "T T 杠 幺零幺 为八十五摄氏度"),
+        ("TT-101A: -5.5 C", "T T 杠 幺零幺 A：零下五点五摄氏度"),
+        ("温度-5C", "温度零下五摄氏度"),
+        ("罐3 -5℃", "罐三，零下五摄氏度"),
+    ],
+)
+def test_a_c_is_celsius_only_after_a_value_the_tag_or_word_names(front, written, said):
+    assert front.normalize(written) == said
 
 
 @pytest.mark.parametrize(

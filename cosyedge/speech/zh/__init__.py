@@ -2,7 +2,7 @@
 
 # Part of every Mandarin voice's identity: bump it whenever a reading changes (pre-pass rules,
 # overrides, sandhi), so audio cached under an old reading is never served again.
-FRONT_END_VERSION = "zh-front-11"
+FRONT_END_VERSION = "zh-front-12"
 
 # The longest clause the Mandarin voices synthesize in one step (30 syllables, no pause), for
 # measuring what one step costs in memory.

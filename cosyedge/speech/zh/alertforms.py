@@ -85,7 +85,10 @@ How the forms are read (conventions chosen for the loudspeaker, where a form is 
 - (zh-front-11, parting.py) a slash between two values is 斜杠, a label's number and a value
   after a space are parted by a pause, a MAC address after a word and a colon is the address,
   `DC24V` is 直流二十四伏, `AL.21` a code spelled, `C` after a temperature Celsius and `M`
-  after a level metres, no 零 for a date's leading zero, a pause between a weekday and a time.
+  after a level metres, no 零 for a date's leading zero, a pause between a weekday and a time;
+- (zh-front-12, parting.py) a number and a C written onto a T tag's digits are the tag's code,
+  no temperature: `TA-00C-PLC` → T A 杠 零零 C 杠 P L C, `TE-12C` → T E 杠 幺二 C (a value
+  after a sign, a word or a space stays one: `TT-101 -5C` → …零下五摄氏度).
 """
 
 from __future__ import annotations

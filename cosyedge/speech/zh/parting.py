@@ -13,6 +13,8 @@ rules ran them together or read a letter (zh-front-11):
 - a code written letters, a dot, digits (a drive's `AL.21`, `Err.05`) is spelled and its
   digits read one by one, as a fault code is: A L 二幺;
 - a `C` after a temperature tag's or word's value is Celsius: `TT-101=85C` → …八十五摄氏度;
+  a tag's value is parted from it by a sign, a word or a space, so a number and a C written
+  onto its digits are its own (zh-front-12): `TA-00C-PLC` → T A 杠 零零 C 杠 P L C;
 - `M` after a level's, a height's or a distance's value is metres: `液位2.5M` → 液位二点五米;
 - a leading zero of a month, a day or an hour is not said: `12月02日` → 十二月二日, `08时05分`
   → 八时零五分 (minutes and seconds keep theirs, as a clock's are said); a clock time
@@ -53,7 +55,12 @@ DOTTED_CODE = rx.compile(
     r"(?<![A-Za-z0-9.])(?!No\.|NO\.|no\.)([A-Z]{1,4}|Err|Er|Alm|Al)\.(\d{1,4})(?![\d.]|[A-Za-z])"
 )
 
-_TEMPERATURE = r"(?<![A-Za-z0-9])T[A-Z]{0,3}-?\d+[A-Z]?|油温|水温|温度|温"
+# A temperature tag is parted from its value by a sign, a word or a space (`TT-101=85C`,
+# `TT-101 85C`), as the English reading asks: its digits run to its end, so a number and a C
+# written onto them (`TA-00C-PLC`, `TE-12C`, `TT-101-5C`) are the tag's own code, no value.
+# Unparted, the digits split anywhere: TA-0 and a value of 0 degrees (T A 杠 零零 摄氏度).
+_TAG = r"(?<![A-Za-z0-9])T[A-Z]{0,3}-?\d+[A-Z]?(?=\s|[=:：]|为|是)"
+_TEMPERATURE = rf"{_TAG}|油温|水温|温度|温"
 CELSIUS_C = rx.compile(
     rf"((?:{_TEMPERATURE})\s*(?:[=:：]|为|是)?\s*[-+−]?\d+(?:\.\d+)?)\s?C(?![A-Za-z0-9])"
 )
