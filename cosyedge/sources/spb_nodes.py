@@ -13,7 +13,10 @@ the node is to be asked for a rebirth and why. The rules of the Sparkplug B spec
 - data from a node or device not born, a seq out of order, and an alias no birth gave are
   what a host answers with a rebirth request (the source sends it only when allowed);
 - an alias is unique across the node's metrics and its devices' (tck-id-payloads-alias-
-  uniqueness): a birth giving one alias to two metrics is refused, as if not heard.
+  uniqueness): a birth giving one alias to two metrics, or one metric two aliases, is refused;
+- a message whose seq is behind the expected one (within half the ring) is a duplicate or a
+  late one: ignored, so an old value never undoes a newer one; a birth needs its bdSeq, and a
+  death without one (an empty payload: a retained will cleared) ends nothing.
 
 A node heard before this start (`NodeRecord`, kept by spb_store.py) is known though not
 alive: its death, queued by the broker while the daemon was down, ends the life its record
@@ -128,6 +131,9 @@ class Nodes:
         node = self._alive.get(topic.node)
         if node is None:
             return Seen(rebirth=f"{topic.kind} from node {topic.node}, not born", ignored="unborn")
+        late = _late(node, payload)
+        if late is not None:
+            return late
         seen = Seen(rebirth=_gap(node, payload))
         if topic.kind == "NDATA":
             self._values(seen, topic.node, "", node.aliases, payload.metrics, False)
@@ -147,6 +153,8 @@ class Nodes:
 
     def _node_birth(self, name: str, payload: Payload) -> Seen:
         bd_seq = _bd_seq(payload)
+        if bd_seq is None:  # the spec requires it (tck-id-payloads-nbirth-bdseq): no birth
+            return Seen(refused=f"NBIRTH of node {name} refused: no bdSeq metric")
         was = self._alive.pop(name, None)
         seen = Seen(changed=True)
         if was is not None:  # a rebirth: its devices are born again after it
@@ -157,12 +165,17 @@ class Nodes:
             seen.refused = f"NBIRTH of node {name} refused: {twice}"
             return seen
         node = self._alive[name] = _Node(bd_seq, payload.seq or 0)
+        if payload.seq not in (0, None):
+            seen.told = f"NBIRTH of node {name} with seq {payload.seq} (0 expected): taken"
         seen.alive.append((name, ""))
         self._values(seen, name, "", node.aliases, payload.metrics, True)
         return seen
 
     def _node_death(self, name: str, payload: Payload) -> Seen:
         node, bd_seq = self._alive.get(name), _bd_seq(payload)
+        if bd_seq is None:  # an empty payload (a retained will cleared) or a malformed will
+            told = f"NDEATH of node {name} without a bdSeq: ends no birth"
+            return Seen(ignored="no bdSeq", told=told)
         if node is None:
             return self._unborn_death(name, bd_seq)
         if None not in (bd_seq, node.bd_seq) and bd_seq != node.bd_seq:
@@ -232,6 +245,24 @@ class Nodes:
             seen.values.append(Value(node, device, name, metric, birth))
 
 
+def _late(node: _Node, payload: Payload) -> Seen | None:
+    """What a message whose seq cannot be taken means (None: it can be): a seq outside
+    0-255 is refused; one behind the expected one, within half the ring, is a message
+    delivered again or late (a QoS 1 redelivery, a duplicate), its values older than those
+    applied: ignored, a rebirth asked only when it is not the last message again."""
+    seq = payload.seq
+    if seq is None:
+        return None
+    if not 0 <= seq < 256:
+        return Seen(ignored=f"seq {seq}", told=f"a message with seq {seq} (0-255) refused")
+    behind = (node.seq - seq) % 256  # 0: the last message's seq again
+    if behind >= 128:
+        return None  # the expected one, or ahead of it (messages lost: a gap)
+    expected = (node.seq + 1) % 256
+    why = f"seq {seq} behind the expected {expected}"
+    return Seen(ignored=f"{why}: delivered again or late", rebirth=why if behind else None)
+
+
 def _gap(node: _Node, payload: Payload) -> str | None:
     """Why the message's seq is out of order, or None; the node's seq moves on either way, so
     one message lost is one gap, not every message after it."""
@@ -244,14 +275,18 @@ def _gap(node: _Node, payload: Payload) -> str | None:
 
 def _twice(metrics: tuple[Metric, ...], taken: dict[int, str]) -> str | None:
     """The first alias a birth gives to two metrics (or to one the node's other births
-    gave it to), named; None when every alias is one metric's."""
-    given = dict(taken)
+    gave it to), or the first metric it gives two aliases, named; None when every alias is
+    one metric's and every metric has one."""
+    given, named = dict(taken), {}  # a name may be another device's metric's too
     for metric in metrics:
         if metric.alias is None or metric.name is None:
             continue
         first = given.setdefault(metric.alias, metric.name)
         if first != metric.name:
             return f"alias {metric.alias} given to both {first!r} and {metric.name!r}"
+        other = named.setdefault(metric.name, metric.alias)
+        if other != metric.alias:
+            return f"metric {metric.name!r} given both alias {other} and {metric.alias}"
     return None
 
 
