@@ -35,8 +35,8 @@ from cosyedge.intake.door import Door
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.sourced import SourceAlert
 from cosyedge.sources import spb_store
-from cosyedge.sources.spb_nodes import Nodes, Seen, parse_topic
-from cosyedge.sources.spb_payload import BadPayload, decode, rebirth_request
+from cosyedge.sources.spb_nodes import Nodes, Seen, Topic, parse_topic
+from cosyedge.sources.spb_payload import BadPayload, TooBig, decode, rebirth_request
 from cosyedge.sources.spb_rules import Change, Rules
 
 log = logging.getLogger(__name__)
@@ -141,8 +141,14 @@ class SparkplugSource(Component):
         parsed = parse_topic(topic)
         if parsed is None or not self._running:
             return True
+        limit = self.config.max_payload_bytes
         try:
-            decoded = decode(payload)
+            if len(payload) > limit:
+                raise TooBig(f"{len(payload)} bytes, over max_payload_bytes {limit}")
+            decoded = decode(payload, self.config.max_metrics)
+        except TooBig as exc:
+            self._too_big(parsed, str(exc))
+            return True
         except BadPayload as exc:
             log.warning("sparkplug: %s: %s", topic, exc)
             return True
@@ -156,6 +162,18 @@ class SparkplugSource(Component):
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
         return True
+
+    def _too_big(self, parsed: Topic, why: str) -> None:
+        """A message refused unread: the node's problem until one of its births is taken
+        (logged once while it lasts: a flood of them is one line)."""
+        where = f"{parsed.node}/{parsed.device}" if parsed.device else parsed.node
+        refused = f"{parsed.kind} of {where} refused unread: {why}"
+        with self._lock:
+            new = self._refused.get(parsed.node) != refused
+            self._refused[parsed.node] = refused
+            self._told.add(parsed.node)  # said here, not again by the tick
+        if new:
+            log.error("sparkplug: %s", refused)
 
     def _tell(self, topic: str, seen: Seen, retained: bool) -> None:
         """The log's account of a message that changed nothing or needs saying; an ignored
