@@ -22,7 +22,8 @@ from cosyedge.sources.sparkplug import SparkplugSource
 from cosyedge.sources.spb_payload import message_classes
 
 RULES = """      rules:
-        - {name: fault, metric: Fault, when: boolean, text: "{node} {device} fault"}
+        - {name: fault, metric: Fault, when: boolean, text: "{node} fault"}
+        - {name: dfault, metric: Fault, device: "+", when: boolean, text: "{node} {device} fault"}
 """
 
 
@@ -123,4 +124,55 @@ def test_an_oversized_message_is_refused_unread_and_is_the_fault_naming_node_and
     assert len(many) < 2048
     group.send("NBIRTH", "M", many)
     assert "NBIRTH of M refused unread: 102 metrics, over max_metrics 100" in group.fault()
+    group.stop()
+
+
+def test_after_a_restart_data_is_read_by_the_aliases_kept_and_an_unknown_node_is_the_fault(
+    tmp_path,
+):
+    group = Group(tmp_path)
+    group.source.start()
+    group.send("NBIRTH", "N", payload(0, ("Fault", 1, False), bd=1))
+    group.send("DBIRTH", "N", payload(1, ("Fault", 2, False)), device="D")
+    group.fault()  # the tick keeps what changed
+    group.stop()
+    again = Group(tmp_path)  # rebirth off (the default): no birth is asked for
+    again.source.start()
+    again.send("DDATA", "N", payload(2, (None, 2, True)), device="D")
+    again.send("NDATA", "N", payload(3, (None, 1, True)))
+    assert again.said() == ["N D fault", "N fault"]
+    assert again.fault() is None
+    again.send("NDATA", "M", payload(7, (None, 1, True)))  # a node never heard
+    fault = again.fault()
+    assert fault is not None and "data of node M cannot be read: no birth of it heard" in fault
+    again.send("NBIRTH", "M", payload(0, ("Fault", 1, False), bd=1))
+    assert again.fault() is None and again.asked == []
+    again.stop()
+
+
+def test_a_retained_birth_or_data_is_no_current_value(tmp_path):
+    group = Group(tmp_path, "      rebirth: true\n")
+    group.source.start()
+    group.send("NBIRTH", "N", payload(0, ("Fault", 1, True), bd=1), retained=True)
+    group.send("NDATA", "N", payload(1, ("Fault", 1, True)), retained=True)
+    assert group.said() == []
+    assert group.asked == ["spBv1.0/G/NCMD/N"]  # once an interval
+    group.send("NBIRTH", "N", payload(0, ("Fault", 1, True), bd=2))
+    assert group.said() == ["N fault"]
+    group.stop()
+
+
+def test_the_group_is_subscribed_from_the_connect_and_drops_before_the_start_are_the_fault(
+    tmp_path, monkeypatch
+):
+    group = Group(tmp_path)
+    assert "spBv1.0/G/#" in group.door.filters  # before its source starts
+    monkeypatch.setattr("cosyedge.intake.door.HELD", 5)
+    for seq in range(8):
+        group.send("NDATA", "N", payload(seq, ("Fault", 1, False)))
+    group.send("NBIRTH", "N", payload(0, ("Fault", 1, True), bd=1))
+    group.source.start()
+    assert group.said() == ["N fault"]  # held for it, the birth among the last kept
+    fault = group.fault()
+    assert fault is not None and "4 of its messages dropped before it started" in fault
     group.stop()

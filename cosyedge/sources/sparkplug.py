@@ -31,7 +31,7 @@ from pathlib import Path
 from cosyedge.component import Component
 from cosyedge.config.source_sparkplug import SparkplugConfig
 from cosyedge.intake.alert import Message
-from cosyedge.intake.door import Door
+from cosyedge.intake.door import HELD, Door
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.sourced import SourceAlert
 from cosyedge.sources import spb_store
@@ -42,6 +42,7 @@ from cosyedge.sources.spb_rules import Change, Rules
 log = logging.getLogger(__name__)
 
 VIA = "sparkplug"  # how the observer names where its alerts came in
+LOST_SHOWN_S = 600.0  # how long messages dropped before the start are the source's fault
 
 
 class SparkplugSource(Component):
@@ -74,6 +75,7 @@ class SparkplugSource(Component):
         self._dirty = False  # the kept state changed since it was written
         self._unkept: str | None = None  # why it could not be written, while it cannot
         self._running = False
+        self._lost: tuple[str, float] | None = None  # messages dropped before the start; until
         self.fault_name = f"sparkplug:{config.group}"
 
     # -- the lifecycle -----------------------------------------------------------------------
@@ -89,6 +91,11 @@ class SparkplugSource(Component):
         self.door.add_tap(self)
         self._subscribe()
         log.info("sparkplug: listening to %s (%d nodes known)", self.config.topic, len(kept.nodes))
+        dropped = self.door.dropped(self._prefix)
+        if dropped:
+            lost = f"{dropped} of its messages dropped before it started (over {HELD} held)"
+            self._lost = (lost, time.monotonic() + LOST_SHOWN_S)
+            log.warning("sparkplug: %s: the oldest first, whatever their kind", lost)
 
     def stop(self) -> None:
         self._running = False  # its messages are still taken aside, and no more judged
@@ -106,6 +113,8 @@ class SparkplugSource(Component):
                 self._told.add(key)
                 log.warning("sparkplug: %s", problem)
         problems = list(found.values())
+        if self._lost is not None and now < self._lost[1]:
+            problems.append(self._lost[0])
         if self._unkept is not None:
             problems.append(f"cannot keep its state: {self._unkept}")
         return {self.fault_name: _summary(problems)}
@@ -141,6 +150,9 @@ class SparkplugSource(Component):
         parsed = parse_topic(topic)
         if parsed is None or not self._running:
             return True
+        if retained and parsed.kind not in ("NDEATH", "DDEATH"):
+            self._retained(parsed)
+            return True
         limit = self.config.max_payload_bytes
         try:
             if len(payload) > limit:
@@ -156,12 +168,28 @@ class SparkplugSource(Component):
         with self._lock:
             seen = self._nodes.take(parsed, decoded)
             self._refusal(parsed.node, parsed.kind, seen.refused)
+            if seen.unreadable is not None and not self.config.rebirth:
+                self._refused[parsed.node] = (
+                    f"data of node {parsed.node} cannot be read: {seen.unreadable} "
+                    "(rebirth is off: until its next birth)"
+                )
             self._deliver(self._judged(seen, now))
             self._dirty = self._dirty or seen.changed
         self._tell(topic, seen, retained)
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
         return True
+
+    def _retained(self, parsed: Topic) -> None:
+        """A retained birth or data message (the spec forbids retaining them): not what the
+        node says now, so never an alarm nor its return; its rebirth asked if allowed."""
+        key = f"retained {parsed.node}"
+        if key not in self._told:
+            self._told.add(key)
+            log.warning("sparkplug: a retained %s of node %s ignored: a retained message is no "
+                        "current value", parsed.kind, parsed.node)  # fmt: skip
+        if self.config.rebirth:
+            self._rebirth(parsed.node, f"a retained {parsed.kind}", time.monotonic())
 
     def _too_big(self, parsed: Topic, why: str) -> None:
         """A message refused unread: the node's problem until one of its births is taken

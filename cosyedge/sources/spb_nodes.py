@@ -18,9 +18,10 @@ the node is to be asked for a rebirth and why. The rules of the Sparkplug B spec
   late one: ignored, so an old value never undoes a newer one; a birth needs its bdSeq, and a
   death without one (an empty payload: a retained will cleared) ends nothing.
 
-A node heard before this start (`NodeRecord`, kept by spb_store.py) is known though not
-alive: its death, queued by the broker while the daemon was down, ends the life its record
-names, and a death of a node never heard is a death all the same, its bdSeq unchecked.
+A node heard before this start (`NodeRecord`, kept by spb_store.py) is known: one alive then
+is alive now, its data read by the aliases kept, its death (queued by the broker while the
+daemon was down) ending the life its record names; a death of a node never heard is a death
+all the same, its bdSeq unchecked.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class Seen:
     ignored: str | None = None  # why the message changed nothing
     refused: str | None = None  # why a birth was refused (a fault until a good one)
     told: str | None = None  # what the log is to say of it (a death no birth was known for)
+    unreadable: str | None = None  # why data could not be read (no birth known of it)
     changed: bool = False  # what is kept across restarts (births, deaths) changed
 
 
@@ -95,7 +97,7 @@ class _Device:
 @dataclass
 class _Node:
     bd_seq: int | None
-    seq: int
+    seq: int | None  # None: not known (taken up from the last run): the next seq is taken
     aliases: dict[int, str] = field(default_factory=dict)
     devices: dict[str, _Device] = field(default_factory=dict)
 
@@ -104,18 +106,14 @@ class Nodes:
     """The edge nodes of one group, alive or not. Not thread-safe: its source holds a lock."""
 
     def __init__(self, known: Mapping[str, NodeRecord] | None = None) -> None:
-        """`known`: the nodes as the last run left them (none of them alive yet here: their
-        aliases are not kept, so their data waits for a birth)."""
-        self._alive: dict[str, _Node] = {}
+        """`known`: the nodes as the last run left them; those alive then are alive here,
+        their data read by the aliases their births gave, from whatever seq comes next."""
         self._known: dict[str, NodeRecord] = dict(known or {})
+        self._alive = {name: _taken_up(r) for name, r in self._known.items() if r.alive}
 
     def records(self) -> dict[str, NodeRecord]:
         """Every node heard, as it is to be kept across a restart."""
-        alive = {
-            name: NodeRecord(node.bd_seq, True, tuple(node.devices))
-            for name, node in self._alive.items()
-        }
-        return {**self._known, **alive}
+        return {**self._known, **{name: _record(n) for name, n in self._alive.items()}}
 
     def alive(self, node: str, device: str = "") -> bool:
         """Whether the node (and the device, if one is named) is alive: born and not dead."""
@@ -130,7 +128,8 @@ class Nodes:
             return self._node_death(topic.node, payload)
         node = self._alive.get(topic.node)
         if node is None:
-            return Seen(rebirth=f"{topic.kind} from node {topic.node}, not born", ignored="unborn")
+            why = f"{topic.kind} from node {topic.node}, not born"
+            return Seen(rebirth=why, ignored="unborn", unreadable="no birth of it heard")
         late = _late(node, payload)
         if late is not None:
             return late
@@ -142,6 +141,7 @@ class Nodes:
         elif topic.device not in node.devices:
             seen.rebirth = seen.rebirth or f"{topic.kind} from device {topic.device}, not born"
             seen.ignored = "unborn"
+            seen.unreadable = f"no birth of device {topic.device} heard"
         elif topic.kind == "DDEATH":
             del node.devices[topic.device]
             seen.dead.append((topic.node, topic.device))
@@ -239,6 +239,7 @@ class Nodes:
                 if name is None:
                     where = f"{node}/{device}" if device else node
                     seen.rebirth = seen.rebirth or f"alias {metric.alias} unknown on {where}"
+                    seen.unreadable = f"alias {metric.alias} unknown on {where}"
                     continue
             if name is None or (name == BD_SEQ and not device):
                 continue
@@ -251,10 +252,10 @@ def _late(node: _Node, payload: Payload) -> Seen | None:
     delivered again or late (a QoS 1 redelivery, a duplicate), its values older than those
     applied: ignored, a rebirth asked only when it is not the last message again."""
     seq = payload.seq
-    if seq is None:
-        return None
-    if not 0 <= seq < 256:
+    if seq is not None and not 0 <= seq < 256:
         return Seen(ignored=f"seq {seq}", told=f"a message with seq {seq} (0-255) refused")
+    if seq is None or node.seq is None:
+        return None
     behind = (node.seq - seq) % 256  # 0: the last message's seq again
     if behind >= 128:
         return None  # the expected one, or ahead of it (messages lost: a gap)
@@ -266,11 +267,25 @@ def _late(node: _Node, payload: Payload) -> Seen | None:
 def _gap(node: _Node, payload: Payload) -> str | None:
     """Why the message's seq is out of order, or None; the node's seq moves on either way, so
     one message lost is one gap, not every message after it."""
-    expected = (node.seq + 1) % 256
     if payload.seq is None:
         return None  # said nothing: nothing to check
-    node.seq = payload.seq
+    was, node.seq = node.seq, payload.seq
+    if was is None:
+        return None  # the first heard since a restart: the count goes on from it
+    expected = (was + 1) % 256
     return None if payload.seq == expected else f"seq {payload.seq}, expected {expected}"
+
+
+def _taken_up(record: NodeRecord) -> _Node:
+    """A node alive when the last run ended, as its record kept it (its seq not known)."""
+    aliases = record.aliases
+    devices = {d: _Device(dict(aliases.get(d, {}))) for d in record.devices}
+    return _Node(record.bd_seq, None, dict(aliases.get("", {})), devices)
+
+
+def _record(node: _Node) -> NodeRecord:
+    aliases = {"": dict(node.aliases)} | {d: dict(v.aliases) for d, v in node.devices.items()}
+    return NodeRecord(node.bd_seq, True, tuple(node.devices), aliases)
 
 
 def _twice(metrics: tuple[Metric, ...], taken: dict[int, str]) -> str | None:
