@@ -176,3 +176,17 @@ def test_the_group_is_subscribed_from_the_connect_and_drops_before_the_start_are
     fault = group.fault()
     assert fault is not None and "4 of its messages dropped before it started" in fault
     group.stop()
+
+
+def test_a_text_alarm_with_no_words_is_said_as_its_rule_and_node(tmp_path):
+    rules = '      rules:\n        - {name: msg, metric: Message, when: text, text: "{value}"}\n'
+    group = Group(tmp_path, rules=rules)
+    group.source.start()
+    group.send("NBIRTH", "N", payload(0, ("Message", 1, ""), bd=1))
+    group.send("NDATA", "N", payload(1, (None, 1, "\u200b\u0007\u200b")))
+    item = group.desk.take(0.5)  # not refused: the desk holds what the source holds standing
+    assert item is not None and item.offers[0].announcement.text == "msg N"
+    group.send("NDATA", "N", payload(2, (None, 1, "")))
+    group.send("NDATA", "N", payload(3, (None, 1, "Jam")))
+    assert group.said() == ["msg N", None, "Jam"]
+    group.stop()

@@ -22,6 +22,7 @@ before. A birth refused and a value of a type its rule cannot read are the fault
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -34,7 +35,10 @@ from cosyedge.intake.alert import Message
 from cosyedge.intake.door import HELD, Door
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.sourced import SourceAlert
+from cosyedge.intake.templates import plain_text
+from cosyedge.model import RejectedAlert
 from cosyedge.sources import spb_store
+from cosyedge.sources.phrase import MAX_CHARS
 from cosyedge.sources.spb_nodes import Nodes, Seen, Topic, parse_topic
 from cosyedge.sources.spb_payload import BadPayload, TooBig, decode, rebirth_request
 from cosyedge.sources.spb_rules import Change, Rules
@@ -237,10 +241,30 @@ class SparkplugSource(Component):
         """Each alarm begun or ended, in through the door; journaled at once (the broker's
         acknowledgement of what it came in was given already: Sparkplug's data is QoS 0)."""
         self._dirty = self._dirty or bool(changes)
-        for change in changes:
+        for change in map(self._sayable, changes):
             alert = SourceAlert(change.id, change.text, change.priority, change.lang, change.fields)
             log.info("sparkplug: %s %s", "alarm" if change.text else "return to normal", change.id)
             self.door.accept(Message(change.topic, alert.payload), _nothing, VIA)
+
+    def _sayable(self, change: Change) -> Change:
+        """The alarm with words its voice can say: a phrase with none (a text metric of
+        control or invisible characters, a script no voice reads) would be refused by the
+        desk while the source holds it standing; said instead as its rule, node and device,
+        else as the group."""
+        if change.text is None:
+            return change
+        f, group = change.fields, self.config.group
+        where = f"{f.get('rule', '')} {f.get('node', '')} {f.get('device', '')}"
+        for text in (change.text, where, f"Sparkplug {group}", "Sparkplug"):
+            text = plain_text(text, MAX_CHARS)[0]
+            try:
+                self.door.intake.sayable(text, change.lang, change.lang)
+            except RejectedAlert:
+                continue
+            if text != change.text:
+                log.warning("sparkplug: alarm %s has no words to say: said as %r", change.id, text)
+            return dataclasses.replace(change, text=text)
+        return change
 
     def _rebirth(self, node: str, why: str, now: float) -> None:
         """Ask the node for its births, at most once a `rebirth_interval_s`, if allowed."""
