@@ -199,6 +199,9 @@ def test_a_value_not_to_be_trusted_never_raises_nor_ends_an_alarm(untrusted):
     r2.judge(value("Fault", True), 0)
     assert r2.judge(value("Fault", False, **untrusted), 1) == []  # not a return to normal
     assert r2.judge(value("Fault", True, properties={"Quality": 192}), 2) == []
+    (back,) = r2.judge(value("Fault", False, properties={"Quality": " 192"}), 3)  # a String
+    assert back.text is None
+    assert r2.judge(value("Fault", True, properties={"Quality": "500"}), 4) == []
 
 
 def test_a_death_cancels_what_waits_is_an_alarm_if_asked_and_the_birth_ends_it():

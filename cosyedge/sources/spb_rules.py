@@ -90,7 +90,7 @@ def shown(value: Any) -> str:
 def trusted(value: Value) -> str | None:
     """Why the value may not change an alarm, or None when it may."""
     metric = value.metric
-    quality = metric.properties.get("Quality")
+    quality = _number(metric.properties.get("Quality"))
     if metric.is_null:
         return "null"
     if metric.is_historical:
@@ -98,6 +98,14 @@ def trusted(value: Value) -> str | None:
     if quality is not None and quality != GOOD_QUALITY:
         return f"quality {shown(quality)}"
     return None
+
+
+def _number(quality: Any) -> Any:
+    """A quality code given as a String of digits (as some transmitters send it) read as
+    the number it says; anything else as it came."""
+    if isinstance(quality, str) and quality.strip().isdigit() and len(quality) < 10:
+        return int(quality.strip())
+    return quality
 
 
 def _bit(value: Any) -> bool | None:
