@@ -247,3 +247,22 @@ def test_a_nodes_death_is_one_alarm_its_devices_implied():
     nodes.take(Topic("G", "NBIRTH", "N"), birth(2))
     (alone,) = r.died("N", "D1")  # a DDEATH of its own is an alarm
     assert alone.text == "N D1 offline"
+
+
+def test_a_devices_alarms_end_when_its_nodes_new_birth_does_not_bring_it_back():
+    fault = SparkplugRule("fault", "Fault", "boolean", device="+")
+    r = Rules(SparkplugConfig("G", (fault,)))
+    r.born("N", "", 0)
+    r.born("N", "D1", 0)
+    r.born("N", "D2", 0)
+    (d1,) = r.judge(Value("N", "D1", "Fault", m("Fault", True), False), 1)
+    (d2,) = r.judge(Value("N", "D2", "Fault", m("Fault", True), False), 1)
+    r.died("N", "D1", implied=True)
+    r.died("N", "D2", implied=True)
+    r.born("N", "", 100)  # a rebirth: D1 comes back, D2 does not
+    r.born("N", "D1", 101)
+    assert r.judge(Value("N", "D1", "Fault", m("Fault", True), True), 101) == []  # stands
+    assert r.due(159) == []
+    (ended,) = r.due(160)
+    assert (ended.id, ended.text) == (d2.id, None)
+    assert r.due(500) == [] and d1.id in r.standing().values()

@@ -232,7 +232,7 @@ class SparkplugSource(Component):
         for node, device in seen.implied:
             changes += rules.died(node, device, implied=True)
         for node, device in seen.alive:
-            changes += rules.born(node, device)
+            changes += rules.born(node, device, now)
         for value in seen.values:
             changes += rules.judge(value, now)
         return changes
