@@ -146,9 +146,9 @@ class SparkplugConfig:
         default=1 << 20,
         metadata=meta(
             "a message larger than this is refused unread (the fault `sparkplug:<group>` names "
-            "its node and size): a birth of thousands of metrics is tens of kB, and each "
-            "message is read on the broker connection's own thread, which a huge one would "
-            "stall",
+            "its node and size): a birth of 10,000 metrics is about 0.5 MB, and each message "
+            "is read on the broker connection's own thread, which a huge one would stall "
+            "(`mqtt.max_payload_bytes` bounds the templates' alerts, not the group's)",
             range=(1024, 64 << 20),
         ),
     )
