@@ -318,7 +318,9 @@ def test_a_duplicate_or_late_message_changes_nothing_and_a_bad_seq_is_refused():
     wrapped = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 6, (m(None, False, 1),)))
     assert wrapped.values and wrapped.rebirth is None
     late_birth = nodes.take(Topic("G", "DBIRTH", "N", "D"), Payload(0, 4, (m("T", 1.0, 7),)))
-    assert late_birth.alive == [] and not nodes.alive("N", "D")
+    assert late_birth.alive == [] and not nodes.alive("N", "D") and not late_birth.unreadable
+    lost = [nodes.take(Topic("G", "NDATA", "N"), Payload(0, s, ())) for s in (1, 2)]
+    assert lost[-1].unreadable == "3 messages in a row behind seq 7"  # a birth not heard?
     odd = nodes.take(Topic("G", "NBIRTH", "N"), birth(9, 2))
     assert nodes.alive("N") and odd.told and "seq 9" in odd.told  # tolerated, told
 

@@ -34,6 +34,7 @@ from cosyedge.sources.spb_store import NodeRecord
 
 NAMESPACE = "spBv1.0"
 BD_SEQ = "bdSeq"
+LATE_RUN = 3  # messages in a row behind the expected seq that are no redelivery
 NODE_TYPES = ("NBIRTH", "NDEATH", "NDATA")
 DEVICE_TYPES = ("DBIRTH", "DDEATH", "DDATA")
 
@@ -98,6 +99,7 @@ class _Device:
 class _Node:
     bd_seq: int | None
     seq: int | None  # None: not known (taken up from the last run): the next seq is taken
+    late: int = 0  # messages in a row behind the expected seq
     aliases: dict[int, str] = field(default_factory=dict)
     devices: dict[str, _Device] = field(default_factory=dict)
 
@@ -258,10 +260,15 @@ def _late(node: _Node, payload: Payload) -> Seen | None:
         return None
     behind = (node.seq - seq) % 256  # 0: the last message's seq again
     if behind >= 128:
+        node.late = 0
         return None  # the expected one, or ahead of it (messages lost: a gap)
     expected = (node.seq + 1) % 256
     why = f"seq {seq} behind the expected {expected}"
-    return Seen(ignored=f"{why}: delivered again or late", rebirth=why if behind else None)
+    seen = Seen(ignored=f"{why}: delivered again or late", rebirth=why if behind else None)
+    node.late += 1
+    if node.late >= LATE_RUN:  # no redelivery: a life whose birth was not heard, likely
+        seen.unreadable = f"{node.late} messages in a row behind seq {expected}"
+    return seen
 
 
 def _gap(node: _Node, payload: Payload) -> str | None:
