@@ -118,6 +118,8 @@ def test_a_death_held_while_down_ends_the_life_its_kept_birth_names():
     seen = nodes.take(Topic("G", "NDEATH", "N"), death(3))
     assert seen.dead == [("N", "")] and seen.implied == [("N", "D")] and seen.changed
     assert nodes.take(Topic("G", "NDEATH", "N"), death(3)).dead == []  # said once
+    refused = Nodes({"N": NodeRecord(3, True)})  # no aliases: a birth refused, not alive
+    assert not refused.alive("N") and refused.take(Topic("G", "NDEATH", "N"), death(3)).dead
     assert nodes.take(Topic("G", "NDEATH", "Old"), death(5)).dead == []  # dead already
     missed = nodes.take(Topic("G", "NDEATH", "Old"), death(6))  # a life whose birth was lost
     assert missed.dead == [("Old", "")] and "its birth not heard" in str(missed.told)

@@ -99,9 +99,9 @@ class _Device:
 class _Node:
     bd_seq: int | None
     seq: int | None  # None: not known (taken up from the last run): the next seq is taken
-    late: int = 0  # messages in a row behind the expected seq
     aliases: dict[int, str] = field(default_factory=dict)
     devices: dict[str, _Device] = field(default_factory=dict)
+    late: int = 0  # messages in a row behind the expected seq
 
 
 class Nodes:
@@ -111,7 +111,9 @@ class Nodes:
         """`known`: the nodes as the last run left them; those alive then are alive here,
         their data read by the aliases their births gave, from whatever seq comes next."""
         self._known: dict[str, NodeRecord] = dict(known or {})
-        self._alive = {name: _taken_up(r) for name, r in self._known.items() if r.alive}
+        # A record without aliases is of a birth refused, or kept by an earlier version:
+        # known (its death is judged by its bdSeq), not alive until its next birth.
+        self._alive = {n: _taken_up(r) for n, r in self._known.items() if r.alive and r.aliases}
 
     def records(self) -> dict[str, NodeRecord]:
         """Every node heard, as it is to be kept across a restart."""
