@@ -14,10 +14,13 @@ A node whose data comes unborn, out of sequence or with an alias no birth gave i
 publish its births again (an NCMD `Node Control/Rebirth`) only with `rebirth: true`: that
 command writes to the plant. Otherwise it is logged, at most once a `rebirth_interval_s`.
 
-What the nodes' births said and the alarms standing are kept in `state_dir/sparkplug/`
-(spb_store.py), written by the tick when they changed, so a restart knows the nodes it heard
-before. A birth refused and a value of a type its rule cannot read are the fault
-`sparkplug:<group>` while they last.
+What the nodes' births said (their aliases too) and the alarms standing are kept in
+`state_dir/sparkplug/` (spb_store.py), written by the tick when they changed, so a restart
+reads the nodes it heard before. A message over `max_payload_bytes` or `max_metrics` is
+refused before it is read (paho's thread is every alert's); a retained birth or data message
+is no current value. A birth refused, a message refused for its size, data that cannot be
+read with rebirth off, messages dropped before the start and a value of a type its rule
+cannot read are the fault `sparkplug:<group>` while they last.
 """
 
 from __future__ import annotations
