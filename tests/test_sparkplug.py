@@ -199,6 +199,9 @@ def test_a_value_not_to_be_trusted_never_raises_nor_ends_an_alarm(untrusted):
     r2.judge(value("Fault", True), 0)
     assert r2.judge(value("Fault", False, **untrusted), 1) == []  # not a return to normal
     assert r2.judge(value("Fault", True, properties={"Quality": 192}), 2) == []
+    (back,) = r2.judge(value("Fault", False, properties={"Quality": " 192"}), 3)  # a String
+    assert back.text is None
+    assert r2.judge(value("Fault", True, properties={"Quality": "500"}), 4) == []
 
 
 def test_a_death_cancels_what_waits_is_an_alarm_if_asked_and_the_birth_ends_it():
@@ -294,3 +297,50 @@ def test_without_protobuf_the_source_is_a_named_fault_and_the_rest_runs(tmp_path
     said = done.stdout + done.stderr
     assert "would start without sparkplug: sources[0].sparkplug: Sparkplug B needs the " in said
     assert "protobuf package" in said
+
+
+def test_a_duplicate_or_late_message_changes_nothing_and_a_bad_seq_is_refused():
+    nodes = Nodes()
+    nodes.take(Topic("G", "NBIRTH", "N"), birth(0, 1, m("Fault", False, 1)))
+    raised = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 1, (m(None, True, 1),)))
+    cleared = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 2, (m(None, False, 1),)))
+    assert raised.values and cleared.values
+    again = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 1, (m(None, True, 1),)))
+    assert again.values == [] and again.ignored  # late: an old value, never applied
+    assert again.rebirth == "seq 1 behind the expected 3"  # out of order: asked (if allowed)
+    twice = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 2, (m(None, False, 1),)))
+    assert twice.values == [] and twice.rebirth is None  # the same message again
+    ahead = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 5, (m(None, True, 1),)))
+    assert ahead.values and ahead.rebirth == "seq 5, expected 3"  # lost ones: a gap
+    for seq in (256, 1 << 40):
+        bad = nodes.take(Topic("G", "NDATA", "N"), Payload(0, seq, (m(None, False, 1),)))
+        assert bad.values == [] and bad.told and "refused" in bad.told
+    wrapped = nodes.take(Topic("G", "NDATA", "N"), Payload(0, 6, (m(None, False, 1),)))
+    assert wrapped.values and wrapped.rebirth is None
+    late_birth = nodes.take(Topic("G", "DBIRTH", "N", "D"), Payload(0, 4, (m("T", 1.0, 7),)))
+    assert late_birth.alive == [] and not nodes.alive("N", "D") and not late_birth.unreadable
+    lost = [nodes.take(Topic("G", "NDATA", "N"), Payload(0, s, ())) for s in (1, 2)]
+    assert lost[-1].unreadable == "3 messages in a row behind seq 7"  # a birth not heard?
+    odd = nodes.take(Topic("G", "NBIRTH", "N"), birth(9, 2))
+    assert nodes.alive("N") and odd.told and "seq 9" in odd.told  # tolerated, told
+
+
+def test_a_death_without_bdseq_ends_nothing_and_a_birth_without_one_is_refused():
+    nodes = Nodes()
+    nodes.take(Topic("G", "NBIRTH", "N"), birth(0, 1, m("Fault", False, 1)))
+    empty = nodes.take(Topic("G", "NDEATH", "N"), Payload(None, None, ()))
+    assert empty.dead == [] and nodes.alive("N") and empty.told
+    refused = nodes.take(Topic("G", "NBIRTH", "N"), Payload(None, None, ()))
+    assert refused.refused and "bdSeq" in refused.refused and refused.alive == []
+    assert nodes.alive("N")  # the life that was is not ended by a birth refused
+    assert nodes.take(Topic("G", "NDEATH", "M"), Payload(None, None, ())).dead == []
+
+
+def test_a_birth_giving_one_metric_two_aliases_is_refused():
+    nodes = Nodes()
+    two = nodes.take(Topic("G", "NBIRTH", "N"), birth(0, 1, m("T", 1.0, 1), m("T", 2.0, 2)))
+    assert two.refused and "'T' given both alias 1 and 2" in two.refused
+    assert not nodes.alive("N")
+    nodes.take(Topic("G", "NBIRTH", "N"), birth(0, 2, m("T", 1.0, 1)))
+    same = nodes.take(Topic("G", "DBIRTH", "N", "D"), Payload(0, 1, (m("T", 1.0, 2),)))
+    assert same.refused is None and nodes.alive("N", "D")  # a device's own metric of that name

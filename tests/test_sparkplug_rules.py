@@ -44,7 +44,11 @@ def test_the_kept_state_reads_back_as_written(tmp_path):
     path = tmp_path / "sparkplug" / "G.json"
     key = alarm_id("G", "N", "", "Fault", "fault")
     kept = Kept(
-        {"N": NodeRecord(3, True, ("D1",)), "M": NodeRecord(None, False)}, {key: f"{key}-5"}
+        {
+            "N": NodeRecord(3, True, ("D1",), {"": {1: "Fault"}, "D1": {(1 << 64) - 1: "T"}}),
+            "M": NodeRecord(None, False),
+        },
+        {key: f"{key}-5"},
     )
     spb_store.keep(path, kept)
     assert spb_store.load(path) == kept
@@ -80,11 +84,20 @@ def test_each_damaged_record_is_left_out_and_the_file_copied_aside(tmp_path):
         "bad-devices": {"bdSeq": 1, "alive": True, "devices": [7]},
         "empty-device": {"bdSeq": 1, "alive": True, "devices": [""]},
         "not-a-dict": [1],
+        "aliased": {"bdSeq": 1, "alive": True, "devices": [], "aliases": {"": {"7": "F"}}},
+        "bad-alias": {"bdSeq": 1, "alive": True, "devices": [], "aliases": {"": {"-1": "F"}}},
+        "bad-name": {"bdSeq": 1, "alive": True, "devices": [], "aliases": {"": {"1": 2}}},
+        "bad-map": {"bdSeq": 1, "alive": True, "devices": [], "aliases": [1]},
+        "huge": {"bdSeq": 1, "alive": True, "devices": [], "aliases": {"": {"1": "x" * 2000}}},
     }
     alarms = {key: f"{key}-9", "spb-x-000000000000": "spb-y-000000000000-1", key + "x": 5}
     path.write_text(json.dumps({"nodes": nodes, "alarms": alarms}))
     kept = spb_store.load(path)
-    assert kept.nodes == {"good": NodeRecord(4, True, ("D",)), "no-bdseq": NodeRecord(None, False)}
+    assert kept.nodes == {
+        "good": NodeRecord(4, True, ("D",)),
+        "no-bdseq": NodeRecord(None, False),
+        "aliased": NodeRecord(1, True, (), {"": {7: "F"}}),
+    }
     assert kept.alarms == {key: f"{key}-9"}
     (aside,) = tmp_path.glob("G.json.damaged-*")
     assert json.loads(aside.read_text())["nodes"] == nodes and path.exists()
@@ -104,8 +117,9 @@ def test_a_death_held_while_down_ends_the_life_its_kept_birth_names():
     assert stale.dead == [] and stale.ignored
     seen = nodes.take(Topic("G", "NDEATH", "N"), death(3))
     assert seen.dead == [("N", "")] and seen.implied == [("N", "D")] and seen.changed
-    assert "born before this start with bdSeq 3" in str(seen.told)
     assert nodes.take(Topic("G", "NDEATH", "N"), death(3)).dead == []  # said once
+    refused = Nodes({"N": NodeRecord(3, True)})  # no aliases: a birth refused, not alive
+    assert not refused.alive("N") and refused.take(Topic("G", "NDEATH", "N"), death(3)).dead
     assert nodes.take(Topic("G", "NDEATH", "Old"), death(5)).dead == []  # dead already
     missed = nodes.take(Topic("G", "NDEATH", "Old"), death(6))  # a life whose birth was lost
     assert missed.dead == [("Old", "")] and "its birth not heard" in str(missed.told)
@@ -118,7 +132,7 @@ def test_a_death_of_a_node_never_heard_is_a_death_its_bdseq_unchecked():
     assert seen.dead == [("New", "")] and "bdSeq 9 cannot be checked" in str(seen.told)
     assert nodes.records() == {"New": NodeRecord(9, False)}
     nodes.take(Topic("G", "NBIRTH", "New"), birth(10, m("T", 1.0, 1)))
-    assert nodes.records() == {"New": NodeRecord(10, True)}
+    assert nodes.records() == {"New": NodeRecord(10, True, (), {"": {1: "T"}})}
 
 
 # -- aliases given twice ---------------------------------------------------------------------
@@ -235,3 +249,22 @@ def test_a_nodes_death_is_one_alarm_its_devices_implied():
     nodes.take(Topic("G", "NBIRTH", "N"), birth(2))
     (alone,) = r.died("N", "D1")  # a DDEATH of its own is an alarm
     assert alone.text == "N D1 offline"
+
+
+def test_a_devices_alarms_end_when_its_nodes_new_birth_does_not_bring_it_back():
+    fault = SparkplugRule("fault", "Fault", "boolean", device="+")
+    r = Rules(SparkplugConfig("G", (fault,)))
+    r.born("N", "", 0)
+    r.born("N", "D1", 0)
+    r.born("N", "D2", 0)
+    (d1,) = r.judge(Value("N", "D1", "Fault", m("Fault", True), False), 1)
+    (d2,) = r.judge(Value("N", "D2", "Fault", m("Fault", True), False), 1)
+    r.died("N", "D1", implied=True)
+    r.died("N", "D2", implied=True)
+    r.born("N", "", 100)  # a rebirth: D1 comes back, D2 does not
+    r.born("N", "D1", 101)
+    assert r.judge(Value("N", "D1", "Fault", m("Fault", True), True), 101) == []  # stands
+    assert r.due(159) == []
+    (ended,) = r.due(160)
+    assert (ended.id, ended.text) == (d2.id, None)
+    assert r.due(500) == [] and d1.id in r.standing().values()

@@ -142,6 +142,24 @@ class SparkplugConfig:
         default=30.0,
         metadata=meta("at most one rebirth request a node this often, in seconds", range=(1, 3600)),
     )
+    max_payload_bytes: int = field(
+        default=1 << 20,
+        metadata=meta(
+            "a message larger than this is refused unread (the fault `sparkplug:<group>` names "
+            "its node and size): a birth of 10,000 metrics is about 0.5 MB, and each message "
+            "is read on the broker connection's own thread, which a huge one would stall "
+            "(`mqtt.max_payload_bytes` bounds the templates' alerts, not the group's)",
+            range=(1024, 64 << 20),
+        ),
+    )
+    max_metrics: int = field(
+        default=10_000,
+        metadata=meta(
+            "a message of more metrics than this is refused, its metrics unread (each costs "
+            "about 30 us to read: 10,000 are 0.3 s of the connection's thread)",
+            range=(1, 1_000_000),
+        ),
+    )
 
     def __post_init__(self) -> None:
         if not self.group or _LEVEL_BAD.search(self.group) or self.group == "STATE":

@@ -24,6 +24,7 @@ from typing import Protocol
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
+from cosyedge.config.sources import broker_prefixes
 from cosyedge.config.templates import looks_like_canary
 from cosyedge.intake.alert import Message, clean_text
 from cosyedge.intake.commands import named_in
@@ -82,13 +83,18 @@ class Door(Component):
         self.observer = observer or Observer()
         self._held: deque[tuple[str, bytes, bool]] = deque()
         self._held_bytes = 0
+        self._dropped: dict[str, int] = {}  # held messages dropped, by their topic's prefix
         self._held_lock = threading.Lock()  # a held message and a tap added: one or the other
         self.reconfigure(config)
 
     @property
     def filters(self) -> list[str]:
-        """What the session subscribes to: the intake's filters, then the taps' topics."""
-        return [*self.intake.filters, *(t for tap in self.taps for t in tap.topics)]
+        """What the session subscribes to: the intake's filters, the sources' topics (from
+        the connect on, though their source starts later: what comes meanwhile is held for
+        it), then the taps' topics."""
+        sources = (f"{prefix}#" for prefix in broker_prefixes(self.intake.config.sources))
+        taps = (t for tap in self.taps for t in tap.topics)
+        return list(dict.fromkeys([*self.intake.filters, *sources, *taps]))
 
     def add_tap(self, tap: Tap) -> None:
         """A tap that starts after the door (a source of alerts, features.py): it takes its
@@ -116,12 +122,24 @@ class Door(Component):
                 return
             self._held.append((topic, payload, retained))
             self._held_bytes += len(payload)
-            dropped = 0
+            first = not self._dropped
             while len(self._held) > HELD or self._held_bytes > HELD_BYTES:
-                self._held_bytes -= len(self._held.popleft()[1])
-                dropped += 1
-        if dropped:
-            log.warning("a source's message dropped: over %d wait for it to start", HELD)
+                gone, payload, _ = self._held.popleft()
+                self._held_bytes -= len(payload)
+                prefix = self._prefix_of(gone)
+                self._dropped[prefix] = self._dropped.get(prefix, 0) + 1
+        if first and self._dropped:  # one line a burst; its source tells how many at start
+            log.warning("sources' messages dropped, oldest first: over %d wait to start", HELD)
+
+    def _prefix_of(self, topic: str) -> str:
+        prefixes = broker_prefixes(self.intake.config.sources)
+        return next((p for p in prefixes if topic.startswith(p)), "")
+
+    def dropped(self, prefix: str) -> int:
+        """How many held messages under the topic prefix were dropped before their source
+        took them (counted once: the count starts again)."""
+        with self._held_lock:
+            return self._dropped.pop(prefix, 0)
 
     def reconfigure(self, config: Config) -> None:
         self.intake = Intake(config)

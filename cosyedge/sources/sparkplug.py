@@ -14,14 +14,18 @@ A node whose data comes unborn, out of sequence or with an alias no birth gave i
 publish its births again (an NCMD `Node Control/Rebirth`) only with `rebirth: true`: that
 command writes to the plant. Otherwise it is logged, at most once a `rebirth_interval_s`.
 
-What the nodes' births said and the alarms standing are kept in `state_dir/sparkplug/`
-(spb_store.py), written by the tick when they changed, so a restart knows the nodes it heard
-before. A birth refused and a value of a type its rule cannot read are the fault
-`sparkplug:<group>` while they last.
+What the nodes' births said (their aliases too) and the alarms standing are kept in
+`state_dir/sparkplug/` (spb_store.py), written by the tick when they changed, so a restart
+reads the nodes it heard before. A message over `max_payload_bytes` or `max_metrics` is
+refused before it is read (paho's thread is every alert's); a retained birth or data message
+is no current value. A birth refused, a message refused for its size, data that cannot be
+read with rebirth off, messages dropped before the start and a value of a type its rule
+cannot read are the fault `sparkplug:<group>` while they last.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -31,17 +35,21 @@ from pathlib import Path
 from cosyedge.component import Component
 from cosyedge.config.source_sparkplug import SparkplugConfig
 from cosyedge.intake.alert import Message
-from cosyedge.intake.door import Door
+from cosyedge.intake.door import HELD, Door
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.sourced import SourceAlert
+from cosyedge.intake.templates import plain_text
+from cosyedge.model import RejectedAlert
 from cosyedge.sources import spb_store
-from cosyedge.sources.spb_nodes import Nodes, Seen, parse_topic
-from cosyedge.sources.spb_payload import BadPayload, decode, rebirth_request
+from cosyedge.sources.phrase import MAX_CHARS
+from cosyedge.sources.spb_nodes import Nodes, Seen, Topic, parse_topic
+from cosyedge.sources.spb_payload import BadPayload, TooBig, decode, rebirth_request
 from cosyedge.sources.spb_rules import Change, Rules
 
 log = logging.getLogger(__name__)
 
 VIA = "sparkplug"  # how the observer names where its alerts came in
+LOST_SHOWN_S = 600.0  # how long messages dropped before the start are the source's fault
 
 
 class SparkplugSource(Component):
@@ -74,6 +82,7 @@ class SparkplugSource(Component):
         self._dirty = False  # the kept state changed since it was written
         self._unkept: str | None = None  # why it could not be written, while it cannot
         self._running = False
+        self._lost: tuple[str, float] | None = None  # messages dropped before the start; until
         self.fault_name = f"sparkplug:{config.group}"
 
     # -- the lifecycle -----------------------------------------------------------------------
@@ -89,6 +98,11 @@ class SparkplugSource(Component):
         self.door.add_tap(self)
         self._subscribe()
         log.info("sparkplug: listening to %s (%d nodes known)", self.config.topic, len(kept.nodes))
+        dropped = self.door.dropped(self._prefix)
+        if dropped:
+            lost = f"{dropped} of its messages dropped before it started (over {HELD} held)"
+            self._lost = (lost, time.monotonic() + LOST_SHOWN_S)
+            log.warning("sparkplug: %s: the oldest first, whatever their kind", lost)
 
     def stop(self) -> None:
         self._running = False  # its messages are still taken aside, and no more judged
@@ -106,6 +120,8 @@ class SparkplugSource(Component):
                 self._told.add(key)
                 log.warning("sparkplug: %s", problem)
         problems = list(found.values())
+        if self._lost is not None and now < self._lost[1]:
+            problems.append(self._lost[0])
         if self._unkept is not None:
             problems.append(f"cannot keep its state: {self._unkept}")
         return {self.fault_name: _summary(problems)}
@@ -141,8 +157,17 @@ class SparkplugSource(Component):
         parsed = parse_topic(topic)
         if parsed is None or not self._running:
             return True
+        if retained and parsed.kind not in ("NDEATH", "DDEATH"):
+            self._retained(parsed)
+            return True
+        limit = self.config.max_payload_bytes
         try:
-            decoded = decode(payload)
+            if len(payload) > limit:
+                raise TooBig(f"{len(payload)} bytes, over max_payload_bytes {limit}")
+            decoded = decode(payload, self.config.max_metrics)
+        except TooBig as exc:
+            self._too_big(parsed, str(exc))
+            return True
         except BadPayload as exc:
             log.warning("sparkplug: %s: %s", topic, exc)
             return True
@@ -150,12 +175,40 @@ class SparkplugSource(Component):
         with self._lock:
             seen = self._nodes.take(parsed, decoded)
             self._refusal(parsed.node, parsed.kind, seen.refused)
+            if seen.unreadable is not None and not self.config.rebirth:
+                self._refused[parsed.node] = (
+                    f"data of node {parsed.node} cannot be read: {seen.unreadable} "
+                    "(rebirth is off: until its next birth)"
+                )
             self._deliver(self._judged(seen, now))
             self._dirty = self._dirty or seen.changed
         self._tell(topic, seen, retained)
         if seen.rebirth:
             self._rebirth(parsed.node, seen.rebirth, now)
         return True
+
+    def _retained(self, parsed: Topic) -> None:
+        """A retained birth or data message (the spec forbids retaining them): not what the
+        node says now, so never an alarm nor its return; its rebirth asked if allowed."""
+        key = f"retained {parsed.node}"
+        if key not in self._told:
+            self._told.add(key)
+            log.warning("sparkplug: a retained %s of node %s ignored: a retained message is no "
+                        "current value", parsed.kind, parsed.node)  # fmt: skip
+        if self.config.rebirth:
+            self._rebirth(parsed.node, f"a retained {parsed.kind}", time.monotonic())
+
+    def _too_big(self, parsed: Topic, why: str) -> None:
+        """A message refused unread: the node's problem until one of its births is taken
+        (logged once while it lasts: a flood of them is one line)."""
+        where = f"{parsed.node}/{parsed.device}" if parsed.device else parsed.node
+        refused = f"{parsed.kind} of {where} refused unread: {why}"
+        with self._lock:
+            new = self._refused.get(parsed.node) != refused
+            self._refused[parsed.node] = refused
+            self._told.add(parsed.node)  # said here, not again by the tick
+        if new:
+            log.error("sparkplug: %s", refused)
 
     def _tell(self, topic: str, seen: Seen, retained: bool) -> None:
         """The log's account of a message that changed nothing or needs saying; an ignored
@@ -182,7 +235,7 @@ class SparkplugSource(Component):
         for node, device in seen.implied:
             changes += rules.died(node, device, implied=True)
         for node, device in seen.alive:
-            changes += rules.born(node, device)
+            changes += rules.born(node, device, now)
         for value in seen.values:
             changes += rules.judge(value, now)
         return changes
@@ -191,10 +244,30 @@ class SparkplugSource(Component):
         """Each alarm begun or ended, in through the door; journaled at once (the broker's
         acknowledgement of what it came in was given already: Sparkplug's data is QoS 0)."""
         self._dirty = self._dirty or bool(changes)
-        for change in changes:
+        for change in map(self._sayable, changes):
             alert = SourceAlert(change.id, change.text, change.priority, change.lang, change.fields)
             log.info("sparkplug: %s %s", "alarm" if change.text else "return to normal", change.id)
             self.door.accept(Message(change.topic, alert.payload), _nothing, VIA)
+
+    def _sayable(self, change: Change) -> Change:
+        """The alarm with words its voice can say: a phrase with none (a text metric of
+        control or invisible characters, a script no voice reads) would be refused by the
+        desk while the source holds it standing; said instead as its rule, node and device,
+        else as the group."""
+        if change.text is None:
+            return change
+        f, group = change.fields, self.config.group
+        where = f"{f.get('rule', '')} {f.get('node', '')} {f.get('device', '')}"
+        for text in (change.text, where, f"Sparkplug {group}", "Sparkplug"):
+            text = plain_text(text, MAX_CHARS)[0]
+            try:
+                self.door.intake.sayable(text, change.lang, change.lang)
+            except RejectedAlert:
+                continue
+            if text != change.text:
+                log.warning("sparkplug: alarm %s has no words to say: said as %r", change.id, text)
+            return dataclasses.replace(change, text=text)
+        return change
 
     def _rebirth(self, node: str, why: str, now: float) -> None:
         """Ask the node for its births, at most once a `rebirth_interval_s`, if allowed."""

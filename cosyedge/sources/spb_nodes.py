@@ -13,11 +13,15 @@ the node is to be asked for a rebirth and why. The rules of the Sparkplug B spec
 - data from a node or device not born, a seq out of order, and an alias no birth gave are
   what a host answers with a rebirth request (the source sends it only when allowed);
 - an alias is unique across the node's metrics and its devices' (tck-id-payloads-alias-
-  uniqueness): a birth giving one alias to two metrics is refused, as if not heard.
+  uniqueness): a birth giving one alias to two metrics, or one metric two aliases, is refused;
+- a message whose seq is behind the expected one (within half the ring) is a duplicate or a
+  late one: ignored, so an old value never undoes a newer one; a birth needs its bdSeq, and a
+  death without one (an empty payload: a retained will cleared) ends nothing.
 
-A node heard before this start (`NodeRecord`, kept by spb_store.py) is known though not
-alive: its death, queued by the broker while the daemon was down, ends the life its record
-names, and a death of a node never heard is a death all the same, its bdSeq unchecked.
+A node heard before this start (`NodeRecord`, kept by spb_store.py) is known: one alive then
+is alive now, its data read by the aliases kept, its death (queued by the broker while the
+daemon was down) ending the life its record names; a death of a node never heard is a death
+all the same, its bdSeq unchecked.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from cosyedge.sources.spb_store import NodeRecord
 
 NAMESPACE = "spBv1.0"
 BD_SEQ = "bdSeq"
+LATE_RUN = 3  # messages in a row behind the expected seq that are no redelivery
 NODE_TYPES = ("NBIRTH", "NDEATH", "NDATA")
 DEVICE_TYPES = ("DBIRTH", "DDEATH", "DDATA")
 
@@ -80,6 +85,7 @@ class Seen:
     ignored: str | None = None  # why the message changed nothing
     refused: str | None = None  # why a birth was refused (a fault until a good one)
     told: str | None = None  # what the log is to say of it (a death no birth was known for)
+    unreadable: str | None = None  # why data could not be read (no birth known of it)
     changed: bool = False  # what is kept across restarts (births, deaths) changed
 
 
@@ -92,27 +98,26 @@ class _Device:
 @dataclass
 class _Node:
     bd_seq: int | None
-    seq: int
+    seq: int | None  # None: not known (taken up from the last run): the next seq is taken
     aliases: dict[int, str] = field(default_factory=dict)
     devices: dict[str, _Device] = field(default_factory=dict)
+    late: int = 0  # messages in a row behind the expected seq
 
 
 class Nodes:
     """The edge nodes of one group, alive or not. Not thread-safe: its source holds a lock."""
 
     def __init__(self, known: Mapping[str, NodeRecord] | None = None) -> None:
-        """`known`: the nodes as the last run left them (none of them alive yet here: their
-        aliases are not kept, so their data waits for a birth)."""
-        self._alive: dict[str, _Node] = {}
+        """`known`: the nodes as the last run left them; those alive then are alive here,
+        their data read by the aliases their births gave, from whatever seq comes next."""
         self._known: dict[str, NodeRecord] = dict(known or {})
+        # A record without aliases is of a birth refused, or kept by an earlier version:
+        # known (its death is judged by its bdSeq), not alive until its next birth.
+        self._alive = {n: _taken_up(r) for n, r in self._known.items() if r.alive and r.aliases}
 
     def records(self) -> dict[str, NodeRecord]:
         """Every node heard, as it is to be kept across a restart."""
-        alive = {
-            name: NodeRecord(node.bd_seq, True, tuple(node.devices))
-            for name, node in self._alive.items()
-        }
-        return {**self._known, **alive}
+        return {**self._known, **{name: _record(n) for name, n in self._alive.items()}}
 
     def alive(self, node: str, device: str = "") -> bool:
         """Whether the node (and the device, if one is named) is alive: born and not dead."""
@@ -127,7 +132,11 @@ class Nodes:
             return self._node_death(topic.node, payload)
         node = self._alive.get(topic.node)
         if node is None:
-            return Seen(rebirth=f"{topic.kind} from node {topic.node}, not born", ignored="unborn")
+            why = f"{topic.kind} from node {topic.node}, not born"
+            return Seen(rebirth=why, ignored="unborn", unreadable="no birth of it heard")
+        late = _late(node, payload)
+        if late is not None:
+            return late
         seen = Seen(rebirth=_gap(node, payload))
         if topic.kind == "NDATA":
             self._values(seen, topic.node, "", node.aliases, payload.metrics, False)
@@ -136,6 +145,7 @@ class Nodes:
         elif topic.device not in node.devices:
             seen.rebirth = seen.rebirth or f"{topic.kind} from device {topic.device}, not born"
             seen.ignored = "unborn"
+            seen.unreadable = f"no birth of device {topic.device} heard"
         elif topic.kind == "DDEATH":
             del node.devices[topic.device]
             seen.dead.append((topic.node, topic.device))
@@ -147,6 +157,8 @@ class Nodes:
 
     def _node_birth(self, name: str, payload: Payload) -> Seen:
         bd_seq = _bd_seq(payload)
+        if bd_seq is None:  # the spec requires it (tck-id-payloads-nbirth-bdseq): no birth
+            return Seen(refused=f"NBIRTH of node {name} refused: no bdSeq metric")
         was = self._alive.pop(name, None)
         seen = Seen(changed=True)
         if was is not None:  # a rebirth: its devices are born again after it
@@ -157,12 +169,17 @@ class Nodes:
             seen.refused = f"NBIRTH of node {name} refused: {twice}"
             return seen
         node = self._alive[name] = _Node(bd_seq, payload.seq or 0)
+        if payload.seq not in (0, None):
+            seen.told = f"NBIRTH of node {name} with seq {payload.seq} (0 expected): taken"
         seen.alive.append((name, ""))
         self._values(seen, name, "", node.aliases, payload.metrics, True)
         return seen
 
     def _node_death(self, name: str, payload: Payload) -> Seen:
         node, bd_seq = self._alive.get(name), _bd_seq(payload)
+        if bd_seq is None:  # an empty payload (a retained will cleared) or a malformed will
+            told = f"NDEATH of node {name} without a bdSeq: ends no birth"
+            return Seen(ignored="no bdSeq", told=told)
         if node is None:
             return self._unborn_death(name, bd_seq)
         if None not in (bd_seq, node.bd_seq) and bd_seq != node.bd_seq:
@@ -226,32 +243,74 @@ class Nodes:
                 if name is None:
                     where = f"{node}/{device}" if device else node
                     seen.rebirth = seen.rebirth or f"alias {metric.alias} unknown on {where}"
+                    seen.unreadable = f"alias {metric.alias} unknown on {where}"
                     continue
             if name is None or (name == BD_SEQ and not device):
                 continue
             seen.values.append(Value(node, device, name, metric, birth))
 
 
+def _late(node: _Node, payload: Payload) -> Seen | None:
+    """What a message whose seq cannot be taken means (None: it can be): a seq outside
+    0-255 is refused; one behind the expected one, within half the ring, is a message
+    delivered again or late (a QoS 1 redelivery, a duplicate), its values older than those
+    applied: ignored, a rebirth asked only when it is not the last message again."""
+    seq = payload.seq
+    if seq is not None and not 0 <= seq < 256:
+        return Seen(ignored=f"seq {seq}", told=f"a message with seq {seq} (0-255) refused")
+    if seq is None or node.seq is None:
+        return None
+    behind = (node.seq - seq) % 256  # 0: the last message's seq again
+    if behind >= 128:
+        node.late = 0
+        return None  # the expected one, or ahead of it (messages lost: a gap)
+    expected = (node.seq + 1) % 256
+    why = f"seq {seq} behind the expected {expected}"
+    seen = Seen(ignored=f"{why}: delivered again or late", rebirth=why if behind else None)
+    node.late += 1
+    if node.late >= LATE_RUN:  # no redelivery: a life whose birth was not heard, likely
+        seen.unreadable = f"{node.late} messages in a row behind seq {expected}"
+    return seen
+
+
 def _gap(node: _Node, payload: Payload) -> str | None:
     """Why the message's seq is out of order, or None; the node's seq moves on either way, so
     one message lost is one gap, not every message after it."""
-    expected = (node.seq + 1) % 256
     if payload.seq is None:
         return None  # said nothing: nothing to check
-    node.seq = payload.seq
+    was, node.seq = node.seq, payload.seq
+    if was is None:
+        return None  # the first heard since a restart: the count goes on from it
+    expected = (was + 1) % 256
     return None if payload.seq == expected else f"seq {payload.seq}, expected {expected}"
+
+
+def _taken_up(record: NodeRecord) -> _Node:
+    """A node alive when the last run ended, as its record kept it (its seq not known)."""
+    aliases = record.aliases
+    devices = {d: _Device(dict(aliases.get(d, {}))) for d in record.devices}
+    return _Node(record.bd_seq, None, dict(aliases.get("", {})), devices)
+
+
+def _record(node: _Node) -> NodeRecord:
+    aliases = {"": dict(node.aliases)} | {d: dict(v.aliases) for d, v in node.devices.items()}
+    return NodeRecord(node.bd_seq, True, tuple(node.devices), aliases)
 
 
 def _twice(metrics: tuple[Metric, ...], taken: dict[int, str]) -> str | None:
     """The first alias a birth gives to two metrics (or to one the node's other births
-    gave it to), named; None when every alias is one metric's."""
-    given = dict(taken)
+    gave it to), or the first metric it gives two aliases, named; None when every alias is
+    one metric's and every metric has one."""
+    given, named = dict(taken), {}  # a name may be another device's metric's too
     for metric in metrics:
         if metric.alias is None or metric.name is None:
             continue
         first = given.setdefault(metric.alias, metric.name)
         if first != metric.name:
             return f"alias {metric.alias} given to both {first!r} and {metric.name!r}"
+        other = named.setdefault(metric.name, metric.alias)
+        if other != metric.alias:
+            return f"metric {metric.name!r} given both alias {other} and {metric.alias}"
     return None
 
 

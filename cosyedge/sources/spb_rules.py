@@ -36,6 +36,7 @@ from cosyedge.sources.spb_payload import DATATYPE_NAMES
 log = logging.getLogger(__name__)
 
 GOOD_QUALITY = 192  # Sparkplug's and Ignition's code for a good value; 0 bad, 500 stale
+DEVICE_GRACE_S = 60.0  # for a device's birth after its node's: what a node sends at once
 UNITS = ("engUnit", "EngUnit", "units")  # Ignition's tag property; the others as some send it
 DESCRIPTION = ("Documentation", "documentation", "Tooltip")
 
@@ -90,7 +91,7 @@ def shown(value: Any) -> str:
 def trusted(value: Value) -> str | None:
     """Why the value may not change an alarm, or None when it may."""
     metric = value.metric
-    quality = metric.properties.get("Quality")
+    quality = _number(metric.properties.get("Quality"))
     if metric.is_null:
         return "null"
     if metric.is_historical:
@@ -98,6 +99,14 @@ def trusted(value: Value) -> str | None:
     if quality is not None and quality != GOOD_QUALITY:
         return f"quality {shown(quality)}"
     return None
+
+
+def _number(quality: Any) -> Any:
+    """A quality code given as a String of digits (as some transmitters send it) read as
+    the number it says; anything else as it came."""
+    if isinstance(quality, str) and quality.strip().isdigit() and len(quality) < 10:
+        return int(quality.strip())
+    return quality
 
 
 def _bit(value: Any) -> bool | None:
@@ -154,6 +163,9 @@ class Rules:
         self._alarms: dict[str, _Alarm] = {}
         self._about: dict[tuple[str, str, str], dict[str, str]] = {}  # units, description
         self._last_ms = 0
+        # Devices whose node was born again: by (node, device), when their alarms end if no
+        # birth of the device comes first (a device the node no longer has).
+        self._orphans: dict[tuple[str, str], float] = {}
         # Values of a type their rule cannot read, by alarm id: told until a readable one.
         self.problems: dict[str, str] = {}
 
@@ -179,8 +191,9 @@ class Rules:
         return changes
 
     def due(self, now: float) -> list[Change]:
-        """The alarms whose condition has held for their delay."""
-        changes = []
+        """The alarms whose condition has held for their delay, and those of devices their
+        node's new birth did not bring back within `DEVICE_GRACE_S` (ended)."""
+        changes = self._orphaned(now)
         for rule, key, alarm in self._waiting():
             if alarm.since is not None and now - alarm.since >= rule.delay_s:
                 changes.append(self._begin(key, alarm, rule.priority, rule.lang, rule.text))
@@ -200,8 +213,14 @@ class Rules:
             return []
         return [self._begin(key, alarm, deaths.priority, deaths.lang, deaths.text)]
 
-    def born(self, node: str, device: str) -> list[Change]:
-        """A node or device was born: its death's alarm, if one stands, is over."""
+    def born(self, node: str, device: str, now: float = 0.0) -> list[Change]:
+        """A node or device was born: its death's alarm, if one stands, is over; a node's
+        devices with alarms standing have `DEVICE_GRACE_S` for their own births."""
+        self._orphans.pop((node, device), None)
+        if not device:
+            for place in {(a.fields.get("node"), a.fields.get("device")) for a in self._held()}:
+                if place[0] == node and place[1]:
+                    self._orphans.setdefault((node, str(place[1])), now + DEVICE_GRACE_S)
         key, topic = self._death(node, device)
         alarm = self._alarms.get(key)
         if alarm is None and key in self._standing:
@@ -210,6 +229,25 @@ class Rules:
             return []
         deaths = self.config.deaths
         return [self._end(alarm, deaths.priority, deaths.lang)]
+
+    def _held(self) -> list[_Alarm]:
+        return [a for a in self._alarms.values() if a.active]
+
+    def _orphaned(self, now: float) -> list[Change]:
+        """The alarms of devices not born again in time: ended, the reason logged."""
+        gone = [place for place, until in self._orphans.items() if now >= until]
+        changes, rules = [], {r.name: r for r in self.config.rules}
+        for node, device in gone:
+            del self._orphans[(node, device)]
+            for alarm in self._held():
+                if (alarm.fields.get("node"), alarm.fields.get("device")) != (node, device):
+                    continue
+                rule = rules.get(alarm.fields.get("rule", ""))
+                log.warning("sparkplug: alarm %s ended: device %s/%s not born again with its "
+                            "node", alarm.said, node, device)  # fmt: skip
+                how = rule or self.config.deaths
+                changes.append(self._end(alarm, how.priority, how.lang))
+        return changes
 
     # -- the steps -----------------------------------------------------------------------
     def _step(self, rule: SparkplugRule, value: Value, holds: bool, now: float) -> list[Change]:

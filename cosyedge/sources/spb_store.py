@@ -1,9 +1,10 @@
 """What a Sparkplug source keeps across its restarts, in `state_dir/sparkplug/<group>.json`:
-each node's last birth (its bdSeq and devices) and whether it was alive when last heard, and
-each alarm standing (its occurrence id).
+each node's last birth (its bdSeq, devices and the aliases their births gave) and whether it
+was alive when last heard, and each alarm standing (its occurrence id).
 
 So a restarted daemon knows the nodes it heard before: an NDEATH queued by the broker while it
-was down ends the life whose bdSeq it kept, and a return to normal ends the occurrence it said.
+was down ends the life whose bdSeq it kept, its data is read by the aliases kept, and a return
+to normal ends the occurrence it said.
 Every record read back may be damaged (a disk, a hand edit, another version): each is checked
 on its own, a bad one left out, and a file that is not ours at all set aside beside it under
 a `.damaged-<time>` name; reading never raises.
@@ -26,14 +27,20 @@ log = logging.getLogger(__name__)
 OCCURRENCE = re.compile(r"(spb-[A-Za-z0-9_.-]+-[0-9a-f]{12})-[0-9]{1,20}\Z")
 
 
+MAX_ALIASES = 100_000  # kept for one node at most (a birth is refused over `max_metrics`)
+MAX_NAME = 1024  # characters of a metric's name kept
+
+
 @dataclass(frozen=True)
 class NodeRecord:
     """A node as last heard: its birth's bdSeq (None: its birth gave none), its devices
-    born since, and whether it was alive (born, not dead)."""
+    born since, whether it was alive (born, not dead), and the aliases its births gave, by
+    device ("" the node's own): what its data after a restart is read by."""
 
     bd_seq: int | None
     alive: bool
     devices: tuple[str, ...] = ()
+    aliases: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -79,13 +86,15 @@ def load(path: Path) -> Kept:
 
 def keep(path: Path, kept: Kept) -> None:
     """Write the state whole (temporary file, fsync, rename); OSError when it cannot."""
-    nodes = {
-        name: {"bdSeq": r.bd_seq, "alive": r.alive, "devices": list(r.devices)}
-        for name, r in kept.nodes.items()
-    }
+    nodes = {name: _record(r) for name, r in kept.nodes.items()}
     body = {"nodes": nodes, "alarms": kept.alarms}
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, json.dumps(body, sort_keys=True).encode())
+
+
+def _record(r: NodeRecord) -> dict[str, Any]:
+    aliases = {d: {str(a): n for a, n in by.items()} for d, by in r.aliases.items()}
+    return {"bdSeq": r.bd_seq, "alive": r.alive, "devices": list(r.devices), "aliases": aliases}
 
 
 def _items(section: Any) -> list[tuple[str, Any]]:
@@ -103,7 +112,27 @@ def _node(record: Any) -> NodeRecord | None:
         return None
     if not all(isinstance(d, str) and d for d in devices):
         return None
-    return NodeRecord(bd_seq, alive, tuple(devices))
+    aliases = _aliases(record.get("aliases", {}))
+    return None if aliases is None else NodeRecord(bd_seq, alive, tuple(devices), aliases)
+
+
+def _aliases(section: Any) -> dict[str, dict[int, str]] | None:
+    """The alias maps by device if whole, bounded and of the right types, else None (a
+    record from before they were kept has none: {})."""
+    if not isinstance(section, dict):
+        return None
+    found: dict[str, dict[int, str]] = {}
+    for device, by in section.items():
+        if not isinstance(by, dict) or sum(map(len, found.values())) + len(by) > MAX_ALIASES:
+            return None
+        found[device] = {}
+        for alias, name in by.items():
+            if not (alias.isdigit() and len(alias) < 21 and int(alias) < 1 << 64):
+                return None
+            if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
+                return None
+            found[device][int(alias)] = name
+    return found
 
 
 def _aside(path: Path, why: str) -> Kept:
