@@ -346,12 +346,24 @@ def _no_voice(config: Config, lang: str) -> bool:
     return True
 
 
+def _nothing_to_say(config: Config, text: str, lang: str, command: str) -> bool:
+    """The doors' rule (Intake.sayable): a text the voices can say no word or number of
+    (empty, spaces, punctuation, emoji, a script none reads) is refused in one line, as an
+    HTTP say request or an MQTT alert of it is, rather than rendered into nothing."""
+    from cosyedge.speech.lang import says_anything, split_runs
+
+    if says_anything(split_runs(text, lang, config.voices)):
+        return False
+    print(f"cosyedge {command}: nothing to say in {lang}: {text!r}", file=sys.stderr)
+    return True
+
+
 def _read(config: Config, text: str, lang: str, as_json: bool, explain: bool = False) -> int:
     import json
 
     from cosyedge.ops.read import as_text, read
 
-    if _no_voice(config, lang):
+    if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "read"):
         return 2
     reading = read(config, text, lang, explain)
     print(json.dumps(reading, ensure_ascii=False, indent=1) if as_json else as_text(reading))
@@ -365,7 +377,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import voices_on_demand
 
-    if _no_voice(config, lang):
+    if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "say"):
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
     # the phrase is not in the cache.
@@ -379,13 +391,16 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         try:
             if out is None:
                 return _play(config, rendering)
-            pcm = np.concatenate(list(rendering.chunks))
+            chunks = list(rendering.chunks)
         finally:
             # Synthesis still running when the interpreter exits makes onnxruntime abort.
             rendering.close()
             renderer.stop(timeout=30)
             cache.close()
-    return _write(out, rendering.sample_rate, pcm, rendering.source)  # as whoever runs say
+    if not chunks:  # a voice that dropped every clause: no file rather than an empty one
+        print(f"cosyedge say: the {lang} voice said nothing of {text!r}", file=sys.stderr)
+        return 1
+    return _write(out, rendering.sample_rate, np.concatenate(chunks), rendering.source)
 
 
 def _play(config: Config, rendering: Rendering) -> int:

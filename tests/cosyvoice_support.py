@@ -53,7 +53,10 @@ def forked_cpu_seconds() -> float:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(REPO / "tests")}
+    # This tree's cosyedge ahead of the one the venv was installed from (an editable
+    # install points at one checkout; a second checkout must test its own code).
+    path = os.pathsep.join([str(REPO), str(REPO / "tests")])
+    return {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": path}
 
 
 class ForkServer:

@@ -1,0 +1,98 @@
+"""What is refused in one line, with nothing written: a damaged download given to
+`convert-cosyvoice`, a text with nothing to say given to `cosyedge say` or `read`, a pack
+whose files no longer match its manifest. Most run in process; the conversion ones share
+one fork of the conversion venv (tests/cosyvoice_support.py) and stop before any model runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cosyedge.cli import main
+from cosyedge.config.templates import TemplateConfig
+from cosyedge.intake.templates import declared_phrases
+
+DAMAGED = """
+import json, shutil, sys
+from pathlib import Path
+from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+
+good, work = Path(sys.argv[1]), Path(sys.argv[2])
+damage = {
+    "garbage": lambda data: b"\\x80\\x02garbage",
+    "empty": lambda data: b"",
+    "truncated": lambda data: data[: len(data) // 3],
+}
+results = {}
+for part in ("llm.pt", "flow.pt", "hift.pt", "spk2info.pt"):
+    for how, damaged in damage.items():
+        model = work / "model"
+        shutil.rmtree(model, ignore_errors=True)
+        shutil.copytree(good, model)
+        (model / part).write_bytes(damaged((good / part).read_bytes()))
+        out = work / "out" / "pack"
+        try:
+            convert(model, out, SpeakerChoice("英文女"))
+            results[f"{part} {how}"] = "converted"
+        except ConversionError as exc:
+            results[f"{part} {how}"] = str(exc)
+        assert not (work / "out").exists() or not any((work / "out").iterdir())
+print(json.dumps(results, ensure_ascii=False))
+"""
+
+
+def test_a_damaged_weight_file_is_refused_in_one_line_naming_it(tiny_model, tmp_path):
+    from cosyvoice_support import run_cosyvoice_python
+
+    done = run_cosyvoice_python("-c", DAMAGED, str(tiny_model), str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(results) == 12
+    for case, message in results.items():
+        part = case.split()[0]
+        assert f"model/{part}: " in message, (case, message)
+        assert "\n" not in message and "weights_only" not in message, (case, message)
+
+
+NOTHING = ["", "   ", "!!!", "。。。！？", "?! ...", "🔥🔥"]
+
+
+@pytest.mark.parametrize("text", NOTHING)
+@pytest.mark.parametrize("command", ["say", "read"])
+def test_a_text_with_nothing_to_say_is_refused_in_one_line(command, text, tmp_path, capfd):
+    config = tmp_path / "cosyedge.yaml"
+    config.write_text("voices:\n  en:\n    engine: hibari\n")
+    out = tmp_path / "said.wav"
+    args = [command, "--config", str(config), *(["--out", str(out)] if command == "say" else [])]
+    assert main([*args, text]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == f"cosyedge {command}: nothing to say in en: {text!r}"
+    assert not out.exists()
+
+
+def test_a_template_of_punctuation_only_is_not_warmed_in_either_language():
+    templates = [
+        TemplateConfig(topic="t/a", text="Line three stopped."),
+        TemplateConfig(topic="t/b", text="!!!"),
+        TemplateConfig(topic="t/c", text="。。。！？", lang="zh"),
+        TemplateConfig(topic="t/d", text="三号线停了。", lang="zh"),
+    ]
+    texts = [p.text for p in declared_phrases(templates)]
+    assert texts == ["Line three stopped.", "三号线停了。"]
+
+
+def test_a_cosyvoice2_directory_is_named_in_a_plain_sentence(tmp_path):
+    from cosyedge.packs.cosyvoice_reference import ModelDirError, check_version, read_yaml
+
+    path = tmp_path / "cosyvoice.yaml"
+    path.write_text(
+        "llm: !new:cosyvoice.llm.llm.Qwen2LM\n  x: 1\n"
+        "flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec\n  x: 1\n"
+    )
+    with pytest.raises(ModelDirError) as refused:
+        check_version(read_yaml(path), path)
+    assert str(refused.value) == (
+        f"{path}: llm is cosyvoice.llm.llm.Qwen2LM, not cosyvoice.llm.llm.TransformerLM: "
+        "a CosyVoice2/3 model directory, not a CosyVoice-300M (v1) one"
+    )
