@@ -6,6 +6,8 @@ one fork of the conversion venv (tests/cosyvoice_support.py) and stop before any
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -96,3 +98,20 @@ def test_a_cosyvoice2_directory_is_named_in_a_plain_sentence(tmp_path):
         f"{path}: llm is cosyvoice.llm.llm.Qwen2LM, not cosyvoice.llm.llm.TransformerLM: "
         "a CosyVoice2/3 model directory, not a CosyVoice-300M (v1) one"
     )
+
+
+def test_a_converted_pack_is_readable_by_every_user_whatever_the_umask(tmp_path):
+    from cosyedge.packs.staging import staged_dir
+
+    out = tmp_path / "packs" / "voice"
+    previous = os.umask(0o077)
+    try:
+        with staged_dir(out) as work:
+            (work / "model.onnx").write_bytes(b"weights")
+            (work / "speakers").mkdir()
+            (work / "speakers" / "a.npy").write_bytes(b"x")
+    finally:
+        os.umask(previous)
+    modes = {p.relative_to(out).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*")}
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert modes == {"model.onnx": 0o644, "speakers": 0o755, "speakers/a.npy": 0o644}
