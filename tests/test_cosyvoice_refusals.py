@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 
 import pytest
@@ -115,3 +116,24 @@ def test_a_converted_pack_is_readable_by_every_user_whatever_the_umask(tmp_path)
     modes = {p.relative_to(out).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*")}
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     assert modes == {"model.onnx": 0o644, "speakers": 0o755, "speakers/a.npy": 0o644}
+
+
+def test_check_and_say_refuse_a_pack_whose_file_no_longer_matches(cosyvoice_pack, tmp_path, capfd):
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    config = tmp_path / "cosyedge.yaml"
+    config.write_text(f"voices:\n  en:\n    engine: cosyvoice\n    pack: {pack}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    capfd.readouterr()
+    damaged = pack / "hift_core.onnx"
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    assert main(["check", "--config", str(config)]) == 2
+    said = f"{damaged}: SHA-256 differs from the manifest; reconvert the pack"
+    assert capfd.readouterr().err == f"{config}: voices.en.pack: {said}\n"
+    out = tmp_path / "said.wav"
+    assert main(["say", "--config", str(config), "--out", str(out), "Line three stopped."]) == 1
+    err = capfd.readouterr().err.strip()
+    assert err.startswith("cosyedge say: nothing was said: ") and err.endswith(said), err
+    assert "\n" not in err and not out.exists()
