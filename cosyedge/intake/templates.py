@@ -30,6 +30,7 @@ from cosyedge.intake.alert import (
 )
 from cosyedge.model import Alert, Announcement, Prelude, RejectedAlert, Scalar
 from cosyedge.speech.cache.warm import Phrase
+from cosyedge.speech.lang import says_anything, split_runs
 
 if TYPE_CHECKING:
     from cosyedge.config.templates import TemplateConfig
@@ -274,7 +275,9 @@ class TemplateSet:
 def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
     """Every phrase the templates can say, for those whose phrases form a finite set: a
     template with no placeholders says one fixed phrase, one whose every placeholder has
-    declared `values` says their combinations (rendered ahead into the cache)."""
+    declared `values` says their combinations (rendered ahead into the cache). A phrase
+    with no word or number in it (punctuation only) is not one: its alert is rejected as
+    `nothing to say`, whatever the language, so it is never rendered nor counted."""
     phrases: dict[Phrase, None] = {}
     for config in templates:
         if placeholders(config.text) and not config.values:
@@ -286,5 +289,6 @@ def declared_phrases(templates: Iterable[TemplateConfig]) -> list[Phrase]:
                 announcement = template.announcement(alert, {})
             except RejectedAlert:
                 continue
-            phrases[Phrase(announcement.text, announcement.lang)] = None
+            if says_anything(split_runs(announcement.text, announcement.lang)):
+                phrases[Phrase(announcement.text, announcement.lang)] = None
     return list(phrases)

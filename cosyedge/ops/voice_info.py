@@ -104,6 +104,11 @@ def _describe_cosyvoice(pack_dir: Path) -> list[str]:
                 else ""
             )
             + f", greedy tokens agree {100 * int8['greedy_token_agreement']:.0f} %"
+            + (
+                f" ({100 * int8['forced_token_agreement']:.0f} % fed fp32's tokens)"
+                if "forced_token_agreement" in int8
+                else ""
+            )
         )
     lines.append(
         f"  memory: {memory.get('load_mb', 0):.0f} MB loaded, up to "

@@ -109,16 +109,32 @@ def check_model_dir(model_dir: Path, choice: SpeakerChoice) -> dict[str, Any]:
     return config
 
 
+def load_weights(path: Path) -> Any:
+    """A released `.pt` file's contents (tensors only), or a one-line refusal naming it: an
+    empty, truncated or foreign file makes torch raise any of several types, with pages of
+    advice about `weights_only` that do not apply to a damaged download."""
+    import torch
+
+    if path.stat().st_size == 0:
+        raise ConversionError(f"{path}: empty; download it again")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises UnpicklingError, EOFError, RuntimeError, ...
+        raise ConversionError(
+            f"{path}: not a readable PyTorch weight file ({type(exc).__name__}: damaged or "
+            "truncated); download it again"
+        ) from None
+
+
 def load_models(model_dir: Path) -> dict[str, Any]:
     """The reference models with the directory's weights; wrong shapes are one line."""
-    import torch
 
     try:
         models = build_models(model_dir / "cosyvoice.yaml")
     except ModelDirError as exc:
         raise ConversionError(str(exc)) from None
     for part, model in models.items():
-        state = torch.load(model_dir / f"{part}.pt", map_location="cpu", weights_only=True)
+        state = load_weights(model_dir / f"{part}.pt")
         if part == "hift":
             state = {k.replace("generator.", ""): v for k, v in state.items()}
         try:
@@ -178,9 +194,7 @@ def check_prompt_wav(path: Path) -> tuple[np.ndarray, int]:
 
 
 def sft_embedding(model_dir: Path, name: str) -> Any:
-    import torch
-
-    speakers = torch.load(model_dir / SPEAKERS_FILE, map_location="cpu", weights_only=True)
+    speakers = load_weights(model_dir / SPEAKERS_FILE)
     if name not in speakers:
         known = ", ".join(sorted(speakers))
         raise ConversionError(f"{model_dir / SPEAKERS_FILE}: no speaker {name!r} (has {known})")

@@ -45,6 +45,11 @@ MAX_DISTANCE_DB = 3.0
 # HiFT alone measured 0.31 dB on the voiced full-size random model and 0.24 dB on the tiny
 # one; its first convolution's weight scale four times too large gave 5.7 dB.
 MAX_HIFT_DISTANCE_DB = 1.0
+# The int8 LM fed fp32's tokens, its best token against fp32's at each position (no
+# compounding, unlike two sequences decoded apart): 0.84 and 0.95 on the tiny model's two
+# sentences, 1.0 at full size (its free decoding agreed at every token); an LM step with its
+# weights scrambled falls near zero.
+MIN_FORCED_AGREEMENT = 0.5
 CALIBRATION = SENTENCES[SPOKEN:]  # not the sentences the gate speaks
 
 Feeds = dict[str, np.ndarray]
@@ -59,7 +64,8 @@ class Int8Report:
     graphs: tuple[str, ...]
     distance_db: float
     hift_distance_db: float  # the int8 HiFT alone, on the fp32 graphs' mel and source
-    greedy_token_agreement: float
+    greedy_token_agreement: float  # decoded apart: parts for good at the first tipped token
+    forced_token_agreement: float  # fed fp32's tokens: the share of its best tokens that agree
     fp32_bytes: int
     int8_bytes: int
 
@@ -147,24 +153,50 @@ def hift_feeds(pack: CosyPack, sentences: tuple[str, ...]) -> list[Feeds]:
     return feeds
 
 
-def compare(pack: CosyPack, replaced: dict[str, Path]) -> tuple[float, float, float]:
+@dataclass(frozen=True)
+class Comparison:
+    distance_db: float
+    hift_distance_db: float
+    greedy_token_agreement: float
+    forced_token_agreement: float
+
+
+def compare(pack: CosyPack, replaced: dict[str, Path]) -> Comparison:
     """Mean log-mel distance (dB) of the graphs `replaced` (int8) against the pack's (fp32)
     audio from the same tokens and noise, the same of the int8 HiFT alone on fp32's mel and
-    source, and the share of greedy tokens int8 decoding agrees on."""
+    source, the share of greedy tokens int8 decoding agrees on, and the share of positions
+    where the int8 LM fed fp32's tokens would choose fp32's token (its end included)."""
     fp32, int8 = load_models(pack), load_models(pack, replaced)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
-    distances, hift, agree, total = [], [], 0, 0
+    distances, hift, agree, total, forced = [], [], 0, 0, []
     for i, sentence in enumerate(SENTENCES[:SPOKEN]):
         ids = bpe.encode(sentence)
         tokens = fp32.speech_tokens(ids, greedy_sampler(fp32.eos))
         other = int8.speech_tokens(ids, greedy_sampler(int8.eos))
         agree += sum(a == b for a, b in zip(tokens, other, strict=False))
         total += len(tokens)
+        forced += forced_choices(int8, ids, tokens)
         mel, source = mel_and_source(fp32, tokens, i)
         a = fp32.vocode(mel, source)
         distances.append(distance_db(a, speak(int8, tokens, i), pack.sample_rate))
         hift.append(distance_db(a, int8.vocode(mel, source), pack.sample_rate))
-    return float(np.mean(distances)), float(np.mean(hift)), agree / max(total, 1)
+    return Comparison(float(np.mean(distances)), float(np.mean(hift)),
+                      agree / max(total, 1), float(np.mean(forced)))  # fmt: skip
+
+
+def forced_choices(models: CosyvoiceModels, ids: list[int], tokens: list[int]) -> list[bool]:
+    """Decode `tokens` (then the end) through `models`' LM whatever it prefers, and say at
+    each position whether its greedy choice was that token: one tipped choice does not
+    change the context of the next, as it does when each side decodes on its own."""
+    best, said = greedy_sampler(models.eos), []
+
+    def forced(logp: np.ndarray, decoded: list[int], ignore_eos: bool) -> int:
+        wanted = tokens[len(decoded)] if len(decoded) < len(tokens) else models.eos
+        said.append(best(logp, decoded, ignore_eos) == wanted)
+        return wanted
+
+    models.speech_tokens(ids, forced)
+    return said
 
 
 def distance_db(a: np.ndarray, b: np.ndarray, rate: int) -> float:
@@ -203,13 +235,21 @@ def quantize_graphs(pack: CosyPack, staging: Path) -> dict[str, Path]:
 
 def gate(pack: CosyPack, replaced: dict[str, Path]) -> Int8Report:
     """The figures of the graphs `replaced` against the pack's fp32 ones; `Int8Refused`
-    when HiFT's audio alone, or the whole audio, moves more than its limit."""
-    distance, hift, agreement = compare(pack, replaced)
+    when HiFT's audio alone, or the whole audio, moves more than its limit, or the LM fed
+    fp32's tokens chooses them less often than its limit."""
+    c = compare(pack, replaced)
+    distance, hift, forced = c.distance_db, c.hift_distance_db, c.forced_token_agreement
     fp32_bytes = sum(pack.path(role).stat().st_size for role in replaced)
     int8_bytes = sum(path.stat().st_size for path in replaced.values())
     report = Int8Report(tuple(replaced), round(distance, 3), round(hift, 3),
-                        round(agreement, 3), fp32_bytes, int8_bytes)  # fmt: skip
+                        round(c.greedy_token_agreement, 3), round(forced, 3),
+                        fp32_bytes, int8_bytes)  # fmt: skip
     log.info("int8 against fp32: %s", report.as_dict())
+    if forced < MIN_FORCED_AGREEMENT:
+        raise Int8Refused(
+            f"the int8 LM, fed fp32's tokens, chooses them at {100 * forced:.0f} % of the "
+            f"positions (limit {100 * MIN_FORCED_AGREEMENT:.0f} %); convert without --int8"
+        )
     if hift > MAX_HIFT_DISTANCE_DB:
         raise Int8Refused(
             f"int8 HiFT changes the audio by {hift:.2f} dB log-mel (limit "

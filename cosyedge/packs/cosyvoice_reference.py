@@ -97,10 +97,11 @@ def check_version(config: dict[str, Any], path: Path) -> None:
         entry = config.get(part)
         found = entry.target if isinstance(entry, New) else None
         if found != wanted:
-            version = "CosyVoice2/3" if found and ("Qwen2" in found or "Causal" in found) else ""
+            later = bool(found) and ("Qwen2" in found or "Causal" in found)
+            what = "a CosyVoice2/3 model directory, " if later else ""
             raise ModelDirError(
                 f"{path}: {part} is {found or 'missing'}, not {wanted}: "
-                f"{version or 'not'} a CosyVoice-300M model directory".replace("  ", " ")
+                f"{what}not a CosyVoice-300M (v1) one"
             )
 
 

@@ -61,9 +61,20 @@ def _staged(out: Path) -> Iterator[Path]:
     work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
     try:
         yield work
+        _readable_by_all(work)
         if out.exists():
             shutil.rmtree(out)
         work.rename(out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+def _readable_by_all(work: Path) -> None:
+    """Directories 0755, files 0644, as a package installs them: mkdtemp makes the staging
+    0700, and a pack converted by root into the state directory must be readable by the
+    service's own user."""
+    work.chmod(0o755)
+    for path in work.rglob("*"):
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
