@@ -16,6 +16,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import statistics
 import string
 import subprocess
@@ -1583,9 +1584,21 @@ class Alarms:
     with every condition raised so far standing (its ConditionRefresh sends them again)."""
 
     def __init__(self, lab: Lab) -> None:
-        self.lab, self.port = lab, free_port()
+        self.lab, self.port = lab, 0
         self.raised: dict[int, float] = {}  # alarm -> when the server's trigger returned
-        self.server = self._start([])
+        self.server = self._first()
+
+    def _first(self, tries: int = 3) -> ServerProcess:
+        """The first server, on a port of our block; another test run on this machine may
+        take the same port between `free_port` and the bind, so a few tries."""
+        for attempt in range(tries):
+            self.port = free_port()
+            try:
+                return self._start([])
+            except AssertionError:  # it exited: the port taken meanwhile
+                if attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def _start(self, standing: list[dict]) -> ServerProcess:
         argv = [sys.executable, str(ASYNCUA_SERVER), str(self.port)]
@@ -1611,8 +1624,16 @@ class Alarms:
     def kill(self) -> None:
         self.server.kill()
 
-    def restart(self) -> None:
-        """A new server process on the same port, every alarm raised so far standing."""
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """The server killed, its port held meanwhile (bound, not listening: a connect is
+        refused as by a server down), so no other test's `free_port` takes it; then a new
+        server process on the same port, every alarm raised so far standing."""
+        self.kill()
+        with socket.socket() as held:
+            held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            held.bind(("127.0.0.1", self.port))
+            yield
         self.server = self._start([self.request(i) for i in sorted(self.raised)])
 
 
@@ -1689,9 +1710,8 @@ def restart_server(alarms: Alarms, daemon: Daemon, outage_s: float = 2.0) -> flo
     """kill -9 of the server, a restart after `outage_s` with its conditions standing; seconds
     from the restarted server listening to the source subscribed again, None when it was not."""
     before = subscribed(daemon)
-    alarms.kill()
-    time.sleep(outage_s)
-    alarms.restart()
+    with alarms.down():
+        time.sleep(outage_s)
     back = time.monotonic()
     with contextlib.suppress(AssertionError):
         wait_until(lambda: subscribed(daemon) > before, 120, "subscribed again", 0.05)
