@@ -4,7 +4,9 @@ triggering the AlarmConditionType event a server's alarm would, answered on stdo
 names its condition (`condition`, HighLevel by default; another name makes it under Tank3);
 `flood` makes `count` conditions active at once (at `severity`); `answer` sets how
 Acknowledge answers from then on: a `status` other than Good, after a `delay` in seconds, or
-(`drop`, once) carried out with the connections closed before the answer.
+(`drop`, once) carried out with the connections closed before the answer. `OPCUA_STANDING`
+in the environment (a JSON list of requests) is carried out before the server listens: a
+server restarted with its conditions standing, as a PLC's server keeps them across its restart.
 
 Usage: opcua_asyncua_server.py PORT [CERTIFICATE KEY]  (with them: Basic256Sha256
 SignAndEncrypt only; without: the policy None only)
@@ -16,6 +18,7 @@ import asyncio
 import copy
 import datetime
 import json
+import os
 import sys
 import uuid
 
@@ -61,6 +64,8 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
         return alarms[name]
 
     first = await alarm("HighLevel")
+    for request in json.loads(os.environ.get("OPCUA_STANDING", "[]")):
+        await act(await alarm(request.get("condition", "HighLevel")), request)
     calls: list[dict] = []
     answer: dict = {"status": None, "delay": 0, "drop": False}
 

@@ -16,18 +16,21 @@ import os
 import random
 import re
 import shutil
+import socket
 import statistics
 import string
 import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+from opcua_support import ASYNCUA_SERVER, ServerProcess
 from paho.mqtt.enums import CallbackAPIVersion
 from support import REPO, Broker, Daemon, Listener, SwappableSink, fill, free_port, wait_until
 
@@ -61,6 +64,7 @@ SIZES: dict[str, dict] = {
         "premium_phrases": 12,
         "hostile": 7,  # one of each kind
         "ordinary_per_hostile": 2,
+        "opcua": 7,  # one before each kill, two while the daemon is down, three untouched
         "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
     },
     "full": {
@@ -82,6 +86,7 @@ SIZES: dict[str, dict] = {
         "premium_phrases": 200,
         "hostile": 42,  # six of each kind, with 84 of the shared set's 90 alerts between
         "ordinary_per_hostile": 2,
+        "opcua": 100,
         "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
     },
 }
@@ -1572,6 +1577,205 @@ def zone_notes(lab: Lab, wanted: dict[str, set[str]], daemon: Daemon) -> list[st
     return notes
 
 
+# -- an OPC UA server's alarms -----------------------------------------------------------------
+class Alarms:
+    """An asyncua server (tests/opcua_asyncua_server.py) whose alarms are raised one after
+    another, each a condition of its own and a new phrase; it can be killed, and restarted
+    with every condition raised so far standing (its ConditionRefresh sends them again)."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.lab, self.port = lab, 0
+        self.raised: dict[int, float] = {}  # alarm -> when the server's trigger returned
+        self.server = self._first()
+
+    def _first(self, tries: int = 3) -> ServerProcess:
+        """The first server, on a port of our block; another test run on this machine may
+        take the same port between `free_port` and the bind, so a few tries."""
+        for attempt in range(tries):
+            self.port = free_port()
+            try:
+                return self._start([])
+            except AssertionError:  # it exited: the port taken meanwhile
+                if attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _start(self, standing: list[dict]) -> ServerProcess:
+        argv = [sys.executable, str(ASYNCUA_SERVER), str(self.port)]
+        env = {"OPCUA_STANDING": json.dumps(standing)}
+        return ServerProcess(argv, self.lab.root / "opcua-server.log", env)
+
+    def source(self) -> str:
+        return (
+            f"sources:\n  - opcua:\n      endpoint: opc.tcp://127.0.0.1:{self.port}/test\n"
+            "      name: tank\n      security: {policy: None, mode: None}\n"
+            "      reconnect_max_s: 2\n"
+        )
+
+    @staticmethod
+    def request(i: int) -> dict:
+        message = f"Alarm {i}: pressure in vessel {i} is too high"
+        return {"do": "raise", "condition": f"A{i}", "severity": 700, "message": message}
+
+    def raise_one(self, i: int) -> None:
+        self.server.do(**self.request(i))
+        self.raised[i] = time.time()
+
+    def kill(self) -> None:
+        self.server.kill()
+
+    @contextlib.contextmanager
+    def down(self) -> Iterator[None]:
+        """The server killed, its port held meanwhile (bound, not listening: a connect is
+        refused as by a server down), so no other test's `free_port` takes it; then a new
+        server process on the same port, every alarm raised so far standing."""
+        self.kill()
+        with socket.socket() as held:
+            held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            held.bind(("127.0.0.1", self.port))
+            yield
+        self.server = self._start([self.request(i) for i in sorted(self.raised)])
+
+
+ALARM_TEXT = re.compile(r"\bAlarm (\d+): pressure in vessel")
+
+
+def alarm_reports(lab: Lab) -> dict[int, list[dict]]:
+    """The reports of each alarm (by the number its phrase names), deduplicated ones aside."""
+    found: dict[int, list[dict]] = {}
+    for report in lab.reports():
+        seen = ALARM_TEXT.search(str(report.get("text", "")))
+        if seen and report["outcome"] != "deduplicated":
+            found.setdefault(int(seen[1]), []).append(report)
+    return found
+
+
+def wait_alarms_said(lab: Lab, alarms: Iterable[int], timeout: float) -> bool:
+    wanted = set(alarms)
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: wanted <= set(alarm_reports(lab)), timeout, "alarms said", 0.05)
+        return True
+    return False
+
+
+def subscribed(daemon: Daemon) -> int:
+    return len(re.findall(r"OPC UA tank: subscribed at", daemon.log()))
+
+
+def opcua(lab: Lab, size: dict) -> Result:
+    """Alarms of an OPC UA server raised one after another, each said as it comes; a third of
+    the way, kill -9 of the daemon just after an alarm is raised, two more raised while it is
+    down, then a restart; two thirds of the way, kill -9 of the server just after an alarm,
+    and a restart with the same conditions standing. Every alarm is said exactly once."""
+    n, started = int(size["opcua"]), time.monotonic()
+    alarms = Alarms(lab)
+    daemon = lab.daemon(lab.config(extra=alarms.source()))
+    daemon.wait_for_log(r"OPC UA tank: subscribed at", 60)
+    daemon_kill = n // 3
+    server_kill = max(2 * n // 3, daemon_kill + 3)
+    affected = {daemon_kill, daemon_kill + 1, daemon_kill + 2, server_kill}
+    times: dict[str, float | None] = {}
+    try:
+        for i in range(n):
+            if i in (daemon_kill + 1, daemon_kill + 2):
+                alarms.raise_one(i)  # while the daemon is down
+                if i == daemon_kill + 2:
+                    times["daemon"] = restart_killed(lab, daemon)
+                    wait_alarms_said(lab, range(i + 1), 120)
+                continue
+            alarms.raise_one(i)
+            if i == daemon_kill:
+                daemon.process.kill()
+                daemon.process.wait()
+            elif i == server_kill:
+                times["server"] = restart_server(alarms, daemon)
+                wait_alarms_said(lab, range(i + 1), 120)
+            else:
+                wait_alarms_said(lab, [i], 60)
+        wait_alarms_said(lab, range(n), 60 + 2 * n)
+    finally:
+        alarms.kill()
+    return opcua_account(lab, daemon, alarms, affected, times, started)
+
+
+def restart_killed(lab: Lab, daemon: Daemon) -> float | None:
+    """Restart the daemon killed; seconds until its first report (back and speaking), None
+    when none came."""
+    count = len(lab.listener.on(REPORT))
+    daemon.start(wait_ready=False)
+    return time_to_next_report(lab, count, 120)
+
+
+def restart_server(alarms: Alarms, daemon: Daemon, outage_s: float = 2.0) -> float | None:
+    """kill -9 of the server, a restart after `outage_s` with its conditions standing; seconds
+    from the restarted server listening to the source subscribed again, None when it was not."""
+    before = subscribed(daemon)
+    with alarms.down():
+        time.sleep(outage_s)
+    back = time.monotonic()
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: subscribed(daemon) > before, 120, "subscribed again", 0.05)
+        return time.monotonic() - back
+    return None
+
+
+def opcua_account(
+    lab: Lab, daemon: Daemon, alarms: Alarms, affected: set[int], times: dict, started: float
+) -> Result:
+    """Each alarm raised: one outcome, one `spoke alert` line, one alert id; the latency from
+    the server's trigger to the report's `start` over the alarms no kill touched."""
+    reports, log = alarm_reports(lab), daemon.log()
+    kinds, twice, notes = Counter(), [], []
+    for i in alarms.raised:
+        ids = {r["id"] for r in reports.get(i, [])}
+        spoken_lines = sum(log.count(f"spoke alert {ident} ") for ident in ids)
+        if len(reports.get(i, [])) > 1 or len(ids) > 1 or spoken_lines > 1:
+            twice.append(i)
+        if reports.get(i):
+            kinds[reports[i][0]["outcome"]] += 1
+    spoken = kinds.pop("spoken", 0)
+    if twice:
+        notes.append(f"{len(twice)} alarms said twice or with two outcomes: {twice[:5]}")
+    lat = [
+        (reports[i][0]["start"] - alarms.raised[i]) * 1000
+        for i in alarms.raised
+        if i not in affected and reports.get(i) and reports[i][0]["outcome"] == "spoken"
+    ]
+    notes += latency_notes(lat, times)
+    if not daemon.alive():
+        notes.append("the daemon died")
+    return Result(
+        scenario=f"OPC UA: {len(alarms.raised)} alarms, kill -9 of the daemon and of the server",
+        sent=len(alarms.raised), spoken=spoken, other=dict(sorted(kinds.items())),
+        lost=sum(1 for i in alarms.raised if not reports.get(i)),
+        recovery_s=None if times.get("daemon") is None else round(times["daemon"], 2),
+        peak_rss_mb=round(lab.probe.peak_mb, 1),
+        duration_s=round(time.monotonic() - started, 1),
+        missing_reasons=sum(1 for i in alarms.raised if reports.get(i)
+                            and reports[i][0]["outcome"] != "spoken"
+                            and not reports[i][0].get("reason")),
+        notes=notes,
+    )  # fmt: skip
+
+
+def latency_notes(lat: list[float], times: dict) -> list[str]:
+    """The trigger-to-first-audio percentiles, and the two recoveries."""
+    notes = []
+    if lat:
+        lat.sort()
+        p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))]
+        notes.append(
+            f"server's trigger to the report's start over {len(lat)} alarms no kill touched: "
+            f"p50 {statistics.median(lat):.0f} ms, p99 {p99:.0f} ms, max {lat[-1]:.0f} ms"
+        )
+    said = {k: "never" if v is None else f"{v:.1f} s" for k, v in times.items()}
+    notes.append(
+        f"recovery: daemon restart to its first report {said.get('daemon', 'never')}; "
+        f"restarted server listening to the source subscribed again {said.get('server', 'never')}"
+    )
+    return notes
+
+
 SCENARIOS = {
     "kill9": kill9,
     "http": http_kill9,
@@ -1593,6 +1797,7 @@ SCENARIOS = {
     "premium": premium_flood,
     "hostile": hostile,
     "zones": zones_flood,
+    "opcua": opcua,
 }
 
 

@@ -22,6 +22,7 @@ RECOVERING = {
     "model",
     "journalfull",
     "deaf",
+    "opcua",
 }
 UNSAID_NOTHING = RECOVERING | {"faults", "retained", "hostile"}
 # The premium tier's upgrading is waited for while it moves, and its worker runs at the
