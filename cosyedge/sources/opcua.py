@@ -78,6 +78,7 @@ class OpcuaSource(Component, Observer):
         self._refreshed: set[str] | None = None
         self._unsent: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
         self._unkept: float | None = None  # since when the state has changes not written
+        self._own: set[str] = set()  # the ids the source is ending itself, not the operator
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
@@ -116,6 +117,9 @@ class OpcuaSource(Component, Observer):
         (the desk's thread, under its lock: only handed over)."""
         if fact.get("e") != "command" or fact.get("cmd") not in ("ack", "confirm"):
             return
+        with self._lock:
+            if fact.get("id") in self._own:
+                return  # the source's own (a superseded alert's end): nothing for the server
         loop, inbox = self._loop, self._inbox
         if loop is None or inbox is None:
             log.warning("OPC UA %s: not running; command %s not passed on", self.config.name, fact)
@@ -270,6 +274,9 @@ class OpcuaSource(Component, Observer):
             self.door.accept(Message(topic, alert.payload), _nothing, "opcua")
             return
         by = step.event
+        if step.kind == "supersede":
+            self._supersede(step)
+            return
         if step.kind == "ack":
             user = _signature(by.user, 64) or SERVER_USER
             command = Command("ack", id=step.id, user=user, comment=_acked_comment(self.config, by))
@@ -280,12 +287,26 @@ class OpcuaSource(Component, Observer):
                 self.desk.tell(Event("command", detail))  # shaped as the rules' own
                 return
         else:
-            comment = f"{step.kind}d at the OPC UA server {self.config.name}"
+            comment = step.reason or f"{step.kind}d at the OPC UA server {self.config.name}"
             command = Command(step.kind, topic=topic, user=SERVER_USER, comment=comment)
         answer = self.desk.command(command, json.dumps(command.__dict__))
         if answer.refused is not None:
             name, refused = self.config.name, answer.refused
             log.warning("OPC UA %s: %s not carried out here: %s", name, step.kind, refused)
+
+    def _supersede(self, step: Step) -> None:
+        """The alert said of a condition ends as its new one is raised (`step.reason` names
+        it): acknowledged here by the source, not at the server (the plant has not)."""
+        if step.id not in self.desk.unacknowledged(returned=True):
+            return  # acknowledged here already, or never held
+        command = Command("ack", id=step.id, user=self.fault_name, comment=step.reason)
+        with self._lock:
+            self._own.add(step.id)
+        try:
+            self.desk.command(command, json.dumps(command.__dict__))
+        finally:
+            with self._lock:
+                self._own.discard(step.id)
 
     def _alert(self, step: Step) -> sourced.SourceAlert:
         """The alarm as a source hands it to the door (intake/sourced.py), its phrase made."""
