@@ -63,6 +63,10 @@ def test_the_section_is_read_and_its_errors_name_the_key(tmp_path: Path):
     plain = "      endpoint: opc.tcp://plc:4840\n      security: {policy: None, mode: None}\n"
     bad_field = f"{plain}      templates: {{en: '{{Tag}}'}}\n"
     assert 'sources[0].opcua.templates.en: no event field "Tag"' in refused(bad_field)
+    twice = f"{plain}  - opcua:\n      endpoint: opc.tcp://PLC:4840/\n      name: b\n"
+    twice += "      security: {policy: None, mode: None}\n"
+    told = refused(twice)  # one server's alarms, each said twice
+    assert "sources[1].opcua.endpoint:" in told and "sources[0]'s too" in told, told
     bands = f"{plain}      priorities: {{high: 900, critical: 800}}\n"
     assert "sources[0].opcua.priorities: each band" in refused(bands)
     with pytest.raises(ConfigError, match=r"sources\[0\]\.kind: expected exactly one key"):
