@@ -119,6 +119,8 @@ def test_condition_events_become_alerts_acks_and_returns(tmp_path: Path):
     raised = steps[0].id
     assert t.said(COND) == raised and raised == t.alert_id(first)
     assert kinds(t, event(1)) == []  # the same EventId again: nothing
+    assert kinds(t, event(1, active=False)) == ["returned"]  # reused, another state: news
+    assert kinds(t, event(1)) == ["raise"]  # active again (the same id: a copy at the desk)
     assert kinds(t, event(2)) == []  # a new event, nothing changed that is said
     # A new Severity supersedes the alert said: it ends, naming the new one, as that is raised.
     ended, changed = t.handle(event(3, severity=900))

@@ -128,9 +128,14 @@ class Tracker:
 
     def handled(self, event: ConditionEvent) -> bool:
         """Whether the event was handled before (ConditionRefresh sends a condition's last
-        event again, at every connect and after a restart)."""
+        event again, at every connect and after a restart). The last EventId again with
+        another ActiveState or AckedState is news: a server that reuses EventIds."""
         old = self.conditions.get(event.condition)
-        return old is not None and event.event_id in old.events
+        if old is None or event.event_id not in old.events:
+            return False
+        return event.event_id != old.event_id or (event.active, event.acked) == (
+            old.active, old.acked,
+        )  # fmt: skip
 
     def handle(self, event: ConditionEvent) -> list[Step]:
         """The steps one event asks for; the state is updated (not yet kept: `keep`)."""
