@@ -88,6 +88,17 @@ def test_a_refused_ack_leaves_the_alarm_standing_and_an_unanswered_one_is_sent(
         assert hung["status"].startswith("sent, no answer") and hung["result"] == "no_answer"
         wait_until(lambda: server.do(do="calls")["AckedState/Id"], 30, "acked at the server")
         assert len(heard.spoken()) == 3
+
+        # Lost before it was done: no answer, and the refresh after the reconnect shows the
+        # condition unacknowledged: the alarm stands again here, said again.
+        server.do(do="answer", status=None, delay=0, drop="undone")
+        server.do(do="change", severity=950, message="Level overflow")
+        wait_until(lambda: len(heard.spoken()) == 4, 30, "the change spoken")
+        heard.ack(broker.port, id=heard.spoken()[3]["id"])
+        wait_until(lambda: len(heard.answers()) == 4, 30, "the dropped call told")
+        assert heard.answers()[3]["result"] == "no_answer", heard.answers()[3]
+        wait_until(lambda: len(heard.spoken()) == 5, 60, "the alarm said again after the refresh")
+        daemon.wait_for_log(r"was not done: the alarm stands")
     finally:
         heard.listener.close()
         server.kill()
