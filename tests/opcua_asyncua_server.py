@@ -81,6 +81,11 @@ async def main(port: int, cert: str | None, key: str | None) -> None:
             return ua.StatusCode(ua.StatusCodes.BadEventIdUnknown)
         if found.state["AckedState/Id"]:
             return ua.StatusCode(ua.StatusCodes.BadConditionBranchAlreadyAcked)
+        if answer["drop"] == "undone":  # the connection lost before it was done (once)
+            answer["drop"] = False
+            for client in list(server.bserver.clients):
+                client.transport.close()
+            return ua.StatusCode()
         await act(found, {"do": "ack", "comment": comment.Value.Text})
         if answer["drop"]:  # done, but the caller never hears it (once)
             answer["drop"] = False

@@ -17,7 +17,7 @@ from asyncua import ua
 from cosyedge.config.loader import ConfigError, parse_config
 from cosyedge.config.schema import config_warnings
 from cosyedge.intake.intake import Intake
-from cosyedge.sources.conditions import ConditionEvent, Tracker, level
+from cosyedge.sources.conditions import FORGOTTEN, ConditionEvent, Tracker, level
 from cosyedge.sources.opcua_client import SELECT, event_filter, read_event, severity
 from cosyedge.sources.phrase import phrase
 
@@ -63,6 +63,10 @@ def test_the_section_is_read_and_its_errors_name_the_key(tmp_path: Path):
     plain = "      endpoint: opc.tcp://plc:4840\n      security: {policy: None, mode: None}\n"
     bad_field = f"{plain}      templates: {{en: '{{Tag}}'}}\n"
     assert 'sources[0].opcua.templates.en: no event field "Tag"' in refused(bad_field)
+    twice = f"{plain}  - opcua:\n      endpoint: opc.tcp://PLC:4840/\n      name: b\n"
+    twice += "      security: {policy: None, mode: None}\n"
+    told = refused(twice)  # one server's alarms, each said twice
+    assert "sources[1].opcua.endpoint:" in told and "sources[0]'s too" in told, told
     bands = f"{plain}      priorities: {{high: 900, critical: 800}}\n"
     assert "sources[0].opcua.priorities: each band" in refused(bands)
     with pytest.raises(ConfigError, match=r"sources\[0\]\.kind: expected exactly one key"):
@@ -115,10 +119,14 @@ def test_condition_events_become_alerts_acks_and_returns(tmp_path: Path):
     raised = steps[0].id
     assert t.said(COND) == raised and raised == t.alert_id(first)
     assert kinds(t, event(1)) == []  # the same EventId again: nothing
+    assert kinds(t, event(1, active=False)) == ["returned"]  # reused, another state: news
+    assert kinds(t, event(1)) == ["raise"]  # active again (the same id: a copy at the desk)
     assert kinds(t, event(2)) == []  # a new event, nothing changed that is said
-    changed = t.handle(event(3, severity=900))
-    assert [s.kind for s in changed] == ["raise"] and changed[0].id != raised
-    assert kinds(t, event(4, severity=900, message="Level very high")) == ["raise"]
+    # A new Severity supersedes the alert said: it ends, naming the new one, as that is raised.
+    ended, changed = t.handle(event(3, severity=900))
+    assert (ended.kind, ended.id, changed.kind) == ("supersede", raised, "raise")
+    assert changed.id != raised and ended.reason == f"superseded by {changed.id}"
+    assert kinds(t, event(4, severity=900, message="Level very high")) == ["supersede", "raise"]
     assert kinds(t, event(5, severity=900, message="Level very high", acked=True)) == ["ack"]
     assert kinds(t, event(6, active=False, acked=True)) == ["returned"]
     assert t.said(COND) is None
@@ -136,7 +144,22 @@ def test_shelved_and_disabled_conditions_are_not_said(tmp_path: Path):
     assert kinds(t, event(5, shelved=True)) == ["shelve"]
     assert kinds(t, event(6, shelved=True, severity=950)) == []
     # Unshelved while it stands: it is said again, as ISA-18.2 wants.
-    assert kinds(t, event(7)) == ["unshelve", "raise"]
+    assert kinds(t, event(7)) == ["unshelve", "supersede", "raise"]
+
+
+def test_the_shelf_set_for_a_condition_is_lifted_when_the_server_drops_or_forgets_it(
+    tmp_path: Path,
+):
+    t = Tracker("tank", tmp_path / "state.json")
+    assert kinds(t, event(1)) == ["raise"]
+    assert kinds(t, event(2, shelved=True)) == ["shelve"]
+    (lifted, returned) = t.forget(set())  # a restarted server's refresh without it
+    assert (lifted.kind, returned.kind) == ("unshelve", "returned")
+    assert lifted.reason == returned.reason == FORGOTTEN
+    assert kinds(t, event(3)) == ["raise"]
+    assert kinds(t, event(4, shelved=True)) == ["shelve"]
+    over = event(5, shelved=True, active=False, acked=True, retain=False)
+    assert kinds(t, over) == ["returned", "unshelve"]  # dropped: over, not retained
 
 
 def test_what_was_handled_is_known_after_a_restart(tmp_path: Path):

@@ -14,6 +14,7 @@ from opcua_support import asyncua_server
 from support import Listener, free_port, publish, site_yaml, wait_until
 
 from cosyedge.sources.conditions import FORGOTTEN
+from cosyedge.sources.opcua_client import KNOWN_ACKED
 
 pytestmark = pytest.mark.system
 
@@ -87,6 +88,17 @@ def test_a_refused_ack_leaves_the_alarm_standing_and_an_unanswered_one_is_sent(
         assert hung["status"].startswith("sent, no answer") and hung["result"] == "no_answer"
         wait_until(lambda: server.do(do="calls")["AckedState/Id"], 30, "acked at the server")
         assert len(heard.spoken()) == 3
+
+        # Lost before it was done: no answer, and the refresh after the reconnect shows the
+        # condition unacknowledged: the alarm stands again here, said again.
+        server.do(do="answer", status=None, delay=0, drop="undone")
+        server.do(do="change", severity=950, message="Level overflow")
+        wait_until(lambda: len(heard.spoken()) == 4, 30, "the change spoken")
+        heard.ack(broker.port, id=heard.spoken()[3]["id"])
+        wait_until(lambda: len(heard.answers()) == 4, 30, "the dropped call told")
+        assert heard.answers()[3]["result"] == "no_answer", heard.answers()[3]
+        wait_until(lambda: len(heard.spoken()) == 5, 60, "the alarm said again after the refresh")
+        daemon.wait_for_log(r"was not done: the alarm stands")
     finally:
         heard.listener.close()
         server.kill()
@@ -99,7 +111,7 @@ def test_an_ack_not_sent_is_sent_after_the_reconnect_and_a_forgotten_condition_r
     server = asyncua_server(port, None, tmp_path / "server.log")
     heard = Heard(broker.port)
     try:
-        make_daemon(config(broker.port, tmp_path, port))
+        daemon = make_daemon(config(broker.port, tmp_path, port))
         high = server.do(do="raise", severity=700, message="Level high")["condition"]
         low = server.do(do="raise", severity=700, message="Level low", condition="LowLevel")
         wait_until(lambda: len(heard.spoken()) == 2, 30, "both alarms spoken")
@@ -121,9 +133,22 @@ def test_an_ack_not_sent_is_sent_after_the_reconnect_and_a_forgotten_condition_r
 
         # A condition standing here that a restarted server no longer has: returned to
         # normal after its ConditionRefresh, with the reason.
-        server.do(do="raise", severity=700, message="Overflow", condition="Overflow")
+        overflow = server.do(do="raise", severity=700, message="Overflow", condition="Overflow")
         wait_until(lambda: heard.spoken("Overflow"), 30, "the third alarm spoken")
         server.kill()
+        daemon.wait_for_log(r"fault: opcua:tank")
+
+        # Acks while the server is down are answered at once: not sent (and sent after the
+        # next refresh, if the condition is still there), or already acknowledged there.
+        told = len(heard.answers())
+        heard.ack(broker.port, id=heard.spoken("Overflow")[0]["id"])
+        (acked_high,) = [r for r in heard.spoken() if "Level high" in r["text"]]
+        heard.ack(broker.port, id=acked_high["id"])
+        wait_until(lambda: len(heard.answers()) == told + 2, 30, "both acks answered")
+        (offline,) = heard.answers(condition=overflow["condition"])
+        assert offline["result"] == "not_sent" and "again" not in offline, offline
+        (known,) = heard.answers(condition=high, status=KNOWN_ACKED)
+        assert known["result"] == "done", known
         server = asyncua_server(port, None, tmp_path / "server2.log")
         back = lambda: [  # noqa: E731
             r for r in heard.listener.on("cosyedge/report")
@@ -131,6 +156,10 @@ def test_an_ack_not_sent_is_sent_after_the_reconnect_and_a_forgotten_condition_r
         ]  # fmt: skip
         wait_until(back, 60, "the forgotten condition returned to normal")
         assert back()[0]["note"] == FORGOTTEN
+        # The ack not sent is sent after the refresh, if still due: the refresh had it gone.
+        retried = lambda: heard.answers(condition=overflow["condition"], again=True)  # noqa: E731
+        wait_until(retried, 30, "the ack not sent told again after the refresh")
+        assert "no longer has the condition" in retried()[0]["status"]
     finally:
         heard.listener.close()
         server.kill()

@@ -167,6 +167,27 @@ def test_standing_alarms_are_kept_once_and_taken_up_in_their_zones():
     assert again.waiting("yard") == 1 and again.waiting("hall") == 0
 
 
+def test_standing_alarms_held_for_their_source_wait_until_released_or_the_time_is_up():
+    z = zones()
+    o = offer(("yard",), "high", reannounce_s=60.0)
+    z.offer(o, 0.0)
+    said(z, "yard")
+    _, alarms = z.lasting()
+    for ends in ("released", "time up"):
+        again = zones()
+        again.restore({}, alarms.values())
+        again.holds.hold("plant/#", 200.0)
+        again.holds.hold("other/#", 1000.0)  # another source's hold holds nothing of these
+        again.tick(100.0)
+        assert again.waiting("yard") == 0, ends
+        if ends == "released":
+            again.holds.hold("plant/#", None)
+            again.tick(101.0)
+        else:
+            again.tick(200.0)
+        assert again.waiting("yard") == 1, ends
+
+
 def test_status_counts_each_alarm_once():
     z = zones()
     o = offer(reannounce_s=60.0)

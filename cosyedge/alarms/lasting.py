@@ -4,8 +4,11 @@ the next start; and as the operator page shows it (`OnBoard`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any
+
+from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.model import Item, Offer
 
@@ -71,3 +74,25 @@ def board_detail(a: OnBoard) -> dict[str, Any]:
 def alarm_of(offer: Offer) -> str | None:
     """The alarm an offer is in the ISA-18.2 figures; None for an announcement."""
     return offer.announcement.alarm if offer.announcement else None
+
+
+@dataclass
+class Holds:
+    """Topic filters whose standing alarms are not re-announced before a time: a source's, at
+    a start, until it has learned from its plant system which still stand (an OPC UA
+    ConditionRefresh). Set from the source's thread, read by the rules: under its own lock."""
+
+    until: dict[str, float] = field(default_factory=dict)  # topic filter -> monotonic time
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def hold(self, topics: str, until: float | None) -> None:
+        """No re-announcement on `topics` before `until`; None: they go on now."""
+        with self.lock:
+            if until is None:
+                self.until.pop(topics, None)
+            else:
+                self.until[topics] = until
+
+    def holding(self, source: str, now: float) -> bool:
+        with self.lock:
+            return any(now < t and topic_matches_sub(f, source) for f, t in self.until.items())

@@ -21,7 +21,7 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
-from cosyedge.alarms.lasting import Active, OnBoard, Standing
+from cosyedge.alarms.lasting import Active, Holds, OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.model import (
@@ -80,6 +80,7 @@ class AlarmPolicy:
         self._clearing: dict[str, float] = {}  # off-delay: source -> when its clear takes effect
         self._active: dict[str, Active] = {}
         self._shelved: dict[str, float] = {}  # topic filter -> until
+        self.holds = Holds()  # no re-announcement yet (a source's at a start; zones share it)
         self._closed: set[str] = set()  # keys being spoken that must not be re-announced
         self._batch: Item | None = None  # the flood summary being gathered
         self._tally: list[Counted] = []  # alarms of the flood not yet counted by a summary
@@ -557,10 +558,9 @@ class AlarmPolicy:
                 self._end_active(lambda o, key=key: o.key == key)
                 effects.append(Event("expired", {"id": key}))
             elif (
-                not (active.silenced or active.cleared)
-                and active.item is None
-                and now >= active.due
-            ):
+                not (active.silenced or active.cleared) and active.item is None
+                and now >= active.due and not self.holds.holding(active.offer.source, now)
+            ):  # fmt: skip
                 if self.flood.active and active.offer.priority != "critical":
                     active.due = now + active.offer.timing.reannounce_s
                     continue

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cosyedge.alarms.lasting import OnBoard, Standing
+from cosyedge.alarms.lasting import Holds, OnBoard, Standing
 from cosyedge.alarms.policy import AlarmPolicy, ended_as
 from cosyedge.config.alarms import AlarmsConfig
 from cosyedge.config.zones import ALL, DEFAULT_ZONE
@@ -64,6 +64,9 @@ class Zones:
             raise ValueError("zones: at least one zone")
         self.names = tuple(names)
         self.lanes = {name: AlarmPolicy(config, zone=name) for name in self.names}
+        self.holds = Holds()  # one for all zones: a source's holds all its alarms
+        for lane in self.lanes.values():
+            lane.holds = self.holds
         self._open: dict[int, _Open] = {}  # by ticket seq: messages some zones still owe
         self._deaf: dict[str, str] = {}  # zones none of whose outputs could play, and why
         self._earlier: dict[int, dict[str, Mapping[str, Any]]] = {}  # by seq: told_before
@@ -75,6 +78,7 @@ class Zones:
         """One zone, whose rules are `policy`."""
         zones = cls(policy.config, (policy.zone or DEFAULT_ZONE,))
         zones.lanes = {zones.names[0]: policy}
+        zones.holds = policy.holds
         return zones
 
     @property

@@ -85,7 +85,12 @@ class SecurityConfig:
 class OpcuaConfig:
     """One OPC UA server's alarms and conditions (`sources[i].opcua`, docs/opcua.md)."""
 
-    endpoint: str = field(metadata=meta("the server's endpoint, `opc.tcp://host:4840/path`"))
+    endpoint: str = field(
+        metadata=meta(
+            "the server's endpoint, `opc.tcp://host:4840/path`; no two sources on one "
+            "endpoint with the same `notifier` (each alarm would be said twice)"
+        )
+    )
     name: str = field(
         default="opcua",
         metadata=meta(

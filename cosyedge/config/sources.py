@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, fields
+from urllib.parse import urlsplit
 
 from cosyedge.config.fields import meta, show
 from cosyedge.config.source_opcua import OpcuaConfig
@@ -80,18 +81,34 @@ def overlap(one: str, other: str) -> bool:
 
 
 def check_opcua(sources: tuple[SourceConfig, ...], voices: Collection[str]) -> None:
-    """OPC UA sources' names unique (their topics and faults), their phrases' languages
-    with a voice."""
+    """OPC UA sources' names unique (their topics and faults), no two on one server's
+    notifier (each alarm would be said twice), their phrases' languages with a voice."""
     names: set[str] = set()
+    servers: dict[tuple[str, str], int] = {}
     for i, section in of_kind(sources, "opcua"):
         assert isinstance(section, OpcuaConfig)
         path = f"sources[{i}].opcua"
         if section.name in names:
             raise ValueError(f"{path}.name: {show(section.name)} is taken by another source")
         names.add(section.name)
+        server = (_endpoint(section.endpoint), section.notifier)
+        if server in servers:
+            raise ValueError(
+                f"{path}.endpoint: {show(section.endpoint)} is sources[{servers[server]}]'s "
+                "too, with the same notifier: each alarm would be said twice"
+            )
+        servers[server] = i
         for lang in section.templates:
             if lang not in voices:
                 raise ValueError(f"{path}.templates.{lang}: no voice configured for {show(lang)}")
+
+
+def _endpoint(url: str) -> str:
+    """An endpoint as compared: its host in lowercase, the port 4840 when none is written,
+    no trailing slash."""
+    parts = urlsplit(url)
+    port = parts.port or 4840
+    return f"{(parts.hostname or '').lower()}:{port}{parts.path.rstrip('/')}"
 
 
 def source_warnings(sources: tuple[SourceConfig, ...]) -> list[str]:

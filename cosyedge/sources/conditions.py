@@ -11,7 +11,9 @@ after OPC UA Part 9 and ISA-18.2:
 - a condition said here that becomes inactive is a return to normal;
 - AckedState true arriving from the server acknowledges it here (its re-announcement ends);
 - a condition said here that is shelved or suppressed at the server is shelved here, and
-  unshelved with it;
+  unshelved with it, or when the server drops or forgets it;
+- a new Severity or Message supersedes the alert said before: it ends here (acknowledged by
+  the source, its comment naming the new alert's id) as the new one is raised;
 - an event already handled (the same ConditionId and EventId, as ConditionRefresh sends the
   condition's last event again after every reconnect and restart) changes nothing and is
   never said twice. The state is kept in a file, written once a burst is handled (what it
@@ -38,6 +40,7 @@ from cosyedge.intake import sourced
 log = logging.getLogger(__name__)
 
 FORGOTTEN = "the server no longer has the condition (not in its ConditionRefresh)"
+DROPPED = "the server dropped the condition (over, not retained)"
 KEPT_EVENT_IDS = 8  # per condition: refresh and a late copy repeat only the last few
 _UNSAFE = re.compile(r"[^A-Za-z0-9=;:._-]+")  # what a topic level and an id do not hold
 
@@ -95,7 +98,9 @@ class Condition:
 @dataclass(frozen=True)
 class Step:
     """What the source does for one event: `raise` an alert (`id`), say it has `returned` to
-    normal, `ack` it here, `shelve` or `unshelve` it here."""
+    normal, `ack` it here, `shelve` or `unshelve` it here, or end the alert said before as
+    `supersede`d by the one raised next (a new Severity or Message: one condition, one
+    standing alarm)."""
 
     kind: str
     condition: str
@@ -123,9 +128,14 @@ class Tracker:
 
     def handled(self, event: ConditionEvent) -> bool:
         """Whether the event was handled before (ConditionRefresh sends a condition's last
-        event again, at every connect and after a restart)."""
+        event again, at every connect and after a restart). The last EventId again with
+        another ActiveState or AckedState is news: a server that reuses EventIds."""
         old = self.conditions.get(event.condition)
-        return old is not None and event.event_id in old.events
+        if old is None or event.event_id not in old.events:
+            return False
+        return event.event_id != old.event_id or (event.active, event.acked) == (
+            old.active, old.acked,
+        )  # fmt: skip
 
     def handle(self, event: ConditionEvent) -> list[Step]:
         """The steps one event asks for; the state is updated (not yet kept: `keep`)."""
@@ -143,8 +153,10 @@ class Tracker:
         )  # fmt: skip
         if event.retain or event.active or said is not None:
             self.conditions[event.condition] = now
-        else:  # over and not retained: the server forgets it too
+        else:  # over and not retained: the server forgets it too, and its shelf is lifted
             self.conditions.pop(event.condition, None)
+            if old is not None and old.shelved:
+                steps.append(Step("unshelve", event.condition, old.said or "", event, DROPPED))
         return steps
 
     def _steps(self, old: Condition | None, event: ConditionEvent) -> Iterator[Step]:
@@ -160,6 +172,8 @@ class Tracker:
         if said is not None and event.acked and not (old and old.acked):
             yield Step("ack", cond, said, event)
         if event.shown and (said is None or _changed(old, event)):
+            if said is not None:  # one condition, one standing alarm: the new one replaces it
+                yield Step("supersede", cond, said, event, f"superseded by {new_id}")
             yield Step("raise", cond, new_id, event)
 
     def said(self, condition: str) -> str | None:
@@ -197,8 +211,10 @@ class Tracker:
         steps = []
         for cond in [c for c in self.conditions if c not in standing]:
             known = self.conditions.pop(cond)
+            gone = ConditionEvent(cond, known.event_id)
+            if known.shelved:  # the shelf set for it is lifted with it
+                steps.append(Step("unshelve", cond, known.said or "", gone, FORGOTTEN))
             if known.said is not None:
-                gone = ConditionEvent(cond, known.event_id)
                 steps.append(Step("returned", cond, self.alert_id(gone), gone, FORGOTTEN))
         return steps
 

@@ -24,8 +24,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
-from contextlib import suppress
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.source_opcua import OpcuaConfig
 from cosyedge.intake import sourced
 from cosyedge.intake.alert import Message, clean_text
-from cosyedge.model import Command, Event, RejectedAlert, error_text
+from cosyedge.model import Command, CommandAnswer, Event, RejectedAlert, error_text
 from cosyedge.observe import Observer
 from cosyedge.sources import opcua_client as ua_client
 from cosyedge.sources.conditions import ConditionEvent, Step, Tracker
@@ -55,6 +55,7 @@ STOP_WAIT_S = 3.0
 # conditions is one write, not one each (the file is rewritten whole, and synced).
 KEEP_S = 0.5
 SERVER_USER = "OPC UA server"  # who an acknowledgement or shelve at the server is by
+OFFLINE = "no session with the server; sent once after the next ConditionRefresh"
 
 
 class OpcuaSource(Component, Observer):
@@ -78,6 +79,11 @@ class OpcuaSource(Component, Observer):
         self._refreshed: set[str] | None = None
         self._unsent: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
         self._unkept: float | None = None  # since when the state has changes not written
+        self._online = False  # a session is up and its first ConditionRefresh has ended
+        self._topics = f"{sourced.PREFIX}opcua/{config.name}/#"  # all its alarms
+        self._hold_s = ua_client.TIMEOUT_S + config.keepalive_s  # a connect and a refresh
+        self._unanswered: dict[str, str] = {}  # condition -> EventId of an unanswered ack
+        self._own: set[str] = set()  # the ids the source is ending itself, not the operator
 
     # -- the daemon's threads ------------------------------------------------------------
     def start(self) -> None:
@@ -86,6 +92,10 @@ class OpcuaSource(Component, Observer):
         logging.getLogger("asyncua").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
         for warning in self.config.warnings(f"opcua {self.config.name}"):
             log.warning("%s", warning)  # as `check` warns: security off, secrets open to others
+        # Its alarms taken up from the last run are not re-announced before its first
+        # ConditionRefresh tells which still stand (or, with no server, a connect and a
+        # keep-alive later: then said, as standing may be).
+        self.desk.policy.holds.hold(self._topics, time.monotonic() + self._hold_s)
         name = f"opcua-{self.config.name}"
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -116,12 +126,24 @@ class OpcuaSource(Component, Observer):
         (the desk's thread, under its lock: only handed over)."""
         if fact.get("e") != "command" or fact.get("cmd") not in ("ack", "confirm"):
             return
+        with self._lock:
+            if fact.get("id") in self._own:
+                return  # the source's own (the server's ack, a superseded alert's end)
         loop, inbox = self._loop, self._inbox
         if loop is None or inbox is None:
             log.warning("OPC UA %s: not running; command %s not passed on", self.config.name, fact)
             return
         with suppress(RuntimeError):
-            loop.call_soon_threadsafe(inbox.put_nowait, ("command", dict(fact)))
+            loop.call_soon_threadsafe(self._take, dict(fact))
+
+    def _take(self, fact: dict[str, Any]) -> None:
+        """On the loop: an operator's command goes to the session's inbox, in order with the
+        server's events; with no session whose ConditionRefresh has ended, it is answered
+        at once as not sent, and sent once after the next refresh (`_retry`)."""
+        if self._online and self._inbox is not None:
+            self._inbox.put_nowait(("command", fact))
+        else:
+            self._offline(fact)
 
     # -- its own thread --------------------------------------------------------------------
     def _run(self) -> None:
@@ -151,6 +173,7 @@ class OpcuaSource(Component, Observer):
         client: Client | None = None
         up = False
         self._refreshed = None  # a refresh of a session that failed is no refresh
+        self._online = False
         try:
             client = await ua_client.connect(self.config, self._errors)
             sub = await ua_client.subscribe(client, self.config, _Handler(self._inbox))
@@ -167,6 +190,8 @@ class OpcuaSource(Component, Observer):
             log.exception("OPC UA %s: session failed", self.config.name)
             self._set_fault(error_text(exc))
         finally:
+            self._online = False
+            self._unsent_now()
             if self._unkept is not None:  # the session ends, or the source stops
                 self._keep()
             if client is not None:
@@ -202,6 +227,9 @@ class OpcuaSource(Component, Observer):
             self._refreshed = set()
         elif mark == "end":
             self._forget()
+            self._decide_unanswered()
+            self.desk.policy.holds.hold(self._topics, None)  # it knows which of its alarms stand
+            self._online = True
             await self._retry(client)
         event = ua_client.read_event(values)
         if event is None:
@@ -229,6 +257,19 @@ class OpcuaSource(Component, Observer):
             except Exception:  # the door and the desk never raise; if they do, the rest goes on
                 log.exception("OPC UA %s: %s of %s failed", self.config.name, step.kind, step.id)
         self._changed()
+
+    def _decide_unanswered(self) -> None:
+        """A ConditionRefresh ended: an ack the server did not answer that it shows not
+        done (unacknowledged at the same EventId) leaves the alarm standing, said again."""
+        unanswered, self._unanswered = self._unanswered, {}
+        for condition, event_id in unanswered.items():
+            known = self.tracker.conditions.get(condition)
+            if known is not None and not known.acked and known.event_id == event_id:
+                standing = self._stands(condition)
+                log.warning(
+                    "OPC UA %s: the ack of %s the server did not answer was not done: "
+                    "the alarm stands, said again as %s", self.config.name, condition, standing,
+                )  # fmt: skip
 
     def _forget(self) -> None:
         """A ConditionRefresh ended: the conditions known here it did not send are gone from
@@ -270,6 +311,9 @@ class OpcuaSource(Component, Observer):
             self.door.accept(Message(topic, alert.payload), _nothing, "opcua")
             return
         by = step.event
+        if step.kind == "supersede":
+            self._supersede(step)
+            return
         if step.kind == "ack":
             user = _signature(by.user, 64) or SERVER_USER
             command = Command("ack", id=step.id, user=user, comment=_acked_comment(self.config, by))
@@ -277,15 +321,42 @@ class OpcuaSource(Component, Observer):
                 # Said once, or acknowledged here already: nothing stands here to end, but the
                 # HMI's acknowledgement is audited, as a command that ended nothing.
                 detail = {"cmd": "ack", "id": step.id, "ids": [], **command.by}
-                self.desk.tell(Event("command", detail))  # shaped as the rules' own
+                with self._as_own(step.id):
+                    self.desk.tell(Event("command", detail))  # shaped as the rules' own
                 return
         else:
-            comment = f"{step.kind}d at the OPC UA server {self.config.name}"
+            comment = step.reason or f"{step.kind}d at the OPC UA server {self.config.name}"
             command = Command(step.kind, topic=topic, user=SERVER_USER, comment=comment)
-        answer = self.desk.command(command, json.dumps(command.__dict__))
+        answer = self._own_command(command)
         if answer.refused is not None:
             name, refused = self.config.name, answer.refused
             log.warning("OPC UA %s: %s not carried out here: %s", name, step.kind, refused)
+
+    def _supersede(self, step: Step) -> None:
+        """The alert said of a condition ends as its new one is raised (`step.reason` names
+        it): acknowledged here by the source, not at the server (the plant has not)."""
+        if step.id not in self.desk.unacknowledged(returned=True):
+            return  # acknowledged here already, or never held
+        command = Command("ack", id=step.id, user=self.fault_name, comment=step.reason)
+        self._own_command(command)
+
+    def _own_command(self, command: Command) -> CommandAnswer:
+        """A command of the source's own (what the server did, or a superseded alert's end),
+        carried out by the desk."""
+        with self._as_own(command.id or ""):
+            return self.desk.command(command, json.dumps(command.__dict__))
+
+    @contextmanager
+    def _as_own(self, alert_id: str) -> Iterator[None]:
+        """While it lasts, the history's facts of a command on `alert_id` are the source's
+        own, not the operator's: not sent to the server (`recorded`)."""
+        with self._lock:
+            self._own.add(alert_id)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._own.discard(alert_id)
 
     def _alert(self, step: Step) -> sourced.SourceAlert:
         """The alarm as a source hands it to the door (intake/sourced.py), its phrase made."""
@@ -309,17 +380,47 @@ class OpcuaSource(Component, Observer):
 
     # -- the operator's commands -------------------------------------------------------------
     async def _command(self, client: Client, fact: dict[str, Any]) -> None:
-        ids = set(fact.get("ids") or ()) | ({fact["id"]} if fact.get("id") else set())
-        for condition in self.tracker.named(ids, fact.get("topic")):
+        for condition in self.tracker.named(_ids(fact), fact.get("topic")):
             await self._settle(client, fact, condition)
 
     async def _settle(self, client: Client, fact: dict[str, Any], condition: str) -> None:
-        """Acknowledge (and for a confirm, then Confirm) what the server still awaits."""
+        """Acknowledge (and for a confirm, then Confirm) what the server still awaits; an ack
+        of a condition it has acknowledged is told so."""
         known = self.tracker.conditions[condition]
-        if not known.acked:
-            await self._call(client, "ack", condition, known.event_id, fact)
+        for cmd in self._asked(fact, condition):
+            await self._call(client, cmd, condition, known.event_id, fact)
+
+    def _asked(self, fact: dict[str, Any], condition: str) -> list[str]:
+        """The calls an operator's command asks of one condition; an ack the server has
+        already is answered here, as done (nothing is sent)."""
+        known = self.tracker.conditions[condition]
+        calls = [] if known.acked else ["ack"]
         if fact.get("cmd") == "confirm" and known.confirmed is False:
-            await self._call(client, "confirm", condition, known.event_id, fact)
+            calls.append("confirm")
+        if fact.get("cmd") == "ack" and known.acked:
+            told = ua_client.Answer(ua_client.KNOWN_ACKED)
+            self._answered("ack", condition, known.event_id, told, fact, None)
+        return calls
+
+    def _offline(self, fact: dict[str, Any]) -> None:
+        """A command with no session: each call it asks is answered as not sent now, and
+        kept to be sent once after the next ConditionRefresh."""
+        told = ua_client.Answer(f"{ua_client.NOT_SENT}: {OFFLINE}")
+        for condition in self.tracker.named(_ids(fact), fact.get("topic")):
+            event_id = self.tracker.conditions[condition].event_id
+            for cmd in self._asked(fact, condition):
+                self._unsent[(cmd, condition)] = (fact, event_id)
+                self._answered(cmd, condition, event_id, told, fact, None)
+
+    def _unsent_now(self) -> None:
+        """The session ended: the commands waiting in its inbox are answered as not sent
+        (the server's events waiting there are dropped: the next ConditionRefresh sends
+        each condition's state again)."""
+        inbox = self._inbox
+        while inbox is not None and not inbox.empty():
+            kind, item = inbox.get_nowait()
+            if kind == "command":
+                self._offline(item)
 
     async def _call(
         self, client: Client, cmd: str, condition: str, event_id: str, fact: dict[str, Any]
@@ -331,6 +432,8 @@ class OpcuaSource(Component, Observer):
         if answer.unsent and not fact.get("again"):
             self._unsent[(cmd, condition)] = (fact, event_id)
         standing = None
+        if cmd == "ack" and _result(answer) == "no_answer":
+            self._unanswered[condition] = event_id  # the next refresh's AckedState decides
         if cmd == "ack" and answer.settled:
             self.tracker.acknowledged(condition)
             self._keep()
@@ -413,6 +516,11 @@ class _Handler:
 
     def status_change_notification(self, status: Any) -> None:
         log.warning("OPC UA subscription status: %s", status.Status)
+
+
+def _ids(fact: Mapping[str, Any]) -> set[str]:
+    """The alert ids an operator's command names, and those it acted on here."""
+    return set(fact.get("ids") or ()) | ({fact["id"]} if fact.get("id") else set())
 
 
 def _fields(event: ConditionEvent) -> dict[str, Any]:

@@ -49,6 +49,7 @@ SELECT = (
 REFRESH_MARKS = {_O.RefreshStartEventType: "start", _O.RefreshEndEventType: "end"}
 ALREADY = ("BadConditionBranchAlreadyAcked", "BadConditionBranchAlreadyConfirmed")
 NOT_SENT = "not sent"
+KNOWN_ACKED = "already acknowledged at the server (not sent again)"
 SEVERITY = (1, 1000)  # OPC UA Part 9's range; what is outside is taken to its nearest end
 
 
@@ -150,7 +151,7 @@ class Answer:
     @property
     def settled(self) -> bool:
         """Whether the server has it as asked: done now, or done before (already acked)."""
-        return self.status in ("Good", *ALREADY)
+        return self.status in ("Good", KNOWN_ACKED, *ALREADY)
 
     @property
     def refused(self) -> bool:
