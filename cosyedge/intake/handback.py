@@ -18,12 +18,12 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.intake.intake import Intake
+from cosyedge.intake.primary import json_object
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class StandbyTap(Component):
                 log.debug("a handback marker of another run: ignored")
             return True
         if topic == self.reports_of:
-            report = _decoded(payload)
+            report = json_object(payload, "standby's")
             if report is not None:
                 self.desk.standby_report(report)
             return True
@@ -91,15 +91,3 @@ class StandbyTap(Component):
             log.warning("handback marker not published: %s", exc)
             return
         self._sent = True
-
-
-def _decoded(payload: bytes) -> dict[str, Any] | None:
-    """A JSON object, or None (logged) for anything else."""
-    try:
-        decoded = json.loads(payload)
-    except ValueError:
-        decoded = None
-    if not isinstance(decoded, dict):
-        log.warning("standby's report not a JSON object: %r", payload[:200])
-        return None
-    return decoded

@@ -37,7 +37,7 @@ class PrimaryTap(Component):
             self._heard = True
             self.desk.heard()
         if topic == self.config.status_topic:
-            status = (_decoded(payload) if payload else {}) or {}
+            status = (json_object(payload) if payload else {}) or {}
             state, faults = status.get("state"), status.get("faults")
             self.desk.primary_status(
                 state if isinstance(state, str) else None,
@@ -45,7 +45,7 @@ class PrimaryTap(Component):
             )
             return True
         if topic == self.config.report_topic:
-            report = _decoded(payload)
+            report = json_object(payload)
             if report is not None:
                 self.desk.primary_report(report)
             return True
@@ -55,13 +55,14 @@ class PrimaryTap(Component):
         return {"standby": self.desk.standby_fault()}
 
 
-def _decoded(payload: bytes) -> dict[str, Any] | None:
-    """A JSON object, or None (logged) for anything else."""
+def json_object(payload: bytes, whose: str = "primary's") -> dict[str, Any] | None:
+    """The other gateway's message as a JSON object, or None (logged, naming `whose` message it
+    was) for anything else."""
     try:
         decoded = json.loads(payload)
     except ValueError:
         decoded = None
     if not isinstance(decoded, dict):
-        log.warning("primary's message not a JSON object: %r", payload[:200])
+        log.warning("%s message not a JSON object: %r", whose, payload[:200])
         return None
     return decoded
