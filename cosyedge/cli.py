@@ -406,7 +406,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.render import Renderer, SynthesisFailed
     from cosyedge.speech.voices import voices_on_demand
 
-    if _no_voice(config, lang) or _nothing_to_say(config, text, lang, "say"):
+    if _no_voice(config, lang):
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
     # the phrase is not in the cache.
@@ -418,6 +418,10 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
         renderer = Renderer(voices, cache, premium_identities(config))
         rendering = renderer.render(text, lang)
         try:
+            # A phrase in the cache had words: only a miss is judged by the doors' rule, whose
+            # reading of the text imports what a cache hit must not.
+            if rendering.source != "cache" and _nothing_to_say(config, text, lang, "say"):
+                return 2
             if out is None:
                 return _play(config, rendering)
             chunks = list(rendering.chunks)

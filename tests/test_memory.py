@@ -193,11 +193,11 @@ def test_flood_under_a_cgroup_memory_limit(
 def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_path):
     """RLIMIT_DATA below what one synthesis step needs, and a ceiling that does not see it
     coming: onnxruntime raises its `Fail`, and the alert is still announced."""
-    # One long step takes the process to about 320 MB of data; 308 MB leaves room for the
+    # One long step takes the process to about 320 MB of data; 314 MB leaves room for the
     # daemon's threads (8 MB of stack each, synthesis and history writer included) but not
     # for that step.
     config = flood_config(broker.port, tmp_path, 2048, first_start=True)
-    daemon = make_daemon(config, preexec=limit_data(308 * MB))
+    daemon = make_daemon(config, preexec=limit_data(314 * MB))
     publish(broker.port, "plant/1/report", json.dumps({"text": "Door open.", "id": "short-1"}))
     daemon.wait_for_log(r"spoke alert short-1 source=synth ")
     number = " ".join(["987,654,321,987"] * 4)  # an amount, a long sentence (digits are shorter)
