@@ -27,17 +27,21 @@ pytestmark = [
 
 
 def config(broker_port: int, tmp, endpoint: str, gateway, stranger) -> str:
-    def source(name: str, pair) -> str:
+    def source(name: str, pair, notifier: str = "i=2253") -> str:
         return f"""  - opcua:
       endpoint: {endpoint}
       name: {name}
+      notifier: "{notifier}"
       security: {{certificate: {pair.certificate}, private_key: {pair.key}}}
       templates: {{en: "Tank 3 level alarm: {{Message}}"}}
       priorities: {{critical: 700, high: 400, medium: 100, low: 1}}
       reconnect_max_s: 2
 """
 
-    sources = source("tank", gateway) + source("stranger", stranger)
+    # The stranger watches the Objects folder: two sources on one endpoint and notifier would
+    # say each alarm twice (check refuses that), and its certificate is refused before it
+    # subscribes anything.
+    sources = source("tank", gateway) + source("stranger", stranger, "i=85")
     return f"{site_yaml(broker_port, tmp)}sources:\n{sources}"
 
 
