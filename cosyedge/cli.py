@@ -387,6 +387,16 @@ def _nothing_to_say(config: Config, text: str, lang: str, command: str) -> bool:
     return True
 
 
+def _blank(text: str, lang: str, command: str) -> bool:
+    """No letter or digit at all (empty, spaces, punctuation, emoji): refused as
+    `_nothing_to_say` would, without reading the text's languages, which a cache hit must
+    not import."""
+    if any(c.isalnum() for c in text):
+        return False
+    print(f"cosyedge {command}: nothing to say in {lang}: {text!r}", file=sys.stderr)
+    return True
+
+
 def _read(config: Config, text: str, lang: str, as_json: bool, explain: bool = False) -> int:
     import json
 
@@ -406,7 +416,7 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     from cosyedge.speech.render import Renderer, SynthesisFailed
     from cosyedge.speech.voices import voices_on_demand
 
-    if _no_voice(config, lang):
+    if _no_voice(config, lang) or _blank(text, lang, "say"):
         return 2
     # Every voice, so a phrase mixing Chinese and English is said by both; loaded only if
     # the phrase is not in the cache.
