@@ -383,8 +383,7 @@ def _nothing_to_say(config: Config, text: str, lang: str, command: str) -> bool:
 
     if says_anything(split_runs(text, lang, config.voices)):
         return False
-    print(f"cosyedge {command}: nothing to say in {lang}: {text!r}", file=sys.stderr)
-    return True
+    return _refused_as_empty(text, lang, command)
 
 
 def _blank(text: str, lang: str, command: str) -> bool:
@@ -393,6 +392,11 @@ def _blank(text: str, lang: str, command: str) -> bool:
     not import."""
     if any(c.isalnum() for c in text):
         return False
+    return _refused_as_empty(text, lang, command)
+
+
+def _refused_as_empty(text: str, lang: str, command: str) -> bool:
+    """Says, in one line, that `text` has nothing to say; True (the command refuses it)."""
     print(f"cosyedge {command}: nothing to say in {lang}: {text!r}", file=sys.stderr)
     return True
 
