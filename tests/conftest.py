@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import resource
 import subprocess
@@ -153,6 +154,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         at = {id(item): (i * step, 1) for i, item in enumerate(system)}
         at |= {id(item): (float(i), 0) for i, item in enumerate(rest)}
         items.sort(key=lambda item: at[id(item)])
+
+
+@pytest.fixture(autouse=True)
+def _root_log_level():
+    """The command line and a reload in this process set the root logger's level: put back
+    after each test, so what one test's caplog takes never depends on the one before."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    root.setLevel(level)
 
 
 @pytest.fixture
