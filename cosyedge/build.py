@@ -32,7 +32,7 @@ from cosyedge.audio.preludes import Preludes
 from cosyedge.audio.rtp import RtpOutput
 from cosyedge.audio.sound import Sound
 from cosyedge.component import Component, Detail
-from cosyedge.config.lastgood import VOICES_WAIT_S
+from cosyedge.config.lastgood import VOICES_LIMIT_S, VOICES_WAIT_S, VOICES_WINDOW_S
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
 from cosyedge.config.zones import DEFAULT_ZONE
@@ -47,6 +47,7 @@ from cosyedge.model import Heartbeat, error_text
 from cosyedge.mqtt.link import Link
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.observe import Observer, Observers
+from cosyedge.service.loadwait import LoadWait
 from cosyedge.service.notify import Notifier
 from cosyedge.service.selfwatch import SelfWatch, Telling
 from cosyedge.service.statedir import StateWatch
@@ -289,8 +290,9 @@ class Voices:
     """The voices loaded on a thread of their own while the alert path already takes alerts
     in: alerts are journaled, reported accepted and queued meanwhile, and said once `done`
     is set with `voiced`. `failed`, when they cannot be loaded, or not by the monotonic
-    time `by` (None: VOICES_WAIT_S after they start; `overdue`): the reason, naming the
-    key (VoiceFailed's text) where it can; the start then runs the next configuration."""
+    time `by` (None: VOICES_WAIT_S after they start) and no longer working (`overdue`): the
+    reason, naming the key (VoiceFailed's text) where it can; the start then runs the next
+    configuration."""
 
     def __init__(self, core: Core, start: Start, faults: Faults, by: float | None) -> None:
         self.core, self.start_, self.faults, self.by = core, start, faults, by
@@ -299,26 +301,34 @@ class Voices:
         self.failed: str | None = None
         self.hung = False  # given up on: not loaded in time (`overdue`)
         self._lock = threading.Lock()  # the load's end against `overdue`: one of them decides
-        self._began = 0.0
+        self._wait: LoadWait | None = None  # once started
+        self.extended = 0.0
         self._thread = threading.Thread(target=self._load, name="voices", daemon=True)
 
     def start(self) -> None:
-        self._began = time.monotonic()
-        self.by = self.by or self._began + VOICES_WAIT_S
+        began = time.monotonic()
         self._thread.start()
+        by = self.by or began + VOICES_WAIT_S
+        assert self._thread.native_id is not None  # started
+        self._wait = LoadWait(self._thread.native_id, began, by, VOICES_WINDOW_S, VOICES_LIMIT_S)
 
     def overdue(self, now: float) -> str | None:
-        """Given up on, when not loaded by `by`: `failed` says so, `done` is set, and the
-        reason is returned (None while there is time, or once they are done). The thread
-        cannot be cut short (a read of hung storage blocks in the kernel): it is left behind,
-        a daemon thread that ends with the process, and what it loads after is dropped."""
+        """Given up on, when not loaded by `by` and no longer working (LoadWait): `failed`
+        says so, `done` is set, and the reason is returned (None while there is time, or
+        once they are done; `extended`: the seconds this call gave a load still working).
+        The thread cannot be cut short (a read of hung storage blocks in the kernel): it is
+        left behind, a daemon thread that ends with the process, and what it loads after is
+        dropped."""
         with self._lock:
-            if self.done.is_set() or not self._began or now < (self.by or 0):
+            self.extended = 0.0
+            if self.done.is_set() or self._wait is None:
+                return None
+            why = self._wait.check(now)
+            self.extended = self._wait.extended
+            if why is None:
                 return None
             keys = ", ".join(f"voices.{lang}" for lang in self.core.config.voices)
-            waited = now - self._began
-            self.failed = f"{keys}: not loaded within {waited:.0f} s (the load hangs)"
-            self.hung = True
+            self.failed, self.hung = f"{keys}: {why}", True
             self.done.set()
             return self.failed
 

@@ -152,6 +152,8 @@ class Daemon:
         if hung is not None:  # said as a fault; the next configuration runs (cli.py)
             log.error("voices given up on: %s", hung)
             core.health.fault("voices", hung)
+        elif voices.extended:  # still loading, and working: to the next judgement, and one more
+            self.notifier.extend_start(2 * voices.extended)
         if self.voiced is None and voices.done.is_set():
             core.observers.settle()
             if voices.failed is not None:

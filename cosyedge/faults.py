@@ -6,8 +6,9 @@ entry fails its site until the wall-clock time `until`, or `times` more calls (`
 or, with neither, for as long as it stays in the plan; `match` limits it to calls whose
 subject (e.g. the text being spoken) holds that string, `crash: true` makes the process
 die there (SIGKILL) instead of raising, and `hang: S` makes the call take S seconds longer
-(a stuck device or disk, a slow first start) instead of failing, or before failing when the
-entry also names an `errno`. The file is read again whenever it
+(a stuck device or disk: the thread sleeps) instead of failing, or before failing when the
+entry also names an `errno`; `slow: S` makes it read for S seconds first, as from a slow disk
+(the thread works: a slow first start, not a hung one). The file is read again whenever it
 changes, so a test can start and end a fault while the daemon runs. In the spirit of
 SQLite's I/O-error tests: every site below is walked in turn by tests/test_faults.py.
 """
@@ -78,11 +79,14 @@ class Faults:
         if entry.get("crash"):
             log.critical("injected crash at %s", site)
             os.kill(os.getpid(), signal.SIGKILL)
+        if entry.get("slow"):
+            log.warning("injected slow reading of %s s at %s", entry["slow"], site)
+            read_slowly(float(entry["slow"]))
         if entry.get("hang"):
             log.warning("injected hang of %s s at %s", entry["hang"], site)
             time.sleep(float(entry["hang"]))
-            if "errno" not in entry:
-                return
+        if (entry.get("hang") or entry.get("slow")) and "errno" not in entry:
+            return
         code = getattr(errno, str(entry.get("errno", "EIO")), errno.EIO)
         raise OSError(code, f"{os.strerror(code)} (injected at {site})")
 
@@ -109,6 +113,16 @@ class Faults:
             entries, stamp = {}, None  # no plan (yet), or half-written: nothing fails
         self._stamp = stamp
         self._entries = {k: dict(v) for k, v in entries.items() if isinstance(v, dict)}
+
+
+def read_slowly(seconds: float, chunk: int = 64 * 1024, pause_s: float = 0.05) -> None:
+    """Read zeros for `seconds`, `chunk` bytes at a time with a pause between: a disk giving
+    about 1.3 MB/s, at next to no CPU."""
+    end = time.monotonic() + seconds
+    with open("/dev/zero", "rb", buffering=0) as zeros:
+        while time.monotonic() < end:
+            zeros.read(chunk)
+            time.sleep(pause_s)
 
 
 def write_plan(path: Path, plan: Mapping[str, Mapping]) -> None:

@@ -409,6 +409,35 @@ def test_a_voice_load_that_hangs_is_given_up_on_and_the_fallback_says_what_came_
     reports.close()
 
 
+def test_a_slow_voice_load_that_works_is_waited_for_past_the_first_wait(
+    broker, make_daemon, tmp_path, notify_socket
+):
+    """A load still working at the end of VOICES_WAIT_S (a first start on a loaded gateway, a
+    model on a slow card) is no hang: waited for a window at a time, systemd's start timeout
+    extended to match, then its own voice says what came in, with no fault `voices`."""
+    from cosyedge.config.lastgood import VOICES_WAIT_S
+
+    reports = Listener(broker.port, REPORT, EVENT)
+    slow = VOICES_WAIT_S + 15
+    plan = tmp_path / "faults.json"
+    write_plan(plan, {"voices.load": {"slow": slow, "match": "en"}})
+    env = {"COSYEDGE_FAULTS": str(plan), **notify_socket.env()}
+    daemon = make_daemon(config_text(broker, tmp_path), env=env, start=False).start(False)
+    began = time.monotonic()
+    daemon.wait_for_log(SUBSCRIBED_LOG, timeout=60)
+    send(broker.port, [alert(3, "slow1", "critical")])
+    ready_at, _ = notify_socket.wait_for("READY", "1", timeout=slow + 60)
+    assert ready_at - began >= slow - 1, "ready before the slow load ended"
+    extensions = [v for t, v in notify_socket.with_key("EXTEND_TIMEOUT_USEC") if t < ready_at]
+    assert extensions and all(int(v) > 0 for v in extensions), extensions
+    told = outcomes(reports, ["slow1"], timeout=60)
+    assert [r["outcome"] for r in told["slow1"]] == ["spoken"], told
+    assert "still loading after" in daemon.log() and "given up on" not in daemon.log()
+    faults = [e["fault"] for e in reports.on(EVENT) if e.get("event") == "fault"]
+    assert "voices" not in faults and "config" not in faults, faults
+    reports.close()
+
+
 def burst(port: int, alerts: list[tuple[str, str]], gap_s: float) -> threading.Thread:
     """Publish `alerts` (QoS 1) `gap_s` apart from one client, on a thread of its own."""
     import paho.mqtt.client as mqtt

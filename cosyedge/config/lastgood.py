@@ -53,12 +53,17 @@ SAFE_CORE = "safe core"
 # What the safe core keeps of the configuration it stands in for: where the gateway keeps its
 # files, and how it reaches its broker (state_dir first: it is where the plan looked).
 KEPT = ("state_dir", "mqtt", "cache")
-# How long a start waits for voices that do not load (a model on hung storage, a file that
-# never ends): a first start takes up to ~20 s on a loaded 2-core gateway. The file's and the
-# last good configuration's share this wait; the safe core then has its own, so that READY=1
-# comes within systemd's TimeoutStartSec (120 s) even when both waits run out.
+# How long a start waits for voices before judging their load (service/loadwait.py): a first
+# start takes up to ~20 s on a quiet 2-core gateway, over a minute on a loaded one. From then
+# on a load that works (CPU or reading, on its thread) gets VOICES_WINDOW_S more at a time, up
+# to VOICES_LIMIT_S, with systemd's start timeout extended to match; one that does not (hung
+# storage, a file that never ends) is given up on. The file's and the last good
+# configuration's share the first wait; the safe core then has its own, so that READY=1 comes
+# within systemd's TimeoutStartSec (120 s) when every load hangs.
 VOICES_WAIT_S = 60.0
 SAFE_CORE_WAIT_S = 40.0
+VOICES_WINDOW_S = 10.0
+VOICES_LIMIT_S = 600.0
 
 
 @dataclass(frozen=True)

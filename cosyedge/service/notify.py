@@ -69,6 +69,12 @@ class Notifier:
         self._last_status, self._ready = status, True
         self.send("READY=1", f"STATUS={status}")
 
+    def extend_start(self, seconds: float) -> None:
+        """Before READY=1: the start is working and needs `seconds` more than systemd's
+        TimeoutStartSec gives it (EXTEND_TIMEOUT_USEC, systemd 236 on); after it, nothing."""
+        if not self._ready:
+            self.send(f"EXTEND_TIMEOUT_USEC={int(seconds * 1e6)}")
+
     def reloading(self) -> None:
         """RELOADING=1, once the start is over: a reload before READY=1 is part of the
         start for systemd (Type=notify), whose READY=1 still ends it."""
