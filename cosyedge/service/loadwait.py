@@ -45,17 +45,21 @@ def thread_work(native_id: int) -> Work | None:
     """The work of this process's thread `native_id` (threading.Thread.native_id); None when
     the kernel does not say (the thread has ended, or no /proc)."""
     task = f"/proc/self/task/{native_id}"
-    try:
-        with open(f"{task}/stat", "rb") as f:
-            stat = f.read().decode("ascii", "replace")
-        with open(f"{task}/io", "rb") as f:
-            io = f.read().decode("ascii", "replace")
-    except OSError:
+    stat = _read(f"{task}/stat")
+    if stat is None:
         return None
     fields = stat.rpartition(")")[2].split()  # the name in parentheses may hold spaces
-    ticks = os.sysconf("SC_CLK_TCK")
+    io = _read(f"{task}/io") or ""  # a kernel without task I/O accounting: CPU alone
     rchar = next((int(line.split()[1]) for line in io.splitlines() if line[:6] == "rchar:"), 0)
-    return Work((int(fields[11]) + int(fields[12])) / ticks, rchar)
+    return Work((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), rchar)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("ascii", "replace")
+    except OSError:
+        return None
 
 
 @dataclass
