@@ -30,19 +30,22 @@ reports:
   event_topic: standby/event
   error_topic: standby/error
   status_topic: standby/status
-standby: {{enabled: true, client_id: gw-primary, takeover_s: {takeover_s}}}
+standby: {{enabled: true, client_id: gw-primary, takeover_s: {takeover_s},
+  link_topic: "{link}"}}
 hermes: {{enabled: true}}
 templates:
   - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
       priority: high}}
 """
+LINK = "$SYS/broker/connection/gw.to-primary/state"  # Mosquitto's bridge notifications
 
 
 class Standby:
     """The alert path of a standby up to the announcer; what it publishes is kept."""
 
     def __init__(self, directory: Path, takeover_s: float) -> None:
-        self.config = parse_config(CONFIG.format(dir=directory, takeover_s=takeover_s))
+        text = CONFIG.format(dir=directory, takeover_s=takeover_s, link=LINK)
+        self.config = parse_config(text)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
         self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
@@ -61,9 +64,10 @@ class Standby:
         self.reporter.published(mid)
         return mid
 
-    def primary(self, topic: str, message: dict) -> None:
-        """A message of the primary's, as the session hands it to the door's taps."""
-        assert self.tap.claim(topic, json.dumps(message).encode(), retained=False)
+    def primary(self, topic: str, message: dict | bytes) -> None:
+        """A message of the primary's (or the bridge's), as the session hands it to the taps."""
+        body = message if isinstance(message, bytes) else json.dumps(message).encode()
+        assert self.tap.claim(topic, body, retained=False)
 
     def send(self, ident: str, priority: str = "high", topic: str = "plant/1/alarm") -> None:
         body = json.dumps({"id": ident, "what": ident, "priority": priority}).encode()
@@ -289,3 +293,43 @@ def test_the_other_gateways_named_topics_are_never_alerts_even_under_a_hash_temp
         intake = Intake(config)
         assert [intake.message(topic, body) for topic in theirs] == [None] * len(theirs)
         assert intake.message("plant/line3", body) is not None
+
+
+def test_a_bridge_to_the_primarys_broker_down_for_takeover_s_counts_as_the_primary_gone(standby):
+    """On bridged brokers the primary's last status stays `online` on ours however dead it or
+    its broker is since: the bridge's own state says it is out of reach."""
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.primary(LINK, b"1")
+    standby.send("H", "critical")
+    standby.primary(LINK, b"0")
+    assert standby.take(0.3) is None  # the bridge may come back: down must last takeover_s
+    took = standby.take(1.0)
+    assert took is not None and took.key == "H"
+    fault = str(standby.desk.standby_fault())
+    assert fault.startswith("primary unreachable since ")
+    assert f"(the bridge to its broker is down: {LINK} says 0); speaking for it" in fault
+    assert standby.desk.standby.shown(time.monotonic())["primary"] == "unreachable"
+    standby.primary(LINK, b"1")  # back: what the primary reports covers again
+    assert standby.desk.standby_fault() is None
+    standby.send("I")
+    time.sleep(0.7)
+    assert standby.take() is None
+
+
+@pytest.mark.parametrize("state", [b"", b"2", b"down", b"\xff" * 100])
+def test_a_bridge_state_other_than_0_is_no_sign_of_the_primary_gone(standby, state):
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.primary(LINK, state)
+    standby.send("J")
+    time.sleep(0.7)
+    assert standby.take() is None and standby.desk.standby_fault() is None
+
+
+def test_a_bridge_down_for_less_than_takeover_s_says_nothing(standby):
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.send("K")
+    standby.primary(LINK, b"0")
+    time.sleep(0.3)
+    standby.primary(LINK, b"1")
+    time.sleep(0.5)
+    assert standby.take() is None and standby.desk.standby_fault() is None

@@ -17,7 +17,7 @@ import base64
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -144,11 +144,8 @@ class AlarmDesk:
             self._kept_alarms = {key: (a.due, a.cleared) for key, a in kept.items()}
             self._record_state(kept)
         if alarms or recovered.shelved:
-            log.info(
-                "taken up from the last run: %d unacknowledged alarms, %d shelved sources",
-                len(alarms),
-                len(recovered.shelved),
-            )
+            taken = f"{len(alarms)} unacknowledged alarms, {len(recovered.shelved)} shelved sources"
+            log.info("taken up from the last run: %s", taken)
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
             at = _on_clock(pending.received)
@@ -276,24 +273,29 @@ class AlarmDesk:
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
         """A message came through the subscription: a primary's status would have come."""
-        if self.standby is not None:
-            with self._cond:
-                self.standby.heard(time.monotonic(), time.time())
-                self._cond.notify_all()
+        self._primary(lambda w, now, wall: w.heard(now, wall), "first message")
 
     def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
         """The primary's retained status says `state` (None: it has none) and `faults`."""
+        self._primary(lambda w, now, wall: w.status(state, faults, now, wall), f"status is {state}")
+
+    def primary_link(self, up: bool, what: str) -> None:
+        """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
+        self._primary(lambda w, now, wall: w.link(up, what, now, wall), f"link ({what}) {up:d}")
+
+    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str | None) -> None:
+        """What a standby learnt of its primary, `tell`ing its watch (with the monotonic and
+        wall clocks); a change of role it makes at once is logged, naming what was `told`."""
         if self.standby is None:
             return
         with self._cond:
             now = time.monotonic()
             was = self.standby.alive(now)
-            self.standby.status(state, faults, now, time.time())
+            tell(self.standby, now, time.time())
             alive = self.standby.alive(now)
             self._cond.notify_all()
         if alive != was:  # its status changes with every alert: only a change of role is told
-            role = "holding" if alive else "speaking for it"
-            log.warning("primary's status is %s: %s", state, role)
+            log.warning("primary's %s: %s", told, "holding" if alive else "speaking for it")
 
     def primary_report(self, report: dict[str, Any]) -> None:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`."""
@@ -342,10 +344,8 @@ class AlarmDesk:
 
     def standby_fault(self) -> str | None:
         """The fault `standby` now: the primary is gone and this gateway speaks for it."""
-        if self.standby is None:
-            return None
         with self._cond:
-            return self.standby.fault(time.monotonic())
+            return self.standby.fault(time.monotonic()) if self.standby else None
 
     def _hold(self, now: float) -> Hold | None:
         """What keeps a due item waiting (under the lock): a standby's primary alive; a start."""

@@ -11,6 +11,10 @@ primary's retained status (docs/standby.md, "The evidence"):
 - gone: its status is `offline` (its Last Will, which the broker publishes when its
   connection drops or its keepalive lapses, or what it publishes itself at a stop), or it has
   none (never started, or cleared) `takeover_s` after our first message;
+- unreachable, which counts as gone: the bridge from our broker to the primary's is down
+  (`link`: a Mosquitto bridge's notification topic says `0`) for `takeover_s`. The primary's
+  status on our broker is then the last one the bridge carried, however dead the primary or
+  its broker is since; the alerts published on our broker reach no one else;
 - mute, which counts as gone: its status has carried a fault that keeps it from being heard
   (`MUTE`: its sound device, a stuck announcer or player) for `takeover_s`. Alive, connected
   and queueing, it says nothing meanwhile; when it is heard again it may say some of what the
@@ -64,6 +68,7 @@ class Watch:
         self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
         self._offline: tuple[float, float] | None = None  # when its `offline` came
         self._mute: tuple[float, float, str] | None = None  # since when, and which fault
+        self._unlinked: tuple[float, float, str] | None = None  # the bridge down: since, where
         self._spoke = False  # an item was said since the primary went
         self.ended = Ended(window_s)  # the primary's outcomes, for copies not yet here
 
@@ -90,15 +95,26 @@ class Watch:
         if self.alive(now):
             self._spoke = False  # back: the next takeover is told again
 
+    def link(self, up: bool, what: str, now: float, wall: float) -> None:
+        """The bridge to the primary's broker is `up` or down, as `what` (the topic) says."""
+        if up:
+            self._unlinked = None
+        elif self._unlinked is None:
+            self._unlinked = (now, wall, what)
+        if self.alive(now):
+            self._spoke = False
+
     def _gone_at(self, now: float) -> tuple[float, float] | None:
         """Since when the primary is gone, (now, wall), or None while it is alive."""
         if self.state == OFFLINE:
             return self._offline
         if self.state is None and self._heard and now >= self._heard[0] + self.takeover_s:
             return self._heard
-        if self._mute and now >= self._mute[0] + self.takeover_s:
-            return self._mute[0] + self.takeover_s, self._mute[1] + self.takeover_s
-        return None
+        lasted = [s for s in (self._unlinked, self._mute) if s and now >= s[0] + self.takeover_s]
+        if not lasted:
+            return None
+        first = min(lasted, key=lambda since: since[0])
+        return first[0] + self.takeover_s, first[1] + self.takeover_s
 
     def alive(self, now: float) -> bool:
         return self._gone_at(now) is None
@@ -134,20 +150,29 @@ class Watch:
             return f"primary offline since {since} (its status is offline); speaking for it"
         if self.state is None:
             return f"primary offline since {since} (it has no status); speaking for it"
+        if self._reason() == "unreachable" and self._unlinked:
+            where = f"the bridge to its broker is down: {self._unlinked[2]} says 0"
+            return f"primary unreachable since {since} ({where}); speaking for it"
         fault = self._mute[2] if self._mute else ""
         return f"primary cannot be heard since {since} (its fault {fault}); speaking for it"
 
     def shown(self, now: float) -> dict[str, Any]:
         """The standby's part of the status: the primary's state as the evidence has it."""
         gone = self._gone_at(now)
-        primary = "online" if gone is None else "mute" if self._muted(now) else "offline"
+        primary = "online" if gone is None else self._reason()
         shown: dict[str, Any] = {"role": "standby", "primary": primary}
         if gone is not None:
             shown["since"] = round(gone[1], 3)
         return shown
 
-    def _muted(self, now: float) -> bool:
-        return self.state not in (OFFLINE, None) and self._gone_at(now) is not None
+    def _reason(self) -> str:
+        """Why a primary that is gone is: `offline` (by its status), else `unreachable` (the
+        bridge to it down past takeover_s: the earlier evidence of the two) or `mute`."""
+        if self.state in (OFFLINE, None):
+            return "offline"
+        if self._unlinked and (self._mute is None or self._unlinked[0] <= self._mute[0]):
+            return "unreachable"
+        return "mute"
 
 
 class Ended:

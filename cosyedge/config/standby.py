@@ -55,6 +55,15 @@ class StandbyConfig:
             range=(0.5, 600),
         ),
     )
+    link_topic: str = field(
+        default="",
+        metadata=meta(
+            "with the primary on another broker bridged to ours: the topic on which our broker "
+            "tells whether the bridge is up (Mosquitto's bridge `notifications`: "
+            "`$SYS/broker/connection/<name>/state`, `1` up, `0` down); down for `takeover_s` "
+            "counts as the primary gone; empty: the primary on our broker"
+        ),
+    )
     reports_of: str = field(
         default="",
         metadata=meta(
@@ -76,8 +85,9 @@ class StandbyConfig:
     def __post_init__(self) -> None:
         for name in ("status_topic", "report_topic", "error_topic"):
             check_publish_topic(name, getattr(self, name))
-        if self.reports_of:
-            check_publish_topic("reports_of", self.reports_of)
+        for name in ("reports_of", "link_topic"):
+            if getattr(self, name):
+                check_publish_topic(name, getattr(self, name))
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
         if self.enabled and self.reports_of:

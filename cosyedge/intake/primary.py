@@ -27,6 +27,7 @@ class PrimaryTap(Component):
     def __init__(self, config: StandbyConfig, desk: AlarmDesk) -> None:
         self.config, self.desk = config, desk
         self.topics = [config.status_topic, config.report_topic]
+        self.topics += [config.link_topic] if config.link_topic else []
         self._heard = False  # only paho's network thread sets it
 
     def use(self, intake: Intake) -> None:
@@ -49,7 +50,20 @@ class PrimaryTap(Component):
             if report is not None:
                 self.desk.primary_report(report)
             return True
+        if topic == self.config.link_topic:
+            self._link(topic, payload.strip())
+            return True
         return False
+
+    def _link(self, topic: str, state: bytes) -> None:
+        """The bridge's state: `0` down, `1` (or a cleared retained state: nothing known)
+        up; anything else is logged and changes nothing."""
+        if state not in (b"0", b"1", b""):
+            log.warning("standby.link_topic %s: %r is neither 0 nor 1", topic, state[:50])
+            return
+        if state == b"0":
+            log.warning("bridge to the primary's broker is down (%s)", topic)
+        self.desk.primary_link(state != b"0", topic)
 
     def tick(self, now: float) -> Mapping[str, str | None]:
         return {"standby": self.desk.standby_fault()}
