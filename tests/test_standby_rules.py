@@ -36,7 +36,10 @@ hermes: {{enabled: true}}
 templates:
   - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
       priority: high}}
+  - {{topic: "plant/{{line}}/standing", text: "Line {{line}}: {{what}}", payload: json,
+      priority: high, reannounce_s: {reannounce_s}}}
 """
+REANNOUNCE_S = 0.5
 LINK = "$SYS/broker/connection/gw.to-primary/state"  # Mosquitto's bridge notifications
 
 
@@ -44,7 +47,9 @@ class Standby:
     """The alert path of a standby up to the announcer; what it publishes is kept."""
 
     def __init__(self, directory: Path, takeover_s: float) -> None:
-        text = CONFIG.format(dir=directory, takeover_s=takeover_s, link=LINK)
+        text = CONFIG.format(
+            dir=directory, takeover_s=takeover_s, link=LINK, reannounce_s=REANNOUNCE_S
+        )
         self.config = parse_config(text)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
@@ -82,7 +87,10 @@ class Standby:
         self.desk.submit(self.intake.read(message, seq, received, at))
 
     def take(self, timeout: float = 0.2) -> Item | None:
-        item = self.desk.take(timeout)
+        """The next item said within `timeout`, the rules' clock ticking as the daemon's does."""
+        deadline = time.monotonic() + timeout
+        while (item := self.desk.take(0.05)) is None and time.monotonic() < deadline:
+            self.desk.tick()
         if item is not None:
             self.desk.finished(item, Delivery("spoken"))
         return item
@@ -333,3 +341,40 @@ def test_a_bridge_down_for_less_than_takeover_s_says_nothing(standby):
     standby.primary(LINK, b"1")
     time.sleep(0.5)
     assert standby.take() is None and standby.desk.standby_fault() is None
+
+
+def said_by_primary(standby: Standby, ident: str, outcome: str = "spoken") -> None:
+    report = {"id": ident, "outcome": outcome, "seq": 7, "end": time.time()}
+    standby.primary("cosyedge/report", report)
+
+
+def test_an_alarm_the_primary_said_that_stands_is_re_announced_by_the_standby_once_it_is_gone(
+    standby,
+):
+    """The primary's `spoken` of an alarm re-announced until acknowledged leaves it standing
+    here as said: held while the primary lives (its re-announcements are its own), said by
+    the standby at a takeover, until an operator's ack on the shared command topic."""
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.send("S", topic="plant/1/standing")
+    said_by_primary(standby, "S")
+    assert [r["outcome"] for r in standby.reports() if r["id"] == "S"] == ["covered"]
+    assert standby.take(3 * REANNOUNCE_S) is None  # the primary alive: nothing said here
+    standby.primary("cosyedge/status", {"state": "offline"})
+    took = standby.take(REANNOUNCE_S + 1.0)
+    assert took is not None and (took.kind, took.key) == (ItemKind.REANNOUNCE, "S"), took
+    assert standby.take(0.1) is None  # one, not one for each period the primary lived
+    ack = standby.intake.command(b'{"cmd": "ack", "id": "S"}')
+    assert standby.desk.command(ack, "ack S").ids == ("S",)
+    time.sleep(REANNOUNCE_S + 0.3)
+    assert standby.take() is None
+
+
+@pytest.mark.parametrize("outcome", ["acknowledged", "rejected", "expired", "failed"])
+def test_an_alarm_the_primary_did_not_let_be_heard_does_not_stand_here(standby, outcome):
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.send("T", topic="plant/1/standing")
+    said_by_primary(standby, "T", outcome)
+    standby.primary("cosyedge/status", {"state": "offline"})
+    time.sleep(REANNOUNCE_S + 0.5)
+    assert standby.take() is None
+    assert [r["outcome"] for r in standby.reports() if r["id"] == "T"] == ["covered"]

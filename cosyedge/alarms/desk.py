@@ -17,7 +17,6 @@ import base64
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -26,8 +25,9 @@ from cosyedge.alarms.commands import Elsewhere, acted_on, matched_nothing, unmat
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lane import Lane
 from cosyedge.alarms.lasting import Standing, alarm_of, board_detail, standing_detail
+from cosyedge.alarms.peers import PeerDesk, on_clock
 from cosyedge.alarms.policy import AlarmPolicy
-from cosyedge.alarms.zones import Hold, Zones
+from cosyedge.alarms.zones import Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
 from cosyedge.model import (
     PRIORITIES,
@@ -76,7 +76,7 @@ class Recorder(Protocol):
     def record(self, kind: str, /, **detail: Any) -> None: ...
 
 
-class AlarmDesk:
+class AlarmDesk(PeerDesk):
     def __init__(
         self,
         policy: AlarmPolicy | Zones,
@@ -122,24 +122,24 @@ class AlarmDesk:
         if recovered.lost:
             self.reporter.error(recovered.lost)
         for seen in recovered.seen:
-            self.policy.remember(seen.key, _on_clock(seen.received), seen.topic)
+            self.policy.remember(seen.key, on_clock(seen.received), seen.topic)
         for unsent in recovered.unsent:
             self.reporter.send(unsent.seq, unsent.messages)
         alarms = []
         for saved in recovered.unacknowledged:
-            at = _on_clock(saved.received)
+            at = on_clock(saved.received)
             verdict = read(saved.seq, saved.topic, saved.payload, saved.received, at, None)
             if isinstance(verdict, Refusal):
                 why = f"no longer an alert ({verdict.reason})"
             elif verdict.announcement is None or verdict.timing.reannounce_s <= 0:
                 why = "no longer re-announced by the configuration"
             else:
-                alarms.append(Standing(verdict, _on_clock(saved.due), saved.cleared))
+                alarms.append(Standing(verdict, on_clock(saved.due), saved.cleared))
                 continue
             log.warning("unacknowledged alarm %s of the last run: %s", saved.key, why)
             self.journal.alarm_ended(saved.key)
         with self._cond:
-            self.policy.restore({p: _on_clock(t) for p, t in recovered.shelved.items()}, alarms)
+            self.policy.restore({p: on_clock(t) for p, t in recovered.shelved.items()}, alarms)
             self._kept_shelves, kept = self.policy.lasting()
             self._kept_alarms = {key: (a.due, a.cleared) for key, a in kept.items()}
             self._record_state(kept)
@@ -148,7 +148,7 @@ class AlarmDesk:
             log.info("taken up from the last run: %s", taken)
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
-            at = _on_clock(pending.received)
+            at = on_clock(pending.received)
             verdict = read(
                 pending.seq, pending.topic, pending.payload, pending.received, at, pending.said
             )
@@ -178,7 +178,7 @@ class AlarmDesk:
         else:
             known = {"id": verdict.key, "priority": _priority(verdict)}
             # Its id, so that the broker's copies of it are duplicates, not new alerts.
-            self.policy.remember(verdict.key, _on_clock(pending.received), pending.topic)
+            self.policy.remember(verdict.key, on_clock(pending.received), pending.topic)
         self._close(verdict.ticket, "failed", reason, **known)
 
     # -- from paho's network thread -------------------------------------------------------
@@ -269,92 +269,6 @@ class AlarmDesk:
         self.reporter.error(error, command=text)
         self._record("command_refused", reason=error, command=text, **(who or {}))
         return CommandAnswer(refused=error, unmatched=unmatched)
-
-    # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
-    def heard(self) -> None:
-        """A message came through the subscription: a primary's status would have come."""
-        self._primary(lambda w, now, wall: w.heard(now, wall), "first message")
-
-    def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
-        """The primary's retained status says `state` (None: it has none) and `faults`."""
-        self._primary(lambda w, now, wall: w.status(state, faults, now, wall), f"status is {state}")
-
-    def primary_link(self, up: bool, what: str) -> None:
-        """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
-        self._primary(lambda w, now, wall: w.link(up, what, now, wall), f"link ({what}) {up:d}")
-
-    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str | None) -> None:
-        """What a standby learnt of its primary, `tell`ing its watch (with the monotonic and
-        wall clocks); a change of role it makes at once is logged, naming what was `told`."""
-        if self.standby is None:
-            return
-        with self._cond:
-            now = time.monotonic()
-            was = self.standby.alive(now)
-            tell(self.standby, now, time.time())
-            alive = self.standby.alive(now)
-            self._cond.notify_all()
-        if alive != was:  # its status changes with every alert: only a change of role is told
-            log.warning("primary's %s: %s", told, "holding" if alive else "speaking for it")
-
-    def primary_report(self, report: dict[str, Any]) -> None:
-        """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`."""
-        key, kind = report.get("id"), report.get("outcome")
-        if self.standby is None or not isinstance(key, str) or kind in peer.NOT_ENDING:
-            return
-        with self._cond:
-            self.standby.ended.add(key, report, time.monotonic())
-            self._emit(self.policy.cover(key, peer.covered(report, peer.PRIMARY_SAID)))
-            self._cond.notify_all()
-
-    def _ended_first(self, key: str, now: float) -> list[Effect]:
-        """The other gateway's outcome of `key`, come before our copy: what it ends here."""
-        if self.standby is not None and (ended := self.standby.ended.before(key, now)):
-            return self.policy.cover(key, peer.covered(ended, peer.PRIMARY_SAID))
-        if self.handback is not None and (ended := self.handback.ended.before(key, now)):
-            return self._said_by_standby(key, ended, now)
-        return []
-
-    # -- a primary's standby (paho's network thread, alarms/standby.py Handback) --------------
-    def standby_report(self, report: dict[str, Any]) -> None:
-        """The standby's outcome report of an alert: if it was heard, our copy waiting to be
-        said ends `covered`, and one re-announced stands here as said."""
-        key, kind = report.get("id"), report.get("outcome")
-        if self.handback is None or not isinstance(key, str) or kind not in peer.HEARD:
-            return
-        with self._cond:
-            now = time.monotonic()
-            self.handback.ended.add(key, report, now)
-            self._emit(self._said_by_standby(key, report, now))
-            self._cond.notify_all()
-
-    def _said_by_standby(self, key: str, report: dict[str, Any], now: float) -> list[Effect]:
-        end = report.get("end")  # the wall time its audio ended, when it tells one
-        said_at = _on_clock(end) if isinstance(end, int | float) else now
-        told = peer.covered(report, peer.STANDBY_SAID)
-        return self.policy.said_elsewhere(key, said_at, now, told)
-
-    def backlog_in(self) -> None:
-        """What the broker kept for this gateway is in (its marker came back): speak."""
-        with self._cond:
-            waited = self.handback.received(time.monotonic()) if self.handback else None
-            self._cond.notify_all()
-        if waited is not None:
-            log.info("handback: what the broker kept is in after %.1f s; speaking", waited)
-
-    def standby_fault(self) -> str | None:
-        """The fault `standby` now: the primary is gone and this gateway speaks for it."""
-        with self._cond:
-            return self.standby.fault(time.monotonic()) if self.standby else None
-
-    def _hold(self, now: float) -> Hold | None:
-        """What keeps a due item waiting (under the lock): a standby's primary alive; a start."""
-        standby, handback = self.standby, self.handback
-        if standby is not None:
-            return lambda item: standby.holds(item, now)
-        if handback is not None and handback.holding(now):
-            return lambda item: handback.holds(item, now)
-        return None
 
     # -- the alarm system's own faults (from whichever thread notices) ---------------------
     def fault(self, name: str, text: str, lang: str, every_s: float) -> None:
@@ -588,11 +502,6 @@ def _state(status: dict) -> str:
     """`degraded` while the status names a fault, `starting` while only that phase lasts,
     else `online` (health.py `state_of`)."""
     return state_of(status["faults"])
-
-
-def _on_clock(wall: float) -> float:
-    """A wall-clock time on the monotonic clock the rules run on."""
-    return time.monotonic() - (time.time() - wall)
 
 
 def _on_wall(clock: float) -> float:

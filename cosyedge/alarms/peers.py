@@ -1,0 +1,130 @@
+"""The alarm desk's side of the other gateway (alarms/standby.py): a standby's view of its
+primary, and a primary's of its standby at its restart. A part of AlarmDesk, under its lock,
+on paho's network thread (the reports and statuses come through the session's taps)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from cosyedge.alarms import standby as peer
+from cosyedge.alarms.zones import Hold, Zones
+from cosyedge.model import Effect
+
+log = logging.getLogger(__name__)
+
+
+def on_clock(wall: float) -> float:
+    """A wall-clock time on the monotonic clock the rules run on."""
+    return time.monotonic() - (time.time() - wall)
+
+
+class PeerDesk:
+    """The desk's calls about the other gateway; AlarmDesk has the state they use."""
+
+    standby: peer.Watch | None
+    handback: peer.Handback | None
+    policy: Zones
+    _cond: threading.Condition
+
+    def _emit(self, effects: list[Effect]) -> None:
+        raise NotImplementedError  # AlarmDesk's
+
+    # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
+    def heard(self) -> None:
+        """A message came through the subscription: a primary's status would have come."""
+        self._primary(lambda w, now, wall: w.heard(now, wall), "first message")
+
+    def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
+        """The primary's retained status says `state` (None: it has none) and `faults`."""
+        self._primary(lambda w, now, wall: w.status(state, faults, now, wall), f"status is {state}")
+
+    def primary_link(self, up: bool, what: str) -> None:
+        """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
+        self._primary(lambda w, now, wall: w.link(up, what, now, wall), f"link ({what}) {up:d}")
+
+    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str | None) -> None:
+        """What a standby learnt of its primary, `tell`ing its watch (with the monotonic and
+        wall clocks); a change of role it makes at once is logged, naming what was `told`."""
+        if self.standby is None:
+            return
+        with self._cond:
+            now = time.monotonic()
+            was = self.standby.alive(now)
+            tell(self.standby, now, time.time())
+            alive = self.standby.alive(now)
+            self._cond.notify_all()
+        if alive != was:  # its status changes with every alert: only a change of role is told
+            log.warning("primary's %s: %s", told, "holding" if alive else "speaking for it")
+
+    def primary_report(self, report: dict[str, Any]) -> None:
+        """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`;
+        one the primary let be heard that is re-announced stands here as said, so that a
+        takeover goes on re-announcing it until it is acknowledged."""
+        key, kind = report.get("id"), report.get("outcome")
+        if self.standby is None or not isinstance(key, str) or kind in peer.NOT_ENDING:
+            return
+        with self._cond:
+            now = time.monotonic()
+            self.standby.ended.add(key, report, now)
+            self._emit(self._ended_there(key, report, now, peer.PRIMARY_SAID))
+            self._cond.notify_all()
+
+    def _ended_first(self, key: str, now: float) -> list[Effect]:
+        """The other gateway's outcome of `key`, come before our copy: what it ends here."""
+        if self.standby is not None and (ended := self.standby.ended.before(key, now)):
+            return self._ended_there(key, ended, now, peer.PRIMARY_SAID)
+        if self.handback is not None and (ended := self.handback.ended.before(key, now)):
+            return self._ended_there(key, ended, now, peer.STANDBY_SAID)
+        return []
+
+    # -- a primary's standby (paho's network thread, alarms/standby.py Handback) --------------
+    def standby_report(self, report: dict[str, Any]) -> None:
+        """The standby's outcome report of an alert: if it was heard, our copy waiting to be
+        said ends `covered`, and one re-announced stands here as said."""
+        key, kind = report.get("id"), report.get("outcome")
+        if self.handback is None or not isinstance(key, str) or kind not in peer.HEARD:
+            return
+        with self._cond:
+            now = time.monotonic()
+            self.handback.ended.add(key, report, now)
+            self._emit(self._ended_there(key, report, now, peer.STANDBY_SAID))
+            self._cond.notify_all()
+
+    def _ended_there(
+        self, key: str, report: dict[str, Any], now: float, whose: tuple[str, str]
+    ) -> list[Effect]:
+        """What the other gateway's outcome `report` of `key` ends here: heard there, our
+        copies waiting end `covered` and one re-announced stands as said, due a period after
+        its audio ended (policy.said_elsewhere); else our copies not yet said end `covered`."""
+        told = peer.covered(report, whose)
+        if report.get("outcome") not in peer.HEARD:
+            return self.policy.cover(key, told)
+        end = report.get("end")  # the wall time its audio ended, when it tells one
+        said_at = on_clock(end) if isinstance(end, int | float) else now
+        return self.policy.said_elsewhere(key, said_at, now, told)
+
+    def backlog_in(self) -> None:
+        """What the broker kept for this gateway is in (its marker came back): speak."""
+        with self._cond:
+            waited = self.handback.received(time.monotonic()) if self.handback else None
+            self._cond.notify_all()
+        if waited is not None:
+            log.info("handback: what the broker kept is in after %.1f s; speaking", waited)
+
+    def standby_fault(self) -> str | None:
+        """The fault `standby` now: the primary is gone and this gateway speaks for it."""
+        with self._cond:
+            return self.standby.fault(time.monotonic()) if self.standby else None
+
+    def _hold(self, now: float) -> Hold | None:
+        """What keeps a due item waiting (under the lock): a standby's primary alive; a start."""
+        standby, handback = self.standby, self.handback
+        if standby is not None:
+            return lambda item: standby.holds(item, now)
+        if handback is not None and handback.holding(now):
+            return lambda item: handback.holds(item, now)
+        return None
