@@ -51,8 +51,8 @@ class Primary:
         handback = Handback(wait_s, window_s, time.monotonic())
         policy = AlarmPolicy(self.config.alarms)
         self.desk = AlarmDesk(policy, self.reporter, self.journal, handback=handback)
-        self.subscribed = False  # as the broker acknowledges the session's subscriptions
-        self.tap = StandbyTap(self.config, self.desk, self.publish, lambda: self.subscribed)
+        self.connects = 0  # connections made, each once it asked for the subscriptions
+        self.tap = StandbyTap(self.config, self.desk, self.publish, lambda: self.connects)
         self.intake = Intake(self.config)
         self.desk.recover(self.journal.open(), self.intake.read_journaled)
 
@@ -70,12 +70,19 @@ class Primary:
             report["end"] = time.time() - ended_ago
         assert self.tap.claim("standby/report", json.dumps(report).encode(), retained=False)
 
-    def marker_back(self) -> None:
-        """The broker's part: what it kept is handed over, then our marker, which was sent
-        once the subscriptions were acknowledged."""
-        self.subscribed = True
+    def connect(self) -> dict:
+        """A connection made: the tap's marker for it, published at its next tick."""
+        self.connects += 1
         self.tap.tick(time.monotonic())
-        (marker,) = [p for t, p in self.published if t == "cosyedge/canary/gw-primary/handback"]
+        return self.markers()[-1]
+
+    def markers(self) -> list[dict]:
+        return [p for t, p in self.published if t == "cosyedge/canary/gw-primary/handback"]
+
+    def marker_back(self, marker: dict | None = None) -> None:
+        """The broker's part: what it kept is handed over, then our marker (the first
+        connection's, unless given), sent once the subscriptions were asked for."""
+        marker = marker or (self.connect() if not self.connects else self.markers()[-1])
         assert self.tap.claim(self.tap.marker_topic, json.dumps(marker).encode(), False)
 
     def send(self, ident: str, kind: str = "alarm") -> None:
@@ -211,3 +218,39 @@ def test_a_primary_naming_its_own_topic_or_a_standby_naming_one_is_refused():
     enabled = "standby: {enabled: true, client_id: gw-1, reports_of: s/report}\n"
     with pytest.raises(ConfigError, match=r"reports_of: a primary's key"):
         parse_config(f"mqtt: {{client_id: gw-2}}\nreports: {{outcome_topic: s2/r}}\n{enabled}")
+
+
+def test_each_reconnect_holds_again_until_its_own_marker_is_back(primary):
+    """Cut off from the broker but running, this gateway was gone to the standby, which said
+    what it held; the broker kept those alerts and the standby's reports for this session.
+    Each reconnect holds again, on a marker of its own, so the reports come first."""
+    first = primary.connect()
+    primary.marker_back(first)
+    primary.send("A")
+    assert (took := primary.take(0.5)) is not None and took.key == "A"
+    again = primary.connect()  # reconnected: a new marker, a new hold
+    assert again != first and len(primary.markers()) == 2
+    primary.send("B")  # what the broker kept: the alert, then the standby's report of it
+    assert primary.take(0.3) is None
+    primary.marker_back(first)  # an earlier connection's marker, late: not this one's
+    assert primary.take(0.3) is None
+    primary.standby("B")
+    primary.marker_back(again)
+    assert primary.take(0.3) is None  # covered, not said again
+    assert [r["outcome"] for r in primary.reports() if r["id"] == "B"] == ["covered"]
+    primary.send("C")  # after the hold: said at once
+    assert (took := primary.take(0.5)) is not None and took.key == "C"
+    primary.tap.tick(time.monotonic())
+    assert len(primary.markers()) == 2  # no new connection: no new marker
+
+
+def test_a_reconnect_whose_marker_never_comes_speaks_after_handback_s(tmp_path):
+    made = Primary(tmp_path, wait_s=0.5)
+    try:
+        made.marker_back()
+        made.connect()
+        made.send("D")
+        assert made.take(0.2) is None
+        assert (took := made.take(1.0)) is not None and took.key == "D"
+    finally:
+        made.journal.stop()

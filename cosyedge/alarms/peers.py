@@ -107,6 +107,12 @@ class PeerDesk:
         said_at = on_clock(end) if isinstance(end, int | float) else now
         return self.policy.said_elsewhere(key, said_at, now, told)
 
+    def handback_again(self, wait_s: float) -> None:
+        """Reconnected: hold again until what the broker kept meanwhile is in (Handback)."""
+        if self.handback is not None:
+            with self._cond:
+                self.handback.again(time.monotonic(), wait_s)
+
     def backlog_in(self) -> None:
         """What the broker kept for this gateway is in (its marker came back): speak."""
         with self._cond:

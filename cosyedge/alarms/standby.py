@@ -214,9 +214,14 @@ class Handback:
         self.received_at: float | None = None
         self.ended = Ended(window_s)  # the standby's reports of what it said
 
+    def again(self, now: float, wait_s: float) -> None:
+        """A new connection: hold again, until what the broker kept meanwhile is in (the
+        marker of this connection) or `wait_s` has passed."""
+        self.started, self.until, self.received_at = now, now + wait_s, None
+
     def received(self, now: float) -> float | None:
         """Our marker came back: what the broker kept is in. The seconds it took since the
-        start, the first time; None after."""
+        start (or the reconnect), the first time; None after."""
         if self.received_at is not None:
             return None
         self.received_at = now

@@ -4,11 +4,16 @@ session before the intake sees them and handed to the desk (alarms/standby.py `H
 
 A tap of the door (door.py `Tap`). Its topics are subscribed in the gateway's persistent QoS 1
 session, so the broker keeps the standby's reports while this gateway is gone and hands them
-over at its start with the rest it kept. Once the broker has acknowledged the subscriptions,
+over at its start with the rest it kept. Once the session has asked for its subscriptions,
 the tap publishes a marker of this run to this gateway's own marker topic; the broker queues
 it behind what it kept (Mosquitto keeps one queue a session, first in, first out), so its
 coming back says that all of that is in. A marker of another run (published by a start that
 died before it came back) is taken and ignored.
+
+The same at every reconnect: a gateway cut off from the broker but running (its network) is
+gone to the standby, which says what it holds while the broker keeps the alerts and the
+standby's reports for this gateway's session. So each later connection holds again, with a
+new marker, until what the broker kept meanwhile is in (or `handback_s`).
 """
 
 from __future__ import annotations
@@ -39,19 +44,24 @@ class StandbyTap(Component):
         config: Config,
         desk: AlarmDesk,
         publish: Callable[[str, str], object],
-        subscribed: Callable[[], bool],
+        connects: Callable[[], int],
     ) -> None:
-        """`publish`: QoS 1 through the session; `subscribed`: whether the broker has
-        acknowledged the session's subscriptions."""
-        self.desk, self._publish, self._subscribed = desk, publish, subscribed
+        """`publish`: QoS 1 through the session; `connects`: the connections made so far,
+        each counted once it has asked for the subscriptions (Link.connects)."""
+        self.desk, self._publish, self._connects = desk, publish, connects
         self.reports_of = config.standby.reports_of
         self.marker_topic = f"{config.monitor.canary_topic}/{config.mqtt.client_id}/handback"
         self.topics = [self.reports_of, self.marker_topic]
+        self.wait_s = config.standby.handback_s
+        self._marked = 0  # the connection the last marker was published on (monitor's thread)
+        self._hold(time.monotonic())
+
+    def _hold(self, now: float) -> None:
+        """A new wait, for a marker of its own (one of an earlier wait is another's)."""
         self._marker = json.dumps({MARKER_KEY: secrets.token_hex(8)})
-        self._sent = False  # only the monitor's thread sets it
         self._back = False  # the marker came back (paho's network thread sets it)
         self._over = False  # the wait ended, by the marker or by its bound (told once)
-        self._until = time.monotonic() + config.standby.handback_s
+        self._until = now + self.wait_s
 
     def use(self, intake: Intake) -> None:
         """The intake in force changes nothing here: the standby is named by `standby`."""
@@ -72,9 +82,15 @@ class StandbyTap(Component):
         return False
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        """Publish the marker once subscribed; tell once if its wait ran out first."""
-        if not self._sent and self._subscribed():
-            self._send()
+        """Publish the marker on each new connection (holding again after a reconnect); tell
+        once if its wait ran out first."""
+        connects = self._connects()
+        if connects > self._marked:
+            if self._marked:  # a reconnect: what the broker kept meanwhile is on its way
+                log.info("handback: reconnected; holding until what the broker kept is in")
+                self._hold(now)
+                self.desk.handback_again(self.wait_s)
+            self._send(connects)
         if not self._over and (self._back or now >= self._until):
             self._over = True
             if not self._back:  # the desk logs the marker's coming back itself
@@ -84,10 +100,10 @@ class StandbyTap(Component):
                 )
         return {}
 
-    def _send(self) -> None:
+    def _send(self, connects: int) -> None:
         try:
             self._publish(self.marker_topic, self._marker)
         except OSError as exc:  # the session did not take it: again at the next tick
             log.warning("handback marker not published: %s", exc)
             return
-        self._sent = True
+        self._marked = connects
