@@ -199,7 +199,9 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     selfwatch = SelfWatch(config, health, telling, publish, beats, observers, faults)
     observers.add(selfwatch)
     observers.add(reporter)
-    peer = _ear(config, desk, publish, lambda: link.connects if link is not None else 0)
+    peer = _ear(config, desk, publish)
+    if isinstance(peer, StandbyTap):  # told of each connection as it is made
+        observers.add(peer)
     door = Door(config, journal, desk, (*([peer] if peer else []), selfwatch), observers)
     link = Link(config, door, observers, faults)
     return Core(
@@ -225,13 +227,12 @@ def _ear(
     config: Config,
     desk: AlarmDesk,
     publish: Callable[[str, str], int],
-    connects: Callable[[], int],
 ) -> PrimaryTap | StandbyTap | None:
     """The tap that hands the other gateway's messages to the desk, if there is one."""
     if config.standby.enabled:
         return PrimaryTap(config.standby, desk)
     if config.standby.reports_of:
-        return StandbyTap(config, desk, publish, connects)
+        return StandbyTap(config, desk, publish)
     return None
 
 

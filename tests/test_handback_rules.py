@@ -51,8 +51,7 @@ class Primary:
         handback = Handback(wait_s, window_s, time.monotonic())
         policy = AlarmPolicy(self.config.alarms)
         self.desk = AlarmDesk(policy, self.reporter, self.journal, handback=handback)
-        self.connects = 0  # connections made, each once it asked for the subscriptions
-        self.tap = StandbyTap(self.config, self.desk, self.publish, lambda: self.connects)
+        self.tap = StandbyTap(self.config, self.desk, self.publish)
         self.intake = Intake(self.config)
         self.desk.recover(self.journal.open(), self.intake.read_journaled)
 
@@ -71,9 +70,8 @@ class Primary:
         assert self.tap.claim("standby/report", json.dumps(report).encode(), retained=False)
 
     def connect(self) -> dict:
-        """A connection made: the tap's marker for it, published at its next tick."""
-        self.connects += 1
-        self.tap.tick(time.monotonic())
+        """A connection made, as the session tells it: the tap's marker for it."""
+        self.tap.connected()
         return self.markers()[-1]
 
     def markers(self) -> list[dict]:
@@ -82,7 +80,7 @@ class Primary:
     def marker_back(self, marker: dict | None = None) -> None:
         """The broker's part: what it kept is handed over, then our marker (the first
         connection's, unless given), sent once the subscriptions were asked for."""
-        marker = marker or (self.connect() if not self.connects else self.markers()[-1])
+        marker = marker or (self.markers() or [self.connect()])[-1]
         assert self.tap.claim(self.tap.marker_topic, json.dumps(marker).encode(), False)
 
     def send(self, ident: str, kind: str = "alarm") -> None:
@@ -197,8 +195,7 @@ def test_without_its_marker_a_start_speaks_once_handback_s_has_passed(tmp_path, 
     primary = Primary(tmp_path, wait_s=0.6)
     try:
         primary.send("V")
-        primary.subscribed = True
-        primary.tap.tick(time.monotonic())  # the marker goes out, and is lost
+        primary.connect()  # the marker goes out, and is lost
         other = json.dumps({"cosyedge_handback": "another run"}).encode()
         assert primary.tap.claim(primary.tap.marker_topic, other, retained=False)
         assert primary.take(0.3) is None  # another run's marker tells nothing

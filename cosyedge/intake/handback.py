@@ -4,16 +4,18 @@ session before the intake sees them and handed to the desk (alarms/standby.py `H
 
 A tap of the door (door.py `Tap`). Its topics are subscribed in the gateway's persistent QoS 1
 session, so the broker keeps the standby's reports while this gateway is gone and hands them
-over at its start with the rest it kept. Once the session has asked for its subscriptions,
-the tap publishes a marker of this run to this gateway's own marker topic; the broker queues
-it behind what it kept (Mosquitto keeps one queue a session, first in, first out), so its
-coming back says that all of that is in. A marker of another run (published by a start that
-died before it came back) is taken and ignored.
+over at its start with the rest it kept. As the session connects and asks for its
+subscriptions, the tap publishes a marker of this run to this gateway's own marker topic; the
+broker queues it behind what it kept (Mosquitto keeps one queue a session, first in, first
+out), so its coming back says that all of that is in. A marker of another run (published by
+a start that died before it came back) is taken and ignored.
 
 The same at every reconnect: a gateway cut off from the broker but running (its network) is
 gone to the standby, which says what it holds while the broker keeps the alerts and the
 standby's reports for this gateway's session. So each later connection holds again, with a
-new marker, until what the broker kept meanwhile is in (or `handback_s`).
+new marker, until what the broker kept meanwhile is in (or `handback_s`): from the connection
+on (an Observer's `connected`, on paho's network thread before it hands over any message of
+that connection), not from the next tick, by which the first of them would be said.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping
 
@@ -29,31 +32,32 @@ from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.primary import json_object
+from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
 MARKER_KEY = "cosyedge_handback"  # a marker's payload: a JSON object with this one key
 
 
-class StandbyTap(Component):
-    """The standby's reports and this run's marker, for the desk; `claim` runs on paho's
-    network thread, `tick` on the monitor's."""
+class StandbyTap(Component, Observer):
+    """The standby's reports and this run's marker, for the desk; `claim` and `connected` run
+    on paho's network thread, `tick` on the monitor's."""
 
     def __init__(
         self,
         config: Config,
         desk: AlarmDesk,
         publish: Callable[[str, str], object],
-        connects: Callable[[], int],
     ) -> None:
-        """`publish`: QoS 1 through the session; `connects`: the connections made so far,
-        each counted once it has asked for the subscriptions (Link.connects)."""
-        self.desk, self._publish, self._connects = desk, publish, connects
+        """`publish`: QoS 1 through the session."""
+        self.desk, self._publish = desk, publish
         self.reports_of = config.standby.reports_of
         self.marker_topic = f"{config.monitor.canary_topic}/{config.mqtt.client_id}/handback"
         self.topics = [self.reports_of, self.marker_topic]
         self.wait_s = config.standby.handback_s
-        self._marked = 0  # the connection the last marker was published on (monitor's thread)
+        self._connections = 0  # made so far (paho's network thread)
+        self._unsent = False  # a marker the session refused: again at the next tick
+        self._lock = threading.Lock()  # sending: from either thread
         self._hold(time.monotonic())
 
     def _hold(self, now: float) -> None:
@@ -81,16 +85,20 @@ class StandbyTap(Component):
             return True
         return False
 
+    def connected(self) -> None:
+        """A connection made, its subscriptions asked for: its marker goes out now; after a
+        reconnect, what this gateway would say is held again until it is back."""
+        if self._connections:
+            log.info("handback: reconnected; holding until what the broker kept is in")
+            self._hold(time.monotonic())
+            self.desk.handback_again(self.wait_s)
+        self._connections += 1
+        self._send()
+
     def tick(self, now: float) -> Mapping[str, str | None]:
-        """Publish the marker on each new connection (holding again after a reconnect); tell
-        once if its wait ran out first."""
-        connects = self._connects()
-        if connects > self._marked:
-            if self._marked:  # a reconnect: what the broker kept meanwhile is on its way
-                log.info("handback: reconnected; holding until what the broker kept is in")
-                self._hold(now)
-                self.desk.handback_again(self.wait_s)
-            self._send(connects)
+        """Send a marker the session refused; tell once if a wait ran out first."""
+        if self._unsent:
+            self._send()
         if not self._over and (self._back or now >= self._until):
             self._over = True
             if not self._back:  # the desk logs the marker's coming back itself
@@ -100,10 +108,12 @@ class StandbyTap(Component):
                 )
         return {}
 
-    def _send(self, connects: int) -> None:
-        try:
-            self._publish(self.marker_topic, self._marker)
-        except OSError as exc:  # the session did not take it: again at the next tick
-            log.warning("handback marker not published: %s", exc)
-            return
-        self._marked = connects
+    def _send(self) -> None:
+        with self._lock:
+            try:
+                self._publish(self.marker_topic, self._marker)
+            except OSError as exc:  # the session did not take it: again at the next tick
+                log.warning("handback marker not published: %s", exc)
+                self._unsent = True
+                return
+            self._unsent = False
