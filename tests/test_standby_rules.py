@@ -378,3 +378,42 @@ def test_an_alarm_the_primary_did_not_let_be_heard_does_not_stand_here(standby, 
     time.sleep(REANNOUNCE_S + 0.5)
     assert standby.take() is None
     assert [r["outcome"] for r in standby.reports() if r["id"] == "T"] == ["covered"]
+
+
+def test_an_ack_the_primary_carried_out_is_carried_out_here_once(standby):
+    """An ack given at the primary's own page reaches the standby only as the primary's
+    `command` event; the same ack from the shared command topic too changes nothing more."""
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    for ident in ("P", "Q"):
+        standby.send(ident, topic="plant/1/standing")
+        said_by_primary(standby, ident)
+    ack_p = {"event": "command", "cmd": "ack", "id": "P", "ids": ["P"], "user": "ana"}
+    standby.primary("cosyedge/event", ack_p)
+    standby.primary("cosyedge/event", ack_p)  # again: nothing standing, nothing told
+    ack_q = standby.intake.command(b'{"cmd": "ack", "id": "Q"}')
+    assert standby.desk.command(ack_q, "ack Q").ids == ("Q",)
+    standby.primary("cosyedge/event", {**ack_p, "id": "Q", "ids": ["Q"]})
+    events = [e for e in standby.reports("standby/event") if e.get("event") == "command"]
+    assert [(e["ids"], e.get("user")) for e in events] == [(["P"], "ana"), (["Q"], None)]
+    standby.primary("cosyedge/status", {"state": "offline"})
+    assert standby.take(3 * REANNOUNCE_S) is None  # neither re-announced at the takeover
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"event": "command", "cmd": "shelve", "ids": ["R"]},  # a shelve names its topic
+        {"event": "command", "cmd": "ack", "ids": "R"},
+        {"event": "command", "cmd": "ack", "ids": [7, None]},
+        {"event": "cleared", "cmd": "ack", "ids": ["R"]},
+        {"event": "command"},
+    ],
+)
+def test_other_primary_events_change_nothing_here(standby, event):
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}})
+    standby.send("R", topic="plant/1/standing")
+    said_by_primary(standby, "R")
+    standby.primary("cosyedge/event", event)
+    standby.primary("cosyedge/status", {"state": "offline"})
+    took = standby.take(REANNOUNCE_S + 1.0)
+    assert took is not None and took.key == "R"

@@ -11,10 +11,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cosyedge.alarms import standby as peer
+from cosyedge.alarms.commands import acted_on
 from cosyedge.alarms.zones import Hold, Zones
-from cosyedge.model import Effect
+from cosyedge.model import Command, Effect
 
 log = logging.getLogger(__name__)
+
+# The primary's commands a standby carries out too, by the ids they reached: those that end
+# or quiet what stands (a shelve names its topic, and is carried out from the command topic).
+MIRRORED = frozenset({"ack", "silence"})
+IDS_MAX = 1000  # of one event: a command reaches at most what stands
+TEXT_MAX = 200  # of its user and comment
 
 
 def on_clock(wall: float) -> float:
@@ -71,6 +78,23 @@ class PeerDesk:
             now = time.monotonic()
             self.standby.ended.add(key, report, now)
             self._emit(self._ended_there(key, report, now, peer.PRIMARY_SAID))
+            self._cond.notify_all()
+
+    def primary_command(self, event: Mapping[str, Any]) -> None:
+        """The primary's `command` event: an `ack` or `silence` it carried out (from its own
+        page or HTTP API as well as the command topic) is carried out here for the ids it
+        reached, with its user and comment; one carried out here already (from the command
+        topic both take) changes nothing and tells nothing."""
+        ids, cmd = event.get("ids"), event.get("cmd")
+        if self.standby is None or cmd not in MIRRORED or not isinstance(ids, list):
+            return
+        by = {k: v[:TEXT_MAX] for k in ("user", "comment") if isinstance(v := event.get(k), str)}
+        with self._cond:
+            now = time.monotonic()
+            for key in [i for i in ids if isinstance(i, str)][:IDS_MAX]:
+                effects = self.policy.command(Command(str(cmd), id=key, **by), now)
+                if acted_on(effects):
+                    self._emit(effects)
             self._cond.notify_all()
 
     def _ended_first(self, key: str, now: float) -> list[Effect]:

@@ -46,6 +46,14 @@ class StandbyConfig:
         default="cosyedge/error",
         metadata=meta("the primary's error topic (its `reports.error_topic`); ours must differ"),
     )
+    event_topic: str = field(
+        default="cosyedge/event",
+        metadata=meta(
+            "the primary's event topic (its `reports.event_topic`): an operator's `ack` or "
+            "`silence` it carried out (from its page or HTTP API too) is carried out here for "
+            "the same ids; this gateway's must differ"
+        ),
+    )
     takeover_s: float = field(
         default=5.0,
         metadata=meta(
@@ -83,7 +91,7 @@ class StandbyConfig:
     )
 
     def __post_init__(self) -> None:
-        for name in ("status_topic", "report_topic", "error_topic"):
+        for name in ("status_topic", "report_topic", "error_topic", "event_topic"):
             check_publish_topic(name, getattr(self, name))
         for name in ("reports_of", "link_topic"):
             if getattr(self, name):
@@ -114,6 +122,7 @@ def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConf
         standby.status_topic: "standby.status_topic",
         standby.report_topic: "standby.report_topic",
         standby.error_topic: "standby.error_topic",
+        standby.event_topic: "standby.event_topic",
     }
     for f in dataclasses.fields(reports):
         topic = getattr(reports, f.name)

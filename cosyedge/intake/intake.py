@@ -70,10 +70,10 @@ _NOT_OUR_CANARY = (
 
 
 def _peer_topics(standby: StandbyConfig) -> tuple[str, ...]:
-    """The other gateway's report topics this one names: its outcomes, status and errors are
-    read by the standby's watch or the primary's handback, never as alerts (a `#` template
-    would hear them)."""
-    theirs = (standby.status_topic, standby.report_topic, standby.error_topic)
+    """The other gateway's report topics this one names: its outcomes, status, errors and
+    events are read by the standby's watch or the primary's handback, never as alerts (a `#`
+    template would hear them)."""
+    theirs = (standby.status_topic, standby.report_topic, standby.error_topic, standby.event_topic)
     return (*(theirs if standby.enabled else ()), *filter(None, (standby.reports_of,)))
 
 

@@ -26,7 +26,7 @@ class PrimaryTap(Component):
 
     def __init__(self, config: StandbyConfig, desk: AlarmDesk) -> None:
         self.config, self.desk = config, desk
-        self.topics = [config.status_topic, config.report_topic]
+        self.topics = [config.status_topic, config.report_topic, config.event_topic]
         self.topics += [config.link_topic] if config.link_topic else []
         self._heard = False  # only paho's network thread sets it
 
@@ -49,6 +49,11 @@ class PrimaryTap(Component):
             report = json_object(payload)
             if report is not None:
                 self.desk.primary_report(report)
+            return True
+        if topic == self.config.event_topic:
+            event = json_object(payload)
+            if event is not None and event.get("event") == "command":
+                self.desk.primary_command(event)
             return True
         if topic == self.config.link_topic:
             self._link(topic, payload.strip())
