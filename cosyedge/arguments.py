@@ -194,6 +194,24 @@ def _convert_cosyvoice(voice_sub: argparse._SubParsersAction) -> None:
         help="run the flow without classifier-free guidance (its estimator once a step instead "
         "of as a batch of 2: half its time; the pack records how far its audio is from guided)",
     )
+    convert.add_argument(
+        "--parity-sentences",
+        type=int,
+        default=2,
+        choices=range(1, 3),
+        metavar="N",
+        help="speak the first N parity sentences only, 1-2, in the comparison with the reference "
+        "and the measures of --flow-steps and --no-guidance (default: both; quicker, and "
+        "proves less: the pack's manifest records how many)",
+    )
+    convert.add_argument(
+        "--memory-repeats",
+        type=_positive,
+        default=3,
+        metavar="N",
+        help="measure the pack's memory in N fresh processes, the most of them declared "
+        "(default 3; the manifest records N and the least beside the most)",
+    )
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 

@@ -337,15 +337,25 @@ def tiny_model(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cosyvoice_pack(tmp_path_factory, tiny_model: Path):
     """The tiny model converted by the real `cosyedge voice convert-cosyvoice`; shared by
-    the whole run, so no test may change it (copy it first)."""
-    from cosyvoice_support import SPEAKER, run_cosyvoice_python
+    the whole run, so no test may change it (copy it first). Its parity is checked on the
+    first parity sentence (240 speech tokens, 10 s of CPU a sentence), on both at full size
+    (scripts/prove's `sizes` row). Its flow runs 2 steps without guidance (the estimator
+    twice, a batch of 1, where the released flow runs it 10 times a batch of 2): what every
+    test that speaks with it pays, the premium tier's above all; the parity check runs the
+    released flow whatever the pack says, and the converter's measure of the pack's flow
+    against it is run too (a zero-shot pack is converted with the released flow)."""
+    from cosyvoice_support import SPEAKER, SUITE_FLOW_STEPS, run_cosyvoice_python
+    from sizes import FULL
 
     from cosyedge.speech.voices.cosypack import CosyPack
 
     def make(directory: Path) -> None:
+        sized = [] if FULL else ["--parity-sentences", "1"]
+        flow = ["--flow-steps", str(SUITE_FLOW_STEPS), "--no-guidance"]
         done = run_cosyvoice_python(
             "-m", "cosyedge", "voice", "convert-cosyvoice",
             "--model-dir", str(tiny_model), "--out", str(directory / "pack"), "--speaker", SPEAKER,
+            *flow, *sized,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert "To use it" in done.stdout

@@ -21,6 +21,11 @@ import traceback
 PRELOAD = (
     "numpy", "torch", "onnx", "onnxruntime", "transformers",
     "cosyvoice.llm.llm", "cosyvoice.flow.flow", "cosyvoice.hifigan.generator",
+    "cosyvoice.flow.flow_matching", "cosyvoice.flow.decoder", "cosyvoice.flow.length_regulator",
+    "cosyvoice.hifigan.f0_predictor", "cosyvoice.transformer.encoder", "cosyvoice.cli.model",
+    "cosyvoice.utils.common", "tiktoken", "onnxruntime.quantization", "torch.onnx",
+    "cosyedge.packs.convert_cosyvoice", "cosyedge.packs.cosyvoice_export",
+    "cosyedge.packs.cosyvoice_parity", "cosyedge.packs.cosyvoice_int8",
 )  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "cosyvoice_tiny.py"
 SPEAKER = "英文女"
+SUITE_FLOW_STEPS = 2  # the shared pack's flow (conftest's cosyvoice_pack), without guidance
 
 
 def cosyvoice_python() -> Path:
@@ -41,6 +42,20 @@ def run_cosyvoice_python(*args: str, timeout: float = 600) -> subprocess.Complet
     Each runs in a fork of this test process's one server of the venv (cosyvoice_forkserver.py),
     which has imported torch and the reference's classes once."""
     return _server().run(list(args), timeout)
+
+
+def run_cosyvoice_python_alone(
+    *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python ARGS` in a fresh interpreter of the conversion venv, for a command that imports
+    none of torch and the model classes (the reference's text rules): a fresh interpreter
+    takes a fraction of a second, where the server's imports take 11 s of CPU in a test
+    process that has not started it."""
+    command = [str(cosyvoice_python()), *args]
+    env = _env()
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO
+    )
 
 
 def start_cosyvoice_python(*args: str, timeout: float = 600) -> Forked:

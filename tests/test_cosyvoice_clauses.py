@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cosyvoice_support import conversion_unavailable, run_cosyvoice_python
+from cosyvoice_support import conversion_unavailable, run_cosyvoice_python_alone
 
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.voices.clauses import ParagraphRules, paragraph_clauses
@@ -63,7 +63,7 @@ def test_clauses_are_the_reference_frontends():
     reason = conversion_unavailable()
     if reason:
         pytest.skip(reason)
-    done = run_cosyvoice_python(
+    done = run_cosyvoice_python_alone(
         "-c", REFERENCE, json.dumps(TEXTS, ensure_ascii=False), json.dumps(LENGTHS)
     )
     assert done.returncode == 0, done.stderr

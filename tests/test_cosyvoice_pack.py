@@ -24,7 +24,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cosyvoice_support import REPO, SPEAKER, run_cosyvoice_python, start_cosyvoice_python
+from cosyvoice_support import (
+    REPO,
+    SPEAKER,
+    SUITE_FLOW_STEPS,
+    run_cosyvoice_python,
+    start_cosyvoice_python,
+)
+from sizes import FULL
+from sizes import sized as sized_count
 
 from cosyedge.config import Config, VoiceConfig
 from cosyedge.speech.voices.cosypack import PackError, file_sha256
@@ -47,6 +55,10 @@ def test_conversion_writes_a_described_pack(cosyvoice_pack, tiny_model):
     assert m["licence"]["summary"].startswith("Apache-2.0")
     assert "Apache" in (cosyvoice_pack.directory / "LICENCE.txt").read_text(encoding="utf-8")
     assert m["memory"]["load_mb"] > 0 and m["memory"]["step_mb"] > 0
+    # Converted with fewer flow steps and without guidance (conftest), measured against the
+    # released flow: the distance is recorded.
+    assert m["flow_steps"] == SUITE_FLOW_STEPS and m["flow_guidance"] is False
+    assert m["flow_guidance_log_mel_db"] > 0.1
     assert not list(cosyvoice_pack.directory.parent.glob(".convert-*"))  # nothing left of work
 
 
@@ -55,6 +67,7 @@ def test_pack_matches_the_reference(cosyvoice_pack):
     (the converter refuses a pack outside these limits; the manifest keeps its figures)."""
     parity = cosyvoice_pack.manifest["parity"]
     print(f"parity: {parity}")
+    assert parity["sentences"] == sized_count(1, 2)  # the conversion's option, recorded
     assert parity["checked"] and parity["tokenizer_equal"] and parity["tokens_equal"]
     assert parity["speech_tokens"] > 0
     assert parity["mel_max_abs"] < 1e-3
@@ -277,6 +290,7 @@ def test_parity_check_notices_a_wrong_graph(cosyvoice_pack, tiny_model, tmp_path
 
 BROKEN_FADE = """
 import json, sys
+from dataclasses import replace
 from pathlib import Path
 import numpy as np, torch
 from cosyedge.packs import cosyvoice_parity as cp
@@ -289,7 +303,8 @@ from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, greedy_sampler
 torch.set_num_threads(1)
 model_dir, pack = Path(sys.argv[1]), Path(sys.argv[2])
 models = load_models(model_dir)
-ours = CosyvoiceModels.load(CosyPack.open(pack))
+# The released flow, as the reference's streaming runs it, whatever the pack says.
+ours = replace(CosyvoiceModels.load(CosyPack.open(pack)), flow_steps=10, guidance=True)
 tokenizer = cp.whisper_tokenizer(tokenizer_settings(read_yaml(model_dir / "cosyvoice.yaml")))
 ids = tokenizer.encode(cp.SENTENCES[0])
 # The pack's greedy tokens: the reference's (its parity, in the manifest, says so).
@@ -391,6 +406,46 @@ def test_bad_input_is_refused_in_one_line_with_nothing_written(tiny_model, tmp_p
     for case, words in expected.items():
         assert words in results[case], (case, results[case])
         assert "\n" not in results[case], case
+
+
+DAMAGED = """
+import json, shutil, sys
+from pathlib import Path
+from cosyedge.packs.convert_cosyvoice import ConversionError, SpeakerChoice, convert
+
+good, work = Path(sys.argv[1]), Path(sys.argv[2])
+damage = {
+    "garbage": lambda data: b"\\x80\\x02garbage",
+    "empty": lambda data: b"",
+    "truncated": lambda data: data[: len(data) // 3],
+}
+results = {}
+for part in ("llm.pt", "flow.pt", "hift.pt", "spk2info.pt"):
+    for how, damaged in damage.items():
+        model = work / "model"
+        shutil.rmtree(model, ignore_errors=True)
+        shutil.copytree(good, model)
+        (model / part).write_bytes(damaged((good / part).read_bytes()))
+        out = work / "out" / "pack"
+        try:
+            convert(model, out, SpeakerChoice("英文女"))
+            results[f"{part} {how}"] = "converted"
+        except ConversionError as exc:
+            results[f"{part} {how}"] = str(exc)
+        assert not (work / "out").exists() or not any((work / "out").iterdir())
+print(json.dumps(results, ensure_ascii=False))
+"""
+
+
+def test_a_damaged_weight_file_is_refused_in_one_line_naming_it(tiny_model, tmp_path):
+    done = run_cosyvoice_python("-c", DAMAGED, str(tiny_model), str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(results) == 12
+    for case, message in results.items():
+        part = case.split()[0]
+        assert f"model/{part}: " in message, (case, message)
+        assert "\n" not in message and "weights_only" not in message, (case, message)
 
 
 def test_without_torch_conversion_is_refused_in_one_line(tmp_path):
@@ -599,13 +654,14 @@ def test_stft_round_trip_is_exact():
 def int8_pack(cosyvoice_pack, tmp_path_factory):
     """A copy of the pack whose graphs `quantize_pack` made int8 behind its gate, with the
     manifest rewritten as the converter does, and the gate's report; quantized once for the
-    tests of the gate (each would otherwise quantize the same graphs again)."""
+    tests of the gate (each would otherwise quantize the same graphs again). The gate speaks
+    the first parity sentence (both at full size, as the converter does)."""
     from cosyedge.packs.convert_cosyvoice import _files, _write_manifest
     from cosyedge.packs.cosyvoice_int8 import quantize_pack
 
     copy = tmp_path_factory.mktemp("int8") / "pack"
     shutil.copytree(cosyvoice_pack.directory, copy)
-    report = quantize_pack(copy)
+    report = quantize_pack(copy, spoken=sized_count(1, 2))
     assert not (copy / ".int8").exists()
     _write_manifest(copy, {**cosyvoice_pack.manifest, "files": _files(copy)})
     return copy, report
@@ -665,8 +721,33 @@ def test_the_int8_gate_refuses_a_broken_int8_hift(cosyvoice_pack, int8_pack, tmp
     scale.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(scale) * 4, scale_name))
     onnx.save(model, replaced[HIFT])
     with pytest.raises(Int8Refused, match="int8 HiFT changes the audio") as refused:
-        gate(cosyvoice_pack, replaced)
+        gate(cosyvoice_pack, replaced, spoken=1)  # one sentence shows it (5.7 dB, limit 1)
     print(refused.value)
+
+
+def test_the_int8_gate_refuses_an_lm_that_chooses_other_tokens(cosyvoice_pack, int8_pack, tmp_path):
+    """The int8 LM of the passing pack (`int8_pack`), fed fp32's tokens, chooses them at most
+    positions; an LM step with its largest weight's values shuffled, a broken LM the audio
+    gate cannot hear (it speaks fp32's tokens), is refused for the tokens it would choose."""
+    import onnx
+    from onnx import numpy_helper
+
+    from cosyedge.packs.cosyvoice_int8 import MIN_FORCED_AGREEMENT, Int8Refused, gate
+
+    _, report = int8_pack
+    assert report.forced_token_agreement >= MIN_FORCED_AGREEMENT, report
+    model = onnx.load(cosyvoice_pack.path("llm_step"))
+    largest = max(model.graph.initializer, key=lambda t: int(np.prod(t.dims)))
+    values = numpy_helper.to_array(largest).copy()
+    np.random.default_rng(0).shuffle(values.reshape(-1))
+    largest.CopyFrom(numpy_helper.from_array(values, largest.name))
+    broken = tmp_path / "llm_step.onnx"
+    onnx.save(model, broken)
+    with pytest.raises(Int8Refused) as refused:
+        gate(cosyvoice_pack, {"llm_step": broken}, spoken=1)
+    message = str(refused.value)
+    assert message.startswith("the int8 LM, fed fp32's tokens, chooses them at "), message
+    assert "limit 50 %" in message
 
 
 def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
@@ -707,16 +788,19 @@ def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
     transcript's tokens are precomputed into the pack, and the pack matches the reference's
     zero-shot inference given the same prompt. (Short, just over the 3 s the converter
     takes: the prompt lengthens every LM step and flow run of the conversion's parity and
-    memory runs; 6 s took 61 s of CPU, this 40.)"""
+    memory runs; 6 s took 61 s of CPU, 3.2 s 40. Parity on one sentence and the memory in one
+    process took it to 16; at full size, scripts/prove's `sizes` row, both and three.)"""
     from cosyedge.speech.voices.cosypack import CosyPack
     from cosyedge.speech.voices.cosyvoice import Speaker
 
     seconds = 3.2
     wav = _speech_like_wav(tmp_path / "announcer.wav", 44100, seconds)
     out = tmp_path / "pack"
+    sized = [] if FULL else ["--parity-sentences", "1", "--memory-repeats", "1"]
     done = run_cosyvoice_python(
         "-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(tiny_model),
         "--out", str(out), "--prompt-wav", str(wav), "--prompt-text", "Line 3 is stopping.",
+        *sized,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     pack = CosyPack.open(out)
@@ -724,6 +808,10 @@ def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
     assert m["speaker"] == {"kind": "zero-shot", "name": "announcer", "text": "Line 3 is stopping."}
     assert file_sha256(wav) == m["source"]["sha256"]["announcer.wav"]
     assert m["parity"]["tokens_equal"] and m["parity"]["mel_max_abs"] < 1e-3
+    assert m["parity"]["stream_chunks_equal"] and m["parity"]["streamed_chunks"] > 1
+    assert m["parity"]["sentences"] == sized_count(1, 2)
+    assert m["memory"]["repeats"] == sized_count(1, 3) and m["memory"]["step_mb"] > 0
+    assert m["flow_steps"] == 10 and "flow_guidance" not in m  # the released flow
     speaker = Speaker.load(pack.path("speaker"))
     assert abs(len(speaker.flow_prompt_tokens) - 50 * seconds) <= 2  # 50 tokens a second
     assert abs(speaker.prompt_feat.shape[0] - seconds * 22050 / 256) <= 3
@@ -810,7 +898,9 @@ def test_the_flow_runs_without_guidance_when_its_pack_says(cosyvoice_pack, tmp_p
     assert identity(None) == identity(True) != identity(False)
     with pytest.raises(CosyvoiceError, match="flow_guidance 'no'"):
         identity("no")
-    models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), guidance=False)
+    models = dataclasses.replace(
+        CosyvoiceModels.load(cosyvoice_pack), flow_steps=10, guidance=False
+    )
     batches = []
     estimator = models.sessions["estimator"]
     models.sessions["estimator"] = type("Counted", (), {"run": lambda _, out, feeds: batches.append(
@@ -850,7 +940,7 @@ for n in (10, 4):  # the reference's flow, its decoder given n steps in place of
     torch.manual_seed(1)
     noise = torch.randn(1, 80, mel.shape[2]).numpy()
     reference[n] = mel[0].numpy()
-    mine = replace(ours, flow_steps=n).mel(tokens, noise)
+    mine = replace(ours, flow_steps=n, guidance=True).mel(tokens, noise)
     out[n] = float(np.abs(mine - reference[n]).max())
 out["4_against_10"] = float(np.abs(reference[4] - reference[10]).max())
 # Without guidance: the reference's flow with a guidance weight of 0 (still a batch of 2).
@@ -863,7 +953,7 @@ with torch.no_grad():
         torch.zeros(1, 80, 0, 2))
 torch.manual_seed(1)
 noise = torch.randn(1, 80, unguided.shape[2]).numpy()
-mine = replace(ours, guidance=False).mel(tokens, noise)
+mine = replace(ours, flow_steps=10, guidance=False).mel(tokens, noise)
 out["unguided"] = float(np.abs(mine - unguided[0].numpy()).max())
 out["unguided_against_guided"] = float(np.abs(unguided[0].numpy() - reference[10]).max())
 print(json.dumps(out))

@@ -26,7 +26,8 @@ def convert_cosyvoice(args: argparse.Namespace) -> int:
         log.error("--prompt-wav needs --prompt-text, the words said in it")
         return 2
     choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
-    options = (args.force, args.int8, args.flow_steps, args.guidance)
+    options = (args.force, args.int8, args.flow_steps, args.guidance, args.parity_sentences,
+               args.memory_repeats)  # fmt: skip
     usage = (
         f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
         f"    engine: cosyvoice\n    pack: {args.out}"

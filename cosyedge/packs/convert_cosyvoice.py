@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from cosyedge.packs.cosyvoice_memory import REPEATS
+from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.packs.cosyvoice_reference import (
     INSTALL_HINT,
     V1_CLASSES,
@@ -272,13 +274,13 @@ def speaker_arrays(models: dict[str, Any], speaker: SpeakerInput) -> dict[str, n
     }
 
 
-def _measure_memory(directory: Path) -> dict[str, object]:
-    """The pack's memory as the premium worker runs it (cosyvoice_memory: fresh processes
-    without torch, the longest clause, the most of several runs)."""
+def _measure_memory(directory: Path, repeats: int) -> dict[str, object]:
+    """The pack's memory as the premium worker runs it (cosyvoice_memory: `repeats` fresh
+    processes without torch, the longest clause, the most of them)."""
     from cosyedge.packs.cosyvoice_memory import MemoryMeasureError, measure
 
     try:
-        return measure(directory)
+        return measure(directory, repeats)
     except MemoryMeasureError as exc:
         raise ConversionError(str(exc)) from None
 
@@ -340,15 +342,23 @@ def _write_manifest(work: Path, manifest: dict) -> None:
 
 def convert(
     model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False,
-    flow_steps: int = FLOW_STEPS, guidance: bool = True,
+    flow_steps: int = FLOW_STEPS, guidance: bool = True, parity_sentences: int = SPOKEN,
+    memory_repeats: int = REPEATS,
 ) -> CosyPack:  # fmt: skip
     """Convert into `out` (created; replaced only with `force`) and return the opened pack;
     with `int8`, the transformer graphs' weights in int8 if the gate lets them; the flow
     runs `flow_steps` Euler steps (1 to 10; fewer than 10 measured against 10), with
-    classifier-free guidance unless `guidance` is false (measured against guidance)."""
+    classifier-free guidance unless `guidance` is false (measured against guidance). Parity
+    and those measures speak the first `parity_sentences` (1 to SPOKEN) of the parity
+    sentences, and the memory is the most of `memory_repeats` fresh processes; the manifest
+    records both counts."""
     check_conversion_modules()
     if not 1 <= flow_steps <= FLOW_STEPS:
         raise ConversionError(f"--flow-steps {flow_steps}: 1 to {FLOW_STEPS}")
+    if not 1 <= parity_sentences <= SPOKEN:
+        raise ConversionError(f"--parity-sentences {parity_sentences}: 1 to {SPOKEN}")
+    if memory_repeats < 1:
+        raise ConversionError(f"--memory-repeats {memory_repeats}: 1 or more")
     if out.exists() and any(out.iterdir()) and not force:
         raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
     prompt = check_prompt_wav(choice.prompt_wav) if choice.prompt_wav is not None else None
@@ -358,7 +368,8 @@ def convert(
     check_onnx_models(model_dir)
     speaker = _speaker(model_dir, config, choice, prompt)
     with staged_dir(out) as work:
-        _build(model_dir, config, choice, speaker, work, Options(int8, flow_steps, guidance))
+        options = Options(int8, flow_steps, guidance, parity_sentences, memory_repeats)
+        _build(model_dir, config, choice, speaker, work, options)
     return CosyPack.open(out)
 
 
@@ -369,6 +380,8 @@ class Options:
     int8: bool = False
     flow_steps: int = FLOW_STEPS
     guidance: bool = True
+    parity_sentences: int = SPOKEN  # spoken by the parity check and the flow's measures
+    memory_repeats: int = REPEATS  # fresh processes measuring the memory
 
 
 def _build(
@@ -392,7 +405,9 @@ def _build(
     _write_manifest(work, manifest)
     pack = CosyPack.open(work)
     tokenizer = cosyvoice_parity.whisper_tokenizer(tokenizer_settings(config))
-    parity = cosyvoice_parity.check(pack, reference, speaker.embedding, tokenizer)
+    parity = cosyvoice_parity.check(
+        pack, reference, speaker.embedding, tokenizer, spoken=options.parity_sentences
+    )
     if parity.problems():
         raise ConversionError(f"the pack disagrees with the reference: {parity.problems()}")
     log.info("parity with the reference: %s", parity.as_dict())
@@ -403,23 +418,27 @@ def _build(
         manifest["precision"] = "int8 weights (transformers), int8 HiFT convolutions"
         manifest["files"] = _files(work)
         _write_manifest(work, manifest)
-    manifest.update(_flow(work, options.flow_steps, options.guidance))
+    manifest.update(_flow(work, options))
     _write_manifest(work, manifest)
-    manifest["memory"] = _measure_memory(work)
+    manifest["memory"] = _measure_memory(work, options.memory_repeats)
     _write_manifest(work, manifest)
     (work / "LICENCE.txt").write_text(LICENCE_NOTES + "\n", encoding="utf-8")
 
 
-def _flow(work: Path, steps: int, guidance: bool) -> dict:
+def _flow(work: Path, options: Options) -> dict:
     """The manifest's flow steps and guidance and, when they are not the released 10 steps
     with guidance, how far their audio is from those's (mean log-mel dB over the parity
-    sentences, same tokens and noise): `flow_steps_log_mel_db` for fewer steps with
-    guidance, `flow_guidance_log_mel_db` without guidance (at the pack's steps)."""
+    sentences the conversion speaks, same tokens and noise): `flow_steps_log_mel_db` for
+    fewer steps with guidance, `flow_guidance_log_mel_db` without guidance (at the pack's
+    steps)."""
+    steps, guidance = options.flow_steps, options.guidance
     if steps == FLOW_STEPS and guidance:
         return {"flow_steps": steps}
     from cosyedge.packs.cosyvoice_flow import distances_to_released
 
-    distance = distances_to_released(CosyPack.open(work), (steps,), guidance=guidance)[steps]
+    sentences = SENTENCES[: options.parity_sentences]
+    pack = CosyPack.open(work)
+    distance = distances_to_released(pack, (steps,), sentences, guidance)[steps]
     log.info("%d flow steps, guidance %s, against %d with guidance: %.3f dB log-mel", steps,
              "on" if guidance else "off", FLOW_STEPS, distance)  # fmt: skip
     if guidance:

@@ -161,15 +161,16 @@ class Comparison:
     forced_token_agreement: float
 
 
-def compare(pack: CosyPack, replaced: dict[str, Path]) -> Comparison:
+def compare(pack: CosyPack, replaced: dict[str, Path], spoken: int = SPOKEN) -> Comparison:
     """Mean log-mel distance (dB) of the graphs `replaced` (int8) against the pack's (fp32)
     audio from the same tokens and noise, the same of the int8 HiFT alone on fp32's mel and
     source, the share of greedy tokens int8 decoding agrees on, and the share of positions
-    where the int8 LM fed fp32's tokens would choose fp32's token (its end included)."""
+    where the int8 LM fed fp32's tokens would choose fp32's token (its end included); over
+    the first `spoken` parity sentences."""
     fp32, int8 = load_models(pack), load_models(pack, replaced)
     bpe = BpeTokenizer.load(pack.path("tokenizer"))
     distances, hift, agree, total, forced = [], [], 0, 0, []
-    for i, sentence in enumerate(SENTENCES[:SPOKEN]):
+    for i, sentence in enumerate(SENTENCES[:spoken]):
         ids = bpe.encode(sentence)
         tokens = fp32.speech_tokens(ids, greedy_sampler(fp32.eos))
         other = int8.speech_tokens(ids, greedy_sampler(int8.eos))
@@ -207,15 +208,16 @@ def pcm16(audio: np.ndarray) -> np.ndarray:
     return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
 
 
-def quantize_pack(directory: Path) -> Int8Report:
+def quantize_pack(directory: Path, spoken: int = SPOKEN) -> Int8Report:
     """Replace the transformer graphs in the (not yet manifested) pack `directory` by int8
-    ones if the gate passes; the caller rewrites the manifest's hashes afterwards."""
+    ones if the gate passes (over the first `spoken` parity sentences); the caller rewrites
+    the manifest's hashes afterwards."""
     pack = CosyPack.open(directory)
     staging = directory / ".int8"
     staging.mkdir()
     try:
         replaced = quantize_graphs(pack, staging)
-        report = gate(pack, replaced)
+        report = gate(pack, replaced, spoken)
         for role, path in replaced.items():
             path.replace(pack.path(role))
         return report
@@ -233,11 +235,12 @@ def quantize_graphs(pack: CosyPack, staging: Path) -> dict[str, Path]:
     return replaced
 
 
-def gate(pack: CosyPack, replaced: dict[str, Path]) -> Int8Report:
-    """The figures of the graphs `replaced` against the pack's fp32 ones; `Int8Refused`
-    when HiFT's audio alone, or the whole audio, moves more than its limit, or the LM fed
-    fp32's tokens chooses them less often than its limit."""
-    c = compare(pack, replaced)
+def gate(pack: CosyPack, replaced: dict[str, Path], spoken: int = SPOKEN) -> Int8Report:
+    """The figures of the graphs `replaced` against the pack's fp32 ones, over the first
+    `spoken` parity sentences; `Int8Refused` when HiFT's audio alone, or the whole audio,
+    moves more than its limit, or the LM fed fp32's tokens chooses them less often than its
+    limit."""
+    c = compare(pack, replaced, spoken)
     distance, hift, forced = c.distance_db, c.hift_distance_db, c.forced_token_agreement
     fp32_bytes = sum(pack.path(role).stat().st_size for role in replaced)
     int8_bytes = sum(path.stat().st_size for path in replaced.values())
