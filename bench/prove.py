@@ -99,13 +99,15 @@ def readings(examples: int) -> scenarios.Result:
 
 # Tests whose inputs tests/sizes.py makes smaller in the suite: reading time in proportion to
 # the length read, tables read as the packages' own readers read, a long Mandarin phrase, the
-# Mandarin pack's conversion compared with the originals on all seven parity clauses.
+# Mandarin pack's conversion compared with the originals on all seven parity clauses, a
+# thousand say requests through the HTTP API's four slots.
 SIZED_TESTS = [
     "tests/test_reading_time.py",
     "tests/test_hibari_tables.py",
     "tests/test_zh_readings.py",
     "tests/test_mandarin_voices.py::test_neural_voice_says_a_long_unpunctuated_phrase",
     "tests/test_mandarin_pack.py::test_converted_models_match_the_originals",
+    "tests/test_http.py::test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_one_outcome",
 ]
 
 
