@@ -100,7 +100,8 @@ def readings(examples: int) -> scenarios.Result:
 # Tests whose inputs tests/sizes.py makes smaller in the suite: reading time in proportion to
 # the length read, tables read as the packages' own readers read, a long Mandarin phrase, the
 # Mandarin pack's conversion compared with the originals on all seven parity clauses, the
-# CosyVoice packs' (SFT and zero-shot) with the reference on both parity sentences.
+# CosyVoice packs' (SFT and zero-shot) with the reference on both parity sentences, a
+# thousand say requests through the HTTP API's four slots.
 SIZED_TESTS = [
     "tests/test_reading_time.py",
     "tests/test_hibari_tables.py",
@@ -111,6 +112,7 @@ SIZED_TESTS = [
     "tests/test_cosyvoice_pack.py::test_a_zero_shot_prompt_becomes_the_packs_speaker",
     "tests/test_cosyvoice_pack.py::test_int8_weights_pass_a_measured_gate",
     "tests/test_cosyvoice_stream.py::test_the_streamed_clauses_are_the_references_streaming",
+    "tests/test_http.py::test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_one_outcome",
 ]
 
 

