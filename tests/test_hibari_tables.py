@@ -36,11 +36,11 @@ def oov(british: bool) -> OOV:
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory) -> Path:
-    """A saved-models directory with the US tables made in it."""
-    directory = tmp_path_factory.mktemp("models")
-    assert SavedTables(SavedDir(directory)).open(False) is not None
-    return directory
+def made(front_end_tables) -> Path:
+    """A saved-models directory with the US tables made in it, by the load a start does (the
+    run's one making of them, beside pypinyin's): read, never written."""
+    assert SavedTables(SavedDir(front_end_tables)).open(False) is not None
+    return front_end_tables
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog)
     assert isinstance(g2p, TablesG2P)
     assert caplog.text.count(f"hibari's G2P tables {path} are not usable") == 1
     assert caplog.text.count("made hibari's G2P tables (us)") == 1
-    assert sorted(tmp_path.glob("*.sqlite")) == [path]  # the earlier version's removed
+    assert sorted(tmp_path.glob("hibari-g2p-*.sqlite")) == [path]  # the earlier version's removed
     assert g2p("The pressure is rising.") == G2P(oov=False)("The pressure is rising.")
 
 

@@ -43,11 +43,11 @@ SAMPLE = sized(5_000, 20_000)
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory) -> Path:
-    """A saved-models directory with the tables made in it."""
-    directory = tmp_path_factory.mktemp("models")
-    assert isinstance(load_readings(SavedDir(directory)), TableReadings)
-    return directory
+def made(front_end_tables) -> Path:
+    """A saved-models directory with the tables made in it, by the load a start does (the
+    run's one making of them, beside hibari's): read, never written."""
+    assert isinstance(load_readings(SavedDir(front_end_tables)), TableReadings)
+    return front_end_tables
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +186,7 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog)
     assert isinstance(readings, TableReadings)
     assert caplog.text.count(f"pypinyin's reading tables {path} are not usable") == 1
     assert caplog.text.count("made pypinyin's reading tables") == 1
-    assert sorted(tmp_path.glob("*.sqlite")) == [path]  # the earlier version's removed
+    assert sorted(tmp_path.glob("pypinyin-readings-*.sqlite")) == [path]  # the earlier one's gone
     assert path == kept(SavedDir(tmp_path)).path
     assert readings("锅炉房压力过高") == pypinyin_readings("锅炉房压力过高")
 
