@@ -54,7 +54,7 @@ SIZES: dict[str, dict] = {
         "cache": 6,
         "malformed": 300,
         "valid_every": 20,
-        "flood": 60,
+        "flood": 30,
         "zones": 80,
         "soak_s": 0,
         "per_fault": 3,
