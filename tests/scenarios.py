@@ -61,7 +61,7 @@ SIZES: dict[str, dict] = {
         "fault_s": 2,
         "poison": 2,
         "http": 40,
-        "premium_phrases": 12,
+        "premium_phrases": 4,
         "hostile": 7,  # one of each kind
         "ordinary_per_hostile": 2,
         "opcua": 7,  # one before each kill, two while the daemon is down, three untouched
