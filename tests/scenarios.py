@@ -54,14 +54,14 @@ SIZES: dict[str, dict] = {
         "cache": 6,
         "malformed": 300,
         "valid_every": 20,
-        "flood": 60,
+        "flood": 30,
         "zones": 80,
         "soak_s": 0,
         "per_fault": 3,
         "fault_s": 2,
         "poison": 2,
         "http": 40,
-        "premium_phrases": 12,
+        "premium_phrases": 4,
         "hostile": 7,  # one of each kind
         "ordinary_per_hostile": 2,
         "opcua": 7,  # one before each kill, two while the daemon is down, three untouched

@@ -492,7 +492,10 @@ def hostile_texts() -> dict[str, dict]:
     }
 
 
-@pytest.mark.parametrize("ceiling_mb", [256, 512])
+# The tight ceiling, 256 MB, is the proving ground's `hostile` scenario's (tests/test_proving.py
+# runs it, with the same parts): each hostile text shortened, RSS sampled every 5 ms under it,
+# no ordinary alert after one said as the generic phrase. Here, with room above the texts.
+@pytest.mark.parametrize("ceiling_mb", [512])
 def test_hostile_messages_are_bounded_and_later_alerts_are_synthesized(
     broker, make_daemon, tmp_path, ceiling_mb
 ):

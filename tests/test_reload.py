@@ -15,7 +15,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
 from support import Listener, cosyedge, free_port, publish, site_yaml, wait_until
 
 REPORT = "cosyedge/report"
@@ -116,31 +115,31 @@ def test_reports_made_while_reloaded_onto_a_dead_broker_reach_the_broker_once_ba
     listener.close()
 
 
-@pytest.mark.parametrize(
-    "change",
-    ["  client_id: gw-renamed\n", "  host: localhost\n", "  username: gateway-7\n"],
-    ids=["client_id", "host", "username"],
-)
 def test_a_connection_change_during_a_broker_outage_keeps_the_reports_waiting(
-    broker, make_daemon, tmp_path, change
+    broker, make_daemon, tmp_path
 ):
     """The broker goes away, alerts are spoken meanwhile (their reports queued in the
     session), then a reload changes the connection: when the broker is back, every report
-    reaches it from the new session."""
+    reaches it from the new session. One outage after another on one daemon, each reload
+    changing one thing more: the client id, then the host, then the user name."""
     http_port = free_port()
     daemon = make_daemon(config_text(broker.port, tmp_path, http_port))
     listener = Listener(broker.port, REPORT, persistent=True)  # hears what was sent while away
     seqs = [say(http_port, "Before the outage.", "o-0")]
     reported(listener, seqs)
-    broker.kill()
-    daemon.wait_for_log(r"MQTT connection lost")
-    seqs += [say(http_port, f"Outage alert {k}.", f"o-{k}") for k in (1, 2, 3)]
-    for k in (1, 2, 3):
-        daemon.wait_for_log(rf"spoke alert o-{k} ", timeout=60)
-    daemon.config.write_text(config_text(broker.port, tmp_path, http_port, QUICK + change))
-    sighup(daemon, count=1)
-    broker.start()
-    reported(listener, seqs)
+    changes = ["  client_id: gw-renamed\n", "  host: localhost\n", "  username: gateway-7\n"]
+    for n in range(1, len(changes) + 1):
+        broker.kill()
+        daemon.wait_for_log(r"MQTT connection lost", count=n)
+        ids = [f"o-{n}-{k}" for k in (1, 2, 3)]
+        seqs += [say(http_port, f"Outage {n} alert {k}.", i) for k, i in enumerate(ids, 1)]
+        for alert_id in ids:
+            daemon.wait_for_log(rf"spoke alert {alert_id} ", timeout=60)
+        changed = QUICK + "".join(changes[:n])
+        daemon.config.write_text(config_text(broker.port, tmp_path, http_port, changed))
+        sighup(daemon, count=n)
+        broker.start()
+        reported(listener, seqs)
     assert daemon.stop() == 0
     assert unsent_seqs(tmp_path / "state") == []
     listener.close()

@@ -448,12 +448,21 @@ def espeak_shim(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return {"PATH": f"{shims}:{os.environ['PATH']}"}, broken
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# The cases that need nothing of their own run one after another on one daemon (each starting
+# from every rendering saying all is well, as the one before left it); those with a config or
+# an ACL of their own, each on its own daemon.
+ALONE = [name for name, case in CASES.items() if case.config or case.acl]
+GROUPS = {"one fault after another": [name for name in CASES if name not in ALONE]}
+GROUPS |= {name: [name] for name in ALONE}
+
+
+@pytest.mark.parametrize("group", list(GROUPS))
 def test_every_rendering_says_the_same_while_a_fault_lasts_and_after(
-    name, tmp_path, make_daemon, notify_socket
+    group, tmp_path, make_daemon, notify_socket
 ):
-    case = CASES[name]
-    broker = Broker(tmp_path / "broker", acl=OPEN if case.acl else None).start()
+    cases = [CASES[name] for name in GROUPS[group]]
+    acl = any(case.acl for case in cases)
+    broker = Broker(tmp_path / "broker", acl=OPEN if acl else None).start()
     sink = SwappableSink(tmp_path / "sound")
     plan = tmp_path / "faults.json"
     write_plan(plan, {})
@@ -461,7 +470,7 @@ def test_every_rendering_says_the_same_while_a_fault_lasts_and_after(
     http_port = free_port()
     config = (
         site_yaml(broker.port, tmp_path)
-        + case.config
+        + "".join({case.config for case in cases})
         + f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n"
     )
     env = {**sink.env, **notify_socket.env(), **shim, "COSYEDGE_FAULTS": str(plan)}
@@ -472,22 +481,8 @@ def test_every_rendering_says_the_same_while_a_fault_lasts_and_after(
     parts = Parts(broker, daemon, plan, sink, http_port, broken_voice)
     renderings = Renderings(http_port, notify_socket, listener)
     try:
-        assert renderings.agree(lambda f: not f, "all well at the start") == {}
-
-        case.provoke(parts)
-        renderings.retained = case.retained_meanwhile
-        renderings.agree(lambda _: True, "the first reading with the fault made")
-        faults = renderings.agree(lambda f: case.shows <= f.keys(), f"{sorted(case.shows)}")
-        seen = len(listener.on(STATUS))
-
-        case.mend(parts)
-        renderings.retained = True
-        assert renderings.agree(lambda f: not f, "every fault cleared") == {}
-        # What the retained status said once it could go out again: what was wrong.
-        if not case.retained_meanwhile:
-            after = [s for s in listener.on(STATUS)[seen:] if isinstance(s, dict)]
-            told = [s for s in after if case.shows <= s.get("faults", {}).keys()]
-            assert told, f"no retained status after {name} named {sorted(faults)}: {after}"
+        for name in GROUPS[group]:
+            made_and_mended(name, CASES[name], parts, renderings, listener)
         # And no retained status ever said one thing in its state and another in its faults.
         statuses = [s for s in listener.on(STATUS) if isinstance(s, dict)]
         torn = [s for s in statuses if s["state"] != state_of(s.get("faults", {}))]
@@ -496,6 +491,29 @@ def test_every_rendering_says_the_same_while_a_fault_lasts_and_after(
         listener.close()
         daemon.stop()
         broker.kill()
+
+
+def made_and_mended(
+    name: str, case: Case, parts: Parts, renderings: Renderings, listener: Listener
+) -> None:
+    """All well; the fault made: every rendering shows it; mended: every one clears it, and
+    the retained status, once it could go out again, said what had been wrong."""
+    renderings.retained = True
+    assert renderings.agree(lambda f: not f, f"all well before {name}") == {}
+
+    case.provoke(parts)
+    renderings.retained = case.retained_meanwhile
+    renderings.agree(lambda _: True, f"the first reading with {name}")
+    faults = renderings.agree(lambda f: case.shows <= f.keys(), f"{name}: {sorted(case.shows)}")
+    seen = len(listener.on(STATUS))
+
+    case.mend(parts)
+    renderings.retained = True
+    assert renderings.agree(lambda f: not f, f"every fault cleared after {name}") == {}
+    if not case.retained_meanwhile:
+        after = [s for s in listener.on(STATUS)[seen:] if isinstance(s, dict)]
+        told = [s for s in after if case.shows <= s.get("faults", {}).keys()]
+        assert told, f"no retained status after {name} named {sorted(faults)}: {after}"
 
 
 def answers(port: int) -> bool:
