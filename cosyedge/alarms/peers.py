@@ -71,14 +71,8 @@ class PeerDesk:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`;
         one the primary let be heard that is re-announced stands here as said, so that a
         takeover goes on re-announcing it until it is acknowledged."""
-        key, kind = report.get("id"), report.get("outcome")
-        if self.standby is None or not isinstance(key, str) or kind in peer.NOT_ENDING:
-            return
-        with self._cond:
-            now = time.monotonic()
-            self.standby.ended.add(key, report, now)
-            self._emit(self._ended_there(key, report, now, peer.PRIMARY_SAID))
-            self._cond.notify_all()
+        if self.standby is not None and report.get("outcome") not in peer.NOT_ENDING:
+            self._told(self.standby.ended, report, peer.PRIMARY_SAID)
 
     def primary_command(self, event: Mapping[str, Any]) -> None:
         """The primary's `command` event: an `ack` or `silence` it carried out (from its own
@@ -109,13 +103,19 @@ class PeerDesk:
     def standby_report(self, report: dict[str, Any]) -> None:
         """The standby's outcome report of an alert: if it was heard, our copy waiting to be
         said ends `covered`, and one re-announced stands here as said."""
-        key, kind = report.get("id"), report.get("outcome")
-        if self.handback is None or not isinstance(key, str) or kind not in peer.HEARD:
+        if self.handback is not None and report.get("outcome") in peer.HEARD:
+            self._told(self.handback.ended, report, peer.STANDBY_SAID)
+
+    def _told(self, ended: peer.Ended, report: dict[str, Any], whose: tuple[str, str]) -> None:
+        """The other gateway's outcome `report` of an alert: kept in `ended` for our copy not
+        yet here, and what it ends here now."""
+        key = report.get("id")
+        if not isinstance(key, str):
             return
         with self._cond:
             now = time.monotonic()
-            self.handback.ended.add(key, report, now)
-            self._emit(self._ended_there(key, report, now, peer.STANDBY_SAID))
+            ended.add(key, report, now)
+            self._emit(self._ended_there(key, report, now, whose))
             self._cond.notify_all()
 
     def _ended_there(
