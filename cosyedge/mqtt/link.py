@@ -46,9 +46,6 @@ class Link(Component):
         self.door, self.observer, self.faults = door, observer, faults
         self._config = config
         self._made = 0  # sessions made so far: each gives out message ids of its own
-        # Connections made (every session's), each counted once it has asked the broker for
-        # the subscriptions: what this gateway publishes after comes back through them.
-        self.connects = 0
         self.session = self._session(config)
         self._down_since: float | None = None  # monotonic: the first tick that found it down
 
@@ -61,15 +58,11 @@ class Link(Component):
             self.door.filters,
             self.door.on_message,
             will=(config.reports.status_topic, OFFLINE),
-            on_connected=self._connected,
+            on_connected=self.observer.connected,
             on_published=self.observer.published,
             faults=self.faults,
             id_base=self._made * MID_SPAN,
         )
-
-    def _connected(self) -> None:
-        self.connects += 1
-        self.observer.connected()
 
     @property
     def address(self) -> str:
