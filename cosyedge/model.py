@@ -311,6 +311,16 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
+def on_clock(wall: float) -> float:
+    """A wall-clock time on the monotonic clock the rules and workers run on."""
+    return time.monotonic() - (time.time() - wall)
+
+
+def on_wall(clock: float) -> float:
+    """A monotonic time as wall-clock time, for the journal and what is reported."""
+    return time.time() - (time.monotonic() - clock)
+
+
 class Heartbeat:
     """A worker's sign of progress; `resting` means waiting for work, which is not being stuck."""
 

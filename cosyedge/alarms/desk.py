@@ -25,7 +25,7 @@ from cosyedge.alarms.commands import Elsewhere, acted_on, matched_nothing, unmat
 from cosyedge.alarms.health import Health, state_of
 from cosyedge.alarms.lane import Lane
 from cosyedge.alarms.lasting import Standing, alarm_of, board_detail, standing_detail
-from cosyedge.alarms.peers import PeerDesk, on_clock
+from cosyedge.alarms.peers import PeerDesk
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.zones import Zones
 from cosyedge.journal import MAX_TRIES, Journal, Pending, Recovered
@@ -47,6 +47,8 @@ from cosyedge.model import (
     Ticket,
     Verdict,
     error_text,
+    on_clock,
+    on_wall,
 )
 
 log = logging.getLogger(__name__)
@@ -144,8 +146,11 @@ class AlarmDesk(PeerDesk):
             self._kept_alarms = {key: (a.due, a.cleared) for key, a in kept.items()}
             self._record_state(kept)
         if alarms or recovered.shelved:
-            taken = f"{len(alarms)} unacknowledged alarms, {len(recovered.shelved)} shelved sources"
-            log.info("taken up from the last run: %s", taken)
+            log.info(
+                "taken up from the last run: %d unacknowledged alarms, %d shelved sources",
+                len(alarms),
+                len(recovered.shelved),
+            )
         self._suspects = {pending.seq for pending in recovered.pending}
         for pending in recovered.pending:
             at = on_clock(pending.received)
@@ -403,7 +408,7 @@ class AlarmDesk(PeerDesk):
             alarms, (shelved, _) = self.policy.board(), self.policy.lasting()
         rank = {p: n for n, p in enumerate(PRIORITIES)}
         alarms.sort(key=lambda a: (rank.get(a.offer.priority, len(rank)), a.offer.ticket.received))
-        shelves = [{"topic": p, "until": round(_on_wall(u), 3)} for p, u in sorted(shelved.items())]
+        shelves = [{"topic": p, "until": round(on_wall(u), 3)} for p, u in sorted(shelved.items())]
         return {"alarms": [board_detail(a) for a in alarms], "shelved": shelves}
 
     def _full_status(self) -> dict:
@@ -463,7 +468,7 @@ class AlarmDesk(PeerDesk):
     def _record_state(self, alarms: dict[str, Standing]) -> None:
         """What stands and is shelved as this run takes over, whatever the history holds."""
         standing = [standing_detail(key, a.offer) for key, a in alarms.items() if not a.cleared]
-        shelved = {p: round(_on_wall(until), 3) for p, until in self._kept_shelves.items()}
+        shelved = {p: round(on_wall(until), 3) for p, until in self._kept_shelves.items()}
         self._record("state", standing=standing, shelved=shelved)
 
     def _keep(self) -> None:
@@ -471,15 +476,15 @@ class AlarmDesk(PeerDesk):
         shelved, alarms = self.policy.lasting()
         for pattern, until in shelved.items():
             if self._kept_shelves.get(pattern) != until:
-                self.journal.shelf(pattern, _on_wall(until))
-                self._record("shelf", topic=pattern, until=round(_on_wall(until), 3))
+                self.journal.shelf(pattern, on_wall(until))
+                self._record("shelf", topic=pattern, until=round(on_wall(until), 3))
         for pattern in self._kept_shelves.keys() - shelved.keys():
             self.journal.shelf(pattern, None)
             self._record("shelf", topic=pattern, until=None)
         for key, a in alarms.items():
             if self._kept_alarms.get(key) != (a.due, a.cleared):
                 t = a.offer.ticket
-                due = _on_wall(a.due)
+                due = on_wall(a.due)
                 self.journal.alarm(key, t.seq, t.topic, t.payload, t.received, due, a.cleared)
                 if key not in self._kept_alarms:
                     self._record("standing", **standing_detail(key, a.offer))
@@ -502,8 +507,3 @@ def _state(status: dict) -> str:
     """`degraded` while the status names a fault, `starting` while only that phase lasts,
     else `online` (health.py `state_of`)."""
     return state_of(status["faults"])
-
-
-def _on_wall(clock: float) -> float:
-    """A time on the rules' monotonic clock as wall-clock time, for the journal."""
-    return time.time() - (time.monotonic() - clock)

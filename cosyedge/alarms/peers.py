@@ -13,7 +13,7 @@ from typing import Any
 from cosyedge.alarms import standby as peer
 from cosyedge.alarms.commands import acted_on
 from cosyedge.alarms.zones import Hold, Zones
-from cosyedge.model import Command, Effect
+from cosyedge.model import Command, Effect, on_clock
 
 log = logging.getLogger(__name__)
 
@@ -24,11 +24,6 @@ IDS_MAX = 1000  # of one event: a command reaches at most what stands
 TEXT_MAX = 200  # of its user and comment
 
 
-def on_clock(wall: float) -> float:
-    """A wall-clock time on the monotonic clock the rules run on."""
-    return time.monotonic() - (time.time() - wall)
-
-
 class PeerDesk:
     """The desk's calls about the other gateway; AlarmDesk has the state they use."""
 
@@ -36,9 +31,7 @@ class PeerDesk:
     handback: peer.Handback | None
     policy: Zones
     _cond: threading.Condition
-
-    def _emit(self, effects: list[Effect]) -> None:
-        raise NotImplementedError  # AlarmDesk's
+    _emit: Callable[[list[Effect]], None]
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
@@ -53,7 +46,7 @@ class PeerDesk:
         """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
         self._primary(lambda w, now, wall: w.link(up, what, now, wall), f"link ({what}) {up:d}")
 
-    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str | None) -> None:
+    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str) -> None:
         """What a standby learnt of its primary, `tell`ing its watch (with the monotonic and
         wall clocks); a change of role it makes at once is logged, naming what was `told`."""
         if self.standby is None:

@@ -25,7 +25,7 @@ from cosyedge.audio.player import AudioUnavailable, Playback
 from cosyedge.audio.preludes import Preludes
 from cosyedge.audio.sound import Sound
 from cosyedge.faults import Faults
-from cosyedge.model import Delivery, Heartbeat, Item, ItemKind, Prelude
+from cosyedge.model import Delivery, Heartbeat, Item, ItemKind, Prelude, on_wall
 from cosyedge.speech.cache.background import Activity
 from cosyedge.speech.cost import Fitted, fit
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases
@@ -345,11 +345,11 @@ def _times(item: Item, playback: Playback, heard: Heard) -> dict[str, Any]:
     (`speech_latency_ms`; never before the first audio: the phrase's time is taken as the
     player asks for its first chunk, the first audio's as the device took the block)."""
     first, last = playback.first_audio or 0.0, playback.last_audio or 0.0
-    start, speech = _wall(first), _wall(max(heard.speech_at or first, first))
+    start, speech = on_wall(first), on_wall(max(heard.speech_at or first, first))
     received = min((o.ticket.received for o in item.offers), default=start)
     return {
         "start": round(start, 3),
-        "end": round(_wall(last), 3),
+        "end": round(on_wall(last), 3),
         "latency_ms": round((start - received) * 1000),
         "speech_latency_ms": round((speech - received) * 1000),
     }
@@ -359,7 +359,3 @@ def _close(chunks: Iterable[np.ndarray]) -> None:
     close = getattr(chunks, "close", None)
     if close is not None:
         close()
-
-
-def _wall(monotonic: float) -> float:
-    return time.time() - (time.monotonic() - monotonic)
