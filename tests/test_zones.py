@@ -154,13 +154,19 @@ def test_one_zone_tells_what_a_policy_tells():
     assert "zones" not in z.status()
 
 
-def test_standing_alarms_are_kept_once_and_taken_up_in_their_zones():
+def standing_in_yard() -> tuple[str, dict]:
+    """A high alarm re-announced every minute, said in the yard: its key, and what
+    `lasting` keeps of the standing alarms."""
     z = zones()
     o = offer(("yard",), "high", reannounce_s=60.0)
     z.offer(o, 0.0)
     said(z, "yard")
-    _, alarms = z.lasting()
-    assert list(alarms) == [o.key]
+    return o.key, z.lasting()[1]
+
+
+def test_standing_alarms_are_kept_once_and_taken_up_in_their_zones():
+    key, alarms = standing_in_yard()
+    assert list(alarms) == [key]
     again = zones()
     again.restore({}, alarms.values())
     again.tick(100.0)
@@ -168,11 +174,7 @@ def test_standing_alarms_are_kept_once_and_taken_up_in_their_zones():
 
 
 def test_standing_alarms_held_for_their_source_wait_until_released_or_the_time_is_up():
-    z = zones()
-    o = offer(("yard",), "high", reannounce_s=60.0)
-    z.offer(o, 0.0)
-    said(z, "yard")
-    _, alarms = z.lasting()
+    _, alarms = standing_in_yard()
     for ends in ("released", "time up"):
         again = zones()
         again.restore({}, alarms.values())
