@@ -86,6 +86,7 @@ class AlarmPolicy:
         self._tally: list[Counted] = []  # alarms of the flood not yet counted by a summary
         self._next_summary = -math.inf
         self._summary_lang = "en"  # a flood's end is said in the language of its last summary
+        self._flood_end: float | None = None  # when the flood ended whose end is not yet said
         self._stop: str | None = None  # why the item being spoken must stop now
         self._stop_by: dict[str, str] = {}  # and who said so (user, comment), if anyone
         self._faults: dict[str, _Fault] = {}  # the alarm system's own, by name
@@ -132,9 +133,32 @@ class AlarmPolicy:
         """What `match`es and waits to be said is not said here: `kind` (zones.py)."""
         return self._withdraw(match, kind, **detail)
 
+    def cover(self, key: str, **detail: Any) -> list[Effect]:
+        """Another gateway told its outcome of `key`: copies waiting here end `covered`, and
+        a flood summary here no longer counts it (the other one told it)."""
+        self._told_elsewhere(key)
+        return self._withdraw(lambda o: o.key == key, "covered", **detail)
+
+    def _told_elsewhere(self, key: str) -> None:
+        self._tally = [c for c in self._tally if c.key != key]
+
+    def news_before(self, horizon: float) -> None:
+        """A flood's end not yet said that came before `horizon` is no longer news: its
+        summary does not say it (a standby's takeover, long after the primary said it)."""
+        if self._flood_end is not None and self._flood_end < horizon:
+            self._not_over()
+
+    def _not_over(self) -> None:
+        """The flood end waiting to be said is not said: stale, or no longer true."""
+        self._flood_end = None
+        if self._batch is not None:
+            self._batch.final = False
+
     def said_elsewhere(self, key: str, said_at: float, now: float, **detail: Any) -> list[Effect]:
-        """`key` said at `said_at` by another gateway: copies waiting here end `covered`; one
-        re-announced stands as said, due a period after `said_at`, or after now once past."""
+        """`key` said at `said_at` by another gateway: copies waiting here end `covered`, and
+        flood summaries here no longer count it; one re-announced stands as said, due a
+        period after `said_at`, or after now once past."""
+        self._told_elsewhere(key)
         offers = self._take_out(lambda o: o.key == key)
         for offer in offers:
             period = offer.timing.reannounce_s
@@ -176,6 +200,7 @@ class AlarmPolicy:
         if self.flood.arrive(now):
             count = self.flood.count(now)
             effects.append(Event("flood_started", {"alarms": count}))
+            self._not_over()  # the last flood's end, if not said yet, is no longer true
             for item in self.queue:
                 if item.kind is ItemKind.ALERT and item.priority != "critical":
                     self.queue.remove(item)
@@ -257,6 +282,11 @@ class AlarmPolicy:
         if text:
             self._push_fault(f"{name}:cleared", text, lang, "low")
         return []
+
+    def fault_waiting(self, name: str) -> bool:
+        """Whether fault `name` is to be said: queued, or being said."""
+        fault = self._faults.get(name)
+        return fault is not None and fault.item is not None
 
     def _say_fault(self, name: str, fault: _Fault) -> None:
         fault.item = self._push_fault(name, fault.text, fault.lang, "high")
@@ -470,6 +500,8 @@ class AlarmPolicy:
             return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
         counted = {id(o) for o in item.tally}
         self._tally = [o for o in self._tally if id(o) not in counted]
+        if item.final:
+            self._flood_end = None
         self._next_summary = now + self.config.flood.summary_interval_s
         event = Event(
             "summary",
@@ -505,6 +537,7 @@ class AlarmPolicy:
                 return self._expired(item)
             self.queue.push(item)
             return []
+        item.final = item.final and self._flood_end is not None  # no flood began since
         batch = self._batch
         if batch is None:
             self._batch = batch = item
@@ -573,6 +606,7 @@ class AlarmPolicy:
                 self._say_fault(name, fault)
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
+            self._flood_end = now
             if self._batch is None:  # news, not an alarm: it cuts into nothing
                 self._batch = self._item(ItemKind.SUMMARY, "low", [])
             self._batch.final = True

@@ -201,7 +201,16 @@ class Zones:
 
     def cover(self, key: str, detail: Mapping[str, Any]) -> list[Effect]:
         """The standby's copies of `key` not yet said end `covered`, in every zone."""
-        return self._everywhere(lambda lane: lane.end_unsaid(_key(key), "covered", **detail))
+        return self._everywhere(lambda lane: lane.cover(key, **detail))
+
+    def fault_waiting(self, name: str) -> set[str]:
+        """The zones (as their items name them) where fault `name` is queued or being said."""
+        return {lane.zone for lane in self.lanes.values() if lane.fault_waiting(name)}
+
+    def news_before(self, horizon: float) -> None:
+        """A flood's end before `horizon` is not said, in any zone (AlarmPolicy.news_before)."""
+        for lane in self.lanes.values():
+            lane.news_before(horizon)
 
     def said_elsewhere(
         self, key: str, said_at: float, now: float, detail: Mapping[str, Any]
@@ -325,10 +334,6 @@ def _aside(lane: AlarmPolicy, hold: Hold | None) -> Iterator[None]:
 
 def _seq(seq: int) -> Callable[[Offer], bool]:
     return lambda offer: offer.ticket.seq == seq
-
-
-def _key(key: str) -> Callable[[Offer], bool]:
-    return lambda offer: offer.key == key
 
 
 def _together(pending: _Open) -> Outcome:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from cosyedge.config.fields import check_publish_topic, meta, show
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 
+PHRASE_MAX = 500  # characters of a takeover phrase: a sentence or two, said before alerts
+
 
 @dataclass(frozen=True)
 class StandbyConfig:
@@ -72,6 +74,15 @@ class StandbyConfig:
             "counts as the primary gone; empty: the primary on our broker"
         ),
     )
+    takeover_phrase: str | None = field(
+        default=None,
+        metadata=meta(
+            "said at each takeover before the alerts taken over, as the fault `standby` (said "
+            'again as every fault is, until acknowledged); null: "Alarm system fault: the '
+            "primary gateway has failed. The standby gateway has taken over.\" in the faults' "
+            "language; empty: none (the fault is shown, not said)"
+        ),
+    )
     reports_of: str = field(
         default="",
         metadata=meta(
@@ -98,6 +109,8 @@ class StandbyConfig:
                 check_publish_topic(name, getattr(self, name))
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
+        if self.takeover_phrase is not None and len(self.takeover_phrase) > PHRASE_MAX:
+            raise ValueError(f"takeover_phrase: at most {PHRASE_MAX} characters")
         if self.enabled and self.reports_of:
             raise ValueError(
                 "reports_of: a primary's key (its standby's outcome topic); a standby "
