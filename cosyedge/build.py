@@ -190,7 +190,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         faults=faults,
         observer=observers,
     )
-    zones = Zones(alarms, tuple(outputs.zones))
+    zones = Zones(alarms, tuple(outputs.zones), config.standby.zones)
     desk = AlarmDesk(zones, reporter, journal, health, history, *peers(config))
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(

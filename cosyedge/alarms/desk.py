@@ -348,6 +348,7 @@ class AlarmDesk(PeerDesk):
         now = time.monotonic()
         with self._cond:
             self._emit(self.policy.tick(now))
+            self._emit(self._uncovered(now))
             self._cond.notify_all()
         self.reporter.confirm()
         self._tell_status(changed_only=True)

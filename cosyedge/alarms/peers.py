@@ -158,6 +158,14 @@ class PeerDesk:
         if (since := self.standby.news_from(now)) is not None:
             self.policy.news_before(since)
 
+    def _uncovered(self, now: float) -> list[Effect]:
+        """A standby covering some zones: the alerts of the others that a takeover would say
+        now end, saying why (alarms/covered.py)."""
+        standby = self.standby
+        if standby is None:
+            return []
+        return self.policy.uncovered.due(lambda offer: not standby.waits(offer.at, now), now)
+
     def _said(self, item: Item, delivery: Delivery) -> None:
         """An item finished: the takeover's phrase, once said in its zone (not cut short to be
         said again), holds nothing more there, its reminders included."""

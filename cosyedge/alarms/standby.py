@@ -150,7 +150,13 @@ class Watch:
             return True
         if item.kind is ItemKind.REANNOUNCE:  # only what this gateway said is re-announced
             return False
-        return any(o.at < gone[0] and now < o.at + self.takeover_s for o in item.offers)
+        return any(self.waits(o.at, now) for o in item.offers)
+
+    def waits(self, at: float, now: float) -> bool:
+        """Whether an alert received at `at` waits now: the primary alive, or it came while
+        the primary was and has not waited `takeover_s` since."""
+        gone = self._gone_at(now)
+        return gone is None or (at < gone[0] and now < at + self.takeover_s)
 
     def takeover(self, now: float) -> Phrase | None:
         """The phrase to queue now: once per takeover, as it begins."""
