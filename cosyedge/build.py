@@ -496,7 +496,9 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
     memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
     fallback = FallbackPhrases(voices, saved)
-    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices), renderer.key, saved)
+    site = (config.standby.takeover_phrase or "",) if config.standby.enabled else ()
+    said = fault_lang(voices)
+    fault_phrases = FaultPhrases(renderer.synthesize, said, renderer.key, saved, site)
     for lang, voice in in_process.items():
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     limit = config.alarms.max_spoken_s

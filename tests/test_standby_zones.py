@@ -140,3 +140,18 @@ def test_two_gateways_naming_each_other_one_speaks_the_other_stands_by_by_client
     assert watch is not None and handback is None
     with pytest.raises(ConfigError, match=r"standby\.mutual: with `enabled`"):
         parse_config("standby: {mutual: true}\n")
+
+
+def test_a_copy_of_the_primarys_other_zone_returned_to_normal_ends_cleared(tmp_path, rigs):
+    rigs.append(rig := Standby(tmp_path, 0.6, ", zones: [hall]", HALL))
+    rig.primary("cosyedge/status", {"state": "online"})
+    rig.deliver("plant/2/alarm", json.dumps({"id": "Y", "what": "Y", "zone": "yard"}).encode())
+    rig.deliver("plant/2/alarm", json.dumps({"id": "Y-clear", "clear": True}).encode())
+    told = outcomes(rig)
+    assert (told["Y"]["outcome"], told["Y"]["reason"]) == (
+        "cleared",
+        "returned to normal before it was spoken",
+    )
+    rig.primary("cosyedge/status", {"state": "offline"})
+    assert said(rig) == [("fault", "fault:standby")]  # the takeover's phrase alone
+    assert [r["id"] for r in rig.reports() if r["outcome"] == "failed"] == []

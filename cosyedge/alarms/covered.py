@@ -59,6 +59,12 @@ class Uncovered:
         offer = self._kept.pop(key, None)
         return [] if offer is None else [ended_as(offer, kind, **detail)]
 
+    def cleared(self, source: str) -> list[Effect]:
+        """Its source returned to normal: the copies kept of it end `cleared`."""
+        ended = [key for key, offer in self._kept.items() if offer.source == source]
+        reason = "returned to normal before it was spoken"
+        return [ended_as(self._kept.pop(key), "cleared", reason=reason) for key in ended]
+
     def due(self, due: Callable[[Offer], bool], now: float) -> list[Effect]:
         """Those a takeover would say now (`due`) end `failed`, saying why; those whose time
         to live passed meanwhile, `expired`."""

@@ -149,8 +149,9 @@ class Zones:
             self.remember(offer.key, offer.at, offer.source)  # its copies are copies here too
             self.uncovered.keep(offer)
             return []
+        told = self.uncovered.cleared(offer.source) if offer.announcement is None else []
         noted = self.uncovered.noted(offer)  # the zones it names not said here, if any
-        return self._sent(noted, lambda lane: lane.offer(noted, now), seen)
+        return told + self._sent(noted, lambda lane: lane.offer(noted, now), seen)
 
     def told_before(self, seq: int, told: Mapping[str, Mapping[str, Any]]) -> None:
         """What zones told of journaled message `seq` before the last run ended (zone ->

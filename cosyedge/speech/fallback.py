@@ -111,11 +111,14 @@ class FaultPhrases:
         lang: str,
         key: Callable[[str, str], str],
         saved: SavedDir | None = None,
+        also: tuple[str, ...] = (),
     ) -> None:
         """`key` is the phrase cache's key of a text and language (what names its audio);
-        `saved`, where the renderings are kept between starts (`ahead.py`)."""
+        `saved`, where the renderings are kept between starts (`ahead.py`); `also`, phrases
+        of the site's said as faults (a standby's `takeover_phrase`)."""
         self.lang = lang
-        texts = list(dict.fromkeys(FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values()))
+        ours = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values()
+        texts = list(dict.fromkeys((*ours, *(text for text in also if text))))
 
         def made(i: int) -> Pcm | None:
             try:
