@@ -164,14 +164,14 @@ class PeerDesk:
         standby = self.standby
         if standby is None:
             return []
-        return self.policy.uncovered.due(lambda offer: not standby.waits(offer.at, now), now)
+        return self.policy.uncovered_due(lambda offer: not standby.waits(offer.at, now), now)
 
     def _said(self, item: Item, delivery: Delivery) -> None:
         """An item finished: the takeover's phrase, once said in its zone (not cut short to be
         said again), holds nothing more there, its reminders included."""
         phrase = item.kind is ItemKind.FAULT and item.fault == peer.TAKEOVER
         if self.standby and phrase and delivery.kind not in ("stopped", "unplayed"):
-            self.standby.told.add(item.zone)
+            self.standby.said_in(item.zone)
 
     def _hold(self, now: float) -> Hold | None:
         """What keeps a due item waiting (under the lock): a standby's primary alive, or its

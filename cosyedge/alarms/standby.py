@@ -172,6 +172,10 @@ class Watch:
         self.told.clear()
         return self.phrase if raised else None
 
+    def said_in(self, zone: str) -> None:
+        """This takeover's phrase was said in `zone`: its alerts wait no more."""
+        self.told.add(zone)
+
     def first_in(self, zones: set[str]) -> set[str]:
         """Of the zones where the takeover's phrase is to be said, those whose alerts wait
         for it: the zones it was not yet said in at this takeover (its reminders hold none)."""

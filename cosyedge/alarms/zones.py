@@ -226,6 +226,11 @@ class Zones:
         """The zones (as their items name them) where fault `name` is queued or being said."""
         return {lane.zone for lane in self.lanes.values() if lane.fault_waiting(name)}
 
+    def uncovered_due(self, due: Callable[[Offer], bool], now: float) -> list[Effect]:
+        """The copies of the primary's zones not covered here that a takeover would say now
+        (`due`) end, saying why (covered.py)."""
+        return self.uncovered.due(due, now)
+
     def news_before(self, horizon: float) -> None:
         """A flood's end before `horizon` is not said, in any zone (AlarmPolicy.news_before)."""
         for lane in self.lanes.values():
