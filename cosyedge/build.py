@@ -22,7 +22,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.health import STARTING, Health
 from cosyedge.alarms.history import History
 from cosyedge.alarms.snapshot import Snapshot, status_detail
-from cosyedge.alarms.standby import Handback, Watch
+from cosyedge.alarms.standby import TAKEOVER, Handback, Phrase, Watch
 from cosyedge.alarms.zones import Zones
 from cosyedge.announce.announcer import Announcer, Speech
 from cosyedge.audio.channels import ChannelPlayer, SharedDevice
@@ -53,7 +53,7 @@ from cosyedge.service.selfwatch import SelfWatch, Telling
 from cosyedge.service.statedir import StateWatch
 from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
-from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang
+from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
 from cosyedge.speech.premium import identities, premium_voices
@@ -190,8 +190,8 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         faults=faults,
         observer=observers,
     )
-    zones = Zones(alarms, tuple(outputs.zones))
-    desk = AlarmDesk(zones, reporter, journal, health, history, *_peer(config))
+    zones = Zones(alarms, tuple(outputs.zones), config.standby.zones)
+    desk = AlarmDesk(zones, reporter, journal, health, history, *peers(config))
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core
@@ -212,15 +212,27 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     )  # fmt: skip
 
 
-def _peer(config: Config) -> tuple[Watch | None, Handback | None]:
+def peers(config: Config) -> tuple[Watch | None, Handback | None]:
     """A standby's view of its primary, or a primary's of its standby; neither for a gateway
     that knows no other."""
     standby, window_s = config.standby, config.alarms.dedup_window_s
     if standby.enabled:
-        return Watch(standby.takeover_s, window_s), None
+        return Watch(standby.takeover_s, window_s, takeover_phrase(config)), None
     if standby.reports_of:
         return None, Handback(standby.handback_s, window_s, time.monotonic())
     return None, None
+
+
+def takeover_phrase(config: Config) -> Phrase | None:
+    """What a standby says at a takeover (`standby.takeover_phrase`), in the faults' language
+    and with their repetition; None when it says nothing."""
+    lang, monitor = fault_lang(config.voices), config.monitor
+    text = config.standby.takeover_phrase
+    if text == "":
+        return None
+    cleared = fault_text("cleared", lang) if monitor.say_cleared else None
+    said = fault_text(TAKEOVER, lang) if text is None else text
+    return Phrase(said, lang, monitor.reannounce_s, cleared)
 
 
 def _ear(
@@ -484,7 +496,9 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     in_process = {lang: v for lang, v in voices.items() if v.name != ESPEAK_VOICE_NAME}
     memory = MemoryGuard(config.memory.ceiling_mb, in_process.values())
     fallback = FallbackPhrases(voices, saved)
-    fault_phrases = FaultPhrases(renderer.synthesize, fault_lang(voices), renderer.key, saved)
+    site = (config.standby.takeover_phrase or "",) if config.standby.enabled else ()
+    said = fault_lang(voices)
+    fault_phrases = FaultPhrases(renderer.synthesize, said, renderer.key, saved, site)
     for lang, voice in in_process.items():
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     limit = config.alarms.max_spoken_s

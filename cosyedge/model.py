@@ -241,13 +241,14 @@ class Counted:
     at: float  # receipt, on the policy's clock
     text: str | None  # its phrase, said when it is the highest
     lang: str | None
+    key: str = ""  # its alert's id: another gateway that told it takes it out of the count
 
     @classmethod
     def of(cls, offer: Offer) -> Counted:
         said = offer.announcement
         if said is None:
-            return cls(offer.priority, offer.at, None, None)
-        return cls(offer.priority, offer.at, said.text, said.lang)
+            return cls(offer.priority, offer.at, None, None, offer.key)
+        return cls(offer.priority, offer.at, said.text, said.lang, offer.key)
 
 
 class ItemKind(enum.StrEnum):

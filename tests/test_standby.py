@@ -159,15 +159,20 @@ def _kill_while_alerts_flow(port: int, primary: Daemon, heard: Listener) -> None
     assert all(r["by"] == "standby" for r in by_standby.values())
     covered = outcomes(heard, "standby/report", "covered")
     assert covered.keys() == by_primary.keys()
-    first_audio = min(r["start"] for r in by_standby.values())
-    print(
-        f"kill -9 to the standby's first audio: {(first_audio - killed) * 1000:.0f} ms "
-        f"(takeover_s 1.5); the primary said {len(by_primary)}, the standby {len(by_standby)}"
-    )
-    # The takeover is a fault: in the status (and said aloud) from the monitor's next tick.
+    first_alert = min(r["start"] for r in by_standby.values())
+    # The takeover is a fault: in the status from the monitor's next tick, and said aloud
+    # first, before every alert taken over.
     status = heard.wait_for("standby/status", lambda s: s[-1]["state"] == "degraded", 10)[-1]
     assert status["faults"]["standby"].startswith("primary offline since ")
-    heard.wait_for("standby/event", lambda e: any(_takeover_said(x) for x in e), 20)
+    events = heard.wait_for("standby/event", lambda e: any(_takeover_said(x) for x in e), 20)
+    (phrase,) = [e for e in events if _takeover_said(e)]
+    assert phrase["result"] == "spoken" and phrase["end"] <= first_alert, (phrase, first_alert)
+    print(
+        f"kill -9 to the standby's first audio (its phrase): "
+        f"{(phrase['start'] - killed) * 1000:.0f} ms, to its first alert "
+        f"{(first_alert - killed) * 1000:.0f} ms (takeover_s 1.5); the primary said "
+        f"{len(by_primary)}, the standby {len(by_standby)}"
+    )
 
 
 def _holds_again(port: int, heard: Listener, standby_sink: AlsaSink) -> None:

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.policy import AlarmPolicy
-from cosyedge.alarms.standby import Watch
+from cosyedge.alarms.zones import Zones
+from cosyedge.build import peers
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.intake import hermes
 from cosyedge.intake.intake import Intake
 from cosyedge.intake.primary import PrimaryTap
@@ -31,7 +32,7 @@ reports:
   error_topic: standby/error
   status_topic: standby/status
 standby: {{enabled: true, client_id: gw-primary, takeover_s: {takeover_s},
-  link_topic: "{link}"}}
+  link_topic: "{link}"{standby}}}
 hermes: {{enabled: true}}
 templates:
   - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
@@ -46,17 +47,25 @@ LINK = "$SYS/broker/connection/gw.to-primary/state"  # Mosquitto's bridge notifi
 class Standby:
     """The alert path of a standby up to the announcer; what it publishes is kept."""
 
-    def __init__(self, directory: Path, takeover_s: float) -> None:
+    def __init__(
+        self, directory: Path, takeover_s: float, standby: str = "", more: str = ""
+    ) -> None:
+        """`standby`: keys added to the `standby` section (`, key: value`); `more`: sections."""
         text = CONFIG.format(
-            dir=directory, takeover_s=takeover_s, link=LINK, reannounce_s=REANNOUNCE_S
+            dir=directory,
+            takeover_s=takeover_s,
+            link=LINK,
+            reannounce_s=REANNOUNCE_S,
+            standby=standby,
         )
-        self.config = parse_config(text)
+        self.config = parse_config(text + more)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
         self.journal = Journal(self.config.state_dir / "journal.jsonl", 60)
         self.reporter = Reporter(self.config.reports, self.publish, self.journal, by="standby")
-        watch = Watch(takeover_s, self.config.alarms.dedup_window_s)
-        policy = AlarmPolicy(self.config.alarms)
+        watch, _ = peers(self.config)
+        names = tuple(self.config.zones) or (DEFAULT_ZONE,)
+        policy = Zones(self.config.alarms, names, self.config.standby.zones)
         self.desk = AlarmDesk(policy, self.reporter, self.journal, standby=watch)
         self.tap = PrimaryTap(self.config.standby, self.desk)
         self.intake = Intake(self.config)
@@ -103,7 +112,7 @@ class Standby:
 
 @pytest.fixture
 def standby(tmp_path):
-    made = Standby(tmp_path, takeover_s=0.6)
+    made = Standby(tmp_path, takeover_s=0.6, standby=', takeover_phrase: ""')  # the rules alone
     yield made
     made.journal.stop()
 

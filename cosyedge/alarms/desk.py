@@ -303,6 +303,7 @@ class AlarmDesk(PeerDesk):
         with self._cond:
             while True:
                 now = time.monotonic()
+                self._taking_over(now)
                 item, effects = self.policy.take(zone, now, self._hold(now))
                 self._emit(effects)
                 if item is not None and self.standby and self.standby.first_said(item, now):
@@ -331,6 +332,7 @@ class AlarmDesk(PeerDesk):
 
     def finished(self, item: Item, delivery: Delivery) -> None:
         with self._cond:
+            self._said(item, delivery)
             self._emit(self.policy.finished(item, delivery, time.monotonic()))
             self._cond.notify_all()
 
@@ -346,6 +348,7 @@ class AlarmDesk(PeerDesk):
         now = time.monotonic()
         with self._cond:
             self._emit(self.policy.tick(now))
+            self._emit(self._uncovered(now))
             self._cond.notify_all()
         self.reporter.confirm()
         self._tell_status(changed_only=True)

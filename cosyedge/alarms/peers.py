@@ -13,7 +13,7 @@ from typing import Any
 from cosyedge.alarms import standby as peer
 from cosyedge.alarms.commands import acted_on
 from cosyedge.alarms.zones import Hold, Zones
-from cosyedge.model import Command, Effect, on_clock
+from cosyedge.model import Command, Delivery, Effect, Item, ItemKind, on_clock
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,8 @@ class PeerDesk:
             tell(self.standby, now, time.time())
             alive = self.standby.alive(now)
             self._cond.notify_all()
+            if alive and not was and (phrase := self.standby.handed_back()) is not None:
+                self._emit(self.policy.fault_cleared(peer.TAKEOVER, phrase.cleared, phrase.lang))
         if alive != was:  # its status changes with every alert: only a change of role is told
             log.warning("primary's %s: %s", told, "holding" if alive else "speaking for it")
 
@@ -143,11 +145,43 @@ class PeerDesk:
         with self._cond:
             return self.standby.fault(time.monotonic()) if self.standby else None
 
+    def _taking_over(self, now: float) -> None:
+        """Before a standby takes an item while the primary is gone: at a takeover's start its
+        phrase is queued, the fault `standby` (the self-watch's tick tells it as every fault,
+        up to 0.5 s later, and leaves the saying to this); what is of a moment and came too
+        long before the primary went is no longer said (a flood's end)."""
+        if self.standby is None:
+            return
+        if (phrase := self.standby.takeover(now)) is not None:
+            log.warning("standby: taking over; saying so before the alerts taken over")
+            self._emit(self.policy.fault(peer.TAKEOVER, phrase.text, phrase.lang, phrase.every_s))
+        if (since := self.standby.news_from(now)) is not None:
+            self.policy.news_before(since)
+
+    def _uncovered(self, now: float) -> list[Effect]:
+        """A standby covering some zones: the alerts of the others that a takeover would say
+        now end, saying why (alarms/covered.py)."""
+        standby = self.standby
+        if standby is None:
+            return []
+        return self.policy.uncovered_due(lambda offer: not standby.waits(offer.at, now), now)
+
+    def _said(self, item: Item, delivery: Delivery) -> None:
+        """An item finished: the takeover's phrase, once said in its zone (not cut short to be
+        said again), holds nothing more there, its reminders included."""
+        phrase = item.kind is ItemKind.FAULT and item.fault == peer.TAKEOVER
+        if self.standby and phrase and delivery.kind not in ("stopped", "unplayed"):
+            self.standby.said_in(item.zone)
+
     def _hold(self, now: float) -> Hold | None:
-        """What keeps a due item waiting (under the lock): a standby's primary alive; a start."""
+        """What keeps a due item waiting (under the lock): a standby's primary alive, or its
+        takeover's phrase not yet said in the item's zone; a start."""
         standby, handback = self.standby, self.handback
         if standby is not None:
-            return lambda item: standby.holds(item, now)
+            first = standby.first_in(self.policy.fault_waiting(peer.TAKEOVER))
+            return lambda item: (
+                standby.holds(item, now) or (item.kind is not ItemKind.FAULT and item.zone in first)
+            )
         if handback is not None and handback.holding(now):
             return lambda item: handback.holds(item, now)
         return None

@@ -15,11 +15,12 @@ import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from paho.mqtt.client import topic_matches_sub
 
+from cosyedge.alarms.faults import Fault, FaultRules
 from cosyedge.alarms.flood import FloodWatch, most_spoken, summary_text
 from cosyedge.alarms.lasting import Active, Holds, OnBoard, Standing
 from cosyedge.alarms.queue import AnnounceQueue
@@ -39,18 +40,6 @@ from cosyedge.model import (
 )
 
 
-@dataclass
-class _Fault:
-    """One of the alarm system's own faults, said until acknowledged or cleared."""
-
-    text: str
-    lang: str
-    every_s: float  # 0: said once
-    due: float = math.inf
-    item: Item | None = None  # while queued or spoken
-    acknowledged: bool = False
-
-
 def ended_as(offer: Offer, kind: str, **detail: Any) -> Outcome:
     announcement = offer.announcement
     priority = announcement.priority if announcement else None
@@ -67,7 +56,7 @@ def _copy(offer: Offer, reason: str) -> Outcome:
     return replace(ended_as(offer, "deduplicated", reason=reason), copy=True)
 
 
-class AlarmPolicy:
+class AlarmPolicy(FaultRules):
     def __init__(self, config: AlarmsConfig, zone: str = "") -> None:
         self.config = config
         self.zone = zone  # the zone its items are said in (alarms/zones.py); "" without zones
@@ -86,9 +75,10 @@ class AlarmPolicy:
         self._tally: list[Counted] = []  # alarms of the flood not yet counted by a summary
         self._next_summary = -math.inf
         self._summary_lang = "en"  # a flood's end is said in the language of its last summary
+        self._flood_end: float | None = None  # when the flood ended whose end is not yet said
         self._stop: str | None = None  # why the item being spoken must stop now
         self._stop_by: dict[str, str] = {}  # and who said so (user, comment), if anyone
-        self._faults: dict[str, _Fault] = {}  # the alarm system's own, by name
+        self._faults: dict[str, Fault] = {}  # the alarm system's own, by name
 
     def _item(
         self, kind: ItemKind, priority: str, offers: list[Offer], text: str = "", **extra: Any
@@ -132,9 +122,32 @@ class AlarmPolicy:
         """What `match`es and waits to be said is not said here: `kind` (zones.py)."""
         return self._withdraw(match, kind, **detail)
 
+    def cover(self, key: str, **detail: Any) -> list[Effect]:
+        """Another gateway told its outcome of `key`: copies waiting here end `covered`, and
+        a flood summary here no longer counts it (the other one told it)."""
+        self._told_elsewhere(key)
+        return self._withdraw(lambda o: o.key == key, "covered", **detail)
+
+    def _told_elsewhere(self, key: str) -> None:
+        self._tally = [c for c in self._tally if c.key != key]
+
+    def news_before(self, horizon: float) -> None:
+        """A flood's end not yet said that came before `horizon` is no longer news: its
+        summary does not say it (a standby's takeover, long after the primary said it)."""
+        if self._flood_end is not None and self._flood_end < horizon:
+            self._not_over()
+
+    def _not_over(self) -> None:
+        """The flood end waiting to be said is not said: stale, or no longer true."""
+        self._flood_end = None
+        if self._batch is not None:
+            self._batch.final = False
+
     def said_elsewhere(self, key: str, said_at: float, now: float, **detail: Any) -> list[Effect]:
-        """`key` said at `said_at` by another gateway: copies waiting here end `covered`; one
-        re-announced stands as said, due a period after `said_at`, or after now once past."""
+        """`key` said at `said_at` by another gateway: copies waiting here end `covered`, and
+        flood summaries here no longer count it; one re-announced stands as said, due a
+        period after `said_at`, or after now once past."""
+        self._told_elsewhere(key)
         offers = self._take_out(lambda o: o.key == key)
         for offer in offers:
             period = offer.timing.reannounce_s
@@ -176,6 +189,7 @@ class AlarmPolicy:
         if self.flood.arrive(now):
             count = self.flood.count(now)
             effects.append(Event("flood_started", {"alarms": count}))
+            self._not_over()  # the last flood's end, if not said yet, is no longer true
             for item in self.queue:
                 if item.kind is ItemKind.ALERT and item.priority != "critical":
                     self.queue.remove(item)
@@ -236,48 +250,6 @@ class AlarmPolicy:
                 self._unqueue(key)
                 cleared.append(key)
         return cleared
-
-    # -- the alarm system's own faults ----------------------------------------------------
-    def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
-        """Say `text` now (high priority: only critical alerts go first) and again every
-        `every_s` until `ack` or `silence` names `fault:<name>`, or the fault clears."""
-        if name in self._faults:
-            return []
-        fault = self._faults[name] = _Fault(text, lang, every_s)
-        self._say_fault(name, fault)
-        return []
-
-    def fault_cleared(self, name: str, text: str | None, lang: str) -> list[Effect]:
-        """The fault is over: unsaid mentions of it go, and `text` (if any) is said once."""
-        fault = self._faults.pop(name, None)
-        if fault is None:
-            return []
-        if fault.item is not None and fault.item in self.queue:
-            self.queue.remove(fault.item)
-        if text:
-            self._push_fault(f"{name}:cleared", text, lang, "low")
-        return []
-
-    def _say_fault(self, name: str, fault: _Fault) -> None:
-        fault.item = self._push_fault(name, fault.text, fault.lang, "high")
-
-    def _push_fault(self, name: str, text: str, lang: str, priority: str) -> Item:
-        item = self._item(ItemKind.FAULT, priority, [], text, summary_lang=lang, fault=name)
-        self.queue.push(item)
-        return item
-
-    def _ack_fault(self, key: str | None) -> list[str]:
-        name = (key or "").removeprefix("fault:")
-        fault = self._faults.get(name) if key and key.startswith("fault:") else None
-        if fault is None:
-            return []
-        fault.acknowledged = True
-        if fault.item is not None and fault.item in self.queue:
-            self.queue.remove(fault.item)
-            fault.item = None
-        if self.playing is not None and self.playing.key == key:
-            self._stop = "acknowledged"
-        return [f"fault:{name}"]
 
     # -- operator commands ----------------------------------------------------------------
     def command(self, cmd: Command, now: float) -> list[Effect]:
@@ -470,27 +442,14 @@ class AlarmPolicy:
             return [Event("reannounced", {"id": item.key, "text": item.text, **delivery.detail})]
         counted = {id(o) for o in item.tally}
         self._tally = [o for o in self._tally if id(o) not in counted]
+        if item.final:
+            self._flood_end = None
         self._next_summary = now + self.config.flood.summary_interval_s
         event = Event(
             "summary",
             {"text": item.text, "ids": [o.key for o in item.offers], "final": item.final},
         )
         return [*self._settle(item, "summarized", delivery.detail), event]
-
-    def _fault_finished(
-        self, item: Item, kind: str, delivery: Delivery, now: float
-    ) -> list[Effect]:
-        fault = self._faults.get(item.fault)
-        current = fault is not None and fault.item is item
-        if kind in ("stopped", "unplayed"):  # cut short by a critical alert, or no device
-            if current or item.fault.endswith(":cleared"):
-                self.queue.push(item)
-            return []
-        if fault is not None and current:
-            fault.item = None
-            fault.due = now + fault.every_s if fault.every_s > 0 else math.inf
-        detail = {"fault": item.fault, "result": kind, "text": item.text, **delivery.detail}
-        return [Event("fault_announcement", detail)]
 
     def _settle(self, item: Item, kind: str, detail: Mapping[str, Any]) -> list[Effect]:
         if item.kind is ItemKind.REANNOUNCE:
@@ -505,12 +464,14 @@ class AlarmPolicy:
                 return self._expired(item)
             self.queue.push(item)
             return []
+        final = item.final and self._flood_end is not None  # no flood began since
         batch = self._batch
         if batch is None:
             self._batch = batch = item
+            batch.final = final
         else:  # alarms that came in meanwhile join it
             batch.offers[:0] = item.offers
-            batch.final = batch.final or item.final
+            batch.final = batch.final or final
             if item.rank < batch.rank:
                 batch.priority = item.priority
                 self.queue.reranked(batch)
@@ -573,6 +534,7 @@ class AlarmPolicy:
                 self._say_fault(name, fault)
         if self.flood.active and self.flood.ended(now):
             effects.append(Event("flood_ended", {"alarms": self.flood.count(now)}))
+            self._flood_end = now
             if self._batch is None:  # news, not an alarm: it cuts into nothing
                 self._batch = self._item(ItemKind.SUMMARY, "low", [])
             self._batch.final = True

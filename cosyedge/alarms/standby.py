@@ -37,6 +37,7 @@ from __future__ import annotations
 import datetime
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cosyedge.model import Item, ItemKind
@@ -56,14 +57,33 @@ NOT_ENDING = frozenset({"deduplicated", "covered"})
 HEARD = frozenset({"spoken", "summarized", "silenced"})
 
 
+TAKEOVER = "standby"  # the fault a takeover is, said by the desk as it happens
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """What a takeover says before the alerts it takes over, as the fault `TAKEOVER`
+    (`standby.takeover_phrase`): its text, language, how often it is said again until
+    acknowledged (0: once), and what the primary's return says (None: nothing)."""
+
+    text: str
+    lang: str = "en"
+    every_s: float = 0.0
+    cleared: str | None = None
+
+
 class Watch:
     """The primary as a standby sees it. `now` is the rules' monotonic clock, `wall` the
     wall clock at the same moment (for what is told)."""
 
-    def __init__(self, takeover_s: float, window_s: float) -> None:
+    def __init__(self, takeover_s: float, window_s: float, phrase: Phrase | None = None) -> None:
         """`window_s`: how long a primary outcome waits for our copy of its alert (the
-        de-duplication window: a copy later than that is another alert)."""
+        de-duplication window: a copy later than that is another alert); `phrase`, said at
+        each takeover before its alerts (None: the fault is shown, not said)."""
         self.takeover_s = takeover_s
+        self.phrase = phrase
+        self.raised = False  # this takeover's phrase is queued (desk.py), until the primary is back
+        self.told: set[str] = set()  # the zones it was said in (a zone's alerts wait for it)
         self.state: str | None = None  # the primary's status `state`; None: none heard
         self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
         self._offline: tuple[float, float] | None = None  # when its `offline` came
@@ -130,7 +150,43 @@ class Watch:
             return True
         if item.kind is ItemKind.REANNOUNCE:  # only what this gateway said is re-announced
             return False
-        return any(o.at < gone[0] and now < o.at + self.takeover_s for o in item.offers)
+        return any(self.waits(o.at, now) for o in item.offers)
+
+    def waits(self, at: float, now: float) -> bool:
+        """Whether an alert received at `at` waits now: the primary alive, or it came while
+        the primary was and has not waited `takeover_s` since."""
+        gone = self._gone_at(now)
+        return gone is None or (at < gone[0] and now < at + self.takeover_s)
+
+    def takeover(self, now: float) -> Phrase | None:
+        """The phrase to queue now: once per takeover, as it begins."""
+        if self.phrase is None or self.raised or self.alive(now):
+            return None
+        self.raised = True
+        return self.phrase
+
+    def handed_back(self) -> Phrase | None:
+        """The primary is back: the phrase queued at the takeover, if one was, whose fault
+        ends; the next takeover says its own."""
+        raised, self.raised = self.raised, False
+        self.told.clear()
+        return self.phrase if raised else None
+
+    def said_in(self, zone: str) -> None:
+        """This takeover's phrase was said in `zone`: its alerts wait no more."""
+        self.told.add(zone)
+
+    def first_in(self, zones: set[str]) -> set[str]:
+        """Of the zones where the takeover's phrase is to be said, those whose alerts wait
+        for it: the zones it was not yet said in at this takeover (its reminders hold none)."""
+        return zones - self.told if self.raised else set()
+
+    def news_from(self, now: float) -> float | None:
+        """While the primary is gone, since when what is of a moment (a flood's end) is still
+        news at this takeover: `takeover_s` before it went. Earlier, the primary, alive and
+        heard, had time to say it (docs/standby.md, "What is of its moment")."""
+        gone = self._gone_at(now)
+        return None if gone is None else gone[0] - self.takeover_s
 
     def first_said(self, item: Item, now: float) -> bool:
         """True for the first item other than a fault said since the primary went."""

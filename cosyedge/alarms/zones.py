@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cosyedge.alarms.covered import Uncovered
 from cosyedge.alarms.lasting import Holds, OnBoard, Standing
 from cosyedge.alarms.policy import AlarmPolicy, ended_as
 from cosyedge.config.alarms import AlarmsConfig
@@ -59,10 +60,16 @@ class Zones:
     Pure state, as the policies are: the desk holds its lock around every call.
     """
 
-    def __init__(self, config: AlarmsConfig, names: Sequence[str]) -> None:
+    def __init__(
+        self, config: AlarmsConfig, names: Sequence[str], covers: Collection[str] = ()
+    ) -> None:
+        """`covers`: on a standby covering some of its primary's zones (`standby.zones`),
+        those zones, said here in the zone of the same name (or, without zones, in the one);
+        an alert naming none of them is the primary's alone (`Uncovered`)."""
         if not names:
             raise ValueError("zones: at least one zone")
         self.names = tuple(names)
+        self.uncovered = Uncovered(tuple(covers))
         self.lanes = {name: AlarmPolicy(config, zone=name) for name in self.names}
         self.holds = Holds()  # one for all zones: a source's holds all its alarms
         for lane in self.lanes.values():
@@ -89,11 +96,14 @@ class Zones:
     # -- routing --------------------------------------------------------------------------
     def zones_of(self, offer: Offer) -> tuple[str, ...]:
         """The zones an offer is said in: those its announcement names that exist, every
-        zone when it names none or `all`, or is critical and `critical_in_all_zones` holds."""
+        zone when it names none or `all`, or is critical and `critical_in_all_zones` holds.
+        On a standby covering some zones, none when it names none of those."""
         said = offer.announcement
         asked = said.zones if said is not None else ()
         if not asked or ALL in asked or (self.critical_everywhere and offer.priority == "critical"):
             return self.names
+        if self.uncovered.covers and not self.uncovered.covered(asked):
+            return ()
         known = tuple(name for name in self.names if name in asked)
         return known or self.names
 
@@ -135,7 +145,13 @@ class Zones:
         # An id heard within the window is a copy wherever it goes (it may name other zones
         # than the first time): told as a copy by the zones that had it.
         seen = tuple(name for name, lane in self.lanes.items() if lane.seen(offer.key, now))
-        return self._sent(offer, lambda lane: lane.offer(offer, now), seen)
+        if not seen and offer.announcement is not None and not self.zones_of(offer):
+            self.remember(offer.key, offer.at, offer.source)  # its copies are copies here too
+            self.uncovered.keep(offer)
+            return []
+        told = self.uncovered.cleared(offer.source) if offer.announcement is None else []
+        noted = self.uncovered.noted(offer)  # the zones it names not said here, if any
+        return told + self._sent(noted, lambda lane: lane.offer(noted, now), seen)
 
     def told_before(self, seq: int, told: Mapping[str, Mapping[str, Any]]) -> None:
         """What zones told of journaled message `seq` before the last run ended (zone ->
@@ -155,6 +171,7 @@ class Zones:
         but those that told theirs in an earlier run."""
         if not names:
             names = self.zones_of(offer) if offer.announcement is not None else self.names
+            names = names or self.names[:1]  # a copy of one covered by none: told here
         if self.zoned:
             earlier = self._earlier.pop(offer.ticket.seq, {})
             names = tuple(name for name in names if name not in earlier)
@@ -177,7 +194,8 @@ class Zones:
     def command(self, cmd: Command, now: float) -> list[Effect]:
         """In every zone, or in the one it names (BadCommand when there is no such zone)."""
         if cmd.zone is None:
-            return self._everywhere(lambda lane: lane.command(cmd, now))
+            effects = self._everywhere(lambda lane: lane.command(cmd, now))
+            return self.uncovered.command(cmd, effects)
         if cmd.zone not in self.names or not self.zoned:
             known = ", ".join(self.names) if self.zoned else "none: `zones` is not configured"
             raise BadCommand(f"zone: no zone {cmd.zone!r} (zones: {known})")
@@ -201,13 +219,31 @@ class Zones:
 
     def cover(self, key: str, detail: Mapping[str, Any]) -> list[Effect]:
         """The standby's copies of `key` not yet said end `covered`, in every zone."""
-        return self._everywhere(lambda lane: lane.end_unsaid(_key(key), "covered", **detail))
+        told = self.uncovered.end(key, "covered", detail)
+        return told + self._everywhere(lambda lane: lane.cover(key, **detail))
+
+    def fault_waiting(self, name: str) -> set[str]:
+        """The zones (as their items name them) where fault `name` is queued or being said."""
+        return {lane.zone for lane in self.lanes.values() if lane.fault_waiting(name)}
+
+    def uncovered_due(self, due: Callable[[Offer], bool], now: float) -> list[Effect]:
+        """The copies of the primary's zones not covered here that a takeover would say now
+        (`due`) end, saying why (covered.py)."""
+        return self.uncovered.due(due, now)
+
+    def news_before(self, horizon: float) -> None:
+        """A flood's end before `horizon` is not said, in any zone (AlarmPolicy.news_before)."""
+        for lane in self.lanes.values():
+            lane.news_before(horizon)
 
     def said_elsewhere(
         self, key: str, said_at: float, now: float, detail: Mapping[str, Any]
     ) -> list[Effect]:
         """`key` said by another gateway (AlarmPolicy.said_elsewhere), in every zone."""
-        return self._everywhere(lambda lane: lane.said_elsewhere(key, said_at, now, **detail))
+        told = self.uncovered.end(key, "covered", detail)
+        return told + self._everywhere(
+            lambda lane: lane.said_elsewhere(key, said_at, now, **detail)
+        )
 
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
         zone = item.zone or self.names[0]
@@ -325,10 +361,6 @@ def _aside(lane: AlarmPolicy, hold: Hold | None) -> Iterator[None]:
 
 def _seq(seq: int) -> Callable[[Offer], bool]:
     return lambda offer: offer.ticket.seq == seq
-
-
-def _key(key: str) -> Callable[[Offer], bool]:
-    return lambda offer: offer.key == key
 
 
 def _together(pending: _Open) -> Outcome:

@@ -18,7 +18,7 @@ from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.sources import SourceConfig, check_sources, source_warnings
-from cosyedge.config.standby import StandbyConfig, check_standby
+from cosyedge.config.standby import StandbyConfig, check_covered, check_standby
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
@@ -170,9 +170,12 @@ class Config:
                 raise ValueError(
                     f"templates[{i}].lang: no voice configured for {show(template.lang)}"
                 )
-            check_template_zones(i, template.zones, self.zones)
+            if not self.standby.zones:  # else it may name the primary's other zones
+                check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
         check_standby(self.standby, self.mqtt, self.reports)
+        object.__setattr__(self, "standby", self.standby.role(self.mqtt.client_id))
+        check_covered(self.standby, tuple(self.zones))
         check_sources(self.sources, self.voices, [t.topic for t in self.templates])
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key

@@ -6,10 +6,14 @@ it publishes on the broker; on a primary, the standby that speaks for it while i
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from cosyedge.config.fields import check_publish_topic, meta, show
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
+from cosyedge.config.zones import ALL, NAME
+
+PHRASE_MAX = 500  # characters of a takeover phrase: a sentence or two, said before alerts
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,14 @@ class StandbyConfig:
     enabled: bool = field(
         default=False,
         metadata=meta("stand by for the primary named below; off: this gateway speaks itself"),
+    )
+    mutual: bool = field(
+        default=False,
+        metadata=meta(
+            "two active gateways in one place, each naming the other here: the one whose "
+            "`mqtt.client_id` sorts first speaks, as a primary taking up the other's reports "
+            "(`reports_of`: the other's `report_topic`); the other stands by for it"
+        ),
     )
     client_id: str = field(
         default="",
@@ -72,6 +84,24 @@ class StandbyConfig:
             "counts as the primary gone; empty: the primary on our broker"
         ),
     )
+    takeover_phrase: str | None = field(
+        default=None,
+        metadata=meta(
+            "said at each takeover before the alerts taken over, as the fault `standby` (said "
+            'again as every fault is, until acknowledged); null: "Alarm system fault: the '
+            "primary gateway has failed. The standby gateway has taken over.\" in the faults' "
+            "language; empty: none (the fault is shown, not said)"
+        ),
+    )
+    zones: tuple[str, ...] = field(
+        default=(),
+        metadata=meta(
+            "the primary's zones this gateway covers, by name: each is said in this "
+            "gateway's zone of the same name (without `zones`, on its one sound device); an "
+            "alert naming none of them is the primary's alone, never said here; empty: every "
+            'zone (docs/standby.md, "Zones")'
+        ),
+    )
     reports_of: str = field(
         default="",
         metadata=meta(
@@ -98,11 +128,28 @@ class StandbyConfig:
                 check_publish_topic(name, getattr(self, name))
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
+        if self.takeover_phrase is not None and len(self.takeover_phrase) > PHRASE_MAX:
+            raise ValueError(f"takeover_phrase: at most {PHRASE_MAX} characters")
+        for name in self.zones:
+            if name == ALL or not NAME.match(name):
+                raise ValueError(f"zones: {show(name)} is not a zone's name")
+        if self.zones and not self.enabled:
+            raise ValueError("zones: a standby's key (`enabled`): the primary's zones it covers")
+        if self.mutual and not (self.enabled or self.reports_of):
+            raise ValueError("mutual: with `enabled` and the other gateway named")
         if self.enabled and self.reports_of:
             raise ValueError(
                 "reports_of: a primary's key (its standby's outcome topic); a standby "
                 "(`enabled`) takes its primary's reports by `report_topic`"
             )
+
+    def role(self, own_id: str) -> StandbyConfig:
+        """This gateway's part: with `mutual`, the primary's (speaking, taking up the other's
+        reports at its restart) when its client id `own_id` sorts before the other's, else
+        the standby's; as configured otherwise."""
+        if not self.mutual or not self.enabled or own_id > self.client_id:
+            return self
+        return dataclasses.replace(self, enabled=False, reports_of=self.report_topic, zones=())
 
 
 def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConfig) -> None:
@@ -130,6 +177,25 @@ def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConf
             raise ValueError(
                 f"reports.{f.name}: {show(topic)} is the primary's ({theirs[topic]}); "
                 "each gateway needs its own report topics"
+            )
+
+
+def check_covered(standby: StandbyConfig, zones: Collection[str]) -> None:
+    """A standby covering some of its primary's zones says each in its own zone of the same
+    name: a ValueError naming the key where one of them, or one of its own, has no match."""
+    if not standby.zones or not zones:
+        return
+    for name in standby.zones:
+        if name not in zones:
+            raise ValueError(
+                f"standby.zones: no zone {show(name)} here (zones: {', '.join(zones)}); a "
+                "covered zone is said in this gateway's zone of the same name"
+            )
+    for name in zones:
+        if name not in standby.zones:
+            raise ValueError(
+                f"zones.{name}: not among standby.zones ({', '.join(standby.zones)}); a "
+                "standby covering some zones speaks in those alone"
             )
 
 

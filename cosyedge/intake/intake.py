@@ -81,7 +81,10 @@ class Intake:
     def __init__(self, config: Config) -> None:
         self.config = config
         templates = (*notify_templates(config), *config.templates)
-        self.templates = TemplateSet(templates, tuple(config.zones))
+        # A standby covering some zones keeps every zone name: its rules tell the primary's
+        # others apart (alarms/covered.py).
+        covering = bool(config.standby.zones)
+        self.templates = TemplateSet(templates, tuple(config.zones), covering)
         # Where the daemon's canary to itself goes (see service/selfwatch.py), if it does.
         monitor = config.monitor
         self.canary_topic: str | None = (

@@ -42,9 +42,14 @@ MAX_NUMBER_CHARS = 20  # a number as written, sign and decimals included
 
 
 class Template:
-    def __init__(self, config: TemplateConfig, zones: Collection[str] = ()) -> None:
+    def __init__(
+        self, config: TemplateConfig, zones: Collection[str] = (), any_zone: bool = False
+    ) -> None:
+        """`any_zone`: every name a `zone` field gives is kept, none noted as no zone's (a
+        standby covering some of its primary's zones: the others' names it cannot list)."""
         self.config = config
         self.zones = zones  # the zones configured: what an alert's `zone` field may name
+        self.any_zone = any_zone
         self.filter, self._names = parse_filter(config.topic)
         self._parts = parse_text(config.text)
 
@@ -97,7 +102,7 @@ class Template:
             if "zone" not in levels
             else replace(alert, fields={"zone": levels["zone"], **alert.fields})
         )
-        zones, zone_note = alert_zones(zoned, self.config.zones, self.zones)
+        zones, zone_note = alert_zones(zoned, self.config.zones, self.zones, self.any_zone)
         notes = (
             priority_note(alert, priority),
             _lang_note(alert, lang),
@@ -137,13 +142,13 @@ def alarm_of(config: TemplateConfig, topic: str, text: str) -> str | None:
 
 
 def alert_zones(
-    alert: Alert, own: tuple[str, ...], known: Collection[str]
+    alert: Alert, own: tuple[str, ...], known: Collection[str], any_zone: bool = False
 ) -> tuple[tuple[str, ...], str | None]:
     """The zones an alert is said in: those its `zone` field names (one name, several with
     commas, or `all`), else its template's (`own`; empty: every zone); and what to tell of
     names no zone has, which are left out. Without zones (`known` empty) the field is not
-    read: the one output says everything."""
-    if not known or ("zone" not in alert.fields and "zone" not in alert.wrong):
+    read: the one output says everything. With `any_zone` every name is kept."""
+    if not (known or any_zone) or ("zone" not in alert.fields and "zone" not in alert.wrong):
         return own, None
     used = ", ".join(own) if own else "every zone"
     value = alert.fields.get("zone")
@@ -153,7 +158,7 @@ def alert_zones(
     names = zone_names(value)
     if not names:
         return own, f"zone: no zone named in {brief(value)}; said in {used}"
-    unknown = [n for n in names if n != ALL and n not in known]
+    unknown = [] if any_zone else [n for n in names if n != ALL and n not in known]
     given = tuple(n for n in names if n not in unknown)
     if not unknown:
         return given, None
@@ -257,8 +262,10 @@ def _quoted(text: str, limit: int = 200) -> str:
 class TemplateSet:
     """The configured templates; the first whose topic filter matches wins."""
 
-    def __init__(self, configs: Iterable[TemplateConfig], zones: Collection[str] = ()) -> None:
-        self.templates = [Template(c, zones) for c in configs]
+    def __init__(
+        self, configs: Iterable[TemplateConfig], zones: Collection[str] = (), any_zone: bool = False
+    ) -> None:
+        self.templates = [Template(c, zones, any_zone) for c in configs]
 
     @property
     def filters(self) -> list[str]:

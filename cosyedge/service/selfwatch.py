@@ -60,6 +60,9 @@ log = logging.getLogger(__name__)
 # history is a record for later reviews, not part of the alarm path; keys that wait for a
 # restart are the operator's own change, told by the reload's answer, nothing to re-announce.
 QUIET_FAULTS = frozenset({"memory", "audio", "history", "restart"})
+# Said by the desk as it happens, not at the monitor's next tick: a standby's takeover, whose
+# phrase goes before the alerts taken over (alarms/peers.py), and the primary's return.
+SAID_BY_DESK = frozenset({"standby"})
 RESTART_WINDOW_S = 3600.0
 MONITOR_GAP_S = 5.0  # the monitor ticks every 0.5 s: a longer pause means all were stopped
 SILENT_NAMED = 3  # a fault names this many silent filters, then counts the rest
@@ -569,7 +572,8 @@ class SelfWatch(Component, Observer):
             t.reporter.error(f"{name}: {fault.reason}", fault=name)
             t.history.record("fault", fault=name, reason=fault.reason)
         t.desk.publish_status()
-        if name.partition(":")[0] not in QUIET_FAULTS:  # `audio:<output>` as `audio`
+        kind = name.partition(":")[0]  # `audio:<output>` as `audio`
+        if kind not in QUIET_FAULTS and kind not in SAID_BY_DESK:
             self._say(name, fault is not None)
         t.notifier.status(t.status_line())
 

@@ -56,7 +56,8 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "config": "The alarm system configuration was refused; running the previous configuration.",
         "config-defaults": "The alarm system configuration was refused; running the default "
         "configuration.",
-        "standby": "The standby gateway has taken over from the primary gateway.",
+        "standby": "Alarm system fault: the primary gateway has failed. The standby gateway "
+        "has taken over.",
         "sparkplug": "Alarm system fault: alarms from a Sparkplug group may not be heard.",
         "opcua": "Alarm system fault: alarms from the OPC UA server are not received.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
@@ -76,7 +77,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "recorded": "报警系统故障：录音无法播放。相关报警改为语音播报。",
         "config": "报警系统配置被拒绝；正在使用上一个配置。",
         "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
-        "standby": "备用网关已接管主网关的播报。",
+        "standby": "报警系统故障：主网关已失效。备用网关已接管播报。",
         "sparkplug": "报警系统故障：Sparkplug组的报警可能收不到。",
         "opcua": "报警系统故障：收不到OPC UA服务器的报警。",
         "other": "报警系统故障：报警系统的一部分已停止。",
@@ -110,11 +111,14 @@ class FaultPhrases:
         lang: str,
         key: Callable[[str, str], str],
         saved: SavedDir | None = None,
+        also: tuple[str, ...] = (),
     ) -> None:
         """`key` is the phrase cache's key of a text and language (what names its audio);
-        `saved`, where the renderings are kept between starts (`ahead.py`)."""
+        `saved`, where the renderings are kept between starts (`ahead.py`); `also`, phrases
+        of the site's said as faults (a standby's `takeover_phrase`)."""
         self.lang = lang
-        texts = list(dict.fromkeys(FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values()))
+        ours = FAULT_PHRASES.get(lang, FAULT_PHRASES["en"]).values()
+        texts = list(dict.fromkeys((*ours, *(text for text in also if text))))
 
         def made(i: int) -> Pcm | None:
             try:
