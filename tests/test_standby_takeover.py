@@ -49,29 +49,31 @@ def events(rig: Standby, kind: str) -> list[dict]:
 def test_a_takeover_says_its_phrase_before_every_alert_taken_over_once_each_time(
     tmp_path, rigs, key, text
 ):
-    """The phrase goes first, critical alerts too (received before the primary went, or
-    after: at once); it is the fault `standby`, its saying reported; the primary back, its
-    end is said, and the next takeover says it again."""
+    """The phrase goes before the alerts taken over (received before the primary went, or
+    after: at once), critical ones excepted, as they go before every fault; it is the fault
+    `standby`, its saying reported; the primary back, its end is said, and the next takeover
+    says it again."""
     phrase = f', takeover_phrase: "{key}"' if key else ""
     rigs.append(rig := made(tmp_path, phrase))
     rig.primary("cosyedge/status", {"state": "online"})
-    rig.send("old", "critical")
+    rig.send("old", "high")
+    rig.send("fire", "critical")
     time.sleep(0.7)  # past takeover_s: due at once at the takeover
     rig.primary("cosyedge/status", {"state": "offline"})
-    rig.send("new", "critical")
-    item = rig.take()
-    assert item is not None and (item.kind, item.fault, item.text) == (
-        ItemKind.FAULT,
-        "standby",
-        text,
-    )
-    assert said(rig) == [("alert", "old"), ("alert", "new")]  # once: no phrase again
+    rig.send("new", "high")
+    # A critical alert waits for no fault; the phrase, then the others taken over, once.
+    assert said(rig) == [
+        ("alert", "fire"),
+        ("fault", "fault:standby"),
+        ("alert", "old"),
+        ("alert", "new"),
+    ]
     (told,) = events(rig, "fault_announcement")
     assert (told["fault"], told["result"], told["text"]) == ("standby", "spoken", text)
     rig.primary("cosyedge/status", {"state": "online"})
     assert said(rig) == [("fault", "fault:standby:cleared")]
     rig.primary("cosyedge/status", {"state": "offline"})
-    rig.send("again", "critical")
+    rig.send("again", "high")
     assert said(rig) == [("fault", "fault:standby"), ("alert", "again")]
 
 
@@ -86,7 +88,7 @@ def test_an_empty_takeover_phrase_says_nothing_before_the_alerts(tmp_path, rigs)
 def test_the_phrase_cut_short_by_a_lost_device_is_said_again_before_the_alerts(tmp_path, rigs):
     rigs.append(rig := made(tmp_path, f', takeover_phrase: "{PHRASE}"'))
     rig.primary("cosyedge/status", {"state": "offline"})
-    rig.send("new", "critical")
+    rig.send("new", "high")
     item = rig.desk.take(0.2)
     assert item is not None and item.fault == "standby"
     rig.desk.finished(item, Delivery("unplayed", {"reason": "no device"}))

@@ -175,12 +175,18 @@ class PeerDesk:
 
     def _hold(self, now: float) -> Hold | None:
         """What keeps a due item waiting (under the lock): a standby's primary alive, or its
-        takeover's phrase not yet said in the item's zone; a start."""
+        takeover's phrase not yet said in the item's zone (a critical alert goes before it, as it
+        goes before every fault); a start."""
         standby, handback = self.standby, self.handback
         if standby is not None:
             first = standby.first_in(self.policy.fault_waiting(peer.TAKEOVER))
             return lambda item: (
-                standby.holds(item, now) or (item.kind is not ItemKind.FAULT and item.zone in first)
+                standby.holds(item, now)
+                or (
+                    item.kind is not ItemKind.FAULT
+                    and item.priority != "critical"
+                    and item.zone in first
+                )
             )
         if handback is not None and handback.holding(now):
             return lambda item: handback.holds(item, now)
