@@ -46,7 +46,6 @@ TEXTS = ("Pump one has stopped.", "Valve two is open.", "Fan three has failed.")
 PRIORITIES = ("medium", "high", "low", "medium", "critical")
 HOLD_LOG = r"handback: what the broker kept is in after ([\d.]+) s"
 HOLD_TIMED_OUT = "handback: what the broker kept did not come in"
-SLACK_S = 1.0  # after the primary's READY: the standby has seen its status by then
 
 
 def alert(i: int) -> tuple[str, str]:
@@ -214,6 +213,8 @@ class Run:
     ids: dict[str, list[str]]  # "kills": part one's alerts, "normal": part two's
     kills: list[Kill]
     up: list[tuple[float, float]]  # spans (wall clock) the primary was up: none for the standby
+    held_from: float = 0.0  # when the standby's status last said the primary was back
+    statuses: int = 0  # the standby's statuses heard by then
 
 
 def run(lab, size: dict, publisher_class) -> Run:
@@ -226,6 +227,7 @@ def run(lab, size: dict, publisher_class) -> Run:
     primary = start_gateway(lab, "primary", gateway(lab, "primary"), "bench.paced_daemon")
     feed = Feed(publisher_class(lab.broker.port))
     done = Run(heard, primary, {}, [], [])
+    _held_again(done)
     messages = [alert(i) for i in range(n)]
     per = n // kills_n
     for k in range(kills_n):
@@ -234,6 +236,7 @@ def run(lab, size: dict, publisher_class) -> Run:
         if k == kills_n - 1:
             primary.module = "cosyedge"  # part two: both up, the primary as fast as its sink
         primary.start()
+        _held_again(done)
     feed.drain()
     done.ids["kills"] = [json.loads(p)["id"] for _, p in messages]
     wait_outcomes(heard, done.ids["kills"], 120 + n)
@@ -249,22 +252,44 @@ def _cycle(done: Run, feed: Feed, share: list, idle: bool, gap_s: float) -> None
     """One kill: part of `share` published while the primary is up (all of it said first,
     if `idle`), the rest while it is dead and as it starts again."""
     alive = 2 if idle else len(share) // 2
-    ready = time.time()
     feed.add(share[:alive], gap_s)
     feed.drain()
     done.kills.append(kill(done.primary, done.heard, idle, list(feed.sent)))
-    done.up.append((ready + SLACK_S, done.kills[-1].at))
+    done.up.append((done.held_from, done.kills[-1].at))
     feed.add(share[alive:], 0.05)
     done.kills[-1].latency_s = first_standby_audio(done.heard, done.kills[-1].at, 60)
 
+    def gone() -> bool:
+        return _primary_seen(done.heard.on(STANDBY_STATUS)) not in (None, "online")
+
+    wait_until(gone, 60, "the standby's status: the primary gone", 0.05)
+    done.statuses = len(done.heard.on(STANDBY_STATUS))
+
+
+def _primary_seen(statuses: list) -> str | None:
+    """What the last of the standby's `statuses` says of the primary."""
+    last = statuses[-1] if statuses else None
+    return last.get("standby", {}).get("primary") if isinstance(last, dict) else None
+
+
+def _held_again(done: Run) -> None:
+    """Until a status of the standby's since the kill says the primary is back: from then
+    on, it says nothing while the primary lives."""
+
+    def back() -> bool:
+        since = done.heard.on(STANDBY_STATUS)[done.statuses :]
+        return any(_primary_seen([s]) == "online" for s in since)
+
+    wait_until(back, 120, "the standby's status: the primary back", 0.05)
+    done.held_from = time.time()
+
 
 def _both_running(done: Run, feed: Feed, normal: list) -> None:
-    ready = time.time()
     feed.add(normal, 0.02)
     feed.drain()
     done.ids["normal"] = [json.loads(p)["id"] for _, p in normal]
     wait_outcomes(done.heard, done.ids["normal"], 120 + len(normal))
-    done.up.append((ready + SLACK_S, time.time()))
+    done.up.append((done.held_from, time.time()))
 
 
 def account(done: Run) -> dict:
