@@ -325,7 +325,7 @@ def account(done: Run) -> dict:
         "spoken": spoken_n,
         "other": dict(sorted(other.items())),
         "lost": len(unsaid) - sum(other.values()),
-        "recovery_s": round(statistics.median(latencies), 2) if latencies else None,
+        "recovery_s": round(percentile(latencies, 50), 3) if latencies else None,
         "missing_reasons": sum(1 for i in unsaid if not _reasoned(primary, standby, i)),
         "notes": notes,
     }
