@@ -5,7 +5,7 @@
 Writes bench/results/prove.json and prove.md; with --write-docs the table between the
 `proving-table` markers in docs/measurements.md is replaced by this run's. With --only, the
 scenarios run replace their rows in the last run's results and the rest are kept, so one
-scenario can be measured again without the 40 minutes of the others.
+scenario can be measured again without the 50 minutes of the others.
 """
 
 from __future__ import annotations
@@ -137,6 +137,8 @@ def table(results: list[scenarios.Result], size: str, soak_minutes: float) -> st
     for r in results:
         other = ", ".join(f"{k} {v}" for k, v in r.other.items()) or "-"
         recovery = "-" if r.recovery_s is None else f"{r.recovery_s:.1f} s"
+        if r.recovery_s is not None and r.recovery_s < 0.1:  # a takeover: tens of ms
+            recovery = f"{r.recovery_s * 1000:.0f} ms"
         peak = f"{r.peak_rss_mb:.0f} MB" if r.peak_rss_mb else "-"  # in process: not measured
         rows.append(
             f"| {r.scenario} | {r.sent} | {r.spoken} | {other} | {r.lost} | {recovery} | {peak} |"

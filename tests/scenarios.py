@@ -66,6 +66,11 @@ SIZES: dict[str, dict] = {
         "ordinary_per_hostile": 2,
         "opcua": 7,  # one before each kill, two while the daemon is down, three untouched
         "canary": "{canary_interval_s: 1, canary_timeout_s: 3, reannounce_s: 2}",
+        "standby_kills": 2,  # the primary killed; one mid-announcement, one idle
+        "standby_alerts": 24,
+        "standby_normal": 30,  # with both running
+        "standby_takeover_s": 5,
+        "standby_gap_s": 0.2,
     },
     "full": {
         "kill9": 60,
@@ -88,6 +93,11 @@ SIZES: dict[str, dict] = {
         "ordinary_per_hostile": 2,
         "opcua": 100,
         "canary": "{}",  # the defaults: every 30 s, 75 s without one is a fault
+        "standby_kills": 20,
+        "standby_alerts": 1000,
+        "standby_normal": 1000,
+        "standby_takeover_s": 5,
+        "standby_gap_s": 0.2,
     },
 }
 
@@ -1776,6 +1786,26 @@ def latency_notes(lat: list[float], times: dict) -> list[str]:
     return notes
 
 
+def standby(lab: Lab, size: dict) -> Result:
+    """A primary and its standby, the primary killed with kill -9 again and again while
+    alerts flow and restarted each time, then both running (tests/scenario_standby.py)."""
+    import scenario_standby
+
+    started = time.monotonic()
+    done = scenario_standby.run(lab, size, Publisher)
+    try:
+        fields = scenario_standby.account(done)
+    finally:
+        done.heard.close()
+    name = (
+        f"standby: primary kill -9 x{len(done.kills)} with alerts flowing, "
+        f"{len(done.ids['normal'])} alerts with both running"
+    )
+    result = Result(name, peak_rss_mb=round(lab.probe.peak_mb, 1), duration_s=0.0, **fields)
+    result.duration_s = round(time.monotonic() - started, 1)
+    return result
+
+
 SCENARIOS = {
     "kill9": kill9,
     "http": http_kill9,
@@ -1798,6 +1828,7 @@ SCENARIOS = {
     "hostile": hostile,
     "zones": zones_flood,
     "opcua": opcua,
+    "standby": standby,
 }
 
 

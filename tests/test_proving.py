@@ -23,6 +23,7 @@ RECOVERING = {
     "journalfull",
     "deaf",
     "opcua",
+    "standby",
 }
 UNSAID_NOTHING = RECOVERING | {"faults", "retained", "hostile"}
 # The premium tier's upgrading is waited for while it moves, and its worker runs at the
@@ -76,3 +77,24 @@ def test_scenario_loses_nothing_and_explains_every_outcome(name, tmp_path, reque
         assert "other than the estimate says" not in notes
         assert re.search(r"^0 of \d+ ordinary alerts after a hostile one degraded", notes, re.M)
         assert "longer than max_spoken_s" not in notes
+    if name == "standby":
+        standby_figures(result)
+
+
+def standby_figures(result: scenarios.Result) -> None:
+    """Both running: the primary says all, the standby none; a latency for every kill; each
+    announcement a kill cut short said whole after it by one of them; a hold at each of the
+    primary's starts."""
+    notes = "\n".join(result.notes)
+    both = r"with both running: (\d+) alerts, \1 said by the primary, 0 by the standby, \1 standby"
+    assert re.search(both, notes), notes
+    kills = int(scenarios.SIZES["ci"]["standby_kills"])
+    assert f"audio, all ({kills} kills)" in notes, notes
+    # Said whole after the kill by the standby or by the restarted primary (which of them
+    # depends on how soon the primary is back), or ended before it after all.
+    cut = re.search(r"(\d+) cut alerts, said whole by: (.*)", notes)
+    said = [
+        int(k) for k in re.findall(r"(\d+) (?:standby, covered|restarted primary|ended)", cut[2])
+    ]
+    assert int(cut[1]) > 0 and sum(said) == int(cut[1]), notes
+    assert re.search(r"handback hold per start of the primary \((\d+) of \1\)", notes), notes
