@@ -284,23 +284,29 @@ def test_a_mute_primarys_long_fault_reason_is_told_cut(standby):
 
 def test_the_other_gateways_named_topics_are_never_alerts_even_under_a_hash_template():
     """A `#` template hears everything on the broker: the topics a gateway names for the
-    other one (a standby's `standby.*_topic`, a primary's `reports_of`) are that gateway's
-    reports, read by the watch or the handback, never said."""
+    other one that may fall under it (a standby's `standby.error_topic` and `event_topic`, a
+    primary's `reports_of`) are that gateway's reports, read by the watch or the handback,
+    never said; a standby's status, report or link topic under one is refused."""
     hash_template = "templates:\n  - {topic: '#', text: '{text}'}\n"
-    standby = parse_config(
+    own = (
         "mqtt: {client_id: gw-2}\nreports: {outcome_topic: s/report, status_topic: s/status,"
         " error_topic: s/error, event_topic: s/event}\n"
-        "standby: {enabled: true, client_id: gw-1}\n" + hash_template
+    )
+    with pytest.raises(ConfigError, match=r"standby\.status_topic: .* falls under templates\[0\]"):
+        parse_config(own + "standby: {enabled: true, client_id: gw-1}\n" + hash_template)
+    standby = parse_config(
+        own + "standby: {enabled: true, client_id: gw-1, error_topic: p/error,"
+        " event_topic: p/event}\ntemplates:\n  - {topic: 'p/#', text: '{text}'}\n"
     )
     primary = parse_config("standby: {reports_of: s/report}\n" + hash_template)
     body = json.dumps({"text": "Pump three tripped."}).encode()
-    for config, theirs in (
-        (standby, ["cosyedge/report", "cosyedge/status", "cosyedge/error"]),
-        (primary, ["s/report"]),
+    for config, theirs, alert in (
+        (standby, ["p/error", "p/event"], "p/line3"),
+        (primary, ["s/report"], "plant/line3"),
     ):
         intake = Intake(config)
         assert [intake.message(topic, body) for topic in theirs] == [None] * len(theirs)
-        assert intake.message("plant/line3", body) is not None
+        assert intake.message(alert, body) is not None
 
 
 def test_a_bridge_to_the_primarys_broker_down_for_takeover_s_counts_as_the_primary_gone(standby):

@@ -18,7 +18,7 @@ from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.sources import SourceConfig, check_sources, source_warnings
-from cosyedge.config.standby import StandbyConfig, check_standby
+from cosyedge.config.standby import StandbyConfig, check_crossing, check_standby
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
@@ -173,6 +173,9 @@ class Config:
             check_template_zones(i, template.zones, self.zones)
         check_zones(self.outputs, self.zones)
         check_standby(self.standby, self.mqtt, self.reports)
+        filters = [t.topic for t in self.templates]
+        command, canary = self.alarms.command_topic, self.monitor.canary_topic
+        check_crossing(self.standby, self.mqtt.client_id, command, canary, filters)
         check_sources(self.sources, self.voices, [t.topic for t in self.templates])
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key
