@@ -44,9 +44,11 @@ class PeerDesk:
     def subscription_heard(self) -> None:
         """A message came through the subscription (any): it is alive (Watch.lately)."""
         if self.standby is not None:
-            self.standby.lately = time.monotonic()
+            self.standby.heard_any(time.monotonic())  # one float: no lock (Watch.lately)
 
-    def primary_status(self, state: str, faults: Mapping[str, Any], beat_s: float) -> None:
+    def primary_status(
+        self, state: str, faults: Mapping[str, Any], beat_s: float = peer.BEAT_S
+    ) -> None:
         """The primary's status says `state` and `faults`, and that it comes every `beat_s`."""
         self._primary(
             lambda w, now, wall: w.status(state, faults, now, wall, beat_s), f"status is {state}"

@@ -94,6 +94,10 @@ class Watch:
         the primary's status, if it has one, comes with it; the silence counts from here."""
         self._heard = (now, wall)
 
+    def heard_any(self, now: float) -> None:
+        """A message of any kind came through our subscription: it works."""
+        self.lately = now
+
     def status(
         self,
         state: str,
