@@ -60,7 +60,8 @@ class StandbyConfig:
         metadata=meta(
             "with the primary gone, an alert received while it was alive is said once it has "
             "waited this long, in seconds, without the primary's outcome; also how long a "
-            "primary with no status at all is waited for after the first message heard",
+            "primary with no status at all is waited for after the first message heard; with "
+            "2 of its beats (`beat_s` in its status), how long its status may stay silent",
             range=(0.5, 600),
         ),
     )
