@@ -203,7 +203,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     if peer is not None:  # told of each connection as it is made
         observers.add(peer)
     door = Door(config, journal, desk, (*([peer] if peer else []), selfwatch), observers)
-    link = Link(config, door, observers, faults)
+    link = Link(config, door, observers, faults, desk.run)
     return Core(
         config, observers, state_watch, health, outputs, Preludes(config.templates),
         Sound(alarms), journal, reporter,

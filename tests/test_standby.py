@@ -151,6 +151,8 @@ def _kill_while_alerts_flow(port: int, primary: Daemon, heard: Listener) -> None
     for ident in ids[6:]:  # while the primary is dead
         alert(port, ident)
     heard.wait_for("standby/status", lambda s: s[-1]["standby"]["primary"] == "offline", 20)
+    statuses = heard.wait_for("cosyedge/status", lambda s: s[-1]["state"] == "offline", 5)
+    assert statuses[-1]["run"] == statuses[-2]["run"]  # the Last Will names its run
     wait_until(lambda: _said_by_anyone(heard) >= set(ids), 60, "every alert said by someone")
     by_primary = outcomes(heard, "cosyedge/report", "spoken")
     by_standby = outcomes(heard, "standby/report", "spoken")

@@ -93,6 +93,19 @@ def test_a_message_on_the_primarys_status_topic_not_of_its_shape_is_ignored(stan
     assert shown["primary"] == "online" and sum(shown["ignored"].values()) == 1, shown
 
 
+@pytest.mark.parametrize("offline", [{"state": "offline"}, {"state": "offline", "run": "r0"}])
+def test_an_offline_not_naming_the_run_of_the_primarys_status_is_ignored(standby, offline):
+    """MQTT 3.1.1 hands the Last Will over without its retain flag, as any stray message: the
+    run it names tells them apart (the primary's statuses and its Last Will name its run)."""
+    standby.primary("cosyedge/status", {**ONLINE, "run": "r1"})
+    standby.send("A")
+    standby.primary("cosyedge/status", offline)
+    assert fault(standby) is None
+    assert standby.desk.status()["standby"]["ignored"] == {"status": 1}
+    standby.primary("cosyedge/status", {"state": "offline", "run": "r1"})
+    assert str(fault(standby)).endswith("(its status is offline); speaking for it")
+
+
 def test_reports_the_primary_could_not_have_sent_cover_nothing(standby):
     """Retained (it publishes none so), over the payload limit, or heard while its status is
     offline (its connection is gone): ignored, counted."""
@@ -180,7 +193,7 @@ def test_a_primary_with_no_status_is_gone_since_takeover_s_after_the_first_messa
     standby.send("A")
     time.sleep(TAKEOVER_S + 0.1)
     shown = standby.desk.status()["standby"]
-    assert shown["primary"] == "silent" and shown["since"] >= first + TAKEOVER_S - 0.01
+    assert shown["primary"] == "offline" and shown["since"] >= first + TAKEOVER_S - 0.01
 
 
 def test_a_gateways_status_is_told_again_every_beat_when_nothing_changes(standby):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import secrets
 import threading
 import time
 from dataclasses import replace
@@ -103,6 +104,9 @@ class AlarmDesk(PeerDesk):
         self._status: dict | None = None
         self._status_order = 0  # statuses read so far: the order they are published in
         self._status_told = -peer.BEAT_S  # when the clock last told one (monotonic)
+        # This run's name, in its status and its Last Will: a standby takes an `offline` only
+        # of the run whose status it heard (alarms/standby.py), not one another publisher left.
+        self.run = secrets.token_hex(8)
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
         self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.
@@ -423,7 +427,7 @@ class AlarmDesk(PeerDesk):
             )
             status["standby"] = {**self.standby.shown(now), "held": held}
         # Told again every beat_s by the clock, changed or not (the beat its standby watches).
-        return {**status, "beat_s": peer.BEAT_S}
+        return {**status, "beat_s": peer.BEAT_S, "run": self.run}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()

@@ -165,7 +165,7 @@ class Watch:
 
     def _evidence(self, now: float) -> list[tuple[tuple[float, float], str]]:
         """What makes the primary gone now, each with when it did, (now, wall): `offline` (by
-        its status), `silent` (no status for its bound, or none at all), `unreachable` (the
+        its status, or none at all), `silent` (no status again for its bound), `unreachable` (the
         bridge to it down past takeover_s) or `mute` (its fault past takeover_s)."""
         if self.state == OFFLINE:
             return [(self._offline, OFFLINE)] if self._offline else []
@@ -175,7 +175,8 @@ class Watch:
             for s, why in lasted
             if s and now >= s[0] + self.takeover_s
         ]
-        return evidence + ([(silent, "silent")] if (silent := self._silent(now)) else [])
+        silence = "silent" if self.state else OFFLINE  # no status at all: none to be silent
+        return evidence + ([(silent, silence)] if (silent := self._silent(now)) else [])
 
     def _gone_at(self, now: float) -> tuple[float, float] | None:
         """Since when the primary is gone, (now, wall): the earliest evidence; None while it
@@ -213,10 +214,10 @@ class Watch:
         if gone is None:
             return None
         since, reason = _when(gone[1]), self._reason(now)
-        if reason == "offline":
-            return f"primary offline since {since} (its status is offline); speaking for it"
-        if reason == "silent" and self.state is None:
+        if reason == OFFLINE and self.state is None:
             return f"primary offline since {since} (it has no status); speaking for it"
+        if reason == OFFLINE:
+            return f"primary offline since {since} (its status is offline); speaking for it"
         if reason == "silent":
             why = f"no status from it for {self.silent_s:g} s; it tells one every {self.beat_s:g} s"
             return f"primary silent since {since} ({why}); speaking for it"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.standby import BEAT_S, STATES
+from cosyedge.alarms.standby import BEAT_S, OFFLINE, STATES
 from cosyedge.component import Component
 from cosyedge.config.standby import StandbyConfig
 from cosyedge.intake.intake import Intake
@@ -52,6 +52,7 @@ class PrimaryTap(Component, Observer):
         self.topics += [t for t in (config.link_topic, own_status) if t]
         self.refuse = Refusal(max_bytes)
         self._heard = False  # only paho's network thread sets it
+        self._run: str | None = None  # the primary's run its last status named (likewise)
 
     def use(self, intake: Intake) -> None:
         """The intake in force changes nothing here: the primary is named by `standby`."""
@@ -82,7 +83,7 @@ class PrimaryTap(Component, Observer):
     def _status(self, payload: bytes) -> str | None:
         """The primary's status handed to the desk; or why it is not one of the primary's."""
         status = self.refuse.shaped(json_object(payload, quiet=True), "status")
-        if status is None:
+        if status is None or not self._of_its_run(status):
             return "status"
         faults, beat = status.get("faults"), status.get("beat_s")
         self.desk.primary_status(
@@ -91,6 +92,19 @@ class PrimaryTap(Component, Observer):
             beat if isinstance(beat, int | float) and not isinstance(beat, bool) else BEAT_S,
         )
         return None
+
+    def _of_its_run(self, status: dict[str, Any]) -> bool:
+        """Whether `status` may be the primary's by the run it names: an `offline` must name
+        the run of the last status heard (its Last Will and its stop's carry it), unless none
+        was; a status of any other state names the run from now on."""
+        run = status.get("run")
+        if status["state"] == OFFLINE and self._run is not None and run != self._run:
+            told = f"an offline naming run {str(run)[:40]!r}, its status {self._run!r}"
+            self.refuse.refused("status", self.config.status_topic, told)
+            return False
+        if isinstance(run, str):
+            self._run = run
+        return True
 
     def _report(self, payload: bytes) -> str | None:
         """The primary's report handed to the desk; or why it is not one of the primary's."""
@@ -140,9 +154,9 @@ class Refusal:
         """Why a message on `topic` cannot be the other gateway's by its size or its
         retained flag (it publishes no report retained): the count's name; None if it may."""
         if len(payload) > self.max_bytes:
-            return self._refused("too-big", topic, f"{len(payload)} bytes, over {self.max_bytes}")
+            return self.refused("too-big", topic, f"{len(payload)} bytes, over {self.max_bytes}")
         if retained:
-            return self._refused("retained", topic, "a retained report (none is sent so)")
+            return self.refused("retained", topic, "a retained report (none is sent so)")
         return None
 
     def shaped(self, message: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
@@ -150,10 +164,11 @@ class Refusal:
         with a known `state`; `report`: a JSON object), else None (logged)."""
         if message is not None and (kind != "status" or message.get("state") in STATES):
             return message
-        self._refused(kind, kind, f"not a {self.whose} {kind}: {str(message)[:200]}")
+        self.refused(kind, kind, f"not a {self.whose} {kind}: {str(message)[:200]}")
         return None
 
-    def _refused(self, what: str, topic: str, detail: str) -> str:
+    def refused(self, what: str, topic: str, detail: str) -> str:
+        """`what` (the count's name), logged with `detail` unless one was this past minute."""
         now = time.monotonic()
         if now - self._logged >= LOG_EVERY_S:
             self._logged = now
