@@ -200,10 +200,10 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     observers.add(selfwatch)
     observers.add(reporter)
     peer = _ear(config, desk, publish)
-    if isinstance(peer, StandbyTap):  # told of each connection as it is made
+    if peer is not None:  # told of each connection as it is made
         observers.add(peer)
     door = Door(config, journal, desk, (*([peer] if peer else []), selfwatch), observers)
-    link = Link(config, door, observers, faults)
+    link = Link(config, door, observers, faults, desk.run)
     return Core(
         config, observers, state_watch, health, outputs, Preludes(config.templates),
         Sound(alarms), journal, reporter,
@@ -242,7 +242,8 @@ def _ear(
 ) -> PrimaryTap | StandbyTap | None:
     """The tap that hands the other gateway's messages to the desk, if there is one."""
     if config.standby.enabled:
-        return PrimaryTap(config.standby, desk)
+        own = config.reports.status_topic
+        return PrimaryTap(config.standby, desk, config.mqtt.max_payload_bytes, own)
     if config.standby.reports_of:
         return StandbyTap(config, desk, publish)
     return None

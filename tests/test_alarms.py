@@ -455,7 +455,7 @@ def test_kill_9_mid_queue_then_restart_accounts_for_every_alert(
     daemon.process.kill()
     daemon.process.wait()
     statuses = listener.wait_for(STATUS, lambda s: s and s[-1]["state"] == "offline", 10)
-    assert statuses[-1] == {"state": "offline"}  # the Last Will
+    assert statuses[-1] == {"state": "offline", "run": statuses[-2]["run"]}  # the Last Will
     before = {r["id"] for r in listener.on(REPORT)}
     assert before == {"k-first"}  # k-0 was cut off by the kill: not reported as spoken
     for i in range(5, 7):  # while the daemon is down the broker keeps these for it

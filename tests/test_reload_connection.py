@@ -86,13 +86,15 @@ def test_a_gateway_moved_to_another_broker_leaves_offline_on_the_old_one(
     try:
         daemon = make_daemon(site_yaml(broker.port, tmp_path) + SAY)
         daemon.wait_for_log(r"INFO cosyedge.daemon: ready")
-        assert retained_status(broker.port)["state"] != "offline"
+        status = retained_status(broker.port)
+        assert status["state"] != "offline"
+        run = status["run"]  # this start's: in its statuses and its offline alike
         daemon.config.write_text(site_yaml(other.port, tmp_path) + SAY)
         done = reload(daemon)
         assert done.returncode == 0, (done.stdout, done.stderr)
-        assert retained_status(broker.port) == {"state": "offline"}
+        assert retained_status(broker.port) == {"state": "offline", "run": run}
         daemon.stop()
-        assert retained_status(broker.port) == {"state": "offline"}
+        assert retained_status(broker.port) == {"state": "offline", "run": run}
         assert retained_status(other.port)["state"] == "offline"
     finally:
         other.stop()

@@ -89,7 +89,7 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
     status = heard.on("standby/status")[-1]
     assert (status["state"], status["standby"]) == (
         "online",
-        {"role": "standby", "primary": "online"},
+        {"role": "standby", "primary": "online", "held": 0},  # every copy covered
     )
     # The primary heard the standby's canaries (sent as it started) on the command topic they
     # share: counted, not refused as a command on the error topic.
@@ -151,6 +151,8 @@ def _kill_while_alerts_flow(port: int, primary: Daemon, heard: Listener) -> None
     for ident in ids[6:]:  # while the primary is dead
         alert(port, ident)
     heard.wait_for("standby/status", lambda s: s[-1]["standby"]["primary"] == "offline", 20)
+    statuses = heard.wait_for("cosyedge/status", lambda s: s[-1]["state"] == "offline", 5)
+    assert statuses[-1]["run"] == statuses[-2]["run"]  # the Last Will names its run
     wait_until(lambda: _said_by_anyone(heard) >= set(ids), 60, "every alert said by someone")
     by_primary = outcomes(heard, "cosyedge/report", "spoken")
     by_standby = outcomes(heard, "standby/report", "spoken")
@@ -188,7 +190,9 @@ def _holds_again(port: int, heard: Listener, standby_sink: AlsaSink) -> None:
     assert {"back-1", "back-2"} <= outcomes(heard, "cosyedge/report", "spoken").keys()
     assert "back-1" not in outcomes(heard, "standby/report", "spoken")
     status = heard.wait_for("standby/status", lambda s: "standby" not in s[-1]["faults"], 20)[-1]
-    assert status["standby"] == {"role": "standby", "primary": "online"}
+    shown = status["standby"]
+    assert (shown["role"], shown["primary"]) == ("standby", "online"), shown
+    assert "ignored" not in shown, shown  # the primary's every status and report its own
     # What it said after the primary came back: the fault's end only, no alert.
     assert len(standby_sink.files()) <= said + 1
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import secrets
 import threading
 import time
 from dataclasses import replace
@@ -102,6 +103,10 @@ class AlarmDesk(PeerDesk):
         self._cond = threading.Condition()
         self._status: dict | None = None
         self._status_order = 0  # statuses read so far: the order they are published in
+        self._status_told = -peer.BEAT_S  # when the clock last told one (monotonic)
+        # This run's name, in its status and its Last Will: a standby takes an `offline` only
+        # of the run whose status it heard (alarms/standby.py), not one another publisher left.
+        self.run = secrets.token_hex(8)
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
         self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.
@@ -351,7 +356,7 @@ class AlarmDesk(PeerDesk):
             self._emit(self._uncovered(now))
             self._cond.notify_all()
         self.reporter.confirm()
-        self._tell_status(changed_only=True)
+        self._tell_status(changed_only=now < self._status_told + peer.BEAT_S)
 
     def waiting(self) -> int:
         """Items queued or held in their on-delay."""
@@ -377,7 +382,7 @@ class AlarmDesk(PeerDesk):
             status = self._full_status()
             if changed_only and status == self._status:
                 return
-            self._status = status
+            self._status, self._status_told = status, time.monotonic()
             self._status_order += 1
             order = self._status_order
         self.reporter.status(state or _state(status), status, order)
@@ -419,8 +424,13 @@ class AlarmDesk(PeerDesk):
         (`_state`), never read again, when a fault may have begun or ended meanwhile."""
         status = {**self.policy.status(), "faults": self.health.faults()}
         if self.standby is not None:
-            status["standby"] = self.standby.shown(time.monotonic())
-        return status
+            now = time.monotonic()
+            held = self.policy.kept(
+                lambda item: self.standby is not None and self.standby.holds(item, now)
+            )
+            status["standby"] = {**self.standby.shown(now), "held": held}
+        # Told again every beat_s by the clock, changed or not (the beat its standby watches).
+        return {**status, "beat_s": peer.BEAT_S, "run": self.run}
 
     def _emit(self, effects: list[Effect]) -> None:
         self._keep()

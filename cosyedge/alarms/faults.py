@@ -44,13 +44,13 @@ class FaultRules:
         return []
 
     def fault_cleared(self, name: str, text: str | None, lang: str) -> list[Effect]:
-        """The fault is over: unsaid mentions of it go, and `text` (if any) is said once."""
+        """The fault is over: unsaid mentions go; `text` (if any) is said once, if it was."""
         fault = self._faults.pop(name, None)
         if fault is None:
             return []
-        if fault.item is not None and fault.item in self.queue:
-            self.queue.remove(fault.item)
-        if text:
+        if queued := fault.item is not None and fault.item in self.queue:
+            self.queue.remove(fault.item)  # type: ignore[arg-type]  # not None: queued
+        if text and not (queued and fault.due == math.inf):  # due: finite once said
             self._push_fault(f"{name}:cleared", text, lang, "low")
         return []
 

@@ -5,6 +5,7 @@ on paho's network thread (the reports and statuses come through the session's ta
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -18,10 +19,12 @@ from cosyedge.model import Command, Delivery, Effect, Item, ItemKind, on_clock
 log = logging.getLogger(__name__)
 
 # The primary's commands a standby carries out too, by the ids they reached: those that end
-# or quiet what stands (a shelve names its topic, and is carried out from the command topic).
+# or quiet what stands; and by the topic they named, its shelves (SHELVES).
 MIRRORED = frozenset({"ack", "silence"})
+SHELVES = frozenset({"shelve", "unshelve"})
 IDS_MAX = 1000  # of one event: a command reaches at most what stands
 TEXT_MAX = 200  # of its user and comment
+TOPIC_MAX = 1000  # of a shelve's topic filter
 
 
 class PeerDesk:
@@ -38,9 +41,24 @@ class PeerDesk:
         """A message came through the subscription: a primary's status would have come."""
         self._primary(lambda w, now, wall: w.heard(now, wall), "first message")
 
-    def primary_status(self, state: str | None, faults: Mapping[str, Any]) -> None:
-        """The primary's retained status says `state` (None: it has none) and `faults`."""
-        self._primary(lambda w, now, wall: w.status(state, faults, now, wall), f"status is {state}")
+    def subscription_heard(self) -> None:
+        """A message came through the subscription (any): it is alive (Watch.lately)."""
+        if self.standby is not None:
+            self.standby.heard_any(time.monotonic())  # one float: no lock (Watch.lately)
+
+    def primary_status(
+        self, state: str, faults: Mapping[str, Any], beat_s: float = peer.BEAT_S
+    ) -> None:
+        """The primary's status says `state` and `faults`, and that it comes every `beat_s`."""
+        self._primary(
+            lambda w, now, wall: w.status(state, faults, now, wall, beat_s), f"status is {state}"
+        )
+
+    def primary_ignored(self, what: str) -> None:
+        """A message on the primary's topics was not its own (`what` it claimed to be)."""
+        if self.standby is not None:
+            with self._cond:
+                self.standby.ignore(what)
 
     def primary_link(self, up: bool, what: str) -> None:
         """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
@@ -66,24 +84,51 @@ class PeerDesk:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`;
         one the primary let be heard that is re-announced stands here as said, so that a
         takeover goes on re-announcing it until it is acknowledged."""
-        if self.standby is not None and report.get("outcome") not in peer.NOT_ENDING:
-            self._told(self.standby.ended, report, peer.PRIMARY_SAID)
+        if self.standby is None or report.get("outcome") in peer.NOT_ENDING:
+            return
+        if self.standby.state == peer.OFFLINE:  # its connection is gone: not its report
+            self.primary_ignored("report-offline")
+            return
+        self._told(self.standby.ended, report, peer.PRIMARY_SAID)
 
     def primary_command(self, event: Mapping[str, Any]) -> None:
         """The primary's `command` event: an `ack` or `silence` it carried out (from its own
         page or HTTP API as well as the command topic) is carried out here for the ids it
         reached, with its user and comment; one carried out here already (from the command
-        topic both take) changes nothing and tells nothing."""
+        topic both take) changes nothing and tells nothing. A `shelve` or `unshelve` likewise,
+        for the topic it named (`_shelf`)."""
         ids, cmd = event.get("ids"), event.get("cmd")
+        by = {k: v[:TEXT_MAX] for k in ("user", "comment") if isinstance(v := event.get(k), str)}
+        if self.standby is not None and cmd in SHELVES:
+            self._shelf(event, by)
         if self.standby is None or cmd not in MIRRORED or not isinstance(ids, list):
             return
-        by = {k: v[:TEXT_MAX] for k in ("user", "comment") if isinstance(v := event.get(k), str)}
         with self._cond:
             now = time.monotonic()
             for key in [i for i in ids if isinstance(i, str)][:IDS_MAX]:
                 effects = self.policy.command(Command(str(cmd), id=key, **by), now)
                 if acted_on(effects):
                     self._emit(effects)
+            self._cond.notify_all()
+
+    def _shelf(self, event: Mapping[str, Any], by: dict[str, str]) -> None:
+        """The primary's shelve (for its `duration_s`) or unshelve of a topic, carried out here
+        unless it is so already: a shelf in force is not lengthened, a missing one not
+        removed, so one given on the command topic both take is carried out once here."""
+        topic, cmd, duration = event.get("topic"), event.get("cmd"), event.get("duration_s")
+        if not isinstance(topic, str) or not 0 < len(topic) <= TOPIC_MAX:
+            return
+        if cmd == "shelve" and not (isinstance(duration, int | float) and duration > 0):
+            return
+        with self._cond:
+            now = time.monotonic()
+            shelved = self.policy.lasting()[0].get(topic, now) > now
+            if shelved == (cmd == "shelve"):
+                return
+            seconds = float(duration) if cmd == "shelve" else None
+            self._emit(
+                self.policy.command(Command(str(cmd), topic=topic, duration_s=seconds, **by), now)
+            )
             self._cond.notify_all()
 
     def _ended_first(self, key: str, now: float) -> list[Effect]:
@@ -123,7 +168,9 @@ class PeerDesk:
         if report.get("outcome") not in peer.HEARD:
             return self.policy.cover(key, told)
         end = report.get("end")  # the wall time its audio ended, when it tells one
-        said_at = on_clock(end) if isinstance(end, int | float) else now
+        # by the other gateway's clock, which need not agree with ours: never later than now
+        given = isinstance(end, int | float) and math.isfinite(end)
+        said_at = min(on_clock(end), now) if given else now
         return self.policy.said_elsewhere(key, said_at, now, told)
 
     def handback_again(self, wait_s: float) -> None:

@@ -2,15 +2,19 @@
 
 A standby takes in, journals and decides every alert as any gateway does; what it would say
 waits in its queue (`holds`) while the primary is alive. The evidence, and only it, is the
-primary's retained status (docs/standby.md, "The evidence"):
+primary's status, which a running primary publishes again every `beat_s` (BEAT_S: its beat)
+(docs/standby.md, "The evidence"):
 
-- alive: its last status is any state but `offline` (`online`, `degraded`, `starting`), or no
-  status has been heard yet and the first message of our subscription came less than
-  `takeover_s` ago (the broker hands retained messages over at a subscription, so a status
-  that exists comes with the first messages);
+- alive: its last status is any state but `offline` (`online`, `degraded`, `starting`) and
+  came less than `takeover_s` + 2 x its `beat_s` ago (`silent_s`); or no status has been heard
+  yet and the first message of our subscription came less than `takeover_s` ago (the broker
+  hands retained messages over at a subscription, so a status that exists comes with the first
+  messages). Each new subscription (a reconnect) starts both clocks again;
 - gone: its status is `offline` (its Last Will, which the broker publishes when its
-  connection drops or its keepalive lapses, or what it publishes itself at a stop), or it has
-  none (never started, or cleared) `takeover_s` after our first message;
+  connection drops or its keepalive lapses, or what it publishes itself at a stop); or none
+  (never started) `takeover_s` after our first message; or its status silent for `silent_s`
+  (a Last Will lost with a broker restarted meanwhile, a retained `online` left stale): a
+  running primary's beat would have come;
 - unreachable, which counts as gone: the bridge from our broker to the primary's is down
   (`link`: a Mosquitto bridge's notification topic says `0`) for `takeover_s`. The primary's
   status on our broker is then the last one the bridge carried, however dead the primary or
@@ -43,6 +47,12 @@ from typing import Any
 from cosyedge.model import Item, ItemKind
 
 OFFLINE = "offline"
+STATES = frozenset({"starting", "online", "degraded", OFFLINE})  # what a gateway's status says
+# How often a gateway publishes its retained status again when nothing changed (its beat), in
+# seconds: told in the status as `beat_s`, so that its standby knows when one is overdue.
+BEAT_S = 2.0
+BEAT_RANGE = (0.1, 60.0)  # a `beat_s` told outside it is taken as BEAT_S
+LATE_BEATS = 2  # beats a status may be late, beyond `takeover_s`, before silence is gone
 # The primary's faults that keep it from being heard: no device, or a stage that stopped
 # (alarms.md). A zoned primary's `audio:<output>` is not one: its other zones still speak.
 MUTE = frozenset({"audio", "announcer-stuck", "player-stuck"})
@@ -85,7 +95,13 @@ class Watch:
         self.raised = False  # this takeover's phrase is queued (desk.py), until the primary is back
         self.told: set[str] = set()  # the zones it was said in (a zone's alerts wait for it)
         self.state: str | None = None  # the primary's status `state`; None: none heard
-        self._heard: tuple[float, float] | None = None  # our first message: (now, wall)
+        self.beat_s = BEAT_S  # how often the primary said it publishes its status
+        self.ignored: dict[str, int] = {}  # the primary's messages not taken, by what they were
+        self._heard: tuple[float, float] | None = None  # our subscription's first message
+        # The last message of any kind through our subscription (monotonic): written by paho's
+        # network thread alone, as one float, read under the desk's lock.
+        self.lately: float | None = None
+        self._status_at: tuple[float, float] | None = None  # its last status: (now, wall)
         self._offline: tuple[float, float] | None = None  # when its `offline` came
         self._mute: tuple[float, float, str] | None = None  # since when, and which fault
         self._unlinked: tuple[float, float, str] | None = None  # the bridge down: since, where
@@ -94,18 +110,31 @@ class Watch:
 
     # -- the evidence -------------------------------------------------------------------------
     def heard(self, now: float, wall: float) -> None:
-        """A message came through our subscription (the first one counts)."""
-        if self._heard is None:
-            self._heard = (now, wall)
+        """The first message of a subscription (at the start, and at each reconnect) came:
+        the primary's status, if it has one, comes with it; the silence counts from here."""
+        self._heard = (now, wall)
 
-    def status(self, state: str | None, faults: Mapping[str, Any], now: float, wall: float) -> None:
-        """The primary's retained status said `state` (None: cleared, as if never sent) with
-        `faults` (name -> reason)."""
+    def heard_any(self, now: float) -> None:
+        """A message of any kind came through our subscription: it works."""
+        self.lately = now
+
+    def status(
+        self,
+        state: str,
+        faults: Mapping[str, Any],
+        now: float,
+        wall: float,
+        beat_s: float = BEAT_S,
+    ) -> None:
+        """The primary's status said `state` (one of STATES) with `faults` (name -> reason),
+        and that it is published again every `beat_s`."""
         if state == OFFLINE and self.state != OFFLINE:
             self._offline = (now, wall)
         elif state != OFFLINE:
             self._offline = None
-        self.state = state
+        self.state, self._status_at = state, (now, wall)
+        low, high = BEAT_RANGE
+        self.beat_s = beat_s if low <= beat_s <= high else BEAT_S
         mute = sorted(MUTE & faults.keys()) if state != OFFLINE else []
         if not mute:
             self._mute = None
@@ -114,6 +143,11 @@ class Watch:
             self._mute = (now, wall, f"{mute[0]}: {reason}")
         if self.alive(now):
             self._spoke = False  # back: the next takeover is told again
+
+    def ignore(self, what: str) -> None:
+        """A message on the primary's topics was not taken (not its shape, too big, or not
+        one it could have sent): counted, as `what`, in the status."""
+        self.ignored[what] = self.ignored.get(what, 0) + 1
 
     def link(self, up: bool, what: str, now: float, wall: float) -> None:
         """The bridge to the primary's broker is `up` or down, as `what` (the topic) says."""
@@ -124,17 +158,50 @@ class Watch:
         if self.alive(now):
             self._spoke = False
 
-    def _gone_at(self, now: float) -> tuple[float, float] | None:
-        """Since when the primary is gone, (now, wall), or None while it is alive."""
-        if self.state == OFFLINE:
-            return self._offline
-        if self.state is None and self._heard and now >= self._heard[0] + self.takeover_s:
-            return self._heard
-        lasted = [s for s in (self._unlinked, self._mute) if s and now >= s[0] + self.takeover_s]
-        if not lasted:
+    @property
+    def silent_s(self) -> float:
+        """How long a primary's status may go unrepeated before the primary counts as gone:
+        `takeover_s`, and LATE_BEATS of its beats late beyond it."""
+        return self.takeover_s + LATE_BEATS * self.beat_s
+
+    def _silent(self, now: float) -> tuple[float, float] | None:
+        """When its silence made the primary gone, (now, wall): no status `takeover_s` after
+        our subscription's first message; or none repeated `silent_s` after the last one (or
+        after the subscription's first message, if later) while a message came through our
+        subscription since (this gateway's own beat among them: silence heard while we were
+        cut off from the broker is no evidence). None while not so."""
+        if self._heard is None:
             return None
-        first = min(lasted, key=lambda since: since[0])
-        return first[0] + self.takeover_s, first[1] + self.takeover_s
+        if self.state is None:
+            since, bound = self._heard, self.takeover_s
+        else:
+            since = max(self._heard, self._status_at or self._heard)
+            bound = self.silent_s
+            if self.lately is None or self.lately < since[0] + bound:
+                return None
+        if now < since[0] + bound:
+            return None
+        return since[0] + bound, since[1] + bound
+
+    def _evidence(self, now: float) -> list[tuple[tuple[float, float], str]]:
+        """What makes the primary gone now, each with when it did, (now, wall): `offline` (by
+        its status, or none at all), `silent` (no status again for its bound), `unreachable` (the
+        bridge to it down past takeover_s) or `mute` (its fault past takeover_s)."""
+        if self.state == OFFLINE:
+            return [(self._offline, OFFLINE)] if self._offline else []
+        lasted = ((self._unlinked, "unreachable"), (self._mute, "mute"))
+        evidence = [
+            ((s[0] + self.takeover_s, s[1] + self.takeover_s), why)
+            for s, why in lasted
+            if s and now >= s[0] + self.takeover_s
+        ]
+        silence = "silent" if self.state else OFFLINE  # no status at all: none to be silent
+        return evidence + ([(silent, silence)] if (silent := self._silent(now)) else [])
+
+    def _gone_at(self, now: float) -> tuple[float, float] | None:
+        """Since when the primary is gone, (now, wall): the earliest evidence; None while it
+        is alive."""
+        return min(self._evidence(now), default=(None,))[0]
 
     def alive(self, now: float) -> bool:
         return self._gone_at(now) is None
@@ -197,38 +264,40 @@ class Watch:
 
     # -- what is shown ------------------------------------------------------------------------
     def fault(self, now: float) -> str | None:
-        """The fault `standby` while the primary is gone: since when, and by which evidence."""
+        """The fault `standby` while the primary is gone: since when (the time its evidence
+        made it gone), and by which evidence."""
         gone = self._gone_at(now)
         if gone is None:
             return None
-        since = _when(gone[1])
-        if self.state == OFFLINE:
-            return f"primary offline since {since} (its status is offline); speaking for it"
-        if self.state is None:
+        since, reason = _when(gone[1]), self._reason(now)
+        if reason == OFFLINE and self.state is None:
             return f"primary offline since {since} (it has no status); speaking for it"
-        if self._reason() == "unreachable" and self._unlinked:
+        if reason == OFFLINE:
+            return f"primary offline since {since} (its status is offline); speaking for it"
+        if reason == "silent":
+            why = f"no status from it for {self.silent_s:g} s; it tells one every {self.beat_s:g} s"
+            return f"primary silent since {since} ({why}); speaking for it"
+        if reason == "unreachable" and self._unlinked:
             where = f"the bridge to its broker is down: {self._unlinked[2]} says 0"
             return f"primary unreachable since {since} ({where}); speaking for it"
         fault = self._mute[2] if self._mute else ""
         return f"primary cannot be heard since {since} (its fault {fault}); speaking for it"
 
     def shown(self, now: float) -> dict[str, Any]:
-        """The standby's part of the status: the primary's state as the evidence has it."""
+        """The standby's part of the status: the primary's state as the evidence has it (its
+        own while alive: `unknown` before any), and the messages of its not taken."""
         gone = self._gone_at(now)
-        primary = "online" if gone is None else self._reason()
+        primary = (self.state or "unknown") if gone is None else self._reason(now)
         shown: dict[str, Any] = {"role": "standby", "primary": primary}
         if gone is not None:
             shown["since"] = round(gone[1], 3)
+        if self.ignored:
+            shown["ignored"] = dict(self.ignored)
         return shown
 
-    def _reason(self) -> str:
-        """Why a primary that is gone is: `offline` (by its status), else `unreachable` (the
-        bridge to it down past takeover_s: the earlier evidence of the two) or `mute`."""
-        if self.state in (OFFLINE, None):
-            return "offline"
-        if self._unlinked and (self._mute is None or self._unlinked[0] <= self._mute[0]):
-            return "unreachable"
-        return "mute"
+    def _reason(self, now: float) -> str:
+        """Why a primary that is gone is: its earliest evidence (`_evidence`)."""
+        return min(self._evidence(now))[1]
 
 
 class Ended:

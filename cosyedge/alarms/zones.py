@@ -273,6 +273,10 @@ class Zones:
     def tick(self, now: float) -> list[Effect]:
         return self._everywhere(lambda lane: lane.tick(now))
 
+    def kept(self, hold: Hold) -> int:
+        """The items queued, in every zone, that `hold` keeps waiting (a standby's)."""
+        return sum(sum(map(hold, lane.queue)) for lane in self.lanes.values())
+
     def waiting(self, zone: str) -> int:
         """Items queued in `zone`."""
         return len(self.lanes[zone].queue)

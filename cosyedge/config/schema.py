@@ -18,7 +18,12 @@ from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.pronunciation import PronunciationConfig, check_lexicon, lexicon_warnings
 from cosyedge.config.resources import AudioConfig, CacheConfig, MemoryConfig
 from cosyedge.config.sources import SourceConfig, check_sources, source_warnings
-from cosyedge.config.standby import StandbyConfig, check_covered, check_standby
+from cosyedge.config.standby import (
+    StandbyConfig,
+    check_covered,
+    check_crossing,
+    check_standby,
+)
 from cosyedge.config.templates import DEFAULT_TEMPLATES, HermesConfig, TemplateConfig
 from cosyedge.config.voices import VoiceConfig, default_voices
 from cosyedge.config.wyoming import WyomingConfig
@@ -176,6 +181,9 @@ class Config:
         check_standby(self.standby, self.mqtt, self.reports)
         object.__setattr__(self, "standby", self.standby.role(self.mqtt.client_id))
         check_covered(self.standby, tuple(self.zones))
+        filters = [t.topic for t in self.templates]
+        command, canary = self.alarms.command_topic, self.monitor.canary_topic
+        check_crossing(self.standby, self.mqtt.client_id, command, canary, filters)
         check_sources(self.sources, self.voices, [t.topic for t in self.templates])
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from cosyedge.config.fields import check_publish_topic, meta, show
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
+from cosyedge.config.sources import overlap
 from cosyedge.config.zones import ALL, NAME
 
 PHRASE_MAX = 500  # characters of a takeover phrase: a sentence or two, said before alerts
@@ -71,7 +72,8 @@ class StandbyConfig:
         metadata=meta(
             "with the primary gone, an alert received while it was alive is said once it has "
             "waited this long, in seconds, without the primary's outcome; also how long a "
-            "primary with no status at all is waited for after the first message heard",
+            "primary with no status at all is waited for after the first message heard; with "
+            "2 of its beats (`beat_s` in its status), how long its status may stay silent",
             range=(0.5, 600),
         ),
     )
@@ -208,3 +210,54 @@ def _not_ours(topic: str, reports: ReportsConfig) -> None:
                 f"standby.reports_of: {show(topic)} is this gateway's own reports.{f.name}; "
                 "name the standby's outcome topic"
             )
+
+
+def check_crossing(
+    standby: StandbyConfig,
+    client_id: str,
+    command_topic: str,
+    canary_topic: str,
+    filters: list[str],
+) -> None:
+    """The topics one gateway names for the other are apart from all it takes otherwise: a
+    ValueError naming the key. A primary's `reports_of` is not its alert filters, command
+    topic or handback marker topic (it would take its own messages for the standby's
+    reports); a standby's topics of the primary are not one another, its status, report and
+    link topics fall under no template's filter but a `#` one, and its `event_topic` is not
+    the command topic (docs/standby.md)."""
+    if standby.reports_of:
+        marker = f"{canary_topic}/{client_id}/handback"
+        taken = {command_topic: "alarms.command_topic", marker: "handback marker topic"}
+        taken.update({f: f"templates[{i}].topic" for i, f in reversed(list(enumerate(filters)))})
+        if standby.reports_of in taken:
+            raise ValueError(
+                f"standby.reports_of: {show(standby.reports_of)} is this gateway's "
+                f"{taken[standby.reports_of]}; name the standby's outcome topic"
+            )
+    if standby.enabled:
+        _apart(standby, command_topic, filters)
+
+
+def _apart(standby: StandbyConfig, command_topic: str, filters: list[str]) -> None:
+    """A standby's topics of its primary: each its own, none an alert or a command."""
+    seen: dict[str, str] = {}
+    for name in ("status_topic", "report_topic", "error_topic", "event_topic", "link_topic"):
+        topic, key = getattr(standby, name), f"standby.{name}"
+        if topic and topic in seen:
+            raise ValueError(f"{key}: {show(topic)} is {seen[topic]} too; each needs its own")
+        seen[topic] = key
+        # Under a `#` filter (one that hears everything below it) the primary's topics are
+        # kept from the alerts by the intake; under a narrower one, an alert topic was meant.
+        under = [
+            i for i, f in enumerate(filters) if topic and not f.endswith("#") and overlap(topic, f)
+        ]
+        if under and name in ("status_topic", "report_topic", "link_topic"):
+            raise ValueError(
+                f"{key}: {show(topic)} falls under templates[{under[0]}].topic "
+                f"({show(filters[under[0]])}); give the primary's topics outside the alert filters"
+            )
+    if standby.event_topic == command_topic:
+        raise ValueError(
+            f"standby.event_topic: {show(command_topic)} is this gateway's alarms.command_topic; "
+            "name the primary's event topic"
+        )

@@ -59,7 +59,7 @@ class Entity:
 
 def _status(field: str) -> str:
     """A value template reading one field of the status JSON; `None` (unknown to Home
-    Assistant) in the Last Will's `{"state": "offline"}`, which has no other field."""
+    Assistant) in the Last Will's `{"state": "offline", "run": ...}`, which has no other."""
     return f"{{{{ value_json.get('{field}') }}}}"
 
 

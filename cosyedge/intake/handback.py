@@ -16,6 +16,9 @@ standby's reports for this gateway's session. So each later connection holds aga
 new marker, until what the broker kept meanwhile is in (or `handback_s`): from the connection
 on (an Observer's `connected`, on paho's network thread before it hands over any message of
 that connection), not from the next tick, by which the first of them would be said.
+
+The standby's reports are taken as the standby's watch takes the primary's (primary.py
+`Refusal`): none retained (it publishes none so), none over `mqtt.max_payload_bytes`.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.intake.intake import Intake
-from cosyedge.intake.primary import json_object
+from cosyedge.intake.primary import Refusal, json_object
 from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,7 @@ class StandbyTap(Component, Observer):
         self.reports_of = config.standby.reports_of
         self.marker_topic = f"{config.monitor.canary_topic}/{config.mqtt.client_id}/handback"
         self.topics = [self.reports_of, self.marker_topic]
+        self.refuse = Refusal(config.mqtt.max_payload_bytes, "standby's")
         self.wait_s = config.standby.handback_s
         self._connections = 0  # made so far (paho's network thread)
         self._unsent = False  # a marker the session refused: again at the next tick
@@ -78,10 +82,11 @@ class StandbyTap(Component, Observer):
             else:
                 log.debug("a handback marker of another run: ignored")
             return True
-        if topic == self.reports_of:
-            report = json_object(payload, "standby's")
-            if report is not None:
-                self.desk.standby_report(report)
+        if topic == self.reports_of:  # none retained or too big: not the standby's (primary.py)
+            if self.refuse.why(topic, payload, retained) is None:
+                report = self.refuse.shaped(json_object(payload, quiet=True), "report")
+                if report is not None:
+                    self.desk.standby_report(report)
             return True
         return False
 

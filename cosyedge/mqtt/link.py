@@ -31,7 +31,6 @@ from cosyedge.observe import Observer
 
 log = logging.getLogger(__name__)
 
-OFFLINE = json.dumps({"state": "offline"})  # the Last Will, retained on the status topic
 # Not connected for this long is the fault `connection`: a broker restart or a network hiccup
 # that paho's first reconnects (1, 2, 4 s apart by default) get over is none.
 CONNECTION_GRACE_S = 10.0
@@ -41,9 +40,15 @@ FAREWELL_S = 2.0
 
 
 class Link(Component):
-    def __init__(self, config: Config, door: Door, observer: Observer, faults: Faults) -> None:
-        """`observer` is told each connection and each message the broker acknowledged."""
+    def __init__(
+        self, config: Config, door: Door, observer: Observer, faults: Faults, run: str = ""
+    ) -> None:
+        """`observer` is told each connection and each message the broker acknowledged;
+        `run`: this run's name, which the status and its `offline` carry (AlarmDesk.run)."""
         self.door, self.observer, self.faults = door, observer, faults
+        # The Last Will, retained on the status topic; named by its run, so that a standby
+        # tells it from an `offline` another publisher left there (alarms/standby.py).
+        self._offline = json.dumps({"state": "offline", **({"run": run} if run else {})})
         self._config = config
         self._made = 0  # sessions made so far: each gives out message ids of its own
         self.session = self._session(config)
@@ -57,7 +62,7 @@ class Link(Component):
             config.mqtt,
             self.door.filters,
             self.door.on_message,
-            will=(config.reports.status_topic, OFFLINE),
+            will=(config.reports.status_topic, self._offline),
             on_connected=self.observer.connected,
             on_published=self.observer.published,
             faults=self.faults,
@@ -98,7 +103,7 @@ class Link(Component):
         before it; closed at once, a connection the broker still sends on is reset, and the
         acknowledgements not yet read by the broker are lost with it (and their messages
         delivered again). False when not connected or not in time."""
-        return self.session.farewell(self._config.reports.status_topic, OFFLINE, timeout_s)
+        return self.session.farewell(self._config.reports.status_topic, self._offline, timeout_s)
 
     def stop(self) -> None:
         self.session.stop()
@@ -123,7 +128,9 @@ class Link(Component):
         retained `offline` first, as a stop leaves it (the Last Will goes only on a loss)."""
         old_address, status_topic = self.address, self._config.reports.status_topic
         old, self.session = self.session, self._session(config)
-        if not old.farewell(status_topic, OFFLINE, FAREWELL_S):  # else `online` stays retained
+        if not old.farewell(
+            status_topic, self._offline, FAREWELL_S
+        ):  # else `online` stays retained
             log.warning("could not leave the status offline on the broker at %s", old_address)
         old.stop()
         self.observer.replaced(old.ids)
