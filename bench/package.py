@@ -6,7 +6,8 @@ dist/), then, each timed on its own:
   machine has it: say whether it was warm);
 - `scripts/package`, the two .debs (the setup again, now a check, then the venv at
   /opt/cosyedge in a mount namespace, the staging and dpkg-deb);
-- lintian on each .deb, as tests/test_package.py runs it.
+- lintian on each .deb, every check of it (tests/test_package.py leaves out those that
+  cannot fail on these packages: packaging/README.md).
 
 Needs root (scripts/package's mount namespace), dpkg-deb and lintian. Prints a markdown table
 with the date, CPU, cores and load average, and writes bench/results/package.json.

@@ -74,6 +74,7 @@ TOGETHER = frozenset(
         "tests/test_mandarin_voices.py",
         "tests/test_page.py",
         "tests/test_reading_classes_zh.py",
+        "tests/test_reading_time.py",
         "tests/test_rtp_heard.py",
         "tests/test_rx.py",
         "tests/test_shipped_tables.py",

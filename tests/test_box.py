@@ -179,59 +179,40 @@ def test_reload_is_in_force_when_it_returns_and_a_broken_file_changes_nothing(bo
 
 
 def test_a_bad_file_at_restart_runs_the_last_good_one_and_says_so(box, reports):
-    """A broken file, then one enabling Wyoming with its package taken out of the venv, each
-    with a restart: active, speaking, the fault said and in the status; a good file and a
-    reload clear the first; for the second, check names the command that reinstalls the
-    package, which run as said puts it back, and a restart clears it."""
+    """A broken file and a restart: active, speaking, the fault said and in the status; a
+    good file and a reload clear it. (A fault of a missing package at restart, and the
+    command that mends it: the upgrade's test.)"""
     original = box.read(CONFIG)
     events = Subscription(box, "cosyedge/event")
-
-    def said(fault: str, kind: str = "fault_announcement"):
-        return lambda e: e.get("event") == kind and e.get("fault") == fault
-
-    def restart_on(text: str, fault: str, alert_id: str) -> dict:
-        box.write(CONFIG, text)
-        box.sh(f"systemctl restart {UNIT}")
-        assert box.show(UNIT, "ActiveState") == "active"
-        assert f"degraded: {fault}: " in box.show(UNIT, "StatusText")
-        box.publish("cosyedge/say", {"text": "Still heard.", "id": alert_id})
-        reports.until(spoken(alert_id))
-        return events.until(said(fault), timeout=60)
-
-    restored = False
     try:
-        announced = restart_on("mqtt:\n  port: seventy\n", "config", "box-bad-file")
+        announced = restart_on(box, reports, events, "mqtt:\n  port: seventy\n", "config")
         assert announced["text"].endswith("running the previous configuration.")
         box.write(CONFIG, original)
         box.sh(f"systemctl reload {UNIT}")
         events.until(said("config", "fault_cleared"), timeout=30)
         assert "degraded" not in box.show(UNIT, "StatusText")
-
-        # The package ships the wyoming package; taken away, its fault, and check names the
-        # command that puts it back here (as root: without sudo), run from where the .deb is.
-        box.sh(f"mv {SITE}/wyoming /root/wyoming-taken")
-        restart_on(original + WYOMING_ON, "wyoming", "box-no-wyoming")
-        # The shipped file back first: dpkg would ask about a changed conffile.
-        box.write("/root/wyoming-on.yaml", original + WYOMING_ON)
-        box.write(CONFIG, original)
-        told = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
-        hint = f"sudo apt install --reinstall ./{Path(box.deb).name} (the package ships it)"
-        needs = "wyoming.enabled: the Wyoming server needs the wyoming package: "
-        assert f"would start without wyoming: {needs}{hint}" in told, told
-        command = hint.removeprefix("sudo ").partition(" (")[0]
-        box.sh(f"cd {Path(box.deb).parent} && {command} -y", timeout=300)
-        checked = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
-        assert "would start without" not in checked, checked
-        box.write(CONFIG, original)
-        box.sh(f"systemctl restart {UNIT}")
-        assert "degraded" not in box.show(UNIT, "StatusText")
-        restored = True
     finally:
         events.close()
-        if not restored:  # stopped on the way: the service put back for the tests after
-            box.run("sh", "-c", f"[ -d {SITE}/wyoming ] || mv /root/wyoming-taken {SITE}/wyoming")
+        if box.read(CONFIG) != original:  # stopped on the way: the file put back
             box.write(CONFIG, original)
             box.sh(f"systemctl restart {UNIT}")
+
+
+def said(fault: str, kind: str = "fault_announcement"):
+    return lambda e: e.get("event") == kind and e.get("fault") == fault
+
+
+def restart_on(box: Box, reports: Subscription, events: Subscription, text: str, fault: str):
+    """The service restarted on `text`: active, degraded by `fault`, still speaking; the
+    fault's announcement event."""
+    box.write(CONFIG, text)
+    box.sh(f"systemctl restart {UNIT}")
+    assert box.show(UNIT, "ActiveState") == "active"
+    assert f"degraded: {fault}: " in box.show(UNIT, "StatusText")
+    alert_id = f"box-degraded-{fault}"
+    box.publish("cosyedge/say", {"text": "Still heard.", "id": alert_id})
+    reports.until(spoken(alert_id))
+    return events.until(said(fault), timeout=60)
 
 
 def test_wyoming_and_zeroconf_turned_on_in_the_config_answer_and_are_announced(box, reports):
@@ -319,28 +300,56 @@ def test_stop_saves_the_unsaid_alerts_and_the_next_start_says_each_once(box, rep
 
 
 def test_an_upgrade_over_the_running_service_loses_nothing(box, reports):
-    """Alerts keep coming while dpkg unpacks over the running service and restarts it: each
-    ends in one outcome (critical ones are spoken even in a flood)."""
-    pid = box.running_pid(UNIT)
-    upgrade = subprocess.Popen(
-        ["bash", str(box.script), "run", "dpkg", "-i", box.deb],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=box.env,
-    )
-    ids = []
-    while upgrade.poll() is None or len(ids) < 3:  # before, during and after the restart
-        ids.append(f"box-upgrade-{len(ids)}")
-        box.publish("plant/line1/estop", {"station": str(len(ids)), "id": ids[-1]})
-        time.sleep(0.5)
-    assert upgrade.returncode == 0, upgrade.stdout.read()
+    """The service restarted with Wyoming enabled and its package taken out of the venv runs
+    degraded, saying so, and check names the command that reinstalls the package (as root:
+    without sudo, from where the .deb is). Run as said, it is the upgrade: alerts keep coming
+    while dpkg unpacks over the running service and restarts it, and each ends in one outcome
+    (critical ones are spoken even in a flood); the package is whole again after it."""
+    original = box.read(CONFIG)
+    box.write("/root/wyoming-on.yaml", original + WYOMING_ON)
+    events = Subscription(box, "cosyedge/event")
+    box.sh(f"mv {SITE}/wyoming /root/wyoming-taken")
+    upgraded = False
+    try:
+        restart_on(box, reports, events, original + WYOMING_ON, "wyoming")
+        # The shipped file back first: dpkg would ask about a changed conffile.
+        box.write(CONFIG, original)
+        told = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
+        hint = f"sudo apt install --reinstall ./{Path(box.deb).name} (the package ships it)"
+        needs = "wyoming.enabled: the Wyoming server needs the wyoming package: "
+        assert f"would start without wyoming: {needs}{hint}" in told, told
+        command = hint.removeprefix("sudo ").partition(" (")[0]
+        pid = box.running_pid(UNIT)
+        upgrade = subprocess.Popen(
+            ["bash", str(box.script), "run", "sh", "-c", f"cd /root && {command} -y"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=box.env,
+        )
+        ids = []
+        while upgrade.poll() is None or len(ids) < 3:  # before, during and after the restart
+            ids.append(f"box-upgrade-{len(ids)}")
+            box.publish("plant/line1/estop", {"station": str(len(ids)), "id": ids[-1]})
+            time.sleep(0.5)
+        assert upgrade.returncode == 0, upgrade.stdout.read()
+        upgraded = True
+    finally:
+        events.close()
+        if not upgraded:  # stopped on the way: the service put back for the tests after
+            box.run("sh", "-c", f"[ -d {SITE}/wyoming ] || mv /root/wyoming-taken {SITE}/wyoming")
+            box.write(CONFIG, original)
+            box.sh(f"systemctl restart {UNIT}")
     assert box.show(UNIT, "MainPID") != pid
     print(f"box: {len(ids)} alerts published across the upgrade")
     for alert_id in ids:
         reports.until(spoken(alert_id), timeout=180)
     for alert_id in ids:
         assert [r["outcome"] for r in reports.seen if r.get("id") == alert_id] == ["spoken"]
+    checked = box.sh("cosyedge check --config /root/wyoming-on.yaml").stdout
+    assert "would start without" not in checked, checked
+    box.running_pid(UNIT)  # restarted by the package on the shipped file
+    assert "degraded" not in box.show(UNIT, "StatusText")
 
 
 def test_cache_commands_run_as_root_leave_the_service_a_cache_it_can_read(box, reports):

@@ -99,7 +99,10 @@ def test_a_word_of_many_joined_pieces_is_given_to_the_g2p_as_its_pieces():
     assert unjoined(f"{'(' * 20}{markup}") == "( " * 19 + "(" + markup
 
 
-def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text():
+@pytest.fixture(scope="module")
+def phonemes():
+    """The voice's G2P reading a text to phonemes, made once for the file's tests (hibari's
+    lexicons read in half a second of CPU each time one is made)."""
     from hibari.g2p import G2P
 
     from cosyedge.speech.lexicon import NO_LEXICON
@@ -107,9 +110,13 @@ def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text():
 
     g2p = HibariG2P(G2P(oov=False))
 
-    def phonemes(text: str) -> None:
+    def read(text: str) -> None:
         list(g2p.units(normalize(text), NO_LEXICON, []))
 
+    return read
+
+
+def test_hibaris_g2p_reads_a_long_joined_run_about_as_fast_as_ordinary_text(phonemes):
     ordinary = _seconds(phonemes, _long(ORDINARY, RUN // 5))
     for shape in ("1-", "1/", "1-0-", "a-", "1:"):
         assert _within(phonemes, _long(shape, RUN // 5), SLOWER * ordinary), shape
@@ -126,17 +133,9 @@ GROWING = [
 
 
 @pytest.mark.parametrize(("prefix", "shape", "length"), GROWING)
-def test_hibaris_g2p_reads_four_times_the_text_in_about_four_times_the_time(prefix, shape, length):
-    from hibari.g2p import G2P
-
-    from cosyedge.speech.lexicon import NO_LEXICON
-    from cosyedge.speech.voices.hibari import HibariG2P
-
-    g2p = HibariG2P(G2P(oov=False))
-
-    def phonemes(text: str) -> None:
-        list(g2p.units(normalize(text), NO_LEXICON, []))
-
+def test_hibaris_g2p_reads_four_times_the_text_in_about_four_times_the_time(
+    phonemes, prefix, shape, length
+):
     # The best of three runs of each, timed by this thread's CPU: other work on the machine
     # (tests run in parallel) does not add to it as it does to wall time.
     length = sized(length // 2, length)
