@@ -100,8 +100,9 @@ def readings(examples: int) -> scenarios.Result:
 # Tests whose inputs tests/sizes.py makes smaller in the suite: reading time in proportion to
 # the length read, tables read as the packages' own readers read, a long Mandarin phrase, the
 # Mandarin pack's conversion compared with the originals on all seven parity clauses, the
-# CosyVoice packs' (SFT and zero-shot) with the reference on both parity sentences, a
-# thousand say requests through the HTTP API's four slots.
+# CosyVoice packs' (SFT and zero-shot) with the reference on both parity sentences, their
+# memory measured in three processes, the zero-shot pack's graphs exported (the suite's takes
+# the shared pack's), a thousand say requests through the HTTP API's four slots.
 SIZED_TESTS = [
     "tests/test_reading_time.py",
     "tests/test_hibari_tables.py",
@@ -112,6 +113,7 @@ SIZED_TESTS = [
     "tests/test_cosyvoice_pack.py::test_a_zero_shot_prompt_becomes_the_packs_speaker",
     "tests/test_cosyvoice_pack.py::test_int8_weights_pass_a_measured_gate",
     "tests/test_cosyvoice_stream.py::test_the_streamed_clauses_are_the_references_streaming",
+    "tests/test_cosyvoice_stream.py::test_the_packs_memory_is_measured_steadily",
     "tests/test_http.py::test_slow_clients_hold_nothing_surplus_ones_are_refused_and_every_alert_has_one_outcome",
 ]
 

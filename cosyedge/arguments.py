@@ -212,6 +212,14 @@ def _convert_cosyvoice(voice_sub: argparse._SubParsersAction) -> None:
         help="measure the pack's memory in N fresh processes, the most of them declared "
         "(default 3; the manifest records N and the least beside the most)",
     )
+    convert.add_argument(
+        "--graphs-from",
+        type=Path,
+        metavar="PACK",
+        help="copy the graphs of PACK, an fp32 pack converted from the same model files, "
+        "instead of exporting them again (another speaker of one model; still checked "
+        "against the reference)",
+    )
     convert.add_argument("--force", action="store_true", help="replace an existing pack")
 
 

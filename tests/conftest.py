@@ -339,7 +339,8 @@ def tiny_model(tmp_path_factory) -> Path:
 def cosyvoice_pack(tmp_path_factory, tiny_model: Path):
     """The tiny model converted by the real `cosyedge voice convert-cosyvoice`; shared by
     the whole run, so no test may change it (copy it first). Its parity is checked on the
-    first parity sentence (240 speech tokens, 10 s of CPU a sentence), on both at full size
+    first parity sentence (240 speech tokens, 10 s of CPU a sentence) and its memory measured
+    in one fresh process (2.5 s each), on both sentences and in three at full size
     (scripts/prove's `sizes` row). Its flow runs 2 steps without guidance (the estimator
     twice, a batch of 1, where the released flow runs it 10 times a batch of 2): what every
     test that speaks with it pays, the premium tier's above all; the parity check runs the
@@ -351,7 +352,7 @@ def cosyvoice_pack(tmp_path_factory, tiny_model: Path):
     from cosyedge.speech.voices.cosypack import CosyPack
 
     def make(directory: Path) -> None:
-        sized = [] if FULL else ["--parity-sentences", "1"]
+        sized = [] if FULL else ["--parity-sentences", "1", "--memory-repeats", "1"]
         flow = ["--flow-steps", str(SUITE_FLOW_STEPS), "--no-guidance"]
         done = run_cosyvoice_python(
             "-m", "cosyedge", "voice", "convert-cosyvoice",

@@ -219,12 +219,15 @@ def test_the_lm_step_is_the_references_forward_chunk_over_a_long_clause(tiny_mod
     assert figures["logp_max_abs"] < 1e-3 and figures["kv_max_abs"] < 1e-4
 
 
-SCRAMBLE_AND_CHECK = """
+REFERENCE_CHECKS = """
 import copy, json, shutil, sys
+from dataclasses import replace
 from pathlib import Path
 import onnx, torch
 from onnx import numpy_helper
+from cosyedge.speech.voices import cosystream
 from cosyedge.speech.voices.cosypack import CosyPack, file_sha256
+from cosyedge.speech.voices.cosyvoice import CosyvoiceModels
 from cosyedge.packs import cosyvoice_parity
 from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
 from cosyedge.packs.cosyvoice_reference import read_yaml, tokenizer_settings
@@ -268,64 +271,52 @@ for graph in sys.argv[4:]:
     parity = cosyvoice_parity.check(
         CosyPack.open(broken_dir), models, embedding, tokenizer, spoken=1)
     found[graph] = parity.problems()
-print(json.dumps(found))
+
+# The shared pack's streamed sentence, as the parity check streams it (the released flow,
+# whatever the pack says; the reference's tokens, which the pack's parity says are its own),
+# from the reference's draws, then with the chunks joined without their cross-fades.
+ours = replace(CosyvoiceModels.load(CosyPack.open(source)), flow_steps=10, guidance=True)
+ids = tokenizer.encode(cosyvoice_parity.SENTENCES[0])
+tokens = cosyvoice_parity.reference_run(models, embedding, ids, 1000, ours.speaker)["tokens"]
+fade = {}
+for case in ("right", "broken"):
+    if case == "broken":
+        cosystream.fade_in_out = lambda fade_in, fade_out, window: fade_in  # no cross-fades
+    ref = cosyvoice_parity.reference_stream(models, embedding, ids, 1000, ours.speaker)
+    fade[case] = cosyvoice_parity.stream_figures(ours, tokens, ref)
+print(json.dumps({"wrong_graphs": found, "fade": fade}))
 """
 
 WRONG_GRAPHS = {"llm_step": "speech tokens differ", "hift_core": "audio differs"}
 
 
-def test_parity_check_notices_a_wrong_graph(cosyvoice_pack, tiny_model, tmp_path):
-    """The check can fail: a graph whose largest weight had its rows reversed (a plausible
-    layout bug) is caught, in the LM's step and in HiFT, on the first parity sentence alone
-    (the reference loaded, and its inference of the sentence run, once for both)."""
+@pytest.fixture(scope="module")
+def reference_checks(cosyvoice_pack, tiny_model, tmp_path_factory) -> dict:
+    """What the parity check finds on broken packs and on chunks joined without their fades,
+    in one process of the conversion venv: the reference loaded, and its inference and
+    streaming of the first parity sentence run, once for all of them (the check's own seed,
+    so the shared pack's streamed sentence is the one its conversion checked)."""
+    work = tmp_path_factory.mktemp("broken")
     done = run_cosyvoice_python(
-        "-c", SCRAMBLE_AND_CHECK, str(tiny_model), str(cosyvoice_pack.directory),
-        str(tmp_path), *WRONG_GRAPHS,
+        "-c", REFERENCE_CHECKS, str(tiny_model), str(cosyvoice_pack.directory), str(work),
+        *WRONG_GRAPHS,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_parity_check_notices_a_wrong_graph(reference_checks):
+    """The check can fail: a graph whose largest weight had its rows reversed (a plausible
+    layout bug) is caught, in the LM's step and in HiFT, on the first parity sentence alone."""
+    found = reference_checks["wrong_graphs"]
     for graph, problem in WRONG_GRAPHS.items():
         assert any(p.startswith(problem) for p in found[graph]), (graph, found[graph])
 
 
-BROKEN_FADE = """
-import json, sys
-from dataclasses import replace
-from pathlib import Path
-import numpy as np, torch
-from cosyedge.packs import cosyvoice_parity as cp
-from cosyedge.packs.convert_cosyvoice import load_models, sft_embedding
-from cosyedge.packs.cosyvoice_reference import read_yaml, tokenizer_settings
-from cosyedge.speech.voices import cosystream
-from cosyedge.speech.voices.cosypack import CosyPack
-from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, greedy_sampler
-
-torch.set_num_threads(1)
-model_dir, pack = Path(sys.argv[1]), Path(sys.argv[2])
-models = load_models(model_dir)
-# The released flow, as the reference's streaming runs it, whatever the pack says.
-ours = replace(CosyvoiceModels.load(CosyPack.open(pack)), flow_steps=10, guidance=True)
-tokenizer = cp.whisper_tokenizer(tokenizer_settings(read_yaml(model_dir / "cosyvoice.yaml")))
-ids = tokenizer.encode(cp.SENTENCES[0])
-# The pack's greedy tokens: the reference's (its parity, in the manifest, says so).
-tokens = ours.speech_tokens(ids, greedy_sampler(ours.eos))
-ref = cp.reference_stream(models, sft_embedding(model_dir, "英文女"), ids, 3, ours.speaker)
-draws = lambda: cp.RecordedDraws(list(ref["draws"].flow), list(ref["draws"].source))
-right = cp.stream_figures(ours, tokens, {**ref, "draws": draws()})
-cosystream.fade_in_out = lambda fade_in, fade_out, window: fade_in  # no cross-fades
-broken = cp.stream_figures(ours, tokens, {**ref, "draws": draws()})
-print(json.dumps({"right": right, "broken": broken}))
-"""
-
-
-def test_the_parity_check_notices_chunks_joined_without_their_fades(tiny_model, cosyvoice_pack):
+def test_the_parity_check_notices_chunks_joined_without_their_fades(reference_checks):
     from cosyedge.packs.cosyvoice_parity import AUDIO_LOG_MEL_DB_LIMIT
 
-    done = run_cosyvoice_python(
-        "-c", textwrap.dedent(BROKEN_FADE), str(tiny_model), str(cosyvoice_pack.directory)
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    figures = reference_checks["fade"]
     print(figures)
     assert figures["right"]["audio_log_mel_db"] < AUDIO_LOG_MEL_DB_LIMIT
     assert figures["broken"]["audio_log_mel_db"] > AUDIO_LOG_MEL_DB_LIMIT
@@ -783,24 +774,27 @@ def _speech_like_wav(path: Path, rate: int, seconds: float) -> Path:
     return path
 
 
-def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
+def test_a_zero_shot_prompt_becomes_the_packs_speaker(cosyvoice_pack, tiny_model, tmp_path):
     """A 3.2 s prompt at 44.1 kHz: its speech tokens (50 a second), its 22.05 kHz mel and its
     transcript's tokens are precomputed into the pack, and the pack matches the reference's
     zero-shot inference given the same prompt. (Short, just over the 3 s the converter
     takes: the prompt lengthens every LM step and flow run of the conversion's parity and
     memory runs; 6 s took 61 s of CPU, 3.2 s 40. Parity on one sentence and the memory in one
-    process took it to 16; at full size, scripts/prove's `sizes` row, both and three.)"""
-    from cosyedge.speech.voices.cosypack import CosyPack
+    process took it to 16, the shared pack's graphs taken instead of exported again (they do
+    not depend on the speaker) to 12; at full size, scripts/prove's `sizes` row, both
+    sentences, three processes and graphs exported.)"""
+    from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
     from cosyedge.speech.voices.cosyvoice import Speaker
 
     seconds = 3.2
     wav = _speech_like_wav(tmp_path / "announcer.wav", 44100, seconds)
     out = tmp_path / "pack"
-    sized = [] if FULL else ["--parity-sentences", "1", "--memory-repeats", "1"]
+    sized = ["--parity-sentences", "1", "--memory-repeats", "1"]
+    sized += ["--graphs-from", str(cosyvoice_pack.directory)]
     done = run_cosyvoice_python(
         "-m", "cosyedge", "voice", "convert-cosyvoice", "--model-dir", str(tiny_model),
         "--out", str(out), "--prompt-wav", str(wav), "--prompt-text", "Line 3 is stopping.",
-        *sized,
+        *([] if FULL else sized),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     pack = CosyPack.open(out)
@@ -812,11 +806,46 @@ def test_a_zero_shot_prompt_becomes_the_packs_speaker(tiny_model, tmp_path):
     assert m["parity"]["sentences"] == sized_count(1, 2)
     assert m["memory"]["repeats"] == sized_count(1, 3) and m["memory"]["step_mb"] > 0
     assert m["flow_steps"] == 10 and "flow_guidance" not in m  # the released flow
+    graphs = {role: m["files"][role]["sha256"] for role in GRAPH_ROLES}
+    shared = {role: cosyvoice_pack.manifest["files"][role]["sha256"] for role in GRAPH_ROLES}
+    assert FULL or graphs == shared  # the shared pack's (at full size, exported again)
     speaker = Speaker.load(pack.path("speaker"))
     assert abs(len(speaker.flow_prompt_tokens) - 50 * seconds) <= 2  # 50 tokens a second
     assert abs(speaker.prompt_feat.shape[0] - seconds * 22050 / 256) <= 3
     assert speaker.llm_suffix.shape[1] == 1 + len(speaker.flow_prompt_tokens)
     assert len(speaker.prompt_text) > 0
+
+
+def test_graphs_are_taken_only_from_an_fp32_pack_of_the_same_model(
+    cosyvoice_pack, tiny_model, tmp_path
+):
+    """`--graphs-from` takes the shared pack's graphs for its own model; a pack of other model
+    files, one made int8 or one damaged is refused in one line (which `convert` checks
+    before it writes anything)."""
+    from cosyedge.packs.convert_cosyvoice import ConversionError, check_graphs_source
+
+    check_graphs_source(cosyvoice_pack.directory, tiny_model)
+    other = tmp_path / "other-model"
+    shutil.copytree(tiny_model, other)
+    with (other / "llm.pt").open("ab") as f:
+        f.write(b"\0")
+    int8, damaged = tmp_path / "int8", tmp_path / "damaged"
+    for copy in (int8, damaged):
+        shutil.copytree(cosyvoice_pack.directory, copy)
+    manifest = {**cosyvoice_pack.manifest, "precision": "int8 weights (transformers)"}
+    (int8 / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with (damaged / "estimator.onnx").open("r+b") as f:
+        f.seek(4096)
+        f.write(b"\xff\x00")
+    refusals = {
+        (cosyvoice_pack.directory, other): "converted from other model files (llm.pt differ",
+        (int8, tiny_model): "its graphs are int8",
+        (damaged, tiny_model): "estimator.onnx: SHA-256 differs",
+    }
+    for (pack, model), words in refusals.items():
+        with pytest.raises(ConversionError, match=re.escape(words)) as refused:
+            check_graphs_source(pack, model)
+        assert "\n" not in str(refused.value)
 
 
 WHISPER_LOG_MEL = """

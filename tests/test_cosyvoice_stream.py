@@ -94,14 +94,15 @@ def test_the_voice_yields_its_first_audio_before_the_clause_is_decoded(cosyvoice
 
 
 def test_the_packs_memory_is_measured_steadily(cosyvoice_pack):
-    """The converter's figures: the most of several fresh processes, each speaking the
-    longest clause (600 tokens) streamed, the least kept beside it; measured again here in a
-    fresh process of its own, within 15 % (or 12 MB, the larger) of the manifest's."""
+    """The converter's figures: the most of its fresh processes (one in the suite's conversion,
+    three at full size), each speaking the longest clause (600 tokens) streamed, the least kept
+    beside it; measured again here in a fresh process of its own, within 15 % (or 12 MB, the
+    larger) of the manifest's."""
     from cosyedge.packs.cosyvoice_memory import measure_once
 
     memory = cosyvoice_pack.manifest["memory"]
     print(f"manifest: {memory}")
-    assert memory["repeats"] >= 3 and memory["speech_tokens"] == 600
+    assert memory["repeats"] == sized(1, 3) and memory["speech_tokens"] == 600
     assert memory["step_mb_least"] <= memory["step_mb"] <= 1.15 * memory["step_mb_least"] + 8
     runs = [measure_once(cosyvoice_pack.directory)]
     print(f"again: {runs}")

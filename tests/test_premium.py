@@ -216,17 +216,17 @@ def process_state(pid: int) -> str:
 
 def test_it_waits_for_memory_and_says_so_once(rig, caplog):
     guard = MemoryGuard(ceiling_mb=128)  # the test process alone is above it
-    r = rig(memory=guard)
+    r = rig(memory=guard, declared=[Phrase(DECLARED[0], "en")])  # one phrase shows it
     with caplog.at_level(logging.WARNING, "cosyedge.speech.premium"):
         r.upkeep.start()
         time.sleep(1.5)  # several passes
     postponed = [m for m in caplog.messages if "premium rendering postponed" in m]
     assert len(postponed) == 1, caplog.messages
     assert r.upkeep._worker is None and r.upkeep.upgraded == 0
-    assert r.upkeep.progress.pending == len(DECLARED)
+    assert r.upkeep.progress.pending == 1
     guard.ceiling_mb = 65536
     with caplog.at_level(logging.INFO, "cosyedge.speech.premium"):
-        wait_upgraded(r, len(DECLARED))
+        wait_upgraded(r, 1)
     assert any("premium rendering resumes" in m for m in caplog.messages)
 
 
@@ -266,9 +266,9 @@ def test_a_full_disk_postpones_upgrades_and_keeps_the_live_entries(rig, tiny_fs)
 
 
 def test_a_damaged_premium_entry_falls_back_to_the_live_voice(rig):
-    r = rig()
+    r = rig(declared=[Phrase(DECLARED[0], "en")])  # the phrase damaged
     r.upkeep.start()
-    wait_upgraded(r, len(DECLARED))
+    wait_upgraded(r, 1)
     r.upkeep.stop()
     path = r.cache.path(r.premiums["en"].key(DECLARED[0]))
     data = bytearray(path.read_bytes())

@@ -27,7 +27,7 @@ def convert_cosyvoice(args: argparse.Namespace) -> int:
         return 2
     choice = SpeakerChoice(args.speaker, args.prompt_wav, args.prompt_text)
     options = (args.force, args.int8, args.flow_steps, args.guidance, args.parity_sentences,
-               args.memory_repeats)  # fmt: skip
+               args.memory_repeats, args.graphs_from)  # fmt: skip
     usage = (
         f"\nTo use it (Mandarin; the same under `en:` for English):\nvoices:\n  zh:\n"
         f"    engine: cosyvoice\n    pack: {args.out}"

@@ -38,6 +38,7 @@ from cosyedge.speech.voices.cosypack import (
     FILES,
     FORMAT,
     FORMAT_VERSION,
+    GRAPH_ROLES,
     LICENCE_NOTES,
     LICENCE_SUMMARY,
     MANIFEST,
@@ -45,6 +46,7 @@ from cosyedge.speech.voices.cosypack import (
     file_sha256,
 )
 from cosyedge.speech.voices.cosyvoice import FLOW_STEPS
+from cosyedge.speech.voices.pack import PackError
 
 log = logging.getLogger(__name__)
 
@@ -343,7 +345,7 @@ def _write_manifest(work: Path, manifest: dict) -> None:
 def convert(
     model_dir: Path, out: Path, choice: SpeakerChoice, force: bool = False, int8: bool = False,
     flow_steps: int = FLOW_STEPS, guidance: bool = True, parity_sentences: int = SPOKEN,
-    memory_repeats: int = REPEATS,
+    memory_repeats: int = REPEATS, graphs_from: Path | None = None,
 ) -> CosyPack:  # fmt: skip
     """Convert into `out` (created; replaced only with `force`) and return the opened pack;
     with `int8`, the transformer graphs' weights in int8 if the gate lets them; the flow
@@ -351,7 +353,9 @@ def convert(
     classifier-free guidance unless `guidance` is false (measured against guidance). Parity
     and those measures speak the first `parity_sentences` (1 to SPOKEN) of the parity
     sentences, and the memory is the most of `memory_repeats` fresh processes; the manifest
-    records both counts."""
+    records both counts. With `graphs_from`, a pack converted from the same model files, its
+    graphs are copied instead of exported again (they do not depend on the speaker); the new
+    pack is checked against the reference all the same."""
     check_conversion_modules()
     if not 1 <= flow_steps <= FLOW_STEPS:
         raise ConversionError(f"--flow-steps {flow_steps}: 1 to {FLOW_STEPS}")
@@ -366,11 +370,32 @@ def convert(
         raise ConversionError("--prompt-wav needs --prompt-text, the words said in it")
     config = check_model_dir(model_dir, choice)
     check_onnx_models(model_dir)
+    if graphs_from is not None:
+        check_graphs_source(graphs_from, model_dir)
     speaker = _speaker(model_dir, config, choice, prompt)
     with staged_dir(out) as work:
-        options = Options(int8, flow_steps, guidance, parity_sentences, memory_repeats)
+        options = Options(int8, flow_steps, guidance, parity_sentences, memory_repeats, graphs_from)
         _build(model_dir, config, choice, speaker, work, options)
     return CosyPack.open(out)
+
+
+def check_graphs_source(pack_dir: Path, model_dir: Path) -> None:
+    """Refuse, in one line, graphs that cannot stand for `model_dir`'s own export: a
+    pack that does not open (damaged, of another format or LM step), of other model files
+    (their SHA-256 in its manifest), or whose graphs were made int8."""
+    try:
+        manifest = CosyPack.open(pack_dir).manifest
+    except PackError as exc:
+        raise ConversionError(f"--graphs-from {exc}") from None
+    recorded = manifest.get("source", {}).get("sha256", {})
+    differ = [n for n in MODEL_FILES if recorded.get(n) != file_sha256(model_dir / n)]
+    if differ:
+        raise ConversionError(
+            f"--graphs-from {pack_dir}: converted from other model files ({', '.join(differ)} "
+            f"differ from {model_dir}'s)"
+        )
+    if manifest.get("precision", "fp32") != "fp32":
+        raise ConversionError(f"--graphs-from {pack_dir}: its graphs are int8; name an fp32 pack")
 
 
 @dataclass(frozen=True)
@@ -382,6 +407,7 @@ class Options:
     guidance: bool = True
     parity_sentences: int = SPOKEN  # spoken by the parity check and the flow's measures
     memory_repeats: int = REPEATS  # fresh processes measuring the memory
+    graphs_from: Path | None = None  # a pack of the same model whose graphs are copied
 
 
 def _build(
@@ -399,7 +425,11 @@ def _build(
         shutil.copyfile(cosyvoice_parity.whisper_ranks_file(), work / FILES["tokenizer"])
     except RuntimeError as exc:
         raise ConversionError(str(exc)) from None
-    export_all(load_models(model_dir), work)
+    if options.graphs_from is None:
+        export_all(load_models(model_dir), work)
+    else:
+        for role in GRAPH_ROLES:
+            shutil.copyfile(options.graphs_from / FILES[role], work / FILES[role])
     manifest = _manifest(model_dir, choice, work, reference)
     manifest["memory"] = {"load_mb": 0.0, "step_mb": 0.0}
     _write_manifest(work, manifest)
