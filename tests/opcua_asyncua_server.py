@@ -2,7 +2,8 @@
 tests of the OPC UA source start it as a process): `raise`, `change`, `ack`, `clear`, each
 triggering the AlarmConditionType event a server's alarm would, answered on stdout. A request
 names its condition (`condition`, HighLevel by default; another name makes it under Tank3);
-`flood` makes `count` conditions active at once (at `severity`); `answer` sets how
+`flood` makes `count` conditions active at once (at `severity`; with `message`, each says
+that one text instead of its own); `answer` sets how
 Acknowledge answers from then on: a `status` other than Good, after a `delay` in seconds, or
 (`drop`, once) carried out with the connections closed before the answer. `OPCUA_STANDING`
 in the environment (a JSON list of requests) is carried out before the server listens: a
@@ -128,7 +129,7 @@ async def flood(server, like, ns: int, request: dict) -> None:
         event = copy.deepcopy(like)
         event.NodeId = ua.NodeId(f"Tank3.Flood{n}", ns)
         event.EventId, event.ConditionName = uuid.uuid4().bytes, f"Flood{n}"
-        event.Message = ua.LocalizedText(f"flood alarm {n}", "en")
+        event.Message = ua.LocalizedText(request.get("message", f"flood alarm {n}"), "en")
         event.Severity = request.get("severity", 700)
         for name in ("ActiveState/Id", "EnabledState/Id", "Retain"):
             setattr(event, name, True)

@@ -164,34 +164,49 @@ class Publisher:
 
 
 class Probe:
-    """Samples the daemon's resident memory, open files and threads from /proc every
-    `interval` s, following it across restarts."""
+    """Samples the daemon's resident memory from /proc every `interval` s, and its open files
+    and threads at most every COUNT_EVERY_S (a sample carries the last counted), following it
+    across restarts."""
+
+    COUNT_EVERY_S = 0.2  # listing the open files is most of a sample's cost
 
     def __init__(self, lab: Lab, interval: float = 0.2) -> None:
         self.lab, self.interval = lab, interval
         self.samples: list[tuple[float, int, float, int, int]] = []  # t, pid, rss MB, fds, thr
         self.started = time.monotonic()  # what a sample's t counts from
         self._stop = threading.Event()
+        self._counted: tuple[int, float, int, int] = (0, 0.0, 0, 0)  # pid, when, fds, threads
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        page_mb = os.sysconf("SC_PAGE_SIZE") / MB
         while not self._stop.wait(self.interval):
             daemon = self.lab.current
             if daemon is None or not daemon.alive():
                 continue
             pid = daemon.process.pid
             try:
-                status = Path(f"/proc/{pid}/status").read_text()
-                fds = len(os.listdir(f"/proc/{pid}/fd"))
-            except OSError:
+                with open(f"/proc/{pid}/statm", "rb") as f:
+                    resident = int(f.read().split()[1])  # VmRSS, in pages
+                fds, threads = self._counts(pid)
+            except (OSError, IndexError, ValueError):
                 continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if "VmRSS" not in fields:  # exiting: no memory left to speak of
+            if resident == 0:  # exiting: no memory left to speak of
                 continue
-            rss = int(fields["VmRSS"].split()[0]) / 1024
-            threads = int(fields["Threads"])
+            rss = resident * page_mb
             self.samples.append((time.monotonic() - self.started, pid, rss, fds, threads))
+
+    def _counts(self, pid: int) -> tuple[int, int]:
+        """The daemon's open files and threads, counted again once COUNT_EVERY_S passed."""
+        counted_pid, when, fds, threads = self._counted
+        now = time.monotonic()
+        if pid != counted_pid or now - when >= self.COUNT_EVERY_S:
+            fds = len(os.listdir(f"/proc/{pid}/fd"))
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                threads = int(f.read().rsplit(b")", 1)[1].split()[17])  # num_threads
+            self._counted = (pid, now, fds, threads)
+        return fds, threads
 
     @property
     def peak_mb(self) -> float:
@@ -1428,7 +1443,8 @@ def hostile(lab: Lab, size: dict) -> Result:
     result = tally(lab, f"{n} hostile texts among {len(ids) - n} shared alerts", ids, started, None)
     reports = {r["id"]: r for r in lab.reports() if r["outcome"] == "spoken"}
     hostile_ids = {json.loads(p)["id"] for _, p in bad}
-    result.notes += hostile_notes(reports, hostile_ids, messages, daemon.log())
+    models = lab.root / "state" / "models"  # the daemon's tables: its reading, not made again
+    result.notes += hostile_notes(reports, hostile_ids, messages, daemon.log(), models)
     result.notes.append(
         f"ceiling {HOSTILE_CEILING_MB} MB, RLIMIT_DATA {HOSTILE_CEILING_MB + 150} MB, "
         "RSS sampled every 5 ms"
@@ -1440,14 +1456,18 @@ def hostile(lab: Lab, size: dict) -> Result:
     return result
 
 
-def hostile_notes(reports: dict, hostile_ids: set[str], messages: list, log: str) -> list[str]:
-    """What the hostile scenario shows beyond the account: shortened, degraded, longest."""
+def hostile_notes(
+    reports: dict, hostile_ids: set[str], messages: list, log: str, models: Path
+) -> list[str]:
+    """What the hostile scenario shows beyond the account: shortened, degraded, longest.
+    `models`: the daemon's saved tables, which its front ends read (made here, they took
+    seconds of this process)."""
     from cosyedge.config import AlarmsConfig, load_config
     from cosyedge.speech.voices import load_front_end
 
     limit = AlarmsConfig().max_spoken_s
     config = load_config(None)  # the scenario's voices: the defaults
-    fronts = {lang: load_front_end(lang, config.voices[lang]) for lang in ("en", "zh")}
+    fronts = {lang: load_front_end(lang, config.voices[lang], models) for lang in ("en", "zh")}
     langs = {json.loads(p)["id"]: json.loads(p)["lang"] for _, p in messages}
     over = over_the_limit(reports, langs, fronts, limit)
     rates = {lang: front.sample_rate for lang, front in fronts.items()}

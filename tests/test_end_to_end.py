@@ -15,7 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import REPO, Listener, publish, site_yaml, unrunnable_as_nobody, wait_until
+from support import (
+    REPO,
+    Listener,
+    publish,
+    seed_models,
+    site_yaml,
+    unrunnable_as_nobody,
+    wait_until,
+)
 
 from cosyedge.audio.sound import chime
 
@@ -152,14 +160,17 @@ print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 
 
 @pytest.mark.system
-def test_say_writes_a_wav_through_the_same_cache_and_a_cached_phrase_imports_no_engine(tmp_path):
+def test_say_writes_a_wav_through_the_same_cache_and_a_cached_phrase_imports_no_engine(
+    tmp_path, saved_models
+):
     """`say --out` synthesizes once, keeping the phrase in the daemon's cache; said again it is
     the same audio from the cache, with no voice loaded. A cache hit needs the voices'
     identities, not their engines: onnxruntime, hibari (and with it scipy), the sound device's
     library when writing a file. Importing them was most of what `cosyedge say` of a cached
-    phrase cost."""
+    phrase cost. (The saved graphs and tables are there, as after a gateway's first start.)"""
     config = tmp_path / "c.yaml"
     config.write_text(site_config(1883, tmp_path))
+    seed_models(tmp_path / "state", saved_models)
     out = tmp_path / "out.wav"
     say = ["say", "Valve seven is open.", "--config", str(config), "--out"]
     first = subprocess.run(
@@ -223,10 +234,13 @@ def test_a_loaded_mandarin_voice_has_its_reading_rules_ready_before_its_first_al
 
 
 @pytest.mark.system
-def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path):
-    """It used to abort (exit 134) as synthesis outlived the failed device, 8 times in 11."""
+def test_say_without_a_sound_device_exits_1_and_says_so(tmp_path, saved_models):
+    """It used to abort (exit 134) as synthesis outlived the failed device, 8 times in 11.
+    (The saved graphs and tables are there, as after a gateway's first start: the first of
+    the four would otherwise spend seconds making them.)"""
     config = tmp_path / "c.yaml"
     config.write_text(site_config(1883, tmp_path))
+    seed_models(tmp_path / "state", saved_models)
     asound = tmp_path / "asoundrc"  # ALSA's default device: a card nobody has
     asound.write_text("pcm.!default { type hw; card 99 }\nctl.!default { type hw; card 99 }\n")
     env = {**os.environ, "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{asound}"}

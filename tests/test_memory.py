@@ -210,14 +210,11 @@ def test_an_onnxruntime_allocation_failure_is_survived(broker, make_daemon, tmp_
     assert daemon.alive()
 
 
-def test_a_long_number_is_synthesized_in_bounded_steps():
+def test_a_long_number_is_synthesized_in_bounded_steps(piper_voice):
     """A 12-digit amount is a long sentence ("nine hundred eighty seven billion ..."); one
     inference must not hold it all. (Written with separators: without them, twelve digits
     are an identifier, read digit by digit.)"""
-    from cosyedge.config import VoiceConfig
-    from cosyedge.speech.voices import load_voice
-
-    voice = load_voice("en", VoiceConfig(engine="piper"))
+    voice = piper_voice  # the run's: loading its fp32 graph is most of what the test costs
     steps = list(voice.synthesize("Count " + " ".join(["987,654,321,987"] * 3) + "."))
     seconds = [len(step) / voice.sample_rate for step in steps]
     print(f"steps: {', '.join(f'{s:.1f}' for s in seconds)} s")

@@ -10,6 +10,7 @@ prefixes that would make a unit of another word (`pm` is the afternoon, `Mg` mag
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -142,6 +143,12 @@ class Grammar:
 
     def pattern(self) -> str:
         """A regular expression (no groups) for one unit, longest terms tried first."""
+        return self._pattern
+
+    @functools.cached_property
+    def _pattern(self) -> str:
+        # Built once a grammar: the reading rules embed it in some twenty patterns, and
+        # escaping its thousands of terms each time took 20 ms of every process that reads.
         return rf"{_product(self.above)}(?:/{_product(self.below)})?"
 
     def parse(self, written: str) -> Unit | None:
