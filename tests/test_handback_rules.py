@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.peers import STALL_S
 from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.standby import Handback
 from cosyedge.config import ConfigError, parse_config
@@ -251,3 +252,27 @@ def test_a_reconnect_whose_marker_never_comes_speaks_after_handback_s(tmp_path):
         assert (took := made.take(1.0)) is not None and took.key == "D"
     finally:
         made.journal.stop()
+
+
+def test_one_that_stood_still_past_a_beat_holds_again_until_its_marker_is_back(primary, caplog):
+    """Stopped (SIGSTOP, an I/O or swap stall) past its standby's silence bound and within the
+    broker's keepalive: connected all along, its beat stopped, its standby took over and said
+    what came meanwhile. Its clock's tick that late, it holds as at a reconnect."""
+    first = primary.connect()
+    primary.marker_back(first)
+    primary.send("A")
+    assert (took := primary.take(0.5)) is not None and took.key == "A"
+    primary.desk.tick()  # the clock's last tick before the stall
+    time.sleep(STALL_S + 0.2)  # no tick meanwhile: the process stood still
+    primary.send("F2")  # what the broker kept meanwhile, then the standby's report of it
+    with caplog.at_level(logging.WARNING):
+        assert primary.take(0.3) is None  # held from the late tick on, not said at once
+    assert "stood still for 2." in caplog.text and len(primary.markers()) == 2
+    primary.standby("F2")
+    primary.marker_back(first)  # the marker of before the stall is not this hold's
+    assert primary.take(0.3) is None
+    primary.marker_back(primary.markers()[-1])
+    assert primary.take(0.3) is None  # covered, not said again
+    assert [r["outcome"] for r in primary.reports() if r["id"] == "F2"] == ["covered"]
+    primary.send("G")
+    assert (took := primary.take(0.5)) is not None and took.key == "G"

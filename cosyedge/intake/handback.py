@@ -63,6 +63,7 @@ class StandbyTap(Component, Observer):
         self._unsent = False  # a marker the session refused: again at the next tick
         self._lock = threading.Lock()  # sending: from either thread
         self._hold(time.monotonic())
+        desk.when_stalled(self.stalled)
 
     def _hold(self, now: float) -> None:
         """A new wait, for a marker of its own (one of an earlier wait is another's)."""
@@ -98,6 +99,20 @@ class StandbyTap(Component, Observer):
             self._hold(time.monotonic())
             self.desk.handback_again(self.wait_s)
         self._connections += 1
+        self._send()
+
+    def stalled(self, seconds: float) -> None:
+        """This gateway stood still for `seconds` (its clock's tick that late: the process
+        stopped, an I/O or swap stall), connected all along: its beat stopped with it, and
+        its standby may have taken over and said what came meanwhile, which the broker kept
+        for this session with the standby's reports. So it holds as at a reconnect."""
+        log.warning(
+            "handback: this gateway stood still for %.1f s, which its standby may have taken "
+            "for silence; holding until what the broker kept is in",
+            seconds,
+        )
+        self._hold(time.monotonic())
+        self.desk.handback_again(self.wait_s)
         self._send()
 
     def tick(self, now: float) -> Mapping[str, str | None]:
