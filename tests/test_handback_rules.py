@@ -15,9 +15,10 @@ import pytest
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.peers import STALL_S
-from cosyedge.alarms.policy import AlarmPolicy
 from cosyedge.alarms.standby import Handback
+from cosyedge.alarms.zones import Zones
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.intake.handback import StandbyTap
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal
@@ -41,8 +42,9 @@ class Primary:
     """The alert path of a primary that knows its standby, up to the announcer; what it
     publishes is kept."""
 
-    def __init__(self, directory: Path, wait_s: float) -> None:
-        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S)
+    def __init__(self, directory: Path, wait_s: float, more: str = "") -> None:
+        """`more`: sections added to its configuration (its zones)."""
+        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S) + more
         self.config = parse_config(text)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
@@ -50,7 +52,7 @@ class Primary:
         self.reporter = Reporter(self.config.reports, self.publish, self.journal)
         window_s = self.config.alarms.dedup_window_s
         handback = Handback(wait_s, window_s, time.monotonic())
-        policy = AlarmPolicy(self.config.alarms)
+        policy = Zones(self.config.alarms, tuple(self.config.zones) or (DEFAULT_ZONE,))
         self.desk = AlarmDesk(policy, self.reporter, self.journal, handback=handback)
         self.tap = StandbyTap(self.config, self.desk, self.publish)
         self.intake = Intake(self.config)
@@ -84,9 +86,11 @@ class Primary:
         marker = marker or (self.markers() or [self.connect()])[-1]
         assert self.tap.claim(self.tap.marker_topic, json.dumps(marker).encode(), False)
 
-    def send(self, ident: str, kind: str = "alarm") -> None:
-        """As the door takes an alert: journaled, read, handed to the rules."""
-        topic, body = f"plant/1/{kind}", json.dumps({"id": ident, "what": ident}).encode()
+    def send(self, ident: str, kind: str = "alarm", zone: str | None = None) -> None:
+        """As the door takes an alert (for `zone`, if given): journaled, read, handed to the
+        rules."""
+        fields = {"id": ident, "what": ident, **({"zone": zone} if zone else {})}
+        topic, body = f"plant/1/{kind}", json.dumps(fields).encode()
         message = self.intake.message(topic, body)
         assert message is not None and not self.tap.claim(topic, body, retained=False)
         received, at = time.time(), time.monotonic()

@@ -8,11 +8,13 @@ import json
 import time
 
 import pytest
+from test_handback_rules import Primary
 from test_standby_rules import Standby, said_by_primary
 from test_standby_takeover import said
 
 from cosyedge.build import peers
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.model import Delivery, Item
 
 HALL = """outputs:
   hall-amp: {device: "hall"}
@@ -155,3 +157,59 @@ def test_a_copy_of_the_primarys_other_zone_returned_to_normal_ends_cleared(tmp_p
     rig.primary("cosyedge/status", {"state": "offline"})
     assert said(rig) == [("fault", "fault:standby")]  # the takeover's phrase alone
     assert [r["id"] for r in rig.reports() if r["outcome"] == "failed"] == []
+
+
+HALL_AND_YARD = """outputs:
+  hall-amp: {device: "hall"}
+  yard-amp: {device: "yard"}
+zones:
+  hall: {outputs: [hall-amp]}
+  yard: {outputs: [yard-amp]}
+"""
+
+
+@pytest.mark.parametrize("own", [HALL, ""], ids=["its-hall-zone", "one-device"])
+def test_the_restarted_primary_says_in_the_yard_what_the_standby_said_in_the_hall(
+    tmp_path, rigs, own
+):
+    """The standby's reports name the zones that heard each alert; the primary's copies are
+    covered there alone, and said in its other zones."""
+    rigs.append(rig := Standby(tmp_path, 0.6, ', zones: [hall], takeover_phrase: ""', own))
+    rig.primary("cosyedge/status", {"state": "offline"})
+    sent = (("H", "hall"), ("HY", "hall,yard"), ("N", None), ("Y", "yard"))
+    for ident, zone in sent:
+        send(rig, ident, zone)
+    assert said(rig) == [("alert", "H"), ("alert", "HY"), ("alert", "N")]
+    reports = outcomes(rig)
+    assert [reports[k].get("heard_in") for k in ("H", "HY", "N")] == [["hall"]] * 3
+    primary = Primary(tmp_path / "primary", 30, HALL_AND_YARD)
+    try:
+        for ident, zone in sent:
+            primary.send(ident, zone=zone)
+        for report in reports.values():  # as the broker hands them over, before the marker
+            body = json.dumps({**report, "by": "standby"}).encode()
+            assert primary.tap.claim("standby/report", body, retained=False)
+        primary.marker_back()
+        heard = {z: [i.key for i in iter(lambda z=z: take(primary, z), None)] for z in ZONES}
+        assert heard == {"hall": [], "yard": ["HY", "N", "Y"]}
+        told = {r["id"]: r for r in primary.reports()}
+        assert {k: r["outcome"] for k, r in told.items()} == {
+            "H": "covered", "HY": "spoken", "N": "spoken", "Y": "spoken"
+        }  # fmt: skip
+        assert told["N"]["zones"]["hall"]["outcome"] == "covered"
+        assert told["N"]["zones"]["yard"]["outcome"] == "spoken"
+    finally:
+        primary.journal.stop()
+
+
+ZONES = ("hall", "yard")
+
+
+def take(primary: Primary, zone: str) -> Item | None:
+    """The next item said in `zone` within 0.3 s, the clock ticking."""
+    deadline = time.monotonic() + 0.3
+    while (item := primary.desk.take(0.05, zone)) is None and time.monotonic() < deadline:
+        primary.desk.tick()
+    if item is not None:
+        primary.desk.finished(item, Delivery("spoken", {"end": time.time()}))
+    return item

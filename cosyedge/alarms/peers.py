@@ -177,7 +177,9 @@ class PeerDesk:
         # by the other gateway's clock, which need not agree with ours: never later than now
         given = isinstance(end, int | float) and math.isfinite(end)
         said_at = min(on_clock(end), now) if given else now
-        return self.policy.said_elsewhere(key, said_at, now, told)
+        zones = report.get("heard_in")  # a standby covering some zones: heard there alone
+        heard_in = [z for z in zones if isinstance(z, str)] if isinstance(zones, list) else None
+        return self.policy.said_elsewhere(key, said_at, now, told, heard_in)
 
     def handback_again(self, wait_s: float) -> None:
         """Reconnected: hold again until what the broker kept meanwhile is in (Handback)."""
