@@ -17,6 +17,12 @@ new marker, until what the broker kept meanwhile is in (or `handback_s`): from t
 on (an Observer's `connected`, on paho's network thread before it hands over any message of
 that connection), not from the next tick, by which the first of them would be said.
 
+And after this gateway stood still, connected (its process stopped, an I/O or swap stall):
+its beat stopped with it, so its standby may have taken it for silent and spoken, while the
+broker kept the alerts and the standby's reports in the session the connection kept. The
+desk's clock, ticking that late, tells `stalled` (alarms/peers.py `STALL_S`), which holds
+as a reconnect does.
+
 The standby's reports are taken as the standby's watch takes the primary's (primary.py
 `Refusal`): none retained (it publishes none so), none over `mqtt.max_payload_bytes`.
 """
