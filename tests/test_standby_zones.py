@@ -12,6 +12,7 @@ from test_handback_rules import Primary
 from test_standby_rules import Standby, said_by_primary
 from test_standby_takeover import said
 
+from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.build import peers
 from cosyedge.config import ConfigError, parse_config
 from cosyedge.model import Delivery, Item
@@ -159,30 +160,43 @@ def test_a_copy_of_the_primarys_other_zone_returned_to_normal_ends_cleared(tmp_p
     assert [r["id"] for r in rig.reports() if r["outcome"] == "failed"] == []
 
 
-HALL_AND_YARD = """outputs:
+PRIMARY_ZONES = """outputs:
   hall-amp: {device: "hall"}
+  office-amp: {device: "office"}
   yard-amp: {device: "yard"}
 zones:
   hall: {outputs: [hall-amp]}
+  office: {outputs: [office-amp]}
   yard: {outputs: [yard-amp]}
 """
+HALL_AND_OFFICE = """outputs:
+  hall-amp: {device: "hall"}
+  office-amp: {device: "office"}
+zones:
+  hall: {outputs: [hall-amp]}
+  office: {outputs: [office-amp]}
+"""
+COVERING = [(HALL, ["hall"]), ("", ["hall"]), (HALL_AND_OFFICE, ["hall", "office"])]
 
 
-@pytest.mark.parametrize("own", [HALL, ""], ids=["its-hall-zone", "one-device"])
-def test_the_restarted_primary_says_in_the_yard_what_the_standby_said_in_the_hall(
-    tmp_path, rigs, own
+@pytest.mark.parametrize(("own", "covers"), COVERING, ids=["hall", "one-device", "two-zones"])
+def test_the_restarted_primary_says_in_its_other_zones_what_the_standby_said_in_its_own(
+    tmp_path, rigs, own, covers
 ):
-    """The standby's reports name the zones that heard each alert; the primary's copies are
-    covered there alone, and said in its other zones."""
-    rigs.append(rig := Standby(tmp_path, 0.6, ', zones: [hall], takeover_phrase: ""', own))
+    """The standby's reports name the primary's zones that heard each alert; the primary's
+    copies are covered there alone, and said in its other zones."""
+    keys = f', zones: [{", ".join(covers)}], takeover_phrase: ""'
+    rigs.append(rig := Standby(tmp_path, 0.6, keys, own))
     rig.primary("cosyedge/status", {"state": "offline"})
     sent = (("H", "hall"), ("HY", "hall,yard"), ("N", None), ("Y", "yard"))
     for ident, zone in sent:
         send(rig, ident, zone)
-    assert said(rig) == [("alert", "H"), ("alert", "HY"), ("alert", "N")]
+    names = rig.desk.policy.names  # hall (and office), or the one device's zone
+    expected = {names[0]: ["H", "HY", "N"], **({"office": ["N"]} if "office" in names else {})}
+    assert said_in(rig.desk, names) == expected
     reports = outcomes(rig)
-    assert [reports[k].get("heard_in") for k in ("H", "HY", "N")] == [["hall"]] * 3
-    primary = Primary(tmp_path / "primary", 30, HALL_AND_YARD)
+    assert [reports[k].get("heard_in") for k in ("H", "HY", "N")] == [["hall"], ["hall"], covers]
+    primary = Primary(tmp_path / "primary", 30, PRIMARY_ZONES)
     try:
         for ident, zone in sent:
             primary.send(ident, zone=zone)
@@ -190,8 +204,9 @@ def test_the_restarted_primary_says_in_the_yard_what_the_standby_said_in_the_hal
             body = json.dumps({**report, "by": "standby"}).encode()
             assert primary.tap.claim("standby/report", body, retained=False)
         primary.marker_back()
-        heard = {z: [i.key for i in iter(lambda z=z: take(primary, z), None)] for z in ZONES}
-        assert heard == {"hall": [], "yard": ["HY", "N", "Y"]}
+        office = [] if "office" in covers else ["N"]
+        heard = said_in(primary.desk, ("hall", "office", "yard"))
+        assert heard == {"hall": [], "office": office, "yard": ["HY", "N", "Y"]}
         told = {r["id"]: r for r in primary.reports()}
         assert {k: r["outcome"] for k, r in told.items()} == {
             "H": "covered", "HY": "spoken", "N": "spoken", "Y": "spoken"
@@ -202,14 +217,16 @@ def test_the_restarted_primary_says_in_the_yard_what_the_standby_said_in_the_hal
         primary.journal.stop()
 
 
-ZONES = ("hall", "yard")
+def said_in(desk: AlarmDesk, zones: tuple[str, ...]) -> dict[str, list[str]]:
+    """The keys of the items said in each of `zones`, each until none comes within 0.3 s."""
+    return {zone: [item.key for item in iter(lambda z=zone: take(desk, z), None)] for zone in zones}
 
 
-def take(primary: Primary, zone: str) -> Item | None:
-    """The next item said in `zone` within 0.3 s, the clock ticking."""
+def take(desk: AlarmDesk, zone: str) -> Item | None:
+    """The next item said in `zone` within 0.3 s, the clock ticking as the daemon's does."""
     deadline = time.monotonic() + 0.3
-    while (item := primary.desk.take(0.05, zone)) is None and time.monotonic() < deadline:
-        primary.desk.tick()
+    while (item := desk.take(0.05, zone)) is None and time.monotonic() < deadline:
+        desk.tick()
     if item is not None:
-        primary.desk.finished(item, Delivery("spoken", {"end": time.time()}))
+        desk.finished(item, Delivery("spoken", {"end": time.time()}))
     return item
