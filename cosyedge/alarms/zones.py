@@ -182,7 +182,7 @@ class Zones:
                 pending.earlier = frozenset(earlier)
                 if not names:  # every zone it still owed has left the configuration
                     del self._open[offer.ticket.seq]
-                    return [_together(pending)]
+                    return self.uncovered.heard_in([_together(pending)])
         return self._merged({name: call(self.lanes[name]) for name in names})
 
     def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
