@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.policy import AlarmPolicy
+from cosyedge.alarms.peers import STALL_S
 from cosyedge.alarms.standby import Handback
+from cosyedge.alarms.zones import Zones
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.intake.handback import StandbyTap
 from cosyedge.intake.intake import Intake
 from cosyedge.journal import Journal
@@ -40,8 +42,9 @@ class Primary:
     """The alert path of a primary that knows its standby, up to the announcer; what it
     publishes is kept."""
 
-    def __init__(self, directory: Path, wait_s: float) -> None:
-        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S)
+    def __init__(self, directory: Path, wait_s: float, more: str = "") -> None:
+        """`more`: sections added to its configuration (its zones)."""
+        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S) + more
         self.config = parse_config(text)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
@@ -49,7 +52,7 @@ class Primary:
         self.reporter = Reporter(self.config.reports, self.publish, self.journal)
         window_s = self.config.alarms.dedup_window_s
         handback = Handback(wait_s, window_s, time.monotonic())
-        policy = AlarmPolicy(self.config.alarms)
+        policy = Zones(self.config.alarms, tuple(self.config.zones) or (DEFAULT_ZONE,))
         self.desk = AlarmDesk(policy, self.reporter, self.journal, handback=handback)
         self.tap = StandbyTap(self.config, self.desk, self.publish)
         self.intake = Intake(self.config)
@@ -83,9 +86,11 @@ class Primary:
         marker = marker or (self.markers() or [self.connect()])[-1]
         assert self.tap.claim(self.tap.marker_topic, json.dumps(marker).encode(), False)
 
-    def send(self, ident: str, kind: str = "alarm") -> None:
-        """As the door takes an alert: journaled, read, handed to the rules."""
-        topic, body = f"plant/1/{kind}", json.dumps({"id": ident, "what": ident}).encode()
+    def send(self, ident: str, kind: str = "alarm", zone: str | None = None) -> None:
+        """As the door takes an alert (for `zone`, if given): journaled, read, handed to the
+        rules."""
+        fields = {"id": ident, "what": ident, **({"zone": zone} if zone else {})}
+        topic, body = f"plant/1/{kind}", json.dumps(fields).encode()
         message = self.intake.message(topic, body)
         assert message is not None and not self.tap.claim(topic, body, retained=False)
         received, at = time.time(), time.monotonic()
@@ -251,3 +256,27 @@ def test_a_reconnect_whose_marker_never_comes_speaks_after_handback_s(tmp_path):
         assert (took := made.take(1.0)) is not None and took.key == "D"
     finally:
         made.journal.stop()
+
+
+def test_one_that_stood_still_past_a_beat_holds_again_until_its_marker_is_back(primary, caplog):
+    """Stopped (SIGSTOP, an I/O or swap stall) past its standby's silence bound and within the
+    broker's keepalive: connected all along, its beat stopped, its standby took over and said
+    what came meanwhile. Its clock's tick that late, it holds as at a reconnect."""
+    first = primary.connect()
+    primary.marker_back(first)
+    primary.send("A")
+    assert (took := primary.take(0.5)) is not None and took.key == "A"
+    primary.desk.tick()  # the clock's last tick before the stall
+    time.sleep(STALL_S + 0.2)  # no tick meanwhile: the process stood still
+    primary.send("F2")  # what the broker kept meanwhile, then the standby's report of it
+    with caplog.at_level(logging.WARNING):
+        assert primary.take(0.3) is None  # held from the late tick on, not said at once
+    assert "stood still for 2." in caplog.text and len(primary.markers()) == 2
+    primary.standby("F2")
+    primary.marker_back(first)  # the marker of before the stall is not this hold's
+    assert primary.take(0.3) is None
+    primary.marker_back(primary.markers()[-1])
+    assert primary.take(0.3) is None  # covered, not said again
+    assert [r["outcome"] for r in primary.reports() if r["id"] == "F2"] == ["covered"]
+    primary.send("G")
+    assert (took := primary.take(0.5)) is not None and took.key == "G"

@@ -150,3 +150,25 @@ def test_a_flood_end_not_yet_said_when_another_flood_begins_is_not_said():
     item, _ = p.take(11.0)
     assert item is not None and item.kind is ItemKind.SUMMARY
     assert "over" not in item.text and item.text.startswith("Alarm flood: 3 new alarms.")
+
+
+SLOW_FLOOD = "alarms:\n  flood: {threshold: 3, window_s: 60, end_at: 0, summary_interval_s: 30}\n"
+
+
+def test_a_takeovers_first_summary_and_the_next_are_the_summary_interval_apart(tmp_path, rigs):
+    """The flood the primary summarized, the primary gone, two new alarms: the first is said
+    in a summary at once, the second, come while that one was said, waits the interval."""
+    rigs.append(rig := made(tmp_path, ', takeover_phrase: ""', SLOW_FLOOD))
+    rig.primary("cosyedge/status", {"state": "online"})
+    for key in KEYS:
+        rig.send(key, "medium")
+        said_by_primary(rig, key, "summarized")
+    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.send("after-1", "medium")
+    item = rig.desk.take(0.5)
+    assert item is not None and item.kind is ItemKind.SUMMARY
+    assert item.text.startswith("Alarm flood: 1 new alarm.")
+    rig.send("after-2", "medium")  # while the summary is being said
+    rig.desk.finished(item, Delivery("spoken"))
+    assert said(rig, 0.5) == []  # the next summary is due 30 s after this one
+    assert [e["ids"] for e in events(rig, "summary")] == [["after-1"]]

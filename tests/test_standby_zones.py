@@ -8,11 +8,14 @@ import json
 import time
 
 import pytest
+from test_handback_rules import Primary
 from test_standby_rules import Standby, said_by_primary
 from test_standby_takeover import said
 
+from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.build import peers
 from cosyedge.config import ConfigError, parse_config
+from cosyedge.model import Delivery, Item
 
 HALL = """outputs:
   hall-amp: {device: "hall"}
@@ -155,3 +158,75 @@ def test_a_copy_of_the_primarys_other_zone_returned_to_normal_ends_cleared(tmp_p
     rig.primary("cosyedge/status", {"state": "offline"})
     assert said(rig) == [("fault", "fault:standby")]  # the takeover's phrase alone
     assert [r["id"] for r in rig.reports() if r["outcome"] == "failed"] == []
+
+
+PRIMARY_ZONES = """outputs:
+  hall-amp: {device: "hall"}
+  office-amp: {device: "office"}
+  yard-amp: {device: "yard"}
+zones:
+  hall: {outputs: [hall-amp]}
+  office: {outputs: [office-amp]}
+  yard: {outputs: [yard-amp]}
+"""
+HALL_AND_OFFICE = """outputs:
+  hall-amp: {device: "hall"}
+  office-amp: {device: "office"}
+zones:
+  hall: {outputs: [hall-amp]}
+  office: {outputs: [office-amp]}
+"""
+COVERING = [(HALL, ["hall"]), ("", ["hall"]), (HALL_AND_OFFICE, ["hall", "office"])]
+
+
+@pytest.mark.parametrize(("own", "covers"), COVERING, ids=["hall", "one-device", "two-zones"])
+def test_the_restarted_primary_says_in_its_other_zones_what_the_standby_said_in_its_own(
+    tmp_path, rigs, own, covers
+):
+    """The standby's reports name the primary's zones that heard each alert; the primary's
+    copies are covered there alone, and said in its other zones."""
+    keys = f', zones: [{", ".join(covers)}], takeover_phrase: ""'
+    rigs.append(rig := Standby(tmp_path, 0.6, keys, own))
+    rig.primary("cosyedge/status", {"state": "offline"})
+    sent = (("H", "hall"), ("HY", "hall,yard"), ("N", None), ("Y", "yard"))
+    for ident, zone in sent:
+        send(rig, ident, zone)
+    names = rig.desk.policy.names  # hall (and office), or the one device's zone
+    expected = {names[0]: ["H", "HY", "N"], **({"office": ["N"]} if "office" in names else {})}
+    assert said_in(rig.desk, names) == expected
+    reports = outcomes(rig)
+    assert [reports[k].get("heard_in") for k in ("H", "HY", "N")] == [["hall"], ["hall"], covers]
+    primary = Primary(tmp_path / "primary", 30, PRIMARY_ZONES)
+    try:
+        for ident, zone in sent:
+            primary.send(ident, zone=zone)
+        for report in reports.values():  # as the broker hands them over, before the marker
+            body = json.dumps({**report, "by": "standby"}).encode()
+            assert primary.tap.claim("standby/report", body, retained=False)
+        primary.marker_back()
+        office = [] if "office" in covers else ["N"]
+        heard = said_in(primary.desk, ("hall", "office", "yard"))
+        assert heard == {"hall": [], "office": office, "yard": ["HY", "N", "Y"]}
+        told = {r["id"]: r for r in primary.reports()}
+        assert {k: r["outcome"] for k, r in told.items()} == {
+            "H": "covered", "HY": "spoken", "N": "spoken", "Y": "spoken"
+        }  # fmt: skip
+        assert told["N"]["zones"]["hall"]["outcome"] == "covered"
+        assert told["N"]["zones"]["yard"]["outcome"] == "spoken"
+    finally:
+        primary.journal.stop()
+
+
+def said_in(desk: AlarmDesk, zones: tuple[str, ...]) -> dict[str, list[str]]:
+    """The keys of the items said in each of `zones`, each until none comes within 0.3 s."""
+    return {zone: [item.key for item in iter(lambda z=zone: take(desk, z), None)] for zone in zones}
+
+
+def take(desk: AlarmDesk, zone: str) -> Item | None:
+    """The next item said in `zone` within 0.3 s, the clock ticking as the daemon's does."""
+    deadline = time.monotonic() + 0.3
+    while (item := desk.take(0.05, zone)) is None and time.monotonic() < deadline:
+        desk.tick()
+    if item is not None:
+        desk.finished(item, Delivery("spoken", {"end": time.time()}))
+    return item

@@ -18,8 +18,9 @@ from typing import Any
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.alarms.policy import ended_as
+from cosyedge.alarms.standby import HEARD
 from cosyedge.config.zones import ALL
-from cosyedge.model import Command, Effect, Event, Offer
+from cosyedge.model import Command, Effect, Event, Offer, Outcome
 
 # The commands that end a copy waiting here as they end one in a queue: (outcome, reason).
 ENDING = {"ack": ("acknowledged", "acknowledged before spoken"), "shelve": ("shelved", "")}
@@ -50,6 +51,25 @@ class Uncovered:
             return offer
         note = f"zone: {', '.join(left)} {self._why()}"
         return replace(offer, announcement=replace(said, notes=(*said.notes, note)))
+
+    def heard_in(self, effects: list[Effect]) -> list[Effect]:
+        """Each outcome of an alert heard here names, as `heard_in`, the primary's zones it
+        was heard in: its zones here that heard it (a zoned standby's `zones`), or every
+        covered zone (said on one device). A restarted primary covers its copy in those
+        zones alone, and says it in its others (peers.py)."""
+        if not self.covers:
+            return effects
+        return [self._heard_in(e) if isinstance(e, Outcome) else e for e in effects]
+
+    def _heard_in(self, outcome: Outcome) -> Outcome:
+        if outcome.kind not in HEARD:
+            return outcome
+        zones = outcome.detail.get("zones")
+        if isinstance(zones, dict):
+            heard = [name for name, told in zones.items() if told.get("outcome") in HEARD]
+        else:
+            heard = list(self.covers)
+        return replace(outcome, detail={**outcome.detail, "heard_in": heard})
 
     def _why(self) -> str:
         return f"not covered by this standby (standby.zones: {', '.join(self.covers)})"

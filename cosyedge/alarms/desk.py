@@ -18,6 +18,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -112,6 +113,8 @@ class AlarmDesk(PeerDesk):
         # What the journal holds of the lasting state, on the policy's clock.
         self._kept_shelves: dict[str, float] = {}
         self._kept_alarms: dict[str, tuple[float, bool]] = {}  # key -> due, cleared
+        self._ticked: float | None = None  # the clock's last tick (monotonic): see PeerDesk
+        self._on_stall: Callable[[float], None] | None = None  # told of a stall (PeerDesk)
 
     def recover(self, recovered: Recovered, read: Reader) -> None:
         """Take up what the previous run left: known ids, unconfirmed reports, shelves,
@@ -351,7 +354,9 @@ class AlarmDesk(PeerDesk):
 
     def tick(self) -> None:
         now = time.monotonic()
+        self._stood_still(now)  # before this tick counts: its lateness holds until then
         with self._cond:
+            self._ticked = now
             self._emit(self.policy.tick(now))
             self._emit(self._uncovered(now))
             self._cond.notify_all()

@@ -25,6 +25,10 @@ SHELVES = frozenset({"shelve", "unshelve"})
 IDS_MAX = 1000  # of one event: a command reaches at most what stands
 TEXT_MAX = 200  # of its user and comment
 TOPIC_MAX = 1000  # of a shelve's topic filter
+# A primary's clock ticking later than this stood still (the process stopped, an I/O or swap
+# stall): its beat stopped with it, and a standby may have taken it for silent. One beat:
+# statuses then stay under 2 beats apart, within every standby's bound (takeover_s + 2 beats).
+STALL_S = peer.BEAT_S
 
 
 class PeerDesk:
@@ -35,6 +39,8 @@ class PeerDesk:
     policy: Zones
     _cond: threading.Condition
     _emit: Callable[[list[Effect]], None]
+    _ticked: float | None  # the clock's last tick, set by the clock
+    _on_stall: Callable[[float], None] | None
 
     # -- a standby's primary (paho's network thread, alarms/standby.py) ----------------------
     def heard(self) -> None:
@@ -171,13 +177,32 @@ class PeerDesk:
         # by the other gateway's clock, which need not agree with ours: never later than now
         given = isinstance(end, int | float) and math.isfinite(end)
         said_at = min(on_clock(end), now) if given else now
-        return self.policy.said_elsewhere(key, said_at, now, told)
+        zones = report.get("heard_in")  # a standby covering some zones: heard there alone
+        heard_in = [z for z in zones if isinstance(z, str)] if isinstance(zones, list) else None
+        return self.policy.said_elsewhere(key, said_at, now, told, heard_in)
 
     def handback_again(self, wait_s: float) -> None:
         """Reconnected: hold again until what the broker kept meanwhile is in (Handback)."""
         if self.handback is not None:
             with self._cond:
                 self.handback.again(time.monotonic(), wait_s)
+
+    def when_stalled(self, then: Callable[[float], None]) -> None:
+        """`then(seconds)` when this gateway's clock finds it stood still that long (a
+        primary's handback: hold again, as at a reconnect, until its marker is back)."""
+        self._on_stall = then
+
+    def _stalled(self, now: float) -> bool:
+        """A primary's clock has not ticked for STALL_S: it stood still, and its standby
+        may have spoken meanwhile (held until the clock's tick has told the handback)."""
+        ticked = self._ticked
+        return self.handback is not None and ticked is not None and now - ticked > STALL_S
+
+    def _stood_still(self, now: float) -> None:
+        """The clock's tick, before it counts: if it comes that late, the handback is told
+        (outside the lock: it publishes a marker), while `_stalled` still holds."""
+        if self._stalled(now) and self._on_stall is not None and self._ticked is not None:
+            self._on_stall(now - self._ticked)
 
     def backlog_in(self) -> None:
         """What the broker kept for this gateway is in (its marker came back): speak."""
@@ -235,6 +260,8 @@ class PeerDesk:
                     and item.zone in first
                 )
             )
+        if handback is not None and self._stalled(now):
+            return lambda item: item.kind is not ItemKind.FAULT
         if handback is not None and handback.holding(now):
             return lambda item: handback.holds(item, now)
         return None

@@ -401,6 +401,9 @@ class AlarmPolicy(FaultRules):
                 item.summary_lang = self._summary_lang
                 priorities = [o.priority for o in counted]
                 item.text = summary_text(priorities, highest, item.final, item.summary_lang)
+                # From its taking on: alarms that come while it is said wait the interval (a
+                # first summary, or a standby's at a takeover, had none before it).
+                self._next_summary = now + self.config.flood.summary_interval_s
             elif now >= item.expires:
                 effects += self._expired(item)
                 continue

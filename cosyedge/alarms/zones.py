@@ -182,7 +182,7 @@ class Zones:
                 pending.earlier = frozenset(earlier)
                 if not names:  # every zone it still owed has left the configuration
                     del self._open[offer.ticket.seq]
-                    return [_together(pending)]
+                    return self.uncovered.heard_in([_together(pending)])
         return self._merged({name: call(self.lanes[name]) for name in names})
 
     def fault(self, name: str, text: str, lang: str, every_s: float) -> list[Effect]:
@@ -237,12 +237,19 @@ class Zones:
             lane.news_before(horizon)
 
     def said_elsewhere(
-        self, key: str, said_at: float, now: float, detail: Mapping[str, Any]
+        self,
+        key: str,
+        said_at: float,
+        now: float,
+        detail: Mapping[str, Any],
+        heard_in: Collection[str] | None = None,
     ) -> list[Effect]:
-        """`key` said by another gateway (AlarmPolicy.said_elsewhere), in every zone."""
+        """`key` said by another gateway (AlarmPolicy.said_elsewhere), in every zone, or in
+        those of `heard_in` alone (a standby covering some zones: the others still say it)."""
         told = self.uncovered.end(key, "covered", detail)
-        return told + self._everywhere(
-            lambda lane: lane.said_elsewhere(key, said_at, now, **detail)
+        lanes = {n: lane for n, lane in self.lanes.items() if heard_in is None or n in heard_in}
+        return told + self._merged(
+            {n: lane.said_elsewhere(key, said_at, now, **detail) for n, lane in lanes.items()}
         )
 
     def finished(self, item: Item, delivery: Delivery, now: float) -> list[Effect]:
@@ -322,8 +329,9 @@ class Zones:
         with zones, each message's outcome once all its zones told theirs, the events that
         every zone tells alike once, the others with their zone."""
         if not self.zoned:
-            return [effect for effects in told.values() for effect in effects]
-        out: list[Effect] = []
+            out = [effect for effects in told.values() for effect in effects]
+            return self.uncovered.heard_in(out)
+        out = []
         shared: dict[str, Event] = {}
         for zone, effects in told.items():
             for effect in effects:
@@ -333,7 +341,7 @@ class Zones:
                     _join(shared, effect)
                 else:
                     out.append(Event(effect.kind, {**effect.detail, "zone": zone}))
-        return out + list(shared.values())
+        return self.uncovered.heard_in(out) + list(shared.values())
 
     def _outcome(self, zone: str, outcome: Outcome) -> list[Outcome]:
         """The message's one outcome, once `zone`'s is the last it owed; nothing before."""

@@ -17,6 +17,12 @@ new marker, until what the broker kept meanwhile is in (or `handback_s`): from t
 on (an Observer's `connected`, on paho's network thread before it hands over any message of
 that connection), not from the next tick, by which the first of them would be said.
 
+And after this gateway stood still, connected (its process stopped, an I/O or swap stall):
+its beat stopped with it, so its standby may have taken it for silent and spoken, while the
+broker kept the alerts and the standby's reports in the session the connection kept. The
+desk's clock, ticking that late, tells `stalled` (alarms/peers.py `STALL_S`), which holds
+as a reconnect does.
+
 The standby's reports are taken as the standby's watch takes the primary's (primary.py
 `Refusal`): none retained (it publishes none so), none over `mqtt.max_payload_bytes`.
 """
@@ -63,6 +69,7 @@ class StandbyTap(Component, Observer):
         self._unsent = False  # a marker the session refused: again at the next tick
         self._lock = threading.Lock()  # sending: from either thread
         self._hold(time.monotonic())
+        desk.when_stalled(self.stalled)
 
     def _hold(self, now: float) -> None:
         """A new wait, for a marker of its own (one of an earlier wait is another's)."""
@@ -98,6 +105,20 @@ class StandbyTap(Component, Observer):
             self._hold(time.monotonic())
             self.desk.handback_again(self.wait_s)
         self._connections += 1
+        self._send()
+
+    def stalled(self, seconds: float) -> None:
+        """This gateway stood still for `seconds` (its clock's tick that late: the process
+        stopped, an I/O or swap stall), connected all along: its beat stopped with it, and
+        its standby may have taken over and said what came meanwhile, which the broker kept
+        for this session with the standby's reports. So it holds as at a reconnect."""
+        log.warning(
+            "handback: this gateway stood still for %.1f s, which its standby may have taken "
+            "for silence; holding until what the broker kept is in",
+            seconds,
+        )
+        self._hold(time.monotonic())
+        self.desk.handback_again(self.wait_s)
         self._send()
 
     def tick(self, now: float) -> Mapping[str, str | None]:
