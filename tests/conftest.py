@@ -8,6 +8,7 @@ import resource
 import subprocess
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,16 @@ def broker(tmp_path: Path):
 @pytest.fixture
 def alsa_sink(tmp_path: Path) -> AlsaSink:
     return AlsaSink(tmp_path / "alsa")
+
+
+@pytest.fixture
+def rigs() -> Iterator[list]:
+    """The standbys a test made in one process (test_standby_rules.Standby), each one's journal
+    stopped at the end."""
+    made: list = []
+    yield made
+    for rig in made:
+        rig.journal.stop()
 
 
 @pytest.fixture(scope="session")

@@ -23,15 +23,6 @@ def made(tmp_path, standby: str = "", more: str = "", takeover_s: float = 0.6) -
     return Standby(tmp_path, takeover_s, standby=standby, more=more)
 
 
-@pytest.fixture
-def rigs():
-    """Each standby a test made, its journal stopped at the end."""
-    made: list[Standby] = []
-    yield made
-    for rig in made:
-        rig.journal.stop()
-
-
 def said(rig: Standby, timeout: float = 0.3) -> list[tuple[str, str]]:
     """(kind, key) of each item said until nothing comes within `timeout`."""
     out = []

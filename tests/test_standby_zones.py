@@ -25,14 +25,6 @@ zones:
 WHY = "not covered by this standby (standby.zones: hall)"
 
 
-@pytest.fixture
-def rigs():
-    made: list[Standby] = []
-    yield made
-    for rig in made:
-        rig.journal.stop()
-
-
 def send(rig: Standby, ident: str, zone: str | None = None, priority: str = "high") -> None:
     fields = {"id": ident, "what": ident, "priority": priority}
     body = {**fields, **({"zone": zone} if zone is not None else {})}
