@@ -118,7 +118,9 @@ def test_a_broker_restarted_by_sigterm_with_the_primary_alive_is_no_takeover(
         broker.start()
         back = heard.on("standby/status")[-1:]
         heard.wait_for(
-            "standby/status", lambda s: s[-1:] != back and s[-1]["state"] != "offline", 30
+            "standby/status",
+            lambda s, back=back: s[-1:] != back and s[-1]["state"] != "offline",
+            30,
         )
         time.sleep(TAKEOVER_S + 2 * BEAT_S + 1.0)
     assert "r-1" not in outcomes(heard, "standby/report", "spoken")
