@@ -11,7 +11,10 @@ primary's status, which a running primary publishes again every `beat_s` (BEAT_S
   hands retained messages over at a subscription, so a status that exists comes with the first
   messages). Each new subscription (a reconnect) starts both clocks again;
 - gone: its status is `offline` (its Last Will, which the broker publishes when its
-  connection drops or its keepalive lapses, or what it publishes itself at a stop); or none
+  connection drops or its keepalive lapses, or what it publishes itself at a stop) and our
+  own connection stayed up OFFLINE_GRACE_S after it (a broker stopping publishes every Will,
+  then closes the connections; one handed over retained at our subscription, after a
+  broker's restart perhaps the Will it kept, waits `takeover_s` for the primary); or none
   (never started) `takeover_s` after our first message; or its status silent for `silent_s`
   (a Last Will lost with a broker restarted meanwhile, a retained `online` left stale): a
   running primary's beat would have come;
@@ -23,6 +26,11 @@ primary's status, which a running primary publishes again every `beat_s` (BEAT_S
   (`MUTE`: its sound device, a stuck announcer or player) for `takeover_s`. Alive, connected
   and queueing, it says nothing meanwhile; when it is heard again it may say some of what the
   standby said (between twice and never, twice).
+
+A status naming another run than the primary's current one is taken only once that run is
+over (its `offline`, or its silence) or as a new subscription's first (`of_run`). A primary
+whose status says it stands by for us too is gone if our client id sorts first (as with
+`mutual`), and the fault LOOP names the misconfiguration on both.
 
 While it is gone, an item is said at once if every alert in it came after the primary went
 (no primary could have said it), else once each has waited `takeover_s` since its receipt
