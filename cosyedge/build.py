@@ -217,7 +217,8 @@ def peers(config: Config) -> tuple[Watch | None, Handback | None]:
     that knows no other."""
     standby, window_s = config.standby, config.alarms.dedup_window_s
     if standby.enabled:
-        return Watch(standby.takeover_s, window_s, takeover_phrase(config)), None
+        ids = (config.mqtt.client_id, standby.client_id)
+        return Watch(standby.takeover_s, window_s, takeover_phrase(config), ids), None
     if standby.reports_of:
         return None, Handback(standby.handback_s, window_s, time.monotonic())
     return None, None

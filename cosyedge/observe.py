@@ -75,6 +75,9 @@ class Observer:
     def connected(self) -> None:
         """The MQTT session connected (paho's network thread)."""
 
+    def lost(self) -> None:
+        """The MQTT session's connection, once made, was lost (paho's network thread)."""
+
     def published(self, mid: int) -> None:
         """The broker acknowledged message `mid` (paho's network thread). Ids are unique
         across the sessions a daemon makes (mqtt/link.py)."""
@@ -168,6 +171,9 @@ class Observers(Observer):
 
     def connected(self) -> None:
         self._tell("connected")
+
+    def lost(self) -> None:
+        self._tell("lost")
 
     def published(self, mid: int) -> None:
         self._tell("published", mid)

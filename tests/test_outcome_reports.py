@@ -14,7 +14,7 @@ from support import wait_until
 
 from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.policy import AlarmPolicy
-from cosyedge.alarms.standby import Watch
+from cosyedge.alarms.standby import OFFLINE_GRACE_S, Watch
 from cosyedge.config import parse_config
 from cosyedge.config.mqtt import ReportsConfig
 from cosyedge.faults import Faults, write_plan
@@ -97,6 +97,7 @@ def standby(tmp_path):
     """A standby's alert path, its primary gone: it says what it takes in."""
     made = Wired(tmp_path, Watch(takeover_s=5, window_s=60))
     made.desk.primary_status("offline", {})
+    time.sleep(OFFLINE_GRACE_S + 0.02)  # an offline counts once our connection stayed up
     yield made
     made.journal.stop()
 

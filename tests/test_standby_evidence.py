@@ -95,16 +95,16 @@ def test_a_message_on_the_primarys_status_topic_not_of_its_shape_is_ignored(stan
     assert shown["primary"] == "online" and sum(shown["ignored"].values()) == 1, shown
 
 
-@pytest.mark.parametrize("offline", [{"state": "offline"}, {"state": "offline", "run": "r0"}])
-def test_an_offline_not_naming_the_run_of_the_primarys_status_is_ignored(standby, offline):
+@pytest.mark.parametrize("run", [None, "r0"])
+def test_an_offline_not_naming_the_run_of_the_primarys_status_is_ignored(standby, run):
     """MQTT 3.1.1 hands the Last Will over without its retain flag, as any stray message: the
     run it names tells them apart (the primary's statuses and its Last Will name its run)."""
     standby.primary("cosyedge/status", {**ONLINE, "run": "r1"})
     standby.send("A")
-    standby.primary("cosyedge/status", offline)
+    standby.offline(run)
     assert fault(standby) is None
-    assert standby.desk.status()["standby"]["ignored"] == {"status": 1}
-    standby.primary("cosyedge/status", {"state": "offline", "run": "r1"})
+    assert standby.desk.status()["standby"]["ignored"] == {"another-run": 1}
+    standby.offline("r1")
     assert str(fault(standby)).endswith("(its status is offline); speaking for it")
 
 
@@ -116,7 +116,7 @@ def test_reports_the_primary_could_not_have_sent_cover_nothing(standby):
     report = {"seq": 7, "id": "A", "outcome": "spoken"}
     assert standby.tap.claim("cosyedge/report", json.dumps(report).encode(), retained=True)
     standby.primary("cosyedge/report", {**report, "pad": "x" * 70_000})
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     standby.primary("cosyedge/report", report)
     assert standby.reports() == []
     ignored = standby.desk.status()["standby"]["ignored"]
@@ -145,7 +145,7 @@ def test_a_primary_clock_an_hour_ahead_does_not_delay_the_standbys_re_announceme
     standby.send("S", topic="plant/1/standing")
     report = {"id": "S", "outcome": "spoken", "seq": 7, "end": time.time() + 3600}
     standby.primary("cosyedge/report", report)
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     took = standby.take(REANNOUNCE_S + 1.0)
     assert took is not None and (took.kind, took.key) == (ItemKind.REANNOUNCE, "S")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cosyedge.alarms.desk import AlarmDesk
+from cosyedge.alarms.standby import OFFLINE_GRACE_S
 from cosyedge.alarms.zones import Zones
 from cosyedge.build import peers
 from cosyedge.config import ConfigError, parse_config
@@ -25,7 +26,7 @@ from cosyedge.mqtt.reports import Reporter
 
 CONFIG = """
 state_dir: {dir}/state
-mqtt: {{client_id: gw-standby}}
+mqtt: {{client_id: {own}}}
 reports:
   outcome_topic: standby/report
   event_topic: standby/event
@@ -48,10 +49,17 @@ class Standby:
     """The alert path of a standby up to the announcer; what it publishes is kept."""
 
     def __init__(
-        self, directory: Path, takeover_s: float, standby: str = "", more: str = ""
+        self,
+        directory: Path,
+        takeover_s: float,
+        standby: str = "",
+        more: str = "",
+        own: str = "gw-standby",
     ) -> None:
-        """`standby`: keys added to the `standby` section (`, key: value`); `more`: sections."""
+        """`standby`: keys added to the `standby` section (`, key: value`); `more`: sections;
+        `own`: its client id (the primary's is gw-primary)."""
         text = CONFIG.format(
+            own=own,
             dir=directory,
             takeover_s=takeover_s,
             link=LINK,
@@ -82,6 +90,12 @@ class Standby:
         """A message of the primary's (or the bridge's), as the session hands it to the taps."""
         body = message if isinstance(message, bytes) else json.dumps(message).encode()
         assert self.tap.claim(topic, body, retained=False)
+
+    def offline(self, run: str | None = None) -> None:
+        """The primary's Last Will (naming `run`), taken once our connection has stayed up
+        for its grace after it (alarms/standby.py OFFLINE_GRACE_S)."""
+        self.primary("cosyedge/status", {"state": "offline", **({"run": run} if run else {})})
+        time.sleep(OFFLINE_GRACE_S + 0.02)
 
     def send(self, ident: str, priority: str = "high", topic: str = "plant/1/alarm") -> None:
         body = json.dumps({"id": ident, "what": ident, "priority": priority}).encode()
@@ -143,10 +157,11 @@ def test_an_outcome_before_the_copy_covers_it_on_arrival_but_a_duplicates_does_n
     assert standby.desk.waiting() == 1  # C: the primary's own copy of it is still to come
 
 
-def test_with_the_primary_offline_held_alerts_wait_takeover_s_and_new_ones_go_at_once(standby):
+def test_with_the_primary_offline_held_alerts_wait_takeover_s_and_new_ones_go_at_once(tmp_path):
+    standby = Standby(tmp_path, takeover_s=1.5, standby=', takeover_phrase: ""')
     standby.primary("cosyedge/status", {"state": "online"})
     standby.send("old", "critical")
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     fault = standby.desk.standby_fault()
     assert fault is not None and fault.startswith("primary offline since ")
     assert fault.endswith("(its status is offline); speaking for it")
@@ -154,7 +169,7 @@ def test_with_the_primary_offline_held_alerts_wait_takeover_s_and_new_ones_go_at
     took = standby.take()
     assert took is not None and took.key == "new"  # after the primary went: at once
     assert standby.take(0.1) is None  # received while it lived: waits takeover_s
-    took = standby.take(1.0)
+    took = standby.take(1.5)
     assert took is not None and took.key == "old"
     said = {r["id"]: r["outcome"] for r in standby.reports()}
     assert said == {"new": "spoken", "old": "spoken"}
@@ -163,6 +178,7 @@ def test_with_the_primary_offline_held_alerts_wait_takeover_s_and_new_ones_go_at
     standby.send("later")
     time.sleep(0.7)
     assert standby.take() is None
+    standby.journal.stop()
 
 
 def test_a_primary_with_no_status_is_gone_takeover_s_after_the_first_message(standby):
@@ -374,7 +390,7 @@ def test_an_alarm_the_primary_said_that_stands_is_re_announced_by_the_standby_on
     said_by_primary(standby, "S")
     assert [r["outcome"] for r in standby.reports() if r["id"] == "S"] == ["covered"]
     assert standby.take(3 * REANNOUNCE_S) is None  # the primary alive: nothing said here
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     took = standby.take(REANNOUNCE_S + 1.0)
     assert took is not None and (took.kind, took.key) == (ItemKind.REANNOUNCE, "S"), took
     assert standby.take(0.1) is None  # one, not one for each period the primary lived
@@ -389,7 +405,7 @@ def test_an_alarm_the_primary_did_not_let_be_heard_does_not_stand_here(standby, 
     standby.primary("cosyedge/status", {"state": "online", "faults": {}})
     standby.send("T", topic="plant/1/standing")
     said_by_primary(standby, "T", outcome)
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     time.sleep(REANNOUNCE_S + 0.5)
     assert standby.take() is None
     assert [r["outcome"] for r in standby.reports() if r["id"] == "T"] == ["covered"]
@@ -410,7 +426,7 @@ def test_an_ack_the_primary_carried_out_is_carried_out_here_once(standby):
     standby.primary("cosyedge/event", {**ack_p, "id": "Q", "ids": ["Q"]})
     events = [e for e in standby.reports("standby/event") if e.get("event") == "command"]
     assert [(e["ids"], e.get("user")) for e in events] == [(["P"], "ana"), (["Q"], None)]
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     assert standby.take(3 * REANNOUNCE_S) is None  # neither re-announced at the takeover
 
 
@@ -429,6 +445,6 @@ def test_other_primary_events_change_nothing_here(standby, event):
     standby.send("R", topic="plant/1/standing")
     said_by_primary(standby, "R")
     standby.primary("cosyedge/event", event)
-    standby.primary("cosyedge/status", {"state": "offline"})
+    standby.offline()
     took = standby.take(REANNOUNCE_S + 1.0)
     assert took is not None and took.key == "R"

@@ -10,6 +10,7 @@ import json
 import threading
 import time
 
+import paho.mqtt.client as mqtt
 from support import AlsaSink, Listener, publish, wait_until
 from test_standby import STANDBY, alert, gateway, outcomes
 
@@ -64,4 +65,67 @@ def test_a_stale_retained_online_after_a_broker_restart_is_not_a_primary_alive(
     assert "h-2" not in outcomes(heard, "standby/report", "spoken")
     stop.set()
     beat.join()
+    heard.close()
+
+
+class LivePrimary:
+    """The primary's connection as a gateway's: its Last Will `offline` naming its run, its
+    retained `online` at every connection and every BEAT_S, reconnecting as paho does."""
+
+    def __init__(self, port: int) -> None:
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, "gw-primary", False)
+        will = json.dumps({"state": "offline", "run": "live"})
+        self.client.will_set("cosyedge/status", will, qos=1, retain=True)
+        self.client.reconnect_delay_set(1, 2)
+        self.client.on_connect = lambda *_: self.beat()
+        self.stop = threading.Event()
+        self.client.connect("127.0.0.1", port, 30)
+        self.client.loop_start()
+        self.thread = threading.Thread(target=self._beating, daemon=True)
+        self.thread.start()
+
+    def beat(self) -> None:
+        online = {"state": "online", "faults": {}, "beat_s": BEAT_S, "run": "live"}
+        self.client.publish("cosyedge/status", json.dumps(online), qos=1, retain=True)
+
+    def _beating(self) -> None:
+        while not self.stop.wait(BEAT_S):
+            self.beat()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.client.loop_stop()
+
+
+def test_a_broker_restarted_by_sigterm_with_the_primary_alive_is_no_takeover(
+    broker, make_daemon, tmp_path
+):
+    """A broker stopping (SIGTERM: `systemctl restart mosquitto`) publishes every client's Last
+    Will, the primary's `offline` among them, then closes the connections: the standby's own
+    connection closes just after it, and it does not take over; after the restart the Will
+    the broker kept is retained, and the primary, reconnecting, says its status again."""
+    standby_sink = AlsaSink(tmp_path / "alsa-standby")
+    heard = Listener(broker.port, "standby/report", "standby/status", persistent=True)
+    primary = LivePrimary(broker.port)
+    make_daemon(gateway(broker.port, tmp_path / "s", STANDBY, TAKEOVER_S), env=standby_sink.env)
+    heard.wait_for("standby/status", lambda s: s[-1]["state"] == "online", 60, "the standby up")
+    alert(broker.port, "r-1")
+    time.sleep(TAKEOVER_S + 0.5)
+    for _ in range(2):
+        broker.process.terminate()  # SIGTERM: the Wills, then the connections closed
+        broker.process.wait(timeout=10)
+        broker.start()
+        back = heard.on("standby/status")[-1:]
+        heard.wait_for(
+            "standby/status",
+            lambda s, back=back: s[-1:] != back and s[-1]["state"] != "offline",
+            30,
+        )
+        time.sleep(TAKEOVER_S + 2 * BEAT_S + 1.0)
+    assert "r-1" not in outcomes(heard, "standby/report", "spoken")
+    statuses = [s for s in heard.on("standby/status") if s["state"] != "offline"]
+    assert all("standby" not in s["faults"] for s in statuses), statuses
+    assert statuses[-1]["standby"]["ignored"].get("offline-at-close", 0) >= 1, statuses[-1]
+    primary.close()
     heard.close()

@@ -50,7 +50,7 @@ def test_a_takeover_says_its_phrase_before_every_alert_taken_over_once_each_time
     rig.send("old", "high")
     rig.send("fire", "critical")
     time.sleep(0.7)  # past takeover_s: due at once at the takeover
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     rig.send("new", "high")
     # A critical alert waits for no fault; the phrase, then the others taken over, once.
     assert said(rig) == [
@@ -63,14 +63,14 @@ def test_a_takeover_says_its_phrase_before_every_alert_taken_over_once_each_time
     assert (told["fault"], told["result"], told["text"]) == ("standby", "spoken", text)
     rig.primary("cosyedge/status", {"state": "online"})
     assert said(rig) == [("fault", "fault:standby:cleared")]
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     rig.send("again", "high")
     assert said(rig) == [("fault", "fault:standby"), ("alert", "again")]
 
 
 def test_an_empty_takeover_phrase_says_nothing_before_the_alerts(tmp_path, rigs):
     rigs.append(rig := made(tmp_path, ', takeover_phrase: ""'))
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     rig.send("new", "low")
     assert said(rig) == [("alert", "new")]
     assert events(rig, "fault_announcement") == []
@@ -78,7 +78,7 @@ def test_an_empty_takeover_phrase_says_nothing_before_the_alerts(tmp_path, rigs)
 
 def test_the_phrase_cut_short_by_a_lost_device_is_said_again_before_the_alerts(tmp_path, rigs):
     rigs.append(rig := made(tmp_path, f', takeover_phrase: "{PHRASE}"'))
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     rig.send("new", "high")
     item = rig.desk.take(0.2)
     assert item is not None and item.fault == "standby"
@@ -107,7 +107,7 @@ def test_a_flood_end_the_primary_had_time_to_say_is_not_said_at_a_takeover_after
     rigs.append(rig := made(tmp_path, ', takeover_phrase: ""', FLOOD))
     flood(rig, KEYS)
     time.sleep(0.7)  # the flood over for longer than takeover_s while the primary lived
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     assert said(rig) == []  # neither "5 new alarms" it summarized nor the stale end
     assert events(rig, "summary") == []
 
@@ -115,7 +115,7 @@ def test_a_flood_end_the_primary_had_time_to_say_is_not_said_at_a_takeover_after
 def test_a_flood_end_just_before_the_primary_went_is_said_counting_what_it_left(tmp_path, rigs):
     rigs.append(rig := made(tmp_path, ', takeover_phrase: ""', FLOOD))
     flood(rig, KEYS[:3])
-    rig.primary("cosyedge/status", {"state": "offline"})  # within takeover_s of the end
+    rig.offline()  # within takeover_s of the end
     item = rig.take()
     assert item is not None and item.kind is ItemKind.SUMMARY
     assert item.text.startswith("Alarm flood: 2 new alarms.")  # k-3 and k-4 alone

@@ -48,7 +48,7 @@ def test_a_standby_covering_the_hall_says_its_alerts_and_ends_the_yards_saying_w
     send(rig, "N")  # no zone: every zone, the hall among them
     said_by_primary(rig, "Y2")
     time.sleep(0.7)
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     assert said(rig) == [("alert", "H"), ("alert", "HY"), ("alert", "N")]
     send(rig, "Y3", "yard")  # after the primary went: ended at once
     assert said(rig) == []
@@ -147,7 +147,7 @@ def test_a_copy_of_the_primarys_other_zone_returned_to_normal_ends_cleared(tmp_p
         "cleared",
         "returned to normal before it was spoken",
     )
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     assert said(rig) == [("fault", "fault:standby")]  # the takeover's phrase alone
     assert [r["id"] for r in rig.reports() if r["outcome"] == "failed"] == []
 

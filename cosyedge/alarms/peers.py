@@ -53,12 +53,19 @@ class PeerDesk:
             self.standby.heard_any(time.monotonic())  # one float: no lock (Watch.lately)
 
     def primary_status(
-        self, state: str, faults: Mapping[str, Any], beat_s: float = peer.BEAT_S
-    ) -> None:
-        """The primary's status says `state` and `faults`, and that it comes every `beat_s`."""
-        self._primary(
-            lambda w, now, wall: w.status(state, faults, now, wall, beat_s), f"status is {state}"
+        self, state: str, faults: Mapping[str, Any], beat_s: float = peer.BEAT_S, **told: Any
+    ) -> bool:
+        """The primary's status says `state` and `faults`, and that it comes every `beat_s`;
+        `told`: what else it says (Watch.status). False if it was not taken (another run)."""
+        return self._primary(
+            lambda w, now, wall: w.status(state, faults, now, wall, beat_s, **told),
+            f"status is {state}",
         )
+
+    def primary_lost(self) -> None:
+        """Our connection was lost: an `offline` heard just before is the broker's stop."""
+        if self._primary(lambda w, now, wall: w.lost(now), "connection lost"):
+            log.warning("primary's offline came as our connection closed: the broker stopped")
 
     def primary_ignored(self, what: str) -> None:
         """A message on the primary's topics was not its own (`what` it claimed to be)."""
@@ -70,21 +77,23 @@ class PeerDesk:
         """The bridge to the primary's broker is `up` or down, as the topic `what` says."""
         self._primary(lambda w, now, wall: w.link(up, what, now, wall), f"link ({what}) {up:d}")
 
-    def _primary(self, tell: Callable[[peer.Watch, float, float], None], told: str) -> None:
+    def _primary(self, tell: Callable[[peer.Watch, float, float], bool | None], told: str) -> bool:
         """What a standby learnt of its primary, `tell`ing its watch (with the monotonic and
-        wall clocks); a change of role it makes at once is logged, naming what was `told`."""
+        wall clocks); a change of role it makes at once is logged, naming what was `told`.
+        What `tell` answered."""
         if self.standby is None:
-            return
+            return False
         with self._cond:
             now = time.monotonic()
             was = self.standby.alive(now)
-            tell(self.standby, now, time.time())
+            answer = tell(self.standby, now, time.time())
             alive = self.standby.alive(now)
             self._cond.notify_all()
             if alive and not was and (phrase := self.standby.handed_back()) is not None:
                 self._emit(self.policy.fault_cleared(peer.TAKEOVER, phrase.cleared, phrase.lang))
         if alive != was:  # its status changes with every alert: only a change of role is told
             log.warning("primary's %s: %s", told, "holding" if alive else "speaking for it")
+        return bool(answer)
 
     def primary_report(self, report: dict[str, Any]) -> None:
         """The primary's outcome report of an alert: our copy of it, unsaid, ends `covered`;
@@ -105,6 +114,9 @@ class PeerDesk:
         for the topic it named (`_shelf`)."""
         ids, cmd = event.get("ids"), event.get("cmd")
         by = {k: v[:TEXT_MAX] for k in ("user", "comment") if isinstance(v := event.get(k), str)}
+        if self.standby is not None and self.standby.state == peer.OFFLINE:
+            self.primary_ignored("command-offline")  # its connection is gone: not its event
+            return
         if self.standby is not None and cmd in SHELVES:
             self._shelf(event, by)
         if self.standby is None or cmd not in MIRRORED or not isinstance(ids, list):
@@ -211,6 +223,11 @@ class PeerDesk:
             self._cond.notify_all()
         if waited is not None:
             log.info("handback: what the broker kept is in after %.1f s; speaking", waited)
+
+    def standby_loop(self) -> str | None:
+        """The fault `standby-loop`: the primary stands by for this gateway too."""
+        with self._cond:
+            return self.standby.loop_fault() if self.standby else None
 
     def standby_fault(self) -> str | None:
         """The fault `standby` now: the primary is gone and this gateway speaks for it."""

@@ -11,7 +11,10 @@ primary's status, which a running primary publishes again every `beat_s` (BEAT_S
   hands retained messages over at a subscription, so a status that exists comes with the first
   messages). Each new subscription (a reconnect) starts both clocks again;
 - gone: its status is `offline` (its Last Will, which the broker publishes when its
-  connection drops or its keepalive lapses, or what it publishes itself at a stop); or none
+  connection drops or its keepalive lapses, or what it publishes itself at a stop) and our
+  own connection stayed up OFFLINE_GRACE_S after it (a broker stopping publishes every Will,
+  then closes the connections; one handed over retained at our subscription, after a
+  broker's restart perhaps the Will it kept, waits `takeover_s` for the primary); or none
   (never started) `takeover_s` after our first message; or its status silent for `silent_s`
   (a Last Will lost with a broker restarted meanwhile, a retained `online` left stale): a
   running primary's beat would have come;
@@ -23,6 +26,11 @@ primary's status, which a running primary publishes again every `beat_s` (BEAT_S
   (`MUTE`: its sound device, a stuck announcer or player) for `takeover_s`. Alive, connected
   and queueing, it says nothing meanwhile; when it is heard again it may say some of what the
   standby said (between twice and never, twice).
+
+A status naming another run than the primary's current one is taken only once that run is
+over (its `offline`, or its silence) or as a new subscription's first (`of_run`). A primary
+whose status says it stands by for us too is gone if our client id sorts first (as with
+`mutual`), and the fault LOOP names the misconfiguration on both.
 
 While it is gone, an item is said at once if every alert in it came after the primary went
 (no primary could have said it), else once each has waited `takeover_s` since its receipt
@@ -53,6 +61,13 @@ STATES = frozenset({"starting", "online", "degraded", OFFLINE})  # what a gatewa
 BEAT_S = 2.0
 BEAT_RANGE = (0.1, 60.0)  # a `beat_s` told outside it is taken as BEAT_S
 LATE_BEATS = 2  # beats a status may be late, beyond `takeover_s`, before silence is gone
+# How long our connection must stay up after the primary's `offline` before it counts, in
+# seconds: a broker shutting down (SIGTERM, `systemctl restart mosquitto`) publishes every
+# client's Last Will, then closes the connections; Mosquitto 2.0.11 left 0.6 to 9.4 ms
+# between the two over 20 restarts (docs/standby.md, "Measured"). A Will followed by our own
+# connection's loss within it is the broker's going down, not the primary's.
+OFFLINE_GRACE_S = 0.5
+LOOP = "standby-loop"  # the fault of two gateways each standing by for the other
 # The primary's faults that keep it from being heard: no device, or a stage that stopped
 # (alarms.md). A zoned primary's `audio:<output>` is not one: its other zones still speak.
 MUTE = frozenset({"audio", "announcer-stuck", "player-stuck"})
@@ -86,11 +101,24 @@ class Watch:
     """The primary as a standby sees it. `now` is the rules' monotonic clock, `wall` the
     wall clock at the same moment (for what is told)."""
 
-    def __init__(self, takeover_s: float, window_s: float, phrase: Phrase | None = None) -> None:
+    def __init__(
+        self,
+        takeover_s: float,
+        window_s: float,
+        phrase: Phrase | None = None,
+        ids: tuple[str, str] = ("", ""),
+    ) -> None:
         """`window_s`: how long a primary outcome waits for our copy of its alert (the
         de-duplication window: a copy later than that is another alert); `phrase`, said at
-        each takeover before its alerts (None: the fault is shown, not said)."""
+        each takeover before its alerts (None: the fault is shown, not said); `ids`: our
+        client id and the primary's, which decide who speaks if it stands by for us too."""
         self.takeover_s = takeover_s
+        self.ids = ids
+        self.run: str | None = None  # the run the primary's statuses name; None: none yet
+        self._fresh = True  # no status yet on this subscription: the first names the run
+        self._loop: tuple[float, float] | None = None  # since when it says it is a standby
+        self._prior: tuple[str | None, tuple[float, float] | None] = (None, None)
+        self._grace = OFFLINE_GRACE_S  # how long the `offline` heard waits for our connection
         self.phrase = phrase
         self.raised = False  # this takeover's phrase is queued (desk.py), until the primary is back
         self.told: set[str] = set()  # the zones it was said in (a zone's alerts wait for it)
@@ -113,6 +141,29 @@ class Watch:
         """The first message of a subscription (at the start, and at each reconnect) came:
         the primary's status, if it has one, comes with it; the silence counts from here."""
         self._heard = (now, wall)
+        self._fresh = True
+
+    def lost(self, now: float) -> bool:
+        """Our connection was lost: an `offline` heard less than its grace before is the
+        broker's going down (it publishes every Will as it stops), not the primary's, and is
+        dropped (counted as `offline-at-close`): the statuses heard after the reconnect
+        decide. True if one was."""
+        if self.state != OFFLINE or self._offline is None or now >= self._offline[0] + self._grace:
+            return False
+        (self.state, self._status_at), self._offline = self._prior, None
+        self.ignore("offline-at-close")
+        return True
+
+    def of_run(self, state: str, run: object, now: float) -> bool:
+        """Whether a status naming `run` is taken: one naming the primary's current run; the
+        first of each subscription (the broker's retained one decides after a reconnect);
+        another run's once the current one is over (its `offline` heard, or silent)."""
+        over = self._fresh or self.state == OFFLINE or self._silent(now) is not None
+        if self.run is not None and run != self.run and not over:
+            return False
+        self._fresh = False
+        self.run = run if isinstance(run, str) else (self.run if state == OFFLINE else None)
+        return True
 
     def heard_any(self, now: float) -> None:
         """A message of any kind came through our subscription: it works."""
@@ -125,13 +176,26 @@ class Watch:
         now: float,
         wall: float,
         beat_s: float = BEAT_S,
-    ) -> None:
+        retained: bool = False,
+        role: object = None,
+        run: object = None,
+    ) -> bool:
         """The primary's status said `state` (one of STATES) with `faults` (name -> reason),
-        and that it is published again every `beat_s`."""
+        and that it is published again every `beat_s`; `retained`: handed over at our
+        subscription (kept by the broker: after a broker's restart, perhaps the Will it
+        published as it stopped, which waits `takeover_s` for the primary to reconnect);
+        `role`: its status's `standby.role` (`standby`: it stands by for us too); `run`, the
+        run it names (`of_run`): False, counted as `another-run`, for a status not taken."""
+        if not self.of_run(state, run, now):
+            self.ignore("another-run")
+            return False
         if state == OFFLINE and self.state != OFFLINE:
-            self._offline = (now, wall)
+            self._offline, self._prior = (now, wall), (self.state, self._status_at)
+            self._grace = self.takeover_s if retained else OFFLINE_GRACE_S
         elif state != OFFLINE:
             self._offline = None
+        looped = role == "standby" and state != OFFLINE
+        self._loop = (self._loop or (now, wall)) if looped else None
         self.state, self._status_at = state, (now, wall)
         low, high = BEAT_RANGE
         self.beat_s = beat_s if low <= beat_s <= high else BEAT_S
@@ -143,6 +207,7 @@ class Watch:
             self._mute = (now, wall, f"{mute[0]}: {reason}")
         if self.alive(now):
             self._spoke = False  # back: the next takeover is told again
+        return True
 
     def ignore(self, what: str) -> None:
         """A message on the primary's topics was not taken (not its shape, too big, or not
@@ -188,7 +253,10 @@ class Watch:
         its status, or none at all), `silent` (no status again for its bound), `unreachable` (the
         bridge to it down past takeover_s) or `mute` (its fault past takeover_s)."""
         if self.state == OFFLINE:
-            return [(self._offline, OFFLINE)] if self._offline else []
+            counted = self._offline and now >= self._offline[0] + self._grace
+            return [(self._offline, OFFLINE)] if counted and self._offline else []
+        if self._loop and self.ids[0] < self.ids[1]:  # both apply it: ours sorts first
+            return [(self._loop, "standby")]
         lasted = ((self._unlinked, "unreachable"), (self._mute, "mute"))
         evidence = [
             ((s[0] + self.takeover_s, s[1] + self.takeover_s), why)
@@ -277,11 +345,25 @@ class Watch:
         if reason == "silent":
             why = f"no status from it for {self.silent_s:g} s; it tells one every {self.beat_s:g} s"
             return f"primary silent since {since} ({why}); speaking for it"
+        if reason == "standby":
+            return f"primary is a standby too since {since} ({self.loop_fault()}); speaking for it"
         if reason == "unreachable" and self._unlinked:
             where = f"the bridge to its broker is down: {self._unlinked[2]} says 0"
             return f"primary unreachable since {since} ({where}); speaking for it"
         fault = self._mute[2] if self._mute else ""
         return f"primary cannot be heard since {since} (its fault {fault}); speaking for it"
+
+    def loop_fault(self) -> str | None:
+        """The fault LOOP while the primary's status says it stands by for us too: neither
+        would speak; the one whose client id sorts first does (as with `mutual`)."""
+        if self._loop is None:
+            return None
+        own, other = self.ids
+        first = own if own < other else other
+        return (
+            f"{other} (standby.client_id) stands by for this gateway ({own}) too: give one "
+            f"of them `mutual: true` on both, or no `standby.enabled`; {first} speaks meanwhile"
+        )
 
     def shown(self, now: float) -> dict[str, Any]:
         """The standby's part of the status: the primary's state as the evidence has it (its

@@ -135,6 +135,9 @@ class StandbyConfig:
         for name in self.zones:
             if name == ALL or not NAME.match(name):
                 raise ValueError(f"zones: {show(name)} is not a zone's name")
+        if len(set(self.zones)) < len(self.zones):
+            twice = next(z for z in self.zones if self.zones.count(z) > 1)
+            raise ValueError(f"zones: {show(twice)} named twice")
         if self.zones and not self.enabled:
             raise ValueError("zones: a standby's key (`enabled`): the primary's zones it covers")
         if self.mutual and not (self.enabled or self.reports_of):
@@ -172,6 +175,7 @@ def check_standby(standby: StandbyConfig, mqtt: MqttConfig, reports: ReportsConf
         standby.report_topic: "standby.report_topic",
         standby.error_topic: "standby.error_topic",
         standby.event_topic: "standby.event_topic",
+        **({standby.link_topic: "standby.link_topic"} if standby.link_topic else {}),
     }
     for f in dataclasses.fields(reports):
         topic = getattr(reports, f.name)
@@ -225,9 +229,14 @@ def check_crossing(
     reports); a standby's topics of the primary are not one another, its status, report and
     link topics fall under no template's filter but a `#` one, and its `event_topic` is not
     the command topic (docs/standby.md)."""
+    marker = f"{canary_topic}/{client_id}/handback"
+    own = {
+        command_topic: "alarms.command_topic",
+        f"{canary_topic}/{client_id}": "canary topic (monitor.canary_topic/<client id>)",
+        marker: "handback marker topic",
+    }
     if standby.reports_of:
-        marker = f"{canary_topic}/{client_id}/handback"
-        taken = {command_topic: "alarms.command_topic", marker: "handback marker topic"}
+        taken = dict(own)
         taken.update({f: f"templates[{i}].topic" for i, f in reversed(list(enumerate(filters)))})
         if standby.reports_of in taken:
             raise ValueError(
@@ -236,6 +245,20 @@ def check_crossing(
             )
     if standby.enabled:
         _apart(standby, command_topic, filters)
+        _not_own(standby, own)
+
+
+def _not_own(standby: StandbyConfig, own: dict[str, str]) -> None:
+    """A standby's status, report and link topics of its primary are none of this gateway's
+    own topics (its commands, canaries, handback marker): it would take its own messages, or
+    an operator's command, for the primary's status or reports."""
+    for name in ("status_topic", "report_topic", "link_topic"):
+        topic = getattr(standby, name)
+        if topic in own:
+            raise ValueError(
+                f"standby.{name}: {show(topic)} is this gateway's {own[topic]}; name the "
+                "primary's topic"
+            )
 
 
 def _apart(standby: StandbyConfig, command_topic: str, filters: list[str]) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosyedge.alarms.desk import AlarmDesk
-from cosyedge.alarms.standby import BEAT_S, OFFLINE, STATES
+from cosyedge.alarms.standby import BEAT_S, LOOP, STATES
 from cosyedge.component import Component
 from cosyedge.config.standby import StandbyConfig
 from cosyedge.intake.intake import Intake
@@ -52,7 +52,6 @@ class PrimaryTap(Component, Observer):
         self.topics += [t for t in (config.link_topic, own_status) if t]
         self.refuse = Refusal(max_bytes)
         self._heard = False  # only paho's network thread sets it
-        self._run: str | None = None  # the primary's run its last status named (likewise)
 
     def use(self, intake: Intake) -> None:
         """The intake in force changes nothing here: the primary is named by `standby`."""
@@ -61,6 +60,11 @@ class PrimaryTap(Component, Observer):
         """A new connection (paho's network thread): its first message starts the clock of
         the primary's silence again (its retained status comes with the subscription)."""
         self._heard = False
+
+    def lost(self) -> None:
+        """Our connection was lost (paho's network thread): an `offline` just heard was the
+        broker's stop (alarms/standby.py `Watch.lost`)."""
+        self.desk.primary_lost()
 
     def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
         if not self._heard:
@@ -73,38 +77,32 @@ class PrimaryTap(Component, Observer):
             return self._other(topic, payload, retained)
         why = self.refuse.why(topic, payload, retained and topic == self.config.report_topic)
         if why is None and topic == self.config.status_topic:
-            why = self._status(payload)
+            why = self._status(payload, retained)
         elif why is None:
             why = self._report(payload)
         if why is not None:
             self.desk.primary_ignored(why)
         return True
 
-    def _status(self, payload: bytes) -> str | None:
-        """The primary's status handed to the desk; or why it is not one of the primary's."""
+    def _status(self, payload: bytes, retained: bool) -> str | None:
+        """The primary's status handed to the desk; or why it is not one of the primary's
+        (counted by the desk itself when it names another run than the current one)."""
         status = self.refuse.shaped(json_object(payload, quiet=True), "status")
-        if status is None or not self._of_its_run(status):
+        if status is None:
             return "status"
-        faults, beat = status.get("faults"), status.get("beat_s")
-        self.desk.primary_status(
+        faults, beat, role = status.get("faults"), status.get("beat_s"), status.get("standby")
+        taken = self.desk.primary_status(
             status["state"],
             faults if isinstance(faults, dict) else {},
             beat if isinstance(beat, int | float) and not isinstance(beat, bool) else BEAT_S,
+            retained=retained,
+            role=role.get("role") if isinstance(role, dict) else None,
+            run=status.get("run"),
         )
+        if not taken:
+            told = f"a status naming run {str(status.get('run'))[:40]!r}, not the current one"
+            self.refuse.refused("another-run", self.config.status_topic, told)
         return None
-
-    def _of_its_run(self, status: dict[str, Any]) -> bool:
-        """Whether `status` may be the primary's by the run it names: an `offline` must name
-        the run of the last status heard (its Last Will and its stop's carry it), unless none
-        was; a status of any other state names the run from now on."""
-        run = status.get("run")
-        if status["state"] == OFFLINE and self._run is not None and run != self._run:
-            told = f"an offline naming run {str(run)[:40]!r}, its status {self._run!r}"
-            self.refuse.refused("status", self.config.status_topic, told)
-            return False
-        if isinstance(run, str):
-            self._run = run
-        return True
 
     def _report(self, payload: bytes) -> str | None:
         """The primary's report handed to the desk; or why it is not one of the primary's."""
@@ -119,6 +117,8 @@ class PrimaryTap(Component, Observer):
         False for a topic not ours."""
         if topic == self.config.event_topic:
             why = self.refuse.why(topic, payload, retained)
+            if why is not None:
+                self.desk.primary_ignored(why)
             event = json_object(payload) if why is None else None
             if event is not None and event.get("event") == "command":
                 self.desk.primary_command(event)
@@ -139,7 +139,7 @@ class PrimaryTap(Component, Observer):
         self.desk.primary_link(state != b"0", topic)
 
     def tick(self, now: float) -> Mapping[str, str | None]:
-        return {"standby": self.desk.standby_fault()}
+        return {"standby": self.desk.standby_fault(), LOOP: self.desk.standby_loop()}
 
 
 class Refusal:
@@ -156,7 +156,7 @@ class Refusal:
         if len(payload) > self.max_bytes:
             return self.refused("too-big", topic, f"{len(payload)} bytes, over {self.max_bytes}")
         if retained:
-            return self.refused("retained", topic, "a retained report (none is sent so)")
+            return self.refused("retained", topic, "a retained message (none is sent so)")
         return None
 
     def shaped(self, message: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:

@@ -64,6 +64,7 @@ class Link(Component):
             self.door.on_message,
             will=(config.reports.status_topic, self._offline),
             on_connected=self.observer.connected,
+            on_lost=self.observer.lost,
             on_published=self.observer.published,
             faults=self.faults,
             id_base=self._made * MID_SPAN,

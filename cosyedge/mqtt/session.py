@@ -141,6 +141,7 @@ class MqttSession:
         *,
         will: tuple[str, str] | None = None,
         on_connected: Callable[[], None] | None = None,
+        on_lost: Callable[[], None] | None = None,
         on_published: Callable[[int], None] | None = None,
         faults: Faults | None = None,
         id_base: int = 0,
@@ -155,6 +156,7 @@ class MqttSession:
         self.filters = list(filters)
         self._on_message = on_message
         self._on_connected = on_connected
+        self._on_lost = on_lost
         self._on_published = on_published
         self.connected = False
         self._last_failure = ""
@@ -303,6 +305,8 @@ class MqttSession:
             closed = closed and not flags.is_disconnect_packet_from_server
             delay = self._takeover.lost(time.monotonic(), closed)
             self._set_delay(client, delay or _delay(self.config.reconnect_min_s))
+            if self._on_lost is not None:
+                self._on_lost()
         if delay is None:
             log.warning("MQTT connection lost (%s); reconnecting with backoff", reason_code)
         else:

@@ -58,6 +58,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "configuration.",
         "standby": "Alarm system fault: the primary gateway has failed. The standby gateway "
         "has taken over.",
+        "standby-loop": "Alarm system fault: two gateways each stand by for the other.",
         "sparkplug": "Alarm system fault: alarms from a Sparkplug group may not be heard.",
         "opcua": "Alarm system fault: alarms from the OPC UA server are not received.",
         "other": "Alarm system fault: a part of the alarm system has stopped.",
@@ -78,6 +79,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "config": "报警系统配置被拒绝；正在使用上一个配置。",
         "config-defaults": "报警系统配置被拒绝；正在使用默认配置。",
         "standby": "报警系统故障：主网关已失效。备用网关已接管播报。",
+        "standby-loop": "报警系统故障：两台网关互为备用。",
         "sparkplug": "报警系统故障：Sparkplug组的报警可能收不到。",
         "opcua": "报警系统故障：收不到OPC UA服务器的报警。",
         "other": "报警系统故障：报警系统的一部分已停止。",
