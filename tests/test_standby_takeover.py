@@ -154,7 +154,7 @@ def test_a_takeovers_first_summary_and_the_next_are_the_summary_interval_apart(t
     for key in KEYS:
         rig.send(key, "medium")
         said_by_primary(rig, key, "summarized")
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     rig.send("after-1", "medium")
     item = rig.desk.take(0.5)
     assert item is not None and item.kind is ItemKind.SUMMARY

@@ -179,7 +179,7 @@ def test_the_restarted_primary_says_in_its_other_zones_what_the_standby_said_in_
     copies are covered there alone, and said in its other zones."""
     keys = f', zones: [{", ".join(covers)}], takeover_phrase: ""'
     rigs.append(rig := Standby(tmp_path, 0.6, keys, own))
-    rig.primary("cosyedge/status", {"state": "offline"})
+    rig.offline()
     sent = (("H", "hall"), ("HY", "hall,yard"), ("N", None), ("Y", "yard"))
     for ident, zone in sent:
         send(rig, ident, zone)
