@@ -502,7 +502,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     said = fault_lang(voices)
     fault_phrases = FaultPhrases(renderer.synthesize, said, renderer.key, saved, site)
     for lang, voice in in_process.items():
-        memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT, saved)
+        memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 

@@ -35,9 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from cosyedge.speech.allocator import MIB, libc_malloc_trim, rss_mb
-from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import Lexicon
-from cosyedge.speech.stepkept import keep_step, kept_step, made_from
 from cosyedge.speech.voices import EngineVoice, FrontEnd, lexicon_identity
 
 log = logging.getLogger(__name__)
@@ -234,27 +232,15 @@ class MemoryGuard:
         self.peak_mb = max(self.peak_mb, peak_rss_mb(), rss)
         return rss
 
-    def measure_voice(
-        self, voice: SheddableVoice, text: str = REFERENCE_TEXT, saved: SavedDir | None = None
-    ) -> None:
+    def measure_voice(self, voice: SheddableVoice, text: str = REFERENCE_TEXT) -> None:
         """Learn what the longest synthesis step costs before the first alert needs it: from
         the voice itself when it declares it (a slow voice would take minutes to speak the
-        reference text), from what an earlier start measured and kept in `saved`
-        (`stepkept`), else by speaking `text` (and keeping it there)."""
-        source = made_from(voice.identity, text) if saved is not None else {}
-        known = voice.declared_step_mb or (saved is not None and kept_step(saved, source))
-        if known:
-            self.reference_mb = max(self.reference_mb, known)
+        reference text), else by speaking `text`."""
+        if voice.declared_step_mb:
+            self.reference_mb = max(self.reference_mb, voice.declared_step_mb)
             self.settled_mb = self.rss()
             self._report_step(voice, self.settled_mb)
             return
-        measured = self._spoken(voice, text)
-        if measured and saved is not None:
-            keep_step(saved, source, measured)
-
-    def _spoken(self, voice: SheddableVoice, text: str) -> float:
-        """Measure by speaking `text`: the voice's largest step, 0 if out of memory."""
-        before, self.largest_mb = self.largest_mb, 0.0
         try:
             for _ in self.metered(voice.synthesize(text)):
                 pass
@@ -263,16 +249,13 @@ class MemoryGuard:
                 raise
             # The process limit is below what one step needs: long alerts will fall back.
             self.out_of_memory(exc)
-            return 0.0
-        finally:
-            measured, self.largest_mb = self.largest_mb, max(before, self.largest_mb)
-        self.reference_mb = max(self.reference_mb, measured)
+            return
+        self.reference_mb = max(self.reference_mb, self.largest_mb)
         # What the steps left to the allocator (Piper's; hibari hands back its own) goes back
         # now: kept, it would stand in RSS until the guard next drops buffers, and count twice
         # below.
         self.settled_mb = self._drop_buffers(self.rss())
         self._report_step(voice, self.settled_mb)
-        return measured
 
     def _report_step(self, voice: SheddableVoice, rss: float) -> None:
         log.info(
