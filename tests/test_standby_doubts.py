@@ -12,7 +12,6 @@ import pytest
 from test_standby_rules import Standby
 
 from cosyedge.alarms.standby import OFFLINE_GRACE_S
-from cosyedge.config import ConfigError, parse_config
 
 TAKEOVER_S = 0.6
 BEAT = 0.1  # silent past TAKEOVER_S + 2 beats = 0.8 s
@@ -153,29 +152,3 @@ def test_commands_and_retained_events_the_primary_could_not_have_sent_are_counte
     standby.primary("cosyedge/event", {**shelve, "ids": []})  # its connection is gone
     assert standby.desk.board()["shelved"] == []
     assert ignored(standby) == {"command-offline": 1, "retained": 1}
-
-
-TEMPLATE = "templates: [{topic: 'plant/{x}/alarm', text: hi}]\n"
-STANDBY = (
-    "mqtt: {client_id: s}\n"
-    "reports: {outcome_topic: s/r, status_topic: s/s, error_topic: s/e, event_topic: s/v}\n"
-    "standby: {enabled: true, client_id: p, %s}\n" + TEMPLATE
-)
-
-
-@pytest.mark.parametrize(
-    ("text", "key"),
-    [
-        (STANDBY % "status_topic: cosyedge/command", "standby.status_topic"),
-        (STANDBY % "report_topic: cosyedge/command", "standby.report_topic"),
-        (STANDBY % "link_topic: cosyedge/command", "standby.link_topic"),
-        (STANDBY % "link_topic: s/s", "reports.status_topic"),
-        (STANDBY % "report_topic: cosyedge/canary/s", "standby.report_topic"),
-        (STANDBY % "status_topic: cosyedge/canary/s/handback", "standby.status_topic"),
-        (STANDBY % "zones: [hall, hall]", "standby.zones"),
-    ],
-)
-def test_a_standbys_topics_of_the_primary_that_are_its_own_are_refused(text, key):
-    parse_config(STANDBY % "takeover_s: 5")
-    with pytest.raises(ConfigError, match=key.replace(".", r"\.") + ": "):
-        parse_config(text)

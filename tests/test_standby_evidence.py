@@ -248,6 +248,13 @@ STANDBY = (
         (STANDBY % "report_topic: plant/2/alarm", "standby.report_topic"),
         (STANDBY % "link_topic: plant/3/alarm", "standby.link_topic"),
         (STANDBY % "event_topic: cosyedge/command", "standby.event_topic"),
+        (STANDBY % "status_topic: cosyedge/command", "standby.status_topic"),
+        (STANDBY % "report_topic: cosyedge/command", "standby.report_topic"),
+        (STANDBY % "link_topic: cosyedge/command", "standby.link_topic"),
+        (STANDBY % "link_topic: s/s", "reports.status_topic"),
+        (STANDBY % "report_topic: cosyedge/canary/s", "standby.report_topic"),
+        (STANDBY % "status_topic: cosyedge/canary/s/handback", "standby.status_topic"),
+        (STANDBY % "zones: [hall, hall]", "standby.zones"),
     ],
 )
 def test_topics_that_would_cross_the_other_gateways_or_our_own_are_refused(text, key):
