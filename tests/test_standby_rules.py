@@ -355,6 +355,25 @@ def test_a_bridge_to_the_primarys_broker_down_for_takeover_s_counts_as_the_prima
     assert standby.take() is None
 
 
+@pytest.mark.parametrize("will_first", [True, False])
+def test_the_primarys_broker_stopping_across_the_bridge_is_no_death(standby, will_first):
+    """A broker stopped normally publishes every client's Will, then closes its connections,
+    the bridge's too: the primary's `offline` and the bridge's `0` come together. That is the
+    broker, not the primary: it is dropped; the bridge down for takeover_s still counts."""
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}, "run": "r1"})
+    standby.primary(LINK, b"1")
+    standby.send("H", "critical")
+    time.sleep(0.7)  # past takeover_s: an offline taken would say it at once
+    will = {"state": "offline", "run": "r1"}
+    for topic, body in (("cosyedge/status", will), (LINK, b"0"))[:: 1 if will_first else -1]:
+        standby.primary(topic, body)
+    assert standby.take(0.3) is None  # the broker's closing: no takeover yet
+    assert standby.desk.standby.ignored.get("offline-at-close") == 1
+    took = standby.take(1.0)  # the bridge still down past takeover_s: unreachable
+    assert took is not None and took.key == "H"
+    assert "the bridge to its broker is down" in str(standby.desk.standby_fault())
+
+
 @pytest.mark.parametrize("state", [b"", b"2", b"down", b"\xff" * 100])
 def test_a_bridge_state_other_than_0_is_no_sign_of_the_primary_gone(standby, state):
     standby.primary("cosyedge/status", {"state": "online", "faults": {}})

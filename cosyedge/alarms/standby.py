@@ -144,10 +144,10 @@ class Watch:
         self._fresh = True
 
     def lost(self, now: float) -> bool:
-        """Our connection was lost: an `offline` heard less than its grace before is the
-        broker's going down (it publishes every Will as it stops), not the primary's, and is
-        dropped (counted as `offline-at-close`): the statuses heard after the reconnect
-        decide. True if one was."""
+        """Our connection, or the bridge to the primary's broker, was lost: an `offline`
+        heard less than its grace before is the broker's going down (it publishes every Will
+        as it stops), not the primary's, and is dropped (counted as `offline-at-close`): the
+        statuses heard after the reconnect, or the bridge's state, decide. True if one was."""
         if self.state != OFFLINE or self._offline is None or now >= self._offline[0] + self._grace:
             return False
         (self.state, self._status_at), self._offline = self._prior, None
@@ -189,6 +189,9 @@ class Watch:
         if not self.of_run(state, run, now):
             self.ignore("another-run")
             return False
+        if state == OFFLINE and self._closing(now):  # its broker's Wills as it stops
+            self.ignore("offline-at-close")
+            return False
         if state == OFFLINE and self.state != OFFLINE:
             self._offline, self._prior = (now, wall), (self.state, self._status_at)
             self._grace = self.takeover_s if retained else OFFLINE_GRACE_S
@@ -209,6 +212,13 @@ class Watch:
             self._spoke = False  # back: the next takeover is told again
         return True
 
+    def _closing(self, now: float) -> bool:
+        """Whether the bridge to the primary's broker went down less than OFFLINE_GRACE_S ago:
+        an `offline` then is that broker's publishing every Will as it stops (it closes the
+        bridge as it closes every connection), not the primary's death; the bridge's own
+        state decides, after `takeover_s`."""
+        return self._unlinked is not None and now < self._unlinked[0] + OFFLINE_GRACE_S
+
     def ignore(self, what: str) -> None:
         """A message on the primary's topics was not taken (not its shape, too big, or not
         one it could have sent): counted, as `what`, in the status."""
@@ -220,6 +230,7 @@ class Watch:
             self._unlinked = None
         elif self._unlinked is None:
             self._unlinked = (now, wall, what)
+            self.lost(now)  # an `offline` just before: the primary's broker stopping
         if self.alive(now):
             self._spoke = False
 
