@@ -75,7 +75,7 @@ class Standby:
         names = tuple(self.config.zones) or (DEFAULT_ZONE,)
         policy = Zones(self.config.alarms, names, self.config.standby.zones)
         self.desk = AlarmDesk(policy, self.reporter, self.journal, standby=watch)
-        self.tap = PrimaryTap(self.config.standby, self.desk)
+        self.tap = PrimaryTap(self.config.standby, self.desk, self.config.mqtt.max_payload_bytes)
         self.intake = Intake(self.config)
         self.desk.recover(self.journal.open(), self.intake.read_journaled)
 

@@ -277,10 +277,14 @@ class Watch:
         silence = "silent" if self.state else OFFLINE  # no status at all: none to be silent
         return evidence + ([(silent, silence)] if (silent := self._silent(now)) else [])
 
+    def _earliest(self, now: float) -> tuple[tuple[float, float], str] | None:
+        """The earliest evidence that the primary is gone (`_evidence`); None while alive."""
+        return min(self._evidence(now), default=None)
+
     def _gone_at(self, now: float) -> tuple[float, float] | None:
-        """Since when the primary is gone, (now, wall): the earliest evidence; None while it
-        is alive."""
-        return min(self._evidence(now), default=(None,))[0]
+        """Since when the primary is gone, (now, wall); None while it is alive."""
+        earliest = self._earliest(now)
+        return earliest[0] if earliest else None
 
     def alive(self, now: float) -> bool:
         return self._gone_at(now) is None
@@ -345,10 +349,11 @@ class Watch:
     def fault(self, now: float) -> str | None:
         """The fault `standby` while the primary is gone: since when (the time its evidence
         made it gone), and by which evidence."""
-        gone = self._gone_at(now)
-        if gone is None:
+        earliest = self._earliest(now)
+        if earliest is None:
             return None
-        since, reason = _when(gone[1]), self._reason(now)
+        (_, wall), reason = earliest
+        since = _when(wall)
         if reason == OFFLINE and self.state is None:
             return f"primary offline since {since} (it has no status); speaking for it"
         if reason == OFFLINE:
@@ -379,18 +384,14 @@ class Watch:
     def shown(self, now: float) -> dict[str, Any]:
         """The standby's part of the status: the primary's state as the evidence has it (its
         own while alive: `unknown` before any), and the messages of its not taken."""
-        gone = self._gone_at(now)
-        primary = (self.state or "unknown") if gone is None else self._reason(now)
+        earliest = self._earliest(now)
+        primary = (self.state or "unknown") if earliest is None else earliest[1]
         shown: dict[str, Any] = {"role": "standby", "primary": primary}
-        if gone is not None:
-            shown["since"] = round(gone[1], 3)
+        if earliest is not None:
+            shown["since"] = round(earliest[0][1], 3)
         if self.ignored:
             shown["ignored"] = dict(self.ignored)
         return shown
-
-    def _reason(self, now: float) -> str:
-        """Why a primary that is gone is: its earliest evidence (`_evidence`)."""
-        return min(self._evidence(now))[1]
 
 
 class Ended:

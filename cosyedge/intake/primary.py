@@ -31,7 +31,6 @@ from cosyedge.observe import Observer
 log = logging.getLogger(__name__)
 
 LOG_EVERY_S = 60.0  # a message of the other gateway's not taken is logged at most this often
-MAX_PAYLOAD_BYTES = 65536  # mqtt.max_payload_bytes' default
 
 
 class PrimaryTap(Component, Observer):
@@ -41,7 +40,7 @@ class PrimaryTap(Component, Observer):
         self,
         config: StandbyConfig,
         desk: AlarmDesk,
-        max_bytes: int = MAX_PAYLOAD_BYTES,
+        max_bytes: int,
         own_status: str = "",
     ) -> None:
         """`max_bytes`: the largest message of the primary's taken (mqtt.max_payload_bytes);
