@@ -147,8 +147,11 @@ def test_commands_and_retained_events_the_primary_could_not_have_sent_are_counte
     standby.primary("cosyedge/status", ONLINE)
     assert standby.tap.claim("cosyedge/event", b'{"event": "command"}', retained=True)
     assert ignored(standby) == {"retained": 1}  # it publishes no event retained
+    for stray in (b"garbage", b"[]", b""):  # no event of its: counted as the status's are
+        assert standby.tap.claim("cosyedge/event", stray, retained=False)
+    assert ignored(standby) == {"event": 3, "retained": 1}
     shelve = {"event": "command", "cmd": "shelve", "topic": "plant/1/alarm", "duration_s": 60}
     standby.offline("r1")
     standby.primary("cosyedge/event", {**shelve, "ids": []})  # its connection is gone
     assert standby.desk.board()["shelved"] == []
-    assert ignored(standby) == {"command-offline": 1, "retained": 1}
+    assert ignored(standby) == {"command-offline": 1, "event": 3, "retained": 1}

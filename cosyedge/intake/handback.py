@@ -100,12 +100,13 @@ class StandbyTap(Component, Observer):
     def connected(self) -> None:
         """A connection made, its subscriptions asked for: its marker goes out now; after a
         reconnect, what this gateway would say is held again until it is back."""
-        if self._connections:
-            log.info("handback: reconnected; holding until what the broker kept is in")
-            self._hold(time.monotonic())
-            self.desk.handback_again(self.wait_s)
+        again = self._connections > 0
         self._connections += 1
-        self._send()
+        if again:
+            log.info("handback: reconnected; holding until what the broker kept is in")
+            self._again()
+        else:
+            self._send()
 
     def stalled(self, seconds: float) -> None:
         """This gateway stood still for `seconds` (its clock's tick that late: the process
@@ -117,6 +118,10 @@ class StandbyTap(Component, Observer):
             "for silence; holding until what the broker kept is in",
             seconds,
         )
+        self._again()
+
+    def _again(self) -> None:
+        """Hold again, with a new marker, until it is back (or `handback_s`)."""
         self._hold(time.monotonic())
         self.desk.handback_again(self.wait_s)
         self._send()

@@ -116,10 +116,12 @@ class PrimaryTap(Component, Observer):
         False for a topic not ours."""
         if topic == self.config.event_topic:
             why = self.refuse.why(topic, payload, retained)
+            event = None if why else self.refuse.shaped(json_object(payload, quiet=True), "event")
+            if why is None and event is None:
+                why = "event"
             if why is not None:
                 self.desk.primary_ignored(why)
-            event = json_object(payload) if why is None else None
-            if event is not None and event.get("event") == "command":
+            elif event is not None and event.get("event") == "command":
                 self.desk.primary_command(event)
             return True
         if topic == self.config.link_topic:
