@@ -12,6 +12,8 @@ from test_wyoming import exchange, run
 from wyoming.error import Error
 from wyoming.tts import Synthesize
 
+from cosyedge.service.canary import Signer
+
 REPORT = "cosyedge/report"
 EMPTY_OF_WORDS = ["🔥", "🔥🚨 ✅", "...!?", "— • —", "\u200b🔥\u200b"]
 
@@ -55,7 +57,8 @@ def test_what_only_looks_like_a_canary_is_answered_alike_at_every_door_and_a_cle
     broker, alsa_sink, make_daemon, tmp_path
 ):
     """A canary not signed by this daemon is rejected, saying why, whichever door it came in
-    by; the empty message that clears a retained alarm is no alert and gets no report."""
+    by; another gateway's (a standby's on the filters both share) is no alert either and
+    gets no report, nor does the empty message that clears a retained alarm."""
     http_port = free_port()
     reports = Listener(broker.port, REPORT)
     daemon = make_daemon(
@@ -69,6 +72,9 @@ def test_what_only_looks_like_a_canary_is_answered_alike_at_every_door_and_a_cle
     forged = {"cosyedge_canary": 1, "text": "Fire in hall two."}
     publish(broker.port, "cosyedge/say", json.dumps(forged))
     publish(broker.port, "plant/_cosyedge_canary/temperature", json.dumps({"value": 91}))
+    theirs = Signer(b"o" * 32, gateway="gw-other")
+    topic = "plant/_cosyedge_canary/temperature"
+    publish(broker.port, topic, theirs.payload(1, "plant/+/temperature", topic))
     publish(broker.port, "plant/4/temperature", json.dumps({"value": 95, "id": "r1"}), retain=True)
     publish(broker.port, "plant/4/temperature", b"", retain=True)  # cleared, as docs/alarms.md
     publish(broker.port, "cosyedge/say", json.dumps({"id": "last", "text": "That is all."}))

@@ -143,6 +143,21 @@ def test_a_primary_that_stands_by_for_us_too_leaves_the_first_client_id_to_speak
         made.journal.stop()
 
 
+def test_the_gateway_speaking_in_a_loop_says_no_takeover_phrase(tmp_path):
+    """In a loop no gateway failed: the one that speaks says its alerts without "the primary
+    gateway has failed" (the fault `standby-loop` says what is wrong)."""
+    made = Standby(tmp_path, TAKEOVER_S, own="gw-a")  # the default takeover phrase
+    try:
+        standby_of_us = {"role": "standby", "primary": "online", "held": 0}
+        made.primary("cosyedge/status", {**ONLINE, "standby": standby_of_us})
+        made.send("A")
+        took = made.take(0.2)
+        assert took is not None and (took.kind.value, took.key) == ("alert", "A")
+        assert made.take(0.1) is None
+    finally:
+        made.journal.stop()
+
+
 def test_commands_and_retained_events_the_primary_could_not_have_sent_are_counted(standby):
     standby.primary("cosyedge/status", ONLINE)
     assert standby.tap.claim("cosyedge/event", b'{"event": "command"}', retained=True)

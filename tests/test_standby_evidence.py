@@ -255,6 +255,17 @@ STANDBY = (
         (STANDBY % "report_topic: cosyedge/canary/s", "standby.report_topic"),
         (STANDBY % "status_topic: cosyedge/canary/s/handback", "standby.status_topic"),
         (STANDBY % "zones: [hall, hall]", "standby.zones"),
+        (STANDBY % "status_topic: cosyedge/canary/p", "standby.status_topic"),
+        (STANDBY % "event_topic: cosyedge/canary", "standby.event_topic"),
+        ("reports: {outcome_topic: cosyedge/command}\n", "reports.outcome_topic"),
+        ("reports: {error_topic: cosyedge/command}\n", "reports.error_topic"),
+        ("reports: {event_topic: cosyedge/report}\n", "reports.event_topic"),
+        ("reports: {status_topic: cosyedge/canary/x}\n", "reports.status_topic"),
+        (
+            "standby: {reports_of: s/r}\ntemplates: [{topic: 'cosyedge/+', text: hi}]\n",
+            "reports.status_topic",
+        ),
+        (STANDBY.replace("s/r,", "plant/9/alarm,") % "takeover_s: 5", "reports.outcome_topic"),
     ],
 )
 def test_topics_that_would_cross_the_other_gateways_or_our_own_are_refused(text, key):

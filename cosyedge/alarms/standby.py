@@ -309,8 +309,13 @@ class Watch:
         return gone is None or (at < gone[0] and now < at + self.takeover_s)
 
     def takeover(self, now: float) -> Phrase | None:
-        """The phrase to queue now: once per takeover, as it begins."""
-        if self.phrase is None or self.raised or self.alive(now):
+        """The phrase to queue now: once per takeover, as it begins. None while this gateway
+        speaks because the primary stands by for it too: no gateway failed, and the fault LOOP
+        says what is wrong."""
+        if self.phrase is None or self.raised:
+            return None
+        earliest = self._earliest(now)
+        if earliest is None or earliest[1] == "standby":
             return None
         self.raised = True
         return self.phrase

@@ -197,5 +197,31 @@ class ReportsConfig:
     )
 
     def __post_init__(self) -> None:
+        seen: dict[str, str] = {}
         for f in dataclasses.fields(self):
-            check_publish_topic(f.name, getattr(self, f.name))
+            topic = getattr(self, f.name)
+            check_publish_topic(f.name, topic)
+            # The status is retained and read by its shape; a standby tells the primary's
+            # outcomes from its events by their topics.
+            if topic in seen:
+                raise ValueError(
+                    f"{f.name}: {show(topic)} is reports.{seen[topic]} too; each needs its own"
+                )
+            seen[topic] = f.name
+
+    def check_apart(self, command_topic: str, canary_topic: str) -> None:
+        """No report topic is the command topic (a report would come back as a command, a
+        refused one reported again) nor at or under the canary topic (the canaries' and the
+        handback marker's): a ValueError naming the report's key."""
+        for f in dataclasses.fields(self):
+            topic = getattr(self, f.name)
+            if topic == command_topic:
+                raise ValueError(
+                    f"reports.{f.name}: {show(topic)} is alarms.command_topic; a report "
+                    "there would come back as a command"
+                )
+            if topic == canary_topic or topic.startswith(f"{canary_topic}/"):
+                raise ValueError(
+                    f"reports.{f.name}: {show(topic)} is under monitor.canary_topic "
+                    f"({show(canary_topic)}), kept for canaries"
+                )

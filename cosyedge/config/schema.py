@@ -183,7 +183,8 @@ class Config:
         check_covered(self.standby, tuple(self.zones))
         filters = [t.topic for t in self.templates]
         command, canary = self.alarms.command_topic, self.monitor.canary_topic
-        check_crossing(self.standby, self.mqtt.client_id, command, canary, filters)
+        self.reports.check_apart(command, canary)
+        check_crossing(self.standby, self.mqtt.client_id, command, canary, filters, self.reports)
         check_sources(self.sources, self.voices, [t.topic for t in self.templates])
         named = {name: output.named(name) for name, output in self.outputs.items()}
         object.__setattr__(self, "outputs", named)  # a network output is named by its key

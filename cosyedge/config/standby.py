@@ -222,6 +222,7 @@ def check_crossing(
     command_topic: str,
     canary_topic: str,
     filters: list[str],
+    reports: ReportsConfig,
 ) -> None:
     """The topics one gateway names for the other are apart from all it takes otherwise: a
     ValueError naming the key. A primary's `reports_of` is not its alert filters, command
@@ -243,9 +244,12 @@ def check_crossing(
                 f"standby.reports_of: {show(standby.reports_of)} is this gateway's "
                 f"{taken[standby.reports_of]}; name the standby's outcome topic"
             )
+    if standby.enabled or standby.reports_of:
+        _own_apart(reports, filters)
     if standby.enabled:
         _apart(standby, command_topic, filters)
         _not_own(standby, own)
+        _not_canaries(standby, canary_topic)
 
 
 def _not_own(standby: StandbyConfig, own: dict[str, str]) -> None:
@@ -261,6 +265,43 @@ def _not_own(standby: StandbyConfig, own: dict[str, str]) -> None:
             )
 
 
+def _under(topic: str, filters: list[str]) -> int | None:
+    """The first template filter other than a `#` one that `topic` falls under, by index.
+    Under a `#` filter (one that hears everything below it) a gateway's report topics are kept
+    from the alerts by the intake; under a narrower one, an alert topic was meant."""
+    return next(
+        (i for i, f in enumerate(filters) if topic and not f.endswith("#") and overlap(topic, f)),
+        None,
+    )
+
+
+def _own_apart(reports: ReportsConfig, filters: list[str]) -> None:
+    """A gateway of a pair keeps its own status and outcome topics out of its alert filters,
+    as its partner, with the same templates, must keep them (`_apart`)."""
+    for name in ("status_topic", "outcome_topic"):
+        topic = getattr(reports, name)
+        if (under := _under(topic, filters)) is not None:
+            raise ValueError(
+                f"reports.{name}: {show(topic)} falls under templates[{under}].topic "
+                f"({show(filters[under])}); the other gateway, with the same templates, would "
+                "hear it as alerts: give report topics outside the alert filters"
+            )
+
+
+def _not_canaries(standby: StandbyConfig, canary_topic: str) -> None:
+    """A standby's topics of its primary are not at or under the canary topic, where the
+    primary's canaries and handback marker go (`<canary_topic>/<its client id>`): canaries
+    taken for its status would make it look as if it had none, and the standby speak."""
+    for name in ("status_topic", "report_topic", "error_topic", "event_topic", "link_topic"):
+        topic = getattr(standby, name)
+        if topic == canary_topic or topic.startswith(f"{canary_topic}/"):
+            raise ValueError(
+                f"standby.{name}: {show(topic)} is under monitor.canary_topic "
+                f"({show(canary_topic)}), where the primary's canaries go; name the primary's "
+                "topic"
+            )
+
+
 def _apart(standby: StandbyConfig, command_topic: str, filters: list[str]) -> None:
     """A standby's topics of its primary: each its own, none an alert or a command."""
     seen: dict[str, str] = {}
@@ -269,15 +310,11 @@ def _apart(standby: StandbyConfig, command_topic: str, filters: list[str]) -> No
         if topic and topic in seen:
             raise ValueError(f"{key}: {show(topic)} is {seen[topic]} too; each needs its own")
         seen[topic] = key
-        # Under a `#` filter (one that hears everything below it) the primary's topics are
-        # kept from the alerts by the intake; under a narrower one, an alert topic was meant.
-        under = [
-            i for i, f in enumerate(filters) if topic and not f.endswith("#") and overlap(topic, f)
-        ]
-        if under and name in ("status_topic", "report_topic", "link_topic"):
+        under = _under(topic, filters)
+        if under is not None and name in ("status_topic", "report_topic", "link_topic"):
             raise ValueError(
-                f"{key}: {show(topic)} falls under templates[{under[0]}].topic "
-                f"({show(filters[under[0]])}); give the primary's topics outside the alert filters"
+                f"{key}: {show(topic)} falls under templates[{under}].topic "
+                f"({show(filters[under])}); give the primary's topics outside the alert filters"
             )
     if standby.event_topic == command_topic:
         raise ValueError(

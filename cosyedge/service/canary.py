@@ -119,6 +119,13 @@ class Signer:
             str(body.get("mac", "")), self._mac(body, topic)
         )
 
+    def foreign(self, payload: bytes) -> bool:
+        """Whether a message on a canary topic has a canary's shape and names another client
+        id: another gateway's canary on a topic both subscribe to (a standby and its primary
+        share every alert filter). It proves nothing and is no alert either."""
+        body = _body(payload)
+        return body is not None and isinstance(body.get("gw"), str) and body["gw"] != self.gateway
+
     def check(self, topic: str, payload: bytes, retained: bool) -> Proof:
         """The proof a canary gives; BadCanary when it gives none (`another-gateway` for one
         that names another client id). Whether its sequence number was seen before is the

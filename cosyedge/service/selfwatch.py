@@ -495,10 +495,10 @@ class SelfWatch(Component, Observer):
         return [DROPPED_TOPIC]
 
     def claim(self, topic: str, payload: bytes, retained: bool) -> bool:
-        """Take the broker's drop count and the canaries signed with this daemon's key (on
-        paho's network thread): never alerts. False for everything else, also for what only
-        looks like a canary (forged, another gateway's): it is counted in the status, and the
-        intake gives it the outcome every message gets (rejected, saying why)."""
+        """Take the broker's drop count, the canaries signed with this daemon's key and
+        another gateway's (on paho's network thread): never alerts. False for everything
+        else, also for what only looks like a canary (forged): it is counted in the status, and
+        the intake gives it the outcome every message gets (rejected, saying why)."""
         if topic == DROPPED_TOPIC:
             if self.drops.heard(payload):
                 self._status_due.set()  # published at the monitor's next tick
@@ -507,7 +507,8 @@ class SelfWatch(Component, Observer):
             return False
         if payload or not retained:  # an empty retained one clears a retained canary
             self.watch.heard(topic, payload, retained)
-        return self.watch.signer.signed(topic, payload)
+        signer = self.watch.signer
+        return signer.signed(topic, payload) or signer.foreign(payload)
 
     # -- the component -------------------------------------------------------------------------
     def start(self) -> None:
