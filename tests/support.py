@@ -119,12 +119,6 @@ def state_dir_of(config_text: str, env: dict[str, str]) -> Path | None:
     return Path(env["XDG_STATE_HOME"]) / "cosyedge" if env.get("XDG_STATE_HOME") else None
 
 
-# In a config: the Piper voice starts as on a gateway's first start, its files not seeded (the
-# memory tests' limits are sized for that process: with the saved graph read back, the first
-# synthesis step already needs more data than their RLIMIT_DATA).
-PIPER_FIRST_START = "# the Piper voice as at a first start"
-
-
 def seed_models(state_dir: Path | None, made: Path | None, config_text: str = "") -> None:
     """Copy a run's saved optimized graphs and tables into a daemon's `state_dir/models` before
     its first start, as a gateway has them after its own first start: each daemon in the suite
@@ -135,8 +129,7 @@ def seed_models(state_dir: Path | None, made: Path | None, config_text: str = ""
         return
     shutil.copytree(made, state_dir / "models", ignore=shutil.ignore_patterns(".made"))
     piper = made.parent.parent / "piper" / "models"
-    wanted = "engine: piper" in config_text and PIPER_FIRST_START not in config_text
-    if wanted and piper.is_dir():
+    if "engine: piper" in config_text and piper.is_dir():
         _add_models(piper, state_dir / "models")
 
 

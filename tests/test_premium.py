@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import cosyedge, fill, wait_until
+from support import cosyedge, cosyedge_here, fill, wait_until
 
 from cosyedge.config import PremiumConfig, SessionConfig, parse_config
 from cosyedge.observe import Observer, Observers
@@ -412,29 +412,40 @@ def fleet_config(tmp: Path, pack: Path, state: Path | None = None) -> Path:
 
 
 def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports_it(
-    tmp_path, cosyvoice_pack
+    tmp_path, cosyvoice_pack, capfd
 ):
+    """The commands in this process (cosyedge_here): each one's own interpreter and imports
+    were half of what the test cost."""
     station = fleet_config(tmp_path / "station", cosyvoice_pack.directory)
-    done = cosyedge("warm", "--premium", "--config", str(station))
+    done = cosyedge_here(capfd, "warm", "--premium", "--config", str(station))
     assert done.returncode == 0, done.stderr
     assert "warm --premium: 3 phrases: 3 new" in done.stdout
-    stats = cosyedge("cache", "stats", "--config", str(station))
+    stats = cosyedge_here(capfd, "cache", "stats", "--config", str(station))
     assert "premium    3 phrases premium, 0 pending, 0 failed" in stats.stdout, stats.stdout
     archive = tmp_path / "fleet.tar"
-    assert cosyedge("cache", "export", str(archive), "--config", str(station)).returncode == 0
+    assert (
+        cosyedge_here(capfd, "cache", "export", str(archive), "--config", str(station)).returncode
+        == 0
+    )
 
     manifest_only = tmp_path / "gateway-pack"
     manifest_only.mkdir()
     shutil.copy(cosyvoice_pack.directory / "manifest.json", manifest_only)
     gateway = fleet_config(tmp_path / "gateway", manifest_only)
     started = tmp_path / "gateway" / "state"  # hibari's graph saved by the import: as started
-    done = cosyedge("cache", "import", str(archive), "--config", str(gateway))
+    done = cosyedge_here(capfd, "cache", "import", str(archive), "--config", str(gateway))
     assert done.returncode == 0, done.stderr
     assert "imported 3 entries" in done.stdout
-    info = cosyedge("voice", "info", "--config", str(gateway)).stdout
+    info = cosyedge_here(capfd, "voice", "info", "--config", str(gateway)).stdout
     assert "premium: cosyvoice, after 3 hits" in info and "only its manifest here" in info
-    said = cosyedge(
-        "say", "Gate two is open.", "--out", str(tmp_path / "x.wav"), "--config", str(gateway)
+    said = cosyedge_here(
+        capfd,
+        "say",
+        "Gate two is open.",
+        "--out",
+        str(tmp_path / "x.wav"),
+        "--config",
+        str(gateway),
     )
     assert said.returncode == 0 and "cache)" in said.stderr, said.stderr
 
@@ -448,7 +459,7 @@ def test_a_workstation_renders_the_fleet_and_a_gateway_with_the_manifest_imports
         config = fleet_config(tmp_path / f"refusing-{pack is None}", other, started)
         if pack is None:
             config.write_text(config.read_text().replace(f", premium: {{pack: {other}}}", ""))
-        done = cosyedge("cache", "import", str(archive), "--config", str(config))
+        done = cosyedge_here(capfd, "cache", "import", str(archive), "--config", str(config))
         assert done.returncode == 1 and "refused 3 entries made with voice" in done.stderr
 
 
