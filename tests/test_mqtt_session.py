@@ -8,9 +8,10 @@ import logging
 import time
 
 import pytest
-from support import wait_until
+from support import publish, wait_until
 
 from cosyedge.config import MqttConfig
+from cosyedge.mqtt.kept import KeptFilters
 from cosyedge.mqtt.session import TAKEOVER_DROPS, MqttSession, TakeoverWatch
 
 
@@ -127,3 +128,49 @@ def test_two_clients_with_one_client_id_are_told_named_and_back_off(broker, capl
     finally:
         a.intake.stop()
         b.intake.stop()
+
+
+def heard_after_a_restart(port: int, kept: KeptFilters | None) -> list[str]:
+    """The topics a session resumed with one filter fewer hears, of a message published on
+    the dropped filter's topic and then one on the kept filter's."""
+    config = MqttConfig(port=port, client_id="gw-kept", local_broker=False)
+    heard: list[str] = []
+
+    def take(topic: str, payload: bytes, ack, retained: bool) -> None:
+        heard.append(topic)
+        ack()
+
+    before = MqttSession(config, ["old/command", "plant/alarm"], take, kept=kept)
+    before.start()
+    wait_until(before.subscribed.is_set, 10, "the first start subscribed")
+    before.stop()
+    after = MqttSession(config, ["plant/alarm"], take, kept=kept)
+    after.start()
+    try:
+        wait_until(after.subscribed.is_set, 10, "the restart subscribed")
+        publish(port, "old/command", b"{}")
+        publish(port, "plant/alarm", b"{}")
+        wait_until(lambda: "plant/alarm" in heard, 10, "the kept filter's message")
+        return heard
+    finally:
+        after.stop()
+
+
+@pytest.mark.parametrize("noted", [True, False])
+def test_a_resumed_session_drops_the_filters_an_earlier_start_subscribed(broker, tmp_path, noted):
+    """The broker keeps a persistent session's subscriptions across a restart: a filter the
+    new configuration no longer has (a changed command topic) would go on delivering. With
+    the filters noted in the state directory they are unsubscribed at the reconnect; without
+    (the control), the broker still delivers them."""
+    kept = KeptFilters(tmp_path / "subscriptions.json") if noted else None
+    heard = heard_after_a_restart(broker.port, kept)
+    assert heard == (["plant/alarm"] if noted else ["old/command", "plant/alarm"])
+
+
+def test_a_record_of_another_client_id_or_unreadable_is_none(tmp_path):
+    kept = KeptFilters(tmp_path / "subscriptions.json")
+    kept.keep("gw-a", ["a/#"])
+    assert kept.earlier("gw-a") == ["a/#"] and kept.earlier("gw-b") == []
+    for text in ("[", "[1]", '{"client_id": "gw-a", "filters": "a/#"}'):
+        kept.path.write_text(text)
+        assert kept.earlier("gw-a") == []

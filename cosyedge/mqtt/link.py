@@ -26,6 +26,7 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.intake.door import Door
+from cosyedge.mqtt.kept import KeptFilters
 from cosyedge.mqtt.session import MID_SPAN, MqttSession
 from cosyedge.observe import Observer
 
@@ -68,6 +69,7 @@ class Link(Component):
             on_published=self.observer.published,
             faults=self.faults,
             id_base=self._made * MID_SPAN,
+            kept=KeptFilters(config.state_dir / "subscriptions.json"),
         )
 
     @property

@@ -25,6 +25,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from cosyedge.config.mqtt import MqttConfig
 from cosyedge.faults import Faults
+from cosyedge.mqtt.kept import KeptFilters
 
 log = logging.getLogger(__name__)
 
@@ -145,10 +146,13 @@ class MqttSession:
         on_published: Callable[[int], None] | None = None,
         faults: Faults | None = None,
         id_base: int = 0,
+        kept: KeptFilters | None = None,
     ) -> None:
         """`id_base`, a multiple of MID_SPAN, is added to every message id it gives out (by
         `publish` and to `on_published`), so that sessions made one after the other never
-        give out the same id: each paho client numbers its messages from 1 again."""
+        give out the same id: each paho client numbers its messages from 1 again. `kept`:
+        where the filters the broker keeps for the session are noted, so that a resumed
+        session drops those no longer wanted."""
         self.config = config
         self._id_base = id_base
         self.ids = range(id_base + 1, id_base + MID_SPAN)  # every id it may give out
@@ -168,6 +172,7 @@ class MqttSession:
         self._stopping = False  # set by stop: the disconnect is ours
         self._refusing = False  # set by refuse: a stop takes nothing more in
         self._subscribing = self.filters
+        self._kept = kept
         for warning in config.exposed_secrets():  # at start and at every reconnecting reload
             log.warning("%s", warning)
         # Not a clean session: the broker keeps our subscriptions and queued messages.
@@ -241,9 +246,21 @@ class MqttSession:
         log.info("connected to MQTT broker%s; subscribing to %s", resumed, ", ".join(self.filters))
         if self._takeover.connected(time.monotonic()):
             self._taken_over()
+        if flags.session_present:
+            self._drop_earlier()
         self._subscribe(self.filters)
         if self._on_connected is not None:
             self._on_connected()
+
+    def _drop_earlier(self) -> None:
+        """The resumed session's filters of an earlier configuration, no longer wanted, are
+        unsubscribed: the broker would go on delivering their messages."""
+        if self._kept is None:
+            return
+        gone = [f for f in self._kept.earlier(self.config.client_id) if f not in self.filters]
+        if gone:
+            self.client.unsubscribe(gone)
+            log.info("unsubscribed from what an earlier start subscribed: %s", ", ".join(gone))
 
     def _taken_over(self) -> None:
         """Said once per episode in the log; the daemon's status shows `problem` meanwhile."""
@@ -261,6 +278,8 @@ class MqttSession:
         if gone:
             self.client.unsubscribe(gone)
             log.info("unsubscribed from %s", ", ".join(gone))
+            if not added and self._kept is not None:
+                self._kept.keep(self.config.client_id, self.filters)
         if added:
             self.subscribed.clear()  # set again once the broker acknowledges them
             self._subscribe(added)
@@ -275,6 +294,8 @@ class MqttSession:
         if failed:
             log.error("broker refused subscriptions to %s", ", ".join(failed))
         log.info("subscribed to %d topic filters", len(reason_codes) - len(failed))
+        if self._kept is not None:
+            self._kept.keep(self.config.client_id, self.filters)
         self.subscribed.set()
 
     def _connect_failed(self, client, userdata) -> None:
