@@ -6,6 +6,7 @@ would go on delivering their messages; those no longer wanted are unsubscribed a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -39,5 +40,7 @@ class KeptFilters:
         try:
             tmp.write_text(json.dumps({"client_id": client_id, "filters": filters}))
             os.replace(tmp, self.path)
-        except OSError as exc:
+        except OSError as exc:  # a full state directory: nothing half-written is left there
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
             log.warning("cannot note the session's subscriptions in %s: %s", self.path, exc)
