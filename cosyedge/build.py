@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -182,7 +183,8 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
     )
     detail = functools.partial(_status_detail, start.snapshot)
     by = "standby" if config.standby.enabled else None
-    reporter = Reporter(config.reports, publish, journal, observers, detail, by=by)
+    run = secrets.token_hex(8)  # this run's name: its status, Will, reports and events carry it
+    reporter = Reporter(config.reports, publish, journal, observers, detail, by=by, run=run)
     history = History(
         state_dir / "history",
         alarms.history_days,
@@ -191,7 +193,7 @@ def build_core(config: Config, start: Start, faults: Faults) -> Core:
         observer=observers,
     )
     zones = Zones(alarms, tuple(outputs.zones), config.standby.zones)
-    desk = AlarmDesk(zones, reporter, journal, health, history, *peers(config))
+    desk = AlarmDesk(zones, reporter, journal, health, history, *peers(config), run=run)
     lang = fault_lang(config.voices)  # the language faults are said in
     telling = Telling(
         reporter, history, desk, start.notifier, start.status_line, lang, start.safe_core

@@ -227,7 +227,8 @@ def test_ack_stops_reannouncement(broker, alsa_sink, make_daemon, listener, tmp_
     publish(broker.port, "cosyedge/command", json.dumps({"cmd": "ack", "id": "gas-1"}))
     events = listener.wait_for(EVENT, lambda e: any(x["event"] == "command" for x in e))
     acked_at = next(i for i, e in enumerate(events) if e["event"] == "command")
-    assert events[acked_at] == {"event": "command", "cmd": "ack", "id": "gas-1", "ids": ["gas-1"]}
+    command = {"event": "command", "cmd": "ack", "id": "gas-1", "ids": ["gas-1"]}
+    assert events[acked_at] == {**command, "run": events[acked_at]["run"]}  # each event its run
     time.sleep(1.5)  # three re-announcement periods
     after = [e["event"] for e in listener.on(EVENT)[acked_at + 1 :]]
     assert "reannounced" not in after

@@ -83,6 +83,8 @@ def test_with_both_running_the_primary_speaks_and_every_standby_copy_is_covered(
     assert sorted(r["id"] for r in covered if r["outcome"] == "covered") == sorted(ids)
     assert all(r["by"] == "standby" and r["primary"]["outcome"] == "spoken" for r in covered)
     assert all("by" not in r for r in spoken)
+    run = heard.on("cosyedge/status")[-1]["run"]  # what a standby takes its reports by
+    assert {r["run"] for r in spoken} == {run}
     assert len(alsa_sink.files()) == len(ids)
     time.sleep(3)  # past takeover_s: still nothing said by the standby
     assert standby_sink.files() == []

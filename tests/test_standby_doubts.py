@@ -170,3 +170,32 @@ def test_commands_and_retained_events_the_primary_could_not_have_sent_are_counte
     standby.primary("cosyedge/event", {**shelve, "ids": []})  # its connection is gone
     assert standby.desk.board()["shelved"] == []
     assert ignored(standby) == {"command-offline": 1, "event": 3, "retained": 1}
+
+
+@pytest.mark.parametrize("run", [None, "r-other"])
+def test_reports_and_events_of_another_run_end_and_command_nothing(standby, run):
+    """Another publisher on the primary's report and event topics (a gateway of another pair on
+    the default topics, a test tool): its `spoken` does not cover our copy, its shelve does
+    not shelve here; both are counted. The primary's own, naming its run, do."""
+    standby.primary("cosyedge/status", ONLINE)
+    stranger = {"run": run} if run else {}
+    report = {"id": "A", "outcome": "spoken", "seq": 3, "end": time.time(), **stranger}
+    standby.primary("cosyedge/report", report)
+    shelve = {"event": "command", "cmd": "shelve", "topic": "#", "duration_s": 600, **stranger}
+    standby.primary("cosyedge/event", shelve)
+    assert ignored(standby) == {"report-another-run": 1, "command-another-run": 1}
+    standby.offline("r1")
+    time.sleep(TAKEOVER_S)
+    standby.send("A")  # neither covered by the stranger's report nor shelved by its event
+    took = standby.take(1.0)
+    assert took is not None and (took.kind.value, took.key) == ("alert", "A")
+    standby.primary("cosyedge/status", {**ONLINE, "run": "r2"})
+    standby.send("B")
+    standby.primary("cosyedge/report", {**report, "id": "B", "run": "r2"})
+    assert standby.take(0.3) is None  # the primary's own report, of its run, covers
+
+
+@pytest.mark.parametrize("state", [["online"], {"a": 1}, 3, None])
+def test_a_status_whose_state_is_no_text_is_counted_not_raised(standby, state):
+    standby.primary("cosyedge/status", {"state": state, "run": "r1"})
+    assert ignored(standby) == {"status": 1}

@@ -374,6 +374,21 @@ def test_the_primarys_broker_stopping_across_the_bridge_is_no_death(standby, wil
     assert "the bridge to its broker is down" in str(standby.desk.standby_fault())
 
 
+def test_a_bridge_said_down_while_the_primarys_status_keeps_coming_is_up(standby):
+    """Any client may publish on `$SYS` topics: a `0` on the link topic while the primary's
+    beat goes on arriving (through that bridge) is no bridge's, and no takeover follows."""
+    online = {"state": "online", "faults": {}, "run": "r1"}
+    standby.primary("cosyedge/status", online)
+    standby.primary(LINK, b"1")
+    standby.send("F", "critical")
+    standby.primary(LINK, b"0")  # forged
+    time.sleep(OFFLINE_GRACE_S + 0.05)
+    standby.primary("cosyedge/status", online)  # its next beat, through the bridge
+    assert standby.take(0.8) is None  # past takeover_s: still held
+    assert standby.desk.standby_fault() is None
+    assert standby.desk.standby.ignored.get("link-contradicted") == 1
+
+
 @pytest.mark.parametrize("state", [b"", b"2", b"down", b"\xff" * 100])
 def test_a_bridge_state_other_than_0_is_no_sign_of_the_primary_gone(standby, state):
     standby.primary("cosyedge/status", {"state": "online", "faults": {}})

@@ -90,9 +90,11 @@ class AlarmDesk(PeerDesk):
         history: Recorder | None = None,
         standby: peer.Watch | None = None,
         handback: peer.Handback | None = None,
+        run: str | None = None,
     ) -> None:
         """`standby`: this gateway stands by for a primary; `handback`: it is a primary whose
-        standby's reports it takes up at its start (alarms/standby.py)."""
+        standby's reports it takes up at its start (alarms/standby.py); `run`: this run's
+        name (None: one made here), which its reports carry too (mqtt/reports.py)."""
         # One policy is one zone's rules: the daemon without zones.
         self.policy = policy if isinstance(policy, Zones) else Zones.around(policy)
         self.reporter = reporter
@@ -107,7 +109,7 @@ class AlarmDesk(PeerDesk):
         self._status_told = -peer.BEAT_S  # when the clock last told one (monotonic)
         # This run's name, in its status and its Last Will: a standby takes an `offline` only
         # of the run whose status it heard (alarms/standby.py), not one another publisher left.
-        self.run = secrets.token_hex(8)
+        self.run = run or secrets.token_hex(8)
         self._tried: set[int] = set()  # seqs whose first attempt this run is journaled
         self._suspects: set[int] = set()  # left unsaid by the last run, which may have died
         # What the journal holds of the lasting state, on the policy's clock.

@@ -104,6 +104,9 @@ class PeerDesk:
         if self.standby.state == peer.OFFLINE:  # its connection is gone: not its report
             self.primary_ignored("report-offline")
             return
+        if not self.standby.names_run(report):  # another gateway's, on the same topic
+            self.primary_ignored("report-another-run")
+            return
         self._told(self.standby.ended, report, peer.PRIMARY_SAID)
 
     def primary_command(self, event: Mapping[str, Any]) -> None:
@@ -116,6 +119,9 @@ class PeerDesk:
         by = {k: v[:TEXT_MAX] for k in ("user", "comment") if isinstance(v := event.get(k), str)}
         if self.standby is not None and self.standby.state == peer.OFFLINE:
             self.primary_ignored("command-offline")  # its connection is gone: not its event
+            return
+        if self.standby is not None and not self.standby.names_run(event):
+            self.primary_ignored("command-another-run")  # another gateway's, on the same topic
             return
         if self.standby is not None and cmd in SHELVES:
             self._shelf(event, by)

@@ -115,6 +115,9 @@ class Watch:
         self.takeover_s = takeover_s
         self.ids = ids
         self.run: str | None = None  # the run the primary's statuses name; None: none yet
+        # The run before it: a restarted primary sends again what its journal kept of its
+        # last run's reports unacknowledged, naming that run.
+        self._earlier_run: str | None = None
         self._fresh = True  # no status yet on this subscription: the first names the run
         self._loop: tuple[float, float] | None = None  # since when it says it is a standby
         self._prior: tuple[str | None, tuple[float, float] | None] = (None, None)
@@ -162,7 +165,9 @@ class Watch:
         if self.run is not None and run != self.run and not over:
             return False
         self._fresh = False
-        self.run = run if isinstance(run, str) else (self.run if state == OFFLINE else None)
+        new = run if isinstance(run, str) else (self.run if state == OFFLINE else None)
+        if new != self.run:
+            self._earlier_run, self.run = self.run, new
         return True
 
     def heard_any(self, now: float) -> None:
@@ -197,6 +202,7 @@ class Watch:
             self._grace = self.takeover_s if retained else OFFLINE_GRACE_S
         elif state != OFFLINE:
             self._offline = None
+            self._carried(now, retained)
         looped = role == "standby" and state != OFFLINE
         self._loop = (self._loop or (now, wall)) if looped else None
         self.state, self._status_at = state, (now, wall)
@@ -211,6 +217,14 @@ class Watch:
         if self.alive(now):
             self._spoke = False  # back: the next takeover is told again
         return True
+
+    def _carried(self, now: float, retained: bool) -> None:
+        """A status of the primary's, sent now (not retained), came after the bridge said it
+        was down, past the moment's grace for what was already on its way: the bridge carries
+        it, and the `0` is none of the bridge's (a client may publish on `$SYS` topics)."""
+        if not retained and self._unlinked and now >= self._unlinked[0] + OFFLINE_GRACE_S:
+            self.ignore("link-contradicted")
+            self._unlinked = None
 
     def _closing(self, now: float) -> bool:
         """Whether the bridge to the primary's broker went down less than OFFLINE_GRACE_S ago:
@@ -288,6 +302,15 @@ class Watch:
 
     def alive(self, now: float) -> bool:
         return self._gone_at(now) is None
+
+    def names_run(self, message: Mapping[str, Any]) -> bool:
+        """Whether a report or event names the run the primary's status names, or the one
+        before it (a restarted primary sends again its last run's reports the broker had not
+        acknowledged); one whose status names none: one naming none. Another publisher on the
+        primary's topics (a gateway of another pair on the default topics) never ends or
+        commands anything here."""
+        run = message.get("run")
+        return run == self.run or (run is not None and run == self._earlier_run)
 
     # -- what is said -------------------------------------------------------------------------
     def holds(self, item: Item, now: float) -> bool:

@@ -163,7 +163,10 @@ class Refusal:
     def shaped(self, message: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:
         """`message` if it has the other gateway's shape of a `kind` (`status`: a JSON object
         with a known `state`; `report`: a JSON object), else None (logged)."""
-        if message is not None and (kind != "status" or message.get("state") in STATES):
+        state = message.get("state") if message is not None else None
+        if message is not None and (
+            kind != "status" or (isinstance(state, str) and state in STATES)
+        ):
             return message
         self.refused(kind, kind, f"not a {self.whose} {kind}: {str(message)[:200]}")
         return None

@@ -50,14 +50,17 @@ class Reporter(Observer):
         status_detail: Callable[[], dict[str, Any]] = dict,
         clock: Callable[[], float] = time.monotonic,
         by: str | None = None,
+        run: str = "",
     ) -> None:
         """`observer` is told every outcome report as it is published (none may raise), and
         `trouble("reports", ...)` while reports cannot be published or are overdue, and once
         neither; `status_detail`: the fields the status carries beside the desk's (must not
         raise); `clock`: what overdue is measured by; `by`: the role every outcome report
-        names (`standby`), None for none."""
+        names (`standby`), None for none; `run`: this run's name, which every outcome report
+        and event carries (a standby takes its primary's only of the run its status names)."""
         self.config = config
         self._by = {"by": by} if by is not None else {}
+        self._run = {"run": run} if run else {}
         self._publish = publish
         self.journal = journal
         self._clock = clock
@@ -93,6 +96,7 @@ class Reporter(Observer):
             "priority": None,
             **outcome.detail,
             **self._by,
+            **self._run,
         }
         messages = [(self.config.outcome_topic, _json(report))]
         if ticket.hermes is not None and outcome.kind != "covered":
@@ -134,7 +138,9 @@ class Reporter(Observer):
         self._trouble = None
 
     def event(self, event: Event) -> None:
-        self._fire(self.config.event_topic, _json({"event": event.kind, **event.detail}))
+        self._fire(
+            self.config.event_topic, _json({"event": event.kind, **event.detail, **self._run})
+        )
 
     def error(self, error: str, **context: Any) -> None:
         self._fire(self.config.error_topic, _json({"error": error, **context}))
