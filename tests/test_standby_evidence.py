@@ -58,6 +58,24 @@ def test_a_primary_whose_status_stops_beating_is_gone_once_its_silence_outlasts_
     assert fault(standby) is None
 
 
+def test_a_standby_that_stood_still_reads_its_backlog_before_it_judges_silence(standby):
+    """Stopped (SIGSTOP, a swap stall) while the primary beat, a standby resumes with the
+    broker's backlog to read: the first message of it is no proof that the primary's statuses
+    behind it are missing. Silence counts from when it listens again."""
+    standby.desk.standby.deaf_s = 0.3  # its own beat missed twice (2 s apart in a daemon)
+    standby.primary("cosyedge/status", ONLINE)
+    standby.send("A", "critical")
+    time.sleep(1.0)  # it stood still: nothing read, the primary's statuses queued meanwhile
+    standby.send("B", "low")  # the backlog's first message
+    assert fault(standby) is None and standby.take(0.05) is None
+    standby.primary("cosyedge/status", ONLINE)  # the backlog's next: the primary beats on
+    assert fault(standby) is None
+    for i in range(6):  # now it dies: silence, heard while listening, outlasts the bound
+        time.sleep(0.2)
+        standby.send(f"C{i}", "low")
+    assert str(fault(standby)).startswith("primary silent since ")
+
+
 def test_each_new_subscription_starts_the_silence_clock_again(standby):
     """A standby that reconnects keeps what it knew (`online`), but the primary's status must
     come again within the bound of the new subscription's first message."""

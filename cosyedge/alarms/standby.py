@@ -129,6 +129,8 @@ class Watch:
         self.beat_s = BEAT_S  # how often the primary said it publishes its status
         self.ignored: dict[str, int] = {}  # the primary's messages not taken, by what they were
         self._heard: tuple[float, float] | None = None  # our subscription's first message
+        self._listening = 0.0  # since when our subscription has heard without a gap (monotonic)
+        self.deaf_s = LATE_BEATS * BEAT_S  # a gap that long: our own beat missed twice
         # The last message of any kind through our subscription (monotonic): written by paho's
         # network thread alone, as one float, read under the desk's lock.
         self.lately: float | None = None
@@ -171,7 +173,12 @@ class Watch:
         return True
 
     def heard_any(self, now: float) -> None:
-        """A message of any kind came through our subscription: it works."""
+        """A message of any kind came through our subscription: it works. After a gap longer
+        than `deaf_s` (our own beat missed twice: this process stood still, or its connection
+        was cut) it begins a new stretch of listening, from which alone silence counts: what
+        came first after it is the backlog, the primary's statuses perhaps still behind it."""
+        if self.lately is None or now - self.lately > self.deaf_s:
+            self._listening = now
         self.lately = now
 
     def status(
@@ -257,15 +264,18 @@ class Watch:
     def _silent(self, now: float) -> tuple[float, float] | None:
         """When its silence made the primary gone, (now, wall): no status `takeover_s` after
         our subscription's first message; or none repeated `silent_s` after the last one (or
-        after the subscription's first message, if later) while a message came through our
-        subscription since (this gateway's own beat among them: silence heard while we were
-        cut off from the broker is no evidence). None while not so."""
+        after the subscription's first message, or after our listening began again, if later)
+        while a message came through our subscription since (this gateway's own beat among
+        them: silence heard while we were cut off from the broker, or stood still, is no
+        evidence). None while not so."""
         if self._heard is None:
             return None
         if self.state is None:
             since, bound = self._heard, self.takeover_s
         else:
             since = max(self._heard, self._status_at or self._heard)
+            if self._listening > since[0]:  # silence heard only while we listened
+                since = (self._listening, since[1] + self._listening - since[0])
             bound = self.silent_s
             if self.lately is None or self.lately < since[0] + bound:
                 return None
