@@ -28,7 +28,7 @@ from cosyedge.mqtt.reports import Reporter
 CONFIG = """
 state_dir: {dir}/state
 mqtt: {{client_id: gw-primary}}
-standby: {{reports_of: standby/report, handback_s: {wait_s}}}
+standby: {{reports_of: standby/report, handback_s: {wait_s}{link}}}
 templates:
   - {{topic: "plant/{{line}}/alarm", text: "Line {{line}}: {{what}}", payload: json,
       priority: high}}
@@ -36,15 +36,20 @@ templates:
       priority: high, reannounce_s: {period_s}}}
 """
 PERIOD_S = 1.0  # the standing alarms' re-announcement period
+LINK = "$SYS/broker/connection/gw.to-standby/state"  # Mosquitto's bridge notifications
 
 
 class Primary:
     """The alert path of a primary that knows its standby, up to the announcer; what it
     publishes is kept."""
 
-    def __init__(self, directory: Path, wait_s: float, more: str = "") -> None:
-        """`more`: sections added to its configuration (its zones)."""
-        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S) + more
+    def __init__(
+        self, directory: Path, wait_s: float, more: str = "", bridged: bool = False
+    ) -> None:
+        """`more`: sections added to its configuration (its zones); `bridged`: the standby on
+        another broker, the bridge's state on LINK."""
+        link = f", link_topic: {LINK!r}" if bridged else ""
+        text = CONFIG.format(dir=directory, wait_s=wait_s, period_s=PERIOD_S, link=link) + more
         self.config = parse_config(text)
         self.published: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
@@ -280,3 +285,24 @@ def test_one_that_stood_still_past_a_beat_holds_again_until_its_marker_is_back(p
     assert [r["outcome"] for r in primary.reports() if r["id"] == "F2"] == ["covered"]
     primary.send("G")
     assert (took := primary.take(0.5)) is not None and took.key == "G"
+
+
+def test_the_bridge_back_holds_for_the_standbys_reports_of_what_it_said_meanwhile(tmp_path):
+    """The bridge to the standby's broker down, the standby took over and said what was
+    published on its broker; back, the bridge delivers those alerts here ahead of the
+    standby's reports of them. The primary holds for handback_s: covered, not said again."""
+    made = Primary(tmp_path, wait_s=0.8, bridged=True)
+    try:
+        made.marker_back(made.connect())
+        assert made.tap.claim(LINK, b"0", retained=False)  # the bridge down: it speaks on
+        made.send("A")
+        assert (took := made.take(0.3)) is not None and took.key == "A"
+        assert made.tap.claim(LINK, b"1", retained=False)  # back: what it queued comes
+        made.send("F")
+        assert made.take(0.3) is None  # held
+        made.standby("F")  # the standby's report, behind its alert
+        assert made.take(0.8) is None  # covered, not said again
+        made.send("G")  # after the hold, at once
+        assert (took := made.take(0.3)) is not None and took.key == "G"
+    finally:
+        made.journal.stop()

@@ -3,7 +3,8 @@ bridged to it (Mosquitto's own bridge, with its notifications), each gateway pla
 ALSA file sink of its own. While the bridge is up the primary says what is published on
 either broker and the standby's copies end `covered`; with the primary's broker killed the
 primary's status on the standby's broker still says `online`, and only the bridge's state
-tells the standby to speak; the broker back, it holds again."""
+tells the standby to speak; the broker back, it holds again, and the primary, told of the
+bridge's return, holds for the standby's report of what it said meanwhile."""
 
 from __future__ import annotations
 
@@ -35,7 +36,9 @@ def test_with_the_primarys_broker_killed_the_bridges_state_makes_the_standby_spe
     try:
         heard = Listener(far.port, *REPORTS, "standby/status", LINK)
         heard.wait_for(LINK, lambda s: s[-1] == 1, 20, "the bridge up")
-        make_daemon(gateway(near.port, tmp_path / "p", PRIMARY))
+        primary = gateway(near.port, tmp_path / "p", PRIMARY)  # told of the bridge too
+        reports_of = "  reports_of: standby/report\n"
+        make_daemon(primary.replace(reports_of, f'{reports_of}  link_topic: "{LINK}"\n'))
         standby = gateway(far.port, tmp_path / "s", STANDBY, TAKEOVER_S)
         standby = standby.replace("  enabled: true\n", f'  enabled: true\n  link_topic: "{LINK}"\n')
         make_daemon(standby, env=standby_sink.env)
@@ -59,6 +62,10 @@ def test_with_the_primarys_broker_killed_the_bridges_state_makes_the_standby_spe
         wait_until(lambda: "b-3" in outcomes(heard, "cosyedge/report", "spoken"), 60, "b-3")
         wait_until(lambda: "b-3" in outcomes(heard, "standby/report", "covered"), 20, "covered")
         assert "b-1" not in outcomes(heard, "standby/report", "spoken")
+        # b-2, said by the standby, came to the primary as the bridge returned, ahead of the
+        # standby's report of it: held for that report, it is covered, not said again.
+        wait_until(lambda: "b-2" in outcomes(heard, "cosyedge/report", "covered"), 20, "b-2")
+        assert "b-2" not in outcomes(heard, "cosyedge/report", "spoken")
         heard.close()
     finally:
         far.kill()

@@ -80,10 +80,12 @@ class StandbyConfig:
     link_topic: str = field(
         default="",
         metadata=meta(
-            "with the primary on another broker bridged to ours: the topic on which our broker "
-            "tells whether the bridge is up (Mosquitto's bridge `notifications`: "
-            "`$SYS/broker/connection/<name>/state`, `1` up, `0` down); down for `takeover_s` "
-            "counts as the primary gone; empty: the primary on our broker"
+            "with the other gateway on another broker bridged to ours: the topic on which our "
+            "broker tells whether the bridge is up (Mosquitto's bridge `notifications`: "
+            "`$SYS/broker/connection/<name>/state`, `1` up, `0` down); on a standby, down for "
+            "`takeover_s` counts as the primary gone; on a primary (`reports_of`), the bridge "
+            "back after it was down holds what this gateway would say for `handback_s`, for the "
+            "standby's reports of what it said meanwhile; empty: both on our broker"
         ),
     )
     takeover_phrase: str | None = field(
@@ -243,6 +245,11 @@ def check_crossing(
             raise ValueError(
                 f"standby.reports_of: {show(standby.reports_of)} is this gateway's "
                 f"{taken[standby.reports_of]}; name the standby's outcome topic"
+            )
+        if standby.link_topic in (*taken, standby.reports_of):
+            raise ValueError(
+                f"standby.link_topic: {show(standby.link_topic)} is one of this gateway's own "
+                "topics or its standby's reports; name the bridge's state topic"
             )
     if standby.enabled or standby.reports_of:
         _own_apart(reports, filters)

@@ -23,6 +23,12 @@ broker kept the alerts and the standby's reports in the session the connection k
 desk's clock, ticking that late, tells `stalled` (alarms/peers.py `STALL_S`), which holds
 as a reconnect does.
 
+And after the bridge to the standby's broker was down (`standby.link_topic` on a primary: its
+own broker's notice of that bridge, `0` down, `1` up): the standby took over and said what was
+published on its broker meanwhile, and the bridge, back, delivers those alerts here ahead of
+the standby's reports of them. No marker goes round through the bridge, so the hold at its
+return lasts `handback_s` whole.
+
 The standby's reports are taken as the standby's watch takes the primary's (primary.py
 `Refusal`): none retained (it publishes none so), none over `mqtt.max_payload_bytes`.
 """
@@ -62,7 +68,9 @@ class StandbyTap(Component, Observer):
         self.desk, self._publish = desk, publish
         self.reports_of = config.standby.reports_of
         self.marker_topic = f"{config.monitor.canary_topic}/{config.mqtt.client_id}/handback"
-        self.topics = [self.reports_of, self.marker_topic]
+        self.link_topic = config.standby.link_topic
+        self.topics = [self.reports_of, self.marker_topic, *filter(None, [self.link_topic])]
+        self._bridge_down = False  # the bridge to the standby's broker said `0` (paho's thread)
         self.refuse = Refusal(config.mqtt.max_payload_bytes, "standby's")
         self.wait_s = config.standby.handback_s
         self._connections = 0  # made so far (paho's network thread)
@@ -89,6 +97,9 @@ class StandbyTap(Component, Observer):
             else:
                 log.debug("a handback marker of another run: ignored")
             return True
+        if topic == self.link_topic:
+            self._bridge(payload.strip(), retained)
+            return True
         if topic == self.reports_of:  # none retained or too big: not the standby's (primary.py)
             if self.refuse.why(topic, payload, retained) is None:
                 report = self.refuse.shaped(json_object(payload, quiet=True), "report")
@@ -99,9 +110,13 @@ class StandbyTap(Component, Observer):
 
     def connected(self) -> None:
         """A connection made, its subscriptions asked for: its marker goes out now; after a
-        reconnect, what this gateway would say is held again until it is back."""
+        reconnect, what this gateway would say is held again until it is back; the bridge's next
+        `1` holds again (`_bridge`)."""
         again = self._connections > 0
         self._connections += 1
+        # What the bridge did while we were away is unknown (our broker restarted, perhaps,
+        # and the bridge with it): its next `1` may come with what the standby said meanwhile.
+        self._bridge_down = bool(self.link_topic)
         if again:
             log.info("handback: reconnected; holding until what the broker kept is in")
             self._again()
@@ -119,6 +134,26 @@ class StandbyTap(Component, Observer):
             seconds,
         )
         self._again()
+
+    def _bridge(self, state: bytes, retained: bool) -> None:
+        """The bridge to the standby's broker `0` (down) or `1` (up): up after down, hold for
+        `handback_s` (what it delivers first may be alerts the standby said meanwhile, their
+        reports behind them). A retained state tells what was, not a change."""
+        if retained or state not in (b"0", b"1"):
+            return
+        if state == b"0":
+            self._bridge_down = True
+            return
+        if self._bridge_down:
+            self._bridge_down = False
+            log.warning(
+                "handback: the bridge to the standby's broker is back; holding for %g s for "
+                "the standby's reports of what it said meanwhile",
+                self.wait_s,
+            )
+            self._hold(time.monotonic())
+            self._back = True  # no marker goes round through the bridge: the bound decides
+            self.desk.handback_again(self.wait_s)
 
     def _again(self) -> None:
         """Hold again, with a new marker, until it is back (or `handback_s`)."""
