@@ -186,8 +186,12 @@ def test_sigterm_finishes_the_clause_saves_the_queue_and_the_next_start_speaks_i
     publish(broker.port, "cosyedge/say", json.dumps({"text": LONG_TEXT, "id": "long-1"}))
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Second alert.", "id": "q-2"}))
     publish(broker.port, "cosyedge/say", json.dumps({"text": "Third alert.", "id": "q-3"}))
-    # Once the first clause reached the device, stop while the rest is still being made.
+    # Once the first clause reached the device, stop while the rest is still being made;
+    # and once the other two are in the journal (on a loaded machine the broker's delivery
+    # of the third came after the first clause: it waited in the broker for the next start).
     wait_until(lambda: any(p.stat().st_size for p in alsa_sink.files()), 30, "first clause")
+    journal = tmp_path / "state" / "journal.jsonl"
+    wait_until(lambda: '"q-3"' in journal.read_text(errors="replace"), 30, "q-3 journaled")
     took = sigterm_and_wait(daemon, notify_socket)
     assert took < 5, f"exit took {took:.1f} s"
     assert "cut alert long-1 after a clause; kept" in daemon.log()
