@@ -48,7 +48,8 @@ def live_identities(config: Config) -> dict[str, str]:
     return {lang: voice.identity for lang, voice in voices.items()}
 
 
-def warm(config: Config, out: TextIO = sys.stdout) -> int:
+def warm(config: Config, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # the stdout in force at the call, not at import
     from cosyedge.speech.render import Renderer
     from cosyedge.speech.voices import load_voices
 
@@ -64,8 +65,9 @@ def warm(config: Config, out: TextIO = sys.stdout) -> int:
         return _warm(phrases, Renderer(voices, cache, premium_identities(config)), out)
 
 
-def warm_premium(config: Config, out: TextIO = sys.stdout) -> int:
+def warm_premium(config: Config, out: TextIO | None = None) -> int:
     """Render every declared phrase of each language with a premium voice into the cache."""
+    out = out or sys.stdout  # the stdout in force at the call, not at import
     premiums = premium_voices(config.voices, config.pronunciations)
     if not premiums:
         print("no language names a premium voice (voices: LANG: premium:)", file=sys.stderr)
@@ -144,7 +146,8 @@ def _warm(phrases: list[Phrase], renderer: Renderer, out: TextIO) -> int:
     return 1 if summary.failed else 0
 
 
-def stats(config: Config, out: TextIO = sys.stdout) -> int:
+def stats(config: Config, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # the stdout in force at the call, not at import
     with as_owner_of(config.cache.dir):
         return _stats(config, out)
 
@@ -178,7 +181,8 @@ def _stats(config: Config, out: TextIO) -> int:
     return 0
 
 
-def export(config: Config, dest: Path, out: TextIO = sys.stdout) -> int:
+def export(config: Config, dest: Path, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # the stdout in force at the call, not at import
     with as_owner_of(config.cache.dir):  # opened as its owner; read, and `dest` written, as us
         cache = PhraseCache.from_config(config.cache)
     try:
@@ -196,7 +200,8 @@ def export(config: Config, dest: Path, out: TextIO = sys.stdout) -> int:
     return 0
 
 
-def import_(config: Config, src: Path, out: TextIO = sys.stdout) -> int:
+def import_(config: Config, src: Path, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # the stdout in force at the call, not at import
     voices = configured_voices(config)
     try:
         archive = src.open("rb")  # by whoever runs the command, before acting as the owner
