@@ -75,6 +75,11 @@ def check_publish_topic(name: str, topic: str) -> None:
         raise ValueError(f"{name}: must be a topic without wildcards, got {topic!r}")
 
 
+def at_or_under(topic: str, prefix: str) -> bool:
+    """Whether `topic` is `prefix` or a topic below it (the levels `prefix/...`)."""
+    return topic == prefix or topic.startswith(f"{prefix}/")
+
+
 def split_listen(listen: str) -> tuple[str, int]:
     """`host:port` or `[v6 address]:port` as a host and a port; ValueError names the key."""
     host, colon, port = listen.rpartition(":")

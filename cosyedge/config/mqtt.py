@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cosyedge.config.fields import check_publish_topic, meta, open_to_others, show
+from cosyedge.config.fields import at_or_under, check_publish_topic, meta, open_to_others, show
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ class ReportsConfig:
                     f"reports.{f.name}: {show(topic)} is alarms.command_topic; a report "
                     "there would come back as a command"
                 )
-            if topic == canary_topic or topic.startswith(f"{canary_topic}/"):
+            if at_or_under(topic, canary_topic):
                 raise ValueError(
                     f"reports.{f.name}: {show(topic)} is under monitor.canary_topic "
                     f"({show(canary_topic)}), kept for canaries"

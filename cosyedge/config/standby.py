@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from cosyedge.config.fields import check_publish_topic, meta, show
+from cosyedge.config.fields import at_or_under, check_publish_topic, meta, show
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.sources import overlap
 from cosyedge.config.zones import ALL, NAME
@@ -301,7 +301,7 @@ def _not_canaries(standby: StandbyConfig, canary_topic: str) -> None:
     taken for its status would make it look as if it had none, and the standby speak."""
     for name in ("status_topic", "report_topic", "error_topic", "event_topic", "link_topic"):
         topic = getattr(standby, name)
-        if topic == canary_topic or topic.startswith(f"{canary_topic}/"):
+        if at_or_under(topic, canary_topic):
             raise ValueError(
                 f"standby.{name}: {show(topic)} is under monitor.canary_topic "
                 f"({show(canary_topic)}), where the primary's canaries go; name the primary's "
