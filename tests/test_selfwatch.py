@@ -25,7 +25,13 @@ from cosyedge.config import MonitorConfig
 from cosyedge.faults import write_plan
 from cosyedge.model import Heartbeat
 from cosyedge.service.canary import PAYLOAD_KEY, Signer
-from cosyedge.service.selfwatch import DropWatch, FilterWatch, StuckWatch, count_restarts
+from cosyedge.service.selfwatch import (
+    DROPPED_TOPIC,
+    DropWatch,
+    FilterWatch,
+    StuckWatch,
+    count_restarts,
+)
 
 REPORT, EVENT, STATUS = "cosyedge/report", "cosyedge/event", "cosyedge/status"
 MONITOR = "monitor:\n  canary_interval_s: 1\n  canary_timeout_s: 3\n  reannounce_s: 2\n"
@@ -459,13 +465,16 @@ def test_alerts_the_broker_dropped_while_the_daemon_was_away_are_a_fault_after_i
     small = broker.conf.read_text().replace("max_queued_messages 100000", "max_queued_messages 3")
     broker.conf.write_text(small + "sys_interval 1\n")
     broker.start()
-    listen = Listener(broker.port, STATUS, EVENT)
+    listen = Listener(broker.port, STATUS, EVENT, DROPPED_TOPIC)
     daemon = make_daemon(site_yaml(broker.port, tmp_path) + MONITOR)
     counted = lambda s: s and s[-1].get("broker", {}).get("dropped") is not None  # noqa: E731
-    listen.wait_for(STATUS, counted, 30)  # the base: the count before the daemon goes
+    base = listen.wait_for(STATUS, counted, 30)[-1]["broker"]["dropped"]  # before it goes
     daemon.stop()
     for i in range(8):  # the queue keeps 3 for the daemon; the broker drops the rest
         publish(broker.port, "cosyedge/say", f"Alert {i}.")
+    # The broker counts every sys_interval: a start before its count has all five drops
+    # would see some at its start and the rest a second later, one fault said with either.
+    listen.wait_for(DROPPED_TOPIC, lambda c: c[-1] >= base + 5, 30, "all five drops counted")
     daemon.start()
     started = time.monotonic()
     listen.wait_for(EVENT, lambda _: events(listen, "fault", "broker"), LIMIT_S)
