@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import paho.mqtt.client as mqtt
 import yaml
+from daemon_forks import ForkServer
 from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,6 +160,7 @@ def _worker_ports() -> itertools.cycle:
 
 
 _PORTS = _worker_ports()
+_FORKS = ForkServer()  # this worker's daemons forked from one import (tests/daemon_forks.py)
 
 
 def free_port() -> int:
@@ -410,8 +412,12 @@ class Daemon:
         log = self.log_path.open("ab")
         # The log is appended to: a restart waits for a ready line of its own.
         earlier = len(re.findall(READY_LOG, self.log()))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module, "run", "--config", str(self.config)],
+        argv = ["run", "--config", str(self.config)]
+        forked = None
+        if self.module == "cosyedge" and self.preexec is None:
+            forked = _FORKS.start(argv, self.env, self.directory, self.log_path)
+        self.process = forked or subprocess.Popen(
+            [sys.executable, "-m", self.module, *argv],
             stdout=log,
             stderr=log,
             env=self.env,
