@@ -306,3 +306,31 @@ def test_the_bridge_back_holds_for_the_standbys_reports_of_what_it_said_meanwhil
         assert (took := made.take(0.3)) is not None and took.key == "G"
     finally:
         made.journal.stop()
+
+
+def test_json_nested_past_the_parser_on_the_standbys_reports_is_ignored_not_raised(primary):
+    deep = b"[" * 8000 + b"]" * 8000
+    assert primary.tap.claim("standby/report", deep, retained=False)
+    primary.send("D")
+    primary.standby("D")  # what the standby really reports is still taken
+    assert [r["outcome"] for r in primary.reports() if r.get("id") == "D"] == ["covered"]
+
+
+@pytest.mark.parametrize(
+    "standby, key",
+    [
+        ("{reports_of: s/report, link_topic: cosyedge/report}", "link_topic"),
+        ("{reports_of: s/report, link_topic: cosyedge/status}", "link_topic"),
+        ("{reports_of: s/report, link_topic: cosyedge/command}", "link_topic"),
+        ("{reports_of: s/report, link_topic: s/report}", "link_topic"),
+        ("{reports_of: s/report, link_topic: plant/x/alarm}", "link_topic"),
+        ("{reports_of: s/report, link_topic: cosyedge/canary/x/state}", "link_topic"),
+        ("{reports_of: cosyedge/canary/gw-s}", "reports_of"),
+        ("{reports_of: cosyedge/canary}", "reports_of"),
+    ],
+)
+def test_a_primarys_link_or_reports_of_crossing_its_own_topics_is_refused(standby, key):
+    templates = "templates:\n  - {topic: 'plant/+/alarm', text: '{text}'}\n"
+    with pytest.raises(ConfigError, match=rf"standby\.{key}: "):
+        parse_config(f"standby: {standby}\n{templates}")
+    parse_config(f"standby: {{reports_of: s/report, link_topic: $SYS/b/s/state}}\n{templates}")

@@ -279,6 +279,8 @@ def test_a_sourced_alarm_reads_from_its_journaled_message_and_no_broker_may_forg
     back = intake.read(Message(topic, SourceAlert("spb-fault-1", None).payload), 2, 0.0, 0.0)
     assert isinstance(back, Offer) and back.announcement is None
     assert back.key == "spb-fault-1:return"
+    deep = b"[" * 8000 + b"]" * 8000  # a journal line no source wrote: rejected, not raised
+    assert not isinstance(intake.read(Message(topic, deep), 3, 0.0, 0.0), Offer)
     assert intake.message(topic, alert.payload) is None  # published on the broker: not ours
     # The group's messages before the source runs (a persistent session's): never a template's.
     assert intake.message("spBv1.0/G/NDATA/N", b"\x08\x01") is None

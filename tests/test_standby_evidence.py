@@ -266,6 +266,7 @@ STANDBY = (
         (STANDBY % "report_topic: plant/2/alarm", "standby.report_topic"),
         (STANDBY % "link_topic: plant/3/alarm", "standby.link_topic"),
         (STANDBY % "event_topic: cosyedge/command", "standby.event_topic"),
+        (STANDBY % "error_topic: cosyedge/command", "standby.error_topic"),
         (STANDBY % "status_topic: cosyedge/command", "standby.status_topic"),
         (STANDBY % "report_topic: cosyedge/command", "standby.report_topic"),
         (STANDBY % "link_topic: cosyedge/command", "standby.link_topic"),

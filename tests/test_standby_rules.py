@@ -482,3 +482,30 @@ def test_other_primary_events_change_nothing_here(standby, event):
     standby.offline()
     took = standby.take(REANNOUNCE_S + 1.0)
     assert took is not None and took.key == "R"
+
+
+def test_an_alert_the_bridge_kept_while_down_waits_for_the_primarys_status_behind_it(standby):
+    """A partition between bridged brokers: the primary beat on its side and said what was
+    sent there. The bridge back, what it kept comes first, the primary's status behind it:
+    the primary's silence counts from the bridge's return, so those alerts wait, and the
+    primary's report ends them `covered`."""
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}, "beat_s": 0.1})
+    standby.primary(LINK, b"1")
+    standby.primary(LINK, b"0")
+    time.sleep(1.0)  # past takeover_s and the status's silence bound (0.6 + 2 x 0.1 s)
+    assert standby.desk.standby_fault() is not None
+    standby.primary(LINK, b"1")
+    standby.send("P")  # published on the primary's side during the cut, and said there
+    assert standby.take(0.3) is None
+    standby.primary("cosyedge/status", {"state": "online", "faults": {}, "beat_s": 0.1})
+    said_by_primary(standby, "P")
+    assert standby.take(0.3) is None
+    assert [r["outcome"] for r in standby.reports() if r.get("id") == "P"] == ["covered"]
+
+
+@pytest.mark.parametrize("depth", [1000, 8000])
+def test_json_nested_past_the_parser_on_the_primarys_topics_is_counted_not_raised(standby, depth):
+    deep = b"[" * depth + b"]" * depth  # 16 KB at most: within mqtt.max_payload_bytes
+    for topic in ("cosyedge/status", "cosyedge/report", "cosyedge/event"):
+        standby.primary(topic, deep)
+    assert standby.desk.standby.ignored == {"status": 1, "report": 1, "event": 1}

@@ -246,9 +246,12 @@ class Watch:
         self.ignored[what] = self.ignored.get(what, 0) + 1
 
     def link(self, up: bool, what: str, now: float, wall: float) -> None:
-        """The bridge to the primary's broker is `up` or down, as `what` (the topic) says."""
+        """The bridge to the primary's broker is `up` or down, as `what` (the topic) says.
+        Back up after down, silence counts again from now: what the bridge kept while it was
+        down (alerts the primary has said) comes first, its status perhaps still behind it."""
         if up:
-            self._unlinked = None
+            if self._unlinked is not None:
+                self._unlinked, self._listening = None, now
         elif self._unlinked is None:
             self._unlinked = (now, wall, what)
             self.lost(now)  # an `offline` just before: the primary's broker stopping

@@ -246,17 +246,39 @@ def check_crossing(
                 f"standby.reports_of: {show(standby.reports_of)} is this gateway's "
                 f"{taken[standby.reports_of]}; name the standby's outcome topic"
             )
-        if standby.link_topic in (*taken, standby.reports_of):
-            raise ValueError(
-                f"standby.link_topic: {show(standby.link_topic)} is one of this gateway's own "
-                "topics or its standby's reports; name the bridge's state topic"
-            )
+        _reports_of_apart(standby.reports_of, canary_topic)
+        if standby.link_topic:
+            _link_apart(standby.link_topic, [*taken, standby.reports_of], reports, canary_topic)
     if standby.enabled or standby.reports_of:
         _own_apart(reports, filters)
     if standby.enabled:
         _apart(standby, command_topic, filters)
         _not_own(standby, own)
         _not_canaries(standby, canary_topic)
+
+
+def _reports_of_apart(topic: str, canary_topic: str) -> None:
+    """A primary's `reports_of` is not at or under the canary topic: no standby's outcome
+    topic may be there (its own canaries would be taken for reports)."""
+    if at_or_under(topic, canary_topic):
+        raise ValueError(
+            f"standby.reports_of: {show(topic)} is under monitor.canary_topic "
+            f"({show(canary_topic)}), where no gateway's outcomes go; name the standby's "
+            "outcome topic"
+        )
+
+
+def _link_apart(link: str, taken: list[str], reports: ReportsConfig, canary_topic: str) -> None:
+    """A primary's `link_topic` is the bridge's state alone: none of its own topics (`taken`:
+    commands, canaries, marker, alert filters, the standby's reports; and its report topics)
+    and not under the canary topic: their messages would be taken for the bridge's state."""
+    own = [*taken, *(getattr(reports, f.name) for f in dataclasses.fields(reports))]
+    if link in own or at_or_under(link, canary_topic) or _under(link, taken) is not None:
+        raise ValueError(
+            f"standby.link_topic: {show(link)} is one of this gateway's own topics, under "
+            "its alert filters or canary topic, or its standby's reports; name the bridge's "
+            "state topic"
+        )
 
 
 def _not_own(standby: StandbyConfig, own: dict[str, str]) -> None:
@@ -323,8 +345,9 @@ def _apart(standby: StandbyConfig, command_topic: str, filters: list[str]) -> No
                 f"{key}: {show(topic)} falls under templates[{under}].topic "
                 f"({show(filters[under])}); give the primary's topics outside the alert filters"
             )
-    if standby.event_topic == command_topic:
-        raise ValueError(
-            f"standby.event_topic: {show(command_topic)} is this gateway's alarms.command_topic; "
-            "name the primary's event topic"
-        )
+    for name in ("event_topic", "error_topic"):
+        if getattr(standby, name) == command_topic:
+            raise ValueError(
+                f"standby.{name}: {show(command_topic)} is this gateway's "
+                "alarms.command_topic; name the primary's topic"
+            )

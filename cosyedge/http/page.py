@@ -256,7 +256,7 @@ def _field(body: bytes, name: str) -> str:
     """A text field of a JSON object body; empty when there is none."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         return ""
     value = data.get(name) if isinstance(data, dict) else None
     return value.strip() if isinstance(value, str) else ""
@@ -267,7 +267,7 @@ def _nameless(body: bytes) -> bool:
     an object is left to the desk, which tells what is wrong with it."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         return False
     return isinstance(data, dict) and not _field(body, "user")
 

@@ -189,7 +189,7 @@ def json_object(
     was, unless `quiet`) for anything else."""
     try:
         decoded = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         decoded = None
     if not isinstance(decoded, dict):
         if not quiet:

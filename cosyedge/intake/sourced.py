@@ -55,7 +55,7 @@ def read(payload: bytes) -> SourceAlert:
     """A journaled source alert; RejectedAlert when it is not one (a hand-made journal line)."""
     try:
         data = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise RejectedAlert("not a source's alert: invalid JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         raise RejectedAlert("not a source's alert: no id")
