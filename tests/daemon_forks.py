@@ -31,7 +31,12 @@ AT_START = ("PYTHON", "LD_", "MALLOC_", "GLIBC_", "OMP_", "OPENBLAS_", "MKL_", "
 
 SERVER = r"""
 import ctypes, json, os, sys
+import _strptime, importlib.metadata, numpy.fft, numpy.random
 import cosyedge.build, cosyedge.cli, cosyedge.daemon  # what every daemon imports first
+# What the default voices import as they load, short of the engines (onnxruntime starts a
+# thread as it is imported, and a fork keeps none but the forking one).
+import cosyedge.speech.text.english, cosyedge.speech.text.localtime
+import cosyedge.speech.voices.espeak_pinyin, cosyedge.speech.zh.normalize
 from cosyedge.cli import main
 
 
