@@ -301,3 +301,26 @@ def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
     for path in (fifo, Path("/dev/zero")):
         with pytest.raises(ConfigError, match="not a regular file"):
             load_config(path)
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('templates: [{topic: "plant/\\0/x", text: hi}]\n', "templates[0].topic"),
+        ('reports: {status_topic: "s\\0t"}\n', "reports.status_topic"),
+        ('alarms: {command_topic: "c\\0"}\n', "alarms.command_topic"),
+        ('monitor: {canary_topic: "c\\0"}\n', "monitor.canary_topic"),
+        ('homeassistant: {discovery: true, prefix: "h\\0a"}\n', "homeassistant.prefix"),
+        ('standby: {reports_of: s/r, link_topic: "a\\0b"}\n', "standby.link_topic"),
+        ('standby: {enabled: true, client_id: p, status_topic: "s\\0"}\n', "standby.status_topic"),
+        ('standby: {enabled: true, client_id: "p\\0"}\n', "standby.client_id"),
+        ('mqtt: {client_id: "a\\0b"}\n', "mqtt.client_id"),
+        ("mqtt: {client_id: gw+1}\n", "mqtt.client_id"),
+    ],
+)
+def test_a_topic_or_client_id_mqtt_cannot_carry_is_refused_naming_the_key(text, key):
+    """U+0000 in a topic (MQTT forbids it): the broker drops the connection at each
+    subscribe or publish, taken for another gateway using our client id. A client id names
+    our canary topic's last level: no wildcard either."""
+    with pytest.raises(ConfigError, match=re.escape(key) + ": "):
+        parse_config(text)

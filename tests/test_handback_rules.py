@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from pathlib import Path
@@ -334,3 +335,21 @@ def test_a_primarys_link_or_reports_of_crossing_its_own_topics_is_refused(standb
     with pytest.raises(ConfigError, match=rf"standby\.{key}: "):
         parse_config(f"standby: {standby}\n{templates}")
     parse_config(f"standby: {{reports_of: s/report, link_topic: $SYS/b/s/state}}\n{templates}")
+
+
+def test_a_primarys_link_topic_refusal_names_what_it_crosses_and_sys_is_under_no_wildcard():
+    templates = "templates:\n  - {topic: 'plant/+/alarm', text: '{text}'}\n"
+    crossings = {
+        "cosyedge/report": "is this gateway's reports.outcome_topic",
+        "s/report": "is this gateway's standby.reports_of",
+        "plant/x/alarm": 'falls under this gateway\'s templates[0].topic ("plant/+/alarm")',
+    }
+    for link, said in crossings.items():
+        with pytest.raises(ConfigError, match=re.escape(f'link_topic: "{link}" {said};')):
+            parse_config(f"standby: {{reports_of: s/report, link_topic: {link}}}\n{templates}")
+    # A filter's leading wildcard matches no `$` topic (MQTT 3.1.1, 4.7.2): no crossing.
+    sys_link = "$SYS/broker/connection/b/state"
+    wide = "templates:\n  - {topic: '+/broker/connection/{n}/state', text: '{n}'}\n"
+    parse_config(f"standby: {{reports_of: s/report, link_topic: {sys_link!r}}}\n{wide}")
+    own = "reports: {outcome_topic: s/r, status_topic: s/s, error_topic: s/e, event_topic: s/v}\n"
+    parse_config(f"{own}standby: {{enabled: true, client_id: p, link_topic: {sys_link!r}}}\n{wide}")

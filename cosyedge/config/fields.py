@@ -73,6 +73,8 @@ def show(value: Any) -> str:
 def check_publish_topic(name: str, topic: str) -> None:
     if not topic or "+" in topic or "#" in topic:
         raise ValueError(f"{name}: must be a topic without wildcards, got {topic!r}")
+    if "\0" in topic:  # MQTT forbids U+0000 in a topic: the broker drops the connection
+        raise ValueError(f"{name}: a topic may not hold the character U+0000, got {topic!r}")
 
 
 def at_or_under(topic: str, prefix: str) -> bool:

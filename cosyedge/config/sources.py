@@ -72,6 +72,8 @@ def overlap(one: str, other: str) -> bool:
     """Whether some topic matches both MQTT topic filters (a template's `{name}` level is
     one level, as `+`)."""
     a, b = (["+" if x.startswith("{") else x for x in f.split("/")] for f in (one, other))
+    if {a[0][:1], b[0][:1]} & {"$"} and {a[0], b[0]} & {"+", "#"}:
+        return False  # a filter's leading wildcard matches no `$` topic (MQTT 3.1.1 4.7.2)
     for x, y in zip(a, b, strict=False):
         if "#" in (x, y):
             return True

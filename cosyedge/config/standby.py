@@ -132,6 +132,8 @@ class StandbyConfig:
                 check_publish_topic(name, getattr(self, name))
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
+        if any(c in self.client_id for c in "+#\0"):  # it names the primary's canary topic
+            raise ValueError(f"client_id: {self.client_id!r} may not hold +, # or U+0000")
         if self.takeover_phrase is not None and len(self.takeover_phrase) > PHRASE_MAX:
             raise ValueError(f"takeover_phrase: at most {PHRASE_MAX} characters")
         for name in self.zones:
@@ -248,7 +250,8 @@ def check_crossing(
             )
         _reports_of_apart(standby.reports_of, canary_topic)
         if standby.link_topic:
-            _link_apart(standby.link_topic, [*taken, standby.reports_of], reports, canary_topic)
+            taken[standby.reports_of] = "standby.reports_of"
+            _link_apart(standby.link_topic, taken, reports, canary_topic)
     if standby.enabled or standby.reports_of:
         _own_apart(reports, filters)
     if standby.enabled:
@@ -268,16 +271,29 @@ def _reports_of_apart(topic: str, canary_topic: str) -> None:
         )
 
 
-def _link_apart(link: str, taken: list[str], reports: ReportsConfig, canary_topic: str) -> None:
+def _link_apart(
+    link: str, taken: dict[str, str], reports: ReportsConfig, canary_topic: str
+) -> None:
     """A primary's `link_topic` is the bridge's state alone: none of its own topics (`taken`:
-    commands, canaries, marker, alert filters, the standby's reports; and its report topics)
-    and not under the canary topic: their messages would be taken for the bridge's state."""
-    own = [*taken, *(getattr(reports, f.name) for f in dataclasses.fields(reports))]
-    if link in own or at_or_under(link, canary_topic) or _under(link, taken) is not None:
+    topic -> its key: commands, canaries, marker, alert filters, the standby's reports; and
+    its report topics), under no alert filter and not under the canary topic: their messages
+    would be taken for the bridge's state."""
+    own = {getattr(reports, f.name): f"reports.{f.name}" for f in dataclasses.fields(reports)}
+    own.update(taken)
+    under = _under(link, list(own))
+    if link in own or under is not None:
+        crossed = (
+            own[link] if link in own else f"{list(own.values())[under]} ({show(list(own)[under])})"
+        )
+        what = "is" if link in own else "falls under"
         raise ValueError(
-            f"standby.link_topic: {show(link)} is one of this gateway's own topics, under "
-            "its alert filters or canary topic, or its standby's reports; name the bridge's "
-            "state topic"
+            f"standby.link_topic: {show(link)} {what} this gateway's {crossed}; name the "
+            "bridge's state topic"
+        )
+    if at_or_under(link, canary_topic):
+        raise ValueError(
+            f"standby.link_topic: {show(link)} is under monitor.canary_topic "
+            f"({show(canary_topic)}); name the bridge's state topic"
         )
 
 

@@ -54,6 +54,8 @@ def parse_filter(topic: str) -> tuple[str, list[str | None]]:
     """Subscription filter and, per level, the field name a `{name}` level captures."""
     if not topic or len(topic.encode()) > 65535:
         raise ValueError("topic: must be a non-empty MQTT topic filter")
+    if "\0" in topic:  # MQTT forbids U+0000 in a filter: the broker drops the connection
+        raise ValueError("topic: an MQTT topic filter may not hold the character U+0000")
     levels = topic.split("/")
     names: list[str | None] = []
     out = []
