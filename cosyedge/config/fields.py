@@ -77,6 +77,16 @@ def check_publish_topic(name: str, topic: str) -> None:
         raise ValueError(f"{name}: a topic may not hold the character U+0000, got {topic!r}")
 
 
+def check_client_id(name: str, client_id: str) -> None:
+    """A client id names a gateway's canary topic's last level (`<canary_topic>/<client id>`):
+    no wildcard, and no U+0000, which MQTT forbids in a topic."""
+    if any(c in client_id for c in "+#\0"):
+        raise ValueError(
+            f"{name}: {client_id!r} names a canary topic (<monitor.canary_topic>/<client id>): "
+            "it may not hold +, # or U+0000"
+        )
+
+
 def at_or_under(topic: str, prefix: str) -> bool:
     """Whether `topic` is `prefix` or a topic below it (the levels `prefix/...`)."""
     return topic == prefix or topic.startswith(f"{prefix}/")

@@ -10,7 +10,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cosyedge.config.fields import at_or_under, check_publish_topic, meta, open_to_others, show
+from cosyedge.config.fields import (
+    at_or_under,
+    check_client_id,
+    check_publish_topic,
+    meta,
+    open_to_others,
+    show,
+)
 
 
 @dataclass(frozen=True)
@@ -103,11 +110,7 @@ class MqttConfig:
             # The host's name as gethostname(2) gives it (uname's node name), read without
             # importing socket, which every command reading a configuration would pay for.
             object.__setattr__(self, "client_id", f"cosyedge-{os.uname().nodename}")
-        if any(c in self.client_id for c in "+#\0"):  # it names our canary topic's last level
-            raise ValueError(
-                f"client_id: {self.client_id!r} names this gateway's canary topic "
-                "(<monitor.canary_topic>/<client_id>): it may not hold +, # or U+0000"
-            )
+        check_client_id("client_id", self.client_id)
         if self.reconnect_max_s < self.reconnect_min_s:
             raise ValueError("reconnect_max_s: must not be below reconnect_min_s")
         if self.password_file is not None and self.username is None:

@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from cosyedge.config.fields import at_or_under, check_publish_topic, meta, show
+from cosyedge.config.fields import at_or_under, check_client_id, check_publish_topic, meta, show
 from cosyedge.config.mqtt import MqttConfig, ReportsConfig
 from cosyedge.config.sources import overlap
 from cosyedge.config.zones import ALL, NAME
@@ -132,8 +132,7 @@ class StandbyConfig:
                 check_publish_topic(name, getattr(self, name))
         if self.enabled and not self.client_id:
             raise ValueError("client_id: the primary's client id is needed with `enabled`")
-        if any(c in self.client_id for c in "+#\0"):  # it names the primary's canary topic
-            raise ValueError(f"client_id: {self.client_id!r} may not hold +, # or U+0000")
+        check_client_id("client_id", self.client_id)
         if self.takeover_phrase is not None and len(self.takeover_phrase) > PHRASE_MAX:
             raise ValueError(f"takeover_phrase: at most {PHRASE_MAX} characters")
         for name in self.zones:
@@ -280,15 +279,17 @@ def _link_apart(
     would be taken for the bridge's state."""
     own = {getattr(reports, f.name): f"reports.{f.name}" for f in dataclasses.fields(reports)}
     own.update(taken)
-    under = _under(link, list(own))
-    if link in own or under is not None:
-        crossed = (
-            own[link] if link in own else f"{list(own.values())[under]} ({show(list(own)[under])})"
-        )
-        what = "is" if link in own else "falls under"
+    if link in own:
         raise ValueError(
-            f"standby.link_topic: {show(link)} {what} this gateway's {crossed}; name the "
+            f"standby.link_topic: {show(link)} is this gateway's {own[link]}; name the "
             "bridge's state topic"
+        )
+    under = _under(link, list(own))
+    if under is not None:
+        topic = list(own)[under]
+        raise ValueError(
+            f"standby.link_topic: {show(link)} falls under this gateway's {own[topic]} "
+            f"({show(topic)}); name the bridge's state topic"
         )
     if at_or_under(link, canary_topic):
         raise ValueError(

@@ -35,6 +35,7 @@ from cosyedge.http import origin
 from cosyedge.http.refused import Refused
 from cosyedge.http.sessions import SESSION_S, TEST_EVERY_S
 from cosyedge.intake import local
+from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.intake.door import Unavailable
 from cosyedge.intake.local import BadField
 from cosyedge.model import RejectedAlert
@@ -255,8 +256,8 @@ def _download(kind: str) -> dict[str, str]:
 def _field(body: bytes, name: str) -> str:
     """A text field of a JSON object body; empty when there is none."""
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
+        data = load_json(body)
+    except InvalidJson:
         return ""
     value = data.get(name) if isinstance(data, dict) else None
     return value.strip() if isinstance(value, str) else ""
@@ -266,8 +267,8 @@ def _nameless(body: bytes) -> bool:
     """Whether a command is a JSON object without an operator's name (`user`); what is not
     an object is left to the desk, which tells what is wrong with it."""
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
+        data = load_json(body)
+    except InvalidJson:
         return False
     return isinstance(data, dict) and not _field(body, "user")
 

@@ -15,7 +15,6 @@ at most once a minute (LOG_EVERY_S).
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping
@@ -25,6 +24,7 @@ from cosyedge.alarms.desk import AlarmDesk
 from cosyedge.alarms.standby import BEAT_S, LOOP, STATES
 from cosyedge.component import Component
 from cosyedge.config.standby import StandbyConfig
+from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.intake.intake import Intake
 from cosyedge.observe import Observer
 
@@ -188,8 +188,8 @@ def json_object(
     """The other gateway's message as a JSON object, or None (logged, naming `whose` message it
     was, unless `quiet`) for anything else."""
     try:
-        decoded = json.loads(payload)
-    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
+        decoded = load_json(payload)
+    except InvalidJson:
         decoded = None
     if not isinstance(decoded, dict):
         if not quiet:

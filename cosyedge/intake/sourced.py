@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from cosyedge.intake.alert import InvalidJson, load_json
 from cosyedge.model import PRIORITIES, RejectedAlert
 
 PREFIX = "cosyedge/source/"
@@ -54,8 +55,8 @@ def is_sourced(topic: str) -> bool:
 def read(payload: bytes) -> SourceAlert:
     """A journaled source alert; RejectedAlert when it is not one (a hand-made journal line)."""
     try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):
+        data = load_json(payload)
+    except InvalidJson:
         raise RejectedAlert("not a source's alert: invalid JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         raise RejectedAlert("not a source's alert: no id")
