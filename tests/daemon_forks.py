@@ -24,9 +24,9 @@ import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
-# Read by the interpreter or the libraries it loads as the process starts, not later.
 # Room in the fork server's command line for each daemon's own (see `retitle`).
 ROOM = "." * 4096
+# Read by the interpreter or the libraries it loads as the process starts, not later.
 AT_START = ("PYTHON", "LD_", "MALLOC_", "GLIBC_", "OMP_", "OPENBLAS_", "MKL_", "LC_", "LANG")
 
 SERVER = r"""

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import paho.mqtt.client as mqtt
 import yaml
-from daemon_forks import ForkServer
+from daemon_forks import Forked, ForkServer
 from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parent.parent
@@ -404,31 +404,38 @@ class Daemon:
         self.models = models
         self.log_path = directory / "daemon.log"
         self.env = {**os.environ, **env}
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: subprocess.Popen[bytes] | Forked | None = None
 
     def start(self, wait_ready: bool = True) -> Daemon:
         text = self.config.read_text()
         seed_models(state_dir_of(text, self.env), self.models, text)
-        log = self.log_path.open("ab")
+        self.log_path.touch()
         # The log is appended to: a restart waits for a ready line of its own.
         earlier = len(re.findall(READY_LOG, self.log()))
         argv = ["run", "--config", str(self.config)]
-        forked = None
-        if self.module == "cosyedge" and self.preexec is None:
-            forked = _FORKS.start(argv, self.env, self.directory, self.log_path)
-        self.process = forked or subprocess.Popen(
-            [sys.executable, "-m", self.module, *argv],
-            stdout=log,
-            stderr=log,
-            env=self.env,
-            cwd=self.directory,
-            preexec_fn=self.preexec,
-        )
+        self.process = self._forked(argv) or self._exec(argv)
         # Subscribed and the voices loaded: said as soon as received. Seconds on a quiet
         # machine; a start at load 15 on 2 cores took over a minute.
         if wait_ready:
             self.wait_for_log(READY_LOG, timeout=180, count=earlier + 1)
         return self
+
+    def _forked(self, argv: list[str]) -> Forked | None:
+        """Forked from this worker's import of cosyedge (tests/daemon_forks.py), where it can be."""
+        if self.module != "cosyedge" or self.preexec is not None:
+            return None
+        return _FORKS.start(argv, self.env, self.directory, self.log_path)
+
+    def _exec(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        with self.log_path.open("ab") as log:
+            return subprocess.Popen(
+                [sys.executable, "-m", self.module, *argv],
+                stdout=log,
+                stderr=log,
+                env=self.env,
+                cwd=self.directory,
+                preexec_fn=self.preexec,
+            )
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
