@@ -49,12 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """Four workers a core, at most eight: most system tests spend their time waiting on a
+    """Three workers a core, at most eight: most system tests spend their time waiting on a
     daemon, a broker or a timeout, not computing (on 2 cores, 4 workers took the suite from
     42 to 20 minutes, both measured on the same busy machine; on a quiet 2-core Xeon,
-    2026-12-02, 6 workers took 8.6 minutes against 9.6 for 4, the same 970 s of CPU; with 6 on
-    a quiet 2-core EPYC, 2026-12-03, the cores were 1.5-1.9 busy for most of the run)."""
-    return min(8, 4 * (os.cpu_count() or 1))
+    2026-12-02, 6 workers took 8.6 minutes against 9.6 for 4, the same 970 s of CPU)."""
+    return min(8, 3 * (os.cpu_count() or 1))
 
 
 # Test files whose tests share what a module-scoped fixture makes (a booted systemd box, the
