@@ -754,6 +754,62 @@ def test_the_int8_gate_refuses_an_lm_that_chooses_other_tokens(cosyvoice_pack, i
     assert "limit 50 %" in message
 
 
+EMULATED_CPU = ["qemu-x86_64-static", "-cpu", "Haswell"]  # AVX2 and FMA; no AVX-512, no VNNI
+
+
+@pytest.mark.skipif(
+    os.uname().machine != "x86_64" or shutil.which(EMULATED_CPU[0]) is None,
+    reason="needs an x86_64 machine and qemu-x86_64-static (scripts/setup test installs it)",
+)
+def test_the_int8_gates_figures_hold_on_a_cpu_without_vnni(cosyvoice_pack, int8_pack):
+    """onnxruntime picks its int8 kernels by CPUID; without VNNI it sums pairs of products
+    in 16 bits, which saturate with 8-bit weights: 8-bit graphs that passed the gate here
+    moved by 1.0 dB more (the flow encoder, 0.10 against 1.12) under an emulated AVX2 CPU
+    and their LM chose other tokens. Each int8 graph's distance to fp32 and the LM's forced
+    agreement must be what this CPU measured on the emulated one too. (On a CPU without
+    VNNI, both runs take the same kernels.)"""
+    copy, _ = int8_pack
+    script = [str(REPO / "tests" / "cosyvoice_cpu_figures.py"), str(cosyvoice_pack.directory)]
+
+    def figures(*prefix: str) -> dict[str, float]:
+        done = subprocess.run([*prefix, sys.executable, *script, str(copy)], capture_output=True,
+                              text=True, timeout=600, check=True)  # fmt: skip
+        return json.loads(done.stdout)
+
+    here, emulated = figures(), figures(*EMULATED_CPU)
+    print(f"int8 figures here: {here}\nunder {' '.join(EMULATED_CPU)}: {emulated}")
+    agreement = "forced_token_agreement"
+    for graph in here.keys() - {agreement}:
+        assert abs(emulated[graph] - here[graph]) <= 0.2, (graph, here, emulated)
+    assert abs(emulated[agreement] - here[agreement]) <= 0.05, (here, emulated)
+
+
+def test_a_pack_of_8_bit_int8_weights_still_loads_saying_to_convert_it_again(
+    int8_pack, tmp_path, caplog
+):
+    """A pack made int8 before the weights took 7 bits (its manifest's `int8` without
+    `weight_bits`) is right on CPUs with VNNI, so it loads; the log says what it does
+    elsewhere and the command that makes it again. One of today's says nothing."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    pack, report = int8_pack
+
+    def warned(name: str, figures: dict) -> list[str]:
+        copy = tmp_path / name
+        shutil.copytree(pack, copy)
+        manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+        (copy / "manifest.json").write_text(json.dumps({**manifest, "int8": figures}))
+        caplog.clear()
+        CosyPack.open(copy)
+        return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+    assert warned("today", report.as_dict()) == []
+    before = {k: v for k, v in report.as_dict().items() if k != "weight_bits"}
+    (message,) = warned("before", before)
+    assert message.startswith(f"voice pack {tmp_path / 'before'} has 8-bit int8 weights")
+    assert message.endswith("convert it again with `cosyedge voice convert-cosyvoice --int8`")
+
+
 def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):
     """Its front end loads alone (no graph): normalized text, a clause per model call, and an
     identity that names the pack."""

@@ -7,6 +7,7 @@ refused, as is one of another format.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import ClassVar, Self
 
 from cosyedge.speech.voices.cosycache import LM_CACHE
 from cosyedge.speech.voices.pack import MANIFEST, Pack, PackError, file_sha256
+
+log = logging.getLogger(__name__)
 
 FORMAT = "cosyedge-cosyvoice-pack"
 FORMAT_VERSION = 1
@@ -32,6 +35,9 @@ FILES = {
     "speaker": "speaker.npz",
     "speech_embedding": "speech_embedding.npy",  # the LM's input table of speech tokens
 }
+# The bits of an int8 pack's weights (its manifest's `int8.weight_bits`): 7, which every x86
+# CPU multiplies as the converter's did (see packs/cosyvoice_int8.py); packs made before hold 8.
+INT8_WEIGHT_BITS = 7
 
 LICENCE_SUMMARY = "Apache-2.0 (CosyVoice code; the weights as their model card says)"
 LICENCE_NOTES = (
@@ -66,6 +72,13 @@ class CosyPack(Pack):
                 f"voice pack {directory} was converted by an earlier cosyedge (its LM step "
                 f"copies its cache at every token): convert it again with `{cls.MADE_BY}`"
             )
+        int8 = pack.manifest.get("int8")
+        if int8 and int8.get("weight_bits") != INT8_WEIGHT_BITS:
+            log.warning(
+                "voice pack %s has 8-bit int8 weights, which CPUs without VNNI (AVX2) compute "
+                "otherwise than its gate did (its audio moved by up to 1.8 dB log-mel there): "
+                "convert it again with `%s --int8`", directory, cls.MADE_BY,
+            )  # fmt: skip
         return pack
 
     def describe(self) -> list[str]:
