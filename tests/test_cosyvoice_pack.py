@@ -806,8 +806,12 @@ def test_a_pack_of_8_bit_int8_weights_still_loads_saying_to_convert_it_again(
     assert warned("today", report.as_dict()) == []
     before = {k: v for k, v in report.as_dict().items() if k != "weight_bits"}
     (message,) = warned("before", before)
-    assert message.startswith(f"voice pack {tmp_path / 'before'} has 8-bit int8 weights")
+    assert message.startswith(f"voice pack {tmp_path / 'before'} has int8 weights of 8 bits")
     assert message.endswith("convert it again with `cosyedge voice convert-cosyvoice --int8`")
+    (message,) = warned("odd", {**before, "weight_bits": "seven"})
+    assert "int8 weights of 'seven' bits, not 7" in message
+    with pytest.raises(PackError, match=r"its manifest's int8 is not a table$"):
+        warned("text", "yes")
 
 
 def test_cosyedge_read_shows_the_clauses_it_reads(cosyvoice_pack):

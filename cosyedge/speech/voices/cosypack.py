@@ -72,12 +72,16 @@ class CosyPack(Pack):
                 f"voice pack {directory} was converted by an earlier cosyedge (its LM step "
                 f"copies its cache at every token): convert it again with `{cls.MADE_BY}`"
             )
-        int8 = pack.manifest.get("int8")
-        if int8 and int8.get("weight_bits") != INT8_WEIGHT_BITS:
+        int8 = pack.manifest.get("int8", {})
+        if not isinstance(int8, dict):
+            raise PackError(f"voice pack {directory}: its manifest's int8 is not a table")
+        bits = int8.get("weight_bits", 8)
+        if int8 and bits != INT8_WEIGHT_BITS:
             log.warning(
-                "voice pack %s has 8-bit int8 weights, which CPUs without VNNI (AVX2) compute "
-                "otherwise than its gate did (its audio moved by up to 1.8 dB log-mel there): "
-                "convert it again with `%s --int8`", directory, cls.MADE_BY,
+                "voice pack %s has int8 weights of %r bits, not %d: CPUs without VNNI (AVX2) "
+                "compute 8-bit ones otherwise than its gate did (its audio moved by up to "
+                "1.8 dB log-mel there): convert it again with `%s --int8`",
+                directory, bits, INT8_WEIGHT_BITS, cls.MADE_BY,
             )  # fmt: skip
         return pack
 
