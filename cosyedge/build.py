@@ -36,6 +36,7 @@ from cosyedge.component import Component, Detail
 from cosyedge.config.lastgood import VOICES_LIMIT_S, VOICES_WAIT_S, VOICES_WINDOW_S
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
+from cosyedge.config.voices import VoiceConfig, stand_in_voice
 from cosyedge.config.zones import DEFAULT_ZONE
 from cosyedge.faults import Faults
 from cosyedge.features import Wiring, build_features
@@ -490,8 +491,9 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
 
     for warning in lexicon_warnings(config.pronunciations):
         log.warning("%s", warning)
-    saved = SavedDir(config.state_dir / "models", faults, observer or Observer())
-    voices = {lang: _voice(config, lang, saved, faults) for lang in config.voices}
+    observer = observer or Observer()
+    saved = SavedDir(config.state_dir / "models", faults, observer)
+    voices = _voices(config, saved, faults, observer)
     settle_memory()
     cache = PhraseCache.from_config(config.cache, faults, observer)
     renderer = Renderer(mixed_voices(voices, config.local_time_zone), cache, observer=observer)
@@ -509,13 +511,39 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 
 
-def _voice(config: Config, lang: str, saved: SavedDir, faults: Faults) -> SheddableVoice:
-    """`lang`'s voice, loaded now, keeping what it makes in `saved` where it can (else in
+def _voices(
+    config: Config, saved: SavedDir, faults: Faults, observer: Observer
+) -> dict[str, SheddableVoice]:
+    """Each language's voice, loaded now. A configured voice that cannot be loaded (a damaged
+    pack, an unreadable model) costs that voice, not the site's templates: its language's
+    embedded default voice speaks instead, with the fault `voices` naming the key and why.
+    VoiceFailed when neither loads, or the language has no default voice."""
+    voices, instead = {}, []
+    for lang, voice in config.voices.items():
+        try:
+            voices[lang] = _voice(config, lang, voice, saved, faults)
+        except VoiceFailed as exc:
+            stand_in = stand_in_voice(lang, voice)
+            if stand_in is None:
+                raise
+            default = f"the embedded default voice ({stand_in.engine})"
+            try:
+                voices[lang] = _voice(config, lang, stand_in, saved, faults)
+            except VoiceFailed as again:
+                raise VoiceFailed(f"{exc}; nor {default}: {again}") from again
+            instead.append(f"{exc}; {default} speaks instead")
+    if instead:  # the fault logs it, tells it and says it aloud
+        observer.trouble("voices", "; ".join(instead))
+    return voices
+
+
+def _voice(
+    config: Config, lang: str, voice: VoiceConfig, saved: SavedDir, faults: Faults
+) -> SheddableVoice:
+    """`voice` for `lang`, loaded now, keeping what it makes in `saved` where it can (else in
     memory); VoiceFailed names its key when it cannot be loaded at all."""
     lexicon = lexicon_for(config.pronunciations, lang)
-    load = functools.partial(
-        load_voice, lang, config.voices[lang], saved, lexicon, config.memory.ceiling_mb
-    )
+    load = functools.partial(load_voice, lang, voice, saved, lexicon, config.memory.ceiling_mb)
     try:
         faults.check("voices.load", lang)
         return SheddableVoice(load)

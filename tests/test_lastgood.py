@@ -336,7 +336,8 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
         f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
     )
     with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
-        build._voice(config, "en", SavedDir(tmp_path / "state" / "models"), Faults())
+        saved = SavedDir(tmp_path / "state" / "models")
+        build._voice(config, "en", config.voices["en"], saved, Faults())
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):

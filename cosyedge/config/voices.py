@@ -182,3 +182,16 @@ def default_voices() -> dict[str, VoiceConfig]:
     # Mandarin by default through espeak-ng reading pinyin; the neural voice only when a pack
     # is configured (its models are for non-commercial use only).
     return {"en": VoiceConfig(), "zh": VoiceConfig(engine="espeak-pinyin")}
+
+
+def stand_in_voice(lang: str, config: VoiceConfig) -> VoiceConfig | None:
+    """The embedded default voice of `lang`'s language (`en-GB`: English's), which speaks when
+    `config` cannot be loaded; None when the language has none, or `config` is that voice."""
+    default = default_voices().get(lang.split("-")[0])
+    if default is None or (default.engine, default.model, default.pack) == (
+        config.engine,
+        config.model,
+        config.pack,
+    ):
+        return None
+    return default

@@ -50,6 +50,8 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "cache": "Alarm system fault: the phrase cache cannot be written.",
         "state": "Alarm system fault: the state directory is full or cannot be written.",
         "voice": "Alarm system fault: a voice has failed. Alerts are given as a short phrase.",
+        "voices": "Alarm system fault: a voice cannot be loaded. Alerts are said with the "
+        "default voice.",
         "speech": "Alarm system fault: memory is short. Alerts are given as a short phrase.",
         "recorded": "Alarm system fault: a recorded message cannot be played. Its alerts are "
         "spoken instead.",
@@ -74,6 +76,7 @@ FAULT_PHRASES: dict[str, dict[str, str]] = {
         "cache": "报警系统故障：语音缓存无法写入。",
         "state": "报警系统故障：状态目录已满或无法写入。",
         "voice": "报警系统故障：语音合成失败。报警将以简短提示播报。",
+        "voices": "报警系统故障：语音无法加载。报警改用默认语音播报。",
         "speech": "报警系统故障：内存不足。报警将以简短提示播报。",
         "recorded": "报警系统故障：录音无法播放。相关报警改为语音播报。",
         "config": "报警系统配置被拒绝；正在使用上一个配置。",

