@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -798,7 +799,8 @@ def test_a_pack_of_8_bit_int8_weights_still_loads_saying_to_convert_it_again(
         copy = tmp_path / name
         shutil.copytree(pack, copy)
         manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
-        (copy / "manifest.json").write_text(json.dumps({**manifest, "int8": figures}))
+        int8 = {"int8": figures, "precision": "int8 weights"}
+        (copy / "manifest.json").write_text(json.dumps(manifest | int8))
         caplog.clear()
         CosyPack.open(copy)
         return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
@@ -808,8 +810,8 @@ def test_a_pack_of_8_bit_int8_weights_still_loads_saying_to_convert_it_again(
     (message,) = warned("before", before)
     assert message.startswith(f"voice pack {tmp_path / 'before'} has int8 weights of 8 bits")
     assert message.endswith("convert it again with `cosyedge voice convert-cosyvoice --int8`")
-    (message,) = warned("odd", {**before, "weight_bits": "seven"})
-    assert "int8 weights of 'seven' bits, not 7" in message
+    (message,) = warned("odd", {**before, "weight_bits": 6})
+    assert "int8 weights of 6 bits, not 7" in message
     with pytest.raises(PackError, match=r"its manifest's int8 is not a table$"):
         warned("text", "yes")
 
@@ -1076,3 +1078,102 @@ def test_fewer_flow_steps_are_the_references_schedule(cosyvoice_pack, tiny_model
     assert figures["10"] < 1e-3 and figures["4"] < 1e-3
     assert figures["4_against_10"] > 0.1
     assert figures["unguided"] < 1e-3 and figures["unguided_against_guided"] > 0.1
+
+
+def _sound_manifest(pack: Path) -> dict:
+    """The suite pack's manifest with every group its figures may be in: checked parity and
+    an int8 table (as an int8 pack's)."""
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    int8 = {"distance_db": 1.4, "hift_distance_db": 0.3, "greedy_token_agreement": 0.9}
+    int8 |= {"forced_token_agreement": 0.97, "weight_bits": 7, "graphs": ["hift_core"]}
+    return manifest | {"int8": int8, "precision": "int8 weights", "flow_steps": 10}
+
+
+def _bad_values(kind: type, least: float, most: float) -> list:
+    if kind is bool:
+        return ["true", 1, None]
+    return ["7", True, None, [least], float("nan"), least - 1, most * 10, 10**400]
+
+
+def test_every_figure_a_manifest_holds_wrongly_refuses_the_pack(cosyvoice_pack):
+    """Each figure the runtime or `voice info` reads, of another type, not finite, out of
+    range or missing where required, is named; so are texts and tables of another type."""
+    from cosyedge.speech.voices.cosypack import FIGURES, TABLES, TEXTS, figure_problems
+
+    sound = _sound_manifest(cosyvoice_pack.directory)
+    assert figure_problems(sound) == []
+
+    def problems(path: tuple[str, ...], value: object) -> list[str]:
+        manifest = json.loads(json.dumps(sound))
+        *tables, key = path
+        table = functools.reduce(lambda m, k: m[k], tables, manifest)
+        if value is _GONE:
+            del table[key]
+        else:
+            table[key] = value
+        return figure_problems(manifest)
+
+    for path, (kind, least, most, required) in FIGURES.items():
+        name = ".".join(path)
+        for value in _bad_values(kind, least, most):
+            found = problems(path, value)
+            assert [p for p in found if p.startswith(f"{name} ")] == found != [], (value, found)
+        assert problems(path, _GONE) == ([f"{name} missing"] if required else [])
+    for path in TEXTS:
+        assert problems(path, 7) == [f"{'.'.join(path)} 7, not a text"]
+    for path in TABLES:
+        assert problems(path, "x") == [f"{'.'.join(path)} 'x', not a table of texts"]
+    assert problems(("memory",), [1]) == ["memory is not a table"] + [
+        f"memory.{k} missing" for k in ("load_mb", "step_mb")
+    ]
+    assert problems(("precision",), "fp32") == ["precision 'fp32' beside int8 figures"]
+
+
+_GONE = object()
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"flow_steps": 0}, "flow_steps 0, not an integer from 1 to 10"),
+        ({"memory": {"load_mb": "lots", "step_mb": 1}}, "memory.load_mb 'lots', not a number"),
+        ({"sample_rate": 0}, "sample_rate 0, not an integer from 8000 to 192000"),
+    ],
+)
+def test_check_voice_info_and_a_start_refuse_a_manifest_figure_alike(
+    cosyvoice_pack, tmp_path, capfd, change, said
+):
+    """`check` and `voice info` refuse what the daemon would (they passed such packs), in
+    one line; the start speaks English with its default voice instead (test_voice_stand_in)."""
+    from cosyedge.cli import main
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    (pack / "manifest.json").write_text(json.dumps(manifest | change), encoding="utf-8")
+    with pytest.raises(PackError, match=re.escape(said)):
+        CosyPack.open(pack)
+    config = tmp_path / "site.yaml"
+    config.write_text(f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n")
+    assert main(["check", "--config", str(config)]) == 2
+    err = capfd.readouterr().err
+    assert said in err and err.count("\n") == 1, err
+    assert main(["voice", "info", "--config", str(config)]) == 0
+    out = capfd.readouterr().out
+    assert f"NOT USABLE: {pack / 'manifest.json'}: {said}" in out, out
+
+
+def test_a_manifest_naming_a_file_outside_the_pack_is_refused(cosyvoice_pack, tmp_path):
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    for name in ("../pack/hift_core.onnx", "/etc/passwd", "", "..", ["hift_core.onnx"]):
+        manifest["files"]["hift_core"]["name"] = name
+        (pack / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        with pytest.raises(PackError, match=r"files\.hift_core\.name .*not a file name in the"):
+            CosyPack.open(pack)
+        with pytest.raises(PackError, match=r"files\.hift_core\.name"):
+            CosyPack.described(pack)

@@ -103,6 +103,7 @@ def _describe_cosyvoice(pack_dir: Path) -> list[str]:
                 if "hift_distance_db" in int8
                 else ""
             )
+            + f", weights in {int8.get('weight_bits', 8)} bits"
             + f", greedy tokens agree {100 * int8['greedy_token_agreement']:.0f} %"
             + (
                 f" ({100 * int8['forced_token_agreement']:.0f} % fed fp32's tokens)"

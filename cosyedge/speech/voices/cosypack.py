@@ -35,6 +35,41 @@ FILES = {
     "speaker": "speaker.npz",
     "speech_embedding": "speech_embedding.npy",  # the LM's input table of speech tokens
 }
+FLOW_STEPS = 10  # the flow's Euler steps as released; a pack's `flow_steps` may say fewer
+# The figures of a manifest the runtime and `voice info` read, by key path: (type, least,
+# most, required). A pack whose figure is of another type or out of range is refused at
+# once, by `check` as by a start, rather than misread or raising later. A group's figures
+# are read only where it is: int8's in a pack with an `int8` table, parity's in a pack whose
+# parity was checked.
+FIGURES: dict[tuple[str, ...], tuple[type, float, float, bool]] = {
+    ("sample_rate",): (int, 8_000, 192_000, True),
+    ("speech_tokens",): (int, 1, 1_000_000, True),
+    ("flow_steps",): (int, 1, FLOW_STEPS, False),
+    ("flow_guidance",): (bool, 0, 1, False),
+    ("memory", "load_mb"): (float, 0, 1e6, True),
+    ("memory", "step_mb"): (float, 0, 1e6, True),
+    ("parity", "checked"): (bool, 0, 1, False),  # missing: not checked
+    ("parity", "tokens_equal"): (bool, 0, 1, True),
+    ("parity", "mel_max_abs"): (float, 0, 1e6, True),
+    ("parity", "audio_max_abs"): (float, 0, 1e6, True),
+    ("parity", "audio_log_mel_db"): (float, 0, 1e6, False),
+    ("parity", "end_to_end_log_mel_db"): (float, 0, 1e6, False),
+    ("int8", "distance_db"): (float, 0, 1e6, True),
+    ("int8", "hift_distance_db"): (float, 0, 1e6, False),
+    ("int8", "greedy_token_agreement"): (float, 0, 1, True),
+    ("int8", "forced_token_agreement"): (float, 0, 1, False),
+    ("int8", "weight_bits"): (int, 2, 8, False),
+}
+TEXTS = (  # required but `precision`
+    ("speaker", "name"),
+    ("speaker", "kind"),
+    ("source", "model"),
+    ("source", "directory"),
+    ("licence", "summary"),
+    ("licence", "notes"),
+    ("precision",),
+)
+TABLES = (("converter",), ("source", "sha256"))  # of texts, where present
 # The bits of an int8 pack's weights (its manifest's `int8.weight_bits`): 7, which every x86
 # CPU multiplies as the converter's did (see packs/cosyvoice_int8.py); packs made before hold 8.
 INT8_WEIGHT_BITS = 7
@@ -75,6 +110,8 @@ class CosyPack(Pack):
         int8 = pack.manifest.get("int8", {})
         if not isinstance(int8, dict):
             raise PackError(f"voice pack {directory}: its manifest's int8 is not a table")
+        for problem in figure_problems(pack.manifest):
+            raise PackError(f"{directory / MANIFEST}: {problem}; reconvert the pack")
         bits = int8.get("weight_bits", 8)
         if int8 and bits != INT8_WEIGHT_BITS:
             log.warning(
@@ -98,3 +135,86 @@ class CosyPack(Pack):
         for name, digest in sorted(source.get("sha256", {}).items()):
             lines.append(f"source {name}: sha256 {digest[:16]}…")
         return lines + self.files_and_licence()
+
+
+def figure_problems(manifest: Mapping) -> list[str]:
+    """`key.path: why` for each of `FIGURES`, `TEXTS` and `TABLES` the manifest holds
+    wrongly: of another type (a bool is no number, a number as text is none), out of range,
+    not finite, or missing where required."""
+    tables = ("parity", "memory")
+    problems = [f"{name} is not a table" for name in tables if not _table(manifest, name)]
+    if manifest.get("int8") and manifest.get("precision") == "fp32":
+        problems.append("precision 'fp32' beside int8 figures")
+    return problems + _wrong_figures(manifest) + _wrong_texts(manifest)
+
+
+def _wrong_figures(manifest: Mapping) -> list[str]:
+    problems = []
+    for path, (kind, least, most, required) in FIGURES.items():
+        found, value = _at(manifest, path)
+        name = ".".join(path)
+        if not _read(manifest, path[0]) or (not found and not required):
+            continue
+        if not found:
+            problems.append(f"{name} missing")
+        elif not _fits(value, kind, least, most):
+            problems.append(f"{name} {value!r:.40}, not {_kind(kind, least, most)}")
+    return problems
+
+
+def _wrong_texts(manifest: Mapping) -> list[str]:
+    problems = []
+    for path in TEXTS:
+        found, value = _at(manifest, path)
+        if not found and path != ("precision",):
+            problems.append(f"{'.'.join(path)} missing")
+        elif found and not isinstance(value, str):
+            problems.append(f"{'.'.join(path)} {value!r:.40}, not a text")
+    for path in TABLES:
+        found, value = _at(manifest, path)
+        if found and not (isinstance(value, Mapping) and all(map(_text, value.values()))):
+            problems.append(f"{'.'.join(path)} {value!r:.40}, not a table of texts")
+    return problems
+
+
+def _table(manifest: Mapping, name: str) -> bool:
+    return name not in manifest or isinstance(manifest[name], Mapping)
+
+
+def _read(manifest: Mapping, group: str) -> bool:
+    """Whether the figures of `group` are read: int8's where there is an int8 table,
+    parity's where parity was checked, the others always."""
+    if group == "int8":
+        return bool(manifest.get("int8"))
+    if group == "parity":
+        parity = manifest.get("parity")
+        return isinstance(parity, Mapping) and parity.get("checked", False) is not False
+    return True
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _at(manifest: Mapping, path: tuple[str, ...]) -> tuple[bool, object]:
+    """Whether the manifest holds `path` (every table on the way a mapping), and its value."""
+    value: object = manifest
+    for key in path:
+        if not isinstance(value, Mapping) or key not in value:
+            return False, None
+        value = value[key]
+    return True, value
+
+
+def _fits(value: object, kind: type, least: float, most: float) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        return False
+    return least <= value <= most  # NaN compares false: refused
+
+
+def _kind(kind: type, least: float, most: float) -> str:
+    if kind is bool:
+        return "true or false"
+    return f"{'an integer' if kind is int else 'a number'} from {least:g} to {most:g}"

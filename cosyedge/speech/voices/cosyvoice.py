@@ -37,7 +37,7 @@ from cosyedge.speech.voices.clauses import (
     split_clauses,
 )
 from cosyedge.speech.voices.cosycache import LmCache
-from cosyedge.speech.voices.cosypack import GRAPH_ROLES, CosyPack
+from cosyedge.speech.voices.cosypack import FLOW_STEPS, GRAPH_ROLES, CosyPack
 from cosyedge.speech.voices.cosystream import (
     MEL_HOP,
     TOKEN_RATE,
@@ -61,7 +61,6 @@ TOP_P, TOP_K, WIN_SIZE, TAU_R = 0.8, 25, 10, 0.1
 MAX_EOS_REDRAWS = 100
 # The flow: Euler steps on a cosine schedule (the released 10 unless the pack's manifest says
 # fewer: `flow_steps`), guidance weight, the regulator's edges.
-FLOW_STEPS = 10
 CFG_RATE = 0.7
 REGULATOR_EDGE_TOKENS = 20
 # HiFT's inverse STFT and output limit.

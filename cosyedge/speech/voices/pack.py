@@ -61,8 +61,7 @@ class Pack:
         is false; PackError naming the first thing wrong."""
         pack = cls(directory, cls._manifest(directory))
         for role in cls.FILES:
-            if role not in pack.manifest.get("files", {}):
-                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
+            pack._entry(role)
             path = pack.path(role)
             if not path.is_file():
                 raise PackError(f"{path}: missing from the voice pack")
@@ -76,10 +75,22 @@ class Pack:
         for its identity (a gateway may carry the manifest of a pack it cannot run)."""
         pack = cls(directory, cls._manifest(directory))
         for role in cls.FILES:
-            entry = pack.manifest.get("files", {}).get(role)
-            if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
-                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
+            pack._entry(role)
         return pack
+
+    def _entry(self, role: str) -> None:
+        """PackError unless the manifest names `role`'s file as a plain name in the pack (a
+        path out of it, `../x`, is refused) with its SHA-256 and size."""
+        files = self.manifest.get("files")
+        entry = files.get(role) if isinstance(files, dict) else None
+        where = f"{self.directory / MANIFEST}: files.{role}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+            raise PackError(f"{where} missing")
+        name, size = entry.get("name"), entry.get("bytes", 0)
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+            raise PackError(f"{where}.name {name!r:.60}: not a file name in the pack")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise PackError(f"{where}.bytes {size!r:.40}: not a size in bytes")
 
     @classmethod
     def _manifest(cls, directory: Path) -> dict:
