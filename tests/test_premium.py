@@ -616,3 +616,30 @@ def test_a_live_voice_that_is_the_premium_one_has_nothing_to_upgrade(tmp_path, c
     same = {"en": premiums["en"].identity}
     assert candidates(cache, premiums, same, [Phrase(t, "en") for t in DECLARED]) == []
     cache.close()
+
+
+def test_a_premium_pack_damaged_after_the_start_is_a_fault_until_it_loads_again(
+    tmp_path, hibari_voice, cosyvoice_pack
+):
+    """Its worker's load fails on the hash: the fault `premium` names the key and why (a log
+    line alone before); once the pack is whole again the next try loads it and clears it."""
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    graph = pack / "hift_core.onnx"
+    whole = graph.read_bytes()
+    damaged = bytearray(whole)
+    damaged[len(damaged) // 2] ^= 0xFF
+    graph.write_bytes(bytes(damaged))
+    r = Rig(tmp_path / "rig", hibari_voice, pack)
+    try:
+        assert r.upkeep.tick(0.0) == {}
+        r.upkeep.start()
+        failing = wait_until(lambda: r.upkeep.tick(0.0).get("premium"), 120, "the fault")
+        assert failing.startswith("voices.en.premium.pack: the premium voice did not load: ")
+        assert "hift_core.onnx: SHA-256 differs from the manifest" in failing, failing
+        assert failing.endswith("; its phrases stay with the live voice")
+        graph.write_bytes(whole)
+        wait_until(lambda: r.upkeep.tick(0.0) == {"premium": None}, 240, "the fault cleared")
+        assert r.upkeep.tick(0.0) == {}
+    finally:
+        r.close()

@@ -195,6 +195,10 @@ class PremiumUpkeep(Component, Observer):
         self._crashes: dict[str, int] = {}
         self._start_failures: dict[str, int] = {}  # lang -> failed starts in a row
         self._retry_at: dict[str, float] = {}  # lang -> when to try starting it again
+        # lang -> why its voice does not start (the fault `premium`), replaced whole: read on
+        # the monitor's thread. `_told`: the fault is shown, and is cleared once none is left.
+        self._failing: dict[str, str] = {}
+        self._told = False
         self._write_retry_at = 0.0  # the cache could not keep a rendering: wait till then
         self._postponed: str | None = None  # why rendering waits, said once
         self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
@@ -210,6 +214,16 @@ class PremiumUpkeep(Component, Observer):
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
         return {"premium": self.progress.as_dict()}
+
+    def tick(self, now: float) -> Mapping[str, str | None]:
+        """The fault `premium` while a premium voice does not start (a pack damaged since
+        the start, say), cleared once each does; nothing before one failed, so the start's
+        own `premium` fault (a pack it could not use at all) stands."""
+        failing = "; ".join(self._failing.values()) or None
+        if failing is None and not self._told:
+            return {}
+        self._told = failing is not None
+        return {"premium": failing}
 
     @property
     def progress(self) -> Progress:
@@ -345,6 +359,7 @@ class PremiumUpkeep(Component, Observer):
                 self._start_failed(premium, exc)
             return None
         self._start_failures.pop(premium.lang, None)
+        self._failing = {k: v for k, v in self._failing.items() if k != premium.lang}
         if self.activity.is_busy():
             worker.pause()  # an alert came while it loaded
         return worker
@@ -357,6 +372,8 @@ class PremiumUpkeep(Component, Observer):
         self._start_failures[premium.lang] = failures
         wait_s = min(self.interval_s * 2 ** (failures - 1), MAX_RETRY_S)
         self._retry_at[premium.lang] = time.monotonic() + wait_s
+        why = f"voices.{premium.lang}.premium.pack: {exc}; its phrases stay with the live voice"
+        self._failing = {**self._failing, premium.lang: why}
         log.error(
             "premium voice %s: %s; trying again in %.0f s, phrases stay with the live voice",
             premium.name,
