@@ -202,7 +202,8 @@ def _convert_cosyvoice(voice_sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="speak the first N parity sentences only, 1-2, in the comparison with the reference "
         "and the measures of --flow-steps and --no-guidance (default: both; quicker, and "
-        "proves less: the pack's manifest records how many)",
+        "proves less: the pack's manifest records how many). The --int8 gate speaks both "
+        "whatever N is: a speed option does not weaken it",
     )
     convert.add_argument(
         "--memory-repeats",
