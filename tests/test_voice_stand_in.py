@@ -134,3 +134,20 @@ def test_the_daemon_runs_the_site_file_with_the_default_voice_and_says_why(
     reports.close()
     saved = json.loads((tmp_path / "state" / "last-good.json").read_text())
     assert saved["config"]["templates"][0]["topic"] == "plant/{line}/estop"
+
+
+def test_a_model_that_cannot_be_read_is_named_by_check_and_stood_in_for(tmp_path, capfd):
+    from cosyedge.cli import main
+
+    garbage = tmp_path / "voice.onnx"
+    garbage.write_bytes(b"not a model")
+    voices, troubles = voices_of(f"voices:\n  en: {{engine: hibari, model: {garbage}}}\n", tmp_path)
+    assert voices["en"].name == "hibari-heart"
+    assert troubles.told["voices"].startswith("voices.en: cannot be loaded: ")
+    config = tmp_path / "site.yaml"
+    config.write_text(f"voices:\n  en: {{engine: hibari, model: {tmp_path}/gone.onnx}}\n")
+    assert main(["check", "--config", str(config)]) == 2
+    assert capfd.readouterr().err == (
+        f"{config}: voices.en.model: {tmp_path}/gone.onnx: not a readable file; a start would "
+        "speak en with the embedded default voice (hibari)\n"
+    )
