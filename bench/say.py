@@ -32,6 +32,7 @@ from bench.starts import checkout
 from bench.texts import REPO
 
 PHRASE = "Forklift in aisle four."
+ONE_THREAD = "OPENBLAS_NUM_THREADS=1"
 NOT_NEEDED = ("onnxruntime", "hibari", "scipy", "sounddevice", "pypinyin")
 
 
@@ -80,7 +81,11 @@ def main() -> None:
     if args.ref:
         sides[args.ref] = checkout(args.ref, work / "ref")
     commands = {side: (say, directory) for side, directory in sides.items()}
-    commands["bare"] = ([sys.executable, "-c", "import numpy, yaml"], REPO)
+    bare = [sys.executable, "-c", "import numpy, yaml"]
+    commands["bare"] = (bare, REPO)
+    # The same with numpy's OpenBLAS on one thread, as cosyedge runs it (cli.py): a bare
+    # import's CPU is mostly its BLAS threads spinning, which vary from run to run.
+    commands[ONE_THREAD] = (["env", "OPENBLAS_NUM_THREADS=1", *bare], REPO)
     for argv, directory in commands.values():  # said once: in the cache, bytecode written
         cpu_of(argv, {**env, "PYTHONPATH": str(directory)}, directory)
     load_start = os.getloadavg()
@@ -110,14 +115,16 @@ def taking_turns(
 
 
 def table(runs: dict[str, list[float]]) -> str:
-    """Medians of each `cosyedge say` and of the bare import, and their ratios."""
-    bare = statistics.median(runs["bare"])
-    lines = ["| command | CPU s | / bare import |", "|---|---:|---:|"]
+    """Medians of each `cosyedge say` and of the bare imports, and their ratios to both."""
+    bare, one = statistics.median(runs["bare"]), statistics.median(runs[ONE_THREAD])
+    lines = [
+        "| command | CPU s | / bare import | / bare import, one BLAS thread |",
+        "|---|---:|---:|---:|",
+    ]
+    names = {"bare": '`python -c "import numpy, yaml"`', ONE_THREAD: f"the same, {ONE_THREAD}"}
     for name, cpu in runs.items():
-        what = '`python -c "import numpy, yaml"`' if name == "bare" else f"`cosyedge say`, {name}"
-        lines.append(
-            f"| {what} | {statistics.median(cpu):.3f} | {statistics.median(cpu) / bare:.2f}x |"
-        )
+        what, median = names.get(name, f"`cosyedge say`, {name}"), statistics.median(cpu)
+        lines.append(f"| {what} | {median:.3f} | {median / bare:.2f}x | {median / one:.2f}x |")
     return "\n".join(lines)
 
 

@@ -12,8 +12,6 @@ import wave
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from cosyedge.arguments import CONFIG_VARIABLE, SERVICE_CONFIG, build_parser, command_in
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config, config_warnings
@@ -21,6 +19,8 @@ from cosyedge.config.voices import VoiceConfig
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from cosyedge.speech.render import Rendering
 
 log = logging.getLogger("cosyedge")
@@ -39,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     # it loads; an offline gateway sends none and writes only the directories it is given.
     # Set before anything loads it; the processes it starts inherit it.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    # numpy's OpenBLAS starts a thread per core at import, which spins for work for a while:
+    # on 2 cores that doubled the CPU of whatever ran next (a cached `say`: 0.29 s against
+    # 0.17 s for a bare import). Nothing here runs a large matrix product (the models run in
+    # onnxruntime, on the threads the configuration gives): one thread, set before numpy is
+    # imported (nothing imported above it imports numpy, tests/test_end_to_end.py).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(command_in(words)).parse_args(words)
     builds = args.command == "quantize" or getattr(args, "voice_command", "info") != "info"
@@ -473,6 +479,8 @@ def _say(config: Config, text: str, out: Path | None, lang: str) -> int:
     if not chunks:  # a voice that dropped every clause: no file rather than an empty one
         print(f"cosyedge say: the {lang} voice said nothing of {text!r}", file=sys.stderr)
         return 1
+    import numpy as np
+
     return _write(out, rendering.sample_rate, np.concatenate(chunks), rendering.source)
 
 

@@ -197,6 +197,34 @@ def test_say_writes_a_wav_through_the_same_cache_and_a_cached_phrase_imports_no_
     assert needless_imports(set(loaded["modules"])) == set()
 
 
+THREADS_AFTER_NUMPY = """
+import os, sys
+if sys.argv[1] == "main":
+    import cosyedge.cli
+    assert "numpy" not in sys.modules, "imported before main could set its threads"
+    cosyedge.cli.main(["check"])
+import numpy
+print(len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts no thread on one core")
+def test_a_command_runs_numpy_on_one_thread(tmp_path):
+    """numpy's OpenBLAS starts a thread per core that spins after the import: on 2 cores a
+    cached `say` took 1.6-1.75x a bare import's CPU with it, 1.0x without. `main` sets it to
+    one thread before anything imports numpy (a variable the environment sets wins)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+
+    def threads(how: str) -> int:
+        run = [sys.executable, "-c", THREADS_AFTER_NUMPY, how]
+        done = subprocess.run(run, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return int(done.stdout.split()[-1])
+
+    assert threads("bare") > 1  # what the variable changes, on this machine
+    assert threads("main") == 1
+
+
 def needless_imports(modules: set[str]) -> set[str]:
     """What a `say` served from the cache imported that it has no use for."""
     engines = {"onnxruntime", "hibari", "scipy", "sounddevice", "pypinyin"}
