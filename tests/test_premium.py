@@ -619,27 +619,35 @@ def test_a_live_voice_that_is_the_premium_one_has_nothing_to_upgrade(tmp_path, c
     cache.close()
 
 
+@pytest.mark.parametrize(
+    "damaged, said",
+    [
+        ("hift_core.onnx", "the premium voice did not load: "),  # the worker's load
+        ("manifest.json", ""),  # the daemon's own look at the pack, before any worker
+    ],
+)
 def test_a_premium_pack_damaged_after_the_start_is_a_fault_until_it_loads_again(
-    tmp_path, hibari_voice, cosyvoice_pack
+    tmp_path, hibari_voice, cosyvoice_pack, damaged, said
 ):
-    """Its worker's load fails on the hash: the fault `premium` names the key and why (a log
-    line alone before); once the pack is whole again the next try loads it and clears it."""
+    """A graph whose hash no longer matches, a manifest no longer readable: the fault
+    `premium` names the key and why (a log line alone before, and for the manifest no try
+    again); once the pack is whole again a later try loads it and clears the fault."""
     pack = tmp_path / "pack"
     shutil.copytree(cosyvoice_pack.directory, pack)
-    graph = pack / "hift_core.onnx"
-    whole = graph.read_bytes()
-    damaged = bytearray(whole)
-    damaged[len(damaged) // 2] ^= 0xFF
-    graph.write_bytes(bytes(damaged))
-    r = Rig(tmp_path / "rig", hibari_voice, pack)
+    r = Rig(tmp_path / "rig", hibari_voice, pack)  # started on the whole pack
+    target = pack / damaged
+    whole = target.read_bytes()
+    broken = bytearray(whole)
+    broken[len(broken) // 2] ^= 0xFF
+    target.write_bytes(bytes(broken))
     try:
         assert r.upkeep.tick(0.0) == {}
         r.upkeep.start()
         failing = wait_until(lambda: r.upkeep.tick(0.0).get("premium"), 120, "the fault")
-        assert failing.startswith("voices.en.premium.pack: the premium voice did not load: ")
-        assert "hift_core.onnx: SHA-256 differs from the manifest" in failing, failing
+        assert failing.startswith(f"voices.en.premium.pack: {said}"), failing
+        assert str(target) in failing, failing
         assert failing.endswith("; its phrases stay with the live voice")
-        graph.write_bytes(whole)
+        target.write_bytes(whole)
         wait_until(lambda: r.upkeep.tick(0.0) == {"premium": None}, 240, "the fault cleared")
         assert r.upkeep.tick(0.0) == {}
     finally:

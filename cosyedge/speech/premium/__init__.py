@@ -41,6 +41,10 @@ class PremiumVoice:
     def key(self, text: str) -> str:
         return cache_key(text, self.identity, self.lang)
 
+    def has_graphs(self) -> bool:
+        """Whether its pack holds any graph: one without is a manifest alone, on purpose."""
+        return any(self.config.pack.glob("*.onnx"))
+
     def cannot_run(self) -> str | None:
         """Why this machine cannot render with the pack (its files are not all here: a
         gateway that only imports premium phrases), None when they are. The files are not

@@ -336,8 +336,13 @@ class PremiumUpkeep(Component, Observer):
         if worker is not None and worker.alive and worker.spec.lang == premium.lang:
             return worker
         self._end_worker()
+        if time.monotonic() < self._retry_at.get(premium.lang, 0.0):
+            return None
         why = premium.cannot_run()
-        if why is not None:
+        if why is not None and premium.has_graphs():  # damaged since the start: a fault
+            self._start_failed(premium, WorkerFailed(why))
+            return None
+        if why is not None:  # its manifest alone, by design: it serves imported phrases
             self._cannot_run[premium.lang] = why
             log.warning(
                 "premium voice %s cannot render on this machine (%s): its phrases are served "
@@ -347,8 +352,6 @@ class PremiumUpkeep(Component, Observer):
             )
             return None
         if not self._fits(needed_mb(premium)):
-            return None
-        if time.monotonic() < self._retry_at.get(premium.lang, 0.0):
             return None
         worker = self._worker = PremiumWorker(spec_for(premium, self.saved_dir, self.nice))
         try:
