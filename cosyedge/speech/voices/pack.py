@@ -43,7 +43,7 @@ class Pack:
 
     @property
     def sample_rate(self) -> int:
-        return int(self.manifest["sample_rate"])
+        return int(self.manifest["sample_rate"])  # checked as the pack is opened
 
     def path(self, role: str) -> Path:
         return self.directory / self.manifest["files"][role]["name"]
@@ -59,12 +59,13 @@ class Pack:
     def open(cls, directory: Path, verify: bool = True) -> Self:
         """The pack in `directory`, its files hashed against the manifest unless `verify`
         is false; PackError naming the first thing wrong."""
-        pack = cls(directory, cls._manifest(directory))
+        pack = cls.described(directory)
         for role in cls.FILES:
-            pack._entry(role)
             path = pack.path(role)
-            if not path.is_file():
+            if not path.exists():
                 raise PackError(f"{path}: missing from the voice pack")
+            if not path.is_file():  # a FIFO would never end, a directory is no graph
+                raise PackError(f"{path}: not a regular file")
             if verify and file_sha256(path) != pack.manifest["files"][role]["sha256"]:
                 raise PackError(f"{path}: SHA-256 differs from the manifest; reconvert the pack")
         return pack
@@ -74,21 +75,33 @@ class Pack:
         """The pack as its manifest describes it, its files neither read nor looked for: enough
         for its identity (a gateway may carry the manifest of a pack it cannot run)."""
         pack = cls(directory, cls._manifest(directory))
+        files = pack.manifest.get("files")
         for role in cls.FILES:
+            if not isinstance(files, dict) or role not in files:
+                raise PackError(f"{directory / MANIFEST}: files.{role} missing")
+        for role in files:  # every entry: each makes the pack's identity (`digest`)
             pack._entry(role)
+        rate = pack.manifest.get("sample_rate")
+        if isinstance(rate, bool) or not isinstance(rate, int) or not 8_000 <= rate <= 192_000:
+            raise PackError(
+                f"{directory / MANIFEST}: sample_rate {rate!r:.40}, not an integer from 8000 "
+                "to 192000"
+            )
         return pack
 
     def _entry(self, role: str) -> None:
         """PackError unless the manifest names `role`'s file as a plain name in the pack (a
         path out of it, `../x`, is refused) with its SHA-256 and size."""
-        files = self.manifest.get("files")
-        entry = files.get(role) if isinstance(files, dict) else None
-        where = f"{self.directory / MANIFEST}: files.{role}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
-            raise PackError(f"{where} missing")
-        name, size = entry.get("name"), entry.get("bytes", 0)
-        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+        entry = self.manifest["files"][role]
+        where = f"{self.directory / MANIFEST}: files.{role if role.isprintable() else repr(role)}"
+        if not isinstance(entry, dict):
+            raise PackError(f"{where}: not a table")
+        name, size, digest = entry.get("name"), entry.get("bytes", 0), entry.get("sha256")
+        plain = isinstance(name, str) and name.isprintable() and Path(name).name == name
+        if not plain or name in ("", ".", ".."):
             raise PackError(f"{where}.name {name!r:.60}: not a file name in the pack")
+        if not isinstance(digest, str) or len(digest) != 64:
+            raise PackError(f"{where}.sha256 {digest!r:.70}: not a SHA-256 in hex")
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise PackError(f"{where}.bytes {size!r:.40}: not a size in bytes")
 
