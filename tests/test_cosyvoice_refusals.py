@@ -114,7 +114,9 @@ def test_force_replaces_a_pack_but_never_a_directory_of_other_files(tmp_path):
     assert refused_out(out, True) == (
         f"{out}: holds no voice pack (no manifest.json); --force replaces only a pack"
     )
-    (out / "manifest.json").write_text("{}")
+    (out / "manifest.json").write_text("{}")  # a stray manifest of something else
+    assert refused_out(out, True).endswith("--force replaces only a pack")
+    (out / "manifest.json").write_text('{"format": "cosyedge-cosyvoice-pack"}')
     assert refused_out(out, True) is None
     (tmp_path / "file").write_text("x")
     assert (
@@ -146,11 +148,19 @@ def test_the_staging_of_a_killed_conversion_is_removed_by_the_next(tmp_path, cap
     for work in (orphan, running):
         work.mkdir()
         (work / "estimator.onnx").write_bytes(b"half")
+    # A link of that form to a user's directory is neither followed nor said to be removed.
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    link = tmp_path / f".convert-{dead.pid}-symlink"
+    link.symlink_to(victim)
     with staged_dir(tmp_path / "pack") as work:
         assert work.name.startswith(f".convert-{os.getpid()}-")
         (work / "manifest.json").write_text("{}")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["pack", running.name])
+    kept = ["pack", running.name, "victim", link.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
     assert f"removing {orphan}, left by a conversion that was stopped" in caplog.text
+    assert str(link) not in caplog.text and (victim / "keep.txt").read_text() == "mine"
 
 
 def test_any_failure_of_a_conversion_is_one_line_naming_the_free_space_when_short(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -18,6 +19,7 @@ log = logging.getLogger(__name__)
 
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 STAGING = ".convert-"  # then the converting process's id: `.convert-PID-XXXXXXXX`
+PACK_FORMATS = ("cosyedge-",)  # what the converters write as a manifest's `format`
 
 
 class Stopped(BaseException):
@@ -74,9 +76,19 @@ def refused_out(out: Path, force: bool) -> str | None:
         return None
     if not force:
         return f"{out}: exists and is not empty (use --force to replace it)"
-    if not (out / MANIFEST).is_file():
+    if not _a_pack(out):
         return f"{out}: holds no voice pack (no {MANIFEST}); --force replaces only a pack"
     return None
+
+
+def _a_pack(directory: Path) -> bool:
+    """Whether `directory` holds a voice pack: a manifest of one of cosyedge's formats (a
+    stray `manifest.json` of something else does not make the directory ours to replace)."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(manifest, dict) and str(manifest.get("format", "")).startswith(PACK_FORMATS)
 
 
 def _staged(out: Path) -> Iterator[Path]:
@@ -108,7 +120,7 @@ def _remove_orphans(parent: Path) -> None:
     killed by SIGKILL or a power cut had no chance to): each holds up to a few GB."""
     for work in parent.glob(f"{STAGING}*-*"):
         pid = work.name[len(STAGING) :].partition("-")[0]
-        if pid.isdigit() and work.is_dir() and not _alive(int(pid)):
+        if pid.isdigit() and work.is_dir() and not work.is_symlink() and not _alive(int(pid)):
             log.warning("removing %s, left by a conversion that was stopped", work)
             shutil.rmtree(work, ignore_errors=True)
 
