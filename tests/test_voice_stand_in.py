@@ -22,6 +22,7 @@ from cosyedge.faults import Faults
 from cosyedge.observe import Observer
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK
+from cosyedge.speech.voices.pack import PackError
 
 REPORT, STATUS = "cosyedge/report", "cosyedge/status"
 
@@ -181,3 +182,21 @@ def test_check_names_a_premium_pack_that_is_gone(tmp_path, capfd):
     err = capfd.readouterr().err
     assert err.startswith(f"{config}: voices.en.premium.pack: {tmp_path}/gone: no manifest.json")
     assert err.endswith("; a start would keep its phrases with the live voice\n")
+
+
+def test_read_shows_a_damaged_packs_language_as_a_start_says_it(cosyvoice_pack, tmp_path, caplog):
+    """`read` (how a phrase will be said) read a pack that does not verify as if it did,
+    where `say`, `warm` and a start do not use it (found by the attack)."""
+    from cosyedge.ops.read import read
+
+    pack = damaged(cosyvoice_pack.directory, tmp_path)
+    config = parse_config(f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n")
+    reading = read(config, "Line three stopped.", "en")
+    assert reading["voice"] == "hibari-heart"
+    assert "voices.en.pack: " in caplog.text and "SHA-256 differs" in caplog.text
+    fr = parse_config(
+        f"voices:\n  en: {{}}\n  fr: {{engine: cosyvoice, pack: {pack}}}\n"
+        "templates: [{topic: a/b, text: Bonjour, lang: fr}]\n"
+    )
+    with pytest.raises(PackError, match="SHA-256 differs"):  # no voice to stand in
+        read(fr, "Bonjour.", "fr")

@@ -10,20 +10,47 @@ given, and the phrase's cache key.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from cosyedge.config.schema import Config
+from cosyedge.config.voices import VoiceConfig, stand_in_voice
 from cosyedge.speech.reading import describe
 from cosyedge.speech.voices import FrontEnd, lexicon_for, load_front_end
+from cosyedge.speech.voices.pack import PackError
+
+log = logging.getLogger(__name__)
 
 
 def front_ends(config: Config) -> dict[str, FrontEnd]:
-    """Every configured voice's front end, with its language's lexicon."""
+    """Every configured voice's front end, with its language's lexicon; for a voice whose
+    pack does not verify, its language's default voice's, as a start would speak it (said on
+    stderr); PackError where the language has none."""
     models = config.state_dir / "models"
+    lexicons = {lang: lexicon_for(config.pronunciations, lang) for lang in config.voices}
     return {
-        lang: load_front_end(lang, voice, models, lexicon_for(config.pronunciations, lang))
+        lang: load_front_end(lang, _as_started(lang, voice), models, lexicons[lang])
         for lang, voice in config.voices.items()
     }
+
+
+def _as_started(lang: str, voice: VoiceConfig) -> VoiceConfig:
+    """`voice`, or the default voice a start speaks `lang` with when its pack does not open
+    (files hashed as loading them does: seconds for a full-size CosyVoice pack)."""
+    from cosyedge.speech.voices.cosypack import CosyPack
+    from cosyedge.speech.voices.zhpack import VoicePack
+
+    if voice.pack is None:
+        return voice
+    try:
+        (CosyPack if voice.engine == "cosyvoice" else VoicePack).open(voice.pack)
+    except PackError as exc:
+        stand_in = stand_in_voice(lang, voice)
+        if stand_in is None:
+            raise
+        log.warning("voices.%s.pack: %s; read as a start says it: %s", lang, exc, stand_in.engine)
+        return stand_in
+    return voice
 
 
 def read(config: Config, text: str, lang: str, explain: bool = False) -> dict[str, Any]:
