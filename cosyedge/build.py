@@ -57,12 +57,24 @@ from cosyedge.speech.cache import PhraseCache
 from cosyedge.speech.cache.background import Activity, CacheUpkeep
 from cosyedge.speech.fallback import FallbackPhrases, FaultPhrases, fault_lang, fault_text
 from cosyedge.speech.kept import SavedDir
-from cosyedge.speech.memory import REFERENCE_TEXT, MemoryGuard, SheddableVoice, service_limit_mb
+from cosyedge.speech.memory import (
+    REFERENCE_TEXT,
+    MemoryGuard,
+    NoVoice,
+    SheddableVoice,
+    service_limit_mb,
+)
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer
 from cosyedge.speech.upkeep import SpeechUpkeep
-from cosyedge.speech.voices import lexicon_for, load_voice, mixed_voices, settle_memory
+from cosyedge.speech.voices import (
+    EngineVoice,
+    lexicon_for,
+    load_voice,
+    mixed_voices,
+    settle_memory,
+)
 
 log = logging.getLogger(__name__)
 
@@ -515,37 +527,32 @@ def _voices(
     config: Config, saved: SavedDir, faults: Faults, observer: Observer
 ) -> dict[str, SheddableVoice]:
     """Each language's voice, loaded now. A configured voice that cannot be loaded (a damaged
-    pack, an unreadable model) costs that voice, not the site's templates: its language's
-    embedded default voice speaks instead, with the fault `voices` naming the key and why.
-    VoiceFailed when neither loads, or the language has no default voice."""
-    voices, instead = {}, []
+    or missing pack, an unreadable model), now or after an unload, costs that voice, not the
+    site's templates: its language's embedded default voice speaks instead, under the fault
+    `voices` naming the key and why (told now, kept by SpeechUpkeep). VoiceFailed when
+    neither loads, or the language has no default voice."""
+    voices = {}
     for lang, voice in config.voices.items():
+        stand_in = stand_in_voice(lang, voice)
+        fallback = None if stand_in is None else _loader(config, lang, stand_in, saved)
         try:
-            voices[lang] = _voice(config, lang, voice, saved, faults)
-        except VoiceFailed as exc:
-            stand_in = stand_in_voice(lang, voice)
-            if stand_in is None:
-                raise
-            default = f"the embedded default voice ({stand_in.engine})"
-            try:
-                voices[lang] = _voice(config, lang, stand_in, saved, faults)
-            except VoiceFailed as again:
-                raise VoiceFailed(f"{exc}; nor {default}: {again}") from again
-            instead.append(f"{exc}; {default} speaks instead")
-    if instead:  # the fault logs it, tells it and says it aloud
-        observer.trouble("voices", "; ".join(instead))
+            faults.check("voices.load", lang)
+            voices[lang] = SheddableVoice(
+                _loader(config, lang, voice, saved), fallback, f"voices.{lang}"
+            )
+        except NoVoice as exc:
+            raise VoiceFailed(str(exc)) from exc
+        except Exception as exc:  # a pack that does not verify, a model that cannot be read
+            raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc
+    replaced = [v.replaced for v in voices.values() if v.replaced]
+    if replaced:  # the fault logs it, tells it and says it aloud
+        observer.trouble("voices", "; ".join(replaced))
     return voices
 
 
-def _voice(
-    config: Config, lang: str, voice: VoiceConfig, saved: SavedDir, faults: Faults
-) -> SheddableVoice:
-    """`voice` for `lang`, loaded now, keeping what it makes in `saved` where it can (else in
-    memory); VoiceFailed names its key when it cannot be loaded at all."""
+def _loader(
+    config: Config, lang: str, voice: VoiceConfig, saved: SavedDir
+) -> Callable[[], EngineVoice]:
+    """What loads `voice` for `lang`, keeping what it makes in `saved` where it can."""
     lexicon = lexicon_for(config.pronunciations, lang)
-    load = functools.partial(load_voice, lang, voice, saved, lexicon, config.memory.ceiling_mb)
-    try:
-        faults.check("voices.load", lang)
-        return SheddableVoice(load)
-    except Exception as exc:  # a pack that does not verify, a model that cannot be read
-        raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc
+    return functools.partial(load_voice, lang, voice, saved, lexicon, config.memory.ceiling_mb)

@@ -21,6 +21,7 @@ from cosyedge import daemon as daemon_module
 from cosyedge.config import Config, ConfigError, build_config, lastgood, load_config, parse_config
 from cosyedge.config.lastgood import FILE, LAST_GOOD, SAFE_CORE, StartPlan, config_data
 from cosyedge.faults import Faults
+from cosyedge.observe import Observer
 from cosyedge.speech.kept import SavedDir
 
 RICH = """
@@ -332,12 +333,13 @@ def test_a_voice_pack_that_does_not_verify_is_named_by_its_key(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()
     (pack / "manifest.json").write_text('{"not": "a manifest"}')
-    config = parse_config(
-        f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
+    config = parse_config(  # a language with no default voice to stand in
+        f"voices:\n  en: {{}}\n  fr: {{engine: cosyvoice, pack: {pack}}}\n"
+        f"state_dir: {tmp_path}/state\ntemplates: [{{topic: a/b, text: Bonjour, lang: fr}}]\n"
     )
-    with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.en: cannot be loaded: "):
+    with pytest.raises(daemon_module.VoiceFailed, match=r"^voices\.fr: cannot be loaded: "):
         saved = SavedDir(tmp_path / "state" / "models")
-        build._voice(config, "en", config.voices["en"], saved, Faults())
+        build._voices(config, saved, Faults(), Observer())
 
 
 def test_check_says_what_a_start_would_run_instead(tmp_path, state, capsys):

@@ -128,16 +128,29 @@ def is_out_of_memory(exc: BaseException) -> bool:
 # --- a voice that can be put away -----------------------------------------------------------
 
 
+class NoVoice(RuntimeError):
+    """Neither a language's voice nor its default one can be loaded; the text names both."""
+
+
 class SheddableVoice:
     """A voice that can be unloaded while idle and loads again on its next use.
 
     Its name, sample rate and identity are kept, so phrase-cache lookups never need the model.
     `load` gives the voice with the lexicon it started with; `use_lexicon` changes that, for
-    the voice in memory and any later load.
+    the voice in memory and any later load. Where `load` fails, at the start or after an
+    unload (a pack damaged since), `stand_in` (its language's default voice) speaks from then
+    on, and `replaced` says why, naming `key` (`voices.en`): a voice that cannot be loaded
+    costs that voice, not the alerts it would say. Without one, the failure is raised.
     """
 
-    def __init__(self, load: Callable[[], EngineVoice]) -> None:
-        self._load = load
+    def __init__(
+        self,
+        load: Callable[[], EngineVoice],
+        stand_in: Callable[[], EngineVoice] | None = None,
+        key: str = "",
+    ) -> None:
+        self._load, self._stand_in, self.key = load, stand_in, key
+        self.replaced: str | None = None
         self._lock = threading.Lock()
         self._users = 0
         self._lexicon: Lexicon | None = None  # None: the one `load` gives
@@ -172,6 +185,7 @@ class SheddableVoice:
             if self._voice is None:
                 started = time.monotonic()
                 self._voice = self._load_measured()
+                self.name, self.sample_rate = self._voice.name, self._voice.sample_rate
                 self.identity = self._voice.identity
                 self._base_identity = self._voice.front.base_identity
                 self.front = self._voice.front
@@ -187,9 +201,27 @@ class SheddableVoice:
 
     def _load_measured(self) -> EngineVoice:
         before = rss_mb()
-        voice = self._load()
+        voice = self._load_or_stand_in()
         self.size_mb = max(self.size_mb, rss_mb() - before)
         return voice if self._lexicon is None else voice.with_lexicon(self._lexicon)
+
+    def _load_or_stand_in(self) -> EngineVoice:
+        try:
+            return self._load()
+        except Exception as exc:  # a pack that does not verify, a model that cannot be read
+            if self._stand_in is None:
+                raise
+            why = f"{self.key}: cannot be loaded: {type(exc).__name__}: {exc}"[:300]
+            self._load, self._stand_in = self._stand_in, None
+            try:
+                voice = self._load()
+            except Exception as again:  # no voice is left to speak this language
+                raise NoVoice(
+                    f"{why}; nor its default voice: {type(again).__name__}: {again}"
+                ) from again
+            self.replaced = f"{why}; the embedded default voice ({voice.name}) speaks instead"
+            log.error("%s", self.replaced)
+            return voice
 
     def unload_if_idle(self, idle_s: float) -> bool:
         with self._lock:

@@ -50,6 +50,7 @@ class SpeechUpkeep(Component):
             "memory": memory.trouble,
             "speech": memory.degradation,
             "voice": self.renderer.trouble,
+            "voices": "; ".join(v.replaced for v in self.voices.values() if v.replaced) or None,
         }
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
