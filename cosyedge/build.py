@@ -519,6 +519,11 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     fault_phrases = FaultPhrases(renderer.synthesize, said, renderer.key, saved, site)
     for lang, voice in in_process.items():
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
+    # Voices stood in for as they loaded or said their first phrase (the generic ones above):
+    # the fault logs it, tells it and says it aloud; SpeechUpkeep keeps it from then on.
+    replaced = [v.replaced for v in voices.values() if v.replaced]
+    if replaced:
+        observer.trouble("voices", "; ".join(replaced))
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 
@@ -529,7 +534,7 @@ def _voices(
     """Each language's voice, loaded now. A configured voice that cannot be loaded (a damaged
     or missing pack, an unreadable model), now or after an unload, costs that voice, not the
     site's templates: its language's embedded default voice speaks instead, under the fault
-    `voices` naming the key and why (told now, kept by SpeechUpkeep). VoiceFailed when
+    `voices` naming the key and why (told by build_speech, kept by SpeechUpkeep). VoiceFailed when
     neither loads, or the language has no default voice."""
     voices = {}
     for lang, voice in config.voices.items():
@@ -544,9 +549,6 @@ def _voices(
             raise VoiceFailed(str(exc)) from exc
         except Exception as exc:  # a pack that does not verify, a model that cannot be read
             raise VoiceFailed(f"voices.{lang}: cannot be loaded: {error_text(exc)}") from exc
-    replaced = [v.replaced for v in voices.values() if v.replaced]
-    if replaced:  # the fault logs it, tells it and says it aloud
-        observer.trouble("voices", "; ".join(replaced))
     return voices
 
 

@@ -6,6 +6,7 @@ venv: one here cost a server of its own, 11 s of CPU, on whichever worker ran it
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -116,7 +117,15 @@ def test_force_replaces_a_pack_but_never_a_directory_of_other_files(tmp_path):
     )
     (out / "manifest.json").write_text("{}")  # a stray manifest of something else
     assert refused_out(out, True).endswith("--force replaces only a pack")
-    (out / "manifest.json").write_text('{"format": "cosyedge-cosyvoice-pack"}')
+    manifest = {"format": "cosyedge-cosyvoice-pack", "files": {"hift": {"name": "h.onnx"}}}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert refused_out(out, True) == (  # a user's notes kept in the pack (the second attack)
+        f"{out}: holds files that are not the pack's (notes.txt); --force replaces only a "
+        "pack: move them first"
+    )
+    (out / "notes.txt").unlink()
+    (out / "h.onnx").write_bytes(b"graph")
+    (out / "LICENCE.txt").write_text("terms")
     assert refused_out(out, True) is None
     (tmp_path / "file").write_text("x")
     assert (

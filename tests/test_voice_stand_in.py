@@ -21,9 +21,8 @@ from cosyedge import build
 from cosyedge.config.loader import parse_config
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.voices.espeak_pinyin import VOICE_NAME as ESPEAK
-from cosyedge.speech.voices.pack import PackError
+from cosyedge.speech.voices.pack import PackError, file_sha256
 
 REPORT, STATUS = "cosyedge/report", "cosyedge/status"
 
@@ -50,11 +49,16 @@ def damaged(pack: Path, tmp_path: Path) -> Path:
 
 
 def voices_of(text: str, tmp_path: Path, lang: str = "en") -> tuple[dict, Troubles]:
+    """The voices as a start builds them (`build_speech`: loaded, their generic and fault
+    phrases said, measured), and what the self-watch would be told."""
     template = f"templates: [{{topic: a/b, text: Hello, lang: {lang}}}]\n"
-    config = parse_config(text + f"state_dir: {tmp_path}/state\n" + template)
+    where = f"state_dir: {tmp_path}/state\ncache: {{dir: {tmp_path}/cache}}\n"
+    config = parse_config(text + where + template)
     troubles = Troubles()
-    saved = SavedDir(tmp_path / "state" / "models", Faults(), troubles)
-    return build._voices(config, saved, Faults(), troubles), troubles
+    speech = build.build_speech(config, Faults(), troubles)
+    speech.renderer.stop(timeout=30)
+    speech.renderer.cache.close()
+    return dict(speech.voices), troubles
 
 
 @pytest.mark.parametrize("lang, default", [("en", "hibari-heart"), ("en-GB", "hibari-heart")])
@@ -235,3 +239,25 @@ def test_a_pack_damaged_after_the_start_is_stood_in_for_at_its_next_load(cosyvoi
     finally:
         renderer.stop(timeout=30)
         cache.close()
+
+
+def test_a_graph_swapped_with_its_hash_is_stood_in_for_at_its_first_phrase(
+    cosyvoice_pack, tmp_path
+):
+    """Another model's graph in place of the vocoder's, the manifest's hash made to match
+    (found by the second attack): every check passes and the voice loads, but its first
+    phrase raises. That phrase (a generic one, at the start) proves it: the default voice
+    takes over, under the fault `voices`."""
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    shutil.copyfile(pack / "hift_source.onnx", pack / "hift_core.onnx")
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["files"]["hift_core"]
+    graph = pack / "hift_core.onnx"
+    entry |= {"sha256": file_sha256(graph), "bytes": graph.stat().st_size}
+    (pack / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    voices, troubles = voices_of(f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n", tmp_path)
+    assert voices["en"].name == "hibari-heart"
+    told = troubles.told["voices"]
+    assert told.startswith("voices.en: could not say its first phrase: "), told
+    assert told.endswith("; the embedded default voice (hibari-heart) speaks instead")

@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -20,6 +21,8 @@ log = logging.getLogger(__name__)
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 STAGING = ".convert-"  # then the converting process's id: `.convert-PID-XXXXXXXX`
 PACK_FORMATS = ("cosyedge-",)  # what the converters write as a manifest's `format`
+LICENCE = "LICENCE.txt"  # the licence text a pack carries beside its manifest
+_STAGED = re.compile(r"\.convert-(\d+)-[a-z0-9_]{8}")
 
 
 class Stopped(BaseException):
@@ -76,19 +79,29 @@ def refused_out(out: Path, force: bool) -> str | None:
         return None
     if not force:
         return f"{out}: exists and is not empty (use --force to replace it)"
-    if not _a_pack(out):
+    files = _pack_files(out)
+    if files is None:
         return f"{out}: holds no voice pack (no {MANIFEST}); --force replaces only a pack"
+    others = sorted(p.name for p in out.iterdir() if p.name not in files)
+    if others:
+        return (
+            f"{out}: holds files that are not the pack's ({', '.join(others[:5])}); --force "
+            "replaces only a pack: move them first"
+        )
     return None
 
 
-def _a_pack(directory: Path) -> bool:
-    """Whether `directory` holds a voice pack: a manifest of one of cosyedge's formats (a
-    stray `manifest.json` of something else does not make the directory ours to replace)."""
+def _pack_files(directory: Path) -> set[str] | None:
+    """The names of what a voice pack in `directory` is made of (its manifest, the files it
+    names, the licence text), or None when it holds none: no manifest of one of cosyedge's
+    formats (a stray `manifest.json` of something else does not make it ours to replace)."""
     try:
         manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(manifest, dict) and str(manifest.get("format", "")).startswith(PACK_FORMATS)
+        pack = str(manifest.get("format", "")).startswith(PACK_FORMATS)
+        named = {str(entry["name"]) for entry in manifest.get("files", {}).values()}
+    except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError):
+        return None
+    return {MANIFEST, LICENCE, *named} if pack else None
 
 
 def _staged(out: Path) -> Iterator[Path]:
@@ -117,10 +130,11 @@ def _readable_by_all(work: Path) -> None:
 
 def _remove_orphans(parent: Path) -> None:
     """Remove the staging directories in `parent` of conversions whose process is gone (one
-    killed by SIGKILL or a power cut had no chance to): each holds up to a few GB."""
+    killed by SIGKILL or a power cut had no chance to): each holds up to a few GB. Only names
+    as `_staged` makes them (`.convert-PID-` and mkdtemp's 8 characters), never a link."""
     for work in parent.glob(f"{STAGING}*-*"):
-        pid = work.name[len(STAGING) :].partition("-")[0]
-        if pid.isdigit() and work.is_dir() and not work.is_symlink() and not _alive(int(pid)):
+        named = _STAGED.fullmatch(work.name)
+        if named and work.is_dir() and not work.is_symlink() and not _alive(int(named[1])):
             log.warning("removing %s, left by a conversion that was stopped", work)
             shutil.rmtree(work, ignore_errors=True)
 

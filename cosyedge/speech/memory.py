@@ -158,6 +158,7 @@ class SheddableVoice:
         self.size_mb = 0.0  # what loading added to RSS: the price of loading it again
         voice = self._load_measured()
         self._voice: EngineVoice | None = voice
+        self._proven = False  # its first phrase since this load not yet said
         self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
         self._base_identity = voice.front.base_identity  # for a new lexicon while unloaded
         # Kept while the models are put away: what a phrase will cost is read from it.
@@ -181,23 +182,49 @@ class SheddableVoice:
                 self._voice = self._voice.with_lexicon(lexicon)
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
+        """The voice's audio of `text`, loading it again if it was put away. A voice's first
+        phrase after each load proves it: one that raises before any audio (a graph swapped
+        for another model, its hash with it) gives way to the stand-in, which says the phrase."""
         with self._lock:
             if self._voice is None:
                 started = time.monotonic()
-                self._voice = self._load_measured()
-                self.name, self.sample_rate = self._voice.name, self._voice.sample_rate
-                self.identity = self._voice.identity
-                self._base_identity = self._voice.front.base_identity
-                self.front = self._voice.front
+                self._use(self._load_measured())
+                self._proven = False
                 log.info("voice %s loaded again in %.2f s", self.name, time.monotonic() - started)
-            voice = self._voice
+            voice, proven = self._voice, self._proven
             self._users += 1
         try:
-            yield from voice.synthesize(text)
+            chunks = voice.synthesize(text)
+            if not proven:
+                chunks = self._proving(chunks, text)
+            yield from chunks
         finally:
             with self._lock:
                 self._users -= 1
                 self.last_used = time.monotonic()
+
+    def _proving(self, chunks: Iterator[np.ndarray], text: str) -> Iterator[np.ndarray]:
+        try:
+            first = next(chunks, None)
+        except Exception as exc:
+            if self._stand_in is None:
+                raise
+            with self._lock:
+                voice = self._replaced(exc, "could not say its first phrase")
+                self._use(voice if self._lexicon is None else voice.with_lexicon(self._lexicon))
+                voice = self._voice
+            chunks, first = voice.synthesize(text), None
+        self._proven = True
+        if first is not None:
+            yield first
+        yield from chunks
+
+    def _use(self, voice: EngineVoice) -> None:
+        """Speak with `voice` from now on (a load, or the stand-in taking over)."""
+        self._voice = voice
+        self.name, self.sample_rate = voice.name, voice.sample_rate
+        self.identity, self.front = voice.identity, voice.front
+        self._base_identity = voice.front.base_identity
 
     def _load_measured(self) -> EngineVoice:
         before = rss_mb()
@@ -211,17 +238,23 @@ class SheddableVoice:
         except Exception as exc:  # a pack that does not verify, a model that cannot be read
             if self._stand_in is None:
                 raise
-            why = f"{self.key}: cannot be loaded: {type(exc).__name__}: {exc}"[:300]
-            self._load, self._stand_in = self._stand_in, None
-            try:
-                voice = self._load()
-            except Exception as again:  # no voice is left to speak this language
-                raise NoVoice(
-                    f"{why}; nor its default voice: {type(again).__name__}: {again}"
-                ) from again
-            self.replaced = f"{why}; the embedded default voice ({voice.name}) speaks instead"
-            log.error("%s", self.replaced)
-            return voice
+            return self._replaced(exc)
+
+    def _replaced(self, exc: Exception, what: str = "cannot be loaded") -> EngineVoice:
+        """The stand-in, loaded to speak from now on because the voice `what` (`exc`), which
+        `replaced` tells; NoVoice when it cannot be loaded either."""
+        assert self._stand_in is not None
+        why = f"{self.key}: {what}: {type(exc).__name__}: {exc}"[:300]
+        self._load, self._stand_in = self._stand_in, None
+        try:
+            voice = self._load()
+        except Exception as again:  # no voice is left to speak this language
+            raise NoVoice(
+                f"{why}; nor its default voice: {type(again).__name__}: {again}"
+            ) from again
+        self.replaced = f"{why}; the embedded default voice ({voice.name}) speaks instead"
+        log.error("%s", self.replaced)
+        return voice
 
     def unload_if_idle(self, idle_s: float) -> bool:
         with self._lock:
