@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         # unforeseen error caught here can still be traced.
         log.error("cosyedge %s: %s", args.command, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         return 1
+    except Exception as exc:  # unforeseen (a pack's file of another kind): named by its type
+        debug = log.isEnabledFor(logging.DEBUG)
+        log.error("cosyedge %s: %s: %s", args.command, type(exc).__name__, exc, exc_info=debug)
+        return 1
 
 
 def _config_path(args: argparse.Namespace) -> Path | None:

@@ -261,3 +261,29 @@ def test_a_graph_swapped_with_its_hash_is_stood_in_for_at_its_first_phrase(
     told = troubles.told["voices"]
     assert told.startswith("voices.en: could not say its first phrase: "), told
     assert told.endswith("; the embedded default voice (hibari-heart) speaks instead")
+
+
+def test_an_unforeseen_error_of_a_command_is_one_line(cosyvoice_pack, tmp_path, capfd):
+    """The speaker file swapped for another array with its hash (the second attack): `warm`
+    raised a TypeError's traceback. Whatever a command raises is one line naming its type."""
+    from cosyedge.cli import main
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    shutil.copyfile(pack / "speech_embedding.npy", pack / "speaker.npz")
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    speaker = pack / "speaker.npz"
+    manifest["files"]["speaker"] |= {
+        "sha256": file_sha256(speaker),
+        "bytes": speaker.stat().st_size,
+    }
+    (pack / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    config = tmp_path / "site.yaml"
+    config.write_text(
+        f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\nstate_dir: {tmp_path}/state\n"
+        f"cache: {{dir: {tmp_path}/cache}}\ntemplates: [{{topic: a/b, text: Line three.}}]\n"
+    )
+    capfd.readouterr()
+    assert main(["warm", "--config", str(config)]) == 1
+    err = capfd.readouterr().err
+    assert "cosyedge warm: TypeError: " in err and "Traceback" not in err, err
