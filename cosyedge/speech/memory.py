@@ -207,7 +207,7 @@ class SheddableVoice:
         try:
             first = next(chunks, None)
         except Exception as exc:
-            if self._stand_in is None:
+            if self._stand_in is None or is_out_of_memory(exc):  # memory short: not the voice
                 raise
             with self._lock:
                 voice = self._replaced(exc, "could not say its first phrase")
@@ -236,7 +236,7 @@ class SheddableVoice:
         try:
             return self._load()
         except Exception as exc:  # a pack that does not verify, a model that cannot be read
-            if self._stand_in is None:
+            if self._stand_in is None or is_out_of_memory(exc):  # memory short: not the voice
                 raise
             return self._replaced(exc)
 
