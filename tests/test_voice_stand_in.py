@@ -287,3 +287,18 @@ def test_an_unforeseen_error_of_a_command_is_one_line(cosyvoice_pack, tmp_path, 
     assert main(["warm", "--config", str(config)]) == 1
     err = capfd.readouterr().err
     assert "cosyedge warm: TypeError: " in err and "Traceback" not in err, err
+
+
+def test_memory_that_is_short_is_no_reason_to_give_a_voice_away():
+    """MemoryError while loading is raised as before (the guard's business), never a stand-in
+    for good: the voice would stay replaced after the memory came back."""
+    from cosyedge.speech.memory import SheddableVoice
+
+    def short() -> None:
+        raise MemoryError("injected")
+
+    def never() -> None:
+        raise AssertionError("the stand-in was loaded")
+
+    with pytest.raises(MemoryError):
+        SheddableVoice(short, never, "voices.en")
