@@ -652,3 +652,32 @@ def test_a_premium_pack_damaged_after_the_start_is_a_fault_until_it_loads_again(
         assert r.upkeep.tick(0.0) == {}
     finally:
         r.close()
+
+
+def test_a_premium_voice_whose_every_phrase_fails_is_a_fault(
+    tmp_path, hibari_voice, cosyvoice_pack
+):
+    """Another model's graph in place of HiFT's, the manifest's hash made to match (the
+    second attack): the worker loads, and every phrase fails. Each is kept with the live
+    voice as before; three in a row, none said since, are the voice's fault `premium`."""
+    from cosyedge.speech.premium.upgrade import FAILED_IN_ROW
+    from cosyedge.speech.voices.cosypack import file_sha256
+
+    pack = tmp_path / "pack"
+    shutil.copytree(cosyvoice_pack.directory, pack)
+    shutil.copyfile(pack / "hift_source.onnx", pack / "hift_core.onnx")
+    manifest = json.loads((pack / "manifest.json").read_text(encoding="utf-8"))
+    graph = pack / "hift_core.onnx"
+    manifest["files"]["hift_core"] |= {"sha256": file_sha256(graph), "bytes": graph.stat().st_size}
+    (pack / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    r = Rig(tmp_path / "rig", hibari_voice, pack)
+    try:
+        r.upkeep.start()
+        failing = wait_until(lambda: r.upkeep.tick(0.0).get("premium"), 240, "the fault")
+        assert failing.startswith(
+            f"voices.en.premium.pack: {FAILED_IN_ROW} phrases in a row failed, the last: "
+        ), failing
+        assert r.upkeep.progress.failed == len(DECLARED) == FAILED_IN_ROW
+        assert r.say(DECLARED[0])[0] == "synth"  # said by the live voice all the same
+    finally:
+        r.close()

@@ -53,6 +53,9 @@ MAX_CHARS = 200
 MEMORY_SHARE = 0.90  # the daemon, a live step and the premium process stay under this
 RENDER_TIMEOUT_S = 1800.0  # one phrase, not counting time stopped for alerts
 CRASHES_BEFORE_FAILED = 2  # a phrase during which the process died this often is failed
+# Phrases failed in a row, none said since, that make the fault `premium`: one phrase a voice
+# cannot say is the phrase's; three, the voice's.
+FAILED_IN_ROW = 3
 UNWRITABLE_WAIT_PASSES = 10  # a rendering the cache could not keep: passes skipped after it
 MAX_RETRY_S = 3600.0  # the longest wait before starting a worker that failed to start again
 
@@ -199,6 +202,7 @@ class PremiumUpkeep(Component, Observer):
         # the monitor's thread. `_told`: the fault is shown, and is cleared once none is left.
         self._failing: dict[str, str] = {}
         self._told = False
+        self._failed_in_row: dict[str, int] = {}  # lang -> phrases failed since one was said
         self._write_retry_at = 0.0  # the cache could not keep a rendering: wait till then
         self._postponed: str | None = None  # why rendering waits, said once
         self._thread = threading.Thread(target=self._run, name="premium-upkeep", daemon=True)
@@ -306,6 +310,8 @@ class PremiumUpkeep(Component, Observer):
             self._write_retry_at = time.monotonic() + UNWRITABLE_WAIT_PASSES * self.interval_s
             return False
         self.progress = progress(self.cache, self.premiums, todo)
+        self._failed_in_row.pop(candidate.lang, None)  # the voice works: its fault is over
+        self._failing = {k: v for k, v in self._failing.items() if k != candidate.lang}
         self.upgraded += 1
         log.info(
             "premium: %r now said by %s (%.1f s of audio rendered in %.1f s)",
@@ -328,6 +334,11 @@ class PremiumUpkeep(Component, Observer):
                 return True
         log.warning("premium voice cannot say %r: %s; the live one keeps it", candidate.text, exc)
         self.cache.mark_failed(candidate.premium_key, str(exc))
+        count = self._failed_in_row[candidate.lang] = self._failed_in_row.get(candidate.lang, 0) + 1
+        if count >= FAILED_IN_ROW:  # not the phrases: the voice (a graph swapped with its hash)
+            why = f"voices.{candidate.lang}.premium.pack: {count} phrases in a row failed, the "
+            why += f"last: {exc}; its phrases stay with the live voice"
+            self._failing = {**self._failing, candidate.lang: why}
         return True
 
     def _worker_for(self, premium: PremiumVoice) -> PremiumWorker | None:
@@ -362,7 +373,6 @@ class PremiumUpkeep(Component, Observer):
                 self._start_failed(premium, exc)
             return None
         self._start_failures.pop(premium.lang, None)
-        self._failing = {k: v for k, v in self._failing.items() if k != premium.lang}
         if self.activity.is_busy():
             worker.pause()  # an alert came while it loaded
         return worker
