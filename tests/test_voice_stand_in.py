@@ -114,9 +114,14 @@ def test_the_daemon_runs_the_site_file_with_the_default_voice_and_says_why(
     """The attack's case: the site's templates stay subscribed (`plant/+/estop`), its alert
     is said by hibari, the status is degraded with the fault `voices`, and the fault is said
     aloud; no `config` fault, since the file itself runs."""
+    from support import free_port
+    from test_http import call
+
     pack = damaged(cosyvoice_pack.directory, tmp_path)
+    http_port = free_port()
     config = (
         site_yaml(broker.port, tmp_path)
+        + f"http:\n  enabled: true\n  listen: 127.0.0.1:{http_port}\n"
         + f"voices:\n  en: {{engine: cosyvoice, pack: {pack}}}\n"
         + 'templates:\n  - topic: "plant/{line}/estop"\n    text: "Emergency stop at {station}."\n'
         + "    priority: critical\n"
@@ -132,6 +137,9 @@ def test_the_daemon_runs_the_site_file_with_the_default_voice_and_says_why(
     faults = status[-1]["faults"]
     assert status[-1]["state"] == "degraded" and "config" not in faults, faults
     assert faults["voices"].startswith("voices.en: cannot be loaded: PackError: "), faults
+    _, voices, _ = call(http_port, "GET", "/v1/voices")  # what speaks, and why
+    assert (voices["en"]["engine"], voices["en"]["name"]) == ("hibari", "hibari-heart")
+    assert voices["en"]["replaced"] == faults["voices"], voices
     log = daemon.log()
     assert "voice hibari-heart loaded for en" in log
     assert "spoke alert e-1 " in log and "safe core" not in log

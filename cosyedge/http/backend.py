@@ -17,7 +17,7 @@ from cosyedge.alarms.kpi import FLOOD_ALARMS, PERIOD_S
 from cosyedge.alarms.review import KpiReport, ReportError, audit_csv, kpi, kpi_csv
 from cosyedge.alarms.snapshot import Snapshot, problems, status_detail, status_report
 from cosyedge.component import Detail
-from cosyedge.config.voices import VoiceConfig
+from cosyedge.config.voices import VoiceConfig, stand_in_voice
 from cosyedge.intake.door import Accepted, Door, Unavailable
 from cosyedge.model import CommandAnswer
 from cosyedge.speech.cache.background import Activity
@@ -85,14 +85,18 @@ class LocalApi:
         return problems(self.snapshot(Detail()))
 
     def voices(self) -> dict[str, dict[str, Any]]:
+        return {lang: self._voice(lang, voice) for lang, voice in self.voices_loaded.items()}
+
+    def _voice(self, lang: str, voice: Any) -> dict[str, Any]:
+        """What speaks `lang`: for a voice stood in for (`replaced`: why), the default one."""
+        config, replaced = self.configs[lang], getattr(voice, "replaced", None)
+        speaking = (stand_in_voice(lang, config) if replaced else None) or config
         return {
-            lang: {
-                "engine": self.configs[lang].engine,
-                "name": voice.name,
-                "sample_rate": voice.sample_rate,
-                "loaded": getattr(voice, "loaded", True),
-            }
-            for lang, voice in self.voices_loaded.items()
+            "engine": speaking.engine,
+            "name": voice.name,
+            "sample_rate": voice.sample_rate,
+            "loaded": getattr(voice, "loaded", True),
+            "replaced": replaced,
         }
 
     # -- the operator page (docs/page.md) --------------------------------------------------
