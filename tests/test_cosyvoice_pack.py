@@ -956,7 +956,7 @@ def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
     count outside 1-10 is refused; fewer steps' audio is measured against 10 steps'."""
     from cosyedge.packs.cosyvoice_flow import distances_to_released
     from cosyedge.packs.cosyvoice_parity import SENTENCES
-    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, front_end
 
     manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
     manifest.pop("flow_steps", None)
@@ -968,7 +968,7 @@ def test_the_flow_runs_the_steps_its_pack_says(cosyvoice_pack, tmp_path):
         return front_end("en", tmp_path).base_identity
 
     assert identity(None) == identity(10) != identity(4)
-    with pytest.raises(CosyvoiceError, match="flow_steps 11"):
+    with pytest.raises(PackError, match="flow_steps 11"):  # as the manifest is read
         identity(11)
     models = dataclasses.replace(CosyvoiceModels.load(cosyvoice_pack), flow_steps=4)
     runs = []
@@ -989,7 +989,7 @@ def test_the_flow_runs_without_guidance_when_its_pack_says(cosyvoice_pack, tmp_p
     measured against the released flow's."""
     from cosyedge.packs.cosyvoice_flow import distances_to_released
     from cosyedge.packs.cosyvoice_parity import SENTENCES
-    from cosyedge.speech.voices.cosyvoice import CosyvoiceError, CosyvoiceModels, front_end
+    from cosyedge.speech.voices.cosyvoice import CosyvoiceModels, front_end
 
     manifest = json.loads((cosyvoice_pack.directory / "manifest.json").read_text())
     manifest.pop("flow_guidance", None)
@@ -1000,7 +1000,7 @@ def test_the_flow_runs_without_guidance_when_its_pack_says(cosyvoice_pack, tmp_p
         return front_end("en", tmp_path).base_identity
 
     assert identity(None) == identity(True) != identity(False)
-    with pytest.raises(CosyvoiceError, match="flow_guidance 'no'"):
+    with pytest.raises(PackError, match="flow_guidance 'no'"):  # as the manifest is read
         identity("no")
     models = dataclasses.replace(
         CosyvoiceModels.load(cosyvoice_pack), flow_steps=10, guidance=False

@@ -97,6 +97,19 @@ class CosyPack(Pack):
     MADE_BY: ClassVar[str] = "cosyedge voice convert-cosyvoice"
 
     @classmethod
+    def described(cls, directory: Path) -> Self:
+        """As Pack.described, and refused when a figure, text or table the runtime or `voice
+        info` reads is of another type or out of range (`figure_problems`): every reader of a
+        pack, its manifest alone too (`open` goes through here), sees the same judgement."""
+        pack = super().described(directory)
+        if not isinstance(pack.manifest.get("int8", {}), dict):
+            raise PackError(f"voice pack {directory}: its manifest's int8 is not a table")
+        problems = figure_problems(pack.manifest)
+        if problems:
+            raise PackError(f"{directory / MANIFEST}: {problems[0]}; reconvert the pack")
+        return pack
+
+    @classmethod
     def open(cls, directory: Path, verify: bool = True) -> Self:
         """As Pack.open, and refused when its LM step is not the one the runtime runs: packs
         converted before the step kept its cache in place (their manifest has no `lm_cache`)
@@ -109,10 +122,6 @@ class CosyPack(Pack):
                 f"copies its cache at every token): convert it again with `{cls.MADE_BY}`"
             )
         int8 = pack.manifest.get("int8", {})
-        if not isinstance(int8, dict):
-            raise PackError(f"voice pack {directory}: its manifest's int8 is not a table")
-        for problem in figure_problems(pack.manifest):
-            raise PackError(f"{directory / MANIFEST}: {problem}; reconvert the pack")
         bits = int8.get("weight_bits", 8)
         if int8 and bits != INT8_WEIGHT_BITS:
             log.warning(

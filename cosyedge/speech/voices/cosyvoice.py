@@ -226,24 +226,16 @@ def _overlap_add(frames: np.ndarray) -> np.ndarray:
 
 def pack_flow_guidance(pack: CosyPack) -> bool:
     """Whether the pack's flow runs classifier-free guidance (the estimator as a batch of two,
-    as released): its manifest's `flow_guidance`, true for a pack that does not say."""
-    guidance = pack.manifest.get("flow_guidance", True)
-    if not isinstance(guidance, bool):
-        raise CosyvoiceError(
-            f"voice pack {pack.directory}: flow_guidance {guidance!r}, not true or false"
-        )
-    return guidance
+    as released): its manifest's `flow_guidance` (checked as the pack is read: cosypack.py
+    `FIGURES`), true for a pack that does not say."""
+    return pack.manifest.get("flow_guidance", True)
 
 
 def pack_flow_steps(pack: CosyPack) -> int:
-    """The pack's Euler steps for the flow: its manifest's `flow_steps` (1 to FLOW_STEPS),
-    FLOW_STEPS (the released count) for a pack that does not say."""
-    steps = pack.manifest.get("flow_steps", FLOW_STEPS)
-    if not isinstance(steps, int) or not 1 <= steps <= FLOW_STEPS:
-        raise CosyvoiceError(
-            f"voice pack {pack.directory}: flow_steps {steps!r}, not 1 to {FLOW_STEPS}"
-        )
-    return steps
+    """The pack's Euler steps for the flow: its manifest's `flow_steps` (1 to FLOW_STEPS,
+    checked as the pack is read), FLOW_STEPS (the released count) for a pack that does not
+    say."""
+    return pack.manifest.get("flow_steps", FLOW_STEPS)
 
 
 @dataclass
