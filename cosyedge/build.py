@@ -63,6 +63,7 @@ from cosyedge.speech.memory import (
     NoVoice,
     SheddableVoice,
     service_limit_mb,
+    stood_in,
 )
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
@@ -521,9 +522,9 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
         memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
     # Voices stood in for as they loaded or said their first phrase (the generic ones above):
     # the fault logs it, tells it and says it aloud; SpeechUpkeep keeps it from then on.
-    replaced = [v.replaced for v in voices.values() if v.replaced]
-    if replaced:
-        observer.trouble("voices", "; ".join(replaced))
+    replaced = stood_in(voices.values())
+    if replaced is not None:
+        observer.trouble("voices", replaced)
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
 

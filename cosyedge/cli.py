@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from cosyedge.arguments import CONFIG_VARIABLE, SERVICE_CONFIG, build_parser, command_in
 from cosyedge.config.loader import ConfigError, load_config
 from cosyedge.config.schema import Config, config_warnings
-from cosyedge.config.voices import VoiceConfig
+from cosyedge.config.voices import VoiceConfig, stand_in_voice
 from cosyedge.service.logsetup import setup_logging
 
 if TYPE_CHECKING:
@@ -279,8 +279,6 @@ def _unreadable_models(config: Config) -> dict[str, str]:
 
 def _without_voice(lang: str, voice: VoiceConfig) -> str:
     """What a start does when `lang`'s configured voice cannot be loaded (build.py)."""
-    from cosyedge.config.voices import stand_in_voice
-
     stand_in = stand_in_voice(lang, voice)
     if stand_in is None:
         return "a start would run the last good configuration, else the safe core"

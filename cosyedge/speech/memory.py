@@ -143,6 +143,15 @@ class SheddableVoice:
     costs that voice, not the alerts it would say. Without one, the failure is raised.
     """
 
+    # Kept while the models are put away (`_use` sets them): what a phrase will cost is read
+    # from the front end; `_base_identity` is for a new lexicon meanwhile.
+    name: str
+    sample_rate: int
+    identity: str
+    front: FrontEnd
+    _base_identity: str
+    declared_step_mb: float
+
     def __init__(
         self,
         load: Callable[[], EngineVoice],
@@ -156,16 +165,9 @@ class SheddableVoice:
         self._lexicon: Lexicon | None = None  # None: the one `load` gives
         self.last_used = time.monotonic()
         self.size_mb = 0.0  # what loading added to RSS: the price of loading it again
-        voice = self._load_measured()
-        self._voice: EngineVoice | None = voice
+        self._voice: EngineVoice | None = None
+        self._use(self._load_measured())
         self._proven = False  # its first phrase since this load not yet said
-        self.name, self.sample_rate, self.identity = voice.name, voice.sample_rate, voice.identity
-        self._base_identity = voice.front.base_identity  # for a new lexicon while unloaded
-        # Kept while the models are put away: what a phrase will cost is read from it.
-        self.front: FrontEnd = voice.front
-        # What one synthesis step costs, when the voice states it (measured when its pack was
-        # made): the guard then need not learn it by speaking.
-        self.declared_step_mb = float(getattr(voice, "step_mb", 0.0))
 
     @property
     def loaded(self) -> bool:
@@ -210,9 +212,8 @@ class SheddableVoice:
             if self._stand_in is None or is_out_of_memory(exc):  # memory short: not the voice
                 raise
             with self._lock:
-                voice = self._replaced(exc, "could not say its first phrase")
-                self._use(voice if self._lexicon is None else voice.with_lexicon(self._lexicon))
-                voice = self._voice
+                voice = self._lexiconed(self._replaced(exc, "could not say its first phrase"))
+                self._use(voice)
             chunks, first = voice.synthesize(text), None
         self._proven = True
         if first is not None:
@@ -225,11 +226,18 @@ class SheddableVoice:
         self.name, self.sample_rate = voice.name, voice.sample_rate
         self.identity, self.front = voice.identity, voice.front
         self._base_identity = voice.front.base_identity
+        # What one synthesis step costs, when the voice states it (measured when its pack was
+        # made): the guard then need not learn it by speaking.
+        self.declared_step_mb = float(getattr(voice, "step_mb", 0.0))
 
     def _load_measured(self) -> EngineVoice:
         before = rss_mb()
         voice = self._load_or_stand_in()
         self.size_mb = max(self.size_mb, rss_mb() - before)
+        return self._lexiconed(voice)
+
+    def _lexiconed(self, voice: EngineVoice) -> EngineVoice:
+        """`voice` with the lexicon in use, when a reload changed it from the one it loads with."""
         return voice if self._lexicon is None else voice.with_lexicon(self._lexicon)
 
     def _load_or_stand_in(self) -> EngineVoice:
@@ -263,6 +271,11 @@ class SheddableVoice:
                 return False
             self._voice = None
         return True
+
+
+def stood_in(voices: Iterable[SheddableVoice]) -> str | None:
+    """The fault `voices`: why each voice stood in for speaks instead, or None for none."""
+    return "; ".join(v.replaced for v in voices if v.replaced) or None
 
 
 # --- the guard ------------------------------------------------------------------------------

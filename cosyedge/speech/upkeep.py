@@ -16,7 +16,7 @@ from typing import Any
 from cosyedge.component import Component, Detail
 from cosyedge.config.pronunciation import lexicon_warnings
 from cosyedge.config.schema import Config
-from cosyedge.speech.memory import MemoryGuard, SheddableVoice
+from cosyedge.speech.memory import MemoryGuard, SheddableVoice, stood_in
 from cosyedge.speech.premium import identities, premium_voices
 from cosyedge.speech.premium.upgrade import PremiumUpkeep
 from cosyedge.speech.render import Renderer
@@ -50,7 +50,7 @@ class SpeechUpkeep(Component):
             "memory": memory.trouble,
             "speech": memory.degradation,
             "voice": self.renderer.trouble,
-            "voices": "; ".join(v.replaced for v in self.voices.values() if v.replaced) or None,
+            "voices": stood_in(self.voices.values()),
         }
 
     def state(self, detail: Detail) -> Mapping[str, Any]:
