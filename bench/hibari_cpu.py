@@ -11,7 +11,7 @@ as the daemon says a phrase. It reports CPU seconds of the whole process per sec
 (counted as `python -m bench` counts it: from asking for the phrase to its last chunk),
 the peak RSS above the loaded voice (VmHWM, reset after the warm-up), and what RSS stays above
 it at the end. Variants: `hibari` (hibari's `Hibari`), `each step` (as before: a hand-back
-after every step, the vocoder's norms dropped), `slack N` (a hand-back once RSS is N MB above
+after every step), `slack N` (a hand-back once RSS is N MB above
 its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `clauses`,
 `arena`, `mmap KiB` and `trim MiB`: glibc's thresholds fixed there). Medians over reps; the
 load average at start and end.
@@ -112,7 +112,6 @@ def _use_variant(variant: str) -> None:
     hand_back, *options = (part.strip() for part in variant.split(","))
     if hand_back == "each step":
         hibari.STEP_SLACK_MB = 0.0
-        _drop_norms()
     elif hand_back == "never":
         hibari.STEP_SLACK_MB = float("inf")
     else:
@@ -150,21 +149,6 @@ def _step_per_clause() -> None:
             yield from self._phonemes(clause)
 
     hibari.HibariG2P.units = units
-
-
-def _drop_norms() -> None:
-    """As before: the vocoder's overlap-add norms dropped after every step."""
-    from hibari import dsp
-
-    synth = dsp.synth
-
-    def dropping(*args: object) -> object:
-        try:
-            return synth(*args)
-        finally:
-            dsp._ola_norm.cache_clear()
-
-    dsp.synth = dropping
 
 
 def run(variant: str, rounds: int) -> dict:

@@ -348,13 +348,12 @@ def test_hibari_hands_back_what_its_steps_free_and_keeps_no_more(hibari_voice):
 
 
 def test_hibari_audio_is_the_same_however_its_memory_is_handed_back(hibari_voice, monkeypatch):
-    """Handing back after every step and dropping the vocoder's norms (as before), or as it
-    is now: sample for sample the same audio, the noise seeded alike."""
+    """Handing back after every step (as before), or as it is now: sample for sample the same
+    audio, the noise seeded alike."""
     import dataclasses
 
     import numpy as np
     import numpy.random
-    from hibari import dsp
 
     from cosyedge.speech.allocator import HandBack
 
@@ -362,13 +361,6 @@ def test_hibari_audio_is_the_same_however_its_memory_is_handed_back(hibari_voice
     monkeypatch.setattr(numpy.random, "default_rng", lambda seed=None: unseeded(seed or 7))
     text = long_unique_text(99)
     now = np.concatenate(list(hibari_voice.synthesize(text)))
-    synth = dsp.synth
-
-    def dropping_norms(*args: object) -> np.ndarray:
-        dsp._ola_norm.cache_clear()
-        return synth(*args)
-
-    monkeypatch.setattr(dsp, "synth", dropping_norms)
     every_step = HandBack(0.0)
     before = dataclasses.replace(hibari_voice, _hand_back=every_step)
     assert np.array_equal(np.concatenate(list(before.synthesize(text))), now)

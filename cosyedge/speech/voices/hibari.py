@@ -1,10 +1,10 @@
-"""hibari voices: hibari's own G2P (lexicon + OOV net, no espeak) and DSP vocoder around sessions
-made by our factory.
+"""hibari voices: hibari's own G2P (lexicon + OOV net, no espeak) and its vocoder's signal
+(`vocoder.py`) around sessions made by our factory.
 
 `hibari.Hibari()` builds its sessions with its own options and would fetch any voice but the
 bundled one from the network, so it is not used: this module takes the pieces it needs (G2P,
-phoneme vocabulary, `dsp.synth`) and only ever opens files inside the installed package, unless
-the config names another model file.
+phoneme vocabulary) and only ever opens files inside the installed package, unless the config
+names another model file.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from cosyedge.speech.text import Normalizer
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.clauses import even_pieces
 from cosyedge.speech.voices.session import make_session, model_digest, with_engine_defaults
+from cosyedge.speech.voices.vocoder import Vocoder
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -361,6 +362,7 @@ class HibariVoice(FrontedVoice):
     session: ort.InferenceSession
     _vocab: dict[str, int]
     _hand_back: HandBack = field(default_factory=lambda: HandBack(STEP_SLACK_MB))
+    _vocoder: Vocoder = field(default_factory=Vocoder)
 
     @classmethod
     def load(
@@ -404,18 +406,15 @@ class HibariVoice(FrontedVoice):
             yield pcm
 
     def _step(self, phonemes: str, rng: np.random.Generator) -> np.ndarray | None:
-        """One inference and its vocoder; None when nothing in `phonemes` is in the model's
-        vocabulary. Nothing the step allocated outlives it but the returned samples and the
-        vocoder's overlap-add norms (its own cache: 8 at most, 0.1-0.4 MB each)."""
-        from hibari import dsp
-
+        """One inference and the vocoder (`vocoder.py`: hibari's signal, in less CPU and
+        memory); None when nothing in `phonemes` is in the model's vocabulary. Nothing the
+        step allocated outlives it but the returned samples."""
         ids = [0, *(self._vocab[c] for c in phonemes if c in self._vocab), 0]
         if len(ids) < 3:
             return None
         inputs = {"ids": np.asarray([ids], np.int64), "speed": np.asarray([1.0], np.float32)}
         outputs = self.session.run(None, inputs)
-        harmonic, phase, noise, residual, residual_phase, f0 = (o[0] for o in outputs)
-        return to_int16(dsp.synth(harmonic, phase, noise, residual, residual_phase, f0, rng))
+        return to_int16(self._vocoder.synth(*(o[0] for o in outputs), rng=rng))
 
 
 def _with_next(items: Iterator[str]) -> Iterator[tuple[str, str | None]]:
