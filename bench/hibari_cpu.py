@@ -10,11 +10,12 @@ long unique alerts of three clauses) `--rounds` times; cosyedge's voice through 
 as the daemon says a phrase. It reports CPU seconds of the whole process per second of audio
 (counted as `python -m bench` counts it: from asking for the phrase to its last chunk),
 the peak RSS above the loaded voice (VmHWM, reset after the warm-up), and what RSS stays above
-it at the end. Variants: `hibari` (hibari's `Hibari`), `each step` (as before: a hand-back
-after every step), `slack N` (a hand-back once RSS is N MB above
-its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`, `clauses`,
-`arena`, `mmap KiB` and `trim MiB`: glibc's thresholds fixed there). Medians over reps; the
-load average at start and end.
+it at the end; against hibari's, the ratio of the medians and the median of each rep's ratio
+(the machine's load drifts less within a rep than across the run). Variants: `hibari`
+(hibari's `Hibari`), `each step` (a hand-back after every step), `slack N` (a hand-back once
+RSS is N MB above its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`,
+`clauses`, `arena`, `mmap KiB` and `trim MiB`: glibc's thresholds fixed there). Medians over
+reps; the load average at start and end.
 """
 
 from __future__ import annotations
@@ -189,17 +190,28 @@ def main() -> None:
         f"one thread, medians of {args.reps} runs taking turns, load average "
         f"{load_start[0]:.1f} at start, {load_end[0]:.1f} at end\n"
     )
-    print("| variant | CPU s per audio s | / hibari's own | peak above loaded | kept at end |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| variant | CPU s per audio s | / hibari's own | the same rep's, median "
+        "| peak above loaded | kept at end |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     rows = []
     for variant, values in runs.items():
         cpu = statistics.median(r["cpu_per_audio_s"] for r in values)
+        paired = statistics.median(
+            r["cpu_per_audio_s"] / h["cpu_per_audio_s"]
+            for r, h in zip(values, runs["hibari"], strict=True)
+        )
         peak = statistics.median(r["peak_above_mb"] for r in values)
         end = statistics.median(r["end_above_mb"] for r in values)
         rows.append(
-            {"variant": variant, "cpu": cpu, "ratio": cpu / theirs, "peak": peak, "end": end}
+            {"variant": variant, "cpu": cpu, "ratio": cpu / theirs, "paired": paired}
+            | {"peak": peak, "end": end}
         )
-        print(f"| {variant} | {cpu:.4f} | {cpu / theirs:.2f}x | {peak:.1f} MB | {end:+.1f} MB |")
+        print(
+            f"| {variant} | {cpu:.4f} | {cpu / theirs:.2f}x | {paired:.2f}x "
+            f"| {peak:.1f} MB | {end:+.1f} MB |"
+        )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "hibari_cpu.json").write_text(
         json.dumps({"load": [load_start, load_end], "rows": rows, "runs": runs}, indent=1)
