@@ -64,9 +64,11 @@ MEMORY_ARENA = False
 # Without the arena the steps' tensors come from malloc, and glibc keeps what they leave (its
 # mmap threshold rises past them), fragmented: over a flood of long alerts RSS rose 40-50 MB
 # above the loaded voice and stayed there. Handed back after every step, the next step faulted
-# the pages in again (a quarter more CPU per phrase); so the free heap is handed back once it
-# is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU").
-STEP_SLACK_MB = 48.0
+# the pages in again (a third more CPU per phrase); so the free heap is handed back once it
+# is this far above its floor, chosen by measurement (docs/architecture.md, "Memory and CPU"):
+# at 32 MB the flood of long alerts peaked 2-11 MB lower than at 48, for no CPU the bench
+# could tell apart.
+STEP_SLACK_MB = 32.0
 
 
 # hibari's package is found, its registry and version read, without importing it: its import
