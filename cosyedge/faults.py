@@ -25,6 +25,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from cosyedge.regular import read_record
+
 log = logging.getLogger(__name__)
 
 ENV = "COSYEDGE_FAULTS"
@@ -108,7 +110,7 @@ class Faults:
             stamp = (st.st_mtime_ns, st.st_size, st.st_ino)  # a replaced plan is a new inode
             if stamp == self._stamp:
                 return
-            entries = json.loads(self.plan.read_text())
+            entries = json.loads(read_record(self.plan))
         except (OSError, ValueError):
             entries, stamp = {}, None  # no plan (yet), or half-written: nothing fails
         self._stamp = stamp

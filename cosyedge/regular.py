@@ -9,6 +9,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from pathlib import Path
+
+# What the daemon keeps about itself between starts (a record, a count, an answer) is a few kB;
+# a state file larger than this is not one it wrote, and is not read whole into memory (a
+# sparse file of gigabytes took the process past any ceiling before). Records that grow with
+# the site (its filters, conditions, topics) are read with SITE_RECORD_MAX.
+RECORD_MAX = 1 << 20
+SITE_RECORD_MAX = 64 << 20
 
 
 def regular_only(path: str, flags: int) -> int:
@@ -23,3 +31,20 @@ def regular_only(path: str, flags: int) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def read_record(path: Path | str, limit: int = RECORD_MAX) -> bytes:
+    """The whole of the regular file `path`, of at most `limit` bytes. What is larger, and what
+    is not a regular file, raises OSError as a file that cannot be read does, so its reader
+    treats it as damaged; a file larger than `limit` is not read at all."""
+    with open(path, "rb", opener=regular_only) as f:
+        if os.fstat(f.fileno()).st_size > limit:  # refused before anything is read
+            raise _too_large(path, limit)
+        data = f.read(limit + 1)  # it may have grown since
+    if len(data) > limit:
+        raise _too_large(path, limit)
+    return data
+
+
+def _too_large(path: Path | str, limit: int) -> OSError:
+    return OSError(errno.EFBIG, f"larger than {limit} bytes: not a record written here", path)

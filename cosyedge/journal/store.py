@@ -30,6 +30,7 @@ from cosyedge.journal.records import (
     recovered_from,
 )
 from cosyedge.observe import Observer
+from cosyedge.regular import read_record
 
 log = logging.getLogger("cosyedge.journal")
 
@@ -227,7 +228,7 @@ class Journal:
     def _read_seq_mark(self) -> int:
         path = self.path.with_suffix(".seq")
         try:
-            text = path.read_text()
+            text = read_record(path).decode()
         except FileNotFoundError:
             return 0
         except OSError as exc:

@@ -42,6 +42,7 @@ from cosyedge.intake.intake import Intake
 from cosyedge.model import Event, Heartbeat
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.observe import Fault, Observer
+from cosyedge.regular import read_record
 from cosyedge.service.canary import (
     KEY_BYTES,
     BadCanary,
@@ -352,7 +353,7 @@ class DropWatch:
 
     def _kept(self) -> int | None:
         try:
-            kept = json.loads(self._path.read_text())
+            kept = json.loads(read_record(self._path))
             return int(kept["dropped"]) if kept["broker"] == self._broker else None
         except (OSError, ValueError, KeyError, TypeError):
             return None  # none yet, or another broker's: this run's first count is the base
@@ -410,7 +411,7 @@ def count_restarts(
     it cannot be written (`faults`: site `state.write`)."""
     now = time.time()
     try:
-        starts = [float(x) for x in path.read_text().split()]
+        starts = [float(x) for x in read_record(path).split()]
     except (OSError, ValueError):
         starts = []
     starts = [t for t in starts if now - t < RESTART_WINDOW_S] + [now]

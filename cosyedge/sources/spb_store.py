@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cosyedge.journal.files import replace_file
+from cosyedge.regular import SITE_RECORD_MAX, read_record
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ def base_id(occurrence: str) -> str | None:
 def load(path: Path) -> Kept:
     """The state the last run kept; none for a missing file; never raises."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_record(path, SITE_RECORD_MAX))
     except FileNotFoundError:
         return Kept()
     except (OSError, ValueError) as exc:
@@ -150,7 +151,7 @@ def _aside(path: Path, why: str) -> Kept:
 def _copy_aside(path: Path, why: str) -> None:
     aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
     try:
-        aside.write_bytes(path.read_bytes())
+        aside.write_bytes(read_record(path, SITE_RECORD_MAX))
     except OSError as exc:
         log.error("sparkplug: state %s: %s; cannot copy it aside: %s", path, why, exc)
         return

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
+from cosyedge.regular import read_record
 from cosyedge.speech.cache.entry import (
     Clip,
     DamagedEntry,
@@ -60,6 +61,10 @@ log = logging.getLogger("cosyedge.speech.cache")
 
 INDEX_NAME = "index.sqlite3"
 REOPEN_AFTER_S = 30.0
+# The largest file an entry can be: the longest phrase `max_spoken_s` allows (600 s, said up to
+# a third longer than estimated) as int16 at 48 kHz is 77 MB. A larger file where an entry
+# should be is not one the cache wrote, and is not read whole into memory.
+ENTRY_MAX = 128 << 20
 
 
 @dataclass(frozen=True)
@@ -150,7 +155,7 @@ class PhraseCache:
         path = self.path(key)
         try:
             self.faults.check("cache.read")
-            data = path.read_bytes()
+            data = read_record(path, ENTRY_MAX)
         except FileNotFoundError:
             if row is not None and self._lookup(index, key) is not None:
                 self._discard(key, "missing", "indexed entry has no file")
@@ -252,7 +257,7 @@ class PhraseCache:
         if self.get(key, record=False) is None:
             return None
         try:
-            return self.path(key).read_bytes()
+            return read_record(self.path(key), ENTRY_MAX)
         except OSError:
             return None
 
@@ -371,7 +376,7 @@ class PhraseCache:
         """An unindexed file named as an entry: adopted, removed (damaged, but provably an
         entry), left (not provably ours) or unread."""
         try:
-            data = path.read_bytes()
+            data = read_record(path, ENTRY_MAX)
         except OSError as exc:
             log.warning("cannot read cache file %s: %s", path, exc)
             return "unread"
@@ -520,7 +525,7 @@ class PhraseCache:
         if self._lookup(index, key) is not None:
             return False
         try:
-            data = path.read_bytes()
+            data = read_record(path, ENTRY_MAX)
         except FileNotFoundError:
             return False
         except OSError:

@@ -18,6 +18,7 @@ import platform
 from collections.abc import Mapping
 from pathlib import Path
 
+from cosyedge.regular import read_record
 from cosyedge.speech.kept import SavedDir, file_digest, problem_of, short_of_space, write_whole
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ class SavedModels:
         model is not read again at every start (63 MB take 45 ms here)."""
         record_path = self.directory / "digests.json"
         try:
-            records = json.loads(record_path.read_text(encoding="utf-8"))
+            records = json.loads(read_record(record_path))
         except (OSError, ValueError):
             records = {}
         stat = model.stat()
@@ -112,7 +113,7 @@ class SavedModels:
             log.warning("cannot read saved optimized models in %s (%s)", self.directory, exc)
             return None
         try:
-            record = json.loads(self._sidecar(path).read_text(encoding="utf-8"))
+            record = json.loads(read_record(self._sidecar(path)))
             expected = record["sha256"]
             recorded_key = record["key"]
         except (OSError, ValueError, KeyError, TypeError) as exc:

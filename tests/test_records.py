@@ -1,0 +1,184 @@
+"""Every record the daemon reads back from its own disk (state_dir, its models directory, the
+phrase cache) is read bounded: a file of gigabytes where a record of kB belongs (a sparse
+file, a disk's garbage, a link to /dev/zero) is refused as damaged, as one that cannot be read
+is, and never read whole into memory. Each reader below is given a sparse file of 3 GiB (no
+disk space) and a link to /dev/zero in its record's place."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cosyedge.regular import RECORD_MAX, read_record
+
+HUGE = 3 << 30
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+
+
+def sparse(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        f.truncate(HUGE)
+    return path
+
+
+def test_a_record_is_read_whole_up_to_its_limit_and_refused_past_it(tmp_path):
+    exact = tmp_path / "exact"
+    exact.write_bytes(b"x" * 100)
+    assert read_record(exact, 100) == b"x" * 100
+    with pytest.raises(OSError) as raised:
+        read_record(exact, 99)
+    assert raised.value.errno == errno.EFBIG and "larger than 99 bytes" in str(raised.value)
+    before = rss_mb()
+    with pytest.raises(OSError):
+        read_record(sparse(tmp_path / "huge"))
+    assert rss_mb() - before < 2 * RECORD_MAX / (1 << 20) + 8  # only the limit was read
+    for not_a_file in ("/dev/zero", str(tmp_path)):
+        with pytest.raises(OSError):
+            read_record(not_a_file)
+
+
+def _graph_sidecar(root: Path) -> Callable[[], object]:
+    from cosyedge.speech.kept import SavedDir
+    from cosyedge.speech.voices.optimized import SavedModels
+
+    model = root / "model.onnx"
+    model.write_bytes(b"not read")
+    saved = SavedModels(SavedDir(root / "models"))
+    graph = saved.path(model, "k" * 64)
+    graph.parent.mkdir(parents=True)
+    graph.write_bytes(b"graph")
+    record = graph.with_name(graph.name + ".json")
+    return lambda: (record, lambda: saved.find(model, "k" * 64), None)
+
+
+def _digests(root: Path) -> Callable[[], object]:
+    from cosyedge.speech.kept import SavedDir, file_digest
+    from cosyedge.speech.voices.optimized import SavedModels
+
+    model = root / "model.onnx"
+    model.write_bytes(b"a model")
+    saved = SavedModels(SavedDir(root / "models"))
+    (root / "models").mkdir()
+    return lambda: (
+        root / "models" / "digests.json",
+        lambda: saved.source_digest(model),
+        file_digest(model),
+    )
+
+
+def _kept_table(root: Path) -> Callable[[], object]:
+    from cosyedge.speech.kept import problem_with
+
+    made = root / "models" / "table.sqlite"
+    made.parent.mkdir(parents=True)
+    made.write_bytes(b"table")
+    return lambda: (
+        made.with_name(made.name + ".json"),
+        lambda: "unreadable" in str(problem_with(made, {"x": 1})),
+        True,
+    )
+
+
+def _last_good(root: Path) -> Callable[[], object]:
+    from cosyedge.config.lastgood import LAST_GOOD_FILE, load
+    from cosyedge.config.loader import ConfigError
+
+    def read() -> str:
+        try:
+            load(root)
+        except ConfigError:
+            return "refused"
+        return "read"
+
+    return lambda: (root / LAST_GOOD_FILE, read, "refused")
+
+
+def _mqtt_filters(root: Path) -> Callable[[], object]:
+    from cosyedge.mqtt.kept import KeptFilters
+
+    path = root / "filters.json"
+    return lambda: (path, lambda: KeptFilters(path).earlier("gw"), [])
+
+
+def _discovery(root: Path) -> Callable[[], object]:
+    from cosyedge.homeassistant.discovery import _read
+
+    path = root / "discovery.json"
+    return lambda: (path, lambda: _read(path), set())
+
+
+def _reload_answer(root: Path) -> Callable[[], object]:
+    from cosyedge.service.reload import read_answer
+
+    path = root / "answer.json"
+    return lambda: (path, lambda: read_answer(path), None)
+
+
+def _restarts(root: Path) -> Callable[[], object]:
+    from cosyedge.service.selfwatch import count_restarts
+
+    path = root / "starts"
+    return lambda: (path, lambda: count_restarts(path), 0)
+
+
+def _sparkplug(root: Path) -> Callable[[], object]:
+    from cosyedge.sources.spb_store import load
+
+    path = root / "sparkplug.json"
+    return lambda: (path, lambda: load(path).__class__.__name__, "Kept")
+
+
+def _conditions(root: Path) -> Callable[[], object]:
+    from cosyedge.sources.conditions import _load
+
+    path = root / "conditions.json"
+    return lambda: (path, lambda: _load(path), {})
+
+
+READERS = {
+    "optimized graph's record": _graph_sidecar,
+    "models' digests": _digests,
+    "kept table's record": _kept_table,
+    "last good configuration": _last_good,
+    "MQTT session's filters": _mqtt_filters,
+    "Home Assistant discovery": _discovery,
+    "reload answer": _reload_answer,
+    "restart count": _restarts,
+    "Sparkplug state": _sparkplug,
+    "OPC UA conditions": _conditions,
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("kind", ["sparse 3 GiB", "link to /dev/zero"])
+def test_every_record_reader_refuses_a_huge_file_without_reading_it(tmp_path, reader, kind):
+    path, read, as_damaged = READERS[reader](tmp_path)()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "link to /dev/zero":
+        path.unlink(missing_ok=True)
+        path.symlink_to("/dev/zero")
+    else:
+        sparse(path)
+    before = rss_mb()
+    assert read() == as_damaged
+    assert rss_mb() - before < 40  # a record's worth, not gigabytes
+
+
+def test_the_phrase_cache_does_not_read_a_huge_file_where_an_entry_belongs(tmp_path):
+    from cosyedge.speech.cache import PhraseCache
+
+    cache = PhraseCache(tmp_path / "cache")
+    key = "0" * 64
+    sparse(cache.path(key))
+    before = rss_mb()
+    assert cache.get(key) is None
+    assert rss_mb() - before < 40
