@@ -41,6 +41,9 @@ from cosyedge.regular import regular_only
 log = logging.getLogger(__name__)
 
 FORMAT = b"cosyedge-rx 2\n"
+# The most the file's index or programs are read to (they take 4.4 MB): a file grown past it
+# by junk is read no further.
+MAX_PROGRAMS = 1 << 26
 # At most this many programs are kept (about 12 kB each): past it, a process keeps only those
 # it used, so patterns of rules since changed do not pile up.
 MAX_KEPT = 1000
@@ -186,7 +189,7 @@ def _read_index(path: Path) -> tuple[dict[str, Entry], int]:
         with open(path, "rb", opener=regular_only) as f:
             top = f.read(head)
             size = int.from_bytes(top[-8:], "little")
-            data = f.read(size) if top[: len(FORMAT)] == FORMAT and size < 1 << 26 else b""
+            data = f.read(size) if top[: len(FORMAT)] == FORMAT and size < MAX_PROGRAMS else b""
     except OSError:
         return {}, 0
     if not data or top[len(FORMAT) : len(FORMAT) + 64] != hashlib.sha256(data).hexdigest().encode():
@@ -204,7 +207,7 @@ def _read_all(path: Path) -> dict[str, tuple[Entry, array.array]]:
     try:
         with open(path, "rb", opener=regular_only) as f:
             f.seek(start)
-            data = f.read()
+            data = f.read(MAX_PROGRAMS)  # the programs are 4.4 MB: never gigabytes of junk
     except OSError:
         return {}
     words = array.array("I", data[: len(data) // 4 * 4])  # a torn file's whole words
