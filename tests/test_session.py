@@ -142,6 +142,28 @@ def test_damaged_saved_graph_is_detected_and_rebuilt(tmp_path, caplog, damage, h
     assert speaks(voice)
 
 
+def test_another_models_graph_with_its_sha256_recorded_is_rebuilt(tmp_path, caplog, hibari_kept):
+    """A graph put in another's place with its record's sha256 edited to match passes every
+    check of the file; it loads, but takes other inputs: it is removed and made again, not
+    run (the voice's first phrase failed, and the start with it, at every start)."""
+    from cosyedge.speech.kept import file_digest
+
+    shutil.copytree(hibari_kept, tmp_path, dirs_exist_ok=True)
+    hibari = next(p for p in saved_files(tmp_path) if p.name.startswith("hibari-"))
+    oov = next(p for p in saved_files(tmp_path) if p.name.startswith("oov-"))
+    good = hibari.read_bytes()
+    shutil.copyfile(oov, hibari)
+    record_path = Path(f"{hibari}.json")
+    record = json.loads(record_path.read_text())
+    record_path.write_text(json.dumps(record | {"sha256": file_digest(hibari)}))
+
+    caplog.set_level(logging.WARNING, logger="cosyedge")
+    voice = load_voice("en", VoiceConfig(engine="hibari"), tmp_path)
+    assert f"saved optimized model {hibari} is not usable: its inputs and outputs" in caplog.text
+    assert hibari.read_bytes() == good
+    assert speaks(voice)
+
+
 def test_graph_saved_for_another_model_version_is_replaced(tmp_path):
     model = tmp_path / "voice" / "model.onnx"
     model.parent.mkdir()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.kept import SavedDir
-from cosyedge.speech.voices.optimized import SavedModels, file_digest
+from cosyedge.speech.voices.optimized import SavedGraph, SavedModels, file_digest, signature_of
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -114,22 +114,29 @@ def _session(
 
 
 def _reused(
-    saved: SavedModels, graph: Path, settings: SessionConfig, entries: Mapping[str, str] | None
+    saved: SavedModels,
+    graph: SavedGraph,
+    settings: SessionConfig,
+    entries: Mapping[str, str] | None,
 ) -> ort.InferenceSession | None:
     """A session on the saved optimized `graph`, not optimized again; None when onnxruntime
-    cannot load it (it is removed, and made again)."""
+    cannot load it, or it takes or gives other inputs or outputs than the model it was saved
+    for (it is removed, and made again)."""
     import onnxruntime as ort
 
     options = session_options(settings, entries)
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
-        session = ort.InferenceSession(str(graph), options, providers=PROVIDERS)
+        session = ort.InferenceSession(str(graph.path), options, providers=PROVIDERS)
     except Exception as exc:  # onnxruntime raises its own exception types
         if _out_of_memory(exc):
             raise  # the file is intact (its sha256 matched): the process is short of memory
-        saved.discard(graph, f"onnxruntime cannot load it ({exc})")
+        saved.discard(graph.path, f"onnxruntime cannot load it ({exc})")
         return None
-    log.debug("%s: reused saved optimized model %s", graph.name, graph)
+    if signature_of(session) != graph.signature:  # another model's graph, its sha256 edited
+        saved.discard(graph.path, "its inputs and outputs are not those of the model")
+        return None
+    log.debug("%s: reused saved optimized model %s", graph.path.name, graph.path)
     return session
 
 
@@ -157,7 +164,7 @@ def _optimized(
         session = _session(model, settings, entries)
         saved.unsaved(model, exc)
         return session
-    saved.commit(model, key, target)
+    saved.commit(model, key, target, signature_of(session))
     graph = saved.find(model, key)
     if graph is None:  # nothing to optimize, or it could not be kept
         return session
@@ -167,7 +174,7 @@ def _optimized(
 
 def _as_saved(
     saved: SavedModels,
-    graph: Path,
+    graph: SavedGraph,
     model: Path,
     settings: SessionConfig,
     entries: Mapping[str, str] | None,
