@@ -528,3 +528,41 @@ def test_hostile_messages_are_bounded_and_later_alerts_are_synthesized(
         assert "shortened" not in by_id[f"n-{n}"]
     assert peak < ceiling_mb
     assert len(daemon.wait_for_log(r"shortened to fit", count=len(hostile))) == len(hostile)
+
+
+STEP_MEASURED = """
+import sys
+from cosyedge.config import VoiceConfig
+from cosyedge.speech.memory import MemoryGuard, SheddableVoice
+from cosyedge.speech.voices import load_voice
+
+voice = load_voice("en", VoiceConfig(engine="hibari"))
+if sys.argv[1] == "slack":
+    # Free heap below a block still held, as loading a G2P into Python objects leaves it:
+    # glibc keeps it, and a step reuses it without raising RSS.
+    junk = [bytes(100_000) for _ in range(600)]
+    held = bytes(50_000)
+    del junk
+guard = MemoryGuard(4096, [SheddableVoice(lambda: voice)])
+guard.measure_voice(guard.voices[0])
+print(guard.step_mb)
+"""
+
+
+def test_the_step_is_measured_from_a_heap_handed_back():
+    """At start the guard measures what one synthesis step adds to RSS; with free heap kept
+    from before (a G2P held in memory, tables just made), the step reused it and read 0-6 MB
+    instead of 20, and a ceiling too low for the voice went unwarned. Each in a process of
+    its own: as measured from a heap with 60 MB free, and from a plain start."""
+    import subprocess
+    import sys
+
+    def measured(way: str) -> float:
+        done = subprocess.run(
+            [sys.executable, "-c", STEP_MEASURED, way], capture_output=True, text=True, check=True
+        )
+        return float(done.stdout.split()[-1])
+
+    plain, slack = measured("plain"), measured("slack")
+    assert plain > 5
+    assert slack > 0.7 * plain, (slack, plain)

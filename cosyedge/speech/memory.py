@@ -319,6 +319,9 @@ class MemoryGuard:
             self.settled_mb = self.rss()
             self._report_step(voice, self.settled_mb)
             return
+        # From a heap handed back: free pages a step can reuse (what loading a G2P held in
+        # memory, or making tables, left) do not raise RSS, and the step read 0-6 MB, not 20.
+        self._handed_back()
         try:
             for _ in self.metered(voice.synthesize(text)):
                 pass
@@ -411,14 +414,18 @@ class MemoryGuard:
 
     def _drop_buffers(self, before: float) -> float:
         self.shed["buffers"] += 1
-        gc.collect()
-        if self._trim is not None:
-            self._trim(0)
-        after = self.rss()
+        after = self._handed_back()
         log.debug(
             "memory %.0f MB of %.0f: dropped buffers, now %.0f MB", before, self.ceiling_mb, after
         )
         return after
+
+    def _handed_back(self) -> float:
+        """What the allocator keeps free handed back to the system; RSS after."""
+        gc.collect()
+        if self._trim is not None:
+            self._trim(0)
+        return self.rss()
 
     def _unload_idle_voices(
         self, before: float, idle_s: float, keep: SheddableVoice | None
