@@ -321,3 +321,22 @@ def test_a_daemon_on_a_tiny_or_full_state_dir_speaks_says_why_and_writes_nowhere
         watch.close()
     assert sorted(home.rglob("*")) == [] and sorted(temp.rglob("*")) == []
     assert leftovers(tiny_fs) == []  # nothing half-written left on the small disk either
+
+
+def test_many_half_written_files_are_removed_in_one_line(tmp_path, caplog):
+    """What killed writers left is removed at the next write, and said once, not a line a
+    file (5,000 junk files made 1,235 warnings at one start)."""
+    import logging
+
+    from cosyedge.speech.kept import TEMP_PREFIX, SavedDir
+
+    saved = SavedDir(tmp_path)
+    dead = 2**22 + 12345  # above pid_max's default: no process has it
+    for n in range(500):
+        (tmp_path / f"{TEMP_PREFIX}{dead}-{n:04d}.onnx").write_bytes(b"half")
+    (tmp_path / "kept.onnx").write_bytes(b"whole")
+    caplog.set_level(logging.WARNING, logger="cosyedge")
+    saved.sweep()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.onnx"]
+    lines = [r for r in caplog.records if "half-written" in r.getMessage()]
+    assert len(lines) == 1 and "removed 500 files" in lines[0].getMessage()

@@ -96,11 +96,20 @@ class SavedDir:
     def sweep(self) -> None:
         """Remove the temporary files of writers that are gone: what a process killed mid-write
         left would otherwise hold a small disk full at every later start."""
+        removed: list[Path] = []
         with contextlib.suppress(OSError):  # nothing to sweep, or nothing we may
             for path in self.path.glob(f"{TEMP_PREFIX}*"):
                 if stale_temp(path):
-                    log.warning("removing %s, left half-written by a process that is gone", path)
                     remove_with_record(path)
+                    removed.append(path)
+        if removed:  # one line, however many: a directory of thousands made thousands
+            shown = ", ".join(p.name for p in removed[:3]) + (", ..." if len(removed) > 3 else "")
+            log.warning(
+                "removed %d files in %s left half-written by processes that are gone (%s)",
+                len(removed),
+                self.path,
+                shown,
+            )
 
 
 def saved_dir_of(where: Path | SavedDir | None) -> SavedDir | None:
