@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from cosyedge.regular import read_record
+from cosyedge.regular import load_record
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class Faults:
             stamp = (st.st_mtime_ns, st.st_size, st.st_ino)  # a replaced plan is a new inode
             if stamp == self._stamp:
                 return
-            entries = json.loads(read_record(self.plan))
+            entries = load_record(self.plan)
         except (OSError, ValueError):
             entries, stamp = {}, None  # no plan (yet), or half-written: nothing fails
         self._stamp = stamp

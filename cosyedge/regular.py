@@ -7,9 +7,11 @@ is refused at once instead of blocking the open (a FIFO with no writer) or never
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 # What the daemon keeps about itself between starts (a record, a count, an answer) is a few kB;
 # a state file larger than this is not one it wrote, and is not read whole into memory (a
@@ -19,10 +21,11 @@ RECORD_MAX = 1 << 20
 SITE_RECORD_MAX = 64 << 20
 
 
-def regular_only(path: str, flags: int) -> int:
-    """An opener for `open(..., opener=regular_only)`: opens without blocking, then refuses
-    (OSError EINVAL, "not a regular file") what is not a regular file."""
-    fd = os.open(path, flags | os.O_NONBLOCK)
+def regular_only(path: str, flags: int, mode: int = 0o666) -> int:
+    """An opener for `open(..., opener=regular_only)`, or `os.open` with `mode`: opens without
+    blocking (a FIFO with no writer, or for writing with no reader, would block the daemon for
+    good), then refuses (OSError EINVAL, "not a regular file") what is not a regular file."""
+    fd = os.open(path, flags | os.O_NONBLOCK, mode)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
@@ -48,3 +51,14 @@ def read_record(path: Path | str, limit: int = RECORD_MAX) -> bytes:
 
 def _too_large(path: Path | str, limit: int) -> OSError:
     return OSError(errno.EFBIG, f"larger than {limit} bytes: not a record written here", path)
+
+
+def load_record(path: Path | str, limit: int = RECORD_MAX) -> Any:
+    """The JSON record in `path` (`read_record`). What does not parse, nesting past what the
+    parser can follow included (which raises RecursionError, not ValueError), raises
+    ValueError, so its reader treats it as damaged as it does any other."""
+    data = read_record(path, limit)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to be a record written here") from None

@@ -182,3 +182,76 @@ def test_the_phrase_cache_does_not_read_a_huge_file_where_an_entry_belongs(tmp_p
     before = rss_mb()
     assert cache.get(key) is None
     assert rss_mb() - before < 40
+
+
+def in_place(path: Path, kind: str) -> None:
+    """Put `kind` where the file `path` belongs."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "sparse 3 GiB":
+        sparse(path)
+    else:  # random bytes
+        path.write_bytes(os.urandom(4096))
+
+
+def finishes(work: Callable[[], object], seconds: float = 20.0) -> object:
+    """What `work` returns, run on a thread: a test that would block for good fails instead."""
+    import threading
+
+    done: list[object] = []
+    thread = threading.Thread(target=lambda: done.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert done, f"still blocked after {seconds} s"
+    return done[0]
+
+
+KINDS = ["FIFO", "directory", "link to /dev/zero", "sparse 3 GiB", "random bytes"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", ["journal.jsonl", "journal.lock", "journal.seq"])
+def test_the_journal_opens_whatever_is_in_its_files_place(tmp_path, name, kind):
+    """The journal's files (its records, its lock, its numbers' high-water mark) replaced by
+    what no run wrote: the journal opens (what is not a file set aside, what does not parse
+    damaged), without blocking or reading gigabytes, and takes alerts again."""
+    import time
+
+    from cosyedge.journal.store import Journal
+
+    in_place(tmp_path / name, kind)
+    journal = Journal(tmp_path / "journal.jsonl", keep_seen_s=60)
+    before = rss_mb()
+    finishes(journal.open)
+    assert rss_mb() - before < 40
+    acked: list[int] = []
+    journal.accept("plant/1/temp", b'{"id": "a"}', time.time(), then=lambda: acked.append(1))
+    finishes(lambda: journal.flush(5))
+    assert acked == [1]
+    journal.stop()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_restart_count_and_canary_key_neither_block_nor_read_whole(tmp_path, kind):
+    from cosyedge.service.canary import load_key
+    from cosyedge.service.selfwatch import count_restarts
+
+    in_place(tmp_path / "starts", kind)
+    assert finishes(lambda: count_restarts(tmp_path / "starts")) == 0
+    in_place(tmp_path / "canary.key", kind)
+
+    def key() -> str:
+        try:
+            load_key(tmp_path / "canary.key")
+        except OSError as exc:
+            return f"refused: {exc}"
+        return "read"
+
+    before = rss_mb()
+    assert finishes(key).startswith("refused") or kind == "random bytes"
+    assert rss_mb() - before < 40

@@ -38,6 +38,7 @@ from cosyedge.faults import Faults
 from cosyedge.journal.files import same_file
 from cosyedge.model import error_text
 from cosyedge.observe import Observer
+from cosyedge.regular import regular_only
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,8 @@ class _DaySink:
         if day != self.day or lost is not None:
             self.close()
             self.directory.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+            self._fd = regular_only(str(path), flags, 0o640)
             self.day = day
         fitting = _fitting(lines, room)
         data = memoryview(b"".join(lines[:fitting]))

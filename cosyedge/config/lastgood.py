@@ -42,7 +42,7 @@ from cosyedge.config.loader import (
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.regular import SITE_RECORD_MAX, read_record
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def load(state_dir: Path) -> Saved:
     path = state_dir / LAST_GOOD_FILE
     name = str(path)
     try:
-        record = json.loads(read_record(path, SITE_RECORD_MAX))
+        record = load_record(path, SITE_RECORD_MAX)
         data, source = record["config"], record["source"]
         digest, saved_at = record["sha256"], float(record["saved_at"])
     except FileNotFoundError:

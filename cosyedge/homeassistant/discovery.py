@@ -37,7 +37,7 @@ from cosyedge import __version__
 from cosyedge.component import Component
 from cosyedge.config.schema import Config
 from cosyedge.observe import Observer
-from cosyedge.regular import SITE_RECORD_MAX, read_record
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 
 log = logging.getLogger(__name__)
 
@@ -328,7 +328,7 @@ def remembered_topics(config: Config) -> set[str]:
 def _read(path: Path) -> set[str]:
     """The topics remembered in `path`; none when it is missing or unreadable (said)."""
     try:
-        data = json.loads(read_record(path, SITE_RECORD_MAX))
+        data = load_record(path, SITE_RECORD_MAX)
     except FileNotFoundError:
         return set()
     except (OSError, ValueError) as exc:

@@ -9,6 +9,7 @@ import fcntl
 import json
 import logging
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -30,11 +31,14 @@ from cosyedge.journal.records import (
     recovered_from,
 )
 from cosyedge.observe import Observer
-from cosyedge.regular import read_record
+from cosyedge.regular import read_record, regular_only
 
 log = logging.getLogger("cosyedge.journal")
 
 COMPACT_BYTES = 1 << 20
+# The longest line a record can be (a message of `mqtt.max_payload_bytes`, at most 1 MiB, in
+# base64, and its fields): a longer one is damaged, and is not read whole into memory.
+MAX_LINE = 4 << 20
 SEQ_BLOCK = 1000  # sequence numbers reserved at a time in the high-water mark file
 RETRY_MIN_S, RETRY_MAX_S = 0.1, 5.0  # backoff of the writer while the disk fails
 MAX_TRIES = 3  # starts in a row at which one message was being spoken when the daemon died
@@ -106,6 +110,7 @@ class Journal:
         retrying state instead, so alerts are still heard."""
         self._lock_state_dir()
         mark = self._read_seq_mark()
+        self._aside_if_not_a_file(self.path)
         damaged: list[Damaged] = []
         try:
             read = self._read(damaged) if self.path.exists() else 0
@@ -131,9 +136,26 @@ class Journal:
         self._writer.start()
         return recovered
 
+    def _aside_if_not_a_file(self, path: Path) -> None:
+        """Set aside (rename) what is at `path` when it is not a regular file: a FIFO, a
+        directory or a device where the journal keeps a file blocked every start for good, or
+        ended it. Raises RuntimeError when it cannot be set aside."""
+        try:
+            if stat.S_ISREG(os.stat(path).st_mode):
+                return
+        except OSError:  # none there (made anew), or the open says why
+            return
+        aside = path.with_name(f"{path.name}.not-a-file-{int(time.time())}")
+        try:
+            os.rename(path, aside)
+        except OSError as exc:
+            raise RuntimeError(f"state_dir: {path} is not a file: {os_problem(exc)}") from None
+        log.error("journal %s: %s is not a regular file: set aside as %s", self.path, path, aside)
+
     def _lock_state_dir(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._aside_if_not_a_file(self.path.with_suffix(".lock"))
             self._lock_fd = self._lock_file()
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
@@ -152,7 +174,7 @@ class Journal:
         Raises OSError for anything else (a lock file it may not read)."""
         lock = self.path.with_suffix(".lock")
         try:
-            return os.open(lock, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            return regular_only(str(lock), os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EDQUOT):
                 raise
@@ -171,8 +193,8 @@ class Journal:
 
     def _read(self, damaged: list[Damaged]) -> int:
         """Apply every valid line; returns how many there were."""
-        with self.path.open("rb") as f:
-            lines = f.read().splitlines()
+        with open(self.path, "rb", opener=regular_only) as f:
+            lines = list(bounded_lines(f, MAX_LINE))
         good = 0
         found: list[Damaged] = []
         outs: set[int] = set()
@@ -213,7 +235,8 @@ class Journal:
         entry = {"at": round(time.time(), 3), "what": what, **detail}
         try:
             self.faults.check("quarantine.write")
-            fd = os.open(self.quarantine_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            fd = regular_only(str(self.quarantine_path), flags, 0o600)
             try:
                 os.write(fd, line_of(entry))
                 os.fsync(fd)
@@ -228,7 +251,7 @@ class Journal:
     def _read_seq_mark(self) -> int:
         path = self.path.with_suffix(".seq")
         try:
-            text = read_record(path).decode()
+            text = read_record(path).decode("utf-8", "replace")
         except FileNotFoundError:
             return 0
         except OSError as exc:
@@ -575,3 +598,16 @@ class Journal:
             os.close(self._fd)
             self._fd = -1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+
+def bounded_lines(f: Any, limit: int) -> Any:
+    """The lines of the binary file `f`, without their ends; a line longer than `limit` is
+    given as its first `limit` bytes and a line's end it never had (so it fails to parse, as
+    a damaged line), the rest of it read past, never held whole."""
+    while line := f.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := f.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+            yield line[:limit] + b"\0"
+            continue
+        yield line.rstrip(b"\r\n")

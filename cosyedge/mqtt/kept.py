@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from cosyedge.regular import SITE_RECORD_MAX, read_record
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class KeptFilters:
     def earlier(self, client_id: str) -> list[str]:
         """The filters the broker acknowledged for `client_id`'s session last time."""
         try:
-            record = json.loads(read_record(self.path, SITE_RECORD_MAX))
+            record = load_record(self.path, SITE_RECORD_MAX)
         except (OSError, ValueError):
             return []
         if not isinstance(record, dict) or record.get("client_id") != client_id:

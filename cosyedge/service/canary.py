@@ -37,6 +37,7 @@ from pathlib import Path
 
 from cosyedge.config.templates import CANARY_KEY, CANARY_LEVEL
 from cosyedge.faults import Faults
+from cosyedge.regular import read_record
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +169,7 @@ def load_key(path: Path, faults: Faults | None = None) -> bytes:
     if not path.exists():
         (faults or Faults()).check("state.write", str(path))
         _make_key(path)
-    key = path.read_bytes()
+    key = read_record(path)
     if len(key) < KEY_BYTES:
         raise OSError(f"{path}: a canary key of {len(key)} bytes; remove it to make a new one")
     if path.stat().st_mode & 0o077:

@@ -38,7 +38,7 @@ from cosyedge.config.loader import ConfigError
 from cosyedge.config.schema import Config
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.regular import read_record
+from cosyedge.regular import load_record
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def write_answer(
 def read_answer(path: Path) -> ReloadAnswer | None:
     """The answer at `path`, or None when there is none or it is not one."""
     try:
-        data = json.loads(read_record(path))
+        data = load_record(path)
         answer = ReloadAnswer(**data)
     except (OSError, ValueError, TypeError):
         return None

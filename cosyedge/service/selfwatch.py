@@ -42,7 +42,7 @@ from cosyedge.intake.intake import Intake
 from cosyedge.model import Event, Heartbeat
 from cosyedge.mqtt.reports import Reporter
 from cosyedge.observe import Fault, Observer
-from cosyedge.regular import read_record
+from cosyedge.regular import load_record, read_record, regular_only
 from cosyedge.service.canary import (
     KEY_BYTES,
     BadCanary,
@@ -353,7 +353,7 @@ class DropWatch:
 
     def _kept(self) -> int | None:
         try:
-            kept = json.loads(read_record(self._path))
+            kept = load_record(self._path)
             return int(kept["dropped"]) if kept["broker"] == self._broker else None
         except (OSError, ValueError, KeyError, TypeError):
             return None  # none yet, or another broker's: this run's first count is the base
@@ -418,7 +418,8 @@ def count_restarts(
     told = observer or Observer()
     try:
         (faults or Faults()).check("state.write", str(path))
-        path.write_text("\n".join(f"{t:.3f}" for t in starts) + "\n")
+        with open(path, "w", opener=regular_only) as f:  # a FIFO there would block the start
+            f.write("\n".join(f"{t:.3f}" for t in starts) + "\n")
     except OSError as exc:
         log.warning("cannot record this start in %s: %s", path, exc)
         told.unkept(START_COUNT, exc.strerror or str(exc))

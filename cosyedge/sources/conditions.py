@@ -36,7 +36,7 @@ from pathlib import Path
 from paho.mqtt.client import topic_matches_sub
 
 from cosyedge.intake import sourced
-from cosyedge.regular import SITE_RECORD_MAX, read_record
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ def _digest(text: str, chars: int = 10) -> str:
 def _load(path: Path) -> dict[str, Condition]:
     """The state kept by the last run; a missing file is none, a damaged one is set aside."""
     try:
-        data = json.loads(read_record(path, SITE_RECORD_MAX))
+        data = load_record(path, SITE_RECORD_MAX)
         return {cond: Condition(**c) for cond, c in data["conditions"].items()}
     except FileNotFoundError:
         return {}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cosyedge.journal.files import replace_file
-from cosyedge.regular import SITE_RECORD_MAX, read_record
+from cosyedge.regular import SITE_RECORD_MAX, load_record, read_record
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ def base_id(occurrence: str) -> str | None:
 def load(path: Path) -> Kept:
     """The state the last run kept; none for a missing file; never raises."""
     try:
-        data = json.loads(read_record(path, SITE_RECORD_MAX))
+        data = load_record(path, SITE_RECORD_MAX)
     except FileNotFoundError:
         return Kept()
     except (OSError, ValueError) as exc:

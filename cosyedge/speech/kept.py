@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.regular import read_record, regular_only
+from cosyedge.regular import load_record, regular_only
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -343,7 +343,7 @@ def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
     `made_from`, as its record beside it tells; None when it is intact. Raises OSError when
     the file cannot be read."""
     try:
-        record = json.loads(read_record(KeptFile.sidecar(path)))
+        record = load_record(KeptFile.sidecar(path))
         recorded, expected = record["made_from"], record["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"its record is missing or unreadable ({exc})"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosyedge.regular import read_record
+from cosyedge.regular import load_record
 from cosyedge.speech.kept import SavedDir, write_whole
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
@@ -106,7 +106,7 @@ def _asked_facts(exe: str) -> EspeakFacts:
 def _kept_facts(record: Path, exe: str) -> EspeakFacts | None:
     """The facts `record` holds if it is whole and names the files found now; else None."""
     try:
-        kept = json.loads(read_record(record))
+        kept = load_record(record)
         facts = EspeakFacts(str(kept["version"]), int(kept["sample_rate"]))
         if facts.sample_rate > 0 and kept["files"] == _file_identities(exe, facts.version):
             return facts

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cosyedge.regular import read_record
+from cosyedge.regular import load_record
 from cosyedge.speech.kept import SavedDir, file_digest, problem_of, short_of_space, write_whole
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class SavedModels:
         model is not read again at every start (63 MB take 45 ms here)."""
         record_path = self.directory / "digests.json"
         try:
-            records = json.loads(read_record(record_path))
+            records = load_record(record_path)
         except (OSError, ValueError):
             records = {}
         stat = model.stat()
@@ -138,7 +138,7 @@ class SavedModels:
             log.warning("cannot read saved optimized models in %s (%s)", self.directory, exc)
             return None
         try:
-            record = json.loads(read_record(self._sidecar(path)))
+            record = load_record(self._sidecar(path))
             expected, recorded_key, signature = record["sha256"], record["key"], record["signature"]
             if not isinstance(signature, list):
                 raise TypeError(f"its signature is {type(signature).__name__}, not a list")

@@ -8,12 +8,13 @@ that makes it; opening, checking and the identity of a pack are the same for all
 from __future__ import annotations
 
 import hashlib
-import json
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Self
+
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 
 MANIFEST = "manifest.json"
 
@@ -109,7 +110,7 @@ class Pack:
     def _manifest(cls, directory: Path) -> dict:
         path = directory / MANIFEST
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = load_record(path, SITE_RECORD_MAX)
         except FileNotFoundError:
             raise PackError(
                 f"{directory}: no {MANIFEST}; make a pack with `{cls.MADE_BY}`"

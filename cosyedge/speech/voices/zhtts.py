@@ -7,7 +7,6 @@ so the first one plays while the next is computed.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -17,6 +16,7 @@ from types import MappingProxyType
 import numpy as np
 
 from cosyedge.config.voices import SessionConfig
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
 from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
@@ -187,7 +187,7 @@ def _symbol_map(path: Path) -> tuple[dict[str, int], dict[str, tuple[str, str]]]
     """The pack's symbol ids and pinyin table; PackError naming the file when it is not one
     (its hash matched a manifest made for it, but a manifest can be edited too)."""
     try:
-        mapper = json.loads(path.read_text(encoding="utf-8"))
+        mapper = load_record(path, SITE_RECORD_MAX)
         ids = {str(k): int(v) for k, v in mapper["symbol_to_id"].items()}
         pinyin = {str(k): (str(v[0]), str(v[1])) for k, v in mapper["pinyin_dict"].items()}
     except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError) as exc:
