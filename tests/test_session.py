@@ -142,26 +142,32 @@ def test_damaged_saved_graph_is_detected_and_rebuilt(tmp_path, caplog, damage, h
     assert speaks(voice)
 
 
-def test_another_models_graph_with_its_sha256_recorded_is_rebuilt(tmp_path, caplog, hibari_kept):
-    """A graph put in another's place with its record's sha256 edited to match passes every
-    check of the file; it loads, but takes other inputs: it is removed and made again, not
-    run (the voice's first phrase failed, and the start with it, at every start)."""
+@pytest.mark.parametrize(("put", "over"), [("oov-", "hibari-"), ("hibari-", "oov-")])
+def test_another_models_graph_with_its_record_made_to_match_is_rebuilt(
+    tmp_path, caplog, hibari_kept, put, over
+):
+    """A graph put in another's place with its record edited to match (sha256, key and all)
+    passes every check of the file and loads, but takes and gives what another model does:
+    the model itself is asked, and the graph is removed and made again, not run (hibari's
+    first phrase failed, and every start with it; the G2P's failed at every unknown word)."""
     from cosyedge.speech.kept import file_digest
 
     shutil.copytree(hibari_kept, tmp_path, dirs_exist_ok=True)
-    hibari = next(p for p in saved_files(tmp_path) if p.name.startswith("hibari-"))
-    oov = next(p for p in saved_files(tmp_path) if p.name.startswith("oov-"))
-    good = hibari.read_bytes()
-    shutil.copyfile(oov, hibari)
-    record_path = Path(f"{hibari}.json")
-    record = json.loads(record_path.read_text())
-    record_path.write_text(json.dumps(record | {"sha256": file_digest(hibari)}))
+    target = next(p for p in saved_files(tmp_path) if p.name.startswith(over))
+    source = next(p for p in saved_files(tmp_path) if p.name.startswith(put))
+    good = target.read_bytes()
+    shutil.copyfile(source, target)
+    record = json.loads(Path(f"{source}.json").read_text())
+    record |= {"key": json.loads(Path(f"{target}.json").read_text())["key"]}
+    Path(f"{target}.json").write_text(json.dumps(record | {"sha256": file_digest(target)}))
 
     caplog.set_level(logging.WARNING, logger="cosyedge")
     voice = load_voice("en", VoiceConfig(engine="hibari"), tmp_path)
-    assert f"saved optimized model {hibari} is not usable: its inputs and outputs" in caplog.text
-    assert hibari.read_bytes() == good
+    assert f"saved optimized model {target} is not usable: its inputs and outputs" in caplog.text
+    assert target.read_bytes() == good
     assert speaks(voice)
+    pcm = np.concatenate(list(voice.synthesize("Zorblaxitude qwerkin pump stopped.")))
+    assert len(pcm) > voice.sample_rate  # unknown words: the G2P's own net runs
 
 
 def test_graph_saved_for_another_model_version_is_replaced(tmp_path):
@@ -239,7 +245,11 @@ def test_running_out_of_memory_while_loading_keeps_the_saved_graph(tmp_path):
         [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True
     )
     assert result.returncode != 0
-    assert "bad_alloc" in result.stderr or "allocate" in result.stderr, result.stderr[-2000:]
+    # onnxruntime says bad_alloc, or (in about one run in ten here) glibc aborts it on a
+    # pointer its failed allocation left: either way the process was out of memory.
+    aborted = result.returncode < 0 and "munmap_chunk" in result.stderr
+    said = "bad_alloc" in result.stderr or "allocate" in result.stderr
+    assert said or aborted, result.stderr[-2000:]
     assert "not usable" not in result.stderr
     assert saved.read_bytes() == good
 

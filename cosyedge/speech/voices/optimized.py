@@ -3,10 +3,10 @@
 A saved graph is only valid for the same source model, onnxruntime version, optimization level,
 CPU (level `all` may bake in layouts for the CPU's vector width) and the engine's session config
 entries, so all five make its key.
-A JSON sidecar records the graph's own sha256 and the model's inputs and outputs (names, types,
-ranks); a file that does not match its sha256 (torn write, disk error, edits), or that loads
-as a graph of other inputs or outputs (another model's graph put in its place, its sha256
-edited to match), is deleted and rebuilt from the source model.
+A JSON sidecar records the graph's own sha256; a file that does not match it (torn write, disk
+error, edits) is deleted and rebuilt from the source model, as is one that loads as a graph
+of other inputs or outputs than the model's (another model's graph put in its place, its
+record edited to match: `session.py` asks the model, `onnxnames.py`).
 """
 
 from __future__ import annotations
@@ -18,15 +18,10 @@ import logging
 import os
 import platform
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cosyedge.regular import load_record
 from cosyedge.speech.kept import SavedDir, file_digest, problem_of, short_of_space, write_whole
-
-if TYPE_CHECKING:
-    import onnxruntime as ort
 
 log = logging.getLogger(__name__)
 
@@ -56,24 +51,6 @@ def cpu_identity() -> str:
 
 
 DIGESTS = "the models' digests"
-Signature = list[list[object]]  # ["input" or "output", name, type, rank] each, as JSON keeps it
-
-
-def signature_of(session: ort.InferenceSession) -> Signature:
-    """What a session's graph takes and gives: every input and output, in order."""
-    return [
-        [side, arg.name, arg.type, len(arg.shape)]
-        for side, args in (("input", session.get_inputs()), ("output", session.get_outputs()))
-        for arg in args
-    ]
-
-
-@dataclass(frozen=True)
-class SavedGraph:
-    """A saved graph found intact, and the inputs and outputs of the model it was saved for."""
-
-    path: Path
-    signature: Signature
 
 
 class SavedModels:
@@ -128,7 +105,7 @@ class SavedModels:
     def _sidecar(path: Path) -> Path:
         return path.with_name(path.name + ".json")
 
-    def find(self, model: Path, key: str) -> SavedGraph | None:
+    def find(self, model: Path, key: str) -> Path | None:
         """The saved graph for this key if it is intact; a damaged one is removed."""
         path = self.path(model, key)
         try:
@@ -139,9 +116,7 @@ class SavedModels:
             return None
         try:
             record = load_record(self._sidecar(path))
-            expected, recorded_key, signature = record["sha256"], record["key"], record["signature"]
-            if not isinstance(signature, list):
-                raise TypeError(f"its signature is {type(signature).__name__}, not a list")
+            expected, recorded_key = record["sha256"], record["key"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self.discard(path, f"its record is missing or unreadable ({exc})")
             return None
@@ -156,7 +131,7 @@ class SavedModels:
         if actual != expected:
             self.discard(path, "its sha256 does not match the one recorded when it was saved")
             return None
-        return SavedGraph(path, signature)
+        return path
 
     def discard(self, path: Path, reason: str) -> None:
         log.warning("saved optimized model %s is not usable: %s; rebuilding it", path, reason)
@@ -191,14 +166,13 @@ class SavedModels:
         with contextlib.suppress(OSError):
             tmp.unlink()
 
-    def commit(self, model: Path, key: str, tmp: Path, signature: Signature) -> None:
-        """Keep the graph onnxruntime wrote to `tmp` under `key`, of the model whose inputs and
-        outputs are `signature`; a failure is told and keeps no graph. `tmp` is gone either
-        way."""
+    def commit(self, model: Path, key: str, tmp: Path) -> None:
+        """Keep the graph onnxruntime wrote to `tmp` under `key`; a failure is told and keeps
+        no graph. `tmp` is gone either way."""
         try:
             if tmp.stat().st_size == 0:
                 return  # onnxruntime did not write it (nothing to optimize): nothing to keep
-            path = self._place(model, key, tmp, signature)
+            path = self._place(model, key, tmp)
         except OSError as exc:
             self.unsaved(model, exc)
             return
@@ -208,13 +182,13 @@ class SavedModels:
         self.saved.unkept(graph_of(model), None)
         self._prune(model, path)
 
-    def _place(self, model: Path, key: str, tmp: Path, signature: Signature) -> Path:
+    def _place(self, model: Path, key: str, tmp: Path) -> Path:
         """Its record first, then the graph renamed into place: a reader that finds the graph
         finds its record, and a record without its graph is never read."""
         path = self.path(model, key)
         self.saved.check(path)
         record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
-        record |= {"onnxruntime": onnxruntime_version(), "signature": signature}
+        record["onnxruntime"] = onnxruntime_version()
         write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
         os.replace(tmp, path)
         return path

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from cosyedge.config.voices import SessionConfig
 from cosyedge.speech.kept import SavedDir
-from cosyedge.speech.voices.optimized import SavedGraph, SavedModels, file_digest, signature_of
+from cosyedge.speech.voices.onnxnames import declared
+from cosyedge.speech.voices.optimized import SavedModels, file_digest
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -91,7 +92,7 @@ def make_session(
     saved = SavedModels(saved_dir)
     key = saved.key(digest or file_digest(model), settings.graph_optimization, entries)
     reusable = saved.find(model, key)
-    session = _reused(saved, reusable, settings, entries) if reusable is not None else None
+    session = _reused(saved, reusable, model, settings, entries) if reusable is not None else None
     if session is not None:
         return session
     return _optimized(saved, model, key, settings, entries)
@@ -115,7 +116,8 @@ def _session(
 
 def _reused(
     saved: SavedModels,
-    graph: SavedGraph,
+    graph: Path,
+    model: Path,
     settings: SessionConfig,
     entries: Mapping[str, str] | None,
 ) -> ort.InferenceSession | None:
@@ -127,17 +129,32 @@ def _reused(
     options = session_options(settings, entries)
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     try:
-        session = ort.InferenceSession(str(graph.path), options, providers=PROVIDERS)
+        session = ort.InferenceSession(str(graph), options, providers=PROVIDERS)
     except Exception as exc:  # onnxruntime raises its own exception types
         if _out_of_memory(exc):
             raise  # the file is intact (its sha256 matched): the process is short of memory
-        saved.discard(graph.path, f"onnxruntime cannot load it ({exc})")
+        saved.discard(graph, f"onnxruntime cannot load it ({exc})")
         return None
-    if signature_of(session) != graph.signature:  # another model's graph, its sha256 edited
-        saved.discard(graph.path, "its inputs and outputs are not those of the model")
+    problem = _not_graph_of(session, model)
+    if problem is not None:  # another model's graph, its record edited to match
+        saved.discard(graph, problem)
         return None
-    log.debug("%s: reused saved optimized model %s", graph.path.name, graph.path)
+    log.debug("%s: reused saved optimized model %s", graph.name, graph)
     return session
+
+
+def _not_graph_of(session: ort.InferenceSession, model: Path) -> str | None:
+    """Why `session` is not a graph of `model`: other outputs, or inputs the model does not
+    declare (onnxruntime lists no initializer as an input); None when it is one."""
+    try:
+        wanted = declared(model)
+    except (OSError, ValueError) as exc:  # made again from the model, which says what is wrong
+        return f"the inputs and outputs of {model} cannot be read ({exc})"
+    inputs = {arg.name for arg in session.get_inputs()}
+    outputs = tuple(arg.name for arg in session.get_outputs())
+    if outputs != wanted.outputs or not inputs <= set(wanted.inputs):
+        return f"its inputs and outputs are not those of {model.name}"
+    return None
 
 
 def _optimized(
@@ -164,7 +181,7 @@ def _optimized(
         session = _session(model, settings, entries)
         saved.unsaved(model, exc)
         return session
-    saved.commit(model, key, target, signature_of(session))
+    saved.commit(model, key, target)
     graph = saved.find(model, key)
     if graph is None:  # nothing to optimize, or it could not be kept
         return session
@@ -174,7 +191,7 @@ def _optimized(
 
 def _as_saved(
     saved: SavedModels,
-    graph: SavedGraph,
+    graph: Path,
     model: Path,
     settings: SessionConfig,
     entries: Mapping[str, str] | None,
@@ -184,7 +201,7 @@ def _as_saved(
     13 MB from the saved graph), so a first start, and every start after a graph was made
     again, held that much more until the next restart. Where the saved graph does not load
     (it is removed), `model` is optimized again in memory."""
-    return _reused(saved, graph, settings, entries) or _session(model, settings, entries)
+    return _reused(saved, graph, model, settings, entries) or _session(model, settings, entries)
 
 
 def _out_of_memory(exc: Exception) -> bool:
