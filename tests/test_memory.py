@@ -566,3 +566,24 @@ def test_the_step_is_measured_from_a_heap_handed_back():
     plain, slack = measured("plain"), measured("slack")
     assert plain > 5
     assert slack > 0.7 * plain, (slack, plain)
+
+
+@pytest.mark.parametrize(("share", "said"), [(0.95, "not critical"), (1.05, "go above it")])
+def test_a_ceiling_too_low_to_synthesize_is_said_at_start(hibari_voice, caplog, share, said):
+    """The start says when the ceiling leaves a voice no room to speak: above it, critical
+    alerts pass the ceiling; above the synthesis budget (90 %), the others are refused
+    synthesis, which a ceiling of 150 MB with 114 MB used and a 23 MB step left unsaid."""
+    import logging
+
+    from cosyedge.speech.memory import MemoryGuard, SheddableVoice, rss_mb
+
+    voice = SheddableVoice(lambda: hibari_voice)
+    voice.declared_step_mb = 23.0
+    guard = MemoryGuard((rss_mb() + 23.0) / share, [voice])
+    caplog.set_level(logging.WARNING, logger="cosyedge")
+    guard.measure_voice(voice)
+    assert said in caplog.text
+    guard = MemoryGuard(10 * (rss_mb() + 23.0), [voice])
+    caplog.clear()
+    guard.measure_voice(voice)
+    assert "too low" not in caplog.text

@@ -346,13 +346,24 @@ class MemoryGuard:
             rss,
             self.ceiling_mb,
         )
-        if rss + self.step_mb > self.ceiling_mb:
+        needed = rss + self.step_mb
+        if needed > self.ceiling_mb:
             log.warning(
                 "memory.ceiling_mb %.0f is too low for voice %s (it needs about %.0f MB to "
                 "speak): critical alerts will go above it",
                 self.ceiling_mb,
                 voice.name,
-                rss + self.step_mb,
+                needed,
+            )
+        elif needed > SYNTHESIS_BUDGET * self.ceiling_mb:
+            log.warning(
+                "memory.ceiling_mb %.0f is too low for voice %s to synthesize alerts that are "
+                "not critical (it needs about %.0f MB, over %.0f %% of the ceiling): they are "
+                "said from the cache or as the generic phrase",
+                self.ceiling_mb,
+                voice.name,
+                needed,
+                SYNTHESIS_BUDGET * 100,
             )
 
     def metered(self, chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
