@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 
 def same_file(fd: int, path: Path) -> str | None:
@@ -53,3 +57,36 @@ def replace_file(path: Path, data: bytes) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def set_aside(path: Path, max_bytes: int | None = None) -> str | None:
+    """Rename what is at `path` aside (`NAME.set-aside-TIME`) when it is not a regular file (a
+    FIFO, a directory, a device, any link: the journal follows none) or is larger than
+    `max_bytes`; what was done, or None when nothing was there or it is usable. Raises OSError
+    when it cannot be renamed."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(found.st_mode):
+        why = "is not a regular file"
+    elif max_bytes is not None and found.st_size > max_bytes:
+        why = f"is larger than any this writes ({found.st_size} bytes)"
+    else:
+        return None
+    aside = path.with_name(f"{path.name}.set-aside-{int(time.time())}")
+    os.rename(path, aside)
+    return f"{path} {why}: set aside as {aside.name}"
+
+
+def bounded_lines(f: BinaryIO, limit: int) -> Iterator[bytes]:
+    """The lines of the binary file `f`, without their ends; a line longer than `limit` is
+    given as its first `limit` bytes and a NUL (so it fails to parse, as a damaged line), the
+    rest of it read past, never held whole."""
+    while line := f.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := f.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+            yield line[:limit] + b"\0"
+            continue
+        yield line.rstrip(b"\r\n")

@@ -9,7 +9,6 @@ import fcntl
 import json
 import logging
 import os
-import stat
 import threading
 import time
 from collections import OrderedDict
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cosyedge.faults import Faults
-from cosyedge.journal.files import os_problem, replace_file, same_file
+from cosyedge.journal.files import bounded_lines, os_problem, replace_file, same_file, set_aside
 from cosyedge.journal.records import (
     MAX_SEQ,
     Damaged,
@@ -39,6 +38,9 @@ COMPACT_BYTES = 1 << 20
 # The longest line a record can be (a message of `mqtt.max_payload_bytes`, at most 1 MiB, in
 # base64, and its fields): a longer one is damaged, and is not read whole into memory.
 MAX_LINE = 4 << 20
+# Larger than any journal this writes (it is compacted past COMPACT_BYTES to what is still
+# open): set aside unread, not scanned for minutes at every start.
+JOURNAL_MAX = 1 << 30
 SEQ_BLOCK = 1000  # sequence numbers reserved at a time in the high-water mark file
 RETRY_MIN_S, RETRY_MAX_S = 0.1, 5.0  # backoff of the writer while the disk fails
 MAX_TRIES = 3  # starts in a row at which one message was being spoken when the daemon died
@@ -109,8 +111,9 @@ class Journal:
         it, or it cannot be read); a disk that only refuses writes starts the writer in its
         retrying state instead, so alerts are still heard."""
         self._lock_state_dir()
+        self._aside(self.path.with_suffix(".seq"))
         mark = self._read_seq_mark()
-        self._aside_if_not_a_file(self.path)
+        self._aside(self.path, JOURNAL_MAX)
         damaged: list[Damaged] = []
         try:
             read = self._read(damaged) if self.path.exists() else 0
@@ -136,26 +139,21 @@ class Journal:
         self._writer.start()
         return recovered
 
-    def _aside_if_not_a_file(self, path: Path) -> None:
-        """Set aside (rename) what is at `path` when it is not a regular file: a FIFO, a
-        directory or a device where the journal keeps a file blocked every start for good, or
-        ended it. Raises RuntimeError when it cannot be set aside."""
+    def _aside(self, path: Path, max_bytes: int | None = None) -> None:
+        """`set_aside` what is at `path` when the journal cannot use it (a FIFO blocked every
+        start for good, a directory or a dangling link ended it); RuntimeError when it can
+        be neither used nor set aside."""
         try:
-            if stat.S_ISREG(os.stat(path).st_mode):
-                return
-        except OSError:  # none there (made anew), or the open says why
-            return
-        aside = path.with_name(f"{path.name}.not-a-file-{int(time.time())}")
-        try:
-            os.rename(path, aside)
+            moved = set_aside(path, max_bytes)
         except OSError as exc:
-            raise RuntimeError(f"state_dir: {path} is not a file: {os_problem(exc)}") from None
-        log.error("journal %s: %s is not a regular file: set aside as %s", self.path, path, aside)
+            raise RuntimeError(f"state_dir: cannot set {path} aside: {os_problem(exc)}") from None
+        if moved is not None:
+            log.error("journal %s: %s", self.path, moved)
 
     def _lock_state_dir(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._aside_if_not_a_file(self.path.with_suffix(".lock"))
+            self._aside(self.path.with_suffix(".lock"))
             self._lock_fd = self._lock_file()
         except OSError as exc:
             raise RuntimeError(f"state_dir: cannot keep the alert journal there: {exc}") from None
@@ -205,7 +203,9 @@ class Journal:
                 check_record(record)
             except (ValueError, RecursionError) as exc:
                 reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
-                if number == len(lines) and record is None:  # a crash mid-write tears it
+                if len(raw) > MAX_LINE:
+                    reason = f"longer than a record can be ({MAX_LINE} bytes)"
+                elif number == len(lines) and record is None:  # a crash mid-write tears it
                     reason = f"last line incomplete, torn by a crash mid-write ({reason})"
                 log.warning("journal %s: line %d damaged (%s)", self.path, number, reason[:200])
                 found.append(damaged_line(number, reason[:200], record, raw))
@@ -598,16 +598,3 @@ class Journal:
             os.close(self._fd)
             self._fd = -1
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-
-
-def bounded_lines(f: Any, limit: int) -> Any:
-    """The lines of the binary file `f`, without their ends; a line longer than `limit` is
-    given as its first `limit` bytes and a line's end it never had (so it fails to parse, as
-    a damaged line), the rest of it read past, never held whole."""
-    while line := f.readline(limit + 1):
-        if len(line) > limit and not line.endswith(b"\n"):
-            while (rest := f.readline(limit)) and not rest.endswith(b"\n"):
-                pass
-            yield line[:limit] + b"\0"
-            continue
-        yield line.rstrip(b"\r\n")
