@@ -258,3 +258,23 @@ def test_the_restart_count_and_canary_key_neither_block_nor_read_whole(tmp_path,
     before = rss_mb()
     assert finishes(key).startswith("refused") or kind == "random bytes"
     assert rss_mb() - before < 40
+
+
+def test_a_journal_moved_elsewhere_behind_a_link_is_kept(tmp_path):
+    """A link to a regular file is followed (a journal moved to another disk): its records are
+    read, not set aside as a link to nothing is."""
+    import time
+
+    from cosyedge.journal.store import Journal
+
+    elsewhere = tmp_path / "other-disk" / "journal.jsonl"
+    first = Journal(elsewhere, keep_seen_s=60)
+    first.open()
+    first.accept("plant/1/temp", b'{"id": "a"}', time.time())
+    finishes(lambda: first.flush(5))
+    first.stop()
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "journal.jsonl").symlink_to(elsewhere)
+    second = Journal(tmp_path / "state" / "journal.jsonl", keep_seen_s=60)
+    assert [p.payload for p in second.open().pending] == [b'{"id": "a"}']
+    second.stop()

@@ -61,13 +61,16 @@ def replace_file(path: Path, data: bytes) -> None:
 
 def set_aside(path: Path, max_bytes: int | None = None) -> str | None:
     """Rename what is at `path` aside (`NAME.set-aside-TIME`) when it is not a regular file (a
-    FIFO, a directory, a device, any link: the journal follows none) or is larger than
+    FIFO, a directory, a device, a link to none of these or to nothing: a link to a regular
+    file is followed, as where a journal was moved to another disk) or is larger than
     `max_bytes`; what was done, or None when nothing was there or it is usable. Raises OSError
     when it cannot be renamed."""
     try:
-        found = os.lstat(path)
+        found = os.stat(path)
     except FileNotFoundError:
-        return None
+        if not os.path.islink(path):
+            return None  # nothing there: made anew
+        found = os.lstat(path)  # a link to nothing: set aside, not followed to make its target
     if not stat.S_ISREG(found.st_mode):
         why = "is not a regular file"
     elif max_bytes is not None and found.st_size > max_bytes:
