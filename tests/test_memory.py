@@ -563,9 +563,10 @@ def test_the_step_is_measured_from_a_heap_handed_back():
         )
         return float(done.stdout.split()[-1])
 
-    plain, slack = measured("plain"), measured("slack")
-    assert plain > 5
-    assert slack > 0.7 * plain, (slack, plain)
+    # Measured so, a step of the reference text reads 11-20 MB from one start to the next
+    # (the longest step's onnxruntime peak is 14 MB); unhanded back, 0-6 MB.
+    for way in ("plain", "slack"):
+        assert measured(way) > 7, way
 
 
 @pytest.mark.parametrize(("share", "said"), [(0.95, "not critical"), (1.05, "go above it")])
