@@ -89,7 +89,9 @@ def test_the_voice_yields_its_first_audio_before_the_clause_is_decoded(cosyvoice
     total_s = time.perf_counter() - started
     print(f"first audio {first_s:.3f} s, all {total_s:.3f} s, {len(rest) + 1} chunks")
     assert len(rest) >= 2, "a clause of this length is more than one chunk"
-    assert first_s < total_s / 2
+    # Decoded whole before the first chunk, it would come at the end (1.0); streamed, about a
+    # third of the way here, and up to 0.53 with a loaded machine's noise (a fresh-clone run).
+    assert first_s < 0.75 * total_s
     np.testing.assert_array_equal(np.concatenate([first, *rest]), once)
 
 
