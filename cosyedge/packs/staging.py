@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import re
@@ -14,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from cosyedge.regular import SITE_RECORD_MAX, load_record
 from cosyedge.speech.voices.pack import MANIFEST
 
 log = logging.getLogger(__name__)
@@ -96,10 +96,10 @@ def _pack_files(directory: Path) -> set[str] | None:
     names, the licence text), or None when it holds none: no manifest of one of cosyedge's
     formats (a stray `manifest.json` of something else does not make it ours to replace)."""
     try:
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        manifest = load_record(directory / MANIFEST, SITE_RECORD_MAX)
         pack = str(manifest.get("format", "")).startswith(PACK_FORMATS)
         named = {str(entry["name"]) for entry in manifest.get("files", {}).values()}
-    except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError):
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
         return None
     return {MANIFEST, LICENCE, *named} if pack else None
 

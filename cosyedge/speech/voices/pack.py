@@ -115,7 +115,7 @@ class Pack:
             raise PackError(
                 f"{directory}: no {MANIFEST}; make a pack with `{cls.MADE_BY}`"
             ) from None
-        except (OSError, ValueError, RecursionError) as exc:  # nested too deeply too
+        except (OSError, ValueError) as exc:  # nested too deeply too (`load_record`)
             raise PackError(f"{path}: unreadable: {exc}") from None
         if not isinstance(manifest, dict):
             raise PackError(f"{path}: not a voice pack manifest (a JSON object)")

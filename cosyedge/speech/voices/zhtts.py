@@ -190,6 +190,6 @@ def _symbol_map(path: Path) -> tuple[dict[str, int], dict[str, tuple[str, str]]]
         mapper = load_record(path, SITE_RECORD_MAX)
         ids = {str(k): int(v) for k, v in mapper["symbol_to_id"].items()}
         pinyin = {str(k): (str(v[0]), str(v[1])) for k, v in mapper["pinyin_dict"].items()}
-    except (OSError, ValueError, RecursionError, LookupError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, LookupError, TypeError, AttributeError) as exc:
         raise PackError(f"{path}: not a symbol map: {type(exc).__name__}: {exc}") from None
     return ids, pinyin
