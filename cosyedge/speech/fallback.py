@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from cosyedge.speech.ahead import Pcm, rendered_ahead
+from cosyedge.speech.ahead import Held, Pcm, rendered_ahead
 from cosyedge.speech.cache import cache_key
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.memory import first_line, is_out_of_memory
@@ -135,11 +135,13 @@ class FaultPhrases:
 
         keys = [key(text, lang) for text in texts]
         found = rendered_ahead(saved, f"faults-{lang}", keys, made)
-        self._pcm = {text: pcm for text, pcm in zip(texts, found, strict=True) if pcm}
+        self._held = {text: Held.of(pcm) for text, pcm in zip(texts, found, strict=True) if pcm}
 
     def rendering(self, text: str) -> Rendering | None:
-        held = self._pcm.get(text)
-        return None if held is None else Rendering(held[0], "ahead", iter([held[1]]))
+        held = self._held.get(text)
+        if held is None:
+            return None
+        return Rendering(held.sample_rate, "ahead", iter([held.samples()]))
 
 
 class FallbackPhrases:
@@ -155,7 +157,7 @@ class FallbackPhrases:
         """`saved`: where the renderings are kept between starts (`ahead.py`)."""
         self._voices = dict(voices)
         self._saved = saved
-        self._pcm: dict[tuple[str, str], tuple[int, np.ndarray]] = {}
+        self._held: dict[tuple[str, str], Held] = {}
         self._prepared: set[str] = set()
         self._render("en" if "en" in voices else next(iter(voices)))
 
@@ -171,7 +173,7 @@ class FallbackPhrases:
     def _render(self, lang: str) -> None:
         self._prepared.add(lang)
         voice = self._voices[lang]
-        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._pcm else {})
+        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._held else {})
         # The site's `say` entries, as for any phrase (the voice applies the rest).
         said = {p: said_phrase(text, lang, {lang: voice}) for p, text in phrases.items()}
         priorities = list(said)
@@ -190,13 +192,12 @@ class FallbackPhrases:
         found = rendered_ahead(self._saved, f"generic-{lang}", keys, made)
         for priority, pcm in zip(priorities, found, strict=True):
             if pcm is not None:
-                self._pcm[lang, priority] = pcm
+                self._held[lang, priority] = Held.of(pcm)
 
     def rendering(self, priority: str, lang: str = "en") -> Rendering:
         """The phrase in the alert's language, else in English, else in any language we have."""
-        found = self._pcm.get((lang, priority)) or self._pcm.get(("en", priority))
-        found = found or next((v for (_, p), v in self._pcm.items() if p == priority), None)
+        found = self._held.get((lang, priority)) or self._held.get(("en", priority))
+        found = found or next((v for (_, p), v in self._held.items() if p == priority), None)
         if found is None:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
-        rate, pcm = found
-        return Rendering(rate, "generic", iter([pcm]))
+        return Rendering(found.sample_rate, "generic", iter([found.samples()]))
