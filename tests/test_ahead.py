@@ -16,8 +16,8 @@ from cosyedge.faults import Faults
 from cosyedge.observe import Observer
 from cosyedge.speech.ahead import AheadFile, Held, rendered_ahead
 from cosyedge.speech.fallback import FAULT_PHRASES, FaultPhrases
-from cosyedge.speech.render import Rendering
 from cosyedge.speech.kept import KeptFile, SavedDir, problem_with
+from cosyedge.speech.render import Rendering
 
 KEYS = ["a" * 64, "b" * 64, "c" * 64]
 
