@@ -4,6 +4,7 @@ they cannot be kept hibari's own G2P is used."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
 import shutil
@@ -16,7 +17,7 @@ from hibari.g2p.oov import OOV
 from sizes import sized
 from support import kept_copy_removed_after_its_check, shared_alerts
 
-from cosyedge.speech.kept import SavedDir, problem_with
+from cosyedge.speech.kept import TABLE_CACHE_KIB, SavedDir, problem_with
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.text import normalizer_for
 from cosyedge.speech.voices.hibari import HibariG2P, _assets
@@ -121,6 +122,27 @@ def test_the_tables_hold_no_lexicon_in_memory(made):
         tracemalloc.stop()
     assert kept("valve") == own("valve")
     assert ours * 50 < theirs
+
+
+def sqlite_memory_used() -> int:
+    """What SQLite holds in this process, from the library Python's sqlite3 module loaded."""
+    import sqlite3  # noqa: F401  (loads the library)
+
+    maps = Path("/proc/self/maps").read_text().split()
+    library = next(word for word in maps if "/libsqlite3.so" in word)
+    used = ctypes.CDLL(library).sqlite3_memory_used
+    used.restype = ctypes.c_int64
+    return used()
+
+
+def test_the_tables_page_cache_stays_small(us):
+    """SQLite's own page cache (2 MiB a connection by default) is bounded: the file is in the
+    kernel's page cache anyway."""
+    _, ours = us
+    before = sqlite_memory_used()
+    for word in words_of(us[0], 5000):
+        ours(word)
+    assert sqlite_memory_used() - before < (TABLE_CACHE_KIB + 256) * 1024
 
 
 def damage(path: Path) -> None:

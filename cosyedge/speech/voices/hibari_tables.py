@@ -35,7 +35,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, open_table
 
 log = logging.getLogger(__name__)
 
@@ -107,10 +107,7 @@ class G2PTables:
 
     @classmethod
     def open(cls, path: Path) -> G2PTables:
-        # immutable: never written after it is made, so SQLite needs no locks (a read-only
-        # state_dir works) and keeps no more than its small page cache in memory.
-        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
-        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+        return cls(open_table(path))
 
     def table(self, name: str) -> Table:
         return Table(self.db, name)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, open_table
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +126,7 @@ class TableReadings:
 
     @classmethod
     def open(cls, path: Path) -> TableReadings:
-        # immutable: never written after it is made, so SQLite needs no locks (a read-only
-        # state_dir works) and keeps no more than its small page cache in memory.
-        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
-        return cls(sqlite3.connect(uri, uri=True, check_same_thread=False))
+        return cls(open_table(path))
 
     def __call__(self, run: str) -> list[str]:
         """The readings of `run` (characters in U+4E00..U+9FFF), as pypinyin gives them."""
