@@ -6,9 +6,9 @@ daemon is ready that much sooner.
 A file is kept as the tables are (`kept.py`): named by, and recorded with, what made it (the
 phrases' cache keys, which name each text, its language and the voice's identity) and its
 own sha256, checked at every read. The audio read back is checked too: one mono array a
-phrase, not empty and at most a minute long, of the samples a voice gives (int16, or float32
-within ±2), at 8-48 kHz, in members stored as written (not compressed); it is kept as the
-voice gave it. A file that does not pass is removed and its
+phrase, not empty and at most a minute long, of the samples a voice gives and the player
+takes (int16), at 8-48 kHz, in members stored as written (not compressed); it is kept as
+the voice gave it. A file that does not pass is removed and its
 phrases rendered again; one that cannot be written is not kept (said, and told as not kept),
 and its phrases are rendered at every start, as they would be without it.
 """
@@ -35,35 +35,32 @@ log = logging.getLogger(__name__)
 FORMAT = 1
 WHAT = "phrases rendered ahead"
 Pcm = tuple[int, np.ndarray]  # a phrase's sample rate and audio
-# What a kept phrase read back may be: generic and fault phrases last seconds, a voice's
-# float samples stay near ±1 (a vocoder overshoots a little), and voices speak at 8-48 kHz.
+# What a kept phrase read back may be: generic and fault phrases last seconds, and voices
+# speak at 8-48 kHz.
 LONGEST_S = 60
-LOUDEST = 2.0
 RATES = (8000, 48000)
 
 
 @dataclass(frozen=True)
 class Held:
-    """A phrase rendered ahead, held in memory packed until it is said: int16 samples as the
-    zlib-compressed differences between neighbours (speech's are small: the English fault
-    phrases, 94 s of audio, take 2.7 MB held so against 4.5 MB as samples), other samples as
-    they are. Lossless: `samples` gives back the very samples packed."""
+    """A phrase rendered ahead, held in memory packed until it is said: its int16 samples as
+    the zlib-compressed differences between neighbours (speech's are small: the English fault
+    phrases, 94 s of audio, take 2.7 MB held so against 4.5 MB as samples). Lossless:
+    `samples` gives back the very samples packed."""
 
     sample_rate: int
-    dtype: str
     packed: bytes
 
     @classmethod
     def of(cls, pcm: Pcm) -> Held:
+        """Raises ValueError for samples that are not int16, which no voice gives."""
         rate, samples = pcm
-        if samples.dtype != np.int16:
-            return cls(rate, samples.dtype.str, samples.tobytes())
+        if samples.dtype != np.int16 or samples.ndim != 1:
+            raise ValueError(f"a phrase is mono int16, not {samples.dtype} of {samples.shape}")
         steps = np.diff(samples, prepend=np.int16(0))  # int16 arithmetic: wraps, as cumsum undoes
-        return cls(rate, samples.dtype.str, zlib.compress(steps.tobytes(), 1))
+        return cls(rate, zlib.compress(steps.tobytes(), 1))
 
     def samples(self) -> np.ndarray:
-        if np.dtype(self.dtype) != np.int16:
-            return np.frombuffer(self.packed, self.dtype)
         steps = np.frombuffer(zlib.decompress(self.packed), np.int16)
         return np.cumsum(steps, dtype=np.int16)
 
@@ -169,11 +166,10 @@ def _loaded(path: Path, count: int) -> list[Pcm] | None:
 
 
 def _phrase(rate: int, pcm: np.ndarray) -> bool:
-    """Whether `pcm` at `rate` is a phrase a voice could have given: one channel of samples
-    (int16, or finite float32 within ±LOUDEST), not empty (said as silence), at most
+    """Whether `pcm` at `rate` is a phrase a voice could have given: one channel of int16
+    samples (what every voice gives and the player takes: float ones, accepted here, failed
+    when played, the generic or fault phrase unheard), not empty (said as silence), at most
     LONGEST_S long, at a rate between those of a telephone and a studio."""
     if not RATES[0] <= rate <= RATES[1] or pcm.ndim != 1 or not 0 < pcm.size <= rate * LONGEST_S:
         return False
-    if pcm.dtype == np.int16:
-        return True
-    return pcm.dtype == np.float32 and bool((np.abs(pcm) <= LOUDEST).all())
+    return pcm.dtype == np.int16
