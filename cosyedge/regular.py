@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,26 @@ def load_record(path: Path | str, limit: int = RECORD_MAX) -> Any:
         return json.loads(data)
     except RecursionError:
         raise ValueError(f"{path}: nested too deeply to be a record written here") from None
+
+
+def set_aside(path: Path, max_bytes: int | None = None) -> str | None:
+    """Rename what is at `path` aside (`NAME.set-aside-TIME`) when it is not a regular file (a
+    FIFO, a directory, a device, a link to none of these or to nothing: a link to a regular
+    file is followed, as where a journal was moved to another disk) or is larger than
+    `max_bytes`; what was done, or None when nothing was there or it is usable. Raises OSError
+    when it cannot be renamed."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        if not os.path.islink(path):
+            return None  # nothing there: made anew
+        found = os.lstat(path)  # a link to nothing: set aside, not followed to make its target
+    if not stat.S_ISREG(found.st_mode):
+        why = "is not a regular file"
+    elif max_bytes is not None and found.st_size > max_bytes:
+        why = f"is larger than any this writes ({found.st_size} bytes)"
+    else:
+        return None
+    aside = path.with_name(f"{path.name}.set-aside-{int(time.time())}")
+    os.rename(path, aside)
+    return f"{path} {why}: set aside as {aside.name}"

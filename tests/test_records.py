@@ -278,3 +278,70 @@ def test_a_journal_moved_elsewhere_behind_a_link_is_kept(tmp_path):
     second = Journal(tmp_path / "state" / "journal.jsonl", keep_seen_s=60)
     assert [p.payload for p in second.open().pending] == [b'{"id": "a"}']
     second.stop()
+
+
+def _kept_table(root: Path) -> tuple[Path, Callable[[], object]]:
+    """A kept file as the tables are kept (`KeptFile`): its path, and a start's `ensure`."""
+    from cosyedge.speech.kept import KeptFile, SavedDir
+
+    made = lambda p: p.write_bytes(b"t")  # noqa: E731
+    kept = KeptFile(SavedDir(root), "table", "a table", "t", {"v": 1}, made)
+    return kept.path, kept.ensure
+
+
+def _ahead(root: Path) -> tuple[Path, Callable[[], object]]:
+    """Phrases rendered ahead (`AheadFile`): the file's path, and a start's read or render."""
+    import numpy as np
+
+    from cosyedge.speech.ahead import AheadFile, rendered_ahead
+    from cosyedge.speech.kept import SavedDir
+
+    keys = ["a" * 64]
+    saved = SavedDir(root)
+    render = lambda i: (22050, np.ones(100, np.int16))  # noqa: E731
+    return AheadFile(saved, "faults-en", tuple(keys)).path, lambda: rendered_ahead(
+        saved, "faults-en", keys, render
+    )
+
+
+def _graph(root: Path) -> tuple[Path, Callable[[], object]]:
+    """A saved optimized graph (`SavedModels`): its path, and a start's commit of a new one."""
+    from cosyedge.speech.kept import SavedDir
+    from cosyedge.speech.voices.optimized import SavedModels
+
+    model = root.parent / "model.onnx"
+    model.write_bytes(b"not read")
+    saved = SavedModels(SavedDir(root))
+
+    def commit() -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / ".tmp-graph"
+        tmp.write_bytes(b"graph")
+        saved.commit(model, "k" * 64, tmp)
+
+    return saved.path(model, "k" * 64), commit
+
+
+KEPT = {"kept table": _kept_table, "phrases rendered ahead": _ahead, "saved graph": _graph}
+
+
+@pytest.mark.parametrize("record", [False, True])
+@pytest.mark.parametrize("kind", ["FIFO", "directory", "link to /dev/zero", "dangling link"])
+@pytest.mark.parametrize("family", sorted(KEPT))
+def test_what_is_no_regular_file_where_a_kept_file_goes_is_set_aside(
+    tmp_path, family, kind, record
+):
+    """A directory (which no rename replaces; set aside, never deleted) or a FIFO or link
+    where a kept file or its record goes is out of the way when the file is made, not met
+    again at every start."""
+    root = tmp_path / "models"
+    path, start = KEPT[family](root)
+    target = path.with_name(path.name + ".json") if record else path
+    in_place(target, kind)
+    finishes(start)
+    assert path.is_file() and not path.is_symlink()
+    assert target.is_file() and not target.is_symlink()
+    aside = [p.name for p in root.glob(f"{target.name}.set-aside-*")]
+    assert aside or kind != "directory"  # the others may be removed (not a user's tree)
+    finishes(start)  # and the next start finds it whole
+    assert path.is_file() and target.is_file()

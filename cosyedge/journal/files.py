@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -57,29 +55,6 @@ def replace_file(path: Path, data: bytes) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
-
-
-def set_aside(path: Path, max_bytes: int | None = None) -> str | None:
-    """Rename what is at `path` aside (`NAME.set-aside-TIME`) when it is not a regular file (a
-    FIFO, a directory, a device, a link to none of these or to nothing: a link to a regular
-    file is followed, as where a journal was moved to another disk) or is larger than
-    `max_bytes`; what was done, or None when nothing was there or it is usable. Raises OSError
-    when it cannot be renamed."""
-    try:
-        found = os.stat(path)
-    except FileNotFoundError:
-        if not os.path.islink(path):
-            return None  # nothing there: made anew
-        found = os.lstat(path)  # a link to nothing: set aside, not followed to make its target
-    if not stat.S_ISREG(found.st_mode):
-        why = "is not a regular file"
-    elif max_bytes is not None and found.st_size > max_bytes:
-        why = f"is larger than any this writes ({found.st_size} bytes)"
-    else:
-        return None
-    aside = path.with_name(f"{path.name}.set-aside-{int(time.time())}")
-    os.rename(path, aside)
-    return f"{path} {why}: set aside as {aside.name}"
 
 
 def bounded_lines(f: BinaryIO, limit: int) -> Iterator[bytes]:

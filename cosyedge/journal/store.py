@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cosyedge.faults import Faults
-from cosyedge.journal.files import bounded_lines, os_problem, replace_file, same_file, set_aside
+from cosyedge.journal.files import bounded_lines, os_problem, replace_file, same_file
 from cosyedge.journal.records import (
     MAX_SEQ,
     Damaged,
@@ -30,7 +30,7 @@ from cosyedge.journal.records import (
     recovered_from,
 )
 from cosyedge.observe import Observer
-from cosyedge.regular import read_record, regular_only
+from cosyedge.regular import read_record, regular_only, set_aside
 
 log = logging.getLogger("cosyedge.journal")
 

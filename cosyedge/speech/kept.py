@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
-from cosyedge.regular import load_record, regular_only
+from cosyedge.regular import load_record, regular_only, set_aside
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -371,11 +371,23 @@ def problem_with(path: Path, made_from: dict[str, Any]) -> str | None:
 def commit(saved: SavedDir, made_from: dict[str, Any], tmp: Path, path: Path) -> None:
     """Put the file written at `tmp` (a temporary file of `saved`) in place as `path`, made
     from `made_from`. The record first: a reader that finds the file finds its record too; a
-    record without its file (the rename is what failed) is removed at the next check. Raises
-    OSError (the fault plan's at site `models.write` included)."""
+    record without its file (the rename is what failed) is removed at the next check. What is
+    no regular file in the way is set aside first (`clear_way`). Raises OSError (the fault
+    plan's at site `models.write` included)."""
     saved.check(path)
+    clear_way(KeptFile.sidecar(path), path)
     write_whole(KeptFile.sidecar(path), record_of(made_from, tmp))
     os.replace(tmp, path)
+
+
+def clear_way(*paths: Path) -> None:
+    """Set aside (`set_aside`, said) what is at `paths` that is no regular file, before a file
+    is renamed there: a directory is never replaced by a rename, and each start would refuse
+    its file again. Raises OSError when it cannot be renamed."""
+    for path in paths:
+        moved = set_aside(path)
+        if moved is not None:
+            log.warning("%s", moved)
 
 
 def record_of(made_from: dict[str, Any], path: Path) -> bytes:

@@ -21,7 +21,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from cosyedge.regular import load_record
-from cosyedge.speech.kept import SavedDir, file_digest, problem_of, short_of_space, write_whole
+from cosyedge.speech.kept import (
+    SavedDir,
+    clear_way,
+    file_digest,
+    problem_of,
+    short_of_space,
+    write_whole,
+)
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +196,7 @@ class SavedModels:
         self.saved.check(path)
         record = {"key": key, "sha256": file_digest(tmp), "source": str(model)}
         record["onnxruntime"] = onnxruntime_version()
+        clear_way(self._sidecar(path), path)
         write_whole(self._sidecar(path), json.dumps(record, indent=1).encode())
         os.replace(tmp, path)
         return path
