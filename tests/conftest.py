@@ -232,8 +232,8 @@ def front_end_tables(tmp_path_factory) -> Path:
 
     def make(directory: Path) -> None:
         saved = SavedDir(directory / "models")
-        assert isinstance(load_g2p(False, False, saved), TablesG2P)
-        assert isinstance(load_readings(saved), TableReadings)
+        assert isinstance(load_g2p(False, False, saved).reader, TablesG2P)
+        assert isinstance(load_readings(saved).reader, TableReadings)
 
     return once_per_run(tmp_path_factory.getbasetemp(), "front-end-tables", make) / "models"
 

@@ -181,7 +181,7 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog)
     with caplog.at_level(logging.INFO):
         g2p = load_g2p(False, False, SavedDir(tmp_path))
         load_g2p(False, False, SavedDir(tmp_path))
-    assert isinstance(g2p, TablesG2P)
+    assert isinstance(g2p.reader, TablesG2P)
     assert caplog.text.count(f"hibari's G2P tables {path} are not usable") == 1
     assert caplog.text.count("made hibari's G2P tables (us)") == 1
     assert sorted(tmp_path.glob("hibari-g2p-*.sqlite")) == [path]  # the earlier version's removed
@@ -210,3 +210,30 @@ def test_tables_removed_before_they_are_open_leave_hibaris_own_g2p(
     assert type(g2p) is G2P
     assert "unable to open database file" in caplog.text
     assert g2p("Valve open.")
+
+
+def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_path, caplog):
+    """The kept file truncated in place while open (a disk's fault, an operator's mistake):
+    the words are read from the file checked and made anew, not failed until a restart; a
+    file damaged again soon after is not remade at every phrase (the error is raised)."""
+    import sqlite3
+
+    for kept in made.iterdir():
+        shutil.copy(kept, tmp_path)
+    (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
+    g2p = load_g2p(False, False, SavedDir(tmp_path))
+    assert isinstance(g2p.reader, TablesG2P) and g2p("Valve open.")
+    own = G2P(oov=False)
+    with open(path, "r+b") as f:  # the same file, cut short
+        f.truncate(8192)
+    text = "The condensate recirculation pump tripped on overtemperature."
+    with caplog.at_level(logging.INFO):
+        assert g2p(text) == own(text)
+    assert "reading from the file opened again" in caplog.text
+    assert "made hibari's G2P tables (us)" in caplog.text
+    assert problem_with(path, json.loads(path.with_name(path.name + ".json").read_text())[
+        "made_from"]) is None  # fmt: skip
+    with open(path, "r+b") as f:
+        f.truncate(8192)
+    with pytest.raises(sqlite3.DatabaseError):
+        g2p("Feedwater heater drain valve stuck open in unit seven.")

@@ -46,14 +46,14 @@ SAMPLE = sized(5_000, 20_000)
 def made(front_end_tables) -> Path:
     """A saved-models directory with the tables made in it, by the load a start does (the
     run's one making of them, beside hibari's): read, never written."""
-    assert isinstance(load_readings(SavedDir(front_end_tables)), TableReadings)
+    assert isinstance(load_readings(SavedDir(front_end_tables)).reader, TableReadings)
     return front_end_tables
 
 
 @pytest.fixture(scope="module")
 def tables(made) -> TableReadings:
     readings = load_readings(SavedDir(made))
-    assert isinstance(readings, TableReadings)
+    assert isinstance(readings.reader, TableReadings)
     return readings
 
 
@@ -183,7 +183,7 @@ def test_unusable_tables_are_made_again_and_said_so_once(made, tmp_path, caplog)
     with caplog.at_level(logging.INFO):
         readings = load_readings(SavedDir(tmp_path))
         load_readings(SavedDir(tmp_path))
-    assert isinstance(readings, TableReadings)
+    assert isinstance(readings.reader, TableReadings)
     assert caplog.text.count(f"pypinyin's reading tables {path} are not usable") == 1
     assert caplog.text.count("made pypinyin's reading tables") == 1
     assert sorted(tmp_path.glob("pypinyin-readings-*.sqlite")) == [path]  # the earlier one's gone
@@ -212,3 +212,20 @@ def test_tables_removed_before_they_are_open_leave_pypinyins_own(
     assert readings is pypinyin_readings
     assert "unable to open database file" in caplog.text
     assert readings("温度") == pypinyin_readings("温度")
+
+
+def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_path, caplog):
+    """The kept file truncated in place while open: the characters are read from the file
+    checked and made anew, as pypinyin reads them, not failed until a restart."""
+    for path in made.iterdir():
+        shutil.copy(path, tmp_path)
+    (path,) = tmp_path.glob("pypinyin-readings-*.sqlite")
+    readings = load_readings(SavedDir(tmp_path))
+    assert readings("压力")
+    with open(path, "r+b") as f:
+        f.truncate(8192)
+    run = "冷凝水再循环泵超温跳闸"
+    with caplog.at_level(logging.INFO):
+        assert readings(run) == pypinyin_readings(run)
+    assert "reading from the file opened again" in caplog.text
+    assert problem_with(path, made_from()) is None

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
@@ -43,8 +43,12 @@ from cosyedge.regular import load_record, regular_only, set_aside
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+R = TypeVar("R")
 
 MAKE_TIMEOUT_S = 600
+# A kept table damaged underneath is opened again (checked, made anew) at most this often:
+# where it cannot be mended (a full disk), not at every phrase.
+REOPEN_EVERY_S = 60.0
 # SQLite's page cache of a kept table, in KiB (2 MiB a connection by default: at that the
 # start's first phrase left hibari's tables holding 1.5 MB more).
 TABLE_CACHE_KIB = 256
@@ -202,6 +206,34 @@ def made_apart(module: str, *args: str) -> Callable[[Path], None]:
         subprocess.run(command, check=True, capture_output=True, timeout=MAKE_TIMEOUT_S)
 
     return make
+
+
+class Mended(Generic[R]):
+    """A reader of a kept table (`reader(text)`), made again by `reopen` (the kept file checked,
+    made anew if damaged; None where it cannot be) when SQLite finds the file it has open
+    damaged underneath ("database disk image is malformed": a disk's fault, an operator's
+    mistake), and the text read again: not failed until a restart. At most once in
+    REOPEN_EVERY_S; otherwise, or without a new reader, the error is raised as it was (the
+    phrase said as the generic one, the fault told)."""
+
+    def __init__(self, reader: Callable[[str], R], reopen: Callable[[], Any]) -> None:
+        self.reader = reader
+        self._reopen = reopen
+        self._reopened_at = -REOPEN_EVERY_S
+
+    def __call__(self, text: str) -> R:
+        try:
+            return self.reader(text)
+        except sqlite3.DatabaseError as exc:
+            if time.monotonic() - self._reopened_at < REOPEN_EVERY_S:
+                raise
+            self._reopened_at = time.monotonic()
+            reader = self._reopen()
+            if reader is None:
+                raise
+            log.warning("a kept table failed (%s): reading from the file opened again", exc)
+            self.reader = reader
+            return reader(text)
 
 
 def open_table(path: Path) -> sqlite3.Connection:

@@ -24,7 +24,7 @@ import json
 import logging
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, open_table
+from cosyedge.speech.kept import KeptFile, Mended, SavedDir, file_digest, made_apart, open_table
 
 log = logging.getLogger(__name__)
 
@@ -199,14 +199,20 @@ def _read_once(path: Path) -> G2PTables:
     return tables
 
 
-def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> G2P:
-    """hibari's G2P for one dialect: on the package's tables or tables kept in `saved_dir`,
-    else (none given, or they cannot be kept there) hibari's own, which holds them all in
-    memory."""
-    tables = SavedTables(saved_dir).open(british) if saved_dir else None
-    if tables is not None:
-        return TablesG2P(tables, oov, british)
+def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> Callable[[str], Any]:
+    """hibari's G2P for one dialect: on the package's tables or tables kept in `saved_dir`
+    (opened again if damaged underneath: `Mended`), else (none given, or they cannot be kept
+    there) hibari's own, which holds them all in memory."""
     if saved_dir:
+        saved = SavedTables(saved_dir)
+
+        def on_tables() -> TablesG2P | None:
+            tables = saved.open(british)
+            return None if tables is None else TablesG2P(tables, oov, british)
+
+        found = on_tables()
+        if found is not None:
+            return Mended(found, on_tables)
         log.warning("hibari's G2P holds its lexicons in memory instead (about 100 MB more)")
     return G2P(oov=oov, british=british)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, open_table
+from cosyedge.speech.kept import KeptFile, Mended, SavedDir, file_digest, made_apart, open_table
 
 log = logging.getLogger(__name__)
 
@@ -200,12 +200,13 @@ def kept(saved: SavedDir) -> KeptFile:
 
 def load_readings(saved_dir: SavedDir | None) -> Readings:
     """Readings from the package's tables, or from tables kept in `saved_dir`, made now if
-    needed; else (none given, or they cannot be kept there) pypinyin's own, which holds its
-    dictionaries in memory."""
-    readings = kept(saved_dir).opened(_read_once) if saved_dir else None
-    if readings is not None:
-        return readings
+    needed (and opened again if damaged underneath: `Mended`); else (none given, or they
+    cannot be kept there) pypinyin's own, which holds its dictionaries in memory."""
     if saved_dir:
+        tables = kept(saved_dir)
+        readings = tables.opened(_read_once)
+        if readings is not None:
+            return Mended(readings, lambda: tables.opened(_read_once))
         log.warning("pypinyin holds its dictionaries in memory instead (about 55 MB more)")
     return pypinyin_readings
 
