@@ -83,6 +83,15 @@ def set_aside(path: Path, max_bytes: int | None = None) -> str | None:
         why = f"is larger than any this writes ({found.st_size} bytes)"
     else:
         return None
-    aside = path.with_name(f"{path.name}.set-aside-{int(time.time())}")
+    aside = _unused(path.with_name(f"{path.name}.set-aside-{int(time.time())}"))
     os.rename(path, aside)
     return f"{path} {why}: set aside as {aside.name}"
+
+
+def _unused(path: Path) -> Path:
+    """`path`, or `path-N` for the first N that names nothing: a rename onto a name taken
+    would replace what was set aside there before (or fail, onto a directory with files)."""
+    found, n = path, 1
+    while os.path.lexists(found):
+        found, n = path.with_name(f"{path.name}-{n}"), n + 1
+    return found

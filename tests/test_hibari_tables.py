@@ -4,10 +4,12 @@ they cannot be kept hibari's own G2P is used."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import logging
 import shutil
+import sqlite3
 import tracemalloc
 from pathlib import Path
 
@@ -216,20 +218,20 @@ def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_p
     """The kept file truncated in place while open (a disk's fault, an operator's mistake):
     the words are read from the file checked and made anew, not failed until a restart; a
     file damaged again soon after is not remade at every phrase (the error is raised)."""
-    import sqlite3
-
     for kept in made.iterdir():
         shutil.copy(kept, tmp_path)
     (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
     g2p = load_g2p(False, False, SavedDir(tmp_path))
     assert isinstance(g2p.reader, TablesG2P) and g2p("Valve open.")
-    own = G2P(oov=False)
+    own, damaged = G2P(oov=False), g2p.reader
     with open(path, "r+b") as f:  # the same file, cut short
         f.truncate(8192)
     text = "The condensate recirculation pump tripped on overtemperature."
     with caplog.at_level(logging.INFO):
         assert g2p(text) == own(text)
     assert "reading from the file opened again" in caplog.text
+    with pytest.raises(sqlite3.ProgrammingError):  # closed: the removed file freed
+        damaged.tables.db.execute("SELECT 1")
     assert "made hibari's G2P tables (us)" in caplog.text
     assert problem_with(path, json.loads(path.with_name(path.name + ".json").read_text())[
         "made_from"]) is None  # fmt: skip
@@ -237,3 +239,26 @@ def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_p
         f.truncate(8192)
     with pytest.raises(sqlite3.DatabaseError):
         g2p("Feedwater heater drain valve stuck open in unit seven.")
+
+
+def test_a_value_damaged_where_sqlite_cannot_tell_is_mended_too(made, tmp_path, caplog):
+    """One byte of a stored value changed in place (a bit flipped on disk): SQLite reads the
+    page, the value is no longer the JSON written; the file is checked, found damaged by its
+    sha256, made anew, and the word read as it was."""
+    for kept in made.iterdir():
+        shutil.copy(kept, tmp_path)
+    (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
+    g2p = load_g2p(False, False, SavedDir(tmp_path))
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        (value,) = db.execute("SELECT value FROM gold WHERE key = 'turbine'").fetchone()
+    data = bytearray(path.read_bytes())
+    at = data.find(value.encode())
+    assert at > 0 and data.count(value.encode()) == 1
+    data[at + len(value.encode()) - 1] = ord("x")  # its closing quote
+    with open(path, "r+b") as f:  # in place: the open file sees it
+        f.write(data)
+    text = "Turbine stopped on line four."
+    with caplog.at_level(logging.INFO):
+        assert g2p(text) == G2P(oov=False)(text)
+    assert "reading from the file opened again" in caplog.text
+    assert "made hibari's G2P tables (us)" in caplog.text

@@ -345,3 +345,22 @@ def test_what_is_no_regular_file_where_a_kept_file_goes_is_set_aside(
     assert aside or kind != "directory"  # the others may be removed (not a user's tree)
     finishes(start)  # and the next start finds it whole
     assert path.is_file() and target.is_file()
+
+
+def test_what_is_set_aside_never_takes_the_name_of_what_was_before(tmp_path, monkeypatch):
+    """Set aside again within the same second (a start looping, or names already there): a
+    name of its own each time, what was set aside before kept as it was."""
+    import time
+
+    from cosyedge.regular import set_aside
+
+    monkeypatch.setattr(time, "time", lambda: 1_000_000.0)
+    path = tmp_path / "table.sqlite"
+    for n in range(3):
+        path.mkdir()
+        (path / "mine.txt").write_text(f"user file {n}")
+        assert set_aside(path) is not None and not path.exists()
+    aside = sorted(p.name for p in tmp_path.iterdir())
+    assert len(aside) == 3, aside
+    texts = sorted((tmp_path / name / "mine.txt").read_text() for name in aside)
+    assert texts == ["user file 0", "user file 1", "user file 2"]

@@ -31,11 +31,12 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from cosyedge.faults import Faults
 from cosyedge.observe import Observer
@@ -44,6 +45,7 @@ from cosyedge.regular import load_record, regular_only, set_aside
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 MAKE_TIMEOUT_S = 600
 # A kept table damaged underneath is opened again (checked, made anew) at most this often:
@@ -208,32 +210,50 @@ def made_apart(module: str, *args: str) -> Callable[[Path], None]:
     return make
 
 
-class Mended(Generic[R]):
-    """A reader of a kept table (`reader(text)`), made again by `reopen` (the kept file checked,
-    made anew if damaged; None where it cannot be) when SQLite finds the file it has open
-    damaged underneath ("database disk image is malformed": a disk's fault, an operator's
-    mistake), and the text read again: not failed until a restart. At most once in
-    REOPEN_EVERY_S; otherwise, or without a new reader, the error is raised as it was (the
-    phrase said as the generic one, the fault told)."""
+class TableReader(Protocol[R_co]):
+    """What reads a kept table: `reader(text)`, and `close()` for its connection."""
 
-    def __init__(self, reader: Callable[[str], R], reopen: Callable[[], Any]) -> None:
+    def __call__(self, text: str) -> R_co: ...
+
+    def close(self) -> None: ...
+
+
+# What a damaged table gives a reader: SQLite's own finding ("database disk image is
+# malformed"), or a value it reads whole but that is not what was written (a flipped byte in
+# a value: JSON that does not parse, or parses to the wrong shape).
+DAMAGED = (sqlite3.DatabaseError, ValueError, LookupError, TypeError)
+
+
+class Mended(Generic[R]):
+    """A reader of a kept table made again by `reopen` (the kept file checked against its
+    sha256, made anew if damaged; None where it cannot be) when reading fails as a damaged
+    file fails (`DAMAGED`: a disk's fault, an operator's mistake), and the text read again:
+    not failed until a restart. The reader replaced is closed (its file, if removed, freed).
+    At most once in REOPEN_EVERY_S; otherwise, or without a new reader, the error is raised
+    as it was (the phrase said as the generic one, the fault told). One call at a time: the
+    readers serialize their calls anyway."""
+
+    def __init__(self, reader: TableReader[R], reopen: Callable[[], TableReader[R] | None]):
         self.reader = reader
         self._reopen = reopen
         self._reopened_at = -REOPEN_EVERY_S
+        self._lock = threading.Lock()
 
     def __call__(self, text: str) -> R:
-        try:
-            return self.reader(text)
-        except sqlite3.DatabaseError as exc:
-            if time.monotonic() - self._reopened_at < REOPEN_EVERY_S:
-                raise
-            self._reopened_at = time.monotonic()
-            reader = self._reopen()
-            if reader is None:
-                raise
-            log.warning("a kept table failed (%s): reading from the file opened again", exc)
-            self.reader = reader
-            return reader(text)
+        with self._lock:
+            try:
+                return self.reader(text)
+            except DAMAGED as exc:
+                if time.monotonic() - self._reopened_at < REOPEN_EVERY_S:
+                    raise
+                self._reopened_at = time.monotonic()
+                reader = self._reopen()
+                if reader is None:
+                    raise
+                log.warning("a kept table failed (%s): reading from the file opened again", exc)
+                self.reader.close()
+                self.reader = reader
+                return reader(text)
 
 
 def open_table(path: Path) -> sqlite3.Connection:

@@ -151,6 +151,10 @@ class TablesG2P(G2P):
         self.tokenizer = Tokenizer(_read_json(_assets() / "tokenizer_exceptions.json"))
         self.tagger = _tagger(tables)
         self._oov, self.unk, self.british = oov, "", british
+        self.tables = tables
+
+    def close(self) -> None:
+        self.tables.db.close()
 
 
 def _tagger(tables: G2PTables) -> Tagger:

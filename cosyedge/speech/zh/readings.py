@@ -128,6 +128,9 @@ class TableReadings:
     def open(cls, path: Path) -> TableReadings:
         return cls(open_table(path))
 
+    def close(self) -> None:
+        self.db.close()
+
     def __call__(self, run: str) -> list[str]:
         """The readings of `run` (characters in U+4E00..U+9FFF), as pypinyin gives them."""
         with self.lock:
