@@ -19,7 +19,7 @@ from hibari.g2p.oov import OOV
 from sizes import sized
 from support import kept_copy_removed_after_its_check, shared_alerts
 
-from cosyedge.speech.kept import TABLE_CACHE_KIB, SavedDir, problem_with
+from cosyedge.speech.kept import TABLE_CACHE_KIB, Mended, SavedDir, problem_with
 from cosyedge.speech.lexicon import NO_LEXICON
 from cosyedge.speech.text import normalizer_for
 from cosyedge.speech.voices.hibari import HibariG2P, _assets
@@ -229,7 +229,7 @@ def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_p
     text = "The condensate recirculation pump tripped on overtemperature."
     with caplog.at_level(logging.INFO):
         assert g2p(text) == own(text)
-    assert "reading from the file opened again" in caplog.text
+    assert "opening the file again" in caplog.text
     with pytest.raises(sqlite3.ProgrammingError):  # closed: the removed file freed
         damaged.tables.db.execute("SELECT 1")
     assert "made hibari's G2P tables (us)" in caplog.text
@@ -241,24 +241,48 @@ def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_p
         g2p("Feedwater heater drain valve stuck open in unit seven.")
 
 
-def test_a_value_damaged_where_sqlite_cannot_tell_is_mended_too(made, tmp_path, caplog):
-    """One byte of a stored value changed in place (a bit flipped on disk): SQLite reads the
-    page, the value is no longer the JSON written; the file is checked, found damaged by its
-    sha256, made anew, and the word read as it was."""
+def same_length(value: bytes, shape: str) -> bytes:
+    """`value` damaged in place, its length kept: its closing quote changed (JSON that does not
+    parse), or a list in its place (JSON of another shape, padded with spaces)."""
+    if shape == "unparsable":
+        return value[:-1] + b"x"
+    return b"[1]".ljust(len(value))
+
+
+@pytest.mark.parametrize("shape", ["unparsable", "a list"])
+def test_a_value_damaged_where_sqlite_cannot_tell_is_mended_too(made, tmp_path, caplog, shape):
+    """One stored value changed in place (bytes flipped on disk): SQLite reads the page, the
+    value is not what was written, and whatever hibari's code raises on it, the file is
+    checked, found damaged by its sha256, made anew, and the word read as it was."""
     for kept in made.iterdir():
         shutil.copy(kept, tmp_path)
     (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
     g2p = load_g2p(False, False, SavedDir(tmp_path))
     with contextlib.closing(sqlite3.connect(path)) as db:
         (value,) = db.execute("SELECT value FROM gold WHERE key = 'turbine'").fetchone()
-    data = bytearray(path.read_bytes())
-    at = data.find(value.encode())
-    assert at > 0 and data.count(value.encode()) == 1
-    data[at + len(value.encode()) - 1] = ord("x")  # its closing quote
+    data = path.read_bytes()
+    assert data.count(value.encode()) == 1
     with open(path, "r+b") as f:  # in place: the open file sees it
-        f.write(data)
+        f.write(data.replace(value.encode(), same_length(value.encode(), shape)))
     text = "Turbine stopped on line four."
     with caplog.at_level(logging.INFO):
         assert g2p(text) == G2P(oov=False)(text)
-    assert "reading from the file opened again" in caplog.text
+    assert "opening the file again" in caplog.text
     assert "made hibari's G2P tables (us)" in caplog.text
+
+
+def test_a_reader_that_failed_is_closed_when_none_can_be_opened(made, tmp_path):
+    """Where the file cannot be made anew (a full disk), the failed reader is closed all the
+    same: a removed damaged file it held open would keep its space, and no remaking could
+    ever succeed; the error is raised, the phrase said as the generic one."""
+    for kept in made.iterdir():
+        shutil.copy(kept, tmp_path)
+    (path,) = tmp_path.glob("hibari-g2p-us-*.sqlite")
+    reader = load_g2p(False, False, SavedDir(tmp_path)).reader
+    mended = Mended(reader, lambda: None)
+    with open(path, "r+b") as f:
+        f.truncate(8192)
+    with pytest.raises(sqlite3.DatabaseError):
+        mended("The condensate recirculation pump tripped on overtemperature.")
+    with pytest.raises(sqlite3.ProgrammingError):
+        reader.tables.db.execute("SELECT 1")

@@ -227,5 +227,28 @@ def test_tables_damaged_underneath_are_read_again_from_a_mended_file(made, tmp_p
     run = "冷凝水再循环泵超温跳闸"
     with caplog.at_level(logging.INFO):
         assert readings(run) == pypinyin_readings(run)
-    assert "reading from the file opened again" in caplog.text
+    assert "opening the file again" in caplog.text
     assert problem_with(path, made_from()) is None
+
+
+def test_readings_of_another_shape_are_mended_not_read_letter_by_letter(made, tmp_path, caplog):
+    """A character's readings (a JSON list) changed in place into a string of the same length:
+    read as it is, each letter would be a reading; the file is checked and made anew."""
+    import contextlib
+    import sqlite3
+
+    for path in made.iterdir():
+        shutil.copy(path, tmp_path)
+    (path,) = tmp_path.glob("pypinyin-readings-*.sqlite")
+    readings = load_readings(SavedDir(tmp_path))
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        (value,) = db.execute("SELECT value FROM chars WHERE key = '塔'").fetchone()
+    data = path.read_bytes()
+    stored = "塔".encode() + value.encode()  # a row: its key, then its value
+    assert data.count(stored) == 1
+    damaged = "塔".encode() + json.dumps("ta333").encode().ljust(len(value.encode()))
+    with open(path, "r+b") as f:
+        f.write(data.replace(stored, damaged))
+    with caplog.at_level(logging.INFO):
+        assert readings("塔") == pypinyin_readings("塔")
+    assert "opening the file again" in caplog.text

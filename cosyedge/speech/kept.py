@@ -218,20 +218,17 @@ class TableReader(Protocol[R_co]):
     def close(self) -> None: ...
 
 
-# What a damaged table gives a reader: SQLite's own finding ("database disk image is
-# malformed"), or a value it reads whole but that is not what was written (a flipped byte in
-# a value: JSON that does not parse, or parses to the wrong shape).
-DAMAGED = (sqlite3.DatabaseError, ValueError, LookupError, TypeError)
-
-
 class Mended(Generic[R]):
     """A reader of a kept table made again by `reopen` (the kept file checked against its
-    sha256, made anew if damaged; None where it cannot be) when reading fails as a damaged
-    file fails (`DAMAGED`: a disk's fault, an operator's mistake), and the text read again:
-    not failed until a restart. The reader replaced is closed (its file, if removed, freed).
-    At most once in REOPEN_EVERY_S; otherwise, or without a new reader, the error is raised
-    as it was (the phrase said as the generic one, the fault told). One call at a time: the
-    readers serialize their calls anyway."""
+    sha256, made anew if damaged; None where it cannot be) when reading fails, and the text
+    read again: a damaged file fails as SQLite finds it ("database disk image is malformed")
+    or as the code reading a value that is not what was written fails (a flipped byte: JSON
+    that does not parse, or of another shape), whatever that error is, and is not failed
+    until a restart. The reader that failed is closed first, so a removed damaged file's
+    space is free for the new one. At most once in REOPEN_EVERY_S (an error of the text's
+    own costs a check a minute); otherwise, or without a new reader, the error is raised
+    as it was (the phrase said as the generic one, the fault told). Out of memory is no
+    damage. One call at a time: the readers serialize their calls anyway."""
 
     def __init__(self, reader: TableReader[R], reopen: Callable[[], TableReader[R] | None]):
         self.reader = reader
@@ -243,15 +240,17 @@ class Mended(Generic[R]):
         with self._lock:
             try:
                 return self.reader(text)
-            except DAMAGED as exc:
+            except MemoryError:
+                raise
+            except Exception as exc:
                 if time.monotonic() - self._reopened_at < REOPEN_EVERY_S:
                     raise
                 self._reopened_at = time.monotonic()
+                log.warning("a kept table failed (%s): opening the file again", problem_of(exc))
+                self.reader.close()
                 reader = self._reopen()
                 if reader is None:
                     raise
-                log.warning("a kept table failed (%s): reading from the file opened again", exc)
-                self.reader.close()
                 self.reader = reader
                 return reader(text)
 

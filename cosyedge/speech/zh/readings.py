@@ -175,8 +175,17 @@ class TableReadings:
             query = f"SELECT value FROM {table} WHERE key = ?"
             row = self.db.execute(query, (word,)).fetchone()
             if row:
-                return json.loads(row[0])
+                return _readings(json.loads(row[0]), word)
         return []
+
+
+def _readings(value: object, word: str) -> list[str]:
+    """`value` as the list of readings the tables hold for `word`; ValueError for any other
+    shape (a damaged file: a string would be read letter by letter), so the file is checked
+    and made anew (`Mended`)."""
+    if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+        raise ValueError(f"the readings of {word!r} in the tables are damaged: {value!r:.40}")
+    return value
 
 
 # --- kept under the saved-models directory ---------------------------------------------------
