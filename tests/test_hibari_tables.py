@@ -286,3 +286,5 @@ def test_a_reader_that_failed_is_closed_when_none_can_be_opened(made, tmp_path):
         mended("The condensate recirculation pump tripped on overtemperature.")
     with pytest.raises(sqlite3.ProgrammingError):
         reader.tables.db.execute("SELECT 1")
+    with pytest.raises(RuntimeError, match=r"cannot be read: .*malformed"):  # to the next try
+        mended("Valve open.")

@@ -250,9 +250,25 @@ class Mended(Generic[R]):
                 self.reader.close()
                 reader = self._reopen()
                 if reader is None:
+                    self.reader = Unusable(problem_of(exc))
                     raise
                 self.reader = reader
                 return reader(text)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """In a closed reader's place while no file could be opened again: each read fails with
+    what failed the last one, not with the closed connection's "Cannot operate on a closed
+    database", until the next try."""
+
+    problem: str
+
+    def __call__(self, text: str) -> Any:
+        raise RuntimeError(f"a kept table cannot be read: {self.problem}")
+
+    def close(self) -> None:
+        """Nothing is open."""
 
 
 def open_table(path: Path) -> sqlite3.Connection:
