@@ -167,9 +167,9 @@ def _loaded(path: Path, count: int) -> list[Pcm] | None:
 
 def _phrase(rate: int, pcm: np.ndarray) -> bool:
     """Whether `pcm` at `rate` is a phrase a voice could have given: one channel of int16
-    samples (what every voice gives and the player takes: float ones, accepted here, failed
-    when played, the generic or fault phrase unheard), not empty (said as silence), at most
-    LONGEST_S long, at a rate between those of a telephone and a studio."""
+    samples (what every voice gives and the player takes: float samples fail when played,
+    the generic or fault phrase unheard), not empty (said as silence), at most LONGEST_S
+    long, at a rate between those of a telephone and a studio."""
     if not RATES[0] <= rate <= RATES[1] or pcm.ndim != 1 or not 0 < pcm.size <= rate * LONGEST_S:
         return False
     return pcm.dtype == np.int16

@@ -174,8 +174,9 @@ def longest_first(words: Iterable[str]) -> str:
     longest first would (every word that matches at a place is a prefix of the longest one
     there, and the trie tries the longer before the shorter, backtracking the same way), but
     its compiled program is a third smaller: the grammar's thousands of terms, in some twenty
-    reading rules, took 4.5 MB of every process's memory written out. Only for patterns whose
-    case matters: without it, two words that differ in case only would share a branch."""
+    reading rules, took 4.5 MB of every process's memory written out. Only for patterns read
+    case-sensitively: ignoring case, two branches (`M…`, `m…`) can both match, and the one
+    tried first wins over a longer word down the other."""
     trie: dict = {}
     for word in sorted(words):
         node = trie
