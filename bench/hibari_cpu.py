@@ -14,7 +14,8 @@ it at the end; against hibari's, the ratio of the medians and the median of each
 (the machine's load drifts less within a rep than across the run). Variants: `hibari`
 (hibari's `Hibari`), `each step` (a hand-back after every step), `slack N` (a hand-back once
 RSS is N MB above its floor, `STEP_SLACK_MB`), `never`; options after a comma (`steps N`,
-`clauses`, `arena`, `mmap KiB` and `trim MiB`: glibc's thresholds fixed there). Medians over
+`clauses`, `arena`, `gaussian`: the vocoder's noise drawn as hibari draws it, `mmap KiB` and
+`trim MiB`: glibc's thresholds fixed there). Medians over
 reps; the load average at start and end.
 """
 
@@ -28,6 +29,8 @@ import platform
 import statistics
 import subprocess
 import sys
+
+import numpy as np
 
 from bench.texts import REPO, SPEED_TEXTS
 
@@ -122,12 +125,29 @@ def _use_variant(variant: str) -> None:
             hibari.MEMORY_ARENA = True
         elif option == "clauses":
             _step_per_clause()
+        elif option == "gaussian":
+            _gaussian_noise()
         elif option.startswith("mmap"):
             _mallopt(-3, int(option.split()[1]) << 10)  # M_MMAP_THRESHOLD
         elif option.startswith("trim"):
             _mallopt(-1, int(option.split()[1]) << 20)  # M_TRIM_THRESHOLD
         else:
             hibari.MAX_PHONEMES = int(option.split()[1])
+
+
+def _gaussian_noise() -> None:
+    """The vocoder's noise drawn as hibari's own runtime draws it: numpy's Gaussian."""
+    import dataclasses
+
+    from cosyedge.speech.voices.vocoder import Vocoder
+
+    def gaussian(rng, out, work):
+        rng.standard_normal(dtype=np.float32, out=out.view(np.float32))
+
+    synth = Vocoder.synth  # the method replaced
+    Vocoder.synth = lambda self, *parts, rng: synth(
+        dataclasses.replace(self, noise=gaussian), *parts, rng=rng
+    )
 
 
 def _mallopt(option: int, value: int) -> None:

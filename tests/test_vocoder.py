@@ -1,12 +1,13 @@
 """The hibari voices' vocoder (`speech/voices/vocoder.py`) makes the signal hibari's own
 runtime makes (`hibari.dsp.synth`): on the real model's outputs, and on the classes of input
 at its edges (frame counts around its blocks and the window's overlap, silence, unvoiced
-speech, log-magnitudes far past their cap), the same samples up to float rounding, the noise
-drawn from the same seed."""
+speech, log-magnitudes far past their cap), the same samples up to float rounding, given
+hibari's noise (its draws from the same seed). Our own draw of the noise is held to its law."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import numpy.random
@@ -14,7 +15,14 @@ import pytest
 from hibari import dsp
 
 from cosyedge.speech.voices import to_int16
-from cosyedge.speech.voices.vocoder import BLOCK, HOP, OVERLAP, Vocoder, pulse_train
+from cosyedge.speech.voices.vocoder import (
+    BLOCK,
+    HOP,
+    OVERLAP,
+    Vocoder,
+    polar_noise,
+    pulse_train,
+)
 
 PHRASES = (
     "Emergency stop at packing station three.",
@@ -24,6 +32,15 @@ PHRASES = (
 # Float rounding: hibari's float32 FFT of the pulse train against a float64 one here. Speech
 # lies within +-1, where 1e-6 is a thirtieth of an int16 step; relative to louder samples.
 CLOSE = 1e-6
+
+
+def hibaris_noise(rng: np.random.Generator, out: np.ndarray, work: np.ndarray) -> None:
+    """The noise as `hibari.dsp.synth` draws it: numpy's Gaussian, real and imaginary parts
+    interleaved."""
+    rng.standard_normal(dtype=np.float32, out=out.view(np.float32))
+
+
+HIBARIS_NOISE = Vocoder(noise=hibaris_noise)
 
 
 def outputs(voice, phonemes: str) -> list[np.ndarray]:
@@ -46,7 +63,7 @@ def assert_same_signal(parts: list[np.ndarray], seed: int = 3) -> np.ndarray:
     CLOSE (of the loudest, past 1), and as int16 (what is played and cached) at most one step
     apart."""
     theirs = dsp.synth(*parts, np.random.default_rng(seed))
-    ours = Vocoder().synth(*parts, rng=np.random.default_rng(seed))
+    ours = HIBARIS_NOISE.synth(*parts, rng=np.random.default_rng(seed))
     assert ours.dtype == np.float32 and ours.shape == theirs.shape
     assert np.abs(ours - theirs).max() <= CLOSE * max(1.0, np.abs(theirs).max())
     steps = np.abs(to_int16(ours).astype(np.int32) - to_int16(theirs))
@@ -116,12 +133,12 @@ def test_no_frames_no_samples():
 
 
 def test_the_voice_says_a_phrase_as_with_hibaris_vocoder(hibari_voice, monkeypatch):
-    """The whole voice, its steps cut and their pauses shortened: the same int16 audio as
-    with hibari's vocoder put in its place, within one step on a few samples."""
+    """The whole voice, its steps cut and their pauses shortened, its noise drawn as hibari
+    draws it: the same int16 audio as with hibari's vocoder put in its place, within one step
+    on a few samples."""
     unseeded = numpy.random.default_rng
     monkeypatch.setattr(numpy.random, "default_rng", lambda seed=None: unseeded(seed or 11))
     text = " ".join(PHRASES)
-    ours = np.concatenate(list(hibari_voice.synthesize(text)))
 
     @dataclasses.dataclass(frozen=True)
     class Hibaris:
@@ -129,7 +146,70 @@ def test_the_voice_says_a_phrase_as_with_hibaris_vocoder(hibari_voice, monkeypat
             return dsp.synth(*parts, rng)
 
     theirs = dataclasses.replace(hibari_voice, _vocoder=Hibaris())
+    with_their_noise = dataclasses.replace(hibari_voice, _vocoder=HIBARIS_NOISE)
+    ours = np.concatenate(list(with_their_noise.synthesize(text)))
     theirs_audio = np.concatenate(list(theirs.synthesize(text)))
     assert ours.shape == theirs_audio.shape and len(ours) > 4 * hibari_voice.sample_rate
     steps = np.abs(ours.astype(np.int32) - theirs_audio)
     assert steps.max() <= 1 and np.count_nonzero(steps) <= len(ours) // 1000
+
+
+def normal_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def polar_draw(shape: tuple[int, int], seed: int) -> np.ndarray:
+    out = np.empty(shape, np.complex64)
+    polar_noise(np.random.default_rng(seed), out, np.empty(shape, np.float32))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_noise_is_complex_gaussian_its_parts_independent(seed):
+    """Each part a standard normal (Kolmogorov-Smirnov, at the 0.1 % level), uncorrelated with
+    the other and with its neighbours along both axes, |Z|^2 with the moments of a complex
+    Gaussian (mean 2, second moment 8), and as many past 3 sigma as the law puts there."""
+    z = polar_draw((601, 400), seed)
+    n = z.size
+    for part in (z.real.ravel(), z.imag.ravel()):
+        ordered = np.sort(part.astype(np.float64))
+        cdf = normal_cdf(ordered)
+        above = np.arange(1, n + 1) / n - cdf
+        below = cdf - np.arange(n) / n
+        assert max(above.max(), below.max()) < 1.95 / math.sqrt(n)
+        assert abs(np.mean(np.abs(part) > 3) - 0.0027) < 0.0006
+    bound = 5 / math.sqrt(n)
+    pairs = [(z.real, z.imag), (z.real[:, 1:], z.real[:, :-1]), (z.imag[1:], z.imag[:-1])]
+    for a, b in pairs:
+        assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < bound
+    power = np.abs(z.astype(np.complex128)) ** 2
+    assert abs(power.mean() - 2) < 0.02 and abs((power**2).mean() - 8) < 0.2
+
+
+def test_the_noise_is_new_each_draw_and_finite():
+    first, second = polar_draw((601, 50), 5), polar_draw((601, 50), 6)
+    assert np.isfinite(first).all() and not np.array_equal(first, second)
+    assert np.abs(first).max() < 5.8  # the radius's bound from 24-bit uniforms
+
+
+@pytest.mark.parametrize("level", [-1.0, 2.0])
+def test_shaped_noise_has_hibaris_spectrum(level):
+    """Unvoiced frames, the harmonic and free-phase branches silent: the noise alone, shaped
+    by `ln`, through the whole vocoder. Its power in each of eight bands, over many frames,
+    within 3 % of hibari's (drawn from numpy's Gaussian)."""
+    frames = 2000
+    shape = (dsp.N_FFT // 2 + 1, frames)
+    quiet = np.full(shape, -30.0, np.float32)
+    bins = np.linspace(level, level - 3, shape[0], dtype=np.float32)
+    ln = np.repeat(bins[:, None], frames, axis=1)
+    zeros = np.zeros(shape, np.float32)
+    parts = [quiet, zeros, ln, quiet, zeros, np.zeros(frames, np.float32)]
+    ours = Vocoder().synth(*parts, rng=np.random.default_rng(1))
+    theirs = dsp.synth(*parts, np.random.default_rng(2))
+
+    def bands(samples: np.ndarray) -> np.ndarray:
+        spectrum = np.abs(np.fft.rfft(samples.astype(np.float64))) ** 2
+        return np.array([band.mean() for band in np.array_split(spectrum[1:], 8)])
+
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(bands(ours), bands(theirs), rtol=0.03)

@@ -35,7 +35,9 @@ from cosyedge.speech.voices.vocoder import Vocoder
 if TYPE_CHECKING:
     import onnxruntime as ort
 
-# Bump when our processing of the model output changes, so cached audio is not reused.
+# Bump when our processing of the model output changes how a phrase sounds, so cached audio
+# is not reused. Not bumped for the vocoder's noise drawn another way (`polar_noise`): a fresh
+# draw of the same law for every phrase either way, so what is cached is what is made now.
 ENGINE_VERSION = "hibari-5"
 SAMPLE_RATE = 24000
 # One inference's working memory grows with its input, about 4 MB per second of audio (in

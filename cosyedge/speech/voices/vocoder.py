@@ -9,18 +9,22 @@ For each frame the network predicts, over 601 frequency bins, a harmonic branch 
 
 with Z complex Gaussian noise and every log-magnitude taken at most 7, made into samples by
 one inverse STFT (1200-point frames, hop 300, periodic Hann window, 24 kHz, normalized by the
-summed squared window). This is the signal hibari's own runtime makes (`hibari.dsp.synth`),
-and the same generator state gives the same noise, so the same samples up to float rounding
-(tests/test_vocoder.py holds it to that on the model's own outputs). It is computed here with
-less CPU and memory: numpy 2's float32 FFT takes 3-4 times as long as its float64 FFT of the
-same frames (7.7 against 2.1 ms for 4.7 s of speech, the larger part of hibari's vocoder), so
-the pulse train's frames are transformed in float64, a block of frames at a time; the noise is
-drawn into the buffer the phases use; and the overlap-add's norm is the window's one constant
-row inside, its partial sums only at the ends. docs/architecture.md, "Memory and CPU".
+summed squared window). This is the signal hibari's own runtime makes (`hibari.dsp.synth`);
+given the same noise, the same samples up to float rounding (tests/test_vocoder.py holds it to
+that on the model's own outputs, hibari's draws put in as `noise`).
+
+It is computed here with less CPU and memory (numbers for 8 s of speech, numpy 2.4, the
+2-core EPYC): the pulse train's frames are transformed a block of frames at a time (2.3 ms,
+against 5.2 ms for all frames at once); the overlap-add's norm is the window's one constant
+row inside, its partial sums only at the ends; and Z is drawn in polar form (`polar_noise`,
+3.0 ms) where hibari draws numpy's Gaussian (6.8 ms, a third of its vocoder). Z is a fresh
+draw for every phrase either way, of the same law, so a phrase's noise is not hibari's
+sample for sample; everything else is. docs/architecture.md, "Memory and CPU".
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +42,10 @@ FLAT = 2e-3  # where |2 sin(t/2)| is this small the pulse sum is taken at its li
 # 1.2 MB, whatever the length of the step.
 BLOCK = 64
 
+# Fills its complex64 `out` with complex Gaussian noise from the generator, its float32 `work`
+# (of out's shape) free to use.
+Noise = Callable[[np.random.Generator, np.ndarray, np.ndarray], None]
+
 
 def _hann() -> np.ndarray:
     """The periodic Hann window of N_FFT points, float32."""
@@ -53,12 +61,31 @@ def _inverse_sum(squares: np.ndarray) -> np.ndarray:
     return 1.0 / np.maximum(total, 1e-11)
 
 
+def polar_noise(rng: np.random.Generator, out: np.ndarray, work: np.ndarray) -> None:
+    """`out` (complex64) filled with complex Gaussian noise, its real and imaginary parts
+    independent and of unit variance: a uniform angle and a Rayleigh radius sqrt(-2 ln U) for
+    each (the Box-Muller transform), from float32 uniforms in `work`. U's 24 bits put the
+    radius's largest at 5.8, where the law leaves it with probability 6e-8."""
+    rng.random(dtype=np.float32, out=work)
+    np.multiply(work, 2 * np.pi, out=work)
+    np.cos(work, out=out.real)
+    np.sin(work, out=out.imag)
+    rng.random(dtype=np.float32, out=work)
+    np.subtract(1.0, work, out=work)  # (0, 1]: the log is finite
+    np.log(work, out=work)
+    np.multiply(work, -2.0, out=work)
+    np.sqrt(work, out=work)
+    out *= work
+
+
 @dataclass(frozen=True)
 class Vocoder:
     """What every phrase's synthesis reads (windows, interpolation weights), made once a
-    voice. `synth` is thread-safe: it keeps nothing between calls."""
+    voice, and how it draws its noise. `synth` is thread-safe: it keeps nothing between
+    calls."""
 
     window: np.ndarray = field(default_factory=_hann)
+    noise: Noise = polar_noise
 
     @property
     def _squares(self) -> np.ndarray:
@@ -76,7 +103,7 @@ class Vocoder:
         rng: np.random.Generator,
     ) -> np.ndarray:
         """The network's outputs (each [BINS, frames] float32; `f0` [frames]) as float32
-        samples, HOP a frame; the noise drawn from `rng` as hibari draws it."""
+        samples, HOP a frame; the noise drawn from `rng` by `noise`."""
         if lh.shape[1] == 0:
             return np.zeros(0, np.float32)
         spectrum = self.harmonics(f0, lh.shape[1])
@@ -86,8 +113,7 @@ class Vocoder:
         np.cos(scale, out=rotation.real)
         np.sin(scale, out=rotation.imag)
         spectrum *= _scaled(rotation, lh, scale)
-        # Z, drawn into the phases' buffer: the same draws, in the same order, as hibari's.
-        rng.standard_normal(dtype=np.float32, out=rotation.view(np.float32))
+        self.noise(rng, rotation, scale)  # Z, into the phases' buffer
         spectrum += _scaled(rotation, ln, scale)
         np.cos(phi, out=rotation.real)
         np.sin(phi, out=rotation.imag)
