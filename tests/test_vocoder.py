@@ -213,3 +213,33 @@ def test_shaped_noise_has_hibaris_spectrum(level):
 
     assert ours.shape == theirs.shape
     np.testing.assert_allclose(bands(ours), bands(theirs), rtol=0.03)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64])
+def test_outputs_of_any_float_type_are_voiced_as_float32(hibari_voice, dtype):
+    """A model exported at another precision: its outputs are computed in float32, the
+    samples those of the same outputs given as float32 (hibari's own runtime takes them)."""
+    parts = [p.astype(dtype) for p in model_outputs(hibari_voice)[0]]
+    for vocoder in (Vocoder(), HIBARIS_NOISE):
+        ours = vocoder.synth(*parts, rng=np.random.default_rng(4))
+        as_float32 = vocoder.synth(
+            *(p.astype(np.float32) for p in parts), rng=np.random.default_rng(4)
+        )
+        assert ours.dtype == np.float32 and np.array_equal(ours, as_float32)
+
+
+def shapes_that_disagree() -> list[tuple[str, list[np.ndarray]]]:
+    good = synthetic(40, 120.0, -2.0)
+    cases = [("f0 short", 5, good[5][:20]), ("f0 long", 5, np.append(good[5], 100.0))]
+    cases += [("f0 2-D", 5, good[5][None]), ("th one frame", 1, good[1][:, :1])]
+    cases += [("lr fewer bins", 3, good[3][:300]), ("ln 1-D", 2, good[2][:, 0])]
+    cases += [("phi more frames", 4, np.concatenate([good[4], good[4]], axis=1))]
+    return [(name, [*good[:i], bad, *good[i + 1 :]]) for name, i, bad in cases]
+
+
+@pytest.mark.parametrize(("case", "parts"), shapes_that_disagree())
+def test_outputs_whose_shapes_disagree_are_refused(case, parts):
+    """Never broadcast or left unwritten (an F0 shorter than the spectra left frames of the
+    pulse train's spectrum as whatever memory held): a ValueError saying what disagrees."""
+    with pytest.raises(ValueError, match=r"F0|spectra"):
+        Vocoder().synth(*parts, rng=np.random.default_rng(0))

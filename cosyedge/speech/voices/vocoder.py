@@ -17,7 +17,7 @@ It is computed here with less CPU and memory (numbers for 8 s of speech, numpy 2
 2-core EPYC): the pulse train's frames are transformed a block of frames at a time (2.3 ms,
 against 5.2 ms for all frames at once); the overlap-add's norm is the window's one constant
 row inside, its partial sums only at the ends; and Z is drawn in polar form (`polar_noise`,
-3.0 ms) where hibari draws numpy's Gaussian (6.8 ms, a third of its vocoder). Z is a fresh
+3.0 ms) where hibari draws numpy's Gaussian (7.5 ms, two fifths of the vocoder). Z is a fresh
 draw for every phrase either way, of the same law, so a phrase's noise is not hibari's
 sample for sample; everything else is. docs/architecture.md, "Memory and CPU".
 """
@@ -102,8 +102,10 @@ class Vocoder:
         f0: np.ndarray,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """The network's outputs (each [BINS, frames] float32; `f0` [frames]) as float32
-        samples, HOP a frame; the noise drawn from `rng` by `noise`."""
+        """The network's outputs (each [BINS, frames]; `f0` [frames]; any float type, computed
+        in float32) as float32 samples, HOP a frame; the noise drawn from `rng` by `noise`.
+        Raises ValueError when their shapes do not agree."""
+        lh, th, ln, lr, phi, f0 = _float32(lh, th, ln, lr, phi, f0)
         if lh.shape[1] == 0:
             return np.zeros(0, np.float32)
         spectrum = self.harmonics(f0, lh.shape[1])
@@ -159,6 +161,20 @@ class Vocoder:
             if block not in inside:
                 reaching = squares[max(0, block - frames + 1) : min(OVERLAP - 1, block) + 1]
                 out[block] *= _inverse_sum(reaching)
+
+
+def _float32(*parts: np.ndarray) -> list[np.ndarray]:
+    """The network's six outputs as float32 (not copied when they are), once their shapes are
+    checked: five spectra of one shape [BINS, frames] and an F0 a frame. An F0 shorter than
+    the spectra would leave frames of the pulse train's spectrum unwritten, noise from memory
+    in the audio."""
+    *spectra, f0 = (np.asarray(part, np.float32) for part in parts)
+    shapes = {spectrum.shape for spectrum in spectra}
+    if len(shapes) != 1 or spectra[0].ndim != 2 or spectra[0].shape[0] != BINS:
+        raise ValueError(f"the spectra are not all [{BINS}, frames]: {sorted(shapes)}")
+    if f0.shape != spectra[0].shape[1:]:
+        raise ValueError(f"F0 of {f0.shape} for spectra of {spectra[0].shape[1]} frames")
+    return [*spectra, f0]
 
 
 def _scaled(rotation: np.ndarray, log_magnitude: np.ndarray, work: np.ndarray) -> np.ndarray:
