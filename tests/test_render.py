@@ -3,6 +3,7 @@ is closed or dropped, and only a phrase synthesized to its end reaches the cache
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import shutil
 import threading
@@ -10,13 +11,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from support import wait_until
 
 from cosyedge.config import Config
 from cosyedge.observe import Observer
 from cosyedge.speech.cache import PhraseCache, cache_key
-from cosyedge.speech.render import QUEUE_CLAUSES, Renderer
-from cosyedge.speech.voices import load_voices, voices_on_demand
+from cosyedge.speech.render import QUEUE_CLAUSES, Renderer, SynthesisFailed
+from cosyedge.speech.voices import load_voices, to_int16, voices_on_demand
 
 FOUR_CLAUSES = (
     "Boiler pressure on line two is above the limit, "
@@ -174,3 +176,72 @@ def test_a_phrase_whose_synthesis_is_cut_is_synthesized_for_the_zone_still_waiti
     (second,) = later
     assert second.source == "synth"
     assert len(np.concatenate(list(second.chunks))) > 10 * hibari_voice.sample_rate
+
+
+@dataclasses.dataclass
+class Corrupting:
+    """onnxruntime's session, one value of one output made `value` (a model gone wrong)."""
+
+    session: object
+    output: int
+    value: float
+
+    def run(self, names, inputs):
+        outputs = self.session.run(names, inputs)
+        outputs[self.output].reshape(-1)[outputs[self.output].size // 3] = self.value
+        return outputs
+
+
+@dataclasses.dataclass
+class CorruptingPiper:
+    """piper-tts's voice, one sample of its audio made NaN."""
+
+    piper: object
+
+    def __getattr__(self, name):
+        return getattr(self.piper, name)
+
+    def phoneme_ids_to_audio(self, ids, config):
+        audio = self.piper.phoneme_ids_to_audio(ids, config).copy()
+        audio[len(audio) // 2] = np.nan
+        return audio
+
+
+@pytest.mark.parametrize(
+    ("output", "value"),
+    [(5, np.nan), (0, np.nan), (1, np.nan), (4, np.inf), (4, -np.inf), (2, np.nan)],
+    ids=["f0 NaN", "lh NaN", "th NaN", "phi inf", "phi -inf", "ln NaN"],
+)
+def test_samples_that_are_not_finite_fail_the_phrase_and_are_not_cached(
+    hibari_voice, tmp_path, output, value
+):
+    """A model's outputs gone wrong (one NaN in F0 made most of a step NaN, played as
+    silence): the phrase fails, the voice is reported failing, nothing is cached."""
+    voice = dataclasses.replace(
+        hibari_voice, session=Corrupting(hibari_voice.session, output, value)
+    )
+    assert_fails_uncached(voice, tmp_path)
+
+
+def test_piper_samples_that_are_not_finite_fail_the_phrase(piper_voice, tmp_path):
+    voice = dataclasses.replace(piper_voice, _piper=CorruptingPiper(piper_voice._piper))
+    assert_fails_uncached(voice, tmp_path)
+
+
+def assert_fails_uncached(voice, tmp_path: Path) -> None:
+    cache = PhraseCache(tmp_path)
+    renderer = Renderer({"en": voice}, cache)
+    rendering = renderer.render(FOUR_CLAUSES)
+    with pytest.raises(SynthesisFailed, match="not finite"):
+        list(rendering.chunks)
+    assert "not finite" in (renderer.trouble or "")
+    assert cache.get(cache_key(FOUR_CLAUSES, voice.identity, "en")) is None
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_int16_of_samples_that_are_not_finite_is_refused(value):
+    samples = np.linspace(-2, 2, 100, dtype=np.float32)
+    assert to_int16(samples).min() == -32767 and to_int16(samples).max() == 32767
+    samples[7] = value
+    with pytest.raises(ValueError, match="1 of 100 samples are not finite"):
+        to_int16(samples)

@@ -243,3 +243,21 @@ def test_outputs_whose_shapes_disagree_are_refused(case, parts):
     pulse train's spectrum as whatever memory held): a ValueError saying what disagrees."""
     with pytest.raises(ValueError, match=r"F0|spectra"):
         Vocoder().synth(*parts, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    ("index", "make"),
+    [
+        (4, lambda a: np.exp(1j * a)),  # a phase as e^(i phi): its imaginary part dropped
+        (1, lambda a: np.where(a > 0, a, None)),  # objects, None among them
+        (0, lambda a: a.astype(str)),
+        (5, lambda a: a.astype("datetime64[s]")),
+    ],
+    ids=["complex", "object", "str", "datetime"],
+)
+def test_outputs_that_are_not_real_numbers_are_refused(index, make):
+    parts = synthetic(40, 120.0, -2.0)
+    parts[index] = make(parts[index])
+    name = ("lh", "th", "ln", "lr", "phi", "f0")[index]
+    with pytest.raises(ValueError, match=f"the output {name} is .*, not real numbers"):
+        Vocoder().synth(*parts, rng=np.random.default_rng(0))

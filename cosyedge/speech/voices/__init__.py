@@ -149,6 +149,12 @@ def lexicon_for(
 
 
 def to_int16(audio: np.ndarray) -> np.ndarray:
+    """A voice's float samples (full scale 1.0) as int16, clipped. Raises ValueError when any
+    is not finite: a model's outputs gone wrong would otherwise be played, and cached, as
+    silence (NaN) or full scale (infinity), the voice's failure unseen."""
+    wrong = audio.size - np.count_nonzero(np.isfinite(audio))
+    if wrong:
+        raise ValueError(f"{wrong} of {audio.size} samples are not finite (NaN or infinite)")
     return np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
 
 

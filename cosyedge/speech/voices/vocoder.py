@@ -42,6 +42,7 @@ FLAT = 2e-3  # where |2 sin(t/2)| is this small the pulse sum is taken at its li
 # 1.2 MB, whatever the length of the step.
 BLOCK = 64
 
+OUTPUTS = ("lh", "th", "ln", "lr", "phi", "f0")  # the network's, in the order synth takes them
 # Fills its complex64 `out` with complex Gaussian noise from the generator, its float32 `work`
 # (of out's shape) free to use.
 Noise = Callable[[np.random.Generator, np.ndarray, np.ndarray], None]
@@ -164,11 +165,16 @@ class Vocoder:
 
 
 def _float32(*parts: np.ndarray) -> list[np.ndarray]:
-    """The network's six outputs as float32 (not copied when they are), once their shapes are
-    checked: five spectra of one shape [BINS, frames] and an F0 a frame. An F0 shorter than
-    the spectra would leave frames of the pulse train's spectrum unwritten, noise from memory
-    in the audio."""
-    *spectra, f0 = (np.asarray(part, np.float32) for part in parts)
+    """The network's six outputs as float32 (not copied when they are), once their types and
+    shapes are checked: real numbers (a complex part would be dropped, an object cast), five
+    spectra of one shape [BINS, frames] and an F0 a frame. An F0 shorter than the spectra
+    would leave frames of the pulse train's spectrum unwritten, noise from memory in the
+    audio. Values are not checked here: what is not finite is refused in the samples."""
+    arrays = [np.asarray(part) for part in parts]
+    for name, array in zip(OUTPUTS, arrays, strict=True):
+        if array.dtype.kind not in "fiub":
+            raise ValueError(f"the output {name} is {array.dtype}, not real numbers")
+    *spectra, f0 = (array.astype(np.float32, copy=False) for array in arrays)
     shapes = {spectrum.shape for spectrum in spectra}
     if len(shapes) != 1 or spectra[0].ndim != 2 or spectra[0].shape[0] != BINS:
         raise ValueError(f"the spectra are not all [{BINS}, frames]: {sorted(shapes)}")

@@ -19,7 +19,7 @@ from cosyedge.config.voices import SessionConfig
 from cosyedge.regular import SITE_RECORD_MAX, load_record
 from cosyedge.speech.kept import SavedDir
 from cosyedge.speech.lexicon import NO_LEXICON, Lexicon
-from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of
+from cosyedge.speech.voices import FrontedVoice, FrontEnd, identity_of, to_int16
 from cosyedge.speech.voices.session import make_session, with_engine_defaults
 from cosyedge.speech.voices.zhfront import mandarin_front_end
 from cosyedge.speech.voices.zhpack import PackError, VoicePack
@@ -179,7 +179,7 @@ class ZhttsVoice(FrontedVoice):
         for i, clause in enumerate(self.front.units(text)):
             symbols = self._models.symbols(tuple(clause.split()))
             audio = self._models.synthesize_ids([self._models.symbol_to_id[s] for s in symbols])
-            pcm = np.clip(audio * 32767.0, -32767, 32767).astype(np.int16)
+            pcm = to_int16(audio)
             yield np.concatenate([pause, pcm]) if i else pcm
 
 
