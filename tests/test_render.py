@@ -209,14 +209,23 @@ class CorruptingPiper:
 
 @pytest.mark.parametrize(
     ("output", "value"),
-    [(5, np.nan), (0, np.nan), (1, np.nan), (4, np.inf), (4, -np.inf), (2, np.nan)],
-    ids=["f0 NaN", "lh NaN", "th NaN", "phi inf", "phi -inf", "ln NaN"],
+    [
+        *((5, v) for v in (np.nan, np.inf, -np.inf)),
+        *((0, v) for v in (np.nan, np.inf, -np.inf)),
+        *((1, v) for v in (np.nan, np.inf)),
+        *((2, v) for v in (np.nan, np.inf)),
+        *((3, v) for v in (np.nan, np.inf)),
+        *((4, v) for v in (np.nan, np.inf, -np.inf)),
+    ],
+    ids=lambda v: v if isinstance(v, float) else ("lh", "th", "ln", "lr", "phi", "f0")[v],
 )
 def test_samples_that_are_not_finite_fail_the_phrase_and_are_not_cached(
     hibari_voice, tmp_path, output, value
 ):
-    """A model's outputs gone wrong (one NaN in F0 made most of a step NaN, played as
-    silence): the phrase fails, the voice is reported failing, nothing is cached."""
+    """A model's outputs gone wrong, one value of one output: the phrase fails, the voice is
+    reported failing, nothing is cached. Before, one NaN in F0 made most of a step NaN,
+    played as silence; an infinite F0 unvoiced the rest of the step and an infinite magnitude
+    made a full-scale blast, both finite samples, played and cached."""
     voice = dataclasses.replace(
         hibari_voice, session=Corrupting(hibari_voice.session, output, value)
     )
@@ -245,3 +254,41 @@ def test_int16_of_samples_that_are_not_finite_is_refused(value):
     samples[7] = value
     with pytest.raises(ValueError, match="1 of 100 samples are not finite"):
         to_int16(samples)
+
+
+@dataclasses.dataclass
+class FailingEvery:
+    """onnxruntime's session, an F0 of NaN every `every`th run (one from the first)."""
+
+    session: object
+    every: int
+    runs: int = 0
+
+    def run(self, names, inputs):
+        outputs = self.session.run(names, inputs)
+        self.runs += 1
+        if self.runs % self.every == 1 % self.every:
+            outputs[5][...] = np.nan
+        return outputs
+
+
+@pytest.mark.parametrize("every", [3, 5, 7])
+def test_generic_phrases_are_made_by_a_voice_that_fails_now_and_then(hibari_voice, every):
+    """A phrase that fails is tried once more: a model failing one run in a few still makes
+    every generic phrase (one that cannot be made refuses the configuration's voices)."""
+    from cosyedge.speech.fallback import GENERIC_PHRASES, FallbackPhrases
+
+    session = FailingEvery(hibari_voice.session, every)
+    phrases = FallbackPhrases({"en": dataclasses.replace(hibari_voice, session=session)})
+    assert session.runs > len(GENERIC_PHRASES["en"])  # some failed, and were made again
+    for priority in GENERIC_PHRASES["en"]:
+        samples = np.concatenate(list(phrases.rendering(priority).chunks))
+        assert len(samples) > hibari_voice.sample_rate and np.abs(samples).max() > 3000
+
+
+def test_generic_phrases_a_voice_cannot_make_are_refused(hibari_voice):
+    from cosyedge.speech.fallback import FallbackPhrases
+
+    voice = dataclasses.replace(hibari_voice, session=FailingEvery(hibari_voice.session, 1))
+    with pytest.raises(ValueError, match="not finite"):
+        FallbackPhrases({"en": voice})

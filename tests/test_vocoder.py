@@ -261,3 +261,22 @@ def test_outputs_that_are_not_real_numbers_are_refused(index, make):
     name = ("lh", "th", "ln", "lr", "phi", "f0")[index]
     with pytest.raises(ValueError, match=f"the output {name} is .*, not real numbers"):
         Vocoder().synth(*parts, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("index", range(6))
+def test_outputs_that_are_not_finite_are_refused(index, value):
+    """Whatever output and value: the synthesis would make finite samples of most of them (a
+    capped blast, an unvoiced step), so they are refused before it, naming the output."""
+    parts = synthetic(40, 120.0, -2.0)
+    parts[index].reshape(-1)[parts[index].size // 2] = value
+    name = ("lh", "th", "ln", "lr", "phi", "f0")[index]
+    with pytest.raises(ValueError, match=f"the output {name} holds values that are not finite"):
+        Vocoder().synth(*parts, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_int16_of_full_scale_samples_of_any_float_type(dtype):
+    """float16 rounds 32767 to 32768, which wrapped to -32768: a click for every loud sample."""
+    samples = np.array([1.0, -1.0, 0.5, 4.0, -4.0], dtype)
+    assert to_int16(samples).tolist() == [32767, -32767, 16383, 32767, -32767]

@@ -181,7 +181,7 @@ class FallbackPhrases:
         def made(i: int) -> Pcm | None:
             text = said[priorities[i]]
             try:
-                return voice.sample_rate, np.concatenate(list(voice.synthesize(text)))
+                return _twice(voice, text)
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise
@@ -201,3 +201,16 @@ class FallbackPhrases:
         if found is None:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
         return Rendering(found.sample_rate, "generic", iter([found.samples()]))
+
+
+def _twice(voice: Voice, text: str) -> Pcm:
+    """`text` as `voice` says it, tried once more if it fails for another reason than memory
+    (a model that fails one phrase in many): a generic phrase that cannot be made leaves the
+    voices unloaded, its configuration refused."""
+    try:
+        return voice.sample_rate, np.concatenate(list(voice.synthesize(text)))
+    except Exception as exc:
+        if is_out_of_memory(exc):
+            raise
+        log.warning("rendering the phrase %r failed, trying again: %s", text, first_line(exc))
+    return voice.sample_rate, np.concatenate(list(voice.synthesize(text)))

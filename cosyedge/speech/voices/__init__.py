@@ -152,6 +152,8 @@ def to_int16(audio: np.ndarray) -> np.ndarray:
     """A voice's float samples (full scale 1.0) as int16, clipped. Raises ValueError when any
     is not finite: a model's outputs gone wrong would otherwise be played, and cached, as
     silence (NaN) or full scale (infinity), the voice's failure unseen."""
+    # Not below float32: float16 rounds 32767 to 32768, which wraps to -32768.
+    audio = audio.astype(np.promote_types(audio.dtype, np.float32), copy=False)
     wrong = audio.size - np.count_nonzero(np.isfinite(audio))
     if wrong:
         raise ValueError(f"{wrong} of {audio.size} samples are not finite (NaN or infinite)")

@@ -165,16 +165,22 @@ class Vocoder:
 
 
 def _float32(*parts: np.ndarray) -> list[np.ndarray]:
-    """The network's six outputs as float32 (not copied when they are), once their types and
-    shapes are checked: real numbers (a complex part would be dropped, an object cast), five
-    spectra of one shape [BINS, frames] and an F0 a frame. An F0 shorter than the spectra
-    would leave frames of the pulse train's spectrum unwritten, noise from memory in the
-    audio. Values are not checked here: what is not finite is refused in the samples."""
+    """The network's six outputs as float32 (not copied when they are), once they are checked:
+    real numbers (a complex part would be dropped, an object cast), all finite, five spectra
+    of one shape [BINS, frames] and an F0 a frame. Raises ValueError naming what is wrong.
+    The synthesis would make finite samples of much that is not (an infinite magnitude is
+    capped to a full-scale blast, a NaN or infinite F0 unvoices the rest of the step: speech
+    made breath), so the samples' own check would not see it; an F0 shorter than the spectra
+    would leave frames of the pulse train's spectrum unwritten, memory in the audio."""
     arrays = [np.asarray(part) for part in parts]
     for name, array in zip(OUTPUTS, arrays, strict=True):
         if array.dtype.kind not in "fiub":
             raise ValueError(f"the output {name} is {array.dtype}, not real numbers")
-    *spectra, f0 = (array.astype(np.float32, copy=False) for array in arrays)
+    arrays = [array.astype(np.float32, copy=False) for array in arrays]
+    for name, array in zip(OUTPUTS, arrays, strict=True):
+        if not np.isfinite(array).all():
+            raise ValueError(f"the output {name} holds values that are not finite")
+    *spectra, f0 = arrays
     shapes = {spectrum.shape for spectrum in spectra}
     if len(shapes) != 1 or spectra[0].ndim != 2 or spectra[0].shape[0] != BINS:
         raise ValueError(f"the spectra are not all [{BINS}, frames]: {sorted(shapes)}")
