@@ -518,8 +518,15 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     site = (config.standby.takeover_phrase or "",) if config.standby.enabled else ()
     said = fault_lang(voices)
     fault_phrases = FaultPhrases(renderer.synthesize, said, renderer.key, saved, site)
+    failed = dict(fallback.unmade)
     for lang, voice in in_process.items():
-        memory.measure_voice(voice, zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT)
+        text = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
+        failed[lang] = _unmeasured(memory, voice, text) or failed.get(lang)
+    # A voice that failed a phrase said at start runs under the fault `voice`, as it would
+    # have had that phrase been an alert's; it clears at its first whole phrase.
+    for lang, exc in failed.items():
+        if exc is not None:
+            renderer.failed(lang, exc)
     # Voices stood in for as they loaded or said their first phrase (the generic ones above):
     # the fault logs it, tells it and says it aloud; SpeechUpkeep keeps it from then on.
     replaced = stood_in(voices.values())
@@ -527,6 +534,21 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
         observer.trouble("voices", replaced)
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
+
+
+def _unmeasured(memory: MemoryGuard, voice: SheddableVoice, text: str) -> Exception | None:
+    """What one synthesis step of `voice` costs, learnt by `memory` from `text` (tried once
+    more if it fails); why it could not be (the guard then learns it from the steps alerts
+    take), not raised: a voice that fails now and then must not stop the start."""
+    failed: Exception | None = None
+    for attempt in (1, 2):
+        try:
+            memory.measure_voice(voice, text)
+            return None
+        except Exception as exc:  # memory short is the guard's own (measure_voice)
+            log.error("voice %s: cannot measure a step (try %d): %s", voice.name, attempt, exc)
+            failed = exc
+    return failed
 
 
 def _voices(

@@ -151,7 +151,9 @@ class FallbackPhrases:
 
     English is rendered at start. Another language is rendered once its voice has spoken an
     alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
-    56 MB), so a site that never says Chinese never pays for Chinese generic phrases."""
+    56 MB), so a site that never says Chinese never pays for Chinese generic phrases. A
+    phrase the voice fails twice is left out (`unmade` says why, for the fault `voice`): a
+    voice that fails now and then still runs, said as another priority's phrase."""
 
     def __init__(self, voices: Mapping[str, Voice], saved: SavedDir | None = None) -> None:
         """`saved`: where the renderings are kept between starts (`ahead.py`)."""
@@ -159,6 +161,7 @@ class FallbackPhrases:
         self._saved = saved
         self._held: dict[tuple[str, str], Held] = {}
         self._prepared: set[str] = set()
+        self.unmade: dict[str, Exception] = {}  # lang -> why a phrase of it was not made
         self._render("en" if "en" in voices else next(iter(voices)))
 
     def prepare(self, lang: str) -> None:
@@ -182,10 +185,10 @@ class FallbackPhrases:
             text = said[priorities[i]]
             try:
                 return _twice(voice, text)
-            except Exception as exc:
+            except Exception as exc:  # another priority's phrase is said instead
+                log.error("cannot render the phrase %r: %s", text, first_line(exc))
                 if not is_out_of_memory(exc):
-                    raise
-                log.error("out of memory rendering the phrase %r: %s", text, first_line(exc))
+                    self.unmade[lang] = exc
                 return None
 
         keys = [cache_key(text, voice.identity, lang) for text in said.values()]
@@ -195,18 +198,23 @@ class FallbackPhrases:
                 self._held[lang, priority] = Held.of(pcm)
 
     def rendering(self, priority: str, lang: str = "en") -> Rendering:
-        """The phrase in the alert's language, else in English, else in any language we have."""
-        found = self._held.get((lang, priority)) or self._held.get(("en", priority))
-        found = found or next((v for (_, p), v in self._held.items() if p == priority), None)
+        """The phrase in the alert's language, else in English, else in any language we have;
+        where none of its priority could be made, another priority's, in that order."""
+        found = self._found(priority, lang)
+        for other in GENERIC_PHRASES["en"]:
+            found = found or self._found(other, lang)
         if found is None:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
         return Rendering(found.sample_rate, "generic", iter([found.samples()]))
 
+    def _found(self, priority: str, lang: str) -> Held | None:
+        found = self._held.get((lang, priority)) or self._held.get(("en", priority))
+        return found or next((v for (_, p), v in self._held.items() if p == priority), None)
+
 
 def _twice(voice: Voice, text: str) -> Pcm:
     """`text` as `voice` says it, tried once more if it fails for another reason than memory
-    (a model that fails one phrase in many): a generic phrase that cannot be made leaves the
-    voices unloaded, its configuration refused."""
+    (a model that fails one phrase in many)."""
     try:
         return voice.sample_rate, np.concatenate(list(voice.synthesize(text)))
     except Exception as exc:

@@ -132,6 +132,17 @@ class NoVoice(RuntimeError):
     """Neither a language's voice nor its default one can be loaded; the text names both."""
 
 
+def _first(chunks: Iterator[np.ndarray]) -> tuple[np.ndarray | None, Exception | None]:
+    """The first chunk of `chunks` (None: there was none), or why there is none; memory short
+    is raised, as not the voice's failing."""
+    try:
+        return next(chunks, None), None
+    except Exception as exc:
+        if is_out_of_memory(exc):
+            raise
+        return None, exc
+
+
 class SheddableVoice:
     """A voice that can be unloaded while idle and loads again on its next use.
 
@@ -185,8 +196,9 @@ class SheddableVoice:
 
     def synthesize(self, text: str) -> Iterator[np.ndarray]:
         """The voice's audio of `text`, loading it again if it was put away. A voice's first
-        phrase after each load proves it: one that raises before any audio (a graph swapped
-        for another model, its hash with it) gives way to the stand-in, which says the phrase."""
+        phrase after each load proves it: one that raises before any audio twice (a graph
+        swapped for another model, its hash with it; once may be a model failing now and
+        then) gives way to the stand-in, which says the phrase."""
         with self._lock:
             if self._voice is None:
                 started = time.monotonic()
@@ -198,23 +210,28 @@ class SheddableVoice:
         try:
             chunks = voice.synthesize(text)
             if not proven:
-                chunks = self._proving(chunks, text)
+                chunks = self._proving(voice, chunks, text)
             yield from chunks
         finally:
             with self._lock:
                 self._users -= 1
                 self.last_used = time.monotonic()
 
-    def _proving(self, chunks: Iterator[np.ndarray], text: str) -> Iterator[np.ndarray]:
-        try:
-            first = next(chunks, None)
-        except Exception as exc:
-            if self._stand_in is None or is_out_of_memory(exc):  # memory short: not the voice
-                raise
+    def _proving(
+        self, voice: EngineVoice, chunks: Iterator[np.ndarray], text: str
+    ) -> Iterator[np.ndarray]:
+        first, failed = _first(chunks)
+        if failed is not None and self._stand_in is not None:
+            log.warning("voice %s: its first phrase failed, trying again: %s", self.name, failed)
+            chunks = voice.synthesize(text)
+            first, failed = _first(chunks)
+        if failed is not None:
+            if self._stand_in is None:
+                raise failed
             with self._lock:
-                voice = self._lexiconed(self._replaced(exc, "could not say its first phrase"))
-                self._use(voice)
-            chunks, first = voice.synthesize(text), None
+                stand_in = self._lexiconed(self._replaced(failed, "could not say its first phrase"))
+                self._use(stand_in)
+            chunks, first = stand_in.synthesize(text), None
         self._proven = True
         if first is not None:
             yield first

@@ -213,6 +213,11 @@ class Renderer:
             failing = sorted(self._failing.items())
         return "; ".join(f"{lang}: {why}" for lang, why in failing) or None
 
+    def failed(self, lang: str, error: BaseException) -> None:
+        """`lang`'s voice failed a phrase said outside the renderer (at start): it counts in
+        `trouble` as any failure does, until the voice synthesizes a phrase whole."""
+        self._outcome(lang, error)
+
     def _outcome(self, lang: str, error: BaseException | None) -> None:
         with self._lock:
             if error is None:
