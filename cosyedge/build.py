@@ -538,8 +538,8 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
 
 def _unmeasured(memory: MemoryGuard, voice: SheddableVoice, text: str) -> Exception | None:
     """What one synthesis step of `voice` costs, learnt by `memory` from `text` (tried once
-    more if it fails); why it could not be (the guard then learns it from the steps alerts
-    take), not raised: a voice that fails now and then must not stop the start."""
+    more if it fails); why it could not be (the guard then takes the largest step since as
+    the reference), not raised: a voice that fails now and then must not stop the start."""
     failed: Exception | None = None
     for attempt in (1, 2):
         try:
@@ -548,6 +548,7 @@ def _unmeasured(memory: MemoryGuard, voice: SheddableVoice, text: str) -> Except
         except Exception as exc:  # memory short is the guard's own (measure_voice)
             log.error("voice %s: cannot measure a step (try %d): %s", voice.name, attempt, exc)
             failed = exc
+    memory.learn_from_alerts()
     return failed
 
 

@@ -20,20 +20,26 @@ from cosyedge.speech.voices import hibari
 
 @dataclasses.dataclass
 class LaterFailing(FailingEvery):
-    """Runs from the `every`th on fail one in `every` (the load's own phrase is said)."""
+    """Past the first `after` runs (the load's own phrases), one run in `every` fails."""
+
+    after: int = 0
 
     def run(self, names, inputs):
         outputs = self.session.run(names, inputs)
         self.runs += 1
-        if self.runs % self.every == 0:
+        if self.runs > self.after and self.runs % self.every == 0:
             outputs[5][...] = np.nan
         return outputs
 
 
-def flaky_sessions(monkeypatch, every: int) -> None:
-    """Every hibari session made from now on fails one run in `every`."""
+def flaky_sessions(monkeypatch, every: int, after: int = 0) -> None:
+    """Every hibari session made from now on fails one run in `every` past its `after`th."""
     make = hibari.make_session
-    monkeypatch.setattr(hibari, "make_session", lambda *a, **k: LaterFailing(make(*a, **k), every))
+
+    def flaky(*args, **kwargs) -> LaterFailing:
+        return LaterFailing(make(*args, **kwargs), every, after=after)
+
+    monkeypatch.setattr(hibari, "make_session", flaky)
 
 
 @pytest.mark.parametrize("every", [2, 3])
@@ -48,6 +54,9 @@ def test_a_start_with_a_voice_failing_now_and_then_runs_under_the_fault_voice(
     speech = build.build_speech(parse_config(where), Faults())
     try:
         assert "not finite" in (speech.renderer.trouble or "")
+        # The step could not be measured (three steps, both tries): the largest step its
+        # tries took stands for it, not nothing.
+        assert speech.memory.learning and speech.memory.step_mb >= speech.memory.largest_mb > 0
         for _ in range(2 * every):  # some of these fail, one in `every` runs
             rendering = speech.renderer.synthesize("Stop.")
             try:
@@ -61,6 +70,16 @@ def test_a_start_with_a_voice_failing_now_and_then_runs_under_the_fault_voice(
     finally:
         speech.renderer.stop(timeout=30)
         speech.renderer.cache.close()
+
+
+def test_a_voice_that_fails_every_phrase_after_its_load_is_refused(tmp_path, monkeypatch):
+    """It said its load's phrase, then nothing: it cannot speak, so its configuration is
+    refused as before (the next one runs: the last good, the embedded defaults), not kept
+    mute under the fault `voice`."""
+    flaky_sessions(monkeypatch, 1, after=2)
+    where = f"state_dir: {tmp_path}/state\ncache: {{dir: {tmp_path}/cache}}\n"
+    with pytest.raises(ValueError, match="not finite"):
+        build.build_speech(parse_config(where), Faults())
 
 
 def test_a_first_phrase_failing_once_keeps_the_configured_voice(hibari_voice):

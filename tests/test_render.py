@@ -288,7 +288,8 @@ def test_generic_phrases_are_made_by_a_voice_that_fails_now_and_then(hibari_voic
 
 def test_generic_phrases_a_voice_cannot_make_are_left_out_and_said_why(hibari_voice):
     """Failed twice: left out, `unmade` saying why (the start reports it as the fault
-    `voice`); where a priority has none, another priority's is said; none at all: refused."""
+    `voice`); where a priority has none, another priority's is said. A voice that can make
+    none cannot speak: its error is raised (the start refuses its configuration)."""
     from cosyedge.speech.fallback import FallbackPhrases
 
     voice = dataclasses.replace(hibari_voice, session=FailingEvery(hibari_voice.session, 2))
@@ -297,5 +298,5 @@ def test_generic_phrases_a_voice_cannot_make_are_left_out_and_said_why(hibari_vo
     low = np.concatenate(list(phrases.rendering("low").chunks))
     assert np.array_equal(np.concatenate(list(phrases.rendering("critical").chunks)), low)
     never = dataclasses.replace(hibari_voice, session=FailingEvery(hibari_voice.session, 1))
-    with pytest.raises(RuntimeError, match="no generic phrase for critical alerts"):
-        FallbackPhrases({"en": never}).rendering("critical")
+    with pytest.raises(ValueError, match="not finite"):
+        FallbackPhrases({"en": never})

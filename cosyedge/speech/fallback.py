@@ -153,7 +153,8 @@ class FallbackPhrases:
     alert: its text front end is loaded by then anyway (pypinyin's dictionaries cost Mandarin
     56 MB), so a site that never says Chinese never pays for Chinese generic phrases. A
     phrase the voice fails twice is left out (`unmade` says why, for the fault `voice`): a
-    voice that fails now and then still runs, said as another priority's phrase."""
+    voice that fails now and then still runs, said as another priority's phrase. One that
+    can make none raises its error: it cannot speak (its configuration is refused)."""
 
     def __init__(self, voices: Mapping[str, Voice], saved: SavedDir | None = None) -> None:
         """`saved`: where the renderings are kept between starts (`ahead.py`)."""
@@ -193,6 +194,8 @@ class FallbackPhrases:
 
         keys = [cache_key(text, voice.identity, lang) for text in said.values()]
         found = rendered_ahead(self._saved, f"generic-{lang}", keys, made)
+        if lang in self.unmade and not any(found):  # it cannot speak: not fit to run
+            raise self.unmade[lang]
         for priority, pcm in zip(priorities, found, strict=True):
             if pcm is not None:
                 self._held[lang, priority] = Held.of(pcm)
@@ -202,7 +205,8 @@ class FallbackPhrases:
         where none of its priority could be made, another priority's, in that order."""
         found = self._found(priority, lang)
         for other in GENERIC_PHRASES["en"]:
-            found = found or self._found(other, lang)
+            if found is None and (found := self._found(other, lang)) is not None:
+                log.warning("no generic phrase for %s alerts: saying the %s one", priority, other)
         if found is None:
             raise RuntimeError(f"no generic phrase for {priority} alerts could be rendered")
         return Rendering(found.sample_rate, "generic", iter([found.samples()]))

@@ -305,6 +305,7 @@ class MemoryGuard:
         self.reference_mb = 0.0  # the largest step measured (or declared) at start
         self.recent_mb = 0.0  # the last steps', decaying by STEP_DECAY a step
         self.largest_mb = 0.0  # the largest step measured since start, for the reference
+        self.learning = False  # no step measured at start: the largest since is the reference
         self._degraded_at = -REFUSAL_SHOWN_S
         self.peak_mb = peak_rss_mb()
         self._can_reset_peak = True
@@ -406,11 +407,17 @@ class MemoryGuard:
         self.largest_mb = max(self.largest_mb, measured_mb)
         self.recent_mb = max(measured_mb, self.recent_mb * STEP_DECAY)
 
+    def learn_from_alerts(self) -> None:
+        """A voice could not speak the reference text at start (it fails now and then): the
+        largest step measured since (its failed try's steps among them) stands for it."""
+        self.learning = True
+
     @property
     def step_mb(self) -> float:
         """What one synthesis step is taken to add to RSS: the larger of the reference and
         the last steps', so one outlier does not refuse synthesis for good."""
-        return max(self.reference_mb, self.recent_mb)
+        reference = max(self.reference_mb, self.largest_mb if self.learning else 0.0)
+        return max(reference, self.recent_mb)
 
     # -- shedding ----------------------------------------------------------------------------
     def check(self, force: bool = False, keep: SheddableVoice | None = None) -> float:
