@@ -65,6 +65,11 @@ def test_a_start_with_a_voice_failing_now_and_then_runs_under_the_fault_voice(
             except Exception:
                 continue
         assert speech.renderer.trouble is None
+        # A phrase metered whole ends the learning: its largest step is the reference, and
+        # a later outlier decays as after a measured start.
+        for _ in speech.memory.metered(iter([np.zeros(10, np.int16)])):
+            pass
+        assert not speech.memory.learning and speech.memory.reference_mb > 0
         said = speech.fallback.rendering("critical")
         assert np.abs(np.concatenate(list(said.chunks))).max() > 3000
     finally:
@@ -95,3 +100,36 @@ def test_a_first_phrase_failing_twice_gives_way_to_the_stand_in(hibari_voice):
     voice = SheddableVoice(lambda: broken, lambda: hibari_voice, "voices.en")
     assert len(np.concatenate(list(voice.synthesize("Pump four has stopped.")))) > 0
     assert "could not say its first phrase" in (voice.replaced or "")
+
+
+@dataclasses.dataclass
+class ShortOfMemory:
+    """onnxruntime's session out of memory for its first `runs` runs."""
+
+    session: object
+    runs: int
+
+    def run(self, names, inputs):
+        self.runs -= 1
+        if self.runs >= 0:
+            raise MemoryError("bad_alloc")
+        return self.session.run(names, inputs)
+
+
+def test_generic_phrases_memory_kept_from_are_made_at_a_later_alert(hibari_voice, monkeypatch):
+    """Memory short at start (every phrase, both tries' first runs): none held, and the
+    language was never tried again, so every refused alert later failed unheard. Now the
+    next alert of its language tries again once RETRY_S have passed."""
+    from cosyedge.speech import fallback
+
+    short = dataclasses.replace(hibari_voice, session=ShortOfMemory(hibari_voice.session, 4))
+    phrases = fallback.FallbackPhrases({"en": short})
+    with pytest.raises(RuntimeError, match="no generic phrase"):
+        phrases.rendering("high")
+    phrases.prepare("en")  # too soon: not tried again
+    with pytest.raises(RuntimeError, match="no generic phrase"):
+        phrases.rendering("high")
+    monkeypatch.setattr(fallback, "RETRY_S", 0.0)
+    phrases.prepare("en")
+    said = np.concatenate(list(phrases.rendering("high").chunks))
+    assert np.abs(said).max() > 3000 and not phrases._missing["en"]

@@ -9,6 +9,7 @@ what alerts and templates say.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -22,6 +23,10 @@ from cosyedge.speech.voices import Voice
 from cosyedge.speech.voices.mixed import said_phrase
 
 log = logging.getLogger(__name__)
+
+# Generic phrases that could not be made (memory short at start, a voice failing) are tried
+# again at the next alert of their language once this long has passed.
+RETRY_S = 60.0
 
 GENERIC_PHRASES = {
     "en": {
@@ -161,13 +166,17 @@ class FallbackPhrases:
         self._voices = dict(voices)
         self._saved = saved
         self._held: dict[tuple[str, str], Held] = {}
-        self._prepared: set[str] = set()
+        self._tried: dict[str, float] = {}  # lang -> when its phrases were last rendered
+        self._missing: dict[str, set[str]] = {}  # lang -> the priorities not made then
         self.unmade: dict[str, Exception] = {}  # lang -> why a phrase of it was not made
         self._render("en" if "en" in voices else next(iter(voices)))
 
     def prepare(self, lang: str) -> None:
-        """Render `lang`'s phrases if that has not been done yet; never raises."""
-        if lang in self._prepared or lang not in self._voices:
+        """Render `lang`'s phrases if that has not been done yet, or again what could not be
+        made (memory short, the voice failing) once RETRY_S have passed; never raises."""
+        last = self._tried.get(lang)
+        due = last is None or (self._missing.get(lang) and time.monotonic() - last >= RETRY_S)
+        if not due or lang not in self._voices:
             return
         try:
             self._render(lang)
@@ -175,7 +184,7 @@ class FallbackPhrases:
             log.error("cannot render the generic phrases for %r: %s", lang, first_line(exc))
 
     def _render(self, lang: str) -> None:
-        self._prepared.add(lang)
+        self._tried[lang] = time.monotonic()
         voice = self._voices[lang]
         phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._held else {})
         # The site's `say` entries, as for any phrase (the voice applies the rest).
@@ -194,8 +203,9 @@ class FallbackPhrases:
 
         keys = [cache_key(text, voice.identity, lang) for text in said.values()]
         found = rendered_ahead(self._saved, f"generic-{lang}", keys, made)
-        if lang in self.unmade and not any(found):  # it cannot speak: not fit to run
+        if lang in self.unmade and not any(found) and not self._held:  # it cannot speak
             raise self.unmade[lang]
+        self._missing[lang] = {p for p, pcm in zip(priorities, found, strict=True) if pcm is None}
         for priority, pcm in zip(priorities, found, strict=True):
             if pcm is not None:
                 self._held[lang, priority] = Held.of(pcm)

@@ -396,6 +396,7 @@ class MemoryGuard:
             try:
                 chunk = next(iterator)
             except StopIteration:
+                self._measured_whole()
                 return
             finally:
                 peak = peak_rss_mb() if self._can_reset_peak else self.rss()
@@ -409,8 +410,14 @@ class MemoryGuard:
 
     def learn_from_alerts(self) -> None:
         """A voice could not speak the reference text at start (it fails now and then): the
-        largest step measured since (its failed try's steps among them) stands for it."""
+        largest step measured since (its failed tries' steps among them) stands for it until
+        a phrase is said whole, whose largest step is then the reference, as at a start."""
         self.learning = True
+
+    def _measured_whole(self) -> None:
+        if self.learning:
+            self.reference_mb = max(self.reference_mb, self.largest_mb)
+            self.learning = False
 
     @property
     def step_mb(self) -> float:
