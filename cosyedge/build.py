@@ -521,7 +521,7 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
     failed = dict(fallback.unmade)
     for lang, voice in in_process.items():
         text = zh.REFERENCE_TEXT if lang == "zh" else REFERENCE_TEXT
-        failed[lang] = _unmeasured(memory, voice, text) or failed.get(lang)
+        failed[lang] = memory.measure_voice(voice, text) or failed.get(lang)
     # A voice that failed a phrase said at start runs under the fault `voice`, as it would
     # have had that phrase been an alert's; it clears at its first whole phrase.
     for lang, exc in failed.items():
@@ -534,22 +534,6 @@ def build_speech(config: Config, faults: Faults, observer: Observer | None = Non
         observer.trouble("voices", replaced)
     limit = config.alarms.max_spoken_s
     return Speech(renderer, memory, fallback, voices, faults, fault_phrases, limit)
-
-
-def _unmeasured(memory: MemoryGuard, voice: SheddableVoice, text: str) -> Exception | None:
-    """What one synthesis step of `voice` costs, learnt by `memory` from `text` (tried once
-    more if it fails); why it could not be (the guard then takes the largest step since as
-    the reference), not raised: a voice that fails now and then must not stop the start."""
-    failed: Exception | None = None
-    for attempt in (1, 2):
-        try:
-            memory.measure_voice(voice, text)
-            return None
-        except Exception as exc:  # memory short is the guard's own (measure_voice)
-            log.error("voice %s: cannot measure a step (try %d): %s", voice.name, attempt, exc)
-            failed = exc
-    memory.learn_from_alerts()
-    return failed
 
 
 def _voices(

@@ -132,4 +132,4 @@ def test_generic_phrases_memory_kept_from_are_made_at_a_later_alert(hibari_voice
     monkeypatch.setattr(fallback, "RETRY_S", 0.0)
     phrases.prepare("en")
     said = np.concatenate(list(phrases.rendering("high").chunks))
-    assert np.abs(said).max() > 3000 and not phrases._missing["en"]
+    assert np.abs(said).max() > 3000 and not phrases.missing("en")

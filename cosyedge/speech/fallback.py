@@ -167,7 +167,6 @@ class FallbackPhrases:
         self._saved = saved
         self._held: dict[tuple[str, str], Held] = {}
         self._tried: dict[str, float] = {}  # lang -> when its phrases were last rendered
-        self._missing: dict[str, set[str]] = {}  # lang -> the priorities not made then
         self.unmade: dict[str, Exception] = {}  # lang -> why a phrase of it was not made
         self._render("en" if "en" in voices else next(iter(voices)))
 
@@ -175,7 +174,7 @@ class FallbackPhrases:
         """Render `lang`'s phrases if that has not been done yet, or again what could not be
         made (memory short, the voice failing) once RETRY_S have passed; never raises."""
         last = self._tried.get(lang)
-        due = last is None or (self._missing.get(lang) and time.monotonic() - last >= RETRY_S)
+        due = last is None or (self.missing(lang) and time.monotonic() - last >= RETRY_S)
         if not due or lang not in self._voices:
             return
         try:
@@ -183,10 +182,19 @@ class FallbackPhrases:
         except Exception as exc:
             log.error("cannot render the generic phrases for %r: %s", lang, first_line(exc))
 
+    def missing(self, lang: str) -> list[str]:
+        """The priorities of `lang` whose phrases are to be made and are not held."""
+        return [p for p in self._phrases(lang) if (lang, p) not in self._held]
+
+    def _phrases(self, lang: str) -> dict[str, str]:
+        """What `lang` says, by priority: its own phrases, else English's where nothing is
+        held yet (the only voice), else none (another language's are said)."""
+        return GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._held else {})
+
     def _render(self, lang: str) -> None:
         self._tried[lang] = time.monotonic()
         voice = self._voices[lang]
-        phrases = GENERIC_PHRASES.get(lang) or (GENERIC_PHRASES["en"] if not self._held else {})
+        phrases = self._phrases(lang)
         # The site's `say` entries, as for any phrase (the voice applies the rest).
         said = {p: said_phrase(text, lang, {lang: voice}) for p, text in phrases.items()}
         priorities = list(said)
@@ -205,7 +213,6 @@ class FallbackPhrases:
         found = rendered_ahead(self._saved, f"generic-{lang}", keys, made)
         if lang in self.unmade and not any(found) and not self._held:  # it cannot speak
             raise self.unmade[lang]
-        self._missing[lang] = {p for p, pcm in zip(priorities, found, strict=True) if pcm is None}
         for priority, pcm in zip(priorities, found, strict=True):
             if pcm is not None:
                 self._held[lang, priority] = Held.of(pcm)

@@ -256,6 +256,13 @@ class Mended(Generic[R]):
                 return reader(text)
 
 
+def mended(reopen: Callable[[], TableReader[R] | None]) -> Mended[R] | None:
+    """A reader of a kept table opened now by `reopen`, and by it again when it fails
+    (`Mended`); None when none can be opened."""
+    reader = reopen()
+    return None if reader is None else Mended(reader, reopen)
+
+
 @dataclass(frozen=True)
 class Unusable:
     """In a closed reader's place while no file could be opened again: each read fails with

@@ -328,15 +328,30 @@ class MemoryGuard:
         self.peak_mb = max(self.peak_mb, peak_rss_mb(), rss)
         return rss
 
-    def measure_voice(self, voice: SheddableVoice, text: str = REFERENCE_TEXT) -> None:
+    def measure_voice(self, voice: SheddableVoice, text: str = REFERENCE_TEXT) -> Exception | None:
         """Learn what the longest synthesis step costs before the first alert needs it: from
         the voice itself when it declares it (a slow voice would take minutes to speak the
-        reference text), else by speaking `text`."""
+        reference text), else by speaking `text`, tried once more if the voice fails. Returns
+        why it could not (not raised: a voice that fails now and then must not stop the
+        start); the largest step measured since then stands for the reference until a phrase
+        is said whole, whose largest step is the reference, as at a start."""
         if voice.declared_step_mb:
             self.reference_mb = max(self.reference_mb, voice.declared_step_mb)
             self.settled_mb = self.rss()
             self._report_step(voice, self.settled_mb)
-            return
+            return None
+        failed: Exception | None = None
+        for attempt in (1, 2):
+            try:
+                self._measure_speaking(voice, text)
+                return None
+            except Exception as exc:  # memory short is taken by _measure_speaking
+                log.error("voice %s: cannot measure a step (try %d): %s", voice.name, attempt, exc)
+                failed = exc
+        self.learning = True
+        return failed
+
+    def _measure_speaking(self, voice: SheddableVoice, text: str) -> None:
         # From a heap handed back: free pages a step can reuse (what loading a G2P held in
         # memory, or making tables, left) do not raise RSS, and the step read 0-6 MB, not 20.
         self._handed_back()
@@ -407,12 +422,6 @@ class MemoryGuard:
     def _learn_step(self, measured_mb: float) -> None:
         self.largest_mb = max(self.largest_mb, measured_mb)
         self.recent_mb = max(measured_mb, self.recent_mb * STEP_DECAY)
-
-    def learn_from_alerts(self) -> None:
-        """A voice could not speak the reference text at start (it fails now and then): the
-        largest step measured since (its failed tries' steps among them) stands for it until
-        a phrase is said whole, whose largest step is then the reference, as at a start."""
-        self.learning = True
 
     def _measured_whole(self) -> None:
         if self.learning:

@@ -35,7 +35,7 @@ from hibari.g2p.lexicon import Lexicon
 from hibari.g2p.tagger import Tagger
 from hibari.g2p.tokenize import Tokenizer
 
-from cosyedge.speech.kept import KeptFile, Mended, SavedDir, file_digest, made_apart, open_table
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, mended, open_table
 
 log = logging.getLogger(__name__)
 
@@ -214,9 +214,9 @@ def load_g2p(british: bool, oov: Any, saved_dir: SavedDir | None) -> Callable[[s
             tables = saved.open(british)
             return None if tables is None else TablesG2P(tables, oov, british)
 
-        found = on_tables()
+        found = mended(on_tables)
         if found is not None:
-            return Mended(found, on_tables)
+            return found
         log.warning("hibari's G2P holds its lexicons in memory instead (about 100 MB more)")
     return G2P(oov=oov, british=british)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from cosyedge.speech.kept import KeptFile, Mended, SavedDir, file_digest, made_apart, open_table
+from cosyedge.speech.kept import KeptFile, SavedDir, file_digest, made_apart, mended, open_table
 
 log = logging.getLogger(__name__)
 
@@ -216,9 +216,9 @@ def load_readings(saved_dir: SavedDir | None) -> Readings:
     cannot be kept there) pypinyin's own, which holds its dictionaries in memory."""
     if saved_dir:
         tables = kept(saved_dir)
-        readings = tables.opened(_read_once)
+        readings = mended(lambda: tables.opened(_read_once))
         if readings is not None:
-            return Mended(readings, lambda: tables.opened(_read_once))
+            return readings
         log.warning("pypinyin holds its dictionaries in memory instead (about 55 MB more)")
     return pypinyin_readings
 
